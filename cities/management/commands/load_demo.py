@@ -1,0 +1,46 @@
+"""``manage.py load_demo [--if-empty]``: load the demo Lepra game and print how to log in as each persona."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from cities.demo import DEMO_PASSWORD, DEMO_SLUG, demo_exists, load_demo_game, resident_username
+from cities.models import Alignment, Game, Resident
+
+
+class Command(BaseCommand):
+    help = "Load the demo Lepra game (development only) and print the demo logins."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--if-empty", action="store_true", help="Do nothing (but print the logins) if it exists.")
+        parser.add_argument("--url", default="http://127.0.0.1:8000/", help="The URL to print.")
+
+    def handle(self, *args, **options):
+        if not settings.MAFIA_ALLOW_DEMO:
+            raise CommandError("The demo game cannot be loaded with these settings (MAFIA_ALLOW_DEMO is off).")
+        if demo_exists():
+            if not options["if_empty"]:
+                raise CommandError("The demo game is already loaded (use --if-empty to skip).")
+            self.stdout.write("The demo game is already loaded.")
+        else:
+            self.stdout.write("Loading the demo game...")
+            load_demo_game()
+        self._print_logins(options["url"])
+
+    def _print_logins(self, url: str) -> None:
+        game = Game.objects.get(slug=DEMO_SLUG)
+        seats = list(Resident.objects.filter(game=game).select_related("city", "user").order_by("city__number", "user__username"))
+        w = self.stdout.write
+        w("")
+        w(self.style.SUCCESS(f"Mafia Host demo: open {url}games/{DEMO_SLUG}/"))
+        w(f"Log in at {url}accounts/login/ with any login below; every demo password is: {DEMO_PASSWORD}")
+        w("  Staff:      procurator, tribune1, tribune2, tribune3, arbiter, consigliere")
+        for city_number in sorted({s.city.number for s in seats}):
+            city_seats = [s for s in seats if s.city.number == city_number]
+            mafia = [s.user.username for s in city_seats if s.alignment == Alignment.MAFIA]
+            commissar = [s.user.username for s in city_seats if s.is_commissar]
+            judge = [s.user.username for s in city_seats if s.is_judge]
+            w(f"  City {city_number} ({city_seats[0].city.name}): residents "
+              f"{resident_username(city_number, 1)}..{resident_username(city_number, len(city_seats))}; "
+              f"mafia {', '.join(mafia)}; commissar {', '.join(commissar) or 'none'}; judge {', '.join(judge)}")
+        w("(Demo secrets are printed here on purpose, so you can try every persona. Never in production.)")

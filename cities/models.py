@@ -1,0 +1,262 @@
+"""Games, cities, residents (seats), staff roles, public posts, the clock and the audit log.
+
+Tables and named constraints only; every write goes through ``cities.services`` (DESIGN.md).
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class Ruleset(models.TextChoices):
+    """The hosted rulesets (RULES.md)."""
+
+    LEPRA = "lepra", "Lepra"
+    M21 = "m21", "M21"
+
+
+class GameStatus(models.TextChoices):
+    """Where a game stands. Disclosure after the game (L-ARCH) keys on ``FINISHED``."""
+
+    RECRUITMENT = "recruitment", _("Recruitment")
+    SETUP = "setup", _("Setup")
+    RUNNING = "running", _("Running")
+    FINISHED = "finished", _("Finished")
+
+
+class Game(models.Model):
+    """One hosted game.
+
+    ``day_number`` is the current game day (0 before day 1). ``time_zone`` is an IANA name; deadlines are built
+    from it with ``zoneinfo`` and stored in UTC (L-DAY-1).
+    """
+
+    slug = models.SlugField(max_length=60, unique=True)
+    title = models.CharField(_("title"), max_length=200)
+    ruleset = models.CharField(max_length=10, choices=Ruleset.choices, default=Ruleset.LEPRA)
+    status = models.CharField(max_length=12, choices=GameStatus.choices, default=GameStatus.RECRUITMENT)
+    time_zone = models.CharField(max_length=64, default="Europe/Moscow")
+    day_number = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == GameStatus.FINISHED
+
+    @property
+    def language(self) -> str:
+        """The UI language of the game's pages: Russian for Lepra, English for M21 (DESIGN.md "Pages")."""
+        return "ru" if self.ruleset == Ruleset.LEPRA else "en"
+
+
+class City(models.Model):
+    """A city of a game (L-CITY). ``number`` is 1-based and fixes the city order (touring rotation)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="cities")
+    number = models.PositiveSmallIntegerField()
+    name = models.CharField(_("name"), max_length=100)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="city_unique_number_per_game"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="city_number_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Alignment(models.TextChoices):
+    """A resident's side. Secret during the game (L-STAFF-6): read it only through ``visible_alignment``."""
+
+    HONEST = "honest", _("honest")
+    MAFIA = "mafia", _("mafia")
+
+
+class LifeStatus(models.TextChoices):
+    """Alive, dead, or imprisoned (M21); *living* = alive (RULES.md terms)."""
+
+    ALIVE = "alive", _("alive")
+    DEAD = "dead", _("dead")
+    IMPRISONED = "imprisoned", _("imprisoned")
+
+
+class Resident(models.Model):
+    """A seat in a city: the player's place in the game (L-CITY-1, L-REPLACE-1).
+
+    ``user`` is whoever holds the seat now; a replacement changes it and nothing else. ``alignment``,
+    ``is_commissar`` and ``is_godfather`` are secrets of L-STAFF-6: pages learn them only through
+    ``inboxes.policies.visible_alignment`` / ``knows_commissar``. ``alignment_announced`` becomes true when a
+    death announcement discloses the alignment (L-DEATH-2).
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="residents")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="residents")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    name = models.CharField(_("name"), max_length=60)
+    alignment = models.CharField(max_length=10, choices=Alignment.choices, default=Alignment.HONEST)
+    status = models.CharField(max_length=12, choices=LifeStatus.choices, default=LifeStatus.ALIVE)
+    is_commissar = models.BooleanField(default=False)
+    is_judge = models.BooleanField(default=False)
+    is_godfather = models.BooleanField(default=False)
+    is_spirit = models.BooleanField(default=False)
+    alignment_announced = models.BooleanField(default=False)
+    died_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["city__number", "name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="resident_one_seat_per_user_per_game"),
+            models.UniqueConstraint(fields=["game", "name"], name="resident_unique_name_per_game"),
+            models.UniqueConstraint(fields=["city"], condition=Q(is_commissar=True), name="resident_one_commissar_per_city"),
+            models.UniqueConstraint(fields=["city"], condition=Q(is_judge=True, status="alive"), name="resident_one_sitting_judge_per_city"),
+            models.UniqueConstraint(fields=["city"], condition=Q(is_godfather=True, status="alive"), name="resident_one_living_godfather_per_city"),
+            models.CheckConstraint(condition=~Q(is_commissar=True, alignment="mafia"), name="resident_commissar_is_honest"),
+            models.CheckConstraint(condition=~Q(is_godfather=True) | Q(alignment="mafia"), name="resident_godfather_is_mafia"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_living(self) -> bool:
+        """Alive and not imprisoned (RULES.md terms)."""
+        return self.status == LifeStatus.ALIVE
+
+
+class StaffKind(models.TextChoices):
+    """The staff roles of L-STAFF."""
+
+    PROCURATOR = "procurator", _("Procurator")
+    TRIBUNE = "tribune", _("Tribune")
+    ARBITER = "arbiter", _("Supreme Arbiter")
+    CONSIGLIERE = "consigliere", _("Consigliere")
+
+
+class StaffRole(models.Model):
+    """A staff role held by an ordinary account in one game (L-STAFF, L-STAFF-5).
+
+    A Tribune has a ``city``; the other roles have none. Replacing a staff member changes ``user`` and moves
+    every power at once, because the access policy derives staff powers from this row. Who holds the
+    Consigliere role is a secret (L-STAFF-6): list staff only through ``inboxes.policies.visible_staff``.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="staff_roles")
+    kind = models.CharField(max_length=12, choices=StaffKind.choices)
+    city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="staff_roles")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_roles")
+    since = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "kind", "city__number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind="tribune"), name="staffrole_one_per_kind_per_game"),
+            models.UniqueConstraint(fields=["city"], condition=Q(kind="tribune"), name="staffrole_one_tribune_per_city"),
+            models.CheckConstraint(
+                condition=(Q(kind="tribune") & Q(city__isnull=False)) | (~Q(kind="tribune") & Q(city__isnull=True)),
+                name="staffrole_city_iff_tribune",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.city_id:
+            return f"{self.get_kind_display()} ({self.city})"
+        return self.get_kind_display()
+
+
+class PostKind(models.TextChoices):
+    """Public posts of the Procurator (L-POST)."""
+
+    RECRUITMENT = "recruitment", _("Recruitment post")
+    DAILY = "daily", _("Daily post")
+    ANNOUNCEMENT = "announcement", _("Announcement")
+
+
+class PublicPost(models.Model):
+    """A public post (L-POST, L-INBOX-16): readable by everyone, logged in or not, once ``published_at`` is set.
+
+    ``body_html`` is the sanitised rendering of ``body`` made by the service that stores it.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="posts")
+    kind = models.CharField(max_length=12, choices=PostKind.choices)
+    title = models.CharField(_("title"), max_length=200)
+    body = models.TextField(_("text"))
+    body_html = models.TextField(blank=True)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+    publish_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["published_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game"], condition=Q(kind="recruitment"), name="publicpost_one_recruitment_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class ScheduledEvent(models.Model):
+    """A point of game time (DESIGN.md "The clock"): ``kind`` runs at ``due_at`` (aware UTC), once.
+
+    ``done_at`` is set in the same transaction as the handler's changes. A failing handler leaves the row
+    pending with ``attempts``/``last_error`` and ``retry_at`` for the next try; later events of the same game
+    wait for it (per-game ordering).
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="scheduled_events")
+    kind = models.CharField(max_length=40)
+    due_at = models.DateTimeField()
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    done_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["due_at", "id"]
+        indexes = [
+            models.Index(fields=["due_at", "id"], condition=Q(done_at__isnull=True, cancelled_at__isnull=True), name="schedev_pending_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(done_at__isnull=True) | Q(cancelled_at__isnull=True), name="schedev_not_done_and_cancelled"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} @ {self.due_at:%Y-%m-%d %H:%M:%S}Z"
+
+
+class GameEvent(models.Model):
+    """The audit log: one row per staff, player or scheduler action (``actor`` None = the scheduler).
+
+    ``payload`` may name secrets (who posted in a mafia inbox), so the log is shown only through the access
+    policy of issue 7 and after the game; it is not registered in the admin.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    kind = models.CharField(max_length=60)
+    at = models.DateTimeField()
+    payload = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["game", "at"], name="gameevent_game_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} @ {self.at:%Y-%m-%d %H:%M:%S}Z"

@@ -1,0 +1,177 @@
+"""The game clock's engine (DESIGN.md "The clock").
+
+Game time is data: ``ScheduledEvent`` rows. The beat tick calls ``dispatch_due_events``, which loops
+``try_run_one_due_event``. Guarantees, whatever the tick timing: an event runs at most once (its handler's
+changes and ``done_at`` commit in one transaction, and the row is locked with ``SELECT ... FOR UPDATE SKIP
+LOCKED`` on PostgreSQL); it runs no earlier than ``due_at``; an event never runs while an earlier event of the
+same game is pending (per-game order); a failing handler changes nothing, is retried with back-off and is
+reported in the audit log and the log.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from .errors import WrongState
+from .models import PublicPost, ScheduledEvent
+from .services import do_publish_post, record_event
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[ScheduledEvent, datetime], str]
+
+#: kind -> handler(event, now) -> a one-line description of what it did. Handlers run inside the transaction
+#: that marks the event done; they change state only through services (``acting_user=None``).
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(kind: str):
+    """Register the decorated function as the handler of scheduled events of ``kind``."""
+    def register(func: Handler) -> Handler:
+        HANDLERS[kind] = func
+        return func
+    return register
+
+
+@handler("publish_post")
+def _publish_post(event: ScheduledEvent, now: datetime) -> str:
+    """Publish the public post the Procurator scheduled (L-POST). A post published by hand meanwhile is left."""
+    post = PublicPost.objects.get(pk=event.payload["post"], game=event.game_id)
+    try:
+        do_publish_post(post, acting_user=None, now=now)
+    except WrongState:
+        return f"post {post.pk} was already published"
+    return f"published post {post.pk}: {post.title}"
+
+
+@dataclass
+class RunResult:
+    """What one ``try_run_one_due_event`` call did: the event, whether it succeeded, and a description."""
+
+    event_id: int
+    kind: str
+    game_id: int
+    ok: bool
+    detail: str
+
+
+def _pending():
+    return ScheduledEvent.objects.filter(done_at__isnull=True, cancelled_at__isnull=True)
+
+
+def _due_candidates(now: datetime):
+    earlier_pending = _pending().filter(game=OuterRef("game")).filter(
+        Q(due_at__lt=OuterRef("due_at")) | Q(due_at=OuterRef("due_at"), id__lt=OuterRef("id"))
+    )
+    return (
+        _pending()
+        .filter(due_at__lte=now)
+        .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
+        .filter(~Exists(earlier_pending))
+        .order_by("due_at", "id")
+    )
+
+
+def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
+    """Run the earliest due event whose game has no earlier pending event; None when nothing is runnable.
+
+    ``now`` (aware UTC) is captured once and given to the handler. One transaction: lock the row (skipping rows
+    another dispatcher holds), run the handler in a savepoint, mark done. On a handler error the savepoint rolls
+    back, ``attempts``/``last_error``/``retry_at`` are recorded with a ``scheduler.event_failed`` audit row, and
+    the result has ``ok=False``; the event is retried after ``retry_at`` and blocks later events of its game.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = (
+            _due_candidates(now)
+            .select_for_update(skip_locked=True, of=("self",))
+            .select_related("game")
+            .first()
+        )
+        if event is None:
+            return None
+        func = HANDLERS.get(event.kind)
+        try:
+            with transaction.atomic():
+                if func is None:
+                    raise LookupError(f"no handler for scheduled event kind {event.kind!r}")
+                detail = func(event, now)
+                # The conditional update is the last guard against a double run: if another dispatcher finished
+                # this row meanwhile (possible on SQLite, which cannot lock rows), roll the handler back.
+                claimed = _pending().filter(pk=event.pk).update(
+                    done_at=now, last_error="", retry_at=None, attempts=event.attempts + 1)
+                if claimed != 1:
+                    raise _AlreadyDone()
+                record_event(event.game, f"scheduler.{event.kind}", actor=None, at=now,
+                             payload={"event": event.pk, "detail": detail})
+        except _AlreadyDone:
+            return None
+        except Exception as exc:  # noqa: BLE001 - any handler failure is recorded, never half-applied
+            attempts = event.attempts + 1
+            delay = min(settings.MAFIA_EVENT_RETRY_MAX_SECONDS, 30 * 2 ** (attempts - 1))
+            error = f"{type(exc).__name__}: {exc}"
+            _pending().filter(pk=event.pk).update(attempts=attempts, last_error=error[:2000],
+                                                 retry_at=now + timedelta(seconds=delay))
+            record_event(event.game, "scheduler.event_failed", actor=None, at=now,
+                         payload={"event": event.pk, "kind": event.kind, "attempts": attempts, "error": error[:500]})
+            logger.error("scheduled event %s (%s) failed, attempt %s: %s", event.pk, event.kind, attempts, error)
+            return RunResult(event.pk, event.kind, event.game_id, False, error)
+        return RunResult(event.pk, event.kind, event.game_id, True, detail)
+
+
+class _AlreadyDone(Exception):
+    """Another dispatcher marked the event done while this one ran it."""
+
+
+def dispatch_due_events(now: datetime | None = None, *, limit: int | None = None) -> int:
+    """Run due events one by one until none is runnable or ``limit`` (default ``MAFIA_DISPATCH_BATCH``) ran.
+
+    Each event gets a fresh ``now`` unless one is given. Returns how many events ran successfully.
+    """
+    limit = limit or settings.MAFIA_DISPATCH_BATCH
+    done = 0
+    failed_ids: set[int] = set()
+    for _ in range(limit):
+        result = try_run_one_due_event(now)
+        if result is None:
+            break
+        if result.ok:
+            done += 1
+        elif result.event_id in failed_ids:
+            break
+        else:
+            failed_ids.add(result.event_id)
+    return done
+
+
+class _Rollback(Exception):
+    """Raised to roll a preview back."""
+
+
+def preview_due_events(now: datetime | None = None, *, limit: int | None = None) -> list[RunResult]:
+    """What ``dispatch_due_events(now)`` would do, without changing anything (``run_due_events --dry-run``).
+
+    Runs the real handlers inside one transaction and rolls it all back, so the preview shows real outcomes
+    (including failures) in the real order. Returns the RunResults in run order.
+    """
+    now = now or timezone.now()
+    limit = limit or settings.MAFIA_DISPATCH_BATCH
+    results: list[RunResult] = []
+    try:
+        with transaction.atomic():
+            for _ in range(limit):
+                result = try_run_one_due_event(now)
+                if result is None or (not result.ok and any(r.event_id == result.event_id for r in results)):
+                    break
+                results.append(result)
+            raise _Rollback()
+    except _Rollback:
+        pass
+    return results

@@ -1,0 +1,249 @@
+"""State changes of games, cities, residents, staff and public posts (DESIGN.md "services").
+
+Each ``do_<verb>_<noun>(..., *, acting_user, now=None)`` runs in one transaction, checks the rules first, writes
+a ``GameEvent`` audit row in the same transaction and raises a ``RuleViolation`` subclass (nothing changed) when
+the rules refuse. ``acting_user=None`` means the scheduler or a trusted setup command.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from inboxes.policies import forget_viewer_cache, holds_role
+from inboxes.rendering import render_markdown
+
+from .errors import InvalidInput, NotAllowed, WrongState
+from .models import (
+    City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Ruleset, ScheduledEvent, StaffKind, StaffRole,
+)
+
+MAX_POST_LENGTH = 50_000
+
+
+def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> GameEvent:
+    """Write one audit row (``GameEvent``). Call inside the service's transaction; ``actor`` None = scheduler."""
+    return GameEvent.objects.create(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
+
+
+def _clean_text(text: str, *, field: str, max_length: int) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise InvalidInput(_("The %(field)s is empty.") % {"field": field})
+    if len(text) > max_length:
+        raise InvalidInput(
+            _("The %(field)s is too long: %(length)d characters, at most %(max)d.")
+            % {"field": field, "length": len(text), "max": max_length}
+        )
+    return text
+
+
+@transaction.atomic
+def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset.LEPRA,
+                   time_zone: str | None = None, now: datetime | None = None) -> Game:
+    """Create a game in recruitment. ``acting_user`` becomes its Procurator (L-STAFF-1).
+
+    Returns the Game. Raises ``InvalidInput`` for an empty title, a taken slug or an unknown time zone.
+    """
+    now = now or timezone.now()
+    title = _clean_text(title, field=_("title"), max_length=200)
+    if ruleset not in Ruleset.values:
+        raise InvalidInput(_("Unknown ruleset: %(r)s.") % {"r": ruleset})
+    time_zone = time_zone or ("Europe/Moscow" if ruleset == Ruleset.LEPRA else "Europe/London")
+    try:
+        ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidInput(_("Unknown time zone: %(tz)s.") % {"tz": time_zone}) from None
+    if Game.objects.filter(slug=slug).exists():
+        raise InvalidInput(_("A game with the address %(slug)s already exists.") % {"slug": slug})
+    game = Game.objects.create(title=title, slug=slug, ruleset=ruleset, time_zone=time_zone)
+    if acting_user is not None:
+        StaffRole.objects.create(game=game, kind=StaffKind.PROCURATOR, user=acting_user)
+        forget_viewer_cache(acting_user)
+    record_event(game, "game.created", actor=acting_user, at=now, payload={"title": title, "ruleset": ruleset})
+    return game
+
+
+def _check_procurator(game: Game, acting_user) -> None:
+    if acting_user is not None and not holds_role(acting_user, game, StaffKind.PROCURATOR):
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-STAFF-1")
+
+
+@transaction.atomic
+def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = None) -> City:
+    """Add the next city (numbered 1, 2, ...) to ``game`` before it starts (L-CITY-1). Procurator only."""
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
+        raise WrongState(_("Cities are formed before the game starts."), rule="L-CITY-1")
+    name = _clean_text(name, field=_("name"), max_length=100)
+    number = game.cities.count() + 1
+    city = City.objects.create(game=game, number=number, name=name)
+    record_event(game, "city.added", actor=acting_user, at=now, payload={"city": city.pk, "name": name})
+    return city
+
+
+@transaction.atomic
+def do_seat_resident(city: City, user, *, acting_user, name: str | None = None, now: datetime | None = None) -> Resident:
+    """Seat ``user`` as an honest, living resident of ``city`` (L-CITY-1). Procurator only.
+
+    Raises ``NotAllowed`` when ``user`` is staff of the game (staff are not residents, L-STAFF) and
+    ``InvalidInput`` when they already hold a seat in the game or the name is taken.
+    """
+    now = now or timezone.now()
+    game = city.game
+    _check_procurator(game, acting_user)
+    if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
+        raise WrongState(_("Residents are seated before the game starts."), rule="L-CITY-1")
+    if StaffRole.objects.filter(game=game, user=user).exists():
+        raise NotAllowed(_("Staff of a game cannot be its residents."), rule="L-STAFF-1")
+    if Resident.objects.filter(game=game, user=user).exists():
+        raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": user.public_name}, rule="L-CITY-1")
+    name = _clean_text(name or user.public_name, field=_("name"), max_length=60)
+    if Resident.objects.filter(game=game, name=name).exists():
+        raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": name})
+    resident = Resident.objects.create(game=game, city=city, user=user, name=name)
+    forget_viewer_cache(user)
+    record_event(game, "resident.seated", actor=acting_user, at=now, payload={"resident": resident.pk, "city": city.pk})
+    return resident
+
+
+@transaction.atomic
+def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | None = None,
+                     now: datetime | None = None) -> StaffRole:
+    """Give ``user`` the staff role ``kind`` in ``game`` (L-STAFF-1: the Procurator appoints). Returns the role.
+
+    Raises ``NotAllowed`` when ``user`` holds a seat in the game (L-STAFF) and ``InvalidInput`` when the role
+    is taken, a Tribune has no city (or another role has one), or the city is of another game.
+    """
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    if kind not in StaffKind.values or kind == StaffKind.PROCURATOR:
+        raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
+    if (kind == StaffKind.TRIBUNE) != (city is not None) or (city is not None and city.game_id != game.pk):
+        raise InvalidInput(_("A Tribune is appointed for one city of the game; other roles for none."), rule="L-STAFF-2")
+    if Resident.objects.filter(game=game, user=user).exists():
+        raise NotAllowed(_("Residents of a game cannot be its staff."), rule="L-STAFF-1")
+    taken = StaffRole.objects.filter(game=game, kind=kind)
+    if city is not None:
+        taken = taken.filter(city=city)
+    if taken.exists():
+        raise InvalidInput(_("This role is already held."))
+    role = StaffRole.objects.create(game=game, kind=kind, city=city, user=user)
+    forget_viewer_cache(user)
+    record_event(game, "staff.appointed", actor=acting_user, at=now,
+                 payload={"role": role.pk, "kind": kind, "city": city.pk if city else None, "user": user.pk})
+    return role
+
+
+@transaction.atomic
+def do_set_game_status(game: Game, status: str, *, acting_user, day_number: int | None = None,
+                       now: datetime | None = None) -> Game:
+    """Move ``game`` to ``status`` (and ``day_number`` when given). Procurator only; a finished game stays so."""
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+    game.status = status
+    if day_number is not None:
+        game.day_number = day_number
+    if status == GameStatus.FINISHED:
+        game.ended_at = now
+    game.save(update_fields=["status", "day_number", "ended_at"])
+    record_event(game, "game.status", actor=acting_user, at=now, payload={"status": status, "day": game.day_number})
+    return game
+
+
+@transaction.atomic
+def do_set_resident_flags(resident: Resident, *, acting_user, now: datetime | None = None, **flags) -> Resident:
+    """Set secret or role flags of ``resident`` (alignment, is_commissar, is_judge, is_godfather) as a draw or an
+    election decided. Only the site (``acting_user`` None: the draws and elections of roles/) calls this;
+    the named DB constraints reject a second commissar, judge or godfather in a city.
+    """
+    now = now or timezone.now()
+    if acting_user is not None:
+        raise NotAllowed(_("Roles are set by the site's draws and elections, not by hand."), rule="L-ASSIGN-3")
+    allowed = {"alignment", "is_commissar", "is_judge", "is_godfather"}
+    unknown = set(flags) - allowed
+    if unknown:
+        raise InvalidInput(f"Unknown resident flags: {sorted(unknown)}")
+    for key, value in flags.items():
+        setattr(resident, key, value)
+    resident.save(update_fields=list(flags))
+    # The payload names the flags but not their values: the audit log must not become a list of the mafia.
+    record_event(resident.game, "resident.flags", actor=None, at=now, payload={"resident": resident.pk, "flags": sorted(flags)})
+    return resident
+
+
+@transaction.atomic
+def do_create_public_post(game: Game, *, kind: str, title: str, body: str, acting_user,
+                          publish: bool = True, now: datetime | None = None) -> PublicPost:
+    """Create a public post of ``game`` (L-POST), published at once unless ``publish`` is False.
+
+    Procurator only (``acting_user`` None: the site). Raises ``InvalidInput`` for an empty or over-long text and
+    when the game already has its recruitment post.
+    """
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    title = _clean_text(title, field=_("title"), max_length=200)
+    body = _clean_text(body, field=_("text"), max_length=MAX_POST_LENGTH)
+    if kind not in PostKind.values:
+        raise InvalidInput(_("Unknown post kind: %(kind)s.") % {"kind": kind})
+    if kind == PostKind.RECRUITMENT and PublicPost.objects.filter(game=game, kind=kind).exists():
+        raise InvalidInput(_("This game already has its recruitment post."), rule="L-POST-1")
+    post = PublicPost.objects.create(
+        game=game, kind=kind, title=title, body=body, body_html=render_markdown(body), author=acting_user,
+        created_at=now, published_at=now if publish else None,
+    )
+    record_event(game, "post.created", actor=acting_user, at=now, payload={"post": post.pk, "published": publish})
+    return post
+
+
+@transaction.atomic
+def do_schedule_public_post(game: Game, *, title: str, body: str, publish_at: datetime, acting_user,
+                            now: datetime | None = None) -> PublicPost:
+    """Schedule an announcement of ``game`` to be published at ``publish_at`` (aware UTC, in the future).
+
+    Procurator only (L-STAFF-1, L-POST). Creates the unpublished PublicPost and a ``publish_post``
+    ScheduledEvent; the scheduler publishes it once (``cities.scheduler``). Returns the post.
+    Raises ``NotAllowed``, ``InvalidInput`` (empty, too long, naive or past time) or ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+    if timezone.is_naive(publish_at):
+        raise InvalidInput("publish_at must be an aware datetime")
+    if publish_at <= now:
+        raise InvalidInput(_("The publication time must be in the future."))
+    post = do_create_public_post(game, kind=PostKind.ANNOUNCEMENT, title=title, body=body,
+                                 acting_user=acting_user, publish=False, now=now)
+    post.publish_at = publish_at
+    post.save(update_fields=["publish_at"])
+    event = ScheduledEvent.objects.create(game=game, kind="publish_post", due_at=publish_at,
+                                          payload={"post": post.pk}, created_at=now, created_by=acting_user)
+    record_event(game, "post.scheduled", actor=acting_user, at=now,
+                 payload={"post": post.pk, "event": event.pk, "publish_at": publish_at.isoformat()})
+    return post
+
+
+@transaction.atomic
+def do_publish_post(post: PublicPost, *, acting_user, now: datetime | None = None) -> PublicPost:
+    """Publish ``post`` now (L-INBOX-16: then everyone may read it). The scheduler passes ``acting_user=None``.
+
+    Raises ``WrongState`` when it is already published, so a duplicate run can never publish twice.
+    """
+    now = now or timezone.now()
+    _check_procurator(post.game, acting_user)
+    post = PublicPost.objects.select_for_update().get(pk=post.pk)
+    if post.published_at is not None:
+        raise WrongState(_("This post is already published."))
+    post.published_at = now
+    post.save(update_fields=["published_at"])
+    record_event(post.game, "scheduler.post_published" if acting_user is None else "post.published",
+                 actor=acting_user, at=now, payload={"post": post.pk})
+    return post

@@ -1,0 +1,172 @@
+"""Inboxes (permissioned threads, L-INBOX), memberships, messages and their revisions, read marks.
+
+Read these tables only through ``inboxes.policies`` and ``inboxes.selectors``; write them only through
+``inboxes.services``.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from cities.models import City, Game, Resident, StaffRole
+
+
+class InboxKind(models.TextChoices):
+    """The inbox kinds of the L-INBOX table."""
+
+    CITY = "city", _("City")
+    COURT = "court", _("Supreme Court")
+    POLICE = "police", _("Police station")
+    MAFIA = "mafia", _("Mafia")
+    PERSONAL = "personal", _("Personal")
+    CEMETERY = "cemetery", _("Cemetery")
+    OFFICE = "office", _("Office")
+    BAR = "bar", _("Bar")
+    VOTING = "voting", _("Execution voting")
+    PRECINCT = "precinct", _("Election precinct")
+    REMOVAL = "removal", _("Judge removal demand")
+    NOTARY = "notary", _("Notary")
+    SECRET = "secret", _("Secret")
+    IMPEACHMENT = "impeachment", _("Impeachment")
+    CHECK = "check", _("Commissar check channel")
+    STAGE = "stage", _("Stage")
+
+
+#: Kinds whose messages can never be edited or deleted (L-INBOX-21).
+IMMUTABLE_KINDS = frozenset({InboxKind.VOTING, InboxKind.PRECINCT})
+
+
+class Inbox(models.Model):
+    """A permissioned message thread (L-INBOX).
+
+    ``city`` is set for per-city kinds. ``organizer`` is the staff role that runs the inbox (None for inboxes
+    organised by a resident, ``organizer_resident``, or by the site). ``resident`` is the resident the inbox is
+    about: the owner of a personal inbox, the nominee of a voting inbox, the candidate of a precinct.
+    ``killed_at`` closes the inbox to posting (L-INBOX "Killing"); ``predecessor`` links a rollover.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inboxes")
+    kind = models.CharField(max_length=12, choices=InboxKind.choices)
+    city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="inboxes")
+    title = models.CharField(_("title"), max_length=200)
+    organizer = models.ForeignKey(StaffRole, null=True, blank=True, on_delete=models.PROTECT, related_name="organized_inboxes")
+    organizer_resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="organized_inboxes")
+    resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="about_inboxes")
+    day_number = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField()
+    killed_at = models.DateTimeField(null=True, blank=True)
+    predecessor = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="successor")
+
+    class Meta:
+        ordering = ["game", "kind", "city__number", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["resident"], condition=Q(kind="personal"), name="inbox_one_personal_per_resident"),
+            models.UniqueConstraint(fields=["city"], condition=Q(kind="mafia"), name="inbox_one_mafia_per_city"),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["city", "mafia", "personal", "voting", "precinct", "removal", "impeachment"]) | Q(city__isnull=False),
+                name="inbox_city_kinds_have_city",
+            ),
+            models.CheckConstraint(condition=~Q(kind="personal") | Q(resident__isnull=False), name="inbox_personal_has_resident"),
+        ]
+        indexes = [models.Index(fields=["game", "kind"], name="inbox_game_kind_idx")]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_open(self) -> bool:
+        """True while the inbox accepts posts (not killed)."""
+        return self.killed_at is None
+
+
+class MembershipState(models.TextChoices):
+    """L-INBOX membership states: member reads and posts, banned reads only, removed sees nothing."""
+
+    MEMBER = "member", _("member")
+    BANNED = "banned", _("banned")
+    REMOVED = "removed", _("removed")
+
+
+class Membership(models.Model):
+    """A resident's place in an inbox (L-INBOX). Staff access comes from their role, not from this table.
+
+    A ban may have an end (``banned_until``, aware UTC, L-INBOX-18): after it the member posts again.
+    The seat, not the account, is the member, so a replacement keeps every membership (L-REPLACE-1).
+    """
+
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="memberships")
+    resident = models.ForeignKey(Resident, on_delete=models.CASCADE, related_name="memberships")
+    state = models.CharField(max_length=8, choices=MembershipState.choices, default=MembershipState.MEMBER)
+    since = models.DateTimeField()
+    banned_until = models.DateTimeField(null=True, blank=True)
+    reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["inbox", "resident"], name="membership_one_per_inbox_resident"),
+            models.CheckConstraint(condition=Q(banned_until__isnull=True) | Q(state="banned"), name="membership_ban_end_only_when_banned"),
+        ]
+        indexes = [models.Index(fields=["resident", "state"], name="membership_resident_state_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.resident} in {self.inbox}: {self.state}"
+
+
+class Message(models.Model):
+    """A post in an inbox (L-INBOX-21). Append-only: an edit adds a ``MessageRevision``; a hide sets a flag.
+
+    ``received_at`` is the server's receive time with microseconds; thread order is (received_at, id).
+    The author is a seat (``author_resident``) or a staff role (``author_staff``); ``author_user`` and
+    ``author_name`` keep who actually wrote it (L-REPLACE-1: posts keep the name of who wrote them).
+    """
+
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="messages")
+    author_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    author_resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="messages")
+    author_staff = models.ForeignKey(StaffRole, null=True, blank=True, on_delete=models.PROTECT, related_name="messages")
+    author_name = models.CharField(max_length=100)
+    body = models.TextField()
+    body_html = models.TextField()
+    received_at = models.DateTimeField()
+    edited_at = models.DateTimeField(null=True, blank=True)
+    is_hidden = models.BooleanField(default=False)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["received_at", "id"]
+        indexes = [models.Index(fields=["inbox", "received_at", "id"], name="message_inbox_order_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(author_resident__isnull=True) | Q(author_staff__isnull=True),
+                name="message_one_author_kind",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author_name} @ {self.received_at:%Y-%m-%d %H:%M:%S}"
+
+
+class MessageRevision(models.Model):
+    """An earlier text of an edited message (L-INBOX-21): every revision stays, shown to every reader."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="revisions")
+    body = models.TextField()
+    body_html = models.TextField()
+    replaced_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["replaced_at", "id"]
+
+
+class ReadMark(models.Model):
+    """How far a user has read an inbox: messages with ``received_at`` after ``last_read_at`` are unread."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="read_marks")
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="read_marks")
+    last_read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "inbox"], name="readmark_one_per_user_inbox")]

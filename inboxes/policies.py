@@ -1,0 +1,422 @@
+"""THE access policy (DESIGN.md "The access policy: the heart of the product").
+
+Every question "may this user see or do this?" about inboxes, messages, residents' secrets and staff identities
+is answered here and nowhere else. Each inbox rule is written once, as data (``STAFF_GRANTS``, the membership
+states, ``PUBLIC_AFTER_GAME``), and read by two renderings that must agree (tests/inboxes/test_policy_matrix.py):
+
+* the instance checks ``can_read_inbox`` / ``can_post_in_inbox`` (one object);
+* the query forms ``readable_inboxes`` / ``readable_messages`` (lists, counts, search, feeds) and
+  ``readers_of_inbox`` (the audience for notifications).
+
+What must never leak, and why: the game is a contest of hidden information. A resident's alignment, who the
+commissar is, who the Consigliere is, what the mafia or a personal inbox says: any of these shown to the wrong
+viewer (as text, a count, a title, a timestamp, or a 403 instead of a 404) decides the game unfairly and cannot
+be undone. Hence:
+
+* A Django superuser or ``is_staff`` account gets nothing from that flag (L-STAFF-5); game staff powers come only
+  from ``StaffRole`` rows.
+* Residents' access comes only from ``Membership`` rows of the seat they hold now (L-REPLACE-1: a replaced
+  player loses everything at once).
+* ``access_inbox_by_id`` answers 404 alike for a missing and a forbidden id, so ids cannot be probed.
+* Alignments and roles reach pages only through ``visible_alignment``, ``knows_commissar``,
+  ``knows_godfather`` and ``visible_staff`` (the knowledge matrix L-STAFF-6).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import Http404
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+
+from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+
+from .models import Inbox, InboxKind, Membership, MembershipState, Message
+
+K = InboxKind
+
+
+@dataclass(frozen=True)
+class StaffGrant:
+    """What one staff role may do in inboxes of one kind: read always, post when ``post``.
+
+    ``own_city`` limits the grant to inboxes of the role's city (Tribunes, L-STAFF-2).
+    """
+
+    inbox_kind: str
+    post: bool
+    own_city: bool = False
+
+
+#: The staff side of the L-INBOX table and of L-STAFF-1..4 / L-STAFF-6, while the game runs.
+#: The Procurator reads what the game's hosting needs but never a mafia inbox, a personal inbox, a secret inbox,
+#: the notary or the check channel (L-STAFF-1, L-STAFF-5, L-STAFF-6). A Tribune runs their city's inbox, personal
+#: and voting inboxes (L-INBOX-1, -5, -9). The Arbiter runs the court and the precincts and reads the voting
+#: inboxes whose results reach him (L-STAFF-3, L-VOTE-6). The Consigliere organises the mafia inboxes, sits in the
+#: bar and answers the check channel (L-STAFF-4, L-INBOX-4, -8, -15) and may not join secret inboxes.
+STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
+    StaffKind.PROCURATOR: (
+        StaffGrant(K.CITY, post=False),
+        StaffGrant(K.COURT, post=False),
+        StaffGrant(K.VOTING, post=False),
+        StaffGrant(K.PRECINCT, post=False),
+        StaffGrant(K.REMOVAL, post=False),
+        StaffGrant(K.POLICE, post=True),
+        StaffGrant(K.CEMETERY, post=True),
+        StaffGrant(K.OFFICE, post=True),
+        StaffGrant(K.BAR, post=True),
+        StaffGrant(K.IMPEACHMENT, post=True),
+        StaffGrant(K.STAGE, post=True),
+    ),
+    StaffKind.TRIBUNE: (
+        StaffGrant(K.CITY, post=True, own_city=True),
+        StaffGrant(K.PERSONAL, post=True, own_city=True),
+        StaffGrant(K.VOTING, post=True, own_city=True),
+        StaffGrant(K.OFFICE, post=True),
+    ),
+    StaffKind.ARBITER: (
+        StaffGrant(K.COURT, post=True),
+        StaffGrant(K.OFFICE, post=True),
+        StaffGrant(K.PRECINCT, post=True),
+        StaffGrant(K.VOTING, post=False),
+    ),
+    StaffKind.CONSIGLIERE: (
+        StaffGrant(K.MAFIA, post=True),
+        StaffGrant(K.BAR, post=True),
+        StaffGrant(K.CHECK, post=True),
+    ),
+}
+
+#: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
+#: The other kinds (open on request, consent) keep their in-game rule until their disclosure is built.
+PUBLIC_AFTER_GAME = frozenset({
+    K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
+})
+
+#: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
+READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Who the viewer is in a game
+# --------------------------------------------------------------------------------------------------------------
+
+def _is_authenticated(user) -> bool:
+    return user is not None and getattr(user, "is_authenticated", False)
+
+
+def _roles_of(user) -> list[StaffRole]:
+    """All staff roles ``user`` holds, in every game; cached on the user object for the request."""
+    if not _is_authenticated(user):
+        return []
+    cached = getattr(user, "_mafia_staff_roles", None)
+    if cached is None:
+        cached = list(StaffRole.objects.filter(user=user).only("id", "game_id", "kind", "city_id", "user_id"))
+        user._mafia_staff_roles = cached
+    return cached
+
+
+def _seats_of(user) -> dict[int, Resident]:
+    """The seats ``user`` holds now, by game id; cached on the user object for the request."""
+    if not _is_authenticated(user):
+        return {}
+    cached = getattr(user, "_mafia_seats", None)
+    if cached is None:
+        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user)}
+        user._mafia_seats = cached
+    return cached
+
+
+def forget_viewer_cache(user) -> None:
+    """Drop the per-request role and seat caches of ``user`` (call after changing their roles or seats)."""
+    for attr in ("_mafia_staff_roles", "_mafia_seats"):
+        if hasattr(user, attr):
+            delattr(user, attr)
+
+
+def staff_roles_in(user, game: Game | int) -> list[StaffRole]:
+    """The staff roles ``user`` holds in ``game`` (a Game or its id); [] for anonymous users."""
+    game_id = game if isinstance(game, int) else game.pk
+    return [role for role in _roles_of(user) if role.game_id == game_id]
+
+
+def seat_in(user, game: Game | int) -> Resident | None:
+    """The seat (Resident) ``user`` holds in ``game`` now, or None."""
+    game_id = game if isinstance(game, int) else game.pk
+    return _seats_of(user).get(game_id)
+
+
+def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) -> bool:
+    """True when ``user`` holds staff role ``kind`` in ``game`` (for a Tribune, of ``city_id`` if given)."""
+    return any(r.kind == kind and (city_id is None or r.city_id == city_id) for r in staff_roles_in(user, game))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Inboxes: the rule, in its two renderings
+# --------------------------------------------------------------------------------------------------------------
+
+def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
+    return [
+        grant
+        for role in roles
+        if role.game_id == inbox.game_id
+        for grant in STAFF_GRANTS.get(role.kind, ())
+        if grant.inbox_kind == inbox.kind and (not grant.own_city or role.city_id == inbox.city_id)
+    ]
+
+
+def _membership_of(user, inbox: Inbox) -> Membership | None:
+    seat = seat_in(user, inbox.game_id)
+    if seat is None:
+        return None
+    return Membership.objects.filter(inbox=inbox, resident=seat).first()
+
+
+def _is_finished(inbox: Inbox) -> bool:
+    return inbox.game.status == GameStatus.FINISHED
+
+
+def can_read_inbox(user, inbox: Inbox) -> bool:
+    """True when ``user`` may see ``inbox`` (its title, messages, counts); the instance form of the rule.
+
+    Args: ``user`` any user or AnonymousUser; ``inbox`` an Inbox (its ``game`` is read).
+    Rule: L-INBOX table and L-INBOX-17 (banned reads, removed sees nothing), L-STAFF-5/6, L-ARCH-1 (public kinds
+    after the game). Agrees with ``readable_inboxes`` on every case (tested).
+    """
+    if _is_finished(inbox) and inbox.kind in PUBLIC_AFTER_GAME:
+        return True
+    if not _is_authenticated(user):
+        return False
+    if _grants_matching(_roles_of(user), inbox):
+        return True
+    membership = _membership_of(user, inbox)
+    return membership is not None and membership.state in READING_STATES
+
+
+def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str | None:
+    """Why ``user`` may not post in ``inbox`` at ``now`` (aware UTC), or None when they may.
+
+    Call only for a readable inbox: for an unreadable one the answer must be a 404, not a reason.
+    Rule: L-INBOX (killed inboxes take no posts, banned members read only, L-INBOX-18 bans end at their time),
+    L-STAFF grants (``STAFF_GRANTS``), and no posting once the game is over.
+    """
+    now = now or timezone.now()
+    if not _is_authenticated(user):
+        return _("Log in to post.")
+    if inbox.game.status == GameStatus.FINISHED:
+        return _("The game is over; inboxes are closed to posting.")
+    if inbox.killed_at is not None:
+        return _("This inbox is closed.")
+    if any(grant.post for grant in _grants_matching(_roles_of(user), inbox)):
+        return None
+    membership = _membership_of(user, inbox)
+    if membership is not None and membership.state == MembershipState.MEMBER:
+        return None
+    if membership is not None and membership.state == MembershipState.BANNED:
+        if membership.banned_until is not None and membership.banned_until <= now:
+            return None
+        if membership.banned_until is not None:
+            until = date_format(timezone.localtime(membership.banned_until, _game_zone(inbox.game)), "DATETIME_FORMAT")
+            return _("You are banned in this inbox until %(until)s.") % {"until": until}
+        return _("You are banned in this inbox.")
+    return _("You can read this inbox but not post in it.")
+
+
+def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:
+    """True when ``user`` may read and post in ``inbox`` at ``now`` (aware UTC). See ``post_denial_reason``."""
+    return can_read_inbox(user, inbox) and post_denial_reason(user, inbox, now) is None
+
+
+def _readable_q(user) -> Q:
+    """The ``Q`` over Inbox that selects what ``user`` may read: the query form of ``can_read_inbox``."""
+    q = Q(game__status=GameStatus.FINISHED, kind__in=PUBLIC_AFTER_GAME)
+    if not _is_authenticated(user):
+        return q
+    seats = list(_seats_of(user).values())
+    if seats:
+        q |= Q(Exists(Membership.objects.filter(
+            inbox=OuterRef("pk"), resident__in=[s.pk for s in seats], state__in=READING_STATES,
+        )))
+    for role in _roles_of(user):
+        for grant in STAFF_GRANTS.get(role.kind, ()):
+            clause = Q(game_id=role.game_id, kind=grant.inbox_kind)
+            if grant.own_city:
+                clause &= Q(city_id=role.city_id)
+            q |= clause
+    return q
+
+
+def readable_inboxes(user, game: Game | None = None) -> QuerySet[Inbox]:
+    """Inboxes ``user`` may read (of ``game`` when given): the query form of ``can_read_inbox``.
+
+    Returns an unevaluated QuerySet with no duplicates; callers add ordering, annotations and paging.
+    Every list, count, search, feed and export of inboxes starts here (L-INBOX-20).
+    """
+    qs = Inbox.objects.filter(_readable_q(user))
+    if game is not None:
+        qs = qs.filter(game=game)
+    return qs
+
+
+def readable_messages(user, messages: QuerySet[Message] | None = None) -> QuerySet[Message]:
+    """``messages`` (all messages by default) narrowed to those in inboxes ``user`` may read (L-INBOX-20)."""
+    messages = Message.objects.all() if messages is None else messages
+    return messages.filter(inbox__in=readable_inboxes(user).values("pk"))
+
+
+def readers_of_inbox(inbox: Inbox) -> QuerySet:
+    """The users who may read ``inbox`` now: the audience for notifications and e-mail (L-INBOX-20).
+
+    Compute it when sending, never earlier: memberships and roles change. Returns a User QuerySet without
+    duplicates. After the game a public kind is readable by every account.
+    """
+    User = get_user_model()
+    if _is_finished(inbox) and inbox.kind in PUBLIC_AFTER_GAME:
+        return User.objects.filter(is_active=True)
+    q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
+    for kind, grants in STAFF_GRANTS.items():
+        for grant in grants:
+            if grant.inbox_kind != inbox.kind:
+                continue
+            clause = Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
+            if grant.own_city:
+                clause &= Q(staff_roles__city=inbox.city_id)
+            q |= clause
+    return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
+
+
+def access_inbox_by_id(user, inbox_id) -> Inbox:
+    """The only way a request's inbox id becomes an Inbox (Zulip's ``access_stream_by_id``).
+
+    Args: ``inbox_id`` an int or a string from the URL. Returns the Inbox with its game and city loaded.
+    Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden inbox must be
+    indistinguishable from one that does not exist (L-INBOX-17).
+    """
+    try:
+        pk = int(inbox_id)
+    except (TypeError, ValueError):
+        raise Http404("No such inbox.") from None
+    inbox = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(pk=pk).first()
+    if inbox is None or not can_read_inbox(user, inbox):
+        raise Http404("No such inbox.")
+    return inbox
+
+
+def can_moderate_inbox(user, inbox: Inbox) -> bool:
+    """True when ``user`` may ban, unban, add or remove members and hide messages in ``inbox``.
+
+    The inbox's organizer (the staff role that runs it) and the Procurator, each only where they may read
+    (L-INBOX-21; the Procurator never moderates a mafia or personal inbox he may not read, L-STAFF-5).
+    """
+    if not can_read_inbox(user, inbox) or _is_finished(inbox):
+        return False
+    roles = staff_roles_in(user, inbox.game_id)
+    if inbox.organizer_id is not None and any(r.pk == inbox.organizer_id for r in roles):
+        return True
+    return any(r.kind == StaffKind.PROCURATOR for r in roles)
+
+
+def can_see_hidden_text(user, inbox: Inbox) -> bool:
+    """True when ``user`` sees the text of hidden messages in ``inbox``: its moderators (L-INBOX-21)."""
+    return can_moderate_inbox(user, inbox)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The knowledge matrix (L-STAFF-6)
+# --------------------------------------------------------------------------------------------------------------
+
+def visible_alignment(viewer, resident: Resident) -> str | None:
+    """The alignment of ``resident`` as ``viewer`` may know it (L-STAFF-6), or None when it is secret to them.
+
+    Known to: everyone once the game is over or once a death announcement disclosed it (L-DEATH-2); the
+    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only.
+    (Commissars' checked residents join when checks exist, L-NIGHT-5.)
+    """
+    game = resident.game
+    if game.status == GameStatus.FINISHED:
+        return resident.alignment
+    if resident.alignment_announced and resident.status != LifeStatus.ALIVE:
+        return resident.alignment
+    if not _is_authenticated(viewer):
+        return None
+    seat = seat_in(viewer, resident.game_id)
+    if seat is not None and seat.pk == resident.pk:
+        return resident.alignment
+    if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
+        return resident.alignment
+    if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
+            and resident.alignment == Alignment.MAFIA):
+        return Alignment.MAFIA
+    return None
+
+
+def knows_commissar(viewer, resident: Resident) -> bool:
+    """True when ``viewer`` may learn that ``resident`` is their city's commissar (L-STAFF-6, L-COMM-4).
+
+    Known to: the Procurator, the Tribune of that city, the commissar, the other commissars (police station);
+    everyone after the game or once an announced death disclosed it (L-DEATH-2). Never the Consigliere.
+    False for a resident who is not a commissar.
+    """
+    if not resident.is_commissar:
+        return False
+    if resident.game.status == GameStatus.FINISHED:
+        return True
+    if resident.alignment_announced and resident.status != LifeStatus.ALIVE:
+        return True
+    if not _is_authenticated(viewer):
+        return False
+    if holds_role(viewer, resident.game_id, StaffKind.PROCURATOR):
+        return True
+    if holds_role(viewer, resident.game_id, StaffKind.TRIBUNE, city_id=resident.city_id):
+        return True
+    seat = seat_in(viewer, resident.game_id)
+    return seat is not None and seat.is_commissar
+
+
+def knows_godfather(viewer, resident: Resident) -> bool:
+    """True when ``viewer`` may learn that ``resident`` is their city's godfather (L-NIGHT-3).
+
+    Known to the Consigliere and the mafia of that city; everyone after the game.
+    """
+    if not resident.is_godfather:
+        return False
+    if resident.game.status == GameStatus.FINISHED:
+        return True
+    if not _is_authenticated(viewer):
+        return False
+    if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
+        return True
+    seat = seat_in(viewer, resident.game_id)
+    return seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
+
+
+def knows_consigliere(viewer, game: Game) -> bool:
+    """True when ``viewer`` may learn who the Consigliere is: Procurator, Consigliere, all mafia (L-STAFF-6)."""
+    if game.status == GameStatus.FINISHED:
+        return True
+    if not _is_authenticated(viewer):
+        return False
+    if holds_role(viewer, game, StaffKind.PROCURATOR) or holds_role(viewer, game, StaffKind.CONSIGLIERE):
+        return True
+    seat = seat_in(viewer, game)
+    return seat is not None and seat.alignment == Alignment.MAFIA
+
+
+def visible_staff(viewer, game: Game) -> list[StaffRole]:
+    """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
+    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere."""
+    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3}
+    roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
+    if not knows_consigliere(viewer, game):
+        roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]
+    return sorted(roles, key=lambda r: (order[r.kind], r.city.number if r.city else 0))
+
+
+def _game_zone(game: Game):
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(game.time_zone)

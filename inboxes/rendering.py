@@ -1,0 +1,29 @@
+"""Markdown to safe HTML: markdown-it-py renders, nh3 sanitises (DESIGN.md "Pages").
+
+Raw HTML in the source is escaped by markdown-it (``html`` off) and the output is cleaned again by nh3 with a
+small allow-list, so no script, style, iframe or event handler can reach a reader's page.
+"""
+from __future__ import annotations
+
+import nh3
+from markdown_it import MarkdownIt
+
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable("strikethrough").enable("table")
+
+_ALLOWED_TAGS = {
+    "p", "br", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li", "a", "hr",
+    "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td",
+}
+_ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
+
+
+def render_markdown(text: str) -> str:
+    """Render ``text`` (Markdown, any length) to sanitised HTML (str). Links get ``rel="nofollow noopener"``."""
+    html = _md.render(text)
+    return nh3.clean(
+        html,
+        tags=_ALLOWED_TAGS,
+        attributes=_ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="nofollow noopener noreferrer",
+    )

@@ -1,0 +1,101 @@
+"""Viewer-scoped reads of inboxes and messages for pages. Every query starts from ``inboxes.policies``.
+
+Query counts are constant in the number of inboxes and messages (tests/inboxes/test_query_budgets.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, DateTimeField, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from cities.models import Game
+
+from . import policies
+from .models import Inbox, InboxKind, Membership, MembershipState, Message, ReadMark
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+#: The order of kinds in "my inboxes": what a player opens most first.
+KIND_ORDER = [
+    InboxKind.CITY, InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.MAFIA, InboxKind.POLICE,
+    InboxKind.CHECK, InboxKind.COURT, InboxKind.REMOVAL, InboxKind.STAGE, InboxKind.SECRET, InboxKind.IMPEACHMENT,
+    InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY,
+]
+
+
+def inbox_list_for(viewer, game: Game) -> list[Inbox]:
+    """The inboxes of ``game`` that ``viewer`` may read, each annotated with ``unread`` (int: messages received
+    after the viewer's read mark) and ``last_activity`` (aware UTC or None), ordered by ``KIND_ORDER``, then
+    city and id. Killed inboxes are included (``is_open`` False); the page shows them apart. 3 queries at most.
+    """
+    last_read = Coalesce(
+        Subquery(ReadMark.objects.filter(user=viewer, inbox=OuterRef("pk")).values("last_read_at")[:1]),
+        Value(_EPOCH, output_field=DateTimeField()),
+    )
+    unread = (
+        Message.objects.filter(inbox=OuterRef("pk"), received_at__gt=OuterRef("last_read"))
+        .order_by().values("inbox").annotate(c=Count("pk")).values("c")
+    )
+    latest = Message.objects.filter(inbox=OuterRef("pk")).order_by("-received_at", "-id").values("received_at")[:1]
+    inboxes = list(
+        policies.readable_inboxes(viewer, game)
+        .select_related("city")
+        .annotate(last_read=last_read)
+        .annotate(unread=Coalesce(Subquery(unread, output_field=IntegerField()), 0),
+                  last_activity=Subquery(latest, output_field=DateTimeField()))
+    )
+    order = {kind: i for i, kind in enumerate(KIND_ORDER)}
+    inboxes.sort(key=lambda i: (order.get(i.kind, 99), i.city.number if i.city else 0, i.pk))
+    return inboxes
+
+
+@dataclass
+class ThreadPage:
+    """One page of an inbox thread for one viewer."""
+
+    page: Page
+    show_hidden_text: bool
+    members: list[Membership]
+
+
+def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> ThreadPage:
+    """Page ``page_number`` (1-based; None or "last" = the newest page) of ``inbox``'s messages, oldest first,
+    for a ``viewer`` who may read it (call ``access_inbox_by_id`` first). An out-of-range number gives the last
+    page. Also returns the inbox's members (not the removed, L-INBOX-17) and whether the viewer may see hidden
+    texts. A constant number of queries whatever the thread's length.
+    """
+    messages = (
+        Message.objects.filter(inbox=inbox)
+        .select_related("author_resident")
+        .order_by("received_at", "id")
+    )
+    paginator = Paginator(messages, settings.MAFIA_MESSAGES_PER_PAGE)
+    if page_number in (None, "", "last"):
+        page_number = paginator.num_pages
+    page = paginator.get_page(page_number)
+    # Revisions of the page's edited messages in one query (L-INBOX-21: every reader sees every revision).
+    edited = [m.pk for m in page.object_list if m.edited_at is not None]
+    if edited:
+        from .models import MessageRevision
+
+        revisions: dict[int, list] = {}
+        for rev in MessageRevision.objects.filter(message_id__in=edited):
+            revisions.setdefault(rev.message_id, []).append(rev)
+        for m in page.object_list:
+            m.revision_list = revisions.get(m.pk, [])
+    members = list(
+        Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
+        .select_related("resident").order_by("resident__name")
+    )
+    return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members)
+
+
+def messages_by_resident_for(viewer, resident, limit: int = 10) -> QuerySet[Message]:
+    """The latest ``limit`` messages written from ``resident``'s seat that ``viewer`` may read (L-INBOX-20),
+    newest first, with their inbox loaded."""
+    qs = Message.objects.filter(author_resident=resident, inbox__game=resident.game_id, is_hidden=False)
+    return policies.readable_messages(viewer, qs).select_related("inbox").order_by("-received_at", "-id")[:limit]

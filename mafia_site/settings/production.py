@@ -1,0 +1,25 @@
+"""Production settings: secrets from the environment, HTTPS only, no demo game.
+
+``manage.py check --deploy --fail-level WARNING`` passes with these settings (tests/test_deploy.py).
+"""
+from .base import *  # noqa: F401,F403
+from .base import STORAGES, env_bool, env_int, env_required
+
+DEBUG = False
+SECRET_KEY = env_required("DJANGO_SECRET_KEY")
+MAFIA_ALLOW_DEMO = False
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SESSION_COOKIE_SECURE = env_bool("DJANGO_COOKIES_SECURE", True)
+CSRF_COOKIE_SECURE = env_bool("DJANGO_COOKIES_SECURE", True)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+STORAGES = {
+    **STORAGES,
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}

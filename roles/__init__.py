@@ -1,0 +1,1 @@
+"""Rulesets, the role catalogue, the draws, night actions and their resolution, victory."""
