@@ -126,14 +126,15 @@ def _seats_of(user) -> dict[int, Resident]:
         return {}
     cached = getattr(user, "_mafia_seats", None)
     if cached is None:
-        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user)}
+        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user).select_related("city")}
         user._mafia_seats = cached
     return cached
 
 
 def forget_viewer_cache(user) -> None:
-    """Drop the per-request role and seat caches of ``user`` (call after changing their roles or seats)."""
-    for attr in ("_mafia_staff_roles", "_mafia_seats"):
+    """Drop the per-request role, seat and membership caches of ``user`` (after changing them, or before a
+    check that must read fresh rows under a lock)."""
+    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships"):
         if hasattr(user, attr):
             delattr(user, attr)
 
@@ -169,11 +170,17 @@ def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
     ]
 
 
-def _membership_of(user, inbox: Inbox) -> Membership | None:
+def membership_of(user, inbox: Inbox) -> Membership | None:
+    """The membership of ``user``'s seat in ``inbox`` (None if none); cached on the user for the request."""
     seat = seat_in(user, inbox.game_id)
     if seat is None:
         return None
-    return Membership.objects.filter(inbox=inbox, resident=seat).first()
+    cache = getattr(user, "_mafia_memberships", None)
+    if cache is None:
+        cache = user._mafia_memberships = {}
+    if inbox.pk not in cache:
+        cache[inbox.pk] = Membership.objects.filter(inbox=inbox, resident=seat).first()
+    return cache[inbox.pk]
 
 
 def _is_finished(inbox: Inbox) -> bool:
@@ -193,7 +200,7 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
         return False
     if _grants_matching(_roles_of(user), inbox):
         return True
-    membership = _membership_of(user, inbox)
+    membership = membership_of(user, inbox)
     return membership is not None and membership.state in READING_STATES
 
 
@@ -213,7 +220,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
         return _("This inbox is closed.")
     if any(grant.post for grant in _grants_matching(_roles_of(user), inbox)):
         return None
-    membership = _membership_of(user, inbox)
+    membership = membership_of(user, inbox)
     if membership is not None and membership.state == MembershipState.MEMBER:
         return None
     if membership is not None and membership.state == MembershipState.BANNED:

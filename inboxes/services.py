@@ -64,6 +64,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
                            % {"length": len(text), "max": limit})
     # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after.
     inbox = Inbox.objects.select_for_update().select_related("game").get(pk=inbox.pk)
+    policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     reason = policies.post_denial_reason(acting_user, inbox, now)
@@ -74,7 +75,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     seat = policies.seat_in(acting_user, inbox.game_id)
     author_resident = None
     author_staff = None
-    if seat is not None and Membership.objects.filter(inbox=inbox, resident=seat).exists():
+    if seat is not None and policies.membership_of(acting_user, inbox) is not None:
         author_resident = seat
         author_name = seat.name
     else:

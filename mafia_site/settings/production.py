@@ -3,7 +3,9 @@
 ``manage.py check --deploy --fail-level WARNING`` passes with these settings (tests/test_deploy.py).
 """
 from .base import *  # noqa: F401,F403
-from .base import STORAGES, env_bool, env_int, env_required
+from mafia_site.env import env_bool, env_int, env_required
+
+from .base import MIDDLEWARE, STORAGES
 
 DEBUG = False
 SECRET_KEY = env_required("DJANGO_SECRET_KEY")
@@ -19,6 +21,8 @@ SESSION_COOKIE_SECURE = env_bool("DJANGO_COOKIES_SECURE", True)
 CSRF_COOKIE_SECURE = env_bool("DJANGO_COOKIES_SECURE", True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# WhiteNoise serves the collected static files under gunicorn (runserver serves them in development).
+MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
 STORAGES = {
     **STORAGES,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

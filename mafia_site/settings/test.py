@@ -4,6 +4,8 @@ The SQLite test database is a file (not ``:memory:``) so that a Celery worker st
 in another process sees the same data. With DATABASE_URL set, pytest-django creates ``test_<name>`` on that
 server.
 """
+import os
+
 from .base import *  # noqa: F401,F403
 from .base import DATABASES, VAR_DIR
 
@@ -12,5 +14,7 @@ TESTING = True
 MAFIA_ALLOW_DEMO = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+    # One file per test run, so that two runs at once (two checkouts, a developer and CI) never share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}

@@ -1,0 +1,104 @@
+"""Shared fixtures: the demo Lepra game built once per test session (seeded), and its personas.
+
+The demo game is the one ``make run`` loads (cities.demo), built with a fixed random seed so that the
+personas are stable: a Procurator, the Tribunes of cities 1 and 2, the Arbiter, the Consigliere, a mafioso of
+city 1, an honest resident of city 1, the commissar of city 1, the judge of city 1, a resident of city 2, a
+logged-out visitor, an account outside the game, and a Django superuser outside the game (L-STAFF-5).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+
+from cities.demo import DEMO_SLUG, demo_exists, load_demo_game
+from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
+
+DEMO_SEED = 20261129
+DEMO_NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morning of day 2
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Load the seeded demo game once into the test database; each test runs in a rolled-back transaction."""
+    with django_db_blocker.unblock():
+        if not demo_exists():
+            load_demo_game(rng=random.Random(DEMO_SEED), now=DEMO_NOW)
+
+
+@dataclass
+class Personas:
+    """The demo game's personas: each attribute a User (or AnonymousUser), plus their seats."""
+
+    game: Game
+    procurator: object
+    tribune1: object
+    tribune2: object
+    arbiter: object
+    consigliere: object
+    mafioso: object
+    honest: object
+    commissar: object
+    judge: object
+    resident2: object
+    anonymous: object
+    outsider: object
+    superuser: object
+
+    def seat(self, name: str) -> Resident:
+        """The Resident of persona ``name``."""
+        return Resident.objects.get(game=self.game, user=getattr(self, name))
+
+    def all(self) -> dict[str, object]:
+        """Persona name -> user, in a stable order."""
+        return {name: getattr(self, name) for name in PERSONA_NAMES}
+
+
+PERSONA_NAMES = ["procurator", "tribune1", "tribune2", "arbiter", "consigliere", "mafioso", "honest", "commissar",
+                 "judge", "resident2", "anonymous", "outsider", "superuser"]
+
+
+@pytest.fixture
+def demo(db) -> Personas:
+    """The demo game and its personas (rebuilt inside the test if a transactional test flushed it)."""
+    if not demo_exists():
+        load_demo_game(rng=random.Random(DEMO_SEED), now=DEMO_NOW)
+    game = Game.objects.get(slug=DEMO_SLUG)
+    staff = {r.kind + (str(r.city.number) if r.city else ""): r.user
+             for r in StaffRole.objects.filter(game=game).select_related("user", "city")}
+    city1 = list(Resident.objects.filter(game=game, city__number=1).select_related("user").order_by("name"))
+    city2 = list(Resident.objects.filter(game=game, city__number=2).select_related("user").order_by("name"))
+
+    def plain(r: Resident) -> bool:
+        return not (r.is_commissar or r.is_judge or r.is_godfather)
+
+    User = get_user_model()
+    outsider = User.objects.create_user("outsider", "outsider@example.com", "x-secret-123", display_name="Outsider")
+    superuser = User.objects.create_superuser("root", "root@example.com", "x-secret-123", display_name="SiteRoot")
+    return Personas(
+        game=game,
+        procurator=staff[StaffKind.PROCURATOR],
+        tribune1=staff["tribune1"],
+        tribune2=staff["tribune2"],
+        arbiter=staff[StaffKind.ARBITER],
+        consigliere=staff[StaffKind.CONSIGLIERE],
+        mafioso=next(r.user for r in city1 if r.alignment == Alignment.MAFIA and plain(r)),
+        honest=next(r.user for r in city1 if r.alignment == Alignment.HONEST and plain(r)),
+        commissar=next(r.user for r in city1 if r.is_commissar),
+        judge=next(r.user for r in city1 if r.is_judge),
+        resident2=next(r.user for r in city2 if r.alignment == Alignment.HONEST and plain(r)),
+        anonymous=AnonymousUser(),
+        outsider=outsider,
+        superuser=superuser,
+    )
+
+
+def fresh(user):
+    """``user`` reloaded from the database (drops the policy's per-request caches); AnonymousUser as is."""
+    if not getattr(user, "is_authenticated", False):
+        return user
+    return get_user_model().objects.get(pk=user.pk)

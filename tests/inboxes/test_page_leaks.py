@@ -1,0 +1,134 @@
+"""Leak suite over real pages (DESIGN.md "Tests"; L-STAFF-6, L-INBOX-17, L-INBOX-20).
+
+For each persona, fetch every page it can open in the demo game (game page, my inboxes, every inbox thread it
+can read, every resident page, every published post, the admin index) and assert that:
+* the Consigliere's name appears only for those who may know it (Procurator, Consigliere, mafia);
+* the only secret facts shown (``data-fact`` markers: alignment, commissar, godfather) are exactly those
+  the knowledge matrix gives the persona;
+* no message text and no inbox title of an inbox the persona may not read appears anywhere (mafia plans,
+  personal requests, the bar, the police station, the court, the notary's numbered lists).
+The expected read sets come from the policy matrix test (written out from RULES.md, not from the policy).
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.test import Client
+
+from cities.demo import STAFF_NAMES
+from cities.models import PublicPost, Resident
+from inboxes.models import Inbox, Message
+from tests.conftest import PERSONA_NAMES
+from tests.inboxes.test_policy_matrix import expected_access, label
+
+PASSWORD = "mafia-demo-2026"
+FACT = re.compile(r'<(?:dd|li)[^>]*data-fact="([^"]+)"')
+
+
+def pages_for(demo, client: Client) -> dict[str, str]:
+    """url -> HTML of every page this client can open in the demo game (status 200 only)."""
+    game = demo.game
+    urls = [f"/games/{game.slug}/", f"/games/{game.slug}/inboxes/", "/", "/admin/"]
+    urls += [f"/games/{game.slug}/residents/{pk}/" for pk in Resident.objects.filter(game=game).values_list("pk", flat=True)]
+    urls += [f"/games/{game.slug}/posts/{pk}/" for pk in PublicPost.objects.filter(game=game).values_list("pk", flat=True)]
+    urls += [f"/inboxes/{pk}/" for pk in Inbox.objects.filter(game=game).values_list("pk", flat=True)]
+    pages = {}
+    for url in urls:
+        response = client.get(url, follow=True)
+        if response.status_code == 200:
+            pages[url] = response.content.decode()
+    return pages
+
+
+def client_for(user) -> Client:
+    client = Client()
+    if getattr(user, "is_authenticated", False):
+        client.force_login(user)
+    return client
+
+
+def facts_by_resident(pages: dict[str, str], demo) -> set[tuple[str, str]]:
+    """{(resident name, fact)} shown on resident pages."""
+    names = dict(Resident.objects.filter(game=demo.game).values_list("pk", "name"))
+    found = set()
+    for url, text in pages.items():
+        m = re.fullmatch(rf"/games/{demo.game.slug}/residents/(\d+)/", url)
+        if m:
+            found |= {(names[int(m.group(1))], fact) for fact in FACT.findall(text)}
+        elif FACT.findall(text):
+            found |= {("<page " + url + ">", fact) for fact in FACT.findall(text) if not fact.startswith("staff:")}
+    return found
+
+
+def expected_facts(demo, persona: str) -> set[tuple[str, str]]:
+    """The knowledge matrix L-STAFF-6 for the demo personas, written out."""
+    residents = list(Resident.objects.filter(game=demo.game).select_related("city"))
+    mafia = {r.name for r in residents if r.alignment == "mafia"}
+    commissars = {r.name for r in residents if r.is_commissar}
+    godfathers = {r.name for r in residents if r.is_godfather}
+    user = getattr(demo, persona)
+    seat = Resident.objects.filter(game=demo.game, user=user).first() if getattr(user, "is_authenticated", False) else None
+    facts: set[tuple[str, str]] = set()
+    if persona == "consigliere":
+        facts |= {(r.name, f"alignment:{r.alignment}") for r in residents}
+        facts |= {(n, "godfather") for n in godfathers}
+    if persona == "procurator":
+        facts |= {(n, "commissar") for n in commissars}
+    if persona in ("tribune1", "tribune2"):
+        city = int(persona[-1])
+        facts |= {(r.name, "commissar") for r in residents if r.is_commissar and r.city.number == city}
+    if seat is not None:
+        facts.add((seat.name, f"alignment:{seat.alignment}"))
+        if seat.is_commissar:
+            facts |= {(n, "commissar") for n in commissars}
+        if seat.alignment == "mafia":
+            facts |= {(r.name, "alignment:mafia") for r in residents if r.name in mafia and r.city_id == seat.city_id}
+            facts |= {(r.name, "godfather") for r in residents if r.is_godfather and r.city_id == seat.city_id}
+    return facts
+
+
+@pytest.mark.parametrize("persona", PERSONA_NAMES)
+def test_pages_show_only_what_the_persona_may_know_L_STAFF_6(demo, persona):
+    user = getattr(demo, persona)
+    pages = pages_for(demo, client_for(user))
+    everything = "\n".join(pages.values())
+    allowed_read, _ = expected_access(demo)[persona]
+
+    # Pages were really fetched: at least the game page, every resident and every published post.
+    assert f"/games/{demo.game.slug}/" in pages
+    assert sum(1 for u in pages if "/residents/" in u) == 60
+
+    # Who the Consigliere is (L-STAFF-4, L-STAFF-6).
+    seat = Resident.objects.filter(game=demo.game, user=user).first() if user.is_authenticated else None
+    may_know_consigliere = persona in ("procurator", "consigliere") or (seat is not None and seat.alignment == "mafia")
+    assert (STAFF_NAMES["consigliere"] in everything) == may_know_consigliere
+
+    # Alignments, commissars, godfathers: exactly the matrix.
+    assert facts_by_resident(pages, demo) == expected_facts(demo, persona)
+
+    # No text or title of an inbox the persona may not read (L-INBOX-17, L-INBOX-20).
+    inboxes = list(Inbox.objects.filter(game=demo.game).select_related("city", "resident"))
+    allowed_bodies = {m.body_html for m in Message.objects.filter(inbox__in=[i for i in inboxes if label(i) in allowed_read])}
+    for inbox in inboxes:
+        if label(inbox) in allowed_read:
+            continue
+        assert html.escape(inbox.title) not in everything, (persona, inbox.title)
+        for message in Message.objects.filter(inbox=inbox):
+            if message.body_html in allowed_bodies:
+                continue  # the same words were also said where this persona may read them
+            assert message.body_html not in everything, (persona, label(inbox), message.body[:60])
+    # And the threads it may read were all opened and show their messages.
+    readable_threads = [u for u in pages if u.startswith("/inboxes/")]
+    assert len(readable_threads) == len(allowed_read)
+
+
+def test_mafia_plans_are_visible_to_their_mafia_and_never_to_an_honest_neighbour_L_INBOX_4(demo):
+    mafia1 = Inbox.objects.get(game=demo.game, kind="mafia", city__number=1)
+    plan = Message.objects.filter(inbox=mafia1, author_resident__isnull=False).first()
+    assert plan is not None
+    assert plan.body_html in client_for(demo.mafioso).get(f"/inboxes/{mafia1.pk}/").content.decode()
+    response = client_for(demo.honest).get(f"/inboxes/{mafia1.pk}/")
+    assert response.status_code == 404
+    assert plan.body not in response.content.decode()
