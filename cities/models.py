@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy as _
 class Ruleset(models.TextChoices):
     """The hosted rulesets (RULES.md)."""
 
-    LEPRA = "lepra", "Lepra"
-    M21 = "m21", "M21"
+    LEPRA = "lepra", _("Lepra")
+    M21 = "m21", _("M21")
 
 
 class GameStatus(models.TextChoices):

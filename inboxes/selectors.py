@@ -70,7 +70,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     """
     messages = (
         Message.objects.filter(inbox=inbox)
-        .select_related("author_resident")
+        .select_related("author_resident", "author_staff__city")
         .order_by("received_at", "id")
     )
     paginator = Paginator(messages, settings.MAFIA_MESSAGES_PER_PAGE)

@@ -83,7 +83,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
                   if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
                          for g in policies.STAFF_GRANTS.get(r.kind, ()))]
         author_staff = grants[0]
-        author_name = f"{acting_user.public_name} ({author_staff.get_kind_display()})"
+        author_name = acting_user.public_name  # the page adds the role, in the reader's language
     message = Message.objects.create(
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,

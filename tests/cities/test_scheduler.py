@@ -303,7 +303,7 @@ def _nothing_scheduled(game):
     assert kinds(game) == ["game.created"]
 
 
-@pytest.mark.parametrize("who", ["outsider", "tribune-like staff of another game"])
+@pytest.mark.parametrize("who", ["outsider", "procurator-of-another-game"])
 def test_only_the_procurator_may_schedule_a_post_L_STAFF_1(game, who):
     game, _procurator = game
     if who == "outsider":
