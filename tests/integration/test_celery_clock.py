@@ -212,7 +212,7 @@ class _Gate:
     """Holds the scheduler's table so that dispatchers block at their first claim, then lets them go together.
 
     PostgreSQL: ``LOCK TABLE ... IN EXCLUSIVE MODE`` blocks ``SELECT ... FOR UPDATE``; we wait until both
-    sessions show ``wait_event_type = 'Lock'``. SQLite: an open ``BEGIN IMMEDIATE`` (the settings'
+    sessions wait for that lock (``pg_locks``). SQLite: an open ``BEGIN IMMEDIATE`` (the settings'
     ``transaction_mode``) holds the write lock that every dispatcher's transaction needs; we wait until each
     process has the database file open (Linux ``/proc``), i.e. it is waiting on the lock.
     """
@@ -246,8 +246,9 @@ class _Gate:
     def _blocked(self, procs: list[subprocess.Popen]) -> bool:
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
-                cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                               "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'")
+                # pg_locks, not pg_stat_activity: the latter is a snapshot frozen for our open transaction.
+                cursor.execute("SELECT count(DISTINCT pid) FROM pg_locks WHERE NOT granted AND relation = %s::regclass",
+                               [ScheduledEvent._meta.db_table])
                 return cursor.fetchone()[0] >= self.pids_count
         db_file = os.path.realpath(connection.settings_dict["NAME"])
         for proc in procs:
