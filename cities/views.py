@@ -5,7 +5,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import translation
 from django.utils.translation import gettext as _
 
 from inboxes import policies
@@ -14,13 +13,10 @@ from inboxes.selectors import messages_by_resident_for
 from . import selectors
 from .errors import RuleViolation
 from .forms import SchedulePostForm
+from .i18n import activate_game_language
 from .models import StaffKind
 from .services import do_schedule_public_post
 
-
-def _activate_game_language(request, game) -> None:
-    translation.activate(game.language)
-    request.LANGUAGE_CODE = game.language
 
 
 def healthz(request):
@@ -41,7 +37,7 @@ def game_detail(request, slug: str):
     """A game's public page: recruitment and daily posts, city lists (L-CITY-4, L-INBOX-16), the staff the
     viewer may know (L-STAFF-6), and links to the viewer's inboxes."""
     game = selectors.game_get(slug)
-    _activate_game_language(request, game)
+    activate_game_language(request, game)
     context = {
         "game": game,
         "posts": selectors.published_posts(game),
@@ -56,7 +52,7 @@ def game_detail(request, slug: str):
 def post_detail(request, slug: str, post_id: int):
     """One public post (published: everyone; scheduled: the Procurator only)."""
     game = selectors.game_get(slug)
-    _activate_game_language(request, game)
+    activate_game_language(request, game)
     post = selectors.post_get(request.user, game, post_id)
     return render(request, "cities/post_detail.html", {"game": game, "post": post})
 
@@ -64,7 +60,7 @@ def post_detail(request, slug: str, post_id: int):
 def resident_detail(request, slug: str, resident_id: int):
     """A resident's page: only what the viewer may know (L-STAFF-6) and the posts they may read (L-INBOX-20)."""
     game = selectors.game_get(slug)
-    _activate_game_language(request, game)
+    activate_game_language(request, game)
     profile = selectors.resident_profile_for(request.user, game, resident_id)
     context = {
         "game": game,
@@ -79,7 +75,7 @@ def resident_detail(request, slug: str, resident_id: int):
 def schedule_post(request, slug: str):
     """The Procurator schedules a public announcement for a given time (published by the scheduler)."""
     game = selectors.game_get(slug)
-    _activate_game_language(request, game)
+    activate_game_language(request, game)
     if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
         raise Http404("No such page.")
     form = SchedulePostForm(request.POST or None, time_zone=game.time_zone)

@@ -4,26 +4,23 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from cities.i18n import activate_game_language
 from cities.selectors import game_get
 
 from . import policies, selectors, services
 from .forms import PostMessageForm
 
 
-def _activate_game_language(request, game) -> None:
-    translation.activate(game.language)
-    request.LANGUAGE_CODE = game.language
-
 
 @login_required
 def my_inboxes(request, slug: str):
     """The inboxes of a game the viewer may read, with unread counts (L-INBOX-20)."""
     game = game_get(slug)
-    _activate_game_language(request, game)
+    activate_game_language(request, game)
     inboxes = selectors.inbox_list_for(request.user, game)
     context = {
         "game": game,
@@ -44,7 +41,7 @@ def inbox_thread(request, inbox_id: int):
     the reason and status 400 (bad input), 403 (may read but not post, e.g. banned) or 409 (inbox closed).
     """
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
-    _activate_game_language(request, inbox.game)
+    activate_game_language(request, inbox.game)
     status = 200
     error = None
     form = PostMessageForm()
