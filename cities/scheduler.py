@@ -87,8 +87,11 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
     back, ``attempts``/``last_error``/``retry_at`` are recorded with a ``scheduler.event_failed`` audit row, and
     the result has ``ok=False``; the event is retried after ``retry_at`` and blocks later events of its game.
     """
-    now = now or timezone.now()
+    given_now = now
     with transaction.atomic():
+        # Read the clock once the transaction holds its locks (SQLite may wait for another dispatcher here),
+        # so that times stamped by successive events never run backwards.
+        now = given_now or timezone.now()
         event = (
             _due_candidates(now)
             .select_for_update(skip_locked=True, of=("self",))
@@ -112,7 +115,7 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
                 record_event(event.game, f"scheduler.{event.kind}", actor=None, at=now,
                              payload={"event": event.pk, "detail": detail})
         except _AlreadyDone:
-            return None
+            return RunResult(event.pk, event.kind, event.game_id, False, "already run by another dispatcher")
         except Exception as exc:  # noqa: BLE001 - any handler failure is recorded, never half-applied
             attempts = event.attempts + 1
             delay = min(settings.MAFIA_EVENT_RETRY_MAX_SECONDS, 30 * 2 ** (attempts - 1))

@@ -217,7 +217,7 @@ def do_schedule_public_post(game: Game, *, title: str, body: str, publish_at: da
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     if timezone.is_naive(publish_at):
-        raise InvalidInput("publish_at must be an aware datetime")
+        raise InvalidInput(_("The publication time must include its time zone."))
     if publish_at <= now:
         raise InvalidInput(_("The publication time must be in the future."))
     post = do_create_public_post(game, kind=PostKind.ANNOUNCEMENT, title=title, body=body,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from mafia_site.env import env_bool, env_int, env_list, env_str
+from mafia_site.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("MAFIA_VAR_DIR", str(BASE_DIR / "var")))
@@ -139,7 +139,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # Game tunables (documented in .env.example; mafia_site/checks.py rejects impossible values).
 # How often beat runs the scheduler tick (DESIGN.md "The clock"), in seconds.
-MAFIA_DISPATCH_INTERVAL_SECONDS = float(env_int("MAFIA_DISPATCH_INTERVAL_SECONDS", 30))
+MAFIA_DISPATCH_INTERVAL_SECONDS = env_float("MAFIA_DISPATCH_INTERVAL_SECONDS", 30.0)
 # Most events one tick runs before yielding to the next tick.
 MAFIA_DISPATCH_BATCH = env_int("MAFIA_DISPATCH_BATCH", 200)
 # A failing scheduled event is retried with exponential back-off up to this delay, in seconds.

@@ -329,10 +329,10 @@ def test_publication_time_must_be_in_the_future_L_POST_2(game, publish_at):
 
 def test_publication_time_must_be_aware_DESIGN_clock(game):
     game, procurator = game
-    with pytest.raises(InvalidInput) as refused:
+    with translation.override("en"), pytest.raises(InvalidInput) as refused:
         do_schedule_public_post(game, title="Naive", body="Text.", publish_at=DUE.replace(tzinfo=None),
                                 acting_user=procurator, now=T0)
-    assert str(refused.value) == "publish_at must be an aware datetime"
+    assert str(refused.value) == "The publication time must include its time zone."
     _nothing_scheduled(game)
 
 

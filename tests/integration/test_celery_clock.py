@@ -216,9 +216,9 @@ class _Gate:
     """Holds the scheduler's table so that dispatchers block at their first claim, then lets them go together.
 
     PostgreSQL: ``LOCK TABLE ... IN EXCLUSIVE MODE`` blocks ``SELECT ... FOR UPDATE``; we wait until both
-    sessions (found by their ``PGAPPNAME``) wait for a lock (``pg_locks``). SQLite: an open ``BEGIN IMMEDIATE`` (the settings'
-    ``transaction_mode``) holds the write lock that every dispatcher's transaction needs; we wait until each
-    process has the database file open (Linux ``/proc``), i.e. it is waiting on the lock.
+    sessions (found by their ``PGAPPNAME``) wait for a lock (``pg_locks``). SQLite: an open ``BEGIN IMMEDIATE``
+    (the settings' ``transaction_mode``) holds the write lock that every dispatcher's transaction needs; we wait
+    until each process has the database file open (Linux ``/proc``), i.e. it is waiting on the lock.
     """
 
     def __init__(self, pids_count: int) -> None:
