@@ -13,6 +13,17 @@ class SignupForm(forms.Form):
         help_text=_("Shown to other players in games. Leave blank to use your username."),
     )
 
+    def clean_display_name(self) -> str:
+        """Refuse a display name that another account shows already, as its display name or its username
+        (case-insensitive): nobody may pass for another player or for a member of staff."""
+        from django.contrib.auth import get_user_model
+        from django.db.models import Q
+
+        name = self.cleaned_data.get("display_name", "").strip()
+        if name and get_user_model().objects.filter(Q(display_name__iexact=name) | Q(username__iexact=name)).exists():
+            raise forms.ValidationError(_("This name is already taken."))
+        return name
+
     def signup(self, request, user) -> None:
         """Store the display name on the new ``user`` (called by allauth after the account is created)."""
         user.display_name = self.cleaned_data.get("display_name", "").strip()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 
@@ -15,6 +17,14 @@ class User(AbstractUser):
     """
 
     display_name = models.CharField(_("display name"), max_length=60, blank=True)
+
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+        constraints = [
+            # Two players may not share a name in games (one could pass for the other, or for a Tribune).
+            models.UniqueConstraint(Lower("display_name"), condition=~Q(display_name=""),
+                                    name="user_display_name_unique_ci"),
+        ]
 
     def __str__(self) -> str:
         return self.public_name

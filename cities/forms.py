@@ -1,23 +1,58 @@
 """Forms of game pages."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
+
+WALL_CLOCK_FORMATS = ("%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M")
+
+
+def wall_clock_to_utc(naive: datetime, zone: ZoneInfo) -> datetime:
+    """The aware UTC instant of the wall-clock time ``naive`` in ``zone`` (L-DAY-1: game times are given in the
+    game's zone). Raises ``ValidationError`` for a time that does not exist (skipped by a clock change) or is
+    ambiguous (repeated by one), rather than guessing."""
+    first = naive.replace(tzinfo=zone, fold=0)
+    second = naive.replace(tzinfo=zone, fold=1)
+    if first.utcoffset() != second.utcoffset():
+        as_utc = first.astimezone(UTC)
+        if as_utc.astimezone(zone).replace(tzinfo=None) != naive:
+            raise ValidationError(_("This time does not exist in %(tz)s (the clocks skip it)."), params={"tz": zone.key})
+        raise ValidationError(_("This time happens twice in %(tz)s (the clocks go back); choose another."),
+                              params={"tz": zone.key})
+    return first.astimezone(UTC)
+
+
+class WallClockField(forms.Field):
+    """A date and time typed as on a wall clock (``YYYY-MM-DDTHH:MM``), with no offset; ``clean`` returns a naive
+    datetime that the form interprets in the game's zone. Offsets, seconds and other formats are refused."""
+
+    widget = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+    default_error_messages = {"invalid": _("Enter a date and time as YYYY-MM-DD HH:MM.")}
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, datetime):
+            return value.replace(tzinfo=None)
+        for fmt in WALL_CLOCK_FORMATS:
+            try:
+                return datetime.strptime(str(value).strip(), fmt)
+            except ValueError:
+                continue
+        raise ValidationError(self.error_messages["invalid"], code="invalid")
 
 
 class SchedulePostForm(forms.Form):
     """The Procurator's scheduled announcement: title, Markdown text and a publication time given in the
-    game's time zone (converted to aware UTC with ``zoneinfo``)."""
+    game's time zone (converted to aware UTC with ``zoneinfo``); the service checks it lies in the future."""
 
     title = forms.CharField(label=_("Title"), max_length=200)
     body = forms.CharField(label=_("Text"), widget=forms.Textarea(attrs={"rows": 8}))
-    publish_at = forms.DateTimeField(
-        label=_("Publish at"), input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-    )
+    publish_at = WallClockField(label=_("Publish at"))
 
     def __init__(self, *args, time_zone: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -26,6 +61,7 @@ class SchedulePostForm(forms.Form):
 
     def clean_publish_at(self) -> datetime:
         """Interpret the entered wall-clock time in the game's zone; return an aware UTC datetime."""
-        value = self.cleaned_data["publish_at"]
-        naive = value.replace(tzinfo=None) if value.tzinfo else value
-        return naive.replace(tzinfo=self.zone).astimezone(ZoneInfo("UTC"))
+        try:
+            return wall_clock_to_utc(self.cleaned_data["publish_at"], self.zone)
+        except OverflowError:
+            raise ValidationError(_("This date is out of range.")) from None

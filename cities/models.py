@@ -67,6 +67,8 @@ class City(models.Model):
 
     class Meta:
         ordering = ["game", "number"]
+        verbose_name = _("city")
+        verbose_name_plural = _("cities")
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="city_unique_number_per_game"),
             models.CheckConstraint(condition=Q(number__gte=1), name="city_number_positive"),

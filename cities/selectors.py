@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from inboxes import policies
@@ -39,10 +40,8 @@ def published_posts(game: Game) -> list[PublicPost]:
 def post_get(viewer, game: Game, post_id: int) -> PublicPost:
     """A public post of ``game``: published ones for everyone, unpublished ones for the Procurator only.
     Raises Http404 otherwise (an unpublished post is indistinguishable from a missing one)."""
-    post = get_object_or_404(PublicPost, game=game, pk=post_id)
-    if post.published_at is None and not policies.holds_role(viewer, game, "procurator"):
-        from django.http import Http404
-
+    post = PublicPost.objects.filter(game=game, pk=post_id).first()
+    if post is None or (post.published_at is None and not policies.holds_role(viewer, game, "procurator")):
         raise Http404("No such post.")
     return post
 

@@ -6,7 +6,7 @@ the rules refuse. ``acting_user=None`` means the scheduler or a trusted setup co
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db import transaction
@@ -22,6 +22,8 @@ from .models import (
 )
 
 MAX_POST_LENGTH = 50_000
+#: How far ahead a post may be scheduled, in days (a game lasts 10-14 days, L-DAY-6; recruitment comes first).
+MAX_SCHEDULE_DAYS = 366
 
 
 def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> GameEvent:
@@ -220,6 +222,8 @@ def do_schedule_public_post(game: Game, *, title: str, body: str, publish_at: da
         raise InvalidInput(_("The publication time must include its time zone."))
     if publish_at <= now:
         raise InvalidInput(_("The publication time must be in the future."))
+    if publish_at > now + timedelta(days=MAX_SCHEDULE_DAYS):
+        raise InvalidInput(_("The publication time must be within %(days)d days.") % {"days": MAX_SCHEDULE_DAYS})
     post = do_create_public_post(game, kind=PostKind.ANNOUNCEMENT, title=title, body=body,
                                  acting_user=acting_user, publish=False, now=now)
     post.publish_at = publish_at

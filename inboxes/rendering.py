@@ -5,10 +5,24 @@ small allow-list, so no script, style, iframe or event handler can reach a reade
 """
 from __future__ import annotations
 
+import unicodedata
+
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable("strikethrough").enable("table")
+
+
+def _image_as_link(self, tokens, idx, options, env):
+    """Render ``![alt](src)`` as a plain link: no remote image loads in a reader's browser (a tracking pixel
+    would tell its author who reads an inbox and when, L-INBOX-20)."""
+    token = tokens[idx]
+    alt = self.renderInline(token.children or [], options, env) or token.attrGet("src")
+    return f'<a href="{escapeHtml(token.attrGet("src") or "")}">{alt}</a>'
+
+
+_md.add_render_rule("image", _image_as_link)
 
 _ALLOWED_TAGS = {
     "p", "br", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li", "a", "hr",
@@ -27,3 +41,9 @@ def render_markdown(text: str) -> str:
         url_schemes={"http", "https", "mailto"},
         link_rel="nofollow noopener noreferrer",
     )
+
+
+def has_visible_text(text: str) -> bool:
+    """True when ``text`` has at least one visible character (not white space, not a format or control
+    character such as a zero-width space)."""
+    return any(not (ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp")) for ch in text)

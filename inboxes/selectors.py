@@ -63,7 +63,8 @@ class ThreadPage:
 
 
 def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> ThreadPage:
-    """Page ``page_number`` (1-based; None or "last" = the newest page) of ``inbox``'s messages, oldest first,
+    """Page ``page_number`` (1-based; None, "last" or anything not a positive number = the newest page) of
+    ``inbox``'s messages, oldest first,
     for a ``viewer`` who may read it (call ``access_inbox_by_id`` first). An out-of-range number gives the last
     page. Also returns the inbox's members (not the removed, L-INBOX-17) and whether the viewer may see hidden
     texts. A constant number of queries whatever the thread's length.
@@ -74,7 +75,11 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
         .order_by("received_at", "id")
     )
     paginator = Paginator(messages, settings.MAFIA_MESSAGES_PER_PAGE)
-    if page_number in (None, "", "last"):
+    try:
+        page_number = int(page_number)
+    except (TypeError, ValueError):
+        page_number = paginator.num_pages  # None, "last" or garbage: the newest page
+    if page_number < 1:
         page_number = paginator.num_pages
     page = paginator.get_page(page_number)
     # Revisions of the page's edited messages in one query (L-INBOX-21: every reader sees every revision).

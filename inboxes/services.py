@@ -19,7 +19,7 @@ from cities.services import record_event
 
 from . import policies
 from .models import Inbox, Membership, MembershipState, Message, ReadMark
-from .rendering import render_markdown
+from .rendering import has_visible_text, render_markdown
 
 
 @transaction.atomic
@@ -56,7 +56,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     """
     now = now or timezone.now()
     text = (text or "").strip()
-    if not text:
+    if not has_visible_text(text):
         raise InvalidInput(_("The message is empty."))
     limit = settings.MAFIA_MESSAGE_MAX_LENGTH
     if len(text) > limit:

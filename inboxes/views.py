@@ -33,7 +33,7 @@ def my_inboxes(request, slug: str):
 _STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def inbox_thread(request, inbox_id: int):
     """One inbox: a page of messages (newest page by default) and, where the policy allows, the post form.
 
@@ -62,7 +62,7 @@ def inbox_thread(request, inbox_id: int):
             status = 400
     thread = selectors.thread_page_for(request.user, inbox, request.GET.get("page"))
     messages_on_page = list(thread.page.object_list)
-    if request.user.is_authenticated and messages_on_page and request.method == "GET":
+    if request.user.is_authenticated and messages_on_page and request.method in ("GET", "HEAD"):
         services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=messages_on_page[-1].received_at)
     now = timezone.now()
     denial = policies.post_denial_reason(request.user, inbox, now) if request.user.is_authenticated else None

@@ -19,7 +19,7 @@ def _setup_periodic_tasks(sender, **kwargs):
     from django.conf import settings
 
     if settings.CELERY_BROKER_URL.startswith("filesystem://"):
-        for key in ("data_folder_in", "data_folder_out", "processed_folder"):
+        for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
             Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]).mkdir(parents=True, exist_ok=True)
     sender.add_periodic_task(
         settings.MAFIA_DISPATCH_INTERVAL_SECONDS,

@@ -43,7 +43,12 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "mafia_site.middleware.PrivateCacheMiddleware",
+    "mafia_site.middleware.ContentSecurityPolicyMiddleware",
 ]
+MAFIA_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
 
 ROOT_URLCONF = "mafia_site.urls"
 WSGI_APPLICATION = "mafia_site.wsgi.application"
@@ -131,6 +136,7 @@ else:
         "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
         "processed_folder": str(CELERY_BROKER_DIR / "processed"),
+        "control_folder": str(CELERY_BROKER_DIR / "control"),
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True

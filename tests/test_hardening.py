@@ -1,0 +1,116 @@
+"""Fixes from a newcomer's attack on the walking skeleton: side channels, input edge cases, headers.
+(L-INBOX-20: nothing on a page may reveal activity in an inbox the viewer cannot read.)"""
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.http import Http404
+from django.utils import timezone
+from django.utils.translation import override
+
+from cities.errors import InvalidInput
+from cities.forms import SchedulePostForm
+from cities.selectors import post_get
+from cities.services import do_schedule_public_post
+from inboxes import services
+from inboxes.models import Inbox, InboxKind, Message
+from inboxes.rendering import render_markdown
+from tests.conftest import fresh
+
+
+def test_thread_anchors_are_positions_not_global_message_ids_L_INBOX_20(demo, client):
+    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    client.force_login(demo.honest)
+    page = client.get(f"/inboxes/{inbox.pk}/").content.decode()
+    total = Message.objects.filter(inbox=inbox).count()
+    assert re.findall(r'<article class="message[^"]*" id="([^"]+)"', page) == [f"n{i}" for i in range(1, total + 1)]
+    assert re.findall(r'id="m\d+"', page) == []
+
+
+def test_images_become_links_so_no_remote_image_loads_for_readers():
+    html = render_markdown("![кот](https://tracker.example/p.png)")
+    assert html == '<p><a href="https://tracker.example/p.png" rel="nofollow noopener noreferrer">кот</a></p>\n'
+    assert "<img" not in html
+
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200b \u00a0\u200d", "\ufeff\n\t"])
+def test_invisible_only_message_is_empty(demo, text):
+    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    before = Message.objects.filter(inbox=inbox).count()
+    with override("en"), pytest.raises(InvalidInput) as exc:
+        services.do_post_message(inbox, text, acting_user=fresh(demo.honest))
+    assert str(exc.value) == "The message is empty."
+    assert Message.objects.filter(inbox=inbox).count() == before
+
+
+@pytest.mark.parametrize("value, error", [
+    ("2026-12-01T10:00+05:00", "Enter a date and time as YYYY-MM-DD HH:MM."),
+    ("2026-12-01T10:00:30", "Enter a date and time as YYYY-MM-DD HH:MM."),
+    ("tomorrow", "Enter a date and time as YYYY-MM-DD HH:MM."),
+    ("2027-03-28T01:30", "This time does not exist in Europe/London (the clocks skip it)."),
+    ("2027-10-31T01:30", "This time happens twice in Europe/London (the clocks go back); choose another."),
+])
+def test_schedule_form_refuses_offsets_and_clock_change_times_L_DAY_1(value, error):
+    with override("en"):
+        form = SchedulePostForm({"title": "t", "body": "b", "publish_at": value}, time_zone="Europe/London")
+        assert form.is_valid() is False
+        assert form.errors["publish_at"] == [error]
+
+
+def test_schedule_form_reads_wall_clock_in_the_game_zone_L_DAY_1():
+    form = SchedulePostForm({"title": "t", "body": "b", "publish_at": "2026-12-01T10:00"}, time_zone="Europe/Moscow")
+    assert form.is_valid()
+    assert form.cleaned_data["publish_at"].isoformat() == "2026-12-01T07:00:00+00:00"
+
+
+def test_schedule_form_year_one_is_a_400_not_a_crash(demo, client):
+    client.force_login(demo.procurator)
+    response = client.post(f"/games/{demo.game.slug}/posts/new/", {"title": "t", "body": "b", "publish_at": "0001-01-01T00:00"})
+    assert response.status_code == 400
+
+
+def test_posts_cannot_be_scheduled_more_than_a_year_ahead(demo):
+    now = timezone.now()
+    with override("en"), pytest.raises(InvalidInput) as exc:
+        do_schedule_public_post(demo.game, title="t", body="b", publish_at=now + timedelta(days=367),
+                                acting_user=fresh(demo.procurator), now=now)
+    assert str(exc.value) == "The publication time must be within 366 days."
+
+
+def test_an_unpublished_post_is_the_same_404_as_a_missing_one(demo):
+    post = do_schedule_public_post(demo.game, title="Секрет", body="b", publish_at=timezone.now() + timedelta(hours=1),
+                                   acting_user=fresh(demo.procurator))
+    messages = []
+    for post_id in (post.pk, post.pk + 1000):
+        with pytest.raises(Http404) as exc:
+            post_get(fresh(demo.honest), demo.game, post_id)
+        messages.append(str(exc.value))
+    assert messages == ["No such post.", "No such post."]
+
+
+def test_display_names_are_unique_and_cannot_copy_a_staff_name(demo, client, django_user_model):
+    for display in ("Tribun_Grakh", "tribun_grakh", "procurator"):
+        response = client.post("/accounts/signup/", {
+            "email": f"x{len(display)}@example.com", "username": f"imitator{len(display)}", "display_name": display,
+            "password1": "a-long-pass-phrase-42", "password2": "a-long-pass-phrase-42",
+        })
+        assert response.status_code == 200
+        assert "Это имя уже занято." in response.content.decode()
+    assert not django_user_model.objects.filter(username__startswith="imitator").exists()
+
+
+def test_pages_send_a_content_security_policy(demo, client):
+    response = client.get(f"/games/{demo.game.slug}/")
+    assert response["Content-Security-Policy"].startswith("default-src 'self'; img-src 'self';")
+
+
+def test_head_and_garbage_page_numbers_are_handled(demo, client):
+    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    client.force_login(demo.honest)
+    assert client.head(f"/inboxes/{inbox.pk}/").status_code == 200
+    for page in ("abc", "0", "-1", "last", "999"):
+        response = client.get(f"/inboxes/{inbox.pk}/?page={page}")
+        assert response.status_code == 200
+        assert response.context["page"].number == response.context["page"].paginator.num_pages
