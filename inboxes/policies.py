@@ -307,7 +307,18 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
         pk = int(inbox_id)
     except (TypeError, ValueError):
         raise Http404("No such inbox.") from None
+    # The same queries run whether the id exists or not (roles, seats, the inbox, the seat's membership), so
+    # that the response time does not tell a forbidden inbox from a missing one either.
+    _roles_of(user)
+    seats = _seats_of(user)
     inbox = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(pk=pk).first()
+    if seats:
+        membership = Membership.objects.filter(inbox_id=pk, resident__in=[s.pk for s in seats.values()]).first()
+        if inbox is not None and seat_in(user, inbox.game_id) is not None:
+            cache = getattr(user, "_mafia_memberships", None)
+            if cache is None:
+                cache = user._mafia_memberships = {}
+            cache[pk] = membership
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox

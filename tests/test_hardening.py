@@ -114,3 +114,19 @@ def test_head_and_garbage_page_numbers_are_handled(demo, client):
         response = client.get(f"/inboxes/{inbox.pk}/?page={page}")
         assert response.status_code == 200
         assert response.context["page"].number == response.context["page"].paginator.num_pages
+
+
+def test_forbidden_and_missing_inbox_ids_cost_the_same_queries(demo):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from inboxes import policies
+
+    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    counts = []
+    for inbox_id in (mafia2.pk, mafia2.pk + 100000):
+        user = fresh(demo.honest)
+        with CaptureQueriesContext(connection) as ctx, pytest.raises(Http404):
+            policies.access_inbox_by_id(user, inbox_id)
+        counts.append(len(ctx.captured_queries))
+    assert counts[0] == counts[1] == 4
