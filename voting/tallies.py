@@ -218,7 +218,7 @@ class ForumRefusal(StrEnum):
     AMBIGUOUS_NAME = "ambiguous_name"
     """Several living players match the name equally well; they are listed (M-VOTE-1)."""
     TARGET_NOT_LIVING = "target_not_living"
-    """The name is exactly that of a seat that is no longer alive (M-VOTE-1)."""
+    """The name is exactly that of a seat that is no longer alive, and of no living one (M-VOTE-1)."""
     SELF_VOTE = "self_vote"
     """The host disabled self-votes (M-VOTE-7)."""
     NO_LYNCH_DISABLED = "no_lynch_disabled"
@@ -629,6 +629,12 @@ class ForumDay:
             return None, self._refuse(post, seat, command, ForumRefusal.MISSING_NAME,
                                       "Name a player (or No Lynch) after ##VOTE.")
         resolution = resolve_forum_name(command.argument, self._names(self._living))
+        if resolution.how is not ForumMatchKind.EXACT:
+            # The exact name of a seat that is gone is not a misspelling or abbreviation of a living one.
+            gone = resolve_forum_name(command.argument, self._names(self._gone_seats()))
+            if gone.how is ForumMatchKind.EXACT:
+                return None, self._refuse(post, seat, command, ForumRefusal.TARGET_NOT_LIVING,
+                                          f"{gone.seat} is no longer alive.")
         if resolution.resolved:
             return resolution.seat, None
         if resolution.ambiguous:
@@ -636,11 +642,6 @@ class ForumDay:
             return None, self._refuse(post, seat, command, ForumRefusal.AMBIGUOUS_NAME,
                                       f"{command.argument!r} could be {listed}: write more of the name.",
                                       candidates=resolution.candidates)
-        dead = [s for s in self._seats if s not in self._living]
-        exact_dead = resolve_forum_name(command.argument, self._names(dead))
-        if exact_dead.how is ForumMatchKind.EXACT:
-            return None, self._refuse(post, seat, command, ForumRefusal.TARGET_NOT_LIVING,
-                                      f"{exact_dead.seat} is no longer alive.")
         return None, self._refuse(post, seat, command, ForumRefusal.UNKNOWN_NAME,
                                   f"No living player matches {command.argument!r}.")
 
@@ -738,6 +739,9 @@ class ForumDay:
         if author in self._former_account_seat:
             return self._former_account_seat[author], ForumRefusal.REPLACED
         return None, ForumRefusal.NOT_A_PLAYER
+
+    def _gone_seats(self) -> list[str]:
+        return [seat for seat in self._seats if seat not in self._living]
 
     def _names(self, seats: Sequence[str]) -> dict[str, list[str]]:
         return {seat: self._seats[seat].all_names(seat) for seat in seats}
