@@ -760,7 +760,7 @@ class ForumDay:
 _AUTHOR_REFUSALS = {
     ForumRefusal.NOT_A_PLAYER: "Only the players of this game vote here.",
     ForumRefusal.REPLACED: "This account has been replaced: its seat votes through the new account.",
-    ForumRefusal.NOT_LIVING: "Only living players vote (M-VOTE-6).",
+    ForumRefusal.NOT_LIVING: "Dead, imprisoned or removed players cannot vote.",
 }
 
 
