@@ -61,7 +61,6 @@ def forum_day_export(lines: Iterable[str]) -> dict[str, Any]:
     """Count the day of a ``forum-day/v1`` export (module docstring) and return the result as JSON-ready data::
 
         {"rules": {...ForumVoteRules.as_dict()}, "deadline": str | None,
-         "living": [seat, ...],                     # the living seats after the last record
          "count": {...ForumCount.as_dict()},        # the standing count; once the day is over, at its end
          "ended": None | {"how", "result", "eliminated", "seq", "trigger", "tied", "at"},
          "refused": [{"seq", "author", "seat", "command", "line", "reason", "message", "candidates"}, ...],
@@ -103,7 +102,6 @@ def forum_day_export(lines: Iterable[str]) -> dict[str, Any]:
     return {
         "rules": header.rules.as_dict(),
         "deadline": header.deadline.isoformat() if header.deadline else None,
-        "living": list(day.living),
         "count": report.count.as_dict(),
         "ended": ended,
         "refused": [receipt.as_dict() for receipt in report.refused],

@@ -303,7 +303,7 @@ class ForumCount:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "living": len(self.living), "majority": self.majority, "no_lynch_threshold": self.no_lynch_threshold,
+            "living": list(self.living), "majority": self.majority, "no_lynch_threshold": self.no_lynch_threshold,
             "votes": [{"target": target, "count": len(voters), "needed": self.threshold(target),
                        "voters": list(voters)} for target, voters in self.votes.items()],
             "not_voting": list(self.not_voting), "voided": list(self.voided), "end_marked": list(self.end_marked),
@@ -413,6 +413,11 @@ class ForumDay:
     event, on the count that includes it (M-VOTE-8): a post that hammers ends the day at that command, and its
     later commands carry no votes, exactly as if they had been posted separately. Once the day is over the
     count is frozen; later commands are refused (``DAY_OVER``).
+
+    [interp] M-VOTE-7's "the post's final state counts" is read as: the standing vote after a post is the result
+    of its commands applied in order (``##VOTE A ##UNVOTE ##VOTE B`` leaves a vote on B). The hammer is checked
+    at each command, as M-VOTE-8 says ("after the triggering vote is stored"), so that splitting a post into
+    several messages, order kept, never changes the outcome.
 
     Raises ``ValueError`` for inconsistent input: duplicate seats or accounts, a seat labelled
     ``FORUM_NO_LYNCH``, records out of ``seq`` order, an event on a seat that is not alive, an account that

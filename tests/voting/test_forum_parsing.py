@@ -18,7 +18,7 @@ from voting.parsing import (
 )
 
 REAL_GAMES = Path(__file__).resolve().parent.parent / "data" / "real_games"
-VOTE, UNVOTE, END, UNEND = ForumCommandKind
+VOTE, UNVOTE, END = ForumCommandKind.VOTE, ForumCommandKind.UNVOTE, ForumCommandKind.END
 
 
 def kinds_and_arguments(text: str) -> list[tuple[str, str]]:
