@@ -16,7 +16,7 @@ only, and never served by any page.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -154,8 +154,7 @@ def replay_rules(ruleset: Mapping[str, str]) -> ForumVoteRules:
     "one less", else the same majority as a lynch (README sections 1 and 4)."""
     threshold = ruleset.get("no_lynch_threshold", "")
     if threshold.lower().startswith("one less"):
-        return ForumVoteRules(**{**CLASSIC_FORUM_RULES.as_dict(),
-                                 "no_lynch_threshold": ForumNoLynchThreshold.ONE_FEWER})
+        return replace(CLASSIC_FORUM_RULES, no_lynch_threshold=ForumNoLynchThreshold.ONE_FEWER)
     return CLASSIC_FORUM_RULES
 
 

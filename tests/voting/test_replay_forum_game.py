@@ -16,7 +16,8 @@ from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.core.management import CommandError, call_command
 
-from voting.forum_replay import CountCheckStatus, ReplayFormatError, forum_winner, replay_forum_game
+from voting.forum_replay import CountCheckStatus, ReplayFormatError, forum_winner, replay_forum_game, replay_rules
+from voting.tallies import CLASSIC_FORUM_RULES, ForumDeadlineOutcome, ForumNoLynchThreshold, ForumVoteRules
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REAL_GAMES = ROOT / "tests" / "data" / "real_games"
@@ -179,3 +180,10 @@ def test_the_real_games_are_never_served():
     for path in REAL_GAMES.iterdir():
         assert finders.find(path.name) is None
         assert finders.find(f"real_games/{path.name}") is None
+
+
+def test_a_one_less_no_lynch_threshold_in_the_file_is_honoured():
+    assert replay_rules({"no_lynch_threshold": "same as a lynch (majority)"}) == CLASSIC_FORUM_RULES
+    assert replay_rules({"no_lynch_threshold": "one less than a lynch"}) == ForumVoteRules(
+        majority_ends_day=True, end_hammer=False, deadline_outcome=ForumDeadlineOutcome.EARLIEST_LEADER,
+        no_lynch_threshold=ForumNoLynchThreshold.ONE_FEWER)
