@@ -1,0 +1,195 @@
+"""Turning message text into vote commands, as pure functions: no ORM, no clock, no I/O.
+
+Forum day votes (RULES.md M-VOTE)
+    ``parse_forum_post(text)`` reads the ``##`` commands of one game-thread post, in the order written
+    (M-VOTE-7); ``resolve_forum_name(written, names)`` turns the written name of a ``##VOTE`` into exactly one
+    seat or refuses it with the candidates (M-VOTE-1). What the commands do to the day is
+    ``voting.tallies.ForumDay``'s business.
+
+The keywords of the Lepra voting inboxes (L-VOTE-2, L-JUDGE-4) belong in this module too, in their own section
+with ``lepra_`` names; nothing below is meant for them.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+# ----------------------------------------------------------------------------------------------------------------
+# Forum day votes (M-VOTE): commands
+# ----------------------------------------------------------------------------------------------------------------
+
+
+class ForumCommandKind(StrEnum):
+    """The four commands of a game-thread post (M-VOTE-1, M-VOTE-2)."""
+
+    VOTE = "vote"
+    UNVOTE = "unvote"
+    END = "end"
+    UNEND = "unend"
+
+
+@dataclass(frozen=True)
+class ForumCommand:
+    """One command found in a post.
+
+    ``argument`` is the cleaned text after the keyword ("" when there is none): the written name of a ``##VOTE``,
+    an optional name after ``##UNVOTE``; ignored for ``##END`` and ``##UNEND``. ``written`` is the command as the
+    player wrote it (whitespace trimmed), for messages. ``line`` is the 1-based line of the post it is on.
+    """
+
+    kind: ForumCommandKind
+    argument: str
+    written: str
+    line: int
+
+    @property
+    def names_no_lynch(self) -> bool:
+        """True when the argument is No Lynch in any case or spacing ("No Lynch", "nolynch", "NO-LYNCH")."""
+        return is_forum_no_lynch(self.argument)
+
+
+# ``##`` then optional spaces, a keyword that is a whole word, an optional colon, and the argument up to the next
+# ``##`` or the end of the line. The keyword is case-insensitive; "##VOTES" or "##ending" are not commands.
+_COMMAND_RE = re.compile(r"##\s*(?P<keyword>unvote|unend|vote|end)(?!\w)\s*:?(?P<argument>.*?)(?=##|$)",
+                         re.IGNORECASE)
+# Forum markup that can wrap a name: BBCode-like tags ("[b]", "[/vote]", a broken "[\V]") and emphasis marks.
+_TAG_RE = re.compile(r"\[\s*[/\\]?\s*[a-z]+(?:=[^\]]*)?\s*\]", re.IGNORECASE)
+_EMPHASIS = "*_~`"
+_EDGE_PUNCTUATION = " \t.,;:!?\"'«»()-–—@"
+
+
+def parse_forum_post(text: str) -> list[ForumCommand]:
+    """The commands of one post, in the order written (M-VOTE-7).
+
+    A command is ``##`` + ``VOTE`` / ``UNVOTE`` / ``END`` / ``UNEND`` in any case, with any spacing after the
+    ``##`` and an optional colon after the keyword (``##vote: Alice``, ``## VOTE  Alice``). Its argument runs to
+    the end of the line or to the next ``##`` command on the same line, so ``##UNVOTE ##VOTE Bob`` is two
+    commands. Lines quoting another post (starting with ``>``, Markdown quotes) carry no commands. Text that is
+    not a command is ignored. Never raises; returns ``[]`` for a post without commands.
+    """
+    commands = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(">"):
+            continue
+        for match in _COMMAND_RE.finditer(line):
+            commands.append(ForumCommand(kind=ForumCommandKind(match["keyword"].lower()),
+                                         argument=clean_forum_argument(match["argument"]),
+                                         written=match[0].strip(), line=number))
+    return commands
+
+
+def clean_forum_argument(raw: str) -> str:
+    """The argument of a command without forum markup: tags and emphasis marks removed, surrounding white space
+    and punctuation trimmed, inner white space collapsed. ``" [b]Alice[/b]. "`` → ``"Alice"``."""
+    text = _TAG_RE.sub(" ", raw)
+    text = "".join(ch for ch in text if ch not in _EMPHASIS)
+    return " ".join(text.split()).strip(_EDGE_PUNCTUATION)
+
+
+def is_forum_no_lynch(argument: str) -> bool:
+    """True when ``argument`` says No Lynch (M-VOTE-1): the letters ``nolynch`` in any case, with any spaces,
+    hyphens or punctuation between or around them."""
+    return re.sub(r"[\W_]+", "", argument.casefold()) == "nolynch"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Forum day votes (M-VOTE): name resolution
+# ----------------------------------------------------------------------------------------------------------------
+
+
+class ForumMatchKind(StrEnum):
+    """How a written name was matched to a seat, tried in this order (M-VOTE-1)."""
+
+    EXACT = "exact"
+    PREFIX = "prefix"
+    CLOSE = "close"
+
+
+@dataclass(frozen=True)
+class ForumNameResolution:
+    """The result of ``resolve_forum_name``.
+
+    Resolved: ``seat`` is set, ``how`` says which tier matched, ``candidates == (seat,)``. Refused: ``seat`` is
+    None; ``candidates`` lists the seats that matched equally well (sorted; two or more: the name is ambiguous)
+    or is empty (no living player has a matching name).
+    """
+
+    seat: str | None
+    how: ForumMatchKind | None
+    candidates: tuple[str, ...]
+
+    @property
+    def resolved(self) -> bool:
+        return self.seat is not None
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.candidates) > 1
+
+
+FORUM_CLOSE_MATCH_MAX_DISTANCE = 2
+
+
+def forum_name_key(name: str) -> str:
+    """The form names are compared in: Unicode NFKC, case folded, ё read as е, markup and edge punctuation
+    removed, white space removed. ``"  Ёжик  В тумане. "`` → ``"ежиквтумане"``."""
+    text = unicodedata.normalize("NFKC", clean_forum_argument(name)).casefold().replace("ё", "е")
+    return "".join(text.split())
+
+
+def resolve_forum_name(written: str, names: Mapping[str, Iterable[str]]) -> ForumNameResolution:
+    """Resolve the written name of a vote to exactly one seat (M-VOTE-1).
+
+    ``names`` maps each candidate seat (the living seats) to the names it answers to. Names are compared by
+    ``forum_name_key``. Tiers, first decisive one wins:
+
+    1. exact: the key equals a name's key;
+    2. prefix: the key starts a name (an abbreviation);
+    3. close: a misspelling, at most ``FORUM_CLOSE_MATCH_MAX_DISTANCE`` edits (insert, delete, substitute, swap
+       two neighbours) from a whole name and at most one edit per three written characters, so a short name is
+       never "close" to everything.
+
+    A tier in which exactly one seat matches resolves the name. A tier in which two or more seats match refuses
+    it as ambiguous, listing them (a looser tier is not tried: it could only add candidates). No seat in any
+    tier: refused, no candidates. An empty name matches nothing. Never raises.
+    """
+    key = forum_name_key(written)
+    if not key:
+        return ForumNameResolution(seat=None, how=None, candidates=())
+    keyed = {seat: {forum_name_key(name) for name in seat_names} - {""} for seat, seat_names in names.items()}
+    tiers = (
+        (ForumMatchKind.EXACT, lambda candidate: candidate == key),
+        (ForumMatchKind.PREFIX, lambda candidate: candidate.startswith(key)),
+        (ForumMatchKind.CLOSE, lambda candidate: _is_close(key, candidate)),
+    )
+    for how, matches in tiers:
+        seats = tuple(sorted(seat for seat, keys in keyed.items() if any(matches(k) for k in keys)))
+        if len(seats) == 1:
+            return ForumNameResolution(seat=seats[0], how=how, candidates=seats)
+        if seats:
+            return ForumNameResolution(seat=None, how=None, candidates=seats)
+    return ForumNameResolution(seat=None, how=None, candidates=())
+
+
+def _is_close(written: str, name: str) -> bool:
+    limit = min(FORUM_CLOSE_MATCH_MAX_DISTANCE, len(written) // 3)
+    return limit > 0 and abs(len(written) - len(name)) <= limit and forum_edit_distance(written, name) <= limit
+
+
+def forum_edit_distance(a: str, b: str) -> int:
+    """Edits (insert, delete, substitute, swap of two neighbouring characters) that turn ``a`` into ``b``: the
+    optimal string alignment distance. ``forum_edit_distance("alcie", "alice") == 1``."""
+    previous_previous: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, char_b in enumerate(b, 1):
+            cost = 0 if char_a == char_b else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                current[j] = min(current[j], previous_previous[j - 2] + 1)
+        previous_previous, previous = previous, current
+    return previous[len(b)]
