@@ -14,3 +14,7 @@ class PostMessageForm(forms.Form):
         max_length=settings.MAFIA_MESSAGE_MAX_LENGTH,
         error_messages={"required": _("The message is empty.")},
     )
+
+
+class EditMessageForm(PostMessageForm):
+    """The new text of one's own message (L-INBOX-21); checked again by ``do_edit_message``."""

@@ -14,6 +14,9 @@ urlpatterns = [
     path("games/<slug:slug>/posts/<int:post_id>/", city_views.post_detail, name="post_detail"),
     path("games/<slug:slug>/residents/<int:resident_id>/", city_views.resident_detail, name="resident_detail"),
     path("inboxes/<str:inbox_id>/", inbox_views.inbox_thread, name="inbox_thread"),
+    path("inboxes/<str:inbox_id>/n<int:position>/edit/", inbox_views.message_edit, name="message_edit"),
+    path("inboxes/<str:inbox_id>/n<int:position>/hide/", inbox_views.message_hide, name="message_hide"),
+    path("inboxes/<str:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
 ]
