@@ -86,6 +86,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         grants = [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                   if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
                          for g in policies.STAFF_GRANTS.get(r.kind, ()))]
+        grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
+                   if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
         author_staff = grants[0]
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     message = Message.objects.create(
