@@ -13,7 +13,7 @@ from cities.i18n import activate_game_language
 from cities.selectors import game_get
 
 from . import policies, selectors, services
-from .forms import EditMessageForm, PostMessageForm
+from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
 
 
 
@@ -162,3 +162,28 @@ def secret_leave(request, inbox_id: str):
         return _render_thread(request, inbox, form=PostMessageForm(), error=str(exc),
                               status=_STATUS.get(type(exc), 400))
     return redirect("my_inboxes", slug=inbox.game.slug)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def secret_new(request, slug: str):
+    """Create a secret inbox (L-INBOX-13): any resident or staff member of the game but the Consigliere. A refusal
+    is shown on the form with status 400 / 403 / 409; success opens the new inbox."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    seat = policies.seat_in(request.user, game)
+    form = SecretInboxForm(request.POST or None, game=game, exclude=seat)
+    status, error = 200, None
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                inbox = services.do_create_secret_inbox(game, title=form.cleaned_data["title"],
+                                                        members=list(form.cleaned_data["members"]),
+                                                        acting_user=request.user)
+            except RuleViolation as exc:
+                error, status = str(exc), _STATUS.get(type(exc), 400)
+            else:
+                return redirect("inbox_thread", inbox_id=inbox.pk)
+        else:
+            status = 400
+    return render(request, "inboxes/secret_new.html", {"game": game, "form": form, "error": error}, status=status)

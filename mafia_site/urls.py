@@ -10,6 +10,7 @@ urlpatterns = [
     path("healthz", city_views.healthz, name="healthz"),
     path("games/<slug:slug>/", city_views.game_detail, name="game_detail"),
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),
+    path("games/<slug:slug>/inboxes/secret/new/", inbox_views.secret_new, name="secret_new"),
     path("games/<slug:slug>/posts/new/", city_views.schedule_post, name="schedule_post"),
     path("games/<slug:slug>/posts/<int:post_id>/", city_views.post_detail, name="post_detail"),
     path("games/<slug:slug>/residents/<int:resident_id>/", city_views.resident_detail, name="resident_detail"),

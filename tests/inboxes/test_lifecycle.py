@@ -323,3 +323,19 @@ def test_the_procurator_opens_a_stage_speakers_post_the_audience_reads_L_INBOX_1
         services.do_create_stage_inbox(demo.game, title="x", speakers=[], acting_user=fresh(demo.procurator))
     assert str(exc.value) == "Choose at least one speaker."
     assert Message.objects.filter(inbox__kind=K.STAGE).count() == 1
+
+
+def test_secret_inbox_page_creates_one_and_refuses_the_consigliere_L_INBOX_13(demo, client):
+    url = f"/games/{demo.game.slug}/inboxes/secret/new/"
+    mafioso, other = demo.seat("mafioso"), demo.seat("resident2")
+    client.force_login(demo.honest)
+    assert client.get(url).status_code == 200
+    response = client.post(url, {"title": "Через страницу", "members": [mafioso.pk, other.pk]})
+    inbox = Inbox.objects.get(game=demo.game, kind=K.SECRET, title="Через страницу")
+    assert response.status_code == 302 and response["Location"] == f"/inboxes/{inbox.pk}/"
+    assert states(inbox) == {demo.seat("honest").name: "member", mafioso.name: "member", other.name: "member"}
+    client.force_login(demo.consigliere)
+    response = client.post(url, {"title": "Нельзя", "members": [mafioso.pk]})
+    assert response.status_code == 403
+    assert not Inbox.objects.filter(title="Нельзя").exists()
+    assert client.post(url, {"title": "Пусто"}).status_code == 400
