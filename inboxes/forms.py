@@ -14,3 +14,27 @@ class PostMessageForm(forms.Form):
         max_length=settings.MAFIA_MESSAGE_MAX_LENGTH,
         error_messages={"required": _("The message is empty.")},
     )
+
+
+class EditMessageForm(PostMessageForm):
+    """The new text of one's own message (L-INBOX-21); checked again by ``do_edit_message``."""
+
+
+class SecretInboxForm(forms.Form):
+    """A new secret inbox (L-INBOX-13): a title and the residents to invite (residents of the game; the page lists
+    them by city, which is public, L-CITY-4). ``do_create_secret_inbox`` checks everything again."""
+
+    title = forms.CharField(label=_("Title"), max_length=200, strip=True,
+                            error_messages={"required": _("The title is empty.")})
+    members = forms.ModelMultipleChoiceField(label=_("Members"), queryset=None, widget=forms.CheckboxSelectMultiple,
+                                             error_messages={"required": _("Invite at least one member.")})
+
+    def __init__(self, *args, game, exclude=None, **kwargs):
+        from cities.models import Resident
+
+        super().__init__(*args, **kwargs)
+        residents = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")
+        if exclude is not None:
+            residents = residents.exclude(pk=exclude.pk)
+        self.fields["members"].queryset = residents
+        self.fields["members"].label_from_instance = lambda r: f"{r.name} ({r.city.name})"

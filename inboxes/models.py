@@ -34,8 +34,19 @@ class InboxKind(models.TextChoices):
     STAGE = "stage", _("Stage")
 
 
-#: Kinds whose messages can never be edited or deleted (L-INBOX-21).
-IMMUTABLE_KINDS = frozenset({InboxKind.VOTING, InboxKind.PRECINCT})
+#: Kinds whose messages can never be edited or deleted (L-INBOX-21): votes in voting inboxes and precincts, the
+#: court's votes (the court inbox is where the judges vote, L-COURT), and the commissar check channel, whose
+#: questions are answered at once (L-NIGHT-5). Every other kind is a discussion inbox.
+IMMUTABLE_KINDS = frozenset({InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.COURT, InboxKind.CHECK})
+
+
+class DeathCause(models.TextChoices):
+    """Why a resident died (L-DEATH-1). Stored in the ``resident.died`` GameEvent payload."""
+
+    KILLED = "killed", _("killed")
+    EXECUTED = "executed", _("executed")
+    SUICIDE = "suicide", _("suicide")
+    PENALTY = "penalty", _("penalty")
 
 
 class Inbox(models.Model):
@@ -44,7 +55,9 @@ class Inbox(models.Model):
     ``city`` is set for per-city kinds. ``organizer`` is the staff role that runs the inbox (None for inboxes
     organised by a resident, ``organizer_resident``, or by the site). ``resident`` is the resident the inbox is
     about: the owner of a personal inbox, the nominee of a voting inbox, the candidate of a precinct.
-    ``killed_at`` closes the inbox to posting (L-INBOX "Killing"); ``predecessor`` links a rollover.
+    ``killed_at`` closes the inbox to posting (L-INBOX "Killing"); ``predecessor`` links a rollover (the
+    successor is ``inbox.successor``), and ``rolled_over_at`` marks the old inbox of a rollover (everyone banned
+    there): at most one *current* (not rolled-over) personal inbox per resident and mafia inbox per city.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inboxes")
@@ -58,12 +71,15 @@ class Inbox(models.Model):
     created_at = models.DateTimeField()
     killed_at = models.DateTimeField(null=True, blank=True)
     predecessor = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="successor")
+    rolled_over_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "kind", "city__number", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["resident"], condition=Q(kind="personal"), name="inbox_one_personal_per_resident"),
-            models.UniqueConstraint(fields=["city"], condition=Q(kind="mafia"), name="inbox_one_mafia_per_city"),
+            models.UniqueConstraint(fields=["resident"], condition=Q(kind="personal", rolled_over_at__isnull=True),
+                                    name="inbox_one_personal_per_resident"),
+            models.UniqueConstraint(fields=["city"], condition=Q(kind="mafia", rolled_over_at__isnull=True),
+                                    name="inbox_one_mafia_per_city"),
             models.CheckConstraint(
                 condition=~Q(kind__in=["city", "mafia", "personal", "voting", "precinct", "removal", "impeachment"]) | Q(city__isnull=False),
                 name="inbox_city_kinds_have_city",
@@ -77,8 +93,8 @@ class Inbox(models.Model):
 
     @property
     def is_open(self) -> bool:
-        """True while the inbox accepts posts (not killed)."""
-        return self.killed_at is None
+        """True while the inbox accepts posts: not killed and not rolled over into a successor."""
+        return self.killed_at is None and self.rolled_over_at is None
 
 
 class MembershipState(models.TextChoices):

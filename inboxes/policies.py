@@ -24,7 +24,7 @@ be undone. Hence:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -100,6 +100,18 @@ PUBLIC_AFTER_GAME = frozenset({
 #: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
 
+#: Staff roles that may organise a secret inbox (L-INBOX-13: anyone but the Consigliere). The staff organizer of
+#: a secret inbox reads and posts there (``_secret_organizer_roles``); nobody else's role gives access to one.
+SECRET_ORGANIZER_KINDS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER})
+
+#: Kinds where the Arbiter's penalty ban may apply (L-INBOX-18, L-STAFF-3). Only kinds whose membership is no
+#: secret: a refusal "not in this inbox" about a mafia inbox, the police station or a secret inbox would tell
+#: the Arbiter who is mafia, who is the commissar or who talks to whom (L-STAFF-6).
+PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING, K.PRECINCT})
+
+#: How long after its receive time the author may edit a message (L-INBOX-21).
+EDIT_WINDOW = timedelta(minutes=10)
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Who the viewer is in a game
@@ -170,6 +182,13 @@ def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
     ]
 
 
+def _secret_organizer_roles(roles: list[StaffRole], inbox: Inbox) -> list[StaffRole]:
+    """The roles among ``roles`` that organise the secret ``inbox`` (L-INBOX-13); never the Consigliere's."""
+    if inbox.kind != K.SECRET or inbox.organizer_id is None:
+        return []
+    return [r for r in roles if r.pk == inbox.organizer_id and r.kind in SECRET_ORGANIZER_KINDS]
+
+
 def membership_of(user, inbox: Inbox) -> Membership | None:
     """The membership of ``user``'s seat in ``inbox`` (None if none); cached on the user for the request."""
     seat = seat_in(user, inbox.game_id)
@@ -198,7 +217,8 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
         return True
     if not _is_authenticated(user):
         return False
-    if _grants_matching(_roles_of(user), inbox):
+    roles = _roles_of(user)
+    if _grants_matching(roles, inbox) or _secret_organizer_roles(roles, inbox):
         return True
     membership = membership_of(user, inbox)
     return membership is not None and membership.state in READING_STATES
@@ -218,7 +238,10 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
         return _("The game is over; inboxes are closed to posting.")
     if inbox.killed_at is not None:
         return _("This inbox is closed.")
-    if any(grant.post for grant in _grants_matching(_roles_of(user), inbox)):
+    if inbox.rolled_over_at is not None:
+        return _("This inbox continues in a newer one.")
+    roles = _roles_of(user)
+    if any(grant.post for grant in _grants_matching(roles, inbox)) or _secret_organizer_roles(roles, inbox):
         return None
     membership = membership_of(user, inbox)
     if membership is not None and membership.state == MembershipState.MEMBER:
@@ -254,6 +277,8 @@ def _readable_q(user) -> Q:
             if grant.own_city:
                 clause &= Q(city_id=role.city_id)
             q |= clause
+        if role.kind in SECRET_ORGANIZER_KINDS:
+            q |= Q(kind=K.SECRET, organizer_id=role.pk)
     return q
 
 
@@ -293,6 +318,8 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             if grant.own_city:
                 clause &= Q(staff_roles__city=inbox.city_id)
             q |= clause
+    if inbox.kind == K.SECRET and inbox.organizer_id is not None:
+        q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=SECRET_ORGANIZER_KINDS)
     return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
 
 
@@ -327,20 +354,65 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
 def can_moderate_inbox(user, inbox: Inbox) -> bool:
     """True when ``user`` may ban, unban, add or remove members and hide messages in ``inbox``.
 
-    The inbox's organizer (the staff role that runs it) and the Procurator, each only where they may read
-    (L-INBOX-21; the Procurator never moderates a mafia or personal inbox he may not read, L-STAFF-5).
+    The inbox's organizer (the staff role that runs it, or the resident who organises it, e.g. a secret inbox,
+    while that seat is still a member there) and the Procurator, each only where they may read (L-INBOX-21;
+    the Procurator never moderates a mafia or personal inbox he may not read, L-STAFF-5).
     """
     if not can_read_inbox(user, inbox) or _is_finished(inbox):
         return False
     roles = staff_roles_in(user, inbox.game_id)
     if inbox.organizer_id is not None and any(r.pk == inbox.organizer_id for r in roles):
         return True
+    if inbox.organizer_resident_id is not None:
+        seat = seat_in(user, inbox.game_id)
+        if seat is not None and seat.pk == inbox.organizer_resident_id:
+            membership = membership_of(user, inbox)
+            if membership is not None and membership.state == MembershipState.MEMBER:
+                return True
     return any(r.kind == StaffKind.PROCURATOR for r in roles)
 
 
 def can_see_hidden_text(user, inbox: Inbox) -> bool:
     """True when ``user`` sees the text of hidden messages in ``inbox``: its moderators (L-INBOX-21)."""
     return can_moderate_inbox(user, inbox)
+
+
+def edit_denial_reason(user, message: Message, now: datetime | None = None) -> str | None:
+    """Why ``user`` may not edit ``message`` at ``now`` (aware UTC), or None when they may (L-INBOX-21).
+
+    Only its author (the account that wrote it, ``author_user``: after a replacement the old player's posts are
+    nobody's to edit), only while they may still post in the inbox (a ban stops edits too), only in discussion
+    inboxes (not ``IMMUTABLE_KINDS``), only within ``EDIT_WINDOW`` of the receive time, never once hidden.
+    Call for a readable inbox only (else the answer is a 404). One query at most (the membership, cached).
+    """
+    from .models import IMMUTABLE_KINDS
+
+    now = now or timezone.now()
+    inbox = message.inbox
+    if not _is_authenticated(user) or message.author_user_id != user.pk:
+        return _("Only the author may edit a message.")
+    if inbox.kind in IMMUTABLE_KINDS:
+        return _("Messages in this inbox can never be edited.")
+    if message.is_hidden:
+        return _("A hidden message cannot be edited.")
+    if now >= message.received_at + EDIT_WINDOW:
+        return _("A message can be edited only within 10 minutes of posting.")
+    return post_denial_reason(user, inbox, now)
+
+
+def editable_positions(user, inbox: Inbox, messages: list[Message], first_position: int,
+                       now: datetime | None = None) -> set[int]:
+    """The 1-based thread positions, among ``messages`` (consecutive, the first at ``first_position``), of the
+    messages ``user`` may edit now (``edit_denial_reason`` None). For the thread page's edit links; no query per
+    message."""
+    now = now or timezone.now()
+    own = [(first_position + i, m) for i, m in enumerate(messages)
+           if _is_authenticated(user) and m.author_user_id == user.pk]
+    if not own:
+        return set()
+    for _position, m in own:
+        m.inbox = inbox
+    return {pos for pos, m in own if edit_denial_reason(user, m, now) is None}
 
 
 # --------------------------------------------------------------------------------------------------------------

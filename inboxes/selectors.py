@@ -83,6 +83,8 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
         page_number = paginator.num_pages
     page = paginator.get_page(page_number)
     # Revisions of the page's edited messages in one query (L-INBOX-21: every reader sees every revision).
+    for m in page.object_list:
+        m.revision_list = []
     edited = [m.pk for m in page.object_list if m.edited_at is not None]
     if edited:
         from .models import MessageRevision
@@ -104,3 +106,38 @@ def messages_by_resident_for(viewer, resident, limit: int = 10) -> QuerySet[Mess
     newest first, with their inbox loaded."""
     qs = Message.objects.filter(author_resident=resident, inbox__game=resident.game_id, is_hidden=False)
     return policies.readable_messages(viewer, qs).select_related("inbox").order_by("-received_at", "-id")[:limit]
+
+
+def message_at_position(inbox: Inbox, position) -> Message:
+    """The message at 1-based ``position`` in ``inbox``'s thread order (received_at, id), for a viewer who may read
+    the inbox (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
+    (L-INBOX-20). Raises Http404 for a malformed or out-of-range position."""
+    from django.http import Http404
+
+    try:
+        position = int(position)
+    except (TypeError, ValueError):
+        raise Http404("No such message.") from None
+    if position < 1:
+        raise Http404("No such message.")
+    message = (Message.objects.filter(inbox=inbox).select_related("inbox__game")
+               .order_by("received_at", "id")[position - 1:position].first())
+    if message is None:
+        raise Http404("No such message.")
+    return message
+
+
+def chain_links_for(viewer, inbox: Inbox) -> tuple[Inbox | None, Inbox | None]:
+    """(predecessor, successor) of a rolled-over ``inbox`` (L-INBOX "Rolling over"), each only when ``viewer`` may
+    read it (a judge new to the court gets no link to the old court, L-INBOX-2). No query for an inbox that was
+    never rolled over."""
+    predecessor = successor = None
+    if inbox.predecessor_id is not None:
+        candidate = Inbox.objects.select_related("game").filter(pk=inbox.predecessor_id).first()
+        if candidate is not None and policies.can_read_inbox(viewer, candidate):
+            predecessor = candidate
+    if inbox.rolled_over_at is not None:
+        candidate = Inbox.objects.select_related("game").filter(predecessor=inbox).first()
+        if candidate is not None and policies.can_read_inbox(viewer, candidate):
+            successor = candidate
+    return predecessor, successor

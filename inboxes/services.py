@@ -10,16 +10,20 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import Game, Resident, StaffRole
-from cities.services import record_event
+from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.services import do_set_resident_flags, record_event
 
 from . import policies
-from .models import Inbox, Membership, MembershipState, Message, ReadMark
+from .models import (
+    IMMUTABLE_KINDS, DeathCause, Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark,
+)
 from .rendering import has_visible_text, render_markdown
+
+K = InboxKind
 
 
 @transaction.atomic
@@ -69,7 +73,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         raise NotAllowed(_("No such inbox."))
     reason = policies.post_denial_reason(acting_user, inbox, now)
     if reason is not None:
-        if inbox.killed_at is not None or inbox.game.is_finished:
+        if inbox.killed_at is not None or inbox.rolled_over_at is not None or inbox.game.is_finished:
             raise WrongState(reason, rule="L-INBOX")
         raise NotAllowed(reason, rule="L-INBOX-17")
     seat = policies.seat_in(acting_user, inbox.game_id)
@@ -82,6 +86,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         grants = [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                   if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
                          for g in policies.STAFF_GRANTS.get(r.kind, ()))]
+        grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
+                   if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
         author_staff = grants[0]
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     message = Message.objects.create(
@@ -230,3 +236,698 @@ def do_post_site_message(inbox: Inbox, text: str, *, acting_user, now: datetime 
                                      body_html=render_markdown(text), received_at=now)
     record_event(inbox.game, "message.site_posted", actor=None, at=now, payload={"inbox": inbox.pk, "message": message.pk})
     return message
+
+
+# ==============================================================================================================
+# Inbox lifecycle (issue 3 item 4): the standing inboxes of a game, rollover, killing, secret and stage inboxes
+# ==============================================================================================================
+
+def _is_procurator(user, game: Game) -> bool:
+    return user is not None and policies.holds_role(user, game, StaffKind.PROCURATOR)
+
+
+def _check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
+    if acting_user is not None and not _is_procurator(acting_user, game):
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
+
+
+def _check_not_finished(game: Game) -> None:
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+
+
+def _in_game_language(game: Game, text_fn):
+    """Run ``text_fn()`` (which calls gettext) in the game's language: stored titles are in the game's language."""
+    with translation.override(game.language):
+        return text_fn()
+
+
+def _clean_title(title: str) -> str:
+    title = (title or "").strip()
+    if not title:
+        raise InvalidInput(_("The title is empty."))
+    if len(title) > 200:
+        raise InvalidInput(_("The title is too long: %(length)d characters, at most %(max)d.")
+                           % {"length": len(title), "max": 200})
+    return title
+
+
+def _new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
+               organizer: StaffRole | None = None, organizer_resident: Resident | None = None,
+               resident: Resident | None = None, members: Iterable[Resident] = (), banned: Iterable = (),
+               predecessor: Inbox | None = None) -> Inbox:
+    """Create one inbox and its memberships, and audit it. ``banned`` holds residents or (resident, until,
+    reason) triples. Callers have checked the rules."""
+    inbox = Inbox.objects.create(game=game, kind=kind, title=title, city=city, organizer=organizer,
+                                 organizer_resident=organizer_resident, resident=resident, created_at=now,
+                                 day_number=game.day_number, predecessor=predecessor)
+    rows = [Membership(inbox=inbox, resident=r, state=MembershipState.MEMBER, since=now) for r in members]
+    for item in banned:
+        r, until, reason = item if isinstance(item, tuple) else (item, None, "")
+        rows.append(Membership(inbox=inbox, resident=r, state=MembershipState.BANNED, since=now,
+                               banned_until=until, reason=reason))
+    Membership.objects.bulk_create(rows)
+    record_event(game, "inbox.created", actor=actor, at=now,
+                 payload={"inbox": inbox.pk, "kind": kind, "members": len(rows),
+                          "predecessor": predecessor.pk if predecessor else None})
+    return inbox
+
+
+def _current_inboxes(game: Game, kind: str):
+    """Inboxes of ``kind`` in ``game`` that are not rolled over (the live end of each chain)."""
+    return Inbox.objects.filter(game=game, kind=kind, rolled_over_at__isnull=True)
+
+
+@transaction.atomic
+def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None = None) -> list[Inbox]:
+    """Create the standing inboxes of ``game`` as it starts (L-INBOX table), skipping those that exist.
+
+    Per city: the city inbox (L-INBOX-1; organizer the city's Tribune; members all living residents of the city,
+    the dead banned) and one personal inbox per resident (L-INBOX-5; organizer the Tribune; member the resident).
+    Per game: cemetery (L-INBOX-6; Procurator; members the dead who are not spirits), office (L-INBOX-7;
+    Procurator; no resident members: Tribunes and the Arbiter read it by role), bar (L-INBOX-8; Procurator),
+    police station (L-INBOX-3; Procurator; members the living commissars) and supreme court (L-INBOX-2; Arbiter;
+    members the living sitting judges). Mafia inboxes and the notary are the draw's (L-ASSIGN): left as they are.
+
+    ``acting_user`` None (the site) or the Procurator; ``now`` aware UTC. Returns the created inboxes, in
+    creation order. Raises ``NotAllowed`` (anyone else), ``WrongState`` (game over; a city without a Tribune or a
+    game without Procurator or Arbiter: their inboxes need an organizer). Titles are in the game's language.
+    """
+    now = now or timezone.now()
+    _check_site_or_procurator(game, acting_user, "L-STAFF-1")
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_not_finished(game)
+    roles = list(StaffRole.objects.filter(game=game).select_related("city"))
+    procurator = next((r for r in roles if r.kind == StaffKind.PROCURATOR), None)
+    arbiter = next((r for r in roles if r.kind == StaffKind.ARBITER), None)
+    tribunes = {r.city_id: r for r in roles if r.kind == StaffKind.TRIBUNE}
+    cities = list(City.objects.filter(game=game).order_by("number"))
+    if procurator is None or arbiter is None:
+        raise WrongState(_("Appoint the Procurator and the Supreme Arbiter before opening the inboxes."), rule="L-STAFF")
+    for city in cities:
+        if city.pk not in tribunes:
+            raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule="L-STAFF-2")
+    residents = list(Resident.objects.filter(game=game).order_by("city__number", "name", "id"))
+    existing_kinds = set(Inbox.objects.filter(game=game).values_list("kind", flat=True))
+    cities_with_inbox = set(Inbox.objects.filter(game=game, kind=K.CITY).values_list("city_id", flat=True))
+    with_personal = set(Inbox.objects.filter(game=game, kind=K.PERSONAL).values_list("resident_id", flat=True))
+    created: list[Inbox] = []
+
+    def living(rs):
+        return [r for r in rs if r.status == LifeStatus.ALIVE]
+
+    for city in cities:
+        tribune = tribunes[city.pk]
+        of_city = [r for r in residents if r.city_id == city.pk]
+        if city.pk not in cities_with_inbox:
+            title = _in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
+            created.append(_new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
+                                      organizer=tribune, members=living(of_city),
+                                      banned=[r for r in of_city if r.status != LifeStatus.ALIVE]))
+        for r in of_city:
+            if r.pk in with_personal:
+                continue
+            title = _in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
+            created.append(_new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
+                                      organizer=tribune, resident=r, members=[r]))
+    per_game = [
+        (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE and not r.is_spirit],
+         lambda: _("Cemetery")),
+        (K.OFFICE, procurator, [], lambda: _("Office")),
+        (K.BAR, procurator, [], lambda: _("Bar")),
+        (K.POLICE, procurator, [r for r in living(residents) if r.is_commissar], lambda: _("Police station")),
+        (K.COURT, arbiter, [r for r in living(residents) if r.is_judge], lambda: _("Supreme Court")),
+    ]
+    for kind, organizer, members, title_fn in per_game:
+        if kind in existing_kinds:
+            continue
+        created.append(_new_inbox(game, kind, title=_in_game_language(game, title_fn), actor=acting_user, now=now,
+                                  organizer=organizer, members=members))
+    record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})
+    return created
+
+
+def _is_organizer(user, inbox: Inbox) -> bool:
+    """True when ``user`` runs ``inbox``: holds its organizer staff role, or holds the organizing seat while that
+    seat is still a member there."""
+    if user is None:
+        return False
+    if inbox.organizer_id is not None and any(r.pk == inbox.organizer_id for r in policies.staff_roles_in(user, inbox.game_id)):
+        return True
+    if inbox.organizer_resident_id is not None:
+        seat = policies.seat_in(user, inbox.game_id)
+        membership = policies.membership_of(user, inbox)
+        return (seat is not None and seat.pk == inbox.organizer_resident_id and membership is not None
+                and membership.state == MembershipState.MEMBER)
+    return False
+
+
+#: Kinds that are never rolled over: a vote lives in one voting inbox or precinct (L-VOTE, L-JUDGE-4).
+NO_ROLLOVER_KINDS = frozenset({K.VOTING, K.PRECINCT})
+#: Kinds where a rollover does not ban the dead: the dead are the cemetery's members (L-INBOX-6), and a stage's
+#: speakers are chosen by the Procurator, a dead one included (a séance, L-INBOX-19).
+DEAD_POST_KINDS = frozenset({K.CEMETERY, K.STAGE})
+
+
+def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
+    """The rollover itself (L-INBOX "Rolling over"), for a locked, open ``inbox``; see ``do_roll_over_inbox``."""
+    old_rows = list(Membership.objects.select_for_update().filter(inbox=inbox).select_related("resident"))
+    members, banned = [], []
+    for m in old_rows:
+        if m.state == MembershipState.REMOVED:
+            continue
+        ban_runs = m.state == MembershipState.BANNED and (m.banned_until is None or m.banned_until > now)
+        if ban_runs:
+            banned.append((m.resident, m.banned_until, m.reason))
+        elif m.resident.status != LifeStatus.ALIVE and inbox.kind not in DEAD_POST_KINDS:
+            banned.append((m.resident, None, ""))
+        else:
+            members.append(m.resident)
+    inbox.rolled_over_at = now
+    inbox.save(update_fields=["rolled_over_at"])
+    Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED).update(
+        state=MembershipState.BANNED, banned_until=None, since=now)
+    new = _new_inbox(inbox.game, inbox.kind, title=title, actor=actor, now=now, city=inbox.city,
+                     organizer=inbox.organizer, organizer_resident=inbox.organizer_resident,
+                     resident=inbox.resident, members=members, banned=banned, predecessor=inbox)
+    record_event(inbox.game, "inbox.rolled_over", actor=actor, at=now,
+                 payload={"inbox": inbox.pk, "successor": new.pk, "kind": inbox.kind})
+    return new
+
+
+def _lock_open_inbox(inbox: Inbox) -> Inbox:
+    inbox = Inbox.objects.select_for_update().select_related("game", "city", "organizer").get(pk=inbox.pk)
+    _check_not_finished(inbox.game)
+    if inbox.killed_at is not None:
+        raise WrongState(_("This inbox is closed."), rule="L-INBOX")
+    if inbox.rolled_over_at is not None:
+        raise WrongState(_("This inbox was already rolled over."), rule="L-INBOX")
+    return inbox
+
+
+def _chain_root_title_and_length(inbox: Inbox) -> tuple[str, int]:
+    length, root = 1, inbox
+    while root.predecessor_id is not None:
+        root = Inbox.objects.only("id", "title", "predecessor_id").get(pk=root.predecessor_id)
+        length += 1
+    return root.title, length
+
+
+@transaction.atomic
+def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, now: datetime | None = None) -> Inbox:
+    """Roll a heavy ``inbox`` over (L-INBOX "Rolling over"): a new inbox of the same kind, city, organizer and
+    subject with all current members (the dead banned, running bans carried over with their end); in the old one
+    everyone is banned and it is marked ``rolled_over_at``; ``new.predecessor`` is the old inbox.
+
+    By the organizer of the inbox (its staff role, or the organizing resident while a member) or the site
+    (``acting_user`` None). ``title`` defaults to the first inbox's title with ", part N". Returns the new Inbox.
+    Raises ``NotAllowed`` (unreadable: "No such inbox."; readable but not the organizer), ``InvalidInput``
+    (voting inboxes and precincts, bad title) or ``WrongState`` (killed, already rolled over, game over).
+    """
+    now = now or timezone.now()
+    if acting_user is not None:
+        policies.forget_viewer_cache(acting_user)
+        if not policies.can_read_inbox(acting_user, inbox):
+            raise NotAllowed(_("No such inbox."))
+        if not _is_organizer(acting_user, inbox):
+            raise NotAllowed(_("Only the organizer of this inbox may roll it over."), rule="L-INBOX")
+    if inbox.kind in NO_ROLLOVER_KINDS:
+        raise InvalidInput(_("Voting inboxes and precincts are never rolled over."), rule="L-INBOX")
+    inbox = _lock_open_inbox(inbox)
+    if title is None:
+        root_title, length = _chain_root_title_and_length(inbox)
+        title = _in_game_language(inbox.game, lambda: _("%(title)s, part %(n)d") % {"title": root_title, "n": length + 1})
+    return _roll_over(inbox, actor=acting_user, now=now, title=_clean_title(title))
+
+
+@transaction.atomic
+def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: datetime | None = None) -> list[Inbox]:
+    """The daily rollover of every city inbox of ``game`` (L-INBOX-1: a new one each game day by default).
+
+    For each city whose current city inbox was opened before the game's current day (``day_number``), roll it
+    over as ``do_roll_over_inbox`` does, titled "<city>: city square, day N". A second run on the same day
+    changes nothing (safe for a repeated scheduler tick). By the site (``acting_user`` None) or the Procurator.
+    Returns the new inboxes. Raises ``NotAllowed`` or ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    _check_site_or_procurator(game, acting_user, "L-INBOX-1")
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_not_finished(game)
+    created = []
+    current = (_current_inboxes(game, K.CITY).filter(killed_at__isnull=True, day_number__lt=game.day_number)
+               .select_related("city").order_by("city__number", "id"))
+    for inbox in current:
+        inbox = _lock_open_inbox(inbox)
+        title = _in_game_language(game, lambda: _("%(city)s: city square, day %(day)d")
+                                  % {"city": inbox.city.name, "day": game.day_number})
+        created.append(_roll_over(inbox, actor=acting_user, now=now, title=title))
+    return created
+
+
+@transaction.atomic
+def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> Inbox:
+    """Kill ``inbox`` (L-INBOX "Killing"): it takes no more posts and leaves the members' active list; nothing is
+    deleted and every reader keeps reading. By its moderators (organizer or Procurator, ``can_moderate_inbox``)
+    or the site (``acting_user`` None). Returns the inbox. Raises ``NotAllowed`` ("No such inbox." when
+    unreadable) or ``WrongState`` (already killed, game over)."""
+    now = now or timezone.now()
+    if acting_user is not None:
+        policies.forget_viewer_cache(acting_user)
+        if not policies.can_read_inbox(acting_user, inbox):
+            raise NotAllowed(_("No such inbox."))
+        if not policies.can_moderate_inbox(acting_user, inbox):
+            raise NotAllowed(_("Only the organizer of this inbox or the Procurator may close it."), rule="L-INBOX")
+    inbox = Inbox.objects.select_for_update().select_related("game").get(pk=inbox.pk)
+    _check_not_finished(inbox.game)
+    if inbox.killed_at is not None:
+        raise WrongState(_("This inbox is already closed."), rule="L-INBOX")
+    inbox.killed_at = now
+    inbox.save(update_fields=["killed_at"])
+    record_event(inbox.game, "inbox.killed", actor=acting_user, at=now, payload={"inbox": inbox.pk})
+    return inbox
+
+
+def _residents_of_game(game: Game, residents: Iterable[Resident]) -> list[Resident]:
+    """``residents`` deduplicated, in order, each checked to be a seat of ``game`` (``InvalidInput``)."""
+    seen, out = set(), []
+    for r in residents:
+        if r.game_id != game.pk:
+            raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": r.name})
+        if r.pk not in seen:
+            seen.add(r.pk)
+            out.append(r)
+    return out
+
+
+@transaction.atomic
+def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident], acting_user,
+                           now: datetime | None = None) -> Inbox:
+    """Create a secret inbox (L-INBOX-13) organised by ``acting_user`` with ``members`` (residents of ``game``).
+
+    A resident creator is its organizer (``organizer_resident``) and a member; a staff creator (Procurator,
+    Tribune, Arbiter) is its organizer through that role (the policy's secret-organizer clause) and reads and
+    posts by it. The Consigliere may not create or join one (L-STAFF-4); only residents can be members, so the
+    Consigliere, who cannot hold a seat, is never a member. Returns the Inbox. Raises ``NotAllowed`` (the
+    Consigliere, someone outside the game), ``InvalidInput`` (empty or long title, no other member, a resident
+    of another game) or ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    _check_not_finished(game)
+    if acting_user is None or not acting_user.is_authenticated:
+        raise NotAllowed(_("Log in to create a secret inbox."))
+    policies.forget_viewer_cache(acting_user)
+    if policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
+        raise NotAllowed(_("The Consigliere may not take part in secret inboxes."), rule="L-STAFF-4")
+    seat = policies.seat_in(acting_user, game)
+    order = {StaffKind.PROCURATOR: 0, StaffKind.ARBITER: 1, StaffKind.TRIBUNE: 2}
+    roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in policies.SECRET_ORGANIZER_KINDS),
+                   key=lambda r: (order[r.kind], r.pk))
+    if seat is None and not roles:
+        raise NotAllowed(_("Only residents and staff of this game may create secret inboxes."), rule="L-INBOX-13")
+    title = _clean_title(title)
+    invited = [r for r in _residents_of_game(game, members) if seat is None or r.pk != seat.pk]
+    if not invited:
+        raise InvalidInput(_("Invite at least one member."), rule="L-INBOX-13")
+    if seat is not None:
+        return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer_resident=seat,
+                          members=[seat, *invited])
+    return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer=roles[0], members=invited)
+
+
+@transaction.atomic
+def do_leave_secret_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> Membership:
+    """``acting_user``'s seat leaves the secret ``inbox`` (L-INBOX-13): the membership becomes removed, so the
+    inbox disappears for them (L-INBOX-17). Returns the membership. Raises ``NotAllowed`` ("No such inbox." when
+    they cannot read it), ``InvalidInput`` (not a secret inbox; a staff organizer, who is no member) or
+    ``WrongState`` (game over)."""
+    now = now or timezone.now()
+    policies.forget_viewer_cache(acting_user)
+    if acting_user is None or not policies.can_read_inbox(acting_user, inbox):
+        raise NotAllowed(_("No such inbox."))
+    _check_not_finished(inbox.game)
+    if inbox.kind != K.SECRET:
+        raise InvalidInput(_("Only a secret inbox can be left."), rule="L-INBOX-13")
+    seat = policies.seat_in(acting_user, inbox.game_id)
+    membership = (Membership.objects.select_for_update().filter(inbox=inbox, resident=seat).first()
+                  if seat is not None else None)
+    if membership is None or membership.state == MembershipState.REMOVED:
+        raise InvalidInput(_("Only members can leave an inbox."), rule="L-INBOX-13")
+    membership.state = MembershipState.REMOVED
+    membership.banned_until = None
+    membership.since = now
+    membership.save(update_fields=["state", "banned_until", "since"])
+    policies.forget_viewer_cache(acting_user)
+    record_event(inbox.game, "membership.left", actor=acting_user, at=now,
+                 payload={"inbox": inbox.pk, "resident": seat.pk})
+    return membership
+
+
+#: The audience of a stage inbox: every resident of the game.
+STAGE_AUDIENCE_ALL = "all"
+
+
+@transaction.atomic
+def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident], audience=None, acting_user,
+                          now: datetime | None = None) -> Inbox:
+    """Open a stage inbox (L-INBOX-19): a confrontation, a last word, an interrogation or a séance.
+
+    ``speakers`` (residents of ``game``, at least one; the dead too, for a séance) are members and post;
+    ``audience`` is a City of the game (its residents), ``STAGE_AUDIENCE_ALL`` (every resident) or None (no
+    audience): its residents who are not speakers are banned, i.e. read only. The organizer is the Procurator
+    (who posts by role). Procurator only. Returns the Inbox. Raises ``NotAllowed``, ``InvalidInput`` (empty title,
+    no speaker, a resident or city of another game) or ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    if acting_user is None or not _is_procurator(acting_user, game):
+        raise NotAllowed(_("Only the Procurator of this game may open a stage."), rule="L-INBOX-19")
+    _check_not_finished(game)
+    title = _clean_title(title)
+    speakers = _residents_of_game(game, speakers)
+    if not speakers:
+        raise InvalidInput(_("Choose at least one speaker."), rule="L-INBOX-19")
+    city = None
+    if audience is None:
+        listeners = []
+    elif audience == STAGE_AUDIENCE_ALL:
+        listeners = list(Resident.objects.filter(game=game).order_by("city__number", "name"))
+    elif isinstance(audience, City) and audience.game_id == game.pk:
+        city = audience
+        listeners = list(Resident.objects.filter(city=audience).order_by("name"))
+    else:
+        raise InvalidInput(_("The audience is a city of this game, or all residents."), rule="L-INBOX-19")
+    speaker_ids = {r.pk for r in speakers}
+    procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
+    return _new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
+                      members=speakers, banned=[r for r in listeners if r.pk not in speaker_ids])
+
+
+# ==============================================================================================================
+# Death and membership (issue 3 item 5): L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
+# ==============================================================================================================
+
+def _renew_court(game: Game, *, actor, now: datetime) -> Inbox:
+    """Replace the current court inbox by a new one whose members are the living sitting judges; everyone is
+    banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones."""
+    old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).select_for_update().first()
+    judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
+    arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
+    title = _in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
+    if old is not None:
+        old.rolled_over_at = now
+        old.save(update_fields=["rolled_over_at"])
+        Membership.objects.filter(inbox=old).exclude(state=MembershipState.REMOVED).update(
+            state=MembershipState.BANNED, banned_until=None, since=now)
+    new = _new_inbox(game, K.COURT, title=title, actor=actor, now=now, organizer=arbiter, members=judges,
+                     predecessor=old)
+    record_event(game, "court.renewed", actor=actor, at=now,
+                 payload={"inbox": new.pk, "predecessor": old.pk if old else None, "judges": [j.pk for j in judges]})
+    return new
+
+
+@transaction.atomic
+def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None = None) -> Inbox:
+    """A new court inbox for the current set of judges (L-INBOX-2, L-JUDGE-10): members the living sitting
+    judges; everyone banned in the old one, which links to the new one. By the site (``acting_user`` None, e.g.
+    after an election or a death) or the Arbiter. Returns the new Inbox. Raises ``NotAllowed`` or ``WrongState``.
+    """
+    now = now or timezone.now()
+    if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.ARBITER):
+        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule="L-STAFF-3")
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_not_finished(game)
+    return _renew_court(game, actor=acting_user, now=now)
+
+
+@transaction.atomic
+def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: bool = False,
+                     now: datetime | None = None) -> Resident:
+    """Record the death of ``resident`` (L-DEATH-1) and apply every membership change at once, in one transaction.
+
+    ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed
+    at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
+    memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC), ``is_spirit``; banned for good in
+    every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
+    keeps voting inboxes), from every mafia inbox and police station (old rolled-over ones too); the open voting
+    inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
+    unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
+    stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
+
+    By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
+    Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
+    (not alive, game over, no cemetery) and changes nothing then.
+    """
+    now = now or timezone.now()
+    game = resident.game
+    _check_site_or_procurator(game, acting_user, "L-DEATH-1")
+    if cause not in DeathCause.values:
+        raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule="L-DEATH-1")
+    if spirit and cause != DeathCause.KILLED:
+        raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule="L-SPIRIT-1")
+    resident = Resident.objects.select_for_update().select_related("game", "city").get(pk=resident.pk)
+    game = resident.game
+    _check_not_finished(game)
+    if resident.status != LifeStatus.ALIVE:
+        raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-DEATH-1")
+    cemetery = None
+    if not spirit:
+        cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
+        if cemetery is None:
+            raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+    was_judge = resident.is_judge
+    resident.status = LifeStatus.DEAD
+    resident.died_at = now
+    resident.is_spirit = spirit
+    resident.save(update_fields=["status", "died_at", "is_spirit"])
+
+    mine = Membership.objects.filter(resident=resident, inbox__game=game)
+    # Banned in the city inbox: a running penalty ban becomes a ban for good.
+    mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
+        state=MembershipState.BANNED, banned_until=None, since=now)
+    removed_kinds = [K.MAFIA, K.POLICE]
+    removal = mine.filter(inbox__kind__in=removed_kinds)
+    open_vote_kinds = [K.PRECINCT] if spirit else [K.VOTING, K.PRECINCT]
+    removal = removal | mine.filter(inbox__kind__in=open_vote_kinds, inbox__killed_at__isnull=True)
+    removal.exclude(state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
+    killed = list(Inbox.objects.filter(game=game, resident=resident, kind__in=[K.VOTING, K.PRECINCT],
+                                       killed_at__isnull=True).values_list("pk", flat=True))
+    Inbox.objects.filter(pk__in=killed).update(killed_at=now)
+    if cemetery is not None:
+        row = Membership.objects.filter(inbox=cemetery, resident=resident).first()
+        if row is None:
+            Membership.objects.create(inbox=cemetery, resident=resident, state=MembershipState.MEMBER, since=now)
+        else:
+            Membership.objects.filter(pk=row.pk).update(state=MembershipState.MEMBER, banned_until=None, since=now)
+    record_event(game, "resident.died", actor=acting_user, at=now,
+                 payload={"resident": resident.pk, "cause": cause, "spirit": spirit, "killed_inboxes": killed,
+                          "judge": was_judge})
+    if was_judge:
+        do_set_resident_flags(resident, is_judge=False, acting_user=None, now=now)
+        _renew_court(game, actor=acting_user, now=now)
+    return resident
+
+
+@transaction.atomic
+def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime | None = None) -> Resident:
+    """At the end of the day a spirit goes to the cemetery (L-SPIRIT-2): ``is_spirit`` cleared, a member of the
+    current cemetery; the spirit's open voting memberships are removed. By the site or the Procurator.
+    Raises ``NotAllowed`` or ``WrongState`` (not a spirit, no cemetery, game over)."""
+    now = now or timezone.now()
+    _check_site_or_procurator(resident.game, acting_user, "L-SPIRIT-2")
+    resident = Resident.objects.select_for_update().select_related("game").get(pk=resident.pk)
+    game = resident.game
+    _check_not_finished(game)
+    if not resident.is_spirit or resident.status == LifeStatus.ALIVE:
+        raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name}, rule="L-SPIRIT-2")
+    cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
+    if cemetery is None:
+        raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+    resident.is_spirit = False
+    resident.save(update_fields=["is_spirit"])
+    Membership.objects.filter(resident=resident, inbox__kind=K.VOTING, inbox__killed_at__isnull=True).exclude(
+        state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
+    if not Membership.objects.filter(inbox=cemetery, resident=resident).update(
+            state=MembershipState.MEMBER, banned_until=None, since=now):
+        Membership.objects.create(inbox=cemetery, resident=resident, state=MembershipState.MEMBER, since=now)
+    record_event(game, "resident.laid_to_rest", actor=acting_user, at=now, payload={"resident": resident.pk})
+    return resident
+
+
+@transaction.atomic
+def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime, reason: str, *, acting_user,
+                   now: datetime | None = None) -> list[Membership]:
+    """The Supreme Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): ``resident`` reads but cannot post in each of
+    ``inboxes`` until ``until`` (aware UTC, in the future), for ``reason`` (shown to nobody but moderators).
+
+    Arbiter only, in inboxes of ``policies.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
+    shortens: a ban for good stays, a later end stays. All or nothing. Returns the memberships, in the order of
+    ``inboxes``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (no inbox, another game's inbox, a kind
+    outside ``PENALTY_BAN_KINDS``, not in the inbox, naive or past end, empty reason) or ``WrongState`` (killed
+    inbox, game over).
+    """
+    now = now or timezone.now()
+    game = resident.game
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
+        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule="L-STAFF-3")
+    _check_not_finished(game)
+    if until is None or timezone.is_naive(until):
+        raise InvalidInput(_("The end of the ban must include its time zone."), rule="L-INBOX-18")
+    if until <= now:
+        raise InvalidInput(_("The end of the ban must be in the future."), rule="L-INBOX-18")
+    reason = (reason or "").strip()[:300]
+    if not reason:
+        raise InvalidInput(_("Give the reason for the penalty."), rule="L-STAFF-3")
+    inboxes = list(inboxes)
+    if not inboxes:
+        raise InvalidInput(_("Name at least one inbox."), rule="L-INBOX-18")
+    rows = []
+    for inbox in inboxes:
+        if inbox.game_id != game.pk:
+            raise InvalidInput(_("An inbox of another game was named."), rule="L-INBOX-18")
+        if inbox.kind not in policies.PENALTY_BAN_KINDS:
+            raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
+                                 "and precinct inboxes only."), rule="L-INBOX-18")
+        inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
+        if inbox.killed_at is not None:
+            raise WrongState(_("%(inbox)s is closed.") % {"inbox": inbox.title}, rule="L-INBOX")
+        m = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
+        if m is None or m.state == MembershipState.REMOVED:
+            raise InvalidInput(_("%(name)s is not in %(inbox)s.") % {"name": resident.name, "inbox": inbox.title},
+                               rule="L-INBOX-18")
+        rows.append((inbox, m))
+    out = []
+    for inbox, m in rows:
+        if m.state == MembershipState.BANNED and (m.banned_until is None or m.banned_until >= until):
+            out.append(m)  # a ban never shortens
+            continue
+        m.state = MembershipState.BANNED
+        m.banned_until = until
+        m.reason = reason
+        m.since = now
+        m.save(update_fields=["state", "banned_until", "reason", "since"])
+        out.append(m)
+    record_event(game, "membership.penalty_banned", actor=acting_user, at=now,
+                 payload={"resident": resident.pk, "inboxes": [i.pk for i, _m in rows], "until": until.isoformat(),
+                          "reason": reason})
+    return out
+
+
+# ==============================================================================================================
+# Messages (issue 3 item 6): L-INBOX-21
+# ==============================================================================================================
+
+@transaction.atomic
+def do_edit_message(message: Message, text: str, *, acting_user, now: datetime | None = None) -> Message:
+    """Replace the text of ``message`` by ``text`` (Markdown) as its author (L-INBOX-21), keeping the old text as a
+    ``MessageRevision`` (every reader sees every revision) and setting ``edited_at`` = ``now`` (aware UTC).
+
+    Allowed to the message's author (``author_user``) while they may post in the inbox, within
+    ``policies.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``IMMUTABLE_KINDS``),
+    never for a hidden message. Returns the Message. Raises, changing nothing: ``NotAllowed`` ("No such inbox."
+    when unreadable; not the author; an immutable kind; banned), ``InvalidInput`` (empty, too long, unchanged)
+    or ``WrongState`` (window over, hidden, inbox closed or rolled over, game over).
+    """
+    now = now or timezone.now()
+    text = (text or "").strip()
+    if not has_visible_text(text):
+        raise InvalidInput(_("The message is empty."))
+    limit = settings.MAFIA_MESSAGE_MAX_LENGTH
+    if len(text) > limit:
+        raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
+                           % {"length": len(text), "max": limit})
+    message = Message.objects.select_for_update().select_related("inbox__game").get(pk=message.pk)
+    inbox = message.inbox
+    if acting_user is None:
+        raise NotAllowed(_("Only the author may edit a message."), rule="L-INBOX-21")
+    policies.forget_viewer_cache(acting_user)
+    if not policies.can_read_inbox(acting_user, inbox):
+        raise NotAllowed(_("No such inbox."))
+    reason = policies.edit_denial_reason(acting_user, message, now)
+    if reason is not None:
+        if message.author_user_id != acting_user.pk or inbox.kind in IMMUTABLE_KINDS:
+            error = NotAllowed
+        elif (message.is_hidden or now >= message.received_at + policies.EDIT_WINDOW or not inbox.is_open
+              or inbox.game.is_finished):
+            error = WrongState
+        else:
+            error = NotAllowed  # may read but not post: banned
+        raise error(reason, rule="L-INBOX-21")
+    if text == message.body:
+        raise InvalidInput(_("The text is unchanged."), rule="L-INBOX-21")
+    revision = MessageRevision.objects.create(message=message, body=message.body, body_html=message.body_html,
+                                              replaced_at=now)
+    message.body = text
+    message.body_html = render_markdown(text)
+    message.edited_at = now
+    message.save(update_fields=["body", "body_html", "edited_at"])
+    record_event(inbox.game, "message.edited", actor=acting_user, at=now,
+                 payload={"inbox": inbox.pk, "message": message.pk, "revision": revision.pk})
+    return message
+
+
+@transaction.atomic
+def do_hide_message(message: Message, *, acting_user, now: datetime | None = None) -> Message:
+    """Hide ``message`` for abuse (L-INBOX-21): readers see that it was hidden, its moderators (organizer or
+    Procurator, ``can_moderate_inbox``) still see the text; nothing is deleted. Returns the Message. Raises
+    ``NotAllowed`` ("No such inbox." when unreadable; not a moderator) or ``WrongState`` (already hidden)."""
+    now = now or timezone.now()
+    message = Message.objects.select_for_update().select_related("inbox__game").get(pk=message.pk)
+    inbox = message.inbox
+    if acting_user is None:
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+    policies.forget_viewer_cache(acting_user)
+    if not policies.can_read_inbox(acting_user, inbox):
+        raise NotAllowed(_("No such inbox."))
+    if not policies.can_moderate_inbox(acting_user, inbox):
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+    if message.is_hidden:
+        raise WrongState(_("This message is already hidden."), rule="L-INBOX-21")
+    message.is_hidden = True
+    message.hidden_at = now
+    message.hidden_by = acting_user
+    message.save(update_fields=["is_hidden", "hidden_at", "hidden_by"])
+    record_event(inbox.game, "message.hidden", actor=acting_user, at=now,
+                 payload={"inbox": inbox.pk, "message": message.pk})
+    return message
+
+
+# ==============================================================================================================
+# Replacements (issue 3 item 7): L-REPLACE-1
+# ==============================================================================================================
+
+@transaction.atomic
+def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetime | None = None) -> Resident:
+    """``new_user`` takes over the seat ``resident`` (L-REPLACE-1). The seat keeps its city, role, memberships,
+    votes and history; the access policy derives a seat's access from ``Resident.user``, so the old user loses
+    every non-public inbox of the game at once and the new user gains them. The seat is renamed to the new
+    user's public name (new posts carry it); old posts keep the name of who wrote them (``Message.author_name``).
+
+    Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of
+    the game, L-STAFF-1), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
+    inactive, or their name is taken by another seat) or ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    game = resident.game
+    if acting_user is None or not _is_procurator(acting_user, game):
+        raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule="L-REPLACE-1")
+    _check_not_finished(game)
+    resident = Resident.objects.select_for_update().select_related("user").get(pk=resident.pk)
+    if new_user is None or not new_user.is_active:
+        raise InvalidInput(_("Choose an active account to take the seat."), rule="L-REPLACE-1")
+    if StaffRole.objects.filter(game=game, user=new_user).exists():
+        raise NotAllowed(_("Staff of a game cannot be its residents."), rule="L-STAFF-1")
+    if Resident.objects.filter(game=game, user=new_user).exists():
+        raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": new_user.public_name},
+                           rule="L-REPLACE-1")
+    new_name = new_user.public_name[:60]
+    if Resident.objects.filter(game=game, name=new_name).exclude(pk=resident.pk).exists():
+        raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": new_name}, rule="L-REPLACE-1")
+    old_user, old_name = resident.user, resident.name
+    resident.user = new_user
+    resident.name = new_name
+    resident.save(update_fields=["user", "name"])
+    policies.forget_viewer_cache(old_user)
+    policies.forget_viewer_cache(new_user)
+    record_event(game, "resident.replaced", actor=acting_user, at=now,
+                 payload={"resident": resident.pk, "old_user": old_user.pk, "new_user": new_user.pk,
+                          "old_name": old_name, "new_name": new_name})
+    return resident

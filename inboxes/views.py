@@ -1,6 +1,7 @@
 """Inbox pages: "my inboxes" and a thread. Thin: parse, access through the policy, one service or selector."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,7 +13,7 @@ from cities.i18n import activate_game_language
 from cities.selectors import game_get
 
 from . import policies, selectors, services
-from .forms import PostMessageForm
+from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
 
 
 
@@ -60,12 +61,17 @@ def inbox_thread(request, inbox_id: int):
         else:
             error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             status = 400
-    thread = selectors.thread_page_for(request.user, inbox, request.GET.get("page"))
+    return _render_thread(request, inbox, form=form, error=error, status=status)
+
+
+def _render_thread(request, inbox, *, form, error, status, page=None):
+    thread = selectors.thread_page_for(request.user, inbox, page if page is not None else request.GET.get("page"))
     messages_on_page = list(thread.page.object_list)
     if request.user.is_authenticated and messages_on_page and request.method in ("GET", "HEAD"):
         services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=messages_on_page[-1].received_at)
     now = timezone.now()
     denial = policies.post_denial_reason(request.user, inbox, now) if request.user.is_authenticated else None
+    predecessor, successor = selectors.chain_links_for(request.user, inbox)
     context = {
         "inbox": inbox,
         "game": inbox.game,
@@ -73,9 +79,111 @@ def inbox_thread(request, inbox_id: int):
         "messages_on_page": messages_on_page,
         "members": thread.members,
         "show_hidden_text": thread.show_hidden_text,
+        "can_moderate": thread.show_hidden_text,
+        "editable": policies.editable_positions(request.user, inbox, messages_on_page,
+                                                thread.page.start_index() or 1, now),
+        "can_leave": inbox.kind == "secret" and policies.membership_of(request.user, inbox) is not None
+                     if request.user.is_authenticated else False,
+        "predecessor": predecessor,
+        "successor": successor,
         "form": form,
         "can_post": request.user.is_authenticated and denial is None,
         "denial": denial,
         "error": error,
     }
     return render(request, "inboxes/thread.html", context, status=status)
+
+
+def _thread_url(inbox, position: int) -> str:
+    page = (position - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
+    return f"{reverse('inbox_thread', args=[inbox.pk])}?page={page}#n{position}"
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def message_edit(request, inbox_id: str, position: int):
+    """Edit one's own message within 10 minutes (L-INBOX-21): a form with the current text; the thread shows the
+    earlier versions to every reader. The message is addressed by its position in the thread, not its id.
+    A refusal re-renders the form with the reason and status 400 / 403 / 409."""
+    inbox = policies.access_inbox_by_id(request.user, inbox_id)
+    activate_game_language(request, inbox.game)
+    message = selectors.message_at_position(inbox, position)
+    status, error, form = 200, None, None
+    if request.method == "POST":
+        form = EditMessageForm(request.POST)
+        if form.is_valid():
+            try:
+                services.do_edit_message(message, form.cleaned_data["text"], acting_user=request.user)
+            except RuleViolation as exc:
+                error, status = str(exc), _STATUS.get(type(exc), 400)
+            else:
+                return redirect(_thread_url(inbox, position))
+        else:
+            error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
+            status = 400
+        message.refresh_from_db()
+    # The form (and so the text) is shown only while the viewer may edit: never a hidden text to a non-author.
+    denial = policies.edit_denial_reason(request.user, message, timezone.now())
+    if denial is not None:
+        form, error = None, error or denial
+        status = status if status != 200 else 403
+    elif form is None:
+        form = EditMessageForm(initial={"text": message.body})
+    context = {"inbox": inbox, "game": inbox.game, "position": position, "form": form, "error": error,
+               "thread_url": _thread_url(inbox, position)}
+    return render(request, "inboxes/edit_message.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["POST"])
+def message_hide(request, inbox_id: str, position: int):
+    """Hide a message for abuse (L-INBOX-21), by the inbox's moderators; then back to the message."""
+    inbox = policies.access_inbox_by_id(request.user, inbox_id)
+    activate_game_language(request, inbox.game)
+    message = selectors.message_at_position(inbox, position)
+    try:
+        services.do_hide_message(message, acting_user=request.user)
+    except RuleViolation as exc:
+        page = (int(position) - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
+        return _render_thread(request, inbox, form=PostMessageForm(), error=str(exc),
+                              status=_STATUS.get(type(exc), 400), page=page)
+    return redirect(_thread_url(inbox, position))
+
+
+@login_required
+@require_http_methods(["POST"])
+def secret_leave(request, inbox_id: str):
+    """Leave a secret inbox (L-INBOX-13): it disappears for the leaver; back to "my inboxes"."""
+    inbox = policies.access_inbox_by_id(request.user, inbox_id)
+    activate_game_language(request, inbox.game)
+    try:
+        services.do_leave_secret_inbox(inbox, acting_user=request.user)
+    except RuleViolation as exc:
+        return _render_thread(request, inbox, form=PostMessageForm(), error=str(exc),
+                              status=_STATUS.get(type(exc), 400))
+    return redirect("my_inboxes", slug=inbox.game.slug)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def secret_new(request, slug: str):
+    """Create a secret inbox (L-INBOX-13): any resident or staff member of the game but the Consigliere. A refusal
+    is shown on the form with status 400 / 403 / 409; success opens the new inbox."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    seat = policies.seat_in(request.user, game)
+    form = SecretInboxForm(request.POST or None, game=game, exclude=seat)
+    status, error = 200, None
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                inbox = services.do_create_secret_inbox(game, title=form.cleaned_data["title"],
+                                                        members=list(form.cleaned_data["members"]),
+                                                        acting_user=request.user)
+            except RuleViolation as exc:
+                error, status = str(exc), _STATUS.get(type(exc), 400)
+            else:
+                return redirect("inbox_thread", inbox_id=inbox.pk)
+        else:
+            status = 400
+    return render(request, "inboxes/secret_new.html", {"game": game, "form": form, "error": error}, status=status)

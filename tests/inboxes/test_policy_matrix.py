@@ -204,3 +204,90 @@ def test_access_inbox_by_id_gives_one_404_for_missing_forbidden_and_malformed_id
         errors.append(str(exc.value))
     assert set(errors) == {"No such inbox."}
     assert policies.access_inbox_by_id(fresh(demo.consigliere), mafia2.pk) == mafia2
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Every inbox kind and state of issue 3 (secret, stage, rolled over, renewed court, the dead, the replaced):
+# persona -> (read, post), written out from RULES.md, and the bool, queryset and audience forms agreeing.
+# --------------------------------------------------------------------------------------------------------------
+
+def _scenario(demo, name: str) -> tuple[Inbox, dict[str, tuple[bool, bool]]]:
+    """Build scenario ``name`` in the demo game; return the inbox under test and the personas who may read it,
+    with whether they may post (everyone else: neither)."""
+    from cities.models import City
+    from inboxes import services
+
+    seat = demo.seat
+    if name == "secret by a resident":
+        inbox = services.do_create_secret_inbox(demo.game, title="Тайный сговор", members=[seat("mafioso")],
+                                                acting_user=fresh(demo.honest))
+        return inbox, {"honest": (True, True), "mafioso": (True, True)}
+    if name == "secret by a tribune":
+        inbox = services.do_create_secret_inbox(demo.game, title="Тайный разговор", members=[seat("resident2")],
+                                                acting_user=fresh(demo.tribune2))
+        return inbox, {"tribune2": (True, True), "resident2": (True, True)}
+    if name == "secret after a member left":
+        inbox = services.do_create_secret_inbox(demo.game, title="Тайна троих", members=[seat("mafioso"), seat("judge")],
+                                                acting_user=fresh(demo.honest))
+        services.do_leave_secret_inbox(inbox, acting_user=fresh(demo.judge))
+        return inbox, {"honest": (True, True), "mafioso": (True, True)}
+    if name == "stage for city 1":
+        inbox = services.do_create_stage_inbox(demo.game, title="Очная ставка", speakers=[seat("honest"), seat("mafioso")],
+                                               audience=City.objects.get(game=demo.game, number=1),
+                                               acting_user=fresh(demo.procurator))
+        return inbox, {"procurator": (True, True), "honest": (True, True), "mafioso": (True, True),
+                       "commissar": (True, False), "judge": (True, False)}
+    if name == "mafia inbox after its mafioso died":
+        services.do_kill_resident(seat("mafioso"), "executed", acting_user=None)
+        return Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1), {"consigliere": (True, True)}
+    if name == "police station after its commissar died":
+        services.do_kill_resident(seat("commissar"), "killed", acting_user=None)
+        return Inbox.objects.get(game=demo.game, kind=InboxKind.POLICE), {"procurator": (True, True)}
+    if name == "city inbox of a replaced user":
+        services.do_replace_player(seat("honest"), get_user_model().objects.create_user("sub", "s@example.com", "x-1234567"),
+                                   acting_user=fresh(demo.procurator))
+        return _city1(demo), {"procurator": (True, False), "tribune1": (True, True), "mafioso": (True, True),
+                              "commissar": (True, True), "judge": (True, True)}
+    if name == "rolled-over city inbox (old)":
+        old = _city1(demo)
+        services.do_roll_over_inbox(old, acting_user=fresh(demo.tribune1))
+        return old, {p: (True, False) for p in ("procurator", "tribune1", "mafioso", "honest", "commissar", "judge")}
+    if name == "rolled-over city inbox (new)":
+        services.do_kill_resident(seat("honest"), "killed", acting_user=None)
+        new = services.do_roll_over_inbox(_city1(demo), acting_user=fresh(demo.tribune1))
+        return new, {"procurator": (True, False), "tribune1": (True, True), "mafioso": (True, True), "honest": (True, False),
+                     "commissar": (True, True), "judge": (True, True)}
+    if name == "old court after its judge died":
+        services.do_kill_resident(seat("judge"), "killed", acting_user=None)
+        old = Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, predecessor__isnull=True)
+        return old, {"procurator": (True, False), "arbiter": (True, False), "judge": (True, False)}
+    if name == "new court after its judge died":
+        services.do_kill_resident(seat("judge"), "killed", acting_user=None)
+        return (Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, rolled_over_at__isnull=True),
+                {"procurator": (True, False), "arbiter": (True, True)})
+    raise AssertionError(name)
+
+
+SCENARIOS = ["secret by a resident", "secret by a tribune", "secret after a member left", "stage for city 1",
+             "mafia inbox after its mafioso died", "police station after its commissar died",
+             "city inbox of a replaced user", "rolled-over city inbox (old)", "rolled-over city inbox (new)",
+             "old court after its judge died", "new court after its judge died"]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_policy_matrix_for_lifecycle_kinds_and_states_all_forms_agree_L_INBOX(demo, scenario):
+    inbox, expected = _scenario(demo, scenario)
+    inbox = Inbox.objects.select_related("game").get(pk=inbox.pk)
+    audience = set(policies.readers_of_inbox(inbox).values_list("pk", flat=True))
+    got = {}
+    for name in PERSONA_NAMES:
+        user = fresh(getattr(demo, name))
+        read = policies.can_read_inbox(user, inbox)
+        assert (inbox in policies.readable_inboxes(user, demo.game)) == read, (scenario, name)
+        assert (getattr(user, "pk", None) in audience) == read, (scenario, name)
+        if read:
+            got[name] = (read, policies.can_post_in_inbox(user, inbox))
+    assert got == expected
+    # The Consigliere never reads a secret inbox (L-STAFF-4), and nobody outside the game reads anything here.
+    assert "consigliere" not in got or inbox.kind == InboxKind.MAFIA
+    assert not {"outsider", "superuser", "anonymous"} & set(got)

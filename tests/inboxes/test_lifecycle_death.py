@@ -1,0 +1,191 @@
+"""Death and membership (issue 3 item 5): ``do_kill_resident`` applies every membership change of L-DEATH-1 in one
+transaction (spirits L-SPIRIT-2, the court L-INBOX-2, voting L-VOTE-9), and the Arbiter's penalty bans
+(L-INBOX-18, L-STAFF-3)."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from django.utils.translation import override
+
+from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.models import GameEvent, Resident
+from cities.services import do_set_resident_flags
+from inboxes import policies, services
+from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from tests.conftest import fresh
+
+K = InboxKind
+
+
+def state(inbox: Inbox, resident: Resident) -> str | None:
+    return Membership.objects.filter(inbox=inbox, resident=resident).values_list("state", flat=True).first()
+
+
+def get(demo, kind: str, city: int | None = None) -> Inbox:
+    qs = Inbox.objects.filter(game=demo.game, kind=kind, rolled_over_at__isnull=True)
+    return qs.get(city__number=city) if city else qs.get()
+
+
+def snapshot(resident: Resident) -> list[tuple]:
+    return sorted(Membership.objects.filter(resident=resident).values_list("inbox_id", "state", "banned_until"))
+
+
+def test_a_killed_mafioso_is_banned_in_the_city_removed_from_the_mafia_and_sent_to_the_cemetery_L_DEATH_1(demo):
+    seat = demo.seat("mafioso")
+    now = timezone.now()
+    voting = services.do_create_inbox(demo.game, K.VOTING, title="Голосование: X", city=seat.city, acting_user=None,
+                                      resident=demo.seat("honest"), members=[seat, demo.seat("honest")])
+    services.do_kill_resident(seat, "killed", acting_user=None, now=now)
+    seat.refresh_from_db()
+    assert (seat.status, seat.died_at, seat.is_spirit) == ("dead", now, False)
+    assert state(get(demo, K.CITY, 1), seat) == MembershipState.BANNED
+    assert state(get(demo, K.MAFIA, 1), seat) == MembershipState.REMOVED
+    assert state(voting, seat) == MembershipState.REMOVED
+    assert state(get(demo, K.CEMETERY), seat) == MembershipState.MEMBER
+    assert state(Inbox.objects.get(kind=K.PERSONAL, resident=seat), seat) == MembershipState.MEMBER
+    event = GameEvent.objects.filter(kind="resident.died").latest("id")
+    assert event.payload == {"resident": seat.pk, "cause": "killed", "spirit": False, "killed_inboxes": [], "judge": False}
+    # The dead mafioso loses the mafia inbox in every form of the policy (L-INBOX-4, L-INBOX-17).
+    user = fresh(demo.mafioso)
+    mafia1 = get(demo, K.MAFIA, 1)
+    assert policies.can_read_inbox(user, mafia1) is False
+    assert mafia1 not in policies.readable_inboxes(user, demo.game)
+    assert demo.mafioso.pk not in set(policies.readers_of_inbox(mafia1).values_list("pk", flat=True))
+    assert policies.can_read_inbox(user, get(demo, K.CEMETERY)) and policies.can_post_in_inbox(user, get(demo, K.CEMETERY))
+    assert policies.can_read_inbox(user, get(demo, K.CITY, 1)) and not policies.can_post_in_inbox(user, get(demo, K.CITY, 1))
+
+
+def test_a_dead_commissar_is_removed_from_the_police_station_L_INBOX_3(demo):
+    seat = demo.seat("commissar")
+    services.do_kill_resident(seat, "executed", acting_user=fresh(demo.procurator))
+    police = get(demo, K.POLICE)
+    assert state(police, seat) == MembershipState.REMOVED
+    assert policies.can_read_inbox(fresh(demo.commissar), police) is False
+
+
+def test_a_dead_nominee_voting_inbox_is_killed_L_VOTE_9(demo):
+    seat = demo.seat("honest")
+    voting = services.do_create_inbox(demo.game, K.VOTING, title="Голосование: H", city=seat.city, acting_user=None,
+                                      resident=seat, members=[demo.seat("mafioso")])
+    services.do_kill_resident(seat, "suicide", acting_user=None)
+    voting.refresh_from_db()
+    assert voting.killed_at is not None
+    assert GameEvent.objects.filter(kind="resident.died").latest("id").payload["killed_inboxes"] == [voting.pk]
+
+
+def test_a_spirit_is_banned_in_the_city_and_stays_out_of_the_cemetery_until_laid_to_rest_L_SPIRIT_2(demo):
+    seat = demo.seat("honest")
+    voting = services.do_create_inbox(demo.game, K.VOTING, title="Голосование: S", city=seat.city, acting_user=None,
+                                      resident=demo.seat("mafioso"), members=[seat])
+    services.do_kill_resident(seat, "killed", spirit=True, acting_user=None)
+    seat.refresh_from_db()
+    assert seat.is_spirit and seat.status == "dead"
+    assert state(get(demo, K.CITY, 1), seat) == MembershipState.BANNED
+    assert state(get(demo, K.CEMETERY), seat) is None
+    assert state(voting, seat) == MembershipState.MEMBER  # a spirit votes that day
+    services.do_lay_spirit_to_rest(seat, acting_user=None)
+    seat.refresh_from_db()
+    assert not seat.is_spirit
+    assert state(get(demo, K.CEMETERY), seat) == MembershipState.MEMBER
+    assert state(voting, seat) == MembershipState.REMOVED
+    with override("en"), pytest.raises(InvalidInput) as exc:
+        services.do_kill_resident(demo.seat("mafioso"), "executed", spirit=True, acting_user=None)
+    assert str(exc.value) == "Only a resident killed at night can become a spirit."
+
+
+def test_a_dead_judge_leaves_the_court_and_a_new_court_inbox_replaces_the_old_L_INBOX_2(demo):
+    judge = demo.seat("judge")
+    old = get(demo, K.COURT)
+    others = set(Resident.objects.filter(game=demo.game, is_judge=True).exclude(pk=judge.pk).values_list("name", flat=True))
+    services.do_kill_resident(judge, "killed", acting_user=None)
+    judge.refresh_from_db()
+    assert judge.is_judge is False
+    old.refresh_from_db()
+    new = old.successor
+    assert new.predecessor == old and old.rolled_over_at is not None
+    assert dict(Membership.objects.filter(inbox=new).values_list("resident__name", "state")) == {n: "member" for n in others}
+    assert set(Membership.objects.filter(inbox=old).values_list("state", flat=True)) == {MembershipState.BANNED}
+    # The city elects a new judge: the court is renewed again; the new judge gets no access to old courts.
+    successor = Resident.objects.filter(game=demo.game, city=judge.city, status="alive", is_commissar=False).exclude(
+        pk=demo.seat("honest").pk).first()
+    do_set_resident_flags(successor, is_judge=True, acting_user=None)
+    newest = services.do_renew_court_inbox(demo.game, acting_user=fresh(demo.arbiter))
+    assert newest.predecessor == new
+    assert set(Membership.objects.filter(inbox=newest).values_list("resident__name", flat=True)) == others | {successor.name}
+    user = fresh(successor.user)
+    assert [policies.can_read_inbox(user, i) for i in (old, new, newest)] == [False, False, True]
+    assert policies.can_read_inbox(fresh(demo.judge), old) is True  # banned: still reads the old court
+    assert policies.can_read_inbox(fresh(demo.judge), newest) is False
+
+
+def test_only_the_site_or_the_procurator_records_a_death_and_refusals_change_nothing_L_DEATH_1(demo):
+    seat = demo.seat("honest")
+    before = snapshot(seat)
+    for persona in ("tribune1", "arbiter", "consigliere", "honest"):
+        with override("en"), pytest.raises(NotAllowed) as exc:
+            services.do_kill_resident(seat, "killed", acting_user=fresh(getattr(demo, persona)))
+        assert str(exc.value) == "Only the Procurator of this game may do this."
+    with override("en"), pytest.raises(InvalidInput) as exc:
+        services.do_kill_resident(seat, "lightning", acting_user=None)
+    assert str(exc.value) == "Unknown cause of death: lightning."
+    seat.refresh_from_db()
+    assert seat.status == "alive" and snapshot(seat) == before
+    services.do_kill_resident(seat, "penalty", acting_user=None)
+    with override("en"), pytest.raises(WrongState) as exc:
+        services.do_kill_resident(seat, "killed", acting_user=None)
+    assert str(exc.value) == f"{seat.name} is not alive."
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Penalty bans (L-INBOX-18, L-STAFF-3)
+# ------------------------------------------------------------------------------------------------------------
+
+def test_the_arbiter_bans_a_resident_in_named_inboxes_until_a_time_L_INBOX_18(demo):
+    seat = demo.seat("honest")
+    now = timezone.now()
+    until = now + timedelta(hours=3)
+    city, personal = get(demo, K.CITY, 1), Inbox.objects.get(kind=K.PERSONAL, resident=seat)
+    rows = services.do_penalty_ban(seat, [city, personal], until, "Оскорбление", acting_user=fresh(demo.arbiter), now=now)
+    assert [(m.inbox_id, m.state, m.banned_until, m.reason) for m in rows] == [
+        (city.pk, "banned", until, "Оскорбление"), (personal.pk, "banned", until, "Оскорбление")]
+    user = fresh(demo.honest)
+    assert policies.can_read_inbox(user, city)
+    assert not policies.can_post_in_inbox(user, city, now + timedelta(hours=2))
+    assert policies.can_post_in_inbox(user, city, until)
+    event = GameEvent.objects.filter(kind="membership.penalty_banned").latest("id")
+    assert event.actor == demo.arbiter and event.payload["inboxes"] == [city.pk, personal.pk]
+    # A later, shorter penalty does not shorten the running one.
+    services.do_penalty_ban(seat, [city], now + timedelta(hours=1), "ещё", acting_user=fresh(demo.arbiter), now=now)
+    assert Membership.objects.get(inbox=city, resident=seat).banned_until == until
+
+
+@pytest.mark.parametrize("case, error_class, message", [
+    ("tribune", NotAllowed, "Only the Supreme Arbiter may impose a penalty ban."),
+    ("mafia", InvalidInput, "Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting and "
+                            "precinct inboxes only."),
+    ("past", InvalidInput, "The end of the ban must be in the future."),
+    ("no reason", InvalidInput, "Give the reason for the penalty."),
+    ("not a member", InvalidInput, "{name} is not in {title}."),
+])
+def test_penalty_ban_refusals_change_nothing_L_INBOX_18(demo, case, error_class, message):
+    seat = demo.seat("mafioso")
+    now = timezone.now()
+    city = get(demo, K.CITY, 1)
+    inboxes, until, reason, actor = [city], now + timedelta(hours=1), "Клевета", fresh(demo.arbiter)
+    if case == "tribune":
+        actor = fresh(demo.tribune1)
+    elif case == "mafia":
+        inboxes = [city, get(demo, K.MAFIA, 1)]
+    elif case == "past":
+        until = now - timedelta(minutes=1)
+    elif case == "no reason":
+        reason = "  "
+    elif case == "not a member":
+        inboxes = [city, get(demo, K.CITY, 2)]
+    before = snapshot(seat)
+    with override("en"), pytest.raises(error_class) as exc:
+        services.do_penalty_ban(seat, inboxes, until, reason, acting_user=actor, now=now)
+    assert str(exc.value) == message.format(name=seat.name, title=get(demo, K.CITY, 2).title)
+    assert snapshot(seat) == before
