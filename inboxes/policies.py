@@ -97,6 +97,36 @@ PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
 })
 
+#: The narrow clause for commissar offers (L-COMM-1, L-COMM-2): an inbox of kind SECRET that a
+#: ``roles.CommissarOffer`` references is the conversation between the Procurator and the candidate. The
+#: Procurator reads it (read-only: the site speaks for him there); he gets no other secret inbox (L-STAFF-1).
+#: The candidate's reason for declining is stored on the offer, never in the inbox (L-COMM-2).
+OFFER_INBOX_KIND = K.SECRET
+
+
+def _offer_exists_q() -> Q:
+    from roles.models import CommissarOffer
+
+    return Q(Exists(CommissarOffer.objects.filter(inbox=OuterRef("pk"))))
+
+
+def _is_offer_inbox(inbox: Inbox) -> bool:
+    """True when ``inbox`` is a commissar offer's inbox (cached on the instance)."""
+    if inbox.kind != OFFER_INBOX_KIND:
+        return False
+    cached = getattr(inbox, "_mafia_is_offer", None)
+    if cached is None:
+        from roles.models import CommissarOffer
+
+        cached = inbox._mafia_is_offer = CommissarOffer.objects.filter(inbox_id=inbox.pk).exists()
+    return cached
+
+
+def _procurator_reads_offer(user, inbox: Inbox) -> bool:
+    """The offer clause, instance form: ``user`` is the Procurator of the game of the offer inbox ``inbox``."""
+    return _is_offer_inbox(inbox) and holds_role(user, inbox.game_id, StaffKind.PROCURATOR)
+
+
 #: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
 
@@ -200,6 +230,8 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
         return False
     if _grants_matching(_roles_of(user), inbox):
         return True
+    if _procurator_reads_offer(user, inbox):
+        return True
     membership = membership_of(user, inbox)
     return membership is not None and membership.state in READING_STATES
 
@@ -254,6 +286,8 @@ def _readable_q(user) -> Q:
             if grant.own_city:
                 clause &= Q(city_id=role.city_id)
             q |= clause
+        if role.kind == StaffKind.PROCURATOR:
+            q |= Q(game_id=role.game_id, kind=OFFER_INBOX_KIND) & _offer_exists_q()
     return q
 
 
@@ -293,6 +327,8 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             if grant.own_city:
                 clause &= Q(staff_roles__city=inbox.city_id)
             q |= clause
+    if _is_offer_inbox(inbox):
+        q |= Q(staff_roles__game=inbox.game_id, staff_roles__kind=StaffKind.PROCURATOR)
     return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
 
 
