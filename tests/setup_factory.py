@@ -5,10 +5,19 @@ import random
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext, override
 
 from cities import services
 from cities.models import City, Game, StaffKind
 from roles import services as role_services
+
+def in_game_language(game: Game, msgid: str, **params) -> str:
+    """``msgid`` as a page of ``game`` shows it (the game's language, DESIGN.md "Pages"), formatted with
+    ``params``: English until the translations are filled in, then the translation."""
+    with override(game.language):
+        text = gettext(msgid)
+    return text % params if params else text
+
 
 STAGES = ["recruitment", "signed_up", "closed", "formed", "staffed", "lists", "drawn", "numbers"]
 
@@ -46,7 +55,7 @@ def build_game(stage: str, *, slug: str = "setup-game", cities: int = 2, size: i
     if upto >= 2:
         services.do_close_signups(game, acting_user=proc)
     if upto >= 3:
-        services.do_form_cities(game, acting_user=proc, rng=rng)
+        services.do_form_cities(game, acting_user=proc, rng=rng, names=[f"City {n}" for n in range(1, cities + 1)])
     if upto >= 4:
         for city in City.objects.filter(game=game).order_by("number"):
             user = make(f"{slug}-t{city.number}", f"{slug}-t{city.number}@example.com", "x-secret-123",

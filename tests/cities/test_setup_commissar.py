@@ -14,7 +14,7 @@ from inboxes.models import Inbox, InboxKind, Membership
 from roles import services as role_services
 from roles.models import CommissarOffer
 from tests.conftest import fresh
-from tests.setup_factory import build_game
+from tests.setup_factory import build_game, in_game_language
 
 
 def _client(user) -> Client:
@@ -50,10 +50,9 @@ def test_a_mafioso_offered_the_post_cannot_accept_through_any_url_L_COMM_2(db):
     assert 'value="decline"' in html and 'value="accept"' not in html
     # Every way of saying "accept": the answer page by POST (with and without a reason), by GET parameters,
     # the offer's inbox, the setup steps, and the offer id of another form.
-    with override("en"):
-        refused = client.post(url, {"answer": "accept"})
+    refused = client.post(url, {"answer": "accept"})
     assert refused.status_code == 403
-    assert "You cannot accept this offer: decline it." in refused.content.decode()
+    assert in_game_language(built.game, "You cannot accept this offer: decline it.") in refused.content.decode()
     assert client.post(url, {"answer": "accept", "reason": "x"}).status_code == 400
     assert client.get(url + "?answer=accept").status_code == 200
     assert client.post(f"/games/{built.game.slug}/offers/{offer.pk}x/", {"answer": "accept"}).status_code == 404
@@ -89,8 +88,9 @@ def test_the_procurator_sees_declined_and_never_the_reason_L_COMM_2(db):
     assert {u: r.status_code for u, r in pages.items()} == dict.fromkeys(urls, 200)
     html = "".join(r.content.decode() for r in pages.values())
     assert reason not in html
-    assert f"{honest.name} declined." in pages[f"/inboxes/{offer.inbox_id}/"].content.decode()
-    assert f"1. {honest.name}: declined" in pages[f"/games/{built.game.slug}/setup/"].content.decode()
+    declined = in_game_language(built.game, "%(name)s declined.", name=honest.name)
+    assert declined in pages[f"/inboxes/{offer.inbox_id}/"].content.decode()
+    assert f'data-answer="declined">1. {honest.name}:' in pages[f"/games/{built.game.slug}/setup/"].content.decode()
     # Nor through the offer page (404 for anyone but the candidate).
     for user in (built.procurator, built.staff["tribune1"], built.staff["consigliere"], None):
         assert _client(user).get(f"/games/{built.game.slug}/offers/{offer.pk}/").status_code in (302, 404)

@@ -13,6 +13,7 @@ from cities.models import Alignment, City, Game, GameEvent, GameStatus, PostKind
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from roles import draw
 from roles.models import CommissarOffer, MafiaDraw
+from tests.setup_factory import in_game_language
 
 SLUG = "lepra-autumn"
 
@@ -115,7 +116,7 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
     assert notary == mafia_draw.notary and not Membership.objects.filter(inbox=notary).exists()
     expected_notary = "\n\n".join(
         [f"**{c.name}**\n\n" + "\n".join(f"{i}. {n}" for i, n in enumerate(mafia_draw.lists[str(c.number)], 1)) for c in cities]
-        + [f"Salt: `{mafia_draw.salt}`"])
+        + [in_game_language(game, "Salt: `%(salt)s`", salt=mafia_draw.salt)])
     assert list(Message.objects.filter(inbox=notary).values_list("body", flat=True)) == [expected_notary]
     # The numbers are posted in the bar.
     bar = Inbox.objects.get(game=game, kind=InboxKind.BAR)
@@ -174,7 +175,7 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
                    [f"/games/{SLUG}/setup/", f"/games/{SLUG}/", f"/games/{SLUG}/inboxes/"]
                    + [f"/inboxes/{o.inbox_id}/" for o in offers])
     assert secret_reason not in html
-    assert "declined" in html
+    assert 'data-answer="declined"' in html
     # Nor does the Procurator see alignments: no notary list, the notary itself is a 404 for him.
     assert proc.get(f"/inboxes/{notary.pk}/").status_code == 404
     assert mafia_draw.salt not in html
