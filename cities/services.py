@@ -100,11 +100,14 @@ def _check_procurator(game: Game, acting_user) -> None:
 
 @transaction.atomic
 def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = None) -> City:
-    """Add the next city (numbered 1, 2, ...) to ``game`` before it starts (L-CITY-1). Procurator only."""
+    """Add the next city (numbered 1, 2, ...) to ``game`` before it starts and before its city lists are
+    published (L-CITY-1, L-CITY-4: the published cities are final). Procurator only."""
     now = now or timezone.now()
     _check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("Cities are formed before the game starts."), rule="L-CITY-1")
+    if game.lists_published_at is not None:
+        raise WrongState(_("The city lists are published; the cities cannot change any more."), rule="L-CITY-1")
     name = _clean_text(name, field=_("name"), max_length=100)
     number = game.cities.count() + 1
     city = City.objects.create(game=game, number=number, name=name)

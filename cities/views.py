@@ -226,7 +226,12 @@ def _step_offer(request, game):
     role_services.do_offer_commissar(city, acting_user=request.user)
 
 
+def _step_add_city(request, game):
+    services.do_add_city(game, name=request.POST.get("name", ""), acting_user=request.user)
+
+
 SETUP_STEPS = {
+    "add-city": _step_add_city,
     "recruitment-post": _step_recruitment_post,
     "close-signups": lambda request, game: services.do_close_signups(game, acting_user=request.user),
     "form-cities": _step_form_cities,

@@ -174,3 +174,23 @@ def test_setup_page_is_the_procurators_and_shows_only_the_steps_that_apply(db):
     assert client.post("/games/page/setup/close-signups/").status_code == 302
     html = client.get("/games/page/setup/").content.decode()
     assert "/setup/form-cities/" in html and "/setup/close-signups/" not in html
+
+
+def test_cities_formed_by_hand_add_cities_and_move_each_player_L_CITY_1(db):
+    built = build_game("closed", slug="by-hand", cities=2, size=2)
+    client = _client(built.procurator)
+    html = client.get("/games/by-hand/setup/").content.decode()
+    assert "/setup/add-city/" in html and "/setup/move-signup/" not in html
+    for name in ("Left", "Right"):
+        assert client.post("/games/by-hand/setup/add-city/", {"name": name}).status_code == 302
+    left, right = City.objects.filter(game=built.game).order_by("number")
+    signups = list(Signup.objects.filter(game=built.game, withdrawn_at__isnull=True).order_by("pk"))
+    assert client.post("/games/by-hand/setup/publish-lists/").status_code == 400  # nobody seated yet
+    for signup, city in zip(signups, [left, left, right, right], strict=True):
+        assert client.post("/games/by-hand/setup/move-signup/", {"signup": signup.pk, "city": city.pk}).status_code == 302
+    assert client.post("/games/by-hand/setup/form-cities/").status_code == 409  # the cities exist
+    assert client.post("/games/by-hand/setup/publish-lists/").status_code == 302
+    assert {c.name: sorted(c.residents.values_list("user", flat=True)) for c in (left, right)} == {
+        "Left": sorted(s.user_id for s in signups[:2]), "Right": sorted(s.user_id for s in signups[2:])}
+    assert client.post("/games/by-hand/setup/add-city/", {"name": "Late"}).status_code == 409
+    assert City.objects.filter(game=built.game).count() == 2
