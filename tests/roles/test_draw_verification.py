@@ -159,3 +159,13 @@ def test_numbers_form_in_the_bar_page_names_the_mafia_and_the_page_is_procurator
     bar = Inbox.objects.get(game=built.game, kind=InboxKind.BAR)
     assert "City 1: 1, 2" in bar.messages.last().body and "City 2: 3, 4" in bar.messages.last().body
     assert timezone.now() >= md.numbers_at
+
+
+@pytest.mark.parametrize("size, mafia", [(5, 1), (8, 2), (13, 3), (18, 4), (23, 5)])
+def test_the_site_draws_the_l_city_2_mafia_count_for_each_city_L_CITY_2(db, size, mafia):
+    built = build_game("numbers", slug=f"count-{size}", cities=1, size=size)
+    md = MafiaDraw.objects.get(game=built.game)
+    assert len(md.numbers["1"]) == mafia
+    assert Resident.objects.filter(game=built.game, alignment=Alignment.MAFIA).count() == mafia
+    inbox = Inbox.objects.get(game=built.game, kind=InboxKind.MAFIA)
+    assert inbox.memberships.count() == mafia
