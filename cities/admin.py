@@ -2,7 +2,7 @@
 contents and no audit log (whose payloads may name the mafia). Game staff consoles come with issue 7."""
 from django.contrib import admin
 
-from .models import City, Game, PublicPost, ScheduledEvent, StaffRole
+from .models import City, Game, PublicPost, ScheduledEvent, Signup, StaffRole
 
 
 class ReadOnlyGameDataAdmin(admin.ModelAdmin):
@@ -40,6 +40,14 @@ class StaffRoleAdmin(ReadOnlyGameDataAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).exclude(kind="consigliere")
+
+
+@admin.register(Signup)
+class SignupAdmin(ReadOnlyGameDataAdmin):
+    """Sign-ups (public: the recruitment post lists the players); moved into cities on the setup page."""
+
+    list_display = ("game", "user", "signed_up_at", "withdrawn_at")
+    list_filter = ("game",)
 
 
 @admin.register(PublicPost)

@@ -65,3 +65,49 @@ class SchedulePostForm(forms.Form):
             return wall_clock_to_utc(self.cleaned_data["publish_at"], self.zone)
         except OverflowError:
             raise ValidationError(_("This date is out of range.")) from None
+
+
+class NewGameForm(forms.Form):
+    """A new Lepra game (issue 3 item 1): its title and address, rules, time zone, how the cities are formed and
+    when the day starts (a wall-clock time in the game's zone, L-DAY-1). ``do_create_game`` checks it again."""
+
+    title = forms.CharField(label=_("Title"), max_length=200)
+    slug = forms.SlugField(label=_("Address"), max_length=60, help_text=_("Latin letters, digits and dashes."))
+    rules_text = forms.CharField(label=_("Rules and announcement"), widget=forms.Textarea(attrs={"rows": 8}),
+                                 required=False)
+    time_zone = forms.CharField(label=_("Time zone"), max_length=64, initial="Europe/Moscow")
+    city_count = forms.IntegerField(label=_("Number of cities"), min_value=1, max_value=20, required=False,
+                                    help_text=_("Leave empty to form cities of the target size."))
+    city_size = forms.IntegerField(label=_("Target city size"), min_value=2, max_value=200, initial=20)
+    day_start = forms.TimeField(label=_("Day start"), initial="10:00", widget=forms.TimeInput(attrs={"type": "time"}),
+                                help_text=_("Time in the game's time zone."))
+
+
+class RecruitmentPostForm(forms.Form):
+    """The recruitment post (L-POST-1): both fields optional (defaults: the game's title and rules)."""
+
+    title = forms.CharField(label=_("Title"), max_length=200, required=False)
+    body = forms.CharField(label=_("Text"), widget=forms.Textarea(attrs={"rows": 6}), required=False)
+
+
+class FormCitiesForm(forms.Form):
+    """City names for the automatic split, one per line (optional)."""
+
+    names = forms.CharField(label=_("City names, one per line"), widget=forms.Textarea(attrs={"rows": 3}),
+                            required=False)
+
+
+class MoveSignupForm(forms.Form):
+    """Put a signed-up player into a city by hand (ids checked by the view against the game)."""
+
+    signup = forms.IntegerField(label=_("Player"))
+    city = forms.IntegerField(label=_("City"))
+
+
+class AppointStaffForm(forms.Form):
+    """Appoint a staff member by account name (L-STAFF-1); a Tribune needs a city."""
+
+    kind = forms.ChoiceField(label=_("Role"), choices=[("tribune", _("Tribune")), ("arbiter", _("Supreme Arbiter")),
+                                                       ("consigliere", _("Consigliere"))])
+    username = forms.CharField(label=_("Account (user name)"), max_length=150)
+    city = forms.IntegerField(label=_("City (for a Tribune)"), required=False)

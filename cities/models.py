@@ -4,6 +4,8 @@ Tables and named constraints only; every write goes through ``cities.services`` 
 """
 from __future__ import annotations
 
+from datetime import time
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -41,9 +43,22 @@ class Game(models.Model):
     day_number = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    # Recruitment (issue 3 item 1, L-CITY-1, L-POST-1).
+    rules_text = models.TextField(_("rules"), blank=True)
+    #: How cities are formed: ``city_count`` cities when set, else as many cities of about ``city_size`` as fit.
+    city_count = models.PositiveSmallIntegerField(_("number of cities"), null=True, blank=True)
+    city_size = models.PositiveSmallIntegerField(_("target city size"), default=20)
+    #: The day's start as a wall-clock time in ``time_zone`` (L-DAY-1).
+    day_start = models.TimeField(_("day start"), default=time(10, 0))
+    signups_closed_at = models.DateTimeField(null=True, blank=True)
+    lists_published_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(city_count__isnull=True) | Q(city_count__gte=1), name="game_city_count_positive"),
+            models.CheckConstraint(condition=Q(city_size__gte=2), name="game_city_size_at_least_2"),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -174,6 +189,32 @@ class StaffRole(models.Model):
         if self.city_id:
             return f"{self.get_kind_display()} ({self.city})"
         return self.get_kind_display()
+
+
+class Signup(models.Model):
+    """A user's sign-up for a game in recruitment (L-CITY-1). Withdrawing sets ``withdrawn_at`` (kept for the
+    record); signing up again makes a new row. At most one active (not withdrawn) sign-up per user and game."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="signups")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signups")
+    signed_up_at = models.DateTimeField()
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "signed_up_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], condition=Q(withdrawn_at__isnull=True),
+                                    name="signup_one_active_per_user_per_game"),
+            models.CheckConstraint(condition=Q(withdrawn_at__isnull=True) | Q(withdrawn_at__gte=models.F("signed_up_at")),
+                                   name="signup_withdrawn_after_signup"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.game}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.withdrawn_at is None
 
 
 class PostKind(models.TextChoices):

@@ -2,20 +2,29 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
 
 from inboxes import policies
 from inboxes.selectors import messages_by_resident_for
+from roles import services as role_services
 
-from . import selectors
-from .errors import RuleViolation
-from .forms import SchedulePostForm
+from . import selectors, services
+from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from .forms import (
+    AppointStaffForm, FormCitiesForm, MoveSignupForm, NewGameForm, RecruitmentPostForm, SchedulePostForm,
+)
 from .i18n import activate_game_language
-from .models import StaffKind
+from .models import City, Signup, StaffKind
 from .services import do_schedule_public_post
+
+#: HTTP status of a refused request, by error class (400 bad input, 403 not allowed, 409 wrong state).
+ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 
@@ -45,6 +54,10 @@ def game_detail(request, slug: str):
         "staff": policies.visible_staff(request.user, game),
         "seat": policies.seat_in(request.user, game),
         "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
+        "signup": selectors.active_signup(request.user, game),
+        "signups_open": selectors.signups_open(game),
+        "is_staff_of_game": bool(policies.staff_roles_in(request.user, game)),
+        "known_commissars": selectors.known_commissars(request.user, game),
     }
     return render(request, "cities/game_detail.html", context)
 
@@ -93,3 +106,157 @@ def schedule_post(request, slug: str):
         else:
             status = 400
     return render(request, "cities/schedule_post.html", {"game": game, "form": form}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def new_game(request):
+    """Any logged-in user creates a Lepra game and becomes its Procurator (L-STAFF-1); then the setup page."""
+    form = NewGameForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                game = services.do_create_game(acting_user=request.user, **form.cleaned_data)
+            except RuleViolation as exc:
+                form.add_error(None, str(exc))
+                status = ERROR_STATUS.get(type(exc), 400)
+            else:
+                return redirect("game_setup", slug=game.slug)
+        else:
+            status = 400
+    return render(request, "cities/new_game.html", {"form": form}, status=status)
+
+
+@require_POST
+def signup_toggle(request, slug: str):
+    """One-click sign-up ("action=sign-up") or withdrawal ("action=withdraw") on the public game page."""
+    game = selectors.game_get(slug)
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('account_login')}?next={reverse('game_detail', args=[slug])}")
+    activate_game_language(request, game)
+    action = request.POST.get("action")
+    try:
+        if action == "sign-up":
+            services.do_sign_up(game, acting_user=request.user)
+            messages.success(request, _("You are signed up."))
+        elif action == "withdraw":
+            services.do_withdraw_signup(game, acting_user=request.user)
+            messages.success(request, _("Your sign-up is withdrawn."))
+        else:
+            raise InvalidInput(_("Unknown action."))
+    except RuleViolation as exc:
+        context = {"game": game, "error": str(exc)}
+        return render(request, "cities/error.html", context, status=ERROR_STATUS.get(type(exc), 400))
+    return redirect("game_detail", slug=game.slug)
+
+
+def _procurator_game(request, slug: str):
+    game = selectors.game_get(slug)
+    activate_game_language(request, game)
+    if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
+        raise Http404("No such page.")
+    return game
+
+
+def _setup_context(request, game) -> dict:
+    """What the Procurator's setup page shows: nothing he may not know (L-STAFF-1, L-STAFF-6): names, the
+    numbers he named, offers with "declined" but never a reason, and never the notary lists or alignments."""
+    return {
+        "game": game,
+        "setup": selectors.setup_state(game),
+        "post_form": RecruitmentPostForm(),
+        "cities_form": FormCitiesForm(),
+        "staff_form": AppointStaffForm(),
+        "staff": policies.visible_staff(request.user, game),
+    }
+
+
+@login_required
+def game_setup(request, slug: str):
+    """The Procurator's setup page: each step of issue 3 in order, buttons only where the step applies."""
+    game = _procurator_game(request, slug)
+    return render(request, "cities/setup.html", _setup_context(request, game))
+
+
+def _step_recruitment_post(request, game):
+    form = RecruitmentPostForm(request.POST)
+    form.is_valid()
+    services.do_publish_recruitment_post(game, acting_user=request.user, title=form.cleaned_data.get("title", ""),
+                                         body=form.cleaned_data.get("body", ""))
+
+
+def _step_form_cities(request, game):
+    form = FormCitiesForm(request.POST)
+    form.is_valid()
+    services.do_form_cities(game, acting_user=request.user, names=form.cleaned_data.get("names", "").splitlines())
+
+
+def _step_move_signup(request, game):
+    form = MoveSignupForm(request.POST)
+    if not form.is_valid():
+        raise InvalidInput(_("Choose a player and a city."))
+    signup = Signup.objects.filter(game=game, pk=form.cleaned_data["signup"]).select_related("game", "user").first()
+    city = City.objects.filter(game=game, pk=form.cleaned_data["city"]).first()
+    if signup is None or city is None:
+        raise InvalidInput(_("Choose a player and a city."))
+    services.do_move_signup(signup, city, acting_user=request.user)
+
+
+def _step_appoint(request, game):
+    form = AppointStaffForm(request.POST)
+    if not form.is_valid():
+        raise InvalidInput(_("Choose a role and an account."))
+    user = get_user_model().objects.filter(username=form.cleaned_data["username"].strip()).first()
+    if user is None:
+        raise InvalidInput(_("No account with this user name."))
+    city = None
+    if form.cleaned_data["city"]:
+        city = City.objects.filter(game=game, pk=form.cleaned_data["city"]).first()
+        if city is None:
+            raise InvalidInput(_("This city is not a city of this game."))
+    services.do_appoint_staff(game, user, form.cleaned_data["kind"], city=city, acting_user=request.user)
+
+
+def _step_offer(request, game):
+    raw = request.POST.get("city") or ""
+    city = City.objects.filter(game=game, pk=int(raw)).first() if raw.isdigit() else None
+    if city is None:
+        raise InvalidInput(_("This city is not a city of this game."))
+    role_services.do_offer_commissar(city, acting_user=request.user)
+
+
+def _step_add_city(request, game):
+    services.do_add_city(game, name=request.POST.get("name", ""), acting_user=request.user)
+
+
+SETUP_STEPS = {
+    "add-city": _step_add_city,
+    "recruitment-post": _step_recruitment_post,
+    "close-signups": lambda request, game: services.do_close_signups(game, acting_user=request.user),
+    "form-cities": _step_form_cities,
+    "move-signup": _step_move_signup,
+    "appoint": _step_appoint,
+    "publish-lists": lambda request, game: services.do_publish_city_lists(game, acting_user=request.user),
+    "start-draw": lambda request, game: role_services.do_start_mafia_draw(game, acting_user=request.user),
+    "site-numbers": lambda request, game: role_services.do_name_mafia_numbers(game, None, acting_user=request.user),
+    "offer-commissar": _step_offer,
+}
+
+
+@login_required
+@require_POST
+def game_setup_step(request, slug: str, step: str):
+    """One step of the setup (POST): parse, one service call, back to the setup page; a refusal re-renders the
+    setup page with the reason and 400/403/409."""
+    game = _procurator_game(request, slug)
+    handler = SETUP_STEPS.get(step)
+    if handler is None:
+        raise Http404("No such step.")
+    try:
+        handler(request, game)
+    except RuleViolation as exc:
+        game.refresh_from_db()
+        context = _setup_context(request, game) | {"error": str(exc)}
+        return render(request, "cities/setup.html", context, status=ERROR_STATUS.get(type(exc), 400))
+    return redirect("game_setup", slug=game.slug)

@@ -931,3 +931,27 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
                  payload={"resident": resident.pk, "old_user": old_user.pk, "new_user": new_user.pk,
                           "old_name": old_name, "new_name": new_name})
     return resident
+@transaction.atomic
+def do_add_member_by_site(inbox: Inbox, resident: Resident, *, acting_user, now: datetime | None = None) -> Membership:
+    """Make ``resident`` a member of ``inbox`` on the site's own authority: a workflow's consequence, such as
+    a new commissar joining the police station (L-COMM-4). Only the site may (``acting_user`` must be None).
+    Raises ``NotAllowed`` for any user, ``InvalidInput`` (another game, already a member), ``WrongState`` (killed)."""
+    now = now or timezone.now()
+    if acting_user is not None:
+        raise NotAllowed(_("Only the site adds members this way."))
+    if resident.game_id != inbox.game_id:
+        raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
+    if inbox.killed_at is not None:
+        raise WrongState(_("This inbox is closed."))
+    membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
+    if membership is not None and membership.state != MembershipState.REMOVED:
+        raise InvalidInput(_("%(name)s is already in this inbox.") % {"name": resident.name})
+    if membership is None:
+        membership = Membership.objects.create(inbox=inbox, resident=resident, state=MembershipState.MEMBER, since=now)
+    else:
+        membership.state = MembershipState.MEMBER
+        membership.since = now
+        membership.save(update_fields=["state", "since"])
+    policies.forget_viewer_cache(resident.user)
+    record_event(inbox.game, "membership.added", actor=None, at=now, payload={"inbox": inbox.pk, "resident": resident.pk})
+    return membership

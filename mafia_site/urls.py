@@ -4,11 +4,19 @@ from django.urls import include, path
 
 from cities import views as city_views
 from inboxes import views as inbox_views
+from roles import views as role_views
 
 urlpatterns = [
     path("", city_views.home, name="home"),
     path("healthz", city_views.healthz, name="healthz"),
+    path("new-game/", city_views.new_game, name="new_game"),
     path("games/<slug:slug>/", city_views.game_detail, name="game_detail"),
+    path("games/<slug:slug>/signup/", city_views.signup_toggle, name="signup_toggle"),
+    path("games/<slug:slug>/setup/", city_views.game_setup, name="game_setup"),
+    path("games/<slug:slug>/setup/numbers/", role_views.mafia_numbers, name="mafia_numbers"),
+    path("games/<slug:slug>/setup/<slug:step>/", city_views.game_setup_step, name="game_setup_step"),
+    path("games/<slug:slug>/offers/<str:offer_id>/", role_views.commissar_offer, name="commissar_offer"),
+    path("games/<slug:slug>/draw/", role_views.draw_verification, name="draw_verification"),
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),
     path("games/<slug:slug>/inboxes/secret/new/", inbox_views.secret_new, name="secret_new"),
     path("games/<slug:slug>/posts/new/", city_views.schedule_post, name="schedule_post"),

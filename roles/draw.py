@@ -14,6 +14,7 @@ resident names in notary order (position 1 first). Anyone holding the lists and 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -53,6 +54,12 @@ def canonical_bytes(lists: Mapping[str, Sequence[str]], salt_hex: str) -> bytes:
 def commitment(lists: Mapping[str, Sequence[str]], salt_hex: str) -> str:
     """SHA-256 hex of ``canonical_bytes(lists, salt_hex)`` (L-ASSIGN-3)."""
     return hashlib.sha256(canonical_bytes(lists, salt_hex)).hexdigest()
+
+
+def verify_commitment(lists: Mapping[str, Sequence[str]], salt_hex: str, published: str) -> bool:
+    """True when ``commitment(lists, salt_hex)`` equals the ``published`` hex digest (L-ASSIGN-3: anyone can
+    check after the game that the lists were fixed before the numbers). Compares in constant time."""
+    return hmac.compare_digest(commitment(lists, salt_hex), (published or "").strip().lower())
 
 
 def new_salt(rng: random.Random) -> str:

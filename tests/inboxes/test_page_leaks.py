@@ -132,3 +132,14 @@ def test_mafia_plans_are_visible_to_their_mafia_and_never_to_an_honest_neighbour
     response = client_for(demo.honest).get(f"/inboxes/{mafia1.pk}/")
     assert response.status_code == 404
     assert plan.body not in response.content.decode()
+
+
+@pytest.mark.parametrize("persona", ["procurator", "tribune1", "consigliere", "honest", "anonymous"])
+def test_a_declined_offers_reason_appears_on_no_page_L_COMM_2(demo, persona):
+    from tests.inboxes.test_policy_matrix import _offer_inbox
+
+    offer_inbox, plain = _offer_inbox(demo)
+    pages = pages_for(demo, client_for(getattr(demo, persona)))
+    assert "Secret reason of the candidate" not in "\n".join(pages.values())
+    assert (f"/inboxes/{offer_inbox.pk}/" in pages) == (persona in ("procurator", "honest"))
+    assert (f"/inboxes/{plain.pk}/" in pages) == (persona == "honest")

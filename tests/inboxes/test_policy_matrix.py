@@ -291,3 +291,58 @@ def test_policy_matrix_for_lifecycle_kinds_and_states_all_forms_agree_L_INBOX(de
     # The Consigliere never reads a secret inbox (L-STAFF-4), and nobody outside the game reads anything here.
     assert "consigliere" not in got or inbox.kind == InboxKind.MAFIA
     assert not {"outsider", "superuser", "anonymous"} & set(got)
+def _offer_inbox(demo, persona: str = "honest"):
+    """A commissar offer's inbox for ``persona`` in the demo game (the offer clause, L-COMM-1/2), plus a plain
+    secret inbox with the same member for contrast."""
+    from cities.models import StaffRole
+    from inboxes.services import do_create_inbox
+    from roles.models import CommissarOffer
+
+    seat = demo.seat(persona)
+    procurator = StaffRole.objects.get(game=demo.game, kind="procurator")
+    offer_inbox = do_create_inbox(demo.game, InboxKind.SECRET, title="Offer", city=seat.city, organizer=procurator,
+                                  members=[seat], acting_user=None)
+    CommissarOffer.objects.create(game=demo.game, city=seat.city, candidate=seat, inbox=offer_inbox, number=1,
+                                  offered_at=timezone.now(), answered_at=timezone.now(), accepted=False,
+                                  decline_reason="Secret reason of the candidate")
+    from inboxes.services import do_post_site_message
+
+    do_post_site_message(offer_inbox, "The Procurator offers you the post.", acting_user=None)
+    plain = do_create_inbox(demo.game, InboxKind.SECRET, title="Plain secret", members=[seat], acting_user=None)
+    return Inbox.objects.select_related("game").get(pk=offer_inbox.pk), Inbox.objects.select_related("game").get(pk=plain.pk)
+
+
+def test_offer_inbox_clause_bool_queryset_and_audience_agree_L_COMM_2(demo):
+    offer_inbox, plain = _offer_inbox(demo)
+    readers, posters, plain_readers = set(), set(), set()
+    for name, user in demo.all().items():
+        user = fresh(user)
+        can = policies.can_read_inbox(user, offer_inbox)
+        assert can == policies.readable_inboxes(user, demo.game).filter(pk=offer_inbox.pk).exists(), name
+        assert can == policies.readable_messages(user, Message.objects.filter(inbox=offer_inbox)).exists(), name
+        if getattr(user, "is_authenticated", False):
+            assert can == policies.readers_of_inbox(offer_inbox).filter(pk=user.pk).exists(), name
+            assert policies.can_read_inbox(user, plain) == policies.readers_of_inbox(plain).filter(pk=user.pk).exists()
+        assert policies.can_read_inbox(user, plain) == policies.readable_inboxes(user, demo.game).filter(pk=plain.pk).exists()
+        if can:
+            readers.add(name)
+        if policies.can_post_in_inbox(user, offer_inbox):
+            posters.add(name)
+        if policies.can_read_inbox(user, plain):
+            plain_readers.add(name)
+    # The offer is a secret inbox the Procurator organises (L-COMM-1, L-INBOX-13): he and the candidate read and
+    # post; the Procurator gets no other secret inbox (L-STAFF-1).
+    assert readers == {"procurator", "honest"}
+    assert posters == {"procurator", "honest"}
+    assert plain_readers == {"honest"}
+
+
+def test_offer_clause_is_per_game_a_procurator_of_another_game_reads_nothing_L_COMM_2(demo, django_user_model):
+    from cities.services import do_create_game
+
+    offer_inbox, _plain = _offer_inbox(demo)
+    other = django_user_model.objects.create_user("otherproc", "op@example.com", "x-secret-123")
+    do_create_game(title="Other", slug="other-game", acting_user=other)
+    assert policies.can_read_inbox(fresh(other), offer_inbox) is False
+    assert not policies.readable_inboxes(fresh(other)).filter(pk=offer_inbox.pk).exists()
+    assert not policies.readers_of_inbox(offer_inbox).filter(pk=other.pk).exists()
