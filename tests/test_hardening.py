@@ -130,3 +130,13 @@ def test_forbidden_and_missing_inbox_ids_cost_the_same_queries(demo):
             policies.access_inbox_by_id(user, inbox_id)
         counts.append(len(ctx.captured_queries))
     assert counts[0] == counts[1] == 4
+
+
+def test_the_audit_log_never_names_whom_a_secret_flag_was_set_on_L_STAFF_6(demo):
+    from cities.models import GameEvent
+
+    secret_rows = GameEvent.objects.filter(game=demo.game, kind="resident.flags").exclude(payload__flags=["is_judge"])
+    assert secret_rows.count() == 12 + 3 + 3  # mafia, commissars, godfathers of the demo
+    assert all("resident" not in row.payload for row in secret_rows)
+    judge_rows = GameEvent.objects.filter(game=demo.game, kind="resident.flags", payload__flags=["is_judge"])
+    assert judge_rows.count() == 3 and all("resident" in row.payload for row in judge_rows)
