@@ -45,6 +45,7 @@ def game_detail(request, slug: str):
         "staff": policies.visible_staff(request.user, game),
         "seat": policies.seat_in(request.user, game),
         "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
+        "is_game_staff": bool(policies.staff_roles_in(request.user, game)),
     }
     return render(request, "cities/game_detail.html", context)
 

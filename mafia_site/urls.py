@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from cities import views as city_views
+from cities.staff_admin import staff_admin_site
 from inboxes import views as inbox_views
 
 urlpatterns = [
@@ -16,4 +17,5 @@ urlpatterns = [
     path("inboxes/<str:inbox_id>/", inbox_views.inbox_thread, name="inbox_thread"),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
+    path("staff/", staff_admin_site.urls),
 ]
