@@ -213,6 +213,15 @@ class StaffScopedAdmin(admin.ModelAdmin):
         return False
 
 
+class ScopedRelatedFilter(RelatedOnlyFieldListFilter):
+    """A filter by a related object, offering only the values present in the scoped queryset. Always shown, so
+    that its parameter is always applied: Django drops the parameter of a filter with one choice, which would
+    turn "?city__id__exact=<another city>" into "everything in scope" instead of "nothing"."""
+
+    def has_output(self) -> bool:
+        return True
+
+
 def _fact(fact: str, label: str) -> str:
     return format_html('<span data-fact="{}">{}</span>', fact, label)
 
@@ -265,7 +274,7 @@ class StaffResidentAdmin(StaffScopedAdmin):
     (L-STAFF-2). Alignment, commissar and godfather only as the policy lets the viewer know them (L-STAFF-6)."""
 
     list_display = ("name", "city", "status", "is_judge", "alignment_known", "roles_known")
-    list_filter = (("game", RelatedOnlyFieldListFilter), ("city", RelatedOnlyFieldListFilter), "status", "is_judge")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "status", "is_judge")
     search_fields = ("name",)
     fields = ("name", "game", "city", "status", "died_at", "is_judge", "alignment_known", "roles_known")
     allowed_lookups = frozenset({
@@ -308,13 +317,16 @@ class StaffInboxAdmin(StaffScopedAdmin):
     """Inboxes the user may read (``policies.readable_inboxes``) in the games they host (L-INBOX-20)."""
 
     list_display = ("title", "kind", "city", "organizer", "day_number", "created_at", "killed_at", "member_count")
-    list_filter = (("game", RelatedOnlyFieldListFilter), "kind", ("city", RelatedOnlyFieldListFilter))
+    list_filter = (("game", ScopedRelatedFilter), "kind", ("city", ScopedRelatedFilter))
     search_fields = ("title",)
     fields = ("title", "game", "kind", "city", "organizer", "resident", "day_number", "created_at", "killed_at",
               "previous_inbox", "member_count")
     allowed_lookups = frozenset({
         "game__id__exact", "game__isnull", "kind__exact", "kind__isnull", "city__id__exact", "city__isnull",
     })
+
+    def get_ordering(self, request):
+        return ("game", "kind", "city__number", "id")
 
     def scoped_queryset(self, request):
         return (readable_inboxes_for_staff(request).select_related("game", "city", "organizer__city", "resident")
@@ -414,7 +426,7 @@ class StaffMembershipAdmin(StaffScopedAdmin):
     """Memberships of the inboxes the user may read; moderation through the inbox services (L-INBOX-17/18)."""
 
     list_display = ("resident", "inbox", "state", "banned_until", "since", "reason")
-    list_filter = ("state", ("inbox", RelatedOnlyFieldListFilter))
+    list_filter = ("state", ("inbox", ScopedRelatedFilter))
     search_fields = ("resident__name", "inbox__title")
     fields = ("resident", "inbox", "state", "since", "banned_until", "reason")
     actions = (ban_members, unban_members, remove_members, add_back_members)
@@ -441,7 +453,7 @@ class StaffMessageAdmin(StaffScopedAdmin):
     names (L-INBOX-15)."""
 
     list_display = ("received_at", "inbox", "author", "excerpt", "is_hidden")
-    list_filter = (("inbox", RelatedOnlyFieldListFilter), "is_hidden")
+    list_filter = (("inbox", ScopedRelatedFilter), "is_hidden")
     search_fields = ("body",)
     fields = ("inbox", "author", "received_at", "edited_at", "is_hidden", "hidden_at", "text")
     allowed_lookups = frozenset({
