@@ -250,6 +250,7 @@ class StaffGameAdmin(StaffScopedAdmin):
     """The games where the user holds a role, with the user's roles there."""
 
     list_display = ("title", "status", "day_number", "time_zone", "your_roles")
+    ordering = ("-created_at", "-id")
     fields = ("title", "slug", "ruleset", "status", "day_number", "time_zone", "your_roles")
     search_fields = ("title",)
 
@@ -274,6 +275,7 @@ class StaffResidentAdmin(StaffScopedAdmin):
     (L-STAFF-2). Alignment, commissar and godfather only as the policy lets the viewer know them (L-STAFF-6)."""
 
     list_display = ("name", "city", "status", "is_judge", "alignment_known", "roles_known")
+    ordering = ("city__number", "name", "id")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "status", "is_judge")
     search_fields = ("name",)
     fields = ("name", "game", "city", "status", "died_at", "is_judge", "alignment_known", "roles_known")

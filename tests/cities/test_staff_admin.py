@@ -234,15 +234,18 @@ def test_tribune2_cannot_list_filter_search_or_autocomplete_city1(demo):
     assert [r["id"] for r in json.loads(response.content)["results"]] == [str(honest.pk)]
 
 
-@pytest.mark.parametrize("query", [
-    "alignment=mafia", "alignment=honest", "alignment__exact=mafia", "is_commissar=1", "is_commissar__exact=0",
-    "is_godfather=True", "user__id__exact=1", "city__game__staff_roles__kind=consigliere", "is_spirit=0",
+@pytest.mark.parametrize("field", [
+    "alignment", "alignment__exact", "alignment__in", "is_commissar", "is_commissar__exact", "is_godfather",
+    "is_spirit", "user__id__exact", "city__game__staff_roles__kind",
 ])
-def test_secret_fields_cannot_be_filtered_by_url_same_400_for_every_value(demo, query):
+def test_secret_fields_cannot_be_filtered_by_url_same_400_for_every_value(demo, field):
     client = staff_client(demo.procurator)
-    response = client.get("/staff/cities/resident/?" + query)
-    assert response.status_code == 400
-    assert b"mafia" not in response.content.lower() or b"alignment" not in response.content
+    answers = {(r.status_code, r.content) for value in ("mafia", "honest", "1", "0", "consigliere")
+               for r in [client.get(f"/staff/cities/resident/?{field}={value}")]}
+    assert len(answers) == 1
+    status, content = answers.pop()
+    assert status == 400
+    assert b"data-fact" not in content and b"alignment" not in content
 
 
 @pytest.mark.parametrize("url", [
@@ -258,16 +261,18 @@ def test_lookups_outside_the_whitelist_are_refused(demo, url):
     assert staff_client(demo.procurator).get(url).status_code == 400
 
 
-@pytest.mark.parametrize("index", range(0, 8))
-def test_ordering_by_any_column_index_does_not_sort_by_a_secret(demo, index):
-    client = staff_client(demo.procurator)
+def test_ordering_by_any_column_index_never_sorts_by_a_secret(demo):
+    client = staff_client(demo.consigliere)  # the one viewer who sees the computed secret columns
     default = listed_ids(client, "resident")
-    for o in (str(index), f"-{index}"):
-        ordered = listed_ids(client, "resident", f"o={o}")
-        assert sorted(ordered) == sorted(default)
-        mafia = set(Resident.objects.filter(game=demo.game, alignment="mafia").values_list("pk", flat=True))
-        # Sorting by a public column may move rows, never group the mafia together at either end.
-        assert set(ordered[:len(mafia)]) != mafia and set(ordered[-len(mafia):]) != mafia
+    assert len(default) == 60
+    # list_display: name, city, status, is_judge, alignment (4), role (5): the computed columns do not sort.
+    for o in ("4", "-4", "5", "-5", "4.5", "-5.-4"):
+        assert listed_ids(client, "resident", f"o={o}") == default, o
+    for o in ("0", "-0", "1", "2", "3", "-3", "9", "x"):
+        assert sorted(listed_ids(client, "resident", f"o={o}")) == sorted(default), o
+    # And the header of a computed column offers no sort link.
+    body = client.get(CHANGELIST["resident"]).content.decode()
+    assert "?o=4" not in body and "?o=5" not in body and "?o=-4" not in body
 
 
 def test_preserved_changelist_filters_reveal_nothing(demo):
@@ -294,9 +299,11 @@ def test_nothing_can_be_added_changed_or_deleted_from_the_admin(demo):
     assert client.get("/staff/inboxes/inbox/add/").status_code == 403
     assert client.post(f"/staff/inboxes/inbox/{city1.pk}/change/", {"title": "x"}).status_code == 403
     assert client.post(f"/staff/inboxes/inbox/{city1.pk}/delete/", {"post": "yes"}).status_code == 403
+    # No action exists on inboxes (delete_selected is disabled site-wide): the POST just shows the list.
     response = client.post("/staff/inboxes/inbox/", {"action": "delete_selected", "_selected_action": [city1.pk]})
+    assert response.status_code == 200
+    assert 'name="action"' not in response.content.decode()
     assert Inbox.objects.filter(pk=city1.pk, title=city1.title).exists()
-    assert response.status_code in (200, 302)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -453,9 +460,12 @@ def test_remove_and_add_back_through_the_services(demo):
 def test_an_action_on_an_object_outside_the_scope_does_nothing(demo):
     membership = _city1_membership(demo)
     before = GameEvent.objects.count()
-    response = _act(staff_client(demo.tribune2), "remove_members", [membership])
-    assert flashed(response) == ["Items must be selected in order to perform actions on them. No items have been changed."] \
-        or flashed(response) == []
+    client = staff_client(demo.tribune2)
+    response = _act(client, "remove_members", [membership])
+    assert response.redirect_chain == [(CHANGELIST["membership"], 302)]
+    assert flashed(response) == []  # the same as for an id that does not exist
+    missing = Membership(pk=_missing_id("membership"))
+    assert flashed(_act(client, "remove_members", [missing])) == []
     membership.refresh_from_db()
     assert membership.state == MembershipState.MEMBER
     assert GameEvent.objects.count() == before
