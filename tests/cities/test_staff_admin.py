@@ -471,19 +471,29 @@ def test_an_action_on_an_object_outside_the_scope_does_nothing(demo):
     assert GameEvent.objects.count() == before
 
 
-def test_a_reader_who_is_not_the_organizer_gets_the_services_refusal(demo):
-    # The Procurator organises the police station; the Arbiter does not read it. The court is the Arbiter's,
-    # and the Procurator reads it: both may moderate it. A Tribune reads the office but does not run it; the
-    # office has no resident members, so use the court's membership with the Arbiter vs a Tribune's city inbox.
+def test_the_arbiter_moderates_his_court_and_nothing_outside_his_scope_L_STAFF_3(demo):
     court = Membership.objects.select_related("inbox", "resident").filter(
         inbox__game=demo.game, inbox__kind=InboxKind.COURT).first()
     response = _act(staff_client(demo.arbiter), "ban_members", [court], apply="1")
     assert flashed(response) == [f"{court.resident.name} is banned in “{court.inbox.title}”."]
-    # The judge of city 1 is also a member of city 1's square, run by Tribune 1: the Arbiter does not see it.
+    court.refresh_from_db()
+    assert court.state == MembershipState.BANNED
+    # The judge of city 1 is also in city 1's square, run by Tribune 1, which the Arbiter does not read.
     city1 = _city1_membership(demo, "judge")
-    response = _act(staff_client(demo.arbiter), "ban_members", [city1], apply="1")
+    assert flashed(_act(staff_client(demo.arbiter), "ban_members", [city1], apply="1")) == []
     city1.refresh_from_db()
     assert city1.state == MembershipState.MEMBER
+
+
+def test_service_refusals_reach_the_admin_in_the_users_language(demo):
+    # The admin follows the browser's language (LocaleMiddleware; Russian by default): the service's message is
+    # shown as translated, unchanged.
+    client = Client()
+    client.force_login(demo.tribune1)
+    membership = _city1_membership(demo)
+    response = client.post(CHANGELIST["membership"], {"action": "unban_members", "_selected_action": [membership.pk]},
+                           follow=True)
+    assert flashed(response) == [f"Участник {membership.resident.name} здесь не забанен."]
 
 
 # --------------------------------------------------------------------------------------------------------------
