@@ -569,3 +569,34 @@ def test_staff_pages_leak_nothing_L_STAFF_6(demo, persona):
                 line = line.strip()
                 if len(line) >= 12 and line not in allowed_lines:
                     assert html.escape(line) not in everything, (persona, label(inbox), line[:60])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Staff of one game, player of another; query budgets
+# --------------------------------------------------------------------------------------------------------------
+
+def test_a_player_who_is_staff_elsewhere_sees_nothing_of_the_game_he_plays_L_STAFF_5(demo):
+    from cities.models import Game, StaffRole
+
+    other = Game.objects.create(slug="other-game", title="Another game")
+    StaffRole.objects.create(game=other, kind="procurator", user=demo.honest)
+    client = staff_client(demo.honest)
+    body = client.get("/staff/").content.decode()
+    assert re.findall(r'<tr data-role="([^"]+)">', body) == ["procurator"]
+    assert "Another game" in body and html.escape(demo.game.title) not in body
+    # He reads his city's square and his personal inbox as a resident, but the staff site shows only the game
+    # he hosts: nothing of the demo game.
+    for model in CHANGELIST:
+        assert listed_ids(client, model) == [], model
+    city1 = _city1_objects(demo)
+    assert _normalized(client.get(f"/staff/inboxes/inbox/{city1['inbox']}/change/", follow=True), city1["inbox"]) == \
+        _normalized(client.get(f"/staff/inboxes/inbox/{_missing_id('inbox')}/change/", follow=True),
+                    _missing_id("inbox"))
+
+
+@pytest.mark.parametrize("model", list(CHANGELIST))
+def test_changelists_take_a_constant_number_of_queries(demo, model, django_assert_max_num_queries):
+    client = staff_client(demo.consigliere if model != "membership" else demo.procurator)
+    client.get(CHANGELIST[model] + "?all=")  # warm up (content types, sessions)
+    with django_assert_max_num_queries(14):
+        assert client.get(CHANGELIST[model] + "?all=").status_code == 200
