@@ -1,5 +1,6 @@
 """Admin for site operators. It shows no game secret (L-STAFF-5): no alignments, no role flags, no inbox
-contents and no audit log (whose payloads may name the mafia). Game staff consoles come with issue 7."""
+contents and no audit log (whose payloads may name the mafia). Game staff work in their own
+admin site, ``/staff/`` (``cities.staff_admin``), entered by game role and scoped by the access policy."""
 from django.contrib import admin
 
 from .models import City, Game, PublicPost, ScheduledEvent, Signup, StaffRole

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from cities import views as city_views
+from cities.staff_admin import staff_admin_site
 from inboxes import views as inbox_views
 from roles import views as role_views
 
@@ -28,4 +29,5 @@ urlpatterns = [
     path("inboxes/<str:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
+    path("staff/", staff_admin_site.urls),
 ]
