@@ -21,13 +21,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_create_inbox, do_post_message, do_post_site_message
-from roles import draw
+from inboxes.services import do_open_game_inboxes, do_post_message
+from roles.services import do_answer_commissar_offer, do_name_mafia_numbers, do_offer_commissar, do_start_mafia_draw
 
-from .models import Alignment, City, Game, GameStatus, PostKind, Resident, StaffKind, StaffRole
+from .models import Alignment, City, Game, GameStatus, PostKind, Resident, StaffKind
 from .services import (
-    do_add_city, do_appoint_staff, do_create_game, do_create_public_post, do_schedule_public_post,
-    do_seat_resident, do_set_game_status, do_set_resident_flags, record_event,
+    do_add_city, do_appoint_staff, do_close_signups, do_create_game, do_create_public_post, do_move_signup,
+    do_publish_city_lists, do_publish_recruitment_post, do_schedule_public_post, do_set_game_status,
+    do_set_resident_flags, do_sign_up, record_event,
 )
 
 DEMO_SLUG = "demo"
@@ -87,7 +88,10 @@ def demo_exists() -> bool:
 
 @transaction.atomic
 def load_demo_game(rng: random.Random | None = None, now: datetime | None = None) -> DemoGame:
-    """Build the demo game (see the module docstring). Returns the DemoGame.
+    """Build the demo game (see the module docstring) through the same services a real Procurator uses:
+    recruitment, sign-ups, cities formed by hand, staff, published lists, the mafia draw (commitment first, then
+    numbers drawn by the site), commissar offers (honest candidates accept, a mafioso declines), the standing
+    inboxes. Returns the DemoGame.
 
     ``rng`` drives every draw (default ``secrets.SystemRandom()``, as a real game; tests pass a seeded
     ``random.Random``). ``now`` is the aware UTC time of the morning of day 2 (default: the current time).
@@ -99,113 +103,80 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
         raise ValueError("the demo game is already loaded")
     rng = rng or secrets.SystemRandom()
     now = now or timezone.now()
-    start = now - timedelta(days=2)  # recruitment two days ago; messages are spread over the past day
-    demo = DemoGame(game=None)  # type: ignore[arg-type]
+    t = now - timedelta(days=3)  # recruitment three days ago; each step a minute later than the one before
 
+    def tick() -> datetime:
+        nonlocal t
+        t += timedelta(minutes=1)
+        return t
+
+    demo = DemoGame(game=None)  # type: ignore[arg-type]
     password_hash = make_password(DEMO_PASSWORD)  # hashed once: 66 accounts share it
     for username, display in STAFF_NAMES.items():
         demo.staff[username] = _make_user(username, display, password_hash)
     procurator = demo.staff["procurator"]
-    game = do_create_game(title="Лепра: демонстрационная партия", slug=DEMO_SLUG, acting_user=procurator, now=start)
-    demo.game = game
-    cities: list[City] = [do_add_city(game, name=name, acting_user=procurator, now=start) for name in CITY_NAMES]
-    for city in cities:
+    game = do_create_game(title="Лепра: демонстрационная партия", slug=DEMO_SLUG, acting_user=procurator, now=tick())
+    do_publish_recruitment_post(
+        game, acting_user=procurator, now=tick(), title="Набор в демонстрационную партию",
+        body="Три города по двадцать жителей. В каждом городе четверо мафиози и комиссар; судей выбирают в первый день.",
+    )
+    players = []
+    for city_number in range(1, len(CITY_NAMES) + 1):
         for i in range(1, RESIDENTS_PER_CITY + 1):
-            name = RESIDENT_NAMES[(city.number - 1) * RESIDENTS_PER_CITY + i - 1]
-            user = _make_user(resident_username(city.number, i), name, password_hash)
-            demo.residents.append(do_seat_resident(city, user, acting_user=procurator, now=start))
-    roles: dict[str, StaffRole] = {}
+            name = RESIDENT_NAMES[(city_number - 1) * RESIDENTS_PER_CITY + i - 1]
+            user = _make_user(resident_username(city_number, i), name, password_hash)
+            players.append((city_number, do_sign_up(game, acting_user=user, now=tick())))
+    game = do_close_signups(game, acting_user=procurator, now=tick())
+    cities: list[City] = [do_add_city(game, name=name, acting_user=procurator, now=tick()) for name in CITY_NAMES]
+    for city_number, signup in players:  # formed by hand, so that c1r01..c1r20 live in city 1
+        demo.residents.append(do_move_signup(signup, cities[city_number - 1], acting_user=procurator, now=t))
     for n, city in enumerate(cities, start=1):
-        roles[f"tribune{n}"] = do_appoint_staff(game, demo.staff[f"tribune{n}"], StaffKind.TRIBUNE, city=city,
-                                                acting_user=procurator, now=start)
-    roles["arbiter"] = do_appoint_staff(game, demo.staff["arbiter"], StaffKind.ARBITER, acting_user=procurator, now=start)
-    roles["consigliere"] = do_appoint_staff(game, demo.staff["consigliere"], StaffKind.CONSIGLIERE,
-                                            acting_user=procurator, now=start)
-    roles["procurator"] = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
-    by_city = {c.number: [r for r in demo.residents if r.city_id == c.pk] for c in cities}
+        do_appoint_staff(game, demo.staff[f"tribune{n}"], StaffKind.TRIBUNE, city=city, acting_user=procurator, now=tick())
+    do_appoint_staff(game, demo.staff["arbiter"], StaffKind.ARBITER, acting_user=procurator, now=tick())
+    do_appoint_staff(game, demo.staff["consigliere"], StaffKind.CONSIGLIERE, acting_user=procurator, now=tick())
+    do_publish_city_lists(game, acting_user=procurator, now=tick())
 
-    # L-ASSIGN: shuffled lists in the notary inbox, commitment published before the numbers are drawn.
-    demo.lists = draw.shuffled_lists({n: [r.name for r in rs] for n, rs in by_city.items()}, rng)
-    demo.salt = draw.new_salt(rng)
-    digest = draw.commitment(demo.lists, demo.salt)
-    city_lists = "\n\n".join(
-        f"**{c.name}**: " + ", ".join(sorted(r.name for r in by_city[c.number])) for c in cities
-    )
-    do_create_public_post(
-        game, kind=PostKind.RECRUITMENT, title="Набор в демонстрационную партию", acting_user=procurator, now=start,
-        body=(
-            "Три города по двадцать жителей. В каждом городе четверо мафиози и комиссар; "
-            "судей выбирают в первый день.\n\n"
-            f"## Списки городов\n\n{city_lists}\n\n"
-            f"## Жеребьёвка мафии\n\nКоммитмент (SHA-256): `{digest}`"
-        ),
-    )
-    notary = do_create_inbox(game, InboxKind.NOTARY, title="Нотариус: жеребьёвка мафии", acting_user=None, now=start)
-    office = do_create_inbox(game, InboxKind.OFFICE, title="Канцелярия", organizer=roles["procurator"],
-                             acting_user=None, now=start)
-    bar = do_create_inbox(game, InboxKind.BAR, title="Бар", organizer=roles["procurator"], acting_user=None, now=start)
-    t = start + timedelta(minutes=1)
-    notary_text = "\n\n".join(
-        f"**{c.name}**\n\n" + "\n".join(f"{i}. {name}" for i, name in enumerate(demo.lists[str(c.number)], 1))
-        for c in cities
-    ) + f"\n\nСоль: `{demo.salt}`"
-    do_post_site_message(notary, notary_text, acting_user=None, now=t)
-    t += timedelta(minutes=1)
-    do_post_message(bar, "Коммитмент опубликован. Назовите номера, господин Прокурор, или доверьте их сайту.",
-                    acting_user=demo.staff["consigliere"], now=t)
-    for c in cities:
-        population = len(by_city[c.number])
-        numbers = draw.draw_numbers(population, draw.mafia_count(population), rng)
-        demo.numbers[str(c.number)] = numbers
-        names = {demo.lists[str(c.number)][k - 1] for k in numbers}
-        for r in by_city[c.number]:
-            if r.name in names:
-                do_set_resident_flags(r, alignment=Alignment.MAFIA, acting_user=None, now=t)
-        t += timedelta(minutes=1)
-        do_post_message(bar, f"{c.name}: номера {', '.join(map(str, numbers))} (выбраны сайтом).",
-                        acting_user=procurator, now=t)
-    t += timedelta(minutes=1)
-    do_post_message(bar, "Все мафиози подтвердили свои роли.", acting_user=demo.staff["consigliere"], now=t)
+    # L-ASSIGN: the commitment is published, then the site draws the numbers for the Procurator.
+    mafia_draw = do_start_mafia_draw(game, acting_user=procurator, rng=rng, now=tick())
+    mafia_draw = do_name_mafia_numbers(game, None, acting_user=procurator, rng=rng, now=tick())
+    demo.lists, demo.salt = mafia_draw.lists, mafia_draw.salt
+    demo.numbers = {str(k): v for k, v in mafia_draw.numbers.items()}
+    bar = Inbox.objects.get(game=game, kind=InboxKind.BAR)
+    do_post_message(bar, "Все мафиози подтвердили свои роли.", acting_user=demo.staff["consigliere"], now=tick())
 
-    # L-COMM: up to three offers per city; in the demo every honest candidate accepts.
-    commissars: list[Resident] = []
-    for c in cities:
-        residents = {r.name: r for r in by_city[c.number]}
-        result = draw.draw_commissar(sorted(residents), lambda n: residents[n].alignment == Alignment.MAFIA,
-                                     lambda n: True, rng)
-        if result.commissar:
-            commissar = do_set_resident_flags(residents[result.commissar], is_commissar=True, acting_user=None, now=t)
-            commissars.append(commissar)
+    # L-COMM: up to three offers per city; honest candidates accept, a mafioso must decline.
+    for city in cities:
+        for _ in range(3):
+            offer = do_offer_commissar(city, acting_user=procurator, rng=rng, now=tick())
+            candidate = offer.candidate
+            accept = candidate.alignment == Alignment.HONEST
+            do_answer_commissar_offer(offer, accept=accept, acting_user=candidate.user, now=tick(),
+                                      reason="" if accept else "Некогда, работа.")
+            if accept:
+                break
+
     # Day 1 elections are over (L-DAY-5): one judge per city; night 1: the godfathers (L-NIGHT-3).
+    by_city = {c.number: list(Resident.objects.filter(city=c).order_by("pk")) for c in cities}
     judges = []
     for c in cities:
         judge = rng.choice([r for r in by_city[c.number] if not r.is_commissar])
-        judges.append(do_set_resident_flags(judge, is_judge=True, acting_user=None, now=t))
+        judges.append(do_set_resident_flags(judge, is_judge=True, acting_user=None, now=tick()))
         mafia = [r for r in by_city[c.number] if r.alignment == Alignment.MAFIA]
         do_set_resident_flags(rng.choice(mafia), is_godfather=True, acting_user=None, now=t)
-
-    # The inboxes of the running game (L-INBOX).
-    inboxes: dict[str, Inbox] = {"office": office, "bar": bar, "notary": notary}
-    for c in cities:
-        tribune = roles[f"tribune{c.number}"]
-        inboxes[f"city{c.number}"] = do_create_inbox(
-            game, InboxKind.CITY, title=f"{c.name}: городская площадь", city=c, organizer=tribune,
-            members=by_city[c.number], acting_user=None, now=t)
-        inboxes[f"mafia{c.number}"] = do_create_inbox(
-            game, InboxKind.MAFIA, title=f"{c.name}: мафия", city=c, organizer=roles["consigliere"],
-            members=[r for r in by_city[c.number] if r.alignment == Alignment.MAFIA], acting_user=None, now=t)
-        for r in by_city[c.number]:
-            inboxes[f"personal:{r.name}"] = do_create_inbox(
-                game, InboxKind.PERSONAL, title=f"Личный ящик: {r.name}", city=c, organizer=tribune, resident=r,
-                members=[r], acting_user=None, now=t)
-    inboxes["police"] = do_create_inbox(game, InboxKind.POLICE, title="Полицейский участок",
-                                        organizer=roles["procurator"], members=commissars, acting_user=None, now=t)
-    inboxes["court"] = do_create_inbox(game, InboxKind.COURT, title="Верховный суд", organizer=roles["arbiter"],
-                                       members=judges, acting_user=None, now=t)
-    inboxes["cemetery"] = do_create_inbox(game, InboxKind.CEMETERY, title="Кладбище", organizer=roles["procurator"],
-                                          acting_user=None, now=t)
-    game = do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=procurator, now=t)
+    do_open_game_inboxes(game, acting_user=procurator, now=tick())
+    game = do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=procurator, now=tick())
     demo.game = game
+    demo.residents = list(Resident.objects.filter(game=game).select_related("user", "city").order_by("pk"))
+    by_city = {c.number: [r for r in demo.residents if r.city_id == c.pk] for c in cities}
+    commissars = [r for r in demo.residents if r.is_commissar]
+    inboxes: dict[str, Inbox] = {}
+    for inbox in Inbox.objects.filter(game=game).select_related("city", "resident"):
+        if inbox.kind in (InboxKind.CITY, InboxKind.MAFIA):
+            inboxes[f"{inbox.kind}{inbox.city.number}"] = inbox
+        elif inbox.kind == InboxKind.PERSONAL:
+            inboxes[f"personal:{inbox.resident.name}"] = inbox
+        elif inbox.kind != InboxKind.SECRET:
+            inboxes[inbox.kind] = inbox
 
     # Activity in every inbox, spread over the last day.
     t = now - timedelta(hours=20)
@@ -216,7 +187,7 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
         t += step
         do_post_message(inboxes[key], text, acting_user=user, now=t)
 
-    say("office", demo.staff["procurator"], "День второй начинается в 10:00 по Москве. Трибуны, объявите время голосования.")
+    say("office", procurator, "День второй начинается в 10:00 по Москве. Трибуны, объявите время голосования.")
     for c in cities:
         say("office", demo.staff[f"tribune{c.number}"], f"{c.name}: голосование с 18:00 до 22:00.")
     say("office", demo.staff["arbiter"], "Суд сформирован, судьи всех трёх городов на месте.")
@@ -233,7 +204,7 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
             "Выдвижения принимаются в личных ящиках до 18:00. Голосование с 18:00 до 22:00.")
         mafia = [r for r in rs if r.alignment == Alignment.MAFIA]
         say(f"mafia{c.number}", demo.staff["consigliere"],
-            f"Мафия города {c.name}, это ваш штаб. Крёстный отец избран, с третьей ночи можно убивать.")
+            f"Мафия города {c.name}, это ваш штаб. Крёстный отец избран, со второй ночи можно убивать.")
         for i, m in enumerate(mafia):
             say(f"mafia{c.number}", m.user, f"Тайный план мафии города {c.number}: пункт {i + 1}.")
         for r in rs[:3]:

@@ -260,8 +260,8 @@ def city_commissar_state(city: City) -> str:
 def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = None,
                        now: datetime | None = None) -> CommissarOffer:
     """Offer the commissar's post of ``city`` to a random resident not asked before (L-COMM-1), through a new
-    secret inbox whose member is the candidate, organized by the Procurator (who reads it through the offer
-    clause of ``inboxes.policies``). Procurator only; after the mafia numbers are named; one offer at a time,
+    secret inbox whose member is the candidate, organized by the Procurator (who reads and posts there as the
+    organizer of a secret inbox, ``inboxes.policies``). Procurator only; after the mafia numbers are named; one offer at a time,
     the next only after a decline, at most three (L-COMM-3). Returns the offer.
     Raises ``NotAllowed``, ``WrongState`` (numbers not named, an offer pending, accepted, three declines).
     """

@@ -21,12 +21,24 @@ from tests.conftest import PERSONA_NAMES, fresh
 
 
 def label(inbox: Inbox) -> str:
-    """A stable name for a demo inbox: city1, mafia2, personal:<name>, police, court, ..."""
+    """A stable name for a demo inbox: city1, mafia2, personal:<name>, offer:<candidate>, police, court, ..."""
     if inbox.kind in (InboxKind.CITY, InboxKind.MAFIA):
         return f"{inbox.kind}{inbox.city.number}"
     if inbox.kind == InboxKind.PERSONAL:
         return f"personal:{inbox.resident.name}"
+    if inbox.kind == InboxKind.SECRET:
+        from roles.models import CommissarOffer
+
+        candidate = CommissarOffer.objects.filter(inbox=inbox).values_list("candidate__name", flat=True).first()
+        return f"offer:{candidate}" if candidate else f"secret:{inbox.title}"
     return inbox.kind
+
+
+def offer_labels(game) -> dict[str, str]:
+    """Candidate name -> label of the commissar offer inbox the demo's draw sent them (L-COMM-1)."""
+    from roles.models import CommissarOffer
+
+    return {name: f"offer:{name}" for name in CommissarOffer.objects.filter(game=game).values_list("candidate__name", flat=True)}
 
 
 def personal_of_city(game, number: int) -> set[str]:
@@ -44,9 +56,13 @@ def expected_access(demo) -> dict[str, tuple[set[str], set[str]]]:
         seat = demo.seat(persona)
         return {f"mafia{seat.city.number}"} if seat.alignment == "mafia" else set()
 
+    offers = offer_labels(game)
+
     def resident(persona: str, extra: set[str] = frozenset()) -> tuple[set[str], set[str]]:
         seat = demo.seat(persona)
         labels = {f"city{seat.city.number}", own(persona)} | mafia_inbox_if_mafia(persona) | set(extra)
+        if seat.name in offers:  # the commissar offer made to this resident, answered or not (L-COMM-1)
+            labels.add(offers[seat.name])
         if seat.is_commissar:
             labels.add("police")
         if seat.is_judge:
@@ -54,10 +70,10 @@ def expected_access(demo) -> dict[str, tuple[set[str], set[str]]]:
         return labels, labels
 
     return {
-        # L-STAFF-1, L-STAFF-5: hosts, reads the cities, the court, runs police/cemetery/office/bar; never a
-        # mafia inbox, a personal inbox, the notary.
-        "procurator": ({"city1", "city2", "city3", "court", "police", "cemetery", "office", "bar"},
-                       {"police", "cemetery", "office", "bar"}),
+        # L-STAFF-1, L-STAFF-5: hosts, reads the cities, the court, runs police/cemetery/office/bar and the
+        # commissar offers he sent (L-COMM-1); never a mafia inbox, a personal inbox, the notary.
+        "procurator": ({"city1", "city2", "city3", "court", "police", "cemetery", "office", "bar"} | set(offers.values()),
+                       {"police", "cemetery", "office", "bar"} | set(offers.values())),
         # L-STAFF-2, L-INBOX-1, L-INBOX-5: own city's inbox and personal inboxes, and the office.
         "tribune1": ({"city1", "office"} | personal_of_city(game, 1),) * 2,
         "tribune2": ({"city2", "office"} | personal_of_city(game, 2),) * 2,
@@ -88,7 +104,10 @@ def observed(demo, user) -> tuple[set[str], set[str], set[str]]:
 
 def test_demo_game_has_every_inbox_of_the_matrix(demo):
     labels = sorted(label(i) for i in Inbox.objects.filter(game=demo.game).select_related("city", "resident"))
-    assert len(labels) == 3 + 3 + 60 + 6  # city, mafia, personal, police/court/cemetery/office/bar/notary
+    offers = offer_labels(demo.game)
+    assert 3 <= len(offers) <= 9  # one to three offers per city (L-COMM-3)
+    # city, mafia, personal, police/court/cemetery/office/bar/notary, one per commissar offer; all distinct
+    assert len(labels) == len(set(labels)) == 3 + 3 + 60 + 6 + len(offers)
     assert {"police", "court", "cemetery", "office", "bar", "notary"} <= set(labels)
 
 
@@ -302,7 +321,9 @@ def _offer_inbox(demo, persona: str = "honest"):
     procurator = StaffRole.objects.get(game=demo.game, kind="procurator")
     offer_inbox = do_create_inbox(demo.game, InboxKind.SECRET, title="Offer", city=seat.city, organizer=procurator,
                                   members=[seat], acting_user=None)
-    CommissarOffer.objects.create(game=demo.game, city=seat.city, candidate=seat, inbox=offer_inbox, number=1,
+    number = CommissarOffer.objects.filter(city=seat.city).count() + 1  # after the demo draw's own offers
+    assert number <= 3
+    CommissarOffer.objects.create(game=demo.game, city=seat.city, candidate=seat, inbox=offer_inbox, number=number,
                                   offered_at=timezone.now(), answered_at=timezone.now(), accepted=False,
                                   decline_reason="Secret reason of the candidate")
     from inboxes.services import do_post_site_message

@@ -2,7 +2,7 @@
 and with 2,000 messages (L-INBOX-20: the per-viewer counts are computed in the database, not in a loop)."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -38,7 +38,8 @@ def _count(client, url: str) -> tuple[int, int]:
 def test_my_inboxes_query_budget_is_flat_L_INBOX_20(demo, client, django_assert_max_num_queries, total):
     seat = demo.seat("mafioso")
     city = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city)
-    last_own = Message.objects.filter(inbox=city, author_resident=seat).order_by("-received_at")[0].received_at
+    own = Message.objects.filter(inbox=city, author_resident=seat).order_by("-received_at").first()
+    last_own = own.received_at if own else datetime(1970, 1, 1, tzinfo=UTC)
     author = demo.seat("honest")
     for kind in (InboxKind.CITY, InboxKind.MAFIA):
         _fill(Inbox.objects.get(game=demo.game, kind=kind, city=seat.city), author, total)
