@@ -24,7 +24,7 @@ from voting.tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLE = ROOT / "voting" / "examples" / "lepra_execution_example.jsonl"
 VOTERS = ("ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal")
-PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
+PROPERTY_SETTINGS = settings(max_examples=100, deadline=None)
 
 
 def tally(log: Log, nominees=("cat", "dan", "eve"), voters=VOTERS, **kwargs):
@@ -642,7 +642,7 @@ def test_the_tally_equals_a_slow_reference_L_VOTE(day):
     assert result.ranking == ranking and result.leader == leader
 
 
-@settings(max_examples=75, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(voting_days(), st.randoms(use_true_random=False))
 def test_the_input_order_of_messages_does_not_matter_L_VOTE_8(day, random):
     messages, void = day
