@@ -1028,7 +1028,11 @@ class LepraExecutionResult:
         return tuple(receipt for receipt in self.receipts if receipt.refusal is not None)
 
     def tally(self, nominee: str) -> LepraNomineeTally:
-        return next(tally for tally in self.nominees if tally.nominee == nominee)
+        """The tally of one nominee; ``KeyError`` if they are not a nominee."""
+        for tally in self.nominees:
+            if tally.nominee == nominee:
+                return tally
+        raise KeyError(nominee)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"opens_at", "closes_at", "nominees": [LepraNomineeTally.as_dict()...], "ranking",
@@ -1219,7 +1223,11 @@ class LepraElectionResult:
         return tuple(receipt for receipt in self.receipts if receipt.refusal is not None)
 
     def tally(self, candidate: str) -> LepraCandidateTally:
-        return next(tally for tally in self.candidates if tally.candidate == candidate)
+        """The tally of one candidate; ``KeyError`` if they are not a candidate."""
+        for tally in self.candidates:
+            if tally.candidate == candidate:
+                return tally
+        raise KeyError(candidate)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"opens_at", "closes_at", "candidates": [LepraCandidateTally.as_dict()...], "ranking",
