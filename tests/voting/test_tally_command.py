@@ -173,5 +173,5 @@ def test_a_missing_file_is_an_error(tmp_path):
 
 
 def test_the_tally_kind_is_a_required_subcommand():
-    with pytest.raises(CommandError, match="invalid choice: 'lepra-execution'"):
-        call_command("tally", "lepra-execution", str(EXAMPLE), stdout=StringIO())
+    with pytest.raises(CommandError, match="invalid choice: 'lepra-court'"):
+        call_command("tally", "lepra-court", str(EXAMPLE), stdout=StringIO())

@@ -5,8 +5,13 @@ Each kind of tally is a subcommand with its own file format:
 - ``forum-day FILE``: one game-thread day of a forum game, exported as JSON lines (format in
   ``voting/forum_export.py``, example in ``voting/examples/``): prints the standing count, how the day ended, every
   refused command with its reason, the voided votes and the M-VOTE-5 offenders.
+- ``lepra-execution FILE``: one city's Lepra execution voting (L-VOTE), exported as JSON lines (format in
+  ``voting/lepra_export.py``): per nominee the counted voters, who changed their mind and the latest counted vote
+  time; the ranking, the leader, the tied leaders, and every refused message with its seq and reason.
+- ``lepra-election FILE``: one city's Lepra judge election (L-JUDGE-4..6), same format with ``candidates``: per
+  candidate the pros, cons, score and latest pro vote time; the winner (null: failed) and every refused message.
 
-A new kind (say the Lepra execution tally, ``lepra-execution FILE``) is one more entry in ``TALLY_KINDS``: a
+A new kind is one more entry in ``TALLY_KINDS``: a
 name, a help line and a function from the file's lines to JSON-ready data. Exit status 0 when the file could be
 counted, 1 for an unreadable or malformed file. Touches no database.
 """
@@ -20,6 +25,7 @@ from typing import Any, NamedTuple
 from django.core.management.base import BaseCommand, CommandError
 
 from voting.forum_export import forum_day_export
+from voting.lepra_export import lepra_election_export, lepra_execution_export
 
 
 class TallyKind(NamedTuple):
@@ -31,6 +37,14 @@ TALLY_KINDS: dict[str, TallyKind] = {
     "forum-day": TallyKind(
         help="one forum game-thread day exported as JSON lines (M-VOTE): standing count, end, refusals",
         count=forum_day_export,
+    ),
+    "lepra-execution": TallyKind(
+        help="one Lepra city's execution voting exported as JSON lines (L-VOTE): tallies, ranking, leader, refusals",
+        count=lepra_execution_export,
+    ),
+    "lepra-election": TallyKind(
+        help="one Lepra city's judge election exported as JSON lines (L-JUDGE-4..6): scores, winner, refusals",
+        count=lepra_election_export,
     ),
 }
 
