@@ -7,7 +7,6 @@ the rules refuse. ``acting_user=None`` means the scheduler or a trusted setup co
 from __future__ import annotations
 
 import random
-import secrets
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -17,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from inboxes.policies import forget_viewer_cache, holds_role
 from inboxes.rendering import render_markdown
+from roles import draw
 
 from .errors import InvalidInput, NotAllowed, WrongState
 from .models import (
@@ -403,8 +403,8 @@ def do_close_signups(game: Game, *, acting_user, now: datetime | None = None) ->
 
 
 def system_rng() -> random.Random:
-    """The generator of the city split: ``secrets.SystemRandom()``. Tests may patch it."""
-    return secrets.SystemRandom()
+    """The generator of the city split: the draws' cryptographically secure generator (``roles.draw``)."""
+    return draw.system_rng()
 
 
 def balanced_sizes(total: int, cities: int) -> list[int]:

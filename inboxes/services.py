@@ -184,6 +184,12 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
     now = now or timezone.now()
     if not policies.can_moderate_inbox(acting_user, inbox):
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."), rule="L-INBOX")
+    return _make_member(inbox, resident, actor=acting_user, now=now)
+
+
+def _make_member(inbox: Inbox, resident: Resident, *, actor, now: datetime) -> Membership:
+    """Add ``resident`` to ``inbox`` as a member (again, after a removal) and audit it; the caller has checked who
+    may. Raises ``InvalidInput`` (another game, already in) or ``WrongState`` (inbox killed)."""
     if resident.game_id != inbox.game_id:
         raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
     if inbox.killed_at is not None:
@@ -197,8 +203,8 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
         membership.state = MembershipState.MEMBER
         membership.since = now
         membership.save(update_fields=["state", "since"])
-    record_event(inbox.game, "membership.added", actor=acting_user, at=now,
-                 payload={"inbox": inbox.pk, "resident": resident.pk})
+    policies.forget_viewer_cache(resident.user)
+    record_event(inbox.game, "membership.added", actor=actor, at=now, payload={"inbox": inbox.pk, "resident": resident.pk})
     return membership
 
 
@@ -939,19 +945,4 @@ def do_add_member_by_site(inbox: Inbox, resident: Resident, *, acting_user, now:
     now = now or timezone.now()
     if acting_user is not None:
         raise NotAllowed(_("Only the site adds members this way."))
-    if resident.game_id != inbox.game_id:
-        raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
-    if inbox.killed_at is not None:
-        raise WrongState(_("This inbox is closed."))
-    membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
-    if membership is not None and membership.state != MembershipState.REMOVED:
-        raise InvalidInput(_("%(name)s is already in this inbox.") % {"name": resident.name})
-    if membership is None:
-        membership = Membership.objects.create(inbox=inbox, resident=resident, state=MembershipState.MEMBER, since=now)
-    else:
-        membership.state = MembershipState.MEMBER
-        membership.since = now
-        membership.save(update_fields=["state", "since"])
-    policies.forget_viewer_cache(resident.user)
-    record_event(inbox.game, "membership.added", actor=None, at=now, payload={"inbox": inbox.pk, "resident": resident.pk})
-    return membership
+    return _make_member(inbox, resident, actor=None, now=now)

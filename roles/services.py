@@ -12,7 +12,6 @@ shown to nobody but the candidate (L-COMM-2); audit payloads name no alignment a
 from __future__ import annotations
 
 import random
-import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -37,8 +36,8 @@ MAX_REASON_LENGTH = 2000
 
 
 def system_rng() -> random.Random:
-    """The generator of every production draw: ``secrets.SystemRandom()`` (L-ASSIGN-3). Tests may patch it."""
-    return secrets.SystemRandom()
+    """The generator of every production draw (L-ASSIGN-3), ``roles.draw.system_rng``. Tests may patch it here."""
+    return draw.system_rng()
 
 
 def _check_procurator(game: Game, acting_user) -> None:
