@@ -67,7 +67,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
                            % {"length": len(text), "max": limit})
     # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after.
-    inbox = Inbox.objects.select_for_update().select_related("game").get(pk=inbox.pk)
+    inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
@@ -422,7 +422,7 @@ def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
 
 
 def _lock_open_inbox(inbox: Inbox) -> Inbox:
-    inbox = Inbox.objects.select_for_update().select_related("game", "city", "organizer").get(pk=inbox.pk)
+    inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game", "city", "organizer").get(pk=inbox.pk)
     _check_not_finished(inbox.game)
     if inbox.killed_at is not None:
         raise WrongState(_("This inbox is closed."), rule="L-INBOX")
@@ -503,7 +503,7 @@ def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> 
             raise NotAllowed(_("No such inbox."))
         if not policies.can_moderate_inbox(acting_user, inbox):
             raise NotAllowed(_("Only the organizer of this inbox or the Procurator may close it."), rule="L-INBOX")
-    inbox = Inbox.objects.select_for_update().select_related("game").get(pk=inbox.pk)
+    inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     _check_not_finished(inbox.game)
     if inbox.killed_at is not None:
         raise WrongState(_("This inbox is already closed."), rule="L-INBOX")
@@ -634,7 +634,7 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
 def _renew_court(game: Game, *, actor, now: datetime) -> Inbox:
     """Replace the current court inbox by a new one whose members are the living sitting judges; everyone is
     banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones."""
-    old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).select_for_update().first()
+    old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
     arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
     title = _in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
@@ -689,7 +689,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
         raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule="L-DEATH-1")
     if spirit and cause != DeathCause.KILLED:
         raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule="L-SPIRIT-1")
-    resident = Resident.objects.select_for_update().select_related("game", "city").get(pk=resident.pk)
+    resident = Resident.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=resident.pk)
     game = resident.game
     _check_not_finished(game)
     if resident.status != LifeStatus.ALIVE:
@@ -739,7 +739,7 @@ def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime
     Raises ``NotAllowed`` or ``WrongState`` (not a spirit, no cemetery, game over)."""
     now = now or timezone.now()
     _check_site_or_procurator(resident.game, acting_user, "L-SPIRIT-2")
-    resident = Resident.objects.select_for_update().select_related("game").get(pk=resident.pk)
+    resident = Resident.objects.select_for_update(of=("self",)).select_related("game").get(pk=resident.pk)
     game = resident.game
     _check_not_finished(game)
     if not resident.is_spirit or resident.status == LifeStatus.ALIVE:
@@ -840,7 +840,7 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     if len(text) > limit:
         raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
                            % {"length": len(text), "max": limit})
-    message = Message.objects.select_for_update().select_related("inbox__game").get(pk=message.pk)
+    message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
     inbox = message.inbox
     if acting_user is None:
         raise NotAllowed(_("Only the author may edit a message."), rule="L-INBOX-21")
@@ -876,7 +876,7 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
     Procurator, ``can_moderate_inbox``) still see the text; nothing is deleted. Returns the Message. Raises
     ``NotAllowed`` ("No such inbox." when unreadable; not a moderator) or ``WrongState`` (already hidden)."""
     now = now or timezone.now()
-    message = Message.objects.select_for_update().select_related("inbox__game").get(pk=message.pk)
+    message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
     inbox = message.inbox
     if acting_user is None:
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
@@ -916,7 +916,7 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     if acting_user is None or not _is_procurator(acting_user, game):
         raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule="L-REPLACE-1")
     _check_not_finished(game)
-    resident = Resident.objects.select_for_update().select_related("user").get(pk=resident.pk)
+    resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)
     if new_user is None or not new_user.is_active:
         raise InvalidInput(_("Choose an active account to take the seat."), rule="L-REPLACE-1")
     if StaffRole.objects.filter(game=game, user=new_user).exists():

@@ -333,7 +333,7 @@ def do_answer_commissar_offer(offer: CommissarOffer, *, accept: bool, acting_use
     Raises ``NotAllowed`` (not the candidate, a mafioso accepting), ``WrongState`` (answered) or ``InvalidInput``.
     """
     now = now or timezone.now()
-    offer = CommissarOffer.objects.select_for_update().select_related("game", "city", "candidate", "inbox").get(pk=offer.pk)
+    offer = CommissarOffer.objects.select_for_update(of=("self",)).select_related("game", "city", "candidate", "inbox").get(pk=offer.pk)
     game = offer.game
     forget_viewer_cache(acting_user)
     seat = seat_in(acting_user, game) if acting_user is not None else None
