@@ -34,6 +34,11 @@ def pages_for(demo, client: Client) -> dict[str, str]:
     urls += [f"/games/{game.slug}/residents/{pk}/" for pk in Resident.objects.filter(game=game).values_list("pk", flat=True)]
     urls += [f"/games/{game.slug}/posts/{pk}/" for pk in PublicPost.objects.filter(game=game).values_list("pk", flat=True)]
     urls += [f"/inboxes/{pk}/" for pk in Inbox.objects.filter(game=game).values_list("pk", flat=True)]
+    # The setup pages, the numbers page, the draw verification page and every commissar offer page.
+    from roles.models import CommissarOffer
+
+    urls += [f"/games/{game.slug}/setup/", f"/games/{game.slug}/setup/numbers/", f"/games/{game.slug}/draw/"]
+    urls += [f"/games/{game.slug}/offers/{pk}/" for pk in CommissarOffer.objects.filter(game=game).values_list("pk", flat=True)]
     pages = {}
     for url in urls:
         response = client.get(url, follow=True)
@@ -99,6 +104,10 @@ def test_pages_show_only_what_the_persona_may_know_L_STAFF_6(demo, persona):
     # Pages were really fetched: at least the game page, every resident and every published post.
     assert f"/games/{demo.game.slug}/" in pages
     assert sum(1 for u in pages if "/residents/" in u) == 60
+    # The setup and numbers pages are the Procurator's alone; the draw's verification waits for the game's end.
+    assert (f"/games/{demo.game.slug}/setup/" in pages) == (persona == "procurator")
+    assert (f"/games/{demo.game.slug}/setup/numbers/" in pages) == (persona == "procurator")
+    assert f"/games/{demo.game.slug}/draw/" not in pages
 
     # Who the Consigliere is (L-STAFF-4, L-STAFF-6).
     seat = Resident.objects.filter(game=demo.game, user=user).first() if user.is_authenticated else None
