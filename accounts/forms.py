@@ -4,6 +4,8 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from .models import display_name_key, normalize_display_name
+
 
 class SignupForm(forms.Form):
     """Extra sign-up field for allauth (``ACCOUNT_FORMS['signup']``): the display name used in games."""
@@ -17,10 +19,11 @@ class SignupForm(forms.Form):
         """Refuse a display name that another account shows already, as its display name or its username
         (case-insensitive): nobody may pass for another player or for a member of staff."""
         from django.contrib.auth import get_user_model
-        from django.db.models import Q
 
-        name = self.cleaned_data.get("display_name", "").strip()
-        if name and get_user_model().objects.filter(Q(display_name__iexact=name) | Q(username__iexact=name)).exists():
+        name = normalize_display_name(self.cleaned_data.get("display_name", ""))
+        key = display_name_key(name)
+        users = get_user_model().objects
+        if name and (users.filter(display_name_key=key).exists() or users.filter(username__iexact=name).exists()):
             raise forms.ValidationError(_("This name is already taken."))
         return name
 

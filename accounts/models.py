@@ -1,11 +1,24 @@
 """The site's user: an ordinary account; game staff are game roles held by such accounts (L-STAFF-5)."""
 from __future__ import annotations
 
+import unicodedata
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+
+
+def normalize_display_name(name: str) -> str:
+    """``name`` in Unicode NFKC form with runs of white space collapsed and the ends trimmed, so that
+    "Игрок  pl01 " and fullwidth look-alikes cannot pass for "Игрок pl01"."""
+    return " ".join(unicodedata.normalize("NFKC", name or "").split())
+
+
+def display_name_key(name: str) -> str:
+    """The comparison key of a display name: normalised and case-folded (Cyrillic included, which SQLite's
+    LOWER() would not fold)."""
+    return normalize_display_name(name).casefold()
 
 
 class User(AbstractUser):
@@ -17,14 +30,24 @@ class User(AbstractUser):
     """
 
     display_name = models.CharField(_("display name"), max_length=60, blank=True)
+    #: ``display_name_key(display_name)``: what two names must not share (set by ``save``).
+    display_name_key = models.CharField(max_length=60, blank=True, editable=False)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
         constraints = [
             # Two players may not share a name in games (one could pass for the other, or for a Tribune).
-            models.UniqueConstraint(Lower("display_name"), condition=~Q(display_name=""),
-                                    name="user_display_name_unique_ci"),
+            models.UniqueConstraint(fields=["display_name_key"], condition=~Q(display_name_key=""),
+                                    name="user_display_name_key_unique"),
         ]
+
+    def save(self, *args, **kwargs):
+        """Keep ``display_name`` normalised and ``display_name_key`` in step with it."""
+        self.display_name = normalize_display_name(self.display_name)
+        self.display_name_key = display_name_key(self.display_name)
+        if kwargs.get("update_fields") is not None and "display_name" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "display_name_key"}
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return self.public_name

@@ -9,6 +9,7 @@ from datetime import time
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 
@@ -86,6 +87,7 @@ class City(models.Model):
         verbose_name_plural = _("cities")
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="city_unique_number_per_game"),
+            models.UniqueConstraint(Lower("name"), "game", name="city_unique_name_per_game_ci"),
             models.CheckConstraint(condition=Q(number__gte=1), name="city_number_positive"),
         ]
 
@@ -179,6 +181,7 @@ class StaffRole(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind="tribune"), name="staffrole_one_per_kind_per_game"),
             models.UniqueConstraint(fields=["city"], condition=Q(kind="tribune"), name="staffrole_one_tribune_per_city"),
+            models.UniqueConstraint(fields=["game", "user"], name="staffrole_one_role_per_user_per_game"),
             models.CheckConstraint(
                 condition=(Q(kind="tribune") & Q(city__isnull=False)) | (~Q(kind="tribune") & Q(city__isnull=True)),
                 name="staffrole_city_iff_tribune",

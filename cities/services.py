@@ -108,7 +108,9 @@ def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = No
         raise WrongState(_("Cities are formed before the game starts."), rule="L-CITY-1")
     if game.lists_published_at is not None:
         raise WrongState(_("The city lists are published; the cities cannot change any more."), rule="L-CITY-1")
-    name = _clean_text(name, field=_("name"), max_length=100)
+    name = " ".join(_clean_text(name, field=_("name"), max_length=100).split())
+    if any(existing.casefold() == name.casefold() for existing in game.cities.values_list("name", flat=True)):
+        raise InvalidInput(_("The game already has a city named %(name)s.") % {"name": name}, rule="L-CITY-1")
     number = game.cities.count() + 1
     city = City.objects.create(game=game, number=number, name=name)
     record_event(game, "city.added", actor=acting_user, at=now, payload={"city": city.pk, "name": name})
@@ -145,8 +147,8 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
                      now: datetime | None = None) -> StaffRole:
     """Give ``user`` the staff role ``kind`` in ``game`` (L-STAFF-1: the Procurator appoints). Returns the role.
 
-    Raises ``NotAllowed`` when ``user`` holds a seat in the game (L-STAFF) and ``InvalidInput`` when the role
-    is taken, a Tribune has no city (or another role has one), or the city is of another game.
+    Raises ``NotAllowed`` when ``user`` holds a seat, a sign-up or already a staff role in the game (one role
+    per person: L-STAFF-1, L-STAFF-5) and ``InvalidInput`` when the role is taken, a Tribune has no city (or another role has one), or the city is of another game.
     """
     now = now or timezone.now()
     _check_procurator(game, acting_user)
@@ -159,6 +161,12 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
     if Signup.objects.filter(game=game, user=user, withdrawn_at__isnull=True).exists():
         raise NotAllowed(_("%(name)s signed up to play; players cannot be staff of the same game.")
                          % {"name": user.public_name}, rule="L-STAFF-1")
+    held = StaffRole.objects.filter(game=game, user=user).first()
+    if held is not None:
+        # One role per person and game: a Procurator or Tribune who were also the Consigliere would learn the
+        # mafia (L-STAFF-1, L-STAFF-4, L-STAFF-5); a Tribune of two cities would hold two cities' secrets.
+        raise NotAllowed(_("%(name)s already holds a staff role in this game: %(role)s.")
+                         % {"name": user.public_name, "role": held.get_kind_display()}, rule="L-STAFF-5")
     taken = StaffRole.objects.filter(game=game, kind=kind)
     if city is not None:
         taken = taken.filter(city=city)
@@ -452,7 +460,9 @@ def do_form_cities(game: Game, *, acting_user, names: list[str] | None = None, r
     if len(signups) < 2 * count:
         raise InvalidInput(_("%(players)d players are too few for %(cities)d cities (at least 2 per city).")
                            % {"players": len(signups), "cities": count}, rule="L-CITY-2")
-    names = [n.strip() for n in (names or []) if n.strip()]
+    names = [" ".join(n.split()) for n in (names or []) if n.strip()]
+    if len({n.casefold() for n in names}) != len(names):
+        raise InvalidInput(_("City names must differ from each other."), rule="L-CITY-1")
     if names and len(names) != count:
         raise InvalidInput(_("Give %(count)d city names, one per line, or none.") % {"count": count})
     names = names or [_("City %(number)d") % {"number": i} for i in range(1, count + 1)]

@@ -285,9 +285,10 @@ def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = N
     candidate = (rng or system_rng()).choice(pool)
     number = CommissarOffer.objects.filter(city=city).count() + 1
     procurator = _role(game, StaffKind.PROCURATOR)
-    inbox = do_create_inbox(game, InboxKind.SECRET, title=_("Commissar offer (%(city)s, %(n)d of 3)")
-                            % {"city": city.name, "n": number}, city=city, organizer=procurator,
-                            members=[candidate], acting_user=None, now=now)
+    # The title carries no offer number: "3 of 3" would tell the last candidate, who may be a mafioso, that a
+    # decline leaves the city without a commissar, which only the Procurator may know (L-STAFF-6).
+    inbox = do_create_inbox(game, InboxKind.SECRET, title=_("Commissar offer (%(city)s)") % {"city": city.name},
+                            city=city, organizer=procurator, members=[candidate], acting_user=None, now=now)
     offer = CommissarOffer.objects.create(game=game, city=city, candidate=candidate, inbox=inbox, number=number,
                                           offered_at=now)
     url = reverse("commissar_offer", args=[game.slug, offer.pk])

@@ -140,3 +140,61 @@ def test_the_audit_log_never_names_whom_a_secret_flag_was_set_on_L_STAFF_6(demo)
     assert all("resident" not in row.payload for row in secret_rows)
     judge_rows = GameEvent.objects.filter(game=demo.game, kind="resident.flags", payload__flags=["is_judge"])
     assert judge_rows.count() == 3 and all("resident" in row.payload for row in judge_rows)
+
+
+def _setup_game(django_user_model, slug="hard"):
+    from cities.services import do_add_city, do_create_game
+
+    proc = django_user_model.objects.create_user(f"{slug}-proc", f"{slug}p@example.com", "x-secret-123")
+    game = do_create_game(title="Hard", slug=slug, acting_user=proc)
+    cities = [do_add_city(game, name=n, acting_user=fresh(proc)) for n in ("Север", "Юг")]
+    return game, proc, cities
+
+
+def test_nobody_holds_two_staff_roles_the_procurator_cannot_become_consigliere_L_STAFF_5(db, django_user_model):
+    from cities.errors import NotAllowed as NA
+    from cities.models import StaffRole
+    from cities.services import do_appoint_staff
+
+    game, proc, (north, south) = _setup_game(django_user_model)
+    other = django_user_model.objects.create_user("hard-trib", "ht@example.com", "x-secret-123")
+    do_appoint_staff(game, other, "tribune", city=north, acting_user=fresh(proc))
+    with override("en"):
+        with pytest.raises(NA) as exc:
+            do_appoint_staff(game, proc, "consigliere", acting_user=fresh(proc))
+        assert str(exc.value) == f"{proc.public_name} already holds a staff role in this game: Procurator."
+        with pytest.raises(NA) as exc:
+            do_appoint_staff(game, other, "tribune", city=south, acting_user=fresh(proc))
+        assert str(exc.value) == f"{other.public_name} already holds a staff role in this game: Tribune."
+        with pytest.raises(NA):
+            do_appoint_staff(game, other, "consigliere", acting_user=fresh(proc))
+    assert sorted(StaffRole.objects.filter(game=game).values_list("kind", flat=True)) == ["procurator", "tribune"]
+
+
+def test_city_names_are_unique_in_a_game_L_CITY_1(db, django_user_model):
+    from cities.services import do_add_city
+
+    game, proc, _ = _setup_game(django_user_model, slug="names")
+    with override("en"), pytest.raises(InvalidInput) as exc:
+        do_add_city(game, name="  север ", acting_user=fresh(proc))
+    assert str(exc.value) == "The game already has a city named север."
+    assert game.cities.count() == 2
+
+
+def test_commissar_offer_titles_do_not_count_the_offers_L_STAFF_6(demo):
+    from roles.models import CommissarOffer
+
+    titles = set(CommissarOffer.objects.filter(game=demo.game).values_list("inbox__title", flat=True))
+    assert titles and all(re.fullmatch(r"[^()]+\([^(),\d]+\)", t) for t in titles), titles
+    assert not any(ch.isdigit() for t in titles for ch in t)
+
+
+def test_display_names_are_compared_after_collapsing_white_space_and_width(db, client, django_user_model):
+    django_user_model.objects.create_user("real", "real@example.com", "x-secret-123", display_name="Игрок pl01")
+    for index, lookalike in enumerate(["Игрок  pl01 ", " игрок pl01", "Игрок ｐｌ０１"]):
+        response = client.post("/accounts/signup/", {
+            "email": f"fake{index}@example.com", "username": f"fake{index}", "display_name": lookalike,
+            "password1": "a-long-pass-phrase-42", "password2": "a-long-pass-phrase-42",
+        })
+        assert response.status_code == 200, lookalike
+    assert not django_user_model.objects.filter(username__startswith="fake").exists()

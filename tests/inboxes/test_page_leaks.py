@@ -42,7 +42,7 @@ def pages_for(demo, client: Client) -> dict[str, str]:
     pages = {}
     for url in urls:
         response = client.get(url, follow=True)
-        if response.status_code == 200:
+        if response.status_code == 200 and not any(hop.startswith("/accounts/login/") for hop, _ in response.redirect_chain):
             pages[url] = response.content.decode()
     return pages
 
