@@ -24,10 +24,13 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
   oracle. ``?o=`` can only sort by real, public columns; ``?q=`` searches public fields of objects already in
   scope, and never the text of a hidden message the viewer may not see (L-INBOX-21).
 * The "view on site" redirect (which answers for any model and id) is not mounted; no delete or add exists.
-* **Writes go through services only**: the admin is read-only except the membership actions (ban, unban,
-  remove, add back), which call ``inboxes.services`` with ``acting_user=request.user``; the services ask the
-  policy (``can_moderate_inbox``), write the ``GameEvent`` audit row, and their ``RuleViolation`` message is
-  shown as is.
+* **Writes go through services only**: the admin is read-only except its actions, which call
+  ``inboxes.services`` with ``acting_user=request.user``: membership ban, unban, remove, add back; resident
+  replace, record a death (Procurator), penalty ban (Arbiter); inbox roll over, close; message hide; and the
+  Procurator's stage page. The services ask the policy, write the ``GameEvent`` audit row, and their
+  ``RuleViolation`` message is shown as is. An action is offered only to users for whom its service could
+  succeed, and its intermediate page names only what the viewer may see (the penalty ban's inbox list: kinds
+  whose membership is no secret, titles only of inboxes the Arbiter reads).
 """
 from __future__ import annotations
 
@@ -41,10 +44,11 @@ from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q
-from django.http import HttpResponseRedirect
+from django.contrib.auth import get_user_model
+from django.http import Http404, HttpResponseRedirect
 from django.template.defaultfilters import linebreaksbr
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
@@ -53,11 +57,11 @@ from django.utils.translation import gettext_lazy
 
 from inboxes import policies
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
 
 from .errors import RuleViolation
 from .forms import WallClockField, wall_clock_to_utc
-from .models import Game, Resident, StaffKind, StaffRole
+from .models import City, Game, Resident, StaffKind, StaffRole
 
 
 #: The request being served by a staff admin view. ModelAdmin instances are shared by every thread, so the
@@ -124,7 +128,33 @@ class GameStaffAdminSite(AdminSite):
 
     def get_urls(self):
         # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
-        return [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
+        own = [path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox")]
+        return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
+
+    def stage_inbox_view(self, request, game_id: int):
+        """The Procurator's page opening a stage inbox (L-INBOX-19) in ``game_id``: title, speakers, audience;
+        calls ``inboxes.services.do_create_stage_inbox``. Anyone but the game's Procurator gets the 404 of a
+        missing page (the game id tells nothing)."""
+        game = next((r.game for r in staff_roles_of(request)
+                     if r.game_id == game_id and r.kind == StaffKind.PROCURATOR), None)
+        if game is None:
+            raise Http404
+        form = StageInboxForm(request.POST if request.method == "POST" else None, game=game)
+        if form.is_valid():
+            try:
+                inbox = inbox_services.do_create_stage_inbox(
+                    game, title=form.cleaned_data["title"], speakers=form.cleaned_data["speakers"],
+                    audience=form.cleaned_data["audience"], acting_user=request.user)
+            except RuleViolation as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, _("The stage “%(title)s” is open.") % {"title": inbox.title})
+                return HttpResponseRedirect(reverse("admin:inboxes_inbox_change", args=[inbox.pk],
+                                                    current_app=self.name))
+        context = {**self.each_context(request), "title": _("Open a stage"), "subtitle": game.title,
+                   "form": form, "game": game}
+        request.current_app = self.name
+        return TemplateResponse(request, "staff_admin/stage_inbox.html", context)
 
     def login(self, request, extra_context=None):
         """Logging in is the site's own (allauth): anonymous users go there and come back; a logged-in account
@@ -151,16 +181,16 @@ class GameStaffAdminSite(AdminSite):
             def link(model: str, params: str) -> str:
                 return reverse(f"admin:{model}_changelist", current_app=self.name) + "?" + params
 
-            dashboard.append({
-                "role": role,
-                "game": role.game,
-                "links": [
-                    (_("Residents"), link("cities_resident", game_scope)),
-                    (_("Inboxes"), link("inboxes_inbox", game_scope)),
-                    (_("Memberships"), link("inboxes_membership", inbox_scope)),
-                    (_("Messages"), link("inboxes_message", inbox_scope)),
-                ],
-            })
+            links = [
+                (_("Residents"), link("cities_resident", game_scope)),
+                (_("Inboxes"), link("inboxes_inbox", game_scope)),
+                (_("Memberships"), link("inboxes_membership", inbox_scope)),
+                (_("Messages"), link("inboxes_message", inbox_scope)),
+            ]
+            if role.kind == StaffKind.PROCURATOR:
+                links.append((_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id],
+                                                         current_app=self.name)))
+            dashboard.append({"role": role, "game": role.game, "links": links})
         return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
 
 
@@ -212,6 +242,15 @@ class StaffScopedAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
+    def offers_action(self, request, name: str) -> bool:
+        """Whether the action ``name`` is offered to the request's user (only where its service could succeed;
+        the service still decides, object by object)."""
+        return True
+
+    def get_actions(self, request):
+        return {name: action for name, action in super().get_actions(request).items()
+                if self.offers_action(request, name)}
+
 
 class ScopedRelatedFilter(RelatedOnlyFieldListFilter):
     """A filter by a related object, offering only the values present in the scoped queryset. Always shown, so
@@ -239,6 +278,299 @@ def _hidden_text_inbox_ids(request) -> set[int]:
                   if policies.can_see_hidden_text(request.user, inbox)}
         request._staff_admin_hidden_ok = cached
     return cached
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The staff's actions (issue 3 item 8: "Admin actions call the same services as the pages")
+# --------------------------------------------------------------------------------------------------------------
+#
+# Each action works on the changelist's queryset (already scoped by the policy, so an object outside the scope
+# is dropped exactly like a missing id), asks for its input on an intermediate page when it needs any, and calls
+# one service with ``acting_user=request.user``. A ``RuleViolation`` is shown as the service wrote it; nothing is
+# written here. Actions are offered only to users for whom the service could succeed (``offers_action``).
+
+def _role_game_ids(request, kind: str) -> set[int]:
+    return {role.game_id for role in staff_roles_of(request) if role.kind == kind}
+
+
+def _organized_readable_inboxes(request):
+    """Readable inboxes (in the user's staff games) that one of the user's staff roles organises."""
+    return readable_inboxes_for_staff(request).filter(organizer_id__in=[r.pk for r in staff_roles_of(request)])
+
+
+def _may_moderate_somewhere(request) -> bool:
+    """True when the user is a moderator (``policies.can_moderate_inbox``: organizer or Procurator) of some
+    inbox in scope; cached per request."""
+    cached = getattr(request, "_staff_admin_moderates", None)
+    if cached is None:
+        cached = bool(_role_game_ids(request, StaffKind.PROCURATOR)) or _organized_readable_inboxes(request).exists()
+        request._staff_admin_moderates = cached
+    return cached
+
+
+def _may_roll_over_somewhere(request) -> bool:
+    """True when the user organises an inbox in scope that may be rolled over (``do_roll_over_inbox``)."""
+    cached = getattr(request, "_staff_admin_rolls_over", None)
+    if cached is None:
+        cached = _organized_readable_inboxes(request).exclude(
+            kind__in=inbox_services.NO_ROLLOVER_KINDS).filter(killed_at__isnull=True).exists()
+        request._staff_admin_rolls_over = cached
+    return cached
+
+
+def _action_page(modeladmin, request, *, action: str, title: str, targets, form, submit: str):
+    """The intermediate page of ``action``: the selected objects (``targets``: (pk, label) pairs, labels the
+    viewer may see), the form, and the same action posted again with ``apply``."""
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "opts": modeladmin.opts,
+        "form": form,
+        "targets": targets,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "action": action,
+        "submit_label": submit,
+    }
+    request.current_app = modeladmin.admin_site.name
+    return TemplateResponse(request, "staff_admin/action_form.html", context)
+
+
+def _bound_form(request, form_class, **kwargs):
+    """The action's form, bound to the POST when it is the intermediate page's submission (``apply``)."""
+    return form_class(request.POST if "apply" in request.POST else None, **kwargs)
+
+
+def _one_resident(request, queryset) -> Resident | None:
+    """The single selected resident (in scope), or None after saying why (none selected: nothing is said)."""
+    residents = list(queryset.select_related("game", "city")[:2])
+    if len(residents) > 1:
+        messages.error(request, _("Choose one resident at a time."))
+        return None
+    return residents[0] if residents else None
+
+
+def _resident_target(resident: Resident) -> list[tuple[int, str]]:
+    return [(resident.pk, f"{resident.name} · {resident.city.name}")]
+
+
+class ReplacePlayerForm(forms.Form):
+    """The account that takes over the seat (L-REPLACE-1), by username."""
+
+    username = forms.CharField(label=gettext_lazy("Username of the new player"), max_length=150)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise ValidationError(_("No account has this username."))
+        return user
+
+
+@admin.action(description=gettext_lazy("Replace the player"))
+def replace_player(modeladmin, request, queryset):
+    """The Procurator hands a seat to another account: ``do_replace_player`` (L-REPLACE-1)."""
+    resident = _one_resident(request, queryset)
+    if resident is None:
+        return None
+    form = _bound_form(request, ReplacePlayerForm)
+    if form.is_valid():
+        old_name = resident.name
+        try:
+            resident = inbox_services.do_replace_player(resident, form.cleaned_data["username"],
+                                                        acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("%(new)s takes over the seat of %(old)s.")
+                             % {"new": resident.name, "old": old_name})
+        return None
+    return _action_page(modeladmin, request, action="replace_player", title=_("Replace the player"),
+                        targets=_resident_target(resident), form=form, submit=_("Replace"))
+
+
+class DeathForm(forms.Form):
+    """The cause of a death (L-DEATH-1) and whether a night victim stays a spirit for the day (L-SPIRIT-1)."""
+
+    cause = forms.ChoiceField(label=gettext_lazy("Cause"), choices=DeathCause.choices)
+    spirit = forms.BooleanField(label=gettext_lazy("A spirit for the day (killed at night)"), required=False)
+
+
+@admin.action(description=gettext_lazy("Record a death"))
+def record_death(modeladmin, request, queryset):
+    """The Procurator records deaths: ``do_kill_resident`` for each selected resident (L-DEATH-1)."""
+    residents = list(queryset.select_related("game", "city"))
+    if not residents:
+        return None
+    form = _bound_form(request, DeathForm)
+    if form.is_valid():
+        for resident in residents:
+            try:
+                inbox_services.do_kill_resident(resident, form.cleaned_data["cause"], acting_user=request.user,
+                                                spirit=form.cleaned_data["spirit"])
+            except RuleViolation as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, _("The death of %(name)s is recorded.") % {"name": resident.name})
+        return None
+    targets = [(r.pk, f"{r.name} · {r.city.name}") for r in residents]
+    return _action_page(modeladmin, request, action="record_death", title=_("Record a death"), targets=targets,
+                        form=form, submit=_("Record"))
+
+
+def penalty_ban_candidates(resident: Resident):
+    """The inboxes the Arbiter may name for a penalty ban of ``resident``, by the service's own rule
+    (``do_penalty_ban``): open inboxes of the resident's game of ``policies.PENALTY_BAN_KINDS`` (kinds whose
+    membership is no secret) where the resident reads. Never a mafia inbox, police station, secret inbox, bar,
+    notary or check channel, so the list tells nothing of who is mafia, who is the commissar or who talks to whom.
+    """
+    return (Inbox.objects.filter(game_id=resident.game_id, kind__in=policies.PENALTY_BAN_KINDS, killed_at__isnull=True,
+                                 rolled_over_at__isnull=True, memberships__resident=resident,
+                                 memberships__state__in=policies.READING_STATES)
+            .select_related("game", "city").order_by("kind", "city__number", "id"))
+
+
+def penalty_ban_label(viewer, inbox: Inbox) -> str:
+    """How a penalty-ban choice is named to ``viewer``: the title of an inbox they may read; otherwise only the
+    public facts of the rules (its kind and city), never its title (L-INBOX-20)."""
+    if policies.can_read_inbox(viewer, inbox):
+        return inbox.title
+    return f"{inbox.get_kind_display()} · {inbox.city.name}" if inbox.city_id else inbox.get_kind_display()
+
+
+class PenaltyBanForm(forms.Form):
+    """The Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): the inboxes, the end (wall clock in the game's time
+    zone) and the reason. The service checks everything again."""
+
+    inboxes = forms.ModelMultipleChoiceField(label=gettext_lazy("Inboxes"), queryset=Inbox.objects.none(),
+                                             widget=forms.CheckboxSelectMultiple, required=False)
+    until = WallClockField(label=gettext_lazy("Banned until"))
+    reason = forms.CharField(label=gettext_lazy("Reason"), max_length=300, required=False)
+
+    def __init__(self, *args, resident: Resident, viewer, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(resident.game.time_zone)
+        field = self.fields["inboxes"]
+        field.queryset = penalty_ban_candidates(resident)
+        field.label_from_instance = lambda inbox: penalty_ban_label(viewer, inbox)
+        self.fields["until"].help_text = _("Time in the game's time zone (%(tz)s).") % {"tz": self.zone.key}
+
+    def clean_until(self):
+        try:
+            return wall_clock_to_utc(self.cleaned_data["until"], self.zone)
+        except OverflowError:
+            raise ValidationError(_("This date is out of range.")) from None
+
+
+@admin.action(description=gettext_lazy("Penalty ban"))
+def penalty_ban(modeladmin, request, queryset):
+    """The Arbiter bans one resident in named inboxes until a time: ``do_penalty_ban`` (L-STAFF-3, L-INBOX-18)."""
+    resident = _one_resident(request, queryset)
+    if resident is None:
+        return None
+    form = _bound_form(request, PenaltyBanForm, resident=resident, viewer=request.user)
+    if form.is_valid():
+        inboxes = list(form.cleaned_data["inboxes"])
+        try:
+            inbox_services.do_penalty_ban(resident, inboxes, form.cleaned_data["until"], form.cleaned_data["reason"],
+                                          acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            local = form.cleaned_data["until"].astimezone(form.zone)
+            messages.success(request, _("%(name)s is banned until %(until)s (%(tz)s) in: %(inboxes)s.") % {
+                "name": resident.name, "until": local.strftime("%Y-%m-%d %H:%M"), "tz": form.zone.key,
+                "inboxes": ", ".join(penalty_ban_label(request.user, inbox) for inbox in inboxes)})
+        return None
+    return _action_page(modeladmin, request, action="penalty_ban", title=_("Penalty ban"),
+                        targets=_resident_target(resident), form=form, submit=_("Ban"))
+
+
+class RollOverForm(forms.Form):
+    title = forms.CharField(label=gettext_lazy("Title of the new inbox"), max_length=200, required=False,
+                            help_text=gettext_lazy("Empty: the first inbox's title with “part N”."))
+
+
+@admin.action(description=gettext_lazy("Roll over"))
+def roll_over_inboxes(modeladmin, request, queryset):
+    """The organizer rolls inboxes over: ``do_roll_over_inbox`` for each (L-INBOX "Rolling over")."""
+    inboxes = list(queryset)
+    if not inboxes:
+        return None
+    form = _bound_form(request, RollOverForm)
+    if form.is_valid():
+        for inbox in inboxes:
+            try:
+                new = inbox_services.do_roll_over_inbox(inbox, acting_user=request.user,
+                                                        title=form.cleaned_data["title"].strip() or None)
+            except RuleViolation as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, _("“%(old)s” is rolled over into “%(new)s”.")
+                                 % {"old": inbox.title, "new": new.title})
+        return None
+    return _action_page(modeladmin, request, action="roll_over_inboxes", title=_("Roll over"),
+                        targets=[(i.pk, i.title) for i in inboxes], form=form, submit=_("Roll over"))
+
+
+@admin.action(description=gettext_lazy("Close (kill)"))
+def kill_inboxes(modeladmin, request, queryset):
+    """A moderator closes inboxes, after a confirmation: ``do_kill_inbox`` for each (L-INBOX "Killing")."""
+    inboxes = list(queryset)
+    if not inboxes:
+        return None
+    form = _bound_form(request, forms.Form)
+    if form.is_valid():
+        for inbox in inboxes:
+            try:
+                inbox_services.do_kill_inbox(inbox, acting_user=request.user)
+            except RuleViolation as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, _("“%(inbox)s” is closed.") % {"inbox": inbox.title})
+        return None
+    return _action_page(modeladmin, request, action="kill_inboxes", title=_("Close these inboxes?"),
+                        targets=[(i.pk, i.title) for i in inboxes], form=form, submit=_("Close"))
+
+
+@admin.action(description=gettext_lazy("Hide"))
+def hide_messages(modeladmin, request, queryset):
+    """A moderator hides messages for abuse: ``do_hide_message`` for each (L-INBOX-21)."""
+    for message in queryset.select_related("inbox"):
+        try:
+            inbox_services.do_hide_message(message, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("A message in “%(inbox)s” is hidden.") % {"inbox": message.inbox.title})
+
+
+class StageInboxForm(forms.Form):
+    """A stage inbox (L-INBOX-19): its title, its speakers (residents of the game, the dead too) and its
+    audience (nobody, a city, or all residents). ``do_create_stage_inbox`` checks it again."""
+
+    title = forms.CharField(label=gettext_lazy("Title"), max_length=200, required=False)
+    speakers = forms.ModelMultipleChoiceField(label=gettext_lazy("Speakers"), queryset=Resident.objects.none(),
+                                              required=False, widget=forms.SelectMultiple(attrs={"size": 12}))
+    audience = forms.ChoiceField(label=gettext_lazy("Audience (reads only)"), required=False)
+
+    def __init__(self, *args, game: Game, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.game = game
+        speakers = self.fields["speakers"]
+        speakers.queryset = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")
+        speakers.label_from_instance = lambda r: f"{r.name} · {r.city.name} · {r.get_status_display()}"
+        self.cities = {str(c.pk): c for c in City.objects.filter(game=game).order_by("number")}
+        self.fields["audience"].choices = [
+            ("", _("Nobody (only the speakers)")),
+            (inbox_services.STAGE_AUDIENCE_ALL, _("All residents")),
+            *[(pk, c.name) for pk, c in self.cities.items()],
+        ]
+
+    def clean_audience(self):
+        value = self.cleaned_data["audience"]
+        if not value:
+            return None
+        return self.cities.get(value, inbox_services.STAGE_AUDIENCE_ALL)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -283,6 +615,14 @@ class StaffResidentAdmin(StaffScopedAdmin):
         "game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "status__exact", "status__isnull",
         "is_judge__exact", "is_judge__isnull",
     })
+    actions = (replace_player, record_death, penalty_ban)
+
+    def offers_action(self, request, name: str) -> bool:
+        if name in ("replace_player", "record_death"):
+            return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        if name == "penalty_ban":
+            return bool(_role_game_ids(request, StaffKind.ARBITER))
+        return True
 
     def scoped_queryset(self, request):
         scope = Q(pk__in=[])
@@ -326,6 +666,14 @@ class StaffInboxAdmin(StaffScopedAdmin):
     allowed_lookups = frozenset({
         "game__id__exact", "game__isnull", "kind__exact", "kind__isnull", "city__id__exact", "city__isnull",
     })
+    actions = (roll_over_inboxes, kill_inboxes)
+
+    def offers_action(self, request, name: str) -> bool:
+        if name == "roll_over_inboxes":
+            return _may_roll_over_somewhere(request)
+        if name == "kill_inboxes":
+            return _may_moderate_somewhere(request)
+        return True
 
     def get_ordering(self, request):
         return ("game", "kind", "city__number", "id")
@@ -461,6 +809,12 @@ class StaffMessageAdmin(StaffScopedAdmin):
     allowed_lookups = frozenset({
         "inbox__id__exact", "inbox__isnull", "is_hidden__exact", "is_hidden__isnull", "inbox__game__id__exact",
     })
+    actions = (hide_messages,)
+
+    def offers_action(self, request, name: str) -> bool:
+        if name == "hide_messages":
+            return _may_moderate_somewhere(request)
+        return True
 
     def scoped_queryset(self, request):
         base = Message.objects.filter(inbox__game_id__in=staff_game_ids(request))

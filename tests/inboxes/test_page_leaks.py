@@ -42,7 +42,9 @@ def pages_for(demo, client: Client) -> dict[str, str]:
     pages = {}
     for url in urls:
         response = client.get(url, follow=True)
-        if response.status_code == 200 and not any(hop.startswith("/accounts/login/") for hop, _ in response.redirect_chain):
+        final = response.redirect_chain[-1][0] if response.redirect_chain else url
+        # A page that sends the visitor to log in is not a page he opened (the login form is all he sees).
+        if response.status_code == 200 and not final.startswith("/accounts/login/"):
             pages[url] = response.content.decode()
     return pages
 
