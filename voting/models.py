@@ -1,0 +1,121 @@
+"""Lepra day tables (issue 4): nominations, proxy requests, voting sessions and standing votes.
+
+Tables and named constraints only; every write goes through ``voting.services`` (DESIGN.md). The record of a
+vote is its ``inboxes.Message``; ``LepraVote`` is the standing-vote index that the unique constraint protects
+against double submits (DESIGN.md "Messages are the record").
+"""
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+
+from cities.models import City, Game, Resident
+from inboxes.models import Inbox, Message
+
+
+class Nomination(models.Model):
+    """A resident's nomination of a candidate for execution on game day ``day`` (L-NOM-1..3): one per nominator
+    per day."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="nominations")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="nominations")
+    day = models.PositiveSmallIntegerField()
+    nominator = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="nominations_made")
+    nominee = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="nominations_received")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["city__number", "day", "at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["nominator", "day"], name="nomination_one_per_nominator_per_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.nominator} → {self.nominee} (day {self.day})"
+
+
+class VotingSession(models.Model):
+    """One city's execution voting on one game day (L-VOTE, L-DAY-3).
+
+    ``opens_at``/``closes_at`` (aware UTC) are the window of L-VOTE-8; ``opened_at``/``closed_at`` when the site
+    actually opened the inboxes and computed the result. ``result`` is ``LepraExecutionResult.as_dict()`` with
+    residents keyed by their id, stored at the close.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="voting_sessions")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="voting_sessions")
+    day = models.PositiveSmallIntegerField()
+    opens_at = models.DateTimeField()
+    closes_at = models.DateTimeField()
+    opened_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["day", "city__number"]
+        constraints = [
+            models.UniqueConstraint(fields=["city", "day"], name="votingsession_one_per_city_per_day"),
+            models.CheckConstraint(condition=Q(opens_at__lt=F("closes_at")), name="votingsession_opens_before_closes"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.city} day {self.day}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.opened_at is not None and self.closed_at is None
+
+
+class ProxyState(models.TextChoices):
+    REQUESTED = "requested", _("requested")
+    ACCEPTED = "accepted", _("accepted")
+    CAST = "cast", _("cast")
+
+
+class ProxyRequest(models.Model):
+    """A proxy vote request (L-NOM-6): ``resident`` asks the Tribune, before voting starts, to vote «казнить» for
+    ``nominee`` on ``day``; once accepted, the site casts it at the opening with the opening timestamp."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="proxy_requests")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="proxy_requests")
+    day = models.PositiveSmallIntegerField()
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="proxy_requests")
+    nominee = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    state = models.CharField(max_length=10, choices=ProxyState.choices, default=ProxyState.REQUESTED)
+    requested_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["day", "requested_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["resident", "nominee", "day"], name="proxyrequest_one_per_voter_nominee_day"),
+        ]
+
+
+class VoteState(models.TextChoices):
+    STANDING = "standing", _("standing")
+    RETRACTED = "retracted", _("retracted")
+
+
+class LepraVote(models.Model):
+    """A «казнить» in a voting inbox (L-VOTE-2): standing until retracted by a «не казнить» (``retracted_by``).
+
+    At most one standing vote per (voter, voting inbox), enforced by a named unique constraint: double submits
+    and two tabs never produce two votes (DESIGN.md). ``proxy`` marks a vote the site cast (L-NOM-6).
+    """
+
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="lepra_votes")
+    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="lepra_votes")
+    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="lepra_vote")
+    retracted_by = models.OneToOneField(Message, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    state = models.CharField(max_length=10, choices=VoteState.choices, default=VoteState.STANDING)
+    proxy = models.BooleanField(default=False)
+    cast_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["cast_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["inbox", "voter"], condition=Q(state="standing"),
+                                    name="lepravote_one_standing_per_voter_inbox"),
+        ]
