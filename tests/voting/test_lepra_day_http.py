@@ -1,0 +1,115 @@
+"""The Lepra day through the browser forms and the scheduler (issue 4): nominate, schedule, vote «казнить» in a
+voting inbox and see the standing tally; the scheduler closes at closes_at and posts the result exactly once."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.urls import reverse
+from django.utils import translation
+
+from cities.models import ScheduledEvent
+from cities.scheduler import dispatch_due_events
+from inboxes.models import Inbox, InboxKind, Message
+from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
+from voting.models import LepraVote, Nomination, VotingSession
+from voting.services import do_nominate
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
+def test_resident_nominates_from_the_personal_inbox_page_L_NOM_1(demo, client):
+    day = city1_day(demo)
+    voter, nominee = day.plain[5], day.plain[0]
+    personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=voter)
+    client.force_login(voter.user)
+    with time_machine.travel(MORNING, tick=False):
+        page = client.get(reverse("inbox_thread", args=[personal.pk]))
+        assert reverse("nominate", args=[demo.game.slug]) in page.content.decode()
+        response = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": nominee.pk, "action": "nominate"})
+        assert response.status_code == 302
+        again = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": day.plain[1].pk, "action": "nominate"})
+    assert again.status_code == 400
+    assert Nomination.objects.get(nominator=voter).nominee == nominee
+
+
+def test_tribune_sees_nominations_and_others_do_not_before_voting_L_NOM_1(demo, client):
+    day = city1_day(demo)
+    do_nominate(day.plain[0], acting_user=day.plain[5].user, now=MORNING)
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    client.force_login(demo.tribune1)
+    html = client.get(url).content.decode()
+    assert f"{day.plain[5].name} → <strong>{day.plain[0].name}</strong>" in html
+    client.force_login(day.plain[6].user)
+    html = client.get(url).content.decode()
+    assert day.plain[5].name not in html
+
+
+def test_tribune_schedules_voting_from_the_city_day_page_L_DAY_3(demo, client):
+    day = city1_day(demo)
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    client.force_login(demo.tribune1)
+    with time_machine.travel(MORNING, tick=False):
+        late = client.post(url, {"action": "schedule", "opens_at": "2026-11-20T18:00", "closes_at": "2026-11-21T00:01"})
+        assert late.status_code == 400
+        ok = client.post(url, {"action": "schedule", "opens_at": "2026-11-20T18:00", "closes_at": "2026-11-20T23:00"})
+    assert ok.status_code == 302
+    session = VotingSession.objects.get(city=day.city, day=2)
+    assert (session.opens_at, session.closes_at) == (OPENS, CLOSES)
+    assert list(ScheduledEvent.objects.filter(payload__session=session.pk).order_by("due_at")
+                .values_list("kind", "due_at")) == [("voting_open", OPENS), ("voting_close", CLOSES)]
+
+
+def test_posting_kaznit_in_the_browser_shows_in_the_tally_box_L_VOTE_2_L_VOTE_4(demo, client):
+    day = city1_day(demo)
+    nominee, voter = day.plain[0], day.plain[5]
+    nominate_and_open(demo, day, [nominee])
+    inbox = day.inbox_of(nominee)
+    url = reverse("inbox_thread", args=[inbox.pk])
+    client.force_login(voter.user)
+    with time_machine.travel(OPENS + timedelta(minutes=1), tick=False):
+        response = client.post(url, {"text": "казнить"})
+        assert response.status_code == 302
+        flood = client.post(url, {"text": "казнить, он мафия"})
+        assert flood.status_code == 400
+        assert "Only «казнить» or «не казнить» can be posted here." in flood.content.decode()
+        twice = client.post(url, {"text": "казнить"})
+        assert twice.status_code == 400
+        assert "You already vote here: this vote does not count again." in twice.content.decode()
+        page = client.get(url).content.decode()
+    box = page[page.index('class="tally-box"'):page.index("</section>", page.index('class="tally-box"'))]
+    assert f'<td class="count">1</td>' in box
+    assert f"<td>{voter.name}</td>" in box
+    assert f"Leader: <strong>{nominee.name}</strong>" in box
+    client.force_login(demo.tribune1)
+    day_page = client.get(reverse("city_day", args=[demo.game.slug, 1])).content.decode()
+    assert f"<td>{voter.name}</td>" in day_page
+    assert LepraVote.objects.filter(inbox=inbox).count() == 1
+
+
+def test_scheduler_opens_and_closes_voting_and_posts_the_result_once_L_VOTE_6_L_VOTE_8(demo):
+    from voting.services import do_schedule_voting
+    day = city1_day(demo)
+    nominee = day.plain[0]
+    do_nominate(nominee, acting_user=day.plain[4].user, now=MORNING)
+    do_schedule_voting(day.city, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
+    dispatch_due_events(now=OPENS)
+    inbox = day.inbox_of(nominee)
+    from inboxes.services import do_post_message
+    do_post_message(inbox, "казнить", acting_user=day.plain[5].user, now=CLOSES - US)
+    city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
+    before = Message.objects.filter(inbox=city_inbox).count()
+    dispatch_due_events(now=CLOSES - US)
+    assert VotingSession.objects.get(city=day.city).closed_at is None
+    dispatch_due_events(now=CLOSES + timedelta(seconds=40))  # the tick comes late: the cut-off stays closes_at
+    dispatch_due_events(now=CLOSES + timedelta(seconds=70))
+    session = VotingSession.objects.get(city=day.city)
+    assert session.closed_at == CLOSES + timedelta(seconds=40)
+    assert session.result["nominees"][0]["voters"] == [str(day.plain[5].pk)]
+    assert Message.objects.filter(inbox=city_inbox).count() == before + 1
+    assert Inbox.objects.get(pk=inbox.pk).killed_at == CLOSES + timedelta(seconds=40)
