@@ -119,3 +119,44 @@ class LepraVote(models.Model):
             models.UniqueConstraint(fields=["inbox", "voter"], condition=Q(state="standing"),
                                     name="lepravote_one_standing_per_voter_inbox"),
         ]
+
+
+class SuicideDeclaration(models.Model):
+    """A suicide declared in the personal inbox before nominations close (L-NOM-5), confirmed by the Tribune and
+    applied when voting starts: the resident dies at that moment and takes no part in voting."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="suicide_declarations")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="suicide_declarations")
+    day = models.PositiveSmallIntegerField()
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="suicide_declarations")
+    declared_at = models.DateTimeField()
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["day", "declared_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["resident", "day"], name="suicide_one_per_resident_per_day"),
+        ]
+
+
+class DecisionSource(models.TextChoices):
+    PROCURATOR = "procurator", _("Procurator")
+    COURT = "court", _("Supreme Court")
+
+
+class ExecutionDecision(models.Model):
+    """Who is executed in a city on a day. ``source`` procurator: no nominees or no votes (L-VOTE-7)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="execution_decisions")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="execution_decisions")
+    day = models.PositiveSmallIntegerField()
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    source = models.CharField(max_length=12, choices=DecisionSource.choices)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["day", "city__number"]
+        constraints = [
+            models.UniqueConstraint(fields=["city", "day"], name="executiondecision_one_per_city_per_day"),
+        ]

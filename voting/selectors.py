@@ -8,8 +8,8 @@ from cities.models import City, LifeStatus, Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 
-from .models import Nomination, ProxyRequest, VotingSession
-from .services import compute_session_tally, nominees_of
+from .models import ExecutionDecision, Nomination, ProxyRequest, SuicideDeclaration, VotingSession
+from .services import awaiting_procurator, compute_session_tally, nominees_of
 
 
 @dataclass
@@ -73,6 +73,11 @@ class CityDay:
     proxies: list[ProxyRequest]
     tally: TallyBox | None
     voting_inboxes: list[Inbox]
+    suicides: list[SuicideDeclaration] = field(default_factory=list)  # the Tribune's list (L-NOM-5)
+    awaiting_decision: bool = False  # L-VOTE-7, shown to everyone
+    decision: ExecutionDecision | None = None
+    is_procurator: bool = False
+    decision_choices: list[Resident] = field(default_factory=list)
 
 
 def city_day_for(viewer, city: City) -> CityDay:
@@ -93,8 +98,17 @@ def city_day_for(viewer, city: City) -> CityDay:
     tally = tally_box(session) if opened and policies.can_see_voting_tally(viewer, city, voting_inboxes) else None
     proxies = (list(ProxyRequest.objects.filter(city=city, day=day).select_related("resident", "nominee"))
                if is_tribune else [])
+    suicides = (list(SuicideDeclaration.objects.filter(city=city, day=day).select_related("resident"))
+                if is_tribune else [])
+    awaiting = day >= 2 and awaiting_procurator(city, day)
+    is_procurator = policies.holds_role(viewer, game, "procurator")
+    choices = (list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE).order_by("name"))
+               if awaiting and is_procurator else [])
     return CityDay(city=city, day=day, session=session, is_tribune=is_tribune, nominations=nominations,
-                   nominees=nominees, proxies=proxies, tally=tally, voting_inboxes=readable)
+                   nominees=nominees, proxies=proxies, tally=tally, voting_inboxes=readable, suicides=suicides,
+                   awaiting_decision=awaiting,
+                   decision=ExecutionDecision.objects.filter(city=city, day=day).select_related("resident").first(),
+                   is_procurator=is_procurator, decision_choices=choices)
 
 
 def nominate_choices(seat: Resident) -> list[Resident]:
@@ -110,4 +124,5 @@ def my_day(seat: Resident) -> dict:
     return {
         "nomination": Nomination.objects.filter(nominator=seat, day=day).select_related("nominee").first(),
         "proxies": list(ProxyRequest.objects.filter(resident=seat, day=day).select_related("nominee")),
+        "suicide": SuicideDeclaration.objects.filter(resident=seat, day=day).first(),
     }

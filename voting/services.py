@@ -21,9 +21,13 @@ from cities.models import City, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, Message
-from inboxes.services import _new_inbox, do_post_site_message
+from inboxes.models import DeathCause
+from inboxes.services import _new_inbox, do_kill_resident, do_post_site_message
 
-from .models import LepraVote, Nomination, ProxyRequest, ProxyState, VoteState, VotingSession
+from .models import (
+    DecisionSource, ExecutionDecision, LepraVote, Nomination, ProxyRequest, ProxyState, SuicideDeclaration, VoteState,
+    VotingSession,
+)
 from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 
 #: The first game day with nominations and executions (L-DAY-5, L-NOM-1).
@@ -246,7 +250,8 @@ def do_open_voting(session: VotingSession, *, acting_user, now: datetime | None 
     """Open the voting of ``session`` (L-VOTE-1, L-INBOX-9): one voting inbox per living nominee, organizer the
     city's Tribune, members the living residents of the city and its spirits; then the accepted proxy votes are
     cast at the opening time (L-NOM-6). By the scheduler (``acting_user`` None, at ``opens_at``) or the Tribune
-    (earlier: the opening moves to ``now``). Returns the inboxes. Raises ``NotAllowed`` or ``WrongState``
+    (earlier: the opening moves to ``now``). Confirmed suicides are applied first (L-NOM-5): those residents
+die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``NotAllowed`` or ``WrongState``
     (opened already, closed, game not running)."""
     now = now or timezone.now()
     session = VotingSession.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=session.pk)
@@ -261,6 +266,7 @@ def do_open_voting(session: VotingSession, *, acting_user, now: datetime | None 
         raise WrongState(_("The voting time is already over."), rule="L-VOTE-8")
     session.opened_at = now
     session.save(update_fields=["opens_at", "opened_at"])
+    suicides = _apply_confirmed_suicides(city, session.day, acting_user=acting_user, now=now)
     tribune = StaffRole.objects.get(city=city, kind=StaffKind.TRIBUNE)
     members = list(Resident.objects.filter(city=city).filter(status=LifeStatus.ALIVE)
                    | Resident.objects.filter(city=city, is_spirit=True))
@@ -285,7 +291,7 @@ def do_open_voting(session: VotingSession, *, acting_user, now: datetime | None 
         proxy.state = ProxyState.CAST
         proxy.save(update_fields=["state"])
     record_event(game, "voting.opened", actor=acting_user, at=now,
-                 payload={"session": session.pk, "inboxes": [i.pk for i in inboxes.values()]})
+                 payload={"session": session.pk, "inboxes": [i.pk for i in inboxes.values()], "suicides": suicides})
     return list(inboxes.values())
 
 
@@ -453,3 +459,116 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
                  payload={"session": session.pk, "leader": result.leader, "tied": list(result.tied_leaders)})
     return session
 
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Suicide (L-NOM-5)
+# --------------------------------------------------------------------------------------------------------------
+
+@transaction.atomic
+def do_declare_suicide(game, *, acting_user, now: datetime | None = None) -> SuicideDeclaration:
+    """``acting_user``'s seat in ``game`` declares suicide for today (L-NOM-5): a living resident (not a spirit), from day 2,
+    before voting starts (nominations close then). Confirmed by the Tribune, applied at the opening. Raises
+    ``NotAllowed`` (no seat, dead, spirit), ``InvalidInput`` (declared already) or ``WrongState`` (day 1, voting
+    started, game not running)."""
+    now = now or timezone.now()
+    seat = _seat_of(acting_user, game)
+    game = seat.game
+    _check_running(game)
+    if game.day_number < FIRST_EXECUTION_DAY:
+        raise WrongState(_("Suicide can be declared from day 2."), rule="L-NOM-5")
+    if seat.status != LifeStatus.ALIVE or seat.is_spirit:
+        raise NotAllowed(_("Only living residents may declare suicide."), rule="L-NOM-5")
+    if _voting_started(seat.city, game.day_number):
+        raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")
+    if SuicideDeclaration.objects.filter(resident=seat, day=game.day_number).exists():
+        raise InvalidInput(_("You have already declared suicide today."), rule="L-NOM-5")
+    declaration = SuicideDeclaration.objects.create(game=game, city=seat.city, day=game.day_number, resident=seat,
+                                                    declared_at=now)
+    record_event(game, "voting.suicide_declared", actor=acting_user, at=now,
+                 payload={"declaration": declaration.pk, "resident": seat.pk})
+    return declaration
+
+
+@transaction.atomic
+def do_confirm_suicide(declaration: SuicideDeclaration, *, acting_user, now: datetime | None = None
+                       ) -> SuicideDeclaration:
+    """The Tribune confirms a suicide declaration (L-NOM-5) before voting starts; it is applied at the opening.
+    Raises ``NotAllowed`` (not the city's Tribune) or ``WrongState`` (confirmed already, voting started)."""
+    now = now or timezone.now()
+    declaration = SuicideDeclaration.objects.select_for_update(of=("self",)).select_related("city", "game").get(
+        pk=declaration.pk)
+    if acting_user is None:
+        raise NotAllowed(_("Only the Tribune confirms a suicide."), rule="L-NOM-5")
+    _check_tribune(declaration.city, acting_user, "L-NOM-5")
+    _check_running(declaration.game)
+    if declaration.confirmed_at is not None:
+        raise WrongState(_("This suicide is already confirmed."), rule="L-NOM-5")
+    if _voting_started(declaration.city, declaration.day):
+        raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")
+    declaration.confirmed_at = now
+    declaration.save(update_fields=["confirmed_at"])
+    record_event(declaration.game, "voting.suicide_confirmed", actor=acting_user, at=now,
+                 payload={"declaration": declaration.pk})
+    return declaration
+
+
+def _apply_confirmed_suicides(city: City, day: int, *, acting_user, now: datetime) -> list[int]:
+    """At the opening, the confirmed suicides of ``city`` die (L-NOM-5, L-DEATH-1: cemetery, status announced by
+    the daily post). Returns the residents' ids."""
+    applied = []
+    for declaration in SuicideDeclaration.objects.select_for_update(of=("self",)).filter(
+            city=city, day=day, confirmed_at__isnull=False, applied_at__isnull=True).select_related("resident"):
+        if declaration.resident.status == LifeStatus.ALIVE:
+            do_kill_resident(declaration.resident, DeathCause.SUICIDE, acting_user=None, now=now)
+            applied.append(declaration.resident_id)
+        declaration.applied_at = now
+        declaration.save(update_fields=["applied_at"])
+    return applied
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The Procurator's decision (L-VOTE-7)
+# --------------------------------------------------------------------------------------------------------------
+
+def awaiting_procurator(city: City, day: int) -> bool:
+    """True when ``city`` waits for the Procurator to name the executed on ``day`` (L-VOTE-7): no decision yet,
+    and either its voting closed without any vote, or it has no nominee at all."""
+    if ExecutionDecision.objects.filter(city=city, day=day).exists():
+        return False
+    session = VotingSession.objects.filter(city=city, day=day).first()
+    if session is None:
+        return not Nomination.objects.filter(city=city, day=day).exists()
+    return session.closed_at is not None and (session.result or {}).get("leader") is None
+
+
+@transaction.atomic
+def do_decide_execution(city: City, resident: Resident, *, acting_user, now: datetime | None = None
+                        ) -> ExecutionDecision:
+    """The Procurator names the executed of ``city`` today when it had no nominees or no votes (L-VOTE-7): the
+    resident is executed at once (``do_kill_resident``, cause executed). From day 2, a living resident of the city.
+    Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (another city, not living) or ``WrongState``
+    (day 1, not awaiting a decision: voting pending or open, or a leader to put before the court)."""
+    now = now or timezone.now()
+    city = City.objects.select_related("game").get(pk=city.pk)
+    game = city.game
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
+        raise NotAllowed(_("Only the Procurator names the executed when nobody was voted for."), rule="L-VOTE-7")
+    _check_running(game)
+    if game.day_number < FIRST_EXECUTION_DAY:
+        raise WrongState(_("Executions start on day 2."), rule="L-DAY-5")
+    if resident.city_id != city.pk:
+        raise InvalidInput(_("%(name)s does not live in %(city)s.") % {"name": resident.name, "city": city.name},
+                           rule="L-VOTE-7")
+    if resident.status != LifeStatus.ALIVE:
+        raise InvalidInput(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-VOTE-7")
+    VotingSession.objects.select_for_update().filter(city=city, day=game.day_number).first()
+    if not awaiting_procurator(city, game.day_number):
+        raise WrongState(_("%(city)s is not awaiting the Procurator's decision today.") % {"city": city.name},
+                         rule="L-VOTE-7")
+    decision = ExecutionDecision.objects.create(game=game, city=city, day=game.day_number, resident=resident,
+                                                source=DecisionSource.PROCURATOR, at=now)
+    do_kill_resident(resident, DeathCause.EXECUTED, acting_user=acting_user, now=now)
+    record_event(game, "voting.execution_decided", actor=acting_user, at=now,
+                 payload={"decision": decision.pk, "city": city.pk, "resident": resident.pk, "source": "procurator"})
+    return decision

@@ -17,7 +17,7 @@ from inboxes import policies
 
 from . import selectors, services
 from .forms import NomineeForm, ScheduleVotingForm
-from .models import ProxyRequest
+from .models import ProxyRequest, SuicideDeclaration
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -32,11 +32,14 @@ def city_day(request, slug: str, number: int):
     form = ScheduleVotingForm(time_zone=game.time_zone)
     status = 200
     if request.method == "POST":
-        if not day.is_tribune:
-            raise Http404("No such page.")
         action = request.POST.get("action")
+        if not (day.is_tribune or (action == "decide" and day.is_procurator)):
+            raise Http404("No such page.")
         try:
-            if action == "schedule":
+            if action == "decide":
+                resident = get_object_or_404(Resident, pk=request.POST.get("resident"), city=city)
+                services.do_decide_execution(city, resident, acting_user=request.user)
+            elif action == "schedule":
                 form = ScheduleVotingForm(request.POST, time_zone=game.time_zone)
                 if not form.is_valid():
                     raise _FormInvalid()
@@ -46,6 +49,9 @@ def city_day(request, slug: str, number: int):
                 services.do_open_voting(day.session, acting_user=request.user)
             elif action == "close" and day.session is not None:
                 services.do_close_voting(day.session, acting_user=request.user)
+            elif action == "confirm_suicide":
+                declaration = get_object_or_404(SuicideDeclaration, pk=request.POST.get("declaration"), city=city)
+                services.do_confirm_suicide(declaration, acting_user=request.user)
             elif action == "accept_proxy":
                 proxy = get_object_or_404(ProxyRequest, pk=request.POST.get("proxy"), city=city)
                 services.do_accept_proxy(proxy, acting_user=request.user)
@@ -81,7 +87,16 @@ def nominate(request, slug: str):
     choices = selectors.nominate_choices(seat)
     form = NomineeForm(choices=choices)
     status = 200
-    if request.method == "POST":
+    if request.method == "POST" and request.POST.get("action") == "suicide":
+        try:
+            services.do_declare_suicide(game, acting_user=request.user)
+        except RuleViolation as exc:
+            form.add_error(None, str(exc))
+            status = 400
+        else:
+            messages.success(request, _("Done."))
+            return redirect("nominate", slug=slug)
+    elif request.method == "POST":
         form = NomineeForm(request.POST, choices=choices)
         if form.is_valid():
             nominee = get_object_or_404(Resident, pk=form.cleaned_data["nominee"], game=game)

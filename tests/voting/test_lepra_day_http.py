@@ -113,3 +113,32 @@ def test_scheduler_opens_and_closes_voting_and_posts_the_result_once_L_VOTE_6_L_
     assert session.result["nominees"][0]["voters"] == [str(day.plain[5].pk)]
     assert Message.objects.filter(inbox=city_inbox).count() == before + 1
     assert Inbox.objects.get(pk=inbox.pk).killed_at == CLOSES + timedelta(seconds=40)
+
+
+def test_suicide_declared_on_the_nominate_page_and_confirmed_on_the_day_page_L_NOM_5(demo, client):
+    from voting.models import SuicideDeclaration
+    day = city1_day(demo)
+    resident = day.plain[4]
+    client.force_login(resident.user)
+    with time_machine.travel(MORNING, tick=False):
+        assert client.post(reverse("nominate", args=[demo.game.slug]), {"action": "suicide"}).status_code == 302
+        declaration = SuicideDeclaration.objects.get(resident=resident)
+        client.force_login(demo.tribune1)
+        url = reverse("city_day", args=[demo.game.slug, 1])
+        response = client.post(url, {"action": "confirm_suicide", "declaration": declaration.pk})
+    assert response.status_code == 302
+    declaration.refresh_from_db()
+    assert declaration.confirmed_at == MORNING
+
+
+def test_procurator_names_the_executed_from_the_day_page_L_VOTE_7(demo, client):
+    from cities.models import LifeStatus, Resident
+    day = city1_day(demo)
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    client.force_login(day.plain[6].user)
+    assert "Awaiting the Procurator's decision." in client.get(url).content.decode()
+    assert client.post(url, {"action": "decide", "resident": day.plain[2].pk}).status_code == 404
+    client.force_login(demo.procurator)
+    assert client.post(url, {"action": "decide", "resident": day.plain[2].pk}).status_code == 302
+    assert Resident.objects.get(pk=day.plain[2].pk).status == LifeStatus.DEAD
+    assert f"<strong>{day.plain[2].name}</strong>" in client.get(url).content.decode()
