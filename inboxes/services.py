@@ -724,6 +724,11 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     removal.exclude(state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
     killed = list(Inbox.objects.filter(game=game, resident=resident, kind__in=[K.VOTING, K.PRECINCT],
                                        killed_at__isnull=True).values_list("pk", flat=True))
+    for inbox in Inbox.objects.filter(pk__in=killed, kind=K.VOTING):  # L-VOTE-9: voters are told
+        text = _in_game_language(game, lambda: _("%(name)s has died: this voting is void and its votes do not "
+                                                 "count.") % {"name": resident.name})
+        Message.objects.create(inbox=inbox, author_name="Mafia Host", body=text, body_html=render_markdown(text),
+                               received_at=now)
     Inbox.objects.filter(pk__in=killed).update(killed_at=now)
     if cemetery is not None:
         row = Membership.objects.filter(inbox=cemetery, resident=resident).first()

@@ -11,6 +11,7 @@ from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_kill_resident, do_post_message
+from tests.setup_factory import in_game_language
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
 from voting.models import LepraVote, Nomination, VoteState
 from voting.services import (
@@ -275,3 +276,17 @@ def test_no_votes_leaves_the_city_awaiting_the_procurator_L_VOTE_7(demo):
     do_close_voting(session, acting_user=None, now=CLOSES)
     session.refresh_from_db()
     assert (session.result["leader"], session.result["awaiting_decision"]) == (None, True)
+
+
+def test_voters_are_told_when_the_nominee_dies_during_voting_L_VOTE_9(demo):
+    day = city1_day(demo)
+    a = day.plain[0]
+    nominate_and_open(demo, day, [a])
+    inbox = day.inbox_of(a)
+    _post(day.plain[5], inbox, "казнить", OPENS + US)
+    with translation.override("en"):
+        do_kill_resident(a, "penalty", acting_user=None, now=OPENS + timedelta(minutes=1))
+    notice = Message.objects.filter(inbox=inbox).order_by("-id").first()
+    assert (notice.author_name, notice.received_at) == ("Mafia Host", OPENS + timedelta(minutes=1))
+    assert notice.body == in_game_language(demo.game, "%(name)s has died: this voting is void and its votes do not "
+                                                      "count.", name=a.name)
