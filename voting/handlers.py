@@ -9,8 +9,8 @@ from cities.errors import WrongState
 from cities.models import ScheduledEvent
 from cities.scheduler import handler
 
-from .models import VotingSession
-from .services import do_close_voting, do_open_voting
+from .models import CourtCase, VotingSession
+from .services import do_close_court_case, do_close_voting, do_open_voting
 
 
 @handler("voting_open")
@@ -33,3 +33,14 @@ def _voting_close(event: ScheduledEvent, now: datetime) -> str:
     except WrongState as exc:
         return f"voting session {session.pk} not closed: {exc}"
     return f"closed voting session {session.pk}"
+
+
+@handler("court_deadline")
+def _court_deadline(event: ScheduledEvent, now: datetime) -> str:
+    """The court's deadline: decide with the votes as they are, else execute the leader (L-COURT-4)."""
+    case = CourtCase.objects.get(pk=event.payload["case"], game=event.game_id)
+    try:
+        do_close_court_case(case, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"court case {case.pk} left: {exc}"
+    return f"closed court case {case.pk}"

@@ -160,3 +160,36 @@ class ExecutionDecision(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["city", "day"], name="executiondecision_one_per_city_per_day"),
         ]
+
+
+class CourtCase(models.Model):
+    """A city's voting result before the Supreme Court (L-COURT-1): ``candidates`` are resident ids (the leader
+    alone, or the tied leaders, L-COURT-2); ``leader`` the L-VOTE-5 leader (the fallback of L-COURT-4)."""
+
+    session = models.OneToOneField(VotingSession, on_delete=models.PROTECT, related_name="court_case")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="court_cases")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="court_cases")
+    day = models.PositiveSmallIntegerField()
+    candidates = models.JSONField(default=list)
+    leader = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    deadline = models.DateTimeField()
+    opened_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    sentenced = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    fallback = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["day", "city__number"]
+
+
+class CourtVote(models.Model):
+    """A sitting judge's vote in a court case (L-COURT-2/3): one per judge, never changed (L-INBOX-21)."""
+
+    case = models.ForeignKey(CourtCase, on_delete=models.CASCADE, related_name="votes")
+    judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="court_votes")
+    choice = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [models.UniqueConstraint(fields=["case", "judge"], name="courtvote_one_per_judge_per_case")]

@@ -25,7 +25,7 @@ from inboxes.models import DeathCause
 from inboxes.services import _new_inbox, do_kill_resident, do_post_site_message
 
 from .models import (
-    DecisionSource, ExecutionDecision, LepraVote, Nomination, ProxyRequest, ProxyState, SuicideDeclaration, VoteState,
+    CourtCase, CourtVote, DecisionSource, ExecutionDecision, LepraVote, Nomination, ProxyRequest, ProxyState, SuicideDeclaration, VoteState,
     VotingSession,
 )
 from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
@@ -631,3 +631,142 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
         record_event(game, "voting.spirits", actor=acting_user, at=now,
                      payload={"city": city.pk, "spirits": [r.pk for r in spirits]})
     return spirits
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The Supreme Court (L-COURT-1..4)
+# --------------------------------------------------------------------------------------------------------------
+
+def _court_inbox(game):
+    return Inbox.objects.filter(game=game, kind=InboxKind.COURT, rolled_over_at__isnull=True,
+                                killed_at__isnull=True).order_by("-id").first()
+
+
+def _sitting_judges(game) -> list[Resident]:
+    return list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
+
+
+@transaction.atomic
+def do_put_before_court(session: VotingSession, deadline: datetime, *, acting_user,
+                        now: datetime | None = None) -> CourtCase:
+    """The Arbiter puts ``session``'s result before the Supreme Court (L-COURT-1) until ``deadline`` (aware UTC,
+    future): the candidates are the L-VOTE-5 leader or the tied leaders (L-COURT-2). Announced in the court
+    inbox; a ``court_deadline`` event closes the case (L-COURT-4). Raises ``NotAllowed`` (not the Arbiter),
+    ``InvalidInput`` (bad deadline) or ``WrongState`` (voting not closed, no leader: L-VOTE-7, already before
+    the court)."""
+    now = now or timezone.now()
+    session = VotingSession.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=session.pk)
+    game, city = session.game, session.city
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
+        raise NotAllowed(_("Only the Supreme Arbiter puts a case before the court."), rule="L-COURT-1")
+    _check_running(game)
+    if session.closed_at is None:
+        raise WrongState(_("Voting is not closed yet."), rule="L-COURT-1")
+    leader = (session.result or {}).get("leader")
+    if leader is None:
+        raise WrongState(_("Nobody was voted for: the Procurator decides."), rule="L-VOTE-7")
+    if CourtCase.objects.filter(session=session).exists():
+        raise WrongState(_("This result is already before the court."), rule="L-COURT-1")
+    if deadline is None or timezone.is_naive(deadline) or deadline <= now:
+        raise InvalidInput(_("The court's deadline must be a future time with its time zone."), rule="L-COURT-4")
+    candidates = session.result.get("tied_leaders") or [leader]
+    case = CourtCase.objects.create(session=session, game=game, city=city, day=session.day, candidates=candidates,
+                                    leader_id=int(leader), deadline=deadline, opened_at=now)
+    ScheduledEvent.objects.create(game=game, kind="court_deadline", due_at=deadline, payload={"case": case.pk},
+                                  created_at=now, created_by=acting_user)
+    court = _court_inbox(game)
+    if court is not None:
+        names = session.result.get("names", {})
+        with translation.override(game.language):
+            text = _("The court decides on %(city)s: %(candidates)s. Deadline: %(deadline)s.") % {
+                "city": city.name, "candidates": ", ".join(names.get(c, c) for c in candidates),
+                "deadline": _local(game, deadline)}
+        do_post_site_message(court, text, acting_user=None, now=now)
+    record_event(game, "court.case_opened", actor=acting_user, at=now,
+                 payload={"case": case.pk, "session": session.pk, "candidates": candidates})
+    return case
+
+
+@transaction.atomic
+def do_court_vote(case: CourtCase, choice: Resident, *, acting_user, now: datetime | None = None) -> CourtVote:
+    """A sitting judge confirms the sentence of ``choice`` (L-COURT-2): the leader, or one of the tied leaders.
+    One vote per judge, never changed. When a candidate is confirmed (``voting.court.court_decision``, L-COURT-3)
+    the sentence is executed at once. Raises ``NotAllowed`` (not a sitting judge), ``InvalidInput`` (not a
+    candidate, voted already) or ``WrongState`` (decided, past the deadline)."""
+    from .court import court_decision
+    now = now or timezone.now()
+    case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=case.pk)
+    game = case.game
+    seat = policies.seat_in(acting_user, game) if acting_user is not None else None
+    if seat is None or not seat.is_judge or seat.status != LifeStatus.ALIVE:
+        raise NotAllowed(_("Only sitting judges vote in the Supreme Court."), rule="L-COURT-1")
+    _check_running(game)
+    if case.decided_at is not None:
+        raise WrongState(_("The court has already decided this case."), rule="L-COURT-3")
+    if now >= case.deadline:
+        raise WrongState(_("The court's deadline has passed."), rule="L-COURT-4")
+    if str(choice.pk) not in case.candidates:
+        raise InvalidInput(_("%(name)s is not before the court.") % {"name": choice.name}, rule="L-COURT-2")
+    if CourtVote.objects.filter(case=case, judge=seat).exists():
+        raise InvalidInput(_("You have already voted in this case."), rule="L-COURT-3")
+    try:
+        with transaction.atomic():
+            vote = CourtVote.objects.create(case=case, judge=seat, choice=choice, at=now)
+    except IntegrityError:
+        raise InvalidInput(_("You have already voted in this case."), rule="L-COURT-3") from None
+    record_event(game, "court.voted", actor=acting_user, at=now, payload={"case": case.pk, "judge": seat.pk,
+                                                                         "choice": choice.pk})
+    votes = {str(v.judge_id): str(v.choice_id) for v in CourtVote.objects.filter(case=case)}
+    sentenced = court_decision(case.candidates, votes, len(_sitting_judges(game)), final=False)
+    if sentenced is not None:
+        _sentence(case, Resident.objects.get(pk=int(sentenced)), fallback=False, actor=acting_user, now=now)
+    return vote
+
+
+@transaction.atomic
+def do_close_court_case(case: CourtCase, *, acting_user, now: datetime | None = None) -> CourtCase:
+    """At the court's deadline (the scheduler, or the Arbiter): the votes as they are decide (L-COURT-3); without a
+    decision the L-VOTE-5 leader is executed (L-COURT-4). Raises ``NotAllowed`` or ``WrongState`` (decided
+    already, before the deadline for the scheduler)."""
+    from .court import court_decision
+    now = now or timezone.now()
+    case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city", "leader").get(pk=case.pk)
+    game = case.game
+    if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.ARBITER):
+        raise NotAllowed(_("Only the Supreme Arbiter closes a court case."), rule="L-COURT-4")
+    if case.decided_at is not None:
+        raise WrongState(_("The court has already decided this case."), rule="L-COURT-3")
+    votes = {str(v.judge_id): str(v.choice_id) for v in CourtVote.objects.filter(case=case)}
+    judges = max(len(_sitting_judges(game)), len(votes), 1)
+    sentenced = court_decision(case.candidates, votes, judges, final=True)
+    if sentenced is None:
+        _sentence(case, case.leader, fallback=True, actor=acting_user, now=now)
+    else:
+        _sentence(case, Resident.objects.get(pk=int(sentenced)), fallback=False, actor=acting_user, now=now)
+    return case
+
+
+def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now: datetime) -> None:
+    """Execute ``resident`` (L-COURT-4): record the decision, kill (cause executed), announce the executed with
+    the alignment in the city inbox (L-DEATH-2)."""
+    game = case.game
+    case.decided_at, case.sentenced, case.fallback = now, resident, fallback
+    case.save(update_fields=["decided_at", "sentenced", "fallback"])
+    ExecutionDecision.objects.create(game=game, city=case.city, day=case.day, resident=resident,
+                                     source=DecisionSource.COURT, at=now)
+    resident = Resident.objects.get(pk=resident.pk)
+    if resident.status == LifeStatus.ALIVE:
+        do_kill_resident(resident, DeathCause.EXECUTED, acting_user=None, now=now)
+    resident.alignment_announced = True
+    resident.save(update_fields=["alignment_announced"])
+    city_inbox = Inbox.objects.filter(city=case.city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
+                                      killed_at__isnull=True).order_by("-id").first()
+    with translation.override(game.language):
+        side = _("commissar") if resident.is_commissar else resident.get_alignment_display()
+        text = (_("The Supreme Court did not decide; the leader of the vote is executed: %(name)s (%(side)s).")
+                if fallback else _("The Supreme Court sentenced %(name)s (%(side)s).")) % {"name": resident.name,
+                                                                                         "side": side}
+    if city_inbox is not None:
+        do_post_site_message(city_inbox, text, acting_user=None, now=now)
+    record_event(game, "court.sentenced", actor=actor, at=now,
+                 payload={"case": case.pk, "resident": resident.pk, "fallback": fallback})
