@@ -532,3 +532,9 @@ def can_see_voting_tally(user, city, voting_inboxes) -> bool:
     read one of its ``voting_inboxes`` (L-INBOX-9 members, the Tribune, Procurator, Arbiter; everyone after the
     game), so the tally never tells more than the threads do (L-INBOX-20)."""
     return any(can_read_inbox(user, inbox) for inbox in voting_inboxes)
+
+
+def can_see_speech_requests(user, city) -> bool:
+    """L-NOM-4: a confrontation or last-word request is seen by the city's Tribune and the Procurator."""
+    return any(r.kind == StaffKind.PROCURATOR or (r.kind == StaffKind.TRIBUNE and r.city_id == city.pk)
+               for r in staff_roles_in(user, city.game_id))

@@ -41,3 +41,19 @@ class ScheduleVotingForm(forms.Form):
                 except OverflowError:
                     self.add_error(name, _("This date is out of range."))
         return data
+
+
+class CourtDeadlineForm(forms.Form):
+    """The Arbiter's court deadline, typed in the game's zone (L-COURT-4)."""
+
+    deadline = WallClockField(label=_("Court deadline"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_deadline(self):
+        try:
+            return wall_clock_to_utc(self.cleaned_data["deadline"], self.zone)
+        except OverflowError:
+            raise ValidationError(_("This date is out of range.")) from None

@@ -193,3 +193,29 @@ class CourtVote(models.Model):
     class Meta:
         ordering = ["at", "id"]
         constraints = [models.UniqueConstraint(fields=["case", "judge"], name="courtvote_one_per_judge_per_case")]
+
+
+class SpeechKind(models.TextChoices):
+    CONFRONTATION = "confrontation", _("confrontation")
+    LAST_WORD = "last_word", _("last word")
+
+
+class SpeechRequest(models.Model):
+    """A resident's demand for a confrontation (with ``other``) or a last word (L-NOM-4): a record the Tribune
+    and the Procurator both see; the Procurator may then open a stage inbox (L-INBOX-19)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="speech_requests")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="speech_requests")
+    day = models.PositiveSmallIntegerField()
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="speech_requests")
+    kind = models.CharField(max_length=14, choices=SpeechKind.choices)
+    other = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    note = models.CharField(max_length=300, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["day", "at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind="confrontation", other__isnull=False) | Q(kind="last_word", other__isnull=True),
+                                   name="speechrequest_other_iff_confrontation"),
+        ]

@@ -8,7 +8,9 @@ from cities.models import City, LifeStatus, Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 
-from .models import ExecutionDecision, Nomination, ProxyRequest, SuicideDeclaration, VotingSession
+from .models import (
+    CourtCase, ExecutionDecision, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession,
+)
 from .services import awaiting_procurator, compute_session_tally, nominees_of
 
 
@@ -78,6 +80,11 @@ class CityDay:
     decision: ExecutionDecision | None = None
     is_procurator: bool = False
     decision_choices: list[Resident] = field(default_factory=list)
+    speech_requests: list[SpeechRequest] | None = None  # L-NOM-4: the Tribune and the Procurator
+    court_case: CourtCase | None = None
+    is_arbiter: bool = False
+    judge_seat: Resident | None = None  # the viewer's seat when a sitting judge who has not voted in the case
+    court_choices: list[Resident] = field(default_factory=list)
 
 
 def city_day_for(viewer, city: City) -> CityDay:
@@ -108,7 +115,25 @@ def city_day_for(viewer, city: City) -> CityDay:
                    nominees=nominees, proxies=proxies, tally=tally, voting_inboxes=readable, suicides=suicides,
                    awaiting_decision=awaiting,
                    decision=ExecutionDecision.objects.filter(city=city, day=day).select_related("resident").first(),
-                   is_procurator=is_procurator, decision_choices=choices)
+                   is_procurator=is_procurator, decision_choices=choices,
+                   speech_requests=(list(SpeechRequest.objects.filter(city=city, day=day).select_related(
+                       "resident", "other")) if policies.can_see_speech_requests(viewer, city) else None),
+                   **_court_part(viewer, city, session))
+
+
+def _court_part(viewer, city: City, session: VotingSession | None) -> dict:
+    """The court's side of the day page (L-COURT): the case, the Arbiter's powers, a judge's vote."""
+    case = (CourtCase.objects.filter(session=session).select_related("sentenced").first()
+            if session is not None else None)
+    seat = policies.seat_in(viewer, city.game_id)
+    judge = None
+    if (case is not None and case.decided_at is None and seat is not None and seat.is_judge
+            and seat.status == LifeStatus.ALIVE and not case.votes.filter(judge=seat).exists()):
+        judge = seat
+    choices = (list(Resident.objects.filter(pk__in=[int(c) for c in case.candidates]).order_by("name"))
+               if judge is not None else [])
+    return {"court_case": case, "is_arbiter": policies.holds_role(viewer, city.game, "arbiter"),
+            "judge_seat": judge, "court_choices": choices}
 
 
 def nominate_choices(seat: Resident) -> list[Resident]:

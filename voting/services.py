@@ -25,7 +25,7 @@ from inboxes.models import DeathCause
 from inboxes.services import _new_inbox, do_kill_resident, do_post_site_message
 
 from .models import (
-    CourtCase, CourtVote, DecisionSource, ExecutionDecision, LepraVote, Nomination, ProxyRequest, ProxyState, SuicideDeclaration, VoteState,
+    CourtCase, CourtVote, DecisionSource, SpeechKind, SpeechRequest, ExecutionDecision, LepraVote, Nomination, ProxyRequest, ProxyState, SuicideDeclaration, VoteState,
     VotingSession,
 )
 from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
@@ -770,3 +770,41 @@ def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now
         do_post_site_message(city_inbox, text, acting_user=None, now=now)
     record_event(game, "court.sentenced", actor=actor, at=now,
                  payload={"case": case.pk, "resident": resident.pk, "fallback": fallback})
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Confrontation and last word requests (L-NOM-4)
+# --------------------------------------------------------------------------------------------------------------
+
+@transaction.atomic
+def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = None, note: str = "",
+                      now: datetime | None = None) -> SpeechRequest:
+    """``acting_user``'s seat demands a confrontation with ``other`` or a last word (L-NOM-4); the record goes to
+    the Tribune and the Procurator. A living resident (or a spirit), from day 2; ``other`` a living resident of the
+    game, not the seat. Raises ``NotAllowed`` (no seat, dead) or ``InvalidInput`` (unknown kind, bad other, long
+    note) or ``WrongState`` (game not running, day 1)."""
+    now = now or timezone.now()
+    seat = _seat_of(acting_user, game)
+    game = seat.game
+    _check_running(game)
+    if game.day_number < FIRST_EXECUTION_DAY:
+        raise WrongState(_("Requests start on day 2."), rule="L-NOM-4")
+    if seat.status != LifeStatus.ALIVE and not seat.is_spirit:
+        raise NotAllowed(_("Only living residents may ask for this."), rule="L-NOM-4")
+    if kind not in SpeechKind.values:
+        raise InvalidInput(_("Choose a confrontation or a last word."), rule="L-NOM-4")
+    if kind == SpeechKind.CONFRONTATION:
+        if other is None or other.game_id != game.pk or other.pk == seat.pk or other.status != LifeStatus.ALIVE:
+            raise InvalidInput(_("Choose another living resident for the confrontation."), rule="L-NOM-4")
+    else:
+        other = None
+    note = (note or "").strip()
+    if len(note) > 300:
+        raise InvalidInput(_("The note is too long: %(length)d characters, at most %(max)d.")
+                           % {"length": len(note), "max": 300})
+    request = SpeechRequest.objects.create(game=game, city=seat.city, day=game.day_number, resident=seat, kind=kind,
+                                           other=other, note=note, at=now)
+    record_event(game, "voting.speech_requested", actor=acting_user, at=now,
+                 payload={"request": request.pk, "kind": kind, "resident": seat.pk,
+                          "other": other.pk if other else None})
+    return request

@@ -16,7 +16,7 @@ from cities.selectors import game_get
 from inboxes import policies
 
 from . import selectors, services
-from .forms import NomineeForm, ScheduleVotingForm
+from .forms import CourtDeadlineForm, NomineeForm, ScheduleVotingForm
 from .models import ProxyRequest, SuicideDeclaration
 
 
@@ -33,10 +33,24 @@ def city_day(request, slug: str, number: int):
     status = 200
     if request.method == "POST":
         action = request.POST.get("action")
-        if not (day.is_tribune or (action == "decide" and day.is_procurator)):
+        allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
+                   or (action in ("put_before_court", "close_case") and day.is_arbiter)
+                   or (action == "court_vote" and day.judge_seat is not None))
+        if not allowed:
             raise Http404("No such page.")
         try:
-            if action == "decide":
+            if action == "put_before_court" and day.session is not None:
+                court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
+                if not court_form.is_valid():
+                    form.add_error(None, "; ".join(str(e) for errs in court_form.errors.values() for e in errs))
+                    raise _FormInvalid()
+                services.do_put_before_court(day.session, court_form.cleaned_data["deadline"], acting_user=request.user)
+            elif action == "close_case" and day.court_case is not None:
+                services.do_close_court_case(day.court_case, acting_user=request.user)
+            elif action == "court_vote" and day.court_case is not None:
+                choice = get_object_or_404(Resident, pk=request.POST.get("choice"), city=city)
+                services.do_court_vote(day.court_case, choice, acting_user=request.user)
+            elif action == "decide":
                 resident = get_object_or_404(Resident, pk=request.POST.get("resident"), city=city)
                 services.do_decide_execution(city, resident, acting_user=request.user)
             elif action == "schedule":
@@ -87,7 +101,18 @@ def nominate(request, slug: str):
     choices = selectors.nominate_choices(seat)
     form = NomineeForm(choices=choices)
     status = 200
-    if request.method == "POST" and request.POST.get("action") == "suicide":
+    if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
+        other = Resident.objects.filter(pk=request.POST.get("other") or 0, game=game).first()
+        try:
+            services.do_request_speech(game, request.POST["action"], other=other, note=request.POST.get("note", ""),
+                                       acting_user=request.user)
+        except RuleViolation as exc:
+            form.add_error(None, str(exc))
+            status = 400
+        else:
+            messages.success(request, _("Done."))
+            return redirect("nominate", slug=slug)
+    elif request.method == "POST" and request.POST.get("action") == "suicide":
         try:
             services.do_declare_suicide(game, acting_user=request.user)
         except RuleViolation as exc:
@@ -114,5 +139,5 @@ def nominate(request, slug: str):
         else:
             status = 400
     mine = selectors.my_day(seat)
-    return render(request, "voting/nominate.html", {"game": game, "seat": seat, "form": form, "mine": mine},
-                  status=status)
+    return render(request, "voting/nominate.html", {"game": game, "seat": seat, "form": form, "mine": mine,
+                                                    "others": choices}, status=status)

@@ -142,3 +142,72 @@ def test_procurator_names_the_executed_from_the_day_page_L_VOTE_7(demo, client):
     assert client.post(url, {"action": "decide", "resident": day.plain[2].pk}).status_code == 302
     assert Resident.objects.get(pk=day.plain[2].pk).status == LifeStatus.DEAD
     assert f"<strong>{day.plain[2].name}</strong>" in client.get(url).content.decode()
+
+
+def test_day_page_shows_nominees_publicly_once_voting_opens_but_tallies_only_to_readers_L_INBOX_20(demo, client):
+    day = city1_day(demo)
+    nominee, nominator, voter = day.plain[0], day.plain[4], day.plain[5]
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    do_nominate(nominee, acting_user=nominator.user, now=MORNING)
+    assert nominee.name not in client.get(url).content.decode()  # anonymous, before the opening
+    from voting.services import do_open_voting, do_schedule_voting
+    session = do_schedule_voting(day.city, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
+    do_open_voting(session, acting_user=None, now=OPENS)
+    from inboxes.services import do_post_message
+    do_post_message(day.inbox_of(nominee), "казнить", acting_user=voter.user, now=OPENS + US)
+    for viewer in (None, demo.resident2):
+        if viewer is None:
+            client.logout()
+        else:
+            client.force_login(viewer)
+        html = client.get(url).content.decode()
+        assert f"<li>{nominee.name}</li>" in html
+        assert voter.name not in html and nominator.name not in html and 'class="tally-box"' not in html
+    client.force_login(day.plain[9].user)  # a resident of the city reads the voting inboxes
+    html = client.get(url).content.decode()
+    assert f"<td>{voter.name}</td>" in html
+    assert nominator.name not in html  # who nominated whom stays with the Tribune, Procurator and Arbiter
+
+
+def test_confrontation_request_is_seen_by_the_tribune_and_the_procurator_only_L_NOM_4(demo, client):
+    from voting.models import SpeechKind, SpeechRequest
+    day = city1_day(demo)
+    asker, other = day.plain[4], day.plain[8]
+    client.force_login(asker.user)
+    with time_machine.travel(MORNING, tick=False):
+        response = client.post(reverse("nominate", args=[demo.game.slug]),
+                               {"action": "confrontation", "other": other.pk, "note": "при всех"})
+    assert response.status_code == 302
+    request = SpeechRequest.objects.get(resident=asker)
+    assert (request.kind, request.other, request.note) == (SpeechKind.CONFRONTATION, other, "при всех")
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    line = f"{asker.name}: confrontation — {other.name} · при всех"
+    for viewer, sees in ((demo.tribune1, True), (demo.procurator, True), (demo.arbiter, False),
+                         (demo.tribune2, False), (day.plain[9].user, False)):
+        client.force_login(viewer)
+        assert (line in client.get(url).content.decode()) is sees
+
+
+def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_page_L_COURT_1_L_COURT_2(demo, client):
+    from cities.models import Resident
+    from inboxes.services import do_post_message
+    from voting.models import CourtCase
+    from voting.services import do_close_voting
+    day = city1_day(demo)
+    a = day.plain[0]
+    session = nominate_and_open(demo, day, [a])
+    do_post_message(day.inbox_of(a), "казнить", acting_user=day.plain[5].user, now=OPENS + US)
+    do_close_voting(session, acting_user=None, now=CLOSES)
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    client.force_login(demo.arbiter)
+    with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
+        assert client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"}).status_code == 302
+        case = CourtCase.objects.get(session=session)
+        assert case.candidates == [str(a.pk)]
+        judges = list(Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number"))
+        for judge in judges[:2]:
+            client.force_login(judge.user)
+            assert client.post(url, {"action": "court_vote", "choice": a.pk}).status_code == 302
+    case.refresh_from_db()
+    assert (case.sentenced, case.fallback) == (a, False)
+    assert f"<strong>{a.name}</strong>" in client.get(url).content.decode()
