@@ -22,7 +22,7 @@ from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from inboxes.models import DeathCause
-from inboxes.services import _new_inbox, do_kill_resident, do_post_site_message
+from inboxes.services import _new_inbox, do_kill_resident, do_lay_spirit_to_rest, do_post_site_message
 
 from .models import (
     CourtCase, CourtVote, DecisionSource, SpeechKind, SpeechRequest, ExecutionDecision, LepraVote, Nomination, ProxyRequest, ProxyState, SuicideDeclaration, VoteState,
@@ -240,6 +240,39 @@ def do_schedule_voting(city: City, opens_at: datetime, closes_at: datetime, *, a
     return session
 
 
+@transaction.atomic
+def do_extend_voting(session: VotingSession, closes_at: datetime, *, acting_user,
+                     now: datetime | None = None) -> VotingSession:
+    """The Tribune moves the close of open voting to ``closes_at`` (aware, in the future, no later than 00:00
+    ending the day it opened, L-DAY-3); the ``voting_close`` event moves with it. Raises ``NotAllowed``,
+    ``InvalidInput`` (bad time) or ``WrongState`` (not open)."""
+    now = now or timezone.now()
+    session = VotingSession.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=session.pk)
+    game = session.game
+    if acting_user is None:
+        raise NotAllowed(_("Only the Tribune extends voting."), rule="L-DAY-3")
+    _check_tribune(session.city, acting_user, "L-DAY-3")
+    _check_running(game)
+    if not session.is_open:
+        raise WrongState(_("Voting is not open."), rule="L-DAY-3")
+    if closes_at is None or timezone.is_naive(closes_at) or closes_at <= now:
+        raise InvalidInput(_("The new closing time must be in the future."), rule="L-DAY-3")
+    midnight = day_midnight(game, session.opens_at)
+    if closes_at > midnight:
+        raise InvalidInput(_("Voting must close no later than 00:00 (%(midnight)s).")
+                           % {"midnight": _local(game, midnight)}, rule="L-DAY-3")
+    old = session.closes_at
+    session.closes_at = closes_at
+    session.save(update_fields=["closes_at"])
+    ScheduledEvent.objects.filter(game=game, kind="voting_close", done_at__isnull=True, cancelled_at__isnull=True,
+                                  payload__session=session.pk).update(cancelled_at=now)
+    ScheduledEvent.objects.create(game=game, kind="voting_close", due_at=closes_at, payload={"session": session.pk},
+                                  created_at=now, created_by=acting_user)
+    record_event(game, "voting.extended", actor=acting_user, at=now,
+                 payload={"session": session.pk, "from": old.isoformat(), "to": closes_at.isoformat()})
+    return session
+
+
 def _voting_title(game, nominee: Resident) -> str:
     with translation.override(game.language):
         return _("Execution voting, day %(day)d: %(name)s") % {"day": game.day_number, "name": nominee.name}
@@ -426,7 +459,8 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
     """Close the voting of ``session`` (L-VOTE-6, L-VOTE-8): by the scheduler at ``closes_at`` or the Tribune
     (earlier: the close moves to ``now``). Kills the open voting inboxes, computes the result with
     ``tally_lepra_execution`` over the stored messages (the cut-off is ``closes_at`` whatever the job's timing),
-    stores it and posts it in the current city inbox. Returns the session. Raises ``NotAllowed`` or
+    stores it and posts it in the current city inbox; the city's spirits then go to the cemetery (L-SPIRIT-2
+[interp: their day ends with the voting]). Returns the session. Raises ``NotAllowed`` or
     ``WrongState`` (not opened, closed already)."""
     now = now or timezone.now()
     session = VotingSession.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=session.pk)
@@ -453,8 +487,10 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
     city_inbox = Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
                                       killed_at__isnull=True).order_by("-id").first()
     if city_inbox is not None:
-        text = _result_text(game, city, result, names)
         do_post_site_message(city_inbox, _result_text(game, city, result, names), acting_user=None, now=now)
+    for spirit in Resident.objects.filter(city=city, is_spirit=True).exclude(status=LifeStatus.ALIVE):
+        # L-SPIRIT-2: a spirit's day ends with the city's voting [interp]: to the cemetery now.
+        do_lay_spirit_to_rest(spirit, acting_user=None, now=now)
     record_event(game, "voting.closed", actor=acting_user, at=now,
                  payload={"session": session.pk, "leader": result.leader, "tied": list(result.tied_leaders)})
     return session

@@ -30,7 +30,7 @@ def city_day(request, slug: str, number: int):
     city = get_object_or_404(City, game=game, number=number)
     day = selectors.city_day_for(request.user, city)
     form = ScheduleVotingForm(time_zone=game.time_zone)
-    status = 200
+    status, error = 200, None
     if request.method == "POST":
         action = request.POST.get("action")
         allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
@@ -42,7 +42,7 @@ def city_day(request, slug: str, number: int):
             if action == "put_before_court" and day.session is not None:
                 court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
                 if not court_form.is_valid():
-                    form.add_error(None, "; ".join(str(e) for errs in court_form.errors.values() for e in errs))
+                    error = "; ".join(str(e) for errs in court_form.errors.values() for e in errs)
                     raise _FormInvalid()
                 services.do_put_before_court(day.session, court_form.cleaned_data["deadline"], acting_user=request.user)
             elif action == "close_case" and day.court_case is not None:
@@ -61,6 +61,13 @@ def city_day(request, slug: str, number: int):
                                             acting_user=request.user)
             elif action == "open" and day.session is not None:
                 services.do_open_voting(day.session, acting_user=request.user)
+            elif action == "extend" and day.session is not None:
+                extend_form = ScheduleVotingForm({"opens_at": "2000-01-01T00:00", "closes_at": request.POST.get("closes_at")},
+                                                 time_zone=game.time_zone)
+                if not extend_form.is_valid():
+                    error = "; ".join(str(e) for errs in extend_form.errors.values() for e in errs)
+                    raise _FormInvalid()
+                services.do_extend_voting(day.session, extend_form.cleaned_data["closes_at"], acting_user=request.user)
             elif action == "close" and day.session is not None:
                 services.do_close_voting(day.session, acting_user=request.user)
             elif action == "confirm_suicide":
@@ -74,14 +81,13 @@ def city_day(request, slug: str, number: int):
         except _FormInvalid:
             status = 400
         except RuleViolation as exc:
-            form.add_error(None, str(exc))
-            status = 400
+            error, status = str(exc), 400
         else:
             messages.success(request, _("Done."))
             return redirect("city_day", slug=slug, number=number)
         day = selectors.city_day_for(request.user, city)
-    return render(request, "voting/city_day.html", {"game": game, "city": city, "day": day, "form": form},
-                  status=status)
+    return render(request, "voting/city_day.html",
+                  {"game": game, "city": city, "day": day, "form": form, "error": error}, status=status)
 
 
 class _FormInvalid(Exception):
@@ -100,15 +106,14 @@ def nominate(request, slug: str):
         raise Http404("No such page.")
     choices = selectors.nominate_choices(seat)
     form = NomineeForm(choices=choices)
-    status = 200
+    status, error = 200, None
     if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
         other = Resident.objects.filter(pk=request.POST.get("other") or 0, game=game).first()
         try:
             services.do_request_speech(game, request.POST["action"], other=other, note=request.POST.get("note", ""),
                                        acting_user=request.user)
         except RuleViolation as exc:
-            form.add_error(None, str(exc))
-            status = 400
+            error, status = str(exc), 400
         else:
             messages.success(request, _("Done."))
             return redirect("nominate", slug=slug)
@@ -116,8 +121,7 @@ def nominate(request, slug: str):
         try:
             services.do_declare_suicide(game, acting_user=request.user)
         except RuleViolation as exc:
-            form.add_error(None, str(exc))
-            status = 400
+            error, status = str(exc), 400
         else:
             messages.success(request, _("Done."))
             return redirect("nominate", slug=slug)
@@ -131,8 +135,7 @@ def nominate(request, slug: str):
                 else:
                     services.do_nominate(nominee, acting_user=request.user)
             except RuleViolation as exc:
-                form.add_error(None, str(exc))
-                status = 400
+                error, status = str(exc), 400
             else:
                 messages.success(request, _("Done."))
                 return redirect("nominate", slug=slug)
@@ -140,4 +143,4 @@ def nominate(request, slug: str):
             status = 400
     mine = selectors.my_day(seat)
     return render(request, "voting/nominate.html", {"game": game, "seat": seat, "form": form, "mine": mine,
-                                                    "others": choices}, status=status)
+                                                    "others": choices, "error": error}, status=status)

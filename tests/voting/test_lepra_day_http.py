@@ -211,3 +211,43 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
     case.refresh_from_db()
     assert (case.sentenced, case.fallback) == (a, False)
     assert f"<strong>{a.name}</strong>" in client.get(url).content.decode()
+
+
+def test_tribune_extends_and_closes_voting_from_the_day_page_L_DAY_3_L_VOTE_6(demo, client):
+    day = city1_day(demo)
+    session = nominate_and_open(demo, day, [day.plain[0]])
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    client.force_login(demo.tribune1)
+    with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
+        late = client.post(url, {"action": "extend", "closes_at": "2026-11-21T00:30"})
+        assert late.status_code == 400
+        assert "Voting must close no later than 00:00 (" in late.content.decode()
+        assert client.post(url, {"action": "extend", "closes_at": "2026-11-20T23:30"}).status_code == 302
+        session.refresh_from_db()
+        assert session.closes_at == CLOSES + timedelta(minutes=30)
+        assert client.post(url, {"action": "close"}).status_code == 302
+    session.refresh_from_db()
+    assert (session.closed_at, session.closes_at) == (OPENS + timedelta(minutes=5), OPENS + timedelta(minutes=5))
+
+
+def test_refusals_on_the_day_and_nominate_pages_are_400_with_the_reason_not_500(demo, client):
+    day = city1_day(demo)
+    client.force_login(day.plain[4].user)
+    nominate_url = reverse("nominate", args=[demo.game.slug])
+    with time_machine.travel(MORNING, tick=False):
+        assert client.post(nominate_url, {"action": "suicide"}).status_code == 302
+        again = client.post(nominate_url, {"action": "suicide"})
+        assert again.status_code == 400
+        assert "You have already declared suicide today." in again.content.decode()
+        lonely = client.post(nominate_url, {"action": "confrontation", "other": ""})
+        assert lonely.status_code == 400
+        assert "Choose another living resident for the confrontation." in lonely.content.decode()
+        judge = client.post(nominate_url, {"action": "nominate", "nominee": demo.seat("judge").pk})
+        assert judge.status_code == 400  # the sitting judge is not even offered (L-NOM-2)
+    client.force_login(demo.tribune1)
+    day_url = reverse("city_day", args=[demo.game.slug, 1])
+    nominate_and_open(demo, city1_day(demo), [day.plain[0]])
+    with time_machine.travel(OPENS + US, tick=False):
+        opened = client.post(day_url, {"action": "open"})
+    assert opened.status_code == 400
+    assert "Voting has already opened." in opened.content.decode()

@@ -290,3 +290,32 @@ def test_voters_are_told_when_the_nominee_dies_during_voting_L_VOTE_9(demo):
     assert (notice.author_name, notice.received_at) == ("Mafia Host", OPENS + timedelta(minutes=1))
     assert notice.body == in_game_language(demo.game, "%(name)s has died: this voting is void and its votes do not "
                                                       "count.", name=a.name)
+
+
+def test_tribune_extends_open_voting_until_midnight_at_most_L_DAY_3(demo):
+    from cities.models import ScheduledEvent
+    from voting.services import do_extend_voting
+    day = city1_day(demo)
+    session = nominate_and_open(demo, day, [day.plain[0]])
+    midnight = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)
+    assert _refusal(InvalidInput, do_extend_voting, session, midnight + US, acting_user=demo.tribune1,
+                    now=OPENS).startswith("Voting must close no later than 00:00 (")
+    do_extend_voting(session, midnight, acting_user=demo.tribune1, now=OPENS + US)
+    session.refresh_from_db()
+    assert session.closes_at == midnight
+    assert list(ScheduledEvent.objects.filter(kind="voting_close", payload__session=session.pk,
+                                              cancelled_at__isnull=True).values_list("due_at", flat=True)) == [midnight]
+    _post(day.plain[5], day.inbox_of(day.plain[0]), "казнить", CLOSES)  # the old close no longer applies
+
+
+def test_spirits_go_to_the_cemetery_when_their_citys_voting_closes_L_SPIRIT_2(demo):
+    from inboxes.models import Membership, MembershipState
+    day = city1_day(demo)
+    spirit = day.plain[7]
+    session = nominate_and_open(
+        demo, day, [day.plain[0]], before_open=lambda s: do_kill_resident(spirit, "killed", spirit=True,
+                                                                          acting_user=None, now=MORNING))
+    do_close_voting(session, acting_user=None, now=CLOSES)
+    spirit.refresh_from_db()
+    assert spirit.is_spirit is False
+    assert Membership.objects.get(resident=spirit, inbox__kind=InboxKind.CEMETERY).state == MembershipState.MEMBER
