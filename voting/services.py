@@ -335,7 +335,9 @@ def session_for_inbox(inbox: Inbox) -> VotingSession | None:
 def compute_session_tally(session: VotingSession, *, closes_at: datetime | None = None):
     """The tally of ``session`` from its stored messages (L-VOTE-4/5): ``(LepraExecutionResult, names)`` where
     the result keys residents by ``str(pk)`` and ``names`` maps those keys to names. Only residents' messages are
-    counted (the Tribune's posts are announcements). Returns ``(None, {})`` before the opening."""
+    counted (the Tribune's posts are announcements). The voters are every seat that was made a member of the
+    session's voting inboxes at the opening [interp: a voter who dies during voting keeps the votes they cast while
+    alive; only the nominee's death voids, L-VOTE-9]. Returns ``(None, {})`` before the opening."""
     if session.opened_at is None:
         return None, {}
     inboxes = list(Inbox.objects.filter(city_id=session.city_id, day_number=session.day, kind=InboxKind.VOTING)
