@@ -56,7 +56,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     Returns the Message. Raises, changing nothing:
     ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
     may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
-    ``WrongState`` when the inbox is killed or the game is over.
+    ``WrongState`` when the inbox is killed or the game is over. In a voting inbox a resident's post must be a
+    vote keyword or the nominee's last word, else it is refused with the tally's reason (``voting.services``).
     """
     now = now or timezone.now()
     text = (text or "").strip()
@@ -90,10 +91,17 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
                    if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
         author_staff = grants[0]
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
+    accepted = None
+    if inbox.kind == InboxKind.VOTING:  # L-VOTE-2/3/8: a vote keyword, a retraction, the last word, or refused
+        from voting.services import check_voting_post
+        accepted = check_voting_post(inbox, author_resident, text, now)
     message = Message.objects.create(
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
     )
+    if inbox.kind == InboxKind.VOTING:
+        from voting.services import record_voting_post
+        record_voting_post(inbox, author_resident, message, accepted, now)
     _advance_read_mark(acting_user, inbox, now)
     record_event(inbox.game, "message.posted", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "message": message.pk})
@@ -716,6 +724,11 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     removal.exclude(state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
     killed = list(Inbox.objects.filter(game=game, resident=resident, kind__in=[K.VOTING, K.PRECINCT],
                                        killed_at__isnull=True).values_list("pk", flat=True))
+    for inbox in Inbox.objects.filter(pk__in=killed, kind=K.VOTING):  # L-VOTE-9: voters are told
+        text = _in_game_language(game, lambda: _("%(name)s has died: this voting is void and its votes do not "
+                                                 "count.") % {"name": resident.name})
+        Message.objects.create(inbox=inbox, author_name="Mafia Host", body=text, body_html=render_markdown(text),
+                               received_at=now)
     Inbox.objects.filter(pk__in=killed).update(killed_at=now)
     if cemetery is not None:
         row = Membership.objects.filter(inbox=cemetery, resident=resident).first()

@@ -90,8 +90,19 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
         "can_post": request.user.is_authenticated and denial is None,
         "denial": denial,
         "error": error,
+        "tally": _voting_tally(request.user, inbox),
+        "nominate_link": inbox.kind == "personal" and policies.membership_of(request.user, inbox) is not None
+                         if request.user.is_authenticated else False,
     }
     return render(request, "inboxes/thread.html", context, status=status)
+
+
+def _voting_tally(user, inbox):
+    """The standing tally shown above a voting inbox's thread (L-VOTE-4), computed by the pure core."""
+    if inbox.kind != "voting":
+        return None
+    from voting.selectors import tally_box_for_inbox
+    return tally_box_for_inbox(user, inbox)
 
 
 def _thread_url(inbox, position: int) -> str:

@@ -60,10 +60,12 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
     inbox, author, editor, new_text = city1(demo), demo.honest, demo.honest, "Новый текст"
     if case == "court":
         inbox, author, editor = Inbox.objects.get(game=demo.game, kind=K.COURT), demo.judge, demo.judge
-    elif case == "voting":
-        inbox = services.do_create_inbox(demo.game, K.VOTING, title="Голосование", city=inbox.city, acting_user=None,
-                                         resident=demo.seat("mafioso"), members=[demo.seat("honest")])
-    message = services.do_post_message(inbox, "Исходный текст", acting_user=fresh(author), now=now)
+    elif case == "voting":  # a real voting session (issue 4): only a keyword can be posted there (L-VOTE-3)
+        from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+        nominate_and_open(demo, city1_day(demo), [demo.seat("mafioso")])
+        inbox, now = Inbox.objects.get(kind=K.VOTING, resident=demo.seat("mafioso")), OPENS + timedelta(minutes=1)
+    original = "казнить" if case == "voting" else "Исходный текст"
+    message = services.do_post_message(inbox, original, acting_user=fresh(author), now=now)
     if case == "other":
         editor = demo.mafioso
     elif case == "hidden":
@@ -80,7 +82,7 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
         services.do_edit_message(message, new_text, acting_user=fresh(editor), now=now + timedelta(minutes=1))
     assert str(exc.value) == text
     message.refresh_from_db()
-    assert message.body == "Исходный текст" and message.edited_at is None
+    assert message.body == original and message.edited_at is None
     assert not MessageRevision.objects.filter(message=message).exists()
 
 

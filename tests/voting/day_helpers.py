@@ -1,0 +1,45 @@
+"""Shared setup for the Lepra day tests (issue 4): the demo game on the morning of day 2, city 1."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from cities.models import City, LifeStatus, Resident
+from inboxes.models import Inbox, InboxKind
+from tests.conftest import DEMO_NOW
+from voting.services import do_nominate, do_open_voting, do_schedule_voting
+
+MORNING = DEMO_NOW  # 10:00 in Moscow, day 2
+OPENS = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)  # 18:00 in Moscow
+CLOSES = datetime(2026, 11, 20, 20, 0, tzinfo=UTC)  # 23:00 in Moscow
+US = timedelta(microseconds=1)
+
+
+@dataclass
+class Day:
+    city: City
+    plain: list[Resident]  # living residents of city 1 who are not the judge, by name
+
+    def inbox_of(self, nominee: Resident) -> Inbox:
+        return Inbox.objects.get(kind=InboxKind.VOTING, resident=nominee, city=self.city)
+
+
+def city1_day(demo) -> Day:
+    city = City.objects.get(game=demo.game, number=1)
+    plain = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE, is_judge=False).select_related("user")
+                 .order_by("name"))
+    return Day(city=city, plain=plain)
+
+
+def nominate_and_open(demo, day: Day, nominees: list[Resident], *, proxies=(), before_open=None):
+    """Each nominee nominated by a different resident at 10:00, voting scheduled 18:00-23:00 Moscow and opened
+    by the site at 18:00. ``before_open`` runs after the nominations, before the opening."""
+    nominators = [r for r in day.plain if r not in nominees]
+    for nominee, nominator in zip(nominees, nominators, strict=False):
+        do_nominate(nominee, acting_user=nominator.user, now=MORNING)
+    session = do_schedule_voting(day.city, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
+    if before_open is not None:
+        before_open(session)
+    do_open_voting(session, acting_user=None, now=OPENS)
+    session.refresh_from_db()
+    return session

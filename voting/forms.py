@@ -1,0 +1,59 @@
+"""Forms of the Lepra day pages."""
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from cities.forms import WallClockField, wall_clock_to_utc
+
+
+class NomineeForm(forms.Form):
+    """Choose a resident (nomination, L-NOM-1; proxy request, L-NOM-6) among ``choices`` (Residents)."""
+
+    nominee = forms.TypedChoiceField(label=_("Nominee"), coerce=int)
+
+    def __init__(self, *args, choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["nominee"].choices = [(r.pk, r.name) for r in choices]
+
+
+class ScheduleVotingForm(forms.Form):
+    """The Tribune's voting times, typed in the game's zone (L-DAY-3); the service checks the rules."""
+
+    opens_at = WallClockField(label=_("Voting opens at"))
+    closes_at = WallClockField(label=_("Voting closes at"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean(self):
+        data = super().clean()
+        for name in ("opens_at", "closes_at"):
+            if data.get(name) is not None:
+                try:
+                    data[name] = wall_clock_to_utc(data[name], self.zone)
+                except ValidationError as exc:
+                    self.add_error(name, exc)
+                except OverflowError:
+                    self.add_error(name, _("This date is out of range."))
+        return data
+
+
+class CourtDeadlineForm(forms.Form):
+    """The Arbiter's court deadline, typed in the game's zone (L-COURT-4)."""
+
+    deadline = WallClockField(label=_("Court deadline"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_deadline(self):
+        try:
+            return wall_clock_to_utc(self.cleaned_data["deadline"], self.zone)
+        except OverflowError:
+            raise ValidationError(_("This date is out of range.")) from None

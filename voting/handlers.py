@@ -1,0 +1,46 @@
+"""Scheduled events of the Lepra day (DESIGN.md "The clock"), registered in ``cities.scheduler.HANDLERS`` when the
+app is ready: ``voting_open`` at the Tribune's opening and ``voting_close`` at the closing (L-DAY-3, L-VOTE-6).
+Handlers change state only through services (``acting_user=None``)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from cities.errors import WrongState
+from cities.models import ScheduledEvent
+from cities.scheduler import handler
+
+from .models import CourtCase, VotingSession
+from .services import do_close_court_case, do_close_voting, do_open_voting
+
+
+@handler("voting_open")
+def _voting_open(event: ScheduledEvent, now: datetime) -> str:
+    """Open the session's voting inboxes (L-VOTE-1). A session the Tribune opened by hand is left as it is."""
+    session = VotingSession.objects.get(pk=event.payload["session"], game=event.game_id)
+    try:
+        inboxes = do_open_voting(session, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"voting session {session.pk} not opened: {exc}"
+    return f"opened voting session {session.pk}: {len(inboxes)} voting inboxes"
+
+
+@handler("voting_close")
+def _voting_close(event: ScheduledEvent, now: datetime) -> str:
+    """Close the session and post the result (L-VOTE-6); the cut-off stays ``closes_at`` (L-VOTE-8)."""
+    session = VotingSession.objects.get(pk=event.payload["session"], game=event.game_id)
+    try:
+        do_close_voting(session, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"voting session {session.pk} not closed: {exc}"
+    return f"closed voting session {session.pk}"
+
+
+@handler("court_deadline")
+def _court_deadline(event: ScheduledEvent, now: datetime) -> str:
+    """The court's deadline: decide with the votes as they are, else execute the leader (L-COURT-4)."""
+    case = CourtCase.objects.get(pk=event.payload["case"], game=event.game_id)
+    try:
+        do_close_court_case(case, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"court case {case.pk} left: {exc}"
+    return f"closed court case {case.pk}"

@@ -1,0 +1,153 @@
+"""Reads of the Lepra day pages (issue 4), viewer-scoped through ``inboxes.policies``. The standing tally is the
+pure core's (``tally_lepra_execution`` via ``services.compute_session_tally``): no separate counting here."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cities.models import City, LifeStatus, Resident
+from inboxes import policies
+from inboxes.models import Inbox, InboxKind
+
+from .models import (
+    CourtCase, ExecutionDecision, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession,
+)
+from .services import awaiting_procurator, compute_session_tally, nominees_of
+
+
+@dataclass
+class TallyRow:
+    nominee: str
+    count: int
+    voters: list[str]
+    changed_mind: list[str]
+    void: bool
+    inbox: Inbox | None = None
+
+
+@dataclass
+class TallyBox:
+    """What a page shows of a session's tally: rows in ranking order (void ones last) and the leader's name."""
+
+    rows: list[TallyRow] = field(default_factory=list)
+    leader: str | None = None
+    closed: bool = False
+
+
+def tally_box(session: VotingSession) -> TallyBox | None:
+    """The standing tally of ``session`` (or its stored result once closed), names resolved; None before the
+    opening. The caller has checked ``can_see_voting_tally``."""
+    if session.opened_at is None:
+        return None
+    if session.result is not None:
+        data = session.result
+        names = data.get("names", {})
+    else:
+        result, names = compute_session_tally(session)
+        data = result.as_dict()
+    inboxes = {str(i.resident_id): i for i in Inbox.objects.filter(city_id=session.city_id, day_number=session.day,
+                                                                    kind=InboxKind.VOTING)}
+    order = {key: n for n, key in enumerate(data["ranking"])}
+    rows = [TallyRow(nominee=names.get(t["nominee"], t["nominee"]), count=t["count"],
+                     voters=[names.get(v, v) for v in t["voters"]],
+                     changed_mind=[names.get(v, v) for v in t["changed_mind"]], void=t["void"],
+                     inbox=inboxes.get(t["nominee"]))
+            for t in sorted(data["nominees"], key=lambda t: order.get(t["nominee"], len(order)))]
+    leader = names.get(data["leader"], data["leader"]) if data["leader"] else None
+    return TallyBox(rows=rows, leader=leader, closed=session.closed_at is not None)
+
+
+def tally_box_for_inbox(viewer, inbox: Inbox) -> TallyBox | None:
+    """The tally box shown above a voting inbox's thread (the caller has checked the viewer reads ``inbox``)."""
+    if inbox.kind != InboxKind.VOTING:
+        return None
+    session = VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number).first()
+    return tally_box(session) if session is not None else None
+
+
+@dataclass
+class CityDay:
+    city: City
+    day: int
+    session: VotingSession | None
+    is_tribune: bool
+    nominations: list[Nomination] | None  # None: the viewer may not see who nominated whom
+    nominees: list[Resident] | None  # None: not public yet
+    proxies: list[ProxyRequest]
+    tally: TallyBox | None
+    voting_inboxes: list[Inbox]
+    suicides: list[SuicideDeclaration] = field(default_factory=list)  # the Tribune's list (L-NOM-5)
+    awaiting_decision: bool = False  # L-VOTE-7, shown to everyone
+    decision: ExecutionDecision | None = None
+    is_procurator: bool = False
+    decision_choices: list[Resident] = field(default_factory=list)
+    speech_requests: list[SpeechRequest] | None = None  # L-NOM-4: the Tribune and the Procurator
+    court_case: CourtCase | None = None
+    is_arbiter: bool = False
+    judge_seat: Resident | None = None  # the viewer's seat when a sitting judge who has not voted in the case
+    court_choices: list[Resident] = field(default_factory=list)
+
+
+def city_day_for(viewer, city: City) -> CityDay:
+    """The city day page's data for ``viewer`` (L-NOM, L-VOTE): nominations for the Tribune, Procurator and
+    Arbiter; the nominees for everyone once voting opens; the standing tally for readers of its inboxes."""
+    game = city.game
+    day = game.day_number
+    session = VotingSession.objects.filter(city=city, day=day).first()
+    is_tribune = policies.holds_role(viewer, game, "tribune", city_id=city.pk)
+    see_nominations = policies.can_see_nominations(viewer, city)
+    nominations = (list(Nomination.objects.filter(city=city, day=day).select_related("nominator", "nominee"))
+                   if see_nominations else None)
+    opened = session is not None and session.opened_at is not None
+    nominees = nominees_of(city, day) if (opened or see_nominations) else None
+    voting_inboxes = list(Inbox.objects.filter(city=city, day_number=day, kind=InboxKind.VOTING)
+                          .select_related("game", "resident").order_by("id"))
+    readable = [i for i in voting_inboxes if policies.can_read_inbox(viewer, i)]
+    tally = tally_box(session) if opened and policies.can_see_voting_tally(viewer, city, voting_inboxes) else None
+    proxies = (list(ProxyRequest.objects.filter(city=city, day=day).select_related("resident", "nominee"))
+               if is_tribune else [])
+    suicides = (list(SuicideDeclaration.objects.filter(city=city, day=day).select_related("resident"))
+                if is_tribune else [])
+    awaiting = day >= 2 and awaiting_procurator(city, day)
+    is_procurator = policies.holds_role(viewer, game, "procurator")
+    choices = (list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE).order_by("name"))
+               if awaiting and is_procurator else [])
+    return CityDay(city=city, day=day, session=session, is_tribune=is_tribune, nominations=nominations,
+                   nominees=nominees, proxies=proxies, tally=tally, voting_inboxes=readable, suicides=suicides,
+                   awaiting_decision=awaiting,
+                   decision=ExecutionDecision.objects.filter(city=city, day=day).select_related("resident").first(),
+                   is_procurator=is_procurator, decision_choices=choices,
+                   speech_requests=(list(SpeechRequest.objects.filter(city=city, day=day).select_related(
+                       "resident", "other")) if policies.can_see_speech_requests(viewer, city) else None),
+                   **_court_part(viewer, city, session))
+
+
+def _court_part(viewer, city: City, session: VotingSession | None) -> dict:
+    """The court's side of the day page (L-COURT): the case, the Arbiter's powers, a judge's vote."""
+    case = (CourtCase.objects.filter(session=session).select_related("sentenced").first()
+            if session is not None else None)
+    seat = policies.seat_in(viewer, city.game_id)
+    judge = None
+    if (case is not None and case.decided_at is None and seat is not None and seat.is_judge
+            and seat.status == LifeStatus.ALIVE and not case.votes.filter(judge=seat).exists()):
+        judge = seat
+    choices = (list(Resident.objects.filter(pk__in=[int(c) for c in case.candidates]).order_by("name"))
+               if judge is not None else [])
+    return {"court_case": case, "is_arbiter": policies.holds_role(viewer, city.game, "arbiter"),
+            "judge_seat": judge, "court_choices": choices}
+
+
+def nominate_choices(seat: Resident) -> list[Resident]:
+    """Whom ``seat`` may nominate (L-NOM-1/2): living residents of their city but the sitting judge."""
+    return list(Resident.objects.filter(city_id=seat.city_id, status=LifeStatus.ALIVE, is_judge=False)
+                .order_by("name"))
+
+
+
+def my_day(seat: Resident) -> dict:
+    """The seat's own nomination and proxy requests today."""
+    day = seat.game.day_number
+    return {
+        "nomination": Nomination.objects.filter(nominator=seat, day=day).select_related("nominee").first(),
+        "proxies": list(ProxyRequest.objects.filter(resident=seat, day=day).select_related("nominee")),
+        "suicide": SuicideDeclaration.objects.filter(resident=seat, day=day).first(),
+    }

@@ -1,0 +1,146 @@
+"""Lepra day pages (issue 4): the city day page (nominations, voting times, proxies, the standing tally) and the
+resident's nomination page. Thin: a form, the policy, one service or selector call."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from cities.errors import RuleViolation
+from cities.i18n import activate_game_language
+from cities.models import City, Resident
+from cities.selectors import game_get
+from inboxes import policies
+
+from . import selectors, services
+from .forms import CourtDeadlineForm, NomineeForm, ScheduleVotingForm
+from .models import ProxyRequest, SuicideDeclaration
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def city_day(request, slug: str, number: int):
+    """Today's execution voting of one city: the Tribune schedules, opens and closes voting and accepts proxies;
+    the Tribune, Procurator and Arbiter see the nominations; everyone sees the nominees once voting opens; readers
+    of the voting inboxes see the standing tally (L-NOM, L-VOTE, L-DAY-3)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    city = get_object_or_404(City, game=game, number=number)
+    day = selectors.city_day_for(request.user, city)
+    form = ScheduleVotingForm(time_zone=game.time_zone)
+    status, error = 200, None
+    if request.method == "POST":
+        action = request.POST.get("action")
+        allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
+                   or (action in ("put_before_court", "close_case") and day.is_arbiter)
+                   or (action == "court_vote" and day.judge_seat is not None))
+        if not allowed:
+            raise Http404("No such page.")
+        try:
+            if action == "put_before_court" and day.session is not None:
+                court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
+                if not court_form.is_valid():
+                    error = "; ".join(str(e) for errs in court_form.errors.values() for e in errs)
+                    raise _FormInvalid()
+                services.do_put_before_court(day.session, court_form.cleaned_data["deadline"], acting_user=request.user)
+            elif action == "close_case" and day.court_case is not None:
+                services.do_close_court_case(day.court_case, acting_user=request.user)
+            elif action == "court_vote" and day.court_case is not None:
+                choice = get_object_or_404(Resident, pk=request.POST.get("choice"), city=city)
+                services.do_court_vote(day.court_case, choice, acting_user=request.user)
+            elif action == "decide":
+                resident = get_object_or_404(Resident, pk=request.POST.get("resident"), city=city)
+                services.do_decide_execution(city, resident, acting_user=request.user)
+            elif action == "schedule":
+                form = ScheduleVotingForm(request.POST, time_zone=game.time_zone)
+                if not form.is_valid():
+                    raise _FormInvalid()
+                services.do_schedule_voting(city, form.cleaned_data["opens_at"], form.cleaned_data["closes_at"],
+                                            acting_user=request.user)
+            elif action == "open" and day.session is not None:
+                services.do_open_voting(day.session, acting_user=request.user)
+            elif action == "extend" and day.session is not None:
+                extend_form = ScheduleVotingForm({"opens_at": "2000-01-01T00:00", "closes_at": request.POST.get("closes_at")},
+                                                 time_zone=game.time_zone)
+                if not extend_form.is_valid():
+                    error = "; ".join(str(e) for errs in extend_form.errors.values() for e in errs)
+                    raise _FormInvalid()
+                services.do_extend_voting(day.session, extend_form.cleaned_data["closes_at"], acting_user=request.user)
+            elif action == "close" and day.session is not None:
+                services.do_close_voting(day.session, acting_user=request.user)
+            elif action == "confirm_suicide":
+                declaration = get_object_or_404(SuicideDeclaration, pk=request.POST.get("declaration"), city=city)
+                services.do_confirm_suicide(declaration, acting_user=request.user)
+            elif action == "accept_proxy":
+                proxy = get_object_or_404(ProxyRequest, pk=request.POST.get("proxy"), city=city)
+                services.do_accept_proxy(proxy, acting_user=request.user)
+            else:
+                raise Http404("No such action.")
+        except _FormInvalid:
+            status = 400
+        except RuleViolation as exc:
+            error, status = str(exc), 400
+        else:
+            messages.success(request, _("Done."))
+            return redirect("city_day", slug=slug, number=number)
+        day = selectors.city_day_for(request.user, city)
+    return render(request, "voting/city_day.html",
+                  {"game": game, "city": city, "day": day, "form": form, "error": error}, status=status)
+
+
+class _FormInvalid(Exception):
+    pass
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def nominate(request, slug: str):
+    """A resident nominates a candidate for today (L-NOM-1..3) or asks for a proxy vote (L-NOM-6); linked from
+    their personal inbox."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    seat = policies.seat_in(request.user, game)
+    if seat is None:
+        raise Http404("No such page.")
+    choices = selectors.nominate_choices(seat)
+    form = NomineeForm(choices=choices)
+    status, error = 200, None
+    if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
+        other = Resident.objects.filter(pk=request.POST.get("other") or 0, game=game).first()
+        try:
+            services.do_request_speech(game, request.POST["action"], other=other, note=request.POST.get("note", ""),
+                                       acting_user=request.user)
+        except RuleViolation as exc:
+            error, status = str(exc), 400
+        else:
+            messages.success(request, _("Done."))
+            return redirect("nominate", slug=slug)
+    elif request.method == "POST" and request.POST.get("action") == "suicide":
+        try:
+            services.do_declare_suicide(game, acting_user=request.user)
+        except RuleViolation as exc:
+            error, status = str(exc), 400
+        else:
+            messages.success(request, _("Done."))
+            return redirect("nominate", slug=slug)
+    elif request.method == "POST":
+        form = NomineeForm(request.POST, choices=choices)
+        if form.is_valid():
+            nominee = get_object_or_404(Resident, pk=form.cleaned_data["nominee"], game=game)
+            try:
+                if request.POST.get("action") == "proxy":
+                    services.do_request_proxy(nominee, acting_user=request.user)
+                else:
+                    services.do_nominate(nominee, acting_user=request.user)
+            except RuleViolation as exc:
+                error, status = str(exc), 400
+            else:
+                messages.success(request, _("Done."))
+                return redirect("nominate", slug=slug)
+        else:
+            status = 400
+    mine = selectors.my_day(seat)
+    return render(request, "voting/nominate.html", {"game": game, "seat": seat, "form": form, "mine": mine,
+                                                    "others": choices, "error": error}, status=status)
