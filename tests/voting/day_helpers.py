@@ -43,3 +43,12 @@ def nominate_and_open(demo, day: Day, nominees: list[Resident], *, proxies=(), b
     do_open_voting(session, acting_user=None, now=OPENS)
     session.refresh_from_db()
     return session
+
+
+def ru(msgid: str, **params) -> str:
+    """``msgid`` as a Lepra page or a stored post shows it: translated into the game's language (Russian)."""
+    from django.utils import translation
+
+    with translation.override("ru"):
+        text = translation.gettext(msgid)
+    return text % params if params else text

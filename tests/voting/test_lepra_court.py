@@ -11,7 +11,7 @@ from cities.models import LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_post_message
-from tests.voting.day_helpers import CLOSES, OPENS, US, city1_day, nominate_and_open
+from tests.voting.day_helpers import CLOSES, OPENS, US, city1_day, nominate_and_open, ru
 from voting.court import court_decision, court_threshold
 from voting.models import DecisionSource, ExecutionDecision
 from voting.services import do_close_court_case, do_close_voting, do_court_vote, do_put_before_court
@@ -67,7 +67,7 @@ def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_annou
     case = do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
     assert case.candidates == [str(a.pk), str(b.pk)]
     court = Inbox.objects.filter(kind=InboxKind.COURT, rolled_over_at__isnull=True).get()
-    assert Message.objects.filter(inbox=court).order_by("-id").first().body.startswith("The court decides on")
+    assert Message.objects.filter(inbox=court).order_by("-id").first().body.startswith(ru("The court decides on %(city)s: %(candidates)s. Deadline: %(deadline)s.").split("%")[0])
     j1, j2, j3 = _judges(demo)
     assert _refusal(NotAllowed, do_court_vote, case, b, acting_user=day.plain[7].user, now=CLOSES + 2 * US) == (
         "Only sitting judges vote in the Supreme Court.")
@@ -87,7 +87,7 @@ def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_annou
         "The court has already decided this case.")
     city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
     assert Message.objects.filter(inbox=city_inbox).order_by("-id").first().body.startswith(
-        f"The Supreme Court sentenced {b.name} (")
+        ru("The Supreme Court sentenced %(name)s (%(side)s).").split("%")[0] + f"{b.name} (")
 
 
 def test_an_undecided_court_executes_the_leader_at_the_deadline_through_the_scheduler_L_COURT_4(demo):

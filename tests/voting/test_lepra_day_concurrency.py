@@ -21,7 +21,7 @@ from cities.models import GameStatus, StaffKind
 from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_post_message
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS
+from tests.voting.day_helpers import CLOSES, MORNING, OPENS, ru
 from voting.models import LepraVote, VoteState
 from voting.services import do_nominate, do_open_voting, do_schedule_voting
 
@@ -103,4 +103,5 @@ def test_simultaneous_votes_and_double_submits_leave_one_standing_vote_per_voter
     refused = [r for k, v, r in outcomes if v in {d.pk for d in doubles}
                and r not in ("stored", 302)]
     assert len(refused) == 2 * len(doubles)
-    assert set(refused) <= {400, "You already vote here: this vote does not count again."}
+    assert set(refused) <= {400, "You already vote here: this vote does not count again.",
+                            ru("You already vote here: this vote does not count again.")}

@@ -12,7 +12,7 @@ from django.utils import translation
 from cities.models import ScheduledEvent
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
+from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open, ru
 from voting.models import LepraVote, Nomination, VotingSession
 from voting.services import do_nominate
 
@@ -77,15 +77,15 @@ def test_posting_kaznit_in_the_browser_shows_in_the_tally_box_L_VOTE_2_L_VOTE_4(
         assert response.status_code == 302
         flood = client.post(url, {"text": "казнить, он мафия"})
         assert flood.status_code == 400
-        assert "Only «казнить» or «не казнить» can be posted here." in flood.content.decode()
+        assert ru("Only «казнить» or «не казнить» can be posted here.") in flood.content.decode()
         twice = client.post(url, {"text": "казнить"})
         assert twice.status_code == 400
-        assert "You already vote here: this vote does not count again." in twice.content.decode()
+        assert ru("You already vote here: this vote does not count again.") in twice.content.decode()
         page = client.get(url).content.decode()
     box = page[page.index('class="tally-box"'):page.index("</section>", page.index('class="tally-box"'))]
     assert f'<td class="count">1</td>' in box
     assert f"<td>{voter.name}</td>" in box
-    assert f"Leader: <strong>{nominee.name}</strong>" in box
+    assert f"{ru('Leader')}: <strong>{nominee.name}</strong>" in box
     client.force_login(demo.tribune1)
     day_page = client.get(reverse("city_day", args=[demo.game.slug, 1])).content.decode()
     assert f"<td>{voter.name}</td>" in day_page
@@ -136,7 +136,7 @@ def test_procurator_names_the_executed_from_the_day_page_L_VOTE_7(demo, client):
     day = city1_day(demo)
     url = reverse("city_day", args=[demo.game.slug, 1])
     client.force_login(day.plain[6].user)
-    assert "Awaiting the Procurator's decision." in client.get(url).content.decode()
+    assert ru("Awaiting the Procurator's decision.").replace("'", "&#x27;") in client.get(url).content.decode()
     assert client.post(url, {"action": "decide", "resident": day.plain[2].pk}).status_code == 404
     client.force_login(demo.procurator)
     assert client.post(url, {"action": "decide", "resident": day.plain[2].pk}).status_code == 302
@@ -181,7 +181,7 @@ def test_confrontation_request_is_seen_by_the_tribune_and_the_procurator_only_L_
     request = SpeechRequest.objects.get(resident=asker)
     assert (request.kind, request.other, request.note) == (SpeechKind.CONFRONTATION, other, "при всех")
     url = reverse("city_day", args=[demo.game.slug, 1])
-    line = f"{asker.name}: confrontation — {other.name} · при всех"
+    line = f"{asker.name}: {ru('confrontation')} — {other.name} · при всех"
     for viewer, sees in ((demo.tribune1, True), (demo.procurator, True), (demo.arbiter, False),
                          (demo.tribune2, False), (day.plain[9].user, False)):
         client.force_login(viewer)
@@ -221,7 +221,7 @@ def test_tribune_extends_and_closes_voting_from_the_day_page_L_DAY_3_L_VOTE_6(de
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
         late = client.post(url, {"action": "extend", "closes_at": "2026-11-21T00:30"})
         assert late.status_code == 400
-        assert "Voting must close no later than 00:00 (" in late.content.decode()
+        assert ru("Voting must close no later than 00:00 (%(midnight)s).").split("(")[0] in late.content.decode()
         assert client.post(url, {"action": "extend", "closes_at": "2026-11-20T23:30"}).status_code == 302
         session.refresh_from_db()
         assert session.closes_at == CLOSES + timedelta(minutes=30)
@@ -238,10 +238,10 @@ def test_refusals_on_the_day_and_nominate_pages_are_400_with_the_reason_not_500(
         assert client.post(nominate_url, {"action": "suicide"}).status_code == 302
         again = client.post(nominate_url, {"action": "suicide"})
         assert again.status_code == 400
-        assert "You have already declared suicide today." in again.content.decode()
+        assert ru("You have already declared suicide today.") in again.content.decode()
         lonely = client.post(nominate_url, {"action": "confrontation", "other": ""})
         assert lonely.status_code == 400
-        assert "Choose another living resident for the confrontation." in lonely.content.decode()
+        assert ru("Choose another living resident for the confrontation.") in lonely.content.decode()
         judge = client.post(nominate_url, {"action": "nominate", "nominee": demo.seat("judge").pk})
         assert judge.status_code == 400  # the sitting judge is not even offered (L-NOM-2)
     client.force_login(demo.tribune1)
@@ -250,4 +250,4 @@ def test_refusals_on_the_day_and_nominate_pages_are_400_with_the_reason_not_500(
     with time_machine.travel(OPENS + US, tick=False):
         opened = client.post(day_url, {"action": "open"})
     assert opened.status_code == 400
-    assert "Voting has already opened." in opened.content.decode()
+    assert ru("Voting has already opened.") in opened.content.decode()
