@@ -48,6 +48,10 @@ def _tribune_cities(request) -> list[tuple[int, int]]:
     return [(r.game_id, r.city_id) for r in staff_roles_of(request) if r.kind == StaffKind.TRIBUNE]
 
 
+def _procurator_or_arbiter_games(request) -> set[int]:
+    return _role_game_ids(request, StaffKind.PROCURATOR) | _role_game_ids(request, StaffKind.ARBITER)
+
+
 def _tribune_scope(request) -> Q:
     scope = Q(pk__in=[])
     for game_id, city_id in _tribune_cities(request):
@@ -167,6 +171,9 @@ class StaffVotingSessionAdmin(StaffScopedAdmin):
                                  "day__isnull"})
     actions = (open_voting, extend_voting, close_voting, put_before_court)
 
+    def has_module_permission(self, request) -> bool:
+        return bool(_tribune_cities(request) or _procurator_or_arbiter_games(request))
+
     def get_ordering(self, request):
         return ("-day", "city__number", "id")
 
@@ -178,7 +185,7 @@ class StaffVotingSessionAdmin(StaffScopedAdmin):
         return True
 
     def scoped_queryset(self, request):
-        games = _role_game_ids(request, StaffKind.PROCURATOR) | _role_game_ids(request, StaffKind.ARBITER)
+        games = _procurator_or_arbiter_games(request)
         return VotingSession.objects.filter(Q(game_id__in=games) | _tribune_scope(request)).select_related(
             "game", "city")
 
@@ -206,6 +213,9 @@ class StaffProxyRequestAdmin(StaffScopedAdmin):
     allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "state__exact", "state__isnull", "day",
                                  "day__isnull"})
     actions = (accept_proxies,)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_tribune_cities(request))
 
     def get_ordering(self, request):
         return ("-day", "requested_at", "id")
@@ -235,6 +245,9 @@ class StaffSuicideDeclarationAdmin(StaffScopedAdmin):
     fields = ("game", "city", "day", "resident", "declared_at", "confirmed_at", "applied_at")
     allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "day", "day__isnull"})
     actions = (confirm_suicides,)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_tribune_cities(request))
 
     def get_ordering(self, request):
         return ("-day", "declared_at", "id")
@@ -281,8 +294,11 @@ class StaffCourtCaseAdmin(StaffScopedAdmin):
         return bool(_role_game_ids(request, StaffKind.ARBITER))
 
     def scoped_queryset(self, request):
-        games = _role_game_ids(request, StaffKind.PROCURATOR) | _role_game_ids(request, StaffKind.ARBITER)
-        return CourtCase.objects.filter(game_id__in=games).select_related("game", "city", "leader", "sentenced")
+        return CourtCase.objects.filter(game_id__in=_procurator_or_arbiter_games(request)).select_related(
+            "game", "city", "leader", "sentenced")
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_procurator_or_arbiter_games(request))
 
 
 # --------------------------------------------------------------------------------------------------------------
