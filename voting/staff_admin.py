@@ -210,8 +210,8 @@ class StaffProxyRequestAdmin(StaffScopedAdmin):
     list_display = ("resident", "nominee", "day", "state", "requested_at", "accepted_at")
     list_filter = (("city", ScopedRelatedFilter), "state", "day")
     fields = ("game", "city", "day", "resident", "nominee", "state", "requested_at", "accepted_at")
-    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "state__exact", "state__isnull", "day",
-                                 "day__isnull"})
+    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "state__exact",
+                                 "state__isnull", "day", "day__isnull"})
     actions = (accept_proxies,)
 
     def has_module_permission(self, request) -> bool:
