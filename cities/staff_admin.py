@@ -128,7 +128,11 @@ class GameStaffAdminSite(AdminSite):
 
     def get_urls(self):
         # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
-        own = [path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox")]
+        from voting.staff_admin import schedule_voting_view
+
+        own = [path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
+               path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
+                    name="schedule_voting")]
         return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
 
     def stage_inbox_view(self, request, game_id: int):
@@ -187,6 +191,17 @@ class GameStaffAdminSite(AdminSite):
                 (_("Memberships"), link("inboxes_membership", inbox_scope)),
                 (_("Messages"), link("inboxes_message", inbox_scope)),
             ]
+            if role.kind != StaffKind.CONSIGLIERE:
+                links.append((_("Voting sessions"), link("voting_votingsession", game_scope)))
+            if role.kind == StaffKind.TRIBUNE:
+                links += [
+                    (_("Proxy requests"), link("voting_proxyrequest", game_scope)),
+                    (_("Suicide declarations"), link("voting_suicidedeclaration", game_scope)),
+                    (_("Schedule voting"), reverse("admin:schedule_voting", args=[role.city_id],
+                                                   current_app=self.name)),
+                ]
+            if role.kind in (StaffKind.PROCURATOR, StaffKind.ARBITER):
+                links.append((_("Court cases"), link("voting_courtcase", game_scope)))
             if role.kind == StaffKind.PROCURATOR:
                 links.append((_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id],
                                                          current_app=self.name)))
@@ -853,3 +868,8 @@ class StaffMessageAdmin(StaffScopedAdmin):
         if shown is None:
             return _("(hidden by a moderator)")
         return format_html('<div class="message-text">{}</div>', linebreaksbr(shown, autoescape=True))
+
+
+# The Lepra day's models and actions (voting sessions, proxies, suicides, court cases) register themselves on
+# this site; imported last, as they build on the classes above.
+from voting import staff_admin as _voting_staff_admin  # noqa: E402,F401

@@ -20,7 +20,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 
 from cities.demo import STAFF_NAMES
-from cities.models import Game, GameEvent, Resident
+from cities.models import City, Game, GameEvent, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.conftest import PERSONA_NAMES
 from tests.inboxes.test_page_leaks import expected_facts
@@ -506,7 +506,11 @@ def staff_pages_for(client: Client) -> dict[str, str]:
     """url -> HTML of every /staff/ page this client reaches: dashboard, app pages, changelists and every
     object page (and history page) linked from them (status 200 only)."""
     urls = ["/staff/", "/staff/cities/", "/staff/inboxes/", "/staff/cities/game/", "/staff/password_change/",
-            *(f"/staff/games/{pk}/stage/" for pk in Game.objects.values_list("pk", flat=True))]
+            *(f"/staff/games/{pk}/stage/" for pk in Game.objects.values_list("pk", flat=True)),
+            # The Lepra day (issue 4 item 6): its app page, changelists and the Tribunes' schedule pages.
+            "/staff/voting/", "/staff/voting/votingsession/?all=", "/staff/voting/proxyrequest/?all=",
+            "/staff/voting/suicidedeclaration/?all=", "/staff/voting/courtcase/?all=",
+            *(f"/staff/cities/{pk}/schedule-voting/" for pk in City.objects.values_list("pk", flat=True))]
     pages: dict[str, str] = {}
     for url in urls:
         response = client.get(url, follow=True)

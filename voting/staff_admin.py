@@ -1,0 +1,331 @@
+"""The Lepra day in the staff console (issue 4 item 6; RULES.md L-DAY-3, L-VOTE, L-NOM-5/6, L-COURT, L-STAFF-6).
+
+Registered on ``cities.staff_admin.staff_admin_site`` (imported at the end of that module). Same conventions as
+the rest of the console: read-only, policy-scoped querysets (an object outside the scope behaves like a missing
+id), and every write is one ``voting.services`` call with ``acting_user=request.user``; the service checks the
+persona and the state, writes the ``GameEvent`` audit row, and its ``RuleViolation`` message is shown as is.
+
+Scopes:
+
+* voting sessions: a Tribune's own city; the Procurator and the Arbiter: every city of the games they staff;
+* proxy requests and suicide declarations: requests made in a personal inbox, whose content only the resident
+  and the city's Tribune may know (L-STAFF-6): the Tribune's own city, nobody else;
+* court cases: the Arbiter and the Procurator of the game (the judges are residents and vote on the site).
+
+Actions: the Tribune opens, extends and closes voting, accepts proxies (L-NOM-6), confirms suicides before the
+opening (L-NOM-5); the Arbiter puts a closed session's result before the court (L-COURT-1) and closes a case
+(L-COURT-3/4). The Tribune also schedules today's voting from a page linked on the dashboard (L-DAY-3).
+"""
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.contrib import admin, messages
+from django.db.models import Q
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from cities.errors import RuleViolation
+from cities.forms import WallClockField, wall_clock_to_utc
+from cities.models import City, StaffKind
+from cities.staff_admin import (
+    ScopedRelatedFilter, StaffScopedAdmin, _action_page, _bound_form, _role_game_ids, staff_admin_site,
+    staff_roles_of,
+)
+
+from . import services
+from .forms import CourtDeadlineForm, ScheduleVotingForm
+from .models import CourtCase, ProxyRequest, SuicideDeclaration, VotingSession
+
+
+def _tribune_cities(request) -> list[tuple[int, int]]:
+    """(game id, city id) of each Tribune role of the request's user."""
+    return [(r.game_id, r.city_id) for r in staff_roles_of(request) if r.kind == StaffKind.TRIBUNE]
+
+
+def _procurator_or_arbiter_games(request) -> set[int]:
+    return _role_game_ids(request, StaffKind.PROCURATOR) | _role_game_ids(request, StaffKind.ARBITER)
+
+
+def _tribune_scope(request) -> Q:
+    scope = Q(pk__in=[])
+    for game_id, city_id in _tribune_cities(request):
+        scope |= Q(game_id=game_id, city_id=city_id)
+    return scope
+
+
+def _local(game, moment) -> str:
+    return moment.astimezone(ZoneInfo(game.time_zone)).strftime("%Y-%m-%d %H:%M")
+
+
+def _each(request, objects, call, success) -> None:
+    """``call(obj)`` for each object; report each success (``success(obj)``) and each refusal as the service
+    wrote it."""
+    for obj in objects:
+        try:
+            call(obj)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, success(obj))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Voting sessions
+# --------------------------------------------------------------------------------------------------------------
+
+@admin.action(description=gettext_lazy("Open now"))
+def open_voting(modeladmin, request, queryset):
+    """The Tribune opens voting now (L-VOTE-1): ``do_open_voting``."""
+    _each(request, queryset.select_related("city", "game"),
+          lambda s: services.do_open_voting(s, acting_user=request.user),
+          lambda s: _("Voting in %(city)s is open.") % {"city": s.city.name})
+
+
+@admin.action(description=gettext_lazy("Close now"))
+def close_voting(modeladmin, request, queryset):
+    """The Tribune closes voting now (L-VOTE-6): ``do_close_voting``."""
+    _each(request, queryset.select_related("city", "game"),
+          lambda s: services.do_close_voting(s, acting_user=request.user),
+          lambda s: _("Voting in %(city)s is closed.") % {"city": s.city.name})
+
+
+class ExtendVotingForm(forms.Form):
+    """The new closing time of open voting, typed in the game's zone (L-DAY-3); the service checks the rules."""
+
+    closes_at = WallClockField(label=gettext_lazy("Voting closes at"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+        self.fields["closes_at"].help_text = _("Time in the game's time zone (%(tz)s).") % {"tz": time_zone}
+
+    def clean_closes_at(self):
+        try:
+            return wall_clock_to_utc(self.cleaned_data["closes_at"], self.zone)
+        except OverflowError:
+            raise ValidationError(_("This date is out of range.")) from None
+
+
+def _one_session(request, queryset) -> VotingSession | None:
+    sessions = list(queryset.select_related("city", "game")[:2])
+    if len(sessions) > 1:
+        messages.error(request, _("Choose one voting session at a time."))
+        return None
+    return sessions[0] if sessions else None
+
+
+def _session_target(session: VotingSession) -> list[tuple[int, str]]:
+    return [(session.pk, _("%(city)s, day %(day)d") % {"city": session.city.name, "day": session.day})]
+
+
+@admin.action(description=gettext_lazy("Extend"))
+def extend_voting(modeladmin, request, queryset):
+    """The Tribune moves the close of open voting (L-DAY-3): the new time in the game's zone, then
+    ``do_extend_voting``."""
+    session = _one_session(request, queryset)
+    if session is None:
+        return None
+    form = _bound_form(request, ExtendVotingForm, time_zone=session.game.time_zone)
+    if form.is_valid():
+        closes_at = form.cleaned_data["closes_at"]
+        _each(request, [session], lambda s: services.do_extend_voting(s, closes_at, acting_user=request.user),
+              lambda s: _("Voting in %(city)s now closes at %(time)s (%(tz)s).")
+              % {"city": s.city.name, "time": _local(s.game, closes_at), "tz": s.game.time_zone})
+        return None
+    return _action_page(modeladmin, request, action="extend_voting", title=_("Extend voting"),
+                        targets=_session_target(session), form=form, submit=_("Extend"))
+
+
+@admin.action(description=gettext_lazy("Put before the court"))
+def put_before_court(modeladmin, request, queryset):
+    """The Arbiter puts a closed session's result before the Supreme Court until a deadline in the game's zone
+    (L-COURT-1): ``do_put_before_court``."""
+    session = _one_session(request, queryset)
+    if session is None:
+        return None
+    form = _bound_form(request, CourtDeadlineForm, time_zone=session.game.time_zone)
+    if form.is_valid():
+        deadline = form.cleaned_data["deadline"]
+        _each(request, [session], lambda s: services.do_put_before_court(s, deadline, acting_user=request.user),
+              lambda s: _("The result of %(city)s is before the court until %(time)s (%(tz)s).")
+              % {"city": s.city.name, "time": _local(s.game, deadline), "tz": s.game.time_zone})
+        return None
+    return _action_page(modeladmin, request, action="put_before_court", title=_("Put before the court"),
+                        targets=_session_target(session), form=form, submit=_("Put before the court"))
+
+
+@admin.register(VotingSession, site=staff_admin_site)
+class StaffVotingSessionAdmin(StaffScopedAdmin):
+    """Execution voting sessions: the Tribune's own city; every city for the Procurator and the Arbiter."""
+
+    list_display = ("city", "day", "opens_at", "closes_at", "opened_at", "closed_at")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
+    fields = ("game", "city", "day", "opens_at", "closes_at", "opened_at", "closed_at")
+    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+                                 "day__isnull"})
+    actions = (open_voting, extend_voting, close_voting, put_before_court)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_tribune_cities(request) or _procurator_or_arbiter_games(request))
+
+    def get_ordering(self, request):
+        return ("-day", "city__number", "id")
+
+    def offers_action(self, request, name: str) -> bool:
+        if name in ("open_voting", "extend_voting", "close_voting"):
+            return bool(_tribune_cities(request))
+        if name == "put_before_court":
+            return bool(_role_game_ids(request, StaffKind.ARBITER))
+        return True
+
+    def scoped_queryset(self, request):
+        games = _procurator_or_arbiter_games(request)
+        return VotingSession.objects.filter(Q(game_id__in=games) | _tribune_scope(request)).select_related(
+            "game", "city")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Proxy requests and suicide declarations (the Tribune's inbox, L-STAFF-6)
+# --------------------------------------------------------------------------------------------------------------
+
+@admin.action(description=gettext_lazy("Accept"))
+def accept_proxies(modeladmin, request, queryset):
+    """The Tribune accepts proxy votes (L-NOM-6): ``do_accept_proxy`` for each."""
+    _each(request, queryset.select_related("resident", "nominee"),
+          lambda p: services.do_accept_proxy(p, acting_user=request.user),
+          lambda p: _("The proxy vote of %(name)s for %(nominee)s is accepted.")
+          % {"name": p.resident.name, "nominee": p.nominee.name})
+
+
+@admin.register(ProxyRequest, site=staff_admin_site)
+class StaffProxyRequestAdmin(StaffScopedAdmin):
+    """Proxy vote requests (L-NOM-6) of the Tribune's own city: personal inbox content (L-STAFF-6)."""
+
+    list_display = ("resident", "nominee", "day", "state", "requested_at", "accepted_at")
+    list_filter = (("city", ScopedRelatedFilter), "state", "day")
+    fields = ("game", "city", "day", "resident", "nominee", "state", "requested_at", "accepted_at")
+    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "state__exact",
+                                 "state__isnull", "day", "day__isnull"})
+    actions = (accept_proxies,)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_tribune_cities(request))
+
+    def get_ordering(self, request):
+        return ("-day", "requested_at", "id")
+
+    def offers_action(self, request, name: str) -> bool:
+        return bool(_tribune_cities(request))
+
+    def scoped_queryset(self, request):
+        return ProxyRequest.objects.filter(_tribune_scope(request)).select_related("game", "city", "resident",
+                                                                                   "nominee")
+
+
+@admin.action(description=gettext_lazy("Confirm"))
+def confirm_suicides(modeladmin, request, queryset):
+    """The Tribune confirms suicides before voting starts (L-NOM-5): ``do_confirm_suicide`` for each."""
+    _each(request, queryset.select_related("resident"),
+          lambda d: services.do_confirm_suicide(d, acting_user=request.user),
+          lambda d: _("The suicide of %(name)s is confirmed.") % {"name": d.resident.name})
+
+
+@admin.register(SuicideDeclaration, site=staff_admin_site)
+class StaffSuicideDeclarationAdmin(StaffScopedAdmin):
+    """Suicide declarations (L-NOM-5) of the Tribune's own city: personal inbox content (L-STAFF-6)."""
+
+    list_display = ("resident", "day", "declared_at", "confirmed_at", "applied_at")
+    list_filter = (("city", ScopedRelatedFilter), "day")
+    fields = ("game", "city", "day", "resident", "declared_at", "confirmed_at", "applied_at")
+    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "day", "day__isnull"})
+    actions = (confirm_suicides,)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_tribune_cities(request))
+
+    def get_ordering(self, request):
+        return ("-day", "declared_at", "id")
+
+    def offers_action(self, request, name: str) -> bool:
+        return bool(_tribune_cities(request))
+
+    def scoped_queryset(self, request):
+        return SuicideDeclaration.objects.filter(_tribune_scope(request)).select_related("game", "city",
+                                                                                         "resident")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Court cases (the Arbiter; the Procurator reads)
+# --------------------------------------------------------------------------------------------------------------
+
+@admin.action(description=gettext_lazy("Close at the deadline now"))
+def close_court_cases(modeladmin, request, queryset):
+    """The Arbiter closes cases now (L-COURT-3/4): ``do_close_court_case`` for each."""
+    def success(case):
+        case.refresh_from_db()
+        return _("The court case of %(city)s is closed: %(name)s is executed.") % {
+            "city": case.city.name, "name": case.sentenced.name}
+
+    _each(request, queryset.select_related("city", "game"),
+          lambda c: services.do_close_court_case(c, acting_user=request.user), success)
+
+
+@admin.register(CourtCase, site=staff_admin_site)
+class StaffCourtCaseAdmin(StaffScopedAdmin):
+    """Supreme Court cases (L-COURT) of the games where the user is the Arbiter or the Procurator."""
+
+    list_display = ("city", "day", "leader", "deadline", "opened_at", "decided_at", "sentenced", "fallback")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
+    fields = ("game", "city", "day", "leader", "deadline", "opened_at", "decided_at", "sentenced", "fallback")
+    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+                                 "day__isnull"})
+    actions = (close_court_cases,)
+
+    def get_ordering(self, request):
+        return ("-day", "city__number", "id")
+
+    def offers_action(self, request, name: str) -> bool:
+        return bool(_role_game_ids(request, StaffKind.ARBITER))
+
+    def scoped_queryset(self, request):
+        return CourtCase.objects.filter(game_id__in=_procurator_or_arbiter_games(request)).select_related(
+            "game", "city", "leader", "sentenced")
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_procurator_or_arbiter_games(request))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The Tribune's "Schedule voting" page (L-DAY-3)
+# --------------------------------------------------------------------------------------------------------------
+
+def schedule_voting_view(request, city_id: int):
+    """The Tribune of ``city_id`` sets today's voting (times in the game's zone): ``do_schedule_voting``. Anyone
+    else gets the 404 of a missing page (the city id tells nothing)."""
+    role = next((r for r in staff_roles_of(request) if r.kind == StaffKind.TRIBUNE and r.city_id == city_id), None)
+    if role is None:
+        raise Http404
+    city = City.objects.select_related("game").get(pk=city_id)
+    form = ScheduleVotingForm(request.POST if request.method == "POST" else None, time_zone=city.game.time_zone)
+    if form.is_valid():
+        opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
+        try:
+            session = services.do_schedule_voting(city, opens_at, closes_at, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("Voting in %(city)s is scheduled from %(opens)s to %(closes)s (%(tz)s).") % {
+                "city": city.name, "opens": _local(city.game, opens_at), "closes": _local(city.game, closes_at),
+                "tz": city.game.time_zone})
+            return HttpResponseRedirect(reverse("admin:voting_votingsession_change", args=[session.pk],
+                                                current_app=staff_admin_site.name))
+    context = {**staff_admin_site.each_context(request), "title": _("Schedule voting"),
+               "subtitle": f"{city.game.title} · {city.name}", "form": form, "city": city}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/schedule_voting.html", context)
