@@ -101,8 +101,11 @@ def city_day_for(viewer, city: City) -> CityDay:
     nominees = nominees_of(city, day) if (opened or see_nominations) else None
     voting_inboxes = list(Inbox.objects.filter(city=city, day_number=day, kind=InboxKind.VOTING)
                           .select_related("game", "resident").order_by("id"))
-    readable = [i for i in voting_inboxes if policies.can_read_inbox(viewer, i)]
-    tally = tally_box(session) if opened and policies.can_see_voting_tally(viewer, city, voting_inboxes) else None
+    # One query through the policy's queryset form, not an instance check (and a membership query) per inbox.
+    readable_ids = set(policies.readable_inboxes(viewer, game).filter(pk__in=[i.pk for i in voting_inboxes])
+                       .values_list("pk", flat=True))
+    readable = [i for i in voting_inboxes if i.pk in readable_ids]
+    tally = tally_box(session) if opened and policies.can_see_voting_tally(viewer, city, readable) else None
     proxies = (list(ProxyRequest.objects.filter(city=city, day=day).select_related("resident", "nominee"))
                if is_tribune else [])
     suicides = (list(SuicideDeclaration.objects.filter(city=city, day=day).select_related("resident"))
