@@ -426,6 +426,8 @@ def record_death(modeladmin, request, queryset):
                 messages.error(request, str(exc))
             else:
                 messages.success(request, _("The death of %(name)s is recorded.") % {"name": resident.name})
+        from roles.services import do_after_day_death  # L-NIGHT-3 re-election, L-WIN-1 victory after a death
+        do_after_day_death(residents[0].game, acting_user=None)
         return None
     targets = [(r.pk, f"{r.name} · {r.city.name}") for r in residents]
     return _action_page(modeladmin, request, action="record_death", title=_("Record a death"), targets=targets,

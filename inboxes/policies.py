@@ -423,8 +423,8 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     """The alignment of ``resident`` as ``viewer`` may know it (L-STAFF-6), or None when it is secret to them.
 
     Known to: everyone once the game is over or once a death announcement disclosed it (L-DEATH-2); the
-    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only.
-    (Commissars' checked residents join when checks exist, L-NIGHT-5.)
+    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only; the living
+    commissar who checked the resident (L-NIGHT-5: the answer is theirs).
     """
     game = resident.game
     if game.status == GameStatus.FINISHED:
@@ -441,7 +441,40 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
         return Alignment.MAFIA
+    if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
+        return resident.alignment
     return None
+
+
+def _checked(commissar: Resident, resident: Resident) -> bool:
+    """True when ``commissar`` checked ``resident`` (L-NIGHT-5); one query, only for a commissar viewer."""
+    from roles.models import CommissarCheck
+
+    return CommissarCheck.objects.filter(commissar=commissar, target=resident).exists()
+
+
+def knows_night_of(viewer, city) -> bool:
+    """True when ``viewer`` may see ``city``'s night business (L-NIGHT-1..4, L-STAFF-6): the godfather election,
+    its votes, the godfather, the night decisions and their targets. Known to the living mafia of the city and
+    the Consigliere; everyone after the game. Never the Procurator, a Tribune, a commissar or another city."""
+    if city.game.status == GameStatus.FINISHED:
+        return True
+    if not _is_authenticated(viewer):
+        return False
+    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
+        return True
+    seat = seat_in(viewer, city.game_id)
+    return (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == city.pk
+            and seat.status == LifeStatus.ALIVE)
+
+
+def knows_check_asker(viewer, check) -> bool:
+    """True when ``viewer`` may learn who asked a commissar ``check`` (L-NIGHT-5, L-STAFF-6): the commissar who
+    asked, and everyone after the game. Never the Consigliere (who answers without learning the asker)."""
+    if check.game.status == GameStatus.FINISHED:
+        return True
+    seat = seat_in(viewer, check.game_id) if _is_authenticated(viewer) else None
+    return seat is not None and seat.pk == check.commissar_id
 
 
 def knows_commissar(viewer, resident: Resident) -> bool:

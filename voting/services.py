@@ -56,6 +56,25 @@ def _check_tribune(city: City, acting_user, rule: str) -> None:
         raise NotAllowed(_("Only the Tribune of %(city)s may do this.") % {"city": city.name}, rule=rule)
 
 
+def _check_city_votes(city: City) -> None:
+    """L-WIN-2: a city without living mafia holds no more executions; one without living honest residents holds
+    no more votes. Raises ``WrongState``."""
+    from cities.models import Alignment
+    living = Resident.objects.filter(city=city, status=LifeStatus.ALIVE)
+    if not living.filter(alignment=Alignment.MAFIA).exists():
+        raise WrongState(_("%(city)s has no living mafia: it holds no more executions.") % {"city": city.name},
+                         rule="L-WIN-2")
+    if not living.filter(alignment=Alignment.HONEST).exists():
+        raise WrongState(_("%(city)s has no living honest residents: it holds no more votes.") % {"city": city.name},
+                         rule="L-WIN-2")
+
+
+def _after_day_death(game, now: datetime) -> str | None:
+    """After a death by day: godfather re-election where needed, then the victory check (``roles.services``)."""
+    from roles.services import do_after_day_death
+    return do_after_day_death(game, acting_user=None, now=now)
+
+
 def session_of(city: City, day: int) -> VotingSession | None:
     """The voting session of ``city`` on game day ``day``, or None."""
     return VotingSession.objects.filter(city=city, day=day).first()
@@ -210,6 +229,7 @@ def do_schedule_voting(city: City, opens_at: datetime, closes_at: datetime, *, a
     _check_running(game)
     if game.day_number < FIRST_EXECUTION_DAY:
         raise WrongState(_("Execution voting starts on day 2."), rule="L-DAY-5")
+    _check_city_votes(city)
     if opens_at is None or closes_at is None or timezone.is_naive(opens_at) or timezone.is_naive(closes_at):
         raise InvalidInput(_("Voting times must include their time zone."), rule="L-DAY-3")
     if not opens_at < closes_at:
@@ -293,6 +313,7 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
     _check_running(game)
     if session.opened_at is not None:
         raise WrongState(_("Voting has already opened."), rule="L-VOTE-1")
+    _check_city_votes(city)
     if acting_user is not None and now < session.opens_at:
         session.opens_at = now
     if now >= session.closes_at:
@@ -300,6 +321,10 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
     session.opened_at = now
     session.save(update_fields=["opens_at", "opened_at"])
     suicides = _apply_confirmed_suicides(city, session.day, acting_user=acting_user, now=now)
+    if suicides and _after_day_death(game, now) is not None:
+        record_event(game, "voting.opened", actor=acting_user, at=now,
+                     payload={"session": session.pk, "inboxes": [], "suicides": suicides})
+        return []  # the game ended with the suicides (L-WIN-1)
     tribune = StaffRole.objects.get(city=city, kind=StaffKind.TRIBUNE)
     members = list(Resident.objects.filter(city=city).filter(status=LifeStatus.ALIVE)
                    | Resident.objects.filter(city=city, is_spirit=True))
@@ -609,6 +634,7 @@ def do_decide_execution(city: City, resident: Resident, *, acting_user, now: dat
     do_kill_resident(resident, DeathCause.EXECUTED, acting_user=acting_user, now=now)
     record_event(game, "voting.execution_decided", actor=acting_user, at=now,
                  payload={"decision": decision.pk, "city": city.pk, "resident": resident.pk, "source": "procurator"})
+    _after_day_death(game, now)
     return decision
 
 
@@ -808,6 +834,7 @@ def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now
         do_post_site_message(city_inbox, text, acting_user=None, now=now)
     record_event(game, "court.sentenced", actor=actor, at=now,
                  payload={"case": case.pk, "resident": resident.pk, "fallback": fallback})
+    _after_day_death(game, now)
 
 
 # --------------------------------------------------------------------------------------------------------------
