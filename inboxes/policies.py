@@ -453,6 +453,15 @@ def _checked(commissar: Resident, resident: Resident) -> bool:
     return CommissarCheck.objects.filter(commissar=commissar, target=resident).exists()
 
 
+def can_see_members(viewer, inbox: Inbox) -> bool:
+    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the
+    commissar check channel (L-INBOX-15, L-NIGHT-5): its member is the commissar, whom the Consigliere must not
+    learn; only the commissar themself sees it, and everyone after the game."""
+    if inbox.kind != K.CHECK or _is_finished(inbox):
+        return True
+    return membership_of(viewer, inbox) is not None
+
+
 def knows_night_of(viewer, city) -> bool:
     """True when ``viewer`` may see ``city``'s night business (L-NIGHT-1..4, L-STAFF-6): the godfather election,
     its votes, the godfather, the night decisions and their targets. Known to the living mafia of the city and

@@ -63,3 +63,21 @@ def build_night_game(slug: str = "night", *, cities: int = 3, size: int = 5, day
 def ng(db) -> NightGame:
     """Three cities of five on day 2 (night 2 is tonight)."""
     return build_night_game()
+
+
+@pytest.fixture
+def ng10(db) -> NightGame:
+    """Two cities of ten (two mafiosi each) on day 2."""
+    return build_night_game("night10", cities=2, size=10)
+
+
+def kill(resident: Resident, cause: str = "executed", now=NOW) -> None:
+    """A death by the site (setup of a test), without the victory check."""
+    from inboxes.services import do_kill_resident
+    do_kill_resident(Resident.objects.get(pk=resident.pk), cause, acting_user=None, now=now)
+
+
+def set_day(ng: NightGame, day: int) -> Game:
+    """Move the running game to ``day`` (the clock's day start, in tests)."""
+    ng.game = do_set_game_status(ng.refresh(), GameStatus.RUNNING, day_number=day, acting_user=None)
+    return ng.game
