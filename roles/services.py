@@ -959,12 +959,15 @@ def do_check_victory(game: Game, *, acting_user=None, now: datetime | None = Non
     """Check L-WIN-1 over the living of every city (after the spirit rule: spirits are dead) with
     ``roles.victory.decide_winner``; when decided, end the game: status finished, ``ended_at``, a ``GameResult``,
     and the site's final public post naming the winner with the scoreboard (the archive opens, L-ARCH-1).
-    Returns "honest", "mafia" or None (the game goes on, or it is not running). By the site or the Procurator."""
+    Returns "honest", "mafia" or None (the game goes on, it is not running, or it has no mafia at all: no draw
+    yet). By the site or the Procurator."""
     now = now or timezone.now()
     _check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status != GameStatus.RUNNING:
         return None
+    if not Resident.objects.filter(game=game, alignment=Alignment.MAFIA).exists():
+        return None  # no mafia drawn (a game set up by hand): nothing to decide
     board = scoreboard_of(game)
     winner = victory.decide_winner({int(k): victory.CityCount(v["honest"], v["mafia"]) for k, v in board.items()})
     if winner is None:

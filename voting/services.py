@@ -57,11 +57,13 @@ def _check_tribune(city: City, acting_user, rule: str) -> None:
 
 
 def _check_city_votes(city: City) -> None:
-    """L-WIN-2: a city without living mafia holds no more executions; one without living honest residents holds
-    no more votes. Raises ``WrongState``."""
+    """L-WIN-2: a city whose mafia are all dead holds no more executions; one whose honest residents are all dead
+    holds no more votes. (A city that never had mafia, a game before its draw, is not concerned.) Raises
+    ``WrongState``."""
     from cities.models import Alignment
     living = Resident.objects.filter(city=city, status=LifeStatus.ALIVE)
-    if not living.filter(alignment=Alignment.MAFIA).exists():
+    had_mafia = Resident.objects.filter(city=city, alignment=Alignment.MAFIA).exists()
+    if had_mafia and not living.filter(alignment=Alignment.MAFIA).exists():
         raise WrongState(_("%(city)s has no living mafia: it holds no more executions.") % {"city": city.name},
                          rule="L-WIN-2")
     if not living.filter(alignment=Alignment.HONEST).exists():

@@ -107,3 +107,22 @@ def test_night_end_after_the_game_ended_changes_nothing(ng):
     services.do_end_game_early(ng.game, reason="Конец.", acting_user=ng.procurator, now=NOW)
     with pytest.raises(WrongState):
         services.do_resolve_night(ng.game, night=2, now=LATER)
+
+
+def test_a_city_that_never_had_mafia_is_not_concerned_by_L_WIN_2_and_no_victory_without_a_draw(db):
+    from django.contrib.auth import get_user_model
+
+    from cities.models import StaffKind
+    from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
+    User = get_user_model()
+    proc = User.objects.create_user("nodraw-proc", "nd@example.com", "x-secret-123")
+    game = do_create_game(title="No draw", slug="no-draw", acting_user=proc, now=NOW)
+    city = do_add_city(game, name="Тихий", acting_user=proc, now=NOW)
+    tribune = User.objects.create_user("nodraw-t", "ndt@example.com", "x-secret-123")
+    do_appoint_staff(game, tribune, StaffKind.TRIBUNE, acting_user=proc, city=city, now=NOW)
+    for i in range(3):
+        do_seat_resident(city, User.objects.create_user(f"nd{i}", f"nd{i}@example.com", "x"), acting_user=proc, now=NOW)
+    game = do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=proc, now=NOW)
+    assert services.do_check_victory(game, now=NOW) is None
+    opens = NOW + timedelta(hours=1)
+    assert do_schedule_voting(city, opens, opens + timedelta(hours=1), acting_user=tribune, now=NOW).city == city
