@@ -61,7 +61,7 @@ from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipS
 
 from .errors import RuleViolation
 from .forms import WallClockField, wall_clock_to_utc
-from .models import City, Game, Resident, StaffKind, StaffRole
+from .models import City, Game, GameStatus, Resident, StaffKind, StaffRole
 
 
 #: The request being served by a staff admin view. ModelAdmin instances are shared by every thread, so the
@@ -802,7 +802,9 @@ class StaffMembershipAdmin(StaffScopedAdmin):
     })
 
     def scoped_queryset(self, request):
+        # The check channel's member is the commissar, secret to the Consigliere (policies.can_see_members).
         return (Membership.objects.filter(inbox__in=readable_inboxes_for_staff(request).values("pk"))
+                .exclude(Q(inbox__kind=InboxKind.CHECK) & ~Q(inbox__game__status=GameStatus.FINISHED))
                 .select_related("inbox__game", "resident"))
 
     def get_ordering(self, request):

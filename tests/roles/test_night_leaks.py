@@ -102,3 +102,14 @@ def test_check_asker_is_seen_by_the_asker_only_L_NIGHT_5(night_scene, client):
 def test_night_page_is_private_for_logged_in_users(night_scene, client):
     client.force_login(night_scene.mafia[1][1].user)
     assert "private" in client.get(f"/games/{night_scene.game.slug}/night/")["Cache-Control"]
+
+
+def test_staff_console_does_not_list_the_check_channels_member_to_the_consigliere_L_NIGHT_5(night_scene, client):
+    ng = night_scene
+    channel = services.check_channel_of(ng.cities[0])
+    client.force_login(ng.consigliere)
+    response = client.get(f"/staff/inboxes/membership/?inbox__id__exact={channel.pk}")
+    assert response.status_code == 200
+    assert ng.commissar[1].name not in response.content.decode()
+    everything = client.get("/staff/inboxes/membership/").content.decode()
+    assert ng.commissar[1].name not in everything
