@@ -1,4 +1,6 @@
-"""State changes of the setup draws: the mafia draw (L-ASSIGN) and the commissar draw (L-COMM).
+"""State changes of the roles app: the setup draws (the mafia draw L-ASSIGN, the commissar draw L-COMM), the
+night (godfathers L-NIGHT-3, decisions L-NIGHT-1/2/4/6, checks L-NIGHT-5, gifts L-NIGHT-7, the resolution at
+night end) and the end of the game (victory L-WIN-1, the early end L-WIN-3).
 
 Each ``do_<verb>_<noun>(..., *, acting_user, now=None)`` runs in one transaction, checks the rules first, writes
 a ``GameEvent`` and raises a ``cities.errors.RuleViolation`` subclass (nothing changed) when refused.
@@ -24,7 +26,11 @@ from django.utils.translation import gettext as _
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, City, Game, GameStatus, LifeStatus, PostKind, Resident, StaffKind, StaffRole
 from cities.services import (
-    do_append_to_recruitment_post, do_create_public_post, do_set_game_status, do_set_resident_flags, record_event,
+    do_append_to_recruitment_post,
+    do_create_public_post,
+    do_set_game_status,
+    do_set_resident_flags,
+    record_event,
 )
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
 from inboxes.policies import forget_viewer_cache, holds_role, seat_in
@@ -33,8 +39,17 @@ from inboxes.services import do_add_member_by_site, do_create_inbox, do_kill_res
 from . import draw, victory
 from . import night as night_rules
 from .models import (
-    CommissarCheck, CommissarOffer, GameResult, Gift, GiftKind, GodfatherElection, GodfatherVote, MafiaDraw,
-    NightActionKind, NightDecision, NightResolution,
+    CommissarCheck,
+    CommissarOffer,
+    GameResult,
+    Gift,
+    GiftKind,
+    GodfatherElection,
+    GodfatherVote,
+    MafiaDraw,
+    NightActionKind,
+    NightDecision,
+    NightResolution,
 )
 from .rulesets import lepra
 

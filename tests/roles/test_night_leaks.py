@@ -18,7 +18,7 @@ def night_scene(db):
     check by city 1's commissar."""
     ng = build_night_game("leaks", cities=2, size=10)
     city1 = ng.cities[0]
-    a, b = ng.mafia[1]
+    _a, b = ng.mafia[1]
     election = services.do_open_godfather_election(city1, acting_user=b.user, now=NOW)
     services.do_vote_godfather(election, b, acting_user=b.user, now=NOW)
     services.do_submit_night_decision(city1, ng.honest[1][0], acting_user=ng.godfather[1].user, now=NOW)

@@ -7,8 +7,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roles.night import (
-    CHECK, KILL, TOUR, Death, NightAction, NightOutcome, NightState, NightStep, ResidentState, check_answer,
-    resolve_night, touring_rotation,
+    CHECK,
+    KILL,
+    TOUR,
+    Death,
+    NightAction,
+    NightOutcome,
+    NightState,
+    NightStep,
+    ResidentState,
+    check_answer,
+    resolve_night,
+    touring_rotation,
 )
 from roles.rulesets.lepra import NIGHT_STEPS
 from roles.victory import CityCount, decide_winner
@@ -157,14 +167,14 @@ def reference_night(s: NightState, actions: list[NightAction]) -> list[tuple[int
         mine = [a for a in actions if a.kind == KILL and a.city == city]
         if not mine:
             continue
-        last = sorted(mine, key=lambda a: -a.seq)[0]
+        last = min(mine, key=lambda a: -a.seq)
         t = by_id.get(last.target) if last.target is not None else None
         if t and t.alive and t.city == city and t.alignment == H and t.id not in [k[0] for k in killed]:
             killed.append((t.id, False, city))
     if s.touring_city is not None:
         mine = [a for a in actions if a.kind == TOUR and a.city == s.touring_city]
         if mine:
-            last = sorted(mine, key=lambda a: -a.seq)[0]
+            last = min(mine, key=lambda a: -a.seq)
             t = by_id.get(last.target) if last.target is not None else None
             if t and t.alive and t.city != s.touring_city and not t.is_judge and t.id not in [k[0] for k in killed]:
                 killed.append((t.id, True, s.touring_city))

@@ -238,7 +238,7 @@ def test_only_the_touring_city_tours_L_NIGHT_4(ng):
 
 
 def test_touring_rotation_in_city_order_skipping_a_city_without_mafia_L_NIGHT_4(ng):
-    c1, c2, c3 = ng.cities
+    c1, _c2, c3 = ng.cities
     assert services.touring_city_for(ng.game, 2) == c1
     kill(ng.mafia[2][0])  # city 2 has no living mafia any more
     assert [(n, c.pk) for n, c in services.touring_rotation_list(ng.game)] == [(2, c1.pk), (3, c3.pk)]
