@@ -887,8 +887,6 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         do_kill_resident(victim, DeathCause.KILLED, acting_user=None, spirit=death.spirit, now=now)
         if death.spirit:
             spirits_by_city.setdefault(death.city, []).append(death.resident)
-            Membership.objects.filter(resident=victim, inbox__kind=InboxKind.CHECK).exclude(
-                state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, since=now)
         if victim.is_godfather:
             dead_godfather_cities.add(victim.city_id)
     for city_id, spirits in spirits_by_city.items():
