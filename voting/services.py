@@ -949,7 +949,7 @@ def _election_reason(city: City, game) -> str:
         events.append((failed.closed_at, ElectionReason.FAILED))
     events = [e for e in events if last_judge_at is None or e[0] >= last_judge_at]
     if not events:
-        return ElectionReason.FIRST_DAY if game.day_number <= 1 else ElectionReason.DEATH
+        return ElectionReason.FIRST_DAY if last_judge_at is None and game.day_number <= 1 else ElectionReason.DEATH
     return max(events)[1]
 
 
