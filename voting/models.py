@@ -399,3 +399,13 @@ class Precinct(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["election", "candidate"], name="precinct_one_per_candidate"),
         ]
+
+
+class CityJudge(City):
+    """A city seen from its bench (proxy, no table): the staff console's list of cities with their judge, where the
+    Arbiter schedules elections and records recusals (L-JUDGE-2, L-JUDGE-9)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("city judge")
+        verbose_name_plural = _("city judges")
