@@ -192,3 +192,16 @@ def test_the_chain_of_court_inboxes_after_day_one_a_removal_in_city_two_and_a_ki
     newcomer = fresh(new2.user)
     assert [policies.can_read_inbox(newcomer, c) for c in chain] == [False, False, False, True, True]
     assert set(policies.readable_inboxes(newcomer, jg.game).filter(kind=InboxKind.COURT)) == set(chain[3:])
+
+
+def test_an_elected_judge_is_immune_to_nomination_until_removed_L_JUDGE_7(day2):
+    from voting.services import do_nominate
+    jg = day2
+    judge = judge_of(jg, 2)
+    demand, others = demand_with(jg, 2, 4)
+    with pytest.raises(InvalidInput) as refused:
+        do_nominate(judge, acting_user=others[0].user, now=DAY2 + timedelta(hours=2))
+    assert refused.value.rule == "L-NOM-2"
+    do_remove_judge(demand, acting_user=jg.arbiter, now=DAY2 + timedelta(hours=2))
+    nomination = do_nominate(judge, acting_user=others[0].user, now=DAY2 + timedelta(hours=3))
+    assert nomination.nominee_id == judge.pk
