@@ -188,9 +188,9 @@ def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
         if grant.inbox_kind == inbox.kind and (not grant.own_city or role.city_id == inbox.city_id)
     ]
     for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
-        if grant.inbox_kind == inbox.kind and any(r.game_id == inbox.game_id and r.kind == kind for r in roles):
-            if Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
-                grants.append(grant)
+        if (grant.inbox_kind == inbox.kind and any(r.game_id == inbox.game_id and r.kind == kind for r in roles)
+                and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists()):
+            grants.append(grant)
     return grants
 
 

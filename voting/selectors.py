@@ -9,7 +9,13 @@ from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 
 from .models import (
-    CourtCase, ExecutionDecision, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession,
+    CourtCase,
+    ExecutionDecision,
+    Nomination,
+    ProxyRequest,
+    SpeechRequest,
+    SuicideDeclaration,
+    VotingSession,
 )
 from .services import awaiting_procurator, compute_session_tally, nominees_of
 
@@ -198,7 +204,11 @@ def judges_box(viewer, city: City) -> JudgesBox:
     resign). Queries are per precinct and per demand, a handful per page."""
     from .models import JudgeElection, JudgeProposal, RemovalConfirmation, RemovalDemand
     from .services import (
-        FIRST_EXECUTION_DAY, candidates_of, compute_election_tally, pending_election, sitting_judge_of,
+        FIRST_EXECUTION_DAY,
+        candidates_of,
+        compute_election_tally,
+        pending_election,
+        sitting_judge_of,
     )
     game = city.game
     seat = policies.seat_in(viewer, game)

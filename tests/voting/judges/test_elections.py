@@ -16,8 +16,14 @@ from tests.setup_factory import in_game_language
 from tests.voting.judges.conftest import CLOSES, CON, DAY1, OPENS, PRO
 from voting.models import ElectionBallot, ElectionReason, JudgeElection
 from voting.services import (
-    city_needs_judge_election, do_close_election, do_open_election, do_open_removal_demand, do_pass_candidates,
-    do_propose_candidate, do_record_election_proxy, do_schedule_judge_election,
+    city_needs_judge_election,
+    do_close_election,
+    do_open_election,
+    do_open_removal_demand,
+    do_pass_candidates,
+    do_propose_candidate,
+    do_record_election_proxy,
+    do_schedule_judge_election,
 )
 
 
@@ -136,7 +142,7 @@ def test_one_precinct_per_candidate_with_the_living_residents_as_members_L_JUDGE
 @pytest.mark.parametrize("text", ["Он - Ганди!", "он-ганди", "Он – Ганди!", "Он — Ганди!!!", "ОН —ГАНДИ.",
                                   "  он ‐ ганди  "])
 def test_hyphen_en_dash_em_dash_and_spacing_variants_are_pro_ballots_L_JUDGE_4(jg, text):
-    election, others = start(jg, 1, [jg.residents(1)[0]])
+    _, others = start(jg, 1, [jg.residents(1)[0]])
     candidate = jg.residents(1)[0]
     message = vote(others[0], candidate, text, 1)
     assert ElectionBallot.objects.get(message=message).pro is True
@@ -144,7 +150,7 @@ def test_hyphen_en_dash_em_dash_and_spacing_variants_are_pro_ballots_L_JUDGE_4(j
 
 @pytest.mark.parametrize("text", ["Голосуйте за него!", "Он Ганди!", "Он - Ганди! Он - Ганди!", "Она - Гитлер!"])
 def test_anything_else_in_a_precinct_is_refused_with_a_reason_L_JUDGE_4(jg, text):
-    election, others = start(jg, 1, [jg.residents(1)[0]])
+    _, others = start(jg, 1, [jg.residents(1)[0]])
     with pytest.raises(InvalidInput) as refused:
         vote(others[0], jg.residents(1)[0], text, 1)
     assert str(refused.value) == gettext("Only «Он - Ганди!» or «Он - Гитлер!» can be posted in a precinct.")
@@ -154,7 +160,7 @@ def test_anything_else_in_a_precinct_is_refused_with_a_reason_L_JUDGE_4(jg, text
 
 def test_a_second_vote_by_the_same_voter_in_the_same_precinct_is_refused_L_JUDGE_4(jg):
     candidate = jg.residents(1)[0]
-    election, others = start(jg, 1, [candidate])
+    _, others = start(jg, 1, [candidate])
     vote(others[0], candidate, PRO, 1)
     for text in (PRO, CON):
         with pytest.raises(InvalidInput) as refused:
@@ -177,7 +183,7 @@ def test_a_vote_in_a_precinct_of_another_city_is_refused_L_JUDGE_4(jg):
 
 def test_ballots_before_the_opening_and_at_the_close_are_refused_L_JUDGE_4(jg):
     candidate = jg.residents(1)[0]
-    election, others = start(jg, 1, [candidate])
+    _, others = start(jg, 1, [candidate])
     with pytest.raises(WrongState):
         do_post_message(precinct(candidate), PRO, acting_user=others[0].user, now=CLOSES)
     assert ElectionBallot.objects.count() == 0
@@ -300,3 +306,19 @@ def test_a_city_needs_an_election_without_a_judge_and_without_a_pending_one_L_JU
                                           now=DAY1 + timedelta(days=1))
     assert election.reason == ElectionReason.DEATH
     assert city_needs_judge_election(city) is False
+
+
+def test_a_double_submit_that_passed_the_check_is_refused_by_the_unique_ballot_L_JUDGE_4(jg):
+    """Two tabs: both posts passed ``check_precinct_post`` before either was stored; the named unique constraint
+    refuses the second ballot with the player's message, and the transaction leaves no second message."""
+    from django.db import transaction
+
+    from voting.services import record_precinct_post
+    from voting.tallies import LepraAccepted
+    candidate = jg.residents(1)[0]
+    _, others = start(jg, 1, [candidate])
+    first = vote(others[0], candidate, PRO, 1)
+    with pytest.raises(InvalidInput) as refused, transaction.atomic():
+        record_precinct_post(precinct(candidate), others[0], first, LepraAccepted.CON, OPENS + timedelta(minutes=1))
+    assert refused.value.rule == "L-JUDGE-4"
+    assert list(ElectionBallot.objects.values_list("voter_id", "pro")) == [(others[0].pk, True)]

@@ -43,7 +43,7 @@ def test_a_resident_proposes_a_candidate_on_the_day_page_L_JUDGE_3(jg):
 
 def test_precincts_show_live_standing_scores_to_their_readers_only_L_JUDGE_4_L_INBOX_20(jg):
     candidate = jg.residents(1)[0]
-    election, others = start(jg, 1, [candidate])
+    _, others = start(jg, 1, [candidate])
     vote(others[0], candidate, PRO, 1)
     vote(others[1], candidate, PRO, 2)
     vote(others[2], candidate, CON, 3)

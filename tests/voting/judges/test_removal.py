@@ -16,8 +16,13 @@ from tests.conftest import fresh
 from tests.voting.judges.conftest import DAY1
 from voting.models import ElectionReason, RemovalConfirmation
 from voting.services import (
-    do_confirm_removal_demand, do_open_removal_demand, do_propose_candidate, do_recuse_judge, do_remove_judge,
-    do_schedule_judge_election, do_schedule_voting,
+    do_confirm_removal_demand,
+    do_open_removal_demand,
+    do_propose_candidate,
+    do_recuse_judge,
+    do_remove_judge,
+    do_schedule_judge_election,
+    do_schedule_voting,
 )
 
 DAY2 = DAY1 + timedelta(days=1)  # 10:00 in Moscow, day 2
@@ -89,7 +94,7 @@ def test_a_confirmation_one_second_after_start_minus_four_hours_is_not_considere
 
 def test_a_late_demand_is_recorded_as_not_considered_L_JUDGE_8(day2):
     jg = day2
-    demand, others = demand_with(jg, 2, 5, at=CUTOFF + US)
+    demand, _ = demand_with(jg, 2, 5, at=CUTOFF + US)
     assert (demand.considered, demand.valid_at) == (False, None)
     assert RemovalConfirmation.objects.filter(demand=demand, considered=True).count() == 0
     assert RemovalConfirmation.objects.filter(demand=demand).count() == 6

@@ -42,8 +42,8 @@ def test_the_arbiter_schedules_an_election_from_the_city_judges_list_L_DAY_4(jg)
                             follow=True)
     election = JudgeElection.objects.get(city=city)
     assert (election.opens_at, election.closes_at) == (OPENS, CLOSES)
-    assert flashed(done) == ["The judge election of City 1 is scheduled from 2026-11-19 16:00 to 2026-11-19 20:00 "
-                             "(Europe/Moscow)."]
+    assert flashed(done) == [("The judge election of City 1 is scheduled from 2026-11-19 16:00 to 2026-11-19 20:00 "
+                              "(Europe/Moscow).")]
 
 
 def test_the_tribune_passes_the_candidates_and_only_the_arbiter_opens_L_JUDGE_3(jg):
