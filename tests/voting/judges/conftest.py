@@ -61,6 +61,16 @@ class JudgeGame:
 
 @pytest.fixture
 def jg(db) -> JudgeGame:
+    return _judge_game()
+
+
+@pytest.fixture
+def jg_tx(transactional_db) -> JudgeGame:
+    """``jg`` in a transactional test (threads see each other's commits)."""
+    return _judge_game()
+
+
+def _judge_game() -> JudgeGame:
     built = build_game("numbers", slug="judges", cities=3, size=8, seed=5)
     game = built.game
     do_open_game_inboxes(game, acting_user=built.procurator, now=DAY1 - timedelta(hours=1))
