@@ -64,6 +64,8 @@ def tally_box(session: VotingSession) -> TallyBox | None:
 
 def tally_box_for_inbox(viewer, inbox: Inbox) -> TallyBox | None:
     """The tally box shown above a voting inbox's thread (the caller has checked the viewer reads ``inbox``)."""
+    if inbox.kind == InboxKind.PRECINCT:
+        return precinct_box_for_inbox(inbox)
     if inbox.kind != InboxKind.VOTING:
         return None
     session = VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number).first()
@@ -260,3 +262,38 @@ def judges_box(viewer, city: City) -> JudgesBox:
         can_open_removal=(living_here and judge is not None and judge.pk != seat.pk
                           and game.day_number >= FIRST_EXECUTION_DAY),
         can_recuse=living_here and judge is not None and judge.pk == seat.pk)
+
+
+@dataclass
+class PrecinctBox:
+    """The standing of an election shown above one of its precincts (L-JUDGE-4/5): every precinct's row (they all
+    have the same readers, the city's residents at the opening), and the winner once closed."""
+
+    rows: list[PrecinctRow]
+    closed: bool
+    winner: str | None
+    precinct: bool = True
+
+
+def precinct_box_for_inbox(inbox: Inbox) -> PrecinctBox | None:
+    """The live standing of the election of the precinct ``inbox`` (the caller has checked the viewer reads it):
+    pros, cons, score and the latest pro time of each candidate, computed by the pure tally (the stored result
+    once closed)."""
+    from .models import Precinct
+    from .services import compute_election_tally
+    precinct = Precinct.objects.select_related("election").filter(inbox=inbox).first()
+    if precinct is None:
+        return None
+    election = precinct.election
+    result, _names = compute_election_tally(election)
+    if result is None:
+        return None
+    by_key = {t.candidate: t for t in result.candidates}
+    rows = []
+    for p in election.precincts.select_related("inbox", "candidate").order_by("id"):
+        t = by_key.get(str(p.candidate_id))
+        rows.append(PrecinctRow(inbox=p.inbox, candidate=p.candidate.name, pros=len(t.pros) if t else 0,
+                                cons=len(t.cons) if t else 0, score=t.score if t else 0,
+                                latest_pro_at=t.latest_pro_at if t else None, killed=p.inbox.killed_at is not None))
+    return PrecinctBox(rows=rows, closed=election.closed_at is not None,
+                       winner=election.winner.name if election.winner_id else None)

@@ -78,3 +78,16 @@ def test_removal_demand_and_confirmation_on_the_day_page_L_JUDGE_8(jg):
         assert stranger.post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.pk}).status_code == 400
     demand.refresh_from_db()
     assert demand.valid_at == DAY1 + timedelta(days=1)
+
+
+def test_a_precinct_thread_shows_the_live_standing_of_the_election_L_JUDGE_4(jg):
+    ann, ben = jg.residents(1)[:2]
+    _, others = start(jg, 1, [ann, ben])
+    vote(others[0], ann, PRO, 1)
+    vote(others[1], ben, CON, 2)
+    with time_machine.travel(OPENS + timedelta(minutes=10), tick=False):
+        page = client_for(others[2].user).get(f"/inboxes/{precinct(ben).pk}/")
+    assert page.status_code == 200
+    box = page.context["tally"]
+    assert [(r.candidate, r.pros, r.cons, r.score) for r in box.rows] == [(ann.name, 1, 0, 1), (ben.name, 0, 1, -1)]
+    assert 'class="tally-box precinct-box"' in page.content.decode()
