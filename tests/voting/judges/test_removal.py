@@ -170,7 +170,7 @@ def test_a_judge_may_recuse_no_later_than_four_hours_before_voting_starts_L_JUDG
     assert election.reason == ElectionReason.RECUSAL
 
 
-def test_the_chain_of_court_inboxes_after_day_one_a_removal_in_city_two_and_a_killing_in_city_three_L_JUDGE_10(
+def test_the_chain_of_court_inboxes_after_day_one_a_removal_in_city_two_and_a_killing_in_city_three_L_JUDGE_10_L_INBOX_2(
         day2):
     jg = day2
     j1, j2, j3 = judge_of(jg, 1), judge_of(jg, 2), judge_of(jg, 3)
