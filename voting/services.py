@@ -922,7 +922,8 @@ def removal_deadline(city: City, day: int) -> datetime | None:
 
 
 def _barred_as_removed(candidate: Resident, day: int) -> bool:
-    """L-JUDGE-8: removed on day D, ``candidate`` cannot be proposed on days D+1 and D+2 (nor on D itself)."""
+    """L-JUDGE-8: removed by a demand of day D (the day it was opened, when the removal is announced too),
+    ``candidate`` cannot be proposed on days D+1 and D+2 (nor on D itself); from D+3 on they can."""
     from .models import RemovalDemand
     return RemovalDemand.objects.filter(judge=candidate, removed_at__isnull=False,
                                         day__gte=day - REMOVED_JUDGE_BAR_DAYS).exists()
@@ -1408,8 +1409,8 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
     residents of the city (they confirm there); the opening is the organizer's confirmation. From day 2 (L-DAY-5).
     A demand received later than 4 h before the city's execution voting start that day is recorded as not
     considered (it can never become valid). Announced in the city inbox. Returns the ``RemovalDemand``. Raises
-    ``NotAllowed`` (no seat, not living, the judge themself), ``WrongState`` (day 1, no judge, game not
-    running)."""
+    ``NotAllowed`` (no seat, not living, the judge themself), ``InvalidInput`` (a second demand of the seat against
+    this judge today) or ``WrongState`` (day 1, no judge, game not running)."""
     from .models import RemovalConfirmation, RemovalDemand
     now = now or timezone.now()
     seat = _seat_of(acting_user, game)
@@ -1424,6 +1425,9 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
         raise WrongState(_("Your city has no sitting judge."), rule="L-JUDGE-8")
     if judge.pk == seat.pk:
         raise NotAllowed(_("A judge resigns by recusal, not by a removal demand."), rule="L-JUDGE-9")
+    if RemovalDemand.objects.filter(organizer=seat, judge=judge, day=game.day_number).exists():
+        raise InvalidInput(_("You have already demanded the removal of %(name)s today.") % {"name": judge.name},
+                           rule="L-JUDGE-8")
     deadline = removal_deadline(seat.city, game.day_number)
     considered = deadline is None or now <= deadline
     with translation.override(game.language):

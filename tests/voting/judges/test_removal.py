@@ -210,3 +210,13 @@ def test_an_elected_judge_is_immune_to_nomination_until_removed_L_JUDGE_7(day2):
     do_remove_judge(demand, acting_user=jg.arbiter, now=DAY2 + timedelta(hours=2))
     nomination = do_nominate(judge, acting_user=others[0].user, now=DAY2 + timedelta(hours=3))
     assert nomination.nominee_id == judge.pk
+
+
+def test_a_resident_opens_one_demand_against_the_judge_per_day_L_JUDGE_8(day2):
+    jg = day2
+    demand, others = demand_with(jg, 2, 0)
+    with pytest.raises(InvalidInput) as refused:
+        do_open_removal_demand(acting_user=others[0].user, game=jg.game, now=DAY2 + timedelta(hours=2))
+    assert str(refused.value) == gettext("You have already demanded the removal of %(name)s today.") % {
+        "name": judge_of(jg, 2).name}
+    assert demand.inbox.kind == InboxKind.REMOVAL and demand.inbox.organizer_resident_id == others[0].pk
