@@ -1501,6 +1501,13 @@ def do_confirm_removal_demand(demand, *, acting_user, now: datetime | None = Non
             text = _("The demand is valid: %(count)d residents confirmed it. The Supreme Arbiter joins.") % {
                 "count": count}
         do_post_site_message(demand.inbox, text, acting_user=None, now=now)
+        office = Inbox.objects.filter(game=game, kind=InboxKind.OFFICE, rolled_over_at__isnull=True,
+                                      killed_at__isnull=True).first()
+        if office is not None:  # the Arbiter's desk: the demand now waits for him (L-JUDGE-8)
+            with translation.override(game.language):
+                text = _("A demand to remove judge %(name)s of %(city)s is valid.") % {
+                    "name": demand.judge.name, "city": demand.city.name}
+            do_post_site_message(office, text, acting_user=None, now=now)
         record_event(game, "removal.valid", actor=None, at=now, payload={"demand": demand.pk, "count": count})
     return confirmation
 

@@ -13,6 +13,7 @@ from inboxes import policies
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership
 from inboxes.services import do_kill_resident
 from tests.conftest import fresh
+from tests.setup_factory import in_game_language
 from tests.voting.judges.conftest import DAY1
 from voting.models import ElectionReason, RemovalConfirmation
 from voting.services import (
@@ -78,6 +79,10 @@ def test_four_confirmations_do_nothing_and_the_fifth_makes_the_demand_valid_L_JU
     assert policies.readable_inboxes(arbiter, jg.game).filter(pk=demand.inbox_id).exists()
     assert policies.readers_of_inbox(demand.inbox).filter(pk=jg.arbiter.pk).exists()
     assert judge_of(jg, 2).is_judge is True  # valid, not yet announced by the Arbiter
+    office = Inbox.objects.get(game=jg.game, kind=InboxKind.OFFICE)
+    assert list(office.messages.values_list("body", flat=True)) == [in_game_language(
+        jg.game, "A demand to remove judge %(name)s of %(city)s is valid.", name=judge_of(jg, 2).name,
+        city=jg.cities[2].name)]
 
 
 def test_a_confirmation_one_second_after_start_minus_four_hours_is_not_considered_L_JUDGE_8(day2):
