@@ -91,6 +91,13 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
     ),
 }
 
+#: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
+#: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
+#: added to a judge removal demand once it is valid (L-INBOX-11, L-JUDGE-8: ``RemovalDemand.valid_at``).
+CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
+    (StaffKind.ARBITER, StaffGrant(K.REMOVAL, post=True), Q(removal_demand__valid_at__isnull=False)),
+)
+
 #: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
 #: The other kinds (open on request, consent) keep their in-game rule until their disclosure is built.
 PUBLIC_AFTER_GAME = frozenset({
@@ -173,13 +180,31 @@ def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) ->
 # --------------------------------------------------------------------------------------------------------------
 
 def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
-    return [
+    grants = [
         grant
         for role in roles
         if role.game_id == inbox.game_id
         for grant in STAFF_GRANTS.get(role.kind, ())
         if grant.inbox_kind == inbox.kind and (not grant.own_city or role.city_id == inbox.city_id)
     ]
+    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+        if (grant.inbox_kind == inbox.kind and any(r.game_id == inbox.game_id and r.kind == kind for r in roles)
+                and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists()):
+            grants.append(grant)
+    return grants
+
+
+def conditional_grant_roles(user, inbox: Inbox, *, post: bool) -> list[StaffRole]:
+    """The roles of ``user`` that a ``CONDITIONAL_STAFF_GRANTS`` entry lets read (``post``: and post) in
+    ``inbox``: for ``do_post_message`` to name the staff author."""
+    out = []
+    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+        if grant.inbox_kind != inbox.kind or (post and not grant.post):
+            continue
+        roles = [r for r in staff_roles_in(user, inbox.game_id) if r.kind == kind]
+        if roles and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
+            out.extend(roles)
+    return out
 
 
 def _secret_organizer_roles(roles: list[StaffRole], inbox: Inbox) -> list[StaffRole]:
@@ -279,6 +304,9 @@ def _readable_q(user) -> Q:
             q |= clause
         if role.kind in SECRET_ORGANIZER_KINDS:
             q |= Q(kind=K.SECRET, organizer_id=role.pk)
+        for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+            if role.kind == kind:
+                q |= Q(game_id=role.game_id, kind=grant.inbox_kind) & condition
     return q
 
 
@@ -320,6 +348,9 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             q |= clause
     if inbox.kind == K.SECRET and inbox.organizer_id is not None:
         q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=SECRET_ORGANIZER_KINDS)
+    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+        if grant.inbox_kind == inbox.kind and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
+            q |= Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
     return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
 
 
