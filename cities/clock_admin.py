@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy
 
 from . import services
 from .errors import RuleViolation
+from .forms import WallClockField, wall_clock_to_utc
 from .models import Game, GameDay, ScheduledEvent, StaffKind
 
 #: Event kinds whose error text may carry secrets of the night (L-STAFF-6): shown by error class only.
@@ -68,18 +69,17 @@ class LongDayForm(forms.Form):
 class ShortenDayForm(forms.Form):
     day = forms.IntegerField(label=gettext_lazy("Day"), min_value=1)
     hours = forms.IntegerField(label=gettext_lazy("Hours (empty: an ordinary day)"), required=False, min_value=1)
-    next_day_starts_at = forms.DateTimeField(label=gettext_lazy("Next day starts at (game time, optional)"),
-                                             required=False)
+    next_day_starts_at = WallClockField(label=gettext_lazy("Next day starts at (game time, optional)"),
+                                        required=False)
 
     def __init__(self, *args, time_zone: str, **kwargs):
         super().__init__(*args, **kwargs)
         self.zone = ZoneInfo(time_zone)
 
     def clean_next_day_starts_at(self):
+        """The wall-clock time entered, read in the game's zone (aware UTC), or None."""
         value = self.cleaned_data.get("next_day_starts_at")
-        if value is None:
-            return None
-        return value.replace(tzinfo=self.zone) if timezone.is_naive(value) else value.astimezone(self.zone)
+        return None if value is None else wall_clock_to_utc(value, self.zone)
 
 
 def game_clock_view(request, game_id: int):
