@@ -1,6 +1,6 @@
 """The Procurator's clock pages on the staff admin (``/staff/``; issue 6 items 1, 4 and 6).
 
-- ``/staff/games/<id>/clock/``: the phase plan (days, their start, end and night end, long and shortened days),
+- ``/staff/games/<id>/clock/``: starting the clock (``do_start_game_clock``), the phase plan (days, their start, end and night end, long and shortened days),
   the forms that change it (``do_set_day_start``, ``do_declare_long_day``, ``do_shorten_day``: the services
   validate L-DAY-1..3 and reschedule), the pending events, and the **failing events** with their attempts, retry
   time and last error (DESIGN.md "The clock": a failing handler is retried, logged and shown to the Procurator).
@@ -57,6 +57,18 @@ def failing_events(game: Game) -> list[ScheduledEvent]:
                                               attempts__gt=0).order_by("due_at", "id"))
 
 
+class StartClockForm(forms.Form):
+    first_day_starts_at = WallClockField(label=gettext_lazy("The next day starts at (game time)"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_first_day_starts_at(self):
+        """The wall-clock time entered, read in the game's zone (aware UTC)."""
+        return wall_clock_to_utc(self.cleaned_data["first_day_starts_at"], self.zone)
+
+
 class DayStartForm(forms.Form):
     day_start = forms.TimeField(label=gettext_lazy("Day start (game time)"))
 
@@ -92,11 +104,16 @@ def game_clock_view(request, game_id: int):
                                   initial={"day_start": game.day_start})
     long_form = LongDayForm(request.POST if which == "long_day" else None)
     shorten_form = ShortenDayForm(request.POST if which == "shorten" else None, time_zone=game.time_zone)
-    bound = {"day_start": day_start_form, "long_day": long_form, "shorten": shorten_form}.get(which)
+    start_form = StartClockForm(request.POST if which == "start" else None, time_zone=game.time_zone)
+    bound = {"day_start": day_start_form, "long_day": long_form, "shorten": shorten_form,
+             "start": start_form}.get(which)
     if bound is not None and bound.is_valid():
         data = bound.cleaned_data
         try:
-            if which == "day_start":
+            if which == "start":
+                services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
+                                             acting_user=request.user)
+            elif which == "day_start":
                 services.do_set_day_start(game, data["day_start"], acting_user=request.user)
             elif which == "long_day":
                 services.do_declare_long_day(game, data["day"], data["calendar_days"], acting_user=request.user)
@@ -120,7 +137,8 @@ def game_clock_view(request, game_id: int):
         event.shown_error = shown_error(event)
     context = {**staff_admin_site.each_context(request), "title": _("Game clock"), "subtitle": game.title,
                "game": game, "days": days, "events": events, "failing": [e for e in events if e.attempts],
-               "day_start_form": day_start_form, "long_form": long_form, "shorten_form": shorten_form}
+               "day_start_form": day_start_form, "long_form": long_form, "shorten_form": shorten_form,
+               "start_form": start_form}
     request.current_app = staff_admin_site.name
     return TemplateResponse(request, "staff_admin/game_clock.html", context)
 

@@ -558,8 +558,9 @@ def do_publish_city_lists(game: Game, *, acting_user, now: datetime | None = Non
 #: The kinds of scheduled events the phase plan owns (``_sync_clock_events``). Voting and court events belong to
 #: ``voting`` (``do_schedule_voting``, ``do_put_before_court``).
 CLOCK_EVENT_KINDS = ("day_start", "night_start", "night_end", "daily_post_draft")
-#: Events of the day that must run before its night starts (``night_start`` waits for them).
-DAY_DEADLINE_KINDS = ("voting_open", "voting_close", "court_deadline")
+#: Events of the day that must run before its night starts (``night_start`` waits for them): the execution voting
+#: and the court (``voting``), and judge elections (L-DAY-4).
+DAY_DEADLINE_KINDS = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
 
 
 def _zone(game: Game) -> ZoneInfo:

@@ -250,3 +250,21 @@ def test_night_waits_for_a_court_deadline_after_midnight_L_DAY_3(built, monkeypa
     deadline.refresh_from_db()
     assert deadline.done_at == late
     assert GameDay.objects.get(game=game, number=1).ended_at == late
+
+
+def test_procurator_starts_the_clock_on_the_staff_page_in_game_time_L_DAY_1():
+    from django.test import Client
+
+    from tests.setup_factory import build_game
+
+    built = build_game("numbers", slug="unclocked", cities=2, size=3)
+    game = built.game
+    client = Client()
+    client.force_login(built.procurator)
+    page = client.get(f"/staff/games/{game.pk}/clock/")
+    assert page.status_code == 200 and 'value="start"' in page.content.decode()
+    response = client.post(f"/staff/games/{game.pk}/clock/", {"form": "start", "first_day_starts_at": "2027-03-01T10:00"})
+    assert response.status_code == 302
+    assert GameDay.objects.get(game=game, number=1).starts_at == DAY1  # 10:00 in Moscow
+    assert pending(game) == [("day_start", {"day": 1}, DAY1)]
+    assert 'value="start"' not in client.get(f"/staff/games/{game.pk}/clock/").content.decode()
