@@ -268,3 +268,26 @@ def test_procurator_starts_the_clock_on_the_staff_page_in_game_time_L_DAY_1():
     assert GameDay.objects.get(game=game, number=1).starts_at == DAY1  # 10:00 in Moscow
     assert pending(game) == [("day_start", {"day": 1}, DAY1)]
     assert 'value="start"' not in client.get(f"/staff/games/{game.pk}/clock/").content.decode()
+
+
+def test_plan_change_cancels_obsolete_pending_events_and_never_touches_done_ones_DESIGN_clock(built):
+    game = built.game
+    advance(game, DAY1)
+    done = ScheduledEvent.objects.get(game=game, kind="day_start", payload__day=1)
+    stale = ScheduledEvent.objects.create(game=game, kind="day_start", due_at=utc(2027, 3, 9, 7), payload={"day": 9},
+                                          created_at=DAY1)
+    twin = ScheduledEvent.objects.create(game=game, kind="night_end", due_at=utc(2027, 3, 2, 5), payload={"night": 1},
+                                         created_at=DAY1)
+    do_set_day_start(game, time(11, 0), acting_user=built.procurator, now=DAY1 + H)
+    stale.refresh_from_db()
+    twin.refresh_from_db()
+    assert stale.cancelled_at == DAY1 + H and twin.cancelled_at == DAY1 + H
+    after = ScheduledEvent.objects.get(pk=done.pk)
+    assert (after.due_at, after.done_at, after.cancelled_at) == (DAY1, DAY1, None)
+    assert pending(game) == [
+        ("night_start", {"day": 1}, utc(2027, 3, 1, 21)),
+        ("night_end", {"night": 1}, utc(2027, 3, 2, 7)),
+        ("daily_post_draft", {"day": 2}, utc(2027, 3, 2, 7)),
+        ("day_start", {"day": 2}, utc(2027, 3, 2, 8)),
+    ]
+    assert GameEvent.objects.get(game=game, kind="clock.day_start_set").payload["cancelled"] == 2
