@@ -233,3 +233,42 @@ def test_procurator_clock_and_daily_post_pages_work_and_refuse_others_L_POST_2(b
             assert response.status_code == status, (user, url)
             if status == 302:
                 assert response["Location"].startswith("/staff/login/")
+
+
+def test_touring_victims_and_spirits_are_named_as_such_in_the_post_L_NIGHT_4_L_SPIRIT_2():
+    from cities import scheduler
+    from cities.services import record_event
+    from inboxes.models import DeathCause
+    from inboxes.services import do_kill_resident
+
+    picked = {}
+
+    def touring_night(event, now):
+        game = event.game
+        city1, city2 = City.objects.filter(game=game).order_by("number")
+        toured = Resident.objects.filter(city=city2, alignment=Alignment.HONEST, is_judge=False,
+                                         is_commissar=False).order_by("name").first()
+        spirit = Resident.objects.filter(city=city1, alignment=Alignment.HONEST, is_judge=False,
+                                         is_commissar=False).order_by("name").first()
+        do_kill_resident(toured, DeathCause.KILLED, acting_user=None, now=now)
+        do_kill_resident(spirit, DeathCause.KILLED, acting_user=None, spirit=True, now=now)
+        picked.update(toured=toured, spirit=spirit, city1=city1, city2=city2)
+        record_event(game, "night.resolved", actor=None, at=now, payload={"night": event.payload["night"], "deaths": [
+            {"resident": toured.pk, "city": city2.pk, "cause": "killed", "touring": True, "by_city": city1.pk},
+            {"resident": spirit.pk, "city": city1.pk, "cause": "killed", "touring": False, "by_city": city1.pk}]})
+        return "resolved"
+
+    with night_handler(touring_night):
+        built = clocked_game("touring-game")
+        game = built.game
+        advance(game, DAY2)
+        assert scheduler.HANDLERS["night_end"] is touring_night
+    toured, spirit, city1, city2 = picked["toured"], picked["spirit"], picked["city1"], picked["city2"]
+    body = GameDay.objects.get(game=game, number=2).post.body.splitlines()
+    assert body[:4] == [
+        f"## {t(game, 'Night %(night)d', night=1)}", "",
+        t(game, "- %(name)s (%(city)s): %(side)s", name=toured.name, city=city2.name, side=t(game, "honest"))
+        + "; " + t(game, "killed by the touring mafia of %(city)s", city=city1.name),
+        t(game, "- %(name)s (%(city)s): %(side)s", name=spirit.name, city=city1.name, side=t(game, "honest"))
+        + "; " + t(game, "a spirit today"),
+    ]
