@@ -16,7 +16,10 @@ from django.utils import translation
 from cities.errors import NotAllowed, WrongState
 from cities.models import Alignment, City, GameDay, GameEvent, LifeStatus, PostKind, PublicPost, Resident
 from cities.services import (
-    do_append_to_daily_post, do_draft_daily_post, do_edit_daily_post, do_set_daily_post_text,
+    do_append_to_daily_post,
+    do_draft_daily_post,
+    do_edit_daily_post,
+    do_set_daily_post_text,
 )
 from inboxes.models import Inbox, InboxKind
 from inboxes.policies import visible_alignment

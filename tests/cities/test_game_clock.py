@@ -13,7 +13,11 @@ from django.utils import translation
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, GameDay, GameEvent, GameStatus, ScheduledEvent
 from cities.services import (
-    do_declare_long_day, do_set_day_start, do_shorten_day, do_start_game_clock, voting_window_limits,
+    do_declare_long_day,
+    do_set_day_start,
+    do_shorten_day,
+    do_start_game_clock,
+    voting_window_limits,
 )
 from inboxes.models import Inbox, InboxKind
 from tests.cities.clock_helpers import DAY1, US, advance, clocked_game, night_handler, pending, ran
@@ -155,8 +159,8 @@ def test_voting_times_are_announced_in_the_first_half_of_the_day_L_DAY_3(built):
                            now=utc(2027, 3, 2, 14))
     assert refused.value.rule == "L-DAY-3"
     with translation.override("en"):
-        expected = "Voting times are announced in the first half of the day, before %s." % _local(
-            game, utc(2027, 3, 2, 14))
+        expected = (f"Voting times are announced in the first half of the day, before "
+                    f"{_local(game, utc(2027, 3, 2, 14))}.")
     assert str(refused.value) == expected
     session = do_schedule_voting(city, utc(2027, 3, 2, 17), utc(2027, 3, 2, 21), acting_user=built.staff["tribune1"],
                                  now=utc(2027, 3, 2, 14) - US)

@@ -15,8 +15,8 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mafia_site.settings.test")
 django.setup()
 
-from cities import scheduler  # noqa: E402
-from tests.cities.clock_helpers import fake_night_end  # noqa: E402
+from cities import scheduler
+from tests.cities.clock_helpers import fake_night_end
 
 DIE_AT = int(os.environ.get("CLOCK_CHAOS_DIE_AT_NIGHT") or 0)
 

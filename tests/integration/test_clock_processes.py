@@ -19,7 +19,11 @@ from django.utils import timezone
 from cities.models import GameDay, GameEvent, LifeStatus, ScheduledEvent
 from tests.cities.clock_helpers import clocked_game, ran
 from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
-    Processes, _Gate, only_our_events, processes, subprocess_env,
+    Processes,
+    _Gate,
+    only_our_events,
+    processes,
+    subprocess_env,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -69,7 +73,7 @@ def assert_applied_once_in_order(game, since: datetime, output: str) -> None:
 
 
 def test_two_dispatchers_at_once_after_days_of_downtime_apply_every_event_once_in_order_DESIGN_clock(
-        processes, only_our_events, tmp_path):
+        processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
     game = game_days_ago("race-clock").game
     since = timezone.now()
     gate = _Gate(2)
@@ -88,7 +92,7 @@ def test_two_dispatchers_at_once_after_days_of_downtime_apply_every_event_once_i
 
 
 def test_dispatcher_killed_in_the_middle_of_a_night_resolution_leaves_nothing_half_applied_DESIGN_clock(
-        processes, only_our_events, tmp_path):
+        processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
     game = game_days_ago("killed-clock").game
     env = subprocess_env(tmp_path)
     doomed = processes.start("doomed", DISPATCHER, {**env, "CLOCK_CHAOS_DIE_AT_NIGHT": "2"})
