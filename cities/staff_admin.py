@@ -130,7 +130,11 @@ class GameStaffAdminSite(AdminSite):
         # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
         from voting.staff_admin import schedule_voting_view
 
-        own = [path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
+        from .clock_admin import daily_post_view, game_clock_view
+
+        own = [path("games/<int:game_id>/clock/", self.admin_view(game_clock_view), name="game_clock"),
+               path("games/<int:game_id>/daily-post/<int:day>/", self.admin_view(daily_post_view), name="daily_post"),
+               path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
                path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
                     name="schedule_voting")]
         return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
@@ -205,6 +209,8 @@ class GameStaffAdminSite(AdminSite):
             if role.kind == StaffKind.PROCURATOR:
                 links.append((_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id],
                                                          current_app=self.name)))
+                links.append((_("Game clock"), reverse("admin:game_clock", args=[role.game_id],
+                                                       current_app=self.name)))
             dashboard.append({"role": role, "game": role.game, "links": links})
         return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
 

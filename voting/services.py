@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind, StaffRole
-from cities.services import do_set_resident_flags, record_event
+from cities.services import do_set_resident_flags, record_event, voting_window_limits
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from inboxes.models import DeathCause
@@ -238,7 +238,10 @@ def do_schedule_voting(city: City, opens_at: datetime, closes_at: datetime, *, a
         raise InvalidInput(_("Voting must open before it closes."), rule="L-DAY-3")
     if opens_at <= now:
         raise InvalidInput(_("The opening of voting must be in the future."), rule="L-DAY-3")
-    midnight = day_midnight(game, now)
+    announce_by, midnight = voting_window_limits(game, game.day_number, now)  # the phase plan's day (issue 6)
+    if announce_by is not None and now >= announce_by:
+        raise WrongState(_("Voting times are announced in the first half of the day, before %(at)s.")
+                         % {"at": _local(game, announce_by)}, rule="L-DAY-3")
     if closes_at > midnight:
         raise InvalidInput(_("Voting must close no later than 00:00 (%(midnight)s).")
                            % {"midnight": _local(game, midnight)}, rule="L-DAY-3")
@@ -279,7 +282,7 @@ def do_extend_voting(session: VotingSession, closes_at: datetime, *, acting_user
         raise WrongState(_("Voting is not open."), rule="L-DAY-3")
     if closes_at is None or timezone.is_naive(closes_at) or closes_at <= now:
         raise InvalidInput(_("The new closing time must be in the future."), rule="L-DAY-3")
-    midnight = day_midnight(game, session.opens_at)
+    midnight = voting_window_limits(game, session.day, session.opens_at)[1]
     if closes_at > midnight:
         raise InvalidInput(_("Voting must close no later than 00:00 (%(midnight)s).")
                            % {"midnight": _local(game, midnight)}, rule="L-DAY-3")
