@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Count
@@ -905,8 +905,26 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         "checks": outcome.checks,
         "touring_city": outcome.touring_city,
     })
-    do_check_victory(game, acting_user=None, now=now)
+    if do_check_victory(game, acting_user=None, now=now) is None:
+        _schedule_judge_elections_where_needed(game, now)
     return outcome
+
+
+#: The election the site schedules when a judge dies (L-JUDGE-2): it opens at the earliest notice L-DAY-4 allows
+#: (6 h), rounded up to the next full hour, and lasts this long. The Arbiter may move it before it opens
+#: (``voting.services.do_schedule_judge_election`` moves a pending election and announces it again).
+SITE_ELECTION_LENGTH = timedelta(hours=6)
+
+
+def _schedule_judge_elections_where_needed(game: Game, now: datetime) -> list:
+    """Schedule a judge election in every city of ``game`` that needs one (a judge died, L-JUDGE-2, L-DEATH-1),
+    by the site. Returns the scheduled ``JudgeElection`` rows. Called inside the resolution's transaction."""
+    from voting.services import ELECTION_NOTICE, city_needs_judge_election, do_schedule_judge_election
+    if game.day_number < 1:
+        return []
+    opens_at = (now + ELECTION_NOTICE).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    return [do_schedule_judge_election(city, opens_at, opens_at + SITE_ELECTION_LENGTH, acting_user=None, now=now)
+            for city in City.objects.filter(game=game).order_by("number") if city_needs_judge_election(city)]
 
 
 @transaction.atomic
@@ -923,7 +941,10 @@ def do_after_day_death(game: Game, *, acting_user=None, now: datetime | None = N
                 and Resident.objects.filter(city=city, is_godfather=True).exclude(status=LifeStatus.ALIVE).exists()
                 and Resident.objects.filter(city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).exists()):
             do_open_godfather_election(city, acting_user=None, now=now)
-    return do_check_victory(game, acting_user=acting_user, now=now)
+    winner = do_check_victory(game, acting_user=acting_user, now=now)
+    if winner is None:
+        _schedule_judge_elections_where_needed(game, now)
+    return winner
 
 
 # --------------------------------------------------------------------------------------------------------------

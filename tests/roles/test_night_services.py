@@ -407,3 +407,16 @@ def test_night_end_scheduled_event_resolves_the_night(ng):
     assert event.done_at is not None
     assert ng.r(victim).status == LifeStatus.DEAD
     assert NightResolution.objects.filter(game=ng.game, night=2).count() == 1
+
+
+def test_judge_killed_at_night_gets_a_site_scheduled_election_L_JUDGE_2(ng):
+    """The resolution schedules the new election where a judge died: 6 h notice, next full hour, 6 h long."""
+    from voting.models import JudgeElection
+    decide(ng, 2, ng.judge[2])
+    services.do_resolve_night(ng.game, night=2, now=LATER)
+    elections = list(JudgeElection.objects.filter(game=ng.game).values_list("city__number", "opens_at", "closes_at"))
+    opens = (LATER + timedelta(hours=6)).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    assert elections == [(2, opens, opens + timedelta(hours=6))]
+    assert set(ScheduledEvent.objects.filter(game=ng.game, kind__in=["election_open", "election_close"])
+               .values_list("kind", "due_at")) == {("election_open", opens), ("election_close", opens + timedelta(hours=6))}
+    assert GameEvent.objects.filter(game=ng.game, kind="election.scheduled", actor=None).count() == 1
