@@ -145,7 +145,7 @@ def daily_post_record(game: Game, day: int, now: datetime) -> DailyPostRecord:
     city_names = {c.pk: c.name for c in cities}
     with translation.override(game.language):
         title = _("Day %(day)d") % {"day": day}
-        lines = [f"## {_('Night %(night)d') % {'night': day - 1}}", ""]
+        lines = ["## " + _("Night %(night)d") % {"night": day - 1}, ""]
         victims = [(r, at) for r, cause, at in deaths if cause == "killed"]
         if not victims:
             lines.append(_("Nobody was killed tonight."))
@@ -158,32 +158,32 @@ def daily_post_record(game: Game, day: int, now: datetime) -> DailyPostRecord:
             if resident.is_spirit:
                 line += "; " + _("a spirit today")
             lines.append(line)
-        lines += ["", f"## {_('Results of day %(day)d') % {'day': day - 1}}", ""]
+        lines += ["", "## " + _("Results of day %(day)d") % {"day": day - 1}, ""]
         for city in cities:
             lines += _city_results(game, city, day - 1)
         others = [(r, cause) for r, cause, _at in deaths if cause in ("suicide", "penalty")]
         if others:
-            lines += [f"## {_('Other deaths')}", ""]
+            lines += ["## " + _("Other deaths"), ""]
             for resident, cause in others:
                 label = _("suicide") if cause == "suicide" else _("penalty")
                 lines.append(_("- %(name)s (%(city)s): %(side)s, %(cause)s") % {
                     "name": resident.name, "city": city_names[resident.city_id], "side": side_of(resident),
                     "cause": label})
             lines.append("")
-        lines += [f"## {_('Judges')}", ""]
+        lines += ["## " + _("Judges"), ""]
         judges = {r.city_id: r.name for r in Resident.objects.filter(game=game, is_judge=True,
                                                                       status=LifeStatus.ALIVE)}
         for city in cities:
             lines.append(_("- %(city)s: %(judge)s") % {"city": city.name,
                                                       "judge": judges.get(city.pk) or _("no judge")})
-        lines += ["", f"## {_('Score')}", ""]
+        lines += ["", "## " + _("Score"), ""]
         for score in scoreboard(game):
             lines.append(_("- %(city)s: living %(honest)d honest, %(mafia)d mafia; dead %(dead_honest)d honest, "
                            "%(dead_mafia)d mafia") % {
                 "city": score.city or _("All cities"), "honest": score.living_honest, "mafia": score.living_mafia,
                 "dead_honest": score.dead_honest, "dead_mafia": score.dead_mafia})
         if game.status == GameStatus.FINISHED:
-            lines += ["", f"**{_('The game is over.')}**"]
+            lines += ["", "**" + _("The game is over.") + "**"]
     announced = sorted({r.pk for r, _cause, _at in deaths}
                        | set(Resident.objects.filter(game=game, alignment_announced=False, died_at__lte=now)
                              .exclude(status=LifeStatus.ALIVE).values_list("pk", flat=True)))

@@ -504,7 +504,7 @@ def do_move_signup(signup: Signup, city: City, *, acting_user, now: datetime | N
 def city_lists_markdown(game: Game) -> str:
     """The city lists of ``game`` as Markdown, names only (L-CITY-4): a heading, then per city its name and its
     residents' names in alphabetical order."""
-    lines = [f"## {_('City lists')}"]
+    lines = ["## " + _("City lists")]
     for city in City.objects.filter(game=game).order_by("number"):
         names = sorted(Resident.objects.filter(city=city).values_list("name", flat=True))
         lines.append(f"**{city.name}** ({len(names)}): " + ", ".join(names))

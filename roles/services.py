@@ -131,7 +131,7 @@ def do_start_mafia_draw(game: Game, *, acting_user, rng: random.Random | None = 
     do_post_site_message(notary, notary_text(lists, {str(c.number): c.name for c in cities}, salt),
                          acting_user=None, now=now)
     do_append_to_recruitment_post(
-        game, f"## {_('The mafia draw')}\n\n"
+        game, "## " + _("The mafia draw") + "\n\n"
         + _("Commitment (SHA-256 of the shuffled city lists and a secret salt): `%(digest)s`") % {"digest": digest},
         acting_user=None, now=now)
     mafia_draw = MafiaDraw.objects.create(game=game, lists=lists, salt=salt, commitment=digest, notary=notary,
