@@ -98,7 +98,8 @@ def search_messages(viewer, game: Game, query: str, limit: int = 50) -> list[Mes
 
         vector = SearchVector("body", config="simple")
         sq = SearchQuery(query, config="simple", search_type="websearch")
-        found = base.annotate(rank=SearchRank(vector, sq)).filter(rank__gt=0).order_by("-rank", "-received_at", "-id")
+        found = (base.annotate(document=vector, rank=SearchRank(vector, sq)).filter(document=sq)
+                 .order_by("-rank", "-received_at", "-id"))
         results = list(found[:limit])
         if results:
             return results

@@ -86,7 +86,7 @@ def test_search_finds_only_what_the_viewer_may_read_L_INBOX_20(world):
 
 
 def test_vote_tables_and_chart_show_who_voted_for_whom_and_who_changed_their_mind_L_ARCH_3(world, client):
-    day, a, b, voters = _voting_day(world)
+    _day, a, b, voters = _voting_day(world)
     world.end()
     tables = charts.vote_tables_for(world.demo.anonymous, world.game)
     assert [(t.city.number, t.day) for t in tables] == [(1, 2)]
@@ -140,3 +140,16 @@ def test_export_json_and_printable_page_of_a_finished_game(world, client):
     assert len(data["residents"]) == 60 and all(r["alignment"] in ("honest", "mafia") for r in data["residents"])
     page = client.get(f"/games/{world.game.slug}/archive/print/")
     assert page.status_code == 200 and world.game.title in page.content.decode()
+
+
+def test_search_is_full_text_on_postgresql_and_a_substring_match_on_sqlite_L_ARCH_3(world):
+    from django.db import connection
+
+    mafioso = fresh(world.demo.mafioso)
+    words_out_of_order = [m.inbox_id for m in selectors.search_messages(mafioso, world.game, "baker tonight")]
+    if connection.vendor == "postgresql":
+        assert words_out_of_order == [world.inboxes["mafia1"].pk]
+    else:
+        assert words_out_of_order == []
+    assert [m.inbox_id for m in selectors.search_messages(mafioso, world.game, "take the BAKER")] == [world.inboxes["mafia1"].pk]
+    assert selectors.search_messages(fresh(world.demo.honest), world.game, "baker tonight") == []

@@ -85,7 +85,7 @@ def test_mentions_list_only_from_readable_inboxes_L_INBOX_20(world):
 
 def test_unread_badges_count_only_readable_inboxes_L_INBOX_20(world, client):
     def badge(persona):
-        return dict((g.pk, n) for g, n in notifications.unread_badges_for(fresh(getattr(world.demo, persona))))[world.game.pk]
+        return {g.pk: n for g, n in notifications.unread_badges_for(fresh(getattr(world.demo, persona)))}[world.game.pk]
 
     before_honest, before_mafioso = badge("honest"), badge("mafioso")
     inbox_services.do_post_message(world.inbox("mafia1"), "another secret", acting_user=fresh(world.demo.mafioso))
