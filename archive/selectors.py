@@ -184,9 +184,13 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
         cities = {c.pk: c for c in City.objects.filter(game=game)}
         readable_cities = set(cities) if finished else set(
             policies.readable_inboxes(viewer, game).filter(kind=InboxKind.CITY).values_list("city_id", flat=True))
+        from voting.models import CourtCase, VotingSession
+
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
+        related = {"sessions": {s.pk: s for s in VotingSession.objects.filter(game=game).select_related("city")},
+                   "cases": {c.pk: c for c in CourtCase.objects.filter(game=game).select_related("city")}}
         for event in GameEvent.objects.filter(game=game, kind__in=list(PUBLIC_EVENT_KINDS)).order_by("at", "id"):
-            item = _event_item(viewer, event, residents, cities, finished)
+            item = _event_item(viewer, event, residents, cities, finished, related)
             if item is None:
                 continue
             if item.city is not None and item.city.pk not in readable_cities:
@@ -205,12 +209,10 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
 
 
 def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int, City],
-                finished: bool) -> TimelineItem | None:
+                finished: bool, related: dict) -> TimelineItem | None:
     """The timeline line of one public event, or None. Night outcomes wait for the end of the game (their
     payloads are the night issue's; only the fact is shown)."""
     from django.utils.translation import gettext as _
-
-    from voting.models import CourtCase, VotingSession
 
     payload = event.payload if isinstance(event.payload, dict) else {}
     shown = PUBLIC_EVENT_KINDS[event.kind]
@@ -224,7 +226,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
             text += f" ({alignment})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
     if event.kind in ("voting.opened", "voting.closed"):
-        session = VotingSession.objects.filter(pk=payload.get("session")).select_related("city").first()
+        session = related["sessions"].get(payload.get("session"))
         if session is None:
             return None
         if event.kind == "voting.opened":
@@ -240,7 +242,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         return TimelineItem(at=event.at, kind=shown, city=resident.city,
                             text=_("Decision: %(name)s is to be executed") % {"name": resident.name})
     if event.kind == "court.case_opened":
-        case = CourtCase.objects.filter(pk=payload.get("case")).select_related("city").first()
+        case = related["cases"].get(payload.get("case"))
         if case is None:
             return None
         return TimelineItem(at=event.at, kind=shown, city=case.city,
