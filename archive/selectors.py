@@ -12,7 +12,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import QuerySet
 
-from cities.models import City, Game, GameStatus, Resident
+from cities.models import City, Game, GameStatus, Resident, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 
@@ -41,8 +41,8 @@ def consent_rows_for(viewer) -> list[ConsentRow]:
         return []
     policies.forget_viewer_cache(viewer)
     seats = list(Resident.objects.filter(user=viewer).values_list("pk", flat=True))
-    role_ids = [r.pk for r in policies._roles_of(viewer)]
-    inboxes = (Inbox.objects.filter(kind=InboxKind.PERSONAL, resident__in=seats, rolled_over_at__isnull=True)
+    role_ids = list(StaffRole.objects.filter(user=viewer).values_list("pk", flat=True))
+    inboxes = (Inbox.objects.filter(kind=InboxKind.PERSONAL, resident__in=seats)
                | Inbox.objects.filter(kind=InboxKind.SECRET, memberships__resident__in=seats,
                                       memberships__state__in=policies.READING_STATES)
                | Inbox.objects.filter(kind=InboxKind.SECRET, organizer__in=role_ids))

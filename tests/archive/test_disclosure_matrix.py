@@ -180,3 +180,23 @@ def test_the_draws_notary_and_verification_page_open_to_all_after_the_end_L_INBO
     assert client.get(f"/inboxes/{notary.pk}/").status_code == 200
     assert client.get(f"/games/{world.game.slug}/draw/").status_code == 200
     assert policies.readers_of_inbox(world.inbox("notary")).filter(pk=world.demo.outsider.pk).exists()
+
+
+def test_a_secret_inbox_a_tribune_organised_also_waits_for_the_tribunes_consent_L_ARCH_2(world, client):
+    from inboxes import services as inbox_services
+
+    demo = world.demo
+    inbox = inbox_services.do_create_secret_inbox(world.game, title="Tribune's talk", members=[demo.seat("resident2")],
+                                                  acting_user=fresh(demo.tribune2))
+    world.end()
+    inbox = type(inbox).objects.select_related("game").get(pk=inbox.pk)
+    services.do_give_consent(inbox, acting_user=fresh(demo.resident2))
+    assert policies.can_read_inbox(demo.anonymous, inbox) is False
+    assert policies.readable_inboxes(demo.anonymous, world.game).filter(pk=inbox.pk).exists() is False
+    client.force_login(demo.tribune2)
+    row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == inbox.pk)
+    assert (row.consented, row.given, row.needed) == (False, 1, 2)
+    client.post("/me/consents/", {"inbox": inbox.pk, "action": "give"})
+    assert policies.can_read_inbox(demo.anonymous, inbox) is True
+    assert policies.readable_inboxes(demo.anonymous, world.game).filter(pk=inbox.pk).exists() is True
+    assert policies.readers_of_inbox(inbox).filter(pk=demo.outsider.pk).exists()
