@@ -252,7 +252,8 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
     if not finished:
         return None
     city = cities.get(payload.get("city")) if isinstance(payload.get("city"), int) else None
-    return TimelineItem(at=event.at, kind=shown, city=city, text=event.kind)
+    labels = {"election": _("Judge election results"), "night": _("Night outcome")}
+    return TimelineItem(at=event.at, kind=shown, city=city, text=labels.get(shown, shown))
 
 
 def is_finished(game: Game) -> bool:

@@ -224,7 +224,8 @@ def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
 
     Personal inbox: its resident. Secret inbox: every seat that is a member there now (member or banned; one who
     left or was removed is no longer a member and sees nothing of it, L-INBOX-17), plus the staff role that
-    organised it. Other kinds need no consent: ([], None).
+    organised it. Other kinds need no consent: ([], None). The seat's current holder consents for it (the seat,
+    not the account, is the member, L-REPLACE-1).
     """
     if inbox.kind == K.PERSONAL:
         return [inbox.resident_id], None
