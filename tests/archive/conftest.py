@@ -32,9 +32,15 @@ class World:
         return {"winner": d.honest, "loser": d.mafioso, "dead": d.resident2, "spectator": d.outsider,
                 "visitor": d.anonymous}
 
-    def end(self) -> Game:
-        """Finish the game through the service (the Procurator ends it, L-WIN-3)."""
-        do_set_game_status(Game.objects.get(pk=self.game.pk), GameStatus.FINISHED, acting_user=fresh(self.demo.procurator))
+    def end(self, winner: str | None = "honest") -> Game:
+        """Finish the game through the service (the Procurator ends it, L-WIN-3) and, as the night issue's victory
+        service will, record the winning side (``winner`` None: ended without one)."""
+        from cities.services import record_event
+
+        game = do_set_game_status(Game.objects.get(pk=self.game.pk), GameStatus.FINISHED,
+                                  acting_user=fresh(self.demo.procurator))
+        if winner is not None:
+            record_event(game, "game.finished", actor=None, at=game.ended_at, payload={"winner": winner})
         self.game = Game.objects.get(pk=self.game.pk)
         return self.game
 

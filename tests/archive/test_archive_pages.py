@@ -44,7 +44,8 @@ def test_front_page_after_the_end_has_winner_scoreboard_and_cast_L_ARCH_3(world,
     honest_alive = sum(1 for r in residents if r.alignment == Alignment.HONEST and r.status == LifeStatus.ALIVE)
     assert (front.total.mafia_alive, front.total.honest_alive, front.total.honest_dead) == (mafia_alive, honest_alive, 1)
     assert [s.city.number for s in front.scores] == [1, 2, 3]
-    assert front.winner == ""  # ended by the Procurator with both sides alive (L-WIN-3)
+    assert front.winner == "honest"  # as the victory service recorded it
+    assert 'data-winner="honest"' in response.content.decode()
     assert len(front.cast) == len(residents) == 60
     mafioso = world.demo.seat("mafioso")
     assert next(c for c in front.cast if c.resident.pk == mafioso.pk).alignment == Alignment.MAFIA
@@ -54,11 +55,17 @@ def test_front_page_after_the_end_has_winner_scoreboard_and_cast_L_ARCH_3(world,
 def test_winner_is_read_from_the_victory_event_or_from_L_WIN_1(world):
     from cities.services import record_event
 
-    world.end()
+    world.end(winner=None)
     residents = list(Resident.objects.filter(game=world.game))
-    assert selectors.winner_of(world.game, residents) == ""
+    assert selectors.winner_of(world.game, residents) == ""  # ended with both sides alive, no winner (L-WIN-3)
+    dead_mafia = [Resident(alignment=r.alignment, status=LifeStatus.DEAD if r.alignment == Alignment.MAFIA else r.status)
+                  for r in residents]
+    assert selectors.winner_of(world.game, dead_mafia) == "honest"  # L-WIN-1: no mafia alive in any city
+    few_honest = [Resident(alignment=r.alignment, status=LifeStatus.DEAD if r.alignment == Alignment.HONEST else r.status)
+                  for r in residents]
+    assert selectors.winner_of(world.game, few_honest) == "mafia"  # living mafia >= living honest
     record_event(world.game, "game.finished", actor=None, at=world.game.ended_at, payload={"winner": "mafia"})
-    assert selectors.winner_of(world.game, residents) == "mafia"
+    assert selectors.winner_of(world.game, residents) == "mafia"  # the victory service's word wins
 
 
 def test_timeline_groups_by_day_and_filters_by_city_and_kind_L_ARCH_3(world):
@@ -135,7 +142,7 @@ def test_map_and_chart_of_a_finished_factory_game(db):
 def test_export_json_and_printable_page_of_a_finished_game(world, client):
     world.end()
     data = json.loads(client.get(f"/games/{world.game.slug}/archive/export.json").content)
-    assert data["game"]["status"] == "finished" and data["game"]["winner"] == ""
+    assert data["game"]["status"] == "finished" and data["game"]["winner"] == "honest"
     assert {i["kind"] for i in data["inboxes"]} == {"city", "court", "police", "cemetery", "notary"}
     assert len(data["residents"]) == 60 and all(r["alignment"] in ("honest", "mafia") for r in data["residents"])
     page = client.get(f"/games/{world.game.slug}/archive/print/")
