@@ -142,18 +142,19 @@ def game_map_svg(viewer, game: Game) -> str:
     col_w, row_h = 260, 14
     per_city = {c.pk: [r for r in residents if r.city_id == c.pk] for c in cities}
     tallest = max([len(v) for v in per_city.values()] + [1])
-    city_top = 90
+    game_staff = [r for r in staff if r.kind != StaffKind.TRIBUNE]
+    city_top = 20 + 20 * max(len(game_staff), 1)
     city_h = 40 + row_h * tallest
-    inbox_top = city_top + city_h + 40
-    width = max(col_w * max(len(cities), 1) + 20, 640)
-    height = inbox_top + 40 + 22 * ((len(inboxes) + 2) // 3)
+    inbox_top = city_top + city_h + 50
+    inbox_w, inbox_cols = 290, max(len(cities), 2)
+    width = max(col_w * max(len(cities), 1) + 20, (inbox_w + 10) * inbox_cols + 10)
+    height = inbox_top + 20 + 24 * ((len(inboxes) + inbox_cols - 1) // inbox_cols)
     parts = [(f'<svg xmlns="{SVG_NS}" class="game-map" role="img" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" data-cities="{len(cities)}" data-inboxes="{len(inboxes)}">'),
              f"<title>{escape(game.title)}</title>"]
-    game_staff = [r for r in staff if r.kind != StaffKind.TRIBUNE]
     parts.append('<g class="staff">')
     for n, role in enumerate(game_staff):
-        parts.append(f'<text class="staff-role" data-kind="{role.kind}" x="{10 + 200 * n}" y="24">'
+        parts.append(f'<text class="staff-role" data-kind="{role.kind}" x="10" y="{20 + 20 * n}">'
                      f'{escape(role.get_kind_display())}: {escape(role.user.public_name)}</text>')
     parts.append("</g>")
     centres = {}
@@ -171,20 +172,21 @@ def game_map_svg(viewer, game: Game) -> str:
             alignment = policies.visible_alignment(viewer, r)
             css = f"resident {alignment}" if alignment else "resident"
             mark = " ✝" if r.status != "alive" else ""
-            parts.append(f'<text class="{css}" x="{x0 + 8}" y="{city_top + 50 + row_h * k}" font-size="11">'
+            paint = ' fill="#b22222" font-weight="bold"' if alignment == "mafia" else ""
+            parts.append(f'<text class="{css}" x="{x0 + 8}" y="{city_top + 50 + row_h * k}" font-size="11"{paint}>'
                          f'{escape(r.name)}{mark}</text>')
         parts.append("</g>")
     for n, inbox in enumerate(inboxes):
-        x0 = 10 + 210 * (n % 3)
-        y0 = inbox_top + 22 * (n // 3)
+        x0 = 10 + (inbox_w + 10) * (n % inbox_cols)
+        y0 = inbox_top + 24 * (n // inbox_cols)
         member_cities = [c for i, c in member_rows if i == inbox.pk]
         members = len(member_cities)
         parts.append(f'<g class="inbox" data-kind="{inbox.kind}" data-members="{members}">')
         for city_id in sorted(set(member_cities)):
             cx, cy = centres.get(city_id, (x0, y0))
-            parts.append(f'<line x1="{x0 + 90}" y1="{y0 - 12}" x2="{cx:.1f}" y2="{cy}" stroke="#bbb"/>')
-        parts.append(f'<rect x="{x0}" y="{y0 - 14}" width="200" height="18" fill="#fff" stroke="#888"/>')
-        parts.append(f'<text x="{x0 + 4}" y="{y0}" font-size="11">{escape(inbox.title[:32])} ({members})</text>')
+            parts.append(f'<line x1="{x0 + inbox_w / 2:.1f}" y1="{y0 - 14}" x2="{cx:.1f}" y2="{cy}" stroke="#ccc"/>')
+        parts.append(f'<rect x="{x0}" y="{y0 - 14}" width="{inbox_w}" height="19" fill="#fff" stroke="#888"/>')
+        parts.append(f'<text x="{x0 + 4}" y="{y0}" font-size="11">{escape(inbox.title[:44])} ({members})</text>')
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
