@@ -1,12 +1,13 @@
 """The disclosure matrix (issue 8, L-ARCH-1, L-ARCH-2, the "after the game" column of L-INBOX): persona (winner,
 loser, dead, logged-in spectator, visitor) x inbox kind x consent state, before and after the end, exact answers;
-and the four forms of the policy (bool, queryset, messages, audience) agreeing on every case.
+and the five forms of the policy (bool, queryset, messages, audience, by id) agreeing on every case.
 
 The expectations are written out from RULES.md, not computed from the policy.
 """
 from __future__ import annotations
 
 import pytest
+from django.http import Http404
 
 from archive import services
 from archive.models import OpenRequest
@@ -58,6 +59,10 @@ def read_set(world, persona: str) -> set[str]:
             assert (inbox.pk in with_messages) == can, (persona, label)
         if getattr(user, "is_authenticated", False):
             assert policies.readers_of_inbox(inbox).filter(pk=user.pk).exists() == can, (persona, label)
+        try:  # the by-id form: the same answer, a 404 when not readable
+            assert policies.access_inbox_by_id(fresh(world.personas[persona]), inbox.pk).pk == inbox.pk and can, (persona, label)
+        except Http404:
+            assert not can, (persona, label)
         if can:
             got.add(label)
     return got

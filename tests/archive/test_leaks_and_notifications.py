@@ -173,3 +173,18 @@ def test_vote_tables_chart_and_timeline_of_a_city_stay_with_its_readers_during_t
     assert [(t.city.number, t.day) for t in tables] == [(1, 2)]
     texts = [i.text for d in selectors.timeline_for(fresh(world.demo.honest), world.game) for i in d.items]
     assert any(city1_name in t and a.name in t for t in texts)
+
+
+def test_send_notifications_command_sends_the_due_digests(world):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    services.do_update_notification_settings(acting_user=world.demo.mafioso, time_zone="Europe/Moscow",
+                                             email_digest=True, reminders=True)
+    inbox_services.do_post_message(world.inbox("mafia1"), "news", acting_user=fresh(world.demo.consigliere))
+    mail.outbox.clear()
+    out = StringIO()
+    call_command("send_notifications", stdout=out)
+    assert out.getvalue().strip() == "reminders sent: 0; digests sent: 1"
+    assert [m.to for m in mail.outbox] == [[world.demo.mafioso.email]]
