@@ -2,7 +2,9 @@
 
 Every question "may this user see or do this?" about inboxes, messages, residents' secrets and staff identities
 is answered here and nowhere else. Each inbox rule is written once, as data (``STAFF_GRANTS``, the membership
-states, ``PUBLIC_AFTER_GAME``), and read by two renderings that must agree (tests/inboxes/test_policy_matrix.py):
+states, and for a finished game ``PUBLIC_AFTER_GAME``, ``OPEN_ON_REQUEST_AFTER_GAME``, ``CONSENT_AFTER_GAME`` with
+the ``archive`` app's consent and open-request rows), and read by two renderings that must agree
+(tests/inboxes/test_policy_matrix.py, tests/archive/test_disclosure_matrix.py):
 
 * the instance checks ``can_read_inbox`` / ``can_post_in_inbox`` (one object);
 * the query forms ``readable_inboxes`` / ``readable_messages`` (lists, counts, search, feeds) and
