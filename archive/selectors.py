@@ -223,7 +223,9 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         alignment = policies.visible_alignment(viewer, resident)
         text = _("%(name)s died") % {"name": resident.name}
         if alignment:
-            text += f" ({alignment})"
+            from cities.models import Alignment
+
+            text += f" ({Alignment(alignment).label})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
     if event.kind in ("voting.opened", "voting.closed"):
         session = related["sessions"].get(payload.get("session"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from django.utils import translation
+
 from archive import charts, selectors, services
 from cities.models import Alignment, City, LifeStatus, Resident
 from inboxes import services as inbox_services
@@ -78,7 +80,8 @@ def test_timeline_groups_by_day_and_filters_by_city_and_kind_L_ARCH_3(world):
     items = [i for d in only_city2 for i in d.items]
     assert items and {i.kind for i in items} == {"message"}
     assert {i.inbox.city.number for i in items} == {2} and {i.inbox.kind for i in items} == {"city"}
-    death = [i for d in selectors.timeline_for(world.demo.anonymous, world.game) for i in d.items if i.kind == "death"]
+    with translation.override("en"):
+        death = [i for d in selectors.timeline_for(world.demo.anonymous, world.game) for i in d.items if i.kind == "death"]
     assert [i.text for i in death] == [f"{world.demo.seat('resident2').name} died (honest)"]
 
 
