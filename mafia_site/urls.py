@@ -32,6 +32,7 @@ urlpatterns = [
     path("inboxes/<str:inbox_id>/n<int:position>/edit/", inbox_views.message_edit, name="message_edit"),
     path("inboxes/<str:inbox_id>/n<int:position>/hide/", inbox_views.message_hide, name="message_hide"),
     path("inboxes/<str:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
+    path("", include("archive.urls")),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("staff/", staff_admin_site.urls),
