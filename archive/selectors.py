@@ -299,12 +299,17 @@ class FrontPage:
 
 
 def winner_of(game: Game, residents: list[Resident]) -> str:
-    """The winning side of a finished game: the ``winner`` of its last ``game.finished``/``game.status`` event if
-    the victory service recorded one, else L-WIN-1 over all cities ("honest" when no mafia lives, "mafia" when the
-    living mafia are at least the living honest), else ""."""
+    """The winning side of a finished game, "honest", "mafia" or "": the ``GameResult`` the victory service
+    recorded ("" for a game the Procurator ended early, L-WIN-3); without one (a game finished by a bare status
+    change), the winner of its last ``game.finished`` event; else L-WIN-1 over all cities ("honest" when no mafia
+    lives, "mafia" when the living mafia are at least the living honest, else "")."""
     from cities.models import Alignment, GameEvent, LifeStatus
+    from roles.models import GameResult
 
-    event = GameEvent.objects.filter(game=game, payload__has_key="winner").order_by("-at", "-id").first()
+    result = GameResult.objects.filter(game=game).only("winner").first()
+    if result is not None:
+        return result.winner
+    event = GameEvent.objects.filter(game=game, kind="game.finished", payload__has_key="winner").order_by("-at", "-id").first()
     if event is not None and event.payload.get("winner") in (Alignment.HONEST, Alignment.MAFIA):
         return event.payload["winner"]
     alive = [r for r in residents if r.status == LifeStatus.ALIVE]

@@ -163,3 +163,11 @@ def test_search_is_full_text_on_postgresql_and_a_substring_match_on_sqlite_L_ARC
         assert words_out_of_order == []
     assert [m.inbox_id for m in selectors.search_messages(mafioso, world.game, "take the BAKER")] == [world.inboxes["mafia1"].pk]
     assert selectors.search_messages(fresh(world.demo.honest), world.game, "baker tonight") == []
+
+
+def test_winner_of_a_game_ended_early_is_none_even_if_L_WIN_1_would_name_one_L_WIN_3(world):
+    """The GameResult of the early end (winner "") is the word of record, not a count of the living."""
+    from roles.services import do_end_game_early
+    do_end_game_early(world.game, reason="Too few players left.", acting_user=fresh(world.demo.procurator))
+    residents = [Resident(alignment=Alignment.HONEST, status=LifeStatus.ALIVE)]  # L-WIN-1 alone would say "honest"
+    assert selectors.winner_of(world.game, residents) == ""
