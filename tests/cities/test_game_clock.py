@@ -98,8 +98,10 @@ def test_a_repeated_day_start_changes_nothing_DESIGN_clock(built):
     game.refresh_from_db()
     assert game.day_number == 1
     assert GameEvent.objects.filter(game=game, kind="clock.day_started").count() == 1
+    with translation.override(game.language):
+        refusal = translation.gettext("Day %(day)d has already started.") % {"day": 1}
     assert GameEvent.objects.filter(game=game, kind="scheduler.day_start").order_by("-id").first().payload[
-        "detail"] == "day 1 not started: Day 1 has already started."
+        "detail"] == f"day 1 not started: {refusal}"
 
 
 # ----------------------------------------------------------------------------------------------------------------
