@@ -195,6 +195,8 @@ class StaffGameEventAdmin(StaffScopedAdmin):
     the per-kind table ``AUDIT_LOG_AUDIENCE``)."""
 
     list_display = ("at", "kind", "actor_shown", "details")
+    list_per_page = 100
+    list_max_show_all = 10_000  # "show all" covers a whole game's log
     list_filter = (("game", ScopedRelatedFilter), EventKindFilter)
     search_fields = ("kind",)
     fields = ("game", "at", "kind", "actor_shown", "details")
