@@ -39,10 +39,16 @@ from django.utils.translation import gettext_lazy
 
 from cities.errors import RuleViolation
 from cities.forms import WallClockField, wall_clock_to_utc
-from cities.models import Game, GameEvent, GameStatus, ScheduledEvent, StaffKind, StaffRole
+from cities.models import Game, GameEvent, ScheduledEvent, StaffKind, StaffRole
 from cities.staff_admin import (
-    ScopedRelatedFilter, StaffScopedAdmin, _action_page, _bound_form, _current_request, _role_game_ids,
-    staff_admin_site, staff_roles_of,
+    ScopedRelatedFilter,
+    StaffScopedAdmin,
+    _action_page,
+    _bound_form,
+    _current_request,
+    _role_game_ids,
+    staff_admin_site,
+    staff_roles_of,
 )
 from inboxes import policies
 from roles.models import CommissarOffer
@@ -477,4 +483,4 @@ class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
         return f"{signers} / {living}"
 
 
-__all__ = ["DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls", "GameStatus"]
+__all__ = ["DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls"]

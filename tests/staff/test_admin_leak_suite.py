@@ -29,7 +29,7 @@ from tests.cities.test_staff_admin import _normalized, readable_inbox_ids, staff
 from tests.conftest import PERSONA_NAMES
 from voting.models import CourtCase, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession
 
-from .conftest import NOW, plain_residents
+from .conftest import NOW
 
 STAFF_PERSONAS = ["procurator", "tribune1", "tribune2", "arbiter", "consigliere"]
 NON_STAFF = [p for p in PERSONA_NAMES if p not in STAFF_PERSONAS and p != "anonymous"]
