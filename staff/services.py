@@ -238,7 +238,7 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
     _check_procurator(game, acting_user, "L-IMPEACH-2")
     _check_running(game)
     if demand.reached_at is None:
-        raise WrongState(_("The demand has not reached 30% of the living residents."), rule="L-IMPEACH-1")
+        raise WrongState(_("The demand has not reached 30 percent of the living residents."), rule="L-IMPEACH-1")
     if demand.inbox_id is not None:
         raise WrongState(_("The impeachment inbox is already open."), rule="L-IMPEACH-2")
     from inboxes.services import do_create_inbox

@@ -161,7 +161,7 @@ def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
                   (_("End the game early"), reverse("admin:end_game_early", args=[role.game_id],
                                                     current_app=staff_admin_site.name))]
     if getattr(role, "stands_in_now", False):
-        links.insert(0, (_("Standing in until the period ends"), _changelist("cities_resident",
+        links.insert(0, (_("You stand in for this city"), _changelist("cities_resident",
                                                                              city__id__exact=role.city_id)))
     return links
 
