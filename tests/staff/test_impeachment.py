@@ -186,3 +186,26 @@ def test_rulings_need_the_procurator_and_an_opened_inbox_L_IMPEACH_2(demo):
             services.do_rule_on_impeachment(demand, ImpeachmentRuling.UNFOUNDED, acting_user=user, now=NOW)
     with pytest.raises(InvalidInput):
         services.do_rule_on_impeachment(demand, "banish", acting_user=demo.procurator, now=NOW)
+
+
+def test_residents_start_and_sign_on_their_page_and_others_get_a_404_L_IMPEACH_1(demo):
+    from django.test import Client
+
+    url = f"/games/{demo.game.slug}/impeachment/"
+    for user in (demo.tribune1, demo.procurator, demo.outsider, demo.superuser):
+        client = Client()
+        client.force_login(user)
+        assert client.get(url).status_code == 404
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(demo.honest)
+    assert client.post(url).status_code == 302
+    demand = ImpeachmentDemand.objects.get()
+    assert list(demand.signatures.values_list("resident_id", flat=True)) == [demo.seat("honest").pk]
+    other = Client(HTTP_ACCEPT_LANGUAGE="en")
+    other.force_login(demo.mafioso)
+    body = other.get(url).content.decode()
+    assert 'data-signers="1" data-living="20"' in body and demo.seat("honest").name not in body
+    assert other.post(url).status_code == 302
+    assert demand.signatures.count() == 2
+    again = other.post(url)
+    assert again.status_code == 400 and "You have already signed this demand." in again.content.decode()
