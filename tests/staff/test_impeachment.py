@@ -48,7 +48,7 @@ def test_29_percent_is_refused_and_30_percent_reaches_the_procurator_over_the_li
     assert services.living_signatures(demand) == (5, 20)
     with pytest.raises(WrongState):
         services.do_open_impeachment_inbox(demand, acting_user=demo.procurator, now=NOW)
-    signer = [r for r in _city1(demo) if not demand.signatures.filter(resident=r).exists()][0]
+    signer = next(r for r in _city1(demo) if not demand.signatures.filter(resident=r).exists())
     services.do_sign_impeachment_demand(demand, acting_user=signer.user, now=NOW)
     demand.refresh_from_db()
     assert demand.reached_at == NOW
