@@ -79,7 +79,7 @@ def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetim
     """The Procurator ends a stand-in period now (L-STAFF-2); the stand-in loses the city's powers at once.
     Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (already ended or over)."""
     now = now or timezone.now()
-    period = TribuneStandIn.objects.select_for_update().select_related("game").get(pk=period.pk)
+    period = TribuneStandIn.objects.select_for_update(of=("self",)).select_related("game").get(pk=period.pk)
     _check_procurator(period.game, acting_user, "L-STAFF-2")
     if period.ended_at is not None or period.ends_at <= now:
         raise WrongState(_("This stand-in period is already over."), rule="L-STAFF-2")
@@ -96,7 +96,7 @@ def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetim
 # --------------------------------------------------------------------------------------------------------------
 
 def _replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime) -> StaffRole:
-    role = StaffRole.objects.select_for_update().select_related("game", "city", "user").get(pk=role.pk)
+    role = StaffRole.objects.select_for_update(of=("self",)).select_related("game", "city", "user").get(pk=role.pk)
     game = role.game
     if role.kind != StaffKind.TRIBUNE:
         raise InvalidInput(_("Only a Tribune is replaced this way."), rule="L-IMPEACH-2")
@@ -210,7 +210,7 @@ def do_sign_impeachment_demand(demand: ImpeachmentDemand, *, acting_user,
     audit row; his dashboard lists it). Raises ``NotAllowed`` (not a living resident of that city), ``WrongState``
     (game not running, demand decided, already signed)."""
     now = now or timezone.now()
-    demand = ImpeachmentDemand.objects.select_for_update().select_related("game").get(pk=demand.pk)
+    demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game").get(pk=demand.pk)
     _check_running(demand.game)
     policies.forget_viewer_cache(acting_user)
     seat = _living_seat(demand.game, acting_user)
@@ -233,7 +233,7 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
     reached, already opened).
     """
     now = now or timezone.now()
-    demand = ImpeachmentDemand.objects.select_for_update().select_related("game", "city").get(pk=demand.pk)
+    demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=demand.pk)
     game = demand.game
     _check_procurator(game, acting_user, "L-IMPEACH-2")
     _check_running(game)
@@ -272,7 +272,7 @@ def do_rule_on_impeachment(demand: ImpeachmentDemand, ruling: str, *, acting_use
     opened, already ruled, game not running).
     """
     now = now or timezone.now()
-    demand = ImpeachmentDemand.objects.select_for_update().select_related("game", "tribune").get(pk=demand.pk)
+    demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "tribune").get(pk=demand.pk)
     game = demand.game
     _check_procurator(game, acting_user, "L-IMPEACH-2")
     _check_running(game)

@@ -4,8 +4,8 @@ L-INBOX-17/18/19/21, L-REPLACE-1, L-STAFF-2/3, L-IMPEACH-2, L-WIN-3, L-NOM-5/6).
 
 Each case starts from the same state twice, inside savepoints: once through /staff/ (the action's page posted as
 a staff member would), once by calling the service; after each, the rows of the touched tables and the new
-GameEvent rows are snapshotted (ids of rows created by the run are replaced by their creation order, so that the
-comparison holds on PostgreSQL too, whose sequences do not roll back); then rolled back. The two snapshots must
+GameEvent rows are snapshotted, then rolled back; before each run every id sequence restarts after the table's
+largest id, so that both runs create the same ids on PostgreSQL too (whose sequences ignore rollbacks). The two snapshots must
 be equal, and not empty (the action did something).
 """
 from __future__ import annotations
@@ -17,8 +17,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.core.management.color import no_style
+from django.db import connection, transaction
 from django.forms.models import model_to_dict
 
 from cities.models import Game, GameEvent, Resident, StaffKind, StaffRole
@@ -42,51 +44,34 @@ def _local(demo, moment) -> str:
     return moment.astimezone(ZoneInfo(demo.game.time_zone)).strftime("%Y-%m-%dT%H:%M")
 
 
-def _snapshot(before: dict, event_before: int) -> dict:
-    """Rows of TABLES (all columns) and new GameEvents, new ids replaced by creation order."""
-    new_ids: dict[tuple[str, int], str] = {}
-    rows = {}
-    for model in TABLES:
-        label = model._meta.label
-        for obj in model.objects.order_by("pk"):
-            if obj.pk > before[label]:
-                new_ids[(label, obj.pk)] = f"{label}#new{len([k for k in new_ids if k[0] == label])}"
-        rows[label] = list(model.objects.order_by("pk"))
-    new_by_int = {pk: name for (_label, pk), name in new_ids.items()}
-
-    def canon(value):
-        if isinstance(value, bool) or value is None:
-            return value
-        if isinstance(value, int):
-            return new_by_int.get(value, value)
-        if isinstance(value, dict):
-            return {k: canon(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [canon(v) for v in value]
-        return value
-
-    state = {}
-    for label, objs in rows.items():
-        state[label] = [canon({"pk": o.pk, **model_to_dict(o)}) for o in objs]
-    events = [canon({"kind": e.kind, "actor": e.actor_id, "at": e.at, "payload": e.payload})
+def _snapshot(event_before: int) -> dict:
+    """Rows of TABLES (all columns) and the GameEvents written after ``event_before``."""
+    state = {model._meta.label: [{"pk": o.pk, **model_to_dict(o)} for o in model.objects.order_by("pk")]
+             for model in TABLES}
+    events = [{"kind": e.kind, "actor": e.actor_id, "at": e.at, "payload": e.payload}
               for e in GameEvent.objects.filter(pk__gt=event_before).order_by("pk")]
     return {"state": state, "events": events}
 
 
-def _maxima() -> tuple[dict, int]:
-    return ({m._meta.label: (m.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) for m in TABLES},
-            GameEvent.objects.order_by("-pk").values_list("pk", flat=True).first() or 0)
+def _reset_sequences() -> None:
+    """Make the next id of every table max(id) + 1, so that both runs create rows with the same ids (PostgreSQL
+    sequences do not roll back with a savepoint; on SQLite this is a no-op, AUTOINCREMENT state rolls back)."""
+    statements = connection.ops.sequence_reset_sql(no_style(), apps.get_models())
+    with connection.cursor() as cursor:
+        for sql in statements:
+            cursor.execute(sql)
 
 
 def run_both(admin_run: Callable[[], object], service_run: Callable[[], object]) -> tuple[dict, dict]:
-    before, event_before = _maxima()
-    initial = _snapshot(before, event_before)
+    event_before = GameEvent.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    initial = _snapshot(event_before)
     results = []
     for run in (admin_run, service_run):
         sid = transaction.savepoint()
+        _reset_sequences()
         with time_machine.travel(AT, tick=False):
             run()
-        results.append(_snapshot(before, event_before))
+        results.append(_snapshot(event_before))
         transaction.savepoint_rollback(sid)
     assert results[0]["events"], "the action recorded nothing"
     assert results[0]["state"] != initial["state"], "the action changed nothing"
