@@ -101,9 +101,10 @@ def _tribune_needs(request, role: StaffRole) -> list[Need]:
     speeches = _scoped(request, SpeechRequest).filter(game=game, city_id=city, day=game.day_number).count()
     return [
         Need("proxy", _("Proxy requests to accept"), proxies,
-             _changelist("voting_proxyrequest", city__id__exact=city, state__exact=ProxyState.REQUESTED)),
+             _changelist("voting_proxyrequest", city__id__exact=city, state__exact=ProxyState.REQUESTED,
+                         day=game.day_number)),
         Need("suicide", _("Suicide declarations to confirm"), suicides,
-             _changelist("voting_suicidedeclaration", city__id__exact=city)),
+             _changelist("voting_suicidedeclaration", city__id__exact=city, day=game.day_number)),
         Need("speech", _("Confrontation and last-word requests"), speeches,
              _changelist("voting_speechrequest", city__id__exact=city, day=game.day_number)),
     ]
