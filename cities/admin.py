@@ -6,8 +6,26 @@ from django.contrib import admin
 from .models import City, Game, PublicPost, ScheduledEvent, Signup, StaffRole
 
 
+def filter_lookup_allowed(model_admin, lookup: str) -> bool:
+    """True for the URL lookups of ``model_admin``'s own list filters and nothing else: Django would also accept
+    any one-step relation (``/admin/accounts/user/?staff_roles=<id>``), which turns the changelist into an oracle
+    for who holds a hidden role (the Consigliere, L-STAFF-5/6). Used by every operators' admin."""
+    names = set()
+    for entry in model_admin.list_filter:
+        if isinstance(entry, str):
+            names.add(entry)
+        elif isinstance(entry, tuple | list):
+            names.add(entry[0])
+        else:
+            names.add(getattr(entry, "parameter_name", ""))
+    return lookup.split("__")[0] in names
+
+
 class ReadOnlyGameDataAdmin(admin.ModelAdmin):
-    """Game data is changed only through services: the admin shows it read-only."""
+    """Game data is changed only through services: the admin shows it read-only; lookups only by its filters."""
+
+    def lookup_allowed(self, lookup, value, request=None):
+        return filter_lookup_allowed(self, lookup)
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -53,13 +71,21 @@ class SignupAdmin(ReadOnlyGameDataAdmin):
 
 @admin.register(PublicPost)
 class PublicPostAdmin(ReadOnlyGameDataAdmin):
+    """Published posts only: a draft (the daily post drafted before publication) may name the alignments it is
+    about to announce (L-DEATH-2), which nobody may read before it is public (L-STAFF-5)."""
+
     list_display = ("title", "game", "kind", "publish_at", "published_at")
     list_filter = ("game", "kind")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(published_at__isnull=False)
 
 
 @admin.register(ScheduledEvent)
 class ScheduledEventAdmin(ReadOnlyGameDataAdmin):
-    """The clock's queue, for operators: failed events show their error and attempts."""
+    """The clock's queue, for operators: failed events show their error and attempts. The payload is not shown:
+    a game workflow may carry a secret in it (L-STAFF-5)."""
 
     list_display = ("kind", "game", "due_at", "done_at", "attempts", "retry_at", "last_error")
+    exclude = ("payload",)
     list_filter = ("kind", "game")

@@ -86,6 +86,8 @@ def staff_roles_of(request) -> list[StaffRole]:
         else:
             cached = list(StaffRole.objects.filter(user=user).select_related("game", "city")
                           .order_by("game__title", "game_id", "kind", "city__number"))
+            if any(r.kind == StaffKind.TRIBUNE for r in cached):  # stand-in periods (L-STAFF-2, staff app)
+                cached += policies.standing_in_roles(user)
         request._staff_admin_roles = cached
     return cached
 
@@ -128,6 +130,7 @@ class GameStaffAdminSite(AdminSite):
 
     def get_urls(self):
         # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
+        from staff.staff_admin import extra_urls
         from voting.staff_admin import schedule_voting_view
 
         from .clock_admin import daily_post_view, game_clock_view
@@ -136,7 +139,7 @@ class GameStaffAdminSite(AdminSite):
                path("games/<int:game_id>/daily-post/<int:day>/", self.admin_view(daily_post_view), name="daily_post"),
                path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
                path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
-                    name="schedule_voting")]
+                    name="schedule_voting"), *extra_urls(self)]
         return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
 
     def stage_inbox_view(self, request, game_id: int):
@@ -180,6 +183,8 @@ class GameStaffAdminSite(AdminSite):
 
     def index(self, request, extra_context=None):
         """The dashboard: the user's roles per game, each with links to the changelists scoped to it."""
+        from staff import staff_admin as staff_dashboard
+
         dashboard = []
         for role in staff_roles_of(request):
             # Links narrow to the game only: the changelists themselves apply the role's scope.
@@ -211,7 +216,9 @@ class GameStaffAdminSite(AdminSite):
                                                          current_app=self.name)))
                 links.append((_("Game clock"), reverse("admin:game_clock", args=[role.game_id],
                                                        current_app=self.name)))
-            dashboard.append({"role": role, "game": role.game, "links": links})
+            links += staff_dashboard.dashboard_links(request, role)
+            dashboard.append({"role": role, "game": role.game, "links": links,
+                              "needs": staff_dashboard.dashboard_needs(request, role)})
         return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
 
 
@@ -883,3 +890,5 @@ class StaffMessageAdmin(StaffScopedAdmin):
 # The Lepra day's models and actions (voting sessions, proxies, suicides, court cases) register themselves on
 # this site; imported last, as they build on the classes above.
 from voting import staff_admin as _voting_staff_admin  # noqa: E402,F401
+# Issue 7 (the staff app): dashboard needs, audit log, stand-ins, impeachment, speech requests.
+from staff import staff_admin as _staff_staff_admin  # noqa: E402,F401

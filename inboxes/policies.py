@@ -36,6 +36,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from staff.models import TribuneStandIn
 
 from .models import Inbox, InboxKind, Membership, MembershipState, Message
 
@@ -79,6 +80,8 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.PERSONAL, post=True, own_city=True),
         StaffGrant(K.VOTING, post=True, own_city=True),
         StaffGrant(K.OFFICE, post=True),
+        # L-IMPEACH-2: the Procurator "hears the Tribune" in the impeachment inbox of the Tribune's city.
+        StaffGrant(K.IMPEACHMENT, post=True, own_city=True),
     ),
     StaffKind.ARBITER: (
         StaffGrant(K.COURT, post=True),
@@ -140,14 +143,43 @@ def _is_authenticated(user) -> bool:
 
 
 def _roles_of(user) -> list[StaffRole]:
-    """All staff roles ``user`` holds, in every game; cached on the user object for the request."""
+    """All staff roles ``user`` holds, in every game, plus the Tribune roles they stand in for now
+    (``standing_in_roles``, L-STAFF-2); cached on the user object for the request."""
     if not _is_authenticated(user):
         return []
     cached = getattr(user, "_mafia_staff_roles", None)
     if cached is None:
         cached = list(StaffRole.objects.filter(user=user).only("id", "game_id", "kind", "city_id", "user_id"))
+        if any(r.kind == StaffKind.TRIBUNE for r in cached):
+            cached += standing_in_roles(user)
         user._mafia_staff_roles = cached
     return cached
+
+
+def standing_in_roles(user, now: datetime | None = None) -> list[StaffRole]:
+    """The Tribune roles (of other cities) whose powers ``user`` holds at ``now`` (aware UTC) as a stand-in
+    (L-STAFF-2): the absent Tribune's own ``StaffRole`` rows, with their game and city loaded, each marked
+    ``stands_in_now = True``. A stand-in holds the absent Tribune's grants and organises that city's inboxes for
+    the period (start included, end excluded, unless ended earlier); it never inherits the absent Tribune's
+    secret inboxes (L-INBOX-13: their content is their members'). One query; [] for anonymous users.
+    """
+    if not _is_authenticated(user):
+        return []
+    now = now or timezone.now()
+    periods = (TribuneStandIn.objects.filter(stand_in__user=user, stand_in__kind=StaffKind.TRIBUNE,
+                                             starts_at__lte=now, ends_at__gt=now, ended_at__isnull=True)
+               .select_related("absent__game", "absent__city").order_by("city__number", "id"))
+    roles = []
+    for period in periods:
+        role = period.absent
+        role.stands_in_now = True
+        if all(r.pk != role.pk for r in roles):
+            roles.append(role)
+    return roles
+
+
+def _is_stand_in(role: StaffRole) -> bool:
+    return getattr(role, "stands_in_now", False)
 
 
 def _seats_of(user) -> dict[int, Resident]:
@@ -222,7 +254,7 @@ def _secret_organizer_roles(roles: list[StaffRole], inbox: Inbox) -> list[StaffR
     """The roles among ``roles`` that organise the secret ``inbox`` (L-INBOX-13); never the Consigliere's."""
     if inbox.kind != K.SECRET or inbox.organizer_id is None:
         return []
-    return [r for r in roles if r.pk == inbox.organizer_id and r.kind in SECRET_ORGANIZER_KINDS]
+    return [r for r in roles if r.pk == inbox.organizer_id and r.kind in SECRET_ORGANIZER_KINDS and not _is_stand_in(r)]
 
 
 def membership_of(user, inbox: Inbox) -> Membership | None:
@@ -418,7 +450,7 @@ def _readable_q(user) -> Q:
             if grant.own_city:
                 clause &= Q(city_id=role.city_id)
             q |= clause
-        if role.kind in SECRET_ORGANIZER_KINDS:
+        if role.kind in SECRET_ORGANIZER_KINDS and not _is_stand_in(role):
             q |= Q(kind=K.SECRET, organizer_id=role.pk)
         for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
             if role.kind == kind:
@@ -464,6 +496,11 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             clause = Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
             if grant.own_city:
                 clause &= Q(staff_roles__city=inbox.city_id)
+                if kind == StaffKind.TRIBUNE:  # a Tribune standing in for this city's Tribune (L-STAFF-2)
+                    now = timezone.now()
+                    q |= Q(staff_roles__kind=kind, staff_roles__standing_in__city=inbox.city_id,
+                           staff_roles__standing_in__starts_at__lte=now, staff_roles__standing_in__ends_at__gt=now,
+                           staff_roles__standing_in__ended_at__isnull=True)
             q |= clause
     if inbox.kind == K.SECRET and inbox.organizer_id is not None:
         q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=SECRET_ORGANIZER_KINDS)
@@ -730,3 +767,191 @@ def can_see_speech_requests(user, city) -> bool:
     """L-NOM-4: a confrontation or last-word request is seen by the city's Tribune and the Procurator."""
     return any(r.kind == StaffKind.PROCURATOR or (r.kind == StaffKind.TRIBUNE and r.city_id == city.pk)
                for r in staff_roles_in(user, city.game_id))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The audit log (issue 7 item 5): which staff member may browse which GameEvent
+# --------------------------------------------------------------------------------------------------------------
+#
+# Every staff action and scheduler action is a ``GameEvent``; staff browse the events of their scope in /staff/.
+# A payload names residents, inboxes and messages, and the actor is a person: an event shown to the wrong host
+# tells who is mafia (a post in a mafia inbox), who the commissar is (an offer accepted), who the Consigliere is
+# (who ran the draw), or what a personal inbox says (a proxy request). So each event kind has one audience among
+# the game's staff, decided here, kind by kind; a kind not in the table is shown to nobody (fail closed) until
+# someone decides. After the game every staff member of the game sees every event (L-ARCH-1: the log joins the
+# archive). Site operators (/admin/) never see the log (L-STAFF-5). Players never see it here.
+#
+# | audience | who sees it | kinds |
+# |---|---|---|
+# | STAFF | every staff member of the game | setup, posts, draw commitment, voting schedule and results, court cases and sentences, deaths, replacements, stand-ins, impeachment openings and rulings |
+# | INBOX | staff who may read ``payload["inbox"]`` (``can_read_inbox``) | messages, memberships, inbox creation, kill, rollover |
+# | PROCURATOR | the Procurator | commissar offers and answers (L-COMM-2), failed scheduled events, who signs an impeachment demand |
+# | PROCURATOR_ARBITER | the Procurator and the Arbiter | court votes (the court inbox), penalty bans (L-STAFF-3) |
+# | CITY_HOSTS | the Procurator, the Arbiter and the Tribune of the event's city | nominations (``can_see_nominations``) |
+# | CITY_TRIBUNE | the Tribune of the event's city (or their stand-in) | proxy requests, suicide declarations (personal inbox, L-STAFF-6) |
+# | CITY_TRIBUNE_PROCURATOR | the Procurator and the Tribune of the event's city | speech requests (L-NOM-4), the Tribune told the commissar (L-COMM-4) |
+# | APPOINTMENT | every staff member, but the Consigliere's appointment only the Procurator and the Consigliere | staff.appointed (L-STAFF-6) |
+# | CONSIGLIERE | the Consigliere | the mafia's night: night.*, mafia.*, godfather.*, touring.*, gift.* (L-STAFF-4) |
+# | NOBODY | no staff member while the game runs | resident.flags (commissar and godfather flags), commissar checks check.* (the Consigliere must not learn who asked, L-NIGHT-5), any kind not in the table |
+#
+# The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
+# only to those who ``knows_consigliere``.
+
+AUDIT_STAFF = "staff"
+AUDIT_INBOX = "inbox"
+AUDIT_PROCURATOR = "procurator"
+AUDIT_PROCURATOR_ARBITER = "procurator+arbiter"
+AUDIT_CITY_HOSTS = "city hosts"
+AUDIT_CITY_TRIBUNE = "city tribune"
+AUDIT_CITY_TRIBUNE_PROCURATOR = "city tribune+procurator"
+AUDIT_APPOINTMENT = "appointment"
+AUDIT_CONSIGLIERE = "consigliere"
+AUDIT_NOBODY = "nobody"
+
+#: Event kind -> audience (see the table above).
+AUDIT_LOG_AUDIENCE: dict[str, str] = {
+    **dict.fromkeys([
+        "game.created", "game.status", "city.added", "resident.seated", "resident.moved", "cities.formed",
+        "cities.lists_published", "signup.created", "signup.withdrawn", "signups.closed", "post.created",
+        "post.scheduled", "post.published", "post.appended", "scheduler.post_published", "demo.loaded",
+        "draw.committed", "draw.numbers", "inboxes.opened", "resident.died", "resident.laid_to_rest",
+        "resident.replaced", "court.renewed", "court.case_opened", "court.sentenced", "voting.scheduled",
+        "voting.extended", "voting.opened", "voting.closed", "voting.execution_decided", "voting.spirits",
+        "scheduler.voting_open", "scheduler.voting_close", "scheduler.court_deadline",
+        "tribune.stand_in_granted", "tribune.stand_in_ended", "impeachment.opened", "impeachment.ruled",
+        "staff.tribune_replaced",
+    ], AUDIT_STAFF),
+    **dict.fromkeys([
+        "inbox.created", "inbox.killed", "inbox.rolled_over", "message.posted", "message.site_posted",
+        "message.edited", "message.hidden", "membership.banned", "membership.unbanned", "membership.added",
+        "membership.removed", "membership.left",
+    ], AUDIT_INBOX),
+    **dict.fromkeys([
+        "commissar.offered", "commissar.answered", "scheduler.event_failed", "impeachment.demanded",
+        "impeachment.signed", "impeachment.reached",
+    ], AUDIT_PROCURATOR),
+    **dict.fromkeys(["court.voted", "membership.penalty_banned"], AUDIT_PROCURATOR_ARBITER),
+    "voting.nominated": AUDIT_CITY_HOSTS,
+    **dict.fromkeys(["voting.proxy_requested", "voting.proxy_accepted", "voting.suicide_declared",
+                     "voting.suicide_confirmed"], AUDIT_CITY_TRIBUNE),
+    **dict.fromkeys(["voting.speech_requested", "commissar.tribune_told"], AUDIT_CITY_TRIBUNE_PROCURATOR),
+    "staff.appointed": AUDIT_APPOINTMENT,
+    "resident.flags": AUDIT_NOBODY,
+}
+
+#: Kind prefixes -> audience, for families of kinds (checked after the exact table).
+AUDIT_LOG_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("night.", AUDIT_CONSIGLIERE), ("mafia.", AUDIT_CONSIGLIERE), ("godfather.", AUDIT_CONSIGLIERE),
+    ("touring.", AUDIT_CONSIGLIERE), ("gift.", AUDIT_CONSIGLIERE), ("check.", AUDIT_NOBODY),
+)
+
+
+def audit_audience(kind: str) -> str:
+    """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided."""
+    if kind in AUDIT_LOG_AUDIENCE:
+        return AUDIT_LOG_AUDIENCE[kind]
+    for prefix, audience in AUDIT_LOG_PREFIXES:
+        if kind.startswith(prefix):
+            return audience
+    return AUDIT_NOBODY
+
+
+class AuditScope:
+    """What one viewer may see of one game's audit log; build once per page (a few queries), then ask
+    ``can_see(event)`` per event. ``visible_events`` is its query form."""
+
+    def __init__(self, viewer, game: Game | int):
+        self.game_id = game if isinstance(game, int) else game.pk
+        self.viewer = viewer
+        roles = staff_roles_in(viewer, self.game_id)
+        self.kinds = {r.kind for r in roles}
+        self.tribune_cities = {r.city_id for r in roles if r.kind == StaffKind.TRIBUNE}
+        self.finished = Game.objects.filter(pk=self.game_id, status=GameStatus.FINISHED).exists()
+        self._readable = None
+        self._cities = None
+
+    def readable_inbox_ids(self) -> set[int]:
+        if self._readable is None:
+            self._readable = set(readable_inboxes(self.viewer, self.game_id).values_list("pk", flat=True))
+        return self._readable
+
+    def _city_maps(self) -> dict[str, dict[int, int]]:
+        """Object id -> city id for the objects event payloads name (residents, proxies, declarations)."""
+        if self._cities is None:
+            from voting.models import ProxyRequest, SuicideDeclaration
+
+            game = self.game_id
+            self._cities = {
+                "resident": dict(Resident.objects.filter(game_id=game).values_list("pk", "city_id")),
+                "proxy": dict(ProxyRequest.objects.filter(game_id=game).values_list("pk", "city_id")),
+                "declaration": dict(SuicideDeclaration.objects.filter(game_id=game).values_list("pk", "city_id")),
+            }
+        return self._cities
+
+    def city_of(self, event) -> int | None:
+        """The city an event is about: ``payload["city"]``, else the city of the resident, proxy or
+        declaration it names; None when it names none."""
+        payload = event.payload or {}
+        if isinstance(payload.get("city"), int):
+            return payload["city"]
+        maps = self._city_maps()
+        for key in ("resident", "proxy", "declaration"):
+            if isinstance(payload.get(key), int):
+                return maps[key].get(payload[key])
+        return None
+
+    def can_see(self, event) -> bool:
+        """True when the viewer may see ``event`` (a GameEvent of this game) in the audit log."""
+        if not self.kinds or event.game_id != self.game_id:
+            return False
+        if self.finished:
+            return True
+        audience = audit_audience(event.kind)
+        k = self.kinds
+        if audience == AUDIT_STAFF:
+            return True
+        if audience == AUDIT_INBOX:
+            return (event.payload or {}).get("inbox") in self.readable_inbox_ids()
+        if audience == AUDIT_PROCURATOR:
+            return StaffKind.PROCURATOR in k
+        if audience == AUDIT_PROCURATOR_ARBITER:
+            return bool(k & {StaffKind.PROCURATOR, StaffKind.ARBITER})
+        if audience == AUDIT_CONSIGLIERE:
+            return StaffKind.CONSIGLIERE in k
+        if audience == AUDIT_APPOINTMENT:
+            if (event.payload or {}).get("kind") == StaffKind.CONSIGLIERE:
+                return bool(k & {StaffKind.PROCURATOR, StaffKind.CONSIGLIERE})
+            return True
+        if audience in (AUDIT_CITY_HOSTS, AUDIT_CITY_TRIBUNE, AUDIT_CITY_TRIBUNE_PROCURATOR):
+            if audience == AUDIT_CITY_HOSTS and k & {StaffKind.PROCURATOR, StaffKind.ARBITER}:
+                return True
+            if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and StaffKind.PROCURATOR in k:
+                return True
+            return self.city_of(event) in self.tribune_cities
+        return False
+
+    def shows_actor(self, event) -> bool:
+        """True when the viewer may see who acted: never the Consigliere's name to someone who may not know
+        who the Consigliere is (L-STAFF-6)."""
+        if event.actor_id is None:
+            return True
+        if self.finished or StaffKind.PROCURATOR in self.kinds or StaffKind.CONSIGLIERE in self.kinds:
+            return True
+        if not hasattr(self, "_consigliere_users"):
+            self._consigliere_users = set(StaffRole.objects.filter(
+                game_id=self.game_id, kind=StaffKind.CONSIGLIERE).values_list("user_id", flat=True))
+        return event.actor_id not in self._consigliere_users
+
+
+def visible_events(viewer, game: Game | int) -> QuerySet:
+    """The GameEvents of ``game`` that ``viewer`` may browse in the audit log (``AuditScope.can_see``), as an
+    unevaluated QuerySet ordered by time. Empty for anyone without a staff role in the game (players, site
+    operators, L-STAFF-5)."""
+    from cities.models import GameEvent
+
+    scope = AuditScope(viewer, game)
+    if not scope.kinds:
+        return GameEvent.objects.none()
+    events = GameEvent.objects.filter(game_id=scope.game_id).only("id", "game_id", "kind", "payload")
+    ids = [e.pk for e in events if scope.can_see(e)]
+    return GameEvent.objects.filter(pk__in=ids).order_by("at", "id")

@@ -6,6 +6,7 @@ from cities import views as city_views
 from cities.staff_admin import staff_admin_site
 from inboxes import views as inbox_views
 from roles import views as role_views
+from staff import views as staff_views
 from voting import views as voting_views
 
 urlpatterns = [
@@ -24,6 +25,7 @@ urlpatterns = [
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),
     path("games/<slug:slug>/cities/<int:number>/day/", voting_views.city_day, name="city_day"),
     path("games/<slug:slug>/nominate/", voting_views.nominate, name="nominate"),
+    path("games/<slug:slug>/impeachment/", staff_views.impeachment, name="impeachment"),
     path("games/<slug:slug>/inboxes/secret/new/", inbox_views.secret_new, name="secret_new"),
     path("games/<slug:slug>/posts/new/", city_views.schedule_post, name="schedule_post"),
     path("games/<slug:slug>/posts/<int:post_id>/", city_views.post_detail, name="post_detail"),

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "voting",
     "roles",
     "archive",
+    "staff",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,316 @@
+"""Services of the staff consoles (issue 7): Tribune stand-ins (L-STAFF-2), replacing a Tribune, impeachment
+(L-IMPEACH-1/2, L-INBOX-14) and the early end of a game (L-WIN-3).
+
+Every function is one transaction that checks the rules, writes its ``GameEvent`` audit row and raises a
+``cities.errors.RuleViolation`` subclass with a readable message. The admin (``staff.staff_admin``) calls these
+and nothing else; so would any page.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.services import record_event
+from inboxes import policies
+from inboxes.models import Inbox, InboxKind
+
+from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, TribuneStandIn
+
+#: L-IMPEACH-1: the share of a city's living residents whose signatures bring a demand to the Procurator.
+IMPEACHMENT_SHARE = (3, 10)
+
+
+def _check_procurator(game: Game, acting_user, rule: str) -> None:
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
+
+
+def _check_running(game: Game) -> None:
+    if game.status != GameStatus.RUNNING:
+        raise WrongState(_("The game is not running."))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Tribune stand-ins (L-STAFF-2)
+# --------------------------------------------------------------------------------------------------------------
+
+@transaction.atomic
+def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at: datetime, ends_at: datetime, *,
+                              acting_user, now: datetime | None = None) -> TribuneStandIn:
+    """The Procurator grants the Tribune ``stand_in`` the Tribune powers of ``absent``'s city from ``starts_at``
+    to ``ends_at`` (aware UTC, end excluded) (L-STAFF-2). During the period the access policy gives the stand-in
+    that city's Tribune grants (``policies.standing_in_roles``); outside it, nothing.
+
+    Returns the TribuneStandIn. Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (a role that is not a
+    Tribune of this game, the same city, an end not after the start or already past), ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    game = absent.game
+    _check_procurator(game, acting_user, "L-STAFF-2")
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+    if (absent.kind != StaffKind.TRIBUNE or stand_in.kind != StaffKind.TRIBUNE or stand_in.game_id != game.pk
+            or absent.pk == stand_in.pk):
+        raise InvalidInput(_("A Tribune stands in for the Tribune of another city of the same game."),
+                           rule="L-STAFF-2")
+    if starts_at.tzinfo is None or ends_at.tzinfo is None:
+        raise InvalidInput(_("Times must carry a time zone."))
+    if ends_at <= starts_at:
+        raise InvalidInput(_("The end of the period must be after its start."), rule="L-STAFF-2")
+    if ends_at <= now:
+        raise InvalidInput(_("The end of the period must be in the future."), rule="L-STAFF-2")
+    period = TribuneStandIn.objects.create(game=game, city_id=absent.city_id, absent=absent, stand_in=stand_in,
+                                           starts_at=starts_at, ends_at=ends_at, granted_by=acting_user,
+                                           granted_at=now)
+    policies.forget_viewer_cache(stand_in.user)
+    record_event(game, "tribune.stand_in_granted", actor=acting_user, at=now,
+                 payload={"stand_in": period.pk, "city": absent.city_id, "absent": absent.pk,
+                          "tribune": stand_in.pk, "from": starts_at.isoformat(), "until": ends_at.isoformat()})
+    return period
+
+
+@transaction.atomic
+def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetime | None = None) -> TribuneStandIn:
+    """The Procurator ends a stand-in period now (L-STAFF-2); the stand-in loses the city's powers at once.
+    Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (already ended or over)."""
+    now = now or timezone.now()
+    period = TribuneStandIn.objects.select_for_update(of=("self",)).select_related("game").get(pk=period.pk)
+    _check_procurator(period.game, acting_user, "L-STAFF-2")
+    if period.ended_at is not None or period.ends_at <= now:
+        raise WrongState(_("This stand-in period is already over."), rule="L-STAFF-2")
+    period.ended_at = now
+    period.ended_by = acting_user
+    period.save(update_fields=["ended_at", "ended_by"])
+    record_event(period.game, "tribune.stand_in_ended", actor=acting_user, at=now,
+                 payload={"stand_in": period.pk, "city": period.city_id})
+    return period
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Replacing a Tribune (L-IMPEACH-2 "replace the Tribune")
+# --------------------------------------------------------------------------------------------------------------
+
+def _replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime) -> StaffRole:
+    role = StaffRole.objects.select_for_update(of=("self",)).select_related("game", "city", "user").get(pk=role.pk)
+    game = role.game
+    if role.kind != StaffKind.TRIBUNE:
+        raise InvalidInput(_("Only a Tribune is replaced this way."), rule="L-IMPEACH-2")
+    if new_user is None or not new_user.is_active:
+        raise InvalidInput(_("Choose an active account for the new Tribune."), rule="L-IMPEACH-2")
+    if Resident.objects.filter(game=game, user=new_user).exists():
+        raise NotAllowed(_("Residents of a game cannot be its staff."), rule="L-STAFF-1")
+    held = StaffRole.objects.filter(game=game, user=new_user).first()
+    if held is not None:
+        raise NotAllowed(_("%(name)s already holds a staff role in this game: %(role)s.")
+                         % {"name": new_user.public_name, "role": held.get_kind_display()}, rule="L-STAFF-5")
+    old_user = role.user
+    role.user = new_user
+    role.save(update_fields=["user"])
+    policies.forget_viewer_cache(old_user)
+    policies.forget_viewer_cache(new_user)
+    record_event(game, "staff.tribune_replaced", actor=acting_user, at=now,
+                 payload={"role": role.pk, "city": role.city_id, "old_user": old_user.pk, "new_user": new_user.pk})
+    return role
+
+
+@transaction.atomic
+def do_replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime | None = None) -> StaffRole:
+    """``new_user`` becomes the Tribune of ``role``'s city in place of its holder (L-IMPEACH-2, L-STAFF-1).
+
+    Every power moves at once because the access policy derives them from the ``StaffRole`` row: the city's
+    inboxes it organises, its grants, its stand-in periods, its place in the office. The replaced account keeps
+    nothing. Posts keep the name of who wrote them. Procurator only.
+    Raises ``NotAllowed`` (not the Procurator; ``new_user`` plays or holds a role in the game), ``InvalidInput``
+    (not a Tribune role; inactive account), ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    _check_procurator(role.game, acting_user, "L-IMPEACH-2")
+    if role.game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+    return _replace_tribune(role, new_user, acting_user=acting_user, now=now)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Impeachment (L-IMPEACH-1/2, L-INBOX-14)
+# --------------------------------------------------------------------------------------------------------------
+
+def impeachment_threshold_met(signers: int, living: int) -> bool:
+    """True when ``signers`` living residents are at least 30% of the ``living`` residents of a city
+    (L-IMPEACH-1); exact integer arithmetic (6 of 20 is enough, 29 of 100 is not). False for a city with nobody
+    living."""
+    num, den = IMPEACHMENT_SHARE
+    return living > 0 and signers * den >= living * num
+
+
+def living_signatures(demand: ImpeachmentDemand) -> tuple[int, int]:
+    """(living signers, living residents of the city) of ``demand``, counted now (L-IMPEACH-1)."""
+    living = Resident.objects.filter(city_id=demand.city_id, status=LifeStatus.ALIVE).count()
+    signers = demand.signatures.filter(resident__status=LifeStatus.ALIVE).count()
+    return signers, living
+
+
+def _living_seat(game: Game, acting_user) -> Resident:
+    seat = policies.seat_in(acting_user, game) if acting_user is not None else None
+    if seat is None or not seat.is_living:
+        raise NotAllowed(_("Only living residents of the city may demand an impeachment."), rule="L-IMPEACH-1")
+    return seat
+
+
+def _sign(demand: ImpeachmentDemand, seat: Resident, *, acting_user, now: datetime) -> ImpeachmentSignature:
+    signature = ImpeachmentSignature.objects.create(demand=demand, resident=seat, at=now)
+    record_event(demand.game, "impeachment.signed", actor=acting_user, at=now,
+                 payload={"demand": demand.pk, "city": demand.city_id, "resident": seat.pk})
+    if demand.reached_at is None:
+        signers, living = living_signatures(demand)
+        if impeachment_threshold_met(signers, living):
+            demand.reached_at = now
+            demand.save(update_fields=["reached_at"])
+            record_event(demand.game, "impeachment.reached", actor=None, at=now,
+                         payload={"demand": demand.pk, "city": demand.city_id, "signers": signers,
+                                  "living": living})
+    return signature
+
+
+@transaction.atomic
+def do_demand_impeachment(game: Game, *, acting_user, now: datetime | None = None) -> ImpeachmentDemand:
+    """A living resident starts a demand to impeach the Tribune of their city, and signs it (L-IMPEACH-1).
+
+    Returns the ImpeachmentDemand (``reached_at`` set if this signature alone reaches 30%). Raises ``NotAllowed``
+    (not a living resident), ``WrongState`` (game not running; the city has no Tribune; an undecided demand
+    exists: sign that one).
+    """
+    now = now or timezone.now()
+    _check_running(game)
+    policies.forget_viewer_cache(acting_user)
+    seat = _living_seat(game, acting_user)
+    tribune = StaffRole.objects.filter(game=game, kind=StaffKind.TRIBUNE, city_id=seat.city_id).first()
+    if tribune is None:
+        raise WrongState(_("This city has no Tribune."), rule="L-IMPEACH-1")
+    if ImpeachmentDemand.objects.select_for_update().filter(city_id=seat.city_id, ruled_at__isnull=True).exists():
+        raise WrongState(_("A demand to impeach the Tribune of this city is already open: sign it."),
+                         rule="L-IMPEACH-1")
+    demand = ImpeachmentDemand.objects.create(game=game, city_id=seat.city_id, tribune=tribune,
+                                              tribune_user_id=tribune.user_id, initiator=seat, created_at=now)
+    record_event(game, "impeachment.demanded", actor=acting_user, at=now,
+                 payload={"demand": demand.pk, "city": seat.city_id, "resident": seat.pk})
+    _sign(demand, seat, acting_user=acting_user, now=now)
+    return demand
+
+
+@transaction.atomic
+def do_sign_impeachment_demand(demand: ImpeachmentDemand, *, acting_user,
+                               now: datetime | None = None) -> ImpeachmentSignature:
+    """A living resident of the demand's city signs it (L-IMPEACH-1). When the living signers reach 30% of the
+    city's living residents, the demand goes before the Procurator (``reached_at``, an ``impeachment.reached``
+    audit row; his dashboard lists it). Raises ``NotAllowed`` (not a living resident of that city), ``WrongState``
+    (game not running, demand decided, already signed)."""
+    now = now or timezone.now()
+    demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game").get(pk=demand.pk)
+    _check_running(demand.game)
+    policies.forget_viewer_cache(acting_user)
+    seat = _living_seat(demand.game, acting_user)
+    if seat.city_id != demand.city_id:
+        raise NotAllowed(_("Only living residents of the city may demand an impeachment."), rule="L-IMPEACH-1")
+    if demand.ruled_at is not None:
+        raise WrongState(_("The Procurator has already ruled on this demand."), rule="L-IMPEACH-2")
+    if demand.signatures.filter(resident=seat).exists():
+        raise WrongState(_("You have already signed this demand."), rule="L-IMPEACH-1")
+    return _sign(demand, seat, acting_user=acting_user, now=now)
+
+
+@transaction.atomic
+def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: datetime | None = None) -> Inbox:
+    """The Procurator opens the impeachment inbox of a demand that reached 30% (L-IMPEACH-2, L-INBOX-14): every
+    resident of the city is in it, all but the initiators (the living signers) banned; the Procurator organises
+    it; the city's Tribune reads and posts there (to be heard, ``STAFF_GRANTS``).
+
+    Returns the Inbox. Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (game not running, threshold not
+    reached, already opened).
+    """
+    now = now or timezone.now()
+    demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=demand.pk)
+    game = demand.game
+    _check_procurator(game, acting_user, "L-IMPEACH-2")
+    _check_running(game)
+    if demand.reached_at is None:
+        raise WrongState(_("The demand has not reached 30 percent of the living residents."), rule="L-IMPEACH-1")
+    if demand.inbox_id is not None:
+        raise WrongState(_("The impeachment inbox is already open."), rule="L-IMPEACH-2")
+    from inboxes.services import do_create_inbox
+
+    signers = set(demand.signatures.filter(resident__status=LifeStatus.ALIVE).values_list("resident_id", flat=True))
+    residents = list(Resident.objects.filter(city_id=demand.city_id).order_by("name", "id"))
+    procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
+    inbox = do_create_inbox(game, InboxKind.IMPEACHMENT, acting_user=None, city=demand.city, organizer=procurator,
+                            title=_("Impeachment of the Tribune of %(city)s") % {"city": demand.city.name},
+                            members=[r for r in residents if r.pk in signers],
+                            banned=[r for r in residents if r.pk not in signers], now=now)
+    demand.inbox = inbox
+    demand.opened_at = now
+    demand.save(update_fields=["inbox", "opened_at"])
+    record_event(game, "impeachment.opened", actor=acting_user, at=now,
+                 payload={"demand": demand.pk, "city": demand.city_id, "inbox": inbox.pk,
+                          "members": len(signers), "banned": len(residents) - len(signers)})
+    return inbox
+
+
+@transaction.atomic
+def do_rule_on_impeachment(demand: ImpeachmentDemand, ruling: str, *, acting_user, reason: str = "",
+                           new_tribune_user=None, now: datetime | None = None) -> ImpeachmentDemand:
+    """The Procurator records one of the four rulings on an opened impeachment (L-IMPEACH-2):
+    ``replace`` (``new_tribune_user`` becomes the Tribune at once, ``do_replace_tribune``'s rules; the replaced
+    account loses every power), ``bonus`` (a bonus to the complainants, recorded), ``unfounded`` (rejected) or
+    ``trivial`` (closed; its ``reason`` stays hidden until the game ends: it is not copied into the audit row).
+
+    Returns the demand. Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (unknown ruling; a new
+    Tribune given for another ruling or missing for ``replace``; see ``do_replace_tribune``), ``WrongState`` (not
+    opened, already ruled, game not running).
+    """
+    now = now or timezone.now()
+    demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "tribune").get(pk=demand.pk)
+    game = demand.game
+    _check_procurator(game, acting_user, "L-IMPEACH-2")
+    _check_running(game)
+    if ruling not in ImpeachmentRuling.values:
+        raise InvalidInput(_("Choose one of the four rulings."), rule="L-IMPEACH-2")
+    if demand.opened_at is None:
+        raise WrongState(_("Open the impeachment inbox and hear the Tribune first."), rule="L-IMPEACH-2")
+    if demand.ruled_at is not None:
+        raise WrongState(_("The Procurator has already ruled on this demand."), rule="L-IMPEACH-2")
+    if (ruling == ImpeachmentRuling.REPLACE) != (new_tribune_user is not None):
+        raise InvalidInput(_("A new Tribune is named when, and only when, the Tribune is replaced."),
+                           rule="L-IMPEACH-2")
+    if ruling == ImpeachmentRuling.REPLACE:
+        _replace_tribune(demand.tribune, new_tribune_user, acting_user=acting_user, now=now)
+    demand.ruling = ruling
+    demand.ruled_at = now
+    demand.reason = (reason or "").strip()
+    demand.new_tribune_user = new_tribune_user
+    demand.save(update_fields=["ruling", "ruled_at", "reason", "new_tribune_user"])
+    payload = {"demand": demand.pk, "city": demand.city_id, "ruling": ruling}
+    if ruling == ImpeachmentRuling.BONUS:
+        payload["complainants"] = sorted(demand.signatures.values_list("resident_id", flat=True))
+    if ruling != ImpeachmentRuling.TRIVIAL:
+        payload["reason"] = demand.reason
+    record_event(game, "impeachment.ruled", actor=acting_user, at=now, payload=payload)
+    return demand
+
+
+def visible_ruling_reason(viewer, demand: ImpeachmentDemand) -> str | None:
+    """The reason of ``demand``'s ruling as ``viewer`` may read it: a trivial ruling's reason only for the
+    Procurator until the game ends (L-IMPEACH-2); None when hidden."""
+    if demand.ruling != ImpeachmentRuling.TRIVIAL or demand.game.status == GameStatus.FINISHED:
+        return demand.reason
+    return demand.reason if policies.holds_role(viewer, demand.game_id, StaffKind.PROCURATOR) else None
+
+
+__all__ = [
+    "IMPEACHMENT_SHARE", "do_demand_impeachment", "do_end_tribune_stand_in",
+    "do_grant_tribune_stand_in", "do_open_impeachment_inbox", "do_replace_tribune", "do_rule_on_impeachment",
+    "do_sign_impeachment_demand", "impeachment_threshold_met", "living_signatures", "visible_ruling_reason",
+]

@@ -1,0 +1,488 @@
+"""The staff consoles of issue 7 on the ``/staff/`` admin site (``cities.staff_admin.staff_admin_site``).
+
+Registered here, on the existing site object, with the same conventions (read-only, policy-scoped querysets, a
+whitelist of URL lookups, every write one service call with ``acting_user=request.user``):
+
+* **What needs me now** (``dashboard_needs``): per role, counts with links: the Tribune's pending proxy requests,
+  suicide declarations and speech requests (own city and stand-in cities, L-NOM-4/5/6); the Procurator's speech
+  requests, pending commissar offers (L-COMM), impeachment demands before him (L-IMPEACH) and failed scheduled
+  events; the Arbiter's open court cases (L-COURT). Other apps add theirs to ``DASHBOARD_NEEDS`` (the judges'
+  removal demands, L-JUDGE-8).
+* **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
+  ``inboxes.policies.AUDIT_LOG_AUDIENCE`` (``policies.visible_events``); the Consigliere's name as actor only to
+  those who may know it.
+* **Tribune stand-ins** (L-STAFF-2): listed to every staff member of the game; the Procurator grants them on a
+  page and ends them with an action (``staff.services``).
+* **Impeachment demands** (L-IMPEACH): the Procurator only (who signed is his to know); actions open the
+  impeachment inbox and record a ruling.
+* **Speech requests** (L-NOM-4): the Procurator and the city's Tribune (``policies.can_see_speech_requests``).
+* **The early end of a game** (L-WIN-3): a Procurator's page.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html_join
+from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from cities.errors import RuleViolation
+from cities.forms import WallClockField, wall_clock_to_utc
+from cities.models import Game, GameEvent, ScheduledEvent, StaffKind, StaffRole
+from cities.staff_admin import (
+    ScopedRelatedFilter,
+    StaffScopedAdmin,
+    _action_page,
+    _bound_form,
+    _current_request,
+    _role_game_ids,
+    staff_admin_site,
+    staff_roles_of,
+)
+from inboxes import policies
+from roles import services as roles_services
+from roles.models import CommissarOffer
+from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, SuicideDeclaration
+
+from . import services
+from .models import ImpeachmentDemand, ImpeachmentRuling, TribuneStandIn
+
+
+def _tribune_scope(request) -> Q:
+    """Tribune roles of the user, stand-in periods included (``staff_roles_of`` lists them, L-STAFF-2)."""
+    scope = Q(pk__in=[])
+    for role in staff_roles_of(request):
+        if role.kind == StaffKind.TRIBUNE:
+            scope |= Q(game_id=role.game_id, city_id=role.city_id)
+    return scope
+
+
+def _changelist(model: str, **params) -> str:
+    url = reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name)
+    return url + ("?" + urlencode(params) if params else "")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# What needs me now
+# --------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Need:
+    """One line of the dashboard: ``count`` things of ``label`` wait for the viewer at ``url``."""
+
+    key: str
+    label: str
+    count: int
+    url: str
+
+
+def _scoped(request, model):
+    return staff_admin_site._registry[model].get_queryset(request)
+
+
+def _tribune_needs(request, role: StaffRole) -> list[Need]:
+    if role.kind != StaffKind.TRIBUNE:
+        return []
+    game, city = role.game, role.city_id
+    proxies = _scoped(request, ProxyRequest).filter(game=game, city_id=city, day=game.day_number,
+                                                    state=ProxyState.REQUESTED).count()
+    suicides = _scoped(request, SuicideDeclaration).filter(game=game, city_id=city, day=game.day_number,
+                                                           confirmed_at__isnull=True).count()
+    speeches = _scoped(request, SpeechRequest).filter(game=game, city_id=city, day=game.day_number).count()
+    return [
+        Need("proxy", _("Proxy requests to accept"), proxies,
+             _changelist("voting_proxyrequest", city__id__exact=city, state__exact=ProxyState.REQUESTED,
+                         day=game.day_number)),
+        Need("suicide", _("Suicide declarations to confirm"), suicides,
+             _changelist("voting_suicidedeclaration", city__id__exact=city, day=game.day_number)),
+        Need("speech", _("Confrontation and last-word requests"), speeches,
+             _changelist("voting_speechrequest", city__id__exact=city, day=game.day_number)),
+    ]
+
+
+def _procurator_needs(request, role: StaffRole) -> list[Need]:
+    if role.kind != StaffKind.PROCURATOR:
+        return []
+    game = role.game
+    speeches = _scoped(request, SpeechRequest).filter(game=game, day=game.day_number).count()
+    offers = CommissarOffer.objects.filter(game=game, answered_at__isnull=True).count()
+    demands = _scoped(request, ImpeachmentDemand).filter(game=game, reached_at__isnull=False,
+                                                         ruled_at__isnull=True).count()
+    failed = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
+                                           attempts__gt=0).exclude(last_error="").count()
+    return [
+        Need("speech", _("Confrontation and last-word requests"), speeches,
+             _changelist("voting_speechrequest", game__id__exact=game.pk, day=game.day_number)),
+        Need("commissar", _("Commissar offers awaiting an answer"), offers,
+             reverse("game_setup", args=[game.slug])),
+        Need("impeachment", _("Impeachment demands before you"), demands,
+             _changelist("staff_impeachmentdemand", game__id__exact=game.pk)),
+        Need("failed", _("Failed scheduled events"), failed,
+             _changelist("cities_gameevent", game__id__exact=game.pk, kind="scheduler.event_failed")),
+    ]
+
+
+def _arbiter_needs(request, role: StaffRole) -> list[Need]:
+    if role.kind != StaffKind.ARBITER:
+        return []
+    cases = _scoped(request, CourtCase).filter(game=role.game, decided_at__isnull=True).count()
+    return [Need("court", _("Court cases awaiting a decision"), cases,
+                 _changelist("voting_courtcase", game__id__exact=role.game_id))]
+
+
+#: Functions ``(request, role) -> list[Need]`` whose lines the dashboard shows for each role. Another app adds
+#: its own (e.g. the Arbiter's judge-removal demands, L-JUDGE-8) with ``DASHBOARD_NEEDS.append(fn)``; each must
+#: count only objects of the viewer's scope (use the registered ModelAdmin's ``get_queryset(request)``).
+DASHBOARD_NEEDS: list[Callable] = [_tribune_needs, _procurator_needs, _arbiter_needs]
+
+
+def dashboard_needs(request, role: StaffRole) -> list[Need]:
+    """The "what needs me now" lines for ``role`` of the request's user: every hook's lines, in order."""
+    return [need for hook in DASHBOARD_NEEDS for need in hook(request, role)]
+
+
+def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
+    """Links this app adds to a role's dashboard row."""
+    links = [(_("Audit log"), _changelist("cities_gameevent", game__id__exact=role.game_id)),
+             (_("Tribune stand-ins"), _changelist("staff_tribunestandin", game__id__exact=role.game_id))]
+    if role.kind == StaffKind.PROCURATOR:
+        links += [(_("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game_id],
+                                                  current_app=staff_admin_site.name)),
+                  (_("Impeachment demands"), _changelist("staff_impeachmentdemand", game__id__exact=role.game_id)),
+                  (_("End the game early"), reverse("admin:end_game_early", args=[role.game_id],
+                                                    current_app=staff_admin_site.name))]
+    if getattr(role, "stands_in_now", False):
+        links.insert(0, (_("You stand in for this city"), _changelist("cities_resident",
+                                                                             city__id__exact=role.city_id)))
+    return links
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The audit log
+# --------------------------------------------------------------------------------------------------------------
+
+class EventKindFilter(admin.SimpleListFilter):
+    """Filter by event kind, offering only the kinds present in the viewer's scope."""
+
+    title = gettext_lazy("kind")
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        kinds = sorted(set(model_admin.get_queryset(request).values_list("kind", flat=True)))
+        return [(k, k) for k in kinds]
+
+    def has_output(self) -> bool:
+        return True
+
+    def queryset(self, request, queryset):
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
+def _audit_scopes(request) -> dict[int, policies.AuditScope]:
+    cached = getattr(request, "_staff_audit_scopes", None)
+    if cached is None:
+        cached = {gid: policies.AuditScope(request.user, gid) for gid in {r.game_id for r in staff_roles_of(request)}}
+        request._staff_audit_scopes = cached
+    return cached
+
+
+@admin.register(GameEvent, site=staff_admin_site)
+class StaffGameEventAdmin(StaffScopedAdmin):
+    """The audit log of the games the user hosts: only the events of their scope (``policies.visible_events``,
+    the per-kind table ``AUDIT_LOG_AUDIENCE``)."""
+
+    list_display = ("at", "kind", "actor_shown", "details")
+    list_per_page = 100
+    list_max_show_all = 10_000  # "show all" covers a whole game's log
+    list_filter = (("game", ScopedRelatedFilter), EventKindFilter)
+    search_fields = ("kind",)
+    fields = ("game", "at", "kind", "actor_shown", "details")
+    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "kind"})
+
+    def get_ordering(self, request):
+        return ("-at", "-id")
+
+    def scoped_queryset(self, request):
+        ids: list[int] = []
+        for game_id in sorted({r.game_id for r in staff_roles_of(request)}):
+            ids += list(policies.visible_events(request.user, game_id).values_list("pk", flat=True))
+        return GameEvent.objects.filter(pk__in=ids).select_related("game", "actor")
+
+    def _scope(self, obj):
+        request = _current_request.get()
+        return None if request is None else _audit_scopes(request).get(obj.game_id)
+
+    @admin.display(description=gettext_lazy("actor"))
+    def actor_shown(self, obj: GameEvent) -> str:
+        if obj.actor_id is None:
+            return _("the site")
+        scope = self._scope(obj)
+        if scope is None or not scope.can_see(obj) or not scope.shows_actor(obj):
+            return "—"
+        return obj.actor.public_name
+
+    @admin.display(description=gettext_lazy("details"))
+    def details(self, obj: GameEvent) -> str:
+        scope = self._scope(obj)
+        if scope is None or not scope.can_see(obj):
+            return ""
+        return format_html_join(", ", "{}={}", sorted((k, str(v)[:200]) for k, v in (obj.payload or {}).items()))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Speech requests (L-NOM-4)
+# --------------------------------------------------------------------------------------------------------------
+
+@admin.register(SpeechRequest, site=staff_admin_site)
+class StaffSpeechRequestAdmin(StaffScopedAdmin):
+    """Confrontation and last-word requests: the city's Tribune and the Procurator (L-NOM-4)."""
+
+    list_display = ("resident", "kind", "other", "note", "day", "at")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "kind", "day")
+    fields = ("game", "city", "day", "resident", "kind", "other", "note", "at")
+    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "kind__exact", "day",
+                                 "day__isnull"})
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_role_game_ids(request, StaffKind.PROCURATOR) or
+                    any(r.kind == StaffKind.TRIBUNE for r in staff_roles_of(request)))
+
+    def get_ordering(self, request):
+        return ("-day", "at", "id")
+
+    def scoped_queryset(self, request):
+        scope = Q(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)) | _tribune_scope(request)
+        return SpeechRequest.objects.filter(scope).select_related("game", "city", "resident", "other")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Tribune stand-ins (L-STAFF-2)
+# --------------------------------------------------------------------------------------------------------------
+
+@admin.action(description=gettext_lazy("End now"))
+def end_stand_ins(modeladmin, request, queryset):
+    """The Procurator ends stand-in periods now: ``do_end_tribune_stand_in`` for each."""
+    for period in queryset.select_related("city"):
+        try:
+            services.do_end_tribune_stand_in(period, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The stand-in for %(city)s has ended.") % {"city": period.city.name})
+
+
+@admin.register(TribuneStandIn, site=staff_admin_site)
+class StaffTribuneStandInAdmin(StaffScopedAdmin):
+    """Stand-in periods of the games the user hosts (public among the staff: who runs which city)."""
+
+    list_display = ("city", "stand_in", "starts_at", "ends_at", "ended_at")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
+    fields = ("game", "city", "absent", "stand_in", "starts_at", "ends_at", "granted_at", "ended_at")
+    allowed_lookups = frozenset({"game__id__exact", "city__id__exact"})
+    actions = (end_stand_ins,)
+
+    def get_ordering(self, request):
+        return ("-starts_at", "-id")
+
+    def offers_action(self, request, name: str) -> bool:
+        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+
+    def scoped_queryset(self, request):
+        games = {r.game_id for r in staff_roles_of(request)}
+        return TribuneStandIn.objects.filter(game_id__in=games).select_related("game", "city", "stand_in__city",
+                                                                                 "absent__city")
+
+
+class StandInForm(forms.Form):
+    """Which Tribune stands in for which city, from when until when (wall clock in the game's zone)."""
+
+    absent = forms.ModelChoiceField(label=gettext_lazy("City whose Tribune is absent"), queryset=StaffRole.objects.none())
+    stand_in = forms.ModelChoiceField(label=gettext_lazy("Tribune standing in"), queryset=StaffRole.objects.none())
+    starts_at = WallClockField(label=gettext_lazy("From"))
+    ends_at = WallClockField(label=gettext_lazy("Until"))
+
+    def __init__(self, *args, game: Game, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(game.time_zone)
+        tribunes = StaffRole.objects.filter(game=game, kind=StaffKind.TRIBUNE).select_related("city", "user")
+        self.fields["absent"].queryset = tribunes
+        self.fields["absent"].label_from_instance = lambda r: r.city.name
+        self.fields["stand_in"].queryset = tribunes
+        self.fields["stand_in"].label_from_instance = lambda r: f"{r.user.public_name} ({r.city.name})"
+
+    def clean(self):
+        data = super().clean()
+        for name in ("starts_at", "ends_at"):
+            if data.get(name) is not None:
+                try:
+                    data[name] = wall_clock_to_utc(data[name], self.zone)
+                except ValidationError as exc:
+                    self.add_error(name, exc)
+                except OverflowError:
+                    self.add_error(name, _("This date is out of range."))
+        return data
+
+
+def _procurator_game(request, game_id: int) -> Game:
+    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind == StaffKind.PROCURATOR),
+                None)
+    if game is None:
+        raise Http404
+    return game
+
+
+def grant_stand_in_view(request, game_id: int):
+    """The Procurator's page granting a stand-in (``do_grant_tribune_stand_in``); a 404 for anyone else."""
+    game = _procurator_game(request, game_id)
+    form = StandInForm(request.POST if request.method == "POST" else None, game=game)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            period = services.do_grant_tribune_stand_in(data["absent"], data["stand_in"], data["starts_at"],
+                                                        data["ends_at"], acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("%(name)s stands in for the Tribune of %(city)s.")
+                             % {"name": period.stand_in.user.public_name, "city": period.city.name})
+            return HttpResponseRedirect(_changelist("staff_tribunestandin", game__id__exact=game.pk))
+    return _page(request, _("Grant a stand-in"), game, form, _("Grant"))
+
+
+def _page(request, title: str, game: Game, form, submit: str):
+    context = {**staff_admin_site.each_context(request), "title": title, "subtitle": game.title, "form": form,
+               "submit_label": submit}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/staff_form.html", context)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The early end of a game (L-WIN-3)
+# --------------------------------------------------------------------------------------------------------------
+
+class EndGameForm(forms.Form):
+    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 4}), max_length=1000)
+
+
+def end_game_early_view(request, game_id: int):
+    """The Procurator ends the game early with a reason (``do_end_game_early``, L-WIN-3); 404 for anyone else."""
+    game = _procurator_game(request, game_id)
+    form = EndGameForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        try:
+            roles_services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The game is over."))
+            return HttpResponseRedirect(reverse("admin:index", current_app=staff_admin_site.name))
+    return _page(request, _("End the game early"), game, form, _("End the game"))
+
+
+def extra_urls(site) -> list:
+    """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
+    return [
+        path("games/<int:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in"),
+        path("games/<int:game_id>/end/", site.admin_view(end_game_early_view), name="end_game_early"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Impeachment (L-IMPEACH)
+# --------------------------------------------------------------------------------------------------------------
+
+def _each(request, objects, call, success) -> None:
+    for obj in objects:
+        try:
+            call(obj)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, success(obj))
+
+
+@admin.action(description=gettext_lazy("Open the impeachment inbox"))
+def open_impeachment_inboxes(modeladmin, request, queryset):
+    """The Procurator opens the impeachment inbox (``do_open_impeachment_inbox``, L-IMPEACH-2, L-INBOX-14)."""
+    _each(request, queryset.select_related("city"),
+          lambda d: services.do_open_impeachment_inbox(d, acting_user=request.user),
+          lambda d: _("The impeachment inbox of %(city)s is open.") % {"city": d.city.name})
+
+
+class RulingForm(forms.Form):
+    """One of the four rulings (L-IMPEACH-2); the new Tribune's username when replacing."""
+
+    ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=ImpeachmentRuling.choices)
+    username = forms.CharField(label=gettext_lazy("Username of the new Tribune (replacement only)"), max_length=150,
+                               required=False)
+    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        if not username:
+            return None
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise ValidationError(_("No account has this username."))
+        return user
+
+
+@admin.action(description=gettext_lazy("Rule"))
+def rule_on_impeachments(modeladmin, request, queryset):
+    """The Procurator records a ruling (``do_rule_on_impeachment``, L-IMPEACH-2), one demand at a time."""
+    demands = list(queryset.select_related("city")[:2])
+    if len(demands) != 1:
+        if demands:
+            messages.error(request, _("Choose one demand at a time."))
+        return None
+    demand = demands[0]
+    form = _bound_form(request, RulingForm)
+    if form.is_valid():
+        data = form.cleaned_data
+        _each(request, [demand], lambda d: services.do_rule_on_impeachment(
+            d, data["ruling"], acting_user=request.user, reason=data["reason"], new_tribune_user=data["username"]),
+            lambda d: _("The ruling on the impeachment in %(city)s is recorded.") % {"city": d.city.name})
+        return None
+    return _action_page(modeladmin, request, action="rule_on_impeachments", title=_("Rule"),
+                        targets=[(demand.pk, str(demand.city.name))], form=form, submit=_("Rule"))
+
+
+@admin.register(ImpeachmentDemand, site=staff_admin_site)
+class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
+    """Impeachment demands of the games where the user is the Procurator (who signed is his to know)."""
+
+    list_display = ("city", "created_at", "signers", "reached_at", "opened_at", "ruling", "ruled_at")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
+    fields = ("game", "city", "tribune", "created_at", "signers", "reached_at", "inbox", "opened_at", "ruling",
+              "ruled_at", "reason")
+    allowed_lookups = frozenset({"game__id__exact", "city__id__exact"})
+    actions = (open_impeachment_inboxes, rule_on_impeachments)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+
+    def get_ordering(self, request):
+        return ("-created_at", "-id")
+
+    def scoped_queryset(self, request):
+        return ImpeachmentDemand.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)) \
+            .select_related("game", "city", "tribune__city", "inbox")
+
+    @admin.display(description=gettext_lazy("living signers"))
+    def signers(self, obj: ImpeachmentDemand) -> str:
+        signers, living = services.living_signatures(obj)
+        return f"{signers} / {living}"
+
+
+__all__ = ["DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls"]

@@ -1,0 +1,134 @@
+"""Tribune stand-ins (RULES.md L-STAFF-2): a Tribune granted another city's Tribune powers holds them for the set
+period, recorded, through the access policy (all four forms), the staff admin and the services; before and after
+the period, nothing; never the absent Tribune's secret inboxes (L-INBOX-13)."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+
+from cities.errors import InvalidInput, NotAllowed
+from cities.models import GameEvent, Resident, StaffKind, StaffRole
+from inboxes import policies
+from inboxes import services as inbox_services
+from inboxes.models import Inbox, InboxKind
+from staff import services
+from staff.models import TribuneStandIn
+from tests.cities.test_staff_admin import staff_client
+from tests.conftest import fresh
+
+from .conftest import NOW
+
+START, END = NOW + timedelta(hours=1), NOW + timedelta(hours=5)
+
+
+def _roles(demo) -> dict[int, StaffRole]:
+    return {r.city.number: r for r in StaffRole.objects.filter(game=demo.game, kind=StaffKind.TRIBUNE)
+            .select_related("city", "user", "game")}
+
+
+@pytest.fixture
+def period(demo) -> TribuneStandIn:
+    """Tribune 1 stands in for the Tribune of city 2 from START to END."""
+    roles = _roles(demo)
+    with time_machine.travel(NOW, tick=False):
+        return services.do_grant_tribune_stand_in(roles[2], roles[1], START, END, acting_user=demo.procurator)
+
+
+def _city2_inboxes(demo) -> list[Inbox]:
+    return list(Inbox.objects.filter(game=demo.game, city__number=2, kind__in=[InboxKind.CITY, InboxKind.PERSONAL])
+                .select_related("game"))
+
+
+def _all_forms(user, inbox: Inbox) -> tuple[bool, bool, bool]:
+    user = fresh(user)
+    return (policies.can_read_inbox(user, inbox), policies.readable_inboxes(fresh(user)).filter(pk=inbox.pk).exists(),
+            policies.readers_of_inbox(inbox).filter(pk=user.pk).exists())
+
+
+def test_the_grant_is_recorded_with_its_period_L_STAFF_2(demo, period):
+    event = GameEvent.objects.filter(game=demo.game, kind="tribune.stand_in_granted").get()
+    assert event.actor_id == demo.procurator.pk
+    assert event.payload == {"stand_in": period.pk, "city": period.city_id, "absent": period.absent_id,
+                             "tribune": period.stand_in_id, "from": START.isoformat(), "until": END.isoformat()}
+
+
+def test_the_stand_in_holds_the_other_citys_grants_only_during_the_period_all_forms_agree_L_STAFF_2(demo, period):
+    inboxes = _city2_inboxes(demo)
+    assert len(inboxes) == 21  # the city inbox and 20 personal inboxes
+    commissar2 = Resident.objects.get(game=demo.game, city__number=2, is_commissar=True)
+    for moment, expected in ((START - timedelta(seconds=1), False), (START, True), (END - timedelta(seconds=1), True),
+                             (END, False)):
+        with time_machine.travel(moment, tick=False):
+            for inbox in inboxes:
+                assert _all_forms(demo.tribune1, inbox) == (expected,) * 3, (moment, inbox.title)
+            assert policies.knows_commissar(fresh(demo.tribune1), commissar2) is expected
+            assert policies.holds_role(fresh(demo.tribune1), demo.game, StaffKind.TRIBUNE,
+                                       city_id=commissar2.city_id) is expected
+            # The absent Tribune keeps his own powers; the stand-in keeps his own city.
+            assert _all_forms(demo.tribune2, inboxes[0]) == (True,) * 3
+            city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+            assert _all_forms(demo.tribune1, city1) == (True,) * 3
+            # Nobody else gains anything: Tribune 3 reads nothing of city 2.
+            tribune3 = _roles(demo)[3].user
+            assert _all_forms(tribune3, inboxes[0]) == (False,) * 3
+
+
+def test_the_stand_in_never_reads_the_absent_tribunes_secret_inboxes_L_INBOX_13(demo, period):
+    with time_machine.travel(NOW, tick=False):
+        secret = inbox_services.do_create_secret_inbox(
+            demo.game, title="Tribune 2 talks", members=[demo.seat("resident2")], acting_user=demo.tribune2)
+    with time_machine.travel(START + timedelta(minutes=5), tick=False):
+        assert _all_forms(demo.tribune2, secret) == (True,) * 3
+        assert _all_forms(demo.tribune1, secret) == (False,) * 3
+        assert not policies.can_moderate_inbox(fresh(demo.tribune1), secret)
+
+
+def test_the_stand_in_runs_the_city_in_the_staff_admin_and_services_during_the_period_L_STAFF_2(demo, period):
+    city2 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=2)
+    resident = demo.seat("resident2")
+    with time_machine.travel(START + timedelta(minutes=5), tick=False):
+        client = staff_client(demo.tribune1)
+        body = client.get("/staff/cities/resident/?all=").content.decode()
+        assert f"/staff/cities/resident/{resident.pk}/change/" in body
+        assert client.get(f"/staff/inboxes/inbox/{city2.pk}/change/").status_code == 200
+        assert client.get(f"/staff/cities/{resident.city_id}/schedule-voting/").status_code == 200
+        membership = inbox_services.do_ban_member(city2, resident, acting_user=fresh(demo.tribune1), reason="flood")
+        assert membership.state == "banned"
+    with time_machine.travel(END, tick=False):
+        client = staff_client(demo.tribune1)
+        body = client.get("/staff/cities/resident/?all=").content.decode()
+        assert f"/staff/cities/resident/{resident.pk}/change/" not in body
+        assert client.get(f"/staff/cities/{resident.city_id}/schedule-voting/").status_code == 404
+        with pytest.raises(NotAllowed):
+            inbox_services.do_unban_member(city2, resident, acting_user=fresh(demo.tribune1))
+
+
+def test_ending_the_period_early_takes_the_powers_at_once_L_STAFF_2(demo, period):
+    city2 = _city2_inboxes(demo)[0]
+    with time_machine.travel(START + timedelta(minutes=5), tick=False):
+        assert _all_forms(demo.tribune1, city2) == (True,) * 3
+        services.do_end_tribune_stand_in(period, acting_user=demo.procurator)
+        assert _all_forms(demo.tribune1, city2) == (False,) * 3
+        event = GameEvent.objects.filter(game=demo.game).order_by("-id").first()
+        assert (event.kind, event.actor_id, event.payload) == ("tribune.stand_in_ended", demo.procurator.pk,
+                                                               {"stand_in": period.pk, "city": period.city_id})
+
+
+def test_only_the_procurator_grants_and_the_period_must_make_sense_L_STAFF_2(demo):
+    roles = _roles(demo)
+    with time_machine.travel(NOW, tick=False):
+        with pytest.raises(NotAllowed):
+            services.do_grant_tribune_stand_in(roles[2], roles[1], START, END, acting_user=demo.tribune1)
+        with pytest.raises(InvalidInput, match="after its start"):
+            services.do_grant_tribune_stand_in(roles[2], roles[1], END, START, acting_user=demo.procurator)
+        with pytest.raises(InvalidInput, match="in the future"):
+            services.do_grant_tribune_stand_in(roles[2], roles[1], NOW - timedelta(hours=2),
+                                               NOW - timedelta(hours=1), acting_user=demo.procurator)
+        with pytest.raises(InvalidInput, match="another city"):
+            services.do_grant_tribune_stand_in(roles[2], roles[2], START, END, acting_user=demo.procurator)
+        arbiter = StaffRole.objects.get(game=demo.game, kind=StaffKind.ARBITER)
+        with pytest.raises(InvalidInput, match="another city"):
+            services.do_grant_tribune_stand_in(roles[2], arbiter, START, END, acting_user=demo.procurator)
+    assert not TribuneStandIn.objects.exists()
