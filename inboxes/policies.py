@@ -820,6 +820,11 @@ AUDIT_LOG_AUDIENCE: dict[str, str] = {
         "scheduler.voting_open", "scheduler.voting_close", "scheduler.court_deadline",
         "tribune.stand_in_granted", "tribune.stand_in_ended", "impeachment.opened", "impeachment.ruled",
         "staff.tribune_replaced",
+        # judges (L-JUDGE), the clock (L-DAY) and the end (L-WIN): public facts or announced at once
+        "election.scheduled", "election.opened", "election.closed", "election.candidates_passed", "judge.recused",
+        "removal.valid", "removal.applied", "clock.started", "clock.day_started", "clock.night_started",
+        "daily_post.appended", "game.finished", "scheduler.day_start", "scheduler.night_start",
+        "scheduler.daily_post_draft", "scheduler.election_open", "scheduler.election_close",
     ], AUDIT_STAFF),
     **dict.fromkeys([
         "inbox.created", "inbox.killed", "inbox.rolled_over", "message.posted", "message.site_posted",
@@ -829,9 +834,14 @@ AUDIT_LOG_AUDIENCE: dict[str, str] = {
     **dict.fromkeys([
         "commissar.offered", "commissar.answered", "scheduler.event_failed", "impeachment.demanded",
         "impeachment.signed", "impeachment.reached",
+        # the draft of the daily post is the Procurator's until it is published (L-POST-2); the night's summary
+        # line counts the checks (whether commissars live and act), which only the Procurator may know (L-STAFF-6)
+        "daily_post.drafted", "daily_post.edited", "daily_post.text_set", "scheduler.night_end",
     ], AUDIT_PROCURATOR),
-    **dict.fromkeys(["court.voted", "membership.penalty_banned"], AUDIT_PROCURATOR_ARBITER),
-    "voting.nominated": AUDIT_CITY_HOSTS,
+    **dict.fromkeys(["court.voted", "membership.penalty_banned", "election.proxy_recorded"], AUDIT_PROCURATOR_ARBITER),
+    **dict.fromkeys(["voting.nominated", "election.proposed"], AUDIT_CITY_HOSTS),
+    # a removal demand and its confirmations: the city's Tribune and the Procurator; the Arbiter once it is valid
+    **dict.fromkeys(["removal.opened", "removal.confirmed"], AUDIT_CITY_TRIBUNE_PROCURATOR),
     **dict.fromkeys(["voting.proxy_requested", "voting.proxy_accepted", "voting.suicide_declared",
                      "voting.suicide_confirmed"], AUDIT_CITY_TRIBUNE),
     **dict.fromkeys(["voting.speech_requested", "commissar.tribune_told"], AUDIT_CITY_TRIBUNE_PROCURATOR),

@@ -152,3 +152,29 @@ def test_after_the_game_every_staff_member_sees_the_whole_log_L_ARCH_1(populated
             == everyone
     for persona in ("honest", "mafioso", "superuser", "outsider"):
         assert not policies.visible_events(fresh(getattr(demo, persona)), demo.game).exists()
+
+
+#: Kinds the code records that no staff member sees while the game runs, on purpose: who the commissar asked about
+#: (L-NIGHT-5: not even the Consigliere learns the asker) and the archive's per-person records.
+HIDDEN_BY_DESIGN = {"commissar.checked", "archive.consent_given", "archive.consent_revoked", "archive.open_request",
+                    "archive.reminder"}
+
+
+def test_every_event_kind_the_code_records_has_a_decided_audience_L_STAFF_6():
+    """A new ``record_event(game, "kind", ...)`` must be placed in the policy's audit table (or a prefix family):
+    an undecided kind is hidden from every host, which would silently empty their log."""
+    import re
+    from pathlib import Path
+
+    from inboxes.policies import AUDIT_LOG_AUDIENCE, AUDIT_LOG_PREFIXES
+
+    root = Path(__file__).resolve().parents[2]
+    recorded = set()
+    for path in root.glob("*/*.py"):
+        if path.parts[-2] in {"tests", ".venv", "migrations"}:
+            continue
+        recorded |= set(re.findall(r'record_event\(\s*[\w.]+,\s*"([\w.]+)"', path.read_text(encoding="utf-8")))
+    assert len(recorded) > 60
+    undecided = {k for k in recorded - HIDDEN_BY_DESIGN
+                 if k not in AUDIT_LOG_AUDIENCE and not any(k.startswith(p) for p, _a in AUDIT_LOG_PREFIXES)}
+    assert undecided == set()
