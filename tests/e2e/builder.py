@@ -10,15 +10,18 @@ in the browser.
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
 
-from cities.models import Alignment, City, Game, GameStatus, Resident
+from cities import services as city_services
+from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
 from cities.services import do_set_game_status, do_set_resident_flags
 from inboxes.models import Inbox
 from inboxes.services import do_open_game_inboxes
+from roles import services as role_services
 from roles.models import CommissarOffer, MafiaDraw
 
 from .pages import Person, ru, squash
@@ -224,6 +227,44 @@ class BrowserGame:
         self.appoint_staff()
         self.publish_lists_and_draw()
         self.commissar_offers()
+
+    def set_up_with_services(self, *, seed: int = 20270301) -> None:
+        """The same setup as ``set_up_in_the_browser`` through the services, in a second (seeded draws): for the
+        tests of later phases, once the browser path is proven by ``test_setup_flow.py``."""
+        rng = random.Random(seed)
+        clock = self.stack.clock
+        make = get_user_model().objects.create_user
+        for key, display_name in STAFF_NAMES.items():
+            username = staff_username(key)
+            self.users[username] = make(username, f"{username}@e2e.invalid", PASSWORD, display_name=display_name)
+        for username, name in zip(self.player_usernames(), PLAYER_NAMES, strict=True):
+            self.users[username] = make(username, f"{username}@e2e.invalid", PASSWORD, display_name=name)
+        proc = self.users[staff_username("procurator")]
+        game = city_services.do_create_game(title=self.title, slug=self.slug, acting_user=proc, city_size=CITY_SIZE,
+                                            time_zone="Europe/Moscow", rules_text="Классическая Лепра.",
+                                            now=clock.now())
+        city_services.do_publish_recruitment_post(game, acting_user=proc, now=clock.now())
+        for username in self.player_usernames():
+            city_services.do_sign_up(game, acting_user=self.users[username], now=clock.now())
+        city_services.do_close_signups(game, acting_user=proc, now=clock.now())
+        cities = city_services.do_form_cities(game, acting_user=proc, names=CITY_NAMES, rng=rng, now=clock.now())
+        for number, city in enumerate(cities, 1):
+            city_services.do_appoint_staff(game, self.users[staff_username(f"tribune{number}")], StaffKind.TRIBUNE,
+                                           city=city, acting_user=proc, now=clock.now())
+        for kind in (StaffKind.ARBITER, StaffKind.CONSIGLIERE):
+            city_services.do_appoint_staff(game, self.users[staff_username(kind)], kind, acting_user=proc,
+                                           now=clock.now())
+        city_services.do_publish_city_lists(game, acting_user=proc, now=clock.now())
+        role_services.do_start_mafia_draw(game, acting_user=proc, rng=rng, now=clock.now())
+        role_services.do_name_mafia_numbers(game, None, acting_user=proc, rng=rng, now=clock.now())
+        for city in cities:
+            while True:
+                offer = role_services.do_offer_commissar(city, acting_user=proc, rng=rng, now=clock.now())
+                honest = offer.candidate.alignment == Alignment.HONEST
+                role_services.do_answer_commissar_offer(offer, accept=honest, acting_user=offer.candidate.user,
+                                                        now=clock.now())
+                if honest:
+                    break
 
     # Not pages yet -----------------------------------------------------------------------------------------------
 
