@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
 
@@ -24,7 +24,7 @@ from inboxes.services import do_open_game_inboxes
 from roles import services as role_services
 from roles.models import CommissarOffer, MafiaDraw
 
-from .pages import Person, ru, squash
+from .pages import Person, ru
 
 PASSWORD = "e2e-Secret-2027!"
 CITY_NAMES = ["Лисичкино", "Кукуево", "Бобровка"]
@@ -274,7 +274,7 @@ class BrowserGame:
         the game running on day 2 (as ``cities/demo.py``). Returns the judges by city number.
 
         Round 2: replace by the judge elections (precincts, "Он - Ганди!") and night 1 in the browser."""
-        assert morning.tzinfo is UTC or morning.utcoffset() is not None
+        assert morning.utcoffset() is not None, "aware times only"
         proc_user = self.users[staff_username("procurator")]
         game = self.game()
         judges = {}
@@ -301,7 +301,3 @@ def city_heading_counts(person: Person) -> dict[str, int]:
         name, _, count = heading.rpartition(" (")
         counts[name] = int(count.rstrip(")"))
     return counts
-
-
-def staff_lines(person: Person, selector: str = "aside ul.staff li") -> list[str]:
-    return [squash(t) for t in person.texts(selector)]

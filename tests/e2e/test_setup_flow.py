@@ -75,3 +75,8 @@ def test_procurator_sets_up_three_cities_of_8_in_the_browser_L_CITY_L_ASSIGN_L_C
         assert f"{city}: {commissars[city]}" in known
         assert all(f"{other}: " not in known for other in CITY_NAMES if other != city)
     visitor.close()
+
+    # The staff console lists each staff member's own role in the game, and nothing else (L-STAFF-6).
+    proc.open("/staff/")
+    assert [(row.get_attribute("data-role"), row.locator("th").inner_text().strip())
+            for row in proc.page.locator("section.staff-roles tr[data-role]").all()] == [("procurator", lepra.title)]
