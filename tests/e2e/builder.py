@@ -7,6 +7,12 @@ draw and the commissar offers. The days between the setup and the morning of day
 night 1's godfathers) are not pages yet: ``bridge_to_day_two`` does them through the services, as
 ``cities/demo.py`` does. When the elections and the night are built, replace it by steps here that drive them
 in the browser.
+
+Extending it (round 2): add a step method per phase (``elect_judges`` posting «Он - Ганди!» in precincts,
+``play_night`` with a kill, a touring kill and a commissar check, ``publish_daily_post``, ``finish_game``), each
+moving the game clock with ``self.stack.clock.set(...)`` and waiting for the beat with ``self.stack.wait_until``
+(or ``self.stack.run_due_events()``), driving pages through ``Person`` and the staff console through
+``pages.run_admin_action``, and saving pictures with ``self.screenshots.take(page, name)``.
 """
 from __future__ import annotations
 
