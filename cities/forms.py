@@ -40,7 +40,9 @@ class WallClockField(forms.Field):
             return value.replace(tzinfo=None)
         for fmt in WALL_CLOCK_FORMATS:
             try:
-                return datetime.strptime(str(value).strip(), fmt)
+                # A wall-clock reading, naive by design: the form makes it aware in the game's zone
+                # (``wall_clock_to_utc``), never in the server's.
+                return datetime.strptime(str(value).strip(), fmt)  # noqa: DTZ007
             except ValueError:
                 continue
         raise ValidationError(self.error_messages["invalid"], code="invalid")

@@ -8,7 +8,7 @@ from datetime import time
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
@@ -306,3 +306,49 @@ class GameEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} @ {self.at:%Y-%m-%d %H:%M:%S}Z"
+
+
+class GameDay(models.Model):
+    """One game day of the phase plan (DESIGN.md "The clock"; RULES.md L-DAY-1..3), and the night after it.
+
+    Times are aware UTC, derived with ``zoneinfo`` from ``Game.day_start`` in ``Game.time_zone`` by
+    ``cities.clock``: ``starts_at`` the day start (the daily post is published then, L-POST-2); ``ends_at`` the
+    end of the day: all execution voting is over by then (L-DAY-3: the 00:00 ending the day's last calendar day,
+    or earlier for a shortened day) and the night starts; ``night_ends_at`` the end of the night that follows
+    (night ``number``: resolution, then the next daily post is drafted), shortly before the next day starts.
+    ``calendar_days`` 2 or 3 make a long day, ``shortened_hours`` a shortened final day (L-DAY-2).
+    ``start_fixed``: the Procurator fixed ``starts_at`` by hand (a re-plan keeps it). ``started_at`` /
+    ``ended_at``: when the scheduler began the day and began its night. ``post`` is the daily post published at
+    this day's start; ``free_text`` the Procurator's text for it, written before it is drafted; ``announced`` the
+    ids of the dead whose alignment that post announces (L-DEATH-2).
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="days")
+    number = models.PositiveSmallIntegerField()
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    night_ends_at = models.DateTimeField()
+    calendar_days = models.PositiveSmallIntegerField(default=1)
+    shortened_hours = models.PositiveSmallIntegerField(null=True, blank=True)
+    start_fixed = models.BooleanField(default=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    post = models.OneToOneField(PublicPost, null=True, blank=True, on_delete=models.SET_NULL, related_name="game_day")
+    free_text = models.TextField(blank=True)
+    announced = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="gameday_one_per_number_per_game"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="gameday_number_positive"),
+            models.CheckConstraint(condition=Q(calendar_days__gte=1, calendar_days__lte=3),
+                                   name="gameday_one_to_three_calendar_days"),
+            models.CheckConstraint(condition=Q(starts_at__lt=F("ends_at")), name="gameday_starts_before_it_ends"),
+            models.CheckConstraint(condition=Q(ends_at__lte=F("night_ends_at")), name="gameday_night_after_day"),
+            models.CheckConstraint(condition=Q(shortened_hours__isnull=True) | Q(calendar_days=1),
+                                   name="gameday_shortened_day_is_not_long"),
+        ]
+
+    def __str__(self) -> str:
+        return f"day {self.number} @ {self.starts_at:%Y-%m-%d %H:%M}Z"

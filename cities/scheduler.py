@@ -20,8 +20,15 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from .errors import WrongState
-from .models import PublicPost, ScheduledEvent
-from .services import do_publish_post, record_event
+from .models import Game, GameStatus, PublicPost, ScheduledEvent
+from .services import (
+    do_begin_day,
+    do_begin_night,
+    do_draft_daily_post,
+    do_publish_post,
+    pending_day_deadline,
+    record_event,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +56,56 @@ def _publish_post(event: ScheduledEvent, now: datetime) -> str:
     except WrongState:
         return f"post {post.pk} was already published"
     return f"published post {post.pk}: {post.title}"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The phase plan's events (issue 6; see the comment above ``cities.services.CLOCK_EVENT_KINDS``). ``night_end`` is
+# the night resolution's, registered by ``roles``.
+# ----------------------------------------------------------------------------------------------------------------
+
+@handler("day_start")
+def _day_start(event: ScheduledEvent, now: datetime) -> str:
+    """Start game day ``payload["day"]`` (L-DAY-1, L-POST-2): ``cities.services.do_begin_day``. A day that
+    already started is left as it is (a repeated or duplicated event changes nothing)."""
+    day = event.payload["day"]
+    try:
+        plan = do_begin_day(event.game, day, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"day {day} not started: {exc}"
+    if event.game.status == GameStatus.FINISHED:
+        return f"game over: daily post of day {day} published"
+    return f"day {day} started; its night resolves at {plan.night_ends_at.isoformat()}"
+
+
+@handler("night_start")
+def _night_start(event: ScheduledEvent, now: datetime) -> str:
+    """Close game day ``payload["day"]`` (L-DAY-3): ``cities.services.do_begin_night``. While a voting or court
+    deadline of that day is still pending at or after this event's due time (a court deadline past 00:00, a
+    voting moved late), the night waits: a new ``night_start`` is laid out at that deadline, created after it so
+    that the per-game (due_at, id) order runs it afterwards."""
+    day = event.payload["day"]
+    game = Game.objects.get(pk=event.game_id)
+    if game.status == GameStatus.FINISHED:
+        return "game over"
+    later = pending_day_deadline(game, event.due_at, day)
+    if later is not None:
+        ScheduledEvent.objects.create(game=game, kind="night_start", due_at=max(later, event.due_at),
+                                      payload={"day": day}, created_at=now)
+        return f"night {day} waits for the deadline at {later.isoformat()}"
+    try:
+        do_begin_night(game, day, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"night {day} not started: {exc}"
+    return f"night {day} started"
+
+
+@handler("daily_post_draft")
+def _daily_post_draft(event: ScheduledEvent, now: datetime) -> str:
+    """Draft the daily post of game day ``payload["day"]`` after the night's resolution (L-POST-2):
+    ``cities.services.do_draft_daily_post`` (an existing draft is kept)."""
+    day = event.payload["day"]
+    post = do_draft_daily_post(event.game, day, acting_user=None, now=now)
+    return f"daily post of day {day} drafted: post {post.pk}"
 
 
 @dataclass
@@ -178,3 +235,24 @@ def preview_due_events(now: datetime | None = None, *, limit: int | None = None)
     except _Rollback:
         pass
     return results
+
+
+def advance_clock(until: datetime, *, game=None, max_steps: int = 10_000) -> int:
+    """Run the plan up to ``until`` (aware UTC) as a beat that never misses a tick would: dispatch at each pending
+    event's due time (or retry time) in order, so every handler sees ``now`` = its own due time; then at ``until``.
+    ``game`` narrows the look-ahead to one game (events of other games due meanwhile run too, at the same ticks).
+    For simulations and tests (``time_machine`` not needed: ``now`` is passed down). Returns how many events ran.
+    A failing event stops the advance once its retry time is past ``until``."""
+    total = 0
+    last_tick = None
+    for _ in range(max_steps):
+        events = _pending().filter(due_at__lte=until)
+        if game is not None:
+            events = events.filter(game=game)
+        ticks = [max(due, retry or due) for due, retry in events.values_list("due_at", "retry_at")]
+        tick = min((t for t in ticks if t <= until), default=None)
+        if tick is None or tick == last_tick:
+            break
+        total += dispatch_due_events(now=tick)
+        last_tick = tick
+    return total + dispatch_due_events(now=until)

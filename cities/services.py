@@ -11,7 +11,7 @@ from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from inboxes.policies import forget_viewer_cache, holds_role
@@ -504,7 +504,7 @@ def do_move_signup(signup: Signup, city: City, *, acting_user, now: datetime | N
 def city_lists_markdown(game: Game) -> str:
     """The city lists of ``game`` as Markdown, names only (L-CITY-4): a heading, then per city its name and its
     residents' names in alphabetical order."""
-    lines = [f"## {_('City lists')}"]
+    lines = ["## " + _("City lists")]
     for city in City.objects.filter(game=game).order_by("number"):
         names = sorted(Resident.objects.filter(city=city).values_list("name", flat=True))
         lines.append(f"**{city.name}** ({len(names)}): " + ", ".join(names))
@@ -534,3 +534,614 @@ def do_publish_city_lists(game: Game, *, acting_user, now: datetime | None = Non
     game.save(update_fields=["lists_published_at"])
     record_event(game, "cities.lists_published", actor=acting_user, at=now, payload={"post": post.pk})
     return post
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The phase plan (issue 6 item 1; DESIGN.md "The clock"; RULES.md L-DAY-1..3, L-POST-2)
+# --------------------------------------------------------------------------------------------------------------
+#
+# The plan is ``GameDay`` rows (``cities.clock`` computes their times) and the ScheduledEvents laid out from them.
+# How far ahead: the current day and the next one. While day ``c`` runs (``Game.day_number == c``) the pending
+# clock events are, in per-game (due_at, id) order:
+#
+#   night_start {"day": c}            at day c's ends_at (moved after any later voting_close / court_deadline)
+#   night_end {"night": c}            at day c's night_ends_at (the night's resolution: ``roles``)
+#   daily_post_draft {"day": c + 1}   at the same instant, created after night_end, so it runs after it
+#   day_start {"day": c + 1}          at day c + 1's starts_at
+#
+# Before day 1 only ``day_start {"day": 1}`` is pending. When day ``c + 1`` starts, day ``c + 2`` is planned and
+# the four events of day ``c + 1`` are laid out. Every service that changes the plan re-derives the days that have
+# not started and moves the pending events (``due_at``); events that no longer belong to the plan are cancelled
+# (``cancelled_at``); done events are never touched.
+
+#: The kinds of scheduled events the phase plan owns (``_sync_clock_events``). Voting and court events belong to
+#: ``voting`` (``do_schedule_voting``, ``do_put_before_court``).
+CLOCK_EVENT_KINDS = ("day_start", "night_start", "night_end", "daily_post_draft")
+#: Events of the day that must run before its night starts (``night_start`` waits for them): the execution voting
+#: and the court (``voting``), and judge elections (L-DAY-4).
+DAY_DEADLINE_KINDS = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
+
+
+def _zone(game: Game) -> ZoneInfo:
+    return ZoneInfo(game.time_zone)
+
+
+def _check_game_not_over(game: Game) -> None:
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+
+
+def game_day_of(game: Game, number: int):
+    """The ``GameDay`` ``number`` of ``game``, or None when the clock has not planned it."""
+    from .models import GameDay
+
+    return GameDay.objects.filter(game=game, number=number).first()
+
+
+def voting_window_limits(game: Game, day: int, now: datetime) -> tuple[datetime | None, datetime]:
+    """The limits of L-DAY-3 for the execution voting of game day ``day``: ``(announce_by, ends_by)``, aware UTC.
+
+    ``ends_by``: all voting is over by then: the planned end of the day (the 00:00 ending its last calendar day,
+    or the end of a shortened day); without a plan, the 00:00 in the game's zone ending the calendar day of
+    ``now``. ``announce_by``: the Tribunes set their times before it, in the first half of the day; None without
+    a plan (no day start is known). Used by ``voting.services.do_schedule_voting`` / ``do_extend_voting``."""
+    from . import clock
+
+    plan = game_day_of(game, day)
+    if plan is None:
+        return None, clock.midnight_after(_zone(game), now)
+    return clock.announcement_deadline(plan.starts_at, plan.ends_at), plan.ends_at
+
+
+def _lock_days(game: Game) -> list:
+    from .models import GameDay
+
+    return list(GameDay.objects.select_for_update().filter(game=game).order_by("number"))
+
+
+def _replan(game: Game, *, ensure_through: int | None = None) -> list:
+    """Re-derive the times of the days of ``game`` that have not started (``cities.clock.plan_days``) and the
+    night ends, creating rows up to ``ensure_through``. Days that started keep their start; days whose night began
+    keep their end. Returns the rows in order (locked)."""
+    from . import clock
+    from .models import GameDay
+
+    zone = _zone(game)
+    days = _lock_days(game)
+    if not days:
+        return days
+    last = max(days[-1].number, ensure_through or 0)
+    by_number = {d.number: d for d in days}
+    for number in range(days[-1].number + 1, last + 1):
+        previous = by_number[number - 1]
+        starts = clock.next_day_start(zone, game.day_start, previous.ends_at)
+        by_number[number] = GameDay(game=game, number=number, starts_at=starts,
+                                    ends_at=clock.day_end(zone, starts), night_ends_at=clock.day_end(zone, starts))
+    ordered = [by_number[n] for n in sorted(by_number)]
+    previous = None
+    for day in ordered:
+        if previous is not None and day.started_at is None and not day.start_fixed:
+            day.starts_at = clock.next_day_start(zone, game.day_start, previous.ends_at)
+        if day.ended_at is None:
+            day.ends_at = clock.day_end(zone, day.starts_at, calendar_days=day.calendar_days,
+                                        shortened_hours=day.shortened_hours)
+        if previous is not None:
+            previous.night_ends_at = clock.night_end(previous.ends_at, day.starts_at)
+        previous = day
+    following = clock.next_day_start(zone, game.day_start, ordered[-1].ends_at)
+    ordered[-1].night_ends_at = clock.night_end(ordered[-1].ends_at, following)
+    for day in ordered:
+        day.save()
+    return ordered
+
+
+def _deadline_after(game: Game, since: datetime, before: datetime) -> datetime | None:
+    """The latest pending voting or court deadline of ``game`` due in [``since``, ``before``), or None."""
+    latest = (ScheduledEvent.objects.filter(game=game, kind__in=DAY_DEADLINE_KINDS, done_at__isnull=True,
+                                            cancelled_at__isnull=True, due_at__gte=since, due_at__lt=before)
+              .order_by("-due_at").values_list("due_at", flat=True).first())
+    return latest
+
+
+def _expected_clock_events(game: Game, days: list) -> list[tuple[str, dict, datetime]]:
+    """The clock events the plan wants pending for ``game`` now, as (kind, payload, due_at), in creation order."""
+    by_number = {d.number: d for d in days}
+    current = game.day_number
+    if game.status == GameStatus.FINISHED:
+        return []
+    if current == 0:
+        first = by_number.get(1)
+        return [("day_start", {"day": 1}, first.starts_at)] if first else []
+    today, tomorrow = by_number.get(current), by_number.get(current + 1)
+    if today is None or tomorrow is None:
+        return []
+    expected = []
+    if today.ended_at is None:
+        night_at = max(today.ends_at, _deadline_after(game, today.ends_at, tomorrow.starts_at) or today.ends_at)
+        expected.append(("night_start", {"day": current}, night_at))
+    expected += [
+        ("night_end", {"night": current}, today.night_ends_at),
+        ("daily_post_draft", {"day": current + 1}, today.night_ends_at),
+        ("day_start", {"day": current + 1}, tomorrow.starts_at),
+    ]
+    return expected
+
+
+def _payload_key(kind: str, payload: dict) -> tuple[str, int | None]:
+    return kind, payload.get("night" if kind == "night_end" else "day")
+
+
+def _sync_clock_events(game: Game, days: list, *, actor, now: datetime) -> dict[str, int]:
+    """Make the pending clock events of ``game`` match the plan: move the due time of pending rows, create the
+    missing ones (never a second one for an event that already ran), cancel pending future rows the plan no
+    longer has. Done rows, and rows already due (one may be the running event), are never cancelled. Returns counts ``{"moved", "created", "cancelled"}``."""
+    expected = _expected_clock_events(game, days)
+    wanted = {_payload_key(kind, payload) for kind, payload, _due in expected}
+    pending = list(ScheduledEvent.objects.select_for_update().filter(
+        game=game, kind__in=CLOCK_EVENT_KINDS, done_at__isnull=True, cancelled_at__isnull=True).order_by("id"))
+    counts = {"moved": 0, "created": 0, "cancelled": 0}
+    kept: dict[tuple[str, int | None], ScheduledEvent] = {}
+    for event in pending:
+        key = _payload_key(event.kind, event.payload)
+        if key in wanted and key not in kept:
+            kept[key] = event
+        elif event.due_at > now:  # a due one may be running right now (its handler re-plans): left to run
+            ScheduledEvent.objects.filter(pk=event.pk, done_at__isnull=True).update(cancelled_at=now)
+            counts["cancelled"] += 1
+    for kind, payload, due in expected:
+        key = _payload_key(kind, payload)
+        event = kept.get(key)
+        if event is not None:
+            if event.due_at != due:
+                ScheduledEvent.objects.filter(pk=event.pk, done_at__isnull=True).update(due_at=due)
+                counts["moved"] += 1
+            continue
+        field = "night" if kind == "night_end" else "day"
+        if ScheduledEvent.objects.filter(game=game, kind=kind, done_at__isnull=False,
+                                         **{f"payload__{field}": key[1]}).exists():
+            continue
+        ScheduledEvent.objects.create(game=game, kind=kind, due_at=due, payload=payload, created_at=now,
+                                      created_by=actor)
+        counts["created"] += 1
+    return counts
+
+
+def _plan_payload(days: list) -> list[dict]:
+    return [{"day": d.number, "starts_at": d.starts_at.isoformat(), "ends_at": d.ends_at.isoformat(),
+             "night_ends_at": d.night_ends_at.isoformat()} for d in days if d.started_at is None or d.ended_at is None]
+
+
+@transaction.atomic
+def do_start_game_clock(game: Game, *, first_day_starts_at: datetime, acting_user,
+                        now: datetime | None = None) -> list:
+    """Start the clock of ``game`` (L-DAY-1): day ``game.day_number + 1`` starts at ``first_day_starts_at`` (aware,
+    in the future); the plan then rolls on by itself (see the comment above ``CLOCK_EVENT_KINDS``).
+
+    Before the game (setup, city lists published; ``day_number`` 0) this lays out day 1 and its ``day_start``
+    event: the day start makes the game running. For a game already running on day ``c`` without a plan (a game
+    started by hand, like the demo), day ``c`` is taken to be an ordinary day of the calendar day before
+    ``first_day_starts_at``, and its night's events are laid out too. Procurator only (``acting_user`` None: the
+    site). Returns the planned ``GameDay`` rows. Raises ``NotAllowed``, ``InvalidInput`` (naive or past time) or
+    ``WrongState`` (game over, lists not published, clock already started)."""
+    from . import clock
+    from .models import GameDay
+
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_game_not_over(game)
+    if game.status == GameStatus.RECRUITMENT or game.lists_published_at is None and game.day_number == 0:
+        raise WrongState(_("Publish the city lists before starting the game clock."), rule="L-CITY-4")
+    if GameDay.objects.filter(game=game).exists():
+        raise WrongState(_("The game clock is already running."), rule="L-DAY-1")
+    if first_day_starts_at is None or timezone.is_naive(first_day_starts_at):
+        raise InvalidInput(_("The day start must include its time zone."), rule="L-DAY-1")
+    if first_day_starts_at <= now:
+        raise InvalidInput(_("The day start must be in the future."), rule="L-DAY-1")
+    zone = _zone(game)
+    current = game.day_number
+    if current >= 1:
+        previous_date = clock.local_date(zone, first_day_starts_at) - timedelta(days=1)
+        starts = clock.at_local(zone, previous_date, game.day_start)
+        ends = clock.day_end(zone, starts)
+        if ends + clock.MIN_NIGHT > first_day_starts_at:
+            raise InvalidInput(_("The next day must start at least %(minutes)d minutes after this day ends "
+                                 "(%(end)s).") % {"minutes": clock.MIN_NIGHT.seconds // 60,
+                                                  "end": _local_time(game, ends)}, rule="L-DAY-1")
+        GameDay.objects.create(game=game, number=current, starts_at=starts, ends_at=ends,
+                               night_ends_at=clock.night_end(ends, first_day_starts_at), started_at=starts)
+    GameDay.objects.create(game=game, number=current + 1, starts_at=first_day_starts_at,
+                           ends_at=clock.day_end(zone, first_day_starts_at),
+                           night_ends_at=clock.day_end(zone, first_day_starts_at), start_fixed=True)
+    days = _replan(game)
+    counts = _sync_clock_events(game, days, actor=acting_user, now=now)
+    record_event(game, "clock.started", actor=acting_user, at=now,
+                 payload={"first_day": current + 1, "starts_at": first_day_starts_at.isoformat(), **counts})
+    return days
+
+
+def _check_clock(game: Game, acting_user) -> Game:
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_game_not_over(game)
+    if game_day_of(game, max(game.day_number, 1)) is None:
+        raise WrongState(_("The game clock has not been started."), rule="L-DAY-1")
+    return game
+
+
+def _check_voting_fits(game: Game, days: list) -> None:
+    """Every scheduled execution voting closes by the (new) end of its day (L-DAY-3)."""
+    from voting.models import VotingSession
+
+    for day in days:
+        late = (VotingSession.objects.filter(game=game, day=day.number, closes_at__gt=day.ends_at)
+                .select_related("city").order_by("city__number").first())
+        if late is not None:
+            raise InvalidInput(_("The voting in %(city)s closes at %(closes)s, after the end of day %(day)d "
+                                 "(%(end)s): the Tribune must move it first.")
+                               % {"city": late.city.name, "closes": _local_time(game, late.closes_at),
+                                  "day": day.number, "end": _local_time(game, day.ends_at)}, rule="L-DAY-3")
+
+
+def _local_time(game: Game, moment: datetime) -> str:
+    return timezone.localtime(moment, _zone(game)).strftime("%Y-%m-%d %H:%M")
+
+
+def _check_future_days_fit(game: Game, days: list, now: datetime) -> None:
+    """The re-derived plan still lies ahead: a day that has not started starts in the future (L-DAY-1)."""
+    for day in days:
+        if day.started_at is None and day.starts_at <= now:
+            raise InvalidInput(_("Day %(day)d would start at %(start)s, which is not in the future.")
+                               % {"day": day.number, "start": _local_time(game, day.starts_at)}, rule="L-DAY-1")
+
+
+def _apply_plan_change(game: Game, *, acting_user, now: datetime, kind: str, payload: dict,
+                       ensure_through: int | None = None) -> list:
+    days = _replan(game, ensure_through=ensure_through)
+    _check_future_days_fit(game, days, now)
+    _check_voting_fits(game, days)
+    counts = _sync_clock_events(game, days, actor=acting_user, now=now)
+    record_event(game, kind, actor=acting_user, at=now, payload={**payload, **counts, "plan": _plan_payload(days)})
+    return days
+
+
+@transaction.atomic
+def do_set_day_start(game: Game, day_start: time, *, acting_user, now: datetime | None = None) -> list:
+    """The Procurator sets the day start time (L-DAY-1): ``day_start`` is a wall-clock time in the game's zone,
+    applied to every day that has not started (days whose start the Procurator fixed by hand keep it). The pending
+    ``day_start`` / ``night_end`` / ``daily_post_draft`` events move with it. Returns the plan's ``GameDay`` rows.
+
+    Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (game over, no clock) or ``InvalidInput`` (the next
+    day would start in the past, L-DAY-1; a scheduled voting would end after its day, L-DAY-3); nothing changes
+    then."""
+    now = now or timezone.now()
+    game = _check_clock(game, acting_user)
+    if not isinstance(day_start, time) or day_start.tzinfo is not None:
+        raise InvalidInput(_("The day start is a wall-clock time in the game's time zone."), rule="L-DAY-1")
+    old = game.day_start
+    game.day_start = day_start
+    game.save(update_fields=["day_start"])
+    return _apply_plan_change(game, acting_user=acting_user, now=now, kind="clock.day_start_set",
+                              payload={"from": old.isoformat(), "to": day_start.isoformat()})
+
+
+def _check_changeable_day(game: Game, day: int, now: datetime, *, rule: str, current_allowed: bool) -> None:
+    from . import clock
+
+    if day < 1:
+        raise InvalidInput(_("There is no day %(day)d.") % {"day": day}, rule=rule)
+    if day < game.day_number or (day == game.day_number and not current_allowed):
+        raise WrongState(_("Day %(day)d has already started.") % {"day": day}, rule=rule)
+    if day == game.day_number:
+        plan = game_day_of(game, day)
+        if plan.ended_at is not None or now >= clock.announcement_deadline(plan.starts_at, plan.ends_at):
+            raise WrongState(_("Day %(day)d is past its first half: its length can no longer change.")
+                             % {"day": day}, rule=rule)
+
+
+@transaction.atomic
+def do_declare_long_day(game: Game, day: int, calendar_days: int, *, acting_user,
+                        now: datetime | None = None) -> list:
+    """The Procurator declares game day ``day`` a long day of ``calendar_days`` calendar days (L-DAY-2: 2 or 3;
+    1 makes it an ordinary day again). It ends at the 00:00 ending its last calendar day (L-DAY-3); the days after
+    it move. Allowed for a day that has not started, or for the current day during its first half (the Tribunes
+    announce their times then). Returns the plan's ``GameDay`` rows.
+
+    Raises ``NotAllowed``, ``WrongState`` (game over, no clock, day started or past its first half) or
+    ``InvalidInput`` (not 1-3 days, a shortened day, a voting scheduled after the new end)."""
+    from . import clock
+    from .models import GameDay
+
+    now = now or timezone.now()
+    game = _check_clock(game, acting_user)
+    if not isinstance(calendar_days, int) or not 1 <= calendar_days <= clock.MAX_CALENDAR_DAYS:
+        raise InvalidInput(_("A long day lasts 2 or 3 calendar days."), rule="L-DAY-2")
+    _check_changeable_day(game, day, now, rule="L-DAY-2", current_allowed=True)
+    _replan(game, ensure_through=day)
+    target = GameDay.objects.select_for_update().get(game=game, number=day)
+    if target.shortened_hours is not None:
+        raise InvalidInput(_("Day %(day)d is shortened; a shortened day cannot be long.") % {"day": day},
+                           rule="L-DAY-2")
+    old = target.calendar_days
+    target.calendar_days = calendar_days
+    target.save(update_fields=["calendar_days"])
+    return _apply_plan_change(game, acting_user=acting_user, now=now, kind="clock.long_day",
+                              payload={"day": day, "from": old, "to": calendar_days})
+
+
+@transaction.atomic
+def do_shorten_day(game: Game, day: int, hours: int | None, *, acting_user,
+                   next_day_starts_at: datetime | None = None, now: datetime | None = None) -> list:
+    """The Procurator shortens game day ``day`` to ``hours`` hours (L-DAY-2: one of the last days of the game,
+    a few hours [interp: 1-12]; None makes it an ordinary day again). The day must not have started and cannot be
+    day 1 (the elections, L-DAY-5); it still ends by the 00:00 ending its calendar day (L-DAY-3). The next day
+    starts at ``next_day_starts_at`` (aware; at least a short night later) or, by default, at the game's day start
+    time after the night. Returns the plan's ``GameDay`` rows.
+
+    Raises ``NotAllowed``, ``WrongState`` (game over, no clock, day started) or ``InvalidInput`` (bad hours, a day
+    reaching past 00:00, a long day, a bad next start, a voting scheduled after the new end)."""
+    from . import clock
+    from .models import GameDay
+
+    now = now or timezone.now()
+    game = _check_clock(game, acting_user)
+    if hours is not None and (not isinstance(hours, int) or not 1 <= hours <= clock.MAX_SHORTENED_HOURS):
+        raise InvalidInput(_("A shortened day lasts 1 to %(max)d hours.") % {"max": clock.MAX_SHORTENED_HOURS},
+                           rule="L-DAY-2")
+    if day < 2:
+        raise InvalidInput(_("Day 1 cannot be shortened."), rule="L-DAY-5")
+    _check_changeable_day(game, day, now, rule="L-DAY-2", current_allowed=False)
+    _replan(game, ensure_through=day + 1)
+    target = GameDay.objects.select_for_update().get(game=game, number=day)
+    following = GameDay.objects.select_for_update().get(game=game, number=day + 1)
+    if hours is not None:
+        if target.calendar_days != 1:
+            raise InvalidInput(_("Day %(day)d is a long day; a long day cannot be shortened.") % {"day": day},
+                               rule="L-DAY-2")
+        end = target.starts_at + timedelta(hours=hours)
+        if end > clock.midnight_after(_zone(game), target.starts_at):
+            raise InvalidInput(_("A day of %(hours)d hours from %(start)s would end after 00:00.")
+                               % {"hours": hours, "start": _local_time(game, target.starts_at)}, rule="L-DAY-3")
+        if next_day_starts_at is not None:
+            if timezone.is_naive(next_day_starts_at):
+                raise InvalidInput(_("The day start must include its time zone."), rule="L-DAY-1")
+            if next_day_starts_at < end + clock.MIN_NIGHT:
+                raise InvalidInput(_("The next day must start at least %(minutes)d minutes after this day ends "
+                                     "(%(end)s).") % {"minutes": clock.MIN_NIGHT.seconds // 60,
+                                                      "end": _local_time(game, end)}, rule="L-DAY-1")
+    elif next_day_starts_at is not None:
+        raise InvalidInput(_("Only a shortened day fixes the start of the next day."), rule="L-DAY-2")
+    old = target.shortened_hours
+    target.shortened_hours = hours
+    target.save(update_fields=["shortened_hours"])
+    following.start_fixed = next_day_starts_at is not None
+    if next_day_starts_at is not None:
+        following.starts_at = next_day_starts_at
+    following.save(update_fields=["start_fixed", "starts_at"])
+    return _apply_plan_change(game, acting_user=acting_user, now=now, kind="clock.day_shortened",
+                              payload={"day": day, "from": old, "to": hours,
+                                       "next_day_starts_at": next_day_starts_at.isoformat()
+                                       if next_day_starts_at else None})
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The day start and the night start (scheduler handlers call these; acting_user None = the site)
+# --------------------------------------------------------------------------------------------------------------
+
+@transaction.atomic
+def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None = None):
+    """Start game day ``day`` (the ``day_start`` event, L-DAY-1): ``day_number`` becomes ``day`` (a game in setup
+    becomes running on day 1); the spirits of the day before go to the cemetery (L-SPIRIT-2); every city inbox
+    rolls over (L-INBOX-1); the daily post drafted at night end is published, exactly once (L-POST-2); the day
+    after is planned and the clock events of this day are laid out. On a finished game only the (final) daily
+    post is published. Returns the ``GameDay``. Idempotent: a day that already started raises ``WrongState``
+    and changes nothing; so do a missing plan and a day out of turn. Site or Procurator."""
+    from inboxes.services import do_lay_spirit_to_rest, do_roll_over_city_inboxes_for_new_day
+
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    plan = game_day_of(game, day)
+    if plan is None:
+        raise WrongState(_("Day %(day)d is not planned.") % {"day": day}, rule="L-DAY-1")
+    if game.status == GameStatus.FINISHED:
+        if day >= 2:
+            do_publish_daily_post(game, day, acting_user=acting_user, now=now)
+        return plan
+    if game.day_number >= day or plan.started_at is not None:
+        raise WrongState(_("Day %(day)d has already started.") % {"day": day}, rule="L-DAY-1")
+    if game.day_number != day - 1:
+        raise WrongState(_("Day %(day)d cannot start on day %(current)d.") % {"day": day, "current": game.day_number},
+                         rule="L-DAY-1")
+    yesterday = game_day_of(game, day - 1)
+    if yesterday is not None:
+        cutoff = yesterday.started_at or yesterday.starts_at
+        for spirit in Resident.objects.filter(game=game, is_spirit=True, died_at__lte=cutoff).exclude(
+                status="alive").order_by("pk"):
+            do_lay_spirit_to_rest(spirit, acting_user=None, now=now)
+    if game.status == GameStatus.SETUP:
+        game.status = GameStatus.RUNNING
+    game.day_number = day
+    game.save(update_fields=["status", "day_number"])
+    plan.started_at = now
+    plan.save(update_fields=["started_at"])
+    rolled = do_roll_over_city_inboxes_for_new_day(game, acting_user=None, now=now)
+    post = do_publish_daily_post(game, day, acting_user=None, now=now) if day >= 2 else None
+    days = _replan(game, ensure_through=day + 1)
+    counts = _sync_clock_events(game, days, actor=None, now=now)
+    record_event(game, "clock.day_started", actor=acting_user, at=now,
+                 payload={"day": day, "inboxes": [i.pk for i in rolled], "post": post.pk if post else None,
+                          **counts})
+    return game_day_of(game, day)
+
+
+@transaction.atomic
+def do_begin_night(game: Game, day: int, *, acting_user=None, now: datetime | None = None):
+    """Close game day ``day`` and start its night (the ``night_start`` event, after the day's last voting and court
+    deadline, L-DAY-3): the ``GameDay`` gets ``ended_at``. Returns it. Raises ``WrongState`` (not the current day,
+    already night, game over). Site or Procurator."""
+    from .models import GameDay
+
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_game_not_over(game)
+    plan = GameDay.objects.select_for_update().filter(game=game, number=day).first()
+    if plan is None or game.day_number != day:
+        raise WrongState(_("Day %(day)d is not the current day.") % {"day": day}, rule="L-DAY-1")
+    if plan.ended_at is not None:
+        raise WrongState(_("Night %(night)d has already started.") % {"night": day}, rule="L-DAY-1")
+    plan.ended_at = now
+    plan.save(update_fields=["ended_at"])
+    record_event(game, "clock.night_started", actor=acting_user, at=now, payload={"day": day})
+    return plan
+
+
+def pending_day_deadline(game: Game, since: datetime, day: int) -> datetime | None:
+    """The latest pending voting or court deadline of ``game`` due from ``since`` until the start of day
+    ``day + 1`` (the night of ``day`` waits for it), or None."""
+    following = game_day_of(game, day + 1)
+    before = following.starts_at if following is not None else since + timedelta(days=MAX_SCHEDULE_DAYS)
+    return _deadline_after(game, since, before)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The daily post (issue 6 item 4; RULES.md L-POST-2, L-DEATH-2)
+# --------------------------------------------------------------------------------------------------------------
+
+def _daily_day(game: Game, day: int):
+    from .models import GameDay
+
+    if day < 2:
+        raise InvalidInput(_("The first daily post is published on day 2."), rule="L-POST-2")
+    plan = GameDay.objects.select_for_update().filter(game=game, number=day).first()
+    if plan is None:
+        raise WrongState(_("Day %(day)d is not planned.") % {"day": day}, rule="L-POST-2")
+    return plan
+
+
+@transaction.atomic
+def do_draft_daily_post(game: Game, day: int, *, acting_user=None, now: datetime | None = None) -> PublicPost:
+    """Draft the daily post published at the start of game ``day`` (L-POST-2): the site's record
+    (``cities.daily_post.daily_post_record``: night victims with alignment, yesterday's results per city, the
+    judges, the scoreboard) followed by the Procurator's free text written so far. Stored as an unpublished daily
+    ``PublicPost`` (the author is the site) linked to the ``GameDay``; only the Procurator sees it before
+    publication. Idempotent: when the draft exists it is returned unchanged (the Procurator's edits are kept).
+    By the site at night end (``daily_post_draft`` event) or the Procurator. Raises ``NotAllowed``,
+    ``InvalidInput`` (day < 2) or ``WrongState`` (day not planned)."""
+    from .daily_post import daily_post_record
+
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    game = Game.objects.get(pk=game.pk)
+    plan = _daily_day(game, day)
+    if plan.post_id is not None:
+        return plan.post
+    record = daily_post_record(game, day, now)
+    body = record.body + (f"\n\n{plan.free_text.strip()}" if plan.free_text.strip() else "")
+    post = do_create_public_post(game, kind=PostKind.DAILY, title=record.title, body=body[:MAX_POST_LENGTH],
+                                 acting_user=None, publish=False, now=now)
+    post.publish_at = plan.starts_at
+    post.save(update_fields=["publish_at"])
+    plan.post = post
+    plan.announced = record.announced
+    plan.save(update_fields=["post", "announced"])
+    record_event(game, "daily_post.drafted", actor=acting_user, at=now,
+                 payload={"day": day, "post": post.pk, "announced": record.announced})
+    return post
+
+
+@transaction.atomic
+def do_publish_daily_post(game: Game, day: int, *, acting_user=None, now: datetime | None = None) -> PublicPost:
+    """Publish the daily post of game ``day`` at the day start (L-POST-2), drafting it first if the draft is
+    missing, and announce the alignment of the dead it names (L-DEATH-2: ``alignment_announced``). Exactly once:
+    a published post is returned as it is. Site (the ``day_start`` event) or Procurator. Raises ``NotAllowed``,
+    ``InvalidInput`` (day < 2) or ``WrongState`` (day not planned)."""
+    now = now or timezone.now()
+    _check_procurator(game, acting_user)
+    game = Game.objects.get(pk=game.pk)
+    plan = _daily_day(game, day)
+    post = plan.post if plan.post_id is not None else do_draft_daily_post(game, day, acting_user=acting_user, now=now)
+    plan.refresh_from_db()
+    post = PublicPost.objects.select_for_update().get(pk=post.pk)
+    if post.published_at is None:
+        post = do_publish_post(post, acting_user=acting_user, now=now)
+    Resident.objects.filter(pk__in=plan.announced, alignment_announced=False).exclude(status="alive").update(
+        alignment_announced=True)
+    return post
+
+
+def _editable_daily_post(post: PublicPost, acting_user) -> PublicPost:
+    if acting_user is None:
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
+    _check_procurator(post.game, acting_user)
+    post = PublicPost.objects.select_for_update().select_related("game").get(pk=post.pk)
+    if post.kind != PostKind.DAILY:
+        raise InvalidInput(_("This is not a daily post."), rule="L-POST-2")
+    return post
+
+
+@transaction.atomic
+def do_edit_daily_post(post: PublicPost, *, title: str, body: str, acting_user,
+                       now: datetime | None = None) -> PublicPost:
+    """The Procurator edits the drafted daily ``post`` before its publication (L-POST-2): new title and text
+    (Markdown). Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (empty, too long, not a daily post)
+    or ``WrongState`` (published: append instead)."""
+    now = now or timezone.now()
+    post = _editable_daily_post(post, acting_user)
+    if post.published_at is not None:
+        raise WrongState(_("The daily post is published: you can only append to it now."), rule="L-POST-2")
+    post.title = _clean_text(title, field=_("title"), max_length=200)
+    post.body = _clean_text(body, field=_("text"), max_length=MAX_POST_LENGTH)
+    post.body_html = render_markdown(post.body)
+    post.save(update_fields=["title", "body", "body_html"])
+    record_event(post.game, "daily_post.edited", actor=acting_user, at=now,
+                 payload={"post": post.pk, "length": len(post.body)})
+    return post
+
+
+@transaction.atomic
+def do_append_to_daily_post(post: PublicPost, text: str, *, acting_user, now: datetime | None = None) -> PublicPost:
+    """The Procurator appends ``text`` (Markdown) to the published daily ``post`` (L-POST-2), under a line with
+    the time in the game's zone. Raises ``NotAllowed``, ``InvalidInput`` (empty, too long) or ``WrongState``
+    (not published yet: edit the draft instead)."""
+    now = now or timezone.now()
+    post = _editable_daily_post(post, acting_user)
+    if post.published_at is None:
+        raise WrongState(_("The daily post is not published yet: edit the draft instead."), rule="L-POST-2")
+    text = _clean_text(text, field=_("text"), max_length=MAX_POST_LENGTH)
+    with translation.override(post.game.language):
+        heading = _("Added at %(time)s") % {"time": _local_time(post.game, now)}
+    body = f"{post.body}\n\n---\n\n*{heading}*\n\n{text}"
+    if len(body) > MAX_POST_LENGTH:
+        raise InvalidInput(_("The daily post would become too long."), rule="L-POST-2")
+    post.body = body
+    post.body_html = render_markdown(body)
+    post.save(update_fields=["body", "body_html"])
+    record_event(post.game, "daily_post.appended", actor=acting_user, at=now,
+                 payload={"post": post.pk, "length": len(text)})
+    return post
+
+
+@transaction.atomic
+def do_set_daily_post_text(game: Game, day: int, text: str, *, acting_user, now: datetime | None = None):
+    """The Procurator writes the free text (press, contests) of the daily post of game ``day`` before the site
+    drafts it (L-POST-2); the draft appends it to the record. Empty text clears it. Returns the ``GameDay``.
+    Raises ``NotAllowed``, ``InvalidInput`` (day < 2, too long) or ``WrongState`` (the draft exists: edit it)."""
+    now = now or timezone.now()
+    if acting_user is None:
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_game_not_over(game)
+    plan = _daily_day(game, day)
+    if plan.post_id is not None:
+        raise WrongState(_("The daily post is drafted already: edit the draft instead."), rule="L-POST-2")
+    text = (text or "").strip()
+    if len(text) > MAX_POST_LENGTH // 2:
+        raise InvalidInput(_("The %(field)s is too long: %(length)d characters, at most %(max)d.")
+                           % {"field": _("text"), "length": len(text), "max": MAX_POST_LENGTH // 2})
+    plan.free_text = text
+    plan.save(update_fields=["free_text"])
+    record_event(game, "daily_post.text_set", actor=acting_user, at=now, payload={"day": day, "length": len(text)})
+    return plan

@@ -61,7 +61,7 @@ from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipS
 
 from .errors import RuleViolation
 from .forms import WallClockField, wall_clock_to_utc
-from .models import City, Game, Resident, StaffKind, StaffRole
+from .models import City, Game, GameStatus, Resident, StaffKind, StaffRole
 
 
 #: The request being served by a staff admin view. ModelAdmin instances are shared by every thread, so the
@@ -130,7 +130,11 @@ class GameStaffAdminSite(AdminSite):
         # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
         from voting.staff_admin import schedule_voting_view
 
-        own = [path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
+        from .clock_admin import daily_post_view, game_clock_view
+
+        own = [path("games/<int:game_id>/clock/", self.admin_view(game_clock_view), name="game_clock"),
+               path("games/<int:game_id>/daily-post/<int:day>/", self.admin_view(daily_post_view), name="daily_post"),
+               path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
                path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
                     name="schedule_voting")]
         return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
@@ -205,6 +209,8 @@ class GameStaffAdminSite(AdminSite):
             if role.kind == StaffKind.PROCURATOR:
                 links.append((_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id],
                                                          current_app=self.name)))
+                links.append((_("Game clock"), reverse("admin:game_clock", args=[role.game_id],
+                                                       current_app=self.name)))
             dashboard.append({"role": role, "game": role.game, "links": links})
         return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
 
@@ -426,6 +432,8 @@ def record_death(modeladmin, request, queryset):
                 messages.error(request, str(exc))
             else:
                 messages.success(request, _("The death of %(name)s is recorded.") % {"name": resident.name})
+        from roles.services import do_after_day_death  # L-NIGHT-3 re-election, L-WIN-1 victory after a death
+        do_after_day_death(residents[0].game, acting_user=None)
         return None
     targets = [(r.pk, f"{r.name} · {r.city.name}") for r in residents]
     return _action_page(modeladmin, request, action="record_death", title=_("Record a death"), targets=targets,
@@ -800,7 +808,9 @@ class StaffMembershipAdmin(StaffScopedAdmin):
     })
 
     def scoped_queryset(self, request):
+        # The check channel's member is the commissar, secret to the Consigliere (policies.can_see_members).
         return (Membership.objects.filter(inbox__in=readable_inboxes_for_staff(request).values("pk"))
+                .exclude(Q(inbox__kind=InboxKind.CHECK) & ~Q(inbox__game__status=GameStatus.FINISHED))
                 .select_related("inbox__game", "resident"))
 
     def get_ordering(self, request):

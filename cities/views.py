@@ -58,8 +58,15 @@ def game_detail(request, slug: str):
         "signups_open": selectors.signups_open(game),
         "is_staff_of_game": bool(policies.staff_roles_in(request.user, game)),
         "known_commissars": selectors.known_commissars(request.user, game),
+        "touring_rotation": _touring_rotation(game),
     }
     return render(request, "cities/game_detail.html", context)
+
+
+def _touring_rotation(game):
+    """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``roles.services``)."""
+    from roles.services import touring_rotation_list
+    return touring_rotation_list(game)
 
 
 def post_detail(request, slug: str, post_id: int):

@@ -2,7 +2,9 @@
 
 Every question "may this user see or do this?" about inboxes, messages, residents' secrets and staff identities
 is answered here and nowhere else. Each inbox rule is written once, as data (``STAFF_GRANTS``, the membership
-states, ``PUBLIC_AFTER_GAME``), and read by two renderings that must agree (tests/inboxes/test_policy_matrix.py):
+states, and for a finished game ``PUBLIC_AFTER_GAME``, ``OPEN_ON_REQUEST_AFTER_GAME``, ``CONSENT_AFTER_GAME`` with
+the ``archive`` app's consent and open-request rows), and read by two renderings that must agree
+(tests/inboxes/test_policy_matrix.py, tests/archive/test_disclosure_matrix.py):
 
 * the instance checks ``can_read_inbox`` / ``can_post_in_inbox`` (one object);
 * the query forms ``readable_inboxes`` / ``readable_messages`` (lists, counts, search, feeds) and
@@ -91,11 +93,27 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
     ),
 }
 
+#: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
+#: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
+#: added to a judge removal demand once it is valid (L-INBOX-11, L-JUDGE-8: ``RemovalDemand.valid_at``).
+CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
+    (StaffKind.ARBITER, StaffGrant(K.REMOVAL, post=True), Q(removal_demand__valid_at__isnull=False)),
+)
+
 #: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
-#: The other kinds (open on request, consent) keep their in-game rule until their disclosure is built.
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
 })
+
+#: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
+#: (an ``archive.OpenRequest`` row); a visitor never.
+OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR})
+
+#: Kinds disclosed after the game only with consent (L-ARCH-2): a personal inbox with its resident's consent
+#: (L-INBOX-5); a secret inbox when the last of its members (and its staff organizer) consents (L-INBOX-13).
+#: Once disclosed they are public, visitors included. The draw's notary is public after the game (L-INBOX-12);
+#: any other notary stays closed (its organizer decides, not built).
+CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET})
 
 #: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
@@ -173,13 +191,31 @@ def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) ->
 # --------------------------------------------------------------------------------------------------------------
 
 def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
-    return [
+    grants = [
         grant
         for role in roles
         if role.game_id == inbox.game_id
         for grant in STAFF_GRANTS.get(role.kind, ())
         if grant.inbox_kind == inbox.kind and (not grant.own_city or role.city_id == inbox.city_id)
     ]
+    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+        if (grant.inbox_kind == inbox.kind and any(r.game_id == inbox.game_id and r.kind == kind for r in roles)
+                and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists()):
+            grants.append(grant)
+    return grants
+
+
+def conditional_grant_roles(user, inbox: Inbox, *, post: bool) -> list[StaffRole]:
+    """The roles of ``user`` that a ``CONDITIONAL_STAFF_GRANTS`` entry lets read (``post``: and post) in
+    ``inbox``: for ``do_post_message`` to name the staff author."""
+    out = []
+    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+        if grant.inbox_kind != inbox.kind or (post and not grant.post):
+            continue
+        roles = [r for r in staff_roles_in(user, inbox.game_id) if r.kind == kind]
+        if roles and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
+            out.extend(roles)
+    return out
 
 
 def _secret_organizer_roles(roles: list[StaffRole], inbox: Inbox) -> list[StaffRole]:
@@ -206,14 +242,113 @@ def _is_finished(inbox: Inbox) -> bool:
     return inbox.game.status == GameStatus.FINISHED
 
 
+# --------------------------------------------------------------------------------------------------------------
+# Disclosure after the game (L-ARCH-1, L-ARCH-2): clauses of the same rule, in both renderings
+# --------------------------------------------------------------------------------------------------------------
+
+def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
+    """Who must consent before ``inbox`` is disclosed (L-ARCH-2): (resident ids, staff role id or None).
+
+    Personal inbox: its resident. Secret inbox: every seat that is a member there now (member or banned; one who
+    left or was removed is no longer a member and sees nothing of it, L-INBOX-17), plus the staff role that
+    organised it. Other kinds need no consent: ([], None). The seat's current holder consents for it (the seat,
+    not the account, is the member, L-REPLACE-1).
+    """
+    if inbox.kind == K.PERSONAL:
+        return [inbox.resident_id], None
+    if inbox.kind == K.SECRET:
+        members = list(Membership.objects.filter(inbox=inbox, state__in=READING_STATES)
+                       .order_by("resident_id").values_list("resident_id", flat=True))
+        organizer = inbox.organizer_id if inbox.organizer_id is not None else None
+        return members, organizer
+    return [], None
+
+
+def _consented_q():
+    """``Q`` over Inbox: personal inboxes whose resident consents; secret inboxes whose every member (and staff
+    organizer) consents and that have at least one consent. Game state not included."""
+    from archive.models import DisclosureConsent
+
+    active = DisclosureConsent.objects.filter(revoked_at__isnull=True)
+    personal = Q(kind=K.PERSONAL) & Q(Exists(active.filter(inbox=OuterRef("pk"), resident=OuterRef("resident_id"))))
+    missing_member = Membership.objects.filter(inbox=OuterRef("pk"), state__in=READING_STATES).exclude(
+        Exists(active.filter(inbox=OuterRef(OuterRef("pk")), resident=OuterRef("resident_id"))))
+    organizer_ok = Q(organizer__isnull=True) | Q(Exists(active.filter(inbox=OuterRef("pk"), staff_role=OuterRef("organizer_id"))))
+    secret = (Q(kind=K.SECRET) & ~Q(Exists(missing_member)) & organizer_ok
+              & Q(Exists(active.filter(inbox=OuterRef("pk")))))
+    return personal | secret
+
+
+def _draw_notary_q():
+    from roles.models import MafiaDraw
+
+    return Q(kind=K.NOTARY) & Q(Exists(MafiaDraw.objects.filter(notary=OuterRef("pk"))))
+
+
+def _disclosed_q() -> Q:
+    """``Q`` over Inbox: what a finished game discloses to everyone, visitors included (L-ARCH-1, L-ARCH-2)."""
+    return Q(game__status=GameStatus.FINISHED) & (Q(kind__in=PUBLIC_AFTER_GAME) | _draw_notary_q() | _consented_q())
+
+
+def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> bool:
+    """True when every consenter of ``inbox`` (``consenters_of``) has an active consent and there is one at least."""
+    from archive.models import DisclosureConsent
+
+    residents, role = consenters
+    if not residents and role is None:
+        return False
+    active = DisclosureConsent.objects.filter(inbox=inbox, revoked_at__isnull=True)
+    given = set(active.filter(resident__isnull=False).values_list("resident_id", flat=True))
+    if not set(residents) <= given:
+        return False
+    return role is None or active.filter(staff_role_id=role).exists()
+
+
+def is_disclosed(inbox: Inbox) -> bool:
+    """True when ``inbox``'s game is over and its "after the game" column opens it to everyone (the bool form of
+    ``_disclosed_q``): a public kind, the draw's notary, a consented personal or secret inbox (L-ARCH-1/2)."""
+    if not _is_finished(inbox):
+        return False
+    if inbox.kind in PUBLIC_AFTER_GAME:
+        return True
+    if inbox.kind == K.NOTARY:
+        from roles.models import MafiaDraw
+
+        return MafiaDraw.objects.filter(notary=inbox).exists()
+    if inbox.kind in CONSENT_AFTER_GAME:
+        return has_consented(inbox, consenters_of(inbox))
+    return False
+
+
+def can_request_inbox(user, inbox: Inbox) -> bool:
+    """True when ``user`` may open ``inbox`` by the one logged click (L-ARCH-1): a logged-in user, a finished
+    game, a kind "open to anyone who asks". Says nothing of whether they already did."""
+    return _is_authenticated(user) and _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME
+
+
+def _has_requested(user, inbox: Inbox) -> bool:
+    from archive.models import OpenRequest
+
+    return can_request_inbox(user, inbox) and OpenRequest.objects.filter(inbox=inbox, user=user).exists()
+
+
+def requestable_inboxes(user, game: Game) -> QuerySet[Inbox]:
+    """The inboxes of ``game`` ``user`` may open by one logged click (L-ARCH-1), whether opened already or not;
+    empty for a visitor or a game not finished. Their titles are public after the game."""
+    if not _is_authenticated(user) or game.status != GameStatus.FINISHED:
+        return Inbox.objects.none()
+    return Inbox.objects.filter(game=game, kind__in=OPEN_ON_REQUEST_AFTER_GAME)
+
+
 def can_read_inbox(user, inbox: Inbox) -> bool:
     """True when ``user`` may see ``inbox`` (its title, messages, counts); the instance form of the rule.
 
     Args: ``user`` any user or AnonymousUser; ``inbox`` an Inbox (its ``game`` is read).
-    Rule: L-INBOX table and L-INBOX-17 (banned reads, removed sees nothing), L-STAFF-5/6, L-ARCH-1 (public kinds
-    after the game). Agrees with ``readable_inboxes`` on every case (tested).
+    Rule: L-INBOX table and L-INBOX-17 (banned reads, removed sees nothing), L-STAFF-5/6, and after the game
+    L-ARCH-1/2: public kinds, the draw's notary and consented personal/secret inboxes to everyone; "open to anyone
+    who asks" kinds to a logged-in user who clicked (logged). Agrees with ``readable_inboxes`` on every case.
     """
-    if _is_finished(inbox) and inbox.kind in PUBLIC_AFTER_GAME:
+    if is_disclosed(inbox):
         return True
     if not _is_authenticated(user):
         return False
@@ -221,7 +356,9 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
     if _grants_matching(roles, inbox) or _secret_organizer_roles(roles, inbox):
         return True
     membership = membership_of(user, inbox)
-    return membership is not None and membership.state in READING_STATES
+    if membership is not None and membership.state in READING_STATES:
+        return True
+    return _has_requested(user, inbox)
 
 
 def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str | None:
@@ -263,9 +400,13 @@ def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:
 
 def _readable_q(user) -> Q:
     """The ``Q`` over Inbox that selects what ``user`` may read: the query form of ``can_read_inbox``."""
-    q = Q(game__status=GameStatus.FINISHED, kind__in=PUBLIC_AFTER_GAME)
+    from archive.models import OpenRequest
+
+    q = _disclosed_q()
     if not _is_authenticated(user):
         return q
+    q |= Q(game__status=GameStatus.FINISHED, kind__in=OPEN_ON_REQUEST_AFTER_GAME) & Q(
+        Exists(OpenRequest.objects.filter(inbox=OuterRef("pk"), user=user)))
     seats = list(_seats_of(user).values())
     if seats:
         q |= Q(Exists(Membership.objects.filter(
@@ -279,6 +420,9 @@ def _readable_q(user) -> Q:
             q |= clause
         if role.kind in SECRET_ORGANIZER_KINDS:
             q |= Q(kind=K.SECRET, organizer_id=role.pk)
+        for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+            if role.kind == kind:
+                q |= Q(game_id=role.game_id, kind=grant.inbox_kind) & condition
     return q
 
 
@@ -304,12 +448,15 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     """The users who may read ``inbox`` now: the audience for notifications and e-mail (L-INBOX-20).
 
     Compute it when sending, never earlier: memberships and roles change. Returns a User QuerySet without
-    duplicates. After the game a public kind is readable by every account.
+    duplicates. After the game a disclosed inbox (``is_disclosed``) is readable by every account, and an
+    "open to anyone who asks" inbox by those who asked (L-ARCH-1).
     """
     User = get_user_model()
-    if _is_finished(inbox) and inbox.kind in PUBLIC_AFTER_GAME:
+    if is_disclosed(inbox):
         return User.objects.filter(is_active=True)
     q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
+    if _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME:
+        q |= Q(archive_open_requests__inbox=inbox)
     for kind, grants in STAFF_GRANTS.items():
         for grant in grants:
             if grant.inbox_kind != inbox.kind:
@@ -320,6 +467,9 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             q |= clause
     if inbox.kind == K.SECRET and inbox.organizer_id is not None:
         q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=SECRET_ORGANIZER_KINDS)
+    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+        if grant.inbox_kind == inbox.kind and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
+            q |= Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
     return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
 
 
@@ -423,8 +573,8 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     """The alignment of ``resident`` as ``viewer`` may know it (L-STAFF-6), or None when it is secret to them.
 
     Known to: everyone once the game is over or once a death announcement disclosed it (L-DEATH-2); the
-    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only.
-    (Commissars' checked residents join when checks exist, L-NIGHT-5.)
+    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only; the living
+    commissar who checked the resident (L-NIGHT-5: the answer is theirs).
     """
     game = resident.game
     if game.status == GameStatus.FINISHED:
@@ -441,7 +591,49 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
         return Alignment.MAFIA
+    if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
+        return resident.alignment
     return None
+
+
+def _checked(commissar: Resident, resident: Resident) -> bool:
+    """True when ``commissar`` checked ``resident`` (L-NIGHT-5); one query, only for a commissar viewer."""
+    from roles.models import CommissarCheck
+
+    return CommissarCheck.objects.filter(commissar=commissar, target=resident).exists()
+
+
+def can_see_members(viewer, inbox: Inbox) -> bool:
+    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the
+    commissar check channel (L-INBOX-15, L-NIGHT-5): its member is the commissar, whom the Consigliere must not
+    learn; only the commissar themself sees it, and everyone after the game."""
+    if inbox.kind != K.CHECK or _is_finished(inbox):
+        return True
+    return membership_of(viewer, inbox) is not None
+
+
+def knows_night_of(viewer, city) -> bool:
+    """True when ``viewer`` may see ``city``'s night business (L-NIGHT-1..4, L-STAFF-6): the godfather election,
+    its votes, the godfather, the night decisions and their targets. Known to the living mafia of the city and
+    the Consigliere; everyone after the game. Never the Procurator, a Tribune, a commissar or another city."""
+    if city.game.status == GameStatus.FINISHED:
+        return True
+    if not _is_authenticated(viewer):
+        return False
+    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
+        return True
+    seat = seat_in(viewer, city.game_id)
+    return (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == city.pk
+            and seat.status == LifeStatus.ALIVE)
+
+
+def knows_check_asker(viewer, check) -> bool:
+    """True when ``viewer`` may learn who asked a commissar ``check`` (L-NIGHT-5, L-STAFF-6): the commissar who
+    asked, and everyone after the game. Never the Consigliere (who answers without learning the asker)."""
+    if check.game.status == GameStatus.FINISHED:
+        return True
+    seat = seat_in(viewer, check.game_id) if _is_authenticated(viewer) else None
+    return seat is not None and seat.pk == check.commissar_id
 
 
 def knows_commissar(viewer, resident: Resident) -> bool:

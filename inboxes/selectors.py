@@ -97,7 +97,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     members = list(
         Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
         .select_related("resident").order_by("resident__name")
-    )
+    ) if policies.can_see_members(viewer, inbox) else []
     return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members)
 
 

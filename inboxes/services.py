@@ -89,12 +89,16 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
                          for g in policies.STAFF_GRANTS.get(r.kind, ()))]
         grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                    if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
+        grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
         author_staff = grants[0]
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     accepted = None
     if inbox.kind == InboxKind.VOTING:  # L-VOTE-2/3/8: a vote keyword, a retraction, the last word, or refused
         from voting.services import check_voting_post
         accepted = check_voting_post(inbox, author_resident, text, now)
+    elif inbox.kind == InboxKind.PRECINCT:  # L-JUDGE-4: «Он - Ганди!» / «Он - Гитлер!» once, or refused
+        from voting.services import check_precinct_post
+        accepted = check_precinct_post(inbox, author_resident, text, now)
     message = Message.objects.create(
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
@@ -102,6 +106,9 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     if inbox.kind == InboxKind.VOTING:
         from voting.services import record_voting_post
         record_voting_post(inbox, author_resident, message, accepted, now)
+    elif inbox.kind == InboxKind.PRECINCT:
+        from voting.services import record_precinct_post
+        record_precinct_post(inbox, author_resident, message, accepted, now)
     _advance_read_mark(acting_user, inbox, now)
     record_event(inbox.game, "message.posted", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "message": message.pk})

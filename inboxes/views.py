@@ -98,8 +98,9 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
 
 
 def _voting_tally(user, inbox):
-    """The standing tally shown above a voting inbox's thread (L-VOTE-4), computed by the pure core."""
-    if inbox.kind != "voting":
+    """The standing tally shown above a voting inbox's thread (L-VOTE-4) or a precinct's (L-JUDGE-4/5), computed
+    by the pure core."""
+    if inbox.kind not in ("voting", "precinct"):
         return None
     from voting.selectors import tally_box_for_inbox
     return tally_box_for_inbox(user, inbox)

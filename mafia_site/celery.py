@@ -10,7 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mafia_site.settings.dev")
 
 app = Celery("mafia_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["mafia_site"])
+app.autodiscover_tasks(["mafia_site", "archive"])
 
 
 @app.on_after_finalize.connect
@@ -26,3 +26,6 @@ def _setup_periodic_tasks(sender, **kwargs):
         sender.signature("mafia_site.tasks.dispatch_due_events"),
         name="dispatch due scheduled events",
     )
+    # Notifications (archive app): deadline reminders every 5 minutes, the e-mail digest once an hour.
+    sender.add_periodic_task(300.0, sender.signature("archive.tasks.send_reminders"), name="deadline reminders")
+    sender.add_periodic_task(3600.0, sender.signature("archive.tasks.send_digests"), name="e-mail digests")

@@ -22,3 +22,25 @@ class AnswerOfferForm(forms.Form):
     answer = forms.ChoiceField(choices=[("accept", "accept"), ("decline", "decline")])
     reason = forms.CharField(label=_("Reason (optional; the Procurator never sees it)"), required=False,
                              max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class NightActionForm(forms.Form):
+    """One night action posted from the night page (L-NIGHT): ``action`` names the service; ``city`` (a city
+    number), ``target`` (a resident id, empty = "no kill"), ``kind`` and ``text`` as that action needs. The
+    services check everything else."""
+
+    ACTIONS = ["open_election", "vote_godfather", "close_election", "appoint_godfather", "decide", "tour", "check",
+               "gift"]
+
+    action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
+    city = forms.IntegerField(required=False, min_value=1)
+    to_city = forms.IntegerField(required=False, min_value=1)
+    target = forms.IntegerField(required=False, min_value=1)
+    kind = forms.ChoiceField(required=False, choices=[("", ""), ("gift", "gift"), ("fish", "fish")])
+    text = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class EndGameForm(forms.Form):
+    """The Procurator's early end of the game (L-WIN-3): the reason, recorded and shown."""
+
+    reason = forms.CharField(label=_("Reason"), max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))

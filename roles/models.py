@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident
 from inboxes.models import Inbox
@@ -84,3 +85,145 @@ class CommissarOffer(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.answered_at is None
+
+
+# ==============================================================================================================
+# The night (issue 6): godfather elections, night actions, commissar checks, gifts, resolution, the game's end
+# ==============================================================================================================
+
+class GodfatherElection(models.Model):
+    """An election of ``city``'s godfather among its living mafia (L-NIGHT-3), opened on ``night`` by the
+    Consigliere, by a mafioso's demand for a re-election, or by the site when the godfather died. ``closed_at``
+    set when decided; ``winner`` None when it failed (the Consigliere then appoints). Secret (L-STAFF-6): read by
+    the city's mafia and the Consigliere only."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="godfather_elections")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="godfather_elections")
+    night = models.PositiveSmallIntegerField()
+    opened_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    winner = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["city__number", "opened_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["city"], condition=Q(closed_at__isnull=True),
+                                    name="godfatherelection_one_open_per_city"),
+            models.CheckConstraint(condition=Q(winner__isnull=True) | Q(closed_at__isnull=False),
+                                   name="godfatherelection_winner_when_closed"),
+        ]
+
+    def __str__(self) -> str:
+        return f"godfather election in {self.city}, night {self.night}"
+
+
+class GodfatherVote(models.Model):
+    """A mafioso's vote in a godfather election (L-NIGHT-3: a simple vote); changeable while open (one row per
+    voter, updated)."""
+
+    election = models.ForeignKey(GodfatherElection, on_delete=models.CASCADE, related_name="votes")
+    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    candidate = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [models.UniqueConstraint(fields=["election", "voter"], name="godfathervote_one_per_voter")]
+
+
+class NightActionKind(models.TextChoices):
+    """Kinds of night decisions (L-NIGHT-1, L-NIGHT-4)."""
+
+    KILL = "kill", _("kill")
+    TOUR = "tour", _("touring")
+
+
+class NightDecision(models.Model):
+    """One submission of a city's night decision (L-NIGHT-1/2/4/6): every submission is kept, the last one of a
+    (city, night, kind) counts. ``target`` None = "no kill". ``by_consigliere`` True when the Consigliere entered
+    it for a silent godfather. Secret: the mafia of the city and the Consigliere only."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="night_decisions")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="night_decisions")
+    night = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=NightActionKind.choices)
+    target = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    by_consigliere = models.BooleanField(default=False)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["game", "night"], name="nightdecision_game_night_idx")]
+        constraints = [models.CheckConstraint(condition=Q(night__gte=2), name="nightdecision_from_night_2_L_DAY_5")]
+
+
+class CommissarCheck(models.Model):
+    """A commissar's check (L-NIGHT-5): once per night per city, answered at once and truthfully by the site in
+    the check channel. ``is_mafia`` is the answer. The asker is the commissar of ``city`` (``commissar``); never
+    shown to the Consigliere."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="commissar_checks")
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="commissar_checks")
+    night = models.PositiveSmallIntegerField()
+    commissar = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    target = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    is_mafia = models.BooleanField()
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["night", "at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["city", "night"], name="commissarcheck_once_per_night_L_NIGHT_5"),
+            models.CheckConstraint(condition=Q(night__gte=2), name="commissarcheck_from_night_2_L_DAY_5"),
+        ]
+
+
+class GiftKind(models.TextChoices):
+    """L-NIGHT-7: a gift (pleased) or a fish (not)."""
+
+    GIFT = "gift", _("gift")
+    FISH = "fish", _("fish")
+
+
+class Gift(models.Model):
+    """A gift or a fish from ``from_city``'s mafia to ``to_city``'s godfather (L-NIGHT-7), sent by the Consigliere,
+    delivered anonymously by city into ``to_city``'s mafia inbox."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="gifts")
+    from_city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="+")
+    to_city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="+")
+    night = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=GiftKind.choices)
+    text = models.TextField(blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [models.CheckConstraint(condition=~Q(from_city=models.F("to_city")), name="gift_to_another_city")]
+
+
+class NightResolution(models.Model):
+    """The one resolution of ``night`` of ``game`` (L-NIGHT-6: resolution happens once). ``outcome`` is
+    ``roles.night.NightOutcome.as_dict()``; it holds check answers: never render it."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="night_resolutions")
+    night = models.PositiveSmallIntegerField()
+    resolved_at = models.DateTimeField()
+    touring_city = models.ForeignKey(City, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    outcome = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["game", "night"]
+        constraints = [models.UniqueConstraint(fields=["game", "night"], name="nightresolution_once_per_night")]
+
+
+class GameResult(models.Model):
+    """How a game ended (L-WIN): ``winner`` "honest", "mafia" or "" (ended early by the Procurator with
+    ``reason``, L-WIN-3); ``scoreboard`` {city number as str: {"name", "honest", "mafia"}} of the living."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="result")
+    winner = models.CharField(max_length=8, blank=True)
+    reason = models.TextField(blank=True)
+    ended_at = models.DateTimeField()
+    scoreboard = models.JSONField(default=dict)
+    post = models.ForeignKey("cities.PublicPost", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

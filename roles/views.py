@@ -10,12 +10,13 @@ from django.views.decorators.http import require_http_methods
 
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
-from cities.models import City, StaffKind
+from cities.models import Alignment, City, LifeStatus, Resident, StaffKind
 from cities.selectors import game_get
 from inboxes import policies
 
 from . import draw, services
-from .forms import AnswerOfferForm, MafiaNumbersForm
+from .forms import AnswerOfferForm, EndGameForm, MafiaNumbersForm, NightActionForm
+from .models import CommissarCheck, NightActionKind
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
@@ -117,3 +118,138 @@ def draw_verification(request, slug: str):
         "problems": services.verification_problems(mafia_draw),
     }
     return render(request, "roles/verify.html", context)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The night page (issue 6): godfathers, decisions, touring, checks, gifts; the early end (L-WIN-3)
+# --------------------------------------------------------------------------------------------------------------
+
+def _night_panels(user, game):
+    """Per city the night business ``user`` may see (``policies.knows_night_of``): godfather, open election with
+    its votes, tonight's decisions, the targets the godfather may choose. Nothing for anyone else."""
+    night = services.current_night(game)
+    touring = services.touring_city_for(game, night)
+    residents = list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).select_related("city"))
+    panels = []
+    for city in City.objects.filter(game=game).order_by("number"):
+        if not policies.knows_night_of(user, city):
+            continue
+        election = services.open_godfather_election(city)
+        votes = list(election.votes.select_related("voter", "candidate")) if election else []
+        mafia = [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.MAFIA]
+        panels.append({
+            "city": city,
+            "godfather": services.living_godfather(city),
+            "election": election,
+            "votes": votes,
+            "mafia": mafia,
+            "kill": services.last_decision(city, night, NightActionKind.KILL),
+            "tour": services.last_decision(city, night, NightActionKind.TOUR),
+            "kill_targets": [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.HONEST],
+            "is_touring": touring is not None and touring.pk == city.pk,
+            "tour_targets": [r for r in residents if r.city_id != city.pk and not r.is_judge],
+        })
+    return panels
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def night_page(request, slug: str):
+    """The night page (L-NIGHT): the public touring rotation for everyone; for the living mafia of a city and the
+    Consigliere, that city's godfather election and night decision (``policies.knows_night_of``); for a living
+    commissar, the check form and their own checks; for the Consigliere, gifts and fish. Each POST is one service
+    call; a refusal re-renders with the reason (400/403/409)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    status, error = 200, None
+    form = NightActionForm(request.POST or None)
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            raise Http404("No such page.")
+        if form.is_valid():
+            try:
+                _night_action(request.user, game, form.cleaned_data)
+            except RuleViolation as exc:
+                error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
+            else:
+                return redirect("night_page", slug=game.slug)
+        else:
+            error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
+    seat = policies.seat_in(request.user, game)
+    is_commissar = seat is not None and seat.is_commissar and seat.status == LifeStatus.ALIVE
+    is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
+    checks, check_targets, channel = [], [], None
+    if seat is not None and seat.is_commissar:
+        checks = list(CommissarCheck.objects.filter(commissar=seat).select_related("target"))
+        check_targets = list(Resident.objects.filter(city=seat.city_id, status=LifeStatus.ALIVE).exclude(pk=seat.pk))
+        channel = services.check_channel_of(seat.city)
+    context = {
+        "game": game, "night": services.current_night(game), "error": error,
+        "rotation": services.touring_rotation_list(game),
+        "panels": _night_panels(request.user, game),
+        "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere,
+        "checks": checks, "check_targets": check_targets, "channel": channel,
+        "cities": list(City.objects.filter(game=game).order_by("number")),
+        "toured": services.toured_cities(game) if is_consigliere else [],
+        "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
+    }
+    response = render(request, "roles/night.html", context, status=status)
+    response["Cache-Control"] = "private"
+    return response
+
+
+def _night_action(user, game, data) -> None:
+    """Map one posted night action to its service (errors propagate as ``RuleViolation``)."""
+    city = City.objects.filter(game=game, number=data.get("city") or 0).first()
+    target = Resident.objects.filter(game=game, pk=data.get("target") or 0).first()
+    action = data["action"]
+    if action not in ("check",) and city is None:
+        raise InvalidInput(_("Choose a city."))
+    if action in ("vote_godfather", "appoint_godfather", "check") and target is None:
+        raise InvalidInput(_("Choose a resident."))
+    if action == "open_election":
+        services.do_open_godfather_election(city, acting_user=user)
+    elif action == "vote_godfather":
+        election = services.open_godfather_election(city)
+        if election is None or not policies.knows_night_of(user, city):
+            raise WrongState(_("No godfather election is open."))
+        services.do_vote_godfather(election, target, acting_user=user)
+    elif action == "close_election":
+        election = services.open_godfather_election(city)
+        if election is None or not policies.knows_night_of(user, city):
+            raise WrongState(_("No godfather election is open."))
+        services.do_close_godfather_election(election, acting_user=user)
+    elif action == "appoint_godfather":
+        services.do_appoint_godfather(city, target, acting_user=user)
+    elif action in ("decide", "tour"):
+        kind = NightActionKind.TOUR if action == "tour" else NightActionKind.KILL
+        services.do_submit_night_decision(city, target, kind=kind, acting_user=user)
+    elif action == "check":
+        services.do_check_resident(target, acting_user=user)
+    elif action == "gift":
+        to_city = City.objects.filter(game=game, number=data.get("to_city") or 0).first()
+        if to_city is None:
+            raise InvalidInput(_("Choose a city."))
+        services.do_send_gift(city, to_city, data.get("kind") or "", data.get("text") or "", acting_user=user)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def end_game(request, slug: str):
+    """The Procurator ends the game early with a reason (L-WIN-3). 404 for everyone else."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
+        raise Http404("No such page.")
+    form = EndGameForm(request.POST or None)
+    status, error = 200, None
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
+            except RuleViolation as exc:
+                error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
+            else:
+                return redirect("game_detail", slug=game.slug)
+        else:
+            error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
+    return render(request, "roles/end_game.html", {"game": game, "form": form, "error": error}, status=status)

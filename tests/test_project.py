@@ -54,7 +54,7 @@ def test_makemigrations_is_clean():
 
 
 WRITE_CALL = re.compile(r"\.(save|delete|update|bulk_create|bulk_update|create|get_or_create|update_or_create)\(")
-GAME_APPS = ("cities", "inboxes", "voting", "roles", "mafia_site")
+GAME_APPS = ("cities", "inboxes", "voting", "roles", "archive", "mafia_site")
 # Modules allowed to write game models: services, the scheduler (which runs handlers that call services),
 # and the demo loader, which writes accounts (not game models) besides calling services.
 WRITERS = {"services.py", "scheduler.py"}
@@ -98,3 +98,17 @@ def test_every_response_to_a_logged_in_user_is_private(client, django_user_model
     response = client.get("/")
     assert response.status_code == 200
     assert "private" in response["Cache-Control"]
+
+
+#: The apps and the project package. (Tests are not linted: hypothesis takes naive bounds for its datetimes.)
+LINTED = ("accounts", "cities", "inboxes", "voting", "roles", "mafia_site")
+
+
+def test_no_naive_datetime_anywhere_ruff_DTZ():
+    """ruff's flake8-datetimez rules (DTZ, selected in pyproject.toml) find no naive datetime in the code
+    (DESIGN.md "The clock": everything aware, zones through zoneinfo). ruff is pinned in requirements-test.txt."""
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "DTZ",
+                             "--output-format", "concise", *LINTED], cwd=ROOT, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "All checks passed!"

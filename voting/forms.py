@@ -57,3 +57,42 @@ class CourtDeadlineForm(forms.Form):
             return wall_clock_to_utc(self.cleaned_data["deadline"], self.zone)
         except OverflowError:
             raise ValidationError(_("This date is out of range.")) from None
+
+
+class JudgeElectionForm(ScheduleVotingForm):
+    """The Arbiter's election times, typed in the game's zone (L-DAY-4); the service checks the rules."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["opens_at"].label = _("Election opens at")
+        self.fields["closes_at"].label = _("Election closes at")
+
+
+class RecusalForm(forms.Form):
+    """When the Arbiter received a judge's resignation, typed in the game's zone (L-JUDGE-9)."""
+
+    received_at = WallClockField(label=_("Resignation received at"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_received_at(self):
+        try:
+            return wall_clock_to_utc(self.cleaned_data["received_at"], self.zone)
+        except OverflowError:
+            raise ValidationError(_("This date is out of range.")) from None
+
+
+class ElectionProxyForm(forms.Form):
+    """A proxy ballot the Arbiter records (L-JUDGE-6): a voter of the city, a candidate, the ballot."""
+
+    voter = forms.ModelChoiceField(queryset=None, label=_("Voter"))
+    candidate = forms.ModelChoiceField(queryset=None, label=_("Candidate"))
+    ballot = forms.ChoiceField(label=_("Ballot"), choices=[("Он - Ганди!", "Он - Ганди!"),
+                                                           ("Он - Гитлер!", "Он - Гитлер!")])
+
+    def __init__(self, *args, voters, candidates, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["voter"].queryset = voters
+        self.fields["candidate"].queryset = candidates

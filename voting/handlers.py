@@ -9,8 +9,8 @@ from cities.errors import WrongState
 from cities.models import ScheduledEvent
 from cities.scheduler import handler
 
-from .models import CourtCase, VotingSession
-from .services import do_close_court_case, do_close_voting, do_open_voting
+from .models import CourtCase, JudgeElection, VotingSession
+from .services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
 
 
 @handler("voting_open")
@@ -44,3 +44,26 @@ def _court_deadline(event: ScheduledEvent, now: datetime) -> str:
     except WrongState as exc:
         return f"court case {case.pk} left: {exc}"
     return f"closed court case {case.pk}"
+
+
+@handler("election_open")
+def _election_open(event: ScheduledEvent, now: datetime) -> str:
+    """Open the election's precincts and cast the Arbiter's proxy ballots (L-JUDGE-4, L-JUDGE-6). An election the
+    Arbiter opened by hand, or one replaced meanwhile, is left as it is."""
+    election = JudgeElection.objects.get(pk=event.payload["election"], game=event.game_id)
+    try:
+        inboxes = do_open_election(election, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"election {election.pk} not opened: {exc}"
+    return f"opened election {election.pk}: {len(inboxes)} precincts"
+
+
+@handler("election_close")
+def _election_close(event: ScheduledEvent, now: datetime) -> str:
+    """Count the election and announce the judge, or schedule a new election when it failed (L-JUDGE-5)."""
+    election = JudgeElection.objects.get(pk=event.payload["election"], game=event.game_id)
+    try:
+        do_close_election(election, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"election {election.pk} not closed: {exc}"
+    return f"closed election {election.pk}"

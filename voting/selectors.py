@@ -9,7 +9,13 @@ from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 
 from .models import (
-    CourtCase, ExecutionDecision, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession,
+    CourtCase,
+    ExecutionDecision,
+    Nomination,
+    ProxyRequest,
+    SpeechRequest,
+    SuicideDeclaration,
+    VotingSession,
 )
 from .services import awaiting_procurator, compute_session_tally, nominees_of
 
@@ -58,6 +64,8 @@ def tally_box(session: VotingSession) -> TallyBox | None:
 
 def tally_box_for_inbox(viewer, inbox: Inbox) -> TallyBox | None:
     """The tally box shown above a voting inbox's thread (the caller has checked the viewer reads ``inbox``)."""
+    if inbox.kind == InboxKind.PRECINCT:
+        return precinct_box_for_inbox(inbox)
     if inbox.kind != InboxKind.VOTING:
         return None
     session = VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number).first()
@@ -85,6 +93,7 @@ class CityDay:
     is_arbiter: bool = False
     judge_seat: Resident | None = None  # the viewer's seat when a sitting judge who has not voted in the case
     court_choices: list[Resident] = field(default_factory=list)
+    judges: object | None = None  # JudgesBox (issue 5)
 
 
 def city_day_for(viewer, city: City) -> CityDay:
@@ -121,7 +130,7 @@ def city_day_for(viewer, city: City) -> CityDay:
                    is_procurator=is_procurator, decision_choices=choices,
                    speech_requests=(list(SpeechRequest.objects.filter(city=city, day=day).select_related(
                        "resident", "other")) if policies.can_see_speech_requests(viewer, city) else None),
-                   **_court_part(viewer, city, session))
+                   judges=judges_box(viewer, city), **_court_part(viewer, city, session))
 
 
 def _court_part(viewer, city: City, session: VotingSession | None) -> dict:
@@ -154,3 +163,137 @@ def my_day(seat: Resident) -> dict:
         "proxies": list(ProxyRequest.objects.filter(resident=seat, day=day).select_related("nominee")),
         "suicide": SuicideDeclaration.objects.filter(resident=seat, day=day).first(),
     }
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Judges (issue 5): the city's bench on the day page
+# --------------------------------------------------------------------------------------------------------------
+
+@dataclass
+class PrecinctRow:
+    """One precinct's standing (L-JUDGE-4/5): pros, cons, score and the latest pro ballot time."""
+
+    inbox: Inbox
+    candidate: str
+    pros: int
+    cons: int
+    score: int
+    latest_pro_at: object
+    killed: bool
+
+
+@dataclass
+class JudgesBox:
+    """What the city day page shows about the judge of ``city`` to one viewer (L-JUDGE)."""
+
+    judge: Resident | None
+    election: object | None  # the pending JudgeElection, else the latest one (announced publicly, L-DAY-4)
+    candidates: list[Resident] | None  # None: not for this viewer (the Tribune collects them, L-JUDGE-3)
+    precincts: list[PrecinctRow]  # readable precincts with live standing scores
+    winner: str | None
+    my_proposal: object | None
+    propose_choices: list[Resident]
+    demands: list[dict]  # readable removal demands: {"demand", "confirmations", "can_confirm"}
+    can_open_removal: bool
+    can_recuse: bool
+
+
+def judges_box(viewer, city: City) -> JudgesBox:
+    """The bench of ``city`` for ``viewer``: the sitting judge (public), the pending or latest election, the
+    candidates for the city's Tribune, the Arbiter and the Procurator, the precincts the viewer may read with their
+    live standing scores (``compute_election_tally``, the same tally as the close; L-INBOX-20: only readable
+    precincts), the viewer's own proposal and what they may do (propose, open or confirm a removal demand,
+    resign). Queries are per precinct and per demand, a handful per page."""
+    from .models import JudgeElection, JudgeProposal, RemovalConfirmation, RemovalDemand
+    from .services import (
+        FIRST_EXECUTION_DAY,
+        candidates_of,
+        compute_election_tally,
+        pending_election,
+        sitting_judge_of,
+    )
+    game = city.game
+    seat = policies.seat_in(viewer, game)
+    judge = sitting_judge_of(city)
+    election = pending_election(city) or JudgeElection.objects.filter(city=city).order_by("-id").first()
+    staff = (policies.holds_role(viewer, game, "tribune", city_id=city.pk)
+             or policies.holds_role(viewer, game, "arbiter") or policies.holds_role(viewer, game, "procurator"))
+    candidates = candidates_of(election) if election is not None and staff else None
+    rows, winner = [], None
+    if election is not None and election.opened_at is not None:
+        precincts = list(election.precincts.select_related("inbox__game", "candidate").order_by("id"))
+        readable = set(policies.readable_inboxes(viewer, game).filter(pk__in=[p.inbox_id for p in precincts])
+                       .values_list("pk", flat=True))
+        if readable:
+            result, _names = compute_election_tally(election)
+            by_key = {t.candidate: t for t in result.candidates}
+            for p in precincts:
+                if p.inbox_id not in readable:
+                    continue
+                t = by_key.get(str(p.candidate_id))
+                rows.append(PrecinctRow(inbox=p.inbox, candidate=p.candidate.name, pros=len(t.pros) if t else 0,
+                                        cons=len(t.cons) if t else 0, score=t.score if t else 0,
+                                        latest_pro_at=t.latest_pro_at if t else None,
+                                        killed=p.inbox.killed_at is not None))
+        if election.closed_at is not None and election.winner_id:
+            winner = election.winner.name
+    living_here = seat is not None and seat.city_id == city.pk and seat.status == LifeStatus.ALIVE
+    my_proposal = None
+    choices: list[Resident] = []
+    if living_here and election is not None and election.is_pending:
+        my_proposal = JudgeProposal.objects.filter(election=election, proposer=seat).select_related("candidate").first()
+        if my_proposal is None and election.opened_at is None and election.candidates_passed_at is None:
+            choices = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE, is_judge=False).order_by("name"))
+    demands = []
+    demand_rows = list(RemovalDemand.objects.filter(city=city).select_related("inbox", "judge", "organizer"))
+    readable = set(policies.readable_inboxes(viewer, game).filter(pk__in=[d.inbox_id for d in demand_rows])
+                   .values_list("pk", flat=True))
+    for d in demand_rows:
+        if d.inbox_id not in readable:
+            continue
+        confirmed = RemovalConfirmation.objects.filter(demand=d, considered=True).count()
+        mine = seat is not None and RemovalConfirmation.objects.filter(demand=d, resident=seat).exists()
+        demands.append({"demand": d, "confirmations": confirmed,
+                        "can_confirm": (living_here and not mine and d.removed_at is None and seat.pk != d.judge_id
+                                        and d.judge_id == (judge.pk if judge else None))})
+    return JudgesBox(
+        judge=judge, election=election, candidates=candidates, precincts=rows, winner=winner, my_proposal=my_proposal,
+        propose_choices=choices, demands=demands,
+        can_open_removal=(living_here and judge is not None and judge.pk != seat.pk
+                          and game.day_number >= FIRST_EXECUTION_DAY),
+        can_recuse=living_here and judge is not None and judge.pk == seat.pk)
+
+
+@dataclass
+class PrecinctBox:
+    """The standing of an election shown above one of its precincts (L-JUDGE-4/5): every precinct's row (they all
+    have the same readers, the city's residents at the opening), and the winner once closed."""
+
+    rows: list[PrecinctRow]
+    closed: bool
+    winner: str | None
+    precinct: bool = True
+
+
+def precinct_box_for_inbox(inbox: Inbox) -> PrecinctBox | None:
+    """The live standing of the election of the precinct ``inbox`` (the caller has checked the viewer reads it):
+    pros, cons, score and the latest pro time of each candidate, computed by the pure tally (the stored result
+    once closed)."""
+    from .models import Precinct
+    from .services import compute_election_tally
+    precinct = Precinct.objects.select_related("election").filter(inbox=inbox).first()
+    if precinct is None:
+        return None
+    election = precinct.election
+    result, _names = compute_election_tally(election)
+    if result is None:
+        return None
+    by_key = {t.candidate: t for t in result.candidates}
+    rows = []
+    for p in election.precincts.select_related("inbox", "candidate").order_by("id"):
+        t = by_key.get(str(p.candidate_id))
+        rows.append(PrecinctRow(inbox=p.inbox, candidate=p.candidate.name, pros=len(t.pros) if t else 0,
+                                cons=len(t.cons) if t else 0, score=t.score if t else 0,
+                                latest_pro_at=t.latest_pro_at if t else None, killed=p.inbox.killed_at is not None))
+    return PrecinctBox(rows=rows, closed=election.closed_at is not None,
+                       winner=election.winner.name if election.winner_id else None)

@@ -39,8 +39,10 @@ from cities.staff_admin import (
 )
 
 from . import services
-from .forms import CourtDeadlineForm, ScheduleVotingForm
-from .models import CourtCase, ProxyRequest, SuicideDeclaration, VotingSession
+from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
+from .models import (
+    CityJudge, CourtCase, JudgeElection, ProxyRequest, RemovalDemand, SuicideDeclaration, VotingSession,
+)
 
 
 def _tribune_cities(request) -> list[tuple[int, int]]:
@@ -329,3 +331,210 @@ def schedule_voting_view(request, city_id: int):
                "subtitle": f"{city.game.title} · {city.name}", "form": form, "city": city}
     request.current_app = staff_admin_site.name
     return TemplateResponse(request, "staff_admin/schedule_voting.html", context)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Judges (issue 5): the Arbiter's elections, removals and recusals; the Tribune passes the candidates
+# --------------------------------------------------------------------------------------------------------------
+
+def _arbiter_games(request) -> set[int]:
+    return _role_game_ids(request, StaffKind.ARBITER)
+
+
+def _one(request, queryset, what: str):
+    objects = list(queryset[:2])
+    if len(objects) > 1:
+        messages.error(request, _("Choose one %(what)s at a time.") % {"what": what})
+        return None
+    return objects[0] if objects else None
+
+
+@admin.action(description=gettext_lazy("Schedule the judge election"))
+def schedule_judge_election(modeladmin, request, queryset):
+    """The Arbiter schedules a city's judge election (L-DAY-4): times in the game's zone, then
+    ``do_schedule_judge_election``."""
+    city = _one(request, queryset.select_related("game"), _("city"))
+    if city is None:
+        return None
+    form = _bound_form(request, JudgeElectionForm, time_zone=city.game.time_zone)
+    if form.is_valid():
+        opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
+        _each(request, [city],
+              lambda c: services.do_schedule_judge_election(c, opens_at, closes_at, acting_user=request.user),
+              lambda c: _("The judge election of %(city)s is scheduled from %(opens)s to %(closes)s (%(tz)s).") % {
+                  "city": c.name, "opens": _local(c.game, opens_at), "closes": _local(c.game, closes_at),
+                  "tz": c.game.time_zone})
+        return None
+    return _action_page(modeladmin, request, action="schedule_judge_election", title=_("Schedule the judge election"),
+                        targets=[(city.pk, city.name)], form=form, submit=_("Schedule"))
+
+
+@admin.action(description=gettext_lazy("Record the judge's recusal"))
+def record_recusal(modeladmin, request, queryset):
+    """The Arbiter records the resignation of a city's judge with the time it was received (L-JUDGE-9):
+    ``do_recuse_judge``."""
+    city = _one(request, queryset.select_related("game"), _("city"))
+    if city is None:
+        return None
+    judge = services.sitting_judge_of(city)
+    if judge is None:
+        messages.error(request, _("%(city)s has no sitting judge.") % {"city": city.name})
+        return None
+    form = _bound_form(request, RecusalForm, time_zone=city.game.time_zone)
+    if form.is_valid():
+        received_at = form.cleaned_data["received_at"]
+        _each(request, [judge], lambda j: services.do_recuse_judge(j, acting_user=request.user, received_at=received_at),
+              lambda j: _("Judge %(name)s has resigned.") % {"name": j.name})
+        return None
+    return _action_page(modeladmin, request, action="record_recusal", title=_("Record the judge's recusal"),
+                        targets=[(city.pk, f"{city.name} · {judge.name}")], form=form, submit=_("Record"))
+
+
+@admin.register(CityJudge, site=staff_admin_site)
+class StaffCityJudgeAdmin(StaffScopedAdmin):
+    """Cities with their sitting judge (public, L-JUDGE-1) and whether an election is needed (L-JUDGE-2), for the
+    Arbiter and the Procurator of the game."""
+
+    list_display = ("name", "game", "judge", "needs_election")
+    list_filter = (("game", ScopedRelatedFilter),)
+    fields = ("game", "number", "name")
+    allowed_lookups = frozenset({"game__id__exact", "game__isnull"})
+    actions = (schedule_judge_election, record_recusal)
+
+    @admin.display(description=gettext_lazy("Judge"))
+    def judge(self, obj):
+        judge = services.sitting_judge_of(obj)
+        return judge.name if judge else "—"
+
+    @admin.display(description=gettext_lazy("Needs an election"), boolean=True)
+    def needs_election(self, obj):
+        return services.city_needs_judge_election(obj)
+
+    def get_ordering(self, request):
+        return ("game", "number")
+
+    def offers_action(self, request, name: str) -> bool:
+        return bool(_arbiter_games(request))
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_procurator_or_arbiter_games(request))
+
+    def scoped_queryset(self, request):
+        return CityJudge.objects.filter(game_id__in=_procurator_or_arbiter_games(request)).select_related("game")
+
+
+@admin.action(description=gettext_lazy("Pass the candidates to the Arbiter"))
+def pass_candidates(modeladmin, request, queryset):
+    """The Tribune passes the list of candidates (L-JUDGE-3): ``do_pass_candidates``."""
+    _each(request, queryset.select_related("city", "game"),
+          lambda e: services.do_pass_candidates(e, acting_user=request.user),
+          lambda e: _("The candidates of %(city)s are passed to the Arbiter.") % {"city": e.city.name})
+
+
+@admin.action(description=gettext_lazy("Open the election now"))
+def open_election(modeladmin, request, queryset):
+    """The Arbiter opens the precincts now (L-JUDGE-4): ``do_open_election``."""
+    _each(request, queryset.select_related("city", "game"),
+          lambda e: services.do_open_election(e, acting_user=request.user),
+          lambda e: _("The judge election of %(city)s is open.") % {"city": e.city.name})
+
+
+@admin.action(description=gettext_lazy("Close the election now"))
+def close_election(modeladmin, request, queryset):
+    """The Arbiter closes the election now (L-JUDGE-5): ``do_close_election``."""
+    _each(request, queryset.select_related("city", "game"),
+          lambda e: services.do_close_election(e, acting_user=request.user),
+          lambda e: _("The judge election of %(city)s is closed.") % {"city": e.city.name})
+
+
+@admin.action(description=gettext_lazy("Record a proxy ballot"))
+def record_election_proxy(modeladmin, request, queryset):
+    """The Arbiter records a proxy ballot cast at the opening (L-JUDGE-6): ``do_record_election_proxy``."""
+    from cities.models import LifeStatus, Resident
+    election = _one(request, queryset.select_related("city", "game"), _("election"))
+    if election is None:
+        return None
+    candidates = Resident.objects.filter(pk__in=[c.pk for c in services.candidates_of(election)])
+    form = _bound_form(request, ElectionProxyForm, candidates=candidates,
+                       voters=Resident.objects.filter(city=election.city, status=LifeStatus.ALIVE))
+    if form.is_valid():
+        data = form.cleaned_data
+        _each(request, [election],
+              lambda e: services.do_record_election_proxy(e, data["voter"], data["candidate"], data["ballot"],
+                                                          acting_user=request.user),
+              lambda e: _("The proxy ballot of %(name)s is recorded.") % {"name": data["voter"].name})
+        return None
+    return _action_page(modeladmin, request, action="record_election_proxy", title=_("Record a proxy ballot"),
+                        targets=[(election.pk, str(election))], form=form, submit=_("Record"))
+
+
+@admin.register(JudgeElection, site=staff_admin_site)
+class StaffJudgeElectionAdmin(StaffScopedAdmin):
+    """Judge elections (L-JUDGE-2..6): the Arbiter's and the Procurator's games; a Tribune's own city (the Tribune
+    collects the candidates, L-JUDGE-3). Everything shown here is public (announced in the city inbox)."""
+
+    list_display = ("city", "day", "reason", "opens_at", "closes_at", "candidate_names", "opened_at", "closed_at",
+                    "winner")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
+    fields = ("game", "city", "day", "reason", "announced_at", "opens_at", "closes_at", "candidates_passed_at",
+              "opened_at", "closed_at", "winner")
+    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+                                 "day__isnull"})
+    actions = (pass_candidates, record_election_proxy, open_election, close_election)
+
+    @admin.display(description=gettext_lazy("Candidates"))
+    def candidate_names(self, obj):
+        return ", ".join(c.name for c in services.candidates_of(obj)) or "—"
+
+    def get_ordering(self, request):
+        return ("-opens_at", "city__number", "id")
+
+    def offers_action(self, request, name: str) -> bool:
+        if name == "pass_candidates":
+            return bool(_tribune_cities(request))
+        return bool(_arbiter_games(request))
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_tribune_cities(request) or _procurator_or_arbiter_games(request))
+
+    def scoped_queryset(self, request):
+        return JudgeElection.objects.filter(Q(game_id__in=_procurator_or_arbiter_games(request))
+                                            | _tribune_scope(request)).select_related("game", "city", "winner")
+
+
+@admin.action(description=gettext_lazy("Announce the removal"))
+def remove_judge(modeladmin, request, queryset):
+    """The Arbiter announces the removal demanded by a valid demand (L-JUDGE-8): ``do_remove_judge``; the
+    election is then scheduled from the city judges list."""
+    _each(request, queryset.select_related("judge", "city", "game"),
+          lambda d: services.do_remove_judge(d, acting_user=request.user),
+          lambda d: _("Judge %(name)s is removed.") % {"name": d.judge.name})
+
+
+@admin.register(RemovalDemand, site=staff_admin_site)
+class StaffRemovalDemandAdmin(StaffScopedAdmin):
+    """Judge removal demands (L-JUDGE-8, L-INBOX-11): the Procurator reads them all (his grant on removal inboxes);
+    the Arbiter only the valid ones (he is added on validity)."""
+
+    list_display = ("city", "day", "judge", "organizer", "opened_at", "considered", "valid_at", "removed_at")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
+    fields = ("game", "city", "day", "judge", "organizer", "opened_at", "deadline", "considered", "valid_at",
+              "removed_at")
+    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+                                 "day__isnull"})
+    actions = (remove_judge,)
+
+    def get_ordering(self, request):
+        return ("-day", "opened_at", "id")
+
+    def offers_action(self, request, name: str) -> bool:
+        return bool(_arbiter_games(request))
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_procurator_or_arbiter_games(request))
+
+    def scoped_queryset(self, request):
+        return RemovalDemand.objects.filter(
+            Q(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR))
+            | Q(game_id__in=_arbiter_games(request), valid_at__isnull=False)).select_related(
+                "game", "city", "judge", "organizer")

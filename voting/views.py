@@ -34,12 +34,15 @@ def city_day(request, slug: str, number: int):
     if request.method == "POST":
         action = request.POST.get("action")
         allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
+                   or (action in JUDGE_ACTIONS and request.user.is_authenticated)
                    or (action in ("put_before_court", "close_case") and day.is_arbiter)
                    or (action == "court_vote" and day.judge_seat is not None))
         if not allowed:
             raise Http404("No such page.")
         try:
-            if action == "put_before_court" and day.session is not None:
+            if action in JUDGE_ACTIONS:
+                _judge_action(request, game, city, action)
+            elif action == "put_before_court" and day.session is not None:
                 court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
                 if not court_form.is_valid():
                     error = "; ".join(str(e) for errs in court_form.errors.values() for e in errs)
@@ -92,6 +95,28 @@ def city_day(request, slug: str, number: int):
 
 class _FormInvalid(Exception):
     pass
+
+
+#: The city day page's judge actions (issue 5); each is one service call that checks who may (L-JUDGE-3/8/9).
+JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal", "recuse"})
+
+
+def _judge_action(request, game, city, action: str) -> None:
+    """Run one judge action of the city day page as ``request.user``; raises the service's ``RuleViolation``."""
+    from .models import RemovalDemand
+    if action == "propose_candidate":
+        candidate = get_object_or_404(Resident, pk=request.POST.get("candidate") or 0, city=city)
+        services.do_propose_candidate(candidate, acting_user=request.user)
+    elif action == "open_removal":
+        services.do_open_removal_demand(acting_user=request.user, game=game)
+    elif action == "confirm_removal":
+        demand = get_object_or_404(RemovalDemand, pk=request.POST.get("demand") or 0, city=city)
+        services.do_confirm_removal_demand(demand, acting_user=request.user)
+    elif action == "recuse":
+        judge = services.sitting_judge_of(city)
+        if judge is None:
+            raise Http404("No such action.")
+        services.do_recuse_judge(judge, acting_user=request.user)
 
 
 @login_required

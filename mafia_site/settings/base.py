@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "inboxes",
     "voting",
     "roles",
+    "archive",
 ]
 
 MIDDLEWARE = [

@@ -507,6 +507,7 @@ def staff_pages_for(client: Client) -> dict[str, str]:
     object page (and history page) linked from them (status 200 only)."""
     urls = ["/staff/", "/staff/cities/", "/staff/inboxes/", "/staff/cities/game/", "/staff/password_change/",
             *(f"/staff/games/{pk}/stage/" for pk in Game.objects.values_list("pk", flat=True)),
+            *(f"/staff/games/{pk}/clock/" for pk in Game.objects.values_list("pk", flat=True)),  # issue 6
             # The Lepra day (issue 4 item 6): its app page, changelists and the Tribunes' schedule pages.
             "/staff/voting/", "/staff/voting/votingsession/?all=", "/staff/voting/proxyrequest/?all=",
             "/staff/voting/suicidedeclaration/?all=", "/staff/voting/courtcase/?all=",

@@ -1,0 +1,192 @@
+"""Vote tables, the standing-votes chart and the map of the game, rendered on the server as HTML data and SVG
+(L-ARCH-3). Pages stay readable without JavaScript: the SVG is inline markup.
+
+Every figure is drawn from what the viewer may read: voting inboxes through ``readable_inboxes`` (the tally only
+with ``can_see_voting_tally``), memberships of readable inboxes only, staff through ``visible_staff``,
+alignments through ``visible_alignment``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from xml.sax.saxutils import escape
+
+from cities.models import City, Game, Resident
+from inboxes import policies
+from inboxes.models import InboxKind, Membership
+
+SVG_NS = "http://www.w3.org/2000/svg"
+
+
+@dataclass
+class VoteSeries:
+    """The standing votes of one nominee over the window: ``points`` [(aware UTC, count)] as a step function."""
+
+    nominee: str
+    points: list[tuple[datetime, int]]
+
+
+@dataclass
+class VoteTable:
+    """One day and city: the tally box of ``voting.selectors`` (who voted for whom, who changed their mind) and the
+    standing votes over the voting window as an SVG chart."""
+
+    city: City
+    day: int
+    opens_at: datetime
+    closes_at: datetime
+    box: object
+    series: list[VoteSeries] = field(default_factory=list)
+    svg: str = ""
+
+
+def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
+    """Every opened voting of ``game`` whose voting inboxes ``viewer`` may read (L-INBOX-9, L-INBOX-20), by day
+    and city, with its tally and chart. A voting the viewer may not read is left out entirely."""
+    from voting.models import LepraVote, VotingSession
+    from voting.selectors import tally_box
+
+    readable = {i.pk: i for i in policies.readable_inboxes(viewer, game).filter(kind=InboxKind.VOTING)
+                .select_related("resident", "city")}
+    tables = []
+    for session in (VotingSession.objects.filter(game=game, opened_at__isnull=False)
+                    .select_related("city").order_by("day", "city__number")):
+        inboxes = [i for i in readable.values() if i.city_id == session.city_id and i.day_number == session.day]
+        if not inboxes or not policies.can_see_voting_tally(viewer, session.city, inboxes):
+            continue
+        opens = session.opened_at or session.opens_at
+        closes = session.closed_at or session.closes_at
+        series = []
+        votes = (LepraVote.objects.filter(inbox__in=inboxes).select_related("retracted_by", "inbox__resident")
+                 .order_by("cast_at", "id"))
+        by_inbox: dict[int, list[tuple[datetime, int]]] = {i.pk: [] for i in inboxes}
+        for vote in votes:
+            by_inbox[vote.inbox_id].append((max(vote.cast_at, opens), +1))
+            if vote.retracted_by is not None:
+                by_inbox[vote.inbox_id].append((vote.retracted_by.received_at, -1))
+        for inbox in sorted(inboxes, key=lambda i: i.resident.name if i.resident else i.title):
+            count, points = 0, [(opens, 0)]
+            for at, delta in sorted(by_inbox[inbox.pk]):
+                count += delta
+                points.append((at, count))
+            points.append((max(closes, points[-1][0]), count))
+            series.append(VoteSeries(nominee=inbox.resident.name if inbox.resident else inbox.title, points=points))
+        table = VoteTable(city=session.city, day=session.day, opens_at=opens, closes_at=closes,
+                          box=tally_box(session), series=series)
+        table.svg = vote_chart_svg(table)
+        tables.append(table)
+    return tables
+
+
+_COLOURS = ["#b22222", "#1f4e9c", "#2e8b57", "#8b6914", "#6a3d9a", "#d2691e", "#008b8b", "#555555"]
+
+
+def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240) -> str:
+    """The standing votes of each nominee over the voting window, as an SVG step chart: one ``<path
+    class="series" data-nominee=... data-final=...>`` per nominee, a legend, and axes labelled with the window's
+    start and end (UTC)."""
+    left, right, top, bottom = 40, 160, 10, 30
+    span = max((table.closes_at - table.opens_at).total_seconds(), 1.0)
+    peak = max([c for s in table.series for _t, c in s.points] + [1])
+
+    def x(at: datetime) -> float:
+        return left + (width - left - right) * min(max((at - table.opens_at).total_seconds() / span, 0.0), 1.0)
+
+    def y(count: int) -> float:
+        return top + (height - top - bottom) * (1 - count / peak)
+
+    parts = [(f'<svg xmlns="{SVG_NS}" class="vote-chart" role="img" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" data-city="{table.city.number}" data-day="{table.day}">'),
+             f"<title>{escape(table.city.name)} · {table.day}</title>",
+             f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#000"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0):.1f}" stroke="#000"/>',
+             f'<text x="{left - 6}" y="{y(peak) + 4:.1f}" text-anchor="end">{peak}</text>',
+             f'<text x="{left}" y="{height - 8}">{table.opens_at:%H:%M} UTC</text>',
+             f'<text x="{width - right}" y="{height - 8}" text-anchor="end">{table.closes_at:%H:%M} UTC</text>']
+    for n, s in enumerate(table.series):
+        colour = _COLOURS[n % len(_COLOURS)]
+        d, last = [], None
+        for at, count in s.points:
+            if last is None:
+                d.append(f"M{x(at):.1f},{y(count):.1f}")
+            else:
+                d.append(f"H{x(at):.1f}V{y(count):.1f}")
+            last = count
+        final = s.points[-1][1] if s.points else 0
+        parts.append(f'<path class="series" data-nominee="{escape(s.nominee)}" data-final="{final}" d="{"".join(d)}" '
+                     f'fill="none" stroke="{colour}" stroke-width="2"/>')
+        parts.append(f'<text class="legend" x="{width - right + 8}" y="{top + 14 + 16 * n}" fill="{colour}">'
+                     f'{escape(s.nominee)}: {final}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def game_map_svg(viewer, game: Game) -> str:
+    """The map of ``game`` as the viewer may know it (like the three-city diagram of the rules): one ``<g
+    class="city" data-city=N data-residents=R>`` per city with its Tribune and residents (a resident's alignment
+    only as ``visible_alignment`` shows it), the game-wide staff (``visible_staff``), and one ``<g class="inbox"
+    data-kind=... data-members=M>`` per inbox the viewer may read (``readable_inboxes``) with lines to the cities
+    of its members. Nothing of an unreadable inbox appears, not even its existence."""
+    from cities.models import StaffKind
+
+    cities = list(City.objects.filter(game=game).order_by("number"))
+    residents = list(Resident.objects.filter(game=game).select_related("game").order_by("name"))
+    if game.lists_published_at is None and game.status != "finished":
+        residents = []  # the city lists are not public yet
+    staff = policies.visible_staff(viewer, game)
+    inboxes = list(policies.readable_inboxes(viewer, game).filter(rolled_over_at__isnull=True)
+                   .exclude(kind__in=[InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT])
+                   .order_by("kind", "city__number", "pk"))
+    member_rows = list(Membership.objects.filter(inbox__in=inboxes, state__in=policies.READING_STATES)
+                       .values_list("inbox_id", "resident__city_id"))
+    col_w, row_h = 260, 14
+    per_city = {c.pk: [r for r in residents if r.city_id == c.pk] for c in cities}
+    tallest = max([len(v) for v in per_city.values()] + [1])
+    game_staff = [r for r in staff if r.kind != StaffKind.TRIBUNE]
+    city_top = 20 + 20 * max(len(game_staff), 1)
+    city_h = 40 + row_h * tallest
+    inbox_top = city_top + city_h + 50
+    inbox_w, inbox_cols = 290, max(len(cities), 2)
+    width = max(col_w * max(len(cities), 1) + 20, (inbox_w + 10) * inbox_cols + 10)
+    height = inbox_top + 20 + 24 * ((len(inboxes) + inbox_cols - 1) // inbox_cols)
+    parts = [(f'<svg xmlns="{SVG_NS}" class="game-map" role="img" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" data-cities="{len(cities)}" data-inboxes="{len(inboxes)}">'),
+             f"<title>{escape(game.title)}</title>"]
+    parts.append('<g class="staff">')
+    for n, role in enumerate(game_staff):
+        parts.append(f'<text class="staff-role" data-kind="{role.kind}" x="10" y="{20 + 20 * n}">'
+                     f'{escape(role.get_kind_display())}: {escape(role.user.public_name)}</text>')
+    parts.append("</g>")
+    centres = {}
+    for n, city in enumerate(cities):
+        x0 = 10 + col_w * n
+        centres[city.pk] = (x0 + (col_w - 20) / 2, city_top + city_h)
+        tribune = next((r for r in staff if r.kind == StaffKind.TRIBUNE and r.city_id == city.pk), None)
+        parts.append(f'<g class="city" data-city="{city.number}" data-residents="{len(per_city[city.pk])}">')
+        parts.append(f'<rect x="{x0}" y="{city_top}" width="{col_w - 20}" height="{city_h}" fill="#f6f3ea" stroke="#444"/>')
+        parts.append(f'<text x="{x0 + 8}" y="{city_top + 18}" font-weight="bold">{escape(city.name)}</text>')
+        if tribune is not None:
+            parts.append(f'<text x="{x0 + 8}" y="{city_top + 34}" class="staff-role" data-kind="tribune">'
+                         f'{escape(tribune.get_kind_display())}: {escape(tribune.user.public_name)}</text>')
+        for k, r in enumerate(per_city[city.pk]):
+            alignment = policies.visible_alignment(viewer, r)
+            css = f"resident {alignment}" if alignment else "resident"
+            mark = " ✝" if r.status != "alive" else ""
+            paint = ' fill="#b22222" font-weight="bold"' if alignment == "mafia" else ""
+            parts.append(f'<text class="{css}" x="{x0 + 8}" y="{city_top + 50 + row_h * k}" font-size="11"{paint}>'
+                         f'{escape(r.name)}{mark}</text>')
+        parts.append("</g>")
+    for n, inbox in enumerate(inboxes):
+        x0 = 10 + (inbox_w + 10) * (n % inbox_cols)
+        y0 = inbox_top + 24 * (n // inbox_cols)
+        member_cities = [c for i, c in member_rows if i == inbox.pk]
+        members = len(member_cities)
+        parts.append(f'<g class="inbox" data-kind="{inbox.kind}" data-members="{members}">')
+        for city_id in sorted(set(member_cities)):
+            cx, cy = centres.get(city_id, (x0, y0))
+            parts.append(f'<line x1="{x0 + inbox_w / 2:.1f}" y1="{y0 - 14}" x2="{cx:.1f}" y2="{cy}" stroke="#ccc"/>')
+        parts.append(f'<rect x="{x0}" y="{y0 - 14}" width="{inbox_w}" height="19" fill="#fff" stroke="#888"/>')
+        parts.append(f'<text x="{x0 + 4}" y="{y0}" font-size="11">{escape(inbox.title[:44])} ({members})</text>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)

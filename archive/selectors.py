@@ -1,0 +1,361 @@
+"""Viewer-scoped reads for the archive pages (L-ARCH-3) and notifications (L-INBOX-20).
+
+Every read of inboxes and messages starts from ``inboxes.policies`` (``readable_inboxes``/``readable_messages``);
+facts about residents (alignments, roles) go through ``visible_alignment`` / ``knows_commissar`` /
+``knows_godfather``, so that a page built here during the game shows no more than the policy allows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from cities.models import City, Game, GameStatus, Resident, StaffRole
+from inboxes import policies
+from inboxes.models import Inbox, InboxKind, Message
+
+from .models import DisclosureConsent, OpenRequest
+
+
+@dataclass
+class ConsentRow:
+    """One inbox on the "my consents" page: whether the viewer consented, how many of the needed consents are in,
+    and whether the inbox is disclosed already (then the consent can no longer be withdrawn, L-ARCH-2)."""
+
+    inbox: Inbox
+    consented: bool
+    given: int
+    needed: int
+    disclosed: bool
+
+
+def consent_rows_for(viewer) -> list[ConsentRow]:
+    """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: the personal inbox of each seat
+    they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles organised
+    (L-ARCH-2). Ordered by game, then kind, then id."""
+    from .services import consenter_for
+
+    if not getattr(viewer, "is_authenticated", False):
+        return []
+    policies.forget_viewer_cache(viewer)
+    seats = list(Resident.objects.filter(user=viewer).values_list("pk", flat=True))
+    role_ids = list(StaffRole.objects.filter(user=viewer).values_list("pk", flat=True))
+    inboxes = (Inbox.objects.filter(kind=InboxKind.PERSONAL, resident__in=seats)
+               | Inbox.objects.filter(kind=InboxKind.SECRET, memberships__resident__in=seats,
+                                      memberships__state__in=policies.READING_STATES)
+               | Inbox.objects.filter(kind=InboxKind.SECRET, organizer__in=role_ids))
+    rows = []
+    for inbox in inboxes.distinct().select_related("game", "city").order_by("game_id", "kind", "pk"):
+        who = consenter_for(viewer, inbox)
+        if who is None:
+            continue
+        residents, role = policies.consenters_of(inbox)
+        active = DisclosureConsent.objects.filter(inbox=inbox, revoked_at__isnull=True)
+        given = active.filter(resident__in=residents).count() + (active.filter(staff_role=role).count() if role else 0)
+        key = {"resident_id": who[1]} if who[0] == "resident" else {"staff_role_id": who[1]}
+        rows.append(ConsentRow(inbox=inbox, consented=active.filter(**key).exists(), given=given,
+                               needed=len(residents) + (1 if role else 0), disclosed=policies.is_disclosed(inbox)))
+    return rows
+
+
+@dataclass
+class OpenableRow:
+    """An "open to anyone who asks" inbox on the archive page, and whether the viewer opened it already."""
+
+    inbox: Inbox
+    opened: bool
+    readable: bool
+
+
+def openable_rows_for(viewer, game: Game) -> list[OpenableRow]:
+    """The inboxes of finished ``game`` the viewer may open by one logged click (L-ARCH-1), with their state."""
+    inboxes = list(policies.requestable_inboxes(viewer, game).select_related("game", "city").order_by("kind", "city__number", "pk"))
+    if not inboxes:
+        return []
+    opened = set(OpenRequest.objects.filter(user=viewer, inbox__in=inboxes).values_list("inbox_id", flat=True))
+    readable = set(policies.readable_inboxes(viewer, game).filter(pk__in=[i.pk for i in inboxes]).values_list("pk", flat=True))
+    return [OpenableRow(inbox=i, opened=i.pk in opened, readable=i.pk in readable) for i in inboxes]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Search (L-ARCH-3, L-INBOX-20): only over readable messages
+# --------------------------------------------------------------------------------------------------------------
+
+def search_messages(viewer, game: Game, query: str, limit: int = 50) -> list[Message]:
+    """Messages of ``game`` that ``viewer`` may read (``readable_messages``) matching ``query``: PostgreSQL
+    full-text search (``simple`` configuration, ranked) when the database is PostgreSQL, a case-insensitive
+    substring match otherwise. Hidden messages are searched by their moderators only. Newest first within rank;
+    at most ``limit``. An empty query gives []."""
+    query = (query or "").strip()
+    if not query:
+        return []
+    base = policies.readable_messages(viewer, Message.objects.filter(inbox__game=game)).select_related("inbox", "inbox__city")
+    base = base.filter(is_hidden=False)
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+
+        vector = SearchVector("body", config="simple")
+        sq = SearchQuery(query, config="simple", search_type="websearch")
+        found = (base.annotate(document=vector, rank=SearchRank(vector, sq)).filter(document=sq)
+                 .order_by("-rank", "-received_at", "-id"))
+        results = list(found[:limit])
+        if results:
+            return results
+    return list(base.filter(body__icontains=query).order_by("-received_at", "-id")[:limit])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The timeline (L-ARCH-3)
+# --------------------------------------------------------------------------------------------------------------
+
+@dataclass
+class TimelineItem:
+    """One line of the timeline: ``at`` (aware UTC), ``kind`` ("post", "message", "death", "vote", "election",
+    "court", "night", "status"), a short ``text``, the ``city`` (or None), the ``inbox`` (for messages and votes),
+    and a ``url`` (or "")."""
+
+    at: datetime
+    kind: str
+    text: str
+    city: City | None = None
+    inbox: Inbox | None = None
+    url: str = ""
+
+
+@dataclass
+class TimelineDay:
+    """The items of one game day (``day`` 0 = before the first day), oldest first."""
+
+    day: int
+    items: list[TimelineItem] = field(default_factory=list)
+
+
+#: GameEvent kinds shown on the timeline, and as what. A payload is never shown raw: each kind has its own line,
+#: and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
+#: because the city inbox is where it is announced (L-INBOX-1, L-INBOX-20).
+PUBLIC_EVENT_KINDS = {
+    "resident.died": "death",
+    "voting.opened": "vote",
+    "voting.closed": "vote",
+    "voting.execution_decided": "court",
+    "court.sentenced": "court",
+    "court.case_opened": "court",
+    "election.closed": "election",
+    "night.resolved": "night",
+    "game.status": "status",
+}
+
+def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: str | None = None) -> QuerySet[Message]:
+    """``readable_messages`` of ``game`` for ``viewer``, narrowed to a city number and an inbox kind."""
+    qs = policies.readable_messages(viewer, Message.objects.filter(inbox__game=game))
+    if city:
+        qs = qs.filter(inbox__city__number=city)
+    if kind:
+        qs = qs.filter(inbox__kind=kind)
+    return qs
+
+
+def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | None = None,
+                 limit: int = 2000) -> list[TimelineDay]:
+    """The day-by-day story of ``game`` as ``viewer`` may read it (L-ARCH-3, L-INBOX-20): published posts, the
+    messages of readable inboxes (filtered by ``city`` number and inbox ``kind``), and public events (deaths,
+    votes, elections, court decisions, night outcomes, status). A death shows the alignment only as
+    ``visible_alignment`` allows. Grouped by the day the game was in; at most ``limit`` messages."""
+    from django.urls import reverse
+
+    from cities.models import GameEvent, PublicPost
+
+    items: list[tuple[int, TimelineItem]] = []
+    if not kind:
+        for post in PublicPost.objects.filter(game=game, published_at__isnull=False).order_by("published_at"):
+            items.append((-1, TimelineItem(at=post.published_at, kind="post", text=post.title,
+                                           url=reverse("post_detail", args=[game.slug, post.pk]))))
+    messages = (readable_messages_of(viewer, game, city=city, kind=kind)
+                .select_related("inbox", "inbox__city").order_by("received_at", "id")[:limit])
+    for m in messages:
+        text = "" if m.is_hidden else m.body[:200]
+        items.append((m.inbox.day_number, TimelineItem(at=m.received_at, kind="message", city=m.inbox.city, inbox=m.inbox,
+                                                       text=f"{m.author_name}: {text}",
+                                                       url=reverse("inbox_thread", args=[m.inbox_id]))))
+    if not kind:
+        finished = game.status == GameStatus.FINISHED
+        cities = {c.pk: c for c in City.objects.filter(game=game)}
+        readable_cities = set(cities) if finished else set(
+            policies.readable_inboxes(viewer, game).filter(kind=InboxKind.CITY).values_list("city_id", flat=True))
+        from voting.models import CourtCase, VotingSession
+
+        residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
+        related = {"sessions": {s.pk: s for s in VotingSession.objects.filter(game=game).select_related("city")},
+                   "cases": {c.pk: c for c in CourtCase.objects.filter(game=game).select_related("city")}}
+        for event in GameEvent.objects.filter(game=game, kind__in=list(PUBLIC_EVENT_KINDS)).order_by("at", "id"):
+            item = _event_item(viewer, event, residents, cities, finished, related)
+            if item is None:
+                continue
+            if item.city is not None and item.city.pk not in readable_cities:
+                continue
+            if city and (item.city is None or item.city.number != city):
+                continue
+            items.append((event.payload.get("day", -1) if isinstance(event.payload, dict) else -1, item))
+    items.sort(key=lambda pair: pair[1].at)
+    days: dict[int, TimelineDay] = {}
+    current = 0
+    for day, item in items:
+        if day is not None and day >= 0:
+            current = max(current, day)
+        days.setdefault(current, TimelineDay(day=current)).items.append(item)
+    return [days[d] for d in sorted(days)]
+
+
+def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int, City],
+                finished: bool, related: dict) -> TimelineItem | None:
+    """The timeline line of one public event, or None. Night outcomes wait for the end of the game (their
+    payloads are the night issue's; only the fact is shown)."""
+    from django.utils.translation import gettext as _
+
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    shown = PUBLIC_EVENT_KINDS[event.kind]
+    if event.kind == "resident.died":
+        resident = residents.get(payload.get("resident"))
+        if resident is None:
+            return None
+        alignment = policies.visible_alignment(viewer, resident)
+        text = _("%(name)s died") % {"name": resident.name}
+        if alignment:
+            from cities.models import Alignment
+
+            text += f" ({Alignment(alignment).label})"
+        return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
+    if event.kind in ("voting.opened", "voting.closed"):
+        session = related["sessions"].get(payload.get("session"))
+        if session is None:
+            return None
+        if event.kind == "voting.opened":
+            text = _("Voting opened in %(city)s") % {"city": session.city.name}
+        else:
+            text = _("Voting closed in %(city)s; leader: %(leader)s") % {
+                "city": session.city.name, "leader": payload.get("leader") or "—"}
+        return TimelineItem(at=event.at, kind=shown, text=text, city=session.city)
+    if event.kind in ("voting.execution_decided", "court.sentenced"):
+        resident = residents.get(payload.get("resident"))
+        if resident is None:
+            return None
+        return TimelineItem(at=event.at, kind=shown, city=resident.city,
+                            text=_("Decision: %(name)s is to be executed") % {"name": resident.name})
+    if event.kind == "court.case_opened":
+        case = related["cases"].get(payload.get("case"))
+        if case is None:
+            return None
+        return TimelineItem(at=event.at, kind=shown, city=case.city,
+                            text=_("The voting of %(city)s goes before the court") % {"city": case.city.name})
+    if event.kind == "game.status":
+        return TimelineItem(at=event.at, kind=shown, text=_("Game status: %(status)s") % {"status": payload.get("status", "")})
+    if not finished:
+        return None
+    city = cities.get(payload.get("city")) if isinstance(payload.get("city"), int) else None
+    labels = {"election": _("Judge election results"), "night": _("Night outcome")}
+    return TimelineItem(at=event.at, kind=shown, city=city, text=labels.get(shown, shown))
+
+
+def is_finished(game: Game) -> bool:
+    """True when ``game`` is over (the archive front page and the cast list exist only then, L-ARCH-3)."""
+    return game.status == GameStatus.FINISHED
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The front page (L-ARCH-3)
+# --------------------------------------------------------------------------------------------------------------
+
+@dataclass
+class CastRow:
+    """One resident on the cast list, after the game: alignment and roles as the policy shows them."""
+
+    resident: Resident
+    alignment: str | None
+    roles: list[str]
+
+
+@dataclass
+class CityScore:
+    """A city's score at the end (L-WIN-1): living and dead honest and mafia."""
+
+    city: City
+    honest_alive: int
+    mafia_alive: int
+    honest_dead: int
+    mafia_dead: int
+
+
+@dataclass
+class FrontPage:
+    """The archive front page of a finished game: ``winner`` ("honest", "mafia" or "" when ended without a
+    winner, L-WIN-3), the per-city ``scores`` and their total, and the ``cast``."""
+
+    winner: str
+    scores: list[CityScore]
+    total: CityScore | None
+    cast: list[CastRow]
+
+
+def winner_of(game: Game, residents: list[Resident]) -> str:
+    """The winning side of a finished game, "honest", "mafia" or "": the ``GameResult`` the victory service
+    recorded ("" for a game the Procurator ended early, L-WIN-3); without one (a game finished by a bare status
+    change), the winner of its last ``game.finished`` event; else L-WIN-1 over all cities ("honest" when no mafia
+    lives, "mafia" when the living mafia are at least the living honest, else "")."""
+    from cities.models import Alignment, GameEvent, LifeStatus
+    from roles.models import GameResult
+
+    result = GameResult.objects.filter(game=game).only("winner").first()
+    if result is not None:
+        return result.winner
+    event = GameEvent.objects.filter(game=game, kind="game.finished", payload__has_key="winner").order_by("-at", "-id").first()
+    if event is not None and event.payload.get("winner") in (Alignment.HONEST, Alignment.MAFIA):
+        return event.payload["winner"]
+    alive = [r for r in residents if r.status == LifeStatus.ALIVE]
+    mafia = sum(1 for r in alive if r.alignment == Alignment.MAFIA)
+    honest = len(alive) - mafia
+    if mafia == 0:
+        return Alignment.HONEST
+    if mafia >= honest:
+        return Alignment.MAFIA
+    return ""
+
+
+def front_page_for(viewer, game: Game) -> FrontPage | None:
+    """The front page of ``game`` for ``viewer``; None before the end (the cast list names the mafia)."""
+    from cities.models import Alignment, LifeStatus
+
+    if game.status != GameStatus.FINISHED:
+        return None
+    residents = list(Resident.objects.filter(game=game).select_related("city", "user", "game").order_by("city__number", "name"))
+    scores = []
+    for city in City.objects.filter(game=game).order_by("number"):
+        of_city = [r for r in residents if r.city_id == city.pk]
+        alive = [r for r in of_city if r.status == LifeStatus.ALIVE]
+        scores.append(CityScore(
+            city=city,
+            honest_alive=sum(1 for r in alive if r.alignment == Alignment.HONEST),
+            mafia_alive=sum(1 for r in alive if r.alignment == Alignment.MAFIA),
+            honest_dead=sum(1 for r in of_city if r.status != LifeStatus.ALIVE and r.alignment == Alignment.HONEST),
+            mafia_dead=sum(1 for r in of_city if r.status != LifeStatus.ALIVE and r.alignment == Alignment.MAFIA)))
+    total = CityScore(city=None, honest_alive=sum(s.honest_alive for s in scores), mafia_alive=sum(s.mafia_alive for s in scores),
+                      honest_dead=sum(s.honest_dead for s in scores), mafia_dead=sum(s.mafia_dead for s in scores))
+    cast = []
+    for r in residents:
+        roles = []
+        if policies.knows_commissar(viewer, r):
+            roles.append("commissar")
+        if policies.knows_godfather(viewer, r):
+            roles.append("godfather")
+        if r.is_judge:
+            roles.append("judge")
+        if r.is_spirit:
+            roles.append("spirit")
+        cast.append(CastRow(resident=r, alignment=policies.visible_alignment(viewer, r), roles=roles))
+    return FrontPage(winner=winner_of(game, residents), scores=scores, total=total, cast=cast)
+
+
+def readable_inbox_list(viewer, game: Game) -> list[Inbox]:
+    """The inboxes of ``game`` ``viewer`` may read, by kind, city and id (the archive's "read in place" links)."""
+    return list(policies.readable_inboxes(viewer, game).select_related("city").order_by("kind", "city__number", "pk"))

@@ -1,0 +1,18 @@
+"""URLs of the archive (L-ARCH) and of notifications (L-INBOX-20)."""
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("me/consents/", views.my_consents, name="archive_consents"),
+    path("me/mentions/", views.mentions, name="archive_mentions"),
+    path("me/notifications/", views.notification_settings, name="archive_notification_settings"),
+    path("games/<slug:slug>/archive/", views.archive_game, name="archive_game"),
+    path("games/<slug:slug>/archive/open/<str:inbox_id>/", views.open_inbox, name="archive_open_inbox"),
+    path("games/<slug:slug>/archive/timeline/", views.timeline, name="archive_timeline"),
+    path("games/<slug:slug>/archive/search/", views.search, name="archive_search"),
+    path("games/<slug:slug>/archive/votes/", views.votes, name="archive_votes"),
+    path("games/<slug:slug>/archive/map/", views.game_map, name="archive_map"),
+    path("games/<slug:slug>/archive/export.json", views.export_json, name="archive_export_json"),
+    path("games/<slug:slug>/archive/print/", views.export_print, name="archive_export_print"),
+]

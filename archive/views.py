@@ -1,0 +1,162 @@
+"""Archive pages (L-ARCH) and notification pages (L-INBOX-20). Thin: the policy, one service or selector call,
+render. Every page works without JavaScript."""
+from __future__ import annotations
+
+from django.contrib import messages as flash
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from cities.errors import RuleViolation
+from cities.i18n import activate_game_language
+from cities.selectors import game_get
+from inboxes import policies
+from inboxes.models import InboxKind
+
+from . import charts, export, selectors, services
+from .forms import NotificationSettingsForm
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def my_consents(request):
+    """The resident's one page of consents (L-ARCH-2): each personal or secret inbox whose disclosure waits for
+    them, with give / withdraw buttons (POST ``inbox`` and ``action`` = give | revoke)."""
+    if request.method == "POST":
+        inbox = policies.access_inbox_by_id(request.user, request.POST.get("inbox"))
+        try:
+            if request.POST.get("action") == "revoke":
+                services.do_revoke_consent(inbox, acting_user=request.user)
+            else:
+                services.do_give_consent(inbox, acting_user=request.user)
+        except RuleViolation as exc:
+            flash.error(request, str(exc))
+        return redirect("archive_consents")
+    return render(request, "archive/consents.html", {"rows": selectors.consent_rows_for(request.user)})
+
+
+@require_POST
+def open_inbox(request, slug: str, inbox_id: str):
+    """The one logged click that opens an "open to anyone who asks" inbox after the game (L-ARCH-1); then the
+    inbox is read in place. A visitor is sent to log in. Anything else is a 404."""
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('account_login')}?next={reverse('archive_game', args=[slug])}")
+    game = game_get(slug)
+    inbox = policies.requestable_inboxes(request.user, game).filter(pk=_int(inbox_id)).select_related("game").first()
+    if inbox is None:
+        raise Http404("No such inbox.")
+    services.do_request_open(inbox, acting_user=request.user)
+    return redirect("inbox_thread", inbox.pk)
+
+
+def _int(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def archive_game(request, slug: str):
+    """The game's archive front page (L-ARCH-3): after the end, the winner, the scoreboard per city, the cast with
+    roles and alignments, the inboxes the viewer reads and those opened on request, links. Before the end only
+    the readable inboxes and links (no cast list)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    context = {
+        "game": game,
+        "finished": selectors.is_finished(game),
+        "front": selectors.front_page_for(request.user, game),
+        "openable": selectors.openable_rows_for(request.user, game),
+        "inboxes": selectors.readable_inbox_list(request.user, game),
+    }
+    return render(request, "archive/game.html", context)
+
+
+def timeline(request, slug: str):
+    """The day-by-day timeline of the game, filterable by city number (``?city=``) and inbox kind (``?kind=``),
+    with only what the viewer may read (L-ARCH-3, L-INBOX-20)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    city = _int(request.GET.get("city")) or None
+    kind = request.GET.get("kind") or None
+    if kind not in InboxKind.values:
+        kind = None
+    days = selectors.timeline_for(request.user, game, city=city, kind=kind)
+    context = {"game": game, "days": days, "city": city, "kind": kind, "kinds": InboxKind.choices,
+               "cities": list(game.cities.order_by("number"))}
+    return render(request, "archive/timeline.html", context)
+
+
+def search(request, slug: str):
+    """Full-text search over the messages the viewer may read (L-ARCH-3, L-INBOX-20)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    query = request.GET.get("q", "")[:200]
+    results = selectors.search_messages(request.user, game, query)
+    return render(request, "archive/search.html", {"game": game, "query": query, "results": results})
+
+
+def votes(request, slug: str):
+    """Vote tables per day and city and the SVG chart of standing votes over each voting window (L-ARCH-3), for
+    the voting the viewer may read (L-INBOX-9/20)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    tables = charts.vote_tables_for(request.user, game)
+    return render(request, "archive/votes.html", {"game": game, "tables": tables})
+
+
+def game_map(request, slug: str):
+    """The SVG map of the game: cities, staff, inboxes and who was in which, as the viewer may know it."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    svg = charts.game_map_svg(request.user, game)
+    if request.GET.get("format") == "svg":
+        return HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    return render(request, "archive/map.html", {"game": game, "svg": svg})
+
+
+def export_json(request, slug: str):
+    """The game as JSON: what the viewer may read (L-ARCH-3, L-INBOX-20)."""
+    game = game_get(slug)
+    response = JsonResponse(export.export_for(request.user, game), json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{game.slug}.json"'
+    return response
+
+
+def export_print(request, slug: str):
+    """The printable page of the game: what the viewer may read, every readable inbox in full."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    return render(request, "archive/print.html", {"game": game, "data": export.export_for(request.user, game)})
+
+
+@login_required
+def mentions(request):
+    """Messages that mention the viewer (by display name or a seat's name), from readable inboxes only
+    (L-INBOX-20), newest first; and the unread counts of readable inboxes per game."""
+    from .notifications import mentions_for, unread_badges_for
+
+    return render(request, "archive/mentions.html",
+                  {"mentions": mentions_for(request.user), "badges": unread_badges_for(request.user)})
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def notification_settings(request):
+    """The viewer's own notification settings: e-mail digest, deadline reminders, time zone."""
+    current = services.settings_of(request.user)
+    form = NotificationSettingsForm(request.POST or None, initial={
+        "time_zone": current.time_zone, "email_digest": current.email_digest, "reminders": current.reminders})
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                services.do_update_notification_settings(acting_user=request.user, **form.cleaned_data)
+            except RuleViolation as exc:
+                form.add_error("time_zone", str(exc))
+            else:
+                return redirect("archive_notification_settings")
+        status = 400
+    return render(request, "archive/settings.html", {"form": form}, status=status)

@@ -1,0 +1,196 @@
+"""The Procurator's clock pages on the staff admin (``/staff/``; issue 6 items 1, 4 and 6).
+
+- ``/staff/games/<id>/clock/``: starting the clock (``do_start_game_clock``), the phase plan (days, their start, end and night end, long and shortened days),
+  the forms that change it (``do_set_day_start``, ``do_declare_long_day``, ``do_shorten_day``: the services
+  validate L-DAY-1..3 and reschedule), the pending events, and the **failing events** with their attempts, retry
+  time and last error (DESIGN.md "The clock": a failing handler is retried, logged and shown to the Procurator).
+- ``/staff/games/<id>/daily-post/<day>/``: the daily post of a day (L-POST-2): the free text before the site drafts
+  it, the draft to edit before publication, the published post to append to.
+
+Only the game's Procurator reaches them; anyone else gets the 404 of a missing page (the ids tell nothing).
+Nothing secret is shown: the plan and post texts are public or the Procurator's own; a failure of the night's
+resolution (``night_end``, whose error text could name a mafioso or a target) is shown by its error class only.
+"""
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from . import services
+from .errors import RuleViolation
+from .forms import WallClockField, wall_clock_to_utc
+from .models import Game, GameDay, ScheduledEvent, StaffKind
+
+#: Event kinds whose error text may carry secrets of the night (L-STAFF-6): shown by error class only.
+SECRET_ERROR_KINDS = frozenset({"night_end"})
+
+
+def _procurator_game(request, game_id: int) -> Game:
+    from .staff_admin import staff_roles_of
+
+    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind == StaffKind.PROCURATOR),
+                None)
+    if game is None:
+        raise Http404
+    return game
+
+
+def shown_error(event: ScheduledEvent) -> str:
+    """The last error of ``event`` as the Procurator sees it: the error class only for ``SECRET_ERROR_KINDS``."""
+    if event.kind in SECRET_ERROR_KINDS:
+        return event.last_error.split(":", 1)[0]
+    return event.last_error
+
+
+def failing_events(game: Game) -> list[ScheduledEvent]:
+    """The pending events of ``game`` that have failed at least once (oldest first): they block the later events
+    of the game until they succeed (per-game order)."""
+    return list(ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
+                                              attempts__gt=0).order_by("due_at", "id"))
+
+
+class StartClockForm(forms.Form):
+    first_day_starts_at = WallClockField(label=gettext_lazy("The next day starts at (game time)"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_first_day_starts_at(self):
+        """The wall-clock time entered, read in the game's zone (aware UTC)."""
+        return wall_clock_to_utc(self.cleaned_data["first_day_starts_at"], self.zone)
+
+
+class DayStartForm(forms.Form):
+    day_start = forms.TimeField(label=gettext_lazy("Day start (game time)"))
+
+
+class LongDayForm(forms.Form):
+    day = forms.IntegerField(label=gettext_lazy("Day"), min_value=1)
+    calendar_days = forms.IntegerField(label=gettext_lazy("Calendar days"), min_value=1, max_value=3)
+
+
+class ShortenDayForm(forms.Form):
+    day = forms.IntegerField(label=gettext_lazy("Day"), min_value=1)
+    hours = forms.IntegerField(label=gettext_lazy("Hours (empty: an ordinary day)"), required=False, min_value=1)
+    next_day_starts_at = WallClockField(label=gettext_lazy("Next day starts at (game time, optional)"),
+                                        required=False)
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_next_day_starts_at(self):
+        """The wall-clock time entered, read in the game's zone (aware UTC), or None."""
+        value = self.cleaned_data.get("next_day_starts_at")
+        return None if value is None else wall_clock_to_utc(value, self.zone)
+
+
+def game_clock_view(request, game_id: int):
+    """The Procurator's clock page (see the module docstring). POST ``form`` = day_start | long_day | shorten."""
+    from .staff_admin import staff_admin_site
+
+    game = _procurator_game(request, game_id)
+    which = request.POST.get("form") if request.method == "POST" else None
+    day_start_form = DayStartForm(request.POST if which == "day_start" else None,
+                                  initial={"day_start": game.day_start})
+    long_form = LongDayForm(request.POST if which == "long_day" else None)
+    shorten_form = ShortenDayForm(request.POST if which == "shorten" else None, time_zone=game.time_zone)
+    start_form = StartClockForm(request.POST if which == "start" else None, time_zone=game.time_zone)
+    bound = {"day_start": day_start_form, "long_day": long_form, "shorten": shorten_form,
+             "start": start_form}.get(which)
+    if bound is not None and bound.is_valid():
+        data = bound.cleaned_data
+        try:
+            if which == "start":
+                services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
+                                             acting_user=request.user)
+            elif which == "day_start":
+                services.do_set_day_start(game, data["day_start"], acting_user=request.user)
+            elif which == "long_day":
+                services.do_declare_long_day(game, data["day"], data["calendar_days"], acting_user=request.user)
+            else:
+                services.do_shorten_day(game, data["day"], data["hours"], acting_user=request.user,
+                                        next_day_starts_at=data["next_day_starts_at"])
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The plan is changed and the pending events are rescheduled."))
+            return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))
+    zone = ZoneInfo(game.time_zone)
+    days = list(GameDay.objects.filter(game=game).select_related("post").order_by("number"))
+    for day in days:
+        day.local = {name: timezone.localtime(getattr(day, name), zone)
+                     for name in ("starts_at", "ends_at", "night_ends_at")}
+    events = list(ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
+                  .order_by("due_at", "id"))
+    for event in events:
+        event.local_due = timezone.localtime(event.due_at, zone)
+        event.shown_error = shown_error(event)
+    context = {**staff_admin_site.each_context(request), "title": _("Game clock"), "subtitle": game.title,
+               "game": game, "days": days, "events": events, "failing": [e for e in events if e.attempts],
+               "day_start_form": day_start_form, "long_form": long_form, "shorten_form": shorten_form,
+               "start_form": start_form}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/game_clock.html", context)
+
+
+class FreeTextForm(forms.Form):
+    free_text = forms.CharField(label=gettext_lazy("Your text for the post"), widget=forms.Textarea, required=False)
+
+
+class EditPostForm(forms.Form):
+    title = forms.CharField(label=gettext_lazy("title"), max_length=200)
+    body = forms.CharField(label=gettext_lazy("text"), widget=forms.Textarea(attrs={"rows": 30}))
+
+
+class AppendForm(forms.Form):
+    text = forms.CharField(label=gettext_lazy("Append"), widget=forms.Textarea)
+
+
+def daily_post_view(request, game_id: int, day: int):
+    """The Procurator's page of the daily post of ``day`` (L-POST-2): free text before the draft, edit the draft,
+    append after publication. Each form calls its service; refusals are shown as they are."""
+    from .staff_admin import staff_admin_site
+
+    game = _procurator_game(request, game_id)
+    plan = GameDay.objects.filter(game=game, number=day).select_related("post").first()
+    if plan is None or day < 2:
+        raise Http404
+    post = plan.post
+    which = request.POST.get("form") if request.method == "POST" else None
+    if post is None:
+        form = FreeTextForm(request.POST if which == "free_text" else None, initial={"free_text": plan.free_text})
+    elif post.published_at is None:
+        form = EditPostForm(request.POST if which == "edit" else None, initial={"title": post.title, "body": post.body})
+    else:
+        form = AppendForm(request.POST if which == "append" else None)
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        try:
+            if isinstance(form, FreeTextForm):
+                services.do_set_daily_post_text(game, day, data["free_text"], acting_user=request.user)
+            elif isinstance(form, EditPostForm):
+                services.do_edit_daily_post(post, title=data["title"], body=data["body"], acting_user=request.user)
+            else:
+                services.do_append_to_daily_post(post, data["text"], acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The daily post is saved."))
+            return HttpResponseRedirect(reverse("admin:daily_post", args=[game.pk, day],
+                                                current_app=staff_admin_site.name))
+    form_name = {FreeTextForm: "free_text", EditPostForm: "edit", AppendForm: "append"}[type(form)]
+    context = {**staff_admin_site.each_context(request), "title": _("Daily post, day %(day)d") % {"day": day},
+               "subtitle": game.title, "game": game, "plan": plan, "post": post, "form": form,
+               "form_name": form_name}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/daily_post.html", context)

@@ -1,0 +1,25 @@
+"""Scheduled events of the night (DESIGN.md "The clock"), registered in ``cities.scheduler.HANDLERS`` when the
+app is ready: ``night_end`` with payload {"night": n} resolves night n (L-NIGHT-6). Handlers change state only
+through services (``acting_user=None``)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from cities.errors import WrongState
+from cities.models import Game, ScheduledEvent
+from cities.scheduler import handler
+
+from .services import do_resolve_night
+
+
+@handler("night_end")
+def _night_end(event: ScheduledEvent, now: datetime) -> str:
+    """Resolve the night (once: a second run returns the stored outcome and changes nothing). A game that is no
+    longer running (ended by victory or by the Procurator) is left as it is."""
+    game = Game.objects.get(pk=event.game_id)
+    night = int(event.payload["night"])
+    try:
+        outcome = do_resolve_night(game, night=night, acting_user=None, now=now)
+    except WrongState as exc:
+        return f"night {night} not resolved: {exc}"
+    return f"resolved night {night}: {len(outcome.deaths)} deaths, {outcome.checks} checks"

@@ -1,0 +1,173 @@
+"""Archive pages (L-ARCH-3): the front page, the timeline, search, vote tables and the SVG chart, the SVG map,
+the export; each computed through the policy, with their structure asserted."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from django.utils import translation
+
+from archive import charts, selectors, services
+from cities.models import Alignment, City, LifeStatus, Resident
+from inboxes import services as inbox_services
+from tests.archive.conftest import MAFIA_PHRASE
+from tests.conftest import fresh
+from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
+from voting.services import do_close_voting
+
+
+def _voting_day(world):
+    """City 1 votes on day 2: two nominees; three votes for the first, one for the second, and one voter who
+    voted for the first then took it back (changed their mind). Closed at 23:00 Moscow."""
+    day = city1_day(world.demo)
+    a, b = day.plain[0], day.plain[1]
+    session = nominate_and_open(world.demo, day, [a, b])
+    voters = [r for r in day.plain if r not in (a, b)][:5]
+    minute = timedelta(minutes=1)
+    for n, voter in enumerate(voters[:3]):
+        inbox_services.do_post_message(day.inbox_of(a), "казнить", acting_user=voter.user, now=OPENS + (n + 1) * minute)
+    inbox_services.do_post_message(day.inbox_of(b), "казнить", acting_user=voters[3].user, now=OPENS + 10 * minute)
+    inbox_services.do_post_message(day.inbox_of(a), "казнить", acting_user=voters[4].user, now=OPENS + 11 * minute)
+    inbox_services.do_post_message(day.inbox_of(a), "не казнить", acting_user=voters[4].user, now=OPENS + 20 * minute)
+    do_close_voting(session, acting_user=None, now=CLOSES)
+    return day, a, b, voters
+
+
+def test_front_page_after_the_end_has_winner_scoreboard_and_cast_L_ARCH_3(world, client):
+    game = world.game
+    response = client.get(f"/games/{game.slug}/archive/")
+    assert response.status_code == 200 and response.context["front"] is None
+    assert 'class="cast"' not in response.content.decode()
+    world.end()
+    response = client.get(f"/games/{game.slug}/archive/")
+    front = response.context["front"]
+    residents = list(Resident.objects.filter(game=game))
+    mafia_alive = sum(1 for r in residents if r.alignment == Alignment.MAFIA and r.status == LifeStatus.ALIVE)
+    honest_alive = sum(1 for r in residents if r.alignment == Alignment.HONEST and r.status == LifeStatus.ALIVE)
+    assert (front.total.mafia_alive, front.total.honest_alive, front.total.honest_dead) == (mafia_alive, honest_alive, 1)
+    assert [s.city.number for s in front.scores] == [1, 2, 3]
+    assert front.winner == "honest"  # as the victory service recorded it
+    assert 'data-winner="honest"' in response.content.decode()
+    assert len(front.cast) == len(residents) == 60
+    mafioso = world.demo.seat("mafioso")
+    assert next(c for c in front.cast if c.resident.pk == mafioso.pk).alignment == Alignment.MAFIA
+    assert {"commissar"} <= {role for c in front.cast for role in c.roles}
+
+
+def test_winner_is_read_from_the_victory_event_or_from_L_WIN_1(world):
+    from cities.services import record_event
+
+    world.end(winner=None)
+    residents = list(Resident.objects.filter(game=world.game))
+    assert selectors.winner_of(world.game, residents) == ""  # ended with both sides alive, no winner (L-WIN-3)
+    dead_mafia = [Resident(alignment=r.alignment, status=LifeStatus.DEAD if r.alignment == Alignment.MAFIA else r.status)
+                  for r in residents]
+    assert selectors.winner_of(world.game, dead_mafia) == "honest"  # L-WIN-1: no mafia alive in any city
+    few_honest = [Resident(alignment=r.alignment, status=LifeStatus.DEAD if r.alignment == Alignment.HONEST else r.status)
+                  for r in residents]
+    assert selectors.winner_of(world.game, few_honest) == "mafia"  # living mafia >= living honest
+    record_event(world.game, "game.finished", actor=None, at=world.game.ended_at, payload={"winner": "mafia"})
+    assert selectors.winner_of(world.game, residents) == "mafia"  # the victory service's word wins
+
+
+def test_timeline_groups_by_day_and_filters_by_city_and_kind_L_ARCH_3(world):
+    world.end()
+    days = selectors.timeline_for(world.demo.anonymous, world.game)
+    kinds = {item.kind for d in days for item in d.items}
+    assert {"post", "message", "death", "status"} <= kinds
+    assert [d.day for d in days] == sorted(d.day for d in days)
+    only_city2 = selectors.timeline_for(world.demo.anonymous, world.game, city=2, kind="city")
+    items = [i for d in only_city2 for i in d.items]
+    assert items and {i.kind for i in items} == {"message"}
+    assert {i.inbox.city.number for i in items} == {2} and {i.inbox.kind for i in items} == {"city"}
+    with translation.override("en"):
+        death = [i for d in selectors.timeline_for(world.demo.anonymous, world.game) for i in d.items if i.kind == "death"]
+    assert [i.text for i in death] == [f"{world.demo.seat('resident2').name} died (honest)"]
+
+
+def test_search_finds_only_what_the_viewer_may_read_L_INBOX_20(world):
+    assert [m.inbox_id for m in selectors.search_messages(fresh(world.demo.mafioso), world.game, MAFIA_PHRASE)] == [
+        world.inboxes["mafia1"].pk]
+    world.end()
+    outsider = fresh(world.demo.outsider)
+    assert selectors.search_messages(outsider, world.game, MAFIA_PHRASE) == []
+    services.do_request_open(world.inbox("mafia1"), acting_user=outsider)
+    assert len(selectors.search_messages(fresh(world.demo.outsider), world.game, MAFIA_PHRASE)) == 1
+
+
+def test_vote_tables_and_chart_show_who_voted_for_whom_and_who_changed_their_mind_L_ARCH_3(world, client):
+    _day, a, b, voters = _voting_day(world)
+    world.end()
+    tables = charts.vote_tables_for(world.demo.anonymous, world.game)
+    assert [(t.city.number, t.day) for t in tables] == [(1, 2)]
+    rows = {row.nominee: row for row in tables[0].box.rows}
+    assert rows[a.name].count == 3 and rows[b.name].count == 1
+    assert sorted(rows[a.name].voters) == sorted(v.name for v in voters[:3])
+    assert rows[a.name].changed_mind == [voters[4].name]
+    series = {s.nominee: [c for _t, c in s.points] for s in tables[0].series}
+    assert series[a.name] == [0, 1, 2, 3, 4, 3, 3] and series[b.name] == [0, 1, 1]
+    svg = tables[0].svg
+    assert svg.startswith("<svg") and svg.count('class="series"') == 2
+    assert f'data-nominee="{a.name}" data-final="3"' in svg and f'data-nominee="{b.name}" data-final="1"' in svg
+    page = client.get(f"/games/{world.game.slug}/archive/votes/").content.decode()
+    assert 'class="vote-chart"' in page and voters[4].name in page
+
+
+def test_map_of_the_demo_game_has_its_cities_staff_and_readable_inboxes(world, client):
+    world.end()
+    svg = charts.game_map_svg(world.demo.anonymous, world.game)
+    assert svg.count('<g class="city"') == 3
+    assert all(f'data-city="{n}" data-residents="20"' in svg for n in (1, 2, 3))
+    assert svg.count('class="staff-role"') == 6  # Procurator, Arbiter, Consigliere (after the end), 3 Tribunes
+    # readable inboxes on the map for a visitor after the end: 3 city, court, police, cemetery, notary
+    assert 'data-inboxes="7"' in svg and 'data-kind="mafia"' not in svg
+    response = client.get(f"/games/{world.game.slug}/archive/map/?format=svg")
+    assert response["Content-Type"].startswith("image/svg+xml") and response.content.decode().count('<g class="city"') == 3
+
+
+def test_map_and_chart_of_a_finished_factory_game(db):
+    from cities.models import GameStatus
+    from cities.services import do_set_game_status
+    from tests.setup_factory import build_game
+
+    built = build_game("numbers", slug="arch-map", cities=2, size=10)
+    do_set_game_status(built.game, GameStatus.RUNNING, day_number=1, acting_user=built.procurator)
+    do_set_game_status(built.refresh(), GameStatus.FINISHED, acting_user=built.procurator)
+    game = built.refresh()
+    svg = charts.game_map_svg(None, game)
+    assert svg.count('<g class="city"') == 2 and 'data-cities="2"' in svg
+    assert svg.count('data-residents="10"') == 2
+    assert svg.count('class="resident mafia"') == Resident.objects.filter(game=game, alignment="mafia").count() > 0
+    assert charts.vote_tables_for(None, game) == []
+    assert City.objects.filter(game=game).count() == 2
+
+
+def test_export_json_and_printable_page_of_a_finished_game(world, client):
+    world.end()
+    data = json.loads(client.get(f"/games/{world.game.slug}/archive/export.json").content)
+    assert data["game"]["status"] == "finished" and data["game"]["winner"] == "honest"
+    assert {i["kind"] for i in data["inboxes"]} == {"city", "court", "police", "cemetery", "notary"}
+    assert len(data["residents"]) == 60 and all(r["alignment"] in ("honest", "mafia") for r in data["residents"])
+    page = client.get(f"/games/{world.game.slug}/archive/print/")
+    assert page.status_code == 200 and world.game.title in page.content.decode()
+
+
+def test_search_is_full_text_on_postgresql_and_a_substring_match_on_sqlite_L_ARCH_3(world):
+    from django.db import connection
+
+    mafioso = fresh(world.demo.mafioso)
+    words_out_of_order = [m.inbox_id for m in selectors.search_messages(mafioso, world.game, "baker tonight")]
+    if connection.vendor == "postgresql":
+        assert words_out_of_order == [world.inboxes["mafia1"].pk]
+    else:
+        assert words_out_of_order == []
+    assert [m.inbox_id for m in selectors.search_messages(mafioso, world.game, "take the BAKER")] == [world.inboxes["mafia1"].pk]
+    assert selectors.search_messages(fresh(world.demo.honest), world.game, "baker tonight") == []
+
+
+def test_winner_of_a_game_ended_early_is_none_even_if_L_WIN_1_would_name_one_L_WIN_3(world):
+    """The GameResult of the early end (winner "") is the word of record, not a count of the living."""
+    from roles.services import do_end_game_early
+    do_end_game_early(world.game, reason="Too few players left.", acting_user=fresh(world.demo.procurator))
+    residents = [Resident(alignment=Alignment.HONEST, status=LifeStatus.ALIVE)]  # L-WIN-1 alone would say "honest"
+    assert selectors.winner_of(world.game, residents) == ""

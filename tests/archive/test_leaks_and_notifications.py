@@ -1,0 +1,190 @@
+"""Leak checks during the game (issue 8, L-INBOX-20, L-STAFF-6): a phrase posted in a mafia inbox appears in none
+of search, export, the printable page, the timeline, the charts, the map, mentions, unread badges, the e-mail
+digest or reminders for a non-member; each check has a member control that sees it, so it fails if the secret
+leaked. Notifications: unread badges, mentions, the digest and reminders in the user's time zone."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+
+from archive import notifications, services
+from archive.models import NotificationSettings
+from cities.models import ScheduledEvent
+from inboxes import services as inbox_services
+from tests.archive.conftest import MAFIA_PHRASE
+from tests.conftest import fresh
+from tests.voting.day_helpers import CLOSES, MORNING, city1_day
+
+NON_MEMBERS = ["honest", "procurator", "tribune1", "outsider", "anonymous"]
+
+PAGES = ["archive/search/?q=" + MAFIA_PHRASE, "archive/export.json", "archive/print/", "archive/timeline/",
+         "archive/timeline/?kind=mafia", "archive/votes/", "archive/map/", "archive/"]
+
+
+def _get(client, demo, persona: str, path: str) -> str:
+    user = getattr(demo, persona)
+    client.logout()
+    if getattr(user, "is_authenticated", False):
+        client.force_login(user)
+    response = client.get(f"/games/{demo.game.slug}/{path}")
+    assert response.status_code == 200, (persona, path)
+    return response.content.decode()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_mafia_phrase_reaches_no_archive_page_of_a_non_member_during_the_game_L_INBOX_20(world, client, path):
+    for persona in NON_MEMBERS:
+        page = _get(client, world.demo, persona, path)
+        # the search box echoes the query itself; nothing else may hold the phrase
+        page = page.replace(f'value="{MAFIA_PHRASE}"', "").replace(f"q={MAFIA_PHRASE}", "")
+        assert MAFIA_PHRASE not in page, (persona, path)
+
+
+@pytest.mark.parametrize("path", ["archive/search/?q=" + MAFIA_PHRASE, "archive/export.json", "archive/print/",
+                                  "archive/timeline/", "archive/timeline/?kind=mafia"])
+def test_the_member_control_sees_the_phrase_so_the_leak_checks_can_fail(world, client, path):
+    page = _get(client, world.demo, "mafioso", path)
+    assert page.count(MAFIA_PHRASE) >= (2 if path.startswith("archive/search") else 1)
+
+
+def test_search_results_of_a_non_member_never_hold_the_mafia_message_L_INBOX_20(world, client):
+    _get(client, world.demo, "honest", "archive/search/?q=" + MAFIA_PHRASE)
+    response = client.get(f"/games/{world.game.slug}/archive/search/", {"q": MAFIA_PHRASE})
+    assert response.context["results"] == []
+    client.force_login(world.demo.mafioso)
+    response = client.get(f"/games/{world.game.slug}/archive/search/", {"q": MAFIA_PHRASE})
+    assert [m.inbox_id for m in response.context["results"]] == [world.inboxes["mafia1"].pk]
+
+
+def test_map_shows_the_mafia_inbox_and_the_consigliere_only_to_who_may_know_them_L_STAFF_6(world, client):
+    title = world.inboxes["mafia1"].title
+    consigliere = world.demo.consigliere.public_name
+    for persona in NON_MEMBERS:
+        page = _get(client, world.demo, persona, "archive/map/")
+        assert 'data-kind="mafia"' not in page and title not in page, persona
+        assert 'class="resident mafia"' not in page, persona
+        # the Procurator knows who the Consigliere is (L-STAFF-6); the others do not
+        assert (consigliere in page) == (persona == "procurator"), persona
+    page = _get(client, world.demo, "mafioso", "archive/map/")
+    assert 'data-kind="mafia"' in page and consigliere in page and 'class="resident mafia"' in page
+
+
+def test_mentions_list_only_from_readable_inboxes_L_INBOX_20(world):
+    honest = fresh(world.demo.honest)
+    name = world.demo.seat("honest").name
+    inbox_services.do_post_message(world.inbox("mafia1"), f"@{name} {MAFIA_PHRASE} is our target",
+                                   acting_user=fresh(world.demo.mafioso))
+    assert notifications.mentions_for(honest) == []
+    inbox_services.do_post_message(world.inbox("city1"), f"@{name} what do you think?", acting_user=fresh(world.demo.mafioso))
+    found = notifications.mentions_for(fresh(world.demo.honest))
+    assert [m.inbox_id for m in found] == [world.inboxes["city1"].pk]
+    assert all(MAFIA_PHRASE not in m.body for m in found)
+
+
+def test_unread_badges_count_only_readable_inboxes_L_INBOX_20(world, client):
+    def badge(persona):
+        return {g.pk: n for g, n in notifications.unread_badges_for(fresh(getattr(world.demo, persona)))}[world.game.pk]
+
+    before_honest, before_mafioso = badge("honest"), badge("mafioso")
+    inbox_services.do_post_message(world.inbox("mafia1"), "another secret", acting_user=fresh(world.demo.mafioso))
+    inbox_services.do_post_message(world.inbox("mafia1"), "and another", acting_user=fresh(world.demo.consigliere))
+    assert badge("honest") == before_honest
+    assert badge("mafioso") == before_mafioso + 1  # the Consigliere's; one's own post is read
+    inbox_services.do_post_message(world.inbox("city1"), "hello city", acting_user=fresh(world.demo.mafioso))
+    assert badge("honest") == before_honest + 1
+    client.force_login(world.demo.honest)
+    page = client.get("/me/mentions/")
+    assert page.status_code == 200 and f'data-unread="{before_honest + 1}"' in page.content.decode()
+
+
+def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_INBOX_20(world):
+    for persona in ("honest", "mafioso", "outsider", "procurator"):
+        services.do_update_notification_settings(acting_user=getattr(world.demo, persona), time_zone="Europe/Moscow",
+                                                 email_digest=True, reminders=True)
+    inbox_services.do_post_message(world.inbox("mafia1"), f"Consigliere agrees: {MAFIA_PHRASE}",
+                                   acting_user=fresh(world.demo.consigliere))
+    inbox_services.do_post_message(world.inbox("personal:winner"), "Your Tribune here.", acting_user=fresh(world.demo.tribune1))
+    mail.outbox.clear()
+    now = max(m.received_at for m in world.inbox("mafia1").messages.all()) + timedelta(minutes=1)
+    sent = services.do_send_digests(now=now)
+    by_user = {m.to[0]: m.body for m in mail.outbox}
+    assert sent == len(mail.outbox)
+    mafia_title = world.inboxes["mafia1"].title
+    assert mafia_title in by_user[world.demo.mafioso.email]
+    assert world.demo.outsider.email not in by_user
+    for persona in ("honest", "procurator"):
+        assert mafia_title not in by_user.get(getattr(world.demo, persona).email, "")
+    assert all(MAFIA_PHRASE not in body for body in by_user.values())
+    assert world.inboxes["personal:winner"].title in by_user[world.demo.honest.email]
+    assert services.do_send_digests(now=now) == 0  # nothing new since
+
+
+def test_reminders_before_voting_close_reach_the_city_in_each_users_time_zone_once_L_INBOX_20(world):
+    from voting.services import do_schedule_voting
+
+    day = city1_day(world.demo)
+    do_schedule_voting(day.city, CLOSES - timedelta(hours=3), CLOSES, acting_user=world.demo.tribune1, now=MORNING)
+    event = ScheduledEvent.objects.get(game=world.game, kind="voting_close", done_at__isnull=True, cancelled_at__isnull=True)
+    services.do_update_notification_settings(acting_user=world.demo.honest, time_zone="America/New_York",
+                                             email_digest=False, reminders=True)
+    services.do_update_notification_settings(acting_user=world.demo.commissar, time_zone="Europe/Moscow",
+                                             email_digest=False, reminders=False)
+    mail.outbox.clear()
+    assert services.do_send_reminders(now=event.due_at - timedelta(hours=2)) == 0  # too early
+    sent = services.do_send_reminders(now=event.due_at - timedelta(minutes=30))
+    recipients = {m.to[0]: m.body for m in mail.outbox}
+    living_city1 = {r.user.email for r in day.plain} | {world.demo.seat("judge").user.email}
+    expected = (living_city1 | {world.demo.tribune1.email}) - {world.demo.commissar.email}
+    assert set(recipients) == expected and sent == len(expected)
+    assert "15:00" in recipients[world.demo.honest.email]  # 20:00 UTC in New York
+    assert "23:00" in recipients[world.demo.mafioso.email]  # the default zone, Moscow
+    assert world.demo.outsider.email not in recipients and world.demo.resident2.email not in recipients
+    assert services.do_send_reminders(now=event.due_at - timedelta(minutes=20)) == 0
+    assert NotificationSettings.objects.get(user=world.demo.honest).time_zone == "America/New_York"
+
+
+def test_notification_settings_page_refuses_an_unknown_zone(world, client):
+    client.force_login(world.demo.honest)
+    response = client.post("/me/notifications/", {"time_zone": "Mars/Olympus", "email_digest": "on"})
+    assert response.status_code == 400
+    response = client.post("/me/notifications/", {"time_zone": "Asia/Tokyo", "email_digest": "on"})
+    assert response.status_code == 302
+    row = NotificationSettings.objects.get(user=world.demo.honest)
+    assert (row.time_zone, row.email_digest, row.reminders) == ("Asia/Tokyo", True, False)
+
+
+def test_vote_tables_chart_and_timeline_of_a_city_stay_with_its_readers_during_the_game_L_INBOX_9(world):
+    from archive import charts, selectors
+    from tests.archive.test_archive_pages import _voting_day
+
+    _day, a, _b, _voters = _voting_day(world)
+    city1_name = world.demo.seat("honest").city.name
+    for persona in ("resident2", "outsider", "anonymous", "tribune2"):
+        viewer = fresh(getattr(world.demo, persona))
+        assert charts.vote_tables_for(viewer, world.game) == [], persona
+        # events of city 1 (voting opened / closed) are announced in its city inbox; messages of readable inboxes
+        # (the office, for a Tribune) may name the city and are not events
+        events = [i for d in selectors.timeline_for(viewer, world.game) for i in d.items if i.kind != "message"]
+        assert not any(city1_name in i.text for i in events), persona
+        assert all(i.city is None or i.city.number != 1 for i in events), persona
+    tables = charts.vote_tables_for(fresh(world.demo.honest), world.game)
+    assert [(t.city.number, t.day) for t in tables] == [(1, 2)]
+    texts = [i.text for d in selectors.timeline_for(fresh(world.demo.honest), world.game) for i in d.items]
+    assert any(city1_name in t and a.name in t for t in texts)
+
+
+def test_send_notifications_command_sends_the_due_digests(world):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    services.do_update_notification_settings(acting_user=world.demo.mafioso, time_zone="Europe/Moscow",
+                                             email_digest=True, reminders=True)
+    inbox_services.do_post_message(world.inbox("mafia1"), "news", acting_user=fresh(world.demo.consigliere))
+    mail.outbox.clear()
+    out = StringIO()
+    call_command("send_notifications", stdout=out)
+    assert out.getvalue().strip() == "reminders sent: 0; digests sent: 1"
+    assert [m.to for m in mail.outbox] == [[world.demo.mafioso.email]]

@@ -1,0 +1,116 @@
+"""Chaos on the clock with real processes (issue 6 item 6; DESIGN.md "The clock"; RULES.md L-POST-2).
+
+A small Moscow game's clock was started with day 1 three days ago at 10:00 MSK, and nothing has run since (the
+beat was down for days). Then: two dispatcher processes start at once; or a dispatcher is killed (SIGKILL) in the
+middle of a night resolution and another one runs after it. Every event applies exactly once, in per-game order,
+each daily post is published once. The dispatchers are ``tests/integration/clock_dispatcher.py`` (test-only
+``night_end`` handler). Runs on SQLite and PostgreSQL like ``test_celery_clock.py``, whose helpers it shares.
+"""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.utils import timezone
+
+from cities.models import GameDay, GameEvent, LifeStatus, ScheduledEvent
+from tests.cities.clock_helpers import clocked_game, ran
+from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
+    Processes,
+    _Gate,
+    only_our_events,
+    processes,
+    subprocess_env,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+DISPATCHER = [sys.executable, "tests/integration/clock_dispatcher.py"]
+PATTERN = ["night_start", "night_end", "daily_post_draft", "day_start"]
+
+
+def game_days_ago(slug: str, days: int = 3):
+    """A clocked game whose day 1 started ``days`` days ago at 10:00 Moscow time; nothing has run yet."""
+    zone = ZoneInfo("Europe/Moscow")
+    today = timezone.now().astimezone(zone).date()
+    first = datetime.combine(today - timedelta(days=days), time(10, 0), tzinfo=zone)
+    return clocked_game(slug, first_day=first)
+
+
+def expected_runs(started_days: int) -> list[tuple[str, dict]]:
+    out = [("day_start", {"day": 1})]
+    for day in range(1, started_days):
+        out += [("night_start", {"day": day}), ("night_end", {"night": day}), ("daily_post_draft", {"day": day + 1}),
+                ("day_start", {"day": day + 1})]
+    return out
+
+
+def assert_applied_once_in_order(game, since: datetime, output: str) -> None:
+    game.refresh_from_db()
+    started = game.day_number
+    assert started >= 3, output
+    assert ran(game) == expected_runs(started), output
+    done = list(ScheduledEvent.objects.filter(game=game, done_at__isnull=False).values_list("pk", flat=True))
+    runs = Counter(GameEvent.objects.filter(game=game, kind__startswith="scheduler.")
+                   .exclude(kind__in=["scheduler.event_failed", "scheduler.post_published"])
+                   .values_list("payload__event", flat=True))
+    assert runs == Counter({pk: 1 for pk in done}), output
+    assert not ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
+                                             due_at__lte=since).exists(), output
+    for day in range(2, started + 1):
+        post = GameDay.objects.get(game=game, number=day).post
+        assert post.published_at is not None, output
+        assert GameEvent.objects.filter(game=game, kind="scheduler.post_published",
+                                        payload__post=post.pk).count() == 1, output
+    # One victim per night from night 2 (the test-only night), each killed once.
+    deaths = Counter(GameEvent.objects.filter(game=game, kind="resident.died").values_list("payload__resident",
+                                                                                          flat=True))
+    assert sorted(deaths.values()) == [1] * (started - 2), output
+    assert GameEvent.objects.filter(game=game, kind="night.resolved").count() == started - 1, output
+
+
+def test_two_dispatchers_at_once_after_days_of_downtime_apply_every_event_once_in_order_DESIGN_clock(
+        processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
+    game = game_days_ago("race-clock").game
+    since = timezone.now()
+    gate = _Gate(2)
+    env = {**subprocess_env(tmp_path), "PGAPPNAME": gate.app_name}
+    held = gate.hold()
+    try:
+        racers = [processes.start(name, DISPATCHER, env) for name in ("dispatcher-a", "dispatcher-b")]
+        gate.wait_until_blocked(racers, processes)
+    finally:
+        held.__exit__(None, None, None)
+    for proc in racers:
+        proc.wait(timeout=120)
+    output = processes.output()
+    assert [proc.returncode for proc in racers] == [0, 0], output
+    assert_applied_once_in_order(game, since, output)
+
+
+def test_dispatcher_killed_in_the_middle_of_a_night_resolution_leaves_nothing_half_applied_DESIGN_clock(
+        processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
+    game = game_days_ago("killed-clock").game
+    env = subprocess_env(tmp_path)
+    doomed = processes.start("doomed", DISPATCHER, {**env, "CLOCK_CHAOS_DIE_AT_NIGHT": "2"})
+    processes.wait_for_line("doomed", "MID-NIGHT 2", timeout=120)
+    doomed.kill()  # SIGKILL while the night's kill is written but not committed
+    doomed.wait(timeout=30)
+    processes.started.remove(next(s for s in processes.started if s[0] == "doomed"))
+    assert not GameEvent.objects.filter(game=game, kind="resident.died").exists()
+    assert not GameEvent.objects.filter(game=game, kind="night.resolved", payload__night=2).exists()
+    night = ScheduledEvent.objects.get(game=game, kind="night_end", payload__night=2)
+    assert night.done_at is None and night.attempts == 0  # the dead worker's try left no trace
+    game.refresh_from_db()
+    assert game.day_number == 2
+    assert all(r.status == LifeStatus.ALIVE for r in game.residents.all())
+
+    since = timezone.now()
+    survivor = processes.start("survivor", DISPATCHER, env)
+    survivor.wait(timeout=120)
+    output = processes.output()
+    assert survivor.returncode == 0, output
+    assert_applied_once_in_order(game, since, output)
