@@ -3,11 +3,14 @@
 #   make run                 create .venv, install, migrate SQLite, load the demo game, start web + worker + beat
 #   make test                install the test dependencies and run the whole suite
 #   make test PYTEST_ARGS="-k policy -x"    extra arguments for pytest (also read from the environment)
+#   make browser             install Debian's Chromium for the browser tests (scripts/install_browser.sh, apt)
 #   make clean               remove the SQLite database, var/ (broker, beat schedule), collected static, caches
 #   make distclean           clean, and remove .venv too
 #
 # `make run` reads an optional .env file (see .env.example) through honcho; `make test` does not (the suite uses
-# SQLite unless DATABASE_URL / REDIS_URL are set in the environment, as .ci/run does).
+# SQLite unless DATABASE_URL / REDIS_URL are set in the environment, as .ci/run does). The browser tests
+# (tests/e2e/) run when a Chromium is found; without one pytest deselects them and says so loudly, naming
+# `make browser` (scripts/install_browser.sh); .ci/run installs it and makes a missing browser a failure.
 
 .DEFAULT_GOAL := help
 
@@ -35,11 +38,12 @@ VENV_PATH := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 RUN_ENV := env DJANGO_SETTINGS_MODULE=mafia_site.settings.dev PYTHONUNBUFFERED=1 $(VENV_PATH)
 TEST_ENV := env DJANGO_SETTINGS_MODULE=mafia_site.settings.test $(VENV_PATH)
 
-.PHONY: help run test clean distclean
+.PHONY: help run test browser clean distclean
 
 help:
 	@echo "make run        install, migrate, load the demo game, start web (http://127.0.0.1:8000/) + worker + beat"
 	@echo "make test       install the test dependencies and run the suite (PYTEST_ARGS=... for extra pytest args)"
+	@echo "make browser    install Chromium for the browser tests (apt; sudo when not root)"
 	@echo "make clean      remove db.sqlite3, var/, staticfiles/ and caches"
 	@echo "make distclean  clean, and remove .venv"
 
@@ -54,6 +58,9 @@ run: $(RUN_STAMP) | var
 test: $(TEST_STAMP) | var
 	@echo "==> pytest $(PYTEST_ARGS)"
 	@$(TEST_ENV) $(VPY) -m pytest $(PYTEST_ARGS)
+
+browser:
+	@bash scripts/install_browser.sh
 
 var:
 	@mkdir -p var
