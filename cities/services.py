@@ -636,9 +636,15 @@ def _replan(game: Game, *, ensure_through: int | None = None) -> list:
 
 
 def _deadline_after(game: Game, since: datetime, before: datetime) -> datetime | None:
-    """The latest pending voting or court deadline of ``game`` due in [``since``, ``before``), or None."""
-    latest = (ScheduledEvent.objects.filter(game=game, kind__in=DAY_DEADLINE_KINDS, done_at__isnull=True,
-                                            cancelled_at__isnull=True, due_at__gte=since, due_at__lt=before)
+    """The latest pending voting, court or judge election deadline of ``game`` due in [``since``, ``before``), or
+    None. A judge election that opens at or after ``since`` (the day is over: a failed election's successor, an
+    election after a death at night, L-JUDGE-2/5) belongs to the night and the next day, not to the day: neither
+    its opening nor its close holds the night back."""
+    pending = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
+    later_elections = [e for e in pending.filter(kind="election_open", due_at__gte=since)
+                       .values_list("payload__election", flat=True) if e is not None]
+    latest = (pending.filter(kind__in=DAY_DEADLINE_KINDS, due_at__gte=since, due_at__lt=before)
+              .exclude(kind="election_open").exclude(kind="election_close", payload__election__in=later_elections)
               .order_by("-due_at").values_list("due_at", flat=True).first())
     return latest
 

@@ -183,8 +183,8 @@ def _vote_in_precincts(clock: _Clock, game: Game, rng: random.Random, election) 
 def _record_elections(elections: list, day: SimDay) -> None:
     for election in elections:
         election.refresh_from_db()
-        assert election.closed_at is not None and election.winner is not None, election.result
-        day.elections[election.city.name] = election.winner.name
+        assert election.closed_at is not None, election
+        day.elections[election.city.name] = election.winner.name if election.winner else None
 
 
 def _godfathers(clock: _Clock, game: Game, sim: SimGame, rng: random.Random) -> None:
@@ -424,5 +424,14 @@ def run_game(seed: int = SEED) -> SimGame:
             _godfathers(clock, game, sim, rng)
             if number >= 2:
                 _night_actions(clock, game, sim, rng)
+            # A failed election's successor may fall in the night (L-JUDGE-5, L-DAY-4): candidates, ballots.
+            following = GameDay.objects.get(game=game, number=number + 1).starts_at
+            elections = [e for e in _prepare_elections(clock, game, sim, rng) if e.closes_at < following]
+            for election in elections:
+                clock.advance(game, max(clock.now, election.opens_at))
+                _vote_in_precincts(clock, game, rng, election)
+            if elections:
+                clock.advance(game, max(e.closes_at for e in elections))
+                _record_elections(elections, day)
         sim.game = Game.objects.get(pk=game.pk)
         return sim

@@ -1,0 +1,47 @@
+"""Regressions the simulated game (test_lepra_game.py) revealed in the clock's night start."""
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from cities.models import GameDay, StaffKind
+from tests.cities.clock_helpers import DAY1, advance, clocked_game
+from voting.models import JudgeElection
+from voting.services import do_schedule_judge_election
+
+H = timedelta(hours=1)
+
+
+def _utc(*args) -> datetime:
+    return datetime(*args, tzinfo=UTC)
+
+
+def test_a_judge_election_opening_after_the_day_ends_does_not_hold_the_night_back_L_DAY_3_L_JUDGE_5(db):
+    # A failed election's successor opens 6 h after the failure (L-JUDGE-5, L-DAY-4): here at 01:30 in Moscow.
+    # It belongs to the night and the next day: night 1 starts at 00:00 as planned, not at the opening.
+    built = clocked_game("clock-late-election")
+    game = built.game
+    advance(game, DAY1)
+    city = game.cities.order_by("number").first()
+    election = do_schedule_judge_election(city, _utc(2027, 3, 1, 22, 30), _utc(2027, 3, 2, 4), now=DAY1 + H,
+                                          acting_user=built.staff[StaffKind.ARBITER])
+    advance(game, _utc(2027, 3, 1, 23))
+    assert GameDay.objects.get(game=game, number=1).ended_at == _utc(2027, 3, 1, 21)  # 00:00 in Moscow
+    election.refresh_from_db()
+    assert election.opened_at == _utc(2027, 3, 1, 22, 30)
+
+
+def test_night_waits_for_the_days_election_but_not_for_its_failed_successor_L_DAY_4_L_JUDGE_5(db):
+    # The day's election runs until 01:00 in Moscow: the night waits for its close. Nobody proposed a candidate,
+    # so it fails and the site schedules a successor 6 h later (L-JUDGE-5); that one does not hold the night.
+    built = clocked_game("clock-day-election")
+    game = built.game
+    advance(game, DAY1)
+    city = game.cities.order_by("number").first()
+    election = do_schedule_judge_election(city, _utc(2027, 3, 1, 18), _utc(2027, 3, 1, 22), now=DAY1 + H,
+                                          acting_user=built.staff[StaffKind.ARBITER])
+    advance(game, _utc(2027, 3, 1, 23))
+    assert GameDay.objects.get(game=game, number=1).ended_at == _utc(2027, 3, 1, 22)
+    election.refresh_from_db()
+    assert election.winner is None and election.closed_at == _utc(2027, 3, 1, 22)
+    successor = JudgeElection.objects.get(follows=election)
+    assert (successor.opens_at, successor.opened_at) == (_utc(2027, 3, 2, 4), None)
