@@ -351,10 +351,10 @@ def _play_day(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, plan:
 
 
 def _snapshot(game: Game) -> dict:
-    """The current city, mafia, cemetery and court inboxes' memberships: label -> {resident name: state}."""
+    """The current city, mafia, cemetery, court and police inboxes' memberships: label -> {resident name: state}."""
     out = {}
     inboxes = Inbox.objects.filter(game=game, kind__in=[InboxKind.CITY, InboxKind.MAFIA, InboxKind.CEMETERY,
-                                                        InboxKind.COURT],
+                                                        InboxKind.COURT, InboxKind.POLICE],
                                    rolled_over_at__isnull=True).select_related("city").order_by("kind", "city__number", "-id")
     for inbox in inboxes:
         label = f"{inbox.kind}:{inbox.city.name}" if inbox.city_id else inbox.kind

@@ -203,9 +203,16 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
                 assert snapshot[f"mafia:{city}"] == {n: "removed" if n in dead else "member" for n in MAFIA[city]}
             assert snapshot["cemetery"] == dict.fromkeys(dead, "member"), number
             assert snapshot["court"] == dict.fromkeys(expected["court"], "member"), number
+            assert snapshot["police"] == {n: "removed" if n in dead else "member" for n in COMMISSARS}, number
             assert set(Resident.objects.filter(game=game, name__in=dead).exclude(status=LifeStatus.ALIVE)
                        .values_list("name", flat=True)) == dead
             judges_before = expected["court"]
+
+    # The spirit of day 8 (L-SPIRIT-2): a member of every voting inbox of Gamma that day, in the cemetery after.
+    spirit = Resident.objects.get(game=game, name="P35")
+    gamma_voting = Inbox.objects.filter(game=game, city__name="Gamma", kind=InboxKind.VOTING, day_number=8)
+    assert gamma_voting.count() == 3
+    assert {m.state for i in gamma_voting for m in i.memberships.filter(resident=spirit)} == {"member"}
 
     # The daily posts (L-POST-2, L-DEATH-2): one per day from day 2, published once at the day start, naming
     # each night victim and each executed resident with their side.
