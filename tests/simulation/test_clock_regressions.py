@@ -45,3 +45,26 @@ def test_night_waits_for_the_days_election_but_not_for_its_failed_successor_L_DA
     assert election.winner is None and election.closed_at == _utc(2027, 3, 1, 22)
     successor = JudgeElection.objects.get(follows=election)
     assert (successor.opens_at, successor.opened_at) == (_utc(2027, 3, 2, 4), None)
+
+
+def test_final_post_of_a_game_won_by_day_tells_of_no_night_that_never_was_L_POST_2_L_WIN_1(db):
+    # Day 2: the Procurator names the executed of both cities (no nominees, L-VOTE-7): the last mafia die at noon
+    # and the honest win (L-WIN-1). The next morning's daily post closes the game; it reports day 2's results but
+    # no "night 2" with "nobody was killed": that night never took place.
+    from cities.models import Alignment, GameStatus, PostKind, PublicPost, Resident
+    from tests.setup_factory import in_game_language
+    from voting.services import do_decide_execution
+
+    built = clocked_game("clock-won-by-day")
+    game = built.game
+    advance(game, DAY1 + 24 * H)
+    for mafioso in Resident.objects.filter(game=game, alignment=Alignment.MAFIA).order_by("city__number"):
+        do_decide_execution(mafioso.city, mafioso, acting_user=built.procurator, now=DAY1 + 29 * H)
+    game.refresh_from_db()
+    assert game.status == GameStatus.FINISHED
+    advance(game, DAY1 + 48 * H)
+    post = PublicPost.objects.get(game=game, kind=PostKind.DAILY, title=in_game_language(game, "Day %(day)d", day=3))
+    assert post.published_at == DAY1 + 48 * H
+    assert in_game_language(game, "Results of day %(day)d", day=2) in post.body
+    assert in_game_language(game, "Night %(night)d", night=2) not in post.body
+    assert in_game_language(game, "Nobody was killed tonight.") not in post.body

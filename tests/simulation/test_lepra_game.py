@@ -235,7 +235,10 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
         for name, _how in DAYS[number - 1]["executed"].values():
             assert in_game_language(game, "Executed: %(name)s (%(side)s).", name=name,
                                     side=_side(game, name)) in post.body.splitlines()
-    assert "Игра окончена" in posts[-1].body or in_game_language(game, "The game is over.") in posts[-1].body
+    # The last post closes the game; the game ended on day 9, so there is no night 9 to report.
+    assert posts[-1].body.endswith(f"**{in_game_language(game, 'The game is over.')}**")
+    assert in_game_language(game, "Night %(night)d", night=9) not in posts[-1].body
+    assert in_game_language(game, "Results of day %(day)d", day=9) in posts[-1].body
 
     # The victory (L-WIN-1): after the last execution 7 honest and 7 mafia live, all cities together; before it
     # the honest still outnumbered the mafia (8 to 7).
