@@ -34,7 +34,7 @@ from cities.models import (
 )
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Membership
-from inboxes.services import do_open_game_inboxes, do_post_message
+from inboxes.services import do_post_message
 from roles import services as role_services
 from roles.models import CommissarCheck, MafiaDraw
 from voting import services as voting_services
@@ -142,7 +142,6 @@ def _setup(clock: _Clock, rng: random.Random) -> tuple[Game, dict]:
                                                     reason="" if accept else "no", now=clock.step())
             if accept:
                 break
-    do_open_game_inboxes(game, acting_user=proc, now=clock.step())
     # The session's demo game has events of its own due earlier; they are not this game's (rolled back anyway).
     ScheduledEvent.objects.filter(done_at__isnull=True, cancelled_at__isnull=True).exclude(game=game).update(
         cancelled_at=clock.now)
