@@ -94,3 +94,33 @@ def test_day_1_start_opens_the_standing_inboxes_of_a_game_set_up_without_them_L_
     assert {k: Inbox.objects.filter(game=game, kind=k).count() for k in
             (InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR, InboxKind.COURT)} == dict.fromkeys(
         (InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR, InboxKind.COURT), 1)
+
+
+def test_a_city_without_living_mafia_or_honest_awaits_no_procurator_decision_L_WIN_2_L_VOTE_7(db):
+    # On day 9 of the simulated game Beta had no living honest resident: the city page showed it "awaiting the
+    # Procurator's decision", and the Procurator could have executed someone there. L-WIN-2: such a city (and a
+    # city without living mafia) holds no more executions.
+    import pytest
+
+    from cities.errors import WrongState
+    from cities.models import Alignment, Resident
+    from inboxes.models import DeathCause
+    from inboxes.services import do_kill_resident
+    from voting.services import awaiting_procurator, do_decide_execution
+
+    built = clocked_game("clock-no-votes")
+    game = built.game
+    advance(game, DAY1 + 24 * H)  # day 2: nobody nominated yet
+    one, two = game.cities.order_by("number")
+    assert awaiting_procurator(one, 2) and awaiting_procurator(two, 2)
+    for mafioso in Resident.objects.filter(city=one, alignment=Alignment.MAFIA):  # city 1: no living mafia
+        do_kill_resident(mafioso, DeathCause.PENALTY, acting_user=None, now=DAY1 + 26 * H)
+    for honest in Resident.objects.filter(city=two, alignment=Alignment.HONEST):  # city 2: no living honest
+        do_kill_resident(honest, DeathCause.PENALTY, acting_user=None, now=DAY1 + 26 * H)
+    assert (awaiting_procurator(one, 2), awaiting_procurator(two, 2)) == (False, False)
+    for city, alignment in ((one, Alignment.HONEST), (two, Alignment.MAFIA)):
+        living = Resident.objects.filter(city=city, alignment=alignment, status="alive").first()
+        with pytest.raises(WrongState) as refused:
+            do_decide_execution(city, living, acting_user=built.procurator, now=DAY1 + 27 * H)
+        assert refused.value.rule == "L-WIN-2"
+        assert Resident.objects.get(pk=living.pk).status == "alive"
