@@ -232,6 +232,16 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
             if spirit:
                 line += "; " + in_game_language(game, "a spirit today")
             assert line in post.body.splitlines(), (number, line)
+        # Yesterday's vote per nominee, as the reference tally counts it: the count and the counted voters.
+        for city in ROSTER if number >= 3 else ():
+            tallies, _leaders = _reference_execution_tally(game.cities.get(name=city), number - 1)
+            lines = post.body.splitlines()
+            for nominee, (count, voters, _at) in tallies.items():
+                prefix = in_game_language(game, "- %(name)s: %(count)d (%(voters)s)", name=nominee, count=count,
+                                          voters="\x00").split("\x00")[0]
+                line = next(x for x in lines if x.startswith(prefix))
+                listed = line[len(prefix):].split(")")[0]
+                assert sorted(listed.split(", ")) == (voters or ["—"]), (number, nominee)
         for name, _how in DAYS[number - 1]["executed"].values():
             assert in_game_language(game, "Executed: %(name)s (%(side)s).", name=name,
                                     side=_side(game, name)) in post.body.splitlines()
