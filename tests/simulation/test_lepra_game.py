@@ -16,7 +16,7 @@ from math import ceil
 
 from cities.models import GameDay, GameEvent, GameStatus, LifeStatus, PostKind, PublicPost, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Message
-from roles.models import GameResult, NightDecision
+from roles.models import CommissarCheck, GameResult, GodfatherElection, NightDecision
 from tests.setup_factory import in_game_language
 from tests.simulation.lepra_sim import DAY1, SEED, run_game
 from voting.models import CourtCase, CourtVote, JudgeElection
@@ -263,6 +263,16 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
                                  "3": {"name": "Gamma", "honest": 3, "mafia": 2}}
     assert result.post.published_at == result.ended_at
     assert result.post.body.splitlines()[0] == in_game_language(game, "The game is over: the mafia win.")
+
+    # Godfathers (L-NIGHT-3): elected on night 1 by the mafia; Gamma's P25, executed on day 8, was succeeded by
+    # P32, elected that night in the election the site opened. The commissar's only check was answered truly.
+    elected = defaultdict(list)
+    for election in GodfatherElection.objects.filter(game=game).order_by("opened_at", "id").select_related(
+            "city", "winner"):
+        elected[election.city.name].append((election.night, election.winner.name))
+    assert dict(elected) == {"Alpha": [(1, "P40")], "Beta": [(1, "P59")], "Gamma": [(1, "P25"), (8, "P32")]}
+    assert [(c.night, c.commissar.name, c.target.name, c.is_mafia) for c in CommissarCheck.objects.filter(
+        game=game).select_related("commissar", "target")] == [(2, "P28", "P26", False)]
 
     # Staff did only what the rules give them (issue 6: "no staff action other than those the rules give them").
     staff_of = {r.user_id: r.kind for r in StaffRole.objects.filter(game=game)}
