@@ -16,7 +16,7 @@ from math import ceil
 
 from cities.models import GameDay, GameEvent, GameStatus, LifeStatus, PostKind, PublicPost, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Message
-from roles.models import CommissarCheck, GameResult, GodfatherElection, NightDecision
+from roles.models import CommissarCheck, GameResult, GodfatherElection, NightDecision, NightResolution
 from tests.setup_factory import in_game_language
 from tests.simulation.lepra_sim import DAY1, SEED, run_game
 from voting.models import CourtCase, CourtVote, JudgeElection
@@ -263,6 +263,11 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
                                  "3": {"name": "Gamma", "honest": 3, "mafia": 2}}
     assert result.post.published_at == result.ended_at
     assert result.post.body.splitlines()[0] == in_game_language(game, "The game is over: the mafia win.")
+
+    # Touring follows the public rotation in city order (L-NIGHT-4); night 1 has none (L-DAY-5).
+    assert [(r.night, r.touring_city.name if r.touring_city else None) for r in NightResolution.objects.filter(
+        game=game).order_by("night").select_related("touring_city")] == [
+        (1, None), (2, "Alpha"), (3, "Beta"), (4, "Gamma"), (5, "Alpha"), (6, "Beta"), (7, "Gamma"), (8, "Alpha")]
 
     # Godfathers (L-NIGHT-3): elected on night 1 by the mafia; Gamma's P25, executed on day 8, was succeeded by
     # P32, elected that night in the election the site opened. The commissar's only check was answered truly.
