@@ -145,9 +145,12 @@ def daily_post_record(game: Game, day: int, now: datetime) -> DailyPostRecord:
     city_names = {c.pk: c.name for c in cities}
     with translation.override(game.language):
         title = _("Day %(day)d") % {"day": day}
-        lines = ["## " + _("Night %(night)d") % {"night": day - 1}, ""]
+        # A game won by day (an execution, L-WIN-1) has no night after that day: nothing to report of it.
+        night_held = game.status != GameStatus.FINISHED or GameEvent.objects.filter(
+            game=game, kind="night.resolved", payload__night=day - 1).exists()
+        lines = ["## " + _("Night %(night)d") % {"night": day - 1}, ""] if night_held else []
         victims = [(r, at) for r, cause, at in deaths if cause == "killed"]
-        if not victims:
+        if not victims and night_held:
             lines.append(_("Nobody was killed tonight."))
         for resident, _at in victims:
             line = _("- %(name)s (%(city)s): %(side)s") % {"name": resident.name, "city": city_names[resident.city_id],

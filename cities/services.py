@@ -636,9 +636,15 @@ def _replan(game: Game, *, ensure_through: int | None = None) -> list:
 
 
 def _deadline_after(game: Game, since: datetime, before: datetime) -> datetime | None:
-    """The latest pending voting or court deadline of ``game`` due in [``since``, ``before``), or None."""
-    latest = (ScheduledEvent.objects.filter(game=game, kind__in=DAY_DEADLINE_KINDS, done_at__isnull=True,
-                                            cancelled_at__isnull=True, due_at__gte=since, due_at__lt=before)
+    """The latest pending voting, court or judge election deadline of ``game`` due in [``since``, ``before``), or
+    None. A judge election that opens at or after ``since`` (the day is over: a failed election's successor, an
+    election after a death at night, L-JUDGE-2/5) belongs to the night and the next day, not to the day: neither
+    its opening nor its close holds the night back."""
+    pending = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
+    later_elections = [e for e in pending.filter(kind="election_open", due_at__gte=since)
+                       .values_list("payload__election", flat=True) if e is not None]
+    latest = (pending.filter(kind__in=DAY_DEADLINE_KINDS, due_at__gte=since, due_at__lt=before)
+              .exclude(kind="election_open").exclude(kind="election_close", payload__election__in=later_elections)
               .order_by("-due_at").values_list("due_at", flat=True).first())
     return latest
 
@@ -933,10 +939,11 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     """Start game day ``day`` (the ``day_start`` event, L-DAY-1): ``day_number`` becomes ``day`` (a game in setup
     becomes running on day 1); the spirits of the day before go to the cemetery (L-SPIRIT-2); every city inbox
     rolls over (L-INBOX-1); the daily post drafted at night end is published, exactly once (L-POST-2); the day
-    after is planned and the clock events of this day are laid out. On a finished game only the (final) daily
+    after is planned and the clock events of this day are laid out; day 1 opens the standing inboxes of the game
+    (``inboxes.services.do_open_game_inboxes``). On a finished game only the (final) daily
     post is published. Returns the ``GameDay``. Idempotent: a day that already started raises ``WrongState``
     and changes nothing; so do a missing plan and a day out of turn. Site or Procurator."""
-    from inboxes.services import do_lay_spirit_to_rest, do_roll_over_city_inboxes_for_new_day
+    from inboxes.services import do_lay_spirit_to_rest, do_open_game_inboxes, do_roll_over_city_inboxes_for_new_day
 
     now = now or timezone.now()
     _check_procurator(game, acting_user)
@@ -965,6 +972,10 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     game.save(update_fields=["status", "day_number"])
     plan.started_at = now
     plan.save(update_fields=["started_at"])
+    if day == 1:
+        # The standing inboxes open as the game starts (L-INBOX table): no staff page does it, the day start does
+        # (inboxes the Procurator opened already are kept).
+        do_open_game_inboxes(game, acting_user=None, now=now)
     rolled = do_roll_over_city_inboxes_for_new_day(game, acting_user=None, now=now)
     post = do_publish_daily_post(game, day, acting_user=None, now=now) if day >= 2 else None
     days = _replan(game, ensure_through=day + 1)

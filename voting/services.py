@@ -601,8 +601,13 @@ def _apply_confirmed_suicides(city: City, day: int, *, acting_user, now: datetim
 
 def awaiting_procurator(city: City, day: int) -> bool:
     """True when ``city`` waits for the Procurator to name the executed on ``day`` (L-VOTE-7): no decision yet,
-    and either its voting closed without any vote, or it has no nominee at all."""
+    and either its voting closed without any vote, or it has no nominee at all. A city that holds no more
+    executions or votes (L-WIN-2: no living mafia, or no living honest resident) awaits nothing."""
     if ExecutionDecision.objects.filter(city=city, day=day).exists():
+        return False
+    try:
+        _check_city_votes(city)
+    except WrongState:
         return False
     session = VotingSession.objects.filter(city=city, day=day).first()
     if session is None:
@@ -616,7 +621,8 @@ def do_decide_execution(city: City, resident: Resident, *, acting_user, now: dat
     """The Procurator names the executed of ``city`` today when it had no nominees or no votes (L-VOTE-7): the
     resident is executed at once (``do_kill_resident``, cause executed). From day 2, a living resident of the city.
     Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (another city, not living) or ``WrongState``
-    (day 1, not awaiting a decision: voting pending or open, or a leader to put before the court)."""
+    (day 1; a city without living mafia or honest residents, L-WIN-2; not awaiting a decision: voting pending or
+    open, or a leader to put before the court)."""
     now = now or timezone.now()
     city = City.objects.select_related("game").get(pk=city.pk)
     game = city.game
@@ -630,6 +636,7 @@ def do_decide_execution(city: City, resident: Resident, *, acting_user, now: dat
                            rule="L-VOTE-7")
     if resident.status != LifeStatus.ALIVE:
         raise InvalidInput(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-VOTE-7")
+    _check_city_votes(city)
     VotingSession.objects.select_for_update().filter(city=city, day=game.day_number).first()
     if not awaiting_procurator(city, game.day_number):
         raise WrongState(_("%(city)s is not awaiting the Procurator's decision today.") % {"city": city.name},
