@@ -231,16 +231,12 @@ class GameStaffAdminSite(AdminSite):
                 links += [
                     (_("Proxy requests"), link("voting_proxyrequest", game_scope)),
                     (_("Suicide declarations"), link("voting_suicidedeclaration", game_scope)),
-                    (_("Schedule voting"), reverse("admin:schedule_voting", args=[role.city_id],
-                                                   current_app=self.name)),
                 ]
             if role.kind in (StaffKind.PROCURATOR, StaffKind.ARBITER):
                 links.append((_("Court cases"), link("voting_courtcase", game_scope)))
             if role.kind == StaffKind.PROCURATOR:
                 links.append((_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id],
                                                          current_app=self.name)))
-                links.append((_("Game clock"), reverse("admin:game_clock", args=[role.game_id],
-                                                       current_app=self.name)))
             links += staff_dashboard.dashboard_links(request, role)
             dashboard.append({"role": role, "game": role.game, "links": links,
                               "needs": staff_dashboard.dashboard_needs(request, role)})

@@ -320,14 +320,13 @@ def schedule_voting_view(request, city_id: int):
     if form.is_valid():
         opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
         try:
-            session = services.do_schedule_voting(city, opens_at, closes_at, acting_user=request.user)
+            services.do_schedule_voting(city, opens_at, closes_at, acting_user=request.user)
         except RuleViolation as exc:
             form.add_error(None, str(exc))  # shown in the form (issue 7 point 2); nothing changed
         else:
             messages.success(request, _("Voting in %(city)s is scheduled from %(opens)s to %(closes)s (%(tz)s).") % {
                 "city": city.name, "opens": _local(city.game, opens_at), "closes": _local(city.game, closes_at),
                 "tz": city.game.time_zone})
-            assert session.pk
             return HttpResponseRedirect(reverse("admin:schedule_voting", args=[city.pk],
                                                 current_app=staff_admin_site.name))
     context = {**staff_admin_site.each_context(request), "title": _("Schedule voting"),
