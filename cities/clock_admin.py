@@ -57,6 +57,27 @@ def failing_events(game: Game) -> list[ScheduledEvent]:
                                               attempts__gt=0).order_by("due_at", "id"))
 
 
+def pending_events(game: Game, *, kinds: tuple[str, ...] | None = None, city=None) -> list[ScheduledEvent]:
+    """The pending (not done, not cancelled) scheduled events of ``game``, soonest first, each with ``local_due``
+    (its ``due_at`` in the game's time zone) for the schedule pages (issue 7 point 2). ``kinds`` narrows to those
+    event kinds; ``city`` to the events whose payload names that city (or a session/election of it)."""
+    zone = ZoneInfo(game.time_zone)
+    events = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
+    if kinds is not None:
+        events = events.filter(kind__in=kinds)
+    events = list(events.order_by("due_at", "id"))
+    if city is not None:
+        from voting.models import JudgeElection, VotingSession
+
+        sessions = set(VotingSession.objects.filter(city=city).values_list("pk", flat=True))
+        elections = set(JudgeElection.objects.filter(city=city).values_list("pk", flat=True))
+        events = [e for e in events if (e.payload or {}).get("city") == city.pk
+                  or (e.payload or {}).get("session") in sessions or (e.payload or {}).get("election") in elections]
+    for event in events:
+        event.local_due = timezone.localtime(event.due_at, zone)
+    return events
+
+
 class StartClockForm(forms.Form):
     first_day_starts_at = WallClockField(label=gettext_lazy("The next day starts at (game time)"))
 
@@ -121,7 +142,7 @@ def game_clock_view(request, game_id: int):
                 services.do_shorten_day(game, data["day"], data["hours"], acting_user=request.user,
                                         next_day_starts_at=data["next_day_starts_at"])
         except RuleViolation as exc:
-            messages.error(request, str(exc))
+            bound.add_error(None, str(exc))  # shown inside the form that caused it (issue 7 point 2)
         else:
             messages.success(request, _("The plan is changed and the pending events are rescheduled."))
             return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))

@@ -36,14 +36,15 @@ class Game(models.Model):
     from it with ``zoneinfo`` and stored in UTC (L-DAY-1).
     """
 
-    slug = models.SlugField(max_length=60, unique=True)
+    slug = models.SlugField(max_length=60, unique=True, verbose_name=_("slug"))
     title = models.CharField(_("title"), max_length=200)
-    ruleset = models.CharField(max_length=10, choices=Ruleset.choices, default=Ruleset.LEPRA)
-    status = models.CharField(max_length=12, choices=GameStatus.choices, default=GameStatus.RECRUITMENT)
-    time_zone = models.CharField(max_length=64, default="Europe/Moscow")
-    day_number = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    ended_at = models.DateTimeField(null=True, blank=True)
+    ruleset = models.CharField(max_length=10, choices=Ruleset.choices, default=Ruleset.LEPRA, verbose_name=_("ruleset"))
+    status = models.CharField(max_length=12, choices=GameStatus.choices, default=GameStatus.RECRUITMENT,
+        verbose_name=_("status"))
+    time_zone = models.CharField(max_length=64, default="Europe/Moscow", verbose_name=_("time zone"))
+    day_number = models.PositiveSmallIntegerField(default=0, verbose_name=_("day number"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
     # Recruitment (issue 3 item 1, L-CITY-1, L-POST-1).
     rules_text = models.TextField(_("rules"), blank=True)
     #: How cities are formed: ``city_count`` cities when set, else as many cities of about ``city_size`` as fit.
@@ -51,10 +52,12 @@ class Game(models.Model):
     city_size = models.PositiveSmallIntegerField(_("target city size"), default=20)
     #: The day's start as a wall-clock time in ``time_zone`` (L-DAY-1).
     day_start = models.TimeField(_("day start"), default=time(10, 0))
-    signups_closed_at = models.DateTimeField(null=True, blank=True)
-    lists_published_at = models.DateTimeField(null=True, blank=True)
+    signups_closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("signups closed at"))
+    lists_published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("lists published at"))
 
     class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(city_count__isnull=True) | Q(city_count__gte=1), name="game_city_count_positive"),
@@ -77,8 +80,8 @@ class Game(models.Model):
 class City(models.Model):
     """A city of a game (L-CITY). ``number`` is 1-based and fixes the city order (touring rotation)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="cities")
-    number = models.PositiveSmallIntegerField()
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="cities", verbose_name=_("game"))
+    number = models.PositiveSmallIntegerField(verbose_name=_("number"))
     name = models.CharField(_("name"), max_length=100)
 
     class Meta:
@@ -119,20 +122,25 @@ class Resident(models.Model):
     death announcement discloses the alignment (L-DEATH-2).
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="residents")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="residents")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="residents", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="residents", verbose_name=_("city"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats",
+        verbose_name=_("user"))
     name = models.CharField(_("name"), max_length=60)
-    alignment = models.CharField(max_length=10, choices=Alignment.choices, default=Alignment.HONEST)
-    status = models.CharField(max_length=12, choices=LifeStatus.choices, default=LifeStatus.ALIVE)
-    is_commissar = models.BooleanField(default=False)
-    is_judge = models.BooleanField(default=False)
-    is_godfather = models.BooleanField(default=False)
-    is_spirit = models.BooleanField(default=False)
-    alignment_announced = models.BooleanField(default=False)
-    died_at = models.DateTimeField(null=True, blank=True)
+    alignment = models.CharField(max_length=10, choices=Alignment.choices, default=Alignment.HONEST,
+        verbose_name=_("alignment"))
+    status = models.CharField(max_length=12, choices=LifeStatus.choices, default=LifeStatus.ALIVE,
+        verbose_name=_("status"))
+    is_commissar = models.BooleanField(default=False, verbose_name=_("is commissar"))
+    is_judge = models.BooleanField(default=False, verbose_name=_("is judge"))
+    is_godfather = models.BooleanField(default=False, verbose_name=_("is godfather"))
+    is_spirit = models.BooleanField(default=False, verbose_name=_("is spirit"))
+    alignment_announced = models.BooleanField(default=False, verbose_name=_("alignment announced"))
+    died_at = models.DateTimeField(null=True, blank=True, verbose_name=_("died at"))
 
     class Meta:
+        verbose_name = _("resident")
+        verbose_name_plural = _("residents")
         ordering = ["city__number", "name", "id"]
         constraints = [
             models.UniqueConstraint(fields=["game", "user"], name="resident_one_seat_per_user_per_game"),
@@ -170,13 +178,17 @@ class StaffRole(models.Model):
     Consigliere role is a secret (L-STAFF-6): list staff only through ``inboxes.policies.visible_staff``.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="staff_roles")
-    kind = models.CharField(max_length=12, choices=StaffKind.choices)
-    city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="staff_roles")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_roles")
-    since = models.DateTimeField(auto_now_add=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="staff_roles", verbose_name=_("game"))
+    kind = models.CharField(max_length=12, choices=StaffKind.choices, verbose_name=_("kind"))
+    city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="staff_roles",
+        verbose_name=_("city"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_roles",
+        verbose_name=_("user"))
+    since = models.DateTimeField(auto_now_add=True, verbose_name=_("since"))
 
     class Meta:
+        verbose_name = _("staff role")
+        verbose_name_plural = _("staff roles")
         ordering = ["game", "kind", "city__number"]
         constraints = [
             models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind="tribune"), name="staffrole_one_per_kind_per_game"),
@@ -198,12 +210,15 @@ class Signup(models.Model):
     """A user's sign-up for a game in recruitment (L-CITY-1). Withdrawing sets ``withdrawn_at`` (kept for the
     record); signing up again makes a new row. At most one active (not withdrawn) sign-up per user and game."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="signups")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signups")
-    signed_up_at = models.DateTimeField()
-    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="signups", verbose_name=_("game"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signups",
+        verbose_name=_("user"))
+    signed_up_at = models.DateTimeField(verbose_name=_("signed up at"))
+    withdrawn_at = models.DateTimeField(null=True, blank=True, verbose_name=_("withdrawn at"))
 
     class Meta:
+        verbose_name = _("signup")
+        verbose_name_plural = _("signups")
         ordering = ["game", "signed_up_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["game", "user"], condition=Q(withdrawn_at__isnull=True),
@@ -234,17 +249,20 @@ class PublicPost(models.Model):
     ``body_html`` is the sanitised rendering of ``body`` made by the service that stores it.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="posts")
-    kind = models.CharField(max_length=12, choices=PostKind.choices)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="posts", verbose_name=_("game"))
+    kind = models.CharField(max_length=12, choices=PostKind.choices, verbose_name=_("kind"))
     title = models.CharField(_("title"), max_length=200)
     body = models.TextField(_("text"))
-    body_html = models.TextField(blank=True)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    created_at = models.DateTimeField()
-    publish_at = models.DateTimeField(null=True, blank=True)
-    published_at = models.DateTimeField(null=True, blank=True)
+    body_html = models.TextField(blank=True, verbose_name=_("body html"))
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("author"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    publish_at = models.DateTimeField(null=True, blank=True, verbose_name=_("publish at"))
+    published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("published at"))
 
     class Meta:
+        verbose_name = _("public post")
+        verbose_name_plural = _("public posts")
         ordering = ["published_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["game"], condition=Q(kind="recruitment"), name="publicpost_one_recruitment_per_game"),
@@ -262,19 +280,22 @@ class ScheduledEvent(models.Model):
     wait for it (per-game ordering).
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="scheduled_events")
-    kind = models.CharField(max_length=40)
-    due_at = models.DateTimeField()
-    payload = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField()
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    done_at = models.DateTimeField(null=True, blank=True)
-    cancelled_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    retry_at = models.DateTimeField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="scheduled_events", verbose_name=_("game"))
+    kind = models.CharField(max_length=40, verbose_name=_("kind"))
+    due_at = models.DateTimeField(verbose_name=_("due at"))
+    payload = models.JSONField(default=dict, blank=True, verbose_name=_("payload"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("created by"))
+    done_at = models.DateTimeField(null=True, blank=True, verbose_name=_("done at"))
+    cancelled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("cancelled at"))
+    attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
+    retry_at = models.DateTimeField(null=True, blank=True, verbose_name=_("retry at"))
+    last_error = models.TextField(blank=True, verbose_name=_("last error"))
 
     class Meta:
+        verbose_name = _("scheduled event")
+        verbose_name_plural = _("scheduled events")
         ordering = ["due_at", "id"]
         indexes = [
             models.Index(fields=["due_at", "id"], condition=Q(done_at__isnull=True, cancelled_at__isnull=True), name="schedev_pending_idx"),
@@ -294,13 +315,16 @@ class GameEvent(models.Model):
     policy of issue 7 and after the game; it is not registered in the admin.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    kind = models.CharField(max_length=60)
-    at = models.DateTimeField()
-    payload = models.JSONField(default=dict, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", verbose_name=_("game"))
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("actor"))
+    kind = models.CharField(max_length=60, verbose_name=_("kind"))
+    at = models.DateTimeField(verbose_name=_("at"))
+    payload = models.JSONField(default=dict, blank=True, verbose_name=_("payload"))
 
     class Meta:
+        verbose_name = _("game event")
+        verbose_name_plural = _("game events")
         ordering = ["at", "id"]
         indexes = [models.Index(fields=["game", "at"], name="gameevent_game_at_idx")]
 
@@ -323,21 +347,24 @@ class GameDay(models.Model):
     ids of the dead whose alignment that post announces (L-DEATH-2).
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="days")
-    number = models.PositiveSmallIntegerField()
-    starts_at = models.DateTimeField()
-    ends_at = models.DateTimeField()
-    night_ends_at = models.DateTimeField()
-    calendar_days = models.PositiveSmallIntegerField(default=1)
-    shortened_hours = models.PositiveSmallIntegerField(null=True, blank=True)
-    start_fixed = models.BooleanField(default=False)
-    started_at = models.DateTimeField(null=True, blank=True)
-    ended_at = models.DateTimeField(null=True, blank=True)
-    post = models.OneToOneField(PublicPost, null=True, blank=True, on_delete=models.SET_NULL, related_name="game_day")
-    free_text = models.TextField(blank=True)
-    announced = models.JSONField(default=list, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="days", verbose_name=_("game"))
+    number = models.PositiveSmallIntegerField(verbose_name=_("number"))
+    starts_at = models.DateTimeField(verbose_name=_("starts at"))
+    ends_at = models.DateTimeField(verbose_name=_("ends at"))
+    night_ends_at = models.DateTimeField(verbose_name=_("night ends at"))
+    calendar_days = models.PositiveSmallIntegerField(default=1, verbose_name=_("calendar days"))
+    shortened_hours = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("shortened hours"))
+    start_fixed = models.BooleanField(default=False, verbose_name=_("start fixed"))
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
+    post = models.OneToOneField(PublicPost, null=True, blank=True, on_delete=models.SET_NULL, related_name="game_day",
+        verbose_name=_("post"))
+    free_text = models.TextField(blank=True, verbose_name=_("free text"))
+    announced = models.JSONField(default=list, blank=True, verbose_name=_("announced"))
 
     class Meta:
+        verbose_name = _("game day")
+        verbose_name_plural = _("game days")
         ordering = ["game", "number"]
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="gameday_one_per_number_per_game"),

@@ -49,6 +49,7 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.defaultfilters import linebreaksbr
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
@@ -92,6 +93,12 @@ def staff_roles_of(request) -> list[StaffRole]:
     return cached
 
 
+def single_staff_game(request) -> Game | None:
+    """The one game where the request's user holds all their staff roles, or None (no role, or several games)."""
+    games = {role.game_id: role.game for role in staff_roles_of(request)}
+    return next(iter(games.values())) if len(games) == 1 else None
+
+
 def staff_game_ids(request) -> set[int]:
     """Ids of the games where the request's user holds a staff role."""
     return {role.game_id for role in staff_roles_of(request)}
@@ -100,8 +107,8 @@ def staff_game_ids(request) -> set[int]:
 class GameStaffAdminSite(AdminSite):
     """The admin for game staff: entry by ``StaffRole`` only (L-STAFF-5), dashboard of the user's roles."""
 
-    site_header = gettext_lazy("Mafia Host: game staff")
-    site_title = gettext_lazy("Mafia Host staff")
+    site_header = gettext_lazy("Mafia Host — game staff console")
+    site_title = gettext_lazy("Mafia Host — game staff console")
     index_title = gettext_lazy("Your games")
     index_template = "staff_admin/index.html"
 
@@ -115,15 +122,24 @@ class GameStaffAdminSite(AdminSite):
 
     def admin_view(self, view, cacheable=False):
         """Django's admin_view (permission check, never_cache, csrf), with the request published to
-        ``current_viewer`` while the view runs and its template renders."""
+        ``current_viewer`` while the view runs and its template renders.
+
+        When all the viewer's staff roles are in one game, the page shows times in that game's time zone (as
+        the game's pages do); otherwise in UTC. The language is the browser's (LocaleMiddleware, Russian by
+        default): every label goes through gettext, so a page is wholly in one language."""
         def with_request(request, *args, **kwargs):
             token = _current_request.set(request)
+            game = single_staff_game(request)
             try:
+                if game is not None:
+                    timezone.activate(ZoneInfo(game.time_zone))
                 response = view(request, *args, **kwargs)
                 if callable(getattr(response, "render", None)) and not getattr(response, "is_rendered", True):
                     response.render()
                 return response
             finally:
+                if game is not None:
+                    timezone.deactivate()
                 _current_request.reset(token)
 
         return super().admin_view(update_wrapper(with_request, view), cacheable)
@@ -131,7 +147,7 @@ class GameStaffAdminSite(AdminSite):
     def get_urls(self):
         # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
         from staff.staff_admin import extra_urls
-        from voting.staff_admin import schedule_voting_view
+        from voting.staff_admin import schedule_election_view, schedule_voting_view
 
         from .clock_admin import daily_post_view, game_clock_view
 
@@ -139,7 +155,9 @@ class GameStaffAdminSite(AdminSite):
                path("games/<int:game_id>/daily-post/<int:day>/", self.admin_view(daily_post_view), name="daily_post"),
                path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
                path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
-                    name="schedule_voting"), *extra_urls(self)]
+                    name="schedule_voting"),
+               path("games/<int:game_id>/schedule-election/", self.admin_view(schedule_election_view),
+                    name="schedule_election"), *extra_urls(self)]
         return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
 
     def stage_inbox_view(self, request, game_id: int):
@@ -202,20 +220,23 @@ class GameStaffAdminSite(AdminSite):
             ]
             if role.kind != StaffKind.CONSIGLIERE:
                 links.append((_("Voting sessions"), link("voting_votingsession", game_scope)))
+            # One "Schedule" entry per scheduling role (issue 7 point 2): the Procurator's clock (day starts, long
+            # and shortened days), the Tribune's voting times, the Arbiter's election times.
+            schedule = {StaffKind.PROCURATOR: ("admin:game_clock", role.game_id),
+                        StaffKind.TRIBUNE: ("admin:schedule_voting", role.city_id),
+                        StaffKind.ARBITER: ("admin:schedule_election", role.game_id)}.get(role.kind)
+            if schedule is not None:
+                links.insert(0, (_("Schedule: times and pending events"), reverse(schedule[0], args=[schedule[1]], current_app=self.name)))
             if role.kind == StaffKind.TRIBUNE:
                 links += [
                     (_("Proxy requests"), link("voting_proxyrequest", game_scope)),
                     (_("Suicide declarations"), link("voting_suicidedeclaration", game_scope)),
-                    (_("Schedule voting"), reverse("admin:schedule_voting", args=[role.city_id],
-                                                   current_app=self.name)),
                 ]
             if role.kind in (StaffKind.PROCURATOR, StaffKind.ARBITER):
                 links.append((_("Court cases"), link("voting_courtcase", game_scope)))
             if role.kind == StaffKind.PROCURATOR:
                 links.append((_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id],
                                                          current_app=self.name)))
-                links.append((_("Game clock"), reverse("admin:game_clock", args=[role.game_id],
-                                                       current_app=self.name)))
             links += staff_dashboard.dashboard_links(request, role)
             dashboard.append({"role": role, "game": role.game, "links": links,
                               "needs": staff_dashboard.dashboard_needs(request, role)})

@@ -59,8 +59,25 @@ def game_detail(request, slug: str):
         "is_staff_of_game": bool(policies.staff_roles_in(request.user, game)),
         "known_commissars": selectors.known_commissars(request.user, game),
         "touring_rotation": _touring_rotation(game),
+        "day_page_cities": _day_page_cities(request.user, game),
     }
     return render(request, "cities/game_detail.html", context)
+
+
+def _day_page_cities(user, game) -> set[int]:
+    """Numbers of the cities whose day page (``city_day``) the game page links for ``user``: the own city of a
+    resident, the city of a Tribune, every city for the Procurator, the Arbiter and the Consigliere (L-STAFF-2).
+    The day page itself decides what the viewer sees there."""
+    numbers: set[int] = set()
+    seat = policies.seat_in(user, game)
+    if seat is not None:
+        numbers.add(seat.city.number)
+    for role in policies.staff_roles_in(user, game):
+        if role.city_id is None:
+            numbers |= set(game.cities.values_list("number", flat=True))
+        else:
+            numbers.add(role.city.number)
+    return numbers
 
 
 def _touring_rotation(game):

@@ -60,20 +60,27 @@ class Inbox(models.Model):
     there): at most one *current* (not rolled-over) personal inbox per resident and mafia inbox per city.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inboxes")
-    kind = models.CharField(max_length=12, choices=InboxKind.choices)
-    city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="inboxes")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inboxes", verbose_name=_("game"))
+    kind = models.CharField(max_length=12, choices=InboxKind.choices, verbose_name=_("kind"))
+    city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="inboxes",
+        verbose_name=_("city"))
     title = models.CharField(_("title"), max_length=200)
-    organizer = models.ForeignKey(StaffRole, null=True, blank=True, on_delete=models.PROTECT, related_name="organized_inboxes")
-    organizer_resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="organized_inboxes")
-    resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="about_inboxes")
-    day_number = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField()
-    killed_at = models.DateTimeField(null=True, blank=True)
-    predecessor = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="successor")
-    rolled_over_at = models.DateTimeField(null=True, blank=True)
+    organizer = models.ForeignKey(StaffRole, null=True, blank=True, on_delete=models.PROTECT, related_name="organized_inboxes",
+        verbose_name=_("organizer"))
+    organizer_resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="organized_inboxes",
+        verbose_name=_("organizer resident"))
+    resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="about_inboxes",
+        verbose_name=_("resident"))
+    day_number = models.PositiveSmallIntegerField(default=0, verbose_name=_("day number"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    killed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("killed at"))
+    predecessor = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="successor",
+        verbose_name=_("predecessor"))
+    rolled_over_at = models.DateTimeField(null=True, blank=True, verbose_name=_("rolled over at"))
 
     class Meta:
+        verbose_name = _("inbox")
+        verbose_name_plural = _("inboxes")
         ordering = ["game", "kind", "city__number", "id"]
         constraints = [
             models.UniqueConstraint(fields=["resident"], condition=Q(kind="personal", rolled_over_at__isnull=True),
@@ -112,14 +119,18 @@ class Membership(models.Model):
     The seat, not the account, is the member, so a replacement keeps every membership (L-REPLACE-1).
     """
 
-    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="memberships")
-    resident = models.ForeignKey(Resident, on_delete=models.CASCADE, related_name="memberships")
-    state = models.CharField(max_length=8, choices=MembershipState.choices, default=MembershipState.MEMBER)
-    since = models.DateTimeField()
-    banned_until = models.DateTimeField(null=True, blank=True)
-    reason = models.CharField(max_length=300, blank=True)
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("inbox"))
+    resident = models.ForeignKey(Resident, on_delete=models.CASCADE, related_name="memberships",
+        verbose_name=_("resident"))
+    state = models.CharField(max_length=8, choices=MembershipState.choices, default=MembershipState.MEMBER,
+        verbose_name=_("state"))
+    since = models.DateTimeField(verbose_name=_("since"))
+    banned_until = models.DateTimeField(null=True, blank=True, verbose_name=_("banned until"))
+    reason = models.CharField(max_length=300, blank=True, verbose_name=_("reason"))
 
     class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
         constraints = [
             models.UniqueConstraint(fields=["inbox", "resident"], name="membership_one_per_inbox_resident"),
             models.CheckConstraint(condition=Q(banned_until__isnull=True) | Q(state="banned"), name="membership_ban_end_only_when_banned"),
@@ -138,20 +149,26 @@ class Message(models.Model):
     ``author_name`` keep who actually wrote it (L-REPLACE-1: posts keep the name of who wrote them).
     """
 
-    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="messages")
-    author_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    author_resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="messages")
-    author_staff = models.ForeignKey(StaffRole, null=True, blank=True, on_delete=models.PROTECT, related_name="messages")
-    author_name = models.CharField(max_length=100)
-    body = models.TextField()
-    body_html = models.TextField()
-    received_at = models.DateTimeField()
-    edited_at = models.DateTimeField(null=True, blank=True)
-    is_hidden = models.BooleanField(default=False)
-    hidden_at = models.DateTimeField(null=True, blank=True)
-    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="messages", verbose_name=_("inbox"))
+    author_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("author user"))
+    author_resident = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="messages",
+        verbose_name=_("author resident"))
+    author_staff = models.ForeignKey(StaffRole, null=True, blank=True, on_delete=models.PROTECT, related_name="messages",
+        verbose_name=_("author staff"))
+    author_name = models.CharField(max_length=100, verbose_name=_("author name"))
+    body = models.TextField(verbose_name=_("body"))
+    body_html = models.TextField(verbose_name=_("body html"))
+    received_at = models.DateTimeField(verbose_name=_("received at"))
+    edited_at = models.DateTimeField(null=True, blank=True, verbose_name=_("edited at"))
+    is_hidden = models.BooleanField(default=False, verbose_name=_("is hidden"))
+    hidden_at = models.DateTimeField(null=True, blank=True, verbose_name=_("hidden at"))
+    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("hidden by"))
 
     class Meta:
+        verbose_name = _("message")
+        verbose_name_plural = _("messages")
         ordering = ["received_at", "id"]
         indexes = [models.Index(fields=["inbox", "received_at", "id"], name="message_inbox_order_idx")]
         constraints = [
@@ -168,21 +185,26 @@ class Message(models.Model):
 class MessageRevision(models.Model):
     """An earlier text of an edited message (L-INBOX-21): every revision stays, shown to every reader."""
 
-    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="revisions")
-    body = models.TextField()
-    body_html = models.TextField()
-    replaced_at = models.DateTimeField()
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="revisions", verbose_name=_("message"))
+    body = models.TextField(verbose_name=_("body"))
+    body_html = models.TextField(verbose_name=_("body html"))
+    replaced_at = models.DateTimeField(verbose_name=_("replaced at"))
 
     class Meta:
+        verbose_name = _("message revision")
+        verbose_name_plural = _("message revisions")
         ordering = ["replaced_at", "id"]
 
 
 class ReadMark(models.Model):
     """How far a user has read an inbox: messages with ``received_at`` after ``last_read_at`` are unread."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="read_marks")
-    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="read_marks")
-    last_read_at = models.DateTimeField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="read_marks",
+        verbose_name=_("user"))
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="read_marks", verbose_name=_("inbox"))
+    last_read_at = models.DateTimeField(verbose_name=_("last read at"))
 
     class Meta:
+        verbose_name = _("read mark")
+        verbose_name_plural = _("read marks")
         constraints = [models.UniqueConstraint(fields=["user", "inbox"], name="readmark_one_per_user_inbox")]

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class StaffConfig(AppConfig):
@@ -6,4 +7,4 @@ class StaffConfig(AppConfig):
     and the per-role dashboard of the ``/staff/`` admin site."""
 
     name = "staff"
-    verbose_name = "Staff consoles"
+    verbose_name = _("Staff consoles")

@@ -22,17 +22,20 @@ class TribuneStandIn(models.Model):
     with the role row.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="tribune_stand_ins")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="tribune_stand_ins")
-    absent = models.ForeignKey(StaffRole, on_delete=models.CASCADE, related_name="stood_in_for")
-    stand_in = models.ForeignKey(StaffRole, on_delete=models.CASCADE, related_name="standing_in")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="tribune_stand_ins", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="tribune_stand_ins", verbose_name=_("city"))
+    absent = models.ForeignKey(StaffRole, on_delete=models.CASCADE, related_name="stood_in_for",
+        verbose_name=_("absent"))
+    stand_in = models.ForeignKey(StaffRole, on_delete=models.CASCADE, related_name="standing_in",
+        verbose_name=_("stand in"))
     starts_at = models.DateTimeField(_("from"))
     ends_at = models.DateTimeField(_("until"))
-    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    granted_at = models.DateTimeField()
-    ended_at = models.DateTimeField(null=True, blank=True)
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("granted by"))
+    granted_at = models.DateTimeField(verbose_name=_("granted at"))
+    ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
     ended_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="+")
+                                 related_name="+", verbose_name=_("ended by"))
 
     class Meta:
         ordering = ["starts_at", "id"]
@@ -65,21 +68,24 @@ class ImpeachmentDemand(models.Model):
     is hidden until the game ends (L-IMPEACH-2). At most one undecided demand per city.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="impeachment_demands")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="impeachment_demands")
-    tribune = models.ForeignKey(StaffRole, on_delete=models.PROTECT, related_name="impeachment_demands")
-    tribune_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    initiator = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="impeachments_initiated")
-    created_at = models.DateTimeField()
-    reached_at = models.DateTimeField(null=True, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="impeachment_demands", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="impeachment_demands", verbose_name=_("city"))
+    tribune = models.ForeignKey(StaffRole, on_delete=models.PROTECT, related_name="impeachment_demands",
+        verbose_name=_("tribune"))
+    tribune_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+",
+        verbose_name=_("tribune user"))
+    initiator = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="impeachments_initiated",
+        verbose_name=_("initiator"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    reached_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reached at"))
     inbox = models.OneToOneField("inboxes.Inbox", null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="impeachment_demand")
-    opened_at = models.DateTimeField(null=True, blank=True)
-    ruling = models.CharField(max_length=10, choices=ImpeachmentRuling.choices, blank=True)
-    ruled_at = models.DateTimeField(null=True, blank=True)
-    reason = models.TextField(blank=True)
+                                 related_name="impeachment_demand", verbose_name=_("inbox"))
+    opened_at = models.DateTimeField(null=True, blank=True, verbose_name=_("opened at"))
+    ruling = models.CharField(max_length=10, choices=ImpeachmentRuling.choices, blank=True, verbose_name=_("ruling"))
+    ruled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ruled at"))
+    reason = models.TextField(blank=True, verbose_name=_("reason"))
     new_tribune_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                         related_name="+")
+                                         related_name="+", verbose_name=_("new tribune user"))
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -105,11 +111,15 @@ class ImpeachmentDemand(models.Model):
 class ImpeachmentSignature(models.Model):
     """One resident's signature under a demand (the initiator signs first). Counted while the signer lives."""
 
-    demand = models.ForeignKey(ImpeachmentDemand, on_delete=models.CASCADE, related_name="signatures")
-    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="impeachment_signatures")
-    at = models.DateTimeField()
+    demand = models.ForeignKey(ImpeachmentDemand, on_delete=models.CASCADE, related_name="signatures",
+        verbose_name=_("demand"))
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="impeachment_signatures",
+        verbose_name=_("resident"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("impeachment signature")
+        verbose_name_plural = _("impeachment signatures")
         ordering = ["at", "id"]
         constraints = [models.UniqueConstraint(fields=["demand", "resident"], name="impeachment_one_signature_each")]
 

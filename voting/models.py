@@ -18,14 +18,18 @@ class Nomination(models.Model):
     """A resident's nomination of a candidate for execution on game day ``day`` (L-NOM-1..3): one per nominator
     per day."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="nominations")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="nominations")
-    day = models.PositiveSmallIntegerField()
-    nominator = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="nominations_made")
-    nominee = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="nominations_received")
-    at = models.DateTimeField()
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="nominations", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="nominations", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    nominator = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="nominations_made",
+        verbose_name=_("nominator"))
+    nominee = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="nominations_received",
+        verbose_name=_("nominee"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("nomination")
+        verbose_name_plural = _("nominations")
         ordering = ["city__number", "day", "at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["nominator", "day"], name="nomination_one_per_nominator_per_day"),
@@ -43,16 +47,18 @@ class VotingSession(models.Model):
     residents keyed by their id, stored at the close.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="voting_sessions")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="voting_sessions")
-    day = models.PositiveSmallIntegerField()
-    opens_at = models.DateTimeField()
-    closes_at = models.DateTimeField()
-    opened_at = models.DateTimeField(null=True, blank=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
-    result = models.JSONField(null=True, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="voting_sessions", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="voting_sessions", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    opens_at = models.DateTimeField(verbose_name=_("opens at"))
+    closes_at = models.DateTimeField(verbose_name=_("closes at"))
+    opened_at = models.DateTimeField(null=True, blank=True, verbose_name=_("opened at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+    result = models.JSONField(null=True, blank=True, verbose_name=_("result"))
 
     class Meta:
+        verbose_name = _("voting session")
+        verbose_name_plural = _("voting sessions")
         ordering = ["day", "city__number"]
         constraints = [
             models.UniqueConstraint(fields=["city", "day"], name="votingsession_one_per_city_per_day"),
@@ -77,16 +83,20 @@ class ProxyRequest(models.Model):
     """A proxy vote request (L-NOM-6): ``resident`` asks the Tribune, before voting starts, to vote «казнить» for
     ``nominee`` on ``day``; once accepted, the site casts it at the opening with the opening timestamp."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="proxy_requests")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="proxy_requests")
-    day = models.PositiveSmallIntegerField()
-    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="proxy_requests")
-    nominee = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
-    state = models.CharField(max_length=10, choices=ProxyState.choices, default=ProxyState.REQUESTED)
-    requested_at = models.DateTimeField()
-    accepted_at = models.DateTimeField(null=True, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="proxy_requests", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="proxy_requests", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="proxy_requests",
+        verbose_name=_("resident"))
+    nominee = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+", verbose_name=_("nominee"))
+    state = models.CharField(max_length=10, choices=ProxyState.choices, default=ProxyState.REQUESTED,
+        verbose_name=_("state"))
+    requested_at = models.DateTimeField(verbose_name=_("requested at"))
+    accepted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("accepted at"))
 
     class Meta:
+        verbose_name = _("proxy request")
+        verbose_name_plural = _("proxy requests")
         ordering = ["day", "requested_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["resident", "nominee", "day"], name="proxyrequest_one_per_voter_nominee_day"),
@@ -105,15 +115,20 @@ class LepraVote(models.Model):
     and two tabs never produce two votes (DESIGN.md). ``proxy`` marks a vote the site cast (L-NOM-6).
     """
 
-    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="lepra_votes")
-    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="lepra_votes")
-    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="lepra_vote")
-    retracted_by = models.OneToOneField(Message, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    state = models.CharField(max_length=10, choices=VoteState.choices, default=VoteState.STANDING)
-    proxy = models.BooleanField(default=False)
-    cast_at = models.DateTimeField()
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="lepra_votes", verbose_name=_("inbox"))
+    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="lepra_votes", verbose_name=_("voter"))
+    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="lepra_vote",
+        verbose_name=_("message"))
+    retracted_by = models.OneToOneField(Message, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        verbose_name=_("retracted by"))
+    state = models.CharField(max_length=10, choices=VoteState.choices, default=VoteState.STANDING,
+        verbose_name=_("state"))
+    proxy = models.BooleanField(default=False, verbose_name=_("proxy"))
+    cast_at = models.DateTimeField(verbose_name=_("cast at"))
 
     class Meta:
+        verbose_name = _("lepra vote")
+        verbose_name_plural = _("lepra votes")
         ordering = ["cast_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["inbox", "voter"], condition=Q(state="standing"),
@@ -125,15 +140,20 @@ class SuicideDeclaration(models.Model):
     """A suicide declared in the personal inbox before nominations close (L-NOM-5), confirmed by the Tribune and
     applied when voting starts: the resident dies at that moment and takes no part in voting."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="suicide_declarations")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="suicide_declarations")
-    day = models.PositiveSmallIntegerField()
-    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="suicide_declarations")
-    declared_at = models.DateTimeField()
-    confirmed_at = models.DateTimeField(null=True, blank=True)
-    applied_at = models.DateTimeField(null=True, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="suicide_declarations",
+        verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="suicide_declarations",
+        verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="suicide_declarations",
+        verbose_name=_("resident"))
+    declared_at = models.DateTimeField(verbose_name=_("declared at"))
+    confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
+    applied_at = models.DateTimeField(null=True, blank=True, verbose_name=_("applied at"))
 
     class Meta:
+        verbose_name = _("suicide declaration")
+        verbose_name_plural = _("suicide declarations")
         ordering = ["day", "declared_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["resident", "day"], name="suicide_one_per_resident_per_day"),
@@ -148,14 +168,16 @@ class DecisionSource(models.TextChoices):
 class ExecutionDecision(models.Model):
     """Who is executed in a city on a day. ``source`` procurator: no nominees or no votes (L-VOTE-7)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="execution_decisions")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="execution_decisions")
-    day = models.PositiveSmallIntegerField()
-    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
-    source = models.CharField(max_length=12, choices=DecisionSource.choices)
-    at = models.DateTimeField()
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="execution_decisions", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="execution_decisions", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+", verbose_name=_("resident"))
+    source = models.CharField(max_length=12, choices=DecisionSource.choices, verbose_name=_("source"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("execution decision")
+        verbose_name_plural = _("execution decisions")
         ordering = ["day", "city__number"]
         constraints = [
             models.UniqueConstraint(fields=["city", "day"], name="executiondecision_one_per_city_per_day"),
@@ -166,31 +188,37 @@ class CourtCase(models.Model):
     """A city's voting result before the Supreme Court (L-COURT-1): ``candidates`` are resident ids (the leader
     alone, or the tied leaders, L-COURT-2); ``leader`` the L-VOTE-5 leader (the fallback of L-COURT-4)."""
 
-    session = models.OneToOneField(VotingSession, on_delete=models.PROTECT, related_name="court_case")
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="court_cases")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="court_cases")
-    day = models.PositiveSmallIntegerField()
-    candidates = models.JSONField(default=list)
-    leader = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
-    deadline = models.DateTimeField()
-    opened_at = models.DateTimeField()
-    decided_at = models.DateTimeField(null=True, blank=True)
-    sentenced = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    fallback = models.BooleanField(default=False)
+    session = models.OneToOneField(VotingSession, on_delete=models.PROTECT, related_name="court_case",
+        verbose_name=_("session"))
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="court_cases", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="court_cases", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    candidates = models.JSONField(default=list, verbose_name=_("candidates"))
+    leader = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+", verbose_name=_("leader"))
+    deadline = models.DateTimeField(verbose_name=_("deadline"))
+    opened_at = models.DateTimeField(verbose_name=_("opened at"))
+    decided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("decided at"))
+    sentenced = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        verbose_name=_("sentenced"))
+    fallback = models.BooleanField(default=False, verbose_name=_("fallback"))
 
     class Meta:
+        verbose_name = _("court case")
+        verbose_name_plural = _("court cases")
         ordering = ["day", "city__number"]
 
 
 class CourtVote(models.Model):
     """A sitting judge's vote in a court case (L-COURT-2/3): one per judge, never changed (L-INBOX-21)."""
 
-    case = models.ForeignKey(CourtCase, on_delete=models.CASCADE, related_name="votes")
-    judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="court_votes")
-    choice = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
+    case = models.ForeignKey(CourtCase, on_delete=models.CASCADE, related_name="votes", verbose_name=_("case"))
+    judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="court_votes", verbose_name=_("judge"))
+    choice = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+", verbose_name=_("choice"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("court vote")
+        verbose_name_plural = _("court votes")
         ordering = ["at", "id"]
         constraints = [models.UniqueConstraint(fields=["case", "judge"], name="courtvote_one_per_judge_per_case")]
 
@@ -204,16 +232,20 @@ class SpeechRequest(models.Model):
     """A resident's demand for a confrontation (with ``other``) or a last word (L-NOM-4): a record the Tribune
     and the Procurator both see; the Procurator may then open a stage inbox (L-INBOX-19)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="speech_requests")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="speech_requests")
-    day = models.PositiveSmallIntegerField()
-    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="speech_requests")
-    kind = models.CharField(max_length=14, choices=SpeechKind.choices)
-    other = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    note = models.CharField(max_length=300, blank=True)
-    at = models.DateTimeField()
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="speech_requests", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="speech_requests", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="speech_requests",
+        verbose_name=_("resident"))
+    kind = models.CharField(max_length=14, choices=SpeechKind.choices, verbose_name=_("kind"))
+    other = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        verbose_name=_("other"))
+    note = models.CharField(max_length=300, blank=True, verbose_name=_("note"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("speech request")
+        verbose_name_plural = _("speech requests")
         ordering = ["day", "at", "id"]
         constraints = [
             models.CheckConstraint(condition=Q(kind="confrontation", other__isnull=False) | Q(kind="last_word", other__isnull=True),
@@ -243,22 +275,26 @@ class JudgeElection(models.Model):
     means the election failed (L-JUDGE-5). ``candidates_passed_at``: the Tribune passed the list to the Arbiter
     (L-JUDGE-3); proposals close then. ``cancelled_at``: replaced before opening."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="judge_elections")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="judge_elections")
-    day = models.PositiveSmallIntegerField()
-    reason = models.CharField(max_length=12, choices=ElectionReason.choices)
-    announced_at = models.DateTimeField()
-    opens_at = models.DateTimeField()
-    closes_at = models.DateTimeField()
-    candidates_passed_at = models.DateTimeField(null=True, blank=True)
-    opened_at = models.DateTimeField(null=True, blank=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
-    cancelled_at = models.DateTimeField(null=True, blank=True)
-    winner = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    result = models.JSONField(null=True, blank=True)
-    follows = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="followed_by")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="judge_elections", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="judge_elections", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    reason = models.CharField(max_length=12, choices=ElectionReason.choices, verbose_name=_("reason"))
+    announced_at = models.DateTimeField(verbose_name=_("announced at"))
+    opens_at = models.DateTimeField(verbose_name=_("opens at"))
+    closes_at = models.DateTimeField(verbose_name=_("closes at"))
+    candidates_passed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("candidates passed at"))
+    opened_at = models.DateTimeField(null=True, blank=True, verbose_name=_("opened at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+    cancelled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("cancelled at"))
+    winner = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        verbose_name=_("winner"))
+    result = models.JSONField(null=True, blank=True, verbose_name=_("result"))
+    follows = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="followed_by",
+        verbose_name=_("follows"))
 
     class Meta:
+        verbose_name = _("judge election")
+        verbose_name_plural = _("judge elections")
         ordering = ["opens_at", "city__number", "id"]
         constraints = [
             models.CheckConstraint(condition=Q(opens_at__lt=F("closes_at")), name="judgeelection_opens_before_closes"),
@@ -283,12 +319,17 @@ class JudgeProposal(models.Model):
     """A resident's proposal of a judge candidate of their city (L-JUDGE-3), made in their personal inbox: at
     most one per proposer per election."""
 
-    election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="proposals")
-    proposer = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="judge_proposals_made")
-    candidate = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="judge_proposals_received")
-    at = models.DateTimeField()
+    election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="proposals",
+        verbose_name=_("election"))
+    proposer = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="judge_proposals_made",
+        verbose_name=_("proposer"))
+    candidate = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="judge_proposals_received",
+        verbose_name=_("candidate"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("judge proposal")
+        verbose_name_plural = _("judge proposals")
         ordering = ["at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["election", "proposer"], name="judgeproposal_one_per_proposer"),
@@ -299,14 +340,17 @@ class ElectionProxy(models.Model):
     """A proxy ballot the Arbiter records before the opening (L-JUDGE-6, as L-NOM-6): the site posts ``text``
     (a ballot) as ``voter`` in ``candidate``'s precinct at the opening, timed at the opening."""
 
-    election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="proxies")
-    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
-    candidate = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
-    text = models.CharField(max_length=40)
-    recorded_at = models.DateTimeField()
-    cast_at = models.DateTimeField(null=True, blank=True)
+    election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="proxies",
+        verbose_name=_("election"))
+    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+", verbose_name=_("voter"))
+    candidate = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+", verbose_name=_("candidate"))
+    text = models.CharField(max_length=40, verbose_name=_("text"))
+    recorded_at = models.DateTimeField(verbose_name=_("recorded at"))
+    cast_at = models.DateTimeField(null=True, blank=True, verbose_name=_("cast at"))
 
     class Meta:
+        verbose_name = _("election proxy")
+        verbose_name_plural = _("election proxies")
         ordering = ["recorded_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["election", "voter", "candidate"], name="electionproxy_one_per_voter_candidate"),
@@ -318,14 +362,18 @@ class ElectionBallot(models.Model):
     per precinct, never changed (named unique constraint: double submits and two tabs never make two ballots).
     The record is the ``Message``; this row is its index."""
 
-    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="election_ballots")
-    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="election_ballots")
-    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="election_ballot")
-    pro = models.BooleanField()
-    proxy = models.BooleanField(default=False)
-    cast_at = models.DateTimeField()
+    inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="election_ballots", verbose_name=_("inbox"))
+    voter = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="election_ballots",
+        verbose_name=_("voter"))
+    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="election_ballot",
+        verbose_name=_("message"))
+    pro = models.BooleanField(verbose_name=_("pro"))
+    proxy = models.BooleanField(default=False, verbose_name=_("proxy"))
+    cast_at = models.DateTimeField(verbose_name=_("cast at"))
 
     class Meta:
+        verbose_name = _("election ballot")
+        verbose_name_plural = _("election ballots")
         ordering = ["cast_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["inbox", "voter"], name="electionballot_one_per_voter_precinct"),
@@ -339,19 +387,24 @@ class RemovalDemand(models.Model):
     ``valid_at``: the 5th considered confirmation (organizer included); the Arbiter reads the inbox from then on.
     ``removed_at``: the Arbiter announced the removal (the judge is no longer a judge)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="removal_demands")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="removal_demands")
-    day = models.PositiveSmallIntegerField()
-    judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="removal_demands_against")
-    organizer = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="removal_demands_opened")
-    inbox = models.OneToOneField(Inbox, on_delete=models.PROTECT, related_name="removal_demand")
-    opened_at = models.DateTimeField()
-    deadline = models.DateTimeField(null=True, blank=True)
-    considered = models.BooleanField(default=True)
-    valid_at = models.DateTimeField(null=True, blank=True)
-    removed_at = models.DateTimeField(null=True, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="removal_demands", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="removal_demands", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="removal_demands_against",
+        verbose_name=_("judge"))
+    organizer = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="removal_demands_opened",
+        verbose_name=_("organizer"))
+    inbox = models.OneToOneField(Inbox, on_delete=models.PROTECT, related_name="removal_demand",
+        verbose_name=_("inbox"))
+    opened_at = models.DateTimeField(verbose_name=_("opened at"))
+    deadline = models.DateTimeField(null=True, blank=True, verbose_name=_("deadline"))
+    considered = models.BooleanField(default=True, verbose_name=_("considered"))
+    valid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("valid at"))
+    removed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("removed at"))
 
     class Meta:
+        verbose_name = _("removal demand")
+        verbose_name_plural = _("removal demands")
         ordering = ["day", "opened_at", "id"]
 
     def __str__(self) -> str:
@@ -362,12 +415,16 @@ class RemovalConfirmation(models.Model):
     """A resident's confirmation of a removal demand (L-JUDGE-8); ``considered`` False when received after the
     demand's deadline (recorded, not counted). The organizer's opening is their confirmation."""
 
-    demand = models.ForeignKey(RemovalDemand, on_delete=models.CASCADE, related_name="confirmations")
-    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="removal_confirmations")
-    at = models.DateTimeField()
-    considered = models.BooleanField(default=True)
+    demand = models.ForeignKey(RemovalDemand, on_delete=models.CASCADE, related_name="confirmations",
+        verbose_name=_("demand"))
+    resident = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="removal_confirmations",
+        verbose_name=_("resident"))
+    at = models.DateTimeField(verbose_name=_("at"))
+    considered = models.BooleanField(default=True, verbose_name=_("considered"))
 
     class Meta:
+        verbose_name = _("removal confirmation")
+        verbose_name_plural = _("removal confirmations")
         ordering = ["at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["demand", "resident"], name="removalconfirmation_one_per_resident"),
@@ -377,24 +434,29 @@ class RemovalConfirmation(models.Model):
 class JudgeRecusal(models.Model):
     """A judge's resignation to the Arbiter (L-JUDGE-9), received at ``at`` on game day ``day``."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="judge_recusals")
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="judge_recusals")
-    day = models.PositiveSmallIntegerField()
-    judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="recusals")
-    at = models.DateTimeField()
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="judge_recusals", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="judge_recusals", verbose_name=_("city"))
+    day = models.PositiveSmallIntegerField(verbose_name=_("day"))
+    judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="recusals", verbose_name=_("judge"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("judge recusal")
+        verbose_name_plural = _("judge recusals")
         ordering = ["at", "id"]
 
 
 class Precinct(models.Model):
     """The precinct inbox of one candidate in one election (L-JUDGE-4, L-INBOX-10)."""
 
-    election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="precincts")
-    inbox = models.OneToOneField(Inbox, on_delete=models.PROTECT, related_name="precinct")
-    candidate = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+")
+    election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="precincts",
+        verbose_name=_("election"))
+    inbox = models.OneToOneField(Inbox, on_delete=models.PROTECT, related_name="precinct", verbose_name=_("inbox"))
+    candidate = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="+", verbose_name=_("candidate"))
 
     class Meta:
+        verbose_name = _("precinct")
+        verbose_name_plural = _("precincts")
         ordering = ["election", "id"]
         constraints = [
             models.UniqueConstraint(fields=["election", "candidate"], name="precinct_one_per_candidate"),

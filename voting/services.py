@@ -111,7 +111,8 @@ def do_nominate(nominee: Resident, *, acting_user, now: datetime | None = None) 
 
     From day 2 (L-DAY-5); the nominator is a living resident and not a spirit (L-NOM-3); the nominee is a living
     resident of the same city (L-NOM-1) and not the sitting judge (L-NOM-2); one nomination per nominator per
-    day; only until the city's voting starts. Returns the Nomination. Raises ``NotAllowed`` (no seat, a spirit,
+    day; only until the city's voting starts. Recorded as a site message in the nominator's personal inbox.
+    Returns the Nomination. Raises ``NotAllowed`` (no seat, a spirit,
     dead), ``InvalidInput`` (another city, dead nominee, the judge, a second nomination) or ``WrongState`` (day
     1, voting started, game not running).
     """
@@ -145,6 +146,12 @@ def do_nominate(nominee: Resident, *, acting_user, now: datetime | None = None) 
                                                    nominee=nominee, at=now)
     except IntegrityError:  # a second tab won the race
         raise InvalidInput(_("You have already nominated someone today."), rule="L-NOM-1") from None
+    personal = _personal_inbox(seat)
+    if personal is not None and personal.killed_at is None:  # the nominator's own record (the Tribune reads it)
+        with translation.override(game.language):
+            text = _("%(nominator)s nominates %(nominee)s for execution (day %(day)s).") % {
+                "nominator": seat.name, "nominee": nominee.name, "day": game.day_number}
+        do_post_site_message(personal, text, acting_user=None, now=now)
     record_event(game, "voting.nominated", actor=acting_user, at=now,
                  payload={"nomination": nomination.pk, "city": seat.city_id, "day": game.day_number,
                           "nominator": seat.pk, "nominee": nominee.pk})

@@ -30,6 +30,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from cities.clock_admin import pending_events
 from cities.errors import RuleViolation
 from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import City, StaffKind
@@ -308,8 +309,9 @@ class StaffCourtCaseAdmin(StaffScopedAdmin):
 # --------------------------------------------------------------------------------------------------------------
 
 def schedule_voting_view(request, city_id: int):
-    """The Tribune of ``city_id`` sets today's voting (times in the game's zone): ``do_schedule_voting``. Anyone
-    else gets the 404 of a missing page (the city id tells nothing)."""
+    """The Tribune of ``city_id`` sets today's voting (times in the game's zone): ``do_schedule_voting``; a
+    refusal (L-DAY-3) is shown in the form and changes nothing; after a change the page comes back listing the
+    city's pending scheduled events at their new times. Anyone else gets the 404 of a missing page."""
     role = next((r for r in staff_roles_of(request) if r.kind == StaffKind.TRIBUNE and r.city_id == city_id), None)
     if role is None:
         raise Http404
@@ -318,17 +320,18 @@ def schedule_voting_view(request, city_id: int):
     if form.is_valid():
         opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
         try:
-            session = services.do_schedule_voting(city, opens_at, closes_at, acting_user=request.user)
+            services.do_schedule_voting(city, opens_at, closes_at, acting_user=request.user)
         except RuleViolation as exc:
-            messages.error(request, str(exc))
+            form.add_error(None, str(exc))  # shown in the form (issue 7 point 2); nothing changed
         else:
             messages.success(request, _("Voting in %(city)s is scheduled from %(opens)s to %(closes)s (%(tz)s).") % {
                 "city": city.name, "opens": _local(city.game, opens_at), "closes": _local(city.game, closes_at),
                 "tz": city.game.time_zone})
-            return HttpResponseRedirect(reverse("admin:voting_votingsession_change", args=[session.pk],
+            return HttpResponseRedirect(reverse("admin:schedule_voting", args=[city.pk],
                                                 current_app=staff_admin_site.name))
     context = {**staff_admin_site.each_context(request), "title": _("Schedule voting"),
-               "subtitle": f"{city.game.title} · {city.name}", "form": form, "city": city}
+               "subtitle": f"{city.game.title} · {city.name}", "form": form, "city": city, "game": city.game,
+               "events": pending_events(city.game, city=city)}
     request.current_app = staff_admin_site.name
     return TemplateResponse(request, "staff_admin/schedule_voting.html", context)
 
@@ -347,6 +350,46 @@ def _one(request, queryset, what: str):
         messages.error(request, _("Choose one %(what)s at a time.") % {"what": what})
         return None
     return objects[0] if objects else None
+
+
+class ElectionScheduleForm(JudgeElectionForm):
+    """The Arbiter's schedule page form: the city, then the election's times in the game's zone."""
+
+    def __init__(self, *args, cities, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields = {"city": forms.ModelChoiceField(label=gettext_lazy("City"), queryset=cities),
+                       **self.fields}
+
+
+def schedule_election_view(request, game_id: int):
+    """The Arbiter's "Schedule" page of ``game_id`` (L-DAY-4, L-JUDGE): a city's judge election times through
+    ``do_schedule_judge_election``; a refusal is shown in the form and changes nothing; the page lists the game's
+    pending election events in the game's zone. Anyone but the game's Arbiter gets a 404."""
+    role = next((r for r in staff_roles_of(request) if r.kind == StaffKind.ARBITER and r.game_id == game_id), None)
+    if role is None:
+        raise Http404
+    game = role.game
+    cities = City.objects.filter(game=game).order_by("number")
+    form = ElectionScheduleForm(request.POST if request.method == "POST" else None, time_zone=game.time_zone,
+                                cities=cities)
+    if form.is_valid():
+        city = form.cleaned_data["city"]
+        opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
+        try:
+            services.do_schedule_judge_election(city, opens_at, closes_at, acting_user=request.user)
+        except RuleViolation as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("The judge election of %(city)s is scheduled from %(opens)s to %(closes)s "
+                                        "(%(tz)s).") % {"city": city.name, "opens": _local(game, opens_at),
+                                                        "closes": _local(game, closes_at), "tz": game.time_zone})
+            return HttpResponseRedirect(reverse("admin:schedule_election", args=[game.pk],
+                                                current_app=staff_admin_site.name))
+    context = {**staff_admin_site.each_context(request), "title": _("Schedule the judge election"),
+               "subtitle": game.title, "form": form, "game": game,
+               "events": pending_events(game, kinds=("election_open", "election_close"))}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/schedule_voting.html", context)
 
 
 @admin.action(description=gettext_lazy("Schedule the judge election"))

@@ -89,8 +89,10 @@ def city_day(request, slug: str, number: int):
             messages.success(request, _("Done."))
             return redirect("city_day", slug=slug, number=number)
         day = selectors.city_day_for(request.user, city)
+    seat = policies.seat_in(request.user, game)
     return render(request, "voting/city_day.html",
-                  {"game": game, "city": city, "day": day, "form": form, "error": error}, status=status)
+                  {"game": game, "city": city, "day": day, "form": form, "error": error,
+                   "is_resident": seat is not None and seat.city_id == city.pk}, status=status)
 
 
 class _FormInvalid(Exception):

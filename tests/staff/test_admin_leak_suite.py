@@ -117,7 +117,7 @@ def _answer(response, pk: int) -> tuple:
     /id/ in the redirect chain): unlike a blind "/id/" replacement, unrelated links with a small id stay."""
     chain = [(url.replace(f"/{pk}/", "/ID/"), status) for url, status in getattr(response, "redirect_chain", [])]
     body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", response.content.decode())
-    return response.status_code, chain, body.replace(f"“{pk}”", "“ID”")
+    return response.status_code, chain, body.replace(f"“{pk}”", "“ID”").replace(f"«{pk}»", "«ID»")
 
 
 def _has_path(model, path: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.utils import translation
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent, Resident, StaffKind, StaffRole
@@ -208,4 +209,6 @@ def test_residents_start_and_sign_on_their_page_and_others_get_a_404_L_IMPEACH_1
     assert other.post(url).status_code == 302
     assert demand.signatures.count() == 2
     again = other.post(url)
-    assert again.status_code == 400 and "You have already signed this demand." in again.content.decode()
+    with translation.override("ru"):  # the Lepra page speaks Russian
+        refusal = translation.gettext("You have already signed this demand.")
+    assert again.status_code == 400 and refusal in again.content.decode()
