@@ -2,17 +2,13 @@
 console. Each step is a method that drives the pages as a person would and checks the page it lands on; the test
 reads the database only to know which account holds which seat, and to check results.
 
-Round 1 covers what the site has today: accounts, the new game, sign-ups, cities, staff, the city lists, the mafia
-draw and the commissar offers. The days between the setup and the morning of day 2 (day 1's judge elections and
-night 1's godfathers) are not pages yet: ``bridge_to_day_two`` does them through the services, as
-``cities/demo.py`` does. When the elections and the night are built, replace it by steps here that drive them
-in the browser.
-
-Extending it (round 2): add a step method per phase (``elect_judges`` posting «Он - Ганди!» in precincts,
-``play_night`` with a kill, a touring kill and a commissar check, ``publish_daily_post``, ``finish_game``), each
-moving the game clock with ``self.stack.clock.set(...)`` and waiting for the beat with ``self.stack.wait_until``
-(or ``self.stack.run_due_events()``), driving pages through ``Person`` and the staff console through
-``pages.run_admin_action``, and saving pictures with ``self.screenshots.take(page, name)``.
+The setup is proven in the browser by ``test_setup_flow.py``; the game test starts from ``set_up_with_services``
+and plays on in the browser: ``start_clock`` (the Procurator's clock page), ``elect_judges`` (day 1: the Arbiter's
+console, proposals on the day page, «Он - Ганди!» in precincts, the beat opening and closing the elections) and
+``elect_godfathers`` (night 1 on the night page); the later phases are steps of the test itself. Each step moves
+the game clock with ``self.stack.clock.set(...)`` and waits for the beat with ``self.stack.wait_until`` (or runs
+``self.stack.run_due_events()``), drives pages through ``Person`` and the staff console through
+``pages.run_admin_action``, and saves pictures with ``self.screenshots.take(page, name)``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,13 @@
-"""Day 2 of a Lepra game in a real browser (issue 9; RULES.md L-NOM, L-DAY-3, L-VOTE, L-COURT, L-INBOX-4):
-nominations in personal inboxes, voting scheduled and run by the Tribunes from the staff console and by the
-Celery beat on the game clock, «казнить» / «не казнить» posted in voting inboxes and counted in the tally shown,
-the Supreme Court confirming, and the mafia inbox of another city out of a player's reach."""
+"""A whole Lepra game in a real browser (issue 9; RULES.md L-DAY, L-JUDGE, L-NIGHT, L-NOM, L-VOTE, L-COURT,
+L-POST-2, L-WIN-3, L-ARCH, L-INBOX-4), every phase moved by the Celery beat on the game clock the test sets:
+day 1: the Procurator starts the clock in the staff console, the Arbiter schedules the judge elections there,
+residents propose candidates, «Он - Ганди!» / «Он - Гитлер!» are posted in precincts and counted, the beat opens and
+closes the elections; night 1: the Consigliere opens the godfather elections on the night page and the mafia vote;
+day 2: nominations in personal inboxes, voting scheduled and run by the Tribunes from the staff console and by the
+beat, «казнить» / «не казнить» posted in voting inboxes and counted in the tally shown, the Supreme Court confirming,
+and the mafia inbox of another city out of a player's reach; night 2: a home kill, a touring kill and a commissar
+check on the night page; day 3: the daily post, read by a logged-out spectator, names the executed with alignment
+and the night's victims; then the Procurator ends the game and the spectator reads the archive."""
 from __future__ import annotations
 
 import re
@@ -319,7 +325,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     spectator.open(f"/games/{slug}/archive/timeline/")
     timeline = spectator.text("main")
     assert a.name in timeline and victim.name in timeline and toured.name in timeline, timeline[:3000]
-    screenshots.take(spectator.page, "archive-timeline")
+    screenshots.take(spectator.page, "archive-timeline", full_page=False)
     spectator.open(f"/games/{slug}/archive/votes/")
     assert a.name in spectator.text("main")
     screenshots.take(spectator.page, "archive-vote-chart")
