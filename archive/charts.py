@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from xml.sax.saxutils import escape
+from zoneinfo import ZoneInfo
 
 from cities.models import City, Game, Resident
 from inboxes import policies
@@ -73,7 +74,7 @@ def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
             series.append(VoteSeries(nominee=inbox.resident.name if inbox.resident else inbox.title, points=points))
         table = VoteTable(city=session.city, day=session.day, opens_at=opens, closes_at=closes,
                           box=tally_box(session), series=series)
-        table.svg = vote_chart_svg(table)
+        table.svg = vote_chart_svg(table, zone=game.time_zone)
         tables.append(table)
     return tables
 
@@ -81,10 +82,11 @@ def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
 _COLOURS = ["#b22222", "#1f4e9c", "#2e8b57", "#8b6914", "#6a3d9a", "#d2691e", "#008b8b", "#555555"]
 
 
-def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240) -> str:
+def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240, *, zone: str = "UTC") -> str:
     """The standing votes of each nominee over the voting window, as an SVG step chart: one ``<path
     class="series" data-nominee=... data-final=...>`` per nominee, a legend, and axes labelled with the window's
-    start and end (UTC)."""
+    start and end as wall-clock times in ``zone`` (the game's time zone, named on the axis)."""
+    tz = ZoneInfo(zone)
     left, right, top, bottom = 40, 160, 10, 30
     span = max((table.closes_at - table.opens_at).total_seconds(), 1.0)
     peak = max([c for s in table.series for _t, c in s.points] + [1])
@@ -101,8 +103,8 @@ def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240) -> str
              f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#000"/>',
              f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0):.1f}" stroke="#000"/>',
              f'<text x="{left - 6}" y="{y(peak) + 4:.1f}" text-anchor="end">{peak}</text>',
-             f'<text x="{left}" y="{height - 8}">{table.opens_at:%H:%M} UTC</text>',
-             f'<text x="{width - right}" y="{height - 8}" text-anchor="end">{table.closes_at:%H:%M} UTC</text>']
+             f'<text x="{left}" y="{height - 8}">{table.opens_at.astimezone(tz):%H:%M} {escape(zone)}</text>',
+             f'<text x="{width - right}" y="{height - 8}" text-anchor="end">{table.closes_at.astimezone(tz):%H:%M} {escape(zone)}</text>']
     for n, s in enumerate(table.series):
         colour = _COLOURS[n % len(_COLOURS)]
         d, last = [], None

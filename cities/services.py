@@ -966,10 +966,20 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
         for spirit in Resident.objects.filter(game=game, is_spirit=True, died_at__lte=cutoff).exclude(
                 status="alive").order_by("pk"):
             do_lay_spirit_to_rest(spirit, acting_user=None, now=now)
-    if game.status == GameStatus.SETUP:
+    starting = game.status == GameStatus.SETUP
+    if starting:
         game.status = GameStatus.RUNNING
     game.day_number = day
     game.save(update_fields=["status", "day_number"])
+    if starting:
+        # The game starts: its standing inboxes open (city, personal, cemetery, office, ...; L-INBOX table), or
+        # nobody could propose, nominate or post on day 1. Skipped (left to the Procurator) when the staff who
+        # organize them are missing.
+        from inboxes.services import do_open_game_inboxes
+        try:
+            do_open_game_inboxes(game, acting_user=None, now=now)
+        except WrongState:
+            pass
     plan.started_at = now
     plan.save(update_fields=["started_at"])
     if day == 1:

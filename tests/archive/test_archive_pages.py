@@ -171,3 +171,32 @@ def test_winner_of_a_game_ended_early_is_none_even_if_L_WIN_1_would_name_one_L_W
     do_end_game_early(world.game, reason="Too few players left.", acting_user=fresh(world.demo.procurator))
     residents = [Resident(alignment=Alignment.HONEST, status=LifeStatus.ALIVE)]  # L-WIN-1 alone would say "honest"
     assert selectors.winner_of(world.game, residents) == ""
+
+
+def test_vote_chart_axis_shows_the_window_in_the_games_time_zone_L_ARCH_3_L_DAY_3(world):
+    # Found by the browser suite: the axis of a Moscow game's chart read "09:00 UTC" for a voting opened at 12:00.
+    from zoneinfo import ZoneInfo
+    _voting_day(world)
+    world.end()
+    table = charts.vote_tables_for(world.demo.anonymous, world.game)[0]
+    zone = ZoneInfo(world.game.time_zone)
+    assert world.game.time_zone != "UTC"
+    for moment in (table.opens_at, table.closes_at):
+        assert f">{moment.astimezone(zone):%H:%M} {world.game.time_zone}</text>" in table.svg
+    assert " UTC</text>" not in table.svg
+
+
+def test_timeline_page_shows_times_in_the_games_time_zone_L_ARCH_3(world, client):
+    # Found by the browser suite: a Moscow game's timeline read "7:00" for an announcement posted at 10:00 there.
+    from zoneinfo import ZoneInfo
+
+    from django.template.defaultfilters import date as date_filter
+    from django.utils import timezone
+    world.end()
+    first = selectors.timeline_for(None, world.game)[0].items[0]
+    page = client.get(f"/games/{world.game.slug}/archive/timeline/").content.decode()
+    with translation.override("ru"):
+        local = date_filter(timezone.localtime(first.at, ZoneInfo(world.game.time_zone)), "DATETIME_FORMAT")
+        utc = date_filter(timezone.localtime(first.at, ZoneInfo("UTC")), "DATETIME_FORMAT")
+    assert world.game.time_zone != "UTC" and local != utc
+    assert f'<time datetime="{first.at.isoformat()}">{local}</time>' in page

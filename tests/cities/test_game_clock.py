@@ -297,3 +297,21 @@ def test_plan_change_cancels_obsolete_pending_events_and_never_touches_done_ones
         ("day_start", {"day": 2}, utc(2027, 3, 2, 8)),
     ]
     assert GameEvent.objects.get(game=game, kind="clock.day_start_set").payload["cancelled"] == 2
+
+
+def test_day_1_start_opens_the_standing_inboxes_so_residents_can_post_L_DAY_1_L_INBOX_1_L_INBOX_5(built):
+    # Found by the browser suite: a game set up on the pages and started by its clock had no city or personal
+    # inboxes (nothing but the demo and the factory opened them), so nobody could propose a judge on day 1.
+    from cities.models import Resident
+    game = built.game
+    from inboxes.models import Message
+    standing = Inbox.objects.filter(game=game, kind__in=(InboxKind.CITY, InboxKind.PERSONAL))
+    Message.objects.filter(inbox__in=standing).delete()
+    standing.delete()
+    assert advance(game, DAY1) == 1
+    cities = set(City.objects.filter(game=game).values_list("pk", flat=True))
+    residents = set(Resident.objects.filter(game=game).values_list("pk", flat=True))
+    assert set(Inbox.objects.filter(game=game, kind=InboxKind.CITY, killed_at__isnull=True)
+               .values_list("city_id", flat=True)) == cities
+    assert sorted(Inbox.objects.filter(game=game, kind=InboxKind.PERSONAL).values_list("resident_id", flat=True)) \
+        == sorted(residents)

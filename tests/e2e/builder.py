@@ -2,35 +2,30 @@
 console. Each step is a method that drives the pages as a person would and checks the page it lands on; the test
 reads the database only to know which account holds which seat, and to check results.
 
-Round 1 covers what the site has today: accounts, the new game, sign-ups, cities, staff, the city lists, the mafia
-draw and the commissar offers. The days between the setup and the morning of day 2 (day 1's judge elections and
-night 1's godfathers) are not pages yet: ``bridge_to_day_two`` does them through the services, as
-``cities/demo.py`` does. When the elections and the night are built, replace it by steps here that drive them
-in the browser.
-
-Extending it (round 2): add a step method per phase (``elect_judges`` posting «Он - Ганди!» in precincts,
-``play_night`` with a kill, a touring kill and a commissar check, ``publish_daily_post``, ``finish_game``), each
-moving the game clock with ``self.stack.clock.set(...)`` and waiting for the beat with ``self.stack.wait_until``
-(or ``self.stack.run_due_events()``), driving pages through ``Person`` and the staff console through
-``pages.run_admin_action``, and saving pictures with ``self.screenshots.take(page, name)``.
+The setup is proven in the browser by ``test_setup_flow.py``; the game test starts from ``set_up_with_services``
+and plays on in the browser: ``start_clock`` (the Procurator's clock page), ``elect_judges`` (day 1: the Arbiter's
+console, proposals on the day page, «Он - Ганди!» in precincts, the beat opening and closing the elections) and
+``elect_godfathers`` (night 1 on the night page); the later phases are steps of the test itself. Each step moves
+the game clock with ``self.stack.clock.set(...)`` and waits for the beat with ``self.stack.wait_until`` (or runs
+``self.stack.run_due_events()``), drives pages through ``Person`` and the staff console through
+``pages.run_admin_action``, and saves pictures with ``self.screenshots.take(page, name)``.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 
 from cities import services as city_services
 from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
-from cities.services import do_set_game_status, do_set_resident_flags
-from inboxes.models import Inbox
-from inboxes.services import do_open_game_inboxes
+from inboxes.models import Inbox, InboxKind
 from roles import services as role_services
 from roles.models import CommissarOffer, MafiaDraw
 
-from .pages import Person, ru
+from .pages import Person, ru, run_admin_action, squash
 
 PASSWORD = "e2e-Secret-2027!"
 CITY_NAMES = ["Лисичкино", "Кукуево", "Бобровка"]
@@ -43,6 +38,11 @@ STAFF_NAMES = {"procurator": "Прокурор_Ирина", "tribune1": "Три�
                "tribune3": "Трибун_Луций", "arbiter": "Арбитр_Соломон", "consigliere": "Консильери_Тессио"}
 #: The player who creates their account on the sign-up page (the others' accounts are made by the test).
 SIGNUP_PLAYER = 0
+
+def wall(moment: datetime, zone: str = "Europe/Moscow") -> str:
+    """``moment`` as a datetime-local field takes it, in the game's zone."""
+    return moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%dT%H:%M")
+
 
 def staff_username(key: str) -> str:
     """The account name of a staff member by key of ``STAFF_NAMES``."""
@@ -105,7 +105,10 @@ class BrowserGame:
         return list(Resident.objects.filter(city=self.city(number)).select_related("user", "city").order_by("name"))
 
     def inbox(self, kind: str, **filters) -> Inbox:
-        return Inbox.objects.get(game__slug=self.slug, kind=kind, **filters)
+        """The latest inbox of ``kind`` matching ``filters`` (a city inbox is renewed every day, L-INBOX-1)."""
+        inbox = Inbox.objects.filter(game__slug=self.slug, kind=kind, **filters).order_by("-pk").first()
+        assert inbox is not None, f"no {kind} inbox with {filters}"
+        return inbox
 
     def close(self) -> None:
         for person in self.people.values():
@@ -272,27 +275,119 @@ class BrowserGame:
                 if honest:
                     break
 
-    # Not pages yet -----------------------------------------------------------------------------------------------
+    # Day 1 and night 1 in the browser ---------------------------------------------------------------------------
 
-    def bridge_to_day_two(self, morning: datetime) -> dict[int, Resident]:
-        """Day 1 and night 1 through the services, at ``morning`` (aware): one judge per city (the first honest
-        resident by name who is not the commissar), one godfather per city's mafia, the standing inboxes, and
-        the game running on day 2 (as ``cities/demo.py``). Returns the judges by city number.
+    def wait_for_day(self, day: int) -> Game:
+        """Wait until the beat has started game day ``day`` (``day_start``); returns the game."""
+        return self.stack.wait_until(lambda: (g := self.game()).day_number >= day and g.status == GameStatus.RUNNING
+                                     and g, f"the beat to start day {day}")
 
-        Round 2: replace by the judge elections (precincts, "Он - Ганди!") and night 1 in the browser."""
-        assert morning.utcoffset() is not None, "aware times only"
-        proc_user = self.users[staff_username("procurator")]
-        game = self.game()
-        judges = {}
+    def wait_for_night(self, night: int) -> None:
+        """Wait until the beat has started night ``night`` (the ``night_start`` event closed day ``night``)."""
+        from cities.models import GameDay
+        self.stack.wait_until(lambda: GameDay.objects.filter(game__slug=self.slug, number=night,
+                                                             ended_at__isnull=False).exists(),
+                              f"the beat to start night {night}")
+
+    def start_clock(self, first_day_starts_at: datetime) -> None:
+        """The Procurator starts the game clock on its staff page (L-DAY-1): day 1 at ``first_day_starts_at``."""
+        proc = self.procurator
+        proc.open(f"/staff/games/{self.game().pk}/clock/")
+        proc.page.fill("form:has(input[name=form][value=start]) input[name=first_day_starts_at]",
+                       wall(first_day_starts_at))
+        proc.submit("form:has(input[name=form][value=start]) input[type=submit]")
+        assert proc.flash() == [ru("The plan is changed and the pending events are rescheduled.")], proc.flash()
+
+    def elect_judges(self, day_start: datetime) -> dict[int, Resident]:
+        """Day 1 (L-DAY-4, L-JUDGE-3..5): the Arbiter schedules each city's election from the staff console
+        (16:30-20:30, announced 6 hours ahead); residents propose candidates on their city's day page; the beat opens the precincts;
+        «Он - Ганди!» and «Он - Гитлер!» are posted in precincts in the browser; the beat closes the elections.
+        The judge of each city is its first honest resident by name who is not the commissar. Returns the
+        judges by city number."""
+        from voting.models import JudgeElection
+
+        clock = self.stack.clock
+        opens, closes = clock.at(day_start, 16, 30), clock.at(day_start, 20, 30)
+        arbiter = self.staff("arbiter", form_login=True)
+        for number in range(1, len(CITY_NAMES) + 1):
+            city = self.city(number)
+            messages = run_admin_action(arbiter, "/staff/voting/cityjudge/", city.name, "schedule_judge_election",
+                                        {"opens_at": wall(opens), "closes_at": wall(closes)})
+            assert messages == [ru("The judge election of %(city)s is scheduled from %(opens)s to %(closes)s "
+                                   "(%(tz)s).", city=city.name, opens=wall(opens).replace("T", " "),
+                                   closes=wall(closes).replace("T", " "), tz="Europe/Moscow")], messages
+        chosen, rivals = {}, {}
         for number in range(1, len(CITY_NAMES) + 1):
             residents = self.residents(number)
             judge = next(r for r in residents if r.alignment == Alignment.HONEST and not r.is_commissar)
-            judges[number] = do_set_resident_flags(judge, is_judge=True, acting_user=None, now=morning)
-            godfather = next(r for r in residents if r.alignment == Alignment.MAFIA)
-            do_set_resident_flags(godfather, is_godfather=True, acting_user=None, now=morning)
-        do_open_game_inboxes(game, acting_user=proc_user, now=morning)
-        do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=proc_user, now=morning)
-        return judges
+            rival = next(r for r in residents if r.alignment == Alignment.MAFIA)
+            chosen[number], rivals[number] = judge, rival
+            proposers = [r for r in residents if r.pk not in (judge.pk, rival.pk)]
+            for proposer, candidate in ((proposers[0], judge), (proposers[1], rival)):
+                person = self.of(proposer)
+                person.open(f"/games/{self.slug}/cities/{number}/day/")
+                person.page.select_option("form.propose-form select[name=candidate]", str(candidate.pk))
+                person.submit("form.propose-form button[type=submit]")
+                assert ru("Your candidate") + ": " + candidate.name in person.text("section.judges")
+        clock.set(opens + timedelta(seconds=1))
+        self.stack.wait_until(lambda: JudgeElection.objects.filter(game__slug=self.slug, day=1,
+                                                                   opened_at__isnull=False).count() == 3,
+                              "the beat to open the judge elections")
+        for number in range(1, len(CITY_NAMES) + 1):
+            judge, rival = chosen[number], rivals[number]
+            voters = [r for r in self.residents(number) if r.pk not in (judge.pk, rival.pk)]
+            ballots = [(voters[2], judge, "Он - Ганди!"), (voters[3], judge, "Он - Ганди!"),
+                       (voters[4], rival, "Он - Гитлер!")]
+            for voter, candidate, text in ballots:
+                person = self.of(voter)
+                precinct = Inbox.objects.get(game__slug=self.slug, kind=InboxKind.PRECINCT, resident=candidate)
+                person.open(f"/inboxes/{precinct.pk}/")
+                person.page.fill("form.post-form textarea[name=text]", text)
+                person.submit("form.post-form button[type=submit]")
+            reader = self.of(voters[2])
+            reader.open(f"/games/{self.slug}/cities/{number}/day/")
+            scores = {}
+            for row in reader.page.locator("table.precincts tbody tr").all():
+                cells = [squash(c) for c in row.locator("td").all_inner_texts()]
+                scores[cells[0]] = (int(cells[1]), int(cells[2]), int(cells[3]))
+            # Every ballot posted in the browser is counted (L-JUDGE-4): score = pros - cons.
+            assert scores == {judge.name: (2, 0, 2), rival.name: (0, 1, -1)}, scores
+            if number == 1:
+                self.screenshots.take(reader.page, "precinct-scores")
+        clock.set(closes + timedelta(seconds=1))
+        self.stack.wait_until(lambda: JudgeElection.objects.filter(game__slug=self.slug, day=1,
+                                                                   closed_at__isnull=False).count() == 3,
+                              "the beat to close the judge elections")
+        for number, judge in chosen.items():
+            judge.refresh_from_db()
+            assert judge.is_judge, f"{judge.name} was not elected in city {number}"
+            reader = self.of(rivals[number])
+            reader.open(f"/games/{self.slug}/cities/{number}/day/")
+            assert reader.text("section.judges .sitting-judge") == f"{ru('Sitting judge')}: {judge.name}"
+        return chosen
+
+    def elect_godfathers(self) -> dict[int, Resident]:
+        """Night 1 (L-NIGHT-3): the Consigliere opens each city's godfather election on the night page; the city's
+        mafia vote there for their first member by name; the Consigliere closes it. Returns the godfathers."""
+        consigliere = self.staff("consigliere")
+        godfathers = {}
+        for number in range(1, len(CITY_NAMES) + 1):
+            panel = f"section.night-city[data-city='{number}']"
+            consigliere.open(f"/games/{self.slug}/night/")
+            consigliere.submit(f"{panel} form:has(input[value=open_election]) button")
+            mafia = [r for r in self.residents(number) if r.alignment == Alignment.MAFIA]
+            for mafioso in mafia:
+                person = self.of(mafioso)
+                person.open(f"/games/{self.slug}/night/")
+                assert person.page.locator("section.night-city").count() == 1  # their own city only
+                person.page.select_option(f"{panel} form:has(input[value=vote_godfather]) select[name=target]",
+                                          str(mafia[0].pk))
+                person.submit(f"{panel} form:has(input[value=vote_godfather]) button")
+            consigliere.open(f"/games/{self.slug}/night/")
+            consigliere.submit(f"{panel} form:has(input[value=close_election]) button")
+            assert consigliere.text(f"{panel} [data-fact=godfather]") == mafia[0].name
+            godfathers[number] = mafia[0]
+        return godfathers
 
     # Checks shared by the tests ----------------------------------------------------------------------------------
 

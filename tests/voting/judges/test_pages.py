@@ -91,3 +91,16 @@ def test_a_precinct_thread_shows_the_live_standing_of_the_election_L_JUDGE_4(jg)
     box = page.context["tally"]
     assert [(r.candidate, r.pros, r.cons, r.score) for r in box.rows] == [(ann.name, 1, 0, 1), (ben.name, 0, 1, -1)]
     assert 'class="tally-box precinct-box"' in page.content.decode()
+
+
+def test_day_1_page_says_there_is_no_execution_voting_not_that_it_is_unscheduled_L_DAY_5(jg):
+    # Found by the browser suite: on day 1 the city page said "Voting is not scheduled yet.", as if one would be.
+    from django.utils import translation
+    resident = jg.residents(1)[0]
+    with time_machine.travel(DAY1 + timedelta(minutes=5), tick=False):
+        page = client_for(resident.user).get(day_url(jg, 1)).content.decode()
+    with translation.override("ru"):
+        day_one = translation.gettext("Day 1: judge elections; there is no execution voting.")
+        unscheduled = translation.gettext("Voting is not scheduled yet.")
+    assert f'<p class="muted day-one">{day_one}</p>' in page
+    assert unscheduled not in page

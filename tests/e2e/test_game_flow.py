@@ -1,7 +1,13 @@
-"""Day 2 of a Lepra game in a real browser (issue 9; RULES.md L-NOM, L-DAY-3, L-VOTE, L-COURT, L-INBOX-4):
-nominations in personal inboxes, voting scheduled and run by the Tribunes from the staff console and by the
-Celery beat on the game clock, «казнить» / «не казнить» posted in voting inboxes and counted in the tally shown,
-the Supreme Court confirming, and the mafia inbox of another city out of a player's reach."""
+"""A whole Lepra game in a real browser (issue 9; RULES.md L-DAY, L-JUDGE, L-NIGHT, L-NOM, L-VOTE, L-COURT,
+L-POST-2, L-WIN-3, L-ARCH, L-INBOX-4), every phase moved by the Celery beat on the game clock the test sets:
+day 1: the Procurator starts the clock in the staff console, the Arbiter schedules the judge elections there,
+residents propose candidates, «Он - Ганди!» / «Он - Гитлер!» are posted in precincts and counted, the beat opens and
+closes the elections; night 1: the Consigliere opens the godfather elections on the night page and the mafia vote;
+day 2: nominations in personal inboxes, voting scheduled and run by the Tribunes from the staff console and by the
+beat, «казнить» / «не казнить» posted in voting inboxes and counted in the tally shown, the Supreme Court confirming,
+and the mafia inbox of another city out of a player's reach; night 2: a home kill, a touring kill and a commissar
+check on the night page; day 3: the daily post, read by a logged-out spectator, names the executed with alignment
+and the night's victims; then the Procurator ends the game and the spectator reads the archive."""
 from __future__ import annotations
 
 import re
@@ -54,14 +60,24 @@ def tally(person: Person) -> list[tuple[str, int, str, str]]:
     return rows
 
 
-def test_day_two_nominations_votes_tribune_and_court_in_the_browser_L_NOM_1_L_VOTE_2_L_VOTE_4_L_COURT_3(
+def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1_L_VOTE_2_L_COURT_3_L_NIGHT(
         lepra, screenshots):
     stack, clock = lepra.stack, lepra.stack.clock
     clock.set(clock.next_day_at(9))
     lepra.set_up_with_services()
-    morning = clock.at(clock.now(), 10)
-    judges = lepra.bridge_to_day_two(clock.now())
-    clock.set(morning)
+    # --- Day 1: the clock started from the staff console; judges elected in precincts (L-DAY-1, L-JUDGE) ------
+    day_one = clock.at(clock.now(), 10)
+    lepra.start_clock(day_one)
+    clock.set(day_one + timedelta(seconds=1))
+    lepra.wait_for_day(1)
+    judges = lepra.elect_judges(day_one)
+    # --- Night 1: godfathers elected on the night page (L-NIGHT-3) ---------------------------------------------
+    clock.set(clock.at(day_one + timedelta(days=1), 0) + timedelta(seconds=1))
+    lepra.wait_for_night(1)
+    godfathers = lepra.elect_godfathers()
+    morning = clock.at(day_one + timedelta(days=1), 10)
+    clock.set(morning + timedelta(seconds=1))
+    lepra.wait_for_day(2)
     slug = lepra.slug
     city1, city2 = lepra.city(1), lepra.city(2)
     plain1 = [r for r in lepra.residents(1) if not r.is_judge]
@@ -214,10 +230,12 @@ def test_day_two_nominations_votes_tribune_and_court_in_the_browser_L_NOM_1_L_VO
     game = lepra.game()
     stack.wait_until(lambda: not ScheduledEvent.objects.filter(game=game, due_at__lte=clock.now(), done_at=None,
                                                                cancelled_at=None).exists(), "every due event to run")
-    runs = Counter(GameEvent.objects.filter(game=game, kind__startswith="scheduler.").values_list("kind", "payload__event"))
+    runs = Counter(GameEvent.objects.filter(game=game, kind__startswith="scheduler.", payload__event__isnull=False)
+                   .values_list("kind", "payload__event"))
     done = ScheduledEvent.objects.filter(game=game, done_at__isnull=False)
     assert runs == Counter({(f"scheduler.{e.kind}", e.pk): 1 for e in done}), runs
-    assert {e.kind for e in done} == {"voting_open", "voting_close", "court_deadline"}
+    assert {e.kind for e in done} >= {"voting_open", "voting_close", "court_deadline", "election_open",
+                                      "election_close", "day_start", "night_start", "night_end"}
     closed = VotingSession.objects.get(pk=session2.pk)
     assert closed.closes_at == clock.at(morning, 22) and closed.result["leader"] == str(c.pk)
     resident2 = lepra.of(voter_c)
@@ -230,3 +248,84 @@ def test_day_two_nominations_votes_tribune_and_court_in_the_browser_L_NOM_1_L_VO
     assert "alive" not in (executed.get_attribute("class") or "")
     screenshots.take(resident2.page, "game-page")
     assert Resident.objects.get(pk=c.pk).status == LifeStatus.ALIVE  # city 2's leader awaits the court
+
+    # --- Night 2: a home kill, a touring kill and a commissar check on the night page (L-NIGHT) ----------------
+    from roles.services import touring_city_for
+    night_two = clock.at(morning + timedelta(days=1), 0) + timedelta(seconds=1)
+    clock.set(night_two)
+    lepra.wait_for_night(2)
+    game = lepra.game()
+    touring = touring_city_for(game, 2)
+    assert touring is not None
+    alive = {n: [r for r in lepra.residents(n) if r.status == LifeStatus.ALIVE and not r.is_judge
+                 and r.alignment == Alignment.HONEST and not r.is_commissar] for n in (1, 2, 3)}
+    home = 3 if touring.number != 3 else 2
+    victim = alive[home][-1]
+    away = next(n for n in (1, 2, 3) if n not in (touring.number, home))
+    toured = alive[away][-1]
+    night_url = f"/games/{slug}/night/"
+    boss = lepra.of(godfathers[home])
+    boss.open(night_url)
+    panel = f"section.night-city[data-city='{home}']"
+    boss.page.select_option(f"{panel} form:has(input[value=decide]) select[name=target]", str(victim.pk))
+    boss.submit(f"{panel} form:has(input[value=decide]) button")
+    assert f"{ru('Kill')}: {victim.name}" in boss.text(panel)
+    tourer = lepra.of(godfathers[touring.number])
+    tourer.open(night_url)
+    panel = f"section.night-city[data-city='{touring.number}']"
+    tourer.page.select_option(f"{panel} form:has(input[value=tour]) select[name=target]", str(toured.pk))
+    tourer.submit(f"{panel} form:has(input[value=tour]) button")
+    assert f"{ru('Touring')}: {toured.name}" in tourer.text(panel)
+    screenshots.take(tourer.page, "night-page")
+    commissar = next(r for n in (1, 2, 3) for r in lepra.residents(n) if r.is_commissar
+                     and r.status == LifeStatus.ALIVE)
+    suspect = godfathers[commissar.city.number]
+    checker = lepra.of(commissar)
+    checker.open(night_url)
+    checker.page.select_option("section.checks form select[name=target]", str(suspect.pk))
+    checker.submit("section.checks form button")
+    assert checker.texts("section.checks ul li") == [
+        f"{ru('Night %(night)s: %(name)s', night=2, name=suspect.name)} — {ru('mafia')}"]
+
+    # --- Morning of day 3: night end, the daily post drafted and published by the beat (L-NIGHT, L-POST-2) -----
+    clock.set(clock.at(morning + timedelta(days=1), 10) + timedelta(seconds=1))
+    lepra.wait_for_day(3)
+    from cities.models import PostKind, PublicPost
+    post3 = stack.wait_until(lambda: PublicPost.objects.filter(game=game, kind=PostKind.DAILY,
+                                                               published_at__isnull=False,
+                                                               title=ru("Day %(day)d", day=3)).first(),
+                             "the daily post of day 3")
+    for resident in (victim, toured):
+        resident.refresh_from_db()
+        assert resident.status == LifeStatus.DEAD, resident.name
+    spectator = Person(lepra.browser, stack, None, label="spectator")
+    lepra.people["spectator"] = spectator
+    spectator.open(f"/games/{slug}/")
+    spectator.follow(f"main a[href='/games/{slug}/posts/{post3.pk}/']")
+    daily = spectator.text("main")
+
+    def side_of(r):
+        return ru("commissar") if r.is_commissar else ru("mafioso" if r.alignment == Alignment.MAFIA else "honest")
+
+    # The execution of day 2 with the alignment (L-DEATH-2) and both night victims, the touring one marked.
+    assert ru("Executed: %(name)s (%(side)s).", name=a.name, side=side_of(a)) in daily, daily
+    assert f"{victim.name} ({victim.city.name}): {side_of(victim)}" in daily, daily
+    assert (f"{toured.name} ({toured.city.name}): {side_of(toured)}; "
+            + ru("killed by the touring mafia of %(city)s", city=touring.name)) in daily, daily
+    screenshots.take(spectator.page, "daily-post")
+
+    # --- The Procurator ends the game early (L-WIN-3); a logged-out spectator reads the archive (L-ARCH) -------
+    proc = lepra.procurator
+    proc.open(f"/games/{slug}/end/")
+    proc.page.fill("main form [name=reason]", "Конец весенней партии: проверка архива.")
+    proc.submit("main form button[type=submit]")
+    stack.wait_until(lambda: lepra.game().status == "finished", "the game to end")
+    spectator.open(f"/games/{slug}/archive/")
+    assert lepra.title in spectator.text("main")
+    spectator.open(f"/games/{slug}/archive/timeline/")
+    timeline = spectator.text("main")
+    assert a.name in timeline and victim.name in timeline and toured.name in timeline, timeline[:3000]
+    screenshots.take(spectator.page, "archive-timeline", full_page=False)
+    spectator.open(f"/games/{slug}/archive/votes/")
+    assert a.name in spectator.text("main")
+    screenshots.take(spectator.page, "archive-vote-chart")
