@@ -14,6 +14,7 @@ from staff import services
 from staff.models import ImpeachmentDemand, ImpeachmentRuling
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.setup_factory import in_game_language
 
 from .conftest import NOW
 
@@ -146,7 +147,7 @@ def test_the_three_rulings_that_keep_the_tribune_L_IMPEACH_2(demo, opened, rulin
 def test_replacing_the_tribune_moves_every_power_and_the_old_one_loses_access_at_once_L_IMPEACH_2(demo, opened):
     new = get_user_model().objects.create_user("newtribune", "n@example.com", "x-secret-123",
                                                display_name="New Tribune")
-    city1 = Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    city1 = Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     personal = Inbox.objects.select_related("game").filter(game=demo.game, kind=InboxKind.PERSONAL,
                                                             city__number=1).first()
     old_client = staff_client(demo.tribune1)
@@ -208,4 +209,5 @@ def test_residents_start_and_sign_on_their_page_and_others_get_a_404_L_IMPEACH_1
     assert other.post(url).status_code == 302
     assert demand.signatures.count() == 2
     again = other.post(url)
-    assert again.status_code == 400 and "You have already signed this demand." in again.content.decode()
+    refusal = in_game_language(demo.game, "You have already signed this demand.")  # Lepra pages are in Russian
+    assert again.status_code == 400 and refusal in again.content.decode()
