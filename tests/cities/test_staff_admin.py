@@ -161,7 +161,7 @@ def test_changelists_are_not_empty_for_staff(demo):
 # --------------------------------------------------------------------------------------------------------------
 
 def _city1_objects(demo) -> dict[str, int]:
-    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     return {
         "resident": demo.seat("honest").pk,
         "inbox": city1.pk,
@@ -209,7 +209,7 @@ def test_tribune2_cannot_list_filter_search_or_autocomplete_city1(demo):
     client = staff_client(demo.tribune2)
     honest = demo.seat("honest")
     city1 = honest.city
-    city1_inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=city1)
+    city1_inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=city1, rolled_over_at__isnull=True)
     assert listed_ids(client, "resident", f"city__id__exact={city1.pk}") == []
     assert listed_ids(client, "resident", f"q={honest.name}") == []
     assert listed_ids(client, "inbox", f"city__id__exact={city1.pk}") == []
@@ -295,7 +295,7 @@ def test_view_on_site_redirect_is_not_mounted(demo):
 
 def test_nothing_can_be_added_changed_or_deleted_from_the_admin(demo):
     client = staff_client(demo.procurator)
-    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     assert client.get("/staff/inboxes/inbox/add/").status_code == 403
     assert client.post(f"/staff/inboxes/inbox/{city1.pk}/change/", {"title": "x"}).status_code == 403
     assert client.post(f"/staff/inboxes/inbox/{city1.pk}/delete/", {"post": "yes"}).status_code == 403

@@ -29,7 +29,7 @@ def states(inbox: Inbox) -> dict[str, str]:
 
 
 def city1(demo) -> Inbox:
-    return Inbox.objects.select_related("game", "city").get(game=demo.game, kind=K.CITY, city__number=1)
+    return Inbox.objects.select_related("game", "city").get(game=demo.game, kind=K.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def names(qs) -> set[str]:

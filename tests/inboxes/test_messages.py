@@ -20,7 +20,7 @@ K = InboxKind
 
 
 def city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=K.CITY, city__number=1)
+    return Inbox.objects.get(game=demo.game, kind=K.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def position(message: Message) -> int:
@@ -59,7 +59,7 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
     now = timezone.now()
     inbox, author, editor, new_text = city1(demo), demo.honest, demo.honest, "Новый текст"
     if case == "court":
-        inbox, author, editor = Inbox.objects.get(game=demo.game, kind=K.COURT), demo.judge, demo.judge
+        inbox, author, editor = Inbox.objects.get(game=demo.game, kind=K.COURT, rolled_over_at__isnull=True), demo.judge, demo.judge
     elif case == "voting":  # a real voting session (issue 4): only a keyword can be posted there (L-VOTE-3)
         from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
         nominate_and_open(demo, city1_day(demo), [demo.seat("mafioso")])

@@ -145,7 +145,7 @@ def test_readable_messages_are_exactly_the_messages_of_readable_inboxes_L_INBOX_
 
 
 def _city1(demo) -> Inbox:
-    return Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    return Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def test_banned_member_reads_but_cannot_post_L_INBOX_17(demo):

@@ -18,7 +18,7 @@ from tests.conftest import fresh
 
 
 def city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def counts(inbox):

@@ -12,7 +12,7 @@ from tests.conftest import fresh
 
 
 def city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def test_member_posts_through_the_form_and_sees_the_message(demo, client):

@@ -94,7 +94,7 @@ class Case:
 
 
 def _city1(demo) -> Inbox:
-    return Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    return Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def _member(demo, persona="honest") -> Membership:

@@ -24,7 +24,7 @@ class Command(BaseCommand):
             self.stdout.write("The demo game is already loaded.")
         else:
             self.stdout.write("Loading the demo game...")
-            load_demo_game()
+            load_demo_game(lively=True)
         self._print_logins(options["url"])
 
     def _print_logins(self, url: str) -> None:
