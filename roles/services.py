@@ -24,7 +24,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import Alignment, City, Game, GameStatus, LifeStatus, PostKind, Resident, StaffKind, StaffRole
+from cities.models import Alignment, City, Game, GameDay, GameStatus, LifeStatus, PostKind, Resident, StaffKind, StaffRole
 from cities.services import (
     do_append_to_recruitment_post,
     do_create_public_post,
@@ -759,6 +759,9 @@ def do_check_resident(target: Resident, *, acting_user, now: datetime | None = N
         raise WrongState(_("Commissars check nobody on night 1."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
+    if GameDay.objects.filter(game=game, number=night, ended_at__isnull=True).exists():
+        # On the clock, the answer comes at night, not during the day before the vote (L-NIGHT-5).
+        raise WrongState(_("The night has not started yet: commissars check at night."), rule="L-NIGHT-5")
     target = Resident.objects.get(pk=target.pk)
     if target.city_id != city.pk or target.status != LifeStatus.ALIVE or target.pk == seat.pk:
         raise InvalidInput(_("A commissar checks a living resident of their own city."), rule="L-NIGHT-5")

@@ -420,3 +420,15 @@ def test_judge_killed_at_night_gets_a_site_scheduled_election_L_JUDGE_2(ng):
     assert set(ScheduledEvent.objects.filter(game=ng.game, kind__in=["election_open", "election_close"])
                .values_list("kind", "due_at")) == {("election_open", opens), ("election_close", opens + timedelta(hours=6))}
     assert GameEvent.objects.filter(game=ng.game, kind="election.scheduled", actor=None).count() == 1
+
+
+def test_commissar_on_the_clock_cannot_check_before_the_night_starts_L_NIGHT_5(ng):
+    """With a phase plan, a check during day 2 (before night 2 starts) is refused: no answer before the vote."""
+    from cities.models import GameDay
+    from roles.models import CommissarCheck
+    GameDay.objects.create(game=ng.game, number=2, starts_at=NOW - timedelta(hours=12), ends_at=NOW + timedelta(hours=2),
+                           night_ends_at=NOW + timedelta(hours=11))
+    with pytest.raises(WrongState) as refused:
+        services.do_check_resident(ng.honest[1][0], acting_user=ng.commissar[1].user, now=NOW)
+    assert refused.value.rule == "L-NIGHT-5"
+    assert CommissarCheck.objects.filter(game=ng.game).count() == 0
