@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from .errors import WrongState
 from .models import Game, GameStatus, PublicPost, ScheduledEvent
@@ -162,7 +162,9 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
             with transaction.atomic():
                 if func is None:
                     raise LookupError(f"no handler for scheduled event kind {event.kind!r}")
-                detail = func(event, now)
+                # Site messages and refusals are in the game's language, whatever a previous request left active.
+                with translation.override(event.game.language):
+                    detail = func(event, now)
                 # The conditional update is the last guard against a double run: if another dispatcher finished
                 # this row meanwhile (possible on SQLite, which cannot lock rows), roll the handler back.
                 claimed = _pending().filter(pk=event.pk).update(

@@ -284,11 +284,14 @@ def test_handler_refused_by_a_service_is_recorded_and_rolled_back_DESIGN_clock(g
     monkeypatch.setitem(scheduler.HANDLERS, "publish_twice", publish_twice)
     twice = add_event(game, "publish_twice", due_at=DUE - timedelta(minutes=1))
 
-    with translation.override("en"):
+    with translation.override("en"):  # an English request before the tick: the handler still speaks the game's
         assert dispatch_due_events(now=DUE) == 0
     twice.refresh_from_db()
     post.refresh_from_db()
-    assert twice.last_error == "WrongState: This post is already published."
+    with translation.override(game.language):
+        refusal = translation.gettext("This post is already published.")
+    assert game.language == "ru" and refusal != "This post is already published."
+    assert twice.last_error == f"WrongState: {refusal}"
     assert post.published_at is None
     assert "scheduler.post_published" not in kinds(game)
 
