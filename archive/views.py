@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
+from cities.public_ids import is_database_id
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
@@ -52,10 +53,8 @@ def open_inbox(request, slug: str, inbox_id: str):
 
 
 def _int(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+    """A positive database id or number from a request (ASCII digits within a bigint), else 0 (matches nothing)."""
+    return int(value) if is_database_id(value) else 0
 
 
 def archive_game(request, slug: str):

@@ -26,7 +26,7 @@ from django.utils.translation import gettext_lazy
 
 from . import services
 from .errors import RuleViolation
-from .forms import WallClockField, wall_clock_to_utc
+from .forms import IdField, WallClockField, wall_clock_to_utc
 from .models import Game, GameDay, ScheduledEvent, StaffKind
 
 #: Event kinds whose error text may carry secrets of the night (L-STAFF-6): shown by error class only.
@@ -95,13 +95,14 @@ class DayStartForm(forms.Form):
 
 
 class LongDayForm(forms.Form):
-    day = forms.IntegerField(label=gettext_lazy("Day"), min_value=1)
-    calendar_days = forms.IntegerField(label=gettext_lazy("Calendar days"), min_value=1, max_value=3)
+    day = IdField(label=gettext_lazy("Day"), min_value=1, max_value=1000)
+    calendar_days = IdField(label=gettext_lazy("Calendar days"), min_value=1, max_value=3)
 
 
 class ShortenDayForm(forms.Form):
-    day = forms.IntegerField(label=gettext_lazy("Day"), min_value=1)
-    hours = forms.IntegerField(label=gettext_lazy("Hours (empty: an ordinary day)"), required=False, min_value=1)
+    day = IdField(label=gettext_lazy("Day"), min_value=1, max_value=1000)
+    hours = IdField(label=gettext_lazy("Hours (empty: an ordinary day)"), required=False, min_value=1,
+                    max_value=1000)
     next_day_starts_at = WallClockField(label=gettext_lazy("Next day starts at (game time, optional)"),
                                         required=False)
 

@@ -1,6 +1,7 @@
 """Forms of game pages."""
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -9,6 +10,107 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 WALL_CLOCK_FORMATS = ("%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M")
+
+#: A whole number as a client may type it: ASCII digits only (Python's ``int`` would also read '٣' as 3), at most
+#: 18 of them so that it always fits a bigint.
+_ASCII_INTEGER = re.compile(r"-?[0-9]{1,18}")
+
+
+def _well_formed_key(value, key: str) -> bool:
+    """True when ``value`` has the shape of the ``key`` column: a public id, or a database id in ASCII digits."""
+    from .public_ids import is_public_id
+
+    if key == "public_id":
+        return is_public_id(value)
+    return isinstance(value, (str, int)) and _ASCII_INTEGER.fullmatch(str(value)) is not None
+
+
+def _default_key(queryset, to_field_name):
+    """``public_id`` for models that have one (their database id never reaches a page), else ``to_field_name``."""
+    if to_field_name is None and queryset is not None \
+            and any(f.name == "public_id" for f in queryset.model._meta.concrete_fields):
+        return "public_id"
+    return to_field_name
+
+
+class IdField(forms.IntegerField):
+    """A whole number typed in ASCII digits and within a bigint (a city number, a day): '²', '٣', '1.5' and a
+    number of 19 digits or more are the field's "invalid" error, never a database error."""
+
+    default_error_messages = {"invalid": _("Enter a whole number.")}
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        text = str(value).strip()
+        if _ASCII_INTEGER.fullmatch(text) is None:
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return int(text)
+
+
+class _ObjectKey:
+    """Choose by ``public_id`` when the queryset's model has one, also when the queryset is set after creation
+    (forms that narrow it in ``__init__``), unless a ``to_field_name`` is given."""
+
+    def __init__(self, queryset=None, *, to_field_name=None, **kwargs):
+        self._auto_key = to_field_name is None
+        super().__init__(queryset, to_field_name=to_field_name, **kwargs)
+        if self._auto_key:
+            self.to_field_name = _default_key(self.queryset, None)
+
+    def _set_queryset(self, queryset):
+        super()._set_queryset(queryset)
+        if getattr(self, "_auto_key", False):
+            self.to_field_name = _default_key(self.queryset, None)
+
+    queryset = property(forms.ModelChoiceField._get_queryset, _set_queryset)
+
+
+class ObjectChoiceField(_ObjectKey, forms.ModelChoiceField):
+    """One object of ``queryset``, posted by its public id (or, for a model without one, its database id).
+
+    Anything that is not of the key's shape (a malformed, huge, fractional or non-ASCII id) and any id outside
+    ``queryset`` is the same "invalid_choice" error: a form never tells a forbidden object from a missing one.
+    """
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if not _well_formed_key(value, self.to_field_name or "pk"):
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return super().to_python(value)
+
+
+class ObjectMultipleChoiceField(_ObjectKey, forms.ModelMultipleChoiceField):
+    """Several objects of ``queryset`` by public id (or database id), with ``ObjectChoiceField``'s checks."""
+
+    def _check_values(self, value):
+        key = self.to_field_name or "pk"
+        for item in value:
+            if not _well_formed_key(item, key):
+                raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice",
+                                      params={"value": str(item)[:40]})
+        return super()._check_values(value)
+
+
+class _PickForm(forms.Form):
+    def __init__(self, data, *, name, queryset, required):
+        super().__init__(data)
+        self.fields[name] = ObjectChoiceField(queryset, required=required)
+
+
+def pick(data, name: str, queryset, *, required: bool = True):
+    """The object of ``queryset`` posted as field ``name`` of ``data`` (a QueryDict), through a Django form.
+
+    Returns the object, or None when the field is empty and not ``required``. Raises ``InvalidInput`` with the
+    field's readable error for a missing, malformed or unknown id (the view answers 400 and changes nothing).
+    """
+    from .errors import InvalidInput
+
+    form = _PickForm(data, name=name, queryset=queryset, required=required)
+    if not form.is_valid():
+        raise InvalidInput("; ".join(str(e) for e in form.errors[name]))
+    return form.cleaned_data[name]
 
 
 def wall_clock_to_utc(naive: datetime, zone: ZoneInfo) -> datetime:
@@ -78,9 +180,9 @@ class NewGameForm(forms.Form):
     rules_text = forms.CharField(label=_("Rules and announcement"), widget=forms.Textarea(attrs={"rows": 8}),
                                  required=False)
     time_zone = forms.CharField(label=_("Time zone"), max_length=64, initial="Europe/Moscow")
-    city_count = forms.IntegerField(label=_("Number of cities"), min_value=1, max_value=20, required=False,
+    city_count = IdField(label=_("Number of cities"), min_value=1, max_value=20, required=False,
                                     help_text=_("Leave empty to form cities of the target size."))
-    city_size = forms.IntegerField(label=_("Target city size"), min_value=2, max_value=200, initial=20)
+    city_size = IdField(label=_("Target city size"), min_value=2, max_value=200, initial=20)
     day_start = forms.TimeField(label=_("Day start"), initial="10:00", widget=forms.TimeInput(attrs={"type": "time"}),
                                 help_text=_("Time in the game's time zone."))
 
@@ -102,8 +204,8 @@ class FormCitiesForm(forms.Form):
 class MoveSignupForm(forms.Form):
     """Put a signed-up player into a city by hand (ids checked by the view against the game)."""
 
-    signup = forms.IntegerField(label=_("Player"))
-    city = forms.IntegerField(label=_("City"))
+    signup = IdField(label=_("Player"))
+    city = IdField(label=_("City"))
 
 
 class AppointStaffForm(forms.Form):
@@ -112,4 +214,4 @@ class AppointStaffForm(forms.Form):
     kind = forms.ChoiceField(label=_("Role"), choices=[("tribune", _("Tribune")), ("arbiter", _("Supreme Arbiter")),
                                                        ("consigliere", _("Consigliere"))])
     username = forms.CharField(label=_("Account (user name)"), max_length=150)
-    city = forms.IntegerField(label=_("City (for a Tribune)"), required=False)
+    city = IdField(label=_("City (for a Tribune)"), required=False)

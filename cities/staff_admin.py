@@ -41,10 +41,9 @@ from zoneinfo import ZoneInfo
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
-from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.contrib.auth import REDIRECT_FIELD_NAME, get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q
-from django.contrib.auth import get_user_model
 from django.http import Http404, HttpResponseRedirect
 from django.template.defaultfilters import linebreaksbr
 from django.template.response import TemplateResponse
@@ -61,9 +60,8 @@ from inboxes import services as inbox_services
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
 
 from .errors import RuleViolation
-from .forms import WallClockField, wall_clock_to_utc
+from .forms import ObjectChoiceField, ObjectMultipleChoiceField, WallClockField, wall_clock_to_utc
 from .models import City, Game, GameStatus, Resident, StaffKind, StaffRole
-
 
 #: The request being served by a staff admin view. ModelAdmin instances are shared by every thread, so the
 #: viewer for computed columns is read from here (set by ``GameStaffAdminSite.admin_view`` for the whole view,
@@ -151,12 +149,12 @@ class GameStaffAdminSite(AdminSite):
 
         from .clock_admin import daily_post_view, game_clock_view
 
-        own = [path("games/<int:game_id>/clock/", self.admin_view(game_clock_view), name="game_clock"),
-               path("games/<int:game_id>/daily-post/<int:day>/", self.admin_view(daily_post_view), name="daily_post"),
-               path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
-               path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
+        own = [path("games/<id:game_id>/clock/", self.admin_view(game_clock_view), name="game_clock"),
+               path("games/<id:game_id>/daily-post/<id:day>/", self.admin_view(daily_post_view), name="daily_post"),
+               path("games/<id:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
+               path("cities/<id:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
                     name="schedule_voting"),
-               path("games/<int:game_id>/schedule-election/", self.admin_view(schedule_election_view),
+               path("games/<id:game_id>/schedule-election/", self.admin_view(schedule_election_view),
                     name="schedule_election"), *extra_urls(self)]
         return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
 
@@ -492,7 +490,7 @@ class PenaltyBanForm(forms.Form):
     """The Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): the inboxes, the end (wall clock in the game's time
     zone) and the reason. The service checks everything again."""
 
-    inboxes = forms.ModelMultipleChoiceField(label=gettext_lazy("Inboxes"), queryset=Inbox.objects.none(),
+    inboxes = ObjectMultipleChoiceField(label=gettext_lazy("Inboxes"), queryset=Inbox.objects.none(),
                                              widget=forms.CheckboxSelectMultiple, required=False)
     until = WallClockField(label=gettext_lazy("Banned until"))
     reason = forms.CharField(label=gettext_lazy("Reason"), max_length=300, required=False)
@@ -600,7 +598,7 @@ class StageInboxForm(forms.Form):
     audience (nobody, a city, or all residents). ``do_create_stage_inbox`` checks it again."""
 
     title = forms.CharField(label=gettext_lazy("Title"), max_length=200, required=False)
-    speakers = forms.ModelMultipleChoiceField(label=gettext_lazy("Speakers"), queryset=Resident.objects.none(),
+    speakers = ObjectMultipleChoiceField(label=gettext_lazy("Speakers"), queryset=Resident.objects.none(),
                                               required=False, widget=forms.SelectMultiple(attrs={"size": 12}))
     audience = forms.ChoiceField(label=gettext_lazy("Audience (reads only)"), required=False)
 
@@ -910,6 +908,6 @@ class StaffMessageAdmin(StaffScopedAdmin):
 
 # The Lepra day's models and actions (voting sessions, proxies, suicides, court cases) register themselves on
 # this site; imported last, as they build on the classes above.
-from voting import staff_admin as _voting_staff_admin  # noqa: E402,F401
 # Issue 7 (the staff app): dashboard needs, audit log, stand-ins, impeachment, speech requests.
 from staff import staff_admin as _staff_staff_admin  # noqa: E402,F401
+from voting import staff_admin as _voting_staff_admin  # noqa: E402,F401

@@ -17,7 +17,7 @@ from roles import services as role_services
 from . import selectors, services
 from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from .forms import (
-    AppointStaffForm, FormCitiesForm, MoveSignupForm, NewGameForm, RecruitmentPostForm, SchedulePostForm,
+    AppointStaffForm, FormCitiesForm, MoveSignupForm, NewGameForm, RecruitmentPostForm, SchedulePostForm, pick,
 )
 from .i18n import activate_game_language
 from .models import City, Signup, StaffKind
@@ -243,10 +243,7 @@ def _step_appoint(request, game):
 
 
 def _step_offer(request, game):
-    raw = request.POST.get("city") or ""
-    city = City.objects.filter(game=game, pk=int(raw)).first() if raw.isdigit() else None
-    if city is None:
-        raise InvalidInput(_("This city is not a city of this game."))
+    city = pick(request.POST, "city", City.objects.filter(game=game))
     role_services.do_offer_commissar(city, acting_user=request.user)
 
 

@@ -5,6 +5,8 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from cities.forms import ObjectMultipleChoiceField
+
 
 class PostMessageForm(forms.Form):
     """A new message: Markdown text. Length and emptiness are checked again by ``do_post_message``."""
@@ -26,7 +28,7 @@ class SecretInboxForm(forms.Form):
 
     title = forms.CharField(label=_("Title"), max_length=200, strip=True,
                             error_messages={"required": _("The title is empty.")})
-    members = forms.ModelMultipleChoiceField(label=_("Members"), queryset=None, widget=forms.CheckboxSelectMultiple,
+    members = ObjectMultipleChoiceField(label=_("Members"), queryset=None, widget=forms.CheckboxSelectMultiple,
                                              error_messages={"required": _("Invite at least one member.")})
 
     def __init__(self, *args, game, exclude=None, **kwargs):

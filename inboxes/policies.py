@@ -36,6 +36,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.public_ids import is_database_id
 from staff.models import TribuneStandIn
 
 from .models import Inbox, InboxKind, Membership, MembershipState, Message
@@ -517,10 +518,9 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden inbox must be
     indistinguishable from one that does not exist (L-INBOX-17).
     """
-    try:
-        pk = int(inbox_id)
-    except (TypeError, ValueError):
-        raise Http404("No such inbox.") from None
+    if not is_database_id(inbox_id):
+        raise Http404("No such inbox.")
+    pk = int(inbox_id)
     # The same queries run whether the id exists or not (roles, seats, the inbox, the seat's membership), so
     # that the response time does not tell a forbidden inbox from a missing one either.
     _roles_of(user)

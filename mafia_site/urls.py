@@ -1,13 +1,17 @@
 """URLs of Mafia Host."""
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, register_converter
 
 from cities import views as city_views
 from cities.staff_admin import staff_admin_site
 from inboxes import views as inbox_views
+from mafia_site.converters import IdConverter, PublicIdConverter
 from roles import views as role_views
 from staff import views as staff_views
 from voting import views as voting_views
+
+register_converter(IdConverter, "id")
+register_converter(PublicIdConverter, "pid")
 
 urlpatterns = [
     path("", city_views.home, name="home"),
@@ -23,16 +27,16 @@ urlpatterns = [
     path("games/<slug:slug>/night/", role_views.night_page, name="night_page"),
     path("games/<slug:slug>/end/", role_views.end_game, name="end_game"),
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),
-    path("games/<slug:slug>/cities/<int:number>/day/", voting_views.city_day, name="city_day"),
+    path("games/<slug:slug>/cities/<id:number>/day/", voting_views.city_day, name="city_day"),
     path("games/<slug:slug>/nominate/", voting_views.nominate, name="nominate"),
     path("games/<slug:slug>/impeachment/", staff_views.impeachment, name="impeachment"),
     path("games/<slug:slug>/inboxes/secret/new/", inbox_views.secret_new, name="secret_new"),
     path("games/<slug:slug>/posts/new/", city_views.schedule_post, name="schedule_post"),
-    path("games/<slug:slug>/posts/<int:post_id>/", city_views.post_detail, name="post_detail"),
-    path("games/<slug:slug>/residents/<int:resident_id>/", city_views.resident_detail, name="resident_detail"),
+    path("games/<slug:slug>/posts/<id:post_id>/", city_views.post_detail, name="post_detail"),
+    path("games/<slug:slug>/residents/<id:resident_id>/", city_views.resident_detail, name="resident_detail"),
     path("inboxes/<str:inbox_id>/", inbox_views.inbox_thread, name="inbox_thread"),
-    path("inboxes/<str:inbox_id>/n<int:position>/edit/", inbox_views.message_edit, name="message_edit"),
-    path("inboxes/<str:inbox_id>/n<int:position>/hide/", inbox_views.message_hide, name="message_hide"),
+    path("inboxes/<str:inbox_id>/n<id:position>/edit/", inbox_views.message_edit, name="message_edit"),
+    path("inboxes/<str:inbox_id>/n<id:position>/hide/", inbox_views.message_hide, name="message_hide"),
     path("inboxes/<str:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("", include("archive.urls")),
     path("accounts/", include("allauth.urls")),

@@ -4,6 +4,8 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from cities.forms import IdField
+
 
 class MafiaNumbersForm(forms.Form):
     """The Procurator's numbers (L-ASSIGN-2): one text field per city, "3, 7, 12, 19"; checked by the service."""
@@ -33,9 +35,9 @@ class NightActionForm(forms.Form):
                "gift"]
 
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
-    city = forms.IntegerField(required=False, min_value=1)
-    to_city = forms.IntegerField(required=False, min_value=1)
-    target = forms.IntegerField(required=False, min_value=1)
+    city = IdField(required=False, min_value=1)
+    to_city = IdField(required=False, min_value=1)
+    target = IdField(required=False, min_value=1)
     kind = forms.ChoiceField(required=False, choices=[("", ""), ("gift", "gift"), ("fish", "fish")])
     text = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
 

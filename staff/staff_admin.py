@@ -38,7 +38,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.errors import RuleViolation
-from cities.forms import WallClockField, wall_clock_to_utc
+from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import Game, GameEvent, ScheduledEvent, StaffKind, StaffRole
 from cities.staff_admin import (
     ScopedRelatedFilter,
@@ -307,8 +307,8 @@ class StaffTribuneStandInAdmin(StaffScopedAdmin):
 class StandInForm(forms.Form):
     """Which Tribune stands in for which city, from when until when (wall clock in the game's zone)."""
 
-    absent = forms.ModelChoiceField(label=gettext_lazy("City whose Tribune is absent"), queryset=StaffRole.objects.none())
-    stand_in = forms.ModelChoiceField(label=gettext_lazy("Tribune standing in"), queryset=StaffRole.objects.none())
+    absent = ObjectChoiceField(label=gettext_lazy("City whose Tribune is absent"), queryset=StaffRole.objects.none())
+    stand_in = ObjectChoiceField(label=gettext_lazy("Tribune standing in"), queryset=StaffRole.objects.none())
     starts_at = WallClockField(label=gettext_lazy("From"))
     ends_at = WallClockField(label=gettext_lazy("Until"))
 
@@ -393,8 +393,8 @@ def end_game_early_view(request, game_id: int):
 def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
     return [
-        path("games/<int:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in"),
-        path("games/<int:game_id>/end/", site.admin_view(end_game_early_view), name="end_game_early"),
+        path("games/<id:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in"),
+        path("games/<id:game_id>/end/", site.admin_view(end_game_early_view), name="end_game_early"),
     ]
 
 

@@ -7,7 +7,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from cities.forms import WallClockField, wall_clock_to_utc
+from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 
 
 class NomineeForm(forms.Form):
@@ -87,8 +87,8 @@ class RecusalForm(forms.Form):
 class ElectionProxyForm(forms.Form):
     """A proxy ballot the Arbiter records (L-JUDGE-6): a voter of the city, a candidate, the ballot."""
 
-    voter = forms.ModelChoiceField(queryset=None, label=_("Voter"))
-    candidate = forms.ModelChoiceField(queryset=None, label=_("Candidate"))
+    voter = ObjectChoiceField(queryset=None, label=_("Voter"))
+    candidate = ObjectChoiceField(queryset=None, label=_("Candidate"))
     ballot = forms.ChoiceField(label=_("Ballot"), choices=[("Он - Ганди!", "Он - Ганди!"),
                                                            ("Он - Гитлер!", "Он - Гитлер!")])
 

@@ -32,7 +32,7 @@ from django.utils.translation import gettext_lazy
 
 from cities.clock_admin import pending_events
 from cities.errors import RuleViolation
-from cities.forms import WallClockField, wall_clock_to_utc
+from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import City, StaffKind
 from cities.staff_admin import (
     ScopedRelatedFilter, StaffScopedAdmin, _action_page, _bound_form, _role_game_ids, staff_admin_site,
@@ -357,7 +357,7 @@ class ElectionScheduleForm(JudgeElectionForm):
 
     def __init__(self, *args, cities, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields = {"city": forms.ModelChoiceField(label=gettext_lazy("City"), queryset=cities),
+        self.fields = {"city": ObjectChoiceField(label=gettext_lazy("City"), queryset=cities),
                        **self.fields}
 
 

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from cities.errors import RuleViolation
+from cities.forms import pick
 from cities.i18n import activate_game_language
 from cities.models import City, Resident
 from cities.selectors import game_get
@@ -51,10 +52,10 @@ def city_day(request, slug: str, number: int):
             elif action == "close_case" and day.court_case is not None:
                 services.do_close_court_case(day.court_case, acting_user=request.user)
             elif action == "court_vote" and day.court_case is not None:
-                choice = get_object_or_404(Resident, pk=request.POST.get("choice"), city=city)
+                choice = pick(request.POST, "choice", Resident.objects.filter(city=city))
                 services.do_court_vote(day.court_case, choice, acting_user=request.user)
             elif action == "decide":
-                resident = get_object_or_404(Resident, pk=request.POST.get("resident"), city=city)
+                resident = pick(request.POST, "resident", Resident.objects.filter(city=city))
                 services.do_decide_execution(city, resident, acting_user=request.user)
             elif action == "schedule":
                 form = ScheduleVotingForm(request.POST, time_zone=game.time_zone)
@@ -74,10 +75,10 @@ def city_day(request, slug: str, number: int):
             elif action == "close" and day.session is not None:
                 services.do_close_voting(day.session, acting_user=request.user)
             elif action == "confirm_suicide":
-                declaration = get_object_or_404(SuicideDeclaration, pk=request.POST.get("declaration"), city=city)
+                declaration = pick(request.POST, "declaration", SuicideDeclaration.objects.filter(city=city))
                 services.do_confirm_suicide(declaration, acting_user=request.user)
             elif action == "accept_proxy":
-                proxy = get_object_or_404(ProxyRequest, pk=request.POST.get("proxy"), city=city)
+                proxy = pick(request.POST, "proxy", ProxyRequest.objects.filter(city=city))
                 services.do_accept_proxy(proxy, acting_user=request.user)
             else:
                 raise Http404("No such action.")
@@ -107,12 +108,12 @@ def _judge_action(request, game, city, action: str) -> None:
     """Run one judge action of the city day page as ``request.user``; raises the service's ``RuleViolation``."""
     from .models import RemovalDemand
     if action == "propose_candidate":
-        candidate = get_object_or_404(Resident, pk=request.POST.get("candidate") or 0, city=city)
+        candidate = pick(request.POST, "candidate", Resident.objects.filter(city=city))
         services.do_propose_candidate(candidate, acting_user=request.user)
     elif action == "open_removal":
         services.do_open_removal_demand(acting_user=request.user, game=game)
     elif action == "confirm_removal":
-        demand = get_object_or_404(RemovalDemand, pk=request.POST.get("demand") or 0, city=city)
+        demand = pick(request.POST, "demand", RemovalDemand.objects.filter(city=city))
         services.do_confirm_removal_demand(demand, acting_user=request.user)
     elif action == "recuse":
         judge = services.sitting_judge_of(city)
@@ -135,8 +136,8 @@ def nominate(request, slug: str):
     form = NomineeForm(choices=choices)
     status, error = 200, None
     if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
-        other = Resident.objects.filter(pk=request.POST.get("other") or 0, game=game).first()
         try:
+            other = pick(request.POST, "other", Resident.objects.filter(game=game), required=False)
             services.do_request_speech(game, request.POST["action"], other=other, note=request.POST.get("note", ""),
                                        acting_user=request.user)
         except RuleViolation as exc:

@@ -1,0 +1,59 @@
+"""Opaque public ids (DESIGN.md "The access policy": ids a user can see are opaque).
+
+A sequential id tells how many objects were made before it, so an id seen in a URL, a form, an export or the
+audit log would count what the viewer may not read (messages posted in a mafia inbox, secret inboxes created, votes
+and requests made, L-INBOX-20). Every such object carries a ``public_id``: 12 characters drawn at random (about 59
+bits; the first a letter, so it never reads as a number), unique per table, made when the row is created. Pages,
+forms, exports and the audit log use it; the database id stays internal.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+_FIRST = "abcdefghjkmnpqrstuvwxyz"
+_REST = "abcdefghjkmnpqrstuvwxyz23456789"
+PUBLIC_ID_LENGTH = 12
+#: The shape of a public id (path converter ``pid``, form fields).
+PUBLIC_ID_REGEX = f"[{_FIRST}][{_REST}]{{{PUBLIC_ID_LENGTH - 1}}}"
+_SHAPE = re.compile(PUBLIC_ID_REGEX)
+_DATABASE_ID = re.compile(r"[0-9]{1,18}")
+
+
+def new_public_id() -> str:
+    """A fresh random public id (``secrets``: unpredictable, so one id tells nothing about another)."""
+    return secrets.choice(_FIRST) + "".join(secrets.choice(_REST) for _ in range(PUBLIC_ID_LENGTH - 1))
+
+
+def is_public_id(value) -> bool:
+    """True when ``value`` is a string of the public id shape."""
+    return isinstance(value, str) and _SHAPE.fullmatch(value) is not None
+
+
+def is_database_id(value) -> bool:
+    """True when ``value`` is a positive int of a bigint or a string of 1 to 18 ASCII digits (never '٣' or '²')."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return 0 < value < 2**63
+    return isinstance(value, str) and _DATABASE_ID.fullmatch(value) is not None
+
+
+class PublicIdField(models.CharField):
+    """The ``public_id`` column: a random token made on creation (``new_public_id``), unique, never edited.
+
+    Nullable so that adding it to a live table is instant and a process of the previous release, which does not
+    know the column, can still insert rows (expand/contract); a data migration fills the existing rows.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("max_length", PUBLIC_ID_LENGTH)
+        kwargs.setdefault("default", new_public_id)
+        kwargs.setdefault("editable", False)
+        kwargs.setdefault("null", True)
+        kwargs.setdefault("unique", True)
+        kwargs.setdefault("verbose_name", _("public id"))
+        super().__init__(*args, **kwargs)

@@ -1,0 +1,31 @@
+"""Path converters of the site's URLs: only well-formed ids reach a view; anything else is the resolver's 404.
+
+``id``: a database id, 1 to 18 ASCII digits, so it always fits a bigint (a longer, fractional, signed or
+non-ASCII number such as '²' or '٣' never matches). ``pid``: an opaque public id (``cities.public_ids``), used for
+every object whose count or order could tell something (L-INBOX-20).
+"""
+from __future__ import annotations
+
+
+class IdConverter:
+    """A database id in a URL: ASCII digits only, at most 18 of them (below 2**63), as an ``int``."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value) -> str:
+        return str(int(value))
+
+
+class PublicIdConverter:
+    """An opaque public id in a URL (``cities.public_ids.PUBLIC_ID_REGEX``), as the string itself."""
+
+    from cities.public_ids import PUBLIC_ID_REGEX as regex  # noqa: N811
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value) -> str:
+        return str(value)

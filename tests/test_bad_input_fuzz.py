@@ -1,0 +1,247 @@
+"""Malformed ids and values never give a 500: a fuzz walk over every URL pattern of the site and every form field
+of every POST form a persona is shown (DESIGN.md "Standards": bad input gets a clear message and changes nothing).
+
+The walk iterates the URL resolver, so a new page is fuzzed without touching this file. Each path parameter is
+replaced in turn by each malformed value (the others kept valid) and requested as several personas; each page a
+persona can open is requested again with every query parameter the site reads set to each malformed value; and
+each POST form found on those pages (each submit button a separate submission) is posted once per field and
+malformed value, the other fields keeping the values the page offered. No response may be a 500; a malformed
+path parameter is a 404 (or the login redirect / 403 of a page the persona may not open at all).
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import quote, urlencode, urljoin, urlsplit
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from cities.models import City, PublicPost
+from inboxes.models import Inbox, InboxKind
+
+#: Values a client can send in place of an id: non-numeric, fractional, negative, beyond a bigint, non-ASCII
+#: digits (a superscript two, an Arabic-Indic three), a NUL byte alone and after digits, empty, and an id-shaped
+#: string of another kind.
+MALFORMED = ["abc", "1.5", "-1", "99999999999999999999999", "\u00b2", "\u0663", "\x00", "1\x00", "", "n1"]
+
+#: Query parameters the site's pages read (archive filters and search, pagination, the admin's changelist).
+QUERY_PARAMS = ["q", "page", "city", "kind", "format", "next", "o", "p", "day", "inbox", "all"]
+
+#: Who walks which part of the site: the site's pages as a visitor, a resident, a mafioso, a judge, a Tribune and
+#: the Procurator; the staff console as each staff role; the operators' admin as the site's superuser.
+SITE_PERSONAS = ["anonymous", "honest", "mafioso", "judge", "tribune1", "procurator"]
+STAFF_PERSONAS = ["tribune1", "arbiter", "procurator", "consigliere"]
+
+
+def _walk(patterns, prefix=""):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            yield from _walk(p.url_patterns, prefix + str(p.pattern))
+        elif isinstance(p, URLPattern):
+            yield prefix + str(p.pattern)
+
+
+def _routes() -> list[str]:
+    return list(_walk(get_resolver().url_patterns))
+
+
+_PARAM = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
+_REGEX_GROUP = re.compile(r"\(\?P<(?P<name>\w+)>(?:\[[^\]]*\]|[^()])*\)")
+
+
+def _valid_values(demo) -> dict[str, str]:
+    """A valid value for each path parameter name the site uses, in the demo game."""
+    city1 = City.objects.get(game=demo.game, number=1)
+    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=city1, rolled_over_at__isnull=True)
+    post = PublicPost.objects.filter(game=demo.game).order_by("pk").first()
+    return {
+        "slug": demo.game.slug, "step": "offer-commissar", "number": "1", "game_id": str(demo.game.pk),
+        "city_id": str(city1.pk), "day": "2", "inbox_id": _inbox_ref(inbox), "position": "1",
+        "post_id": str(post.pk if post else 1), "resident_id": _resident_ref(demo.seat("honest")),
+        "offer_id": "x", "object_id": "1", "app_label": "inboxes", "url": "x", "key": "x", "uidb36": "x",
+        "id": "1",
+    }
+
+
+def _inbox_ref(inbox) -> str:
+    return str(getattr(inbox, "public_id", None) or inbox.pk)
+
+
+def _resident_ref(resident) -> str:
+    return str(getattr(resident, "public_id", None) or resident.pk)
+
+
+def _fill(route: str, values: dict[str, str]) -> str:
+    route = route.lstrip("^").rstrip("$")
+    route = _PARAM.sub(lambda m: quote(values.get(m["name"], "1"), safe=""), route)
+    route = _REGEX_GROUP.sub(lambda m: quote(values.get(m["name"], "1"), safe=""), route)
+    route = route.replace("^", "").replace("$", "")
+    return "/" + route
+
+
+def _params(route: str) -> list[str]:
+    return [m["name"] for m in _PARAM.finditer(route)] + [m["name"] for m in _REGEX_GROUP.finditer(route)]
+
+
+def _personas_for(route: str, few: bool = False) -> list[str]:
+    """Who requests ``route``; ``few``: one persona per kind of access (for the costlier path walk)."""
+    if route.startswith("admin/"):
+        return ["superuser"]
+    if route.startswith("staff/"):
+        return ["tribune1", "procurator"] if few else STAFF_PERSONAS
+    if route.startswith("accounts/"):
+        return ["anonymous", "honest"]
+    return ["anonymous", "honest", "procurator"] if few else SITE_PERSONAS
+
+
+def _client(demo, persona: str) -> Client:
+    client = Client(raise_request_exception=False)
+    user = getattr(demo, persona)
+    if getattr(user, "is_authenticated", False):
+        client.force_login(user)
+    return client
+
+
+class _Forms(HTMLParser):
+    """The POST forms of a page: (action, fields [(name, value)], submit buttons [(name, value)])."""
+
+    def __init__(self):
+        super().__init__()
+        self.forms: list[dict] = []
+        self._form = None
+        self._select = None
+        self._textarea = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self._form = {"action": a.get("action") or "", "method": (a.get("method") or "get").lower(),
+                          "fields": [], "buttons": []} if True else None
+            self.forms.append(self._form)
+        elif self._form is None:
+            return
+        elif tag == "input" and a.get("name"):
+            kind = (a.get("type") or "text").lower()
+            if kind in ("submit", "image"):
+                self._form["buttons"].append((a["name"], a.get("value") or ""))
+            elif kind in ("checkbox", "radio"):
+                if "checked" in a:
+                    self._form["fields"].append((a["name"], a.get("value") or "on"))
+                else:
+                    self._form.setdefault("unchecked", []).append((a["name"], a.get("value") or "on"))
+            else:
+                self._form["fields"].append((a["name"], a.get("value") or ""))
+        elif tag == "button" and a.get("name") and (a.get("type") or "submit") == "submit":
+            self._form["buttons"].append((a["name"], a.get("value") or ""))
+        elif tag == "select" and a.get("name"):
+            self._select = [a["name"], None]
+        elif tag == "option" and self._select is not None and self._select[1] is None:
+            self._select[1] = a.get("value") or ""
+        elif tag == "textarea" and a.get("name"):
+            self._form["fields"].append((a["name"], "text"))
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._form = None
+        elif tag == "select" and self._select is not None and self._form is not None:
+            self._form["fields"].append((self._select[0], self._select[1] or ""))
+            self._select = None
+
+
+def _post_forms(html: str) -> list[dict]:
+    parser = _Forms()
+    parser.feed(html)
+    return [f for f in parser.forms if f["method"] == "post"]
+
+
+def _five_hundreds(responses) -> list[str]:
+    return [label for label, status in responses if status >= 500]
+
+
+@pytest.fixture
+def valid(demo):
+    return _valid_values(demo)
+
+
+def _path_cases(routes, valid):
+    for route in routes:
+        for name in _params(route):
+            for bad in MALFORMED:
+                if name == "slug" and route.startswith("games/"):
+                    pass
+                yield route, name, bad, _fill(route, {**valid, name: bad})
+
+
+def test_malformed_path_parameters_give_404_never_500(demo, valid):
+    """Every URL pattern, each path parameter malformed in turn, as each persona of its part of the site: never a
+    500; a 404 unless the persona may not open the page at all (login redirect, 403, 405 for a POST-only page)."""
+    failures, wrong = [], []
+    clients = {}
+    for route, name, bad, url in _path_cases(_routes(), valid):
+        for persona in _personas_for(route, few=True):
+            client = clients.setdefault(persona, _client(demo, persona))
+            response = client.get(url)
+            if response.status_code >= 500:
+                failures.append(f"{persona} GET {url!r}: {response.status_code}")
+            elif response.status_code not in (404, 400, 302, 403, 405):
+                wrong.append(f"{persona} GET {url!r} ({name}={bad!r}): {response.status_code}")
+    assert not failures, "\n".join(failures)
+    assert not wrong, "\n".join(wrong)
+
+
+def _reachable_pages(demo, valid, personas):
+    """(persona, url) of every page without a malformed part that ``persona`` opens with a 200."""
+    pages = []
+    for route in _routes():
+        if "(?P<url>" in route:
+            continue
+        url = _fill(route, valid)
+        for persona in _personas_for(route):
+            if persona in personas:
+                pages.append((persona, url))
+    return pages
+
+
+@pytest.mark.parametrize("personas", [SITE_PERSONAS[:3], SITE_PERSONAS[3:], STAFF_PERSONAS, ["superuser"]],
+                         ids=["residents", "hosts", "staff-console", "operators"])
+def test_malformed_query_and_form_values_never_give_500(demo, valid, personas):
+    """Every page a persona opens, with each query parameter the site reads set to each malformed value, and every
+    POST form on it posted once per field and malformed value (each submit button separately): zero 500s."""
+    failures = []
+    seen_forms = set()
+    for persona, url in _reachable_pages(demo, valid, personas):
+        client = _client(demo, persona)
+        for bad in MALFORMED:
+            response = client.get(url + "?" + urlencode({p: bad for p in QUERY_PARAMS}))
+            if response.status_code >= 500:
+                failures.append(f"{persona} GET {url}?…={bad!r}: {response.status_code}")
+        response = client.get(url)
+        if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
+            continue
+        for form in _post_forms(response.content.decode()):
+            target = urljoin(url, form["action"]) if form["action"] else url
+            if urlsplit(target).netloc or target.startswith(("/accounts/logout", "/staff/logout")):
+                continue
+            buttons = form["buttons"] or [None]
+            for button in buttons:
+                key = (persona, urlsplit(target).path, tuple(n for n, _ in form["fields"]), button)
+                if key in seen_forms:
+                    continue
+                seen_forms.add(key)
+                base = list(form["fields"]) + ([button] if button else [])
+                names = {n for n, _ in form["fields"] if n != "csrfmiddlewaretoken"}
+                names |= {n for n, _ in form.get("unchecked", [])}
+                for name in sorted(names):
+                    for bad in MALFORMED:
+                        data = [(n, v) for n, v in base if n != name] + [(name, bad)]
+                        posted = {}
+                        for n, v in data:
+                            posted.setdefault(n, []).append(v)
+                        response = client.post(target, posted)
+                        if response.status_code >= 500:
+                            print("500:", persona, target, name, repr(bad), button, flush=True)
+                            failures.append(f"{persona} POST {target} {name}={bad!r} button={button}: "
+                                            f"{response.status_code}")
+    assert not failures, "\n".join(failures)
