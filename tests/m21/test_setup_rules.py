@@ -10,8 +10,18 @@ import pytest
 
 from rulesets.m21.roles import COP_ROLES, MAFIA_POWER_ROLES, ROLES, TOWN_POWER_ROLES
 from rulesets.m21.setup import (
-    INSANE_KEY, PostRules, SetupError, SetupShape, check_setup, deal_roles, default_shape, draw_insane_cop,
-    draw_setup, role_pm_text, setup_post_text, verify_deal,
+    INSANE_KEY,
+    PostRules,
+    SetupError,
+    SetupShape,
+    check_setup,
+    deal_roles,
+    default_shape,
+    draw_insane_cop,
+    draw_setup,
+    role_pm_text,
+    setup_post_text,
+    verify_deal,
 )
 
 SEED_DEFAULT = {"citizen": 11, "judge": 1, "cop": 1, "desperado": 1, "watcher": 1,
