@@ -513,7 +513,9 @@ class Roleblocks(M21Step):
         for watcher, target, kind in list(ctx.watches):
             if watcher in ctx.blocked:
                 ctx.watches.remove((watcher, target, kind))
-                ctx.visits = [v for v in ctx.visits if not (v[0] == watcher and v[2] == 1)]
+                for visit in [v for v in ctx.visits if v[0] == watcher and v[2] == 1]:
+                    ctx.visits.remove(visit)
+                    ctx.event("visit_void", actor=watcher, target=visit[1], step=1)
                 ctx.event("watch_void", actor=watcher, target=target)
 
 
