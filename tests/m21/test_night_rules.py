@@ -219,7 +219,7 @@ def test_insane_item_cop_reports_a_seeded_random_item_on_an_itemless_target_M_NI
     for seed in range(12):
         night = Night(seed=seed).player("Ida", sane=False).act("Ida", "investigate", "Joe")
         out = night.resolve()
-        [(kind, target, answer)] = results_of(out, "Ida")
+        [(_, _, answer)] = results_of(out, "Ida")
         assert len(answer) == 1 and answer[0] in {"gun", "binoculars", "whiskey", "goggles", "grenade", "armour",
                                                     "balloon", "first_aid_kit", "police_radio"}
         [draw] = events(out, "investigations", "draw")

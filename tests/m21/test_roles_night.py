@@ -106,8 +106,8 @@ def test_inventor_invents_each_gadget_once_and_the_recipient_is_told_M_ROLE():
              .act("Inv", "deliver", "Ann", item="police_radio").resolve())
     assert _ignored(again) == [("Inv", "the police_radio was already invented")]
     stash = Night().act("Inv", "deliver", "Ann", item="gun").resolve()
-    assert _ignored(stash) == [("Inv", "a delivery needs a gadget (goggles, grenade, armour, balloon, "
-                                       "first_aid_kit, police_radio)")]
+    gadgets = "goggles, grenade, armour, balloon, first_aid_kit, police_radio"
+    assert _ignored(stash) == [("Inv", f"a delivery needs a gadget ({gadgets})")]
 
 
 def test_godfather_investigates_as_innocent_and_vanilla_but_items_show_M_ROLE():
