@@ -258,7 +258,7 @@ def dispatch_due_events(now: datetime | None = None, *, limit: int | None = None
     limit = limit or settings.MAFIA_DISPATCH_BATCH
     done = 0
     failed_ids: set[int] = set()
-    for _ in range(limit):
+    for _step in range(limit):
         try:
             result = try_run_one_due_event(now)
         except (InterfaceError, OperationalError) as exc:
@@ -359,7 +359,7 @@ def preview_due_events(now: datetime | None = None, *, limit: int | None = None)
     results: list[RunResult] = []
     try:
         with transaction.atomic():
-            for _ in range(limit):
+            for _step in range(limit):
                 result = try_run_one_due_event(now)
                 if result is None or (not result.ok and any(r.event_id == result.event_id for r in results)):
                     break
@@ -378,7 +378,7 @@ def advance_clock(until: datetime, *, game=None, max_steps: int = 10_000) -> int
     A failing event stops the advance once its retry time is past ``until``."""
     total = 0
     last_tick = None
-    for _ in range(max_steps):
+    for _step in range(max_steps):
         events = _pending().filter(due_at__lte=until)
         if game is not None:
             events = events.filter(game=game)
