@@ -61,7 +61,6 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
     vote keyword or the nominee's last word, else it is refused with the tally's reason.
     """
-    now = now or timezone.now()
     text = (text or "").strip()
     if not has_visible_text(text):
         raise InvalidInput(_("The message is empty."))
@@ -69,8 +68,11 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     if len(text) > limit:
         raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
                            % {"length": len(text), "max": limit})
-    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after.
+    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after; the
+    # receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
+    # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
+    now = now or timezone.now()
     policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
