@@ -18,7 +18,7 @@ from .selectors import winner_of
 def export_for(viewer, game: Game) -> dict[str, Any]:
     """``{"game": {...}, "cities": [...], "staff": [...], "residents": [...], "posts": [...], "inboxes":
     [{"id", "kind", "title", "city", "day", "messages": [{"author", "at", "text", "hidden"}]}]}``, times as ISO
-    8601 UTC. ``winner`` only after the end. Query count independent of the number of messages."""
+    8601 UTC; an inbox's ``id`` is its opaque public id (a database id would count the inboxes not exported). ``winner`` only after the end. Query count independent of the number of messages."""
     finished = game.status == "finished"
     residents = list(Resident.objects.filter(game=game).select_related("city", "game").order_by("city__number", "name"))
     if game.lists_published_at is None and not finished:
@@ -45,7 +45,7 @@ def export_for(viewer, game: Game) -> dict[str, Any]:
                        "judge": r.is_judge} for r in residents],
         "posts": [{"kind": p.kind, "title": p.title, "at": p.published_at.isoformat(), "text": p.body}
                   for p in PublicPost.objects.filter(game=game, published_at__isnull=False).order_by("published_at")],
-        "inboxes": [{"id": i.pk, "kind": i.kind, "title": i.title, "city": i.city.number if i.city else None,
+        "inboxes": [{"id": i.public_id, "kind": i.kind, "title": i.title, "city": i.city.number if i.city else None,
                      "day": i.day_number, "messages": by_inbox.get(i.pk, [])} for i in inboxes],
     }
     if finished:

@@ -171,14 +171,14 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
     if not kind:
         for post in PublicPost.objects.filter(game=game, published_at__isnull=False).order_by("published_at"):
             items.append((-1, TimelineItem(at=post.published_at, kind="post", text=post.title,
-                                           url=reverse("post_detail", args=[game.slug, post.pk]))))
+                                           url=reverse("post_detail", args=[game.slug, post.public_id]))))
     messages = (readable_messages_of(viewer, game, city=city, kind=kind)
                 .select_related("inbox", "inbox__city").order_by("received_at", "id")[:limit])
     for m in messages:
         text = "" if m.is_hidden else m.body[:200]
         items.append((m.inbox.day_number, TimelineItem(at=m.received_at, kind="message", city=m.inbox.city, inbox=m.inbox,
                                                        text=f"{m.author_name}: {text}",
-                                                       url=reverse("inbox_thread", args=[m.inbox_id]))))
+                                                       url=reverse("inbox_thread", args=[m.inbox.public_id]))))
     if not kind:
         finished = game.status == GameStatus.FINISHED
         cities = {c.pk: c for c in City.objects.filter(game=game)}

@@ -11,10 +11,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
-from cities.public_ids import is_database_id
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
+from kernel.public_ids import is_database_id
 
 from . import charts, export, selectors, services
 from .forms import NotificationSettingsForm
@@ -45,11 +45,11 @@ def open_inbox(request, slug: str, inbox_id: str):
     if not request.user.is_authenticated:
         return redirect(f"{reverse('account_login')}?next={reverse('archive_game', args=[slug])}")
     game = game_get(slug)
-    inbox = policies.requestable_inboxes(request.user, game).filter(pk=_int(inbox_id)).select_related("game").first()
+    inbox = policies.requestable_inboxes(request.user, game).filter(public_id=inbox_id).select_related("game").first()
     if inbox is None:
         raise Http404("No such inbox.")
     services.do_request_open(inbox, acting_user=request.user)
-    return redirect("inbox_thread", inbox.pk)
+    return redirect("inbox_thread", inbox.public_id)
 
 
 def _int(value) -> int:

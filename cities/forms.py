@@ -18,7 +18,7 @@ _ASCII_INTEGER = re.compile(r"-?[0-9]{1,18}")
 
 def _well_formed_key(value, key: str) -> bool:
     """True when ``value`` has the shape of the ``key`` column: a public id, or a database id in ASCII digits."""
-    from .public_ids import is_public_id
+    from kernel.public_ids import is_public_id
 
     if key == "public_id":
         return is_public_id(value)
@@ -31,6 +31,21 @@ def _default_key(queryset, to_field_name):
             and any(f.name == "public_id" for f in queryset.model._meta.concrete_fields):
         return "public_id"
     return to_field_name
+
+
+class IdempotencyKeyField(forms.RegexField):
+    """The hidden key of one rendering of a form that creates something (``kernel.public_ids``): a fresh key per
+    page, posted back with the form, so the service stores one object however often the form is re-submitted
+    (a double click, a network retry). Optional: a client without it simply gets no deduplication."""
+
+    def __init__(self, **kwargs):
+        from kernel.public_ids import IDEMPOTENCY_KEY_REGEX, new_idempotency_key
+
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("widget", forms.HiddenInput)
+        kwargs.setdefault("initial", new_idempotency_key)
+        kwargs.setdefault("error_messages", {"invalid": _("This form is out of date: reload the page.")})
+        super().__init__(IDEMPOTENCY_KEY_REGEX, **kwargs)
 
 
 class IdField(forms.IntegerField):
@@ -64,6 +79,23 @@ class _ObjectKey:
             self.to_field_name = _default_key(self.queryset, None)
 
     queryset = property(forms.ModelChoiceField._get_queryset, _set_queryset)
+
+
+class PublicIdFormField(forms.CharField):
+    """An opaque public id (``kernel.public_ids``) typed in a form: anything of another shape is the field's
+    "invalid" error; whether it names an object the viewer may use is the view's or the service's question."""
+
+    default_error_messages = {"invalid": _("Select a valid choice. That choice is not one of the available choices.")}
+
+    def to_python(self, value):
+        from kernel.public_ids import is_public_id
+
+        value = super().to_python(value)
+        if value in self.empty_values:
+            return value
+        if not is_public_id(value):
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return value
 
 
 class ObjectChoiceField(_ObjectKey, forms.ModelChoiceField):

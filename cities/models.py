@@ -12,6 +12,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from kernel.public_ids import PublicIdField
 from kernel.rulesets import registered_rulesets
 
 
@@ -156,6 +157,7 @@ class Resident(models.Model):
     is_spirit = models.BooleanField(default=False, verbose_name=_("is spirit"))
     alignment_announced = models.BooleanField(default=False, verbose_name=_("alignment announced"))
     died_at = models.DateTimeField(null=True, blank=True, verbose_name=_("died at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("resident")
@@ -278,6 +280,7 @@ class PublicPost(models.Model):
     created_at = models.DateTimeField(verbose_name=_("created at"))
     publish_at = models.DateTimeField(null=True, blank=True, verbose_name=_("publish at"))
     published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("published at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("public post")

@@ -37,10 +37,11 @@ def published_posts(game: Game) -> list[PublicPost]:
     return sorted(posts, key=lambda p: p.kind != PostKind.RECRUITMENT)
 
 
-def post_get(viewer, game: Game, post_id: int) -> PublicPost:
-    """A public post of ``game``: published ones for everyone, unpublished ones for the Procurator only.
-    Raises Http404 otherwise (an unpublished post is indistinguishable from a missing one)."""
-    post = PublicPost.objects.filter(game=game, pk=post_id).first()
+def post_get(viewer, game: Game, post_id: str) -> PublicPost:
+    """The public post of ``game`` whose public id is ``post_id``: published ones for everyone, unpublished ones
+    for the Procurator only. Raises Http404 otherwise (an unpublished post is indistinguishable from a missing
+    one, and public ids do not count the scheduled posts between two published ones)."""
+    post = PublicPost.objects.filter(game=game, public_id=str(post_id)).first()
     if post is None or (post.published_at is None and not policies.holds_role(viewer, game, "procurator")):
         raise Http404("No such post.")
     return post
@@ -57,9 +58,10 @@ class ResidentProfile:
     is_self: bool
 
 
-def resident_profile_for(viewer, game: Game, resident_id: int) -> ResidentProfile:
-    """The profile of resident ``resident_id`` of ``game`` as ``viewer`` may see it. Raises Http404."""
-    resident = get_object_or_404(Resident.objects.select_related("city", "game"), game=game, pk=resident_id)
+def resident_profile_for(viewer, game: Game, resident_id: str) -> ResidentProfile:
+    """The profile of the resident of ``game`` whose public id is ``resident_id``, as ``viewer`` may see it.
+    Raises Http404."""
+    resident = get_object_or_404(Resident.objects.select_related("city", "game"), game=game, public_id=resident_id)
     seat = policies.seat_in(viewer, game)
     return ResidentProfile(
         resident=resident,

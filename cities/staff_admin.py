@@ -50,6 +50,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
@@ -59,8 +60,10 @@ from inboxes import policies
 from inboxes import services as inbox_services
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
 
+from kernel.public_ids import is_database_id, is_public_id
+
 from .errors import RuleViolation
-from .forms import ObjectChoiceField, ObjectMultipleChoiceField, WallClockField, wall_clock_to_utc
+from .forms import ObjectMultipleChoiceField, WallClockField, wall_clock_to_utc
 from .models import City, Game, GameStatus, Resident, StaffKind, StaffRole
 
 #: The request being served by a staff admin view. ModelAdmin instances are shared by every thread, so the
@@ -176,7 +179,7 @@ class GameStaffAdminSite(AdminSite):
                 messages.error(request, str(exc))
             else:
                 messages.success(request, _("The stage “%(title)s” is open.") % {"title": inbox.title})
-                return HttpResponseRedirect(reverse("admin:inboxes_inbox_change", args=[inbox.pk],
+                return HttpResponseRedirect(reverse("admin:inboxes_inbox_change", args=[inbox.public_id],
                                                     current_app=self.name))
         context = {**self.each_context(request), "title": _("Open a stage"), "subtitle": game.title,
                    "form": form, "game": game}
@@ -298,6 +301,63 @@ class StaffScopedAdmin(admin.ModelAdmin):
         return {name: action for name, action in super().get_actions(request).items()
                 if self.offers_action(request, name)}
 
+    # Opaque ids (kernel.public_ids): for a model with a ``public_id``, the console's URLs, action checkboxes and
+    # links carry it instead of the database id, which would count the objects the viewer may not read
+    # (L-INBOX-20). A malformed id of any model is the admin's "doesn't exist", never a database error.
+
+    def uses_public_id(self) -> bool:
+        return any(f.name == "public_id" for f in self.model._meta.concrete_fields)
+
+    def get_object(self, request, object_id, from_field=None):
+        if self.uses_public_id() and from_field is None:
+            if not is_public_id(object_id):
+                return None
+            return self.get_queryset(request).filter(public_id=object_id).first()
+        if from_field is None and not is_database_id(str(object_id)):
+            return None
+        return super().get_object(request, object_id, from_field)
+
+    def get_changelist(self, request, **kwargs):
+        changelist = super().get_changelist(request, **kwargs)
+        if not self.uses_public_id():
+            return changelist
+
+        class PublicIdChangeList(changelist):
+            def url_for_result(self, result):
+                return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
+                               args=(result.public_id,), current_app=self.model_admin.admin_site.name)
+
+        return PublicIdChangeList
+
+    def action_checkbox(self, obj):
+        """Django's action checkbox, valued with the public id where the model has one."""
+        html = super().action_checkbox(obj)
+        if not self.uses_public_id():
+            return html
+        return mark_safe(html.replace(f'value="{obj.pk}"', f'value="{obj.public_id}"'))
+
+
+    def action_keys(self, pks) -> dict[int, str]:
+        """Database id -> the key an action page posts back for it (the public id where the model has one)."""
+        if not self.uses_public_id():
+            return {pk: str(pk) for pk in pks}
+        return dict(self.model.objects.filter(pk__in=list(pks)).values_list("pk", "public_id"))
+
+    def changelist_view(self, request, extra_context=None):
+        """Django's changelist, with the posted action selection read as public ids (or well-formed database
+        ids): each becomes the database id of an object in scope; anything else is dropped (as a missing id)."""
+        if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:
+            posted = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+            if self.uses_public_id():
+                keys = [v for v in posted if is_public_id(v)]
+                pks = [str(pk) for pk in self.get_queryset(request).filter(public_id__in=keys).values_list("pk", flat=True)]
+            else:
+                pks = [v for v in posted if is_database_id(v)]
+            data = request.POST.copy()
+            data.setlist(helpers.ACTION_CHECKBOX_NAME, pks)
+            request.POST = data
+        return super().changelist_view(request, extra_context)
+
 
 class ScopedRelatedFilter(RelatedOnlyFieldListFilter):
     """A filter by a related object, offering only the values present in the scoped queryset. Always shown, so
@@ -306,6 +366,29 @@ class ScopedRelatedFilter(RelatedOnlyFieldListFilter):
 
     def has_output(self) -> bool:
         return True
+
+
+class InboxFilter(admin.SimpleListFilter):
+    """Filter memberships or messages by inbox, offering the inboxes present in the scoped queryset, addressed by
+    their public id (``?inbox=<public id>``): a database id in the link would count the inboxes the viewer may
+    not read (L-INBOX-20). An unknown or malformed value filters to nothing, like an inbox outside the scope."""
+
+    title = gettext_lazy("inbox")
+    parameter_name = "inbox"
+
+    def lookups(self, request, model_admin):
+        inboxes = (Inbox.objects.filter(pk__in=model_admin.get_queryset(request).values("inbox_id"))
+                   .order_by("game_id", "kind", "city__number", "title").values_list("public_id", "title"))
+        return list(inboxes)
+
+    def has_output(self) -> bool:
+        return True
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if not value:
+            return queryset
+        return queryset.filter(inbox__public_id=value) if is_public_id(value) else queryset.none()
 
 
 def _fact(fact: str, label: str) -> str:
@@ -368,12 +451,14 @@ def _may_roll_over_somewhere(request) -> bool:
 def _action_page(modeladmin, request, *, action: str, title: str, targets, form, submit: str):
     """The intermediate page of ``action``: the selected objects (``targets``: (pk, label) pairs, labels the
     viewer may see), the form, and the same action posted again with ``apply``."""
+    targets = list(targets)
+    keys = modeladmin.action_keys([pk for pk, _label in targets])
     context = {
         **modeladmin.admin_site.each_context(request),
         "title": title,
         "opts": modeladmin.opts,
         "form": form,
-        "targets": targets,
+        "targets": [(keys.get(pk, ""), label) for pk, label in targets],
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         "action": action,
         "submit_label": submit,
@@ -825,12 +910,12 @@ class StaffMembershipAdmin(StaffScopedAdmin):
     """Memberships of the inboxes the user may read; moderation through the inbox services (L-INBOX-17/18)."""
 
     list_display = ("resident", "inbox", "state", "banned_until", "since", "reason")
-    list_filter = ("state", ("inbox", ScopedRelatedFilter))
+    list_filter = ("state", InboxFilter)
     search_fields = ("resident__name", "inbox__title")
     fields = ("resident", "inbox", "state", "since", "banned_until", "reason")
     actions = (ban_members, unban_members, remove_members, add_back_members)
     allowed_lookups = frozenset({
-        "state__exact", "state__isnull", "inbox__id__exact", "inbox__isnull", "inbox__game__id__exact",
+        "state__exact", "state__isnull", "inbox", "inbox__game__id__exact",
     })
 
     def scoped_queryset(self, request):
@@ -854,11 +939,11 @@ class StaffMessageAdmin(StaffScopedAdmin):
     names (L-INBOX-15)."""
 
     list_display = ("received_at", "inbox", "author", "excerpt", "is_hidden")
-    list_filter = (("inbox", ScopedRelatedFilter), "is_hidden")
+    list_filter = (InboxFilter, "is_hidden")
     search_fields = ("body",)
     fields = ("inbox", "author", "received_at", "edited_at", "is_hidden", "hidden_at", "text")
     allowed_lookups = frozenset({
-        "inbox__id__exact", "inbox__isnull", "is_hidden__exact", "is_hidden__isnull", "inbox__game__id__exact",
+        "inbox", "is_hidden__exact", "is_hidden__isnull", "inbox__game__id__exact",
     })
     actions = (hide_messages,)
 

@@ -126,7 +126,7 @@ def schedule_post(request, slug: str):
                 status = 400
             else:
                 messages.success(request, _("The post is scheduled."))
-                return redirect("post_detail", slug=game.slug, post_id=post.pk)
+                return redirect("post_detail", slug=game.slug, post_id=post.public_id)
         else:
             status = 400
     return render(request, "cities/schedule_post.html", {"game": game, "form": form}, status=status)

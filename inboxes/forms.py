@@ -5,7 +5,7 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from cities.forms import ObjectMultipleChoiceField
+from cities.forms import IdempotencyKeyField, ObjectMultipleChoiceField
 
 
 class PostMessageForm(forms.Form):
@@ -16,6 +16,7 @@ class PostMessageForm(forms.Form):
         max_length=settings.MAFIA_MESSAGE_MAX_LENGTH,
         error_messages={"required": _("The message is empty.")},
     )
+    idempotency_key = IdempotencyKeyField()
 
 
 class EditMessageForm(PostMessageForm):
@@ -30,6 +31,7 @@ class SecretInboxForm(forms.Form):
                             error_messages={"required": _("The title is empty.")})
     members = ObjectMultipleChoiceField(label=_("Members"), queryset=None, widget=forms.CheckboxSelectMultiple,
                                              error_messages={"required": _("Invite at least one member.")})
+    idempotency_key = IdempotencyKeyField()
 
     def __init__(self, *args, game, exclude=None, **kwargs):
         from cities.models import Resident

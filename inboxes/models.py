@@ -11,6 +11,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
+from kernel.public_ids import PublicIdField
 
 
 class InboxKind(models.TextChoices):
@@ -77,6 +78,10 @@ class Inbox(models.Model):
     predecessor = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="successor",
         verbose_name=_("predecessor"))
     rolled_over_at = models.DateTimeField(null=True, blank=True, verbose_name=_("rolled over at"))
+    public_id = PublicIdField()
+    #: The key of the form submission that created it (a secret inbox): a re-submission returns this inbox.
+    idempotency_key = models.CharField(max_length=40, null=True, blank=True, editable=False,
+                                       verbose_name=_("idempotency key"))
 
     class Meta:
         verbose_name = _("inbox")
@@ -92,6 +97,8 @@ class Inbox(models.Model):
                 name="inbox_city_kinds_have_city",
             ),
             models.CheckConstraint(condition=~Q(kind="personal") | Q(resident__isnull=False), name="inbox_personal_has_resident"),
+            models.UniqueConstraint(fields=["game", "idempotency_key"], condition=Q(idempotency_key__isnull=False),
+                                    name="inbox_one_per_idempotency_key"),
         ]
         indexes = [models.Index(fields=["game", "kind"], name="inbox_game_kind_idx")]
 
@@ -165,6 +172,11 @@ class Message(models.Model):
     hidden_at = models.DateTimeField(null=True, blank=True, verbose_name=_("hidden at"))
     hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
         verbose_name=_("hidden by"))
+    public_id = PublicIdField()
+    #: The key of the form submission that posted it (``kernel.public_ids.new_idempotency_key``): a re-submission
+    #: with the same key returns this message instead of storing another.
+    idempotency_key = models.CharField(max_length=40, null=True, blank=True, editable=False,
+                                       verbose_name=_("idempotency key"))
 
     class Meta:
         verbose_name = _("message")
@@ -176,6 +188,8 @@ class Message(models.Model):
                 condition=Q(author_resident__isnull=True) | Q(author_staff__isnull=True),
                 name="message_one_author_kind",
             ),
+            models.UniqueConstraint(fields=["author_user", "idempotency_key"],
+                                    condition=Q(idempotency_key__isnull=False), name="message_one_per_idempotency_key"),
         ]
 
     def __str__(self) -> str:

@@ -36,7 +36,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from cities.public_ids import is_database_id
+from kernel.public_ids import is_public_id
 from staff.models import TribuneStandIn
 
 from .models import Inbox, InboxKind, Membership, MembershipState, Message
@@ -514,25 +514,26 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
 def access_inbox_by_id(user, inbox_id) -> Inbox:
     """The only way a request's inbox id becomes an Inbox (Zulip's ``access_stream_by_id``).
 
-    Args: ``inbox_id`` an int or a string from the URL. Returns the Inbox with its game and city loaded.
-    Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden inbox must be
-    indistinguishable from one that does not exist (L-INBOX-17).
+    Args: ``inbox_id`` the inbox's opaque public id (``kernel.public_ids``) from a URL or a form; the database id
+    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20). Returns
+    the Inbox with its game and city loaded. Raises ``Http404``, the same one, for a malformed, missing or
+    forbidden id: a forbidden inbox must be indistinguishable from one that does not exist (L-INBOX-17).
     """
-    if not is_database_id(inbox_id):
+    if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
-    pk = int(inbox_id)
     # The same queries run whether the id exists or not (roles, seats, the inbox, the seat's membership), so
     # that the response time does not tell a forbidden inbox from a missing one either.
     _roles_of(user)
     seats = _seats_of(user)
-    inbox = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(pk=pk).first()
+    inbox = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id).first()
     if seats:
-        membership = Membership.objects.filter(inbox_id=pk, resident__in=[s.pk for s in seats.values()]).first()
+        membership = (Membership.objects.filter(inbox__public_id=inbox_id, resident__in=[s.pk for s in seats.values()])
+                      .first())
         if inbox is not None and seat_in(user, inbox.game_id) is not None:
             cache = getattr(user, "_mafia_memberships", None)
             if cache is None:
                 cache = user._mafia_memberships = {}
-            cache[pk] = membership
+            cache[inbox.pk] = membership
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox
@@ -866,6 +867,34 @@ def audit_audience(kind: str) -> str:
     return AUDIT_NOBODY
 
 
+#: Payload keys whose numbers are plain quantities (days, counts, drawn numbers), shown as they are.
+AUDIT_PLAIN_NUMBERS = frozenset({"day", "number", "numbers", "night", "count", "length", "hours", "calendar_days",
+                                 "position", "signups", "members", "moved", "cancelled", "votes", "population", "mafia_count"})
+
+#: Payload keys naming objects -> the kind of object (``AuditScope._reference_map``); any other id is "…".
+AUDIT_REFERENCES: dict[str, str] = {
+    **dict.fromkeys(["resident", "nominee", "candidate", "voter", "proposer", "other", "nominator", "choice",
+                     "judge", "judges", "candidates", "spirits", "winner"], "resident"),
+    **dict.fromkeys(["inbox", "inboxes", "predecessor", "successor", "created", "precincts"], "inbox"),
+    "message": "message", "city": "city", "cities": "city",
+    **dict.fromkeys(["user", "old_user", "new_user"], "user"),
+    **dict.fromkeys(["role", "tribune", "absent", "stand_in", "organizer"], "role"),
+    "session": "session", "case": "case", "proxy": "proxy", "declaration": "declaration", "demand": "demand",
+    "offer": "offer", "post": "post", "request": "request",
+}
+
+#: The models behind the public-id references of ``AUDIT_REFERENCES``.
+AUDIT_REFERENCE_MODELS = {
+    "session": "voting.VotingSession", "case": "voting.CourtCase", "proxy": "voting.ProxyRequest",
+    "declaration": "voting.SuicideDeclaration", "demand": "voting.RemovalDemand", "request": "voting.SpeechRequest",
+    "impeachment": "staff.ImpeachmentDemand", "offer": "roles.CommissarOffer", "post": "cities.PublicPost",
+}
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 class AuditScope:
     """What one viewer may see of one game's audit log; build once per page (a few queries), then ask
     ``can_see(event)`` per event. ``visible_events`` is its query form."""
@@ -939,6 +968,69 @@ class AuditScope:
                 return True
             return self.city_of(event) in self.tribune_cities
         return False
+
+    def shown_details(self, event) -> list[tuple[str, str]]:
+        """The payload of ``event`` as the audit log shows it to this viewer: ``[(key, text)]`` sorted by key,
+        with no database id (L-INBOX-20: a sequential id of a message or an inbox counts what the viewer may
+        not read). A resident, city or account is shown by name, an inbox by title and public id when the viewer
+        may read it (else "—"), a message by its inbox's public id, a request, session, case, demand, offer or
+        post by its public id; plain numbers (days, counts) as they are; any other id as "…". Empty for an event
+        the viewer may not see."""
+        if not self.can_see(event):
+            return []
+        shown = []
+        for key, value in sorted((event.payload or {}).items()):
+            if isinstance(value, list) and value and all(_is_int(v) for v in value):
+                text = ", ".join(self._reference(event.kind, key, v) for v in value)
+            elif _is_int(value):
+                text = self._reference(event.kind, key, value)
+            else:
+                text = str(value)
+            shown.append((key, text[:200]))
+        return shown
+
+    def _reference(self, kind: str, key: str, value: int) -> str:
+        if key in AUDIT_PLAIN_NUMBERS:
+            return str(value)
+        target = AUDIT_REFERENCES.get(key)
+        if key == "demand" and kind.startswith("impeachment."):
+            target = "impeachment"
+        if target is None:
+            return "…"
+        return self._references(target).get(value, "—")
+
+    def _references(self, target: str) -> dict[int, str]:
+        """Database id -> what the viewer is shown, for the objects of kind ``target`` in this game."""
+        cache = self.__dict__.setdefault("_reference_maps", {})
+        if target not in cache:
+            cache[target] = self._reference_map(target)
+        return cache[target]
+
+    def _reference_map(self, target: str) -> dict[int, str]:
+        from django.apps import apps
+
+        game = self.game_id
+        if target == "resident":
+            return dict(Resident.objects.filter(game_id=game).values_list("pk", "name"))
+        if target == "city":
+            from cities.models import City
+            return dict(City.objects.filter(game_id=game).values_list("pk", "name"))
+        if target == "user":
+            return {u.pk: u.public_name for u in get_user_model().objects.filter(
+                Q(signups__game_id=game) | Q(staff_roles__game_id=game) | Q(seats__game_id=game)).distinct()}
+        if target == "role":
+            return {r.pk: str(r.get_kind_display()) + (f" ({r.city.name})" if r.city_id else "")
+                    for r in StaffRole.objects.filter(game_id=game).select_related("city")}
+        readable = self.readable_inbox_ids()
+        if target == "inbox":
+            return {pk: f"{title} [{public_id}]" for pk, title, public_id in
+                    Inbox.objects.filter(game_id=game, pk__in=readable).values_list("pk", "title", "public_id")}
+        if target == "message":
+            return {pk: f"[{public_id}]" for pk, public_id in Message.objects.filter(
+                inbox__game_id=game, inbox_id__in=readable).values_list("pk", "public_id")}
+        label, model_name = AUDIT_REFERENCE_MODELS[target].split(".")
+        model = apps.get_model(label, model_name)
+        return {pk: f"[{public_id}]" for pk, public_id in model.objects.filter(game_id=game).values_list("pk", "public_id")}
 
     def shows_actor(self, event) -> bool:
         """True when the viewer may see who acted: never the Consigliere's name to someone who may not know

@@ -50,8 +50,13 @@ def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None
 
 
 @transaction.atomic
-def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | None = None) -> Message:
+def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | None = None,
+                    idempotency_key: str | None = None) -> Message:
     """Post ``text`` (Markdown) in ``inbox`` as ``acting_user``; the receive time is ``now`` (aware UTC, µs).
+
+    ``idempotency_key`` (the post form's key, ``kernel.public_ids.new_idempotency_key``): when this user already
+    posted with the same key, that message is returned and nothing is stored or audited again (a double click or
+    a network retry stores one message; checked under the inbox lock, backed by a unique constraint).
 
     The author is the user's seat in the game when they are a member, else their staff role there.
     Returns the Message. Raises, changing nothing:
@@ -73,6 +78,10 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     now = now or timezone.now()
+    if idempotency_key and acting_user is not None and acting_user.is_authenticated:
+        already = Message.objects.filter(author_user=acting_user, idempotency_key=idempotency_key).first()
+        if already is not None:
+            return already
     policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
@@ -101,6 +110,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     message = Message.objects.create(
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
+        idempotency_key=idempotency_key or None,
     )
     if hook is not None:
         hook.record(inbox, author_resident, message, accepted, now)
@@ -291,12 +301,13 @@ def _clean_title(title: str) -> str:
 def _new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
                organizer: StaffRole | None = None, organizer_resident: Resident | None = None,
                resident: Resident | None = None, members: Iterable[Resident] = (), banned: Iterable = (),
-               predecessor: Inbox | None = None) -> Inbox:
+               predecessor: Inbox | None = None, idempotency_key: str | None = None) -> Inbox:
     """Create one inbox and its memberships, and audit it. ``banned`` holds residents or (resident, until,
     reason) triples. Callers have checked the rules."""
     inbox = Inbox.objects.create(game=game, kind=kind, title=title, city=city, organizer=organizer,
                                  organizer_resident=organizer_resident, resident=resident, created_at=now,
-                                 day_number=game.day_number, predecessor=predecessor)
+                                 day_number=game.day_number, predecessor=predecessor,
+                                 idempotency_key=idempotency_key)
     rows = [Membership(inbox=inbox, resident=r, state=MembershipState.MEMBER, since=now) for r in members]
     for item in banned:
         r, until, reason = item if isinstance(item, tuple) else (item, None, "")
@@ -537,7 +548,7 @@ def _residents_of_game(game: Game, residents: Iterable[Resident]) -> list[Reside
 
 @transaction.atomic
 def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident], acting_user,
-                           now: datetime | None = None) -> Inbox:
+                           now: datetime | None = None, idempotency_key: str | None = None) -> Inbox:
     """Create a secret inbox (L-INBOX-13) organised by ``acting_user`` with ``members`` (residents of ``game``).
 
     A resident creator is its organizer (``organizer_resident``) and a member; a staff creator (Procurator,
@@ -546,11 +557,18 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     Consigliere, who cannot hold a seat, is never a member. Returns the Inbox. Raises ``NotAllowed`` (the
     Consigliere, someone outside the game), ``InvalidInput`` (empty or long title, no other member, a resident
     of another game) or ``WrongState`` (game over).
+
+    ``idempotency_key`` (the form's key): a re-submission of the same form returns the inbox it created, creating
+    nothing more (checked first, and a concurrent duplicate meets the unique constraint and gets the same inbox).
     """
     now = now or timezone.now()
-    _check_not_finished(game)
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("Log in to create a secret inbox."))
+    if idempotency_key:
+        already = _secret_inbox_of_key(game, idempotency_key, acting_user)
+        if already is not None:
+            return already
+    _check_not_finished(game)
     policies.forget_viewer_cache(acting_user)
     if policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
         raise NotAllowed(_("The Consigliere may not take part in secret inboxes."), rule="L-STAFF-4")
@@ -564,10 +582,30 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     invited = [r for r in _residents_of_game(game, members) if seat is None or r.pk != seat.pk]
     if not invited:
         raise InvalidInput(_("Invite at least one member."), rule="L-INBOX-13")
-    if seat is not None:
-        return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer_resident=seat,
-                          members=[seat, *invited])
-    return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer=roles[0], members=invited)
+    organizer = {"organizer_resident": seat, "members": [seat, *invited]} if seat is not None else \
+        {"organizer": roles[0], "members": invited}
+    try:
+        with transaction.atomic():
+            return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now,
+                              idempotency_key=idempotency_key or None, **organizer)
+    except IntegrityError:
+        already = _secret_inbox_of_key(game, idempotency_key, acting_user) if idempotency_key else None
+        if already is None:
+            raise
+        return already
+
+
+def _secret_inbox_of_key(game: Game, key: str, user) -> Inbox | None:
+    """The secret inbox of ``game`` that ``user`` created with the form key ``key``, or None. Raises
+    ``InvalidInput`` when the key belongs to an inbox of someone else (a form of another account replayed)."""
+    inbox = Inbox.objects.filter(game=game, kind=K.SECRET, idempotency_key=key).select_related(
+        "organizer_resident", "organizer").first()
+    if inbox is None:
+        return None
+    creator = inbox.organizer_resident.user_id if inbox.organizer_resident_id else inbox.organizer.user_id
+    if creator != user.pk:
+        raise InvalidInput(_("This form is out of date: reload the page."))
+    return inbox
 
 
 @transaction.atomic

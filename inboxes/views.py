@@ -52,12 +52,13 @@ def inbox_thread(request, inbox_id: int):
         form = PostMessageForm(request.POST)
         if form.is_valid():
             try:
-                services.do_post_message(inbox, form.cleaned_data["text"], acting_user=request.user)
+                services.do_post_message(inbox, form.cleaned_data["text"], acting_user=request.user,
+                                         idempotency_key=form.cleaned_data["idempotency_key"] or None)
             except RuleViolation as exc:
                 error = str(exc)
                 status = _STATUS.get(type(exc), 400)
             else:
-                return redirect(f"{reverse('inbox_thread', args=[inbox.pk])}#latest")
+                return redirect(f"{reverse('inbox_thread', args=[inbox.public_id])}#latest")
         else:
             error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             status = 400
@@ -112,7 +113,7 @@ def _voting_tally(user, inbox):
 
 def _thread_url(inbox, position: int) -> str:
     page = (position - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
-    return f"{reverse('inbox_thread', args=[inbox.pk])}?page={page}#n{position}"
+    return f"{reverse('inbox_thread', args=[inbox.public_id])}?page={page}#n{position}"
 
 
 @login_required
@@ -176,7 +177,7 @@ def inbox_mark_read(request, inbox_id: str):
     latest = selectors.latest_message_time(inbox)
     if latest is not None:
         services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=latest)
-    return redirect(f"{reverse('inbox_thread', args=[inbox.pk])}?page=last#latest")
+    return redirect(f"{reverse('inbox_thread', args=[inbox.public_id])}?page=last#latest")
 
 
 @login_required
@@ -208,11 +209,12 @@ def secret_new(request, slug: str):
             try:
                 inbox = services.do_create_secret_inbox(game, title=form.cleaned_data["title"],
                                                         members=list(form.cleaned_data["members"]),
-                                                        acting_user=request.user)
+                                                        acting_user=request.user,
+                                                        idempotency_key=form.cleaned_data["idempotency_key"] or None)
             except RuleViolation as exc:
                 error, status = str(exc), _STATUS.get(type(exc), 400)
             else:
-                return redirect("inbox_thread", inbox_id=inbox.pk)
+                return redirect("inbox_thread", inbox_id=inbox.public_id)
         else:
             status = 400
     return render(request, "inboxes/secret_new.html", {"game": game, "form": form, "error": error}, status=status)

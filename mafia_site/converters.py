@@ -1,7 +1,7 @@
 """Path converters of the site's URLs: only well-formed ids reach a view; anything else is the resolver's 404.
 
 ``id``: a database id, 1 to 18 ASCII digits, so it always fits a bigint (a longer, fractional, signed or
-non-ASCII number such as '²' or '٣' never matches). ``pid``: an opaque public id (``cities.public_ids``), used for
+non-ASCII number such as '²' or '٣' never matches). ``pid``: an opaque public id (``kernel.public_ids``), used for
 every object whose count or order could tell something (L-INBOX-20).
 """
 from __future__ import annotations
@@ -20,9 +20,9 @@ class IdConverter:
 
 
 class PublicIdConverter:
-    """An opaque public id in a URL (``cities.public_ids.PUBLIC_ID_REGEX``), as the string itself."""
+    """An opaque public id in a URL (``kernel.public_ids.PUBLIC_ID_REGEX``), as the string itself."""
 
-    from cities.public_ids import PUBLIC_ID_REGEX as regex  # noqa: N811
+    from kernel.public_ids import PUBLIC_ID_REGEX as regex
 
     def to_python(self, value: str) -> str:
         return value

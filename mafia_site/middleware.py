@@ -74,10 +74,13 @@ class RejectNullBytesMiddleware:
         if any("\x00" in key or any("\x00" in v for v in values) for key, values in request.GET.lists()):
             return True
         if request.method == "POST" and request.content_type in self.FORM_TYPES:
+            from django.core.exceptions import BadRequest, RequestDataTooBig, SuspiciousOperation
+            from django.http.multipartparser import MultiPartParserError
+
             try:
                 post = request.POST
-            except Exception:  # a malformed body: Django answers 400 when the view reads it
-                return False
+            except (BadRequest, MultiPartParserError, RequestDataTooBig, SuspiciousOperation, UnicodeDecodeError):
+                return False  # a malformed body: Django answers 400 when the view reads it
             return any("\x00" in key or any(isinstance(v, str) and "\x00" in v for v in values)
                        for key, values in post.lists())
         return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from cities.forms import IdField
+from cities.forms import IdField, PublicIdFormField
 
 
 class MafiaNumbersForm(forms.Form):
@@ -28,7 +28,7 @@ class AnswerOfferForm(forms.Form):
 
 class NightActionForm(forms.Form):
     """One night action posted from the night page (L-NIGHT): ``action`` names the service; ``city`` (a city
-    number), ``target`` (a resident id, empty = "no kill"), ``kind`` and ``text`` as that action needs. The
+    number), ``target`` (a resident's public id, empty = "no kill"), ``kind`` and ``text`` as that action needs. The
     services check everything else."""
 
     ACTIONS = ["open_election", "vote_godfather", "close_election", "appoint_godfather", "decide", "tour", "check",
@@ -37,7 +37,7 @@ class NightActionForm(forms.Form):
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
     city = IdField(required=False, min_value=1)
     to_city = IdField(required=False, min_value=1)
-    target = IdField(required=False, min_value=1)
+    target = PublicIdFormField(required=False)
     kind = forms.ChoiceField(required=False, choices=[("", ""), ("gift", "gift"), ("fish", "fish")])
     text = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
 

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident
 from inboxes.models import Inbox
+from kernel.public_ids import PublicIdField
 
 
 class MafiaDraw(models.Model):
@@ -63,6 +64,7 @@ class CommissarOffer(models.Model):
     answered_at = models.DateTimeField(null=True, blank=True)
     accepted = models.BooleanField(null=True, blank=True)
     decline_reason = models.TextField(blank=True)
+    public_id = PublicIdField()
 
     class Meta:
         ordering = ["city__number", "number"]

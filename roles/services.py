@@ -325,7 +325,7 @@ def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = N
                             city=city, organizer=procurator, members=[candidate], acting_user=None, now=now)
     offer = CommissarOffer.objects.create(game=game, city=city, candidate=candidate, inbox=inbox, number=number,
                                           offered_at=now)
-    url = reverse("commissar_offer", args=[game.slug, offer.pk])
+    url = reverse("commissar_offer", args=[game.slug, offer.public_id])
     do_post_site_message(inbox, _(
         "%(name)s, the Procurator offers you the post of commissar of %(city)s. [Accept or decline](%(url)s). "
         "The Procurator reads this inbox: if you decline, give your reason (if any) on the answer page, not "
@@ -338,16 +338,13 @@ def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = N
 
 
 def offer_for_candidate(user, game: Game, offer_id) -> CommissarOffer | None:
-    """The offer ``offer_id`` of ``game`` when ``user`` holds the candidate's seat now (L-REPLACE-1), else None
-    (the page answers 404 alike for missing and foreign offers)."""
-    try:
-        pk = int(offer_id)
-    except (TypeError, ValueError):
-        return None
+    """The offer of ``game`` whose public id is ``offer_id`` when ``user`` holds the candidate's seat now
+    (L-REPLACE-1), else None (the page answers 404 alike for missing and foreign offers)."""
     seat = seat_in(user, game)
     if seat is None:
         return None
-    return CommissarOffer.objects.select_related("city", "inbox").filter(game=game, pk=pk, candidate=seat).first()
+    return (CommissarOffer.objects.select_related("city", "inbox")
+            .filter(game=game, public_id=str(offer_id), candidate=seat).first())
 
 
 def may_accept(offer: CommissarOffer) -> bool:

@@ -86,7 +86,7 @@ def commissar_offer(request, slug: str, offer_id: str):
                 error = str(exc)
                 status = ERROR_STATUS.get(type(exc), 400)
             else:
-                return redirect("commissar_offer", slug=game.slug, offer_id=offer.pk)
+                return redirect("commissar_offer", slug=game.slug, offer_id=offer.public_id)
         else:
             error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             status = 400
@@ -200,7 +200,7 @@ def night_page(request, slug: str):
 def _night_action(user, game, data) -> None:
     """Map one posted night action to its service (errors propagate as ``RuleViolation``)."""
     city = City.objects.filter(game=game, number=data.get("city") or 0).first()
-    target = Resident.objects.filter(game=game, pk=data.get("target") or 0).first()
+    target = Resident.objects.filter(game=game, public_id=data["target"]).first() if data.get("target") else None
     action = data["action"]
     if action not in ("check",) and city is None:
         raise InvalidInput(_("Choose a city."))

@@ -12,6 +12,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
+from kernel.public_ids import PublicIdField
 
 
 class TribuneStandIn(models.Model):
@@ -86,6 +87,7 @@ class ImpeachmentDemand(models.Model):
     reason = models.TextField(blank=True, verbose_name=_("reason"))
     new_tribune_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                          related_name="+", verbose_name=_("new tribune user"))
+    public_id = PublicIdField()
 
     class Meta:
         ordering = ["-created_at", "-id"]

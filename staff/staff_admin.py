@@ -235,9 +235,9 @@ class StaffGameEventAdmin(StaffScopedAdmin):
     @admin.display(description=gettext_lazy("details"))
     def details(self, obj: GameEvent) -> str:
         scope = self._scope(obj)
-        if scope is None or not scope.can_see(obj):
+        if scope is None:
             return ""
-        return format_html_join(", ", "{}={}", sorted((k, str(v)[:200]) for k, v in (obj.payload or {}).items()))
+        return format_html_join(", ", "{}={}", scope.shown_details(obj))
 
 
 # --------------------------------------------------------------------------------------------------------------

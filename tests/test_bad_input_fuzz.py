@@ -22,9 +22,10 @@ from cities.models import City, PublicPost
 from inboxes.models import Inbox, InboxKind
 
 #: Values a client can send in place of an id: non-numeric, fractional, negative, beyond a bigint, non-ASCII
-#: digits (a superscript two, an Arabic-Indic three), a NUL byte alone and after digits, empty, and an id-shaped
-#: string of another kind.
-MALFORMED = ["abc", "1.5", "-1", "99999999999999999999999", "\u00b2", "\u0663", "\x00", "1\x00", "", "n1"]
+#: digits (a superscript two, an Arabic-Indic three), a NUL byte alone and after digits, empty, an id-shaped
+#: string of another kind and a public id of the right shape that names nothing.
+MALFORMED = ["abc", "1.5", "-1", "99999999999999999999999", "\u00b2", "\u0663", "\x00", "1\x00", "", "n1",
+             "abcdefghjkmn"]
 
 #: Query parameters the site's pages read (archive filters and search, pagination, the admin's changelist).
 QUERY_PARAMS = ["q", "page", "city", "kind", "format", "next", "o", "p", "day", "inbox", "all"]
@@ -55,22 +56,22 @@ def _valid_values(demo) -> dict[str, str]:
     """A valid value for each path parameter name the site uses, in the demo game."""
     city1 = City.objects.get(game=demo.game, number=1)
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=city1, rolled_over_at__isnull=True)
-    post = PublicPost.objects.filter(game=demo.game).order_by("pk").first()
+    post = PublicPost.objects.filter(game=demo.game, published_at__isnull=False).order_by("pk").first()
     return {
         "slug": demo.game.slug, "step": "offer-commissar", "number": "1", "game_id": str(demo.game.pk),
         "city_id": str(city1.pk), "day": "2", "inbox_id": _inbox_ref(inbox), "position": "1",
-        "post_id": str(post.pk if post else 1), "resident_id": _resident_ref(demo.seat("honest")),
+        "post_id": post.public_id, "resident_id": _resident_ref(demo.seat("honest")),
         "offer_id": "x", "object_id": "1", "app_label": "inboxes", "url": "x", "key": "x", "uidb36": "x",
         "id": "1",
     }
 
 
 def _inbox_ref(inbox) -> str:
-    return str(getattr(inbox, "public_id", None) or inbox.pk)
+    return inbox.public_id
 
 
 def _resident_ref(resident) -> str:
-    return str(getattr(resident, "public_id", None) or resident.pk)
+    return resident.public_id
 
 
 def _fill(route: str, values: dict[str, str]) -> str:
@@ -245,3 +246,70 @@ def test_malformed_query_and_form_values_never_give_500(demo, valid, personas):
                             failures.append(f"{persona} POST {target} {name}={bad!r} button={button}: "
                                             f"{response.status_code}")
     assert not failures, "\n".join(failures)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The cases found by hand, each with its exact answer
+# --------------------------------------------------------------------------------------------------------------
+
+BAD_IDS = ["\u00b2", "\u0663", "99999999999999999999999", "1.5", "abc", "-1", "abcdefghjkmn"]
+
+
+@pytest.mark.parametrize("persona, action, field", [
+    ("tribune1", "accept_proxy", "proxy"), ("tribune1", "confirm_suicide", "declaration"),
+    ("procurator", "decide", "resident"), ("honest", "propose_candidate", "candidate"),
+    ("honest", "confirm_removal", "demand"),
+])
+def test_day_page_fields_with_bad_ids_are_a_400_with_a_reason_and_change_nothing(demo, persona, action, field):
+    from cities.models import GameEvent
+
+    client = _client(demo, persona)
+    url = f"/games/{demo.game.slug}/cities/1/day/"
+    events = GameEvent.objects.count()
+    for bad in BAD_IDS:
+        response = client.post(url, {"action": action, field: bad})
+        assert response.status_code == 400, (field, bad)
+        assert "Выберите корректный вариант" in response.content.decode(), (field, bad)
+    assert GameEvent.objects.count() == events
+
+
+def test_nominate_other_and_a_nul_in_the_note_are_a_400(demo):
+    from voting.models import SpeechRequest
+
+    client = _client(demo, "honest")
+    url = f"/games/{demo.game.slug}/nominate/"
+    for bad in BAD_IDS:
+        response = client.post(url, {"action": "confrontation", "other": bad, "note": "x"})
+        assert response.status_code == 400, bad
+    response = client.post(url, {"action": "last_word", "note": "a\x00b"})
+    assert response.status_code == 400
+    assert "Нулевые символы недопустимы." in response.content.decode()
+    assert not SpeechRequest.objects.filter(note__contains="\x00").exists()
+
+
+def test_archive_search_with_a_nul_is_a_400_for_everyone(demo):
+    for persona in ("anonymous", "honest"):
+        response = _client(demo, persona).get(f"/games/{demo.game.slug}/archive/search/?q=%00")
+        assert response.status_code == 400
+        assert "Нулевые символы недопустимы." in response.content.decode()
+
+
+def test_setup_offer_commissar_with_a_non_ascii_city_is_a_400(demo):
+    client = _client(demo, "procurator")
+    for bad in BAD_IDS:
+        response = client.post(f"/games/{demo.game.slug}/setup/offer-commissar/", {"city": bad})
+        assert response.status_code in (400, 409), bad
+
+
+def test_huge_and_malformed_inbox_ids_are_404_on_every_inbox_url(demo):
+    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    client = _client(demo, "honest")
+    for bad in ("99999999999999999999999", str(inbox.pk), "\u0663", "abc"):
+        assert client.get(f"/inboxes/{bad}/").status_code == 404
+        assert client.post(f"/inboxes/{bad}/leave/").status_code == 404
+        assert client.get(f"/inboxes/{bad}/n1/edit/").status_code == 404
+    assert client.get(f"/inboxes/{inbox.public_id}/n99999999999999999999999/edit/").status_code == 404
+    assert client.get(f"/inboxes/{inbox.public_id}/n999999999999999999/edit/").status_code == 404
+    for bad in ("99999999999999999999999", "\u00b2", "abc", ""):
+        assert client.post("/me/consents/", {"inbox": bad, "action": "give"}).status_code == 404
+

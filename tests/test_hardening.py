@@ -17,13 +17,14 @@ from cities.services import do_schedule_public_post
 from inboxes import services
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.rendering import render_markdown
+from kernel.public_ids import new_public_id
 from tests.conftest import fresh
 
 
 def test_thread_anchors_are_positions_not_global_message_ids_L_INBOX_20(demo, client):
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     client.force_login(demo.honest)
-    page = client.get(f"/inboxes/{inbox.pk}/").content.decode()
+    page = client.get(f"/inboxes/{inbox.public_id}/").content.decode()
     total = Message.objects.filter(inbox=inbox).count()
     assert re.findall(r'<article class="message[^"]*" id="([^"]+)"', page) == [f"n{i}" for i in range(1, total + 1)]
     assert re.findall(r'id="m\d+"', page) == []
@@ -83,7 +84,7 @@ def test_an_unpublished_post_is_the_same_404_as_a_missing_one(demo):
     post = do_schedule_public_post(demo.game, title="Секрет", body="b", publish_at=timezone.now() + timedelta(hours=1),
                                    acting_user=fresh(demo.procurator))
     messages = []
-    for post_id in (post.pk, post.pk + 1000):
+    for post_id in (post.public_id, new_public_id()):
         with pytest.raises(Http404) as exc:
             post_get(fresh(demo.honest), demo.game, post_id)
         messages.append(str(exc.value))
@@ -109,9 +110,9 @@ def test_pages_send_a_content_security_policy(demo, client):
 def test_head_and_garbage_page_numbers_are_handled(demo, client):
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     client.force_login(demo.honest)
-    assert client.head(f"/inboxes/{inbox.pk}/").status_code == 200
+    assert client.head(f"/inboxes/{inbox.public_id}/").status_code == 200
     for page in ("abc", "0", "-1", "last", "999"):
-        response = client.get(f"/inboxes/{inbox.pk}/?page={page}")
+        response = client.get(f"/inboxes/{inbox.public_id}/?page={page}")
         assert response.status_code == 200
         assert response.context["page"].number == response.context["page"].paginator.num_pages
 
@@ -124,7 +125,7 @@ def test_forbidden_and_missing_inbox_ids_cost_the_same_queries(demo):
 
     mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
     counts = []
-    for inbox_id in (mafia2.pk, mafia2.pk + 100000):
+    for inbox_id in (mafia2.public_id, new_public_id()):
         user = fresh(demo.honest)
         with CaptureQueriesContext(connection) as ctx, pytest.raises(Http404):
             policies.access_inbox_by_id(user, inbox_id)

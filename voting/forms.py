@@ -13,11 +13,11 @@ from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 class NomineeForm(forms.Form):
     """Choose a resident (nomination, L-NOM-1; proxy request, L-NOM-6) among ``choices`` (Residents)."""
 
-    nominee = forms.TypedChoiceField(label=_("Nominee"), coerce=int)
+    nominee = forms.ChoiceField(label=_("Nominee"))
 
     def __init__(self, *args, choices, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["nominee"].choices = [(r.pk, r.name) for r in choices]
+        self.fields["nominee"].choices = [(r.public_id, r.name) for r in choices]
 
 
 class ScheduleVotingForm(forms.Form):

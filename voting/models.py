@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident
 from inboxes.models import Inbox, Message
+from kernel.public_ids import PublicIdField
 
 
 class Nomination(models.Model):
@@ -55,6 +56,7 @@ class VotingSession(models.Model):
     opened_at = models.DateTimeField(null=True, blank=True, verbose_name=_("opened at"))
     closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
     result = models.JSONField(null=True, blank=True, verbose_name=_("result"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("voting session")
@@ -93,6 +95,7 @@ class ProxyRequest(models.Model):
         verbose_name=_("state"))
     requested_at = models.DateTimeField(verbose_name=_("requested at"))
     accepted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("accepted at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("proxy request")
@@ -150,6 +153,7 @@ class SuicideDeclaration(models.Model):
     declared_at = models.DateTimeField(verbose_name=_("declared at"))
     confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
     applied_at = models.DateTimeField(null=True, blank=True, verbose_name=_("applied at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("suicide declaration")
@@ -201,6 +205,7 @@ class CourtCase(models.Model):
     sentenced = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
         verbose_name=_("sentenced"))
     fallback = models.BooleanField(default=False, verbose_name=_("fallback"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("court case")
@@ -242,6 +247,7 @@ class SpeechRequest(models.Model):
         verbose_name=_("other"))
     note = models.CharField(max_length=300, blank=True, verbose_name=_("note"))
     at = models.DateTimeField(verbose_name=_("at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("speech request")
@@ -401,6 +407,7 @@ class RemovalDemand(models.Model):
     considered = models.BooleanField(default=True, verbose_name=_("considered"))
     valid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("valid at"))
     removed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("removed at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("removal demand")

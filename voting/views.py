@@ -156,7 +156,7 @@ def nominate(request, slug: str):
     elif request.method == "POST":
         form = NomineeForm(request.POST, choices=choices)
         if form.is_valid():
-            nominee = get_object_or_404(Resident, pk=form.cleaned_data["nominee"], game=game)
+            nominee = get_object_or_404(Resident, public_id=form.cleaned_data["nominee"], game=game)
             try:
                 if request.POST.get("action") == "proxy":
                     services.do_request_proxy(nominee, acting_user=request.user)

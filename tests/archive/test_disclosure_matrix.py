@@ -60,7 +60,7 @@ def read_set(world, persona: str) -> set[str]:
         if getattr(user, "is_authenticated", False):
             assert policies.readers_of_inbox(inbox).filter(pk=user.pk).exists() == can, (persona, label)
         try:  # the by-id form: the same answer, a 404 when not readable
-            assert policies.access_inbox_by_id(fresh(world.personas[persona]), inbox.pk).pk == inbox.pk and can, (persona, label)
+            assert policies.access_inbox_by_id(fresh(world.personas[persona]), inbox.public_id).pk == inbox.pk and can, (persona, label)
         except Http404:
             assert not can, (persona, label)
         if can:
@@ -163,26 +163,26 @@ def test_consents_page_lists_and_changes_the_residents_consents_L_ARCH_2(world, 
 def test_one_click_open_page_flow_and_the_visitor_is_sent_to_log_in_L_ARCH_1(world, client):
     world.end()
     mafia1 = world.inboxes["mafia1"]
-    assert client.get(f"/inboxes/{mafia1.pk}/").status_code == 404
-    response = client.post(f"/games/{world.game.slug}/archive/open/{mafia1.pk}/")
+    assert client.get(f"/inboxes/{mafia1.public_id}/").status_code == 404
+    response = client.post(f"/games/{world.game.slug}/archive/open/{mafia1.public_id}/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
     client.force_login(world.demo.outsider)
-    assert client.get(f"/inboxes/{mafia1.pk}/").status_code == 404
+    assert client.get(f"/inboxes/{mafia1.public_id}/").status_code == 404
     page = client.get(f"/games/{world.game.slug}/archive/")
     assert mafia1.pk in {r.inbox.pk for r in page.context["openable"] if not r.readable}
-    response = client.post(f"/games/{world.game.slug}/archive/open/{mafia1.pk}/")
-    assert response.status_code == 302 and response["Location"] == f"/inboxes/{mafia1.pk}/"
-    assert "zebrafishconspiracy" in client.get(f"/inboxes/{mafia1.pk}/").content.decode()
+    response = client.post(f"/games/{world.game.slug}/archive/open/{mafia1.public_id}/")
+    assert response.status_code == 302 and response["Location"] == f"/inboxes/{mafia1.public_id}/"
+    assert "zebrafishconspiracy" in client.get(f"/inboxes/{mafia1.public_id}/").content.decode()
     personal = world.inboxes["personal:winner"]
-    assert client.post(f"/games/{world.game.slug}/archive/open/{personal.pk}/").status_code == 404
+    assert client.post(f"/games/{world.game.slug}/archive/open/{personal.public_id}/").status_code == 404
 
 
 def test_the_draws_notary_and_verification_page_open_to_all_after_the_end_L_INBOX_12_L_ARCH_3(world, client):
     notary = world.inboxes["notary"]
-    assert client.get(f"/inboxes/{notary.pk}/").status_code == 404
+    assert client.get(f"/inboxes/{notary.public_id}/").status_code == 404
     assert client.get(f"/games/{world.game.slug}/draw/").status_code == 404
     world.end()
-    assert client.get(f"/inboxes/{notary.pk}/").status_code == 200
+    assert client.get(f"/inboxes/{notary.public_id}/").status_code == 200
     assert client.get(f"/games/{world.game.slug}/draw/").status_code == 200
     assert policies.readers_of_inbox(world.inbox("notary")).filter(pk=world.demo.outsider.pk).exists()
 
@@ -201,7 +201,7 @@ def test_a_secret_inbox_a_tribune_organised_also_waits_for_the_tribunes_consent_
     client.force_login(demo.tribune2)
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == inbox.pk)
     assert (row.consented, row.given, row.needed) == (False, 1, 2)
-    client.post("/me/consents/", {"inbox": inbox.pk, "action": "give"})
+    client.post("/me/consents/", {"inbox": inbox.public_id, "action": "give"})
     assert policies.can_read_inbox(demo.anonymous, inbox) is True
     assert policies.readable_inboxes(demo.anonymous, world.game).filter(pk=inbox.pk).exists() is True
     assert policies.readers_of_inbox(inbox).filter(pk=demo.outsider.pk).exists()

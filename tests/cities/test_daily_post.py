@@ -167,12 +167,12 @@ def test_victims_alignment_is_not_announced_before_the_post_is_published_L_DEATH
         if user is not None:
             client.force_login(user)
         assert victim_line not in client.get(f"/games/{game.slug}/").content.decode()
-        assert client.get(f"/games/{game.slug}/posts/{post.pk}/").status_code == 404
+        assert client.get(f"/games/{game.slug}/posts/{post.public_id}/").status_code == 404
     for user in (built.players[0], built.staff["tribune1"], built.procurator):
         assert visible_alignment(user, victim) is None  # not announced yet (L-DEATH-2, L-STAFF-6)
     procurator = Client()
     procurator.force_login(built.procurator)
-    assert procurator.get(f"/games/{game.slug}/posts/{post.pk}/").status_code == 200
+    assert procurator.get(f"/games/{game.slug}/posts/{post.public_id}/").status_code == 200
 
 
 def test_procurator_edits_the_draft_before_and_appends_after_publication_L_POST_2(built):

@@ -16,14 +16,14 @@ def test_procurator_schedules_a_post_in_the_game_time_zone_L_POST_1(demo, client
         "title": "Объявление", "body": "Завтра **длинный день**.", "publish_at": local.strftime("%Y-%m-%dT%H:%M"),
     })
     post = PublicPost.objects.get(game=demo.game, title="Объявление")
-    assert response.status_code == 302 and response["Location"] == f"/games/{demo.game.slug}/posts/{post.pk}/"
+    assert response.status_code == 302 and response["Location"] == f"/games/{demo.game.slug}/posts/{post.public_id}/"
     assert post.published_at is None and post.publish_at == local.astimezone(ZoneInfo("UTC"))
     event = ScheduledEvent.objects.get(game=demo.game, kind="publish_post", payload={"post": post.pk})
     assert event.due_at == post.publish_at and event.done_at is None
     # Unpublished: the Procurator sees it, nobody else does.
-    assert client.get(f"/games/{demo.game.slug}/posts/{post.pk}/").status_code == 200
+    assert client.get(f"/games/{demo.game.slug}/posts/{post.public_id}/").status_code == 200
     client.force_login(demo.honest)
-    assert client.get(f"/games/{demo.game.slug}/posts/{post.pk}/").status_code == 404
+    assert client.get(f"/games/{demo.game.slug}/posts/{post.public_id}/").status_code == 404
     assert "Объявление" not in client.get(f"/games/{demo.game.slug}/").content.decode()
 
 

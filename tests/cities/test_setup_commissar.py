@@ -43,7 +43,7 @@ def test_a_mafioso_offered_the_post_cannot_accept_through_any_url_L_COMM_2(db):
     mafioso = Resident.objects.filter(game=built.game, alignment=Alignment.MAFIA).select_related("city").first()
     offer = _offer_to(built, mafioso)
     client = _client(mafioso.user)
-    url = f"/games/{built.game.slug}/offers/{offer.pk}/"
+    url = f"/games/{built.game.slug}/offers/{offer.public_id}/"
     page = client.get(url)
     assert page.status_code == 200
     html = page.content.decode()
@@ -55,8 +55,8 @@ def test_a_mafioso_offered_the_post_cannot_accept_through_any_url_L_COMM_2(db):
     assert in_game_language(built.game, "You cannot accept this offer: decline it.") in refused.content.decode()
     assert client.post(url, {"answer": "accept", "reason": "x"}).status_code == 400
     assert client.get(url + "?answer=accept").status_code == 200
-    assert client.post(f"/games/{built.game.slug}/offers/{offer.pk}x/", {"answer": "accept"}).status_code == 404
-    assert client.post(f"/inboxes/{offer.inbox_id}/", {"text": "accept"}).status_code == 302  # just a message
+    assert client.post(f"/games/{built.game.slug}/offers/{offer.public_id}x/", {"answer": "accept"}).status_code == 404
+    assert client.post(f"/inboxes/{offer.inbox.public_id}/", {"text": "accept"}).status_code == 302  # just a message
     for step in ("offer-commissar", "site-numbers", "start-draw"):
         assert client.post(f"/games/{built.game.slug}/setup/{step}/", {"city": mafioso.city_id}).status_code == 404
     with override("en"), pytest.raises(NotAllowed, match="You cannot accept this offer: decline it."):
@@ -76,24 +76,24 @@ def test_the_procurator_sees_declined_and_never_the_reason_L_COMM_2(db):
     offer = _offer_to(built, honest)
     reason = "Moving house that fortnight"
     candidate = _client(honest.user)
-    assert 'value="accept"' in candidate.get(f"/games/{built.game.slug}/offers/{offer.pk}/").content.decode()
-    assert candidate.post(f"/games/{built.game.slug}/offers/{offer.pk}/",
+    assert 'value="accept"' in candidate.get(f"/games/{built.game.slug}/offers/{offer.public_id}/").content.decode()
+    assert candidate.post(f"/games/{built.game.slug}/offers/{offer.public_id}/",
                           {"answer": "decline", "reason": reason}).status_code == 302
     offer.refresh_from_db()
     assert offer.decline_reason == reason and offer.accepted is False
     proc = _client(built.procurator)
     urls = [f"/games/{built.game.slug}/setup/", f"/games/{built.game.slug}/", f"/games/{built.game.slug}/inboxes/",
-            f"/inboxes/{offer.inbox_id}/"]
+            f"/inboxes/{offer.inbox.public_id}/"]
     pages = {u: proc.get(u) for u in urls}
     assert {u: r.status_code for u, r in pages.items()} == dict.fromkeys(urls, 200)
     html = "".join(r.content.decode() for r in pages.values())
     assert reason not in html
     declined = in_game_language(built.game, "%(name)s declined.", name=honest.name)
-    assert declined in pages[f"/inboxes/{offer.inbox_id}/"].content.decode()
+    assert declined in pages[f"/inboxes/{offer.inbox.public_id}/"].content.decode()
     assert f'data-answer="declined">1. {honest.name}:' in pages[f"/games/{built.game.slug}/setup/"].content.decode()
     # Nor through the offer page (404 for anyone but the candidate).
     for user in (built.procurator, built.staff["tribune1"], built.staff["consigliere"], None):
-        assert _client(user).get(f"/games/{built.game.slug}/offers/{offer.pk}/").status_code in (302, 404)
+        assert _client(user).get(f"/games/{built.game.slug}/offers/{offer.public_id}/").status_code in (302, 404)
 
 
 def test_offers_come_one_after_another_at_most_three_then_no_commissar_for_the_procurator_only_L_COMM_3(db):
@@ -125,8 +125,8 @@ def test_acceptance_makes_the_commissar_joins_the_police_and_tells_the_tribune_L
     honest2 = Resident.objects.filter(game=built.game, alignment=Alignment.HONEST, city__number=2).first()
     for resident in (honest1, honest2):
         offer = _offer_to(built, resident)
-        assert _client(resident.user).post(f"/games/{built.game.slug}/offers/{offer.pk}/", {"answer": "accept"}).status_code == 302
-        assert _client(resident.user).post(f"/games/{built.game.slug}/offers/{offer.pk}/", {"answer": "decline"}).status_code == 409
+        assert _client(resident.user).post(f"/games/{built.game.slug}/offers/{offer.public_id}/", {"answer": "accept"}).status_code == 302
+        assert _client(resident.user).post(f"/games/{built.game.slug}/offers/{offer.public_id}/", {"answer": "decline"}).status_code == 409
     police = Inbox.objects.get(game=built.game, kind=InboxKind.POLICE)
     assert set(Membership.objects.filter(inbox=police).values_list("resident__name", flat=True)) == {honest1.name, honest2.name}
     assert set(Resident.objects.filter(game=built.game, is_commissar=True).values_list("name", flat=True)) == {honest1.name, honest2.name}
@@ -153,7 +153,7 @@ def test_only_the_candidate_answers_and_the_draw_follows_the_numbers_L_COMM_1(db
     intruder = Resident.objects.filter(city=city2).exclude(pk=offer.candidate_id).first()
     with override("en"), pytest.raises(NotAllowed, match="No such offer."):
         role_services.do_answer_commissar_offer(offer, accept=False, acting_user=fresh(intruder.user))
-    assert _client(intruder.user).post(f"/games/{built2.game.slug}/offers/{offer.pk}/", {"answer": "decline"}).status_code == 404
-    assert _client(built2.procurator).post(f"/games/{built2.game.slug}/offers/{offer.pk}/", {"answer": "decline"}).status_code == 404
+    assert _client(intruder.user).post(f"/games/{built2.game.slug}/offers/{offer.public_id}/", {"answer": "decline"}).status_code == 404
+    assert _client(built2.procurator).post(f"/games/{built2.game.slug}/offers/{offer.public_id}/", {"answer": "decline"}).status_code == 404
     offer.refresh_from_db()
     assert offer.is_pending

@@ -137,17 +137,17 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
             _ok(response)
             offer = CommissarOffer.objects.filter(city=city).order_by("-number").select_related("candidate").first()
             candidate = _client(by_user[offer.candidate.user_id])
-            page = candidate.get(f"/games/{SLUG}/offers/{offer.pk}/").content.decode()
+            page = candidate.get(f"/games/{SLUG}/offers/{offer.public_id}/").content.decode()
             if offer.candidate.alignment == Alignment.MAFIA:
                 assert 'value="accept"' not in page
-                assert candidate.post(f"/games/{SLUG}/offers/{offer.pk}/", {"answer": "accept"}).status_code == 403
-                _ok(candidate.post(f"/games/{SLUG}/offers/{offer.pk}/", {"answer": "decline"}))
+                assert candidate.post(f"/games/{SLUG}/offers/{offer.public_id}/", {"answer": "accept"}).status_code == 403
+                _ok(candidate.post(f"/games/{SLUG}/offers/{offer.public_id}/", {"answer": "decline"}))
             elif city.number == 1 and not honest_declined:
                 assert 'value="accept"' in page
-                _ok(candidate.post(f"/games/{SLUG}/offers/{offer.pk}/", {"answer": "decline", "reason": secret_reason}))
+                _ok(candidate.post(f"/games/{SLUG}/offers/{offer.public_id}/", {"answer": "decline", "reason": secret_reason}))
                 honest_declined = True
             else:
-                _ok(candidate.post(f"/games/{SLUG}/offers/{offer.pk}/", {"answer": "accept"}))
+                _ok(candidate.post(f"/games/{SLUG}/offers/{offer.public_id}/", {"answer": "accept"}))
                 break
 
     offers = list(CommissarOffer.objects.filter(game=game).select_related("candidate", "city"))
@@ -173,11 +173,11 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
     # The Procurator sees "declined" and never the reason (L-COMM-2), on every page he can open.
     html = "".join(proc.get(url).content.decode() for url in
                    [f"/games/{SLUG}/setup/", f"/games/{SLUG}/", f"/games/{SLUG}/inboxes/"]
-                   + [f"/inboxes/{o.inbox_id}/" for o in offers])
+                   + [f"/inboxes/{o.inbox.public_id}/" for o in offers])
     assert secret_reason not in html
     assert 'data-answer="declined"' in html
     # Nor does the Procurator see alignments: no notary list, the notary itself is a 404 for him.
-    assert proc.get(f"/inboxes/{notary.pk}/").status_code == 404
+    assert proc.get(f"/inboxes/{notary.public_id}/").status_code == 404
     assert mafia_draw.salt not in html
     for city in cities:
         assert ", ".join(mafia_draw.lists[str(city.number)][:3]) not in html

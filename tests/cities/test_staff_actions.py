@@ -20,6 +20,7 @@ from cities.demo import STAFF_NAMES
 from cities.models import GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from tests.admin_keys import key_of
 from tests.cities.test_staff_admin import CHANGELIST, STAFF_PERSONAS, flashed, listed_ids, staff_client
 from tests.inboxes.test_policy_matrix import expected_access, label
 
@@ -30,7 +31,7 @@ OPTION = re.compile(r'<option value="([a-z_]+)">')
 
 def act(client: Client, model: str, action: str, objects, **extra):
     """POST ``action`` on the changelist of ``model`` for ``objects`` (instances or ids), following redirects."""
-    ids = [getattr(o, "pk", o) for o in objects]
+    ids = [key_of(o) if hasattr(o, "pk") else o for o in objects]
     return client.post(CHANGELIST[model], {"action": action, "_selected_action": ids, **extra}, follow=True)
 
 
@@ -143,7 +144,7 @@ def test_the_wrong_persona_cannot_act_on_residents(demo, persona, action, data):
     client = staff_client(getattr(demo, persona))
     # With other actions offered, the admin says "No action selected."; with none, the POST is just the list.
     expected = [NO_ACTION] if offered(client, "resident") else []
-    for extra in ({}, {"apply": "1", "inboxes": [city.pk], **data}):
+    for extra in ({}, {"apply": "1", "inboxes": [city.public_id], **data}):
         response = act(client, "resident", action, [seat], **extra)
         assert response.status_code == 200 and flashed(response) == expected
         assert 'name="apply"' not in response.content.decode()
@@ -216,8 +217,9 @@ def test_a_spirit_is_only_a_night_victim_L_SPIRIT_1(demo):
 
 def candidate_labels(page: str) -> dict[int, str]:
     """inbox id -> label of the penalty-ban checkboxes on an intermediate page."""
-    return {int(pk): html.unescape(text.strip()) for pk, text in re.findall(
-        r'<input type="checkbox" name="inboxes" value="(\d+)"[^>]*>\s*([^<]*)</label>', page)}
+    by_key = dict(Inbox.objects.values_list("public_id", "pk"))
+    return {by_key[key]: html.unescape(text.strip()) for key, text in re.findall(
+        r'<input type="checkbox" name="inboxes" value="([a-z0-9]+)"[^>]*>\s*([^<]*)</label>', page)}
 
 
 def expected_candidates(demo, seat: Resident) -> dict[int, str]:
@@ -263,7 +265,7 @@ def test_the_arbiter_imposes_a_penalty_ban_L_INBOX_18(demo):
     city = inbox(demo, K.CITY, 1)
     personal = Inbox.objects.get(kind=K.PERSONAL, resident=seat)
     until_input, until = local_input(demo, timedelta(days=2))
-    response = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[city.pk, personal.pk],
+    response = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[city.public_id, personal.public_id],
                    until=until_input, reason="Insult")
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
     city_label = f"{city.get_kind_display()} · {city.city.name}"
@@ -287,7 +289,7 @@ def test_the_arbiter_imposes_a_penalty_ban_L_INBOX_18(demo):
 def test_penalty_ban_refusals_are_the_services_and_change_nothing(demo, case, message):
     seat = demo.seat("honest")
     city = inbox(demo, K.CITY, 1)
-    data = {"apply": "1", "inboxes": [city.pk], "until": local_input(demo, timedelta(hours=5))[0], "reason": "x"}
+    data = {"apply": "1", "inboxes": [city.public_id], "until": local_input(demo, timedelta(hours=5))[0], "reason": "x"}
     if case == "past":
         data["until"] = "2020-01-01T10:00"
     elif case == "no reason":
@@ -308,7 +310,7 @@ def test_a_penalty_ban_cannot_name_a_secret_inbox_same_answer_for_member_and_str
     for persona in ("mafioso", "honest"):
         seat = demo.seat(persona)
         before, n_events = state_of(seat), events().count()
-        page = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[mafia.pk],
+        page = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[mafia.public_id],
                    until="2099-01-01T10:00", reason="x").content.decode()
         assert f"Select a valid choice. {mafia.pk} is not one of the available choices." in page
         assert html.escape(mafia.title) not in page
@@ -447,10 +449,10 @@ def test_the_procurator_opens_a_stage_for_a_city_L_INBOX_19(demo):
     assert 'name="speakers"' in page and 'name="audience"' in page and "data-fact" not in page
     honest, mafioso = demo.seat("honest"), demo.seat("mafioso")
     city1 = honest.city
-    response = client.post(stage_url(demo), {"title": "Confrontation", "speakers": [honest.pk, mafioso.pk],
+    response = client.post(stage_url(demo), {"title": "Confrontation", "speakers": [honest.public_id, mafioso.public_id],
                                              "audience": city1.pk}, follow=True)
     stage = Inbox.objects.get(game=demo.game, kind=K.STAGE, title="Confrontation")
-    assert response.redirect_chain == [(f"/staff/inboxes/inbox/{stage.pk}/change/", 302)]
+    assert response.redirect_chain == [(f"/staff/inboxes/inbox/{stage.public_id}/change/", 302)]
     assert flashed(response) == ["The stage “Confrontation” is open."]
     procurator_role = StaffRole.objects.get(game=demo.game, kind=StaffKind.PROCURATOR)
     assert (stage.city_id, stage.organizer_id) == (city1.pk, procurator_role.pk)
@@ -466,7 +468,7 @@ def test_the_procurator_opens_a_stage_for_a_city_L_INBOX_19(demo):
 def test_a_stage_for_everyone_and_the_services_refusals(demo):
     client = staff_client(demo.procurator)
     dead_speaker = demo.seat("resident2")
-    response = client.post(stage_url(demo), {"title": "Séance", "speakers": [dead_speaker.pk], "audience": "all"},
+    response = client.post(stage_url(demo), {"title": "Séance", "speakers": [dead_speaker.public_id], "audience": "all"},
                            follow=True)
     stage = Inbox.objects.get(game=demo.game, kind=K.STAGE, title="Séance")
     assert stage.city_id is None
@@ -475,7 +477,7 @@ def test_a_stage_for_everyone_and_the_services_refusals(demo):
     n_inboxes, n_events = Inbox.objects.count(), events().count()
     response = client.post(stage_url(demo), {"title": "Nobody speaks", "audience": ""}, follow=True)
     assert response.status_code == 200 and flashed(response) == ["Choose at least one speaker."]
-    response = client.post(stage_url(demo), {"title": " ", "speakers": [dead_speaker.pk]}, follow=True)
+    response = client.post(stage_url(demo), {"title": " ", "speakers": [dead_speaker.public_id]}, follow=True)
     assert flashed(response) == ["The title is empty."]
     assert (Inbox.objects.count(), events().count()) == (n_inboxes, n_events)
 

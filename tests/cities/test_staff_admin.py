@@ -22,16 +22,17 @@ from django.test import Client
 from cities.demo import STAFF_NAMES
 from cities.models import City, Game, GameEvent, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
 from tests.inboxes.test_page_leaks import expected_facts
 from tests.inboxes.test_policy_matrix import expected_access, label
 
 STAFF_PERSONAS = ["procurator", "tribune1", "tribune2", "arbiter", "consigliere"]
 CHANGE_LINK = {
-    "inbox": re.compile(r'href="/staff/inboxes/inbox/(\d+)/change/'),
-    "resident": re.compile(r'href="/staff/cities/resident/(\d+)/change/'),
-    "membership": re.compile(r'href="/staff/inboxes/membership/(\d+)/change/'),
-    "message": re.compile(r'href="/staff/inboxes/message/(\d+)/change/'),
+    "inbox": re.compile(r'href="/staff/inboxes/inbox/([a-z0-9]+)/change/'),
+    "resident": re.compile(r'href="/staff/cities/resident/([a-z0-9]+)/change/'),
+    "membership": re.compile(r'href="/staff/inboxes/membership/([a-z0-9]+)/change/'),
+    "message": re.compile(r'href="/staff/inboxes/message/([a-z0-9]+)/change/'),
 }
 CHANGELIST = {
     "inbox": "/staff/inboxes/inbox/",
@@ -40,6 +41,7 @@ CHANGELIST = {
     "message": "/staff/inboxes/message/",
 }
 FACT = re.compile(r'data-fact="([^"]+)"')
+MODELS = {"inbox": Inbox, "resident": Resident, "membership": Membership, "message": Message}
 
 
 def staff_client(user) -> Client:
@@ -54,8 +56,8 @@ def listed_ids(client: Client, model: str, query: str = "") -> list[int]:
     """The object ids listed by the changelist of ``model`` (all rows, in order)."""
     response = client.get(CHANGELIST[model] + "?all=" + (("&" + query) if query else ""))
     assert response.status_code == 200, (model, query, response.status_code)
-    ids = [int(pk) for pk in CHANGE_LINK[model].findall(response.content.decode())]
-    return list(dict.fromkeys(ids))
+    keys = list(dict.fromkeys(CHANGE_LINK[model].findall(response.content.decode())))
+    return pks_from_keys(MODELS[model], keys)
 
 
 def expected_residents(demo, persona: str) -> set[int]:
@@ -163,16 +165,21 @@ def test_changelists_are_not_empty_for_staff(demo):
 def _city1_objects(demo) -> dict[str, int]:
     city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     return {
-        "resident": demo.seat("honest").pk,
-        "inbox": city1.pk,
-        "membership": Membership.objects.filter(inbox=city1).first().pk,
-        "message": Message.objects.filter(inbox=city1).first().pk,
+        "resident": key_of(demo.seat("honest")),
+        "inbox": key_of(city1),
+        "membership": key_of(Membership.objects.filter(inbox=city1).first()),
+        "message": key_of(Message.objects.filter(inbox=city1).first()),
     }
 
 
-def _missing_id(model: str) -> int:
-    table = {"resident": Resident, "inbox": Inbox, "membership": Membership, "message": Message}[model]
-    return table.objects.order_by("-pk").first().pk + 1000
+_MISSING: dict[str, str] = {}
+
+
+def _missing_id(model: str) -> str:
+    """A console key naming no object of ``model`` (the same one for the whole test run)."""
+    if model not in _MISSING:
+        _MISSING[model] = missing_key(MODELS[model])
+    return _MISSING[model]
 
 
 def _normalized(response, pk: int) -> tuple:
@@ -214,9 +221,9 @@ def test_tribune2_cannot_list_filter_search_or_autocomplete_city1(demo):
     assert listed_ids(client, "resident", f"q={honest.name}") == []
     assert listed_ids(client, "inbox", f"city__id__exact={city1.pk}") == []
     assert listed_ids(client, "inbox", "q=" + city1_inbox.title) == []
-    assert listed_ids(client, "membership", f"inbox__id__exact={city1_inbox.pk}") == []
+    assert listed_ids(client, "membership", f"inbox={city1_inbox.public_id}") == []
     assert listed_ids(client, "membership", f"q={honest.name}") == []
-    assert listed_ids(client, "message", f"inbox__id__exact={city1_inbox.pk}") == []
+    assert listed_ids(client, "message", f"inbox={city1_inbox.public_id}") == []
     some_city1_text = Message.objects.filter(inbox=city1_inbox).first().body.split()[0]
     assert not set(listed_ids(client, "message", "q=" + some_city1_text)) & set(
         Message.objects.filter(inbox=city1_inbox).values_list("pk", flat=True))
@@ -278,7 +285,7 @@ def test_ordering_by_any_column_index_never_sorts_by_a_secret(demo):
 def test_preserved_changelist_filters_reveal_nothing(demo):
     client = staff_client(demo.procurator)
     mafioso = demo.seat("mafioso")
-    response = client.get(f"/staff/cities/resident/{mafioso.pk}/change/?_changelist_filters=alignment%3Dmafia")
+    response = client.get(f"/staff/cities/resident/{mafioso.public_id}/change/?_changelist_filters=alignment%3Dmafia")
     assert response.status_code == 200
     assert FACT.findall(response.content.decode()) == []
 
@@ -297,12 +304,12 @@ def test_nothing_can_be_added_changed_or_deleted_from_the_admin(demo):
     client = staff_client(demo.procurator)
     city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     assert client.get("/staff/inboxes/inbox/add/").status_code == 403
-    assert client.post(f"/staff/inboxes/inbox/{city1.pk}/change/", {"title": "x"}).status_code == 403
-    assert client.post(f"/staff/inboxes/inbox/{city1.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert client.post(f"/staff/inboxes/inbox/{city1.public_id}/change/", {"title": "x"}).status_code == 403
+    assert client.post(f"/staff/inboxes/inbox/{city1.public_id}/delete/", {"post": "yes"}).status_code == 403
     # delete_selected is disabled site-wide: not offered, and posting it is "No action selected.".
     for changelist in CHANGELIST.values():
         assert 'value="delete_selected"' not in client.get(changelist).content.decode()
-    response = client.post("/staff/inboxes/inbox/", {"action": "delete_selected", "_selected_action": [city1.pk]},
+    response = client.post("/staff/inboxes/inbox/", {"action": "delete_selected", "_selected_action": [city1.public_id]},
                            follow=True)
     assert flashed(response) == ["No action selected."]
     assert Inbox.objects.filter(pk=city1.pk, title=city1.title, killed_at__isnull=True).exists()
@@ -349,7 +356,8 @@ def test_procurator_sees_commissars_but_no_alignment_and_no_mafia_inbox_L_STAFF_
         for message in Message.objects.filter(inbox=mafia):
             assert html.escape(message.body) not in everything
     mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
-    assert _normalized(client.get(f"/staff/inboxes/inbox/{mafia1.pk}/change/", follow=True), mafia1.pk) == \
+    assert _normalized(client.get(f"/staff/inboxes/inbox/{mafia1.public_id}/change/", follow=True),
+                       mafia1.public_id) == \
         _normalized(client.get(f"/staff/inboxes/inbox/{_missing_id('inbox')}/change/", follow=True),
                     _missing_id("inbox"))
 
@@ -362,11 +370,11 @@ def test_a_hidden_message_text_is_shown_and_searched_only_for_moderators_L_INBOX
     Message.objects.filter(pk=message.pk).update(is_hidden=True)
     word = max(message.body.split(), key=len)
     arbiter, procurator = staff_client(demo.arbiter), staff_client(demo.procurator)
-    arbiter_page = arbiter.get(f"/staff/inboxes/message/{message.pk}/change/").content.decode()
+    arbiter_page = arbiter.get(f"/staff/inboxes/message/{message.public_id}/change/").content.decode()
     assert "(hidden by a moderator)" in arbiter_page and html.escape(message.body) not in arbiter_page
     assert message.pk not in listed_ids(arbiter, "message", "q=" + word)
     assert html.escape(message.body).split("\n")[0] in procurator.get(
-        f"/staff/inboxes/message/{message.pk}/change/").content.decode()
+        f"/staff/inboxes/message/{message.public_id}/change/").content.decode()
     assert message.pk in listed_ids(procurator, "message", "q=" + word)
 
 
@@ -552,12 +560,12 @@ def test_staff_pages_leak_nothing_L_STAFF_6(demo, persona):
     # Alignment markers: only the Consigliere's pages carry any.
     assert any("alignment:" in f for f in FACT.findall(everything)) == (persona == "consigliere")
     # Each resident page shows exactly the facts of the knowledge matrix for this persona.
-    names = dict(Resident.objects.filter(game=demo.game).values_list("pk", "name"))
+    names = dict(Resident.objects.filter(game=demo.game).values_list("public_id", "name"))
     facts = set()
     for url, body in pages.items():
-        m = re.fullmatch(r"/staff/cities/resident/(\d+)/change/", url)
+        m = re.fullmatch(r"/staff/cities/resident/([a-z0-9]+)/change/", url)
         if m:
-            facts |= {(names[int(m.group(1))], fact) for fact in FACT.findall(body)}
+            facts |= {(names[m.group(1)], fact) for fact in FACT.findall(body)}
     assert facts == (expected_facts(demo, persona) if is_staff else set())
     if is_staff:
         assert len([u for u in pages if u.startswith("/staff/cities/resident/") and u.endswith("/change/")]) == \

@@ -19,11 +19,17 @@ from django.test import Client
 from cities.models import City, GameEvent, LifeStatus, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_post_message
+from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.cities.test_staff_admin import STAFF_PERSONAS, flashed, staff_client
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day
 from voting.models import CourtCase, ProxyRequest, ProxyState, SuicideDeclaration, VotingSession
 from voting.services import (
-    do_close_voting, do_declare_suicide, do_nominate, do_open_voting, do_request_proxy, do_schedule_voting,
+    do_close_voting,
+    do_declare_suicide,
+    do_nominate,
+    do_open_voting,
+    do_request_proxy,
+    do_schedule_voting,
 )
 
 LIST = {
@@ -32,7 +38,8 @@ LIST = {
     "suicide": "/staff/voting/suicidedeclaration/",
     "case": "/staff/voting/courtcase/",
 }
-LINK = {key: re.compile(re.escape(url) + r'(\d+)/change/') for key, url in LIST.items()}
+LINK = {key: re.compile(re.escape(url) + r'([a-z0-9]+)/change/') for key, url in LIST.items()}
+MODELS = {"session": VotingSession, "proxy": ProxyRequest, "suicide": SuicideDeclaration, "case": CourtCase}
 OPTION = re.compile(r'<option value="([a-z_]+)">')
 NO_ACTION = "No action selected."
 NOON = MORNING + timedelta(hours=2)  # 12:00 in Moscow, before the opening
@@ -40,9 +47,10 @@ SCHEDULE_OPENS = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)  # 18:00 in Moscow
 
 
 def ids(client: Client, model: str) -> set[int]:
+    """The database ids of the objects listed (by public id) on the changelist of ``model``."""
     response = client.get(LIST[model] + "?all=")
     assert response.status_code == 200, (model, response.status_code)
-    return {int(pk) for pk in LINK[model].findall(response.content.decode())}
+    return set(pks_from_keys(MODELS[model], dict.fromkeys(LINK[model].findall(response.content.decode()))))
 
 
 def offered(client: Client, model: str) -> set[str]:
@@ -50,7 +58,7 @@ def offered(client: Client, model: str) -> set[str]:
 
 
 def act(client: Client, model: str, action: str, objects, **extra):
-    pks = [getattr(o, "pk", o) for o in objects]
+    pks = [key_of(o) if hasattr(o, "pk") else o for o in objects]
     return client.post(LIST[model], {"action": action, "_selected_action": pks, **extra}, follow=True)
 
 
@@ -132,8 +140,8 @@ def test_each_persona_is_offered_only_the_actions_its_services_allow(demo, day2,
 
 @pytest.mark.parametrize("model", ["session", "proxy", "suicide"])
 def test_tribune2_opens_a_city1_object_like_a_missing_one_L_STAFF_2(demo, day2, model):
-    forbidden = {"session": day2.sessions[1], "proxy": day2.proxies[1], "suicide": day2.suicides[1]}[model].pk
-    missing = forbidden + 10_000
+    forbidden = key_of({"session": day2.sessions[1], "proxy": day2.proxies[1], "suicide": day2.suicides[1]}[model])
+    missing = missing_key(MODELS[model])
     client = staff_client(demo.tribune2)
     answers = []
     for pk in (forbidden, missing):
@@ -165,7 +173,7 @@ def test_staff_day_pages_render_and_leak_no_request_to_other_staff_L_STAFF_6(dem
         pages = []
         for model in LIST:
             for pk in ids(client, model):
-                response = client.get(f"{LIST[model]}{pk}/change/")
+                response = client.get(f"{LIST[model]}{key_of(MODELS[model].objects.get(pk=pk))}/change/")
                 assert response.status_code == 200, (persona, model)
                 pages.append(response.content.decode())
             pages.append(client.get(LIST[model] + "?all=").content.decode())
@@ -326,7 +334,7 @@ def test_tribune2_cannot_touch_city1_sessions_same_as_a_missing_id(demo, day2, a
     before, n_events = session_state(session), events().count()
     client = staff_client(demo.tribune2)
     with time_machine.travel(NOON, tick=False):
-        answers = [act(client, "session", action, [pk], **extra) for pk in (session.pk, session.pk + 10_000)]
+        answers = [act(client, "session", action, [pk], **extra) for pk in (session.public_id, missing_key(VotingSession))]
     expected = [NO_ACTION] if action == "put_before_court" else []
     assert [flashed(r) for r in answers] == [expected, expected]
     assert answers[0].status_code == answers[1].status_code == 200
@@ -393,7 +401,7 @@ def test_only_the_citys_tribune_accepts_a_proxy_or_confirms_a_suicide(demo, day2
     with time_machine.travel(NOON, tick=False):
         for model, action, obj in (("proxy", "accept_proxies", day2.proxies[1]),
                                    ("suicide", "confirm_suicides", day2.suicides[1])):
-            for pk in (obj.pk, obj.pk + 10_000):  # out of scope answers like a missing id
+            for pk in (key_of(obj), missing_key(type(obj))):  # out of scope answers like a missing id
                 response = act(client, model, action, [pk])
                 assert flashed(response) == [], (model, pk)
     assert ProxyRequest.objects.get(pk=day2.proxies[1].pk).state == ProxyState.REQUESTED

@@ -214,7 +214,7 @@ class BrowserGame:
                 offer = (CommissarOffer.objects.filter(city__game__slug=self.slug, city__number=number)
                          .order_by("-number").select_related("candidate__user").first())
                 candidate = self.of(offer.candidate)
-                candidate.open(f"/games/{self.slug}/offers/{offer.pk}/")
+                candidate.open(f"/games/{self.slug}/offers/{offer.public_id}/")
                 accept = candidate.page.locator("main form input[name=answer][value=accept]")
                 if offer.candidate.alignment == Alignment.MAFIA:
                     assert accept.count() == 0  # L-COMM-1: a mafioso cannot accept
@@ -341,7 +341,7 @@ class BrowserGame:
             for voter, candidate, text in ballots:
                 person = self.of(voter)
                 precinct = Inbox.objects.get(game__slug=self.slug, kind=InboxKind.PRECINCT, resident=candidate)
-                person.open(f"/inboxes/{precinct.pk}/")
+                person.open(f"/inboxes/{precinct.public_id}/")
                 person.page.fill("form.post-form textarea[name=text]", text)
                 person.submit("form.post-form button[type=submit]")
             reader = self.of(voters[2])

@@ -29,7 +29,7 @@ SESSIONS = "/staff/voting/votingsession/"
 
 
 def inbox_url(inbox) -> str:
-    return reverse("inbox_thread", args=[inbox.pk])
+    return reverse("inbox_thread", args=[inbox.public_id])
 
 
 def wall(moment, zone="Europe/Moscow") -> str:
@@ -301,7 +301,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     spectator = Person(lepra.browser, stack, None, label="spectator")
     lepra.people["spectator"] = spectator
     spectator.open(f"/games/{slug}/")
-    spectator.follow(f"main a[href='/games/{slug}/posts/{post3.pk}/']")
+    spectator.follow(f"main a[href='/games/{slug}/posts/{post3.public_id}/']")
     daily = spectator.text("main")
 
     def side_of(r):

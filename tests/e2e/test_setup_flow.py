@@ -63,7 +63,7 @@ def test_procurator_sets_up_three_cities_of_8_in_the_browser_L_CITY_L_ASSIGN_L_C
 
     # The Procurator never sees the notary's lists: its inbox is the 404 page for him (L-STAFF-6).
     notary = lepra.inbox(InboxKind.NOTARY)
-    proc.open(f"/inboxes/{notary.pk}/", status=404)
+    proc.open(f"/inboxes/{notary.public_id}/", status=404)
     assert proc.text("main h1") == ru("Not found")
     assert draw.salt not in proc.text("main")
 

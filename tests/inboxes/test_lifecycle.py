@@ -159,10 +159,10 @@ def test_organizer_rolls_over_a_heavy_inbox_dead_banned_old_all_banned_links_bot
     services.do_post_message(new, "Продолжаем здесь.", acting_user=fresh(demo.tribune1))
     # The thread pages link both ways.
     client.force_login(demo.judge)
-    old_page = client.get(f"/inboxes/{inbox.pk}/").content.decode()
-    new_page = client.get(f"/inboxes/{new.pk}/").content.decode()
-    assert f'href="/inboxes/{new.pk}/" rel="next"' in old_page
-    assert f'href="/inboxes/{inbox.pk}/" rel="prev"' in new_page
+    old_page = client.get(f"/inboxes/{inbox.public_id}/").content.decode()
+    new_page = client.get(f"/inboxes/{new.public_id}/").content.decode()
+    assert f'href="/inboxes/{new.public_id}/" rel="next"' in old_page
+    assert f'href="/inboxes/{inbox.public_id}/" rel="prev"' in new_page
     # A second rollover of the same inbox is refused; the new one rolls over into part 3.
     with override("en"), pytest.raises(WrongState) as exc:
         services.do_roll_over_inbox(inbox, acting_user=fresh(demo.tribune1))
@@ -251,11 +251,11 @@ def test_a_resident_creates_a_secret_inbox_invites_and_members_can_leave_L_INBOX
         services.do_add_member(inbox, demo.seat("commissar"), acting_user=fresh(demo.mafioso))
     # A member leaves through the page: the inbox disappears for them.
     client.force_login(demo.resident2)
-    assert 'action="/inboxes/%d/leave/"' % inbox.pk in client.get(f"/inboxes/{inbox.pk}/").content.decode()
-    response = client.post(f"/inboxes/{inbox.pk}/leave/")
+    assert 'action="/inboxes/%d/leave/"' % inbox.pk in client.get(f"/inboxes/{inbox.public_id}/").content.decode()
+    response = client.post(f"/inboxes/{inbox.public_id}/leave/")
     assert response.status_code == 302 and response["Location"] == f"/games/{demo.game.slug}/inboxes/"
     assert states(inbox)[other.name] == MembershipState.REMOVED
-    assert client.get(f"/inboxes/{inbox.pk}/").status_code == 404
+    assert client.get(f"/inboxes/{inbox.public_id}/").status_code == 404
     with override("en"), pytest.raises(NotAllowed) as exc:
         services.do_leave_secret_inbox(inbox, acting_user=fresh(demo.resident2))
     assert str(exc.value) == "No such inbox."
@@ -336,12 +336,12 @@ def test_secret_inbox_page_creates_one_and_refuses_the_consigliere_L_INBOX_13(de
     mafioso, other = demo.seat("mafioso"), demo.seat("resident2")
     client.force_login(demo.honest)
     assert client.get(url).status_code == 200
-    response = client.post(url, {"title": "Через страницу", "members": [mafioso.pk, other.pk]})
+    response = client.post(url, {"title": "Через страницу", "members": [mafioso.public_id, other.public_id]})
     inbox = Inbox.objects.get(game=demo.game, kind=K.SECRET, title="Через страницу")
-    assert response.status_code == 302 and response["Location"] == f"/inboxes/{inbox.pk}/"
+    assert response.status_code == 302 and response["Location"] == f"/inboxes/{inbox.public_id}/"
     assert states(inbox) == {demo.seat("honest").name: "member", mafioso.name: "member", other.name: "member"}
     client.force_login(demo.consigliere)
-    response = client.post(url, {"title": "Нельзя", "members": [mafioso.pk]})
+    response = client.post(url, {"title": "Нельзя", "members": [mafioso.public_id]})
     assert response.status_code == 403
     assert not Inbox.objects.filter(title="Нельзя").exists()
     assert client.post(url, {"title": "Пусто"}).status_code == 400

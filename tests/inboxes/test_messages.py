@@ -89,8 +89,8 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
 def test_edit_page_for_the_author_and_revisions_shown_to_every_reader_L_INBOX_21(demo, client):
     message = services.do_post_message(city1(demo), "Черновик мысли", acting_user=fresh(demo.honest))
     pos = position(message)
-    thread = f"/inboxes/{message.inbox_id}/"
-    edit_url = f"/inboxes/{message.inbox_id}/n{pos}/edit/"
+    thread = f"/inboxes/{message.inbox.public_id}/"
+    edit_url = f"/inboxes/{message.inbox.public_id}/n{pos}/edit/"
     client.force_login(demo.honest)
     assert f'href="{edit_url}"' in client.get(thread).content.decode()
     form = client.get(edit_url)
@@ -111,14 +111,14 @@ def test_edit_page_for_the_author_and_revisions_shown_to_every_reader_L_INBOX_21
     client.force_login(demo.resident2)
     assert client.get(edit_url).status_code == 404
     client.force_login(demo.honest)
-    assert client.get(f"/inboxes/{message.inbox_id}/n{pos + 1}/edit/").status_code == 404
+    assert client.get(f"/inboxes/{message.inbox.public_id}/n{pos + 1}/edit/").status_code == 404
 
 
 def test_a_moderator_hides_a_message_readers_see_it_was_hidden_moderators_see_the_text_L_INBOX_21(demo, client):
     message = services.do_post_message(city1(demo), "Оскорбительный текст", acting_user=fresh(demo.mafioso))
     pos = position(message)
-    thread = f"/inboxes/{message.inbox_id}/"
-    hide_url = f"/inboxes/{message.inbox_id}/n{pos}/hide/"
+    thread = f"/inboxes/{message.inbox.public_id}/"
+    hide_url = f"/inboxes/{message.inbox.public_id}/n{pos}/hide/"
     client.force_login(demo.honest)
     assert f'action="{hide_url}"' not in client.get(thread).content.decode()
     assert client.post(hide_url).status_code == 403
@@ -138,7 +138,7 @@ def test_a_moderator_hides_a_message_readers_see_it_was_hidden_moderators_see_th
     assert re.search(rf'<article class="message hidden" id="n{pos}"', page)
     # The author cannot read it back through the edit form either (a hidden message is not editable).
     client.force_login(demo.mafioso)
-    edit = client.get(f"/inboxes/{message.inbox_id}/n{pos}/edit/")
+    edit = client.get(f"/inboxes/{message.inbox.public_id}/n{pos}/edit/")
     assert edit.status_code == 403 and "Оскорбительный текст" not in edit.content.decode()
     with override("en"), pytest.raises(WrongState) as exc:
         services.do_hide_message(message, acting_user=fresh(demo.procurator))

@@ -31,14 +31,14 @@ def pages_for(demo, client: Client) -> dict[str, str]:
     """url -> HTML of every page this client can open in the demo game (status 200 only)."""
     game = demo.game
     urls = [f"/games/{game.slug}/", f"/games/{game.slug}/inboxes/", "/", "/admin/"]
-    urls += [f"/games/{game.slug}/residents/{pk}/" for pk in Resident.objects.filter(game=game).values_list("pk", flat=True)]
-    urls += [f"/games/{game.slug}/posts/{pk}/" for pk in PublicPost.objects.filter(game=game).values_list("pk", flat=True)]
-    urls += [f"/inboxes/{pk}/" for pk in Inbox.objects.filter(game=game).values_list("pk", flat=True)]
+    urls += [f"/games/{game.slug}/residents/{pk}/" for pk in Resident.objects.filter(game=game).values_list("public_id", flat=True)]
+    urls += [f"/games/{game.slug}/posts/{pk}/" for pk in PublicPost.objects.filter(game=game).values_list("public_id", flat=True)]
+    urls += [f"/inboxes/{pk}/" for pk in Inbox.objects.filter(game=game).values_list("public_id", flat=True)]
     # The setup pages, the numbers page, the draw verification page and every commissar offer page.
     from roles.models import CommissarOffer
 
     urls += [f"/games/{game.slug}/setup/", f"/games/{game.slug}/setup/numbers/", f"/games/{game.slug}/draw/"]
-    urls += [f"/games/{game.slug}/offers/{pk}/" for pk in CommissarOffer.objects.filter(game=game).values_list("pk", flat=True)]
+    urls += [f"/games/{game.slug}/offers/{pk}/" for pk in CommissarOffer.objects.filter(game=game).values_list("public_id", flat=True)]
     pages = {}
     for url in urls:
         response = client.get(url, follow=True)
@@ -58,12 +58,12 @@ def client_for(user) -> Client:
 
 def facts_by_resident(pages: dict[str, str], demo) -> set[tuple[str, str]]:
     """{(resident name, fact)} shown on resident pages."""
-    names = dict(Resident.objects.filter(game=demo.game).values_list("pk", "name"))
+    names = dict(Resident.objects.filter(game=demo.game).values_list("public_id", "name"))
     found = set()
     for url, text in pages.items():
-        m = re.fullmatch(rf"/games/{demo.game.slug}/residents/(\d+)/", url)
+        m = re.fullmatch(rf"/games/{demo.game.slug}/residents/([a-z0-9]+)/", url)
         if m:
-            found |= {(names[int(m.group(1))], fact) for fact in FACT.findall(text)}
+            found |= {(names[m.group(1)], fact) for fact in FACT.findall(text)}
         elif FACT.findall(text):
             found |= {("<page " + url + ">", fact) for fact in FACT.findall(text) if not fact.startswith("staff:")}
     return found
@@ -139,8 +139,8 @@ def test_mafia_plans_are_visible_to_their_mafia_and_never_to_an_honest_neighbour
     mafia1 = Inbox.objects.get(game=demo.game, kind="mafia", city__number=1)
     plan = Message.objects.filter(inbox=mafia1, author_resident__isnull=False).first()
     assert plan is not None
-    assert plan.body_html in client_for(demo.mafioso).get(f"/inboxes/{mafia1.pk}/").content.decode()
-    response = client_for(demo.honest).get(f"/inboxes/{mafia1.pk}/")
+    assert plan.body_html in client_for(demo.mafioso).get(f"/inboxes/{mafia1.public_id}/").content.decode()
+    response = client_for(demo.honest).get(f"/inboxes/{mafia1.public_id}/")
     assert response.status_code == 404
     assert plan.body not in response.content.decode()
 
@@ -152,5 +152,5 @@ def test_a_declined_offers_reason_appears_on_no_page_L_COMM_2(demo, persona):
     offer_inbox, plain = _offer_inbox(demo)
     pages = pages_for(demo, client_for(getattr(demo, persona)))
     assert "Secret reason of the candidate" not in "\n".join(pages.values())
-    assert (f"/inboxes/{offer_inbox.pk}/" in pages) == (persona in ("procurator", "honest"))
-    assert (f"/inboxes/{plain.pk}/" in pages) == (persona == "honest")
+    assert (f"/inboxes/{offer_inbox.public_id}/" in pages) == (persona in ("procurator", "honest"))
+    assert (f"/inboxes/{plain.public_id}/" in pages) == (persona == "honest")

@@ -215,14 +215,17 @@ def test_access_inbox_by_id_gives_one_404_for_missing_forbidden_and_malformed_id
     from django.http import Http404
 
     mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
-    missing = Inbox.objects.order_by("-pk").first().pk + 1000
+    from kernel.public_ids import new_public_id
+
     errors = []
-    for inbox_id in (mafia2.pk, str(mafia2.pk), missing, "abc", None, "1;drop"):
+    # A forbidden public id, a missing one, the database id (never accepted), malformed ones.
+    for inbox_id in (mafia2.public_id, new_public_id(), mafia2.pk, str(mafia2.pk), "abc", None, "1;drop",
+                     mafia2.public_id.upper(), mafia2.public_id + "\x00"):
         with pytest.raises(Http404) as exc:
             policies.access_inbox_by_id(fresh(demo.honest), inbox_id)
         errors.append(str(exc.value))
     assert set(errors) == {"No such inbox."}
-    assert policies.access_inbox_by_id(fresh(demo.consigliere), mafia2.pk) == mafia2
+    assert policies.access_inbox_by_id(fresh(demo.consigliere), mafia2.public_id) == mafia2
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -59,9 +59,9 @@ def test_my_inboxes_and_thread_cost_the_same_with_10_and_2000_messages(demo, cli
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
     client.force_login(demo.honest)
     _fill(inbox, seat, 10)
-    small = [_count(client, f"/games/{demo.game.slug}/inboxes/"), _count(client, f"/inboxes/{inbox.pk}/")]
+    small = [_count(client, f"/games/{demo.game.slug}/inboxes/"), _count(client, f"/inboxes/{inbox.public_id}/")]
     _fill(inbox, seat, 2000)
-    large = [_count(client, f"/games/{demo.game.slug}/inboxes/"), _count(client, f"/inboxes/{inbox.pk}/")]
+    large = [_count(client, f"/games/{demo.game.slug}/inboxes/"), _count(client, f"/inboxes/{inbox.public_id}/")]
     assert small == large
     assert small[0][0] == small[1][0] == 200
     assert small[0][1] <= MY_INBOXES_BUDGET and small[1][1] <= THREAD_BUDGET
@@ -72,12 +72,12 @@ def test_thread_shows_the_newest_page_when_all_is_read_and_older_pages_on_reques
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
     _fill(inbox, seat, 2000)
     client.force_login(demo.honest)
-    assert client.post(f"/inboxes/{inbox.pk}/read/").status_code == 302  # nothing unread: the newest page
-    newest = client.get(f"/inboxes/{inbox.pk}/")
+    assert client.post(f"/inboxes/{inbox.public_id}/read/").status_code == 302  # nothing unread: the newest page
+    newest = client.get(f"/inboxes/{inbox.public_id}/")
     per_page = settings.MAFIA_MESSAGES_PER_PAGE
     assert newest.context["page"].number == -(-2000 // per_page)
     assert newest.context["messages_on_page"][-1].pk == Message.objects.filter(inbox=inbox).order_by("-received_at", "-id")[0].pk
-    first = client.get(f"/inboxes/{inbox.pk}/?page=1")
+    first = client.get(f"/inboxes/{inbox.public_id}/?page=1")
     assert first.context["page"].number == 1
     assert first.context["messages_on_page"][0].pk == Message.objects.filter(inbox=inbox).order_by("received_at", "id")[0].pk
     assert len(first.context["messages_on_page"]) == per_page

@@ -21,7 +21,7 @@ def newcomer(name: str = "Smenshik"):
 def test_the_replaced_user_gets_404_on_every_inbox_they_read_before_and_the_new_user_takes_the_seat_L_REPLACE_1(demo, client):
     seat = demo.seat("mafioso")
     old_name = seat.name
-    readable = list(policies.readable_inboxes(fresh(demo.mafioso), demo.game).values_list("pk", flat=True))
+    readable = list(policies.readable_inboxes(fresh(demo.mafioso), demo.game).values_list("public_id", flat=True))
     assert len(readable) >= 3  # city, personal, mafia
     memberships = sorted(Membership.objects.filter(resident=seat).values_list("inbox_id", "state"))
     old_posts = list(Message.objects.filter(author_resident=seat).values_list("pk", "author_name"))

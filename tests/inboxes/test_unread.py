@@ -22,7 +22,7 @@ def _setup(demo, client, settings, new: int) -> tuple[Inbox, int]:
     settings.MAFIA_MESSAGES_PER_PAGE = 5
     inbox = _city1(demo)
     client.force_login(demo.honest)
-    client.post(f"/inboxes/{inbox.pk}/read/")
+    client.post(f"/inboxes/{inbox.public_id}/read/")
     assert _unread(client, demo, inbox) == 0
     read = Message.objects.filter(inbox=inbox).count()
     for i in range(new):
@@ -33,7 +33,7 @@ def _setup(demo, client, settings, new: int) -> tuple[Inbox, int]:
 def test_thread_opens_at_the_first_unread_and_marks_only_what_it_showed_L_INBOX_20(demo, client, settings):
     inbox, first = _setup(demo, client, settings, new=12)
     assert _unread(client, demo, inbox) == 12
-    response = client.get(f"/inboxes/{inbox.pk}/")
+    response = client.get(f"/inboxes/{inbox.public_id}/")
     assert response.status_code == 200
     page = response.context["page"]
     assert page.number == (first - 1) // 5 + 1
@@ -43,7 +43,7 @@ def test_thread_opens_at_the_first_unread_and_marks_only_what_it_showed_L_INBOX_
     shown_new = page.end_index() - first + 1
     assert _unread(client, demo, inbox) == 12 - shown_new
     # The next page continues where the reader stopped.
-    response = client.get(f"/inboxes/{inbox.pk}/")
+    response = client.get(f"/inboxes/{inbox.public_id}/")
     assert response.context["page"].number == page.number + 1
     assert _unread(client, demo, inbox) == max(0, 12 - shown_new - 5)
 
@@ -51,7 +51,7 @@ def test_thread_opens_at_the_first_unread_and_marks_only_what_it_showed_L_INBOX_
 def test_jumping_to_the_newest_page_does_not_mark_skipped_messages_read_L_INBOX_20(demo, client, settings):
     inbox, first = _setup(demo, client, settings, new=12)
     mark_before = ReadMark.objects.get(user=demo.honest, inbox=inbox).last_read_at
-    response = client.get(f"/inboxes/{inbox.pk}/?page=last")
+    response = client.get(f"/inboxes/{inbox.public_id}/?page=last")
     assert response.status_code == 200 and response.context["page"].number == response.context["page"].paginator.num_pages
     assert ReadMark.objects.get(user=demo.honest, inbox=inbox).last_read_at == mark_before
     assert _unread(client, demo, inbox) == 12
@@ -60,11 +60,11 @@ def test_jumping_to_the_newest_page_does_not_mark_skipped_messages_read_L_INBOX_
 
 def test_mark_all_read_is_explicit_and_clears_the_count_L_INBOX_20(demo, client, settings):
     inbox, _first = _setup(demo, client, settings, new=7)
-    response = client.post(f"/inboxes/{inbox.pk}/read/")
-    assert response.status_code == 302 and response["Location"] == f"/inboxes/{inbox.pk}/?page=last#latest"
+    response = client.post(f"/inboxes/{inbox.public_id}/read/")
+    assert response.status_code == 302 and response["Location"] == f"/inboxes/{inbox.public_id}/?page=last#latest"
     assert _unread(client, demo, inbox) == 0
     # With nothing unread the thread opens on its newest page, with no unread marker.
-    response = client.get(f"/inboxes/{inbox.pk}/")
+    response = client.get(f"/inboxes/{inbox.public_id}/")
     assert response.context["first_unread"] is None
     assert response.context["page"].number == response.context["page"].paginator.num_pages
     assert 'id="unread"' not in response.content.decode()
@@ -73,6 +73,6 @@ def test_mark_all_read_is_explicit_and_clears_the_count_L_INBOX_20(demo, client,
 def test_mark_all_read_of_a_forbidden_inbox_is_404_and_changes_nothing(demo, client):
     mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
     client.force_login(demo.honest)
-    assert client.post(f"/inboxes/{mafia2.pk}/read/").status_code == 404
-    assert client.get(f"/inboxes/{mafia2.pk}/read/").status_code == 405
+    assert client.post(f"/inboxes/{mafia2.public_id}/read/").status_code == 404
+    assert client.get(f"/inboxes/{mafia2.public_id}/read/").status_code == 405
     assert not ReadMark.objects.filter(user=demo.honest, inbox=mafia2).exists()

@@ -48,13 +48,13 @@ def test_nomination_is_recorded_in_the_nominators_personal_inbox_L_NOM_1(demo):
         expected = translation.gettext("%(nominator)s nominates %(nominee)s for execution (day %(day)s).") % {
             "nominator": seat.name, "nominee": nominee.name, "day": 2}
     assert texts[-1] == expected
-    page = client_of(demo.honest).get(reverse("inbox_thread", args=[personal.pk])).content.decode()
+    page = client_of(demo.honest).get(reverse("inbox_thread", args=[personal.public_id])).content.decode()
     assert nominee.name in page
 
 
 def test_refused_post_shows_its_reason_inside_the_posting_form(demo):
     personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=demo.seat("honest"), rolled_over_at__isnull=True)
-    response = client_of(demo.honest).post(reverse("inbox_thread", args=[personal.pk]), {"text": ""})
+    response = client_of(demo.honest).post(reverse("inbox_thread", args=[personal.public_id]), {"text": ""})
     assert response.status_code == 400
     form = re.search(r'<form method="post" action="[^"]*#post-form" id="post-form".*?</form>',
                      response.content.decode(), re.DOTALL).group(0)

@@ -85,7 +85,7 @@ def console_pages(client: Client) -> list[str]:
         if response.status_code != 200:
             continue
         urls.append(changelist)
-        first = re.search(rf'href="({re.escape(changelist)}\d+/change/)[^"]*"', response.content.decode())
+        first = re.search(rf'href="({re.escape(changelist)}[a-z0-9]+/change/)[^"]*"', response.content.decode())
         if first:
             urls.append(first.group(1))
     return urls
@@ -122,8 +122,8 @@ def test_staff_console_shows_times_in_the_games_zone_L_DAY_1(demo):
                                            closes_at=datetime(2026, 11, 20, 20, 59, tzinfo=UTC))
     client = console_client(demo.tribune1)
     listing = client.get("/staff/voting/votingsession/?all=").content.decode()
-    row = re.search(rf'href="/staff/voting/votingsession/{session.pk}/change/.*?</tr>', listing, re.DOTALL).group(0)
+    row = re.search(rf'href="/staff/voting/votingsession/{session.public_id}/change/.*?</tr>', listing, re.DOTALL).group(0)
     assert "12:00" in row and "23:59" in row  # 09:00 and 20:59 UTC in Moscow (UTC+3)
     assert "09:00" not in row and "20:59" not in row
-    page = client.get(f"/staff/voting/votingsession/{session.pk}/change/").content.decode()
+    page = client.get(f"/staff/voting/votingsession/{session.public_id}/change/").content.decode()
     assert "12:00" in page and "09:00" not in page

@@ -18,7 +18,7 @@ def test_godfather_decides_through_the_night_page_L_NIGHT_1(ng, client):
     client.force_login(ng.godfather[1].user)
     victim = ng.honest[1][0]
     with time_machine.travel(NOW, tick=False):
-        response = client.post(url(ng), {"action": "decide", "city": 1, "target": victim.pk})
+        response = client.post(url(ng), {"action": "decide", "city": 1, "target": victim.public_id})
     assert response.status_code == 302
     decision = NightDecision.objects.get(city=ng.cities[0])
     assert (decision.target_id, decision.kind, decision.by_consigliere) == (victim.pk, NightActionKind.KILL, False)
@@ -61,7 +61,7 @@ def test_consigliere_opens_and_mafia_vote_and_consigliere_closes_through_the_pag
     assert client.post(url(ng10), {"action": "open_election", "city": 1}).status_code == 302
     for voter in (a, b):
         client.force_login(voter.user)
-        assert client.post(url(ng10), {"action": "vote_godfather", "city": 1, "target": b.pk}).status_code == 302
+        assert client.post(url(ng10), {"action": "vote_godfather", "city": 1, "target": b.public_id}).status_code == 302
     client.force_login(ng10.consigliere)
     assert client.post(url(ng10), {"action": "close_election", "city": 1}).status_code == 302
     assert services.living_godfather(ng10.cities[0]).pk == b.pk

@@ -63,7 +63,7 @@ def test_non_mafia_never_see_the_decision_the_godfather_or_the_election_L_STAFF_
         assert not policies.knows_godfather(user, ng.r(ng.godfather[1])), name
         assert not policies.knows_night_of(user, ng.cities[0]), name
         mafia_inbox = services.mafia_inbox_of(ng.cities[0])
-        assert client.get(f"/inboxes/{mafia_inbox.pk}/").status_code == 404, name
+        assert client.get(f"/inboxes/{mafia_inbox.public_id}/").status_code == 404, name
 
 
 def test_city_mafia_and_the_consigliere_do_see_the_night(night_scene, client):
@@ -80,7 +80,7 @@ def test_check_asker_is_seen_by_the_asker_only_L_NIGHT_5(night_scene, client):
     commissar = ng.commissar[1]
     channel = services.check_channel_of(ng.cities[0])
     client.force_login(ng.consigliere)
-    thread = client.get(f"/inboxes/{channel.pk}/").content.decode()
+    thread = client.get(f"/inboxes/{channel.public_id}/").content.decode()
     assert ng.mafia[1][0].name in thread
     assert commissar.name not in thread and commissar.user.public_name not in thread
     night = client.get(f"/games/{ng.game.slug}/night/").content.decode()
@@ -91,7 +91,7 @@ def test_check_asker_is_seen_by_the_asker_only_L_NIGHT_5(night_scene, client):
         client.logout()
         if user.is_authenticated:
             client.force_login(user)
-        assert client.get(f"/inboxes/{channel.pk}/").status_code == 404, name
+        assert client.get(f"/inboxes/{channel.public_id}/").status_code == 404, name
         html = client.get(f"/games/{ng.game.slug}/night/").content.decode()
         assert 'class="checks"' not in html, name
     client.force_login(commissar.user)
@@ -108,7 +108,7 @@ def test_staff_console_does_not_list_the_check_channels_member_to_the_consiglier
     ng = night_scene
     channel = services.check_channel_of(ng.cities[0])
     client.force_login(ng.consigliere)
-    response = client.get(f"/staff/inboxes/membership/?inbox__id__exact={channel.pk}")
+    response = client.get(f"/staff/inboxes/membership/?inbox={channel.public_id}")
     assert response.status_code == 200
     assert ng.commissar[1].name not in response.content.decode()
     everything = client.get("/staff/inboxes/membership/").content.decode()

@@ -299,7 +299,7 @@ def test_consigliere_reads_the_check_without_the_askers_name_L_NIGHT_5(ng, clien
     channel = services.check_channel_of(ng.cities[0])
     assert policies.can_read_inbox(ng.consigliere, channel)
     client.force_login(ng.consigliere)
-    html = client.get(f"/inboxes/{channel.pk}/").content.decode()
+    html = client.get(f"/inboxes/{channel.public_id}/").content.decode()
     assert ng.mafia[1][0].name in html  # the question is there
     assert commissar.name not in html  # the asker is not
     assert commissar.user.public_name not in html

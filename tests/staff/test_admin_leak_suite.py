@@ -25,6 +25,7 @@ from cities.staff_admin import staff_admin_site
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand, TribuneStandIn
+from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.cities.test_staff_admin import _normalized, readable_inbox_ids, staff_client
 from tests.conftest import PERSONA_NAMES
 from voting.models import CourtCase, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession
@@ -91,10 +92,13 @@ def registered():
 
 
 def listed(client: Client, url: str, query: str = "") -> tuple[int, set[int]]:
+    """(status, database ids of the objects the changelist at ``url`` links to, by public id or database id)."""
     response = client.get(url + "?all=" + ("&" + query if query else ""), follow=True)
     if response.status_code != 200:
         return response.status_code, set()
-    return 200, {int(pk) for pk in re.findall(r'href="' + re.escape(url) + r'(\d+)/change/', response.content.decode())}
+    model = next(m for _label, m, _admin, u in registered() if u == url)
+    keys = dict.fromkeys(re.findall(r'href="' + re.escape(url) + r'([a-z0-9]+)/change/', response.content.decode()))
+    return 200, set(pks_from_keys(model, keys))
 
 
 @pytest.fixture
@@ -180,14 +184,15 @@ def test_changelists_list_exactly_the_policy_scope_and_nothing_else_answers_L_ST
         hidden = sorted(in_game - ids)[-2:]  # high ids: "/1/" would also blank unrelated links
         if not hidden:
             continue
-        missing = (model.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1000
+        missing = missing_key(model)
         for pk in hidden:
+            pk = key_of(model.objects.get(pk=pk))  # the console key of the hidden object
             for suffix in ("change/", "history/", "delete/"):
                 forbidden_answer = _answer(client.get(f"{url}{pk}/{suffix}", follow=True), pk)
                 missing_answer = _answer(client.get(f"{url}{missing}/{suffix}", follow=True), missing)
                 assert forbidden_answer == missing_answer, (persona, label, suffix)
             # Search by the hidden object's own text finds nothing outside the scope.
-            term = str(model.objects.get(pk=pk))[:40]
+            term = str(model.objects.get(pk=pks_from_keys(model, [pk])[0]))[:40]
             _status, found = listed(client, url, "q=" + term)
             assert found <= ids, (persona, label, term)
 
@@ -199,8 +204,8 @@ def test_whitelisted_filters_with_out_of_scope_values_return_nothing_outside_the
     cities = {c.number: c.pk for c in demo.game.cities.all()}
     # One inbox of each kind and city (the mafia, personal, bar, notary... ones among them).
     inboxes = list({(kind, city): pk for pk, kind, city in Inbox.objects.filter(game=demo.game).order_by("-pk")
-                    .values_list("pk", "kind", "city_id")}.values())
-    values = {"city__id__exact": list(cities.values()), "inbox__id__exact": inboxes,
+                    .values_list("public_id", "kind", "city_id")}.values())
+    values = {"city__id__exact": list(cities.values()), "inbox": inboxes,
               "game__id__exact": [demo.game.pk, demo.game.pk + 999]}
     for label, _model, model_admin, url in registered():
         status, scope = listed(client, url)

@@ -55,7 +55,7 @@ def test_simultaneous_votes_and_double_submits_leave_one_standing_vote_per_voter
     inbox, voters = _big_city_voting(RESIDENTS)
     moment = OPENS + timedelta(minutes=30)
     doubles = voters[:DOUBLE_SUBMITTERS]
-    url = reverse("inbox_thread", args=[inbox.pk])
+    url = reverse("inbox_thread", args=[inbox.public_id])
     jobs = [("service", v) for v in voters] + [("form", v) for v in doubles for _ in range(2)]
     barrier = threading.Barrier(len(jobs))
     errors, outcomes = [], []

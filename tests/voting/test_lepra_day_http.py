@@ -29,9 +29,9 @@ def test_resident_nominates_from_the_personal_inbox_page_L_NOM_1(demo, client):
     personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=voter)
     client.force_login(voter.user)
     with time_machine.travel(MORNING, tick=False):
-        page = client.get(reverse("inbox_thread", args=[personal.pk]))
+        page = client.get(reverse("inbox_thread", args=[personal.public_id]))
         assert reverse("nominate", args=[demo.game.slug]) in page.content.decode()
-        response = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": nominee.pk, "action": "nominate"})
+        response = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": nominee.public_id, "action": "nominate"})
         assert response.status_code == 302
         again = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": day.plain[1].pk, "action": "nominate"})
     assert again.status_code == 400
@@ -70,7 +70,7 @@ def test_posting_kaznit_in_the_browser_shows_in_the_tally_box_L_VOTE_2_L_VOTE_4(
     nominee, voter = day.plain[0], day.plain[5]
     nominate_and_open(demo, day, [nominee])
     inbox = day.inbox_of(nominee)
-    url = reverse("inbox_thread", args=[inbox.pk])
+    url = reverse("inbox_thread", args=[inbox.public_id])
     client.force_login(voter.user)
     with time_machine.travel(OPENS + timedelta(minutes=1), tick=False):
         response = client.post(url, {"text": "казнить"})
@@ -125,7 +125,7 @@ def test_suicide_declared_on_the_nominate_page_and_confirmed_on_the_day_page_L_N
         declaration = SuicideDeclaration.objects.get(resident=resident)
         client.force_login(demo.tribune1)
         url = reverse("city_day", args=[demo.game.slug, 1])
-        response = client.post(url, {"action": "confirm_suicide", "declaration": declaration.pk})
+        response = client.post(url, {"action": "confirm_suicide", "declaration": declaration.public_id})
     assert response.status_code == 302
     declaration.refresh_from_db()
     assert declaration.confirmed_at == MORNING
@@ -207,7 +207,7 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
         judges = list(Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number"))
         for judge in judges[:2]:
             client.force_login(judge.user)
-            assert client.post(url, {"action": "court_vote", "choice": a.pk}).status_code == 302
+            assert client.post(url, {"action": "court_vote", "choice": a.public_id}).status_code == 302
     case.refresh_from_db()
     assert (case.sentenced, case.fallback) == (a, False)
     assert f"<strong>{a.name}</strong>" in client.get(url).content.decode()

@@ -33,12 +33,12 @@ def test_a_resident_proposes_a_candidate_on_the_day_page_L_JUDGE_3(jg):
     with time_machine.travel(DAY1 + timedelta(minutes=5), tick=False):
         page = client.get(day_url(jg, 1))
         assert page.status_code == 200 and 'value="propose_candidate"' in page.content.decode()
-        response = client.post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ben.pk})
+        response = client.post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ben.public_id})
         assert response.status_code == 302
-        again = client.post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ann.pk})
+        again = client.post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ann.public_id})
     assert again.status_code == 400
     assert list(JudgeProposal.objects.values_list("proposer_id", "candidate_id")) == [(ann.pk, ben.pk)]
-    assert client_for(None).post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ben.pk}).status_code == 404
+    assert client_for(None).post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ben.public_id}).status_code == 404
 
 
 def test_precincts_show_live_standing_scores_to_their_readers_only_L_JUDGE_4_L_INBOX_20(jg):
@@ -55,7 +55,7 @@ def test_precincts_show_live_standing_scores_to_their_readers_only_L_JUDGE_4_L_I
         for outsider in (jg.residents(2)[0].user, jg.tribunes[2], None):
             page = client_for(outsider).get(day_url(jg, 1))
             assert page.context["day"].judges.precincts == []
-            assert f"/inboxes/{precinct(candidate).pk}/" not in page.content.decode()
+            assert f"/inboxes/{precinct(candidate).public_id}/" not in page.content.decode()
 
 
 def test_removal_demand_and_confirmation_on_the_day_page_L_JUDGE_8(jg):
@@ -67,15 +67,15 @@ def test_removal_demand_and_confirmation_on_the_day_page_L_JUDGE_8(jg):
         assert client_for(others[0].user).post(day_url(jg, 1), {"action": "open_removal"}).status_code == 302
         demand = RemovalDemand.objects.get()
         for r in others[1:4]:
-            assert client_for(r.user).post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.pk}
+            assert client_for(r.user).post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id}
                                            ).status_code == 302
         item = client_for(others[4].user).get(day_url(jg, 1)).context["day"].judges.demands[0]
         assert (item["confirmations"], item["can_confirm"]) == (4, True)
-        assert client_for(others[4].user).post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.pk}
+        assert client_for(others[4].user).post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id}
                                                ).status_code == 302
         stranger = client_for(jg.residents(2)[1].user)
         assert stranger.get(day_url(jg, 1)).context["day"].judges.demands == []
-        assert stranger.post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.pk}).status_code == 400
+        assert stranger.post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id}).status_code == 400
     demand.refresh_from_db()
     assert demand.valid_at == DAY1 + timedelta(days=1)
 
@@ -86,7 +86,7 @@ def test_a_precinct_thread_shows_the_live_standing_of_the_election_L_JUDGE_4(jg)
     vote(others[0], ann, PRO, 1)
     vote(others[1], ben, CON, 2)
     with time_machine.travel(OPENS + timedelta(minutes=10), tick=False):
-        page = client_for(others[2].user).get(f"/inboxes/{precinct(ben).pk}/")
+        page = client_for(others[2].user).get(f"/inboxes/{precinct(ben).public_id}/")
     assert page.status_code == 200
     box = page.context["tally"]
     assert [(r.candidate, r.pros, r.cons, r.score) for r in box.rows] == [(ann.name, 1, 0, 1), (ben.name, 0, 1, -1)]

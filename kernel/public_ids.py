@@ -28,6 +28,16 @@ def new_public_id() -> str:
     return secrets.choice(_FIRST) + "".join(secrets.choice(_REST) for _ in range(PUBLIC_ID_LENGTH - 1))
 
 
+def new_idempotency_key() -> str:
+    """A fresh key for one rendering of a form that creates something (22 URL-safe characters): a re-submission
+    of the same form (a double click, a network retry) carries the same key and creates nothing more."""
+    return secrets.token_urlsafe(16)
+
+
+#: The shape of an idempotency key a form may post back.
+IDEMPOTENCY_KEY_REGEX = r"[A-Za-z0-9_-]{16,40}"
+
+
 def is_public_id(value) -> bool:
     """True when ``value`` is a string of the public id shape."""
     return isinstance(value, str) and _SHAPE.fullmatch(value) is not None
@@ -57,3 +67,20 @@ class PublicIdField(models.CharField):
         kwargs.setdefault("unique", True)
         kwargs.setdefault("verbose_name", _("public id"))
         super().__init__(*args, **kwargs)
+
+
+def backfill_public_ids(app_label: str, model_names: list[str]):
+    """A ``RunPython`` function giving every existing row of the models a public id, in batches (a migration
+    step between adding the nullable column and making it unique). Reversible as a no-op."""
+
+    def forward(apps, schema_editor):
+        for name in model_names:
+            model = apps.get_model(app_label, name)
+            while True:
+                batch = list(model.objects.filter(public_id__isnull=True).values_list("pk", flat=True)[:1000])
+                if not batch:
+                    break
+                for pk in batch:
+                    model.objects.filter(pk=pk, public_id__isnull=True).update(public_id=new_public_id())
+
+    return forward
