@@ -31,12 +31,12 @@ def test_godfather_decides_through_the_night_page_L_NIGHT_1(ng, client):
 
 def test_refused_decision_shows_the_reason_with_its_status_L_NIGHT_1(ng, client):
     client.force_login(ng.godfather[1].user)
-    response = client.post(url(ng), {"action": "decide", "city": 1, "target": ng.mafia[1][0].pk})
+    response = client.post(url(ng), {"action": "decide", "city": 1, "target": ng.mafia[1][0].public_id})
     assert response.status_code == 400
     assert in_game_language(ng.game, "The mafia kill an honest resident, not one of their own.") in \
         response.content.decode()
     client.force_login(ng.honest[1][0].user)
-    response = client.post(url(ng), {"action": "decide", "city": 1, "target": ng.honest[1][1].pk})
+    response = client.post(url(ng), {"action": "decide", "city": 1, "target": ng.honest[1][1].public_id})
     assert response.status_code == 403
     assert NightDecision.objects.count() == 0
 
@@ -45,13 +45,13 @@ def test_commissar_checks_through_the_night_page_L_NIGHT_5(ng, client):
     commissar = ng.commissar[1]
     client.force_login(commissar.user)
     with time_machine.travel(NOW, tick=False):
-        response = client.post(url(ng), {"action": "check", "target": ng.mafia[1][0].pk})
+        response = client.post(url(ng), {"action": "check", "target": ng.mafia[1][0].public_id})
     assert response.status_code == 302
     assert CommissarCheck.objects.get(commissar=commissar).is_mafia is True
     page = client.get(url(ng)).content.decode()
     assert f"{ng.mafia[1][0].name} — {in_game_language(ng.game, 'mafia')}" in page
     with time_machine.travel(NOW, tick=False):
-        again = client.post(url(ng), {"action": "check", "target": ng.honest[1][0].pk})
+        again = client.post(url(ng), {"action": "check", "target": ng.honest[1][0].public_id})
     assert again.status_code == 400
 
 

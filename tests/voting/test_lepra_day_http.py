@@ -33,7 +33,7 @@ def test_resident_nominates_from_the_personal_inbox_page_L_NOM_1(demo, client):
         assert reverse("nominate", args=[demo.game.slug]) in page.content.decode()
         response = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": nominee.public_id, "action": "nominate"})
         assert response.status_code == 302
-        again = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": day.plain[1].pk, "action": "nominate"})
+        again = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": day.plain[1].public_id, "action": "nominate"})
     assert again.status_code == 400
     assert Nomination.objects.get(nominator=voter).nominee == nominee
 
@@ -137,9 +137,9 @@ def test_procurator_names_the_executed_from_the_day_page_L_VOTE_7(demo, client):
     url = reverse("city_day", args=[demo.game.slug, 1])
     client.force_login(day.plain[6].user)
     assert ru("Awaiting the Procurator's decision.").replace("'", "&#x27;") in client.get(url).content.decode()
-    assert client.post(url, {"action": "decide", "resident": day.plain[2].pk}).status_code == 404
+    assert client.post(url, {"action": "decide", "resident": day.plain[2].public_id}).status_code == 404
     client.force_login(demo.procurator)
-    assert client.post(url, {"action": "decide", "resident": day.plain[2].pk}).status_code == 302
+    assert client.post(url, {"action": "decide", "resident": day.plain[2].public_id}).status_code == 302
     assert Resident.objects.get(pk=day.plain[2].pk).status == LifeStatus.DEAD
     assert f"<strong>{day.plain[2].name}</strong>" in client.get(url).content.decode()
 
@@ -176,7 +176,7 @@ def test_confrontation_request_is_seen_by_the_tribune_and_the_procurator_only_L_
     client.force_login(asker.user)
     with time_machine.travel(MORNING, tick=False):
         response = client.post(reverse("nominate", args=[demo.game.slug]),
-                               {"action": "confrontation", "other": other.pk, "note": "при всех"})
+                               {"action": "confrontation", "other": other.public_id, "note": "при всех"})
     assert response.status_code == 302
     request = SpeechRequest.objects.get(resident=asker)
     assert (request.kind, request.other, request.note) == (SpeechKind.CONFRONTATION, other, "при всех")
