@@ -346,6 +346,9 @@ class GameEvent(models.Model):
     kind = models.CharField(max_length=60, verbose_name=_("kind"))
     at = models.DateTimeField(verbose_name=_("at"))
     payload = models.JSONField(default=dict, blank=True, verbose_name=_("payload"))
+    #: The audit log's link to an event: its database id would count the events hidden from the viewer (a post
+    #: in a mafia inbox is an event too, L-INBOX-20).
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("game event")

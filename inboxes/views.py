@@ -35,7 +35,7 @@ _STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-def inbox_thread(request, inbox_id: int):
+def inbox_thread(request, inbox_id: str):
     """One inbox: a page of messages (newest page by default) and, where the policy allows, the post form.
 
     A missing or unreadable inbox is one 404 (``access_inbox_by_id``). A refused post re-renders the page with

@@ -24,7 +24,7 @@ from tests.inboxes.test_page_leaks import client_for, pages_for
 NUMERIC_OBJECT_URL = re.compile(r'/(?:inboxes|residents|posts|offers|archive/open)/\d+/')
 #: Staff console URLs of objects with a public id, by a database id.
 NUMERIC_CONSOLE_URL = re.compile(
-    r'/staff/(?:inboxes/(?:inbox|message)|cities/resident|voting/(?:votingsession|proxyrequest|suicidedeclaration|'
+    r'/staff/(?:inboxes/(?:inbox|message)|cities/(?:resident|gameevent)|voting/(?:votingsession|proxyrequest|suicidedeclaration|'
     r'courtcase|speechrequest|removaldemand)|staff/impeachmentdemand)/\d+/')
 #: Form fields that name an inbox, a message or a resident.
 OBJECT_FIELDS = ("inbox", "inboxes", "message", "members", "candidate", "choice", "resident", "proxy", "declaration",

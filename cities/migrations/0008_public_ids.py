@@ -23,13 +23,21 @@ class Migration(migrations.Migration):
             model_name="publicpost", name="public_id",
             field=models.CharField(editable=False, max_length=12, null=True, verbose_name="public id"),
         ),
-        migrations.RunPython(backfill_public_ids("cities", ["resident", "publicpost"]), migrations.RunPython.noop),
+        migrations.AddField(
+            model_name="gameevent", name="public_id",
+            field=models.CharField(editable=False, max_length=12, null=True, verbose_name="public id"),
+        ),
+        migrations.RunPython(backfill_public_ids("cities", ["resident", "publicpost", "gameevent"]), migrations.RunPython.noop),
         migrations.AlterField(
             model_name="resident", name="public_id",
             field=kernel.public_ids.PublicIdField(),
         ),
         migrations.AlterField(
             model_name="publicpost", name="public_id",
+            field=kernel.public_ids.PublicIdField(),
+        ),
+        migrations.AlterField(
+            model_name="gameevent", name="public_id",
             field=kernel.public_ids.PublicIdField(),
         ),
     ]

@@ -326,7 +326,7 @@ class BrowserGame:
             for proposer, candidate in ((proposers[0], judge), (proposers[1], rival)):
                 person = self.of(proposer)
                 person.open(f"/games/{self.slug}/cities/{number}/day/")
-                person.page.select_option("form.propose-form select[name=candidate]", str(candidate.pk))
+                person.page.select_option("form.propose-form select[name=candidate]", candidate.public_id)
                 person.submit("form.propose-form button[type=submit]")
                 assert ru("Your candidate") + ": " + candidate.name in person.text("section.judges")
         clock.set(opens + timedelta(seconds=1))
@@ -381,7 +381,7 @@ class BrowserGame:
                 person.open(f"/games/{self.slug}/night/")
                 assert person.page.locator("section.night-city").count() == 1  # their own city only
                 person.page.select_option(f"{panel} form:has(input[value=vote_godfather]) select[name=target]",
-                                          str(mafia[0].pk))
+                                          mafia[0].public_id)
                 person.submit(f"{panel} form:has(input[value=vote_godfather]) button")
             consigliere.open(f"/games/{self.slug}/night/")
             consigliere.submit(f"{panel} form:has(input[value=close_election]) button")

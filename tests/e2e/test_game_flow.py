@@ -90,12 +90,12 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
         person = lepra.of(nominator)
         open_from_my_inboxes(person, slug, lepra.inbox(InboxKind.PERSONAL, resident=nominator))
         person.follow("main a.nominate-link")
-        person.page.select_option("form.nominate-form select[name=nominee]", str(nominee.pk))
+        person.page.select_option("form.nominate-form select[name=nominee]", nominee.public_id)
         person.submit("form.nominate-form button[value=nominate]")
         assert person.text(".my-nomination") == f"{ru('Your nomination today')}: {nominee.name}"
     # A second nomination the same day is refused with the reason (L-NOM-1).
     person = lepra.of(voter1)
-    person.page.select_option("form.nominate-form select[name=nominee]", str(b.pk))
+    person.page.select_option("form.nominate-form select[name=nominee]", b.public_id)
     person.submit("form.nominate-form button[value=nominate]", status=400)
     assert person.text("main .error") == ru("You have already nominated %(name)s today.", name=a.name)
     open_from_my_inboxes(person, slug, lepra.inbox(InboxKind.PERSONAL, resident=voter1))
@@ -198,7 +198,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     for number in (1, 2):
         judge = lepra.of(judges[number])
         judge.open(f"/games/{slug}/cities/1/day/")
-        judge.submit(f"form.court-vote button[value='{a.pk}']")
+        judge.submit(f"form.court-vote button[value='{a.public_id}']")
     voter1_page.open(f"/games/{slug}/cities/1/day/")
     assert voter1_page.text(".decision") == f"{ru('Executed')}: {a.name} ({ru('Supreme Court')})"
     screenshots.take(voter1_page.page, "city-day-court")
@@ -267,13 +267,13 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     boss = lepra.of(godfathers[home])
     boss.open(night_url)
     panel = f"section.night-city[data-city='{home}']"
-    boss.page.select_option(f"{panel} form:has(input[value=decide]) select[name=target]", str(victim.pk))
+    boss.page.select_option(f"{panel} form:has(input[value=decide]) select[name=target]", victim.public_id)
     boss.submit(f"{panel} form:has(input[value=decide]) button")
     assert f"{ru('Kill')}: {victim.name}" in boss.text(panel)
     tourer = lepra.of(godfathers[touring.number])
     tourer.open(night_url)
     panel = f"section.night-city[data-city='{touring.number}']"
-    tourer.page.select_option(f"{panel} form:has(input[value=tour]) select[name=target]", str(toured.pk))
+    tourer.page.select_option(f"{panel} form:has(input[value=tour]) select[name=target]", toured.public_id)
     tourer.submit(f"{panel} form:has(input[value=tour]) button")
     assert f"{ru('Touring')}: {toured.name}" in tourer.text(panel)
     screenshots.take(tourer.page, "night-page")
@@ -282,7 +282,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     suspect = godfathers[commissar.city.number]
     checker = lepra.of(commissar)
     checker.open(night_url)
-    checker.page.select_option("section.checks form select[name=target]", str(suspect.pk))
+    checker.page.select_option("section.checks form select[name=target]", suspect.public_id)
     checker.submit("section.checks form button")
     assert checker.texts("section.checks ul li") == [
         f"{ru('Night %(night)s: %(name)s', night=2, name=suspect.name)} — {ru('mafia')}"]

@@ -15,6 +15,7 @@ from cities.models import GameEvent, GameStatus, StaffKind, StaffRole
 from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox
+from tests.admin_keys import pks_from_keys
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 
@@ -113,7 +114,7 @@ def test_each_staff_member_lists_exactly_the_events_of_their_scope_L_STAFF_6(pop
         expected
     client = staff_client(getattr(demo, persona))
     body = client.get("/staff/cities/gameevent/?all=").content.decode()
-    listed = {int(pk) for pk in re.findall(r'href="/staff/cities/gameevent/(\d+)/change/', body)}
+    listed = set(pks_from_keys(GameEvent, re.findall(r'href="/staff/cities/gameevent/([a-z0-9]+)/change/', body)))
     assert listed == expected
     everyone = set(GameEvent.objects.filter(game=demo.game).values_list("pk", flat=True))
     assert 0 < len(expected) < len(everyone)
