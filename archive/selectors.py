@@ -12,9 +12,11 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import QuerySet
 
-from cities.models import City, Game, GameStatus, Resident, StaffRole
+from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
+from roles.models import GameResult
+from voting.models import CourtCase, VotingSession
 
 from .models import DisclosureConsent, OpenRequest
 
@@ -165,7 +167,6 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
     ``visible_alignment`` allows. Grouped by the day the game was in; at most ``limit`` messages."""
     from django.urls import reverse
 
-    from cities.models import GameEvent, PublicPost
 
     items: list[tuple[int, TimelineItem]] = []
     if not kind:
@@ -184,7 +185,6 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
         cities = {c.pk: c for c in City.objects.filter(game=game)}
         readable_cities = set(cities) if finished else set(
             policies.readable_inboxes(viewer, game).filter(kind=InboxKind.CITY).values_list("city_id", flat=True))
-        from voting.models import CourtCase, VotingSession
 
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
         related = {"sessions": {s.pk: s for s in VotingSession.objects.filter(game=game).select_related("city")},
@@ -223,7 +223,6 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         alignment = policies.visible_alignment(viewer, resident)
         text = _("%(name)s died") % {"name": resident.name}
         if alignment:
-            from cities.models import Alignment
 
             text += f" ({Alignment(alignment).label})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
@@ -303,8 +302,6 @@ def winner_of(game: Game, residents: list[Resident]) -> str:
     recorded ("" for a game the Procurator ended early, L-WIN-3); without one (a game finished by a bare status
     change), the winner of its last ``game.finished`` event; else L-WIN-1 over all cities ("honest" when no mafia
     lives, "mafia" when the living mafia are at least the living honest, else "")."""
-    from cities.models import Alignment, GameEvent, LifeStatus
-    from roles.models import GameResult
 
     result = GameResult.objects.filter(game=game).only("winner").first()
     if result is not None:
@@ -324,7 +321,6 @@ def winner_of(game: Game, residents: list[Resident]) -> str:
 
 def front_page_for(viewer, game: Game) -> FrontPage | None:
     """The front page of ``game`` for ``viewer``; None before the end (the cast list names the mafia)."""
-    from cities.models import Alignment, LifeStatus
 
     if game.status != GameStatus.FINISHED:
         return None

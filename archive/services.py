@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameStatus
-from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox
+from kernel.audit import record_event
 
 from .models import DisclosureConsent, NotificationSettings, OpenRequest, ReminderSent
 

@@ -24,6 +24,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from voting.models import JudgeElection, VotingSession
+
 from . import services
 from .errors import RuleViolation
 from .forms import WallClockField, wall_clock_to_utc
@@ -67,7 +69,6 @@ def pending_events(game: Game, *, kinds: tuple[str, ...] | None = None, city=Non
         events = events.filter(kind__in=kinds)
     events = list(events.order_by("due_at", "id"))
     if city is not None:
-        from voting.models import JudgeElection, VotingSession
 
         sessions = set(VotingSession.objects.filter(city=city).values_list("pk", flat=True))
         elections = set(JudgeElection.objects.filter(city=city).values_list("pk", flat=True))

@@ -13,11 +13,17 @@ from django.views.decorators.http import require_http_methods, require_POST
 from inboxes import policies
 from inboxes.selectors import messages_by_resident_for
 from roles import services as role_services
+from roles.services import touring_rotation_list
 
 from . import selectors, services
 from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from .forms import (
-    AppointStaffForm, FormCitiesForm, MoveSignupForm, NewGameForm, RecruitmentPostForm, SchedulePostForm,
+    AppointStaffForm,
+    FormCitiesForm,
+    MoveSignupForm,
+    NewGameForm,
+    RecruitmentPostForm,
+    SchedulePostForm,
 )
 from .i18n import activate_game_language
 from .models import City, Signup, StaffKind
@@ -82,7 +88,6 @@ def _day_page_cities(user, game) -> set[int]:
 
 def _touring_rotation(game):
     """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``roles.services``)."""
-    from roles.services import touring_rotation_list
     return touring_rotation_list(game)
 
 

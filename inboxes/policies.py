@@ -35,10 +35,13 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from archive.models import DisclosureConsent, OpenRequest
+from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
+from voting.models import ProxyRequest, SuicideDeclaration
 
-from .models import Inbox, InboxKind, Membership, MembershipState, Message
+from .models import IMMUTABLE_KINDS, Inbox, InboxKind, Membership, MembershipState, Message
 
 K = InboxKind
 
@@ -299,7 +302,6 @@ def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
 def _consented_q():
     """``Q`` over Inbox: personal inboxes whose resident consents; secret inboxes whose every member (and staff
     organizer) consents and that have at least one consent. Game state not included."""
-    from archive.models import DisclosureConsent
 
     active = DisclosureConsent.objects.filter(revoked_at__isnull=True)
     personal = Q(kind=K.PERSONAL) & Q(Exists(active.filter(inbox=OuterRef("pk"), resident=OuterRef("resident_id"))))
@@ -312,7 +314,6 @@ def _consented_q():
 
 
 def _draw_notary_q():
-    from roles.models import MafiaDraw
 
     return Q(kind=K.NOTARY) & Q(Exists(MafiaDraw.objects.filter(notary=OuterRef("pk"))))
 
@@ -324,7 +325,6 @@ def _disclosed_q() -> Q:
 
 def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> bool:
     """True when every consenter of ``inbox`` (``consenters_of``) has an active consent and there is one at least."""
-    from archive.models import DisclosureConsent
 
     residents, role = consenters
     if not residents and role is None:
@@ -344,7 +344,6 @@ def is_disclosed(inbox: Inbox) -> bool:
     if inbox.kind in PUBLIC_AFTER_GAME:
         return True
     if inbox.kind == K.NOTARY:
-        from roles.models import MafiaDraw
 
         return MafiaDraw.objects.filter(notary=inbox).exists()
     if inbox.kind in CONSENT_AFTER_GAME:
@@ -359,7 +358,6 @@ def can_request_inbox(user, inbox: Inbox) -> bool:
 
 
 def _has_requested(user, inbox: Inbox) -> bool:
-    from archive.models import OpenRequest
 
     return can_request_inbox(user, inbox) and OpenRequest.objects.filter(inbox=inbox, user=user).exists()
 
@@ -432,7 +430,6 @@ def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:
 
 def _readable_q(user) -> Q:
     """The ``Q`` over Inbox that selects what ``user`` may read: the query form of ``can_read_inbox``."""
-    from archive.models import OpenRequest
 
     q = _disclosed_q()
     if not _is_authenticated(user):
@@ -572,7 +569,6 @@ def edit_denial_reason(user, message: Message, now: datetime | None = None) -> s
     inboxes (not ``IMMUTABLE_KINDS``), only within ``EDIT_WINDOW`` of the receive time, never once hidden.
     Call for a readable inbox only (else the answer is a 404). One query at most (the membership, cached).
     """
-    from .models import IMMUTABLE_KINDS
 
     now = now or timezone.now()
     inbox = message.inbox
@@ -635,7 +631,6 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
 
 def _checked(commissar: Resident, resident: Resident) -> bool:
     """True when ``commissar`` checked ``resident`` (L-NIGHT-5); one query, only for a commissar viewer."""
-    from roles.models import CommissarCheck
 
     return CommissarCheck.objects.filter(commissar=commissar, target=resident).exists()
 
@@ -888,7 +883,6 @@ class AuditScope:
     def _city_maps(self) -> dict[str, dict[int, int]]:
         """Object id -> city id for the objects event payloads name (residents, proxies, declarations)."""
         if self._cities is None:
-            from voting.models import ProxyRequest, SuicideDeclaration
 
             game = self.game_id
             self._cities = {
@@ -957,7 +951,6 @@ def visible_events(viewer, game: Game | int) -> QuerySet:
     """The GameEvents of ``game`` that ``viewer`` may browse in the audit log (``AuditScope.can_see``), as an
     unevaluated QuerySet ordered by time. Empty for anyone without a staff role in the game (players, site
     operators, L-STAFF-5)."""
-    from cities.models import GameEvent
 
     scope = AuditScope(viewer, game)
     if not scope.kinds:

@@ -21,8 +21,8 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -33,16 +33,27 @@ from django.utils.translation import gettext_lazy
 from cities.clock_admin import pending_events
 from cities.errors import RuleViolation
 from cities.forms import WallClockField, wall_clock_to_utc
-from cities.models import City, StaffKind
+from cities.models import City, LifeStatus, Resident, StaffKind
 from cities.staff_admin import (
-    ScopedRelatedFilter, StaffScopedAdmin, _action_page, _bound_form, _role_game_ids, staff_admin_site,
+    ScopedRelatedFilter,
+    StaffScopedAdmin,
+    _action_page,
+    _bound_form,
+    _role_game_ids,
+    staff_admin_site,
     staff_roles_of,
 )
 
 from . import services
 from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
 from .models import (
-    CityJudge, CourtCase, JudgeElection, ProxyRequest, RemovalDemand, SuicideDeclaration, VotingSession,
+    CityJudge,
+    CourtCase,
+    JudgeElection,
+    ProxyRequest,
+    RemovalDemand,
+    SuicideDeclaration,
+    VotingSession,
 )
 
 
@@ -493,7 +504,6 @@ def close_election(modeladmin, request, queryset):
 @admin.action(description=gettext_lazy("Record a proxy ballot"))
 def record_election_proxy(modeladmin, request, queryset):
     """The Arbiter records a proxy ballot cast at the opening (L-JUDGE-6): ``do_record_election_proxy``."""
-    from cities.models import LifeStatus, Resident
     election = _one(request, queryset.select_related("city", "game"), _("election"))
     if election is None:
         return None

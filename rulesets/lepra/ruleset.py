@@ -9,7 +9,7 @@ from cities.models import StaffKind
 from inboxes.models import InboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec
 from roles import victory
-from roles.services import night_state_of, scoreboard_of
+from roles.services import do_after_day_death, night_state_of, scoreboard_of
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 
@@ -33,6 +33,11 @@ class LepraRuleset(RulesetSpec):
     def night_state(self, game, night: int):
         """The Lepra night state (residents, city order, touring city, L-NIGHT-4) of ``night``."""
         return night_state_of(game, night)
+
+    def after_day_death(self, game, *, now) -> str | None:
+        """L-NIGHT-3, L-WIN-1, L-JUDGE-2: a godfather election where the godfather died, the victory check, then
+        judge elections where a judge died."""
+        return do_after_day_death(game, acting_user=None, now=now)
 
     def check_victory(self, game) -> str | None:
         """L-WIN-1 over the living of every city: "honest", "mafia" or None."""
