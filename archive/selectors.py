@@ -11,6 +11,8 @@ from datetime import datetime
 
 from django.db import connection
 from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
 from inboxes import policies
@@ -19,6 +21,7 @@ from roles.models import GameResult
 from voting.models import CourtCase, VotingSession
 
 from .models import DisclosureConsent, OpenRequest
+from .services import consenter_for
 
 
 @dataclass
@@ -37,7 +40,6 @@ def consent_rows_for(viewer) -> list[ConsentRow]:
     """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: the personal inbox of each seat
     they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles organised
     (L-ARCH-2). Ordered by game, then kind, then id."""
-    from .services import consenter_for
 
     if not getattr(viewer, "is_authenticated", False):
         return []
@@ -165,7 +167,6 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
     messages of readable inboxes (filtered by ``city`` number and inbox ``kind``), and public events (deaths,
     votes, elections, court decisions, night outcomes, status). A death shows the alignment only as
     ``visible_alignment`` allows. Grouped by the day the game was in; at most ``limit`` messages."""
-    from django.urls import reverse
 
 
     items: list[tuple[int, TimelineItem]] = []
@@ -212,7 +213,6 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
                 finished: bool, related: dict) -> TimelineItem | None:
     """The timeline line of one public event, or None. Night outcomes wait for the end of the game (their
     payloads are the night issue's; only the fact is shown)."""
-    from django.utils.translation import gettext as _
 
     payload = event.payload if isinstance(event.payload, dict) else {}
     shown = PUBLIC_EVENT_KINDS[event.kind]

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from .errors import NotAllowed, WrongState
 from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
 from .services import (
+    _check_procurator,
     do_begin_day,
     do_begin_night,
     do_draft_daily_post,
@@ -290,7 +291,6 @@ def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetim
     """The Procurator asks for a failing or crashed ``event`` to be tried again at once instead of after its
     back-off: ``retry_at`` becomes ``now`` and a tick is queued after the commit. Returns the event. Raises
     ``NotAllowed`` (not the game's Procurator) or ``WrongState`` (done, cancelled, never tried, or not due)."""
-    from .services import _check_procurator
 
     now = now or timezone.now()
     if acting_user is None:

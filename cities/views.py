@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.db import connection
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -36,7 +37,6 @@ ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 def healthz(request):
     """Liveness probe for docker-compose: 200 "ok" when the app and its database answer."""
-    from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")

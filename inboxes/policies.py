@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -731,7 +732,6 @@ def visible_staff(viewer, game: Game) -> list[StaffRole]:
 
 
 def _game_zone(game: Game):
-    from zoneinfo import ZoneInfo
 
     return ZoneInfo(game.time_zone)
 

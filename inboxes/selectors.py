@@ -11,11 +11,12 @@ from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, DateTimeField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.http import Http404
 
 from cities.models import Game
 
 from . import policies
-from .models import Inbox, InboxKind, Membership, MembershipState, Message, ReadMark
+from .models import Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -116,7 +117,6 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
         m.revision_list = []
     edited = [m.pk for m in page.object_list if m.edited_at is not None]
     if edited:
-        from .models import MessageRevision
 
         revisions: dict[int, list] = {}
         for rev in MessageRevision.objects.filter(message_id__in=edited):
@@ -149,7 +149,6 @@ def message_at_position(inbox: Inbox, position) -> Message:
     """The message at 1-based ``position`` in ``inbox``'s thread order (received_at, id), for a viewer who may read
     the inbox (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
     (L-INBOX-20). Raises Http404 for a malformed or out-of-range position."""
-    from django.http import Http404
 
     try:
         position = int(position)

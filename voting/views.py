@@ -17,7 +17,7 @@ from inboxes import policies
 
 from . import selectors, services
 from .forms import CourtDeadlineForm, NomineeForm, ScheduleVotingForm
-from .models import ProxyRequest, SuicideDeclaration
+from .models import ProxyRequest, RemovalDemand, SuicideDeclaration
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -105,7 +105,6 @@ JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal
 
 def _judge_action(request, game, city, action: str) -> None:
     """Run one judge action of the city day page as ``request.user``; raises the service's ``RuleViolation``."""
-    from .models import RemovalDemand
     if action == "propose_candidate":
         candidate = get_object_or_404(Resident, pk=request.POST.get("candidate") or 0, city=city)
         services.do_propose_candidate(candidate, acting_user=request.user)
