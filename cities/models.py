@@ -12,6 +12,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from kernel.rulesets import registered_rulesets
+
 
 class Ruleset(models.TextChoices):
     """The hosted rulesets (RULES.md)."""
@@ -73,8 +75,10 @@ class Game(models.Model):
 
     @property
     def language(self) -> str:
-        """The UI language of the game's pages: Russian for Lepra, English for M21 (DESIGN.md "Pages")."""
-        return "ru" if self.ruleset == Ruleset.LEPRA else "en"
+        """The UI language of the game's pages, declared by its ruleset (``RulesetSpec.language``: Russian for
+        Lepra, English for M21, DESIGN.md "Pages"); English for a ruleset that is not registered."""
+        spec = registered_rulesets().get(self.ruleset)
+        return spec.language if spec is not None else "en"
 
 
 class City(models.Model):

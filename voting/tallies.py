@@ -328,6 +328,8 @@ class ForumDayEndHow(StrEnum):
     """A majority marked END and voting for one target (M-VOTE-3)."""
     DEADLINE = "deadline"
     """The deadline came without a hammer (M-VOTE-4)."""
+    CLOSE_PROCEEDINGS = "close_proceedings"
+    """The Judge closed proceedings: the day ends now on the votes in place, as at a deadline (M-ROLE judge)."""
 
 
 class ForumDayResult(StrEnum):
@@ -544,6 +546,26 @@ class ForumDay:
     def close_at_deadline(self) -> ForumDayEnd:
         """End the day at its deadline by ``rules.deadline_outcome`` (M-VOTE-4) and return how it ended; a day
         already ended by a hammer keeps that end. The caller decides that the deadline has come."""
+        return self._close(ForumDayEndHow.DEADLINE, seq=None, trigger=None)
+
+    def close_proceedings(self, seq: int, judge: str) -> ForumDayEnd:
+        """End the day now at record ``seq`` on the votes in place, resolved as at the deadline (M-VOTE-4; a tie
+        imprisons nobody): the Judge's *close proceedings* (M-ROLE judge). The caller checks the Judge's right
+        (``majority_has_voted``). Raises ``ValueError`` when the day is already over or ``seq`` is out of order."""
+        self._check_order(seq)
+        if self.end is not None:
+            raise ValueError("the day is already over")
+        return self._close(ForumDayEndHow.CLOSE_PROCEEDINGS, seq=seq, trigger=judge)
+
+    def majority_has_voted(self) -> bool:
+        """True while the day is open and a majority of the living have a vote in place (No Lynch counts, an
+        unvote does not): when the Judge may close proceedings (M-ROLE judge, M-VOTE-8)."""
+        if self.end is not None:
+            return False
+        count = self._live_count()
+        return len(count.voters()) >= count.majority
+
+    def _close(self, how: ForumDayEndHow, *, seq: int | None, trigger: str | None) -> ForumDayEnd:
         if self.end is not None:
             return self.end
         count = self.count()
@@ -557,8 +579,7 @@ class ForumDay:
             winner = tied[0] if len(tied) == 1 else None
         else:  # EARLIEST_LEADER: the count ranks tied targets by who reached the count first
             winner = tied[0]
-        self.end = _day_end(ForumDayEndHow.DEADLINE, winner, seq=None, trigger=None, count=count,
-                            tied=tied if len(tied) > 1 else ())
+        self.end = _day_end(how, winner, seq=seq, trigger=trigger, count=count, tied=tied if len(tied) > 1 else ())
         return self.end
 
     # -- reading ---------------------------------------------------------------------------------------------

@@ -25,11 +25,13 @@ INSTALLED_APPS = [
     "django.contrib.sites",
     "allauth",
     "allauth.account",
+    "kernel",
     "accounts",
     "cities",
     "inboxes",
     "voting",
     "roles",
+    "rulesets.lepra",
     "archive",
     "staff",
 ]
