@@ -12,6 +12,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from django.utils.translation import override
 
 from cities.errors import WrongState
 from cities.models import GameEvent
@@ -101,7 +102,8 @@ def test_the_dead_cannot_post_among_the_living_even_with_a_member_row_L_DEATH_1(
     Membership.objects.filter(inbox=city1, resident=demo.seat("mafioso")).update(state=MembershipState.MEMBER)
     user = fresh(demo.mafioso)
     assert policies.can_read_inbox(user, city1) is True
-    reason = policies.post_denial_reason(user, city1)
+    with override("en"):
+        reason = policies.post_denial_reason(user, city1)
     assert reason == ("The dead have no voice among the living: they post only in the cemetery, their personal "
                       "inbox and on a stage opened for them.")
     before = Message.objects.filter(inbox=city1).count()
@@ -120,7 +122,7 @@ def test_the_dead_cannot_post_among_the_living_even_with_a_member_row_L_DEATH_1(
 def test_the_services_refuse_unban_and_add_back_of_the_dead_L_DEATH_1(dead_mafioso):
     demo = dead_mafioso
     seat = demo.seat("mafioso")
-    with pytest.raises(WrongState) as unban:
+    with override("en"), pytest.raises(WrongState) as unban:
         services.do_unban_member(current(demo, K.CITY, 1), seat, acting_user=fresh(demo.tribune1))
     assert str(unban.value) == DEAD_REFUSAL.format(name=seat.name)
     with pytest.raises(WrongState):
@@ -138,7 +140,7 @@ def test_a_spirit_keeps_its_votes_but_no_unban_opens_the_city_inbox_L_SPIRIT_2(d
     user = fresh(demo.honest)
     assert policies.can_post_in_inbox(user, voting) is True
     assert policies.post_denial_reason(user, current(demo, K.CITY, 1)) is not None
-    with pytest.raises(WrongState) as refused:
+    with override("en"), pytest.raises(WrongState) as refused:
         services.do_unban_member(current(demo, K.CITY, 1), seat, acting_user=fresh(demo.tribune1))
     assert "is a spirit" in str(refused.value)
 
