@@ -152,6 +152,7 @@ def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Memb
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
     if membership is None:
         raise InvalidInput(_("%(name)s is not in this inbox.") % {"name": resident.name})
+    _check_seat_state_allows_moderation(inbox, resident)
     return membership
 
 
@@ -206,24 +207,69 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
     return _make_member(inbox, resident, actor=acting_user, now=now)
 
 
+def _check_seat_state_allows_moderation(inbox: Inbox, resident: Resident) -> None:
+    """Refuse any membership change (ban, unban, remove, add) of ``resident`` in ``inbox`` when the state of the
+    seat forbids it to post there (``policies.seat_state_denial``: the dead in an inbox of the living, a spirit
+    outside its voting inboxes, an imprisoned seat): its place there follows from its state (L-DEATH-1,
+    L-SPIRIT-2), which no moderator's flag changes. Reads the seat fresh.
+    Raises ``WrongState`` with a reason a moderator can read."""
+    seat = Resident.objects.get(pk=resident.pk)
+    if policies.seat_state_denial(seat, inbox) is not None:
+        if seat.status == LifeStatus.IMPRISONED:
+            text = _("%(name)s is imprisoned: their place in this inbox follows from that, and no moderation "
+                     "action changes it.")
+        elif seat.is_spirit:
+            text = _("%(name)s is a spirit: their place in this inbox follows from that, and no moderation "
+                     "action changes it.")
+        else:
+            text = _("%(name)s is dead: the dead have no voice in an inbox of the living, and no moderation "
+                     "action changes their place in it.")
+        raise WrongState(text % {"name": seat.name}, rule="L-DEATH-1")
+
+
+def _ban_at_removal(inbox: Inbox, resident: Resident, now: datetime) -> tuple[bool, datetime | None]:
+    """(banned, until) that the last removal of ``resident`` from ``inbox`` took away, read from its audit row:
+    (True, end or None for good) when it removed a ban still running at ``now``, else (False, None). Adding
+    them back must not lift the ban (L-INBOX-17/18)."""
+    from datetime import datetime as _dt
+
+    from cities.models import GameEvent
+
+    last = (GameEvent.objects.filter(game_id=inbox.game_id, kind="membership.removed", payload__inbox=inbox.pk,
+                                     payload__resident=resident.pk).order_by("-at", "-id").first())
+    payload = (last.payload or {}) if last is not None else {}
+    if not payload.get("was_banned"):
+        return False, None
+    until = _dt.fromisoformat(payload["until"]) if payload.get("until") else None
+    if until is not None and until <= now:
+        return False, None
+    return True, until
+
+
 def _make_member(inbox: Inbox, resident: Resident, *, actor, now: datetime) -> Membership:
     """Add ``resident`` to ``inbox`` as a member (again, after a removal) and audit it; the caller has checked who
-    may. Raises ``InvalidInput`` (another game, already in) or ``WrongState`` (inbox killed)."""
+    may. A membership that was banned when removed comes back banned, with the ban's end if it is still ahead
+    (remove + add back is no unban). Raises ``InvalidInput`` (another game, already in) or ``WrongState`` (inbox
+    killed; the seat's state forbids posting there: the dead, spirits, the imprisoned)."""
     if resident.game_id != inbox.game_id:
         raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
     if inbox.killed_at is not None:
         raise WrongState(_("This inbox is closed."))
+    _check_seat_state_allows_moderation(inbox, resident)
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
     if membership is not None and membership.state != MembershipState.REMOVED:
         raise InvalidInput(_("%(name)s is already in this inbox.") % {"name": resident.name})
     if membership is None:
         membership = Membership.objects.create(inbox=inbox, resident=resident, state=MembershipState.MEMBER, since=now)
     else:
-        membership.state = MembershipState.MEMBER
+        banned, until = _ban_at_removal(inbox, resident, now)
+        membership.state = MembershipState.BANNED if banned else MembershipState.MEMBER
+        membership.banned_until = until
         membership.since = now
-        membership.save(update_fields=["state", "since"])
+        membership.save(update_fields=["state", "banned_until", "since"])
     policies.forget_viewer_cache(resident.user)
-    record_event(inbox.game, "membership.added", actor=actor, at=now, payload={"inbox": inbox.pk, "resident": resident.pk})
+    record_event(inbox.game, "membership.added", actor=actor, at=now,
+                 payload={"inbox": inbox.pk, "resident": resident.pk, "banned": membership.state == MembershipState.BANNED})
     return membership
 
 
@@ -235,12 +281,14 @@ def do_remove_member(inbox: Inbox, resident: Resident, *, acting_user, now: date
     membership = _moderated_membership(inbox, resident, acting_user)
     if membership.state == MembershipState.REMOVED:
         raise WrongState(_("%(name)s was already removed from this inbox.") % {"name": resident.name})
+    was_banned = membership.state == MembershipState.BANNED
+    ban_end = membership.banned_until.isoformat() if was_banned and membership.banned_until else None
     membership.state = MembershipState.REMOVED
     membership.banned_until = None
     membership.since = now
     membership.save(update_fields=["state", "banned_until", "since"])
     record_event(inbox.game, "membership.removed", actor=acting_user, at=now,
-                 payload={"inbox": inbox.pk, "resident": resident.pk})
+                 payload={"inbox": inbox.pk, "resident": resident.pk, "was_banned": was_banned, "until": ban_end})
     return membership
 
 
