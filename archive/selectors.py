@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.events import EventKind
 from roles.models import GameResult
 from voting.models import CourtCase, VotingSession
 
@@ -136,20 +137,10 @@ class TimelineDay:
     items: list[TimelineItem] = field(default_factory=list)
 
 
-#: GameEvent kinds shown on the timeline, and as what. A payload is never shown raw: each kind has its own line,
+#: GameEvent kinds shown on the timeline, and as what (``EventKind.timeline``, ``kernel.events``). A payload is never shown raw: each kind has its own line,
 #: and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
 #: because the city inbox is where it is announced (L-INBOX-1, L-INBOX-20).
-PUBLIC_EVENT_KINDS = {
-    "resident.died": "death",
-    "voting.opened": "vote",
-    "voting.closed": "vote",
-    "voting.execution_decided": "court",
-    "court.sentenced": "court",
-    "court.case_opened": "court",
-    "election.closed": "election",
-    "night.resolved": "night",
-    "game.status": "status",
-}
+PUBLIC_EVENT_KINDS = {kind.value: kind.timeline for kind in EventKind if kind.timeline}
 
 def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: str | None = None) -> QuerySet[Message]:
     """``readable_messages`` of ``game`` for ``viewer``, narrowed to a city number and an inbox kind."""

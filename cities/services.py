@@ -16,10 +16,11 @@ from django.utils.translation import gettext as _
 
 from inboxes.policies import forget_viewer_cache, holds_role
 from inboxes.rendering import render_markdown
-from inboxes.services import do_lay_spirit_to_rest, do_open_game_inboxes, do_roll_over_city_inboxes_for_new_day
+from inboxes.services import do_lay_spirit_to_rest, do_roll_over_city_inboxes_for_new_day
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, UnknownRuleset, WrongState
-from kernel.rulesets import get_ruleset
+from kernel.events import ScheduledKind
+from kernel.rulesets import get_ruleset, ruleset_of
 from roles import draw
 from voting.models import VotingSession
 
@@ -546,10 +547,10 @@ def do_publish_city_lists(game: Game, *, acting_user, now: datetime | None = Non
 
 #: The kinds of scheduled events the phase plan owns (``_sync_clock_events``). Voting and court events belong to
 #: ``voting`` (``do_schedule_voting``, ``do_put_before_court``).
-CLOCK_EVENT_KINDS = ("day_start", "night_start", "night_end", "daily_post_draft")
+CLOCK_EVENT_KINDS = tuple(kind.value for kind in ScheduledKind if kind.clock)
 #: Events of the day that must run before its night starts (``night_start`` waits for them): the execution voting
 #: and the court (``voting``), and judge elections (L-DAY-4).
-DAY_DEADLINE_KINDS = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
+DAY_DEADLINE_KINDS = tuple(kind.value for kind in ScheduledKind if kind.day_deadline)
 
 
 def _zone(game: Game) -> ZoneInfo:
@@ -917,7 +918,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     becomes running on day 1); the spirits of the day before go to the cemetery (L-SPIRIT-2); every city inbox
     rolls over (L-INBOX-1); the daily post drafted at night end is published, exactly once (L-POST-2); the day
     after is planned and the clock events of this day are laid out; day 1 opens the standing inboxes of the game
-    (``inboxes.services.do_open_game_inboxes``). On a finished game only the (final) daily
+    (the ruleset's ``create_standing_inboxes``; Lepra: ``inboxes.services.do_open_game_inboxes``). On a finished game only the (final) daily
     post is published. Returns the ``GameDay``. Idempotent: a day that already started raises ``WrongState``
     and changes nothing; so do a missing plan and a day out of turn. Site or Procurator."""
 
@@ -952,7 +953,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
         # nobody could propose, nominate or post on day 1. Skipped (left to the Procurator) when the staff who
         # organize them are missing.
         try:
-            do_open_game_inboxes(game, acting_user=None, now=now)
+            ruleset_of(game).create_standing_inboxes(game, now=now)
         except WrongState:
             pass
     plan.started_at = now
@@ -960,7 +961,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     if day == 1:
         # The standing inboxes open as the game starts (L-INBOX table): no staff page does it, the day start does
         # (inboxes the Procurator opened already are kept).
-        do_open_game_inboxes(game, acting_user=None, now=now)
+        ruleset_of(game).create_standing_inboxes(game, now=now)
     rolled = do_roll_over_city_inboxes_for_new_day(game, acting_user=None, now=now)
     post = do_publish_daily_post(game, day, acting_user=None, now=now) if day >= 2 else None
     days = _replan(game, ensure_through=day + 1)

@@ -38,6 +38,7 @@ from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
 from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
 from voting.models import ProxyRequest, SuicideDeclaration
@@ -844,73 +845,32 @@ def can_see_speech_requests(user, city) -> bool:
 # The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
 # only to those who ``knows_consigliere``.
 
-AUDIT_STAFF = "staff"
-AUDIT_INBOX = "inbox"
-AUDIT_PROCURATOR = "procurator"
-AUDIT_PROCURATOR_ARBITER = "procurator+arbiter"
-AUDIT_CITY_HOSTS = "city hosts"
-AUDIT_CITY_TRIBUNE = "city tribune"
-AUDIT_CITY_TRIBUNE_PROCURATOR = "city tribune+procurator"
-AUDIT_APPOINTMENT = "appointment"
-AUDIT_CONSIGLIERE = "consigliere"
-AUDIT_NOBODY = "nobody"
+AUDIT_STAFF = Audience.STAFF
+AUDIT_INBOX = Audience.INBOX
+AUDIT_PROCURATOR = Audience.PROCURATOR
+AUDIT_PROCURATOR_ARBITER = Audience.PROCURATOR_ARBITER
+AUDIT_CITY_HOSTS = Audience.CITY_HOSTS
+AUDIT_CITY_TRIBUNE = Audience.CITY_TRIBUNE
+AUDIT_CITY_TRIBUNE_PROCURATOR = Audience.CITY_TRIBUNE_PROCURATOR
+AUDIT_APPOINTMENT = Audience.APPOINTMENT
+AUDIT_CONSIGLIERE = Audience.CONSIGLIERE
+AUDIT_NOBODY = Audience.NOBODY
 
-#: Event kind -> audience (see the table above).
+#: Event kind -> audience (see the table above), read from the typed kinds (``kernel.events``): each
+#: ``EventKind`` carries its audience, and each ``ScheduledKind`` that of the ``scheduler.<kind>`` row.
 AUDIT_LOG_AUDIENCE: dict[str, str] = {
-    **dict.fromkeys([
-        "game.created", "game.status", "city.added", "resident.seated", "resident.moved", "cities.formed",
-        "cities.lists_published", "signup.created", "signup.withdrawn", "signups.closed", "post.created",
-        "post.scheduled", "post.published", "post.appended", "scheduler.post_published", "demo.loaded",
-        "draw.committed", "draw.numbers", "inboxes.opened", "resident.died", "resident.laid_to_rest",
-        "resident.replaced", "court.renewed", "court.case_opened", "court.sentenced", "voting.scheduled",
-        "voting.extended", "voting.opened", "voting.closed", "voting.execution_decided", "voting.spirits",
-        "scheduler.voting_open", "scheduler.voting_close", "scheduler.court_deadline",
-        "tribune.stand_in_granted", "tribune.stand_in_ended", "impeachment.opened", "impeachment.ruled",
-        "staff.tribune_replaced",
-        # judges (L-JUDGE), the clock (L-DAY) and the end (L-WIN): public facts or announced at once
-        "election.scheduled", "election.opened", "election.closed", "election.candidates_passed", "judge.recused",
-        "removal.valid", "removal.applied", "clock.started", "clock.day_started", "clock.night_started",
-        "daily_post.appended", "game.finished", "scheduler.day_start", "scheduler.night_start",
-        "scheduler.daily_post_draft", "scheduler.election_open", "scheduler.election_close",
-    ], AUDIT_STAFF),
-    **dict.fromkeys([
-        "inbox.created", "inbox.killed", "inbox.rolled_over", "message.posted", "message.site_posted",
-        "message.edited", "message.hidden", "membership.banned", "membership.unbanned", "membership.added",
-        "membership.removed", "membership.left",
-    ], AUDIT_INBOX),
-    **dict.fromkeys([
-        "commissar.offered", "commissar.answered", "scheduler.event_failed", "impeachment.demanded",
-        "impeachment.signed", "impeachment.reached",
-        # the draft of the daily post is the Procurator's until it is published (L-POST-2); the night's summary
-        # line counts the checks (whether commissars live and act), which only the Procurator may know (L-STAFF-6)
-        "daily_post.drafted", "daily_post.edited", "daily_post.text_set", "scheduler.night_end",
-    ], AUDIT_PROCURATOR),
-    **dict.fromkeys(["court.voted", "membership.penalty_banned", "election.proxy_recorded"], AUDIT_PROCURATOR_ARBITER),
-    **dict.fromkeys(["voting.nominated", "election.proposed"], AUDIT_CITY_HOSTS),
-    # a removal demand and its confirmations: the city's Tribune and the Procurator; the Arbiter once it is valid
-    **dict.fromkeys(["removal.opened", "removal.confirmed"], AUDIT_CITY_TRIBUNE_PROCURATOR),
-    **dict.fromkeys(["voting.proxy_requested", "voting.proxy_accepted", "voting.suicide_declared",
-                     "voting.suicide_confirmed"], AUDIT_CITY_TRIBUNE),
-    **dict.fromkeys(["voting.speech_requested", "commissar.tribune_told"], AUDIT_CITY_TRIBUNE_PROCURATOR),
-    "staff.appointed": AUDIT_APPOINTMENT,
-    "resident.flags": AUDIT_NOBODY,
+    **{kind.value: kind.audience for kind in EventKind},
+    **{kind.audit_kind: kind.audience for kind in ScheduledKind if kind.audience != Audience.NOBODY},
 }
 
 #: Kind prefixes -> audience, for families of kinds (checked after the exact table).
-AUDIT_LOG_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("night.", AUDIT_CONSIGLIERE), ("mafia.", AUDIT_CONSIGLIERE), ("godfather.", AUDIT_CONSIGLIERE),
-    ("touring.", AUDIT_CONSIGLIERE), ("gift.", AUDIT_CONSIGLIERE), ("check.", AUDIT_NOBODY),
-)
+AUDIT_LOG_PREFIXES: tuple[tuple[str, str], ...] = EVENT_FAMILIES
 
 
 def audit_audience(kind: str) -> str:
-    """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided."""
-    if kind in AUDIT_LOG_AUDIENCE:
-        return AUDIT_LOG_AUDIENCE[kind]
-    for prefix, audience in AUDIT_LOG_PREFIXES:
-        if kind.startswith(prefix):
-            return audience
-    return AUDIT_NOBODY
+    """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided
+    (``kernel.events.event_audience``)."""
+    return event_audience(kind)
 
 
 class AuditScope:

@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from cities.residents import do_set_resident_flags
 from kernel.audit import record_event
 
@@ -233,7 +233,6 @@ def _ban_at_removal(inbox: Inbox, resident: Resident, now: datetime) -> tuple[bo
     them back must not lift the ban (L-INBOX-17/18)."""
     from datetime import datetime as _dt
 
-    from cities.models import GameEvent
 
     last = (GameEvent.objects.filter(game_id=inbox.game_id, kind="membership.removed", payload__inbox=inbox.pk,
                                      payload__resident=resident.pk).order_by("-at", "-id").first())

@@ -433,8 +433,9 @@ def compute_session_tally(session: VotingSession, *, closes_at: datetime | None 
     return result, names
 
 
-def _refusal_error(refusal: LepraRefusal, receipt_message: str, session: VotingSession | None, game):
-    """The translated error for a refused voting post (L-VOTE-2/3/8)."""
+def _refusal_error(refusal: LepraRefusal, session: VotingSession | None, game, *, by_nominee: bool = False):
+    """The translated error for a refused voting post (L-VOTE-2/3/8); ``by_nominee``: the author is the nominee
+    of the voting inbox (a second last word is refused with its own reason, L-VOTE-3)."""
     if refusal == LepraRefusal.NOT_OPEN_YET:
         if session is None:
             return WrongState(_("Voting has not opened yet."), rule="L-VOTE-8")
@@ -449,7 +450,7 @@ def _refusal_error(refusal: LepraRefusal, receipt_message: str, session: VotingS
         return InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")
     if refusal == LepraRefusal.ALREADY_VOTING:
         return InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2")
-    if refusal == LepraRefusal.FLOOD and receipt_message.startswith("You have already said your last word"):
+    if refusal == LepraRefusal.FLOOD and by_nominee:
         return InvalidInput(_("You have already said your last word: only «казнить» or «не казнить» can be "
                               "posted here now."), rule="L-VOTE-3")
     return InvalidInput(_("Only «казнить» or «не казнить» can be posted here."), rule="L-VOTE-3")
@@ -464,7 +465,7 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
         return None
     session = session_for_inbox(inbox)
     if session is None or session.opened_at is None:
-        raise _refusal_error(LepraRefusal.NOT_OPEN_YET, "", session, inbox.game)
+        raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game)
     own = list(Message.objects.filter(inbox=inbox, author_resident=seat).order_by("received_at", "id"))
     proxies = set(LepraVote.objects.filter(inbox=inbox, voter=seat, proxy=True).values_list("message_id", flat=True))
     key, nominee = str(seat.pk), str(inbox.resident_id)
@@ -475,7 +476,7 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     result = tally_lepra_execution(session.opens_at, session.closes_at, [key], [nominee], messages)
     receipt = next(r for r in result.receipts if r.seq == seq)
     if receipt.refusal is not None:
-        raise _refusal_error(receipt.refusal, receipt.message, session, inbox.game)
+        raise _refusal_error(receipt.refusal, session, inbox.game, by_nominee=seat.pk == inbox.resident_id)
     return receipt.accepted
 
 
