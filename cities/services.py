@@ -40,7 +40,7 @@ from .models import (
     StaffKind,
     StaffRole,
 )
-from .residents import do_set_resident_flags  # noqa: F401  (public name kept for callers)
+from .resident_services import do_set_resident_flags  # noqa: F401  (public name kept for callers)
 
 MAX_POST_LENGTH = 50_000
 #: How far ahead a post may be scheduled, in days (a game lasts 10-14 days, L-DAY-6; recruitment comes first).

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from cities.residents import do_set_resident_flags
+from cities.resident_services import do_set_resident_flags
 from kernel.audit import record_event
 
 from . import policies

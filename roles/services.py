@@ -36,7 +36,7 @@ from cities.models import (
     StaffKind,
     StaffRole,
 )
-from cities.residents import do_set_resident_flags
+from cities.resident_services import do_set_resident_flags
 from cities.services import (
     do_append_to_recruitment_post,
     do_create_public_post,

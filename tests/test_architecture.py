@@ -133,3 +133,33 @@ def test_every_module_opens_with_a_docstring_saying_what_it_holds():
                if name.split(".")[0] in ("kernel", "rulesets") or name in ("staff.console", "inboxes.hooks")
                if path.read_text().strip() and ast.get_docstring(ast.parse(path.read_text())) is None]
     assert missing == []
+
+
+GAME_APPS = ("cities", "inboxes", "voting", "roles", "archive", "staff", "rulesets")
+
+
+def _game_model_names(tree: ast.Module) -> set[str]:
+    """Names a module imported from the models of a game app (``from voting.models import CourtCase``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            module = node.module
+            if (module.endswith("models") and module.split(".")[0] in GAME_APPS) or (node.level and module == "models"):
+                names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def test_views_reach_game_objects_only_through_the_policy():
+    """DESIGN.md "The access policy": a view turns a request id into an object with an ``access_<noun>_by_id``
+    function and reads lists through selectors; no view calls ``get_object_or_404`` or ``<GameModel>.objects``."""
+    offences = []
+    for path in sorted(ROOT.glob("*/views.py")) + sorted(ROOT.glob("rulesets/*/views.py")):
+        tree = ast.parse(path.read_text())
+        models = _game_model_names(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in ("get_object_or_404", "get_list_or_404"):
+                offences.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.id}")
+            if (isinstance(node, ast.Attribute) and node.attr in ("objects", "_default_manager")
+                    and isinstance(node.value, ast.Name) and node.value.id in models):
+                offences.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.objects")
+    assert offences == []

@@ -28,7 +28,7 @@ from cities.models import (
     StaffKind,
     StaffRole,
 )
-from cities.residents import do_set_resident_flags
+from cities.resident_services import do_set_resident_flags
 from cities.services import voting_window_limits
 from inboxes import policies
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
