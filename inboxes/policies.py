@@ -713,6 +713,15 @@ def knows_night_of(viewer, city) -> bool:
             and seat.status == LifeStatus.ALIVE)
 
 
+def may_enter_night_decision(viewer, city, godfather) -> bool:
+    """Whether the night page offers ``viewer`` the kill and touring forms of ``city`` (L-NIGHT-2): the
+    Consigliere, or ``godfather`` (the city's living godfather, a Resident or None) himself. The service decides
+    each submission (the Consigliere only while the godfather is silent)."""
+    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
+        return True
+    return godfather is not None and _is_authenticated(viewer) and godfather.user_id == viewer.pk
+
+
 def knows_check_asker(viewer, check) -> bool:
     """True when ``viewer`` may learn who asked a commissar ``check`` (L-NIGHT-5, L-STAFF-6): the commissar who
     asked, and everyone after the game. Never the Consigliere (who answers without learning the asker)."""

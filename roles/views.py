@@ -10,9 +10,10 @@ from django.views.decorators.http import require_http_methods
 
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
-from cities.models import Alignment, LifeStatus, StaffKind
+from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
 from cities.selectors import game_get
 from inboxes import access, policies
+from kernel.rulesets import ruleset_of
 
 from . import draw, selectors, services
 from .forms import AnswerOfferForm, EndGameForm, MafiaNumbersForm, NightActionForm
@@ -135,11 +136,13 @@ def _night_panels(user, game):
         if not policies.knows_night_of(user, city):
             continue
         election = services.open_godfather_election(city)
+        godfather = services.living_godfather(city)
         votes = list(election.votes.select_related("voter", "candidate")) if election else []
         mafia = [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.MAFIA]
         panels.append({
             "city": city,
-            "godfather": services.living_godfather(city),
+            "godfather": godfather,
+            "may_decide": policies.may_enter_night_decision(user, city, godfather),
             "election": election,
             "votes": votes,
             "mafia": mafia,
@@ -182,15 +185,19 @@ def night_page(request, slug: str):
         checks = selectors.own_checks(seat)
         check_targets = selectors.check_targets(seat)
         channel = services.check_channel_of(seat.city)
+    night = services.current_night(game)
+    actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
     context = {
-        "game": game, "night": services.current_night(game), "error": error,
+        "game": game, "night": night, "error": error, "actions_open": actions_open,
+        "shows_checks": seat is not None and seat.is_commissar, "may_check": is_commissar and actions_open,
         "rotation": services.touring_rotation_list(game),
         "panels": _night_panels(request.user, game),
         "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere,
         "checks": checks, "check_targets": check_targets, "channel": channel,
         "cities": selectors.cities_in_order(game),
         "toured": services.toured_cities(game) if is_consigliere else [],
-        "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
+        "may_end_game": (policies.holds_role(request.user, game, StaffKind.PROCURATOR)
+                         and game.status == GameStatus.RUNNING),
     }
     response = render(request, "roles/night.html", context, status=status)
     response["Cache-Control"] = "private"
