@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "roles",
     "archive",
     "staff",
+    "bench",  # manage.py bench; its floor view is routed only under mafia_site.settings.bench
 ]
 
 MIDDLEWARE = [
