@@ -238,7 +238,7 @@ class Bench:
 
     def scenarios(self) -> list[tuple[str, Callable[[int], None]]]:
         size = self.size
-        floor_path = reverse("bench_floor_post")
+        floor_path = reverse("bench_floor_post", urlconf="bench.urls")  # the server's URLs, whatever this process has
 
         def floor_single(r):
             for _ in range(size.single_requests):
