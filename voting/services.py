@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -466,11 +467,13 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     session = session_for_inbox(inbox)
     if session is None or session.opened_at is None:
         raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game)
-    own = list(Message.objects.filter(inbox=inbox, author_resident=seat).order_by("received_at", "id"))
-    proxies = set(LepraVote.objects.filter(inbox=inbox, voter=seat, proxy=True).values_list("message_id", flat=True))
+    # One query: the seat's own messages here, each flagged when it is a proxy vote cast for them (L-NOM-6).
+    own = list(Message.objects.filter(inbox=inbox, author_resident=seat)
+               .annotate(is_proxy=Exists(LepraVote.objects.filter(message=OuterRef("pk"), voter=seat, proxy=True)))
+               .only("pk", "received_at", "body").order_by("received_at", "id"))
     key, nominee = str(seat.pk), str(inbox.resident_id)
     messages = [LepraVoteMessage(seq=m.pk, at=m.received_at, author=key, inbox=nominee, text=m.body,
-                                 proxy=m.pk in proxies) for m in own]
+                                 proxy=m.is_proxy) for m in own]
     seq = max((m.pk for m in own), default=0) + 1
     messages.append(LepraVoteMessage(seq=seq, at=now, author=key, inbox=nominee, text=text))
     result = tally_lepra_execution(session.opens_at, session.closes_at, [key], [nominee], messages)
@@ -486,9 +489,10 @@ def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, ac
     transaction). A second standing vote is impossible: the named unique constraint refuses it, and the refusal
     is the player's "you already vote here" (double submits, two tabs)."""
     if accepted == LepraAccepted.VOTE:
+        # No savepoint: the caller's transaction holds the inbox lock, under which the tally saw no standing vote;
+        # should the constraint still refuse, the refusal leaves this function and the whole post rolls back.
         try:
-            with transaction.atomic():
-                LepraVote.objects.create(inbox=inbox, voter=seat, message=message, cast_at=now)
+            LepraVote.objects.create(inbox=inbox, voter=seat, message=message, cast_at=now)
         except IntegrityError:
             raise InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2") from None
     elif accepted == LepraAccepted.RETRACTION:
