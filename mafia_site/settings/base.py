@@ -25,6 +25,7 @@ INSTALLED_APPS = [
     "django.contrib.sites",
     "allauth",
     "allauth.account",
+    "django_htmx",
     "kernel",
     "accounts",
     "cities",
@@ -47,6 +48,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
     "mafia_site.middleware.PrivateCacheMiddleware",
     "mafia_site.middleware.ContentSecurityPolicyMiddleware",
 ]
@@ -58,6 +60,9 @@ MAFIA_CONTENT_SECURITY_POLICY = (
 ROOT_URLCONF = "mafia_site.urls"
 WSGI_APPLICATION = "mafia_site.wsgi.application"
 SITE_ID = 1
+# The site's public address and name, written into the sites framework after every migrate: e-mails link here.
+MAFIA_SITE_DOMAIN = env_str("MAFIA_SITE_DOMAIN", "127.0.0.1:8000")
+MAFIA_SITE_NAME = env_str("MAFIA_SITE_NAME", "Mafia Host")
 
 TEMPLATES = [
     {
@@ -187,6 +192,10 @@ MAFIA_DAILY_POST_EDIT_MINUTES = env_int("MAFIA_DAILY_POST_EDIT_MINUTES", 30)
 MAFIA_MESSAGE_MAX_LENGTH = env_int("MAFIA_MESSAGE_MAX_LENGTH", 20000)
 # Messages per page of an inbox thread.
 MAFIA_MESSAGES_PER_PAGE = env_int("MAFIA_MESSAGES_PER_PAGE", 50)
+# Live pages (htmx): how often an open thread asks for new messages, and the top bar for the unread count (s).
+# A hidden tab does not ask at all.
+MAFIA_LIVE_POLL_SECONDS = env_int("MAFIA_LIVE_POLL_SECONDS", 10)
+MAFIA_LIVE_BADGE_SECONDS = env_int("MAFIA_LIVE_BADGE_SECONDS", 30)
 # Whether the demo game may be loaded (never in production settings: mafia_site/checks.py).
 MAFIA_ALLOW_DEMO = False
 
