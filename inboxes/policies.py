@@ -169,7 +169,9 @@ def _roles_of(user) -> list[StaffRole]:
         return []
     cached = getattr(user, "_mafia_staff_roles", None)
     if cached is None:
-        cached = list(StaffRole.objects.filter(user=user).only("id", "game_id", "kind", "city_id", "user_id"))
+        # Ordered by columns of the row itself: the model's default ordering would join games and cities.
+        cached = list(StaffRole.objects.filter(user=user).only("id", "game_id", "kind", "city_id", "user_id")
+                      .order_by("game_id", "kind", "city_id", "id"))
         if any(r.kind == StaffKind.TRIBUNE for r in cached):
             cached += standing_in_roles(user)
         user._mafia_staff_roles = cached
@@ -219,6 +221,30 @@ def forget_viewer_cache(user) -> None:
     for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships"):
         if hasattr(user, attr):
             delattr(user, attr)
+
+
+def relock_membership(user, inbox: Inbox) -> Membership | None:
+    """Inside the caller's transaction, which holds ``inbox``'s row lock: re-read ``user``'s membership of
+    ``inbox`` with their seat, in one statement that locks the membership row (``SELECT ... FOR UPDATE``), and
+    cache both for the checks that follow (``seat_in``, ``membership_of``, ``can_read_inbox``,
+    ``post_denial_reason``). A ban, a removal or a death changes that same row under its lock, so a post decided
+    on it is ordered wholly before or after them. A user without a membership row (staff, outsiders) has every
+    cache dropped, so that their roles and seat are read again too. Returns the membership or None."""
+    if not _is_authenticated(user):
+        return None
+    membership = (Membership.objects.select_for_update(of=("self",)).select_related("resident__city")
+                  .filter(inbox=inbox, resident__user=user).order_by("id").first())
+    if membership is None:
+        forget_viewer_cache(user)
+        return None
+    seats = getattr(user, "_mafia_seats", None)
+    if seats is not None:
+        seats[inbox.game_id] = membership.resident
+    cache = getattr(user, "_mafia_memberships", None)
+    if cache is None:
+        cache = user._mafia_memberships = {}
+    cache[inbox.pk] = membership
+    return membership
 
 
 def staff_roles_in(user, game: Game | int) -> list[StaffRole]:

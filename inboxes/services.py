@@ -82,7 +82,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     now = now or timezone.now()
-    policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
+    # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement.
+    policies.relock_membership(acting_user, inbox)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     reason = policies.post_denial_reason(acting_user, inbox, now)
