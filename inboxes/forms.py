@@ -6,6 +6,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from cities.forms import IdempotencyKeyField, ObjectMultipleChoiceField
+from cities.models import Resident
 
 
 class PostMessageForm(forms.Form):
@@ -34,7 +35,6 @@ class SecretInboxForm(forms.Form):
     idempotency_key = IdempotencyKeyField()
 
     def __init__(self, *args, game, exclude=None, **kwargs):
-        from cities.models import Resident
 
         super().__init__(*args, **kwargs)
         residents = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")

@@ -3,11 +3,11 @@ from django.contrib import admin
 from django.urls import include, path, register_converter
 
 from cities import views as city_views
-from cities.staff_admin import staff_admin_site
 from inboxes import views as inbox_views
 from mafia_site.converters import IdConverter, PublicIdConverter
 from roles import views as role_views
 from staff import views as staff_views
+from staff.console import staff_admin_site
 from voting import views as voting_views
 
 register_converter(IdConverter, "id")
@@ -37,6 +37,8 @@ urlpatterns = [
     path("inboxes/<pid:inbox_id>/", inbox_views.inbox_thread, name="inbox_thread"),
     path("inboxes/<pid:inbox_id>/n<id:position>/edit/", inbox_views.message_edit, name="message_edit"),
     path("inboxes/<pid:inbox_id>/n<id:position>/hide/", inbox_views.message_hide, name="message_hide"),
+    path("inboxes/<pid:inbox_id>/live/", inbox_views.inbox_live, name="inbox_live"),
+    path("games/<slug:slug>/live/unread/", inbox_views.unread_badge, name="unread_badge"),
     path("inboxes/<pid:inbox_id>/read/", inbox_views.inbox_mark_read, name="inbox_mark_read"),
     path("inboxes/<pid:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("", include("archive.urls")),

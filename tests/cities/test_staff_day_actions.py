@@ -59,7 +59,8 @@ def offered(client: Client, model: str) -> set[str]:
 
 def act(client: Client, model: str, action: str, objects, **extra):
     pks = [key_of(o) if hasattr(o, "pk") else o for o in objects]
-    return client.post(LIST[model], {"action": action, "_selected_action": pks, **extra}, follow=True)
+    return client.post(LIST[model], {"action": action, "_selected_action": pks, "confirmed": "yes", **extra},
+                       follow=True)
 
 
 def events():
