@@ -54,11 +54,11 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from kernel.confirm import confirmation_page
-
 from inboxes import policies
 from inboxes import services as inbox_services
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
+from kernel.confirm import confirmation_page
+from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
 from staff.console import (  # noqa: F401  (the console's names, kept importable from here)
     GameStaffAdminSite,
@@ -78,8 +78,6 @@ from staff.console import (  # noqa: F401  (the console's names, kept importable
     staff_game_ids,
     staff_roles_of,
 )
-
-from kernel.public_ids import is_public_id
 
 from . import clock_admin  # noqa: F401  (registers the Procurator's clock and daily post pages)
 from .errors import RuleViolation

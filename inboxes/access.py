@@ -25,10 +25,9 @@ from django.db.models import Model, QuerySet
 from django.http import Http404
 
 from cities.models import City, Game, Resident, Signup, StaffKind
+from kernel.public_ids import is_public_id
 from roles.models import CommissarOffer
 from voting.models import CourtCase, ProxyRequest, RemovalDemand, SpeechRequest, SuicideDeclaration, VotingSession
-
-from kernel.public_ids import is_public_id
 
 from .policies import can_read_inbox, can_see_speech_requests, holds_role, seat_in
 

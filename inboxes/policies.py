@@ -39,8 +39,8 @@ from django.utils.translation import gettext as _
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
-from roles.models import CommissarCheck, MafiaDraw
 from kernel.public_ids import is_public_id
+from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
 from voting.models import ProxyRequest, SuicideDeclaration
 
