@@ -25,7 +25,7 @@ from django.db.models import Model, QuerySet
 from django.http import Http404
 
 from cities.models import City, Game, Resident, Signup, StaffKind
-from kernel.public_ids import is_public_id
+from kernel.public_ids import is_database_id, is_public_id
 from roles.models import CommissarOffer
 from voting.models import CourtCase, ProxyRequest, RemovalDemand, SpeechRequest, SuicideDeclaration, VotingSession
 
@@ -33,13 +33,12 @@ from .policies import can_read_inbox, can_see_speech_requests, holds_role, seat_
 
 
 def _pk(raw) -> int | None:
-    """The primary key a request gave (an int or a string of digits), or None when malformed."""
-    if isinstance(raw, bool):
+    """The primary key a request gave (an int or a string of ASCII digits within a bigint), or None when
+    malformed ('²' and '٣' are digits to ``str.isdigit``, not ids)."""
+    if not is_database_id(raw.strip() if isinstance(raw, str) else raw):
         return None
-    if isinstance(raw, int):
-        return raw if raw > 0 else None
-    text = str(raw or "").strip()
-    return int(text) if text.isdigit() and len(text) < 19 and int(text) > 0 else None
+    pk = int(raw)
+    return pk if pk > 0 else None
 
 
 def _one(queryset: QuerySet, raw_id, *, game: Game | None = None, city: City | None = None) -> Model:

@@ -28,7 +28,10 @@ def confirmation_page(request: HttpRequest, *, title: str, consequence: str, con
     navigation. Texts are already translated by the caller."""
     if is_confirmed(request):
         return None
-    fields = [(name, value) for name, values in request.POST.lists() if name not in _NOT_REPOSTED
+    # The fields as the browser sent them (the staff console reads an action's selection into database ids,
+    # keeping what was posted in ``posted_as_sent``): the confirmation posts back the same opaque keys.
+    posted = getattr(request, "posted_as_sent", request.POST)
+    fields = [(name, value) for name, values in posted.lists() if name not in _NOT_REPOSTED
               for value in values]
     context = {"title": title, "consequence": consequence, "confirm_label": confirm_label,
                "cancel_url": cancel_url, "fields": fields, "confirm_field": CONFIRM_FIELD, "game": game}

@@ -30,9 +30,10 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy
 
@@ -216,6 +217,27 @@ class GameStaffAdminSite(AdminSite):
 
 staff_admin_site = GameStaffAdminSite()
 
+
+_django_readonly_admin_url = helpers.AdminReadonlyField.get_admin_url
+
+
+def _readonly_admin_url(self, remote_field, remote_obj):
+    """Django's link from an object page to a related object, by the related object's public id on this console
+    (where objects with one are addressed by it); unchanged elsewhere (the operators' /admin/)."""
+    key = getattr(remote_obj, "public_id", None)
+    if key is None or self.model_admin is None or self.model_admin.admin_site is not staff_admin_site:
+        return _django_readonly_admin_url(self, remote_field, remote_obj)
+    opts = remote_field.model._meta
+    try:
+        url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[key],
+                      current_app=staff_admin_site.name)
+    except NoReverseMatch:
+        return str(remote_obj)
+    return format_html('<a href="{}">{}</a>', url, remote_obj)
+
+
+helpers.AdminReadonlyField.get_admin_url = _readonly_admin_url
+
 # --------------------------------------------------------------------------------------------------------------
 # The scoped, read-only base
 # --------------------------------------------------------------------------------------------------------------
@@ -316,17 +338,20 @@ class StaffScopedAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         """Django's changelist, with the posted action selection read as public ids (or well-formed database
-        ids): each becomes the database id of an object in scope; anything else is dropped (as a missing id)."""
+        ids): each becomes the database id of an object in scope; anything else names no object (a missing id)."""
         if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:
             posted = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+            # An unknown, out-of-scope or malformed key becomes "0", which names no row: the action then finds
+            # nothing, exactly as for a missing id.
             if self.uses_public_id():
-                keys = [v for v in posted if is_public_id(v)]
-                pks = [str(pk) for pk in
-                       self.get_queryset(request).filter(public_id__in=keys).values_list("pk", flat=True)]
+                by_key = dict(self.get_queryset(request).filter(public_id__in=[v for v in posted if is_public_id(v)])
+                              .values_list("public_id", "pk"))
+                pks = [str(by_key.get(v, 0)) for v in posted]
             else:
-                pks = [v for v in posted if is_database_id(v)]
+                pks = [v if is_database_id(v) else "0" for v in posted]
             data = request.POST.copy()
             data.setlist(helpers.ACTION_CHECKBOX_NAME, pks)
+            request.posted_as_sent = request.POST  # what a confirmation page posts back (kernel.confirm)
             request.POST = data
         return super().changelist_view(request, extra_context)
 

@@ -85,12 +85,12 @@ def test_console_close_voting_asks_first_then_closes_the_same_selection_L_VOTE_6
     client = staff_client(demo.tribune1)
     changelist = "/staff/voting/votingsession/"
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
-        ask = client.post(changelist, {"action": "close_voting", "_selected_action": [session.pk], "index": "0"})
+        ask = client.post(changelist, {"action": "close_voting", "_selected_action": [session.public_id], "index": "0"})
         assert ask.status_code == 200
         assert day.city.name in html.unescape(ask.content.decode())
         assert VotingSession.objects.get(pk=session.pk).closed_at is None
         action, fields = _reposted(ask)
-        assert ("_selected_action", str(session.pk)) in fields and ("action", "close_voting") in fields
+        assert ("_selected_action", session.public_id) in fields and ("action", "close_voting") in fields
         done = _post_fields(client, action, fields, follow=True)
         assert done.status_code == 200
     assert VotingSession.objects.get(pk=session.pk).closed_at == OPENS + timedelta(minutes=5)

@@ -131,6 +131,8 @@ def test_a_database_id_a_forbidden_and_a_missing_public_id_are_the_same_404_L_IN
     for ref in (mafia2.public_id, new_public_id(), str(own.pk), str(mafia2.pk)):
         response = client.get(f"/inboxes/{ref}/")
         assert response.status_code == 404, ref
-        bodies.append(response.content.decode())
+        # The page differs only by its per-request CSRF token and the address asked for.
+        body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", response.content.decode())
+        bodies.append(body.replace(ref, "REF"))
     assert len(set(bodies)) == 1
     assert client.get(f"/inboxes/{own.public_id}/").status_code == 200

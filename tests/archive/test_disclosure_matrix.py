@@ -153,16 +153,16 @@ def test_consents_page_lists_and_changes_the_residents_consents_L_ARCH_2(world, 
     assert world.inboxes["personal:winner"].pk in shown and world.inboxes["secret4"].pk in shown
     assert world.inboxes["mafia1"].pk not in shown and world.inboxes["personal:dead"].pk not in shown
     # Consent is permanent once disclosed: the first POST only asks again, changing nothing.
-    ask = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].pk, "action": "give"})
+    ask = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].public_id, "action": "give"})
     assert ask.status_code == 200 and 'class="inline confirm-form"' in ask.content.decode()
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == world.inboxes["secret4"].pk)
     assert row.consented is False
-    response = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].pk, "action": "give", "confirmed": "yes"})
+    response = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].public_id, "action": "give", "confirmed": "yes"})
     assert response.status_code == 302
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == world.inboxes["secret4"].pk)
     assert (row.consented, row.given, row.needed, row.disclosed) == (True, 1, 4, False)
     # An inbox the user may not read is a 404, not a refusal.
-    assert client.post("/me/consents/", {"inbox": world.inboxes["mafia1"].pk}).status_code == 404
+    assert client.post("/me/consents/", {"inbox": world.inboxes["mafia1"].public_id}).status_code == 404
 
 
 def test_one_click_open_page_flow_and_the_visitor_is_sent_to_log_in_L_ARCH_1(world, client):

@@ -312,7 +312,7 @@ def test_a_penalty_ban_cannot_name_a_secret_inbox_same_answer_for_member_and_str
         before, n_events = state_of(seat), events().count()
         page = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[mafia.public_id],
                    until="2099-01-01T10:00", reason="x").content.decode()
-        assert f"Select a valid choice. {mafia.pk} is not one of the available choices." in page
+        assert f"Select a valid choice. {mafia.public_id} is not one of the available choices." in page
         assert html.escape(mafia.title) not in page
         assert state_of(seat) == before and events().count() == n_events
         errors = re.findall(r'<ul class="errorlist[^"]*"[^>]*>.*?</ul>', page, re.S)

@@ -9,6 +9,7 @@ from django.http import Http404
 
 from cities.models import City, Resident
 from inboxes import access
+from kernel.public_ids import new_public_id
 from tests.conftest import fresh
 from voting.models import ProxyRequest, SuicideDeclaration
 
@@ -26,11 +27,11 @@ def test_cities_and_residents_are_public_facts_of_their_game_L_CITY_1(demo):
     city1 = access.access_city_by_number(demo.anonymous, game, 1)
     assert city1.number == 1 and access.access_city_by_number(demo.outsider, game, "1") == city1
     honest = _seat(demo.honest, game)
-    assert access.access_resident_by_id(demo.anonymous, honest.pk, game=game) == honest
-    assert access.access_resident_by_id(demo.outsider, str(honest.pk), city=city1) == honest
+    assert access.access_resident_by_id(demo.anonymous, honest.public_id, game=game) == honest
+    assert access.access_resident_by_id(demo.outsider, honest.public_id, city=city1) == honest
     city2 = City.objects.get(game=game, number=2)
     with pytest.raises(Http404):
-        access.access_resident_by_id(demo.procurator, honest.pk, city=city2)  # not of that city
+        access.access_resident_by_id(demo.procurator, honest.public_id, city=city2)  # not of that city
     with pytest.raises(Http404):
         access.access_city_by_number(demo.procurator, game, 99)
 
@@ -51,13 +52,13 @@ def test_a_proxy_request_is_its_residents_and_the_tribunes_only_L_VOTE_4_L_STAFF
     nominee = _seat(demo.mafioso, game)
     proxy = ProxyRequest.objects.create(game=game, city=honest.city, day=game.day_number, resident=honest,
                                         nominee=nominee, requested_at=NOW)
-    assert access.access_proxy_request_by_id(fresh(demo.honest), proxy.pk) == proxy
-    assert access.access_proxy_request_by_id(fresh(demo.tribune1), proxy.pk, city=honest.city) == proxy
+    assert access.access_proxy_request_by_id(fresh(demo.honest), proxy.public_id) == proxy
+    assert access.access_proxy_request_by_id(fresh(demo.tribune1), proxy.public_id, city=honest.city) == proxy
     for persona in ("tribune2", "mafioso", "consigliere", "arbiter", "outsider", "superuser", "anonymous"):
         with pytest.raises(Http404):  # the same 404 as a missing id
-            access.access_proxy_request_by_id(fresh(getattr(demo, persona)), proxy.pk)
+            access.access_proxy_request_by_id(fresh(getattr(demo, persona)), proxy.public_id)
     with pytest.raises(Http404):
-        access.access_proxy_request_by_id(fresh(demo.tribune1), proxy.pk + 1000)
+        access.access_proxy_request_by_id(fresh(demo.tribune1), new_public_id())
 
 
 @pytest.mark.django_db
@@ -66,8 +67,8 @@ def test_a_suicide_declaration_is_its_residents_and_the_tribunes_only_L_NOM_6(de
     honest = _seat(demo.honest, game)
     declaration = SuicideDeclaration.objects.create(game=game, city=honest.city, day=game.day_number,
                                                     resident=honest, declared_at=NOW)
-    assert access.access_suicide_declaration_by_id(fresh(demo.honest), declaration.pk) == declaration
-    assert access.access_suicide_declaration_by_id(fresh(demo.tribune1), str(declaration.pk)) == declaration
+    assert access.access_suicide_declaration_by_id(fresh(demo.honest), declaration.public_id) == declaration
+    assert access.access_suicide_declaration_by_id(fresh(demo.tribune1), declaration.public_id) == declaration
     for persona in ("tribune2", "procurator", "mafioso", "outsider"):
         with pytest.raises(Http404):
-            access.access_suicide_declaration_by_id(fresh(getattr(demo, persona)), declaration.pk)
+            access.access_suicide_declaration_by_id(fresh(getattr(demo, persona)), declaration.public_id)

@@ -29,6 +29,7 @@ from inboxes.models import Inbox, InboxKind, Membership, Message
 from roles import services as roles_services
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand, ImpeachmentSignature, TribuneStandIn
+from tests.admin_keys import key_of
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from voting import services as voting_services
@@ -80,7 +81,12 @@ def run_both(admin_run: Callable[[], object], service_run: Callable[[], object])
 
 
 def post_action(client, url: str, action: str, pks, **data):
-    response = client.post(url, {"action": action, "_selected_action": list(pks), "apply": "1", "confirmed": "yes",
+    """POST ``action`` for the objects ``pks`` (database ids) on the changelist ``url``, by their console keys."""
+    from staff.console import staff_admin_site
+
+    model = next(m for m in staff_admin_site._registry if url.startswith(f"/staff/{m._meta.app_label}/{m._meta.model_name}/"))
+    keys = [key_of(model.objects.get(pk=pk)) for pk in pks]
+    response = client.post(url, {"action": action, "_selected_action": keys, "apply": "1", "confirmed": "yes",
                                      **data}, follow=True)
     assert response.status_code == 200
     return response
@@ -146,7 +152,7 @@ CASES = {
         lambda d: inbox_services.do_kill_inbox(_city1(d), acting_user=fresh(d.tribune1))),
     "stage_inbox_L_INBOX_19": Case(
         lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/stage/", {
-            "title": "Confrontation", "speakers": [d.seat("honest").pk, d.seat("mafioso").pk],
+            "title": "Confrontation", "speakers": [d.seat("honest").public_id, d.seat("mafioso").public_id],
             "audience": str(d.seat("honest").city_id)}),
         lambda d: inbox_services.do_create_stage_inbox(
             d.game, title="Confrontation", speakers=[d.seat("honest"), d.seat("mafioso")],
@@ -163,7 +169,7 @@ CASES = {
                                                   spirit=False)),
     "penalty_ban_L_STAFF_3": Case(
         lambda d: post_action(staff_client(d.arbiter), "/staff/cities/resident/", "penalty_ban",
-                              [d.seat("honest").pk], inboxes=[_city1(d).pk], until=_local(d, UNTIL), reason="insult"),
+                              [d.seat("honest").pk], inboxes=[_city1(d).public_id], until=_local(d, UNTIL), reason="insult"),
         lambda d: inbox_services.do_penalty_ban(d.seat("honest"), [_city1(d)], UNTIL.replace(second=0, microsecond=0),
                                                 "insult", acting_user=fresh(d.arbiter))),
     "accept_proxy_L_NOM_6": Case(

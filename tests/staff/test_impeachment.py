@@ -170,7 +170,7 @@ def test_replacing_the_tribune_moves_every_power_and_the_old_one_loses_access_at
         # The old session is refused at once; the new Tribune's console shows city 1.
         assert old_client.get("/staff/", follow=True).status_code == 403
         body = staff_client(new).get("/staff/cities/resident/?all=").content.decode()
-        assert f"/staff/cities/resident/{demo.seat('honest').pk}/change/" in body
+        assert f"/staff/cities/resident/{demo.seat('honest').public_id}/change/" in body
     event = GameEvent.objects.get(game=demo.game, kind="staff.tribune_replaced")
     assert event.payload == {"role": role.pk, "city": role.city_id, "old_user": demo.tribune1.pk, "new_user": new.pk}
     opened.refresh_from_db()
