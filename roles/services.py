@@ -37,10 +37,12 @@ from cities.models import (
     StaffRole,
 )
 from cities.services import (
+    check_night_open,
     do_append_to_recruitment_post,
     do_create_public_post,
     do_set_game_status,
     do_set_resident_flags,
+    night_cutoff,
     record_event,
 )
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
@@ -566,6 +568,7 @@ def do_vote_godfather(election: GodfatherElection, candidate: Resident, *, actin
         raise NotAllowed(_("Only the living mafia of the city vote for their godfather."), rule="L-NIGHT-3")
     if election.closed_at is not None:
         raise WrongState(_("This election is closed."), rule="L-NIGHT-3")
+    check_night_open(election.game, election.night, now)
     candidate = Resident.objects.get(pk=candidate.pk)
     if (candidate.city_id != election.city_id or candidate.alignment != Alignment.MAFIA
             or candidate.status != LifeStatus.ALIVE):
@@ -589,8 +592,8 @@ def _make_godfather(city: City, resident: Resident, now: datetime) -> None:
 
 
 @transaction.atomic
-def do_close_godfather_election(election: GodfatherElection, *, acting_user,
-                                now: datetime | None = None) -> Resident | None:
+def do_close_godfather_election(election: GodfatherElection, *, acting_user, now: datetime | None = None,
+                                cutoff: datetime | None = None) -> Resident | None:
     """Close the election (the Consigliere, or the site at night end): the living candidate with the most votes
     becomes the godfather (L-NIGHT-3). A tie or no vote fails the election: the Consigliere then appoints one
     (``do_appoint_godfather``). Returns the new godfather or None. Raises ``NotAllowed`` or ``WrongState``."""
@@ -602,7 +605,10 @@ def do_close_godfather_election(election: GodfatherElection, *, acting_user,
     if election.closed_at is not None:
         raise WrongState(_("This election is closed."), rule="L-NIGHT-3")
     counts: dict[int, int] = {}
-    for vote in GodfatherVote.objects.filter(election=election).select_related("candidate", "voter"):
+    votes = GodfatherVote.objects.filter(election=election)
+    if cutoff is not None:  # the night's planned end: a vote after it does not count (L-NIGHT-6)
+        votes = votes.filter(at__lt=cutoff)
+    for vote in votes.select_related("candidate", "voter"):
         if vote.candidate.status == LifeStatus.ALIVE and vote.voter.status == LifeStatus.ALIVE:
             counts[vote.candidate_id] = counts.get(vote.candidate_id, 0) + 1
     best = max(counts.values(), default=0)
@@ -686,6 +692,7 @@ def do_submit_night_decision(city: City, target: Resident | None, *, acting_user
         raise WrongState(_("On night 1 the mafia elect their godfather and kill nobody."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
+    check_night_open(game, night, now)  # the planned end, however late the resolution runs
     if by_consigliere and godfather is not None and NightDecision.objects.filter(
             city=city, night=night, kind=kind, by_consigliere=False).exists():
         raise NotAllowed(_("The godfather has decided: his decision is final."), rule="L-NIGHT-2")
@@ -770,6 +777,7 @@ def do_check_resident(target: Resident, *, acting_user, now: datetime | None = N
         raise WrongState(_("Commissars check nobody on night 1."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
+    check_night_open(game, night, now)
     if GameDay.objects.filter(game=game, number=night, ended_at__isnull=True).exists():
         # On the clock, the answer comes at night, not during the day before the vote (L-NIGHT-5).
         raise WrongState(_("The night has not started yet: commissars check at night."), rule="L-NIGHT-5")
@@ -855,13 +863,18 @@ def night_state_of(game: Game, night: int) -> night_rules.NightState:
                                   touring_city=touring.pk if touring else None)
 
 
-def night_actions_of(game: Game, night: int) -> list[night_rules.NightAction]:
-    """The submitted actions of ``night`` as pipeline input, in submission order (``seq``)."""
+def night_actions_of(game: Game, night: int, *, cutoff: datetime | None = None) -> list[night_rules.NightAction]:
+    """The submitted actions of ``night`` as pipeline input, in submission order (``seq``); with ``cutoff``
+    (aware UTC, the planned end of the night) only those submitted before it (L-NIGHT-6)."""
     rows = []
-    for d in NightDecision.objects.filter(game=game, night=night):
+    decisions = NightDecision.objects.filter(game=game, night=night)
+    checks = CommissarCheck.objects.filter(game=game, night=night)
+    if cutoff is not None:
+        decisions, checks = decisions.filter(at__lt=cutoff), checks.filter(at__lt=cutoff)
+    for d in decisions:
         kind = night_rules.TOUR if d.kind == NightActionKind.TOUR else night_rules.KILL
         rows.append((d.at, 0, d.pk, night_rules.NightAction(kind=kind, city=d.city_id, target=d.target_id, seq=0)))
-    for c in CommissarCheck.objects.filter(game=game, night=night):
+    for c in checks:
         rows.append((c.at, 1, c.pk, night_rules.NightAction(kind=night_rules.CHECK, city=c.city_id, target=c.target_id,
                                                             seq=0)))
     rows.sort(key=lambda row: row[:3])
@@ -891,7 +904,9 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         return night_rules.NightOutcome.from_dict(stored.outcome)
     _check_game_running(game)
     state = night_state_of(game, night)
-    outcome = night_rules.resolve_night(state, night_actions_of(game, night), ruleset_of(game).night_steps)
+    cutoff = night_cutoff(game, night)  # the planned end: what came later never counts, however late this runs
+    outcome = night_rules.resolve_night(state, night_actions_of(game, night, cutoff=cutoff),
+                                        ruleset_of(game).night_steps)
     NightResolution.objects.create(game=game, night=night, resolved_at=now, touring_city_id=outcome.touring_city,
                                    outcome=outcome.as_dict())
     residents = {r.pk: r for r in Resident.objects.filter(pk__in=[d.resident for d in outcome.deaths])}
@@ -908,7 +923,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         record_event(game, "voting.spirits", actor=None, at=now, payload={"city": city_id, "spirits": spirits})
     # Godfathers (L-NIGHT-3): the night's elections close at night end; a dead godfather's city elects anew.
     for election in GodfatherElection.objects.filter(game=game, closed_at__isnull=True):
-        do_close_godfather_election(election, acting_user=None, now=now)
+        do_close_godfather_election(election, acting_user=None, now=now, cutoff=cutoff)
     for city in City.objects.filter(pk__in=dead_godfather_cities):
         if living_godfather(city) is None and Resident.objects.filter(
                 city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).exists():
