@@ -42,6 +42,26 @@ Handler = Callable[[ScheduledEvent, datetime], str]
 HANDLERS: dict[str, Handler] = {}
 
 
+#: kind -> precondition(event) -> None when the handler may run, else what it waits for. Checked before the handler,
+#: whatever handler is registered: an unmet precondition makes the event wait (``Waits``), never run early.
+PRECONDITIONS: dict[str, Callable[[ScheduledEvent], str | None]] = {}
+
+
+def _night_started(event: ScheduledEvent) -> str | None:
+    """``night_end`` {"night": n} runs only once night n has started (its day has ended): a night is never
+    resolved before it starts, whatever moved the plan."""
+    from .models import GameDay
+
+    night = int(event.payload["night"])
+    if event.game.day_number == night and GameDay.objects.filter(game=event.game_id, number=night,
+                                                                 ended_at__isnull=True).exists():
+        return f"night {night} has not started yet"
+    return None
+
+
+PRECONDITIONS["night_end"] = _night_started
+
+
 def handler(kind: str):
     """Register the decorated function as the handler of scheduled events of ``kind``."""
     def register(func: Handler) -> Handler:
@@ -245,6 +265,10 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
             with transaction.atomic():
                 if func is None:
                     raise LookupError(f"no handler for scheduled event kind {event.kind!r}")
+                precondition = PRECONDITIONS.get(event.kind)
+                unmet = precondition(event) if precondition is not None else None
+                if unmet is not None:
+                    raise Waits(unmet)
                 # Site messages and refusals are in the game's language, whatever a previous request left active.
                 with translation.override(event.game.language):
                     detail = func(event, now)

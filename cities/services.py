@@ -977,6 +977,33 @@ def do_shorten_day(game: Game, day: int, hours: int | None, *, acting_user,
                                        if next_day_starts_at else None})
 
 
+#: The longest edit window a game may give the Procurator before the site publishes a drafted daily post.
+MAX_EDIT_WINDOW_MINUTES = 12 * 60
+
+
+@transaction.atomic
+def do_set_daily_post_edit_window(game: Game, minutes: int, *, acting_user, now: datetime | None = None) -> Game:
+    """The Procurator sets the shortest time between the site's draft of a daily post and its publication
+    (L-POST-2; 0 to ``MAX_EDIT_WINDOW_MINUTES``): a held night then also moves the next day's start by it, and a
+    day start publishes a fresher draft only when the window has passed. Returns the game. Raises ``NotAllowed``,
+    ``InvalidInput`` or ``WrongState`` (game over)."""
+    now = now or timezone.now()
+    if acting_user is None:
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_game_not_over(game)
+    if not isinstance(minutes, int) or not 0 <= minutes <= MAX_EDIT_WINDOW_MINUTES:
+        raise InvalidInput(_("The edit window is 0 to %(max)d minutes.") % {"max": MAX_EDIT_WINDOW_MINUTES},
+                           rule="L-POST-2")
+    old = game.daily_post_edit_minutes
+    game.daily_post_edit_minutes = minutes
+    game.save(update_fields=["daily_post_edit_minutes"])
+    record_event(game, "daily_post.edit_window_set", actor=acting_user, at=now, payload={"from": old, "to": minutes})
+    do_replan_clock(game, acting_user=acting_user, reason="daily_post.edit_window_set", now=now)
+    return game
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The day start and the night start (scheduler handlers call these; acting_user None = the site)
 # --------------------------------------------------------------------------------------------------------------

@@ -149,10 +149,12 @@ class GameStaffAdminSite(AdminSite):
         from staff.staff_admin import extra_urls
         from voting.staff_admin import schedule_election_view, schedule_voting_view
 
-        from .clock_admin import daily_post_view, game_clock_view
+        from .clock_admin import daily_post_view, game_clock_view, reschedule_voting_view
 
         own = [path("games/<int:game_id>/clock/", self.admin_view(game_clock_view), name="game_clock"),
                path("games/<int:game_id>/daily-post/<int:day>/", self.admin_view(daily_post_view), name="daily_post"),
+               path("votings/<int:session_id>/reschedule/", self.admin_view(reschedule_voting_view),
+                    name="reschedule_voting"),
                path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
                path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
                     name="schedule_voting"),
