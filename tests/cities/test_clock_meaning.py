@@ -41,7 +41,6 @@ from inboxes.models import Inbox, InboxKind, Message
 from roles.models import NightDecision
 from roles.services import do_check_resident, do_submit_night_decision
 from tests.cities.clock_helpers import DAY1, US, advance, clocked_game, night_handler, ran
-from voting.models import VotingSession
 from voting.services import do_schedule_voting
 
 pytestmark = pytest.mark.django_db
@@ -337,7 +336,7 @@ def test_missed_voting_window_is_reported_to_the_staff_at_once_L_VOTE_7_L_DAY_3(
 
 
 def test_missed_voting_is_rescheduled_the_same_day_in_one_action_and_runs_L_DAY_3(missed):
-    built, city, session = missed
+    built, _city, session = missed
     game = built.game
     client = Client()
     url = f"/staff/votings/{session.pk}/reschedule/"
