@@ -14,10 +14,10 @@ from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.selectors import game_get
 from kernel.confirm import confirmation_page
+from voting.selectors import tally_box_for_inbox
 
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
-
 
 
 @login_required
@@ -165,7 +165,6 @@ def _voting_tally(user, inbox):
     by the pure core."""
     if inbox.kind not in ("voting", "precinct"):
         return None
-    from voting.selectors import tally_box_for_inbox
     return tally_box_for_inbox(user, inbox)
 
 

@@ -156,6 +156,15 @@ else:
         "control_folder": str(CELERY_BROKER_DIR / "control"),
         "store_processed": False,
     }
+# Cache: Redis when REDIS_URL is set (shared by the web processes), else each process's local memory.
+# Sessions are read from the cache and written through to the database (cached_db): a page view costs no session
+# query, and a flushed or cold cache logs nobody out (the database is the fallback).
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "mafia"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
