@@ -353,8 +353,9 @@ def _signups_open(game: Game) -> bool:
 def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signup:
     """Sign ``acting_user`` up for ``game`` (one click, L-CITY-1). Returns the active Signup.
 
-    Raises ``NotAllowed`` for an anonymous user or staff of the game (staff are not residents, L-STAFF),
-    ``WrongState`` when signups are closed or the user is already signed up.
+    Raises ``NotAllowed`` for an anonymous user, staff of the game (staff are not residents, L-STAFF) or a player
+    under a running play ban (L-SANCTION-2: the message says why and until when), ``WrongState`` when signups are
+    closed or the user is already signed up.
     """
     now = now or timezone.now()
     if acting_user is None or not acting_user.is_authenticated:
@@ -364,6 +365,9 @@ def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signu
         raise WrongState(_("Signups for this game are closed."), rule="L-CITY-1")
     if StaffRole.objects.filter(game=game, user=acting_user).exists():
         raise NotAllowed(_("Staff of a game cannot sign up to play in it."), rule="L-STAFF-1")
+    from sanctions.services import check_may_sign_up
+
+    check_may_sign_up(acting_user, game, now)
     if Signup.objects.filter(game=game, user=acting_user, withdrawn_at__isnull=True).exists():
         raise WrongState(_("You are already signed up."))
     signup = Signup.objects.create(game=game, user=acting_user, signed_up_at=now)

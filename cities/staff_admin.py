@@ -146,6 +146,7 @@ class GameStaffAdminSite(AdminSite):
 
     def get_urls(self):
         # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
+        from sanctions.staff_admin import extra_urls as sanctions_urls
         from staff.staff_admin import extra_urls
         from voting.staff_admin import schedule_election_view, schedule_voting_view
 
@@ -157,7 +158,7 @@ class GameStaffAdminSite(AdminSite):
                path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
                     name="schedule_voting"),
                path("games/<int:game_id>/schedule-election/", self.admin_view(schedule_election_view),
-                    name="schedule_election"), *extra_urls(self)]
+                    name="schedule_election"), *extra_urls(self), *sanctions_urls(self)]
         return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
 
     def stage_inbox_view(self, request, game_id: int):
@@ -836,9 +837,11 @@ class StaffMembershipAdmin(StaffScopedAdmin):
     })
 
     def scoped_queryset(self, request):
-        # The check channel's member is the commissar, secret to the Consigliere (policies.can_see_members).
+        # The check channel's member is the commissar, secret to the Consigliere; a mafia complaint's members are
+        # the mafia, secret to the Procurator (policies.SECRET_MEMBER_KINDS, can_see_members).
         return (Membership.objects.filter(inbox__in=readable_inboxes_for_staff(request).values("pk"))
-                .exclude(Q(inbox__kind=InboxKind.CHECK) & ~Q(inbox__game__status=GameStatus.FINISHED))
+                .exclude(Q(inbox__kind__in=policies.SECRET_MEMBER_KINDS)
+                         & ~Q(inbox__game__status=GameStatus.FINISHED))
                 .select_related("inbox__game", "resident"))
 
     def get_ordering(self, request):

@@ -74,6 +74,9 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.IMPEACHMENT, post=True),
         StaffGrant(K.STAGE, post=True),
+        # L-IMPEACH-3: complaints of no confidence are made to the Procurator, who answers there.
+        StaffGrant(K.COMPLAINT, post=True),
+        StaffGrant(K.MAFIA_COMPLAINT, post=True),
     ),
     StaffKind.TRIBUNE: (
         StaffGrant(K.CITY, post=True, own_city=True),
@@ -106,6 +109,7 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 #: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
+    K.COMPLAINT, K.MAFIA_COMPLAINT,  # L-IMPEACH-3: "the whole exchange is disclosed after the game"
 })
 
 #: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
@@ -129,6 +133,12 @@ SECRET_ORGANIZER_KINDS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, Sta
 #: secret: a refusal "not in this inbox" about a mafia inbox, the police station or a secret inbox would tell
 #: the Arbiter who is mafia, who is the commissar or who talks to whom (L-STAFF-6).
 PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING, K.PRECINCT})
+
+#: Kinds whose member list only their members see while the game runs: the check channel's member is the
+#: commissar, whom the Consigliere must not learn (L-INBOX-15); a mafia complaint's members are the mafia of a
+#: city, whom the Procurator must not learn (L-IMPEACH-3, L-STAFF-6). Staff are never members, so no staff page
+#: lists them (``can_see_members``, the staff console's memberships).
+SECRET_MEMBER_KINDS = frozenset({K.CHECK, K.MAFIA_COMPLAINT})
 
 #: How long after its receive time the author may edit a message (L-INBOX-21).
 EDIT_WINDOW = timedelta(minutes=10)
@@ -415,6 +425,11 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
     membership = membership_of(user, inbox)
     if membership is not None and membership.state == MembershipState.MEMBER:
         return None
+    if (inbox.kind == K.MAFIA_COMPLAINT and membership is not None
+            and membership.state == MembershipState.BANNED and membership.banned_until is None):
+        # L-IMPEACH-3: the mafia write through the complaint page, which signs "the mafia of city C".
+        return _("Write to the Procurator on the complaint page: your messages are signed “the mafia of "
+                 "%(city)s”.") % {"city": inbox.city.name if inbox.city_id else ""}
     if membership is not None and membership.state == MembershipState.BANNED:
         if membership.banned_until is not None and membership.banned_until <= now:
             return None
@@ -641,10 +656,11 @@ def _checked(commissar: Resident, resident: Resident) -> bool:
 
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
-    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the
-    commissar check channel (L-INBOX-15, L-NIGHT-5): its member is the commissar, whom the Consigliere must not
-    learn; only the commissar themself sees it, and everyone after the game."""
-    if inbox.kind != K.CHECK or _is_finished(inbox):
+    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
+    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (L-INBOX-15, L-NIGHT-5: its member
+    is the commissar, whom the Consigliere must not learn) and a mafia complaint (L-IMPEACH-3: its members are
+    the mafia, whom the Procurator must not learn); there only members see it, and everyone after the game."""
+    if inbox.kind not in SECRET_MEMBER_KINDS or _is_finished(inbox):
         return True
     return membership_of(viewer, inbox) is not None
 
@@ -820,6 +836,8 @@ AUDIT_LOG_AUDIENCE: dict[str, str] = {
         "scheduler.voting_open", "scheduler.voting_close", "scheduler.court_deadline",
         "tribune.stand_in_granted", "tribune.stand_in_ended", "impeachment.opened", "impeachment.ruled",
         "staff.tribune_replaced",
+        # play bans are public (L-SANCTION-2); the Consigliere's confirmation names nobody (L-ASSIGN-4)
+        "play_ban.recorded", "play_ban.ended", "play_ban.lifted", "assign.confirmed",
         # judges (L-JUDGE), the clock (L-DAY) and the end (L-WIN): public facts or announced at once
         "election.scheduled", "election.opened", "election.closed", "election.candidates_passed", "judge.recused",
         "removal.valid", "removal.applied", "clock.started", "clock.day_started", "clock.night_started",
@@ -837,6 +855,9 @@ AUDIT_LOG_AUDIENCE: dict[str, str] = {
         # the draft of the daily post is the Procurator's until it is published (L-POST-2); the night's summary
         # line counts the checks (whether commissars live and act), which only the Procurator may know (L-STAFF-6)
         "daily_post.drafted", "daily_post.edited", "daily_post.text_set", "scheduler.night_end",
+        # complaints of no confidence go to the Procurator (L-IMPEACH-3); a mafia complaint's rows name no
+        # mafioso and have no actor (the site files it on the mafia's behalf)
+        "no_confidence.filed", "no_confidence.posted", "no_confidence.ruled",
     ], AUDIT_PROCURATOR),
     **dict.fromkeys(["court.voted", "membership.penalty_banned", "election.proxy_recorded"], AUDIT_PROCURATOR_ARBITER),
     **dict.fromkeys(["voting.nominated", "election.proposed"], AUDIT_CITY_HOSTS),
@@ -847,6 +868,8 @@ AUDIT_LOG_AUDIENCE: dict[str, str] = {
     **dict.fromkeys(["voting.speech_requested", "commissar.tribune_told"], AUDIT_CITY_TRIBUNE_PROCURATOR),
     "staff.appointed": AUDIT_APPOINTMENT,
     "resident.flags": AUDIT_NOBODY,
+    # who of the mafia filed or wrote a mafia complaint: nobody while the game runs (L-IMPEACH-3)
+    "no_confidence.mafia_author": AUDIT_NOBODY,
 }
 
 #: Kind prefixes -> audience, for families of kinds (checked after the exact table).

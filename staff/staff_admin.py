@@ -152,8 +152,13 @@ def dashboard_needs(request, role: StaffRole) -> list[Need]:
     return [need for hook in DASHBOARD_NEEDS for need in hook(request, role)]
 
 
+#: Functions ``(request, role) -> list[(label, url)]`` whose links other apps add to a role's dashboard row (the
+#: sanctions' pages, L-IMPEACH-3, L-SANCTION-2).
+DASHBOARD_LINKS: list[Callable] = []
+
+
 def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
-    """Links this app adds to a role's dashboard row."""
+    """Links this app and the ``DASHBOARD_LINKS`` hooks add to a role's dashboard row."""
     links = [(_("Audit log"), _changelist("cities_gameevent", game__id__exact=role.game_id)),
              (_("Tribune stand-ins"), _changelist("staff_tribunestandin", game__id__exact=role.game_id))]
     if role.kind == StaffKind.PROCURATOR:
@@ -162,6 +167,7 @@ def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
                   (_("Impeachment demands"), _changelist("staff_impeachmentdemand", game__id__exact=role.game_id)),
                   (_("End the game early"), reverse("admin:end_game_early", args=[role.game_id],
                                                     current_app=staff_admin_site.name))]
+    links += [link for hook in DASHBOARD_LINKS for link in hook(request, role)]
     if getattr(role, "stands_in_now", False):
         links.insert(0, (_("You stand in for this city"), _changelist("cities_resident",
                                                                              city__id__exact=role.city_id)))
@@ -485,4 +491,8 @@ class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
         return f"{signers} / {living}"
 
 
-__all__ = ["DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls"]
+__all__ = ["DASHBOARD_LINKS", "DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls"]
+
+# Complaints of no confidence (L-IMPEACH-3) and play bans (L-SANCTION-2) register themselves on the same site and
+# add their lines to the hooks above; imported last, as they build on this module.
+from sanctions import staff_admin as _sanctions_staff_admin  # noqa: E402,F401

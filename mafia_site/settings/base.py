@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "roles",
     "archive",
     "staff",
+    "sanctions",
 ]
 
 MIDDLEWARE = [
