@@ -1,32 +1,4 @@
-"""Domain errors. Every service raises a ``RuleViolation`` subclass whose message a player can read."""
-from __future__ import annotations
+"""Domain errors, re-exported from ``kernel.errors`` (their home) for the modules that import them from here."""
+from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
-
-class RuleViolation(Exception):
-    """A request the rules refuse. ``str(error)`` is a translated, player-readable message; nothing changed.
-
-    ``rule`` names the RULES.md rule ID when one applies (for logs and tests).
-    """
-
-    rule: str = ""
-
-    def __init__(self, message: str, *, rule: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        if rule:
-            self.rule = rule
-
-    def __str__(self) -> str:
-        return str(self.message)
-
-
-class NotAllowed(RuleViolation):
-    """The acting user may not do this (not their role, not their inbox, banned)."""
-
-
-class InvalidInput(RuleViolation):
-    """The input is malformed (empty text, too long, a time in the past)."""
-
-
-class WrongState(RuleViolation):
-    """The game or object is not in a state that allows this (inbox killed, game over, already done)."""
+__all__ = ["InvalidInput", "NotAllowed", "RuleViolation", "WrongState"]

@@ -16,11 +16,22 @@ from django.utils.translation import gettext as _
 
 from inboxes.policies import forget_viewer_cache, holds_role
 from inboxes.rendering import render_markdown
+from kernel.errors import InvalidInput, NotAllowed, UnknownRuleset, WrongState
+from kernel.rulesets import get_ruleset
 from roles import draw
 
-from .errors import InvalidInput, NotAllowed, WrongState
 from .models import (
-    City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Ruleset, ScheduledEvent, Signup, StaffKind,
+    City,
+    Game,
+    GameEvent,
+    GameStatus,
+    PostKind,
+    PublicPost,
+    Resident,
+    Ruleset,
+    ScheduledEvent,
+    Signup,
+    StaffKind,
     StaffRole,
 )
 
@@ -59,9 +70,11 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset
     """Create a game in recruitment (signups open). ``acting_user`` becomes its Procurator (L-STAFF-1).
 
     ``city_count`` (1..20) fixes the number of cities; otherwise the cities are about ``city_size`` (2..200)
-    residents each (L-CITY-2: 20 by default). ``day_start`` is a wall-clock time in ``time_zone`` (L-DAY-1,
-    default 10:00). Returns the Game. Raises ``InvalidInput`` for an empty title, a taken or reserved slug, an
-    unknown time zone or an impossible city setting.
+    residents each (L-CITY-2: 20 by default). ``day_start`` is a wall-clock time in ``time_zone`` (L-DAY-1);
+    ``time_zone`` and ``day_start`` default to the ruleset's (``RulesetSpec.default_time_zone``, ``phase_plan``).
+    Returns the Game. Raises ``UnknownRuleset`` (an ``InvalidInput``) for a ruleset that is not registered with
+    ``kernel.rulesets``, ``InvalidInput`` for an empty title, a taken or reserved slug, an unknown time zone or an
+    impossible city setting.
     """
     now = now or timezone.now()
     title = _clean_text(title, field=_("title"), max_length=200)
@@ -75,9 +88,10 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset
     if len(rules_text) > MAX_POST_LENGTH:
         raise InvalidInput(_("The %(field)s is too long: %(length)d characters, at most %(max)d.")
                            % {"field": _("rules"), "length": len(rules_text), "max": MAX_POST_LENGTH})
+    spec = get_ruleset(ruleset)  # UnknownRuleset (an InvalidInput) unless registered and a model choice
     if ruleset not in Ruleset.values:
-        raise InvalidInput(_("Unknown ruleset: %(r)s.") % {"r": ruleset})
-    time_zone = time_zone or ("Europe/Moscow" if ruleset == Ruleset.LEPRA else "Europe/London")
+        raise UnknownRuleset(_("Unknown ruleset: %(r)s.") % {"r": ruleset})
+    time_zone = time_zone or spec.default_time_zone
     try:
         ZoneInfo(time_zone)
     except (ZoneInfoNotFoundError, ValueError):
@@ -85,7 +99,8 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset
     if Game.objects.filter(slug=slug).exists():
         raise InvalidInput(_("A game with the address %(slug)s already exists.") % {"slug": slug})
     game = Game.objects.create(title=title, slug=slug, ruleset=ruleset, time_zone=time_zone, rules_text=rules_text,
-                               city_count=city_count, city_size=city_size, day_start=day_start or time(10, 0))
+                               city_count=city_count, city_size=city_size,
+                               day_start=day_start or spec.phase_plan.day_start)
     if acting_user is not None:
         StaffRole.objects.create(game=game, kind=StaffKind.PROCURATOR, user=acting_user)
         forget_viewer_cache(acting_user)

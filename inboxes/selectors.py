@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, DateTimeField, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, DateTimeField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from cities.models import Game
@@ -61,14 +61,35 @@ class ThreadPage:
     page: Page
     show_hidden_text: bool
     members: list[Membership]
+    #: 1-based position of the viewer's first unread message in the thread, or None when nothing is unread.
+    first_unread: int | None = None
+    #: Whether showing this page may advance the viewer's read mark: only a page that does not skip an unread
+    #: message (it starts at or before the first unread one), so nothing unseen is ever marked read.
+    marks_read: bool = True
+
+
+def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:
+    """``(read, total)``: how many of ``inbox``'s messages ``viewer`` has read (received at or before their read
+    mark) and how many there are; None for an anonymous viewer. One query."""
+    if not getattr(viewer, "is_authenticated", False):
+        return None
+    mark = Coalesce(
+        Subquery(ReadMark.objects.filter(user=viewer, inbox=inbox).values("last_read_at")[:1]),
+        Value(_EPOCH, output_field=DateTimeField()),
+    )
+    counts = Message.objects.filter(inbox=inbox).order_by().aggregate(
+        read=Count("pk", filter=Q(received_at__lte=mark)), total=Count("pk"))
+    return counts["read"], counts["total"]
 
 
 def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> ThreadPage:
-    """Page ``page_number`` (1-based; None, "last" or anything not a positive number = the newest page) of
+    """Page ``page_number`` (1-based; "last" or anything not a positive number = the newest page) of
     ``inbox``'s messages, oldest first,
-    for a ``viewer`` who may read it (call ``access_inbox_by_id`` first). An out-of-range number gives the last
-    page. Also returns the inbox's members (not the removed, L-INBOX-17) and whether the viewer may see hidden
-    texts. A constant number of queries whatever the thread's length.
+    for a ``viewer`` who may read it (call ``access_inbox_by_id`` first). With no page (None) the thread opens
+    at the viewer's first unread message, or at the newest page when nothing is unread. An out-of-range number
+    gives the last page. Also returns the inbox's members (not the removed, L-INBOX-17), whether the viewer may
+    see hidden texts, the first unread position and whether this page may advance the read mark (it must not
+    skip an unread message). A constant number of queries whatever the thread's length.
     """
     messages = (
         Message.objects.filter(inbox=inbox)
@@ -76,6 +97,14 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
         .order_by("received_at", "id")
     )
     paginator = Paginator(messages, settings.MAFIA_MESSAGES_PER_PAGE)
+    counts = _read_counts(viewer, inbox)
+    first_unread = None
+    if counts is not None:
+        read, total = counts
+        paginator.__dict__["count"] = total  # the paginator's own COUNT(*), already known
+        first_unread = read + 1 if total > read else None
+    if page_number is None and first_unread is not None:
+        page_number = (first_unread - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
     try:
         page_number = int(page_number)
     except (TypeError, ValueError):
@@ -99,7 +128,15 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
         Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
         .select_related("resident").order_by("resident__name")
     ) if policies.can_see_members(viewer, inbox) else []
-    return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members)
+    marks_read = first_unread is None or (page.start_index() or 1) <= first_unread
+    return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members,
+                      first_unread=first_unread, marks_read=marks_read)
+
+
+def latest_message_time(inbox: Inbox) -> datetime | None:
+    """The receive time (aware UTC) of ``inbox``'s newest message, or None for an empty inbox. One query."""
+    return (Message.objects.filter(inbox=inbox).order_by("-received_at", "-id")
+            .values_list("received_at", flat=True).first())
 
 
 def messages_by_resident_for(viewer, resident, limit: int = 10) -> QuerySet[Message]:

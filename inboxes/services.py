@@ -18,6 +18,7 @@ from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKin
 from cities.services import do_set_resident_flags, record_event
 
 from . import policies
+from .hooks import post_hook_for
 from .models import (
     IMMUTABLE_KINDS, DeathCause, Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark,
 )
@@ -56,10 +57,10 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     Returns the Message. Raises, changing nothing:
     ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
     may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
-    ``WrongState`` when the inbox is killed or the game is over. In a voting inbox a resident's post must be a
-    vote keyword or the nominee's last word, else it is refused with the tally's reason (``voting.services``).
+    ``WrongState`` when the inbox is killed or the game is over. The post hook of the inbox's kind
+    (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
+    vote keyword or the nominee's last word, else it is refused with the tally's reason.
     """
-    now = now or timezone.now()
     text = (text or "").strip()
     if not has_visible_text(text):
         raise InvalidInput(_("The message is empty."))
@@ -67,8 +68,11 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     if len(text) > limit:
         raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
                            % {"length": len(text), "max": limit})
-    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after.
+    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after; the
+    # receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
+    # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
+    now = now or timezone.now()
     policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
@@ -92,23 +96,14 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
         author_staff = grants[0]
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
-    accepted = None
-    if inbox.kind == InboxKind.VOTING:  # L-VOTE-2/3/8: a vote keyword, a retraction, the last word, or refused
-        from voting.services import check_voting_post
-        accepted = check_voting_post(inbox, author_resident, text, now)
-    elif inbox.kind == InboxKind.PRECINCT:  # L-JUDGE-4: «Он - Ганди!» / «Он - Гитлер!» once, or refused
-        from voting.services import check_precinct_post
-        accepted = check_precinct_post(inbox, author_resident, text, now)
+    hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
+    accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
     message = Message.objects.create(
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
     )
-    if inbox.kind == InboxKind.VOTING:
-        from voting.services import record_voting_post
-        record_voting_post(inbox, author_resident, message, accepted, now)
-    elif inbox.kind == InboxKind.PRECINCT:
-        from voting.services import record_precinct_post
-        record_precinct_post(inbox, author_resident, message, accepted, now)
+    if hook is not None:
+        hook.record(inbox, author_resident, message, accepted, now)
     _advance_read_mark(acting_user, inbox, now)
     record_event(inbox.game, "message.posted", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "message": message.pk})

@@ -67,7 +67,8 @@ def inbox_thread(request, inbox_id: int):
 def _render_thread(request, inbox, *, form, error, status, page=None):
     thread = selectors.thread_page_for(request.user, inbox, page if page is not None else request.GET.get("page"))
     messages_on_page = list(thread.page.object_list)
-    if request.user.is_authenticated and messages_on_page and request.method in ("GET", "HEAD"):
+    if (request.user.is_authenticated and messages_on_page and thread.marks_read
+            and request.method in ("GET", "HEAD")):
         services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=messages_on_page[-1].received_at)
     now = timezone.now()
     denial = policies.post_denial_reason(request.user, inbox, now) if request.user.is_authenticated else None
@@ -76,6 +77,9 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
         "inbox": inbox,
         "game": inbox.game,
         "page": thread.page,
+        "first_unread": thread.first_unread,
+        "first_unread_page": ((thread.first_unread - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
+                              if thread.first_unread else None),
         "messages_on_page": messages_on_page,
         "members": thread.members,
         "show_hidden_text": thread.show_hidden_text,
@@ -160,6 +164,19 @@ def message_hide(request, inbox_id: str, position: int):
         return _render_thread(request, inbox, form=PostMessageForm(), error=str(exc),
                               status=_STATUS.get(type(exc), 400), page=page)
     return redirect(_thread_url(inbox, position))
+
+
+@login_required
+@require_http_methods(["POST"])
+def inbox_mark_read(request, inbox_id: str):
+    """Mark the whole inbox read for the viewer ("mark all read"), an explicit action: opening a page marks
+    only what it showed. Back to the thread's newest page."""
+    inbox = policies.access_inbox_by_id(request.user, inbox_id)
+    activate_game_language(request, inbox.game)
+    latest = selectors.latest_message_time(inbox)
+    if latest is not None:
+        services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=latest)
+    return redirect(f"{reverse('inbox_thread', args=[inbox.pk])}?page=last#latest")
 
 
 @login_required

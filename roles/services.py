@@ -24,7 +24,18 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import Alignment, City, Game, GameDay, GameStatus, LifeStatus, PostKind, Resident, StaffKind, StaffRole
+from cities.models import (
+    Alignment,
+    City,
+    Game,
+    GameDay,
+    GameStatus,
+    LifeStatus,
+    PostKind,
+    Resident,
+    StaffKind,
+    StaffRole,
+)
 from cities.services import (
     do_append_to_recruitment_post,
     do_create_public_post,
@@ -35,6 +46,7 @@ from cities.services import (
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
 from inboxes.policies import forget_viewer_cache, holds_role, seat_in
 from inboxes.services import do_add_member_by_site, do_create_inbox, do_kill_resident, do_post_site_message
+from kernel.rulesets import ruleset_of
 
 from . import draw, victory
 from . import night as night_rules
@@ -51,7 +63,6 @@ from .models import (
     NightDecision,
     NightResolution,
 )
-from .rulesets import lepra
 
 #: At most three offers per city (L-COMM-3).
 MAX_OFFERS = 3
@@ -476,7 +487,7 @@ def touring_city_for(game: Game, night: int) -> City | None:
     """The touring city of ``night`` (L-NIGHT-4 [interp]): from night 2, the next city in city order after the
     touring city of the last resolved night (city 1 first), skipping cities without living mafia. None on night 1
     or when no city has living mafia. Public: shown on the game page."""
-    if night < lepra.FIRST_ACTION_NIGHT:
+    if night < ruleset_of(game).first_action_night:
         return None
     resolved = NightResolution.objects.filter(game=game, night=night).first()
     if resolved is not None:
@@ -491,7 +502,7 @@ def touring_city_for(game: Game, night: int) -> City | None:
 def touring_rotation_list(game: Game) -> list[tuple[int, City]]:
     """The public touring rotation (L-NIGHT-4) from the current night on: [(night, city)] for as many nights as
     there are cities with living mafia (who tours tonight, then next). Empty before night 2 or with no mafia."""
-    night = max(current_night(game), lepra.FIRST_ACTION_NIGHT)
+    night = max(current_night(game), ruleset_of(game).first_action_night)
     first = touring_city_for(game, night)
     if first is None or game.status != GameStatus.RUNNING:
         return []
@@ -671,7 +682,7 @@ def do_submit_night_decision(city: City, target: Resident | None, *, acting_user
     _check_game_running(game)
     if kind not in NightActionKind.values:
         raise InvalidInput(_("Unknown night action."), rule="L-NIGHT-1")
-    if night < lepra.FIRST_ACTION_NIGHT:
+    if night < ruleset_of(game).first_action_night:
         raise WrongState(_("On night 1 the mafia elect their godfather and kill nobody."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
@@ -755,7 +766,7 @@ def do_check_resident(target: Resident, *, acting_user, now: datetime | None = N
     game, city = seat.game, seat.city
     _check_game_running(game)
     night = current_night(game)
-    if night < lepra.FIRST_ACTION_NIGHT:
+    if night < ruleset_of(game).first_action_night:
         raise WrongState(_("Commissars check nobody on night 1."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
@@ -862,7 +873,8 @@ def night_actions_of(game: Game, night: int) -> list[night_rules.NightAction]:
 def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime | None = None
                      ) -> night_rules.NightOutcome:
     """Resolve ``night`` of ``game`` once (L-NIGHT-6), in one transaction: run ``roles.night.resolve_night`` with
-    ``roles.rulesets.lepra.NIGHT_STEPS`` over the stored decisions and checks; kill the victims with
+    the night steps of the game's ruleset (``ruleset_of(game).night_steps``) over the stored decisions and
+    checks; kill the victims with
     ``inboxes.services.do_kill_resident`` (cause killed; the spirit rule's victims as spirits, L-SPIRIT-1: not in
     the cemetery, a vote today); close open godfather elections, and open a new one where a godfather died
     (L-NIGHT-3); record ``night.resolved`` {night, deaths: [{resident, city, cause, touring, by_city, spirit}],
@@ -879,7 +891,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         return night_rules.NightOutcome.from_dict(stored.outcome)
     _check_game_running(game)
     state = night_state_of(game, night)
-    outcome = night_rules.resolve_night(state, night_actions_of(game, night), lepra.NIGHT_STEPS)
+    outcome = night_rules.resolve_night(state, night_actions_of(game, night), ruleset_of(game).night_steps)
     NightResolution.objects.create(game=game, night=night, resolved_at=now, touring_city_id=outcome.touring_city,
                                    outcome=outcome.as_dict())
     residents = {r.pk: r for r in Resident.objects.filter(pk__in=[d.resident for d in outcome.deaths])}
@@ -1005,8 +1017,7 @@ def do_check_victory(game: Game, *, acting_user=None, now: datetime | None = Non
         return None
     if not Resident.objects.filter(game=game, alignment=Alignment.MAFIA).exists():
         return None  # no mafia drawn (a game set up by hand): nothing to decide
-    board = scoreboard_of(game)
-    winner = victory.decide_winner({int(k): victory.CityCount(v["honest"], v["mafia"]) for k, v in board.items()})
+    winner = ruleset_of(game).check_victory(game)
     if winner is None:
         return None
     _finish(game, winner=winner, reason="", acting_user=acting_user, now=now)

@@ -67,11 +67,12 @@ def test_my_inboxes_and_thread_cost_the_same_with_10_and_2000_messages(demo, cli
     assert small[0][1] <= MY_INBOXES_BUDGET and small[1][1] <= THREAD_BUDGET
 
 
-def test_thread_shows_the_newest_page_by_default_and_older_pages_on_request(demo, client, settings):
+def test_thread_shows_the_newest_page_when_all_is_read_and_older_pages_on_request(demo, client, settings):
     seat = demo.seat("honest")
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
     _fill(inbox, seat, 2000)
     client.force_login(demo.honest)
+    assert client.post(f"/inboxes/{inbox.pk}/read/").status_code == 302  # nothing unread: the newest page
     newest = client.get(f"/inboxes/{inbox.pk}/")
     per_page = settings.MAFIA_MESSAGES_PER_PAGE
     assert newest.context["page"].number == -(-2000 // per_page)

@@ -1,4 +1,4 @@
-"""The pure night pipeline (roles/night.py, roles/rulesets/lepra.py) and victory (roles/victory.py): every Lepra
+"""The pure night pipeline (roles/night.py, rulesets/lepra/night.py) and victory (roles/victory.py): every Lepra
 step by its rule, and hypothesis properties against slow reference implementations."""
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from roles.night import (
     resolve_night,
     touring_rotation,
 )
-from roles.rulesets.lepra import NIGHT_STEPS
 from roles.victory import CityCount, decide_winner
+from rulesets.lepra.night import NIGHT_STEPS
 
 H, M = "honest", "mafia"
 

@@ -77,15 +77,19 @@ def describe_rules(rules: ForumVoteRules) -> str:
 
 def _day_block(day: DayReplay) -> list[str]:
     verdict = "MATCH" if day.matches else "DIFF"
-    ours = (f"ends at post {day.ended_at}: {_result(day.result, day.eliminated)}" if day.ended_at is not None
+    at = "deadline after post" if day.how == "deadline" else "ends at post"
+    ours = (f"{at} {day.ended_at}: {_result(day.result, day.eliminated)}" if day.ended_at is not None
             else "never ends")
+    final = (f"final count in post {day.host_count_post}" if day.host_count_post is not None
+             else "no final count")
     lines = [f"D{day.day}  {verdict}  {ours}  (host: {_result(day.host_result, day.host_eliminated)}; "
-             f"final count in post {day.host_count_post}, day closed in post {day.announced_in_post})"]
+             f"{final}, day closed in post {day.announced_in_post})"]
     targets = list(day.our_count) + [target for target in day.host_count if target not in day.our_count]
     rows = [(_label(target), _cell(day.our_count.get(target, ())), _cell(day.host_count.get(target, ())))
             for target in targets]
     heading = ("target", f"our count at post {day.ended_at}" if day.ended_at is not None else "our count",
-               f"host's final count (post {day.host_count_post})")
+               f"host's final count (post {day.host_count_post})" if day.host_count_post is not None
+               else "host's final count (none)")
     widths = [max(len(row[i]) for row in [heading, *rows]) for i in range(3)]
     for row in [heading, *rows]:
         lines.append("    " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
@@ -99,6 +103,7 @@ def _day_block(day: DayReplay) -> list[str]:
         if check.status is not CountCheckStatus.AGREE:
             note = f": {check.note}" if check.note else f": ours {_flat(check.ours)}; host {_flat(check.host)}"
             lines.append(f"      count at post {check.post}: {check.status.value}{note}")
+    lines.extend(f"    skipped (expected_valid: false): {action.describe()}" for action in day.skipped)
     lines.extend(f"    - {problem}" for problem in day.problems)
     return lines
 
@@ -106,7 +111,7 @@ def _day_block(day: DayReplay) -> list[str]:
 def _result(result: str | None, eliminated: str | None) -> str:
     if result == "lynch":
         return f"lynch {eliminated}"
-    return "No Lynch" if result == "no_lynch" else str(result)
+    return {"no_lynch": "No Lynch", "nobody": "nobody eliminated"}.get(str(result), str(result))
 
 
 def _label(target: str) -> str:

@@ -1,12 +1,12 @@
 """The Lepra ruleset's night (RULES.md L-NIGHT, L-DAY-5, L-SPIRIT-1) as pipeline steps for ``roles.night``.
 
-``NIGHT_STEPS`` is the ordered list ``roles.services.do_resolve_night`` runs. Each step is pure.
+``NIGHT_STEPS`` is the ordered list the Lepra spec declares (``LepraRuleset.night_steps``) and
+``roles.services.do_resolve_night`` runs through ``ruleset_of(game)``. Each step is pure.
 """
 from __future__ import annotations
 
+from roles.night import CHECK, HONEST, KILL, MAFIA, TOUR, Death, NightContext, NightStep, PrivateResult, PublicLine
 from voting.spirits import spirit_rule_applies
-
-from ..night import CHECK, HONEST, KILL, MAFIA, TOUR, Death, NightContext, NightStep, PrivateResult, PublicLine
 
 #: The first night with kills, touring and checks (L-DAY-5: night 1 only elects the godfathers).
 FIRST_ACTION_NIGHT = 2

@@ -1,0 +1,187 @@
+"""The ruleset interface and registry (DESIGN.md "Rulesets and layers"): what differs between hosted games.
+
+A ruleset is a package (``rulesets/lepra``, ``rulesets/m21``) that subclasses ``RulesetSpec``, fills in what it
+provides and calls ``register_ruleset(TheSpec())`` when Django loads it. The engine (scheduler, inboxes, policy,
+tallies, night pipeline, archive) is shared and asks ``ruleset_of(game)`` whenever a rule differs; it never
+imports a ruleset package. A game whose ``ruleset`` key is not registered is refused at creation
+(``cities.services.do_create_game``) and by ``ruleset_of``.
+
+How a ruleset package registers itself
+--------------------------------------
+Make the package a Django app listed in ``INSTALLED_APPS`` (e.g. ``"rulesets.m21"`` with ``label = "m21"``) and
+register the spec in its ``AppConfig.ready``::
+
+    # rulesets/m21/apps.py
+    class M21Config(AppConfig):
+        name = "rulesets.m21"
+        label = "m21"
+
+        def ready(self):
+            from kernel.rulesets import register_ruleset   # ready() runs once the models are loaded
+            from . import hooks, handlers                  # noqa: F401  (register the post hooks and handlers)
+            from .ruleset import M21Ruleset
+            register_ruleset(M21Ruleset())
+
+As a fallback the kernel app also imports a module named ``ruleset`` of every installed app (Django's
+``autodiscover_modules``), so a package whose ``ruleset.py`` calls ``register_ruleset`` at import time is
+registered too. Registering the same key twice with the same class is a no-op; with another class it is an error.
+
+What a spec declares, and where the shared engine asks for it
+-------------------------------------------------------------
+Plain attributes (override as class attributes):
+
+- ``key``: the ``Game.ruleset`` value ("lepra", "m21"); ``name``: a lazily translated label for staff pages.
+- ``language``: the UI language code of the game's pages ("ru" for Lepra, "en" for M21); ``Game.language``.
+- ``default_time_zone``: the IANA zone a new game gets when its creator names none (L-DAY-1 for Lepra).
+- ``phase_plan``: a ``PhasePlan`` with the defaults of the day/night clock (day start wall-clock time, ...).
+- ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
+- ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
+  (a Lepra city's inbox and mafia inbox, an M21 game thread); ``create_standing_inboxes`` makes them.
+- ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
+  are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
+  ``inboxes.services.do_post_message`` calls the hook of the inbox's kind inside its transaction.
+- ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
+  ``cities.scheduler.handler(kind)`` by the package when it loads.
+- ``policy_grants``: the policy's grant and disclosure tables (a mapping the access policy reads; keys are
+  documented next to the policy function that reads each).
+- ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
+- ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
+- ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page.
+
+Methods (override; the default raises ``NotProvidedByRuleset`` naming the ruleset and the part):
+
+- ``create_standing_inboxes(game, *, now)``: make the standing inboxes when the game starts.
+- ``night_state(game, night)``: build the ``roles.night.NightState`` the steps read.
+- ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
+- ``check_victory(game)``: the winning side's key, or None while the game goes on.
+- ``daily_post_section(game, day, key)`` / ``archive_section(game, key)``: the text of one section.
+
+Every method is called inside the service's ``transaction.atomic`` (explicit registries, not signals: the
+aftermath of a death runs in order, in one transaction). Methods take ``now`` from the caller and never read the
+clock themselves.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import time
+from typing import Any, ClassVar
+
+from django.utils.translation import gettext as _
+
+from .errors import NotProvidedByRuleset, UnknownRuleset
+
+
+@dataclass(frozen=True)
+class PhasePlan:
+    """Defaults of a ruleset's day/night clock. ``day_start``: wall-clock start of a day in the game's zone
+    (L-DAY-1); ``extra``: further ruleset-specific defaults (names documented by the ruleset)."""
+
+    day_start: time = time(10, 0)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class RulesetSpec:
+    """What a ruleset is: subclass it in the ruleset's package, override what differs, register an instance.
+
+    The attributes below are the defaults; the methods raise ``NotProvidedByRuleset`` until a ruleset provides
+    them, so that the engine never silently runs another ruleset's rules. See the module docstring for where the
+    engine asks for each part.
+    """
+
+    #: The ``Game.ruleset`` value.
+    key: ClassVar[str] = ""
+    #: A label for staff pages (a lazily translated string is fine).
+    name: ClassVar[Any] = ""
+    #: The UI language code of the game's pages.
+    language: ClassVar[str] = "en"
+    #: The IANA time zone of a new game whose creator names none.
+    default_time_zone: ClassVar[str] = "UTC"
+    #: Defaults of the day/night clock.
+    phase_plan: ClassVar[PhasePlan] = PhasePlan()
+    #: The staff kinds (``cities.models.StaffKind`` values) a game of this ruleset may appoint.
+    staff_kinds: ClassVar[tuple[str, ...]] = ()
+    #: The inbox kinds the ruleset keeps open for the whole game.
+    standing_inbox_kinds: ClassVar[tuple[str, ...]] = ()
+    #: The inbox kinds whose messages run a post hook (registered in ``inboxes.hooks``).
+    post_hook_kinds: ClassVar[tuple[str, ...]] = ()
+    #: The scheduled-event kinds the ruleset handles (handlers registered in ``cities.scheduler``).
+    scheduler_kinds: ClassVar[tuple[str, ...]] = ()
+    #: The policy's grant and disclosure tables, read by ``inboxes.policies``.
+    policy_grants: ClassVar[Mapping[str, Any]] = {}
+    #: The ordered night pipeline (``roles.night.NightStep`` instances).
+    night_steps: ClassVar[Sequence[Any]] = ()
+    #: The first night whose actions count.
+    first_action_night: ClassVar[int] = 1
+    #: Ordered section keys of the morning (daily) post.
+    daily_post_sections: ClassVar[tuple[str, ...]] = ()
+    #: Ordered section keys of the archive page.
+    archive_sections: ClassVar[tuple[str, ...]] = ()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.key!r}>"
+
+    def _missing(self, part: str) -> NotProvidedByRuleset:
+        return NotProvidedByRuleset(_("The %(ruleset)s ruleset does not provide %(part)s.")
+                                    % {"ruleset": self.key or type(self).__name__, "part": part})
+
+    def create_standing_inboxes(self, game, *, now) -> list:
+        """Create the game's standing inboxes (``standing_inbox_kinds``) in the caller's transaction; returns them.
+        Raises ``NotProvidedByRuleset`` by default."""
+        raise self._missing("standing inboxes")
+
+    def night_state(self, game, night: int):
+        """The ``roles.night.NightState`` of ``game`` at the end of ``night`` (before resolution)."""
+        raise self._missing("a night state builder")
+
+    def apply_night_outcome(self, game, outcome, *, night: int, acting_user=None, now) -> None:
+        """Apply a ``roles.night.NightOutcome`` (deaths, private results, public lines) in the caller's
+        transaction, writing the audit rows."""
+        raise self._missing("an outcome applier")
+
+    def check_victory(self, game) -> str | None:
+        """The winning side's key when the game is won, else None (read-only; the service ends the game)."""
+        raise self._missing("a victory check")
+
+    def daily_post_section(self, game, day: int, key: str) -> str:
+        """The Markdown of one section (a key of ``daily_post_sections``) of the morning post of ``day``."""
+        raise self._missing(_("the daily post section %(key)s") % {"key": key})
+
+    def archive_section(self, game, key: str) -> str:
+        """The Markdown of one section (a key of ``archive_sections``) of the game's archive page."""
+        raise self._missing(_("the archive section %(key)s") % {"key": key})
+
+
+_REGISTRY: dict[str, RulesetSpec] = {}
+
+
+def register_ruleset(spec: RulesetSpec) -> RulesetSpec:
+    """Register ``spec`` under ``spec.key``; returns it. Idempotent for the same class (Django may run ``ready``
+    twice in tests); raises ``ValueError`` for an empty key or a key taken by another class."""
+    if not spec.key:
+        raise ValueError(f"{type(spec).__name__} has no key")
+    known = _REGISTRY.get(spec.key)
+    if known is not None and type(known) is not type(spec):
+        raise ValueError(f"ruleset {spec.key!r} is already registered by {type(known).__name__}")
+    if known is None:
+        _REGISTRY[spec.key] = spec
+    return _REGISTRY[spec.key]
+
+
+def get_ruleset(key: str) -> RulesetSpec:
+    """The registered spec of ``key``. Raises ``UnknownRuleset`` (an ``InvalidInput``) for any other key."""
+    try:
+        return _REGISTRY[key]
+    except (KeyError, TypeError):
+        raise UnknownRuleset(_("Unknown ruleset: %(r)s.") % {"r": key}) from None
+
+
+def ruleset_of(game) -> RulesetSpec:
+    """The spec of ``game`` (anything with a ``ruleset`` key). Raises ``UnknownRuleset`` when it is not
+    registered: an engine never falls back to another ruleset's rules."""
+    return get_ruleset(game.ruleset)
+
+
+def registered_rulesets() -> dict[str, RulesetSpec]:
+    """The registered specs by key (a copy), in registration order."""
+    return dict(_REGISTRY)

@@ -1,0 +1,21 @@
+"""The Lepra ruleset as a Django app: registers its spec when Django is ready."""
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class LepraConfig(AppConfig):
+    """Lepra (RULES.md L-*): registers ``LepraRuleset`` with ``kernel.rulesets``."""
+
+    name = "rulesets.lepra"
+    label = "lepra"
+    verbose_name = _("Lepra")
+
+    def ready(self) -> None:
+        # Imported here, not at the top: the spec's modules import models, which Django allows only once the app
+        # registry is ready.
+        from kernel.rulesets import register_ruleset
+
+        from . import handlers, hooks  # noqa: F401  (register the scheduler handlers and the post hooks)
+        from .ruleset import LepraRuleset
+
+        register_ruleset(LepraRuleset())

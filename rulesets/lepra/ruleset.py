@@ -1,0 +1,40 @@
+"""The Lepra ruleset's spec (RULES.md L-*): what the shared engine asks ``ruleset_of(game)`` for a Lepra game."""
+from __future__ import annotations
+
+from datetime import time
+
+from django.utils.translation import gettext_lazy as _
+
+from cities.models import StaffKind
+from inboxes.models import InboxKind
+from kernel.rulesets import PhasePlan, RulesetSpec
+from roles import victory
+from roles.services import night_state_of, scoreboard_of
+
+from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
+
+
+class LepraRuleset(RulesetSpec):
+    """Lepra: cities with a day vote and a Supreme Court, judges, the draws, the night of kills, touring and
+    checks (L-NIGHT), victory per city (L-WIN-1). Russian pages, Moscow time, days from 10:00 (L-DAY-1)."""
+
+    key = "lepra"
+    name = _("Lepra")
+    language = "ru"
+    default_time_zone = "Europe/Moscow"
+    phase_plan = PhasePlan(day_start=time(10, 0))
+    staff_kinds = (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)
+    standing_inbox_kinds = (InboxKind.CITY, InboxKind.COURT, InboxKind.POLICE, InboxKind.MAFIA, InboxKind.CEMETERY)
+    post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
+    scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
+    night_steps = NIGHT_STEPS
+    first_action_night = FIRST_ACTION_NIGHT
+
+    def night_state(self, game, night: int):
+        """The Lepra night state (residents, city order, touring city, L-NIGHT-4) of ``night``."""
+        return night_state_of(game, night)
+
+    def check_victory(self, game) -> str | None:
+        """L-WIN-1 over the living of every city: "honest", "mafia" or None."""
+        board = scoreboard_of(game)
+        return victory.decide_winner({int(k): victory.CityCount(v["honest"], v["mafia"]) for k, v in board.items()})
