@@ -21,33 +21,35 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, path, resolve, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.errors import RuleViolation
 from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, StaffKind
-from cities.staff_admin import (
+from inboxes import policies
+from inboxes.models import Message
+from staff.console import (
+    Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
     _action_page,
     _bound_form,
     _role_game_ids,
+    changelist_url,
+    current_viewer,
+    register_dashboard_links,
+    register_dashboard_needs,
+    register_urls,
     staff_admin_site,
     staff_roles_of,
 )
-from inboxes import policies
-from inboxes.models import Message
-from staff.staff_admin import DASHBOARD_LINKS, DASHBOARD_NEEDS, Need
 
 from . import services
 from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanOffence
 
 
-def _changelist(model: str, **params) -> str:
-    url = reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name)
-    return url + ("?" + urlencode(params) if params else "")
+_changelist = changelist_url
 
 
 def complainants_label(case: NoConfidenceCase) -> str:
@@ -128,6 +130,7 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
         return format_html('<a href="{}">{}</a>', reverse("inbox_thread", args=[obj.inbox_id]), obj.inbox.title)
 
 
+@register_dashboard_needs
 def _procurator_no_confidence_needs(request, role) -> list[Need]:
     if role.kind != StaffKind.PROCURATOR:
         return []
@@ -135,8 +138,6 @@ def _procurator_no_confidence_needs(request, role) -> list[Need]:
     return [Need("no_confidence", _("Complaints of no confidence before you"), count,
                  _changelist("sanctions_noconfidencecase", game__id__exact=role.game_id))]
 
-
-DASHBOARD_NEEDS.append(_procurator_no_confidence_needs)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -290,8 +291,6 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
 
     @admin.display(description=gettext_lazy("evidence"))
     def evidence_links(self, obj: PlayBan) -> str:
-        from cities.staff_admin import current_viewer
-
         ids = list(obj.evidence.values_list("message_id", flat=True))
         shown = policies.readable_messages(current_viewer(), Message.objects.filter(pk__in=ids)).select_related(
             "inbox").order_by("received_at", "pk")
@@ -299,6 +298,7 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
                                 ((message_url(m), m.inbox.title, m.author_name) for m in shown))
 
 
+@register_dashboard_links(order=60)
 def _procurator_links(request, role) -> list[tuple[str, str]]:
     if role.kind != StaffKind.PROCURATOR:
         return []
@@ -308,9 +308,8 @@ def _procurator_links(request, role) -> list[tuple[str, str]]:
                                              current_app=staff_admin_site.name))]
 
 
-DASHBOARD_LINKS.append(_procurator_links)
 
-
+@register_urls
 def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
     return [path("games/<int:game_id>/play-ban/", site.admin_view(record_play_ban_view), name="record_play_ban")]

@@ -1,6 +1,5 @@
 """The residents' side of impeachment (RULES.md L-IMPEACH-1): a living resident of a city starts or signs the
-demand to impeach the city's Tribune; and the mafia's acknowledgement of their role, which the Consigliere
-confirms to the Procurator (L-ASSIGN-4). Thin: the policy gives the seat, one service call."""
+demand to impeach the city's Tribune. Thin: the policy gives the seat, one service call."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -16,8 +15,8 @@ from cities.models import Alignment, StaffKind
 from cities.selectors import game_get
 from inboxes import policies
 
-from . import services
-from .models import ImpeachmentDemand, RoleAcknowledgement
+from . import selectors, services
+from .models import RoleAcknowledgement
 
 
 @login_required
@@ -31,7 +30,7 @@ def impeachment(request, slug: str):
     seat = policies.seat_in(request.user, game)
     if seat is None:
         raise Http404("No such page.")
-    demand = ImpeachmentDemand.objects.filter(city_id=seat.city_id, ruled_at__isnull=True).first()
+    demand = selectors.open_impeachment_demand_of(seat)
     status, error = 200, None
     if request.method == "POST":
         try:
