@@ -1,5 +1,6 @@
 """Services of sanctions: complaints of no confidence in the Arbiter or the Consigliere (RULES.md L-IMPEACH-3) and
-play bans (L-SANCTION-1/2), with the scheduler's ``play_ban_end`` handler.
+play bans (L-SANCTION-1/2), with the scheduler's ``play_ban_end`` handler and the sign-up guard (both registered
+by ``SanctionsConfig.ready``).
 
 Every ``do_`` function is one transaction that checks the rules, writes its ``GameEvent`` audit row and raises a
 ``cities.errors.RuleViolation`` subclass with a readable message, changing nothing when refused.
@@ -26,11 +27,11 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind, StaffRole
-from cities.scheduler import handler
-from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.rendering import has_visible_text, render_markdown
+from inboxes.services import do_create_inbox, do_post_message
+from kernel.audit import record_event
 
 from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanEvidence, PlayBanOffence
 
@@ -124,8 +125,6 @@ def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
     Returns the NoConfidenceCase. Raises ``NotAllowed`` (not a living resident), ``InvalidInput`` (empty or too
     long text), ``WrongState`` (game not running, no Arbiter, an open complaint of theirs exists).
     """
-    from inboxes.services import do_create_inbox, do_post_message
-
     now = now or timezone.now()
     _check_running(game)
     seat = _living_seat(game, acting_user)
@@ -177,8 +176,6 @@ def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
     ``InvalidInput`` (empty or too long text), ``WrongState`` (game not running, no Consigliere, the city's mafia
     have an open complaint).
     """
-    from inboxes.services import do_create_inbox
-
     now = now or timezone.now()
     _check_running(game)
     seat = _living_mafioso(game, acting_user)
@@ -413,9 +410,9 @@ def do_record_play_ban_end(ban: PlayBan, *, acting_user=None, now: datetime | No
     return ban
 
 
-@handler("play_ban_end")
-def _play_ban_end(event: ScheduledEvent, now: datetime) -> str:
-    """Record the end of the play ban ``payload["ban"]`` (L-SANCTION-2)."""
+def play_ban_end_handler(event: ScheduledEvent, now: datetime) -> str:
+    """The scheduler's ``play_ban_end`` handler: record the end of the play ban ``payload["ban"]``
+    (L-SANCTION-2). Registered by ``SanctionsConfig.ready``."""
     ban = PlayBan.objects.get(pk=event.payload["ban"])
     do_record_play_ban_end(ban, acting_user=None, now=now)
     return f"play ban {ban.pk} is over"
@@ -425,5 +422,5 @@ __all__ = [
     "MAX_TEXT_LENGTH", "PLAY_BAN_RECORDERS", "check_may_sign_up", "do_file_no_confidence_in_arbiter",
     "do_file_no_confidence_in_consigliere", "do_record_play_ban", "do_record_play_ban_end",
     "do_rule_on_no_confidence", "do_write_in_mafia_complaint", "mafia_signature", "no_confidence_cases_for",
-    "play_ban_sentence", "players_of", "running_play_ban_of", "running_play_bans",
+    "play_ban_end_handler", "play_ban_sentence", "players_of", "running_play_ban_of", "running_play_bans",
 ]

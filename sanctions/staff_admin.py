@@ -29,6 +29,7 @@ from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, StaffKind
 from inboxes import policies
 from inboxes.models import Message
+from inboxes.selectors import message_at_position
 from staff.console import (
     Need,
     ScopedRelatedFilter,
@@ -47,7 +48,6 @@ from staff.console import (
 
 from . import services
 from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanOffence
-
 
 _changelist = changelist_url
 
@@ -159,8 +159,6 @@ def message_from_link(user, link: str) -> Message:
     """The message a thread link points at (``/inboxes/<id>/?page=P#nK`` or ``/inboxes/<id>/nK/edit/``), when
     ``user`` may read its inbox (``policies.access_inbox_by_id``). Raises ``ValidationError`` otherwise, the same
     for a missing and a forbidden message."""
-    from inboxes.selectors import message_at_position
-
     error = ValidationError(_("Not a link to a message you may read: %(link)s") % {"link": link[:200]})
     parts = urlsplit(link.strip())
     try:

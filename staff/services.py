@@ -14,10 +14,10 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import Alignment, City, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_create_inbox
+from inboxes.services import do_create_inbox, do_post_site_message
 from kernel.audit import record_event
 
 from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, RoleAcknowledgement, TribuneStandIn
@@ -328,8 +328,6 @@ def mafia_acknowledgements(game: Game) -> list[tuple[City, list[Resident], list[
 def mafia_confirmed_at(game: Game):
     """When the Consigliere confirmed to the Procurator that every mafioso acknowledged their role (aware UTC),
     or None (L-ASSIGN-4)."""
-    from cities.models import GameEvent
-
     return GameEvent.objects.filter(game=game, kind="assign.confirmed").values_list("at", flat=True).first()
 
 
@@ -363,8 +361,6 @@ def do_confirm_mafia_acknowledged(game: Game, *, acting_user, now: datetime | No
     Returns the Message. Raises ``NotAllowed`` (not the Consigliere), ``WrongState`` (no mafia drawn yet, some
     mafioso has not acknowledged, already confirmed, game over, no bar).
     """
-    from inboxes.services import do_post_site_message
-
     now = now or timezone.now()
     if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
         raise NotAllowed(_("Only the Consigliere confirms the mafia to the Procurator."), rule="L-ASSIGN-4")
@@ -392,8 +388,19 @@ def do_confirm_mafia_acknowledged(game: Game, *, acting_user, now: datetime | No
 
 
 __all__ = [
-    "IMPEACHMENT_SHARE", "do_acknowledge_mafia_role", "do_confirm_mafia_acknowledged", "mafia_acknowledgements",
-    "mafia_confirmed_at", "do_demand_impeachment", "do_end_tribune_stand_in",
-    "do_grant_tribune_stand_in", "do_open_impeachment_inbox", "do_replace_tribune", "do_rule_on_impeachment",
-    "do_sign_impeachment_demand", "impeachment_threshold_met", "living_signatures", "visible_ruling_reason",
+    "IMPEACHMENT_SHARE",
+    "do_acknowledge_mafia_role",
+    "do_confirm_mafia_acknowledged",
+    "do_demand_impeachment",
+    "do_end_tribune_stand_in",
+    "do_grant_tribune_stand_in",
+    "do_open_impeachment_inbox",
+    "do_replace_tribune",
+    "do_rule_on_impeachment",
+    "do_sign_impeachment_demand",
+    "impeachment_threshold_met",
+    "living_signatures",
+    "mafia_acknowledgements",
+    "mafia_confirmed_at",
+    "visible_ruling_reason",
 ]

@@ -16,7 +16,6 @@ from cities.selectors import game_get
 from inboxes import policies
 
 from . import selectors, services
-from .models import RoleAcknowledgement
 
 
 @login_required
@@ -77,5 +76,5 @@ def mafia_role(request, slug: str):
     context = {"game": game, "seat": seat, "is_consigliere": is_consigliere, "error": error,
                "rows": services.mafia_acknowledgements(game) if is_consigliere else None,
                "confirmed_at": services.mafia_confirmed_at(game) if is_consigliere else None,
-               "acknowledged": seat is not None and RoleAcknowledgement.objects.filter(resident=seat).exists()}
+               "acknowledged": seat is not None and selectors.has_acknowledged_role(seat)}
     return render(request, "staff/mafia_role.html", context, status=status)

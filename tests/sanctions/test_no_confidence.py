@@ -197,7 +197,7 @@ def test_residents_page_files_both_kinds_and_refuses_others_L_IMPEACH_3(demo):
     with time_machine.travel(NOW, tick=False):
         mafioso = client_for(demo.mafioso)
         page = mafioso.get(f"/games/{slug}/no-confidence/").content.decode()
-        assert "Мафия города Малиновка" in page and 'action="/games/%s/no-confidence/consigliere/"' % slug in page
+        assert "Мафия города Малиновка" in page and f'action="/games/{slug}/no-confidence/consigliere/"' in page
         honest_page = client_for(demo.honest).get(f"/games/{slug}/no-confidence/").content.decode()
         assert "/no-confidence/consigliere/" not in honest_page  # nothing tells an honest resident about the mafia
         assert client_for(demo.procurator).get(f"/games/{slug}/no-confidence/").status_code == 404
