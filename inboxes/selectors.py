@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, DateTimeField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.http import Http404
 
 from cities.models import Game
 
@@ -192,7 +193,6 @@ def message_at_position(inbox: Inbox, position) -> Message:
     """The message at 1-based ``position`` in ``inbox``'s thread order (received_at, id), for a viewer who may read
     the inbox (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
     (L-INBOX-20). Raises Http404 for a malformed or out-of-range position."""
-    from django.http import Http404
 
     try:
         position = int(position)

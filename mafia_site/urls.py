@@ -3,10 +3,10 @@ from django.contrib import admin
 from django.urls import include, path
 
 from cities import views as city_views
-from cities.staff_admin import staff_admin_site
 from inboxes import views as inbox_views
 from roles import views as role_views
 from staff import views as staff_views
+from staff.console import staff_admin_site
 from voting import views as voting_views
 
 urlpatterns = [

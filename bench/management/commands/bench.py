@@ -6,6 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from bench.runner import SIZES, Bench, format_report
+from cities.models import Game
 
 
 class Command(BaseCommand):
@@ -21,7 +22,6 @@ class Command(BaseCommand):
         parser.add_argument("--out-dir", type=Path, default=None, help="where the report goes (default var/bench)")
 
     def handle(self, *args, size, label, out_dir, **options):
-        from cities.models import Game
 
         if Game.objects.filter(slug__startswith=f"{label}-").exists():
             raise CommandError(f"this database already has games labelled {label!r}: give another --label")
