@@ -49,13 +49,11 @@ def clock_problems(game: Game, now: datetime) -> ClockProblems:
 
 
 def clock_needs(request, role) -> list:
-    """Dashboard lines (``staff.staff_admin.DASHBOARD_NEEDS``): for the Procurator the clock's problems of the
+    """Dashboard lines (``staff.console.register_dashboard_needs``): for the Procurator the clock's problems of the
     game; for a Tribune the missed voting windows of their city; for the Arbiter those of every city. Each line
     links where it is fixed (the clock page with its "retry now", or the reschedule form)."""
-    from staff.staff_admin import Need
+    from staff.console import Need, staff_admin_site
     from voting.windows import missed_votings
-
-    from .staff_admin import staff_admin_site
 
     game, now = role.game, timezone.now()
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER):

@@ -9,17 +9,27 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from cities.services import do_set_resident_flags, record_event
+from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.resident_services import do_set_resident_flags
+from kernel.audit import record_event
 
 from . import policies
+from .hooks import post_hook_for
 from .models import (
-    IMMUTABLE_KINDS, DeathCause, Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark,
+    IMMUTABLE_KINDS,
+    DeathCause,
+    Inbox,
+    InboxKind,
+    Membership,
+    MembershipState,
+    Message,
+    MessageRevision,
+    ReadMark,
 )
 from .rendering import has_visible_text, render_markdown
 
@@ -56,8 +66,9 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     Returns the Message. Raises, changing nothing:
     ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
     may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
-    ``WrongState`` when the inbox is killed or the game is over. In a voting inbox a resident's post must be a
-    vote keyword or the nominee's last word, else it is refused with the tally's reason (``voting.services``).
+    ``WrongState`` when the inbox is killed or the game is over. The post hook of the inbox's kind
+    (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
+    vote keyword or the nominee's last word, else it is refused with the tally's reason.
     """
     text = (text or "").strip()
     if not has_visible_text(text):
@@ -71,7 +82,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     now = now or timezone.now()
-    policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
+    # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement.
+    policies.relock_membership(acting_user, inbox)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     reason = policies.post_denial_reason(acting_user, inbox, now)
@@ -94,23 +106,14 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
         author_staff = grants[0]
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
-    accepted = None
-    if inbox.kind == InboxKind.VOTING:  # L-VOTE-2/3/8: a vote keyword, a retraction, the last word, or refused
-        from voting.services import check_voting_post
-        accepted = check_voting_post(inbox, author_resident, text, now)
-    elif inbox.kind == InboxKind.PRECINCT:  # L-JUDGE-4: «Он - Ганди!» / «Он - Гитлер!» once, or refused
-        from voting.services import check_precinct_post
-        accepted = check_precinct_post(inbox, author_resident, text, now)
+    hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
+    accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
     message = Message.objects.create(
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
     )
-    if inbox.kind == InboxKind.VOTING:
-        from voting.services import record_voting_post
-        record_voting_post(inbox, author_resident, message, accepted, now)
-    elif inbox.kind == InboxKind.PRECINCT:
-        from voting.services import record_precinct_post
-        record_precinct_post(inbox, author_resident, message, accepted, now)
+    if hook is not None:
+        hook.record(inbox, author_resident, message, accepted, now)
     _advance_read_mark(acting_user, inbox, now)
     record_event(inbox.game, "message.posted", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "message": message.pk})
@@ -118,23 +121,23 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
 
 
 def _advance_read_mark(user, inbox: Inbox, up_to: datetime) -> None:
-    mark = ReadMark.objects.select_for_update().filter(user=user, inbox=inbox).first()
-    if mark is None:
-        try:
-            with transaction.atomic():
-                ReadMark.objects.create(user=user, inbox=inbox, last_read_at=up_to)
-            return
-        except IntegrityError:  # another tab created it meanwhile
-            mark = ReadMark.objects.select_for_update().get(user=user, inbox=inbox)
-    if mark.last_read_at < up_to:
-        mark.last_read_at = up_to
-        mark.save(update_fields=["last_read_at"])
+    """Move ``user``'s read mark of ``inbox`` forward to ``up_to``, never back, in one statement: an upsert
+    (``INSERT ... ON CONFLICT DO UPDATE ... WHERE`` the stored mark is older; PostgreSQL and SQLite). A single
+    statement is atomic by itself: no lock, no savepoint, and two tabs at once cannot fail or move it back."""
+    table = ReadMark._meta.db_table
+    at = ReadMark._meta.get_field("last_read_at").get_db_prep_save(up_to, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (user_id, inbox_id, last_read_at) VALUES (%s, %s, %s) "
+            f"ON CONFLICT (user_id, inbox_id) DO UPDATE SET last_read_at = excluded.last_read_at "
+            f"WHERE {table}.last_read_at < excluded.last_read_at",
+            [user.pk, inbox.pk, at])
 
 
-@transaction.atomic
 def do_mark_inbox_read(inbox: Inbox, *, acting_user, up_to: datetime) -> None:
     """Record that ``acting_user`` has read ``inbox`` up to ``up_to`` (the receive time of the newest message
     they were shown, aware UTC). A read mark never moves back. Not audited: it is the reader's own state.
+    No transaction of its own: a page view costs one statement (an upsert).
     Raises ``NotAllowed`` when the user may not read the inbox.
     """
     if not policies.can_read_inbox(acting_user, inbox) or not acting_user.is_authenticated:
@@ -150,6 +153,7 @@ def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Memb
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
     if membership is None:
         raise InvalidInput(_("%(name)s is not in this inbox.") % {"name": resident.name})
+    _check_seat_state_allows_moderation(inbox, resident)
     return membership
 
 
@@ -204,24 +208,68 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
     return _make_member(inbox, resident, actor=acting_user, now=now)
 
 
+def _check_seat_state_allows_moderation(inbox: Inbox, resident: Resident) -> None:
+    """Refuse any membership change (ban, unban, remove, add) of ``resident`` in ``inbox`` when the state of the
+    seat forbids it to post there (``policies.seat_state_denial``: the dead in an inbox of the living, a spirit
+    outside its voting inboxes, an imprisoned seat): its place there follows from its state (L-DEATH-1,
+    L-SPIRIT-2), which no moderator's flag changes. Reads the seat fresh.
+    Raises ``WrongState`` with a reason a moderator can read."""
+    seat = Resident.objects.get(pk=resident.pk)
+    if policies.seat_state_denial(seat, inbox) is not None:
+        if seat.status == LifeStatus.IMPRISONED:
+            text = _("%(name)s is imprisoned: their place in this inbox follows from that, and no moderation "
+                     "action changes it.")
+        elif seat.is_spirit:
+            text = _("%(name)s is a spirit: their place in this inbox follows from that, and no moderation "
+                     "action changes it.")
+        else:
+            text = _("%(name)s is dead: the dead have no voice in an inbox of the living, and no moderation "
+                     "action changes their place in it.")
+        raise WrongState(text % {"name": seat.name}, rule="L-DEATH-1")
+
+
+def _ban_at_removal(inbox: Inbox, resident: Resident, now: datetime) -> tuple[bool, datetime | None]:
+    """(banned, until) that the last removal of ``resident`` from ``inbox`` took away, read from its audit row:
+    (True, end or None for good) when it removed a ban still running at ``now``, else (False, None). Adding
+    them back must not lift the ban (L-INBOX-17/18)."""
+    from datetime import datetime as _dt
+
+
+    last = (GameEvent.objects.filter(game_id=inbox.game_id, kind="membership.removed", payload__inbox=inbox.pk,
+                                     payload__resident=resident.pk).order_by("-at", "-id").first())
+    payload = (last.payload or {}) if last is not None else {}
+    if not payload.get("was_banned"):
+        return False, None
+    until = _dt.fromisoformat(payload["until"]) if payload.get("until") else None
+    if until is not None and until <= now:
+        return False, None
+    return True, until
+
+
 def _make_member(inbox: Inbox, resident: Resident, *, actor, now: datetime) -> Membership:
     """Add ``resident`` to ``inbox`` as a member (again, after a removal) and audit it; the caller has checked who
-    may. Raises ``InvalidInput`` (another game, already in) or ``WrongState`` (inbox killed)."""
+    may. A membership that was banned when removed comes back banned, with the ban's end if it is still ahead
+    (remove + add back is no unban). Raises ``InvalidInput`` (another game, already in) or ``WrongState`` (inbox
+    killed; the seat's state forbids posting there: the dead, spirits, the imprisoned)."""
     if resident.game_id != inbox.game_id:
         raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
     if inbox.killed_at is not None:
         raise WrongState(_("This inbox is closed."))
+    _check_seat_state_allows_moderation(inbox, resident)
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
     if membership is not None and membership.state != MembershipState.REMOVED:
         raise InvalidInput(_("%(name)s is already in this inbox.") % {"name": resident.name})
     if membership is None:
         membership = Membership.objects.create(inbox=inbox, resident=resident, state=MembershipState.MEMBER, since=now)
     else:
-        membership.state = MembershipState.MEMBER
+        banned, until = _ban_at_removal(inbox, resident, now)
+        membership.state = MembershipState.BANNED if banned else MembershipState.MEMBER
+        membership.banned_until = until
         membership.since = now
-        membership.save(update_fields=["state", "since"])
+        membership.save(update_fields=["state", "banned_until", "since"])
     policies.forget_viewer_cache(resident.user)
-    record_event(inbox.game, "membership.added", actor=actor, at=now, payload={"inbox": inbox.pk, "resident": resident.pk})
+    record_event(inbox.game, "membership.added", actor=actor, at=now,
+                 payload={"inbox": inbox.pk, "resident": resident.pk, "banned": membership.state == MembershipState.BANNED})
     return membership
 
 
@@ -233,12 +281,14 @@ def do_remove_member(inbox: Inbox, resident: Resident, *, acting_user, now: date
     membership = _moderated_membership(inbox, resident, acting_user)
     if membership.state == MembershipState.REMOVED:
         raise WrongState(_("%(name)s was already removed from this inbox.") % {"name": resident.name})
+    was_banned = membership.state == MembershipState.BANNED
+    ban_end = membership.banned_until.isoformat() if was_banned and membership.banned_until else None
     membership.state = MembershipState.REMOVED
     membership.banned_until = None
     membership.since = now
     membership.save(update_fields=["state", "banned_until", "since"])
     record_event(inbox.game, "membership.removed", actor=acting_user, at=now,
-                 payload={"inbox": inbox.pk, "resident": resident.pk})
+                 payload={"inbox": inbox.pk, "resident": resident.pk, "was_banned": was_banned, "until": ban_end})
     return membership
 
 
@@ -295,12 +345,37 @@ def _clean_title(title: str) -> str:
     return title
 
 
-def _new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
+def write_proxy_message(inbox: Inbox, resident: Resident, text: str, *, at: datetime) -> Message:
+    """Write the message of a proxy vote or ballot in ``resident``'s name, received at ``at`` (the opening time,
+    L-NOM-6, L-JUDGE-6): the site casts what the resident asked for. A building block of the rulesets' services
+    (callers checked the rules and hold the transaction). Returns the Message."""
+    return Message.objects.create(inbox=inbox, author_resident=resident, author_user=resident.user,
+                                  author_name=resident.name, body=text, body_html=render_markdown(text),
+                                  received_at=at)
+
+
+def release_from_cemetery(resident: Resident, *, now: datetime) -> int:
+    """Take a resident who became a spirit out of the cemetery (L-SPIRIT-1/2): their cemetery memberships are
+    removed (no ban). A building block of the spirit rule (callers hold the transaction). Returns the rows changed."""
+    return Membership.objects.filter(resident=resident, inbox__kind=K.CEMETERY).update(
+        state=MembershipState.REMOVED, banned_until=None, since=now)
+
+
+def ensure_member(inbox: Inbox, resident: Resident, *, now: datetime) -> None:
+    """Make ``resident`` a member of ``inbox`` unless they already have a membership there (any state), without an
+    audit row of its own: the caller's event records why (a removal demand's confirmer joins its inbox, L-JUDGE-8).
+    Callers checked the rules and hold the transaction."""
+    if not Membership.objects.filter(inbox=inbox, resident=resident).exists():
+        Membership.objects.create(inbox=inbox, resident=resident, since=now)
+
+
+def new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
                organizer: StaffRole | None = None, organizer_resident: Resident | None = None,
                resident: Resident | None = None, members: Iterable[Resident] = (), banned: Iterable = (),
                predecessor: Inbox | None = None) -> Inbox:
-    """Create one inbox and its memberships, and audit it. ``banned`` holds residents or (resident, until,
-    reason) triples. Callers have checked the rules."""
+    """Create one inbox and its memberships, and audit it; returns the Inbox. ``banned`` holds residents or
+    (resident, until, reason) triples. A building block of the services of the inboxes and of the rulesets
+    (voting inboxes, precincts, removal demands): callers have checked the rules and hold the transaction."""
     inbox = Inbox.objects.create(game=game, kind=kind, title=title, city=city, organizer=organizer,
                                  organizer_resident=organizer_resident, resident=resident, created_at=now,
                                  day_number=game.day_number, predecessor=predecessor)
@@ -364,14 +439,14 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
         of_city = [r for r in residents if r.city_id == city.pk]
         if city.pk not in cities_with_inbox:
             title = _in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
-            created.append(_new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
+            created.append(new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, members=living(of_city),
                                       banned=[r for r in of_city if r.status != LifeStatus.ALIVE]))
         for r in of_city:
             if r.pk in with_personal:
                 continue
             title = _in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
-            created.append(_new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
+            created.append(new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, resident=r, members=[r]))
     per_game = [
         (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE and not r.is_spirit],
@@ -384,7 +459,7 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     for kind, organizer, members, title_fn in per_game:
         if kind in existing_kinds:
             continue
-        created.append(_new_inbox(game, kind, title=_in_game_language(game, title_fn), actor=acting_user, now=now,
+        created.append(new_inbox(game, kind, title=_in_game_language(game, title_fn), actor=acting_user, now=now,
                                   organizer=organizer, members=members))
     record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})
     return created
@@ -430,7 +505,7 @@ def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
     inbox.save(update_fields=["rolled_over_at"])
     Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    new = _new_inbox(inbox.game, inbox.kind, title=title, actor=actor, now=now, city=inbox.city,
+    new = new_inbox(inbox.game, inbox.kind, title=title, actor=actor, now=now, city=inbox.city,
                      organizer=inbox.organizer, organizer_resident=inbox.organizer_resident,
                      resident=inbox.resident, members=members, banned=banned, predecessor=inbox)
     record_event(inbox.game, "inbox.rolled_over", actor=actor, at=now,
@@ -572,9 +647,9 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     if not invited:
         raise InvalidInput(_("Invite at least one member."), rule="L-INBOX-13")
     if seat is not None:
-        return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer_resident=seat,
+        return new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer_resident=seat,
                           members=[seat, *invited])
-    return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer=roles[0], members=invited)
+    return new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer=roles[0], members=invited)
 
 
 @transaction.atomic
@@ -640,7 +715,7 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
         raise InvalidInput(_("The audience is a city of this game, or all residents."), rule="L-INBOX-19")
     speaker_ids = {r.pk for r in speakers}
     procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
-    return _new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
+    return new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
                       members=speakers, banned=[r for r in listeners if r.pk not in speaker_ids])
 
 
@@ -648,9 +723,10 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
 # Death and membership (issue 3 item 5): L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
 # ==============================================================================================================
 
-def _renew_court(game: Game, *, actor, now: datetime) -> Inbox:
+def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
     """Replace the current court inbox by a new one whose members are the living sitting judges; everyone is
-    banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones."""
+    banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones. Returns
+    the new Inbox. For services that changed the judges (callers checked the rules, hold the transaction)."""
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
     arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
@@ -660,7 +736,7 @@ def _renew_court(game: Game, *, actor, now: datetime) -> Inbox:
         old.save(update_fields=["rolled_over_at"])
         Membership.objects.filter(inbox=old).exclude(state=MembershipState.REMOVED).update(
             state=MembershipState.BANNED, banned_until=None, since=now)
-    new = _new_inbox(game, K.COURT, title=title, actor=actor, now=now, organizer=arbiter, members=judges,
+    new = new_inbox(game, K.COURT, title=title, actor=actor, now=now, organizer=arbiter, members=judges,
                      predecessor=old)
     record_event(game, "court.renewed", actor=actor, at=now,
                  payload={"inbox": new.pk, "predecessor": old.pk if old else None, "judges": [j.pk for j in judges]})
@@ -678,7 +754,7 @@ def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None =
         raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule="L-STAFF-3")
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
-    return _renew_court(game, actor=acting_user, now=now)
+    return renew_court(game, actor=acting_user, now=now)
 
 
 @transaction.atomic
@@ -690,7 +766,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
     memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC), ``is_spirit``; banned for good in
     every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
-    keeps voting inboxes), from every mafia inbox and police station (old rolled-over ones too); the open voting
+    keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
     inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
     unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
     stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
@@ -726,7 +802,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    removed_kinds = [K.MAFIA, K.POLICE]
+    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint as the mafia inbox (L-IMPEACH-3)
     removal = mine.filter(inbox__kind__in=removed_kinds)
     open_vote_kinds = [K.PRECINCT] if spirit else [K.VOTING, K.PRECINCT]
     removal = removal | mine.filter(inbox__kind__in=open_vote_kinds, inbox__killed_at__isnull=True)
@@ -750,7 +826,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
                           "judge": was_judge})
     if was_judge:
         do_set_resident_flags(resident, is_judge=False, acting_user=None, now=now)
-        _renew_court(game, actor=acting_user, now=now)
+        renew_court(game, actor=acting_user, now=now)
     return resident
 
 
