@@ -7,7 +7,7 @@
 - ``/staff/games/<id>/daily-post/<day>/``: the daily post of a day (L-POST-2): the free text before the site drafts
   it, the draft to edit before publication ("publish now" once the day has started), the published post to append
   to.
-- ``/staff/votings/<id>/reschedule/``: a missed voting window (``voting.windows``), for the city's Tribune, the
+- ``/staff/votings/<id>/reschedule/``: a missed voting window (``voting.window_services``), for the city's Tribune, the
   Arbiter or the Procurator: one form, prefilled with a window that fits the day (L-DAY-3).
 
 The clock page also shows when the site's clock is paused (``manage.py clock pause``), attempts that started and
@@ -284,10 +284,10 @@ class RescheduleVotingForm(forms.Form):
 
 
 def reschedule_voting_view(request, session_id: int):
-    """A missed voting window, rescheduled in one action (``voting.windows.do_reschedule_missed_voting``) by the
+    """A missed voting window, rescheduled in one action (``voting.window_services.do_reschedule_missed_voting``) by the
     city's Tribune, the Arbiter or the Procurator; anyone else gets a 404. The form is prefilled with
     ``suggested_window``; refusals (L-DAY-3) are shown in the form."""
-    from voting.windows import can_reschedule, do_reschedule_missed_voting, is_missed, suggested_window
+    from voting.window_services import can_reschedule, do_reschedule_missed_voting, is_missed, suggested_window
 
     session = VotingSession.objects.select_related("game", "city").filter(pk=session_id).first()
     if session is None or not can_reschedule(request.user, session):

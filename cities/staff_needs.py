@@ -1,6 +1,6 @@
 """What the clock asks of the staff (DESIGN.md "The clock"): the problems the clock page and the staff dashboards
 show at once, so that nothing goes wrong silently: the site's clock paused, an attempt that started and never
-finished (a crashed worker), events failing or waiting, and missed voting windows (``voting.windows``).
+finished (a crashed worker), events failing or waiting, and missed voting windows (``voting.window_services``).
 
 Nothing secret: kinds, times and counts (a night's error text is shown by class only, ``clock_admin``).
 """
@@ -34,7 +34,7 @@ class ClockProblems:
 
 def clock_problems(game: Game, now: datetime) -> ClockProblems:
     """The ``ClockProblems`` of ``game`` at ``now`` (aware UTC)."""
-    from voting.windows import missed_votings
+    from voting.window_services import missed_votings
 
     from .scheduler import clock_paused
 
@@ -53,7 +53,7 @@ def clock_needs(request, role) -> list:
     game; for a Tribune the missed voting windows of their city; for the Arbiter those of every city. Each line
     links where it is fixed (the clock page with its "retry now", or the reschedule form)."""
     from staff.console import Need, staff_admin_site
-    from voting.windows import missed_votings
+    from voting.window_services import missed_votings
 
     game, now = role.game, timezone.now()
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER):

@@ -11,13 +11,13 @@ from cities.models import ScheduledEvent
 from cities.scheduler import handler
 from voting.models import CourtCase, JudgeElection, VotingSession
 from voting.services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
-from voting.windows import do_report_missed_voting, is_missed
+from voting.window_services import do_report_missed_voting, is_missed
 
 
 @handler("voting_open")
 def _voting_open(event: ScheduledEvent, now: datetime) -> str:
     """Open the session's voting inboxes (L-VOTE-1). A session the Tribune opened by hand is left as it is. A window
-    that passed entirely while the clock was down is reported to the staff (``voting.windows``), never skipped
+    that passed entirely while the clock was down is reported to the staff (``voting.window_services``), never skipped
     silently."""
     session = VotingSession.objects.get(pk=event.payload["session"], game=event.game_id)
     if is_missed(session, now):  # the clock was down over the whole window: never skipped silently
