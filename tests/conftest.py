@@ -65,6 +65,12 @@ PERSONA_NAMES = ["procurator", "tribune1", "tribune2", "arbiter", "consigliere",
 @pytest.fixture
 def demo(db) -> Personas:
     """The demo game and its personas (rebuilt inside the test if a transactional test flushed it)."""
+    return load_personas()
+
+
+def load_personas() -> Personas:
+    """The demo game's personas, read from the database (the demo loaded first if missing); creates the
+    outsider and superuser accounts. For fixtures of wider scope that open their own transaction."""
     if not demo_exists():
         load_demo_game(rng=random.Random(DEMO_SEED), now=DEMO_NOW)
     game = Game.objects.get(slug=DEMO_SLUG)
