@@ -604,7 +604,7 @@ def can_moderate_inbox(user, inbox: Inbox) -> bool:
         return True
     if inbox.organizer_resident_id is not None:
         seat = seat_in(user, inbox.game_id)
-        if seat is not None and seat.pk == inbox.organizer_resident_id:
+        if seat is not None and seat.pk == inbox.organizer_resident_id and seat_may_post_kind(seat, inbox):
             membership = membership_of(user, inbox)
             if membership is not None and membership.state == MembershipState.MEMBER:
                 return True
