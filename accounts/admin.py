@@ -5,6 +5,8 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from cities.admin import filter_lookup_allowed
+
 from .models import User
 from .names import validate_public_name
 
@@ -66,6 +68,5 @@ class UserAdmin(BaseUserAdmin):
 
     def lookup_allowed(self, lookup, value, request=None):
         """Only the list filters' own lookups: ``?staff_roles=<id>`` would name the holder of any role."""
-        from cities.admin import filter_lookup_allowed
 
         return filter_lookup_allowed(self, lookup)

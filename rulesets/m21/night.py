@@ -654,43 +654,69 @@ class ThiefRobs(M21Step):
                 ctx.result(target, "robbed", None, taken)
 
 
-def kill_decision(ctx: M21Context) -> tuple[str | None, list[MafiaVote]]:
+@dataclass(frozen=True)
+class KillTally:
+    """The mafia's kill vote at one moment (M-MAFIA-1, M-NIGHT-7): ``counts`` {target: votes} in order of each
+    target's oldest current vote, ``target`` the decided target or None, ``carriers`` the current voters for it,
+    newest first (who carries out the kill, then who steps in), ``tie_broken_by`` None, "godfather" or "oldest
+    vote", ``void`` the (voter, target, reason) of votes that do not count."""
+
+    counts: Mapping[str, int]
+    target: str | None
+    carriers: tuple[str, ...]
+    tie_broken_by: str | None
+    void: tuple[tuple[str, str, str], ...]
+
+
+def kill_tally(seats: Mapping[str, Seat], votes: Iterable[MafiaVote]) -> KillTally:
     """M-MAFIA-1, M-NIGHT-7: the target with the most current votes of the living mafia (each mafioso's last vote
-    counts; a vote on a mafioso or a player not in play is void); a tie goes to the godfather's vote while he lives,
-    otherwise to the tied target with the oldest vote. Returns (target or None, the current votes for it, newest
-    first)."""
+    counts; a vote on a mafioso or on a player not in play is void); a tie goes to the godfather's vote while he is
+    in play, otherwise to the tied target with the oldest vote. Pure; the mafia thread's live tally and the night's
+    step 8 both use it."""
+    void = []
     current: dict[str, MafiaVote] = {}
-    for vote in sorted(ctx.state.votes, key=lambda v: v.seq):
-        voter = ctx.seats.get(vote.voter)
+    for vote in sorted(votes, key=lambda v: v.seq):
+        voter = seats.get(vote.voter)
         if voter is None or not voter.living or voter.alignment != MAFIA:
-            ctx.event("vote_void", voter=vote.voter, target=vote.target, reason="not a living mafioso")
+            void.append((vote.voter, vote.target, "not a living mafioso"))
             continue
         current[vote.voter] = vote
     valid = {}
     for voter, vote in current.items():
-        target = ctx.seats.get(vote.target)
+        target = seats.get(vote.target)
         if target is None or not target.living or target.alignment == MAFIA:
-            ctx.event("vote_void", voter=voter, target=vote.target, reason="not a town player in play")
+            void.append((voter, vote.target, "not a town player in play"))
             continue
         valid[voter] = vote
     tally: dict[str, list[MafiaVote]] = {}
     for vote in sorted(valid.values(), key=lambda v: v.seq):
         tally.setdefault(vote.target, []).append(vote)
-    ctx.event("tally", counts={t: len(v) for t, v in tally.items()})
+    counts = MappingProxyType({t: len(v) for t, v in tally.items()})
     if not tally:
-        return None, []
-    top = max(len(v) for v in tally.values())
-    tied = [t for t, v in tally.items() if len(v) == top]
-    target = tied[0] if len(tied) == 1 else None
+        return KillTally(counts, None, (), None, tuple(void))
+    top = max(counts.values())
+    tied = [t for t, n in counts.items() if n == top]
+    target, broken = (tied[0], None) if len(tied) == 1 else (None, None)
     if target is None:
-        godfather = next((v for n, v in valid.items() if ctx.seats[n].role == "godfather"), None)
+        godfather = next((v for n, v in valid.items() if seats[n].role == "godfather"), None)
         if godfather is not None and godfather.target in tied:
-            target = godfather.target
-            ctx.event("tie_broken", by="godfather", target=target)
+            target, broken = godfather.target, "godfather"
         else:
-            target = min(tied, key=lambda t: tally[t][0].seq)
-            ctx.event("tie_broken", by="oldest vote", target=target)
-    return target, sorted(tally[target], key=lambda v: -v.seq)
+            target, broken = min(tied, key=lambda t: tally[t][0].seq), "oldest vote"
+    carriers = tuple(v.voter for v in sorted(tally[target], key=lambda v: -v.seq))
+    return KillTally(counts, target, carriers, broken, tuple(void))
+
+
+def kill_decision(ctx: M21Context) -> tuple[str | None, tuple[str, ...]]:
+    """The night's kill decision (``kill_tally`` over the votes at the planned end of the night), traced. Returns
+    (target or None, its voters newest first)."""
+    tally = kill_tally(ctx.seats, ctx.state.votes)
+    for voter, target, reason in tally.void:
+        ctx.event("vote_void", voter=voter, target=target, reason=reason)
+    ctx.event("tally", counts=dict(tally.counts))
+    if tally.tie_broken_by:
+        ctx.event("tie_broken", by=tally.tie_broken_by, target=tally.target)
+    return tally.target, tally.carriers
 
 
 class Kills(M21Step):
@@ -741,12 +767,11 @@ class Kills(M21Step):
         if strongman is not None and ctx.can_act(strongman):
             carrier, unstoppable = strongman.action.actor, True
         else:
-            for vote in voters:
-                if vote.voter in ctx.away or vote.voter in ctx.blocked:
-                    ctx.event("cannot_carry", actor=vote.voter,
-                              reason="away" if vote.voter in ctx.away else "roleblocked")
+            for voter in voters:
+                if voter in ctx.away or voter in ctx.blocked:
+                    ctx.event("cannot_carry", actor=voter, reason="away" if voter in ctx.away else "roleblocked")
                     continue
-                carrier = vote.voter
+                carrier = voter
                 break
         if carrier is None:
             ctx.event("no_kill", target=target, reason="no voter for the target can act")
