@@ -115,7 +115,7 @@ def name_skeleton(name: str) -> str:
 
 
 def _reserved() -> list[list[str]]:
-    from cities.models import StaffKind
+    from cities.models import StaffKind  # at call time: accounts.models loads this module before cities
 
     titles = set(RESERVED_NAMES)
     for language in ("en", "ru"):

@@ -207,7 +207,7 @@ def world(django_db_setup, django_db_blocker) -> World:
             w.resident_facts[persona] = facts_by_resident(resident_pages, demo)
             u = fresh(user)
             w.read[persona] = {labels[i.pk] for i in inboxes if policies.can_read_inbox(u, i)}
-            w.listed[persona] = set(labels[pk] for pk in policies.readable_inboxes(u, demo.game).values_list("pk", flat=True))
+            w.listed[persona] = {labels[pk] for pk in policies.readable_inboxes(u, demo.game).values_list("pk", flat=True)}
             w.post[persona] = {labels[i.pk] for i in inboxes if policies.can_post_in_inbox(u, i)}
             w.audience[persona] = {labels[pk] for pk, readers in audience.items() if getattr(user, "pk", None) in readers}
             allowed = w.expected_read.get(persona, set())

@@ -64,8 +64,8 @@ def test_every_night_decision_is_taken_at_night_and_refused_after_its_planned_en
     after_one = _rows(clocked)
     with override("en"), pytest.raises(WrongState) as refused:
         _attempts(clocked)[kind](AFTER)
-    assert str(refused.value) in ("This night is over.", "A godfather election is already open in %s."
-                                  % clocked.cities[0].name)
+    assert str(refused.value) in ("This night is over.",
+                                  f"A godfather election is already open in {clocked.cities[0].name}.")
     assert _rows(clocked) == after_one
 
 

@@ -51,7 +51,7 @@ def dead_mafioso(demo):
 
 
 def _act(client, action, memberships, **extra):
-    data = {"action": action, "_selected_action": [m.pk for m in memberships], **extra}
+    data = {"action": action, "_selected_action": [m.pk for m in memberships], "confirmed": "yes", **extra}
     return client.post(CHANGELIST["membership"], data, follow=True)
 
 
@@ -179,3 +179,15 @@ def test_an_imprisoned_seat_keeps_only_its_personal_inbox_whatever_its_rows_say_
     with override("en"), pytest.raises(WrongState) as refused:
         services.do_ban_member(city1, seat, acting_user=fresh(demo.tribune1))
     assert "is imprisoned" in str(refused.value)
+
+
+def test_the_arbiters_penalty_ban_of_a_dead_seat_in_the_city_inbox_is_refused_and_records_nothing_L_STAFF_3(
+        dead_mafioso):
+    demo = dead_mafioso
+    seat = demo.seat("mafioso")
+    before, events = snapshot(demo.game), GameEvent.objects.filter(game=demo.game).count()
+    with override("en"), pytest.raises(WrongState) as refused:
+        services.do_penalty_ban(seat, [current(demo, K.CITY, 1)], timezone.now() + timedelta(days=1), "insult",
+                                acting_user=fresh(demo.arbiter))
+    assert str(refused.value) == DEAD_REFUSAL.format(name=seat.name)
+    assert (snapshot(demo.game), GameEvent.objects.filter(game=demo.game).count()) == (before, events)
