@@ -10,9 +10,10 @@ The suite runs in parallel (``make test``: pytest-xdist, ``-n auto``). What keep
   its name per worker (``test-db-<pid>_gw0.sqlite3``, ``test_<db>_gw0`` on PostgreSQL), and loads the demo game
   into it once;
 - the tests that start processes (Celery worker and beat in ``tests/integration``, the live stack of the browser
-  tests in ``tests/e2e``) share one broker (the Redis of ``REDIS_URL``) and carry
-  ``pytest.mark.xdist_group("processes")``: with ``--dist loadgroup`` (pyproject.toml) they all run on one
-  worker, one after another, as in a serial run; their broker folders, beat schedules and ports are per test;
+  tests in ``tests/e2e``) share one broker (the Redis of ``REDIS_URL``): every test marked ``integration`` or
+  ``e2e`` gets ``pytest.mark.xdist_group("processes")`` (``pytest_collection_modifyitems`` below), and with
+  ``--dist loadgroup`` (pyproject.toml) they all run on one worker, one after another, as in a serial run;
+  their broker folders, beat schedules and ports are per test;
 - caches are per process (local memory); nothing else is shared but the source tree.
 """
 from __future__ import annotations
@@ -30,6 +31,15 @@ from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
 
 DEMO_SEED = 20261129
 DEMO_NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morning of day 2
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Put every test that starts processes (marked ``integration`` or ``e2e``) in the xdist group "processes"
+    (see the module docstring); first, before pytest-xdist reads the groups."""
+    for item in items:
+        if item.get_closest_marker("integration") or item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.xdist_group("processes"))
 
 
 @pytest.fixture(scope="session")
