@@ -24,7 +24,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 KIND_ORDER = [
     InboxKind.CITY, InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.MAFIA, InboxKind.POLICE,
     InboxKind.CHECK, InboxKind.COURT, InboxKind.REMOVAL, InboxKind.STAGE, InboxKind.SECRET, InboxKind.IMPEACHMENT,
-    InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY,
+    InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY, InboxKind.COMPLAINT,
+    InboxKind.MAFIA_COMPLAINT,
 ]
 
 

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "rulesets.lepra",
     "archive",
     "staff",
+    "sanctions",
     "bench",  # manage.py bench; its floor view is routed only under mafia_site.settings.bench
 ]
 
