@@ -64,6 +64,7 @@ SITE_ID = 1
 # The site's public address and name, written into the sites framework after every migrate: e-mails link here.
 MAFIA_SITE_DOMAIN = env_str("MAFIA_SITE_DOMAIN", "127.0.0.1:8000")
 MAFIA_SITE_NAME = env_str("MAFIA_SITE_NAME", "Mafia Host")
+MAFIA_SITE_SCHEME = env_str("MAFIA_SITE_SCHEME", "http")  # https behind a TLS proxy
 
 TEMPLATES = [
     {
