@@ -1094,15 +1094,6 @@ def night_cutoff(game: Game, night: int) -> datetime | None:
     return plan.night_ends_at if plan is not None else None
 
 
-def check_night_open(game: Game, night: int, now: datetime) -> None:
-    """Raise ``WrongState`` when ``now`` is at or after the planned end of ``night`` (L-NIGHT-6): a decision sent
-    after it would not count, so it is refused, whatever the resolution's delay."""
-    cutoff = night_cutoff(game, night)
-    if cutoff is not None and now >= cutoff:
-        raise WrongState(_("Night %(night)d ended at %(at)s: it is too late for this.")
-                         % {"night": night, "at": _local_time(game, cutoff)}, rule="L-NIGHT-6")
-
-
 def pending_day_deadline(game: Game, since: datetime, day: int) -> datetime | None:
     """The latest pending voting, court or judge election deadline of ``game`` due from ``since`` until the
     planned start of day ``day + 1`` before any hold (its fixed start, or the day start after day ``day``'s end:

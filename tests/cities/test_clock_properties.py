@@ -135,10 +135,10 @@ def test_generated_plans_never_resolve_a_night_before_it_starts_nor_count_a_late
             assert resolution.resolved_at >= day2.night_ends_at
             held_by = [midnight + timedelta(minutes=d) for d in (court, election) if d is not None]
             assert all(day2.ended_at >= d for d in held_by if d < utc(2027, 3, 3, 7))  # before day 3's 10:00
-            # No action counts after its cut-off: accepted before it, refused at or after it.
-            cutoff = day2.night_ends_at
-            assert all(at < cutoff for at, _t in accepted)
-            assert all(at >= cutoff for at, _t in refused)
+            # No action counts outside its night: accepted within the planned night, refused outside it.
+            start, cutoff = day2.night_starts_at or day2.ends_at, day2.night_ends_at
+            assert all(start <= at < cutoff for at, _t in accepted)
+            assert all(not start <= at < cutoff for at, _t in refused)
             killed = {d["resident"] for d in resolution.outcome["deaths"]}
             assert killed == ({accepted[-1][1]} if accepted else set())
             for pk in {ng.honest[1][0].pk, ng.honest[1][1].pk} - killed:

@@ -97,8 +97,10 @@ def build_scenario(slug: str):
     with pytest.raises(RuleViolation):  # after the planned close, the page answers while the stack is down
         do_post_message(voting2, "не казнить", acting_user=users.get(pk=ng.mafia[2][0].user_id),
                         now=_at(day2, 22, 5))
-    do_submit_night_decision(ng.cities[0], ng.honest[1][1], acting_user=ng.godfather[1].user, now=_at(day2, 23))
-    do_submit_night_decision(ng.cities[1], ng.honest[2][0], acting_user=ng.godfather[2].user, now=_at(day2, 22))
+    # Night 2 (planned from 00:00): the godfathers decide while the stack is down; a decision is judged by the
+    # planned night, whatever the handlers' delay.
+    do_submit_night_decision(ng.cities[0], ng.honest[1][1], acting_user=ng.godfather[1].user, now=_at(day3, 1))
+    do_submit_night_decision(ng.cities[1], ng.honest[2][0], acting_user=ng.godfather[2].user, now=_at(day3, 2))
     return ng
 
 
