@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -30,10 +30,19 @@ from cities.models import (
     StaffRole,
 )
 from cities.resident_services import do_set_resident_flags
-from cities.services import voting_window_limits
+from cities.services import do_replan_clock, voting_window_limits
 from inboxes import policies
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
-from inboxes.services import do_kill_resident, do_lay_spirit_to_rest, do_post_site_message, new_inbox, renew_court
+from inboxes.services import (
+    do_kill_resident,
+    do_lay_spirit_to_rest,
+    do_post_site_message,
+    ensure_member,
+    new_inbox,
+    release_from_cemetery,
+    renew_court,
+    write_proxy_message,
+)
 from kernel.audit import record_event
 from kernel.rulesets import ruleset_of
 
@@ -117,8 +126,13 @@ def session_of(city: City, day: int) -> VotingSession | None:
     return VotingSession.objects.filter(city=city, day=day).first()
 
 
-def _voting_started(city: City, day: int) -> bool:
-    return VotingSession.objects.filter(city=city, day=day, opened_at__isnull=False).exists()
+def _voting_started(city: City, day: int, now: datetime | None = None) -> bool:
+    """Voting of ``city`` on ``day`` has opened, or its planned opening is past at ``now`` (a late handler changes
+    nothing: requests are cut off at the planned time, DESIGN.md "The clock")."""
+    opened = Q(opened_at__isnull=False)
+    if now is not None:
+        opened |= Q(opens_at__lte=now, closed_at__isnull=True, closes_at__gt=now)
+    return VotingSession.objects.filter(city=city, day=day).filter(opened).exists()
 
 
 def _seat_of(acting_user, game) -> Resident:
@@ -169,7 +183,7 @@ def do_nominate(nominee: Resident, *, acting_user, now: datetime | None = None) 
     if nominee.is_judge:
         raise InvalidInput(_("%(name)s is the sitting judge and cannot be nominated.") % {"name": nominee.name},
                            rule="L-NOM-2")
-    if _voting_started(seat.city, game.day_number):
+    if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-1")
     existing = Nomination.objects.filter(nominator=seat, day=game.day_number).select_related("nominee").first()
     if existing is not None:
@@ -217,7 +231,7 @@ def do_request_proxy(nominee: Resident, *, acting_user, now: datetime | None = N
     _check_running(game)
     if seat.status != LifeStatus.ALIVE and not seat.is_spirit:
         raise NotAllowed(_("Only living residents may vote."), rule="L-VOTE-1")
-    if _voting_started(seat.city, game.day_number):
+    if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: proxy votes are asked before it starts."), rule="L-NOM-6")
     if not Nomination.objects.filter(city=seat.city, day=game.day_number, nominee=nominee).exists():
         raise InvalidInput(_("%(name)s is not nominated today.") % {"name": nominee.name}, rule="L-NOM-6")
@@ -246,7 +260,7 @@ def do_accept_proxy(proxy: ProxyRequest, *, acting_user, now: datetime | None = 
     _check_running(proxy.game)
     if proxy.state != ProxyState.REQUESTED:
         raise WrongState(_("This proxy vote was already accepted."), rule="L-NOM-6")
-    if _voting_started(proxy.city, proxy.day):
+    if _voting_started(proxy.city, proxy.day, now):
         raise WrongState(_("Voting has started: proxy votes are accepted before it starts."), rule="L-NOM-6")
     proxy.state = ProxyState.ACCEPTED
     proxy.accepted_at = now
@@ -304,6 +318,7 @@ def do_schedule_voting(city: City, opens_at: datetime, closes_at: datetime, *, a
     record_event(game, "voting.scheduled", actor=acting_user, at=now,
                  payload={"session": session.pk, "city": city.pk, "opens_at": opens_at.isoformat(),
                           "closes_at": closes_at.isoformat()})
+    do_replan_clock(game, acting_user=acting_user, reason="voting.scheduled", now=now)  # the night's start holds
     return session
 
 
@@ -337,6 +352,7 @@ def do_extend_voting(session: VotingSession, closes_at: datetime, *, acting_user
                                   created_at=now, created_by=acting_user)
     record_event(game, "voting.extended", actor=acting_user, at=now,
                  payload={"session": session.pk, "from": old.isoformat(), "to": closes_at.isoformat()})
+    do_replan_clock(game, acting_user=acting_user, reason="voting.extended", now=now)
     return session
 
 
@@ -388,9 +404,7 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
         inbox = inboxes.get(proxy.nominee_id)
         if inbox is None or proxy.resident_id not in member_ids:
             continue
-        message = Message.objects.create(inbox=inbox, author_resident=proxy.resident, author_user=proxy.resident.user,
-                                         author_name=proxy.resident.name, body="казнить", body_html="<p>казнить</p>",
-                                         received_at=session.opens_at)
+        message = write_proxy_message(inbox, proxy.resident, "казнить", at=session.opens_at)
         LepraVote.objects.create(inbox=inbox, voter=proxy.resident, message=message, proxy=True,
                                  cast_at=session.opens_at)
         proxy.state = ProxyState.CAST
@@ -598,7 +612,7 @@ def do_declare_suicide(game, *, acting_user, now: datetime | None = None) -> Sui
         raise WrongState(_("Suicide can be declared from day 2."), rule="L-NOM-5")
     if seat.status != LifeStatus.ALIVE or seat.is_spirit:
         raise NotAllowed(_("Only living residents may declare suicide."), rule="L-NOM-5")
-    if _voting_started(seat.city, game.day_number):
+    if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")
     if SuicideDeclaration.objects.filter(resident=seat, day=game.day_number).exists():
         raise InvalidInput(_("You have already declared suicide today."), rule="L-NOM-5")
@@ -623,7 +637,7 @@ def do_confirm_suicide(declaration: SuicideDeclaration, *, acting_user, now: dat
     _check_running(declaration.game)
     if declaration.confirmed_at is not None:
         raise WrongState(_("This suicide is already confirmed."), rule="L-NOM-5")
-    if _voting_started(declaration.city, declaration.day):
+    if _voting_started(declaration.city, declaration.day, now):
         raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")
     declaration.confirmed_at = now
     declaration.save(update_fields=["confirmed_at"])
@@ -734,7 +748,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-SPIRIT-1")
     _check_running(game)
-    if _voting_started(city, game.day_number):
+    if _voting_started(city, game.day_number, now):
         raise WrongState(_("Voting has started: the spirit rule is applied in the morning."), rule="L-SPIRIT-1")
     residents = list(Resident.objects.select_for_update(of=("self",)).filter(city=city))
     living = [r for r in residents if r.status == LifeStatus.ALIVE]
@@ -749,8 +763,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     for r in spirits:
         r.is_spirit = True
         r.save(update_fields=["is_spirit"])
-        Membership.objects.filter(resident=r, inbox__kind=InboxKind.CEMETERY).update(
-            state="removed", banned_until=None, since=now)
+        release_from_cemetery(r, now=now)
         policies.forget_viewer_cache(r.user)
     if spirits:
         record_event(game, "voting.spirits", actor=acting_user, at=now,
@@ -809,6 +822,8 @@ def do_put_before_court(session: VotingSession, deadline: datetime, *, acting_us
         do_post_site_message(court, text, acting_user=None, now=now)
     record_event(game, "court.case_opened", actor=acting_user, at=now,
                  payload={"case": case.pk, "session": session.pk, "candidates": candidates})
+    # A deadline after the day's end holds the night; its end, the draft and the next day move with it.
+    do_replan_clock(game, acting_user=acting_user, reason="court.case_opened", now=now)
     return case
 
 
@@ -1102,6 +1117,7 @@ def do_schedule_judge_election(city: City, opens_at: datetime, closes_at: dateti
     record_event(game, "election.scheduled", actor=acting_user, at=now,
                  payload={"election": election.pk, "city": city.pk, "reason": reason,
                           "opens_at": opens_at.isoformat(), "closes_at": closes_at.isoformat()})
+    do_replan_clock(game, acting_user=acting_user, reason="election.scheduled", now=now)
     return election
 
 
@@ -1275,9 +1291,7 @@ def do_open_election(election, *, acting_user, now: datetime | None = None) -> l
         if ElectionBallot.objects.filter(inbox=inbox, voter=proxy.voter).exists():
             continue
         ballot = parse_lepra_election(proxy.text)
-        message = Message.objects.create(inbox=inbox, author_resident=proxy.voter, author_user=proxy.voter.user,
-                                         author_name=proxy.voter.name, body=proxy.text,
-                                         body_html=f"<p>{proxy.text}</p>", received_at=election.opens_at)
+        message = write_proxy_message(inbox, proxy.voter, proxy.text, at=election.opens_at)
         ElectionBallot.objects.create(inbox=inbox, voter=proxy.voter, message=message,
                                       pro=ballot is LepraBallot.PRO, proxy=True, cast_at=election.opens_at)
         proxy.cast_at = election.opens_at
@@ -1378,8 +1392,11 @@ def _court_formed(game) -> bool:
 
 
 def _every_city_has_a_judge(game) -> bool:
-    cities = City.objects.filter(game=game, residents__status=LifeStatus.ALIVE).distinct()
-    return all(sitting_judge_of(c) is not None for c in cities)
+    """True when every city of ``game`` with a living resident has a living sitting judge (L-DAY-5): one query,
+    whatever the number of cities (no city with the living but without a living judge)."""
+    living_judge = Resident.objects.filter(city=OuterRef("pk"), is_judge=True, status=LifeStatus.ALIVE)
+    return not (City.objects.filter(game=game, residents__status=LifeStatus.ALIVE)
+                .filter(~Exists(living_judge)).exists())
 
 
 def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbox | None:
@@ -1550,8 +1567,8 @@ def do_confirm_removal_demand(demand, *, acting_user, now: datetime | None = Non
                                                               considered=considered)
     except IntegrityError:
         raise InvalidInput(_("You have already confirmed this demand."), rule="L-JUDGE-8") from None
-    if not Membership.objects.filter(inbox=demand.inbox, resident=seat).exists() and demand.inbox.killed_at is None:
-        Membership.objects.create(inbox=demand.inbox, resident=seat, since=now)
+    if demand.inbox.killed_at is None:
+        ensure_member(demand.inbox, seat, now=now)
     with translation.override(game.language):
         text = (_("%(name)s confirms the demand.") if considered
                 else _("%(name)s confirms the demand too late: not considered.")) % {"name": seat.name}

@@ -12,7 +12,7 @@ from kernel.public_ids import backfill_public_ids
 
 class Migration(migrations.Migration):
 
-    dependencies = [("staff", "0002_verbose_names")]
+    dependencies = [("staff", "0003_mafia_role_acknowledgements")]
 
     operations = [
         migrations.AddField(
