@@ -91,7 +91,7 @@ def digest_plan(now: datetime) -> list[tuple[NotificationSettings, list[str]]]:
             count = (Message.objects.filter(inbox=inbox, received_at__gt=since[uid], received_at__lte=now)
                      .exclude(author_user_id=uid).count())
             if count:
-                url = absolute_url(reverse("inbox_thread", args=[inbox.pk]))
+                url = absolute_url(reverse("inbox_thread", args=[inbox.public_id]))
                 lines[uid].append(f"{inbox.game.title} · {inbox.title}: {count}\n  {url}")
     return [(rows[uid], lines[uid]) for uid in rows]
 

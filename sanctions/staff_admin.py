@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.errors import RuleViolation
-from cities.forms import WallClockField, wall_clock_to_utc
+from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import Game, StaffKind
 from inboxes import policies
 from inboxes.models import Message
@@ -127,7 +127,7 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
 
     @admin.display(description=gettext_lazy("inbox"))
     def thread(self, obj: NoConfidenceCase) -> str:
-        return format_html('<a href="{}">{}</a>', reverse("inbox_thread", args=[obj.inbox_id]), obj.inbox.title)
+        return format_html('<a href="{}">{}</a>', reverse("inbox_thread", args=[obj.inbox.public_id]), obj.inbox.title)
 
 
 @register_dashboard_needs
@@ -149,7 +149,7 @@ def message_url(message: Message) -> str:
     before = Q(received_at__lt=message.received_at) | Q(received_at=message.received_at, pk__lt=message.pk)
     position = Message.objects.filter(inbox_id=message.inbox_id).filter(before).count() + 1
     page = (position - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
-    return f"{reverse('inbox_thread', args=[message.inbox_id])}?page={page}#n{position}"
+    return f"{reverse('inbox_thread', args=[message.inbox.public_id])}?page={page}#n{position}"
 
 
 _ANCHOR = re.compile(r"^n(\d+)$")
@@ -186,7 +186,7 @@ class PlayBanForm(forms.Form):
     in the game's zone) or for life, and links to the messages that prove it (one per line). The service checks
     everything again."""
 
-    player = forms.ModelChoiceField(label=gettext_lazy("Player"), queryset=None)
+    player = ObjectChoiceField(label=gettext_lazy("Player"), queryset=None)
     offence = forms.ChoiceField(label=gettext_lazy("Offence"), choices=PlayBanOffence.choices)
     description = forms.CharField(label=gettext_lazy("What happened"), widget=forms.Textarea(attrs={"rows": 3}),
                                   max_length=services.MAX_TEXT_LENGTH)

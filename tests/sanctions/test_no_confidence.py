@@ -214,7 +214,7 @@ def test_residents_page_files_both_kinds_and_refuses_others_L_IMPEACH_3(demo):
         assert NoConfidenceCase.objects.filter(target="arbiter", complainant=demo.seat("honest")).count() == 1
         # The personal inbox links to the page.
         personal = demo.seat("honest").about_inboxes.get(kind="personal", rolled_over_at__isnull=True)
-        assert f"/games/{slug}/no-confidence/" in client_for(demo.honest).get(f"/inboxes/{personal.pk}/").content.decode()
+        assert f"/games/{slug}/no-confidence/" in client_for(demo.honest).get(f"/inboxes/{personal.public_id}/").content.decode()
 
 
 def test_complaints_are_disclosed_after_the_game_L_IMPEACH_3_L_ARCH_1(demo):

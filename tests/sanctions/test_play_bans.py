@@ -141,7 +141,7 @@ def test_the_public_list_names_the_player_the_offence_and_the_end_never_the_evid
     assert page.status_code == 200
     body = page.content.decode()
     assert ban.user.public_name in body and "нарушение омерты" in body
-    assert DESCRIPTION not in body and evidence.body_html not in body and f"/inboxes/{evidence.inbox_id}/" not in body
+    assert DESCRIPTION not in body and evidence.body_html not in body and f"/inboxes/{evidence.inbox.public_id}/" not in body
     running = services.running_play_bans(NOW + timedelta(hours=2))
     assert list(running.values_list("pk", flat=True)) == [ban.pk]  # the short one has ended by its time
     assert short.pk in set(services.running_play_bans(NOW + timedelta(minutes=30)).values_list("pk", flat=True))
@@ -150,7 +150,7 @@ def test_the_public_list_names_the_player_the_offence_and_the_end_never_the_evid
 def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTION_2(demo):
     message = _evidence(demo)
     position = Message.objects.filter(inbox=message.inbox, received_at__lt=message.received_at).count() + 1
-    mafia_inbox = Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.MAFIA).first().inbox_id
+    mafia_inbox = Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.MAFIA).first().inbox.public_id
     client = staff_client(demo.procurator)
     url = f"/staff/games/{demo.game.pk}/play-ban/"
     data = {"player": message.author_user_id, "offence": "omerta", "description": DESCRIPTION,
@@ -159,7 +159,7 @@ def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTI
     assert refused.status_code == 200 and "Not a link to a message you may read" in \
         refused.content.decode()
     assert PlayBan.objects.count() == 0
-    data["evidence"] = f"https://mafia.example/inboxes/{message.inbox_id}/?page=1#n{position}"
+    data["evidence"] = f"https://mafia.example/inboxes/{message.inbox.public_id}/?page=1#n{position}"
     response = client.post(url, data)
     assert response.status_code == 302
     ban = PlayBan.objects.get()
@@ -167,7 +167,7 @@ def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTI
     assert ban.ends_at.isoformat() == "2027-01-31T09:00:00+00:00"  # 12:00 in Moscow
     assert list(ban.evidence.values_list("message_id", flat=True)) == [message.pk]
     page = client.get(f"/staff/sanctions/playban/{ban.pk}/change/").content.decode()
-    assert f"/inboxes/{message.inbox_id}/?page=1#n{position}" in page
+    assert f"/inboxes/{message.inbox.public_id}/?page=1#n{position}" in page
     # Nobody else has the page.
     for persona in ("tribune1", "arbiter", "consigliere"):
         assert staff_client(getattr(demo, persona)).get(url).status_code == 404
