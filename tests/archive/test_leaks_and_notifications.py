@@ -120,10 +120,10 @@ def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_IN
     assert all(MAFIA_PHRASE not in body for body in by_user.values())
     assert world.inboxes["personal:winner"].title in by_user[world.demo.honest.email]
     # Each line links to its inbox on this site; the mail ends with the settings page.
-    personal_url = f"http://{settings.MAFIA_SITE_DOMAIN}/inboxes/{world.inboxes['personal:winner'].pk}/"
+    personal_url = f"http://{settings.MAFIA_SITE_DOMAIN}/inboxes/{world.inboxes['personal:winner'].public_id}/"
     assert personal_url in by_user[world.demo.honest.email]
     assert f"http://{settings.MAFIA_SITE_DOMAIN}/me/notifications/" in by_user[world.demo.honest.email]
-    assert f"/inboxes/{world.inboxes['mafia1'].pk}/" not in by_user[world.demo.honest.email]
+    assert f"/inboxes/{world.inboxes['mafia1'].public_id}/" not in by_user[world.demo.honest.email]
     assert services.do_send_digests(now=now) == 0  # nothing new since
 
 
