@@ -94,7 +94,20 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.CHECK, post=True),
     ),
+    StaffKind.COHOST: (),
 }
+
+#: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each
+#: role PM, the mafia thread, the spectators' thread and their office. These kinds exist only in M21 games, so the
+#: grants change nothing for Lepra. Players get their access from memberships (their seat's state).
+M21_HOST_GRANTS: tuple[StaffGrant, ...] = (
+    StaffGrant(K.GAME_THREAD, post=True),
+    StaffGrant(K.ROLE_PM, post=True),
+    StaffGrant(K.MAFIA_THREAD, post=True),
+    StaffGrant(K.SPECTATORS, post=True),
+)
+STAFF_GRANTS[StaffKind.PROCURATOR] += M21_HOST_GRANTS  # the Procurator already runs the office
+STAFF_GRANTS[StaffKind.COHOST] += (*M21_HOST_GRANTS, StaffGrant(K.OFFICE, post=True))
 
 #: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
 #: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
@@ -106,17 +119,18 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 #: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
+    K.GAME_THREAD, K.SPECTATORS,
 })
 
 #: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
 #: (an ``archive.OpenRequest`` row); a visitor never.
-OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR})
+OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR, K.MAFIA_THREAD})
 
 #: Kinds disclosed after the game only with consent (L-ARCH-2): a personal inbox with its resident's consent
 #: (L-INBOX-5); a secret inbox when the last of its members (and its staff organizer) consents (L-INBOX-13).
 #: Once disclosed they are public, visitors included. The draw's notary is public after the game (L-INBOX-12);
 #: any other notary stays closed (its organizer decides, not built).
-CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET})
+CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET, K.ROLE_PM})
 
 #: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
@@ -625,12 +639,23 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
         return resident.alignment
     if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
         return resident.alignment
+    if _hosts_know_alignments(game) and any(holds_role(viewer, resident.game_id, kind)
+                                            for kind in (StaffKind.PROCURATOR, StaffKind.COHOST)):
+        return resident.alignment
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
         return Alignment.MAFIA
     if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
         return resident.alignment
     return None
+
+
+def _hosts_know_alignments(game: Game) -> bool:
+    """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
+    the ruleset's ``policy_grants["hosts_know_alignments"]``."""
+    from kernel.rulesets import ruleset_of
+
+    return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
 
 
 def _checked(commissar: Resident, resident: Resident) -> bool:
@@ -727,8 +752,10 @@ def knows_consigliere(viewer, game: Game) -> bool:
 
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
     """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
-    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere."""
-    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3}
+    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere,
+    co-hosts (M21)."""
+    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3,
+             StaffKind.COHOST: 4}
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
     if not knows_consigliere(viewer, game):
         roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "voting",
     "roles",
     "rulesets.lepra",
+    "rulesets.m21",
     "archive",
     "staff",
 ]
