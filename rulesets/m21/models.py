@@ -27,6 +27,9 @@ class M21Game(models.Model):
     day_hours = models.PositiveSmallIntegerField(default=48)
     night_hours = models.PositiveSmallIntegerField(default=24)
     phase_shift = models.TimeField(default=time(22, 0))
+    vote_preset = models.CharField(max_length=10, default="m21",
+                                   choices=[("m21", "M21 (END-hammer, plurality at the deadline)"),
+                                            ("classic", "classic forum (a majority ends the day at once)")])
     self_votes_allowed = models.BooleanField(default=True)
     no_lynch_allowed = models.BooleanField(default=True)
     setup = models.JSONField(null=True, blank=True)

@@ -79,8 +79,11 @@ def _check_m21(game: Game) -> M21Game:
 
 
 def vote_rules(settings: M21Game) -> ForumVoteRules:
-    """The game's day vote (M-VOTE): M21's END-hammer and plurality, with the host's self-vote and No Lynch."""
-    return ForumVoteRules(self_votes_allowed=settings.self_votes_allowed, no_lynch_allowed=settings.no_lynch_allowed)
+    """The game's day vote (M-VOTE): its preset (M21's END-hammer and plurality, or the classic forum majority
+    hammer of ``voting.tallies.CLASSIC_FORUM_RULES``) with the host's self-vote and No Lynch settings."""
+    return ForumVoteRules.from_dict({"preset": settings.vote_preset,
+                                     "self_votes_allowed": settings.self_votes_allowed,
+                                     "no_lynch_allowed": settings.no_lynch_allowed})
 
 
 def phase_end(start: datetime, hours: int, shift: time, zone: str) -> datetime:
@@ -109,18 +112,22 @@ def _check_hours(value: int, what: str) -> int:
 @transaction.atomic
 def do_create_m21_game(*, title: str, slug: str, acting_user, time_zone: str | None = None, day_hours: int = 48,
                        night_hours: int = 24, phase_shift: time = time(22, 0), self_votes_allowed: bool = True,
-                       no_lynch_allowed: bool = True, now: datetime | None = None) -> Game:
+                       no_lynch_allowed: bool = True, vote_preset: str = "m21", now: datetime | None = None) -> Game:
     """Create an M21 game with sign-ups open; ``acting_user`` becomes its host (M-SETUP-4). One city, English
     pages, Europe/London, days of 48 h and nights of 24 h shifting at 22:00 by default (M-SETUP-1/2). Returns the
-    Game. Raises ``InvalidInput`` as ``cities.services.do_create_game`` does, and for phase lengths outside
-    1..168 hours."""
+    Game. ``vote_preset`` "m21" (M-VOTE) or "classic" (a majority ends the day at once, no END marks). Raises
+    ``InvalidInput`` as ``cities.services.do_create_game`` does, for phase lengths outside 1..168 hours and an
+    unknown preset."""
     now = now or timezone.now()
+    if vote_preset not in ("m21", "classic"):
+        raise InvalidInput(f"Unknown vote rules {vote_preset!r}: choose m21 or classic.")
     _check_hours(day_hours, "day")
     _check_hours(night_hours, "night")
     game = do_create_game(title=title, slug=slug, acting_user=acting_user, ruleset=RULESET, time_zone=time_zone,
                           city_count=1, day_start=phase_shift, now=now)
     M21Game.objects.create(game=game, day_hours=day_hours, night_hours=night_hours, phase_shift=phase_shift,
-                           self_votes_allowed=self_votes_allowed, no_lynch_allowed=no_lynch_allowed)
+                           self_votes_allowed=self_votes_allowed, no_lynch_allowed=no_lynch_allowed,
+                           vote_preset=vote_preset)
     record_event(game, "m21.created", actor=acting_user, at=now,
                  payload={"day_hours": day_hours, "night_hours": night_hours, "phase_shift": phase_shift.isoformat()})
     return game
