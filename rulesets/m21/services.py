@@ -144,6 +144,8 @@ def do_add_cohost(game: Game, user, *, acting_user, now: datetime | None = None)
         raise WrongState("The game is over.")
     if user is None or not user.is_active:
         raise InvalidInput("Choose an active account.")
+    if user.pk == getattr(acting_user, "pk", None):
+        raise InvalidInput("You already host this game.")
     if StaffRole.objects.filter(game=game, user=user).exists():
         raise InvalidInput(f"{user.public_name} already hosts this game.")
     if Resident.objects.filter(game=game, user=user).exists() or Signup.objects.filter(
@@ -311,8 +313,8 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
         role_key = deal.roles[name]
         residents.append(Resident.objects.create(
             game=game, city=city, user=signup.user, name=name,
-            alignment=Alignment.MAFIA if ROLES[role_key].alignment == MAFIA else Alignment.HONEST,
-            is_judge=role_key == "judge", is_godfather=role_key == "godfather"))
+            # Lepra's public judge flag and the godfather flag stay off: in M21 every role is secret (M-SETUP-1).
+            alignment=Alignment.MAFIA if ROLES[role_key].alignment == MAFIA else Alignment.HONEST))
         policies.forget_viewer_cache(signup.user)
     mafia = [r for r in residents if r.alignment == Alignment.MAFIA]
     _new_inbox(game, InboxKind.GAME_THREAD, f"{game.title}: game thread", city, now, members=residents)
