@@ -31,7 +31,7 @@ class User(AbstractUser):
 
     display_name = models.CharField(_("display name"), max_length=60, blank=True)
     #: ``display_name_key(display_name)``: what two names must not share (set by ``save``).
-    display_name_key = models.CharField(max_length=60, blank=True, editable=False)
+    display_name_key = models.CharField(max_length=60, blank=True, editable=False, default="", db_default="")
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"

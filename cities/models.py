@@ -31,6 +31,16 @@ class GameStatus(models.TextChoices):
     FINISHED = "finished", _("Finished")
 
 
+class GameQuerySet(models.QuerySet):
+    """Games. ``select_for_update`` takes ``FOR NO KEY UPDATE`` by default (PostgreSQL): a lock on a game
+    serialises the game's services but never blocks the foreign-key checks of rows inserted for that game
+    (``GameEvent``, ``Message``...), which take ``FOR KEY SHARE``. A post therefore never waits behind a
+    scheduler handler that holds its game (DESIGN.md "The clock"). No key of a game is ever updated."""
+
+    def select_for_update(self, nowait=False, skip_locked=False, of=(), no_key=True):
+        return super().select_for_update(nowait=nowait, skip_locked=skip_locked, of=of, no_key=no_key)
+
+
 class Game(models.Model):
     """One hosted game.
 
@@ -48,14 +58,19 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
     # Recruitment (issue 3 item 1, L-CITY-1, L-POST-1).
-    rules_text = models.TextField(_("rules"), blank=True)
+    rules_text = models.TextField(_("rules"), blank=True, default="", db_default="")
     #: How cities are formed: ``city_count`` cities when set, else as many cities of about ``city_size`` as fit.
     city_count = models.PositiveSmallIntegerField(_("number of cities"), null=True, blank=True)
-    city_size = models.PositiveSmallIntegerField(_("target city size"), default=20)
+    city_size = models.PositiveSmallIntegerField(_("target city size"), default=20, db_default=20)
     #: The day's start as a wall-clock time in ``time_zone`` (L-DAY-1).
-    day_start = models.TimeField(_("day start"), default=time(10, 0))
+    day_start = models.TimeField(_("day start"), default=time(10, 0), db_default=time(10, 0))
     signups_closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("signups closed at"))
     lists_published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("lists published at"))
+    #: The shortest time the Procurator gets to edit the drafted daily post before the site publishes it (L-POST-2).
+    daily_post_edit_minutes = models.PositiveSmallIntegerField(_("daily post edit window (minutes)"), default=30,
+                                                               db_default=30)
+
+    objects = GameQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("game")
@@ -296,6 +311,9 @@ class ScheduledEvent(models.Model):
     done_at = models.DateTimeField(null=True, blank=True, verbose_name=_("done at"))
     cancelled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("cancelled at"))
     attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
+    #: When the running attempt began (committed before the handler runs); cleared when it finishes. Still set
+    #: while nobody holds the row: that attempt crashed (worker killed, connection lost).
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("attempt started at"))
     retry_at = models.DateTimeField(null=True, blank=True, verbose_name=_("retry at"))
     last_error = models.TextField(blank=True, verbose_name=_("last error"))
 
@@ -358,6 +376,10 @@ class GameDay(models.Model):
     starts_at = models.DateTimeField(verbose_name=_("starts at"))
     ends_at = models.DateTimeField(verbose_name=_("ends at"))
     night_ends_at = models.DateTimeField(verbose_name=_("night ends at"))
+    #: The planned start of the night when a deadline of the day (a court deadline, a judge election, a voting)
+    #: holds it after ``ends_at``; None: the night starts at ``ends_at``. The night's end and the next day move
+    #: with it (``cities.clock.night_after``).
+    night_starts_at = models.DateTimeField(null=True, blank=True, verbose_name=_("night starts at"))
     calendar_days = models.PositiveSmallIntegerField(default=1, verbose_name=_("calendar days"))
     shortened_hours = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("shortened hours"))
     start_fixed = models.BooleanField(default=False, verbose_name=_("start fixed"))
@@ -385,3 +407,20 @@ class GameDay(models.Model):
 
     def __str__(self) -> str:
         return f"day {self.number} @ {self.starts_at:%Y-%m-%d %H:%M}Z"
+
+
+class ClockPause(models.Model):
+    """The site's scheduler is paused (``manage.py clock pause``, for an upgrade or a restore): while a row exists
+    no scheduled event runs; events keep their planned times and run in order on ``clock resume`` (their cut-offs
+    stay the planned times). At most one row (a constant key)."""
+
+    key = models.CharField(max_length=10, default="site", unique=True, verbose_name=_("key"))
+    paused_at = models.DateTimeField(verbose_name=_("paused at"))
+    reason = models.CharField(max_length=200, blank=True, default="", verbose_name=_("reason"))
+
+    class Meta:
+        verbose_name = _("clock pause")
+        verbose_name_plural = _("clock pauses")
+
+    def __str__(self) -> str:
+        return f"paused since {self.paused_at:%Y-%m-%d %H:%M:%S}Z"

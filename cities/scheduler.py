@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
-from .errors import WrongState
-from .models import Game, GameStatus, PublicPost, ScheduledEvent
+from .errors import NotAllowed, WrongState
+from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
 from .services import (
     do_begin_day,
     do_begin_night,
@@ -136,19 +137,36 @@ def _due_candidates(now: datetime):
     )
 
 
-def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
-    """Run the earliest due event whose game has no earlier pending event; None when nothing is runnable.
+def clock_paused() -> ClockPause | None:
+    """The site's clock pause (``manage.py clock pause``), or None when the scheduler runs."""
+    return ClockPause.objects.first()
 
-    ``now`` (aware UTC) is captured once and given to the handler. One transaction: lock the row (skipping rows
-    another dispatcher holds), run the handler in a savepoint, mark done. On a handler error the savepoint rolls
-    back, ``attempts``/``last_error``/``retry_at`` are recorded with a ``scheduler.event_failed`` audit row, and
-    the result has ``ok=False``; the event is retried after ``retry_at`` and blocks later events of its game.
-    """
-    given_now = now
+
+def _crash_delay(attempts: int) -> timedelta:
+    return timedelta(seconds=min(settings.MAFIA_EVENT_RETRY_MAX_SECONDS,
+                                 settings.MAFIA_EVENT_CRASH_RETRY_SECONDS * 2 ** (attempts - 1)))
+
+
+def _failure_delay(attempts: int) -> timedelta:
+    return timedelta(seconds=min(settings.MAFIA_EVENT_RETRY_MAX_SECONDS, 30 * 2 ** (attempts - 1)))
+
+
+#: ``last_error`` of an attempt that began and never finished.
+CRASH_ERROR = "Crashed: the attempt started at {at} never finished (worker killed, time limit or connection lost)"
+
+
+def _claim_one_due_event(given_now: datetime | None) -> tuple[ScheduledEvent, datetime] | None:
+    """Record an attempt on the earliest runnable due event, in its own committed transaction (so that a crash
+    of the handler leaves a trace): ``attempts`` + 1, ``started_at`` = now, and ``retry_at`` pushed by the crash
+    back-off, so that no dispatcher takes it again before the handler had its chance. An attempt found still
+    started (nobody holds the row: its worker died) is recorded as a crash first (``last_error``, a
+    ``scheduler.event_crashed`` audit row). Returns the claimed event and the claim time, or None."""
     with transaction.atomic():
         # Read the clock once the transaction holds its locks (SQLite may wait for another dispatcher here),
         # so that times stamped by successive events never run backwards.
         now = given_now or timezone.now()
+        if clock_paused() is not None:
+            return None
         event = (
             _due_candidates(now)
             .select_for_update(skip_locked=True, of=("self",))
@@ -157,6 +175,46 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
         )
         if event is None:
             return None
+        attempts = event.attempts + 1
+        changes = {"attempts": attempts, "started_at": now, "retry_at": now + _crash_delay(attempts)}
+        if event.started_at is not None:
+            error = CRASH_ERROR.format(at=event.started_at.isoformat())
+            changes["last_error"] = error
+            record_event(event.game, "scheduler.event_crashed", actor=None, at=now,
+                         payload={"event": event.pk, "kind": event.kind, "attempts": event.attempts,
+                                  "started_at": event.started_at.isoformat()})
+            logger.error("scheduled event %s (%s): %s", event.pk, event.kind, error)
+        _pending().filter(pk=event.pk).update(**changes)
+        for name, value in changes.items():
+            setattr(event, name, value)
+        return event, now
+
+
+def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
+    """Run the earliest due event whose game has no earlier pending event; None when nothing is runnable (or the
+    clock is paused).
+
+    Two transactions. The first records the attempt (``_claim_one_due_event``) and commits, so that a worker
+    killed in the handler, a dropped connection or a time limit leaves ``attempts``/``started_at`` behind: the
+    clock page shows it, and the next attempt after the crash back-off records the crash. The second locks the
+    row again (skipping it when another dispatcher holds it), runs the handler in a savepoint with ``now``
+    (aware UTC, captured once; cut-offs inside the handlers are the planned times, never ``now``) and marks the
+    event done. On a handler error the savepoint rolls back, ``last_error``/``retry_at`` are recorded with a
+    ``scheduler.event_failed`` audit row, and the result has ``ok=False``; the event is retried after
+    ``retry_at`` and blocks later events of its game.
+    """
+    claimed = _claim_one_due_event(now)
+    if claimed is None:
+        return None
+    event, claimed_at = claimed
+    given_now = now
+    with transaction.atomic():
+        now = max(given_now or timezone.now(), claimed_at)
+        locked = (_pending().filter(pk=event.pk, started_at=claimed_at)
+                  .select_for_update(skip_locked=True, of=("self",)).select_related("game").first())
+        if locked is None:
+            return RunResult(event.pk, event.kind, event.game_id, False, "already run by another dispatcher")
+        event = locked
         func = HANDLERS.get(event.kind)
         try:
             with transaction.atomic():
@@ -167,20 +225,19 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
                     detail = func(event, now)
                 # The conditional update is the last guard against a double run: if another dispatcher finished
                 # this row meanwhile (possible on SQLite, which cannot lock rows), roll the handler back.
-                claimed = _pending().filter(pk=event.pk).update(
-                    done_at=now, last_error="", retry_at=None, attempts=event.attempts + 1)
-                if claimed != 1:
+                done = _pending().filter(pk=event.pk, started_at=claimed_at).update(
+                    done_at=now, last_error="", retry_at=None, started_at=None)
+                if done != 1:
                     raise _AlreadyDone()
                 record_event(event.game, f"scheduler.{event.kind}", actor=None, at=now,
                              payload={"event": event.pk, "detail": detail})
         except _AlreadyDone:
             return RunResult(event.pk, event.kind, event.game_id, False, "already run by another dispatcher")
         except Exception as exc:  # noqa: BLE001 - any handler failure is recorded, never half-applied
-            attempts = event.attempts + 1
-            delay = min(settings.MAFIA_EVENT_RETRY_MAX_SECONDS, 30 * 2 ** (attempts - 1))
+            attempts = event.attempts
             error = f"{type(exc).__name__}: {exc}"
-            _pending().filter(pk=event.pk).update(attempts=attempts, last_error=error[:2000],
-                                                 retry_at=now + timedelta(seconds=delay))
+            _pending().filter(pk=event.pk).update(last_error=error[:2000], started_at=None,
+                                                 retry_at=now + _failure_delay(attempts))
             record_event(event.game, "scheduler.event_failed", actor=None, at=now,
                          payload={"event": event.pk, "kind": event.kind, "attempts": attempts, "error": error[:500]})
             logger.error("scheduled event %s (%s) failed, attempt %s: %s", event.pk, event.kind, attempts, error)
@@ -195,13 +252,20 @@ class _AlreadyDone(Exception):
 def dispatch_due_events(now: datetime | None = None, *, limit: int | None = None) -> int:
     """Run due events one by one until none is runnable or ``limit`` (default ``MAFIA_DISPATCH_BATCH``) ran.
 
-    Each event gets a fresh ``now`` unless one is given. Returns how many events ran successfully.
-    """
+    Each event gets a fresh ``now`` unless one is given. Returns how many events ran successfully (0 while the
+    clock is paused). A lost database connection ends the tick (the claimed attempt stays recorded and is
+    retried after the crash back-off); the connection is closed so that the next tick opens a fresh one."""
     limit = limit or settings.MAFIA_DISPATCH_BATCH
     done = 0
     failed_ids: set[int] = set()
-    for _ in range(limit):
-        result = try_run_one_due_event(now)
+    for _step in range(limit):
+        try:
+            result = try_run_one_due_event(now)
+        except (InterfaceError, OperationalError) as exc:
+            logger.error("scheduler tick stopped: database unavailable: %s", exc)
+            if not connection.in_atomic_block:
+                connection.close()
+            break
         if result is None:
             break
         if result.ok:
@@ -211,6 +275,73 @@ def dispatch_due_events(now: datetime | None = None, *, limit: int | None = None
         else:
             failed_ids.add(result.event_id)
     return done
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Staff actions on the clock: retry now, pause and resume (DESIGN.md "The clock")
+# ----------------------------------------------------------------------------------------------------------------
+
+@transaction.atomic
+def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetime | None = None) -> ScheduledEvent:
+    """The Procurator asks for a failing or crashed ``event`` to be tried again at once instead of after its
+    back-off: ``retry_at`` becomes ``now`` and a tick is queued after the commit. Returns the event. Raises
+    ``NotAllowed`` (not the game's Procurator) or ``WrongState`` (done, cancelled, never tried, or not due)."""
+    from .services import _check_procurator
+
+    now = now or timezone.now()
+    if acting_user is None:
+        raise NotAllowed(_("Only the Procurator of this game may do this."))
+    event = ScheduledEvent.objects.select_for_update().select_related("game").get(pk=event.pk)
+    _check_procurator(event.game, acting_user)
+    if event.done_at is not None or event.cancelled_at is not None:
+        raise WrongState(_("This event is no longer pending."))
+    if event.attempts == 0 or event.due_at > now:
+        raise WrongState(_("This event has not failed: it runs at its time."))
+    ScheduledEvent.objects.filter(pk=event.pk).update(retry_at=now)
+    event.retry_at = now
+    record_event(event.game, "scheduler.retry_requested", actor=acting_user, at=now,
+                 payload={"event": event.pk, "kind": event.kind, "attempts": event.attempts})
+    transaction.on_commit(_queue_tick)
+    return event
+
+
+def _queue_tick() -> None:
+    """Ask the worker for a tick now (best effort: the beat's next tick comes anyway)."""
+    try:
+        from mafia_site.tasks import dispatch_due_events as task
+
+        task.apply_async(expires=settings.MAFIA_DISPATCH_INTERVAL_SECONDS)
+    except Exception as exc:  # noqa: BLE001 - a broker outage must not fail the staff action
+        logger.warning("could not queue a scheduler tick: %s", exc)
+
+
+def do_pause_clock(*, reason: str = "", now: datetime | None = None) -> ClockPause:
+    """Pause the site's scheduler (``manage.py clock pause``; an operator action, not a game's): no event runs
+    until ``do_resume_clock``; a running handler finishes. Pages say the clock is paused. Idempotent. Audited in
+    every running game. Returns the pause."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        pause, created = ClockPause.objects.get_or_create(key="site", defaults={"paused_at": now,
+                                                                                "reason": reason[:200]})
+        if created:
+            for game in Game.objects.exclude(status=GameStatus.FINISHED).order_by("pk"):
+                record_event(game, "clock.paused", actor=None, at=now, payload={"reason": reason[:200]})
+    return pause
+
+
+def do_resume_clock(*, now: datetime | None = None) -> bool:
+    """Resume the site's scheduler: due events run at the next tick, in order, with their planned cut-offs.
+    Returns False when it was not paused. Audited in every running game."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        pause = ClockPause.objects.select_for_update().first()
+        if pause is None:
+            return False
+        for game in Game.objects.exclude(status=GameStatus.FINISHED).order_by("pk"):
+            record_event(game, "clock.resumed", actor=None, at=now,
+                         payload={"paused_at": pause.paused_at.isoformat()})
+        ClockPause.objects.filter(pk=pause.pk).delete()
+    return True
 
 
 class _Rollback(Exception):
@@ -228,7 +359,7 @@ def preview_due_events(now: datetime | None = None, *, limit: int | None = None)
     results: list[RunResult] = []
     try:
         with transaction.atomic():
-            for _ in range(limit):
+            for _step in range(limit):
                 result = try_run_one_due_event(now)
                 if result is None or (not result.ok and any(r.event_id == result.event_id for r in results)):
                     break
@@ -247,7 +378,7 @@ def advance_clock(until: datetime, *, game=None, max_steps: int = 10_000) -> int
     A failing event stops the advance once its retry time is past ``until``."""
     total = 0
     last_tick = None
-    for _ in range(max_steps):
+    for _step in range(max_steps):
         events = _pending().filter(due_at__lte=until)
         if game is not None:
             events = events.filter(game=game)

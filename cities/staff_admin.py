@@ -56,6 +56,8 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from kernel.confirm import confirmation_page
+
 from inboxes import policies
 from inboxes import services as inbox_services
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
@@ -812,7 +814,16 @@ def unban_members(modeladmin, request, queryset):
 
 @admin.action(description=gettext_lazy("Remove from the inbox (sees nothing of it)"))
 def remove_members(modeladmin, request, queryset):
-    _run_service(request, queryset.select_related("inbox__game", "resident"), inbox_services.do_remove_member,
+    """Remove the selected members after a confirmation page: a removed member no longer sees the inbox."""
+    memberships = list(queryset.select_related("inbox__game", "resident"))
+    confirm = None if not memberships else confirmation_page(
+        request, title=_("Remove from the inbox?"),
+        consequence=_("These residents will no longer see the inbox at all: %(names)s.")
+        % {"names": ", ".join(f"{m.resident.name} ({m.inbox.title})" for m in memberships)},
+        confirm_label=_("Remove from the inbox"), cancel_url=request.get_full_path())
+    if confirm is not None:
+        return confirm
+    _run_service(request, memberships, inbox_services.do_remove_member,
                  _("%(name)s is removed from “%(inbox)s”."))
 
 

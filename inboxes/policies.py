@@ -78,7 +78,8 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
     StaffKind.TRIBUNE: (
         StaffGrant(K.CITY, post=True, own_city=True),
         StaffGrant(K.PERSONAL, post=True, own_city=True),
-        StaffGrant(K.VOTING, post=True, own_city=True),
+        # Reads the voting inboxes he runs, never posts there: a voting inbox takes only votes (L-VOTE-3).
+        StaffGrant(K.VOTING, post=False, own_city=True),
         StaffGrant(K.OFFICE, post=True),
         # L-IMPEACH-2: the Procurator "hears the Tribune" in the impeachment inbox of the Tribune's city.
         StaffGrant(K.IMPEACHMENT, post=True, own_city=True),
@@ -86,7 +87,8 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
     StaffKind.ARBITER: (
         StaffGrant(K.COURT, post=True),
         StaffGrant(K.OFFICE, post=True),
-        StaffGrant(K.PRECINCT, post=True),
+        # Runs the precincts but never posts there: a precinct takes only ballots (L-JUDGE-4).
+        StaffGrant(K.PRECINCT, post=False),
         StaffGrant(K.VOTING, post=False),
     ),
     StaffKind.CONSIGLIERE: (
@@ -143,6 +145,19 @@ SECRET_ORGANIZER_KINDS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, Sta
 #: secret: a refusal "not in this inbox" about a mafia inbox, the police station or a secret inbox would tell
 #: the Arbiter who is mafia, who is the commissar or who talks to whom (L-STAFF-6).
 PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING, K.PRECINCT})
+
+#: Kinds where only those who vote there post (L-VOTE-3, L-JUDGE-4): staff read them but speak elsewhere.
+VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
+
+#: Where a seat that is not living may still post, by the seat's state; everywhere else its memberships read at
+#: most, whatever a moderator sets (DESIGN.md "State decides, flags don't"). The dead (L-DEATH-1) speak among the
+#: dead (the cemetery), to their Tribune (their personal inbox) and on a stage the Procurator opens for them (a
+#: séance, L-INBOX-19); never in an inbox of the living. A spirit (L-SPIRIT-2) votes in its city's voting inboxes
+#: that day and keeps its personal inbox and the stage, but is banned in the city inbox and is not in the
+#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage.
+DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE})
+SPIRIT_POST_KINDS = frozenset({K.VOTING, K.PERSONAL, K.STAGE})
+IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE})
 
 #: How long after its receive time the author may edit a message (L-INBOX-21).
 EDIT_WINDOW = timedelta(minutes=10)
@@ -427,6 +442,13 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
     if any(grant.post for grant in _grants_matching(roles, inbox)) or _secret_organizer_roles(roles, inbox):
         return None
     membership = membership_of(user, inbox)
+    if membership is None and roles and inbox.kind in VOTE_ONLY_KINDS:
+        return _("Only those who vote here post in this inbox; staff speak in the city inbox or the office.")
+    if membership is not None:
+        seat = seat_in(user, inbox.game_id)
+        reason = seat_state_denial(seat, inbox) if seat is not None else None
+        if reason is not None:
+            return reason
     if membership is not None and membership.state == MembershipState.MEMBER:
         return None
     if membership is not None and membership.state == MembershipState.BANNED:
@@ -437,6 +459,36 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
             return _("You are banned in this inbox until %(until)s.") % {"until": until}
         return _("You are banned in this inbox.")
     return _("You can read this inbox but not post in it.")
+
+
+def seat_may_post_kind(seat: Resident, inbox: Inbox) -> bool:
+    """True when the state of ``seat`` (alive, dead, spirit, imprisoned) lets it post in an inbox like ``inbox``
+    at all, whatever its membership there says (``DEAD_POST_KINDS`` and the like). A spirit votes only in the
+    voting inboxes of its own city (L-SPIRIT-2)."""
+    if seat.status == LifeStatus.ALIVE:
+        return True
+    if seat.status == LifeStatus.IMPRISONED:
+        return inbox.kind in IMPRISONED_POST_KINDS
+    if seat.is_spirit:
+        return inbox.kind in SPIRIT_POST_KINDS and (inbox.kind != K.VOTING or inbox.city_id == seat.city_id)
+    return inbox.kind in DEAD_POST_KINDS
+
+
+def seat_state_denial(seat: Resident, inbox: Inbox) -> str | None:
+    """Why the state of ``seat`` forbids posting in ``inbox`` (a player-readable reason), or None.
+
+    The policy's own clause, above any membership flag: no unban, add-back or bulk action can give the dead a
+    voice among the living (L-DEATH-1, L-SPIRIT-2). Services that change memberships ask it too, so that they
+    refuse such a change instead of making a flag that would mislead.
+    """
+    if seat_may_post_kind(seat, inbox):
+        return None
+    if seat.status == LifeStatus.IMPRISONED:
+        return _("An imprisoned player posts only in their personal inbox.")
+    if seat.is_spirit:
+        return _("A spirit only votes in the voting inboxes of its city today.")
+    return _("The dead have no voice among the living: they post only in the cemetery, their personal inbox "
+             "and on a stage opened for them.")
 
 
 def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:

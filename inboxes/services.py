@@ -18,6 +18,7 @@ from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKin
 from cities.services import do_set_resident_flags, record_event
 
 from . import policies
+from .hooks import post_hook_for
 from .models import (
     IMMUTABLE_KINDS, DeathCause, Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark,
 )
@@ -56,10 +57,10 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     Returns the Message. Raises, changing nothing:
     ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
     may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
-    ``WrongState`` when the inbox is killed or the game is over. In a voting inbox a resident's post must be a
-    vote keyword or the nominee's last word, else it is refused with the tally's reason (``voting.services``).
+    ``WrongState`` when the inbox is killed or the game is over. The post hook of the inbox's kind
+    (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
+    vote keyword or the nominee's last word, else it is refused with the tally's reason.
     """
-    now = now or timezone.now()
     text = (text or "").strip()
     if not has_visible_text(text):
         raise InvalidInput(_("The message is empty."))
@@ -67,8 +68,11 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     if len(text) > limit:
         raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
                            % {"length": len(text), "max": limit})
-    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after.
+    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after; the
+    # receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
+    # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
+    now = now or timezone.now()
     policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
@@ -92,23 +96,14 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
         author_staff = grants[0]
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
-    accepted = None
-    if inbox.kind == InboxKind.VOTING:  # L-VOTE-2/3/8: a vote keyword, a retraction, the last word, or refused
-        from voting.services import check_voting_post
-        accepted = check_voting_post(inbox, author_resident, text, now)
-    elif inbox.kind == InboxKind.PRECINCT:  # L-JUDGE-4: «Он - Ганди!» / «Он - Гитлер!» once, or refused
-        from voting.services import check_precinct_post
-        accepted = check_precinct_post(inbox, author_resident, text, now)
+    hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
+    accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
     message = Message.objects.create(
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
     )
-    if inbox.kind == InboxKind.VOTING:
-        from voting.services import record_voting_post
-        record_voting_post(inbox, author_resident, message, accepted, now)
-    elif inbox.kind == InboxKind.PRECINCT:
-        from voting.services import record_precinct_post
-        record_precinct_post(inbox, author_resident, message, accepted, now)
+    if hook is not None:
+        hook.record(inbox, author_resident, message, accepted, now)
     _advance_read_mark(acting_user, inbox, now)
     record_event(inbox.game, "message.posted", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "message": message.pk})
@@ -148,6 +143,7 @@ def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Memb
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
     if membership is None:
         raise InvalidInput(_("%(name)s is not in this inbox.") % {"name": resident.name})
+    _check_seat_state_allows_moderation(inbox, resident)
     return membership
 
 
@@ -202,24 +198,69 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
     return _make_member(inbox, resident, actor=acting_user, now=now)
 
 
+def _check_seat_state_allows_moderation(inbox: Inbox, resident: Resident) -> None:
+    """Refuse any membership change (ban, unban, remove, add) of ``resident`` in ``inbox`` when the state of the
+    seat forbids it to post there (``policies.seat_state_denial``: the dead in an inbox of the living, a spirit
+    outside its voting inboxes, an imprisoned seat): its place there follows from its state (L-DEATH-1,
+    L-SPIRIT-2), which no moderator's flag changes. Reads the seat fresh.
+    Raises ``WrongState`` with a reason a moderator can read."""
+    seat = Resident.objects.get(pk=resident.pk)
+    if policies.seat_state_denial(seat, inbox) is not None:
+        if seat.status == LifeStatus.IMPRISONED:
+            text = _("%(name)s is imprisoned: their place in this inbox follows from that, and no moderation "
+                     "action changes it.")
+        elif seat.is_spirit:
+            text = _("%(name)s is a spirit: their place in this inbox follows from that, and no moderation "
+                     "action changes it.")
+        else:
+            text = _("%(name)s is dead: the dead have no voice in an inbox of the living, and no moderation "
+                     "action changes their place in it.")
+        raise WrongState(text % {"name": seat.name}, rule="L-DEATH-1")
+
+
+def _ban_at_removal(inbox: Inbox, resident: Resident, now: datetime) -> tuple[bool, datetime | None]:
+    """(banned, until) that the last removal of ``resident`` from ``inbox`` took away, read from its audit row:
+    (True, end or None for good) when it removed a ban still running at ``now``, else (False, None). Adding
+    them back must not lift the ban (L-INBOX-17/18)."""
+    from datetime import datetime as _dt
+
+    from cities.models import GameEvent
+
+    last = (GameEvent.objects.filter(game_id=inbox.game_id, kind="membership.removed", payload__inbox=inbox.pk,
+                                     payload__resident=resident.pk).order_by("-at", "-id").first())
+    payload = (last.payload or {}) if last is not None else {}
+    if not payload.get("was_banned"):
+        return False, None
+    until = _dt.fromisoformat(payload["until"]) if payload.get("until") else None
+    if until is not None and until <= now:
+        return False, None
+    return True, until
+
+
 def _make_member(inbox: Inbox, resident: Resident, *, actor, now: datetime) -> Membership:
     """Add ``resident`` to ``inbox`` as a member (again, after a removal) and audit it; the caller has checked who
-    may. Raises ``InvalidInput`` (another game, already in) or ``WrongState`` (inbox killed)."""
+    may. A membership that was banned when removed comes back banned, with the ban's end if it is still ahead
+    (remove + add back is no unban). Raises ``InvalidInput`` (another game, already in) or ``WrongState`` (inbox
+    killed; the seat's state forbids posting there: the dead, spirits, the imprisoned)."""
     if resident.game_id != inbox.game_id:
         raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
     if inbox.killed_at is not None:
         raise WrongState(_("This inbox is closed."))
+    _check_seat_state_allows_moderation(inbox, resident)
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
     if membership is not None and membership.state != MembershipState.REMOVED:
         raise InvalidInput(_("%(name)s is already in this inbox.") % {"name": resident.name})
     if membership is None:
         membership = Membership.objects.create(inbox=inbox, resident=resident, state=MembershipState.MEMBER, since=now)
     else:
-        membership.state = MembershipState.MEMBER
+        banned, until = _ban_at_removal(inbox, resident, now)
+        membership.state = MembershipState.BANNED if banned else MembershipState.MEMBER
+        membership.banned_until = until
         membership.since = now
-        membership.save(update_fields=["state", "since"])
+        membership.save(update_fields=["state", "banned_until", "since"])
     policies.forget_viewer_cache(resident.user)
-    record_event(inbox.game, "membership.added", actor=actor, at=now, payload={"inbox": inbox.pk, "resident": resident.pk})
+    record_event(inbox.game, "membership.added", actor=actor, at=now,
+                 payload={"inbox": inbox.pk, "resident": resident.pk, "banned": membership.state == MembershipState.BANNED})
     return membership
 
 
@@ -231,12 +272,14 @@ def do_remove_member(inbox: Inbox, resident: Resident, *, acting_user, now: date
     membership = _moderated_membership(inbox, resident, acting_user)
     if membership.state == MembershipState.REMOVED:
         raise WrongState(_("%(name)s was already removed from this inbox.") % {"name": resident.name})
+    was_banned = membership.state == MembershipState.BANNED
+    ban_end = membership.banned_until.isoformat() if was_banned and membership.banned_until else None
     membership.state = MembershipState.REMOVED
     membership.banned_until = None
     membership.since = now
     membership.save(update_fields=["state", "banned_until", "since"])
     record_event(inbox.game, "membership.removed", actor=acting_user, at=now,
-                 payload={"inbox": inbox.pk, "resident": resident.pk})
+                 payload={"inbox": inbox.pk, "resident": resident.pk, "was_banned": was_banned, "until": ban_end})
     return membership
 
 

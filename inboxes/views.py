@@ -6,11 +6,13 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.selectors import game_get
+from kernel.confirm import confirmation_page
 
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
@@ -185,6 +187,12 @@ def secret_leave(request, inbox_id: str):
     """Leave a secret inbox (L-INBOX-13): it disappears for the leaver; back to "my inboxes"."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
+    confirm = confirmation_page(
+        request, title=_("Leave “%(title)s”?") % {"title": inbox.title}, game=inbox.game,
+        consequence=_("The inbox disappears for you: you will no longer read it, and nobody can add you back."),
+        confirm_label=_("Leave this inbox"), cancel_url=reverse("inbox_thread", args=[inbox.pk]))
+    if confirm is not None:
+        return confirm
     try:
         services.do_leave_secret_inbox(inbox, acting_user=request.user)
     except RuleViolation as exc:

@@ -21,11 +21,16 @@ def _setup_periodic_tasks(sender, **kwargs):
     if settings.CELERY_BROKER_URL.startswith("filesystem://"):
         for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
             Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]).mkdir(parents=True, exist_ok=True)
+    # A tick not picked up within one interval expires in the broker: while a worker is busy or down, ticks
+    # never pile up (the next one does the same work).
     sender.add_periodic_task(
         settings.MAFIA_DISPATCH_INTERVAL_SECONDS,
-        sender.signature("mafia_site.tasks.dispatch_due_events"),
+        sender.signature("mafia_site.tasks.dispatch_due_events",
+                         options={"expires": settings.MAFIA_DISPATCH_INTERVAL_SECONDS}),
         name="dispatch due scheduled events",
     )
     # Notifications (archive app): deadline reminders every 5 minutes, the e-mail digest once an hour.
-    sender.add_periodic_task(300.0, sender.signature("archive.tasks.send_reminders"), name="deadline reminders")
-    sender.add_periodic_task(3600.0, sender.signature("archive.tasks.send_digests"), name="e-mail digests")
+    sender.add_periodic_task(300.0, sender.signature("archive.tasks.send_reminders", options={"expires": 300.0}),
+                             name="deadline reminders")
+    sender.add_periodic_task(3600.0, sender.signature("archive.tasks.send_digests", options={"expires": 3600.0}),
+                             name="e-mail digests")

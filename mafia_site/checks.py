@@ -17,7 +17,10 @@ def check_mafia_settings(app_configs, **kwargs):
             )
         )
     for name in ("MAFIA_DISPATCH_INTERVAL_SECONDS", "MAFIA_DISPATCH_BATCH", "MAFIA_MESSAGE_MAX_LENGTH",
-                 "MAFIA_MESSAGES_PER_PAGE", "MAFIA_EVENT_RETRY_MAX_SECONDS"):
+                 "MAFIA_MESSAGES_PER_PAGE", "MAFIA_EVENT_RETRY_MAX_SECONDS", "MAFIA_EVENT_CRASH_RETRY_SECONDS",
+                 "MAFIA_DAILY_POST_EDIT_MINUTES", "CELERY_TASK_SOFT_TIME_LIMIT", "CELERY_TASK_TIME_LIMIT"):
         if getattr(settings, name) <= 0:
             errors.append(Error(f"{name} must be positive.", id="mafia.E002"))
+    if settings.CELERY_TASK_TIME_LIMIT <= settings.CELERY_TASK_SOFT_TIME_LIMIT:
+        errors.append(Error("CELERY_TASK_TIME_LIMIT must be longer than CELERY_TASK_SOFT_TIME_LIMIT.", id="mafia.E003"))
     return errors

@@ -154,10 +154,21 @@ class NightStep:
 
 def resolve_night(state: NightState, actions: Iterable[NightAction], steps: Sequence[NightStep]) -> NightOutcome:
     """Resolve one night: run ``steps`` in order over ``state`` and ``actions``. Pure: the same input gives the same
-    outcome. Returns a ``NightOutcome``. Raises ``ValueError`` for two steps with the same key."""
+    outcome. Returns a ``NightOutcome``. Raises ``ValueError`` for two steps with the same key.
+
+    A ruleset whose night needs its own working state gives its state a ``new_context(actions)`` method returning a
+    context with an ``outcome()`` method (M21: ``rulesets.m21.night``); the steps then receive that context and the
+    call returns what ``outcome()`` returns."""
     keys = [s.key for s in steps]
     if len(set(keys)) != len(keys):
         raise ValueError(f"duplicate night step keys: {keys}")
+    new_context = getattr(state, "new_context", None)
+    if new_context is not None:
+        # A ruleset with its own working state (M21) builds its context and outcome itself.
+        ctx = new_context(actions)
+        for step in steps:
+            step.apply(ctx)
+        return ctx.outcome()
     ctx = NightContext(state=state, actions=sorted(actions, key=lambda a: a.seq))
     for step in steps:
         step.apply(ctx)

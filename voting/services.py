@@ -500,10 +500,17 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
     ``tally_lepra_execution`` over the stored messages (the cut-off is ``closes_at`` whatever the job's timing),
     stores it and posts it in the current city inbox; the city's spirits then go to the cemetery (L-SPIRIT-2
 [interp: their day ends with the voting]). Returns the session. Raises ``NotAllowed`` or
-    ``WrongState`` (not opened, closed already)."""
-    now = now or timezone.now()
+    ``WrongState`` (not opened, closed already).
+
+    Atomic with the posts it cuts off: the session and every voting inbox of the day are locked BEFORE the clock
+    is read (posts lock their inbox before reading theirs, ``do_post_message``), so a vote racing the close is
+    either stored before it, with an earlier receive time, and counted, or refused as too late: the result and
+    the stored vote index always agree."""
     session = VotingSession.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=session.pk)
     city, game = session.city, session.game
+    open_inboxes = list(Inbox.objects.select_for_update(of=("self",)).filter(
+        city=city, day_number=session.day, kind=InboxKind.VOTING, killed_at__isnull=True).order_by("pk"))
+    now = now or timezone.now()
     _check_tribune(city, acting_user, "L-VOTE-6")
     if session.opened_at is None:
         raise WrongState(_("Voting has not opened yet."), rule="L-VOTE-6")
@@ -511,8 +518,6 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
         raise WrongState(_("Voting is already closed."), rule="L-VOTE-6")
     if acting_user is not None and now < session.closes_at:
         session.closes_at = max(now, session.opens_at + timedelta(microseconds=1))
-    open_inboxes = list(Inbox.objects.select_for_update(of=("self",)).filter(
-        city=city, day_number=session.day, kind=InboxKind.VOTING, killed_at__isnull=True))
     for inbox in open_inboxes:
         inbox.killed_at = now
         inbox.save(update_fields=["killed_at"])

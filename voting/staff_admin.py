@@ -40,6 +40,8 @@ from cities.staff_admin import (
 )
 
 from . import services
+from kernel.confirm import confirmation_page
+
 from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
 from .models import (
     CityJudge, CourtCase, JudgeElection, ProxyRequest, RemovalDemand, SuicideDeclaration, VotingSession,
@@ -92,8 +94,16 @@ def open_voting(modeladmin, request, queryset):
 
 @admin.action(description=gettext_lazy("Close now"))
 def close_voting(modeladmin, request, queryset):
-    """The Tribune closes voting now (L-VOTE-6): ``do_close_voting``."""
-    _each(request, queryset.select_related("city", "game"),
+    """The Tribune closes voting now (L-VOTE-6): ``do_close_voting``, after a confirmation page."""
+    sessions = list(queryset.select_related("city", "game"))
+    confirm = None if not sessions else confirmation_page(
+        request, title=_("Close the voting now?"),
+        consequence=_("Voting closes at once in: %(cities)s. No vote is accepted after this moment and the result "
+                      "is posted.") % {"cities": ", ".join(s.city.name for s in sessions)},
+        confirm_label=_("Close voting now"), cancel_url=request.get_full_path())
+    if confirm is not None:
+        return confirm
+    _each(request, sessions,
           lambda s: services.do_close_voting(s, acting_user=request.user),
           lambda s: _("Voting in %(city)s is closed.") % {"city": s.city.name})
 

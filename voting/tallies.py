@@ -1000,6 +1000,9 @@ class LepraNomineeTally:
     latest_vote_at: datetime | None
     last_word_seq: int | None
     void: bool
+    #: ``seq`` of the message of the latest counted vote (None without votes): among equal ``latest_vote_at``
+    #: the earlier message reached the count first (L-VOTE-5: message order).
+    latest_vote_seq: int | None = None
 
     @property
     def count(self) -> int:
@@ -1018,15 +1021,16 @@ class LepraExecutionResult:
 
     - ``nominees``: every nominee's ``LepraNomineeTally``, in the order the nominees were given.
     - ``ranking``: the nominees that are not void, by most counted votes, then EARLIER ``latest_vote_at`` (they
-      reached the count first, L-VOTE-5), nominees without votes last; then by name. The name decides only a
-      full tie (same count, same latest time to the microsecond, e.g. two nominees carried by proxies alone) and
-      only so that the ranking is deterministic: ``tie_unresolved`` says when it decided the leader.
+      reached the count first, L-VOTE-5); equal latest times (to the microsecond, e.g. two nominees carried by
+      proxies alone, all counted at the opening) by the order of those latest messages (``latest_vote_seq``);
+      nominees without votes last; then by name, which only keeps the ranking deterministic.
     - ``leader``: ``ranking[0]`` if it has at least one vote, else None: nobody voted at all, the city is
       "awaiting a decision" by the Procurator (L-VOTE-7, ``awaiting_decision``).
     - ``tied_leaders``: every nominee sharing the leader's count (the leader first, in ranking order) when there
       are two or more of them, else empty: the court chooses among them (L-COURT-2 names 2 or 3; a larger tie is
       listed all the same).
-    - ``tie_unresolved``: another nominee has the leader's count and the leader's ``latest_vote_at``.
+    - ``tie_unresolved``: another nominee has the leader's count and the same latest vote (time and message):
+      never with votes, as message ids are unique; kept for the pages.
     - ``receipts``: one per message, in counting order; ``refused`` those refused.
     """
 
@@ -1122,15 +1126,17 @@ def tally_lepra_execution(opens_at: datetime, closes_at: datetime, voters: Itera
     return LepraExecutionResult(
         opens_at=opens_at, closes_at=closes_at, nominees=tallies, ranking=ranking,
         leader=leader.nominee if leader else None, tied_leaders=tied if len(tied) > 1 else (),
-        tie_unresolved=bool(leader) and any(t.latest_vote_at == leader.latest_vote_at
+        tie_unresolved=bool(leader) and any((t.latest_vote_at, t.latest_vote_seq)
+                                            == (leader.latest_vote_at, leader.latest_vote_seq)
                                             for t in ranked[1:] if t.count == leader.count),
         receipts=tuple(receipts))
 
 
 def _lepra_rank_key(tally: LepraNomineeTally) -> tuple:
-    # Most votes first; among equal counts the EARLIER latest counted vote (L-VOTE-5); no votes last; then name.
+    # Most votes first; among equal counts the EARLIER latest counted vote (L-VOTE-5), equal times by the order of
+    # the messages (``seq``: proxies counted at the opening share its time); no votes last; then name.
     return (-tally.count, tally.latest_vote_at is None, tally.latest_vote_at or datetime.min.replace(tzinfo=UTC),
-            tally.nominee)
+            tally.latest_vote_seq or 0, tally.nominee)
 
 
 def _lepra_execution_step(at: datetime, message: LepraVoteMessage, opens_at: datetime, closes_at: datetime,
@@ -1172,12 +1178,14 @@ def _lepra_nominee_tally(nominee: str, inbox: dict[str, _LepraInboxVoter], last_
     standing = sorted((v.standing_key, name) for name, v in inbox.items() if v.standing_key is not None)
     counted = tuple(name for _, name in standing)
     times = {name: key[0] for key, name in standing}
+    latest = max((key for key, _name in standing), default=None)
     changed = sorted((v.last_retraction_key, name) for name, v in inbox.items()
                      if v.standing_key is None and v.retracted)
     return LepraNomineeTally(
         nominee=nominee, voters=counted, changed_mind=tuple(name for _, name in changed),
         revoted=tuple(name for name in counted if inbox[name].retracted), vote_times=times,
-        latest_vote_at=max(times.values()) if times else None, last_word_seq=last_word, void=void)
+        latest_vote_at=max(times.values()) if times else None, last_word_seq=last_word, void=void,
+        latest_vote_seq=latest[1] if latest is not None else None)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -14,6 +15,7 @@ from cities.i18n import activate_game_language
 from cities.models import City, Resident
 from cities.selectors import game_get
 from inboxes import policies
+from kernel.confirm import confirmation_page
 
 from . import selectors, services
 from .forms import CourtDeadlineForm, NomineeForm, ScheduleVotingForm
@@ -72,6 +74,13 @@ def city_day(request, slug: str, number: int):
                     raise _FormInvalid()
                 services.do_extend_voting(day.session, extend_form.cleaned_data["closes_at"], acting_user=request.user)
             elif action == "close" and day.session is not None:
+                confirm = confirmation_page(
+                    request, title=_("Close the voting now?"), game=game,
+                    consequence=_("Voting in %(city)s closes at once: no vote is accepted after this moment and the "
+                                  "result is posted.") % {"city": city.name},
+                    confirm_label=_("Close voting now"), cancel_url=request.get_full_path())
+                if confirm is not None:
+                    return confirm
                 services.do_close_voting(day.session, acting_user=request.user)
             elif action == "confirm_suicide":
                 declaration = get_object_or_404(SuicideDeclaration, pk=request.POST.get("declaration"), city=city)
@@ -145,6 +154,13 @@ def nominate(request, slug: str):
             messages.success(request, _("Done."))
             return redirect("nominate", slug=slug)
     elif request.method == "POST" and request.POST.get("action") == "suicide":
+        confirm = confirmation_page(
+            request, title=_("Declare suicide?"), game=game,
+            consequence=_("Once the Tribune confirms it when voting starts, you die and leave the game: your "
+                          "alignment is announced and you can no longer post among the living."),
+            confirm_label=_("Declare suicide"), cancel_url=reverse("nominate", args=[slug]))
+        if confirm is not None:
+            return confirm
         try:
             services.do_declare_suicide(game, acting_user=request.user)
         except RuleViolation as exc:

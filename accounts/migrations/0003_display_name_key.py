@@ -28,7 +28,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='user',
             name='display_name_key',
-            field=models.CharField(blank=True, editable=False, max_length=60),
+            field=models.CharField(blank=True, db_default='', default='', editable=False, max_length=60),
         ),
         migrations.RunPython(fill_keys, migrations.RunPython.noop),
         migrations.AddConstraint(

@@ -33,12 +33,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='game',
             name='city_size',
-            field=models.PositiveSmallIntegerField(default=20, verbose_name='target city size'),
+            field=models.PositiveSmallIntegerField(db_default=20, default=20, verbose_name='target city size'),
         ),
         migrations.AddField(
             model_name='game',
             name='day_start',
-            field=models.TimeField(default=datetime.time(10, 0), verbose_name='day start'),
+            field=models.TimeField(db_default=datetime.time(10, 0), default=datetime.time(10, 0), verbose_name='day start'),
         ),
         migrations.AddField(
             model_name='game',
@@ -48,7 +48,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='game',
             name='rules_text',
-            field=models.TextField(blank=True, verbose_name='rules'),
+            field=models.TextField(blank=True, db_default='', default='', verbose_name='rules'),
         ),
         migrations.AddField(
             model_name='game',

@@ -79,6 +79,13 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60))}
+    # Bounds on one statement and on a transaction left idle (a hung handler, a killed web request): PostgreSQL
+    # cancels the statement / ends the session, so no lock is held for longer (DESIGN.md "The clock"). 0 = off.
+    DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000)
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = env_int("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000)
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+        f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS}"
+        f" -c idle_in_transaction_session_timeout={DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS}")
 else:
     DATABASES = {
         "default": {
@@ -147,6 +154,13 @@ else:
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Bounds on one task (DESIGN.md "The clock"): at the soft limit the handler gets SoftTimeLimitExceeded (recorded
+# as a failure and retried); at the hard limit the prefork pool kills the child (the attempt recorded before the
+# handler shows the crash on the clock page).
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 120)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 150)
+# A worker takes one message at a time: ticks queued behind a stuck handler stay in the broker, where they expire.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
 # Game tunables (documented in .env.example; mafia_site/checks.py rejects impossible values).
 # How often beat runs the scheduler tick (DESIGN.md "The clock"), in seconds.
@@ -155,6 +169,11 @@ MAFIA_DISPATCH_INTERVAL_SECONDS = env_float("MAFIA_DISPATCH_INTERVAL_SECONDS", 3
 MAFIA_DISPATCH_BATCH = env_int("MAFIA_DISPATCH_BATCH", 200)
 # A failing scheduled event is retried with exponential back-off up to this delay, in seconds.
 MAFIA_EVENT_RETRY_MAX_SECONDS = env_int("MAFIA_EVENT_RETRY_MAX_SECONDS", 3600)
+# After a crash (the attempt started but never finished), the event is tried again after this many seconds.
+MAFIA_EVENT_CRASH_RETRY_SECONDS = env_int("MAFIA_EVENT_CRASH_RETRY_SECONDS", 30)
+# The shortest time the Procurator gets to edit a drafted daily post before the site publishes it (L-POST-2),
+# in minutes: the default of a new game (``Game.daily_post_edit_minutes``).
+MAFIA_DAILY_POST_EDIT_MINUTES = env_int("MAFIA_DAILY_POST_EDIT_MINUTES", 30)
 # Longest message body, in characters.
 MAFIA_MESSAGE_MAX_LENGTH = env_int("MAFIA_MESSAGE_MAX_LENGTH", 20000)
 # Messages per page of an inbox thread.

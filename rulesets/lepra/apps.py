@@ -15,6 +15,7 @@ class LepraConfig(AppConfig):
         # registry is ready.
         from kernel.rulesets import register_ruleset
 
+        from . import handlers, hooks  # noqa: F401  (register the scheduler handlers and the post hooks)
         from .ruleset import LepraRuleset
 
         register_ruleset(LepraRuleset())

@@ -26,8 +26,7 @@ class LepraRuleset(RulesetSpec):
     staff_kinds = (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)
     standing_inbox_kinds = (InboxKind.CITY, InboxKind.COURT, InboxKind.POLICE, InboxKind.MAFIA, InboxKind.CEMETERY)
     post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
-    scheduler_kinds = ("night_end", "voting_open", "voting_close", "court_deadline", "election_open",
-                       "election_close")
+    scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
     night_steps = NIGHT_STEPS
     first_action_night = FIRST_ACTION_NIGHT
 

@@ -9,6 +9,7 @@ each daily post is published once. The dispatchers are ``tests/integration/clock
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -94,7 +95,7 @@ def test_two_dispatchers_at_once_after_days_of_downtime_apply_every_event_once_i
 def test_dispatcher_killed_in_the_middle_of_a_night_resolution_leaves_nothing_half_applied_DESIGN_clock(
         processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
     game = game_days_ago("killed-clock").game
-    env = subprocess_env(tmp_path)
+    env = {**subprocess_env(tmp_path), "MAFIA_EVENT_CRASH_RETRY_SECONDS": "1"}
     doomed = processes.start("doomed", DISPATCHER, {**env, "CLOCK_CHAOS_DIE_AT_NIGHT": "2"})
     processes.wait_for_line("doomed", "MID-NIGHT 2", timeout=120)
     doomed.kill()  # SIGKILL while the night's kill is written but not committed
@@ -103,7 +104,9 @@ def test_dispatcher_killed_in_the_middle_of_a_night_resolution_leaves_nothing_ha
     assert not GameEvent.objects.filter(game=game, kind="resident.died").exists()
     assert not GameEvent.objects.filter(game=game, kind="night.resolved", payload__night=2).exists()
     night = ScheduledEvent.objects.get(game=game, kind="night_end", payload__night=2)
-    assert night.done_at is None and night.attempts == 0  # the dead worker's try left no trace
+    # The dead worker's attempt left its trace (recorded before the handler ran), nothing else.
+    assert night.done_at is None and night.attempts == 1 and night.started_at is not None
+    time.sleep(1.1)  # the crash back-off (1 s here)
     game.refresh_from_db()
     assert game.day_number == 2
     assert all(r.status == LifeStatus.ALIVE for r in game.residents.all())
@@ -114,3 +117,6 @@ def test_dispatcher_killed_in_the_middle_of_a_night_resolution_leaves_nothing_ha
     output = processes.output()
     assert survivor.returncode == 0, output
     assert_applied_once_in_order(game, since, output)
+    night.refresh_from_db()
+    assert night.attempts == 2 and night.started_at is None and night.done_at is not None
+    assert GameEvent.objects.filter(game=game, kind="scheduler.event_crashed", payload__event=night.pk).count() == 1

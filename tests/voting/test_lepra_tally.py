@@ -267,10 +267,23 @@ def test_proxy_votes_are_timed_at_opening_and_win_a_tie_L_NOM_6_L_VOTE_5():
 def test_only_proxies_decide_a_tie_against_later_votes_L_VOTE_5():
     log = Log()
     log.post(-10, "ann", "cat", "казнить", proxy=True)
-    log.post(0, "ben", "dan", "казнить")  # exactly at the opening: the same time as the proxy, a full tie
+    log.post(0, "ben", "dan", "казнить")  # exactly at the opening: the same time as the proxy
     result = tally(log)
     assert result.tally("cat").latest_vote_at == result.tally("dan").latest_vote_at == OPEN
-    assert result.ranking[:2] == ("cat", "dan") and result.tie_unresolved
+    # Equal times: the earlier message reached the count first (L-VOTE-5, message order).
+    assert result.ranking[:2] == ("cat", "dan") and result.leader == "cat" and not result.tie_unresolved
+
+
+def test_equal_latest_times_follow_message_order_not_the_nominee_key_L_VOTE_5():
+    """Proxy-only votes are all counted at the opening: the nominee whose latest vote's message came first leads,
+    whatever the keys' order (the old ranking gave the lead to the smaller key, "cat")."""
+    log = Log()
+    log.post(-20, "ann", "dan", "казнить", proxy=True)  # the first message
+    log.post(-10, "ben", "cat", "казнить", proxy=True)
+    result = tally(log)
+    assert result.tally("cat").latest_vote_at == result.tally("dan").latest_vote_at == OPEN
+    assert result.ranking[:2] == ("dan", "cat") and result.leader == "dan"
+    assert result.tied_leaders == ("dan", "cat") and not result.tie_unresolved
 
 
 def test_a_proxy_can_only_execute_L_NOM_6():
@@ -327,13 +340,13 @@ def test_a_retraction_can_hand_the_lead_back_L_VOTE_4_L_VOTE_5():
     assert result.ranking == ("dan", "cat", "eve") and result.leader == "dan"
 
 
-def test_a_full_tie_is_broken_by_name_only_for_determinism_and_flagged_L_VOTE_5():
+def test_a_tie_at_the_same_microsecond_follows_message_order_L_VOTE_5():
     log = Log()
     log.post(5, "ann", "dan", "казнить")
-    log.post(5, "ben", "cat", "казнить")  # the same microsecond
+    log.post(5, "ben", "cat", "казнить")  # the same microsecond, a later message
     result = tally(log)
-    assert result.ranking == ("cat", "dan", "eve") and result.leader == "cat"
-    assert result.tie_unresolved and result.tied_leaders == ("cat", "dan")
+    assert result.ranking == ("dan", "cat", "eve") and result.leader == "dan"
+    assert not result.tie_unresolved and result.tied_leaders == ("dan", "cat")
 
 
 def test_no_votes_at_all_awaits_a_decision_L_VOTE_7():

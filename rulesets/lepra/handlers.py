@@ -1,5 +1,6 @@
 """Scheduled events of the Lepra day (DESIGN.md "The clock"), registered in ``cities.scheduler.HANDLERS`` when the
-app is ready: ``voting_open`` at the Tribune's opening and ``voting_close`` at the closing (L-DAY-3, L-VOTE-6).
+Lepra app is ready: ``voting_open`` at the Tribune's opening and ``voting_close`` at the closing (L-DAY-3,
+L-VOTE-6), the court's deadline (L-COURT-4), judge elections opening and closing (L-JUDGE-4/5).
 Handlers change state only through services (``acting_user=None``)."""
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ from datetime import datetime
 from cities.errors import WrongState
 from cities.models import ScheduledEvent
 from cities.scheduler import handler
-
-from .models import CourtCase, JudgeElection, VotingSession
-from .services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
+from voting.models import CourtCase, JudgeElection, VotingSession
+from voting.services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
 
 
 @handler("voting_open")

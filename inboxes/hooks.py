@@ -1,0 +1,62 @@
+"""The post-hook registry (DESIGN.md "Rulesets and layers"): what a ruleset does with a message posted in an inbox
+of a given kind (a Lepra voting inbox counts «казнить», a precinct takes a ballot, an M21 game thread parses
+``##VOTE``). The scheduler's handler table (``cities.scheduler.HANDLERS``) is the model.
+
+``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
+1. ``hook.check(inbox, seat, text, now)`` before the message is stored: return a value describing what the post
+   does (passed on to ``record``), or raise a ``RuleViolation`` to refuse the post (nothing is stored);
+2. ``hook.record(inbox, seat, message, accepted, now)`` once the ``Message`` row exists: index what it did
+   (a standing vote, a ballot). Raising here rolls the whole post back.
+``seat`` is the author's ``Resident`` when a member posts, None for a staff post. Hooks change state only through
+their own app's rows and services; they never read the clock (``now`` is the message's receive time).
+
+A ruleset registers its hooks when its app is ready, e.g. in ``rulesets/m21/hooks.py``::
+
+    @post_hook(InboxKind.GAME_THREAD, ruleset="m21")
+    class GameThreadHook(PostHook):
+        def check(self, inbox, seat, text, now): ...
+        def record(self, inbox, seat, message, accepted, now): ...
+
+A hook registered with ``ruleset=None`` applies to that inbox kind in every game; one registered for a ruleset key
+applies to that ruleset's games and wins over the former.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+
+class PostHook:
+    """What happens when a message is posted in an inbox of one kind. Override ``check`` and/or ``record``; the
+    defaults accept every post and record nothing."""
+
+    def check(self, inbox, seat, text: str, now: datetime) -> Any:
+        """Decide the post before it is stored: return what it does, or raise a ``RuleViolation``."""
+        return None
+
+    def record(self, inbox, seat, message, accepted: Any, now: datetime) -> None:
+        """Index the stored ``message`` given what ``check`` returned (``accepted``)."""
+
+
+#: (ruleset key or None, inbox kind) -> the hook.
+POST_HOOKS: dict[tuple[str | None, str], PostHook] = {}
+
+
+def register_post_hook(kind: str, hook: PostHook, *, ruleset: str | None = None) -> PostHook:
+    """Register ``hook`` for messages posted in inboxes of ``kind`` (of games of ``ruleset``, or of every game when
+    None); a later registration for the same key replaces the earlier one. Returns the hook."""
+    POST_HOOKS[(ruleset, str(kind))] = hook
+    return hook
+
+
+def post_hook(kind: str, *, ruleset: str | None = None):
+    """Class decorator: register an instance of the decorated ``PostHook`` subclass (see ``register_post_hook``)."""
+    def register(cls: type[PostHook]) -> type[PostHook]:
+        register_post_hook(kind, cls(), ruleset=ruleset)
+        return cls
+    return register
+
+
+def post_hook_for(inbox) -> PostHook | None:
+    """The hook for a post in ``inbox`` (its game's ruleset's, else the kind's general one), or None."""
+    return POST_HOOKS.get((inbox.game.ruleset, inbox.kind)) or POST_HOOKS.get((None, inbox.kind))

@@ -1,0 +1,30 @@
+"""The Lepra post hooks (``inboxes.hooks``): a voting inbox counts «казнить» / «не казнить» and the nominee's last
+word (L-VOTE-2/3/8); an election precinct takes one ballot «Он - Ганди!» / «Он - Гитлер!» (L-JUDGE-4)."""
+from __future__ import annotations
+
+from inboxes.hooks import PostHook, post_hook
+from inboxes.models import InboxKind
+from voting.services import check_precinct_post, check_voting_post, record_precinct_post, record_voting_post
+
+
+@post_hook(InboxKind.VOTING, ruleset="lepra")
+class VotingInboxHook(PostHook):
+    """L-VOTE-2/3/8: a resident's post is a vote, a retraction or the last word, else refused with the tally's
+    reason; the standing-vote index follows the accepted post."""
+
+    def check(self, inbox, seat, text, now):
+        return check_voting_post(inbox, seat, text, now)
+
+    def record(self, inbox, seat, message, accepted, now):
+        record_voting_post(inbox, seat, message, accepted, now)
+
+
+@post_hook(InboxKind.PRECINCT, ruleset="lepra")
+class PrecinctHook(PostHook):
+    """L-JUDGE-4: one ballot per voter per precinct, never changed; anything else is refused."""
+
+    def check(self, inbox, seat, text, now):
+        return check_precinct_post(inbox, seat, text, now)
+
+    def record(self, inbox, seat, message, accepted, now):
+        record_precinct_post(inbox, seat, message, accepted, now)

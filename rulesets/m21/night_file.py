@@ -1,0 +1,186 @@
+"""The night file of ``manage.py resolve_night m21 FILE.json``: one M21 night as JSON, read into the pure night's
+input (``rulesets.m21.night``) and checked field by field (RULES.md M-NIGHT-1, M-MAFIA-1, M-MAFIA-2, M-ITEM-1).
+
+Shape (``rulesets/m21/examples/README.md`` has worked examples)::
+
+    {"night": 2, "seed": 7,
+     "players": [{"name": "Ann", "role": "cop", "alive": true, "sane": true, "items": ["armour"],
+                  "state": {"shots_left": 2}, "imprisoned": false, "busted_out": false}, ...],
+     "mafia_votes": [{"voter": "Gus", "target": "Ann", "seq": 1}, ...],
+     "actions": [{"actor": "Ann", "action": "investigate", "target": "Gus", "seq": 2}, ...],
+     "gadgets": {"grenade": {"self_death_chance": 0.25}},       # optional (M-ITEM-1)
+     "confiscated": ["gun"],                                    # optional: the evidence safe
+     "stash_assignment": {"item": "gun", "to": "Gus"}}          # optional (M-MAFIA-2)
+
+Only the shape is judged here (types, known keys, names of players that exist, unique names and seqs): the night
+itself decides what an illegal but well-formed submission does (it is set aside, with the reason in the trace).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from . import items as item_data
+from .night import USE_ITEM, M21Action, M21NightState, MafiaVote, Seat
+from .roles import ROLES, seat_state
+
+#: Every action key of a night file.
+ACTION_KEYS = ("watch", "visit", "hide", "roleblock", "investigate", "deliver", "bust_out", "safecrack", "rob", "shoot",
+               "strongman_kill", "protect", USE_ITEM)
+ACTIONS_WITH_ITEM = ("deliver", "safecrack", USE_ITEM)
+
+
+class NightFileError(ValueError):
+    """A malformed night file; the message starts with the path of the offending field (``players[2].role``)."""
+
+
+def _fail(path: str, message: str) -> None:
+    raise NightFileError(f"{path}: {message}")
+
+
+def _int(data: Mapping, key: str, path: str, *, minimum: int | None = None) -> int:
+    if key not in data:
+        _fail(f"{path}{key}", "is missing")
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(f"{path}{key}", f"must be a whole number, not {value!r}")
+    if minimum is not None and value < minimum:
+        _fail(f"{path}{key}", f"must be at least {minimum}")
+    return value
+
+
+def _obj(value: object, path: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        _fail(path, "must be an object")
+    return value
+
+
+def _list(data: Mapping, key: str, path: str, *, required: bool = True) -> list:
+    if key not in data:
+        if required:
+            _fail(f"{path}{key}", "is missing")
+        return []
+    value = data[key]
+    if not isinstance(value, list):
+        _fail(f"{path}{key}", "must be a list")
+    return value
+
+
+def _bool(data: Mapping, key: str, path: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        _fail(f"{path}{key}", f"must be true or false, not {value!r}")
+    return value
+
+
+def _keys(data: Mapping, allowed: tuple[str, ...], path: str) -> None:
+    for key in data:
+        if key not in allowed:
+            _fail(f"{path}{key}", f"unknown field (fields: {', '.join(allowed)})")
+
+
+def _name(data: Mapping, key: str, path: str, names: set[str], *, required: bool = True) -> str | None:
+    if key not in data or data[key] is None:
+        if required:
+            _fail(f"{path}{key}", "is missing")
+        return None
+    value = data[key]
+    if not isinstance(value, str):
+        _fail(f"{path}{key}", f"must be a player's name, not {value!r}")
+    if value not in names:
+        _fail(f"{path}{key}", f"no player is called {value!r}")
+    return value
+
+
+def parse_night_file(data: object) -> tuple[M21NightState, list[M21Action]]:
+    """Read a night file (already decoded JSON) into ``(M21NightState, [M21Action])``. Raises ``NightFileError``
+    whose message names the offending field and says what is wrong."""
+    data = _obj(data, "the night file")
+    _keys(data, ("night", "seed", "players", "mafia_votes", "actions", "gadgets", "confiscated", "stash_assignment"),
+          "")
+    night = _int(data, "night", "", minimum=1)
+    seed = _int(data, "seed", "")
+    raw_players = _list(data, "players", "")
+    if not raw_players:
+        _fail("players", "must list at least one player")
+    seats, names = [], set()
+    for i, raw in enumerate(raw_players):
+        path = f"players[{i}]."
+        raw = _obj(raw, f"players[{i}]")
+        _keys(raw, ("name", "role", "alive", "sane", "items", "state", "imprisoned", "busted_out"), path)
+        name = raw.get("name")
+        if not isinstance(name, str) or not name.strip():
+            _fail(f"{path}name", "must be a non-empty name")
+        if name in names:
+            _fail(f"{path}name", f"{name!r} appears twice")
+        names.add(name)
+        role_key = raw.get("role")
+        if role_key not in ROLES:
+            _fail(f"{path}role", f"unknown role {role_key!r} (roles: {', '.join(ROLES)})")
+        held = _list(raw, "items", path, required=False)
+        for j, key in enumerate(held):
+            if key not in item_data.ITEM_KEYS:
+                _fail(f"{path}items[{j}]", f"unknown item {key!r} (items: {', '.join(item_data.ITEM_KEYS)})")
+        state = raw.get("state") or {}
+        _obj(state, f"{path}state")
+        try:
+            full_state = seat_state(role_key, state)
+        except ValueError as exc:
+            _fail(f"{path}state", str(exc))
+        seats.append(Seat(name=name, role=role_key, alive=_bool(raw, "alive", path, True),
+                          imprisoned=_bool(raw, "imprisoned", path, False),
+                          busted_out=_bool(raw, "busted_out", path, False), sane=_bool(raw, "sane", path, True),
+                          items=tuple(held), state=MappingProxyType(full_state)))
+    seqs: dict[int, str] = {}
+
+    def _seq(raw: Mapping, path: str) -> int:
+        seq = _int(raw, "seq", path)
+        if seq in seqs:
+            _fail(f"{path}seq", f"{seq} is also the seq of {seqs[seq]}")
+        seqs[seq] = path.rstrip(".")
+        return seq
+
+    votes = []
+    for i, raw in enumerate(_list(data, "mafia_votes", "", required=False)):
+        path = f"mafia_votes[{i}]."
+        raw = _obj(raw, f"mafia_votes[{i}]")
+        _keys(raw, ("voter", "target", "seq"), path)
+        votes.append(MafiaVote(voter=_name(raw, "voter", path, names), target=_name(raw, "target", path, names),
+                               seq=_seq(raw, path)))
+    actions = []
+    for i, raw in enumerate(_list(data, "actions", "", required=False)):
+        path = f"actions[{i}]."
+        raw = _obj(raw, f"actions[{i}]")
+        _keys(raw, ("actor", "action", "target", "item", "seq"), path)
+        actor = _name(raw, "actor", path, names)
+        action = raw.get("action")
+        if action not in ACTION_KEYS:
+            _fail(f"{path}action", f"unknown action {action!r} (actions: {', '.join(ACTION_KEYS)})")
+        item = raw.get("item")
+        if action in ACTIONS_WITH_ITEM:
+            if item not in item_data.ITEM_KEYS:
+                _fail(f"{path}item", f"{action} needs an item key (items: {', '.join(item_data.ITEM_KEYS)})")
+        elif item is not None:
+            _fail(f"{path}item", f"{action} takes no item")
+        actions.append(M21Action(actor=actor, action=action, target=_name(raw, "target", path, names, required=False),
+                                 item=item, seq=_seq(raw, path)))
+    gadgets = data.get("gadgets")
+    if gadgets is not None:
+        try:
+            item_data.gadget_effects(_obj(gadgets, "gadgets"))
+        except item_data.ItemConfigError as exc:
+            _fail("gadgets", str(exc))
+    confiscated = _list(data, "confiscated", "", required=False)
+    for j, key in enumerate(confiscated):
+        if key not in item_data.ITEM_KEYS:
+            _fail(f"confiscated[{j}]", f"unknown item {key!r}")
+    assignment = None
+    if data.get("stash_assignment") is not None:
+        raw = _obj(data["stash_assignment"], "stash_assignment")
+        _keys(raw, ("item", "to"), "stash_assignment.")
+        if raw.get("item") not in item_data.STASH_ITEMS:
+            _fail("stash_assignment.item", f"must be a stash item ({', '.join(item_data.STASH_ITEMS)})")
+        assignment = (raw["item"], _name(raw, "to", "stash_assignment.", names))
+    state = M21NightState(night=night, seed=seed, seats=tuple(seats), votes=tuple(votes),
+                          gadget_config=gadgets, confiscated=tuple(confiscated), stash_assignment=assignment)
+    return state, actions

@@ -1,0 +1,251 @@
+"""What a player may submit at night and what the morning says, as pure functions (RULES.md M-NIGHT-1, M-NIGHT-4,
+M-MAFIA-1, M-MAFIA-2, M-ROLE, M-ROLE-1, M-ITEM-1).
+
+``night_options(seats, me, ...)`` lists exactly the night actions a seat may submit now with their legal targets
+(the night page offers nothing else, and the service checks a submission against the same list);
+``parse_kill_lines`` reads the mafia thread's ``kill name`` lines; ``result_text`` words a private result for the
+role inbox; ``morning_post_text`` builds the public morning post (deaths with roles, insanity revealed at death,
+the reporter's headlines). No ORM, no clock.
+
+What must never leak: ``morning_post_text`` reads only deaths, the dead's roles and sanity, and headlines; it never
+names who killed, who protected or who was saved. ``result_text`` is for its addressee alone.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from . import items as item_data
+from .night import (
+    DESPERADO_BACKFIRE,
+    GRENADE_BACKFIRE,
+    MAFIA_KILL,
+    STRONGMAN_KILL,
+    USE_ITEM,
+    M21Death,
+    M21Result,
+    Seat,
+)
+from .roles import (
+    ANY_LIVING,
+    CONFISCATED_ITEM,
+    IMPRISONED,
+    MAFIA,
+    NIGHT,
+    NO_TARGET,
+    OTHER_LIVING,
+    ROLES,
+    role,
+    seat_state,
+)
+
+
+@dataclass(frozen=True)
+class NightOption:
+    """One action a seat may submit tonight: ``action`` key, ``label``, ``item`` (for ``use_item``), ``targets``
+    the legal target names (empty for an action without a target), ``items`` the item keys to choose from
+    (``deliver``, ``safecrack``), ``needs_target`` whether a target must be chosen."""
+
+    action: str
+    label: str
+    item: str | None = None
+    targets: tuple[str, ...] = ()
+    items: tuple[str, ...] = ()
+    needs_target: bool = True
+
+    @property
+    def key(self) -> str:
+        """A form value naming the option: the action, or ``use_item:<item>``."""
+        return f"{USE_ITEM}:{self.item}" if self.item else self.action
+
+
+def _targets(seats: Sequence[Seat], me: Seat, kind: str) -> tuple[str, ...]:
+    if kind == OTHER_LIVING:
+        return tuple(s.name for s in seats if s.living and s.name != me.name)
+    if kind == ANY_LIVING:
+        return tuple(s.name for s in seats if s.living)
+    if kind == IMPRISONED:
+        return tuple(s.name for s in seats if s.alive and s.imprisoned)
+    return ()
+
+
+def night_options(seats: Sequence[Seat], me: str, *, confiscated: Iterable[str] = (),
+                  gadget_config: Mapping[str, Mapping[str, object]] | None = None) -> list[NightOption]:
+    """The night actions seat ``me`` may submit now (M-NIGHT-1, M-ROLE, M-ITEM-1): their role's night actions with
+    uses left (each gadget invented once, a safecrack only with something in the safe, a bust out only with someone
+    imprisoned), then one ``use_item`` per night-usable item they hold. A seat not in play has none, unless busted out
+    (M-NIGHT-7). The mafia's kill vote is not here: it is a ``kill name`` line of the mafia thread (M-MAFIA-1)."""
+    seat = next((s for s in seats if s.name == me), None)
+    if seat is None or not (seat.living or (seat.alive and seat.busted_out)):
+        return []
+    options = []
+    state = seat_state(seat.role, seat.state)
+    for spec in role(seat.role).night_actions():
+        if spec.phase != NIGHT:
+            continue
+        if spec.counter is not None and int(state[spec.counter]) <= 0:
+            continue
+        if spec.key == "deliver":
+            done = set(state["gadgets_delivered"])
+            gadgets = tuple(g for g in item_data.GADGET_KEYS if g not in done)
+            targets = _targets(seats, seat, spec.target)
+            if gadgets and targets:
+                options.append(NightOption(spec.key, spec.label, targets=targets, items=gadgets))
+            continue
+        if spec.target == CONFISCATED_ITEM:
+            safe = tuple(dict.fromkeys(confiscated))
+            if safe:
+                options.append(NightOption(spec.key, spec.label, items=safe, needs_target=False))
+            continue
+        if spec.target == NO_TARGET:
+            options.append(NightOption(spec.key, spec.label, needs_target=False))
+            continue
+        targets = _targets(seats, seat, spec.target)
+        if targets:
+            options.append(NightOption(spec.key, spec.label, targets=targets))
+    catalogue = item_data.item_catalogue(gadget_config)
+    for key in dict.fromkeys(seat.items):
+        item = catalogue[key]
+        if item.passive or item.phase not in (NIGHT, "any"):
+            continue
+        label = f"Use the {item.name.lower()}"
+        if item.target == NO_TARGET:
+            options.append(NightOption(USE_ITEM, label, item=key, needs_target=False))
+            continue
+        targets = _targets(seats, seat, item.target)
+        if targets:
+            options.append(NightOption(USE_ITEM, label, item=key, targets=targets))
+    return options
+
+
+def check_choice(options: Sequence[NightOption], key: str, target: str | None, item: str | None) -> NightOption:
+    """The option ``key`` when ``target`` and ``item`` are legal for it. Raises ``ValueError`` with a message a
+    player can read otherwise."""
+    option = next((o for o in options if o.key == key), None)
+    if option is None:
+        raise ValueError("That action is not open to you tonight.")
+    if option.needs_target:
+        if target not in option.targets:
+            raise ValueError("Choose one of the players offered for this action.")
+    elif target:
+        raise ValueError("This action takes no target.")
+    if option.items:
+        if item not in option.items:
+            raise ValueError("Choose one of the items offered for this action.")
+    elif item and item != option.item:
+        raise ValueError("This action takes no item.")
+    return option
+
+
+_KILL_LINE = re.compile(r"^\s*(?:\*\*|__|<b>|<strong>)?\s*kill\s+(?P<name>.+?)\s*(?:\*\*|__|</b>|</strong>)?\s*$",
+                        re.IGNORECASE)
+
+
+def parse_kill_lines(text: str) -> list[str]:
+    """The names written in ``kill name`` lines of a mafia-thread post, in order (M-MAFIA-1): one per line, any
+    case, bold or not (``**kill Bob**``, ``<b>kill Bob</b>``). The last line of a post is the post's vote."""
+    names = []
+    for line in text.splitlines():
+        match = _KILL_LINE.match(line)
+        if match and match.group("name").strip("*_ "):
+            names.append(match.group("name").strip("*_ "))
+    return names
+
+
+def tally_text(counts: Mapping[str, int], target: str | None, carriers: Sequence[str], tie_broken_by: str | None,
+               *, living_mafia: int) -> str:
+    """The live tally of the mafia thread (M-MAFIA-1): votes per target, the target the night would kill now and
+    who would carry it out."""
+    if not counts:
+        return f"Kill vote: no votes yet ({living_mafia} mafia in play)."
+    parts = ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    line = f"Kill vote ({living_mafia} mafia in play): {parts}. Tonight's kill now: {target}"
+    if tie_broken_by:
+        line += f" (tie broken by the {tie_broken_by})"
+    if carriers:
+        line += f", carried out by {carriers[0]}"
+    return line + "."
+
+
+_CAUSES = {
+    MAFIA_KILL: "was killed in the night",
+    STRONGMAN_KILL: "was bludgeoned to death in the night",
+    "desperado": "was shot dead in the night",
+    DESPERADO_BACKFIRE: "was found dead in the night",
+    "gun": "was shot dead in the night",
+    "grenade": "was blown up in the night",
+    GRENADE_BACKFIRE: "was blown up in the night",
+}
+
+
+def death_line(death: M21Death, seat: Seat) -> str:
+    """One death of the morning post: name, what happened (never by whom), role, alignment and an insane cop's
+    insanity (M-NIGHT-4, M-ROLE-1)."""
+    what = _CAUSES.get(death.cause, "died in the night")
+    the_role = ROLES[seat.role]
+    side = "Mafia" if the_role.alignment == MAFIA else "Town"
+    insane = " They were INSANE." if the_role.is_cop and not seat.sane else ""
+    return f"**{seat.name}** {what}. They were the {the_role.name} ({side}).{insane}"
+
+
+def morning_post_text(night: int, deaths: Sequence[M21Death], seats: Mapping[str, Seat],
+                      headlines: Sequence[str]) -> str:
+    """The public morning post after night ``night`` (M-NIGHT-4): deaths with roles, then the headlines."""
+    lines = [f"## Morning after night {night}", ""]
+    if deaths:
+        lines += [death_line(d, seats[d.player]) for d in deaths]
+    else:
+        lines.append("Nobody died in the night.")
+    if headlines:
+        lines += ["", "### The Metrodipolis Herald", ""] + [f"- {h}" for h in headlines]
+    return "\n".join(lines)
+
+
+def _names(value: object) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) if value else "nothing"
+    return str(value)
+
+
+def result_text(result: M21Result) -> str:
+    """A private result worded for its addressee's role inbox (M-NIGHT-4, M-NIGHT-6)."""
+    kind, target, answer = result.kind, result.target, result.answer
+    catalogue = item_data.item_catalogue()
+    if kind == "investigate":
+        if isinstance(answer, list):
+            found = ", ".join(catalogue[k].name for k in answer) if answer else "no item"
+            return f"Your investigation of {target}: {found}."
+        if answer in ("guilty", "innocent", "vanilla"):
+            return f"Your investigation of {target}: {answer.upper()}."
+        return f"Your investigation of {target}: not vanilla; they are the {ROLES[answer].name}."
+    if kind in ("visit", "binoculars"):
+        return f"You watched {target}: they {answer}."
+    if kind in ("watch", "goggles"):
+        return f"You watched {target}. Visitors: {_names(answer) if answer else 'nobody'}."
+    if kind == "saved":
+        return "Someone attacked you in the night, but you were saved."
+    if kind == "desperado":
+        return f"The Desperado ({target}) targeted you last night, and died for it."
+    if kind == "immunity":
+        return f"You killed {target}, a member of the Mafia: you are immune to gunshots today."
+    if kind == "received":
+        item = catalogue[answer[0]]
+        return f"You received a gadget: {item.name}. {item.description}"
+    if kind == "rob":
+        return f"You robbed {target} and took: {', '.join(catalogue[k].name for k in answer) or 'nothing'}."
+    if kind == "robbed":
+        return f"Someone robbed you in the night. You lost: {', '.join(catalogue[k].name for k in answer)}."
+    if kind == "safecrack":
+        return f"You cracked the evidence safe and took: {catalogue[answer[0]].name}."
+    if kind == "safe_robbed":
+        return f"Your evidence safe was broken into. Missing: {catalogue[answer[0]].name}."
+    if kind == "busted_out":
+        return ("You were busted out of the penitentiary. You may send the Jailbreaker a message of up to 20 words "
+                "and use one unused action.")
+    if kind == "bust_out":
+        return f"You busted {target} out of the penitentiary."
+    if kind == "police_radio":
+        heard = "; ".join(f"{h['target']}: {_names(h['answer'])}" for h in answer) or "silence"
+        return f"You listened to the cops' channel: {heard}."
+    return f"{kind}: {_names(answer)}"
