@@ -26,3 +26,9 @@ class M21Ruleset(RulesetSpec):
                        "m21_night_end")
     policy_grants = {"hosts_know_alignments": True}
     first_action_night = 1
+
+    def check_victory(self, game) -> str | None:
+        """M-WIN-1 over the living: "town", "mafia" or None."""
+        from .services import m21_winner
+
+        return m21_winner(game)

@@ -82,3 +82,28 @@ def living_players(game: Game) -> list[Resident]:
 
 def settings_of(game: Game) -> M21Game | None:
     return M21Game.objects.filter(game=game).first()
+
+
+@dataclass
+class DealCheck:
+    """The deal as published after the game (M-SETUP-1, the provable draw): the lists, the salt, the commitment
+    and whether they match."""
+
+    lists: dict[str, list[str]]
+    salt: str
+    commitment: str
+    verified: bool
+
+
+def deal_check(game: Game) -> DealCheck | None:
+    """The deal's lists and salt with the verification of its commitment, once the game is over; None before (they
+    are secret while the game runs)."""
+    from cities.models import GameStatus
+    from roles.draw import verify_commitment
+
+    settings = settings_of(game)
+    if game.status != GameStatus.FINISHED or settings is None or not settings.deal_commitment:
+        return None
+    lists = settings.deal_lists or {}
+    return DealCheck(lists=lists, salt=settings.deal_salt, commitment=settings.deal_commitment,
+                     verified=verify_commitment(lists, settings.deal_salt, settings.deal_commitment))

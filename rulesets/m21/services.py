@@ -567,8 +567,9 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime) ->
         lines = [f"- {o.seat}: {', '.join(words[x.value] for x in o.offences)}" for o in offenders]
         _site_message(office, f"**Day {day.number}: must-vote offenders (M-VOTE-5)**\n\n"
                               + ("\n".join(lines) if lines else "Nobody."), now)
-    ScheduledEvent.objects.create(game=game, kind="m21_night_start", due_at=now, payload={"day": day.number},
-                                  created_at=now)
+    if _finish_if_won(game, now) is None:
+        ScheduledEvent.objects.create(game=game, kind="m21_night_start", due_at=now, payload={"day": day.number},
+                                      created_at=now)
     record_event(game, "m21.day_decided", actor=actor, at=now,
                  payload={"day": day.number, "how": day.how, "imprisoned": imprisoned.pk if imprisoned else None,
                           "no_lynch": outcome.no_lynch, "judge_power": outcome.judge_power,
@@ -708,6 +709,8 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
     game = resident.game
     _check_m21(game)
     _check_host(game, acting_user)
+    if game.status == GameStatus.FINISHED:
+        raise WrongState("The game is over.")
     resident = Resident.objects.select_for_update().get(pk=resident.pk)
     if resident.status != LifeStatus.ALIVE:
         raise WrongState(f"{resident.name} is not alive.")
@@ -739,6 +742,7 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
         _site_message(thread, " ".join(lines), now)
     record_event(game, "m21.player_removed", actor=acting_user, at=now,
                  payload={"resident": resident.pk, "cause": str(cause), "reveal_role": reveal_role})
+    _finish_if_won(game, now)
     return resident
 
 
@@ -822,6 +826,38 @@ def do_post_vote_count(game: Game, *, acting_user, now: datetime | None = None) 
     return message
 
 
+def m21_winner(game: Game) -> str | None:
+    """M-WIN-1 [interp] over the living: "town" when no mafia is left, "mafia" when the mafia are at least half of
+    the living, else None."""
+    from voting.forum_replay import forum_winner
+
+    living = Resident.objects.filter(game=game, status=LifeStatus.ALIVE).values_list("alignment", flat=True)
+    return forum_winner(["mafia" if a == Alignment.MAFIA else "town" for a in living])
+
+
+def _finish_if_won(game: Game, now: datetime) -> str | None:
+    """End the game when a side has won (M-WIN-1): the game is finished, the clock's pending events are cancelled,
+    the result is announced in the game thread with every role, and the deal's salt and lists are published so
+    that anyone can verify the commitment. Returns the winner, or None while the game goes on."""
+    winner = m21_winner(game)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    if winner is None or game.status == GameStatus.FINISHED:
+        return winner
+    game.status, game.ended_at = GameStatus.FINISHED, now
+    game.save(update_fields=["status", "ended_at"])
+    ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True).update(cancelled_at=now)
+    settings = game.m21
+    roles = "\n".join(f"- {seat.resident.name}: {ROLES[seat.role].name}"
+                       + ("" if seat.sane or not ROLES[seat.role].is_cop else " (insane)")
+                       for seat in M21Seat.objects.filter(resident__game=game).select_related("resident")
+                       .order_by("resident__name"))
+    _site_message(thread_of(game), f"**The game is over: {'the town' if winner == 'town' else 'the mafia'} "
+                                   f"wins.**\n\n{roles}\n\nThe deal: salt `{settings.deal_salt}`; check the "
+                                   f"commitment `{settings.deal_commitment}` on the game page.", now)
+    record_event(game, "m21.game_won", actor=None, at=now, payload={"winner": winner})
+    return winner
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # The night's frame (its resolution is the ruleset's night steps)
 # ----------------------------------------------------------------------------------------------------------------
@@ -852,6 +888,7 @@ def do_end_m21_night(game: Game, night: int, *, planned_at: datetime, now: datet
     now = now or timezone.now()
     for resolve in NIGHT_RESOLVERS:
         resolve(game, night, now)
+    _finish_if_won(game, now)
     game.refresh_from_db()
     if game.status != GameStatus.RUNNING:
         return f"night {night} resolved; the game is over"

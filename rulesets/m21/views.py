@@ -71,6 +71,7 @@ def game_page(request, slug: str):
         "extend_form": ExtendForm() if is_host else None,
         "casting_form": CastingVoteForm(candidates=selectors.living_players(game)) if judge else None,
         "zone": ZoneInfo(game.time_zone),
+        "deal": selectors.deal_check(game),
     }
     return render(request, "m21/game.html", context)
 

@@ -16,7 +16,7 @@ from cities.services import do_close_signups, do_sign_up
 from inboxes.models import Message
 from inboxes.services import do_post_message
 from rulesets.m21 import services
-from rulesets.m21.models import DayStatus, M21Day
+from rulesets.m21.models import DayStatus, M21Day, M21Seat
 from tests.m21.day_helpers import START
 from voting.forum_replay import replay_forum_game
 from voting.tallies import ForumRemovalCause
@@ -57,6 +57,13 @@ def replay_through_the_game_thread(data: dict) -> list[tuple[int, int | None, st
     services.do_choose_m21_setup(game, {"citizen": len(data["players"]) - mafia, "goon": mafia}, acting_user=host,
                                  now=now)
     services.do_deal_m21_roles(game, first_day_starts_at=START, acting_user=host, now=now)
+    # The deal was random; give each seat the file's alignment (rows, as a factory would), so that the victory
+    # check (M-WIN-1) decides the game where the host did.
+    for player in data["players"]:
+        user = accounts[player["accounts"][0]["id"]]
+        mafioso = player["alignment"] == "mafia"
+        Resident.objects.filter(game=game, user=user).update(alignment="mafia" if mafioso else "honest")
+        M21Seat.objects.filter(resident__game=game, resident__user=user).update(role="goon" if mafioso else "citizen")
     assert Signup.objects.filter(game=game).count() == len(data["players"])
     thread = services.thread_of(game)
     seat = {p["id"]: Resident.objects.get(game=game, user=accounts[p["accounts"][0]["id"]]) for p in data["players"]}
@@ -104,6 +111,9 @@ def replay_through_the_game_thread(data: dict) -> list[tuple[int, int | None, st
         if nxt is not None:
             assert alive == sorted(nxt["alive_at_start"])
     assert Message.objects.filter(inbox=thread, author_resident__isnull=False).exists()
+    game.refresh_from_db()
+    assert (game.status, services.m21_winner(game)) == ("finished", data["winner"])
+    assert thread.messages.filter(body__startswith=f"**The game is over: the {data['winner']} wins.**").exists()
     return results
 
 
