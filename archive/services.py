@@ -11,17 +11,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameStatus
-from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox
+from kernel.audit import record_event
 
 from .models import DisclosureConsent, NotificationSettings, OpenRequest, ReminderSent
+from .notifications import REMINDER_TEXTS, digest_plan, reminder_plan
 
 
 def consenter_for(user, inbox: Inbox) -> tuple[str, int] | None:
@@ -117,9 +119,19 @@ def do_request_open(inbox: Inbox, *, acting_user, now: datetime | None = None) -
 # --------------------------------------------------------------------------------------------------------------
 
 def settings_of(user) -> NotificationSettings:
-    """The notification settings of ``user`` (unsaved defaults when they never chose)."""
+    """The notification settings of ``user``; when they never chose, unsaved defaults whose time zone is that of
+    the latest game they play or host (Europe/Moscow when they have none)."""
     found = NotificationSettings.objects.filter(user=user).first()
-    return found or NotificationSettings(user=user)
+    return found or NotificationSettings(user=user, time_zone=_home_zone(user))
+
+
+def _home_zone(user) -> str:
+    """The time zone of the latest game ``user`` has a seat or a staff role in; Europe/Moscow when none."""
+    from cities.models import Game
+
+    latest = (Game.objects.filter(Q(residents__user=user) | Q(staff_roles__user=user))
+              .order_by("-created_at", "-pk").values_list("time_zone", flat=True).first())
+    return latest or "Europe/Moscow"
 
 
 @transaction.atomic
@@ -143,7 +155,6 @@ def do_send_digests(*, acting_user=None, now: datetime | None = None) -> int:
     since, or a seat replaced, gets nothing; a mafia inbox never reaches a non-member. The mail names inboxes and
     counts, never message text. Returns the number of e-mails sent. Scheduler only (``acting_user`` None).
     """
-    from .notifications import digest_plan
 
     now = now or timezone.now()
     sent = 0
@@ -167,11 +178,9 @@ def do_send_reminders(*, acting_user=None, now: datetime | None = None) -> int:
     close, voting close, night end), the time written in the user's own time zone. Recipients come from
     ``notifications.concerned_users`` (through ``readers_of_inbox``). Returns the number of reminders sent; a
     second tick sends none (``ReminderSent``). Scheduler only."""
-    from .notifications import reminder_plan
 
     now = now or timezone.now()
     sent = 0
-    from .notifications import REMINDER_TEXTS
 
     for event, user, kind in reminder_plan(now):
         with transaction.atomic():

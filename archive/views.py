@@ -19,6 +19,7 @@ from kernel.confirm import confirmation_page
 
 from . import charts, export, selectors, services
 from .forms import NotificationSettingsForm
+from .notifications import mentions_for, unread_badges_for
 
 
 @login_required
@@ -147,7 +148,6 @@ def export_print(request, slug: str):
 def mentions(request):
     """Messages that mention the viewer (by display name or a seat's name), from readable inboxes only
     (L-INBOX-20), newest first; and the unread counts of readable inboxes per game."""
-    from .notifications import mentions_for, unread_badges_for
 
     return render(request, "archive/mentions.html",
                   {"mentions": mentions_for(request.user), "badges": unread_badges_for(request.user)})
