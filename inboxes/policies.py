@@ -39,6 +39,7 @@ from django.utils.translation import gettext as _
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from kernel.rulesets import ruleset_of
 from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
 from voting.models import ProxyRequest, SuicideDeclaration
@@ -730,8 +731,6 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
 def _hosts_know_alignments(game: Game) -> bool:
     """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
     the ruleset's ``policy_grants["hosts_know_alignments"]``."""
-    from kernel.rulesets import ruleset_of
-
     return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
 
 

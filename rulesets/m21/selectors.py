@@ -4,9 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from cities.models import Game, LifeStatus, Resident
+from django.http import Http404
+
+from cities.models import Game, GameStatus, LifeStatus, Resident, Signup
 from inboxes import policies
 from inboxes.models import InboxKind
+from roles.draw import verify_commitment
 
 from . import services
 from .models import DayStatus, M21Day, M21Game, M21Seat
@@ -80,6 +83,20 @@ def living_players(game: Game) -> list[Resident]:
     return list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).order_by("name"))
 
 
+def resident_get(game: Game, resident_id: int) -> Resident:
+    """A player of ``game`` by id (a choice the form offered); raises ``Http404`` for any other id."""
+    resident = Resident.objects.filter(game=game, pk=resident_id).first()
+    if resident is None:
+        raise Http404("No such player.")
+    return resident
+
+
+def active_signups(game: Game) -> list:
+    """The game's active sign-ups in the order they came, with their users (the hosts' setup page)."""
+    return list(Signup.objects.filter(game=game, withdrawn_at__isnull=True).select_related("user")
+                .order_by("signed_up_at", "id"))
+
+
 def settings_of(game: Game) -> M21Game | None:
     return M21Game.objects.filter(game=game).first()
 
@@ -98,9 +115,6 @@ class DealCheck:
 def deal_check(game: Game) -> DealCheck | None:
     """The deal's lists and salt with the verification of its commitment, once the game is over; None before (they
     are secret while the game runs)."""
-    from cities.models import GameStatus
-    from roles.draw import verify_commitment
-
     settings = settings_of(game)
     if game.status != GameStatus.FINISHED or settings is None or not settings.deal_commitment:
         return None

@@ -28,10 +28,14 @@ from cities.services import do_create_game, record_event
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.rendering import render_markdown
+from inboxes.services import do_replace_player
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from roles.draw import system_rng
-from voting.tallies import FORUM_NO_LYNCH, ForumPost, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat
-from voting.tallies import ForumVoteRules
+from voting.forum_replay import forum_winner
+from voting.parsing import parse_forum_post
+from voting.tallies import (
+    FORUM_NO_LYNCH, ForumPost, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat, ForumVoteRules,
+)
 
 from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, run_m21_day, vote_count_text
 from .models import DayStatus, M21Day, M21DayOrder, M21Game, M21PostReceipt, M21Seat, OrderKind
@@ -484,8 +488,6 @@ def record_game_thread_post(inbox: Inbox, seat: Resident | None, message: Messag
     transaction): re-derive the open day with it, store the post's receipt (M-VOTE-1: what each command did or
     why it was refused) and, when it hammers (M-VOTE-3), end the day at once. Posts by the hosts carry no votes.
     Returns the receipt, or None for a post without commands or by a host."""
-    from voting.parsing import parse_forum_post
-
     if seat is None or not parse_forum_post(message.body):
         return None
     day = open_day(inbox.game, lock=True)
@@ -750,8 +752,6 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
 def do_replace_m21_player(resident: Resident, new_user, *, acting_user, now: datetime | None = None) -> Resident:
     """A new account takes over a seat (L-REPLACE-1): ``inboxes.services.do_replace_player``, and during a day the
     seat keeps its vote and the votes on it (a replacement record of the day)."""
-    from inboxes.services import do_replace_player
-
     now = now or timezone.now()
     _check_m21(resident.game)
     old_user_id, old_name = resident.user_id, resident.name
@@ -829,8 +829,6 @@ def do_post_vote_count(game: Game, *, acting_user, now: datetime | None = None) 
 def m21_winner(game: Game) -> str | None:
     """M-WIN-1 [interp] over the living: "town" when no mafia is left, "mafia" when the mafia are at least half of
     the living, else None."""
-    from voting.forum_replay import forum_winner
-
     living = Resident.objects.filter(game=game, status=LifeStatus.ALIVE).values_list("alignment", flat=True)
     return forum_winner(["mafia" if a == Alignment.MAFIA else "town" for a in living])
 

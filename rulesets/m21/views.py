@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from cities.i18n import activate_game_language
-from cities.models import Game, Resident, Signup
+from cities.models import Game
 from cities.selectors import game_get
 from cities.services import do_close_signups
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
@@ -131,12 +131,12 @@ def judge_close(request, slug: str):
 def judge_cast(request, slug: str):
     """The Judge's casting vote, in advance or on a tie within 15 minutes (M-ROLE judge)."""
     game = _m21_game(slug)
-    form = CastingVoteForm(request.POST, candidates=Resident.objects.filter(game=game))
+    form = CastingVoteForm(request.POST, candidates=selectors.living_players(game))
     if not form.is_valid():
         messages.error(request, "Choose a candidate.")
         return _back(request, game, 400)
     value = form.cleaned_data["target"]
-    target = None if value == "no_lynch" else Resident.objects.get(game=game, pk=int(value))
+    target = None if value == "no_lynch" else selectors.resident_get(game, int(value))
     _, status = _act(request, game, lambda: services.do_cast_judge_vote(game, target, acting_user=request.user), "")
     return _back(request, game, status)
 
@@ -156,8 +156,7 @@ def setup_page(request, slug: str):
     context = {
         "game": game, "settings": settings, "setup": setup,
         "setup_rows": [(ROLES[k], n) for k, n in setup.counts.items()] if setup else [],
-        "signups": Signup.objects.filter(game=game, withdrawn_at__isnull=True).select_related("user")
-        .order_by("signed_up_at", "id"),
+        "signups": selectors.active_signups(game),
         "cohost_form": CohostForm(), "timing_form": TimingForm(initial={
             "day_hours": settings.day_hours, "night_hours": settings.night_hours, "phase_shift": settings.phase_shift}),
         "table_form": SetupTableForm(initial=initial), "draw_form": DrawSetupForm(), "deal_form": DealForm(),
