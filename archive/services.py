@@ -17,7 +17,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import GameStatus
+from cities.models import Game, GameStatus
 from inboxes import policies
 from inboxes.models import Inbox
 from kernel.audit import record_event
@@ -127,7 +127,6 @@ def settings_of(user) -> NotificationSettings:
 
 def _home_zone(user) -> str:
     """The time zone of the latest game ``user`` has a seat or a staff role in; Europe/Moscow when none."""
-    from cities.models import Game
 
     latest = (Game.objects.filter(Q(residents__user=user) | Q(staff_roles__user=user))
               .order_by("-created_at", "-pk").values_list("time_zone", flat=True).first())

@@ -345,6 +345,30 @@ def _clean_title(title: str) -> str:
     return title
 
 
+def write_proxy_message(inbox: Inbox, resident: Resident, text: str, *, at: datetime) -> Message:
+    """Write the message of a proxy vote or ballot in ``resident``'s name, received at ``at`` (the opening time,
+    L-NOM-6, L-JUDGE-6): the site casts what the resident asked for. A building block of the rulesets' services
+    (callers checked the rules and hold the transaction). Returns the Message."""
+    return Message.objects.create(inbox=inbox, author_resident=resident, author_user=resident.user,
+                                  author_name=resident.name, body=text, body_html=render_markdown(text),
+                                  received_at=at)
+
+
+def release_from_cemetery(resident: Resident, *, now: datetime) -> int:
+    """Take a resident who became a spirit out of the cemetery (L-SPIRIT-1/2): their cemetery memberships are
+    removed (no ban). A building block of the spirit rule (callers hold the transaction). Returns the rows changed."""
+    return Membership.objects.filter(resident=resident, inbox__kind=K.CEMETERY).update(
+        state=MembershipState.REMOVED, banned_until=None, since=now)
+
+
+def ensure_member(inbox: Inbox, resident: Resident, *, now: datetime) -> None:
+    """Make ``resident`` a member of ``inbox`` unless they already have a membership there (any state), without an
+    audit row of its own: the caller's event records why (a removal demand's confirmer joins its inbox, L-JUDGE-8).
+    Callers checked the rules and hold the transaction."""
+    if not Membership.objects.filter(inbox=inbox, resident=resident).exists():
+        Membership.objects.create(inbox=inbox, resident=resident, since=now)
+
+
 def new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
                organizer: StaffRole | None = None, organizer_resident: Resident | None = None,
                resident: Resident | None = None, members: Iterable[Resident] = (), banned: Iterable = (),
