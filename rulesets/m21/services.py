@@ -34,7 +34,8 @@ from roles.draw import system_rng
 from voting.forum_replay import forum_winner
 from voting.parsing import parse_forum_post
 from voting.tallies import (
-    FORUM_NO_LYNCH, ForumPost, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat, ForumVoteRules,
+    FORUM_NO_LYNCH, ForumDayEndHow, ForumPost, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat,
+    ForumVoteRules,
 )
 
 from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, run_m21_day, vote_count_text
@@ -243,7 +244,7 @@ def _post_rules(game: Game, settings: M21Game) -> PostRules:
                      self_votes_allowed=settings.self_votes_allowed, no_lynch_allowed=settings.no_lynch_allowed)
 
 
-def _site_message(inbox: Inbox, text: str, now: datetime) -> Message:
+def site_message(inbox: Inbox, text: str, now: datetime) -> Message:
     """A message by the site itself ("Mafia Host") in ``inbox``: an announcement the game's rules make."""
     message = Message.objects.create(inbox=inbox, author_name="Mafia Host", body=text,
                                      body_html=render_markdown(text), received_at=now)
@@ -333,7 +334,7 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
                                state=fresh_state(role_key), role_pm=pm)
         partners = [(r.name, ROLES[deal.roles[r.name]].name) for r in mafia if r.pk != resident.pk]
         text = role_pm_text(role_key, partners=partners, mafia_thread=f"the mafia thread ({mafia_thread.title})")
-        _site_message(pm, f"**Your role: {ROLES[role_key].name}**\n\n{text}", now)
+        site_message(pm, f"**Your role: {ROLES[role_key].name}**\n\n{text}", now)
 
     settings.setup_post = post
     settings.deal_commitment, settings.deal_salt = deal.commitment, deal.salt
@@ -389,7 +390,7 @@ def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_us
     game.save(update_fields=["day_number"])
     ScheduledEvent.objects.create(game=game, kind="m21_day_deadline", due_at=deadline,
                                   payload={"day": number}, created_at=now, created_by=acting_user)
-    _site_message(thread, f"**Day {number} has begun.** It ends at the deadline, "
+    site_message(thread, f"**Day {number} has begun.** It ends at the deadline, "
                           f"{_wall(deadline, game)}, unless the hammer falls first.", max(now, planned_at))
     record_event(game, "m21.day_started", actor=acting_user, at=now,
                  payload={"day": number, "starts_at": planned_at.isoformat(), "deadline": deadline.isoformat()})
@@ -502,7 +503,10 @@ def record_game_thread_post(inbox: Inbox, seat: Resident | None, message: Messag
     receipt = M21PostReceipt.objects.create(message=message, day=day,
                                             lines=_receipt_lines(outcome.post_receipts.get(message.pk, ())))
     if outcome.end is not None:
-        _end_day(day, outcome, ended_at=message.received_at, actor=message.author_user, now=now)
+        # A post after a deadline the clock has not yet closed does not end the day: the deadline did, at its time.
+        deadline = outcome.end.how is ForumDayEndHow.DEADLINE
+        _end_day(day, outcome, ended_at=day.deadline if deadline else message.received_at,
+                 actor=message.author_user, now=now)
     return receipt
 
 
@@ -520,7 +524,7 @@ def _end_day(day: M21Day, outcome: M21DayOutcome, *, ended_at: datetime, actor, 
         day.save(update_fields=["ended_at", "how", "result", "status", "casting_window_ends_at"])
         ScheduledEvent.objects.create(game=day.game, kind="m21_casting_window_end", due_at=day.casting_window_ends_at,
                                       payload={"day": day.number}, created_at=now)
-        _site_message(day.thread, f"**Day {day.number} is over: a tie** between "
+        site_message(day.thread, f"**Day {day.number} is over: a tie** between "
                                   f"{', '.join(_name(t, day) for t in end.tied)}. The result waits up to "
                                   f"{CASTING_VOTE_WINDOW_MINUTES} minutes for the Judge's casting vote.", now)
         record_event(day.game, "m21.day_tied", actor=actor, at=now, payload={"day": day.number, "tied": list(end.tied)})
@@ -560,14 +564,14 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime) ->
     if outcome.judge_power == "casting_vote":
         result += " The Judge's casting vote decided the tie."
     count_text = vote_count_text(outcome.report)
-    _site_message(day.thread, f"**Day {day.number} is over:** {how}. {result}\n\n{count_text}", now)
+    site_message(day.thread, f"**Day {day.number} is over:** {how}. {result}\n\n{count_text}", now)
     office = thread_of(game, InboxKind.OFFICE)
     offenders = outcome.report.offenders
     if office is not None:
         words = {"no_vote_at_end": "no vote in place at the end", "never_voted": "never voted",
                  "fewer_than_two_posts": "fewer than two posts"}
         lines = [f"- {o.seat}: {', '.join(words[x.value] for x in o.offences)}" for o in offenders]
-        _site_message(office, f"**Day {day.number}: must-vote offenders (M-VOTE-5)**\n\n"
+        site_message(office, f"**Day {day.number}: must-vote offenders (M-VOTE-5)**\n\n"
                               + ("\n".join(lines) if lines else "Nobody."), now)
     if _finish_if_won(game, now) is None:
         ScheduledEvent.objects.create(game=game, kind="m21_night_start", due_at=now, payload={"day": day.number},
@@ -737,11 +741,11 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
         if voided:
             lines.append(f"Votes on {label} are void: {', '.join(v.voter for v in voided)}, please vote again "
                          f"(M-VOTE-9).")
-        _site_message(thread, " ".join(lines), now)
+        site_message(thread, " ".join(lines), now)
         if outcome.end is not None:
             _end_day(day, outcome, ended_at=now, actor=acting_user, now=now)
     else:
-        _site_message(thread, " ".join(lines), now)
+        site_message(thread, " ".join(lines), now)
     record_event(game, "m21.player_removed", actor=acting_user, at=now,
                  payload={"resident": resident.pk, "cause": str(cause), "reveal_role": reveal_role})
     _finish_if_won(game, now)
@@ -797,7 +801,7 @@ def do_extend_m21_phase(game: Game, hours: int, *, acting_user, now: datetime | 
         cancelled_at=now)
     ScheduledEvent.objects.create(game=game, kind=kind, due_at=new, payload=payload, created_at=now,
                                   created_by=acting_user)
-    _site_message(thread_of(game), f"**{label} is extended by {hours} hours:** it now ends at {_wall(new, game)}.",
+    site_message(thread_of(game), f"**{label} is extended by {hours} hours:** it now ends at {_wall(new, game)}.",
                   now)
     record_event(game, "m21.phase_extended", actor=acting_user, at=now,
                  payload={"kind": kind, "from": old.isoformat(), "to": new.isoformat(), "hours": hours})
@@ -849,7 +853,7 @@ def _finish_if_won(game: Game, now: datetime) -> str | None:
                        + ("" if seat.sane or not ROLES[seat.role].is_cop else " (insane)")
                        for seat in M21Seat.objects.filter(resident__game=game).select_related("resident")
                        .order_by("resident__name"))
-    _site_message(thread_of(game), f"**The game is over: {'the town' if winner == 'town' else 'the mafia'} "
+    site_message(thread_of(game), f"**The game is over: {'the town' if winner == 'town' else 'the mafia'} "
                                    f"wins.**\n\n{roles}\n\nThe deal: salt `{settings.deal_salt}`; check the "
                                    f"commitment `{settings.deal_commitment}` on the game page.", now)
     record_event(game, "m21.game_won", actor=None, at=now, payload={"winner": winner})
@@ -874,7 +878,7 @@ def do_start_m21_night(game: Game, day_number: int, *, planned_at: datetime, now
     ends = phase_end(planned_at, settings.night_hours, settings.phase_shift, game.time_zone)
     ScheduledEvent.objects.create(game=game, kind="m21_night_end", due_at=ends, payload={"night": day_number},
                                   created_at=now)
-    _site_message(thread_of(game), f"**Night {day_number} has begun.** It ends at {_wall(ends, game)}.", now)
+    site_message(thread_of(game), f"**Night {day_number} has begun.** It ends at {_wall(ends, game)}.", now)
     record_event(game, "m21.night_started", actor=None, at=now, payload={"night": day_number, "ends": ends.isoformat()})
     return f"night {day_number} started; it ends at {ends.isoformat()}"
 

@@ -3,7 +3,6 @@ host's extension and vote-count post, the Judge's powers). Each view parses a fo
 and renders; access goes through the policy and the services' checks."""
 from __future__ import annotations
 
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.contrib import messages

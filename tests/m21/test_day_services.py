@@ -163,6 +163,9 @@ def test_a_post_after_the_planned_deadline_carries_no_vote_however_late_the_cloc
     table.now = START + timedelta(hours=48, minutes=3)  # the clock has not run yet
     late = table.post("Carol", "##VOTE Dave\n##VOTE Dave")
     assert lines(table, late)[0] == "The day is over: this carries no vote."
+    day = table.day(1)
+    assert (day.status, day.how, day.ended_at, day.imprisoned.name) == (DayStatus.DECIDED, "deadline",
+                                                                       START + timedelta(hours=48), "Bob")
     table.run_clock(table.now)
     assert table.day(1).imprisoned.name == "Bob"
 
@@ -343,3 +346,36 @@ def test_a_casting_vote_registered_in_advance_applies_at_the_deadline_M_ROLE_jud
     table.run_clock(START + timedelta(hours=48))
     assert table.day(1).imprisoned.name == others[2]
     assert GameEvent.objects.filter(game=table.game, kind="m21.day_decided").count() == 1
+
+
+def _pm_of(table, name):
+    return M21Seat.objects.get(resident__game=table.game, resident__name=name).role_pm
+
+
+def test_the_judge_gives_orders_in_the_role_pm_M_ROLE_judge():
+    from inboxes.services import do_post_message
+    table = build_game()
+    judge_name = table.name_of_role("judge")
+    judge, pm = table.users[judge_name], _pm_of(table, judge_name)
+    do_post_message(pm, "##CLOSE PROCEEDINGS please", acting_user=judge, now=table.tick())
+    assert pm.messages.order_by("-received_at", "-id").first().body == (
+        "Refused: Proceedings can be closed only when a majority (4 of 7) have a vote in place; 0 do.")
+    others = [n for n in table.users if n != judge_name]
+    do_post_message(pm, f"##CASTING VOTE {others[0][:3]}", acting_user=judge, now=table.tick())
+    assert pm.messages.order_by("-received_at", "-id").first().body == (
+        f"Registered: if the day ends in a tie involving {others[0]}, your casting vote goes to {others[0]}.")
+    for name in others[1:5]:
+        table.post(name, f"##VOTE {others[0]}")
+    do_post_message(pm, "##close proceedings", acting_user=judge, now=table.tick())
+    assert pm.messages.order_by("-received_at", "-id").first().body == "Proceedings are closed: the day ends now."
+    assert (table.day(1).how, table.day(1).imprisoned.name) == ("close_proceedings", others[0])
+
+
+def test_orders_from_anyone_but_the_judge_are_refused_in_their_pm_M_ROLE_judge():
+    from inboxes.services import do_post_message
+    table = build_game()
+    name = table.name_of_role("cop")
+    pm = _pm_of(table, name)
+    do_post_message(pm, "##CLOSE PROCEEDINGS", acting_user=table.users[name], now=table.tick())
+    assert pm.messages.order_by("-received_at", "-id").first().body == "Refused: Only the Judge has this power."
+    assert table.day(1).status == DayStatus.OPEN
