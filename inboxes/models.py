@@ -33,6 +33,8 @@ class InboxKind(models.TextChoices):
     IMPEACHMENT = "impeachment", _("Impeachment")
     CHECK = "check", _("Commissar check channel")
     STAGE = "stage", _("Stage")
+    COMPLAINT = "complaint", _("No confidence in the Arbiter")
+    MAFIA_COMPLAINT = "mafia_compl", _("No confidence in the Consigliere")
     GAME_THREAD = "game_thread", _("Game thread")
     ROLE_PM = "role_pm", _("Role PM")
     MAFIA_THREAD = "mafia_thread", _("Mafia thread")

@@ -80,6 +80,9 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.IMPEACHMENT, post=True),
         StaffGrant(K.STAGE, post=True),
+        # L-IMPEACH-3: complaints of no confidence are made to the Procurator, who answers there.
+        StaffGrant(K.COMPLAINT, post=True),
+        StaffGrant(K.MAFIA_COMPLAINT, post=True),
     ),
     StaffKind.TRIBUNE: (
         StaffGrant(K.CITY, post=True, own_city=True),
@@ -127,6 +130,7 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 #: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
+    K.COMPLAINT, K.MAFIA_COMPLAINT,  # L-IMPEACH-3: "the whole exchange is disclosed after the game"
     K.GAME_THREAD, K.SPECTATORS,
 })
 
@@ -151,6 +155,12 @@ SECRET_ORGANIZER_KINDS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, Sta
 #: secret: a refusal "not in this inbox" about a mafia inbox, the police station or a secret inbox would tell
 #: the Arbiter who is mafia, who is the commissar or who talks to whom (L-STAFF-6).
 PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING, K.PRECINCT})
+
+#: Kinds whose member list only their members see while the game runs: the check channel's member is the
+#: commissar, whom the Consigliere must not learn (L-INBOX-15); a mafia complaint's members are the mafia of a
+#: city, whom the Procurator must not learn (L-IMPEACH-3, L-STAFF-6). Staff are never members, so no staff page
+#: lists them (``can_see_members``, the staff console's memberships).
+SECRET_MEMBER_KINDS = frozenset({K.CHECK, K.MAFIA_COMPLAINT})
 
 #: Kinds where only those who vote there post (L-VOTE-3, L-JUDGE-4): staff read them but speak elsewhere.
 VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
@@ -479,6 +489,11 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
             return reason
     if membership is not None and membership.state == MembershipState.MEMBER:
         return None
+    if (inbox.kind == K.MAFIA_COMPLAINT and membership is not None
+            and membership.state == MembershipState.BANNED and membership.banned_until is None):
+        # L-IMPEACH-3: the mafia write through the complaint page, which signs "the mafia of city C".
+        return _("Write to the Procurator on the complaint page: your messages are signed “the mafia of "
+                 "%(city)s”.") % {"city": inbox.city.name if inbox.city_id else ""}
     if membership is not None and membership.state == MembershipState.BANNED:
         if membership.banned_until is not None and membership.banned_until <= now:
             return None
@@ -766,10 +781,11 @@ def _checked(commissar: Resident, resident: Resident) -> bool:
 
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
-    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the
-    commissar check channel (L-INBOX-15, L-NIGHT-5): its member is the commissar, whom the Consigliere must not
-    learn; only the commissar themself sees it, and everyone after the game."""
-    if inbox.kind != K.CHECK or _is_finished(inbox):
+    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
+    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (L-INBOX-15, L-NIGHT-5: its member
+    is the commissar, whom the Consigliere must not learn) and a mafia complaint (L-IMPEACH-3: its members are
+    the mafia, whom the Procurator must not learn); there only members see it, and everyone after the game."""
+    if inbox.kind not in SECRET_MEMBER_KINDS or _is_finished(inbox):
         return True
     return membership_of(viewer, inbox) is not None
 

@@ -250,25 +250,26 @@ def draw_for_verification(game: Game) -> MafiaDraw:
 
 
 def verification_problems(mafia_draw: MafiaDraw) -> list[str]:
-    """Everything that does not check out in a finished game's draw, as English sentences; [] when the
+    """Everything that does not check out in a finished game's draw, as sentences in the active language; [] when the
     commitment recomputes from the lists and the salt, was published in the recruitment post, and the residents
     at the numbers are exactly the game's mafia (L-ASSIGN-2, L-ASSIGN-3)."""
 
     problems = []
     if not draw.verify_commitment(mafia_draw.lists, mafia_draw.salt, mafia_draw.commitment):
-        problems.append(f"the commitment {mafia_draw.commitment} does not match the lists and the salt "
-                        f"(recomputed: {draw.commitment(mafia_draw.lists, mafia_draw.salt)})")
+        problems.append(_("The commitment %(commitment)s does not match the lists and the salt (recomputed: "
+                          "%(recomputed)s).") % {"commitment": mafia_draw.commitment,
+                                                  "recomputed": draw.commitment(mafia_draw.lists, mafia_draw.salt)})
     post = recruitment_post_of(mafia_draw.game)
     if post is None or mafia_draw.commitment not in post.body:
-        problems.append("the commitment is not in the recruitment post")
+        problems.append(_("The commitment is not in the recruitment post."))
     for city in City.objects.filter(game=mafia_draw.game).order_by("number"):
         listed = mafia_draw.lists.get(str(city.number), [])
         named = {listed[k - 1] for k in (mafia_draw.numbers or {}).get(str(city.number), []) if 0 < k <= len(listed)}
         actual = set(Resident.objects.filter(city=city, alignment=Alignment.MAFIA).values_list("name", flat=True))
         if named != actual:
-            problems.append(f"city {city.number}: the residents at the numbers are not the city's mafia")
+            problems.append(_("%(city)s: the residents at the numbers are not the city's mafia.") % {"city": city.name})
         if sorted(listed) != sorted(Resident.objects.filter(city=city).values_list("name", flat=True)):
-            problems.append(f"city {city.number}: the list is not the city's residents")
+            problems.append(_("%(city)s: the list is not the city's residents.") % {"city": city.name})
     return problems
 
 

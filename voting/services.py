@@ -1382,8 +1382,11 @@ def _court_formed(game) -> bool:
 
 
 def _every_city_has_a_judge(game) -> bool:
-    cities = City.objects.filter(game=game, residents__status=LifeStatus.ALIVE).distinct()
-    return all(sitting_judge_of(c) is not None for c in cities)
+    """True when every city of ``game`` with a living resident has a living sitting judge (L-DAY-5): one query,
+    whatever the number of cities (no city with the living but without a living judge)."""
+    living_judge = Resident.objects.filter(city=OuterRef("pk"), is_judge=True, status=LifeStatus.ALIVE)
+    return not (City.objects.filter(game=game, residents__status=LifeStatus.ALIVE)
+                .filter(~Exists(living_judge)).exists())
 
 
 def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbox | None:

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "rulesets.m21",
     "archive",
     "staff",
+    "sanctions",
     "bench",  # manage.py bench; its floor view is routed only under mafia_site.settings.bench
 ]
 
