@@ -28,7 +28,8 @@ from .forms import (
     SchedulePostForm,
 )
 from .i18n import activate_game_language
-from .models import StaffKind
+from .models import GameStatus, StaffKind
+from .scheduler import clock_paused
 from .services import do_schedule_public_post
 
 #: HTTP status of a refused request, by error class (400 bad input, 403 not allowed, 409 wrong state).
@@ -68,6 +69,8 @@ def game_detail(request, slug: str):
         "known_commissars": selectors.known_commissars(request.user, game),
         "touring_rotation": _touring_rotation(game),
         "day_page_cities": _day_page_cities(request.user, game),
+        # The site's clock paused for an upgrade (``manage.py clock pause``): the page says so.
+        "clock_pause": clock_paused() if game.status == GameStatus.RUNNING else None,
     }
     return render(request, "cities/game_detail.html", context)
 
