@@ -51,7 +51,7 @@ def dead_mafioso(demo):
 
 
 def _act(client, action, memberships, **extra):
-    data = {"action": action, "_selected_action": [m.pk for m in memberships], **extra}
+    data = {"action": action, "_selected_action": [m.pk for m in memberships], "confirmed": "yes", **extra}
     return client.post(CHANGELIST["membership"], data, follow=True)
 
 
