@@ -17,6 +17,7 @@ from inboxes import access, policies
 from inboxes.selectors import messages_by_resident_for
 from roles import services as role_services
 from roles.services import touring_rotation_list
+from sanctions.services import play_ban_sentence, running_play_ban_of
 
 from . import selectors, services
 from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
@@ -65,6 +66,7 @@ def game_detail(request, slug: str):
         "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
         "signup": selectors.active_signup(request.user, game),
         "signups_open": selectors.signups_open(game),
+        "play_ban": _play_ban_notice(request.user, game),
         "is_staff_of_game": bool(policies.staff_roles_in(request.user, game)),
         "known_commissars": selectors.known_commissars(request.user, game),
         "touring_rotation": _touring_rotation(game),
@@ -72,6 +74,15 @@ def game_detail(request, slug: str):
         "attention": attention_for(request.user, game, timezone.now()),
     }
     return render(request, "cities/game_detail.html", context)
+
+
+def _play_ban_notice(user, game) -> str | None:
+    """What a player under a running play ban is told on the page of a game in recruitment: why and until when
+    (L-SANCTION-2); None otherwise (nobody else learns of it here)."""
+    if not selectors.signups_open(game):
+        return None
+    ban = running_play_ban_of(user)
+    return play_ban_sentence(ban, game.time_zone) if ban is not None else None
 
 
 def _day_page_cities(user, game) -> set[int]:

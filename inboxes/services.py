@@ -897,6 +897,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
         if m is None or m.state == MembershipState.REMOVED:
             raise InvalidInput(_("%(name)s is not in %(inbox)s.") % {"name": resident.name, "inbox": inbox.title},
                                rule="L-INBOX-18")
+        _check_seat_state_allows_moderation(inbox, resident)
         rows.append((inbox, m))
     out = []
     for inbox, m in rows:

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "voting",
     "roles",
     "rulesets.lepra",
+    "rulesets.m21",
     "archive",
     "staff",
     "sanctions",
@@ -121,6 +122,7 @@ ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "optional")
 ACCOUNT_SIGNUP_FORM_CLASS = "accounts.forms.SignupForm"
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"  # usernames cannot impersonate (accounts.names)
 ACCOUNT_LOGOUT_ON_GET = False
 LOGIN_REDIRECT_URL = "/"
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
