@@ -3,6 +3,7 @@
 #   make run                 create .venv, install, migrate SQLite, load the demo game, start web + worker + beat
 #   make test                install the test dependencies and run the whole suite
 #   make test PYTEST_ARGS="-k policy -x"    extra arguments for pytest (also read from the environment)
+#   make test TEST_WORKERS=1 a serial run (default: one pytest-xdist worker per core, `auto`)
 #   make browser             install Debian's Chromium for the browser tests (scripts/install_browser.sh, apt)
 #   make clean               remove the SQLite database, var/ (broker, beat schedule), collected static, caches
 #   make distclean           clean, and remove .venv too
@@ -19,6 +20,9 @@ PYTHON ?=
 PYTHON_CANDIDATES := python3 python3.14 python3.13 python3.12 python3.11
 PIP_VERSION ?= 26.3
 PYTEST_ARGS ?=
+# pytest-xdist workers of `make test`: `auto` is one per core; 0 runs in-process, serially. Each worker has its own
+# test database (pytest-django's _gw<N> suffix); the tests that start processes share one worker (xdist_group).
+TEST_WORKERS ?= auto
 
 VENV := .venv
 VPY := $(VENV)/bin/python
@@ -42,7 +46,7 @@ TEST_ENV := env DJANGO_SETTINGS_MODULE=mafia_site.settings.test $(VENV_PATH)
 
 help:
 	@echo "make run        install, migrate, load the demo game, start web (http://127.0.0.1:8000/) + worker + beat"
-	@echo "make test       install the test dependencies and run the suite (PYTEST_ARGS=... for extra pytest args)"
+	@echo "make test       install the test dependencies and run the suite in parallel (PYTEST_ARGS=..., TEST_WORKERS=N)"
 	@echo "make browser    install Chromium for the browser tests (apt; sudo when not root)"
 	@echo "make clean      remove db.sqlite3, var/, staticfiles/ and caches"
 	@echo "make distclean  clean, and remove .venv"
@@ -56,8 +60,8 @@ run: $(RUN_STAMP) | var
 	@$(RUN_ENV) $(HONCHO) start -f Procfile.dev
 
 test: $(TEST_STAMP) | var
-	@echo "==> pytest $(PYTEST_ARGS)"
-	@$(TEST_ENV) $(VPY) -m pytest $(PYTEST_ARGS)
+	@echo "==> pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)"
+	@$(TEST_ENV) $(VPY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 browser:
 	@bash scripts/install_browser.sh

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 
+from cities.admin import filter_lookup_allowed
+
 from .models import User
 
 
@@ -19,6 +21,5 @@ class UserAdmin(BaseUserAdmin):
 
     def lookup_allowed(self, lookup, value, request=None):
         """Only the list filters' own lookups: ``?staff_roles=<id>`` would name the holder of any role."""
-        from cities.admin import filter_lookup_allowed
 
         return filter_lookup_allowed(self, lookup)

@@ -12,9 +12,11 @@ from datetime import datetime
 from xml.sax.saxutils import escape
 from zoneinfo import ZoneInfo
 
-from cities.models import City, Game, Resident
+from cities.models import City, Game, Resident, StaffKind
 from inboxes import policies
 from inboxes.models import InboxKind, Membership
+from voting.models import LepraVote, VotingSession
+from voting.selectors import tally_box
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -44,8 +46,6 @@ class VoteTable:
 def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
     """Every opened voting of ``game`` whose voting inboxes ``viewer`` may read (L-INBOX-9, L-INBOX-20), by day
     and city, with its tally and chart. A voting the viewer may not read is left out entirely."""
-    from voting.models import LepraVote, VotingSession
-    from voting.selectors import tally_box
 
     readable = {i.pk: i for i in policies.readable_inboxes(viewer, game).filter(kind=InboxKind.VOTING)
                 .select_related("resident", "city")}
@@ -129,7 +129,6 @@ def game_map_svg(viewer, game: Game) -> str:
     only as ``visible_alignment`` shows it), the game-wide staff (``visible_staff``), and one ``<g class="inbox"
     data-kind=... data-members=M>`` per inbox the viewer may read (``readable_inboxes``) with lines to the cities
     of its members. Nothing of an unreadable inbox appears, not even its existence."""
-    from cities.models import StaffKind
 
     cities = list(City.objects.filter(game=game).order_by("number"))
     residents = list(Resident.objects.filter(game=game).select_related("game").order_by("name"))

@@ -16,6 +16,8 @@ from django.utils.translation import gettext_lazy
 from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
+from inboxes.selectors import inbox_list_for
+from voting.models import VotingSession
 
 from .models import NotificationSettings
 
@@ -37,7 +39,6 @@ def _games_of(user) -> list[Game]:
 def unread_badges_for(user) -> list[tuple[Game, int]]:
     """(game, unread messages) for each running game ``user`` plays or hosts, counted over ``readable_inboxes``
     only (``inbox_list_for``): an unread count never comes from an inbox the user cannot read (L-INBOX-20)."""
-    from inboxes.selectors import inbox_list_for
 
     badges = []
     for game in _games_of(user):
@@ -96,7 +97,6 @@ def concerned_users(event: ScheduledEvent) -> list:
     for a voting (``voting_open``/``voting_close``), the living residents of its city and its Tribune, among the
     readers of the city's current inbox; for the night's end, the living residents of the game among the readers
     of their city's inbox. Users who turned reminders off are left out."""
-    from voting.models import VotingSession
 
     User = get_user_model()
     cities: list[City] = []

@@ -11,12 +11,18 @@ from datetime import datetime
 
 from django.db import connection
 from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.translation import gettext as _
 
-from cities.models import City, Game, GameStatus, Resident, StaffRole
+from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.events import EventKind
+from roles.models import GameResult
+from voting.models import CourtCase, VotingSession
 
 from .models import DisclosureConsent, OpenRequest
+from .services import consenter_for
 
 
 @dataclass
@@ -35,7 +41,6 @@ def consent_rows_for(viewer) -> list[ConsentRow]:
     """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: the personal inbox of each seat
     they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles organised
     (L-ARCH-2). Ordered by game, then kind, then id."""
-    from .services import consenter_for
 
     if not getattr(viewer, "is_authenticated", False):
         return []
@@ -132,20 +137,10 @@ class TimelineDay:
     items: list[TimelineItem] = field(default_factory=list)
 
 
-#: GameEvent kinds shown on the timeline, and as what. A payload is never shown raw: each kind has its own line,
+#: GameEvent kinds shown on the timeline, and as what (``EventKind.timeline``, ``kernel.events``). A payload is never shown raw: each kind has its own line,
 #: and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
 #: because the city inbox is where it is announced (L-INBOX-1, L-INBOX-20).
-PUBLIC_EVENT_KINDS = {
-    "resident.died": "death",
-    "voting.opened": "vote",
-    "voting.closed": "vote",
-    "voting.execution_decided": "court",
-    "court.sentenced": "court",
-    "court.case_opened": "court",
-    "election.closed": "election",
-    "night.resolved": "night",
-    "game.status": "status",
-}
+PUBLIC_EVENT_KINDS = {kind.value: kind.timeline for kind in EventKind if kind.timeline}
 
 def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: str | None = None) -> QuerySet[Message]:
     """``readable_messages`` of ``game`` for ``viewer``, narrowed to a city number and an inbox kind."""
@@ -163,9 +158,7 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
     messages of readable inboxes (filtered by ``city`` number and inbox ``kind``), and public events (deaths,
     votes, elections, court decisions, night outcomes, status). A death shows the alignment only as
     ``visible_alignment`` allows. Grouped by the day the game was in; at most ``limit`` messages."""
-    from django.urls import reverse
 
-    from cities.models import GameEvent, PublicPost
 
     items: list[tuple[int, TimelineItem]] = []
     if not kind:
@@ -184,7 +177,6 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
         cities = {c.pk: c for c in City.objects.filter(game=game)}
         readable_cities = set(cities) if finished else set(
             policies.readable_inboxes(viewer, game).filter(kind=InboxKind.CITY).values_list("city_id", flat=True))
-        from voting.models import CourtCase, VotingSession
 
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
         related = {"sessions": {s.pk: s for s in VotingSession.objects.filter(game=game).select_related("city")},
@@ -212,7 +204,6 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
                 finished: bool, related: dict) -> TimelineItem | None:
     """The timeline line of one public event, or None. Night outcomes wait for the end of the game (their
     payloads are the night issue's; only the fact is shown)."""
-    from django.utils.translation import gettext as _
 
     payload = event.payload if isinstance(event.payload, dict) else {}
     shown = PUBLIC_EVENT_KINDS[event.kind]
@@ -223,7 +214,6 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         alignment = policies.visible_alignment(viewer, resident)
         text = _("%(name)s died") % {"name": resident.name}
         if alignment:
-            from cities.models import Alignment
 
             text += f" ({Alignment(alignment).label})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
@@ -303,8 +293,6 @@ def winner_of(game: Game, residents: list[Resident]) -> str:
     recorded ("" for a game the Procurator ended early, L-WIN-3); without one (a game finished by a bare status
     change), the winner of its last ``game.finished`` event; else L-WIN-1 over all cities ("honest" when no mafia
     lives, "mafia" when the living mafia are at least the living honest, else "")."""
-    from cities.models import Alignment, GameEvent, LifeStatus
-    from roles.models import GameResult
 
     result = GameResult.objects.filter(game=game).only("winner").first()
     if result is not None:
@@ -324,7 +312,6 @@ def winner_of(game: Game, residents: list[Resident]) -> str:
 
 def front_page_for(viewer, game: Game) -> FrontPage | None:
     """The front page of ``game`` for ``viewer``; None before the end (the cast list names the mafia)."""
-    from cities.models import Alignment, LifeStatus
 
     if game.status != GameStatus.FINISHED:
         return None

@@ -17,11 +17,12 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameStatus
-from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox
+from kernel.audit import record_event
 
 from .models import DisclosureConsent, NotificationSettings, OpenRequest, ReminderSent
+from .notifications import REMINDER_TEXTS, digest_plan, reminder_plan
 
 
 def consenter_for(user, inbox: Inbox) -> tuple[str, int] | None:
@@ -143,7 +144,6 @@ def do_send_digests(*, acting_user=None, now: datetime | None = None) -> int:
     since, or a seat replaced, gets nothing; a mafia inbox never reaches a non-member. The mail names inboxes and
     counts, never message text. Returns the number of e-mails sent. Scheduler only (``acting_user`` None).
     """
-    from .notifications import digest_plan
 
     now = now or timezone.now()
     sent = 0
@@ -167,11 +167,9 @@ def do_send_reminders(*, acting_user=None, now: datetime | None = None) -> int:
     close, voting close, night end), the time written in the user's own time zone. Recipients come from
     ``notifications.concerned_users`` (through ``readers_of_inbox``). Returns the number of reminders sent; a
     second tick sends none (``ReminderSent``). Scheduler only."""
-    from .notifications import reminder_plan
 
     now = now or timezone.now()
     sent = 0
-    from .notifications import REMINDER_TEXTS
 
     for event, user, kind in reminder_plan(now):
         with transaction.atomic():

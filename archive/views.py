@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.errors import RuleViolation
@@ -14,9 +15,11 @@ from cities.i18n import activate_game_language
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
+from kernel.confirm import confirmation_page
 
 from . import charts, export, selectors, services
 from .forms import NotificationSettingsForm
+from .notifications import mentions_for, unread_badges_for
 
 
 @login_required
@@ -26,6 +29,15 @@ def my_consents(request):
     them, with give / withdraw buttons (POST ``inbox`` and ``action`` = give | revoke)."""
     if request.method == "POST":
         inbox = policies.access_inbox_by_id(request.user, request.POST.get("inbox"))
+        if request.POST.get("action") != "revoke":
+            activate_game_language(request, inbox.game)
+            confirm = confirmation_page(
+                request, title=_("Consent to disclose “%(title)s”?") % {"title": inbox.title},
+                consequence=_("After the game the inbox opens to everyone once every consent it needs is given; "
+                              "once it is disclosed, your consent cannot be withdrawn."),
+                confirm_label=_("Consent to disclose"), cancel_url=reverse("archive_consents"))
+            if confirm is not None:
+                return confirm
         try:
             if request.POST.get("action") == "revoke":
                 services.do_revoke_consent(inbox, acting_user=request.user)
@@ -136,7 +148,6 @@ def export_print(request, slug: str):
 def mentions(request):
     """Messages that mention the viewer (by display name or a seat's name), from readable inboxes only
     (L-INBOX-20), newest first; and the unread counts of readable inboxes per game."""
-    from .notifications import mentions_for, unread_badges_for
 
     return render(request, "archive/mentions.html",
                   {"mentions": mentions_for(request.user), "badges": unread_badges_for(request.user)})

@@ -19,10 +19,13 @@ from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
+from staff.console import register_dashboard_links, register_urls, staff_admin_site, staff_roles_of
+from voting.models import JudgeElection, VotingSession
 
 from . import services
 from .errors import RuleViolation
@@ -34,7 +37,6 @@ SECRET_ERROR_KINDS = frozenset({"night_end"})
 
 
 def _procurator_game(request, game_id: int) -> Game:
-    from .staff_admin import staff_roles_of
 
     game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind == StaffKind.PROCURATOR),
                 None)
@@ -67,7 +69,6 @@ def pending_events(game: Game, *, kinds: tuple[str, ...] | None = None, city=Non
         events = events.filter(kind__in=kinds)
     events = list(events.order_by("due_at", "id"))
     if city is not None:
-        from voting.models import JudgeElection, VotingSession
 
         sessions = set(VotingSession.objects.filter(city=city).values_list("pk", flat=True))
         elections = set(JudgeElection.objects.filter(city=city).values_list("pk", flat=True))
@@ -117,7 +118,6 @@ class ShortenDayForm(forms.Form):
 
 def game_clock_view(request, game_id: int):
     """The Procurator's clock page (see the module docstring). POST ``form`` = day_start | long_day | shorten."""
-    from .staff_admin import staff_admin_site
 
     game = _procurator_game(request, game_id)
     which = request.POST.get("form") if request.method == "POST" else None
@@ -180,7 +180,6 @@ class AppendForm(forms.Form):
 def daily_post_view(request, game_id: int, day: int):
     """The Procurator's page of the daily post of ``day`` (L-POST-2): free text before the draft, edit the draft,
     append after publication. Each form calls its service; refusals are shown as they are."""
-    from .staff_admin import staff_admin_site
 
     game = _procurator_game(request, game_id)
     plan = GameDay.objects.filter(game=game, number=day).select_related("post").first()
@@ -215,3 +214,19 @@ def daily_post_view(request, game_id: int, day: int):
                "form_name": form_name}
     request.current_app = staff_admin_site.name
     return TemplateResponse(request, "staff_admin/daily_post.html", context)
+
+
+@register_urls
+def _urls(site) -> list:
+    """The Procurator's clock page and daily post pages (L-DAY, L-POST-2)."""
+    return [path("games/<int:game_id>/clock/", site.admin_view(game_clock_view), name="game_clock"),
+            path("games/<int:game_id>/daily-post/<int:day>/", site.admin_view(daily_post_view), name="daily_post")]
+
+
+@register_dashboard_links(order=0)
+def _schedule_link(request, role) -> list[tuple[str, str]]:
+    """The Procurator's "Schedule" entry: the clock (day starts, long and shortened days)."""
+    if role.kind != StaffKind.PROCURATOR:
+        return []
+    return [(_("Schedule: times and pending events"), reverse("admin:game_clock", args=[role.game_id],
+                                                               current_app=staff_admin_site.name))]

@@ -19,7 +19,9 @@ from datetime import datetime
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from .models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, Resident
+from voting.models import CourtCase, DecisionSource, ExecutionDecision, VotingSession
+
+from .models import Alignment, City, Game, GameDay, GameEvent, GameStatus, LifeStatus, Resident
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,6 @@ def _names(result: dict, keys) -> str:
 
 
 def _city_results(game: Game, city: City, day: int) -> list[str]:
-    from voting.models import CourtCase, DecisionSource, ExecutionDecision, VotingSession
 
     lines = [f"### {city.name}", ""]
     session = VotingSession.objects.filter(city=city, day=day).first()
@@ -135,7 +136,6 @@ def daily_post_record(game: Game, day: int, now: datetime) -> DailyPostRecord:
     """The site's draft of the daily post published at the start of game ``day`` (>= 2), as of ``now`` (aware
     UTC), in the game's language (Russian for Lepra). Reads ``GameDay`` rows for the windows: deaths after the
     start of day ``day - 1`` up to ``now``; a death with cause killed is a victim of night ``day - 1``."""
-    from .models import GameDay
 
     yesterday = GameDay.objects.filter(game=game, number=day - 1).first()
     since = (yesterday.started_at or yesterday.starts_at) if yesterday is not None else None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
@@ -23,6 +24,7 @@ from django.utils.translation import gettext as _
 from .errors import NotAllowed, WrongState
 from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
 from .services import (
+    _check_procurator,
     do_begin_day,
     do_begin_night,
     do_draft_daily_post,
@@ -32,6 +34,9 @@ from .services import (
 )
 
 logger = logging.getLogger(__name__)
+
+#: The Celery task that runs ``dispatch_due_events`` (``mafia_site.tasks``; the beat schedules it by this name).
+TICK_TASK = "mafia_site.tasks.dispatch_due_events"
 
 Handler = Callable[[ScheduledEvent, datetime], str]
 
@@ -286,7 +291,6 @@ def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetim
     """The Procurator asks for a failing or crashed ``event`` to be tried again at once instead of after its
     back-off: ``retry_at`` becomes ``now`` and a tick is queued after the commit. Returns the event. Raises
     ``NotAllowed`` (not the game's Procurator) or ``WrongState`` (done, cancelled, never tried, or not due)."""
-    from .services import _check_procurator
 
     now = now or timezone.now()
     if acting_user is None:
@@ -308,9 +312,8 @@ def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetim
 def _queue_tick() -> None:
     """Ask the worker for a tick now (best effort: the beat's next tick comes anyway)."""
     try:
-        from mafia_site.tasks import dispatch_due_events as task
-
-        task.apply_async(expires=settings.MAFIA_DISPATCH_INTERVAL_SECONDS)
+        # By name: the task module (an interface, mafia_site.tasks) imports this engine, not the other way round.
+        current_app.send_task(TICK_TASK, expires=settings.MAFIA_DISPATCH_INTERVAL_SECONDS)
     except Exception as exc:  # noqa: BLE001 - a broker outage must not fail the staff action
         logger.warning("could not queue a scheduler tick: %s", exc)
 

@@ -9,6 +9,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from inboxes import policies
+from roles.models import CommissarOffer, MafiaDraw
+from roles.services import city_commissar_state
 
 from .models import City, Game, GameStatus, PostKind, PublicPost, Resident, Signup, StaffKind, StaffRole
 
@@ -129,8 +131,6 @@ class SetupState:
 
 def setup_state(game: Game) -> SetupState:
     """The setup page of ``game`` for its Procurator (see SetupState)."""
-    from roles.models import CommissarOffer, MafiaDraw
-    from roles.services import city_commissar_state
 
     post = PublicPost.objects.filter(game=game, kind=PostKind.RECRUITMENT).first()
     signups = list(Signup.objects.filter(game=game, withdrawn_at__isnull=True).select_related("user"))

@@ -16,14 +16,20 @@ from django.utils.translation import gettext as _
 
 from inboxes.policies import forget_viewer_cache, holds_role
 from inboxes.rendering import render_markdown
+from inboxes.services import do_lay_spirit_to_rest, do_roll_over_city_inboxes_for_new_day
+from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, UnknownRuleset, WrongState
-from kernel.rulesets import get_ruleset
+from kernel.events import ScheduledKind
+from kernel.rulesets import get_ruleset, ruleset_of
 from roles import draw
+from voting.models import VotingSession
 
+from . import clock
+from .daily_post import daily_post_record
 from .models import (
     City,
     Game,
-    GameEvent,
+    GameDay,
     GameStatus,
     PostKind,
     PublicPost,
@@ -34,15 +40,11 @@ from .models import (
     StaffKind,
     StaffRole,
 )
+from .resident_services import do_set_resident_flags  # noqa: F401  (public name kept for callers)
 
 MAX_POST_LENGTH = 50_000
 #: How far ahead a post may be scheduled, in days (a game lasts 10-14 days, L-DAY-6; recruitment comes first).
 MAX_SCHEDULE_DAYS = 366
-
-
-def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> GameEvent:
-    """Write one audit row (``GameEvent``). Call inside the service's transaction; ``actor`` None = scheduler."""
-    return GameEvent.objects.create(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
 
 
 def _clean_text(text: str, *, field: str, max_length: int) -> str:
@@ -211,32 +213,6 @@ def do_set_game_status(game: Game, status: str, *, acting_user, day_number: int 
     game.save(update_fields=["status", "day_number", "ended_at"])
     record_event(game, "game.status", actor=acting_user, at=now, payload={"status": status, "day": game.day_number})
     return game
-
-
-@transaction.atomic
-def do_set_resident_flags(resident: Resident, *, acting_user, now: datetime | None = None, **flags) -> Resident:
-    """Set secret or role flags of ``resident`` (alignment, is_commissar, is_judge, is_godfather) as a draw or an
-    election decided. Only the site (``acting_user`` None: the draws and elections of roles/) calls this;
-    the named DB constraints reject a second commissar, judge or godfather in a city.
-    """
-    now = now or timezone.now()
-    if acting_user is not None:
-        raise NotAllowed(_("Roles are set by the site's draws and elections, not by hand."), rule="L-ASSIGN-3")
-    allowed = {"alignment", "is_commissar", "is_judge", "is_godfather"}
-    unknown = set(flags) - allowed
-    if unknown:
-        raise InvalidInput(f"Unknown resident flags: {sorted(unknown)}")
-    for key, value in flags.items():
-        setattr(resident, key, value)
-    resident.save(update_fields=list(flags))
-    # The payload names the flags but not their values: the audit log must not become a list of the mafia.
-    # The audit log will be browsed by staff (issue 7): a row naming the resident of a secret flag (alignment,
-    # commissar, godfather) would be a list of the mafia for the Procurator. Only the public judge flag names
-    # its resident; the secret ones are recorded without anyone's name (the draws audit themselves).
-    public = {key: value for key, value in flags.items() if key == "is_judge"}
-    payload = {"resident": resident.pk, "flags": sorted(public)} if public and len(public) == len(flags) else {"flags": sorted(flags)}
-    record_event(resident.game, "resident.flags", actor=None, at=now, payload=payload)
-    return resident
 
 
 @transaction.atomic
@@ -571,10 +547,10 @@ def do_publish_city_lists(game: Game, *, acting_user, now: datetime | None = Non
 
 #: The kinds of scheduled events the phase plan owns (``_sync_clock_events``). Voting and court events belong to
 #: ``voting`` (``do_schedule_voting``, ``do_put_before_court``).
-CLOCK_EVENT_KINDS = ("day_start", "night_start", "night_end", "daily_post_draft")
+CLOCK_EVENT_KINDS = tuple(kind.value for kind in ScheduledKind if kind.clock)
 #: Events of the day that must run before its night starts (``night_start`` waits for them): the execution voting
 #: and the court (``voting``), and judge elections (L-DAY-4).
-DAY_DEADLINE_KINDS = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
+DAY_DEADLINE_KINDS = tuple(kind.value for kind in ScheduledKind if kind.day_deadline)
 
 
 def _zone(game: Game) -> ZoneInfo:
@@ -588,7 +564,6 @@ def _check_game_not_over(game: Game) -> None:
 
 def game_day_of(game: Game, number: int):
     """The ``GameDay`` ``number`` of ``game``, or None when the clock has not planned it."""
-    from .models import GameDay
 
     return GameDay.objects.filter(game=game, number=number).first()
 
@@ -600,7 +575,6 @@ def voting_window_limits(game: Game, day: int, now: datetime) -> tuple[datetime 
     or the end of a shortened day); without a plan, the 00:00 in the game's zone ending the calendar day of
     ``now``. ``announce_by``: the Tribunes set their times before it, in the first half of the day; None without
     a plan (no day start is known). Used by ``voting.services.do_schedule_voting`` / ``do_extend_voting``."""
-    from . import clock
 
     plan = game_day_of(game, day)
     if plan is None:
@@ -609,7 +583,6 @@ def voting_window_limits(game: Game, day: int, now: datetime) -> tuple[datetime 
 
 
 def _lock_days(game: Game) -> list:
-    from .models import GameDay
 
     return list(GameDay.objects.select_for_update().filter(game=game).order_by("number"))
 
@@ -618,8 +591,6 @@ def _replan(game: Game, *, ensure_through: int | None = None) -> list:
     """Re-derive the times of the days of ``game`` that have not started (``cities.clock.plan_days``) and the
     night ends, creating rows up to ``ensure_through``. Days that started keep their start; days whose night began
     keep their end. Returns the rows in order (locked)."""
-    from . import clock
-    from .models import GameDay
 
     zone = _zone(game)
     days = _lock_days(game)
@@ -744,8 +715,6 @@ def do_start_game_clock(game: Game, *, first_day_starts_at: datetime, acting_use
     ``first_day_starts_at``, and its night's events are laid out too. Procurator only (``acting_user`` None: the
     site). Returns the planned ``GameDay`` rows. Raises ``NotAllowed``, ``InvalidInput`` (naive or past time) or
     ``WrongState`` (game over, lists not published, clock already started)."""
-    from . import clock
-    from .models import GameDay
 
     now = now or timezone.now()
     _check_procurator(game, acting_user)
@@ -792,7 +761,6 @@ def _check_clock(game: Game, acting_user) -> Game:
 
 def _check_voting_fits(game: Game, days: list) -> None:
     """Every scheduled execution voting closes by the (new) end of its day (L-DAY-3)."""
-    from voting.models import VotingSession
 
     for day in days:
         late = (VotingSession.objects.filter(game=game, day=day.number, closes_at__gt=day.ends_at)
@@ -847,7 +815,6 @@ def do_set_day_start(game: Game, day_start: time, *, acting_user, now: datetime 
 
 
 def _check_changeable_day(game: Game, day: int, now: datetime, *, rule: str, current_allowed: bool) -> None:
-    from . import clock
 
     if day < 1:
         raise InvalidInput(_("There is no day %(day)d.") % {"day": day}, rule=rule)
@@ -870,8 +837,6 @@ def do_declare_long_day(game: Game, day: int, calendar_days: int, *, acting_user
 
     Raises ``NotAllowed``, ``WrongState`` (game over, no clock, day started or past its first half) or
     ``InvalidInput`` (not 1-3 days, a shortened day, a voting scheduled after the new end)."""
-    from . import clock
-    from .models import GameDay
 
     now = now or timezone.now()
     game = _check_clock(game, acting_user)
@@ -901,8 +866,6 @@ def do_shorten_day(game: Game, day: int, hours: int | None, *, acting_user,
 
     Raises ``NotAllowed``, ``WrongState`` (game over, no clock, day started) or ``InvalidInput`` (bad hours, a day
     reaching past 00:00, a long day, a bad next start, a voting scheduled after the new end)."""
-    from . import clock
-    from .models import GameDay
 
     now = now or timezone.now()
     game = _check_clock(game, acting_user)
@@ -955,10 +918,9 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     becomes running on day 1); the spirits of the day before go to the cemetery (L-SPIRIT-2); every city inbox
     rolls over (L-INBOX-1); the daily post drafted at night end is published, exactly once (L-POST-2); the day
     after is planned and the clock events of this day are laid out; day 1 opens the standing inboxes of the game
-    (``inboxes.services.do_open_game_inboxes``). On a finished game only the (final) daily
+    (the ruleset's ``create_standing_inboxes``; Lepra: ``inboxes.services.do_open_game_inboxes``). On a finished game only the (final) daily
     post is published. Returns the ``GameDay``. Idempotent: a day that already started raises ``WrongState``
     and changes nothing; so do a missing plan and a day out of turn. Site or Procurator."""
-    from inboxes.services import do_lay_spirit_to_rest, do_open_game_inboxes, do_roll_over_city_inboxes_for_new_day
 
     now = now or timezone.now()
     _check_procurator(game, acting_user)
@@ -990,9 +952,8 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
         # The game starts: its standing inboxes open (city, personal, cemetery, office, ...; L-INBOX table), or
         # nobody could propose, nominate or post on day 1. Skipped (left to the Procurator) when the staff who
         # organize them are missing.
-        from inboxes.services import do_open_game_inboxes
         try:
-            do_open_game_inboxes(game, acting_user=None, now=now)
+            ruleset_of(game).create_standing_inboxes(game, now=now)
         except WrongState:
             pass
     plan.started_at = now
@@ -1000,7 +961,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     if day == 1:
         # The standing inboxes open as the game starts (L-INBOX table): no staff page does it, the day start does
         # (inboxes the Procurator opened already are kept).
-        do_open_game_inboxes(game, acting_user=None, now=now)
+        ruleset_of(game).create_standing_inboxes(game, now=now)
     rolled = do_roll_over_city_inboxes_for_new_day(game, acting_user=None, now=now)
     post = do_publish_daily_post(game, day, acting_user=None, now=now) if day >= 2 else None
     days = _replan(game, ensure_through=day + 1)
@@ -1016,7 +977,6 @@ def do_begin_night(game: Game, day: int, *, acting_user=None, now: datetime | No
     """Close game day ``day`` and start its night (the ``night_start`` event, after the day's last voting and court
     deadline, L-DAY-3): the ``GameDay`` gets ``ended_at``. Returns it. Raises ``WrongState`` (not the current day,
     already night, game over). Site or Procurator."""
-    from .models import GameDay
 
     now = now or timezone.now()
     _check_procurator(game, acting_user)
@@ -1046,7 +1006,6 @@ def pending_day_deadline(game: Game, since: datetime, day: int) -> datetime | No
 # --------------------------------------------------------------------------------------------------------------
 
 def _daily_day(game: Game, day: int):
-    from .models import GameDay
 
     if day < 2:
         raise InvalidInput(_("The first daily post is published on day 2."), rule="L-POST-2")
@@ -1065,7 +1024,6 @@ def do_draft_daily_post(game: Game, day: int, *, acting_user=None, now: datetime
     publication. Idempotent: when the draft exists it is returned unchanged (the Procurator's edits are kept).
     By the site at night end (``daily_post_draft`` event) or the Procurator. Raises ``NotAllowed``,
     ``InvalidInput`` (day < 2) or ``WrongState`` (day not planned)."""
-    from .daily_post import daily_post_record
 
     now = now or timezone.now()
     _check_procurator(game, acting_user)

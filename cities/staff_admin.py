@@ -1,4 +1,5 @@
-"""The game staff's admin site, mounted at ``/staff/`` (issue 3 item 8; RULES.md L-STAFF, L-STAFF-5, L-STAFF-6).
+"""The staff console's pages of games, residents, inboxes, memberships and messages (RULES.md L-STAFF, L-STAFF-5,
+L-STAFF-6), on the one console site of ``staff.console`` mounted at ``/staff/``.
 
 Who may enter: an active account holding at least one ``StaffRole`` (Procurator, Tribune, Arbiter, Consigliere).
 ``is_staff`` and ``is_superuser`` grant nothing here (L-STAFF-5): a site operator without a game role is sent to
@@ -34,313 +35,68 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
 """
 from __future__ import annotations
 
-from contextvars import ContextVar
-from functools import update_wrapper
 from zoneinfo import ZoneInfo
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
-from django.contrib.auth import REDIRECT_FIELD_NAME
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
+from django.contrib.admin import helpers
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.defaultfilters import linebreaksbr
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.http import urlencode
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from kernel.confirm import confirmation_page
+
 from inboxes import policies
 from inboxes import services as inbox_services
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
+from kernel.rulesets import ruleset_of
+from staff.console import (  # noqa: F401  (the console's names, kept importable from here)
+    GameStaffAdminSite,
+    ScopedRelatedFilter,
+    StaffScopedAdmin,
+    _action_page,
+    _bound_form,
+    _current_request,
+    _hidden_text_inbox_ids,
+    _role_game_ids,
+    current_viewer,
+    readable_inboxes_for_staff,
+    register_dashboard_links,
+    register_urls,
+    single_staff_game,
+    staff_admin_site,
+    staff_game_ids,
+    staff_roles_of,
+)
 
+from . import clock_admin  # noqa: F401  (registers the Procurator's clock and daily post pages)
 from .errors import RuleViolation
 from .forms import WallClockField, wall_clock_to_utc
-from .models import City, Game, GameStatus, Resident, StaffKind, StaffRole
-
-
-#: The request being served by a staff admin view. ModelAdmin instances are shared by every thread, so the
-#: viewer for computed columns is read from here (set by ``GameStaffAdminSite.admin_view`` for the whole view,
-#: template rendering included), never stored on the ModelAdmin. Unset means no viewer: secrets stay hidden.
-_current_request: ContextVar = ContextVar("staff_admin_request", default=None)
-
-
-def current_viewer():
-    """The user of the staff admin request being served, or None (then every policy answer is "secret")."""
-    request = _current_request.get()
-    return None if request is None else request.user
-
-
-def staff_roles_of(request) -> list[StaffRole]:
-    """All staff roles of the request's user in every game, cached on the request (one query)."""
-    cached = getattr(request, "_staff_admin_roles", None)
-    if cached is None:
-        user = request.user
-        if user is None or not user.is_authenticated or not user.is_active:
-            cached = []
-        else:
-            cached = list(StaffRole.objects.filter(user=user).select_related("game", "city")
-                          .order_by("game__title", "game_id", "kind", "city__number"))
-            if any(r.kind == StaffKind.TRIBUNE for r in cached):  # stand-in periods (L-STAFF-2, staff app)
-                cached += policies.standing_in_roles(user)
-        request._staff_admin_roles = cached
-    return cached
-
-
-def single_staff_game(request) -> Game | None:
-    """The one game where the request's user holds all their staff roles, or None (no role, or several games)."""
-    games = {role.game_id: role.game for role in staff_roles_of(request)}
-    return next(iter(games.values())) if len(games) == 1 else None
-
-
-def staff_game_ids(request) -> set[int]:
-    """Ids of the games where the request's user holds a staff role."""
-    return {role.game_id for role in staff_roles_of(request)}
-
-
-class GameStaffAdminSite(AdminSite):
-    """The admin for game staff: entry by ``StaffRole`` only (L-STAFF-5), dashboard of the user's roles."""
-
-    site_header = gettext_lazy("Mafia Host — game staff console")
-    site_title = gettext_lazy("Mafia Host — game staff console")
-    index_title = gettext_lazy("Your games")
-    index_template = "staff_admin/index.html"
-
-    def __init__(self, name: str = "staff_admin") -> None:
-        super().__init__(name=name)
-        self.disable_action("delete_selected")
-
-    def has_permission(self, request) -> bool:
-        """True for an active account holding at least one game staff role; superuser/staff flags are ignored."""
-        return bool(staff_roles_of(request))
-
-    def admin_view(self, view, cacheable=False):
-        """Django's admin_view (permission check, never_cache, csrf), with the request published to
-        ``current_viewer`` while the view runs and its template renders.
-
-        When all the viewer's staff roles are in one game, the page shows times in that game's time zone (as
-        the game's pages do); otherwise in UTC. The language is the browser's (LocaleMiddleware, Russian by
-        default): every label goes through gettext, so a page is wholly in one language."""
-        def with_request(request, *args, **kwargs):
-            token = _current_request.set(request)
-            game = single_staff_game(request)
-            try:
-                if game is not None:
-                    timezone.activate(ZoneInfo(game.time_zone))
-                response = view(request, *args, **kwargs)
-                if callable(getattr(response, "render", None)) and not getattr(response, "is_rendered", True):
-                    response.render()
-                return response
-            finally:
-                if game is not None:
-                    timezone.deactivate()
-                _current_request.reset(token)
-
-        return super().admin_view(update_wrapper(with_request, view), cacheable)
-
-    def get_urls(self):
-        # "view on site" (r/<content type>/<id>/) answers for any model and id: not mounted here.
-        from staff.staff_admin import extra_urls
-        from voting.staff_admin import schedule_election_view, schedule_voting_view
-
-        from .clock_admin import daily_post_view, game_clock_view
-
-        own = [path("games/<int:game_id>/clock/", self.admin_view(game_clock_view), name="game_clock"),
-               path("games/<int:game_id>/daily-post/<int:day>/", self.admin_view(daily_post_view), name="daily_post"),
-               path("games/<int:game_id>/stage/", self.admin_view(self.stage_inbox_view), name="stage_inbox"),
-               path("cities/<int:city_id>/schedule-voting/", self.admin_view(schedule_voting_view),
-                    name="schedule_voting"),
-               path("games/<int:game_id>/schedule-election/", self.admin_view(schedule_election_view),
-                    name="schedule_election"), *extra_urls(self)]
-        return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
-
-    def stage_inbox_view(self, request, game_id: int):
-        """The Procurator's page opening a stage inbox (L-INBOX-19) in ``game_id``: title, speakers, audience;
-        calls ``inboxes.services.do_create_stage_inbox``. Anyone but the game's Procurator gets the 404 of a
-        missing page (the game id tells nothing)."""
-        game = next((r.game for r in staff_roles_of(request)
-                     if r.game_id == game_id and r.kind == StaffKind.PROCURATOR), None)
-        if game is None:
-            raise Http404
-        form = StageInboxForm(request.POST if request.method == "POST" else None, game=game)
-        if form.is_valid():
-            try:
-                inbox = inbox_services.do_create_stage_inbox(
-                    game, title=form.cleaned_data["title"], speakers=form.cleaned_data["speakers"],
-                    audience=form.cleaned_data["audience"], acting_user=request.user)
-            except RuleViolation as exc:
-                messages.error(request, str(exc))
-            else:
-                messages.success(request, _("The stage “%(title)s” is open.") % {"title": inbox.title})
-                return HttpResponseRedirect(reverse("admin:inboxes_inbox_change", args=[inbox.pk],
-                                                    current_app=self.name))
-        context = {**self.each_context(request), "title": _("Open a stage"), "subtitle": game.title,
-                   "form": form, "game": game}
-        request.current_app = self.name
-        return TemplateResponse(request, "staff_admin/stage_inbox.html", context)
-
-    def login(self, request, extra_context=None):
-        """Logging in is the site's own (allauth): anonymous users go there and come back; a logged-in account
-        without a game role is refused (403), whatever its Django flags (L-STAFF-5)."""
-        target = request.GET.get(REDIRECT_FIELD_NAME, "")
-        if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                               require_https=request.is_secure()):
-            target = ""
-        target = target or reverse("admin:index", current_app=self.name)
-        if request.user.is_authenticated:
-            if self.has_permission(request):
-                return HttpResponseRedirect(target)
-            raise PermissionDenied
-        return HttpResponseRedirect(reverse("account_login") + "?" + urlencode({REDIRECT_FIELD_NAME: target}))
-
-    def index(self, request, extra_context=None):
-        """The dashboard: the user's roles per game, each with links to the changelists scoped to it."""
-        from staff import staff_admin as staff_dashboard
-
-        dashboard = []
-        for role in staff_roles_of(request):
-            # Links narrow to the game only: the changelists themselves apply the role's scope.
-            game_scope = urlencode({"game__id__exact": role.game_id})
-            inbox_scope = urlencode({"inbox__game__id__exact": role.game_id})
-
-            def link(model: str, params: str) -> str:
-                return reverse(f"admin:{model}_changelist", current_app=self.name) + "?" + params
-
-            links = [
-                (_("Residents"), link("cities_resident", game_scope)),
-                (_("Inboxes"), link("inboxes_inbox", game_scope)),
-                (_("Memberships"), link("inboxes_membership", inbox_scope)),
-                (_("Messages"), link("inboxes_message", inbox_scope)),
-            ]
-            if role.kind != StaffKind.CONSIGLIERE:
-                links.append((_("Voting sessions"), link("voting_votingsession", game_scope)))
-            # One "Schedule" entry per scheduling role (issue 7 point 2): the Procurator's clock (day starts, long
-            # and shortened days), the Tribune's voting times, the Arbiter's election times.
-            schedule = {StaffKind.PROCURATOR: ("admin:game_clock", role.game_id),
-                        StaffKind.TRIBUNE: ("admin:schedule_voting", role.city_id),
-                        StaffKind.ARBITER: ("admin:schedule_election", role.game_id)}.get(role.kind)
-            if schedule is not None:
-                links.insert(0, (_("Schedule: times and pending events"), reverse(schedule[0], args=[schedule[1]], current_app=self.name)))
-            if role.kind == StaffKind.TRIBUNE:
-                links += [
-                    (_("Proxy requests"), link("voting_proxyrequest", game_scope)),
-                    (_("Suicide declarations"), link("voting_suicidedeclaration", game_scope)),
-                ]
-            if role.kind in (StaffKind.PROCURATOR, StaffKind.ARBITER):
-                links.append((_("Court cases"), link("voting_courtcase", game_scope)))
-            if role.kind == StaffKind.PROCURATOR:
-                links.append((_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id],
-                                                         current_app=self.name)))
-            links += staff_dashboard.dashboard_links(request, role)
-            dashboard.append({"role": role, "game": role.game, "links": links,
-                              "needs": staff_dashboard.dashboard_needs(request, role)})
-        return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
-
-
-staff_admin_site = GameStaffAdminSite()
-
-
-# --------------------------------------------------------------------------------------------------------------
-# The scoped, read-only base
-# --------------------------------------------------------------------------------------------------------------
-
-class StaffScopedAdmin(admin.ModelAdmin):
-    """Read-only, policy-scoped admin: subclasses give ``scoped_queryset`` and the public ``fields``.
-
-    ``allowed_lookups`` lists the only query parameters a changelist accepts besides the admin's own
-    (``q``, ``o``, ``p``, ...): those of the list filters and the dashboard links, over public fields.
-    """
-
-    allowed_lookups: frozenset[str] = frozenset()
-    view_on_site = False
-    actions = ()
-    show_facets = admin.ShowFacets.NEVER
-
-    def scoped_queryset(self, request):
-        raise NotImplementedError
-
-    def get_queryset(self, request):
-        qs = self.scoped_queryset(request)
-        ordering = self.get_ordering(request)
-        return qs.order_by(*ordering) if ordering else qs
-
-    def get_readonly_fields(self, request, obj=None):
-        return tuple(self.fields or ())
-
-    def lookup_allowed(self, lookup, value, request=None) -> bool:
-        return lookup in self.allowed_lookups
-
-    def has_module_permission(self, request) -> bool:
-        return self.admin_site.has_permission(request)
-
-    def has_view_permission(self, request, obj=None) -> bool:
-        return self.admin_site.has_permission(request)
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-    def offers_action(self, request, name: str) -> bool:
-        """Whether the action ``name`` is offered to the request's user (only where its service could succeed;
-        the service still decides, object by object)."""
-        return True
-
-    def get_actions(self, request):
-        return {name: action for name, action in super().get_actions(request).items()
-                if self.offers_action(request, name)}
-
-
-class ScopedRelatedFilter(RelatedOnlyFieldListFilter):
-    """A filter by a related object, offering only the values present in the scoped queryset. Always shown, so
-    that its parameter is always applied: Django drops the parameter of a filter with one choice, which would
-    turn "?city__id__exact=<another city>" into "everything in scope" instead of "nothing"."""
-
-    def has_output(self) -> bool:
-        return True
+from .models import City, Game, GameStatus, Resident, StaffKind
 
 
 def _fact(fact: str, label: str) -> str:
     return format_html('<span data-fact="{}">{}</span>', fact, label)
 
 
-def readable_inboxes_for_staff(request):
-    """Inboxes the request's user may read (``policies.readable_inboxes``) in the games where they are staff."""
-    return policies.readable_inboxes(request.user).filter(game_id__in=staff_game_ids(request))
-
-
-def _hidden_text_inbox_ids(request) -> set[int]:
-    """Ids of the readable inboxes where the user sees hidden texts (moderators, L-INBOX-21); per request."""
-    cached = getattr(request, "_staff_admin_hidden_ok", None)
-    if cached is None:
-        cached = {inbox.pk for inbox in readable_inboxes_for_staff(request).select_related("game")
-                  if policies.can_see_hidden_text(request.user, inbox)}
-        request._staff_admin_hidden_ok = cached
-    return cached
-
-
 # --------------------------------------------------------------------------------------------------------------
-# The staff's actions (issue 3 item 8: "Admin actions call the same services as the pages")
+# The staff's actions (admin actions call the same services as the pages)
 # --------------------------------------------------------------------------------------------------------------
 #
 # Each action works on the changelist's queryset (already scoped by the policy, so an object outside the scope
 # is dropped exactly like a missing id), asks for its input on an intermediate page when it needs any, and calls
 # one service with ``acting_user=request.user``. A ``RuleViolation`` is shown as the service wrote it; nothing is
 # written here. Actions are offered only to users for whom the service could succeed (``offers_action``).
-
-def _role_game_ids(request, kind: str) -> set[int]:
-    return {role.game_id for role in staff_roles_of(request) if role.kind == kind}
-
 
 def _organized_readable_inboxes(request):
     """Readable inboxes (in the user's staff games) that one of the user's staff roles organises."""
@@ -365,28 +121,6 @@ def _may_roll_over_somewhere(request) -> bool:
             kind__in=inbox_services.NO_ROLLOVER_KINDS).filter(killed_at__isnull=True).exists()
         request._staff_admin_rolls_over = cached
     return cached
-
-
-def _action_page(modeladmin, request, *, action: str, title: str, targets, form, submit: str):
-    """The intermediate page of ``action``: the selected objects (``targets``: (pk, label) pairs, labels the
-    viewer may see), the form, and the same action posted again with ``apply``."""
-    context = {
-        **modeladmin.admin_site.each_context(request),
-        "title": title,
-        "opts": modeladmin.opts,
-        "form": form,
-        "targets": targets,
-        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-        "action": action,
-        "submit_label": submit,
-    }
-    request.current_app = modeladmin.admin_site.name
-    return TemplateResponse(request, "staff_admin/action_form.html", context)
-
-
-def _bound_form(request, form_class, **kwargs):
-    """The action's form, bound to the POST when it is the intermediate page's submission (``apply``)."""
-    return form_class(request.POST if "apply" in request.POST else None, **kwargs)
 
 
 def _one_resident(request, queryset) -> Resident | None:
@@ -460,8 +194,8 @@ def record_death(modeladmin, request, queryset):
                 messages.error(request, str(exc))
             else:
                 messages.success(request, _("The death of %(name)s is recorded.") % {"name": resident.name})
-        from roles.services import do_after_day_death  # L-NIGHT-3 re-election, L-WIN-1 victory after a death
-        do_after_day_death(residents[0].game, acting_user=None)
+        # The ruleset's aftermath of a death by day (Lepra: L-NIGHT-3 re-election, L-WIN-1 victory).
+        ruleset_of(residents[0].game).after_day_death(residents[0].game, now=timezone.now())
         return None
     targets = [(r.pk, f"{r.name} · {r.city.name}") for r in residents]
     return _action_page(modeladmin, request, action="record_death", title=_("Record a death"), targets=targets,
@@ -812,7 +546,16 @@ def unban_members(modeladmin, request, queryset):
 
 @admin.action(description=gettext_lazy("Remove from the inbox (sees nothing of it)"))
 def remove_members(modeladmin, request, queryset):
-    _run_service(request, queryset.select_related("inbox__game", "resident"), inbox_services.do_remove_member,
+    """Remove the selected members after a confirmation page: a removed member no longer sees the inbox."""
+    memberships = list(queryset.select_related("inbox__game", "resident"))
+    confirm = None if not memberships else confirmation_page(
+        request, title=_("Remove from the inbox?"),
+        consequence=_("These residents will no longer see the inbox at all: %(names)s.")
+        % {"names": ", ".join(f"{m.resident.name} ({m.inbox.title})" for m in memberships)},
+        confirm_label=_("Remove from the inbox"), cancel_url=request.get_full_path())
+    if confirm is not None:
+        return confirm
+    _run_service(request, memberships, inbox_services.do_remove_member,
                  _("%(name)s is removed from “%(inbox)s”."))
 
 
@@ -908,8 +651,63 @@ class StaffMessageAdmin(StaffScopedAdmin):
         return format_html('<div class="message-text">{}</div>', linebreaksbr(shown, autoescape=True))
 
 
-# The Lepra day's models and actions (voting sessions, proxies, suicides, court cases) register themselves on
-# this site; imported last, as they build on the classes above.
-from voting import staff_admin as _voting_staff_admin  # noqa: E402,F401
-# Issue 7 (the staff app): dashboard needs, audit log, stand-ins, impeachment, speech requests.
-from staff import staff_admin as _staff_staff_admin  # noqa: E402,F401
+# --------------------------------------------------------------------------------------------------------------
+# The Procurator's stage page and this app's dashboard links (registered on the console, staff.console)
+# --------------------------------------------------------------------------------------------------------------
+
+def stage_inbox_view(request, game_id: int):
+    """The Procurator's page opening a stage inbox (L-INBOX-19) in ``game_id``: title, speakers, audience;
+    calls ``inboxes.services.do_create_stage_inbox``. Anyone but the game's Procurator gets the 404 of a
+    missing page (the game id tells nothing)."""
+    game = next((r.game for r in staff_roles_of(request)
+                 if r.game_id == game_id and r.kind == StaffKind.PROCURATOR), None)
+    if game is None:
+        raise Http404
+    form = StageInboxForm(request.POST if request.method == "POST" else None, game=game)
+    if form.is_valid():
+        try:
+            inbox = inbox_services.do_create_stage_inbox(
+                game, title=form.cleaned_data["title"], speakers=form.cleaned_data["speakers"],
+                audience=form.cleaned_data["audience"], acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The stage “%(title)s” is open.") % {"title": inbox.title})
+            return HttpResponseRedirect(reverse("admin:inboxes_inbox_change", args=[inbox.pk],
+                                                current_app=staff_admin_site.name))
+    context = {**staff_admin_site.each_context(request), "title": _("Open a stage"), "subtitle": game.title,
+               "form": form, "game": game}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/stage_inbox.html", context)
+
+
+@register_urls
+def _urls(site) -> list:
+    """The stage page (L-INBOX-19)."""
+    return [path("games/<int:game_id>/stage/", site.admin_view(stage_inbox_view), name="stage_inbox")]
+
+
+@register_dashboard_links(order=10)
+def _game_links(request, role) -> list[tuple[str, str]]:
+    """Residents, inboxes, memberships and messages of the role's game (the changelists apply the role's scope:
+    links narrow to the game only)."""
+    game_scope = urlencode({"game__id__exact": role.game_id})
+    inbox_scope = urlencode({"inbox__game__id__exact": role.game_id})
+
+    def link(model: str, params: str) -> str:
+        return reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name) + "?" + params
+
+    return [
+        (_("Residents"), link("cities_resident", game_scope)),
+        (_("Inboxes"), link("inboxes_inbox", game_scope)),
+        (_("Memberships"), link("inboxes_membership", inbox_scope)),
+        (_("Messages"), link("inboxes_message", inbox_scope)),
+    ]
+
+
+@register_dashboard_links(order=40)
+def _stage_link(request, role) -> list[tuple[str, str]]:
+    """The Procurator opens a stage (L-INBOX-19)."""
+    if role.kind != StaffKind.PROCURATOR:
+        return []
+    return [(_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id], current_app=staff_admin_site.name))]

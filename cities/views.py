@@ -4,23 +4,30 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.db import connection
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from inboxes import policies
+from inboxes import access, policies
 from inboxes.selectors import messages_by_resident_for
 from roles import services as role_services
+from roles.services import touring_rotation_list
 
 from . import selectors, services
 from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from .forms import (
-    AppointStaffForm, FormCitiesForm, MoveSignupForm, NewGameForm, RecruitmentPostForm, SchedulePostForm,
+    AppointStaffForm,
+    FormCitiesForm,
+    MoveSignupForm,
+    NewGameForm,
+    RecruitmentPostForm,
+    SchedulePostForm,
 )
 from .i18n import activate_game_language
-from .models import City, Signup, StaffKind
+from .models import StaffKind
 from .services import do_schedule_public_post
 
 #: HTTP status of a refused request, by error class (400 bad input, 403 not allowed, 409 wrong state).
@@ -30,7 +37,6 @@ ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 def healthz(request):
     """Liveness probe for docker-compose: 200 "ok" when the app and its database answer."""
-    from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
@@ -82,7 +88,6 @@ def _day_page_cities(user, game) -> set[int]:
 
 def _touring_rotation(game):
     """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``roles.services``)."""
-    from roles.services import touring_rotation_list
     return touring_rotation_list(game)
 
 
@@ -220,10 +225,11 @@ def _step_move_signup(request, game):
     form = MoveSignupForm(request.POST)
     if not form.is_valid():
         raise InvalidInput(_("Choose a player and a city."))
-    signup = Signup.objects.filter(game=game, pk=form.cleaned_data["signup"]).select_related("game", "user").first()
-    city = City.objects.filter(game=game, pk=form.cleaned_data["city"]).first()
-    if signup is None or city is None:
-        raise InvalidInput(_("Choose a player and a city."))
+    try:
+        signup = access.access_signup_by_id(request.user, form.cleaned_data["signup"], game=game)
+        city = access.access_city_by_id(request.user, form.cleaned_data["city"], game=game)
+    except Http404:
+        raise InvalidInput(_("Choose a player and a city.")) from None
     services.do_move_signup(signup, city, acting_user=request.user)
 
 
@@ -236,17 +242,18 @@ def _step_appoint(request, game):
         raise InvalidInput(_("No account with this user name."))
     city = None
     if form.cleaned_data["city"]:
-        city = City.objects.filter(game=game, pk=form.cleaned_data["city"]).first()
-        if city is None:
-            raise InvalidInput(_("This city is not a city of this game."))
+        try:
+            city = access.access_city_by_id(request.user, form.cleaned_data["city"], game=game)
+        except Http404:
+            raise InvalidInput(_("This city is not a city of this game.")) from None
     services.do_appoint_staff(game, user, form.cleaned_data["kind"], city=city, acting_user=request.user)
 
 
 def _step_offer(request, game):
-    raw = request.POST.get("city") or ""
-    city = City.objects.filter(game=game, pk=int(raw)).first() if raw.isdigit() else None
-    if city is None:
-        raise InvalidInput(_("This city is not a city of this game."))
+    try:
+        city = access.access_city_by_id(request.user, request.POST.get("city"), game=game)
+    except Http404:
+        raise InvalidInput(_("This city is not a city of this game.")) from None
     role_services.do_offer_commissar(city, acting_user=request.user)
 
 

@@ -5,6 +5,8 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from cities.models import Resident
+
 
 class PostMessageForm(forms.Form):
     """A new message: Markdown text. Length and emptiness are checked again by ``do_post_message``."""
@@ -30,7 +32,6 @@ class SecretInboxForm(forms.Form):
                                              error_messages={"required": _("Invite at least one member.")})
 
     def __init__(self, *args, game, exclude=None, **kwargs):
-        from cities.models import Resident
 
         super().__init__(*args, **kwargs)
         residents = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")

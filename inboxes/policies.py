@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -35,10 +36,14 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from archive.models import DisclosureConsent, OpenRequest
+from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
+from voting.models import ProxyRequest, SuicideDeclaration
 
-from .models import Inbox, InboxKind, Membership, MembershipState, Message
+from .models import IMMUTABLE_KINDS, Inbox, InboxKind, Membership, MembershipState, Message
 
 K = InboxKind
 
@@ -164,7 +169,9 @@ def _roles_of(user) -> list[StaffRole]:
         return []
     cached = getattr(user, "_mafia_staff_roles", None)
     if cached is None:
-        cached = list(StaffRole.objects.filter(user=user).only("id", "game_id", "kind", "city_id", "user_id"))
+        # Ordered by columns of the row itself: the model's default ordering would join games and cities.
+        cached = list(StaffRole.objects.filter(user=user).only("id", "game_id", "kind", "city_id", "user_id")
+                      .order_by("game_id", "kind", "city_id", "id"))
         if any(r.kind == StaffKind.TRIBUNE for r in cached):
             cached += standing_in_roles(user)
         user._mafia_staff_roles = cached
@@ -214,6 +221,30 @@ def forget_viewer_cache(user) -> None:
     for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships"):
         if hasattr(user, attr):
             delattr(user, attr)
+
+
+def relock_membership(user, inbox: Inbox) -> Membership | None:
+    """Inside the caller's transaction, which holds ``inbox``'s row lock: re-read ``user``'s membership of
+    ``inbox`` with their seat, in one statement that locks the membership row (``SELECT ... FOR UPDATE``), and
+    cache both for the checks that follow (``seat_in``, ``membership_of``, ``can_read_inbox``,
+    ``post_denial_reason``). A ban, a removal or a death changes that same row under its lock, so a post decided
+    on it is ordered wholly before or after them. A user without a membership row (staff, outsiders) has every
+    cache dropped, so that their roles and seat are read again too. Returns the membership or None."""
+    if not _is_authenticated(user):
+        return None
+    membership = (Membership.objects.select_for_update(of=("self",)).select_related("resident__city")
+                  .filter(inbox=inbox, resident__user=user).order_by("id").first())
+    if membership is None:
+        forget_viewer_cache(user)
+        return None
+    seats = getattr(user, "_mafia_seats", None)
+    if seats is not None:
+        seats[inbox.game_id] = membership.resident
+    cache = getattr(user, "_mafia_memberships", None)
+    if cache is None:
+        cache = user._mafia_memberships = {}
+    cache[inbox.pk] = membership
+    return membership
 
 
 def staff_roles_in(user, game: Game | int) -> list[StaffRole]:
@@ -314,7 +345,6 @@ def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
 def _consented_q():
     """``Q`` over Inbox: personal inboxes whose resident consents; secret inboxes whose every member (and staff
     organizer) consents and that have at least one consent. Game state not included."""
-    from archive.models import DisclosureConsent
 
     active = DisclosureConsent.objects.filter(revoked_at__isnull=True)
     personal = Q(kind=K.PERSONAL) & Q(Exists(active.filter(inbox=OuterRef("pk"), resident=OuterRef("resident_id"))))
@@ -327,7 +357,6 @@ def _consented_q():
 
 
 def _draw_notary_q():
-    from roles.models import MafiaDraw
 
     return Q(kind=K.NOTARY) & Q(Exists(MafiaDraw.objects.filter(notary=OuterRef("pk"))))
 
@@ -339,7 +368,6 @@ def _disclosed_q() -> Q:
 
 def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> bool:
     """True when every consenter of ``inbox`` (``consenters_of``) has an active consent and there is one at least."""
-    from archive.models import DisclosureConsent
 
     residents, role = consenters
     if not residents and role is None:
@@ -359,7 +387,6 @@ def is_disclosed(inbox: Inbox) -> bool:
     if inbox.kind in PUBLIC_AFTER_GAME:
         return True
     if inbox.kind == K.NOTARY:
-        from roles.models import MafiaDraw
 
         return MafiaDraw.objects.filter(notary=inbox).exists()
     if inbox.kind in CONSENT_AFTER_GAME:
@@ -374,7 +401,6 @@ def can_request_inbox(user, inbox: Inbox) -> bool:
 
 
 def _has_requested(user, inbox: Inbox) -> bool:
-    from archive.models import OpenRequest
 
     return can_request_inbox(user, inbox) and OpenRequest.objects.filter(inbox=inbox, user=user).exists()
 
@@ -484,7 +510,6 @@ def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:
 
 def _readable_q(user) -> Q:
     """The ``Q`` over Inbox that selects what ``user`` may read: the query form of ``can_read_inbox``."""
-    from archive.models import OpenRequest
 
     q = _disclosed_q()
     if not _is_authenticated(user):
@@ -624,7 +649,6 @@ def edit_denial_reason(user, message: Message, now: datetime | None = None) -> s
     inboxes (not ``IMMUTABLE_KINDS``), only within ``EDIT_WINDOW`` of the receive time, never once hidden.
     Call for a readable inbox only (else the answer is a 404). One query at most (the membership, cached).
     """
-    from .models import IMMUTABLE_KINDS
 
     now = now or timezone.now()
     inbox = message.inbox
@@ -687,7 +711,6 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
 
 def _checked(commissar: Resident, resident: Resident) -> bool:
     """True when ``commissar`` checked ``resident`` (L-NIGHT-5); one query, only for a commissar viewer."""
-    from roles.models import CommissarCheck
 
     return CommissarCheck.objects.filter(commissar=commissar, target=resident).exists()
 
@@ -714,6 +737,15 @@ def knows_night_of(viewer, city) -> bool:
     seat = seat_in(viewer, city.game_id)
     return (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == city.pk
             and seat.status == LifeStatus.ALIVE)
+
+
+def may_enter_night_decision(viewer, city, godfather) -> bool:
+    """Whether the night page offers ``viewer`` the kill and touring forms of ``city`` (L-NIGHT-2): the
+    Consigliere, or ``godfather`` (the city's living godfather, a Resident or None) himself. The service decides
+    each submission (the Consigliere only while the godfather is silent)."""
+    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
+        return True
+    return godfather is not None and _is_authenticated(viewer) and godfather.user_id == viewer.pk
 
 
 def knows_check_asker(viewer, check) -> bool:
@@ -788,7 +820,6 @@ def visible_staff(viewer, game: Game) -> list[StaffRole]:
 
 
 def _game_zone(game: Game):
-    from zoneinfo import ZoneInfo
 
     return ZoneInfo(game.time_zone)
 
@@ -849,73 +880,32 @@ def can_see_speech_requests(user, city) -> bool:
 # The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
 # only to those who ``knows_consigliere``.
 
-AUDIT_STAFF = "staff"
-AUDIT_INBOX = "inbox"
-AUDIT_PROCURATOR = "procurator"
-AUDIT_PROCURATOR_ARBITER = "procurator+arbiter"
-AUDIT_CITY_HOSTS = "city hosts"
-AUDIT_CITY_TRIBUNE = "city tribune"
-AUDIT_CITY_TRIBUNE_PROCURATOR = "city tribune+procurator"
-AUDIT_APPOINTMENT = "appointment"
-AUDIT_CONSIGLIERE = "consigliere"
-AUDIT_NOBODY = "nobody"
+AUDIT_STAFF = Audience.STAFF
+AUDIT_INBOX = Audience.INBOX
+AUDIT_PROCURATOR = Audience.PROCURATOR
+AUDIT_PROCURATOR_ARBITER = Audience.PROCURATOR_ARBITER
+AUDIT_CITY_HOSTS = Audience.CITY_HOSTS
+AUDIT_CITY_TRIBUNE = Audience.CITY_TRIBUNE
+AUDIT_CITY_TRIBUNE_PROCURATOR = Audience.CITY_TRIBUNE_PROCURATOR
+AUDIT_APPOINTMENT = Audience.APPOINTMENT
+AUDIT_CONSIGLIERE = Audience.CONSIGLIERE
+AUDIT_NOBODY = Audience.NOBODY
 
-#: Event kind -> audience (see the table above).
+#: Event kind -> audience (see the table above), read from the typed kinds (``kernel.events``): each
+#: ``EventKind`` carries its audience, and each ``ScheduledKind`` that of the ``scheduler.<kind>`` row.
 AUDIT_LOG_AUDIENCE: dict[str, str] = {
-    **dict.fromkeys([
-        "game.created", "game.status", "city.added", "resident.seated", "resident.moved", "cities.formed",
-        "cities.lists_published", "signup.created", "signup.withdrawn", "signups.closed", "post.created",
-        "post.scheduled", "post.published", "post.appended", "scheduler.post_published", "demo.loaded",
-        "draw.committed", "draw.numbers", "inboxes.opened", "resident.died", "resident.laid_to_rest",
-        "resident.replaced", "court.renewed", "court.case_opened", "court.sentenced", "voting.scheduled",
-        "voting.extended", "voting.opened", "voting.closed", "voting.execution_decided", "voting.spirits",
-        "scheduler.voting_open", "scheduler.voting_close", "scheduler.court_deadline",
-        "tribune.stand_in_granted", "tribune.stand_in_ended", "impeachment.opened", "impeachment.ruled",
-        "staff.tribune_replaced",
-        # judges (L-JUDGE), the clock (L-DAY) and the end (L-WIN): public facts or announced at once
-        "election.scheduled", "election.opened", "election.closed", "election.candidates_passed", "judge.recused",
-        "removal.valid", "removal.applied", "clock.started", "clock.day_started", "clock.night_started",
-        "daily_post.appended", "game.finished", "scheduler.day_start", "scheduler.night_start",
-        "scheduler.daily_post_draft", "scheduler.election_open", "scheduler.election_close",
-    ], AUDIT_STAFF),
-    **dict.fromkeys([
-        "inbox.created", "inbox.killed", "inbox.rolled_over", "message.posted", "message.site_posted",
-        "message.edited", "message.hidden", "membership.banned", "membership.unbanned", "membership.added",
-        "membership.removed", "membership.left",
-    ], AUDIT_INBOX),
-    **dict.fromkeys([
-        "commissar.offered", "commissar.answered", "scheduler.event_failed", "impeachment.demanded",
-        "impeachment.signed", "impeachment.reached",
-        # the draft of the daily post is the Procurator's until it is published (L-POST-2); the night's summary
-        # line counts the checks (whether commissars live and act), which only the Procurator may know (L-STAFF-6)
-        "daily_post.drafted", "daily_post.edited", "daily_post.text_set", "scheduler.night_end",
-    ], AUDIT_PROCURATOR),
-    **dict.fromkeys(["court.voted", "membership.penalty_banned", "election.proxy_recorded"], AUDIT_PROCURATOR_ARBITER),
-    **dict.fromkeys(["voting.nominated", "election.proposed"], AUDIT_CITY_HOSTS),
-    # a removal demand and its confirmations: the city's Tribune and the Procurator; the Arbiter once it is valid
-    **dict.fromkeys(["removal.opened", "removal.confirmed"], AUDIT_CITY_TRIBUNE_PROCURATOR),
-    **dict.fromkeys(["voting.proxy_requested", "voting.proxy_accepted", "voting.suicide_declared",
-                     "voting.suicide_confirmed"], AUDIT_CITY_TRIBUNE),
-    **dict.fromkeys(["voting.speech_requested", "commissar.tribune_told"], AUDIT_CITY_TRIBUNE_PROCURATOR),
-    "staff.appointed": AUDIT_APPOINTMENT,
-    "resident.flags": AUDIT_NOBODY,
+    **{kind.value: kind.audience for kind in EventKind},
+    **{kind.audit_kind: kind.audience for kind in ScheduledKind if kind.audience != Audience.NOBODY},
 }
 
 #: Kind prefixes -> audience, for families of kinds (checked after the exact table).
-AUDIT_LOG_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("night.", AUDIT_CONSIGLIERE), ("mafia.", AUDIT_CONSIGLIERE), ("godfather.", AUDIT_CONSIGLIERE),
-    ("touring.", AUDIT_CONSIGLIERE), ("gift.", AUDIT_CONSIGLIERE), ("check.", AUDIT_NOBODY),
-)
+AUDIT_LOG_PREFIXES: tuple[tuple[str, str], ...] = EVENT_FAMILIES
 
 
 def audit_audience(kind: str) -> str:
-    """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided."""
-    if kind in AUDIT_LOG_AUDIENCE:
-        return AUDIT_LOG_AUDIENCE[kind]
-    for prefix, audience in AUDIT_LOG_PREFIXES:
-        if kind.startswith(prefix):
-            return audience
-    return AUDIT_NOBODY
+    """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided
+    (``kernel.events.event_audience``)."""
+    return event_audience(kind)
 
 
 class AuditScope:
@@ -940,7 +930,6 @@ class AuditScope:
     def _city_maps(self) -> dict[str, dict[int, int]]:
         """Object id -> city id for the objects event payloads name (residents, proxies, declarations)."""
         if self._cities is None:
-            from voting.models import ProxyRequest, SuicideDeclaration
 
             game = self.game_id
             self._cities = {
@@ -1009,7 +998,6 @@ def visible_events(viewer, game: Game | int) -> QuerySet:
     """The GameEvents of ``game`` that ``viewer`` may browse in the audit log (``AuditScope.can_see``), as an
     unevaluated QuerySet ordered by time. Empty for anyone without a staff role in the game (players, site
     operators, L-STAFF-5)."""
-    from cities.models import GameEvent
 
     scope = AuditScope(viewer, game)
     if not scope.kinds:

@@ -11,11 +11,12 @@ from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, DateTimeField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.http import Http404
 
 from cities.models import Game
 
 from . import policies
-from .models import Inbox, InboxKind, Membership, MembershipState, Message, ReadMark
+from .models import Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -81,6 +82,48 @@ def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:
     return counts["read"], counts["total"]
 
 
+def _attach_revisions(messages) -> None:
+    """Give each of ``messages`` its ``revision_list`` (earlier versions, oldest first) in one query (L-INBOX-21:
+    every reader sees every revision)."""
+    for m in messages:
+        m.revision_list = []
+    edited = [m.pk for m in messages if m.edited_at is not None]
+    if edited:
+        revisions: dict[int, list] = {}
+        for rev in MessageRevision.objects.filter(message_id__in=edited).order_by("replaced_at", "id"):
+            revisions.setdefault(rev.message_id, []).append(rev)
+        for m in messages:
+            m.revision_list = revisions.get(m.pk, [])
+
+
+@dataclass
+class LiveUpdate:
+    """The messages of a thread after position ``after`` for one viewer, for a page that stays open."""
+
+    #: ``(position, message)`` pairs, oldest first, at most the limit asked for.
+    messages: list[tuple[int, Message]]
+    #: New messages beyond the limit (the page should offer the newest page instead of appending them all).
+    more: int
+    #: Whether showing these may advance the viewer's read mark (nothing unread lies before them).
+    marks_read: bool
+
+
+def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpdate:
+    """The messages of ``inbox`` at positions ``after + 1 ..`` (1-based thread order: received_at, id), at most
+    ``limit``, for a ``viewer`` who may read it (call ``access_inbox_by_id`` first), with their revisions, and
+    how many more there are. Three queries at most, whatever the thread's length."""
+    rows = list(Message.objects.filter(inbox=inbox).select_related("author_resident", "author_staff__city")
+                .order_by("received_at", "id")[after:after + limit + 1])
+    shown = rows[:limit]
+    _attach_revisions(shown)
+    more = 0
+    if len(rows) > limit:
+        more = Message.objects.filter(inbox=inbox).count() - after - limit
+    counts = _read_counts(viewer, inbox)
+    marks_read = counts is not None and counts[0] >= after
+    return LiveUpdate(messages=[(after + 1 + i, m) for i, m in enumerate(shown)], more=more, marks_read=marks_read)
+
+
 def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> ThreadPage:
     """Page ``page_number`` (1-based; "last" or anything not a positive number = the newest page) of
     ``inbox``'s messages, oldest first,
@@ -111,18 +154,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     if page_number < 1:
         page_number = paginator.num_pages
     page = paginator.get_page(page_number)
-    # Revisions of the page's edited messages in one query (L-INBOX-21: every reader sees every revision).
-    for m in page.object_list:
-        m.revision_list = []
-    edited = [m.pk for m in page.object_list if m.edited_at is not None]
-    if edited:
-        from .models import MessageRevision
-
-        revisions: dict[int, list] = {}
-        for rev in MessageRevision.objects.filter(message_id__in=edited):
-            revisions.setdefault(rev.message_id, []).append(rev)
-        for m in page.object_list:
-            m.revision_list = revisions.get(m.pk, [])
+    _attach_revisions(page.object_list)
     members = list(
         Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
         .select_related("resident").order_by("resident__name")
@@ -149,7 +181,6 @@ def message_at_position(inbox: Inbox, position) -> Message:
     """The message at 1-based ``position`` in ``inbox``'s thread order (received_at, id), for a viewer who may read
     the inbox (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
     (L-INBOX-20). Raises Http404 for a malformed or out-of-range position."""
-    from django.http import Http404
 
     try:
         position = int(position)

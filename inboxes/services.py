@@ -9,18 +9,27 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from cities.services import do_set_resident_flags, record_event
+from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.resident_services import do_set_resident_flags
+from kernel.audit import record_event
 
 from . import policies
 from .hooks import post_hook_for
 from .models import (
-    IMMUTABLE_KINDS, DeathCause, Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark,
+    IMMUTABLE_KINDS,
+    DeathCause,
+    Inbox,
+    InboxKind,
+    Membership,
+    MembershipState,
+    Message,
+    MessageRevision,
+    ReadMark,
 )
 from .rendering import has_visible_text, render_markdown
 
@@ -73,7 +82,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     now = now or timezone.now()
-    policies.forget_viewer_cache(acting_user)  # decide on rows read under the lock, not a page's cache
+    # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement.
+    policies.relock_membership(acting_user, inbox)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     reason = policies.post_denial_reason(acting_user, inbox, now)
@@ -111,23 +121,23 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
 
 
 def _advance_read_mark(user, inbox: Inbox, up_to: datetime) -> None:
-    mark = ReadMark.objects.select_for_update().filter(user=user, inbox=inbox).first()
-    if mark is None:
-        try:
-            with transaction.atomic():
-                ReadMark.objects.create(user=user, inbox=inbox, last_read_at=up_to)
-            return
-        except IntegrityError:  # another tab created it meanwhile
-            mark = ReadMark.objects.select_for_update().get(user=user, inbox=inbox)
-    if mark.last_read_at < up_to:
-        mark.last_read_at = up_to
-        mark.save(update_fields=["last_read_at"])
+    """Move ``user``'s read mark of ``inbox`` forward to ``up_to``, never back, in one statement: an upsert
+    (``INSERT ... ON CONFLICT DO UPDATE ... WHERE`` the stored mark is older; PostgreSQL and SQLite). A single
+    statement is atomic by itself: no lock, no savepoint, and two tabs at once cannot fail or move it back."""
+    table = ReadMark._meta.db_table
+    at = ReadMark._meta.get_field("last_read_at").get_db_prep_save(up_to, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (user_id, inbox_id, last_read_at) VALUES (%s, %s, %s) "
+            f"ON CONFLICT (user_id, inbox_id) DO UPDATE SET last_read_at = excluded.last_read_at "
+            f"WHERE {table}.last_read_at < excluded.last_read_at",
+            [user.pk, inbox.pk, at])
 
 
-@transaction.atomic
 def do_mark_inbox_read(inbox: Inbox, *, acting_user, up_to: datetime) -> None:
     """Record that ``acting_user`` has read ``inbox`` up to ``up_to`` (the receive time of the newest message
     they were shown, aware UTC). A read mark never moves back. Not audited: it is the reader's own state.
+    No transaction of its own: a page view costs one statement (an upsert).
     Raises ``NotAllowed`` when the user may not read the inbox.
     """
     if not policies.can_read_inbox(acting_user, inbox) or not acting_user.is_authenticated:
@@ -224,7 +234,6 @@ def _ban_at_removal(inbox: Inbox, resident: Resident, now: datetime) -> tuple[bo
     them back must not lift the ban (L-INBOX-17/18)."""
     from datetime import datetime as _dt
 
-    from cities.models import GameEvent
 
     last = (GameEvent.objects.filter(game_id=inbox.game_id, kind="membership.removed", payload__inbox=inbox.pk,
                                      payload__resident=resident.pk).order_by("-at", "-id").first())
@@ -336,12 +345,13 @@ def _clean_title(title: str) -> str:
     return title
 
 
-def _new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
+def new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
                organizer: StaffRole | None = None, organizer_resident: Resident | None = None,
                resident: Resident | None = None, members: Iterable[Resident] = (), banned: Iterable = (),
                predecessor: Inbox | None = None) -> Inbox:
-    """Create one inbox and its memberships, and audit it. ``banned`` holds residents or (resident, until,
-    reason) triples. Callers have checked the rules."""
+    """Create one inbox and its memberships, and audit it; returns the Inbox. ``banned`` holds residents or
+    (resident, until, reason) triples. A building block of the services of the inboxes and of the rulesets
+    (voting inboxes, precincts, removal demands): callers have checked the rules and hold the transaction."""
     inbox = Inbox.objects.create(game=game, kind=kind, title=title, city=city, organizer=organizer,
                                  organizer_resident=organizer_resident, resident=resident, created_at=now,
                                  day_number=game.day_number, predecessor=predecessor)
@@ -405,14 +415,14 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
         of_city = [r for r in residents if r.city_id == city.pk]
         if city.pk not in cities_with_inbox:
             title = _in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
-            created.append(_new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
+            created.append(new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, members=living(of_city),
                                       banned=[r for r in of_city if r.status != LifeStatus.ALIVE]))
         for r in of_city:
             if r.pk in with_personal:
                 continue
             title = _in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
-            created.append(_new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
+            created.append(new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, resident=r, members=[r]))
     per_game = [
         (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE and not r.is_spirit],
@@ -425,7 +435,7 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     for kind, organizer, members, title_fn in per_game:
         if kind in existing_kinds:
             continue
-        created.append(_new_inbox(game, kind, title=_in_game_language(game, title_fn), actor=acting_user, now=now,
+        created.append(new_inbox(game, kind, title=_in_game_language(game, title_fn), actor=acting_user, now=now,
                                   organizer=organizer, members=members))
     record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})
     return created
@@ -471,7 +481,7 @@ def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
     inbox.save(update_fields=["rolled_over_at"])
     Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    new = _new_inbox(inbox.game, inbox.kind, title=title, actor=actor, now=now, city=inbox.city,
+    new = new_inbox(inbox.game, inbox.kind, title=title, actor=actor, now=now, city=inbox.city,
                      organizer=inbox.organizer, organizer_resident=inbox.organizer_resident,
                      resident=inbox.resident, members=members, banned=banned, predecessor=inbox)
     record_event(inbox.game, "inbox.rolled_over", actor=actor, at=now,
@@ -613,9 +623,9 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     if not invited:
         raise InvalidInput(_("Invite at least one member."), rule="L-INBOX-13")
     if seat is not None:
-        return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer_resident=seat,
+        return new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer_resident=seat,
                           members=[seat, *invited])
-    return _new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer=roles[0], members=invited)
+    return new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now, organizer=roles[0], members=invited)
 
 
 @transaction.atomic
@@ -681,7 +691,7 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
         raise InvalidInput(_("The audience is a city of this game, or all residents."), rule="L-INBOX-19")
     speaker_ids = {r.pk for r in speakers}
     procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
-    return _new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
+    return new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
                       members=speakers, banned=[r for r in listeners if r.pk not in speaker_ids])
 
 
@@ -689,9 +699,10 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
 # Death and membership (issue 3 item 5): L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
 # ==============================================================================================================
 
-def _renew_court(game: Game, *, actor, now: datetime) -> Inbox:
+def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
     """Replace the current court inbox by a new one whose members are the living sitting judges; everyone is
-    banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones."""
+    banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones. Returns
+    the new Inbox. For services that changed the judges (callers checked the rules, hold the transaction)."""
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
     arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
@@ -701,7 +712,7 @@ def _renew_court(game: Game, *, actor, now: datetime) -> Inbox:
         old.save(update_fields=["rolled_over_at"])
         Membership.objects.filter(inbox=old).exclude(state=MembershipState.REMOVED).update(
             state=MembershipState.BANNED, banned_until=None, since=now)
-    new = _new_inbox(game, K.COURT, title=title, actor=actor, now=now, organizer=arbiter, members=judges,
+    new = new_inbox(game, K.COURT, title=title, actor=actor, now=now, organizer=arbiter, members=judges,
                      predecessor=old)
     record_event(game, "court.renewed", actor=actor, at=now,
                  payload={"inbox": new.pk, "predecessor": old.pk if old else None, "judges": [j.pk for j in judges]})
@@ -719,7 +730,7 @@ def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None =
         raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule="L-STAFF-3")
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
-    return _renew_court(game, actor=acting_user, now=now)
+    return renew_court(game, actor=acting_user, now=now)
 
 
 @transaction.atomic
@@ -791,7 +802,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
                           "judge": was_judge})
     if was_judge:
         do_set_resident_flags(resident, is_judge=False, acting_user=None, now=now)
-        _renew_court(game, actor=acting_user, now=now)
+        renew_court(game, actor=acting_user, now=now)
     return resident
 
 

@@ -3,18 +3,21 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.selectors import game_get
+from kernel.confirm import confirmation_page
+from voting.selectors import tally_box_for_inbox
 
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
-
 
 
 @login_required
@@ -57,10 +60,16 @@ def inbox_thread(request, inbox_id: int):
                 error = str(exc)
                 status = _STATUS.get(type(exc), 400)
             else:
+                if request.htmx:  # posted from an open page: no reload; the live poll fetches the new message
+                    return HttpResponse("", headers={"HX-Trigger": "thread-refresh"})
                 return redirect(f"{reverse('inbox_thread', args=[inbox.pk])}#latest")
         else:
             error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             status = 400
+        if request.htmx:  # the refusal goes into the form's feedback area (swapped: 200); the typed text stays
+            response = render(request, "inboxes/_post_error.html", {"error": error})
+            response["X-Post-Refused"] = str(status)
+            return response
     return _render_thread(request, inbox, form=form, error=error, status=status)
 
 
@@ -73,7 +82,10 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
     now = timezone.now()
     denial = policies.post_denial_reason(request.user, inbox, now) if request.user.is_authenticated else None
     predecessor, successor = selectors.chain_links_for(request.user, inbox)
+    live = inbox.is_open and thread.page.number == thread.page.paginator.num_pages
     context = {
+        "live_after": (thread.page.end_index() if messages_on_page else 0) if live else None,
+        "live_interval": settings.MAFIA_LIVE_POLL_SECONDS,
         "inbox": inbox,
         "game": inbox.game,
         "page": thread.page,
@@ -101,12 +113,58 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
     return render(request, "inboxes/thread.html", context, status=status)
 
 
+#: At most this many new messages are appended to an open page at once; beyond, the page offers the newest page.
+LIVE_LIMIT = 50
+
+
+@require_http_methods(["GET", "HEAD"])
+def inbox_live(request, inbox_id: str):
+    """What is new in an open thread page (htmx polls it): the messages after position ``after`` (query
+    parameter, 0 for an empty thread), the next poll, and, in a voting inbox or precinct, the standing tally
+    out of band. Access is decided by the policy at each request: a reader who lost access gets the same 404 as
+    for a missing inbox, and the poll stops. Shown messages are marked read when nothing unread lies before
+    them. A malformed ``after`` is a 400."""
+    inbox = policies.access_inbox_by_id(request.user, inbox_id)
+    activate_game_language(request, inbox.game)
+    raw = request.GET.get("after", "")
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
+        return HttpResponseBadRequest(_("Malformed position."))
+    after = int(raw)
+    update = selectors.thread_updates_for(request.user, inbox, after, LIVE_LIMIT)
+    shown = [m for _pos, m in update.messages]
+    if request.user.is_authenticated and shown and update.marks_read:
+        services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=shown[-1].received_at)
+    show_hidden = policies.can_see_hidden_text(request.user, inbox)
+    context = {
+        "inbox": inbox, "game": inbox.game, "new_messages": update.messages,
+        "live_after": after + len(shown), "live_interval": settings.MAFIA_LIVE_POLL_SECONDS,
+        "more": update.more,
+        "more_url": f"{reverse('inbox_thread', args=[inbox.pk])}?page=last#latest" if update.more else None,
+        "editable": policies.editable_positions(request.user, inbox, shown, after + 1, timezone.now()),
+        "show_hidden_text": show_hidden, "can_moderate": show_hidden,
+        "tally": _voting_tally(request.user, inbox) if shown else None,
+    }
+    return render(request, "inboxes/_live.html", context)
+
+
+@require_http_methods(["GET", "HEAD"])
+def unread_badge(request, slug: str):
+    """The top bar's unread count for one game (htmx polls it): the messages received after the viewer's read
+    marks in the inboxes the policy lets them read now. Empty for an anonymous visitor."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    unread = 0
+    if request.user.is_authenticated:
+        unread = sum(i.unread for i in selectors.inbox_list_for(request.user, game))
+    return render(request, "inboxes/_unread_badge.html", {"game": game, "unread": unread,
+                                                          "live_interval": settings.MAFIA_LIVE_BADGE_SECONDS})
+
+
 def _voting_tally(user, inbox):
     """The standing tally shown above a voting inbox's thread (L-VOTE-4) or a precinct's (L-JUDGE-4/5), computed
     by the pure core."""
     if inbox.kind not in ("voting", "precinct"):
         return None
-    from voting.selectors import tally_box_for_inbox
     return tally_box_for_inbox(user, inbox)
 
 
@@ -185,6 +243,12 @@ def secret_leave(request, inbox_id: str):
     """Leave a secret inbox (L-INBOX-13): it disappears for the leaver; back to "my inboxes"."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
+    confirm = confirmation_page(
+        request, title=_("Leave “%(title)s”?") % {"title": inbox.title}, game=inbox.game,
+        consequence=_("The inbox disappears for you: you will no longer read it, and nobody can add you back."),
+        confirm_label=_("Leave this inbox"), cancel_url=reverse("inbox_thread", args=[inbox.pk]))
+    if confirm is not None:
+        return confirm
     try:
         services.do_leave_secret_inbox(inbox, acting_user=request.user)
     except RuleViolation as exc:

@@ -53,6 +53,7 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``create_standing_inboxes(game, *, now)``: make the standing inboxes when the game starts.
 - ``night_state(game, night)``: build the ``roles.night.NightState`` the steps read.
 - ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
+- ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on.
 - ``daily_post_section(game, day, key)`` / ``archive_section(game, key)``: the text of one section.
 
@@ -138,6 +139,11 @@ class RulesetSpec:
         """Apply a ``roles.night.NightOutcome`` (deaths, private results, public lines) in the caller's
         transaction, writing the audit rows."""
         raise self._missing("an outcome applier")
+
+    def after_day_death(self, game, *, now) -> str | None:
+        """The aftermath of a death by day (an execution, a suicide, a penalty), run in the caller's transaction
+        after the death is recorded: re-elections, the victory check. Returns the winning side's key or None."""
+        raise self._missing(_("the aftermath of a death"))
 
     def check_victory(self, game) -> str | None:
         """The winning side's key when the game is won, else None (read-only; the service ends the game)."""

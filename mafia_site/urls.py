@@ -3,10 +3,10 @@ from django.contrib import admin
 from django.urls import include, path
 
 from cities import views as city_views
-from cities.staff_admin import staff_admin_site
 from inboxes import views as inbox_views
 from roles import views as role_views
 from staff import views as staff_views
+from staff.console import staff_admin_site
 from voting import views as voting_views
 
 urlpatterns = [
@@ -33,6 +33,8 @@ urlpatterns = [
     path("inboxes/<str:inbox_id>/", inbox_views.inbox_thread, name="inbox_thread"),
     path("inboxes/<str:inbox_id>/n<int:position>/edit/", inbox_views.message_edit, name="message_edit"),
     path("inboxes/<str:inbox_id>/n<int:position>/hide/", inbox_views.message_hide, name="message_hide"),
+    path("inboxes/<str:inbox_id>/live/", inbox_views.inbox_live, name="inbox_live"),
+    path("games/<slug:slug>/live/unread/", inbox_views.unread_badge, name="unread_badge"),
     path("inboxes/<str:inbox_id>/read/", inbox_views.inbox_mark_read, name="inbox_mark_read"),
     path("inboxes/<str:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("", include("archive.urls")),

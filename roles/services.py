@@ -36,17 +36,19 @@ from cities.models import (
     StaffKind,
     StaffRole,
 )
+from cities.resident_services import do_set_resident_flags
 from cities.services import (
     do_append_to_recruitment_post,
     do_create_public_post,
     do_set_game_status,
-    do_set_resident_flags,
-    record_event,
+    recruitment_post_of,
 )
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
 from inboxes.policies import forget_viewer_cache, holds_role, seat_in
 from inboxes.services import do_add_member_by_site, do_create_inbox, do_kill_resident, do_post_site_message
+from kernel.audit import record_event
 from kernel.rulesets import ruleset_of
+from voting.services import ELECTION_NOTICE, city_needs_judge_election, do_schedule_judge_election
 
 from . import draw, victory
 from . import night as night_rules
@@ -251,7 +253,6 @@ def verification_problems(mafia_draw: MafiaDraw) -> list[str]:
     """Everything that does not check out in a finished game's draw, as English sentences; [] when the
     commitment recomputes from the lists and the salt, was published in the recruitment post, and the residents
     at the numbers are exactly the game's mafia (L-ASSIGN-2, L-ASSIGN-3)."""
-    from cities.services import recruitment_post_of
 
     problems = []
     if not draw.verify_commitment(mafia_draw.lists, mafia_draw.salt, mafia_draw.commitment):
@@ -934,7 +935,6 @@ SITE_ELECTION_LENGTH = timedelta(hours=6)
 def _schedule_judge_elections_where_needed(game: Game, now: datetime) -> list:
     """Schedule a judge election in every city of ``game`` that needs one (a judge died, L-JUDGE-2, L-DEATH-1),
     by the site. Returns the scheduled ``JudgeElection`` rows. Called inside the resolution's transaction."""
-    from voting.services import ELECTION_NOTICE, city_needs_judge_election, do_schedule_judge_election
     if game.day_number < 1:
         return []
     opens_at = (now + ELECTION_NOTICE).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)

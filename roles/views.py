@@ -10,19 +10,20 @@ from django.views.decorators.http import require_http_methods
 
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
-from cities.models import Alignment, City, LifeStatus, Resident, StaffKind
+from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
 from cities.selectors import game_get
-from inboxes import policies
+from inboxes import access, policies
+from kernel.rulesets import ruleset_of
 
-from . import draw, services
+from . import draw, selectors, services
 from .forms import AnswerOfferForm, EndGameForm, MafiaNumbersForm, NightActionForm
-from .models import CommissarCheck, NightActionKind
+from .models import NightActionKind
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 def _cities_with_counts(game, mafia_draw):
-    cities = list(City.objects.filter(game=game).order_by("number"))
+    cities = selectors.cities_in_order(game)
     for city in cities:
         city.population = len(mafia_draw.lists[str(city.number)])
         city.mafia_count = draw.mafia_count(city.population)
@@ -107,7 +108,7 @@ def draw_verification(request, slug: str):
         raise Http404("No such page.") from None
     recomputed = draw.commitment(mafia_draw.lists, mafia_draw.salt)
     cities = []
-    for city in City.objects.filter(game=game).order_by("number"):
+    for city in selectors.cities_in_order(game):
         numbers = set(mafia_draw.numbers.get(str(city.number), []))
         rows = [(i, name, i in numbers) for i, name in enumerate(mafia_draw.lists[str(city.number)], 1)]
         cities.append({"city": city, "rows": rows, "numbers": sorted(numbers)})
@@ -129,17 +130,19 @@ def _night_panels(user, game):
     its votes, tonight's decisions, the targets the godfather may choose. Nothing for anyone else."""
     night = services.current_night(game)
     touring = services.touring_city_for(game, night)
-    residents = list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).select_related("city"))
+    residents = selectors.living_residents(game)
     panels = []
-    for city in City.objects.filter(game=game).order_by("number"):
+    for city in selectors.cities_in_order(game):
         if not policies.knows_night_of(user, city):
             continue
         election = services.open_godfather_election(city)
+        godfather = services.living_godfather(city)
         votes = list(election.votes.select_related("voter", "candidate")) if election else []
         mafia = [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.MAFIA]
         panels.append({
             "city": city,
-            "godfather": services.living_godfather(city),
+            "godfather": godfather,
+            "may_decide": policies.may_enter_night_decision(user, city, godfather),
             "election": election,
             "votes": votes,
             "mafia": mafia,
@@ -179,28 +182,41 @@ def night_page(request, slug: str):
     is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
     checks, check_targets, channel = [], [], None
     if seat is not None and seat.is_commissar:
-        checks = list(CommissarCheck.objects.filter(commissar=seat).select_related("target"))
-        check_targets = list(Resident.objects.filter(city=seat.city_id, status=LifeStatus.ALIVE).exclude(pk=seat.pk))
+        checks = selectors.own_checks(seat)
+        check_targets = selectors.check_targets(seat)
         channel = services.check_channel_of(seat.city)
+    night = services.current_night(game)
+    actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
     context = {
-        "game": game, "night": services.current_night(game), "error": error,
+        "game": game, "night": night, "error": error, "actions_open": actions_open,
+        "shows_checks": seat is not None and seat.is_commissar, "may_check": is_commissar and actions_open,
         "rotation": services.touring_rotation_list(game),
         "panels": _night_panels(request.user, game),
         "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere,
         "checks": checks, "check_targets": check_targets, "channel": channel,
-        "cities": list(City.objects.filter(game=game).order_by("number")),
+        "cities": selectors.cities_in_order(game),
         "toured": services.toured_cities(game) if is_consigliere else [],
-        "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
+        "may_end_game": (policies.holds_role(request.user, game, StaffKind.PROCURATOR)
+                         and game.status == GameStatus.RUNNING),
     }
     response = render(request, "roles/night.html", context, status=status)
     response["Cache-Control"] = "private"
     return response
 
 
+def _named(access_function, *args, **kwargs):
+    """The object a form names through its access function, or None when it names none (or none such): the
+    action then says what it needs (a city, a resident)."""
+    try:
+        return access_function(*args, **kwargs)
+    except Http404:
+        return None
+
+
 def _night_action(user, game, data) -> None:
     """Map one posted night action to its service (errors propagate as ``RuleViolation``)."""
-    city = City.objects.filter(game=game, number=data.get("city") or 0).first()
-    target = Resident.objects.filter(game=game, pk=data.get("target") or 0).first()
+    city = _named(access.access_city_by_number, user, game, data.get("city"))
+    target = _named(access.access_resident_by_id, user, data.get("target"), game=game)
     action = data["action"]
     if action not in ("check",) and city is None:
         raise InvalidInput(_("Choose a city."))
@@ -226,7 +242,7 @@ def _night_action(user, game, data) -> None:
     elif action == "check":
         services.do_check_resident(target, acting_user=user)
     elif action == "gift":
-        to_city = City.objects.filter(game=game, number=data.get("to_city") or 0).first()
+        to_city = _named(access.access_city_by_number, user, game, data.get("to_city"))
         if to_city is None:
             raise InvalidInput(_("Choose a city."))
         services.do_send_gift(city, to_city, data.get("kind") or "", data.get("text") or "", acting_user=user)

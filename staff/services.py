@@ -15,9 +15,10 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
+from inboxes.services import do_create_inbox
+from kernel.audit import record_event
 
 from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, TribuneStandIn
 
@@ -241,7 +242,6 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
         raise WrongState(_("The demand has not reached 30 percent of the living residents."), rule="L-IMPEACH-1")
     if demand.inbox_id is not None:
         raise WrongState(_("The impeachment inbox is already open."), rule="L-IMPEACH-2")
-    from inboxes.services import do_create_inbox
 
     signers = set(demand.signatures.filter(resident__status=LifeStatus.ALIVE).values_list("resident_id", flat=True))
     residents = list(Resident.objects.filter(city_id=demand.city_id).order_by("name", "id"))

@@ -1,13 +1,13 @@
-"""The staff consoles of issue 7 on the ``/staff/`` admin site (``cities.staff_admin.staff_admin_site``).
+"""The staff app's console pages on the one ``/staff/`` site (``staff.console.staff_admin_site``).
 
-Registered here, on the existing site object, with the same conventions (read-only, policy-scoped querysets, a
+Registered here, through the console's registries, with the same conventions (read-only, policy-scoped querysets, a
 whitelist of URL lookups, every write one service call with ``acting_user=request.user``):
 
 * **What needs me now** (``dashboard_needs``): per role, counts with links: the Tribune's pending proxy requests,
   suicide declarations and speech requests (own city and stand-in cities, L-NOM-4/5/6); the Procurator's speech
   requests, pending commissar offers (L-COMM), impeachment demands before him (L-IMPEACH) and failed scheduled
-  events; the Arbiter's open court cases (L-COURT). Other apps add theirs to ``DASHBOARD_NEEDS`` (the judges'
-  removal demands, L-JUDGE-8).
+  events; the Arbiter's open court cases (L-COURT). Other apps add theirs with
+  ``staff.console.register_dashboard_needs`` (the judges' removal demands, L-JUDGE-8).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
   ``inboxes.policies.AUDIT_LOG_AUDIENCE`` (``policies.visible_events``); the Consigliere's name as actor only to
   those who may know it.
@@ -20,8 +20,6 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from django import forms
@@ -33,64 +31,50 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html_join
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.errors import RuleViolation
 from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, GameEvent, ScheduledEvent, StaffKind, StaffRole
-from cities.staff_admin import (
+from inboxes import policies
+from roles import services as roles_services
+from roles.models import CommissarOffer
+from staff.console import (
+    DASHBOARD_NEEDS,
+    Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
     _action_page,
     _bound_form,
     _current_request,
     _role_game_ids,
+    changelist_url,
+    register_dashboard_links,
+    register_dashboard_needs,
+    register_urls,
     staff_admin_site,
     staff_roles_of,
+    tribune_scope,
 )
-from inboxes import policies
-from roles import services as roles_services
-from roles.models import CommissarOffer
 from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, SuicideDeclaration
 
 from . import services
 from .models import ImpeachmentDemand, ImpeachmentRuling, TribuneStandIn
 
-
-def _tribune_scope(request) -> Q:
-    """Tribune roles of the user, stand-in periods included (``staff_roles_of`` lists them, L-STAFF-2)."""
-    scope = Q(pk__in=[])
-    for role in staff_roles_of(request):
-        if role.kind == StaffKind.TRIBUNE:
-            scope |= Q(game_id=role.game_id, city_id=role.city_id)
-    return scope
-
-
-def _changelist(model: str, **params) -> str:
-    url = reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name)
-    return url + ("?" + urlencode(params) if params else "")
+_tribune_scope = tribune_scope
+_changelist = changelist_url
 
 
 # --------------------------------------------------------------------------------------------------------------
 # What needs me now
 # --------------------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Need:
-    """One line of the dashboard: ``count`` things of ``label`` wait for the viewer at ``url``."""
-
-    key: str
-    label: str
-    count: int
-    url: str
-
-
 def _scoped(request, model):
     return staff_admin_site._registry[model].get_queryset(request)
 
 
+@register_dashboard_needs
 def _tribune_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.TRIBUNE:
         return []
@@ -111,6 +95,7 @@ def _tribune_needs(request, role: StaffRole) -> list[Need]:
     ]
 
 
+@register_dashboard_needs
 def _procurator_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.PROCURATOR:
         return []
@@ -133,6 +118,7 @@ def _procurator_needs(request, role: StaffRole) -> list[Need]:
     ]
 
 
+@register_dashboard_needs
 def _arbiter_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.ARBITER:
         return []
@@ -141,17 +127,13 @@ def _arbiter_needs(request, role: StaffRole) -> list[Need]:
                  _changelist("voting_courtcase", game__id__exact=role.game_id))]
 
 
-#: Functions ``(request, role) -> list[Need]`` whose lines the dashboard shows for each role. Another app adds
-#: its own (e.g. the Arbiter's judge-removal demands, L-JUDGE-8) with ``DASHBOARD_NEEDS.append(fn)``; each must
-#: count only objects of the viewer's scope (use the registered ModelAdmin's ``get_queryset(request)``).
-DASHBOARD_NEEDS: list[Callable] = [_tribune_needs, _procurator_needs, _arbiter_needs]
-
-
 def dashboard_needs(request, role: StaffRole) -> list[Need]:
-    """The "what needs me now" lines for ``role`` of the request's user: every hook's lines, in order."""
+    """The "what needs me now" lines for ``role`` of the request's user: every registered provider's lines, in
+    order (``staff.console.DASHBOARD_NEEDS``)."""
     return [need for hook in DASHBOARD_NEEDS for need in hook(request, role)]
 
 
+@register_dashboard_links(order=50)
 def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
     """Links this app adds to a role's dashboard row."""
     links = [(_("Audit log"), _changelist("cities_gameevent", game__id__exact=role.game_id)),
@@ -390,6 +372,7 @@ def end_game_early_view(request, game_id: int):
     return _page(request, _("End the game early"), game, form, _("End the game"))
 
 
+@register_urls
 def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
     return [

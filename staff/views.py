@@ -14,8 +14,7 @@ from cities.i18n import activate_game_language
 from cities.selectors import game_get
 from inboxes import policies
 
-from . import services
-from .models import ImpeachmentDemand
+from . import selectors, services
 
 
 @login_required
@@ -29,7 +28,7 @@ def impeachment(request, slug: str):
     seat = policies.seat_in(request.user, game)
     if seat is None:
         raise Http404("No such page.")
-    demand = ImpeachmentDemand.objects.filter(city_id=seat.city_id, ruled_at__isnull=True).first()
+    demand = selectors.open_impeachment_demand_of(seat)
     status, error = 200, None
     if request.method == "POST":
         try:

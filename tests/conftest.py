@@ -4,6 +4,16 @@ The demo game is the one ``make run`` loads (cities.demo), built with a fixed ra
 personas are stable: a Procurator, the Tribunes of cities 1 and 2, the Arbiter, the Consigliere, a mafioso of
 city 1, an honest resident of city 1, the commissar of city 1, the judge of city 1, a resident of city 2, a
 logged-out visitor, an account outside the game, and a Django superuser outside the game (L-STAFF-5).
+
+The suite runs in parallel (``make test``: pytest-xdist, ``-n auto``). What keeps the workers apart:
+- each worker has its own test database, built from the models (``--no-migrations``): pytest-django suffixes
+  its name per worker (``test-db-<pid>_gw0.sqlite3``, ``test_<db>_gw0`` on PostgreSQL), and loads the demo game
+  into it once;
+- the tests that start processes (Celery worker and beat in ``tests/integration``, the live stack of the browser
+  tests in ``tests/e2e``) share one broker (the Redis of ``REDIS_URL``) and carry
+  ``pytest.mark.xdist_group("processes")``: with ``--dist loadgroup`` (pyproject.toml) they all run on one
+  worker, one after another, as in a serial run; their broker folders, beat schedules and ports are per test;
+- caches are per process (local memory); nothing else is shared but the source tree.
 """
 from __future__ import annotations
 

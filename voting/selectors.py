@@ -11,13 +11,27 @@ from inboxes.models import Inbox, InboxKind
 from .models import (
     CourtCase,
     ExecutionDecision,
+    JudgeElection,
+    JudgeProposal,
     Nomination,
+    Precinct,
     ProxyRequest,
+    RemovalConfirmation,
+    RemovalDemand,
     SpeechRequest,
     SuicideDeclaration,
     VotingSession,
 )
-from .services import awaiting_procurator, compute_session_tally, nominees_of
+from .services import (
+    FIRST_EXECUTION_DAY,
+    awaiting_procurator,
+    candidates_of,
+    compute_election_tally,
+    compute_session_tally,
+    nominees_of,
+    pending_election,
+    sitting_judge_of,
+)
 
 
 @dataclass
@@ -204,14 +218,6 @@ def judges_box(viewer, city: City) -> JudgesBox:
     live standing scores (``compute_election_tally``, the same tally as the close; L-INBOX-20: only readable
     precincts), the viewer's own proposal and what they may do (propose, open or confirm a removal demand,
     resign). Queries are per precinct and per demand, a handful per page."""
-    from .models import JudgeElection, JudgeProposal, RemovalConfirmation, RemovalDemand
-    from .services import (
-        FIRST_EXECUTION_DAY,
-        candidates_of,
-        compute_election_tally,
-        pending_election,
-        sitting_judge_of,
-    )
     game = city.game
     seat = policies.seat_in(viewer, game)
     judge = sitting_judge_of(city)
@@ -279,8 +285,6 @@ def precinct_box_for_inbox(inbox: Inbox) -> PrecinctBox | None:
     """The live standing of the election of the precinct ``inbox`` (the caller has checked the viewer reads it):
     pros, cons, score and the latest pro time of each candidate, computed by the pure tally (the stored result
     once closed)."""
-    from .models import Precinct
-    from .services import compute_election_tally
     precinct = Precinct.objects.select_related("election").filter(inbox=inbox).first()
     if precinct is None:
         return None

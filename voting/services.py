@@ -12,23 +12,59 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import City, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind, StaffRole
-from cities.services import do_set_resident_flags, record_event, voting_window_limits
+from cities.models import (
+    Alignment,
+    City,
+    GameEvent,
+    GameStatus,
+    LifeStatus,
+    Resident,
+    ScheduledEvent,
+    StaffKind,
+    StaffRole,
+)
+from cities.resident_services import do_set_resident_flags
+from cities.services import voting_window_limits
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Membership, Message
-from inboxes.models import DeathCause
-from inboxes.services import _new_inbox, do_kill_resident, do_lay_spirit_to_rest, do_post_site_message
+from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
+from inboxes.services import do_kill_resident, do_lay_spirit_to_rest, do_post_site_message, new_inbox, renew_court
+from kernel.audit import record_event
+from kernel.rulesets import ruleset_of
 
+from .court import court_decision
 from .models import (
-    CourtCase, CourtVote, DecisionSource, SpeechKind, SpeechRequest, ExecutionDecision, LepraVote, Nomination, ProxyRequest, ProxyState, SuicideDeclaration, VoteState,
+    CourtCase,
+    CourtVote,
+    DecisionSource,
+    ElectionBallot,
+    ElectionProxy,
+    ElectionReason,
+    ExecutionDecision,
+    JudgeElection,
+    JudgeProposal,
+    JudgeRecusal,
+    LepraVote,
+    Nomination,
+    Precinct,
+    ProxyRequest,
+    ProxyState,
+    RemovalConfirmation,
+    RemovalDemand,
+    SpeechKind,
+    SpeechRequest,
+    SuicideDeclaration,
+    VoteState,
     VotingSession,
 )
-from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
+from .parsing import LepraBallot, parse_lepra_election
+from .spirits import spirit_rule_applies
+from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_election, tally_lepra_execution
 
 #: The first game day with nominations and executions (L-DAY-5, L-NOM-1).
 FIRST_EXECUTION_DAY = 2
@@ -60,7 +96,6 @@ def _check_city_votes(city: City) -> None:
     """L-WIN-2: a city whose mafia are all dead holds no more executions; one whose honest residents are all dead
     holds no more votes. (A city that never had mafia, a game before its draw, is not concerned.) Raises
     ``WrongState``."""
-    from cities.models import Alignment
     living = Resident.objects.filter(city=city, status=LifeStatus.ALIVE)
     had_mafia = Resident.objects.filter(city=city, alignment=Alignment.MAFIA).exists()
     if had_mafia and not living.filter(alignment=Alignment.MAFIA).exists():
@@ -72,9 +107,9 @@ def _check_city_votes(city: City) -> None:
 
 
 def _after_day_death(game, now: datetime) -> str | None:
-    """After a death by day: godfather re-election where needed, then the victory check (``roles.services``)."""
-    from roles.services import do_after_day_death
-    return do_after_day_death(game, acting_user=None, now=now)
+    """After a death by day: the ruleset's aftermath (Lepra: godfather re-election where needed, then the victory
+    check), in this transaction (``RulesetSpec.after_day_death``)."""
+    return ruleset_of(game).after_day_death(game, now=now)
 
 
 def session_of(city: City, day: int) -> VotingSession | None:
@@ -344,7 +379,7 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
     for nominee in nominees_of(city, session.day):
         if nominee.status != LifeStatus.ALIVE:
             continue
-        inbox = _new_inbox(game, InboxKind.VOTING, title=_voting_title(game, nominee), actor=acting_user, now=now,
+        inbox = new_inbox(game, InboxKind.VOTING, title=_voting_title(game, nominee), actor=acting_user, now=now,
                            city=city, organizer=tribune, resident=nominee, members=members)
         inboxes[nominee.pk] = inbox
     member_ids = {r.pk for r in members}
@@ -399,8 +434,9 @@ def compute_session_tally(session: VotingSession, *, closes_at: datetime | None 
     return result, names
 
 
-def _refusal_error(refusal: LepraRefusal, receipt_message: str, session: VotingSession | None, game):
-    """The translated error for a refused voting post (L-VOTE-2/3/8)."""
+def _refusal_error(refusal: LepraRefusal, session: VotingSession | None, game, *, by_nominee: bool = False):
+    """The translated error for a refused voting post (L-VOTE-2/3/8); ``by_nominee``: the author is the nominee
+    of the voting inbox (a second last word is refused with its own reason, L-VOTE-3)."""
     if refusal == LepraRefusal.NOT_OPEN_YET:
         if session is None:
             return WrongState(_("Voting has not opened yet."), rule="L-VOTE-8")
@@ -415,7 +451,7 @@ def _refusal_error(refusal: LepraRefusal, receipt_message: str, session: VotingS
         return InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")
     if refusal == LepraRefusal.ALREADY_VOTING:
         return InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2")
-    if refusal == LepraRefusal.FLOOD and receipt_message.startswith("You have already said your last word"):
+    if refusal == LepraRefusal.FLOOD and by_nominee:
         return InvalidInput(_("You have already said your last word: only «казнить» or «не казнить» can be "
                               "posted here now."), rule="L-VOTE-3")
     return InvalidInput(_("Only «казнить» or «не казнить» can be posted here."), rule="L-VOTE-3")
@@ -430,18 +466,20 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
         return None
     session = session_for_inbox(inbox)
     if session is None or session.opened_at is None:
-        raise _refusal_error(LepraRefusal.NOT_OPEN_YET, "", session, inbox.game)
-    own = list(Message.objects.filter(inbox=inbox, author_resident=seat).order_by("received_at", "id"))
-    proxies = set(LepraVote.objects.filter(inbox=inbox, voter=seat, proxy=True).values_list("message_id", flat=True))
+        raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game)
+    # One query: the seat's own messages here, each flagged when it is a proxy vote cast for them (L-NOM-6).
+    own = list(Message.objects.filter(inbox=inbox, author_resident=seat)
+               .annotate(is_proxy=Exists(LepraVote.objects.filter(message=OuterRef("pk"), voter=seat, proxy=True)))
+               .only("pk", "received_at", "body").order_by("received_at", "id"))
     key, nominee = str(seat.pk), str(inbox.resident_id)
     messages = [LepraVoteMessage(seq=m.pk, at=m.received_at, author=key, inbox=nominee, text=m.body,
-                                 proxy=m.pk in proxies) for m in own]
+                                 proxy=m.is_proxy) for m in own]
     seq = max((m.pk for m in own), default=0) + 1
     messages.append(LepraVoteMessage(seq=seq, at=now, author=key, inbox=nominee, text=text))
     result = tally_lepra_execution(session.opens_at, session.closes_at, [key], [nominee], messages)
     receipt = next(r for r in result.receipts if r.seq == seq)
     if receipt.refusal is not None:
-        raise _refusal_error(receipt.refusal, receipt.message, session, inbox.game)
+        raise _refusal_error(receipt.refusal, session, inbox.game, by_nominee=seat.pk == inbox.resident_id)
     return receipt.accepted
 
 
@@ -451,9 +489,10 @@ def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, ac
     transaction). A second standing vote is impossible: the named unique constraint refuses it, and the refusal
     is the player's "you already vote here" (double submits, two tabs)."""
     if accepted == LepraAccepted.VOTE:
+        # No savepoint: the caller's transaction holds the inbox lock, under which the tally saw no standing vote;
+        # should the constraint still refuse, the refusal leaves this function and the whole post rolls back.
         try:
-            with transaction.atomic():
-                LepraVote.objects.create(inbox=inbox, voter=seat, message=message, cast_at=now)
+            LepraVote.objects.create(inbox=inbox, voter=seat, message=message, cast_at=now)
         except IntegrityError:
             raise InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2") from None
     elif accepted == LepraAccepted.RETRACTION:
@@ -688,9 +727,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     (empty when the rule does not apply; a second run changes nothing). Raises ``NotAllowed`` or ``WrongState``
     (voting opened, game not running). The counts stay inside: only the result (who is a spirit) is shown.
     """
-    from cities.models import Alignment, GameEvent
 
-    from .spirits import spirit_rule_applies
     now = now or timezone.now()
     city = City.objects.select_related("game").get(pk=city.pk)
     game = city.game
@@ -781,7 +818,6 @@ def do_court_vote(case: CourtCase, choice: Resident, *, acting_user, now: dateti
     One vote per judge, never changed. When a candidate is confirmed (``voting.court.court_decision``, L-COURT-3)
     the sentence is executed at once. Raises ``NotAllowed`` (not a sitting judge), ``InvalidInput`` (not a
     candidate, voted already) or ``WrongState`` (decided, past the deadline)."""
-    from .court import court_decision
     now = now or timezone.now()
     case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=case.pk)
     game = case.game
@@ -816,7 +852,6 @@ def do_close_court_case(case: CourtCase, *, acting_user, now: datetime | None = 
     """At the court's deadline (the scheduler, or the Arbiter): the votes as they are decide (L-COURT-3); without a
     decision the L-VOTE-5 leader is executed (L-COURT-4). Raises ``NotAllowed`` or ``WrongState`` (decided
     already, before the deadline for the scheduler)."""
-    from .court import court_decision
     now = now or timezone.now()
     case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city", "leader").get(pk=case.pk)
     game = case.game
@@ -951,7 +986,6 @@ def sitting_judge_of(city: City) -> Resident | None:
 
 def pending_election(city: City):
     """The scheduled, not yet closed (nor cancelled) election of ``city``, or None."""
-    from .models import JudgeElection
     return JudgeElection.objects.filter(city=city, closed_at__isnull=True, cancelled_at__isnull=True).first()
 
 
@@ -975,7 +1009,6 @@ def removal_deadline(city: City, day: int) -> datetime | None:
 def _barred_as_removed(candidate: Resident, day: int) -> bool:
     """L-JUDGE-8: removed by a demand of day D (the day it was opened, when the removal is announced too),
     ``candidate`` cannot be proposed on days D+1 and D+2 (nor on D itself); from D+3 on they can."""
-    from .models import RemovalDemand
     return RemovalDemand.objects.filter(judge=candidate, removed_at__isnull=False,
                                         day__gte=day - REMOVED_JUDGE_BAR_DAYS).exists()
 
@@ -983,7 +1016,6 @@ def _barred_as_removed(candidate: Resident, day: int) -> bool:
 def _election_reason(city: City, game) -> str:
     """Why ``city`` elects now (L-JUDGE-2): day 1, else the latest of a removal, a recusal or a failed election,
     else the judge's death."""
-    from .models import ElectionReason, JudgeElection, JudgeRecusal, RemovalDemand
     if game.day_number <= 1 and not JudgeElection.objects.filter(city=city, closed_at__isnull=False).exists():
         return ElectionReason.FIRST_DAY
     last_judge_at = JudgeElection.objects.filter(city=city, winner__isnull=False).order_by("-closed_at").values_list(
@@ -1039,7 +1071,6 @@ def do_schedule_judge_election(city: City, opens_at: datetime, closes_at: dateti
     count them. Returns the ``JudgeElection``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (bad
     times, too short a notice) or ``WrongState`` (the city has a judge, the election opened, game not running).
     Other apps (the clock after a death) call it with ``acting_user=None``."""
-    from .models import ElectionReason, JudgeElection
     now = now or timezone.now()
     city = City.objects.select_related("game").get(pk=city.pk)
     game = city.game
@@ -1087,7 +1118,6 @@ def do_propose_candidate(candidate: Resident, *, acting_user, now: datetime | No
     Tribune reads it). Returns the ``JudgeProposal``. Raises ``NotAllowed`` (no seat, not living),
     ``InvalidInput`` (another city, dead, judge, removed recently, second proposal) or ``WrongState`` (no
     election pending, list passed, opened, game not running)."""
-    from .models import JudgeProposal
     now = now or timezone.now()
     seat = _seat_of(acting_user, candidate.game_id)
     game = seat.game
@@ -1144,7 +1174,6 @@ def do_pass_candidates(election, *, acting_user, now: datetime | None = None):
     """The city's Tribune passes the list of candidates to the Arbiter (L-JUDGE-3): proposals close and the list is
     posted in the office inbox (Tribunes and the Arbiter). Returns the election. Raises ``NotAllowed`` (not the
     Tribune) or ``WrongState`` (passed already, opened, closed)."""
-    from .models import JudgeElection
     now = now or timezone.now()
     election = JudgeElection.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=election.pk)
     game = election.game
@@ -1177,8 +1206,6 @@ def do_record_election_proxy(election, voter: Resident, candidate: Resident, tex
     opening. Before the opening; ``voter`` a living resident of the city, ``candidate`` proposed. Returns the
     ``ElectionProxy``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (not a ballot, not a voter, not
     a candidate, recorded already) or ``WrongState`` (opened, closed)."""
-    from .models import ElectionProxy, JudgeElection
-    from .parsing import parse_lepra_election
     now = now or timezone.now()
     election = JudgeElection.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=election.pk)
     game = election.game
@@ -1215,8 +1242,6 @@ def do_open_election(election, *, acting_user, now: datetime | None = None) -> l
     then the Arbiter's proxy ballots are cast timed at the opening (L-JUDGE-6). By the scheduler at
     ``opens_at`` or the Arbiter (earlier: the opening moves to ``now``). Returns the precinct inboxes. Raises
     ``NotAllowed`` or ``WrongState`` (opened, closed, too late, game not running)."""
-    from .models import ElectionBallot, JudgeElection, Precinct
-    from .parsing import LepraBallot, parse_lepra_election
     now = now or timezone.now()
     election = JudgeElection.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=election.pk)
     city, game = election.city, election.game
@@ -1238,7 +1263,7 @@ def do_open_election(election, *, acting_user, now: datetime | None = None) -> l
         if (candidate.status != LifeStatus.ALIVE or candidate.is_judge
                 or _barred_as_removed(candidate, game.day_number)):
             continue
-        inbox = _new_inbox(game, InboxKind.PRECINCT, title=_precinct_title(game, city, candidate), actor=acting_user,
+        inbox = new_inbox(game, InboxKind.PRECINCT, title=_precinct_title(game, city, candidate), actor=acting_user,
                            now=now, city=city, organizer=arbiter, resident=candidate, members=members)
         Precinct.objects.create(election=election, inbox=inbox, candidate=candidate)
         inboxes[candidate.pk] = inbox
@@ -1269,7 +1294,6 @@ def compute_election_tally(election, *, closes_at: datetime | None = None):
     of a precinct at the opening [interp, as the execution tally]; a candidate who died is out (their precinct is
     killed, its ballots void). ``closes_at`` defaults to the election's (a live standing uses it too: ballots
     not yet posted simply are not there). Returns ``(None, {})`` before the opening."""
-    from .tallies import tally_lepra_election
     if election.opened_at is None:
         return None, {}
     precincts = list(election.precincts.select_related("inbox", "candidate").order_by("id"))
@@ -1282,7 +1306,6 @@ def compute_election_tally(election, *, closes_at: datetime | None = None):
     for p in precincts:
         names[str(p.candidate_id)] = p.candidate.name
     candidate_of = {p.inbox_id: str(p.candidate_id) for p in alive}
-    from .models import ElectionBallot
     proxies = set(ElectionBallot.objects.filter(inbox_id__in=inbox_ids, proxy=True).values_list("message_id", flat=True))
     messages = [
         LepraVoteMessage(seq=m.pk, at=m.received_at, author=str(m.author_resident_id), inbox=candidate_of[m.inbox_id],
@@ -1315,8 +1338,6 @@ def check_precinct_post(inbox: Inbox, seat: Resident | None, text: str, now: dat
     nothing is stored: not a ballot ("no campaigning inside"), a second ballot of the voter here, outside the
     election's window. A staff post (``seat`` None: the Arbiter) is an announcement and returns None. The
     decision is the pure tally's, over the seat's own stored messages here plus this one."""
-    from .models import ElectionBallot, Precinct
-    from .tallies import tally_lepra_election
     if seat is None:
         return None
     precinct = Precinct.objects.select_related("election").filter(inbox=inbox).first()
@@ -1340,7 +1361,6 @@ def check_precinct_post(inbox: Inbox, seat: Resident | None, text: str, now: dat
 def record_precinct_post(inbox: Inbox, seat: Resident | None, message: Message, accepted, now: datetime) -> None:
     """Index an accepted ballot (called by ``do_post_message`` in its transaction): the named unique constraint
     refuses a second ballot of the voter in this precinct (double submits, two tabs), L-JUDGE-4."""
-    from .models import ElectionBallot
     if accepted not in (LepraAccepted.PRO, LepraAccepted.CON):
         return
     try:
@@ -1363,12 +1383,11 @@ def _every_city_has_a_judge(game) -> bool:
 
 
 def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbox | None:
-    """L-JUDGE-10 / L-DAY-5: after a change of judges, a new court inbox (``inboxes.services._renew_court``),
+    """L-JUDGE-10 / L-DAY-5: after a change of judges, a new court inbox (``inboxes.services.renew_court``),
     except while the court is not formed yet: then it is formed (renewed) once every city has a judge, and a
     judge leaving before that changes nothing. ``joining``: the change added a judge."""
-    from inboxes.services import _renew_court
     if _court_formed(game) or (joining and _every_city_has_a_judge(game)):
-        return _renew_court(game, actor=actor, now=now)
+        return renew_court(game, actor=actor, now=now)
     return None
 
 
@@ -1398,7 +1417,6 @@ def do_close_election(election, *, acting_user, now: datetime | None = None):
     election (no candidate with pros ≥ cons) schedules a new one by the site, announced in the city inbox:
     opening 6 h after this close (L-DAY-4), lasting as long as this one. Returns the election. Raises
     ``NotAllowed`` or ``WrongState`` (not opened, closed already)."""
-    from .models import ElectionReason, JudgeElection
     now = now or timezone.now()
     election = JudgeElection.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=election.pk)
     city, game = election.city, election.game
@@ -1462,7 +1480,6 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
     considered (it can never become valid). Announced in the city inbox. Returns the ``RemovalDemand``. Raises
     ``NotAllowed`` (no seat, not living, the judge themself), ``InvalidInput`` (a second demand of the seat against
     this judge today) or ``WrongState`` (day 1, no judge, game not running)."""
-    from .models import RemovalConfirmation, RemovalDemand
     now = now or timezone.now()
     seat = _seat_of(acting_user, game)
     game = seat.game
@@ -1484,7 +1501,7 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
     with translation.override(game.language):
         title = _("Removal of judge %(name)s, day %(day)d") % {"name": judge.name, "day": game.day_number}
     members = list(Resident.objects.filter(city=seat.city, status=LifeStatus.ALIVE))
-    inbox = _new_inbox(game, InboxKind.REMOVAL, title=title, actor=acting_user, now=now, city=seat.city,
+    inbox = new_inbox(game, InboxKind.REMOVAL, title=title, actor=acting_user, now=now, city=seat.city,
                        organizer_resident=seat, resident=judge, members=members)
     demand = RemovalDemand.objects.create(game=game, city=seat.city, day=game.day_number, judge=judge, organizer=seat,
                                           inbox=inbox, opened_at=now, deadline=deadline, considered=considered)
@@ -1510,7 +1527,6 @@ def do_confirm_removal_demand(demand, *, acting_user, now: datetime | None = Non
     inbox from then on (``inboxes.policies``) and is told in it. Returns the ``RemovalConfirmation``. Raises
     ``NotAllowed`` (no seat, another city, dead, the judge), ``InvalidInput`` (confirmed already) or
     ``WrongState`` (the judge was removed or is no longer the judge, game not running)."""
-    from .models import RemovalConfirmation, RemovalDemand
     now = now or timezone.now()
     demand = RemovalDemand.objects.select_for_update(of=("self",)).select_related("city", "game", "judge", "inbox").get(
         pk=demand.pk)
@@ -1576,7 +1592,6 @@ def do_remove_judge(demand, *, acting_user, now: datetime | None = None):
     schedules the election (``do_schedule_judge_election``, 2 h notice, L-DAY-4). The removed judge cannot be
     proposed on the next two days. Returns the demand. Raises ``NotAllowed`` (not the Arbiter) or ``WrongState``
     (not valid, removed already, no longer the judge)."""
-    from .models import RemovalDemand
     now = now or timezone.now()
     demand = RemovalDemand.objects.select_for_update(of=("self",)).select_related("city", "game", "judge").get(
         pk=demand.pk)
@@ -1610,7 +1625,6 @@ def do_recuse_judge(judge: Resident, *, acting_user, received_at: datetime | Non
     the election. Returns the ``JudgeRecusal``. Raises ``NotAllowed`` (neither the judge nor the Arbiter),
     ``InvalidInput`` (a received time in the future) or ``WrongState`` (not the sitting judge, too late, game not
     running)."""
-    from .models import JudgeRecusal
     now = now or timezone.now()
     judge = Resident.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=judge.pk)
     game = judge.game

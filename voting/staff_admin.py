@@ -21,28 +21,45 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.clock_admin import pending_events
 from cities.errors import RuleViolation
 from cities.forms import WallClockField, wall_clock_to_utc
-from cities.models import City, StaffKind
-from cities.staff_admin import (
-    ScopedRelatedFilter, StaffScopedAdmin, _action_page, _bound_form, _role_game_ids, staff_admin_site,
+from cities.models import City, LifeStatus, Resident, StaffKind
+from staff.console import (
+    ScopedRelatedFilter,
+    StaffScopedAdmin,
+    _action_page,
+    _bound_form,
+    _role_game_ids,
+    register_dashboard_links,
+    register_urls,
+    staff_admin_site,
     staff_roles_of,
+    tribune_scope,
 )
 
 from . import services
+from kernel.confirm import confirmation_page
+
 from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
 from .models import (
-    CityJudge, CourtCase, JudgeElection, ProxyRequest, RemovalDemand, SuicideDeclaration, VotingSession,
+    CityJudge,
+    CourtCase,
+    JudgeElection,
+    ProxyRequest,
+    RemovalDemand,
+    SuicideDeclaration,
+    VotingSession,
 )
 
 
@@ -55,11 +72,7 @@ def _procurator_or_arbiter_games(request) -> set[int]:
     return _role_game_ids(request, StaffKind.PROCURATOR) | _role_game_ids(request, StaffKind.ARBITER)
 
 
-def _tribune_scope(request) -> Q:
-    scope = Q(pk__in=[])
-    for game_id, city_id in _tribune_cities(request):
-        scope |= Q(game_id=game_id, city_id=city_id)
-    return scope
+_tribune_scope = tribune_scope
 
 
 def _local(game, moment) -> str:
@@ -92,8 +105,16 @@ def open_voting(modeladmin, request, queryset):
 
 @admin.action(description=gettext_lazy("Close now"))
 def close_voting(modeladmin, request, queryset):
-    """The Tribune closes voting now (L-VOTE-6): ``do_close_voting``."""
-    _each(request, queryset.select_related("city", "game"),
+    """The Tribune closes voting now (L-VOTE-6): ``do_close_voting``, after a confirmation page."""
+    sessions = list(queryset.select_related("city", "game"))
+    confirm = None if not sessions else confirmation_page(
+        request, title=_("Close the voting now?"),
+        consequence=_("Voting closes at once in: %(cities)s. No vote is accepted after this moment and the result "
+                      "is posted.") % {"cities": ", ".join(s.city.name for s in sessions)},
+        confirm_label=_("Close voting now"), cancel_url=request.get_full_path())
+    if confirm is not None:
+        return confirm
+    _each(request, sessions,
           lambda s: services.do_close_voting(s, acting_user=request.user),
           lambda s: _("Voting in %(city)s is closed.") % {"city": s.city.name})
 
@@ -493,7 +514,6 @@ def close_election(modeladmin, request, queryset):
 @admin.action(description=gettext_lazy("Record a proxy ballot"))
 def record_election_proxy(modeladmin, request, queryset):
     """The Arbiter records a proxy ballot cast at the opening (L-JUDGE-6): ``do_record_election_proxy``."""
-    from cities.models import LifeStatus, Resident
     election = _one(request, queryset.select_related("city", "game"), _("election"))
     if election is None:
         return None
@@ -581,3 +601,52 @@ class StaffRemovalDemandAdmin(StaffScopedAdmin):
             Q(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR))
             | Q(game_id__in=_arbiter_games(request), valid_at__isnull=False)).select_related(
                 "game", "city", "judge", "organizer")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# This app's pages and dashboard links on the console (staff.console)
+# --------------------------------------------------------------------------------------------------------------
+
+@register_urls
+def _urls(site) -> list:
+    """The Tribune's voting times (L-DAY-3) and the Arbiter's election times (L-JUDGE-4)."""
+    return [path("cities/<int:city_id>/schedule-voting/", site.admin_view(schedule_voting_view),
+                 name="schedule_voting"),
+            path("games/<int:game_id>/schedule-election/", site.admin_view(schedule_election_view),
+                 name="schedule_election")]
+
+
+@register_dashboard_links(order=0)
+def _schedule_links(request, role) -> list[tuple[str, str]]:
+    """The "Schedule" entry of the Tribune (voting times) and of the Arbiter (election times)."""
+    target = {StaffKind.TRIBUNE: ("admin:schedule_voting", role.city_id),
+              StaffKind.ARBITER: ("admin:schedule_election", role.game_id)}.get(role.kind)
+    if target is None:
+        return []
+    return [(_("Schedule: times and pending events"), reverse(target[0], args=[target[1]],
+                                                               current_app=staff_admin_site.name))]
+
+
+def _changelist(model: str, game_id: int) -> str:
+    return (reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name) + "?"
+            + urlencode({"game__id__exact": game_id}))
+
+
+@register_dashboard_links(order=20)
+def _day_links(request, role) -> list[tuple[str, str]]:
+    """Voting sessions (not the Consigliere's), the Tribune's proxy requests and suicide declarations."""
+    links = []
+    if role.kind != StaffKind.CONSIGLIERE:
+        links.append((_("Voting sessions"), _changelist("voting_votingsession", role.game_id)))
+    if role.kind == StaffKind.TRIBUNE:
+        links += [(_("Proxy requests"), _changelist("voting_proxyrequest", role.game_id)),
+                  (_("Suicide declarations"), _changelist("voting_suicidedeclaration", role.game_id))]
+    return links
+
+
+@register_dashboard_links(order=30)
+def _court_links(request, role) -> list[tuple[str, str]]:
+    """Court cases, for the Procurator and the Arbiter (L-COURT)."""
+    if role.kind not in (StaffKind.PROCURATOR, StaffKind.ARBITER):
+        return []
+    return [(_("Court cases"), _changelist("voting_courtcase", role.game_id))]

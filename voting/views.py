@@ -5,19 +5,19 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
-from cities.models import City, Resident
 from cities.selectors import game_get
-from inboxes import policies
+from inboxes import access, policies
+from kernel.confirm import confirmation_page
 
 from . import selectors, services
 from .forms import CourtDeadlineForm, NomineeForm, ScheduleVotingForm
-from .models import ProxyRequest, SuicideDeclaration
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -27,7 +27,7 @@ def city_day(request, slug: str, number: int):
     of the voting inboxes see the standing tally (L-NOM, L-VOTE, L-DAY-3)."""
     game = game_get(slug)
     activate_game_language(request, game)
-    city = get_object_or_404(City, game=game, number=number)
+    city = access.access_city_by_number(request.user, game, number)
     day = selectors.city_day_for(request.user, city)
     form = ScheduleVotingForm(time_zone=game.time_zone)
     status, error = 200, None
@@ -51,10 +51,10 @@ def city_day(request, slug: str, number: int):
             elif action == "close_case" and day.court_case is not None:
                 services.do_close_court_case(day.court_case, acting_user=request.user)
             elif action == "court_vote" and day.court_case is not None:
-                choice = get_object_or_404(Resident, pk=request.POST.get("choice"), city=city)
+                choice = access.access_resident_by_id(request.user, request.POST.get("choice"), city=city)
                 services.do_court_vote(day.court_case, choice, acting_user=request.user)
             elif action == "decide":
-                resident = get_object_or_404(Resident, pk=request.POST.get("resident"), city=city)
+                resident = access.access_resident_by_id(request.user, request.POST.get("resident"), city=city)
                 services.do_decide_execution(city, resident, acting_user=request.user)
             elif action == "schedule":
                 form = ScheduleVotingForm(request.POST, time_zone=game.time_zone)
@@ -72,12 +72,20 @@ def city_day(request, slug: str, number: int):
                     raise _FormInvalid()
                 services.do_extend_voting(day.session, extend_form.cleaned_data["closes_at"], acting_user=request.user)
             elif action == "close" and day.session is not None:
+                confirm = confirmation_page(
+                    request, title=_("Close the voting now?"), game=game,
+                    consequence=_("Voting in %(city)s closes at once: no vote is accepted after this moment and the "
+                                  "result is posted.") % {"city": city.name},
+                    confirm_label=_("Close voting now"), cancel_url=request.get_full_path())
+                if confirm is not None:
+                    return confirm
                 services.do_close_voting(day.session, acting_user=request.user)
             elif action == "confirm_suicide":
-                declaration = get_object_or_404(SuicideDeclaration, pk=request.POST.get("declaration"), city=city)
+                declaration = access.access_suicide_declaration_by_id(request.user, request.POST.get("declaration"),
+                                                                     city=city)
                 services.do_confirm_suicide(declaration, acting_user=request.user)
             elif action == "accept_proxy":
-                proxy = get_object_or_404(ProxyRequest, pk=request.POST.get("proxy"), city=city)
+                proxy = access.access_proxy_request_by_id(request.user, request.POST.get("proxy"), city=city)
                 services.do_accept_proxy(proxy, acting_user=request.user)
             else:
                 raise Http404("No such action.")
@@ -105,14 +113,13 @@ JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal
 
 def _judge_action(request, game, city, action: str) -> None:
     """Run one judge action of the city day page as ``request.user``; raises the service's ``RuleViolation``."""
-    from .models import RemovalDemand
     if action == "propose_candidate":
-        candidate = get_object_or_404(Resident, pk=request.POST.get("candidate") or 0, city=city)
+        candidate = access.access_resident_by_id(request.user, request.POST.get("candidate"), city=city)
         services.do_propose_candidate(candidate, acting_user=request.user)
     elif action == "open_removal":
         services.do_open_removal_demand(acting_user=request.user, game=game)
     elif action == "confirm_removal":
-        demand = get_object_or_404(RemovalDemand, pk=request.POST.get("demand") or 0, city=city)
+        demand = access.access_removal_demand_by_id(request.user, request.POST.get("demand"), city=city)
         services.do_confirm_removal_demand(demand, acting_user=request.user)
     elif action == "recuse":
         judge = services.sitting_judge_of(city)
@@ -135,7 +142,10 @@ def nominate(request, slug: str):
     form = NomineeForm(choices=choices)
     status, error = 200, None
     if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
-        other = Resident.objects.filter(pk=request.POST.get("other") or 0, game=game).first()
+        try:  # no other resident named (or none such): the service says what the request needs
+            other = access.access_resident_by_id(request.user, request.POST.get("other"), game=game)
+        except Http404:
+            other = None
         try:
             services.do_request_speech(game, request.POST["action"], other=other, note=request.POST.get("note", ""),
                                        acting_user=request.user)
@@ -145,6 +155,13 @@ def nominate(request, slug: str):
             messages.success(request, _("Done."))
             return redirect("nominate", slug=slug)
     elif request.method == "POST" and request.POST.get("action") == "suicide":
+        confirm = confirmation_page(
+            request, title=_("Declare suicide?"), game=game,
+            consequence=_("Once the Tribune confirms it when voting starts, you die and leave the game: your "
+                          "alignment is announced and you can no longer post among the living."),
+            confirm_label=_("Declare suicide"), cancel_url=reverse("nominate", args=[slug]))
+        if confirm is not None:
+            return confirm
         try:
             services.do_declare_suicide(game, acting_user=request.user)
         except RuleViolation as exc:
@@ -155,7 +172,7 @@ def nominate(request, slug: str):
     elif request.method == "POST":
         form = NomineeForm(request.POST, choices=choices)
         if form.is_valid():
-            nominee = get_object_or_404(Resident, pk=form.cleaned_data["nominee"], game=game)
+            nominee = access.access_resident_by_id(request.user, form.cleaned_data["nominee"], game=game)
             try:
                 if request.POST.get("action") == "proxy":
                     services.do_request_proxy(nominee, acting_user=request.user)

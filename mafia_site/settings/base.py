@@ -25,6 +25,7 @@ INSTALLED_APPS = [
     "django.contrib.sites",
     "allauth",
     "allauth.account",
+    "django_htmx",
     "kernel",
     "accounts",
     "cities",
@@ -34,6 +35,7 @@ INSTALLED_APPS = [
     "rulesets.lepra",
     "archive",
     "staff",
+    "bench",  # manage.py bench; its floor view is routed only under mafia_site.settings.bench
 ]
 
 MIDDLEWARE = [
@@ -46,6 +48,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
     "mafia_site.middleware.PrivateCacheMiddleware",
     "mafia_site.middleware.ContentSecurityPolicyMiddleware",
 ]
@@ -57,6 +60,9 @@ MAFIA_CONTENT_SECURITY_POLICY = (
 ROOT_URLCONF = "mafia_site.urls"
 WSGI_APPLICATION = "mafia_site.wsgi.application"
 SITE_ID = 1
+# The site's public address and name, written into the sites framework after every migrate: e-mails link here.
+MAFIA_SITE_DOMAIN = env_str("MAFIA_SITE_DOMAIN", "127.0.0.1:8000")
+MAFIA_SITE_NAME = env_str("MAFIA_SITE_NAME", "Mafia Host")
 
 TEMPLATES = [
     {
@@ -150,6 +156,15 @@ else:
         "control_folder": str(CELERY_BROKER_DIR / "control"),
         "store_processed": False,
     }
+# Cache: Redis when REDIS_URL is set (shared by the web processes), else each process's local memory.
+# Sessions are read from the cache and written through to the database (cached_db): a page view costs no session
+# query, and a flushed or cold cache logs nobody out (the database is the fallback).
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "mafia"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -177,6 +192,10 @@ MAFIA_DAILY_POST_EDIT_MINUTES = env_int("MAFIA_DAILY_POST_EDIT_MINUTES", 30)
 MAFIA_MESSAGE_MAX_LENGTH = env_int("MAFIA_MESSAGE_MAX_LENGTH", 20000)
 # Messages per page of an inbox thread.
 MAFIA_MESSAGES_PER_PAGE = env_int("MAFIA_MESSAGES_PER_PAGE", 50)
+# Live pages (htmx): how often an open thread asks for new messages, and the top bar for the unread count (s).
+# A hidden tab does not ask at all.
+MAFIA_LIVE_POLL_SECONDS = env_int("MAFIA_LIVE_POLL_SECONDS", 10)
+MAFIA_LIVE_BADGE_SECONDS = env_int("MAFIA_LIVE_BADGE_SECONDS", 30)
 # Whether the demo game may be loaded (never in production settings: mafia_site/checks.py).
 MAFIA_ALLOW_DEMO = False
 

@@ -7,7 +7,7 @@ server.
 import os
 
 from .base import *  # noqa: F401,F403
-from .base import DATABASES, VAR_DIR
+from .base import CACHES, DATABASES, VAR_DIR
 
 DEBUG = False
 TESTING = True
@@ -15,6 +15,9 @@ MAFIA_ALLOW_DEMO = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+# A cache namespace per test process: parallel workers (and two runs at once) sharing one Redis never read each
+# other's sessions.
+CACHES["default"]["KEY_PREFIX"] = f"test-{os.getpid()}"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One file per test run, so that two runs at once (two checkouts, a developer and CI) never share it.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}

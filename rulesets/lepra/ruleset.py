@@ -7,9 +7,10 @@ from django.utils.translation import gettext_lazy as _
 
 from cities.models import StaffKind
 from inboxes.models import InboxKind
+from inboxes.services import do_open_game_inboxes
 from kernel.rulesets import PhasePlan, RulesetSpec
 from roles import victory
-from roles.services import night_state_of, scoreboard_of
+from roles.services import do_after_day_death, night_state_of, scoreboard_of
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 
@@ -24,15 +25,26 @@ class LepraRuleset(RulesetSpec):
     default_time_zone = "Europe/Moscow"
     phase_plan = PhasePlan(day_start=time(10, 0))
     staff_kinds = (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)
-    standing_inbox_kinds = (InboxKind.CITY, InboxKind.COURT, InboxKind.POLICE, InboxKind.MAFIA, InboxKind.CEMETERY)
+    standing_inbox_kinds = (InboxKind.CITY, InboxKind.PERSONAL, InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR,
+                            InboxKind.POLICE, InboxKind.COURT)
     post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
     night_steps = NIGHT_STEPS
     first_action_night = FIRST_ACTION_NIGHT
 
+    def create_standing_inboxes(self, game, *, now) -> list:
+        """The L-INBOX table's standing inboxes (city, personal, cemetery, office, bar, police, court), skipping
+        those that exist; ``WrongState`` when the staff who organize them are missing."""
+        return do_open_game_inboxes(game, acting_user=None, now=now)
+
     def night_state(self, game, night: int):
         """The Lepra night state (residents, city order, touring city, L-NIGHT-4) of ``night``."""
         return night_state_of(game, night)
+
+    def after_day_death(self, game, *, now) -> str | None:
+        """L-NIGHT-3, L-WIN-1, L-JUDGE-2: a godfather election where the godfather died, the victory check, then
+        judge elections where a judge died."""
+        return do_after_day_death(game, acting_user=None, now=now)
 
     def check_victory(self, game) -> str | None:
         """L-WIN-1 over the living of every city: "honest", "mafia" or None."""

@@ -152,7 +152,12 @@ def test_consents_page_lists_and_changes_the_residents_consents_L_ARCH_2(world, 
     shown = {row.inbox.pk for row in page.context["rows"]}
     assert world.inboxes["personal:winner"].pk in shown and world.inboxes["secret4"].pk in shown
     assert world.inboxes["mafia1"].pk not in shown and world.inboxes["personal:dead"].pk not in shown
-    response = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].pk, "action": "give"})
+    # Consent is permanent once disclosed: the first POST only asks again, changing nothing.
+    ask = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].pk, "action": "give"})
+    assert ask.status_code == 200 and 'class="inline confirm-form"' in ask.content.decode()
+    row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == world.inboxes["secret4"].pk)
+    assert row.consented is False
+    response = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].pk, "action": "give", "confirmed": "yes"})
     assert response.status_code == 302
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == world.inboxes["secret4"].pk)
     assert (row.consented, row.given, row.needed, row.disclosed) == (True, 1, 4, False)
@@ -201,7 +206,7 @@ def test_a_secret_inbox_a_tribune_organised_also_waits_for_the_tribunes_consent_
     client.force_login(demo.tribune2)
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == inbox.pk)
     assert (row.consented, row.given, row.needed) == (False, 1, 2)
-    client.post("/me/consents/", {"inbox": inbox.pk, "action": "give"})
+    client.post("/me/consents/", {"inbox": inbox.pk, "action": "give", "confirmed": "yes"})
     assert policies.can_read_inbox(demo.anonymous, inbox) is True
     assert policies.readable_inboxes(demo.anonymous, world.game).filter(pk=inbox.pk).exists() is True
     assert policies.readers_of_inbox(inbox).filter(pk=demo.outsider.pk).exists()

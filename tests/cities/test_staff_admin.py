@@ -376,7 +376,7 @@ def test_a_hidden_message_text_is_shown_and_searched_only_for_moderators_L_INBOX
 
 def _act(client: Client, action: str, memberships, **extra):
     """POST the action; follow the redirect back to the changelist, which shows (and consumes) the messages."""
-    data = {"action": action, "_selected_action": [m.pk for m in memberships], **extra}
+    data = {"action": action, "_selected_action": [m.pk for m in memberships], "confirmed": "yes", **extra}
     return client.post(CHANGELIST["membership"], data, follow=True)
 
 

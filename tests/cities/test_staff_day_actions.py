@@ -51,7 +51,8 @@ def offered(client: Client, model: str) -> set[str]:
 
 def act(client: Client, model: str, action: str, objects, **extra):
     pks = [getattr(o, "pk", o) for o in objects]
-    return client.post(LIST[model], {"action": action, "_selected_action": pks, **extra}, follow=True)
+    return client.post(LIST[model], {"action": action, "_selected_action": pks, "confirmed": "yes", **extra},
+                       follow=True)
 
 
 def events():

@@ -148,6 +148,8 @@ def run_admin_action(person: Person, changelist: str, row_text: str, action: str
     rows.first.locator("input.action-select").check()
     person.page.select_option("select[name=action]", action)
     person.submit("#changelist-form button[name=index]")
+    if person.page.locator("form.confirm-form").count():  # an irreversible action: the confirmation step
+        person.submit("form.confirm-form button[type=submit]")
     if form is not None:
         for name, value in form.items():
             person.page.fill(f"form [name={name}]", value)

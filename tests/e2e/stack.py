@@ -95,6 +95,10 @@ class GameClock:
         return local.replace(hour=hour, minute=minute, second=0, microsecond=0).astimezone(UTC)
 
 
+#: How often the stack's open pages poll for news (s): the live-page tests wait for this, not for the default.
+LIVE_POLL_SECONDS = 2
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -170,7 +174,8 @@ def start_stack(tmp_path: Path, start: datetime) -> Stack:
     """Start web (``runserver``, no reloader, static files served), Celery worker and beat (tick every second)
     against the test database, all on a new game clock at ``start``. The caller stops ``stack.processes``."""
     env = subprocess_env(tmp_path)
-    env.update(MAFIA_DISPATCH_INTERVAL_SECONDS="1")
+    env.update(MAFIA_DISPATCH_INTERVAL_SECONDS="1", MAFIA_LIVE_POLL_SECONDS=str(LIVE_POLL_SECONDS),
+               MAFIA_LIVE_BADGE_SECONDS=str(LIVE_POLL_SECONDS))
     clock = GameClock(tmp_path / "clock", start)
     stack = Stack(base_url="", clock=clock, processes=Processes(tmp_path), env=env, tmp_path=tmp_path)
     port = free_port()

@@ -23,7 +23,8 @@ from voting.models import VotingSession
 
 from .pages import Person, ru, run_admin_action
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+# xdist_group: all tests that start processes run on one worker, one at a time (tests/conftest.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("processes")]
 
 SESSIONS = "/staff/voting/votingsession/"
 

@@ -11,7 +11,8 @@ from inboxes.models import InboxKind
 from .builder import CITY_NAMES, CITY_SIZE, PLAYER_NAMES, STAFF_NAMES, city_heading_counts
 from .pages import Person, ru
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+# xdist_group: all tests that start processes run on one worker, one at a time (tests/conftest.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("processes")]
 
 
 def test_procurator_sets_up_three_cities_of_8_in_the_browser_L_CITY_L_ASSIGN_L_COMM(lepra, screenshots):

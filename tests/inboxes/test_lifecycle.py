@@ -252,7 +252,7 @@ def test_a_resident_creates_a_secret_inbox_invites_and_members_can_leave_L_INBOX
     # A member leaves through the page: the inbox disappears for them.
     client.force_login(demo.resident2)
     assert 'action="/inboxes/%d/leave/"' % inbox.pk in client.get(f"/inboxes/{inbox.pk}/").content.decode()
-    response = client.post(f"/inboxes/{inbox.pk}/leave/")
+    response = client.post(f"/inboxes/{inbox.pk}/leave/", {"confirmed": "yes"})
     assert response.status_code == 302 and response["Location"] == f"/games/{demo.game.slug}/inboxes/"
     assert states(inbox)[other.name] == MembershipState.REMOVED
     assert client.get(f"/inboxes/{inbox.pk}/").status_code == 404

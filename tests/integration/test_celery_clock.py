@@ -36,7 +36,8 @@ from django.utils import timezone
 from cities.models import GameEvent, PublicPost, ScheduledEvent
 from cities.services import do_create_game, do_schedule_public_post
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+# xdist_group: all tests that start processes run on one worker, one at a time (tests/conftest.py).
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("processes")]
 
 BASE_DIR = Path(settings.BASE_DIR)
 POLL_SECONDS = 0.2

@@ -27,7 +27,8 @@ from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
     subprocess_env,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+# xdist_group: all tests that start processes run on one worker, one at a time (tests/conftest.py).
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("processes")]
 
 DISPATCHER = [sys.executable, "tests/integration/clock_dispatcher.py"]
 PATTERN = ["night_start", "night_end", "daily_post_draft", "day_start"]

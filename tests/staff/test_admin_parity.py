@@ -80,7 +80,8 @@ def run_both(admin_run: Callable[[], object], service_run: Callable[[], object])
 
 
 def post_action(client, url: str, action: str, pks, **data):
-    response = client.post(url, {"action": action, "_selected_action": list(pks), "apply": "1", **data}, follow=True)
+    response = client.post(url, {"action": action, "_selected_action": list(pks), "apply": "1", "confirmed": "yes",
+                                     **data}, follow=True)
     assert response.status_code == 200
     return response
 

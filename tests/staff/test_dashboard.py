@@ -12,8 +12,8 @@ import time_machine
 
 from cities.models import ScheduledEvent, StaffKind, StaffRole
 from roles.models import CommissarOffer
+from staff import console
 from staff import services as staff_services
-from staff import staff_admin as staff_dashboard
 from staff.staff_admin import Need
 from tests.cities.test_staff_admin import staff_client
 
@@ -89,7 +89,7 @@ def test_other_apps_add_needs_through_the_hook(populated, monkeypatch):
         hook_calls.append(role.kind)
         return [Need("removal", "Removal demands", 7, "/staff/")] if role.kind == StaffKind.ARBITER else []
 
-    monkeypatch.setattr(staff_dashboard, "DASHBOARD_NEEDS", [*staff_dashboard.DASHBOARD_NEEDS, removal_demands])
+    monkeypatch.setattr(console, "DASHBOARD_NEEDS", [*console.DASHBOARD_NEEDS, removal_demands])
     assert needs_of(demo.arbiter)["removal"][0] == 7
     assert "removal" not in needs_of(demo.tribune1)
     assert hook_calls == ["arbiter", "tribune"]

@@ -121,7 +121,7 @@ def test_suicide_declared_on_the_nominate_page_and_confirmed_on_the_day_page_L_N
     resident = day.plain[4]
     client.force_login(resident.user)
     with time_machine.travel(MORNING, tick=False):
-        assert client.post(reverse("nominate", args=[demo.game.slug]), {"action": "suicide"}).status_code == 302
+        assert client.post(reverse("nominate", args=[demo.game.slug]), {"action": "suicide", "confirmed": "yes"}).status_code == 302
         declaration = SuicideDeclaration.objects.get(resident=resident)
         client.force_login(demo.tribune1)
         url = reverse("city_day", args=[demo.game.slug, 1])
@@ -225,7 +225,7 @@ def test_tribune_extends_and_closes_voting_from_the_day_page_L_DAY_3_L_VOTE_6(de
         assert client.post(url, {"action": "extend", "closes_at": "2026-11-20T23:30"}).status_code == 302
         session.refresh_from_db()
         assert session.closes_at == CLOSES + timedelta(minutes=30)
-        assert client.post(url, {"action": "close"}).status_code == 302
+        assert client.post(url, {"action": "close", "confirmed": "yes"}).status_code == 302
     session.refresh_from_db()
     assert (session.closed_at, session.closes_at) == (OPENS + timedelta(minutes=5), OPENS + timedelta(minutes=5))
 
@@ -235,8 +235,8 @@ def test_refusals_on_the_day_and_nominate_pages_are_400_with_the_reason_not_500(
     client.force_login(day.plain[4].user)
     nominate_url = reverse("nominate", args=[demo.game.slug])
     with time_machine.travel(MORNING, tick=False):
-        assert client.post(nominate_url, {"action": "suicide"}).status_code == 302
-        again = client.post(nominate_url, {"action": "suicide"})
+        assert client.post(nominate_url, {"action": "suicide", "confirmed": "yes"}).status_code == 302
+        again = client.post(nominate_url, {"action": "suicide", "confirmed": "yes"})
         assert again.status_code == 400
         assert ru("You have already declared suicide today.") in again.content.decode()
         lonely = client.post(nominate_url, {"action": "confrontation", "other": ""})

@@ -1,0 +1,148 @@
+"""The access policy's ``access_<noun>_by_id`` functions for the objects a request names besides inboxes (DESIGN.md
+"The access policy": the only way a request id becomes an object, in the manner of Zulip's ``access_stream_by_id``).
+
+Each function takes the viewer and the id as the request gave it (an int or a string: a malformed id is treated
+as a missing one), narrows to the scope the page is about (``game=``, ``city=``), and returns the object or raises
+``Http404``, the same one for a malformed, a missing and a forbidden id, so that a page never tells whether an
+object it may not show exists. Who may see what follows ``inboxes.policies`` (L-STAFF-6, L-INBOX-20):
+
+- cities, residents, voting sessions and court cases are public facts of a game (its lists, its day page);
+- a proxy request and a suicide declaration are written in the resident's personal inbox: their resident and the
+  city's Tribune (or stand-in) only (L-VOTE-4, L-NOM-6);
+- a speech request: its resident, the city's Tribune and the Procurator (L-NOM-4);
+- a judge removal demand: whoever reads its inbox, and the city's Tribune and the Procurator (L-JUDGE-8);
+- a commissar offer: its candidate and the Procurator (L-COMM-2);
+- a sign-up: its player and the Procurator (the setup page, L-CITY-1).
+
+The services still decide what the viewer may *do* with the object; these functions decide only whether the
+request may name it at all. ``access_inbox_by_id`` lives with the inbox rules in ``inboxes.policies``.
+"""
+from __future__ import annotations
+
+from django.db.models import Model, QuerySet
+from django.http import Http404
+
+from cities.models import City, Game, Resident, Signup, StaffKind
+from roles.models import CommissarOffer
+from voting.models import CourtCase, ProxyRequest, RemovalDemand, SpeechRequest, SuicideDeclaration, VotingSession
+
+from .policies import can_read_inbox, can_see_speech_requests, holds_role, seat_in
+
+
+def _pk(raw) -> int | None:
+    """The primary key a request gave (an int or a string of digits), or None when malformed."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw if raw > 0 else None
+    text = str(raw or "").strip()
+    return int(text) if text.isdigit() and len(text) < 19 and int(text) > 0 else None
+
+
+def _one(queryset: QuerySet, raw_id, *, game: Game | None = None, city: City | None = None) -> Model:
+    pk = _pk(raw_id)
+    if game is not None:
+        queryset = queryset.filter(game=game)
+    if city is not None:
+        queryset = queryset.filter(city=city)
+    found = queryset.filter(pk=pk).first() if pk is not None else None
+    if found is None:
+        raise Http404("No such object.")
+    return found
+
+
+def _own(user, resident: Resident) -> bool:
+    seat = seat_in(user, resident.game_id)
+    return seat is not None and seat.pk == resident.pk
+
+
+def _is_city_tribune(user, obj) -> bool:
+    return holds_role(user, obj.game_id, StaffKind.TRIBUNE, city_id=obj.city_id)
+
+
+def access_city_by_number(user, game: Game, number) -> City:
+    """The city numbered ``number`` (1-based, L-CITY) of ``game``. Public. Raises ``Http404``."""
+    pk = _pk(number)
+    city = City.objects.filter(game=game, number=pk).first() if pk is not None else None
+    if city is None:
+        raise Http404("No such city.")
+    return city
+
+
+def access_city_by_id(user, city_id, *, game: Game) -> City:
+    """A city of ``game`` by id. Public. Raises ``Http404``."""
+    return _one(City.objects.all(), city_id, game=game)
+
+
+def access_resident_by_id(user, resident_id, *, game: Game | None = None, city: City | None = None) -> Resident:
+    """A resident (seat) of ``game`` / ``city`` by id, with its city and game. Public (the city lists); what may be
+    known about them is the policy's (``visible_alignment``, ``knows_commissar``). Raises ``Http404``."""
+    return _one(Resident.objects.select_related("city", "game"), resident_id, game=game, city=city)
+
+
+def access_voting_session_by_id(user, session_id, *, game: Game | None = None,
+                                city: City | None = None) -> VotingSession:
+    """An execution voting session (L-VOTE) by id. Public (the day page). Raises ``Http404``."""
+    return _one(VotingSession.objects.select_related("city", "game"), session_id, game=game, city=city)
+
+
+def access_court_case_by_id(user, case_id, *, game: Game | None = None, city: City | None = None) -> CourtCase:
+    """A Supreme Court case (L-COURT) by id. Public (announced in the city). Raises ``Http404``."""
+    return _one(CourtCase.objects.select_related("city", "game", "session"), case_id, game=game, city=city)
+
+
+def access_proxy_request_by_id(user, request_id, *, game: Game | None = None,
+                               city: City | None = None) -> ProxyRequest:
+    """A proxy request (L-VOTE-4): its resident and the city's Tribune only. Raises ``Http404``."""
+    proxy = _one(ProxyRequest.objects.select_related("city", "game", "resident"), request_id, game=game, city=city)
+    if not (_is_city_tribune(user, proxy) or _own(user, proxy.resident)):
+        raise Http404("No such object.")
+    return proxy
+
+
+def access_suicide_declaration_by_id(user, declaration_id, *, game: Game | None = None,
+                                     city: City | None = None) -> SuicideDeclaration:
+    """A suicide declaration (L-NOM-6): its resident and the city's Tribune only. Raises ``Http404``."""
+    declaration = _one(SuicideDeclaration.objects.select_related("city", "game", "resident"), declaration_id,
+                       game=game, city=city)
+    if not (_is_city_tribune(user, declaration) or _own(user, declaration.resident)):
+        raise Http404("No such object.")
+    return declaration
+
+
+def access_speech_request_by_id(user, request_id, *, game: Game | None = None,
+                                city: City | None = None) -> SpeechRequest:
+    """A confrontation or last-word request (L-NOM-4): its resident, the city's Tribune and the Procurator.
+    Raises ``Http404``."""
+    speech = _one(SpeechRequest.objects.select_related("city", "game", "resident"), request_id, game=game, city=city)
+    if not (can_see_speech_requests(user, speech.city) or _own(user, speech.resident)):
+        raise Http404("No such object.")
+    return speech
+
+
+def access_removal_demand_by_id(user, demand_id, *, game: Game | None = None,
+                                city: City | None = None) -> RemovalDemand:
+    """A judge removal demand (L-JUDGE-8): readers of its inbox, the city's Tribune and the Procurator.
+    Raises ``Http404``."""
+    demand = _one(RemovalDemand.objects.select_related("city", "game", "inbox", "judge"), demand_id,
+                  game=game, city=city)
+    if not (can_read_inbox(user, demand.inbox) or _is_city_tribune(user, demand)
+            or holds_role(user, demand.game_id, StaffKind.PROCURATOR)):
+        raise Http404("No such object.")
+    return demand
+
+
+def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) -> CommissarOffer:
+    """A commissar offer (L-COMM-2): its candidate and the Procurator only. Raises ``Http404``."""
+    offer = _one(CommissarOffer.objects.select_related("city", "game", "candidate", "inbox"), offer_id, game=game)
+    if not (holds_role(user, offer.game_id, StaffKind.PROCURATOR) or _own(user, offer.candidate)):
+        raise Http404("No such object.")
+    return offer
+
+
+def access_signup_by_id(user, signup_id, *, game: Game) -> Signup:
+    """A sign-up of ``game`` (L-CITY-1), with its user: its player and the Procurator only. Raises ``Http404``."""
+    signup = _one(Signup.objects.select_related("game", "user"), signup_id, game=game)
+    if not (holds_role(user, game, StaffKind.PROCURATOR) or signup.user_id == getattr(user, "pk", None)):
+        raise Http404("No such object.")
+    return signup

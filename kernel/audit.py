@@ -1,0 +1,17 @@
+"""The audit log (DESIGN.md "Services"): ``record_event`` writes one ``GameEvent`` row in the caller's transaction.
+
+Every service writes one row per state change; staff browse them in the console. Payloads carry ids and counts,
+never a secret (an alignment, a night target, a check's asker).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from cities.models import Game, GameEvent
+
+
+def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> GameEvent:
+    """Write one audit row (``GameEvent``) for ``game``: ``kind`` a dotted event kind, ``actor`` the user who acted
+    (None = the site or the scheduler), ``at`` the operation's aware UTC time, ``payload`` ids and counts. Call
+    inside the service's transaction. Returns the row."""
+    return GameEvent.objects.create(game=game, kind=kind, actor=actor, at=at, payload=payload or {})

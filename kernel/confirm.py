@@ -1,0 +1,35 @@
+"""A second step for irreversible actions: a page that says what will happen and asks again (works without JS).
+
+Views call ``confirmation_page`` first thing when handling an irreversible POST; it returns None once the POST
+carries the confirmation, else the page, which re-posts the very same fields plus the confirmation. The Django
+admin's actions (the staff console) use the same page: their POST (``action``, ``_selected_action``...) is
+re-posted unchanged, so the action runs again on the same selection, confirmed.
+"""
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+#: The POST field that confirms an irreversible action.
+CONFIRM_FIELD = "confirmed"
+_NOT_REPOSTED = {CONFIRM_FIELD, "csrfmiddlewaretoken"}
+
+
+def is_confirmed(request: HttpRequest) -> bool:
+    """Whether this POST carries the confirmation of the second step."""
+    return request.method == "POST" and request.POST.get(CONFIRM_FIELD) == "yes"
+
+
+def confirmation_page(request: HttpRequest, *, title: str, consequence: str, confirm_label: str,
+                      cancel_url: str, game=None) -> HttpResponse | None:
+    """None when ``request`` is a confirmed POST; otherwise the confirmation page (status 200): ``title``, the
+    ``consequence`` in plain words, a button ``confirm_label`` that re-posts the same fields to the same URL
+    with the confirmation, and a link back to ``cancel_url``. ``game`` (optional) gives the page its game's
+    navigation. Texts are already translated by the caller."""
+    if is_confirmed(request):
+        return None
+    fields = [(name, value) for name, values in request.POST.lists() if name not in _NOT_REPOSTED
+              for value in values]
+    context = {"title": title, "consequence": consequence, "confirm_label": confirm_label,
+               "cancel_url": cancel_url, "fields": fields, "confirm_field": CONFIRM_FIELD, "game": game}
+    return render(request, "confirm.html", context)

@@ -1,0 +1,216 @@
+"""Typed kinds (the kernel layer): every ``GameEvent`` kind the site records and every ``ScheduledEvent`` kind the
+clock runs, as enums that carry their metadata, instead of free strings keyed by separate string tables.
+
+- ``EventKind``: the audit-log kinds. Each member carries its ``audience`` (who among the game's staff browses it
+  while the game runs, ``Audience``; RULES.md L-STAFF-6, decided in ``inboxes.policies`` which derives
+  ``AUDIT_LOG_AUDIENCE`` from here) and its ``timeline`` line (how the archive's timeline shows it, L-ARCH-3, or
+  "" when it is not on the timeline).
+- ``EVENT_FAMILIES``: audiences of kind families by prefix (``night.*``: the Consigliere's), for kinds a ruleset
+  records without listing each one.
+- ``ScheduledKind``: the clock's event kinds, each with the audience of the ``scheduler.<kind>`` audit row the
+  scheduler writes when it runs, and whether it belongs to the day/night plan (``clock``) or is a deadline of the
+  day that holds the night back (``day_deadline``, L-DAY-3).
+
+Enum members are ``str`` (``StrEnum``): ``record_event(game, EventKind.VOTING_OPENED, ...)`` and the literal
+``"voting.opened"`` are the same kind, and the database stores the string. A kind missing here is shown to no staff
+member (fail closed); ``tests/kernel/test_events.py`` checks that every kind the code records is here.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Audience(StrEnum):
+    """Who among a running game's staff sees an audit-log kind (the table in ``inboxes.policies``)."""
+
+    STAFF = "staff"
+    INBOX = "inbox"
+    PROCURATOR = "procurator"
+    PROCURATOR_ARBITER = "procurator+arbiter"
+    CITY_HOSTS = "city hosts"
+    CITY_TRIBUNE = "city tribune"
+    CITY_TRIBUNE_PROCURATOR = "city tribune+procurator"
+    APPOINTMENT = "appointment"
+    CONSIGLIERE = "consigliere"
+    NOBODY = "nobody"
+
+
+class EventKind(StrEnum):
+    """A ``GameEvent`` kind with its ``audience`` (``Audience``) and ``timeline`` line ("" = not on it)."""
+
+    audience: Audience
+    timeline: str
+
+    def __new__(cls, value: str, audience: Audience, timeline: str = ""):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.audience = audience
+        member.timeline = timeline
+        return member
+
+    # Setup and recruitment (L-CITY, L-STAFF-1, L-POST-1)
+    GAME_CREATED = "game.created", Audience.STAFF
+    GAME_STATUS = "game.status", Audience.STAFF, "status"
+    GAME_FINISHED = "game.finished", Audience.STAFF
+    CITY_ADDED = "city.added", Audience.STAFF
+    CITIES_FORMED = "cities.formed", Audience.STAFF
+    CITIES_LISTS_PUBLISHED = "cities.lists_published", Audience.STAFF
+    SIGNUP_CREATED = "signup.created", Audience.STAFF
+    SIGNUP_WITHDRAWN = "signup.withdrawn", Audience.STAFF
+    SIGNUPS_CLOSED = "signups.closed", Audience.STAFF
+    RESIDENT_SEATED = "resident.seated", Audience.STAFF
+    RESIDENT_MOVED = "resident.moved", Audience.STAFF
+    STAFF_APPOINTED = "staff.appointed", Audience.APPOINTMENT
+    DEMO_LOADED = "demo.loaded", Audience.STAFF
+    # Public posts (L-POST)
+    POST_CREATED = "post.created", Audience.STAFF
+    POST_SCHEDULED = "post.scheduled", Audience.STAFF
+    POST_PUBLISHED = "post.published", Audience.STAFF
+    POST_APPENDED = "post.appended", Audience.STAFF
+    SCHEDULER_POST_PUBLISHED = "scheduler.post_published", Audience.STAFF
+    DAILY_POST_DRAFTED = "daily_post.drafted", Audience.PROCURATOR  # the Procurator's until published (L-POST-2)
+    DAILY_POST_EDITED = "daily_post.edited", Audience.PROCURATOR
+    DAILY_POST_TEXT_SET = "daily_post.text_set", Audience.PROCURATOR
+    DAILY_POST_APPENDED = "daily_post.appended", Audience.STAFF
+    # The draws and the commissar (L-ASSIGN, L-COMM)
+    DRAW_COMMITTED = "draw.committed", Audience.STAFF
+    DRAW_NUMBERS = "draw.numbers", Audience.STAFF
+    RESIDENT_FLAGS = "resident.flags", Audience.NOBODY  # commissar and godfather flags
+    COMMISSAR_OFFERED = "commissar.offered", Audience.PROCURATOR
+    COMMISSAR_ANSWERED = "commissar.answered", Audience.PROCURATOR
+    COMMISSAR_TRIBUNE_TOLD = "commissar.tribune_told", Audience.CITY_TRIBUNE_PROCURATOR
+    COMMISSAR_CHECKED = "commissar.checked", Audience.NOBODY  # not even the Consigliere learns the asker (L-NIGHT-5)
+    # Inboxes, memberships, messages (L-INBOX)
+    INBOXES_OPENED = "inboxes.opened", Audience.STAFF
+    INBOX_CREATED = "inbox.created", Audience.INBOX
+    INBOX_KILLED = "inbox.killed", Audience.INBOX
+    INBOX_ROLLED_OVER = "inbox.rolled_over", Audience.INBOX
+    MESSAGE_POSTED = "message.posted", Audience.INBOX
+    MESSAGE_SITE_POSTED = "message.site_posted", Audience.INBOX
+    MESSAGE_EDITED = "message.edited", Audience.INBOX
+    MESSAGE_HIDDEN = "message.hidden", Audience.INBOX
+    MEMBERSHIP_ADDED = "membership.added", Audience.INBOX
+    MEMBERSHIP_BANNED = "membership.banned", Audience.INBOX
+    MEMBERSHIP_UNBANNED = "membership.unbanned", Audience.INBOX
+    MEMBERSHIP_REMOVED = "membership.removed", Audience.INBOX
+    MEMBERSHIP_LEFT = "membership.left", Audience.INBOX
+    MEMBERSHIP_PENALTY_BANNED = "membership.penalty_banned", Audience.PROCURATOR_ARBITER
+    # Deaths and seats (L-DEATH, L-REPLACE, L-SPIRIT)
+    RESIDENT_DIED = "resident.died", Audience.STAFF, "death"
+    RESIDENT_LAID_TO_REST = "resident.laid_to_rest", Audience.STAFF
+    RESIDENT_REPLACED = "resident.replaced", Audience.STAFF
+    # The day: voting, proxies, suicides, speeches (L-VOTE, L-NOM)
+    VOTING_SCHEDULED = "voting.scheduled", Audience.STAFF
+    VOTING_EXTENDED = "voting.extended", Audience.STAFF
+    VOTING_OPENED = "voting.opened", Audience.STAFF, "vote"
+    VOTING_CLOSED = "voting.closed", Audience.STAFF, "vote"
+    VOTING_EXECUTION_DECIDED = "voting.execution_decided", Audience.STAFF, "court"
+    VOTING_SPIRITS = "voting.spirits", Audience.STAFF
+    VOTING_NOMINATED = "voting.nominated", Audience.CITY_HOSTS
+    VOTING_PROXY_REQUESTED = "voting.proxy_requested", Audience.CITY_TRIBUNE
+    VOTING_PROXY_ACCEPTED = "voting.proxy_accepted", Audience.CITY_TRIBUNE
+    VOTING_SUICIDE_DECLARED = "voting.suicide_declared", Audience.CITY_TRIBUNE
+    VOTING_SUICIDE_CONFIRMED = "voting.suicide_confirmed", Audience.CITY_TRIBUNE
+    VOTING_SPEECH_REQUESTED = "voting.speech_requested", Audience.CITY_TRIBUNE_PROCURATOR
+    # The Supreme Court (L-COURT)
+    COURT_RENEWED = "court.renewed", Audience.STAFF
+    COURT_CASE_OPENED = "court.case_opened", Audience.STAFF, "court"
+    COURT_SENTENCED = "court.sentenced", Audience.STAFF, "court"
+    COURT_VOTED = "court.voted", Audience.PROCURATOR_ARBITER
+    # Judges (L-JUDGE)
+    ELECTION_SCHEDULED = "election.scheduled", Audience.STAFF
+    ELECTION_OPENED = "election.opened", Audience.STAFF
+    ELECTION_CLOSED = "election.closed", Audience.STAFF, "election"
+    ELECTION_CANDIDATES_PASSED = "election.candidates_passed", Audience.STAFF
+    ELECTION_PROPOSED = "election.proposed", Audience.CITY_HOSTS
+    ELECTION_PROXY_RECORDED = "election.proxy_recorded", Audience.PROCURATOR_ARBITER
+    JUDGE_RECUSED = "judge.recused", Audience.STAFF
+    REMOVAL_OPENED = "removal.opened", Audience.CITY_TRIBUNE_PROCURATOR
+    REMOVAL_CONFIRMED = "removal.confirmed", Audience.CITY_TRIBUNE_PROCURATOR
+    REMOVAL_VALID = "removal.valid", Audience.STAFF
+    REMOVAL_APPLIED = "removal.applied", Audience.STAFF
+    # The night (L-NIGHT): the mafia's side is the Consigliere's (L-STAFF-4)
+    NIGHT_DECISION = "night.decision", Audience.CONSIGLIERE
+    NIGHT_GIFT = "night.gift", Audience.CONSIGLIERE
+    NIGHT_RESOLVED = "night.resolved", Audience.CONSIGLIERE, "night"
+    GODFATHER_APPOINTED = "godfather.appointed", Audience.CONSIGLIERE
+    GODFATHER_ELECTION_OPENED = "godfather.election_opened", Audience.CONSIGLIERE
+    GODFATHER_ELECTION_CLOSED = "godfather.election_closed", Audience.CONSIGLIERE
+    GODFATHER_VOTED = "godfather.voted", Audience.CONSIGLIERE
+    # Staff matters (L-STAFF-2, L-IMPEACH)
+    TRIBUNE_STAND_IN_GRANTED = "tribune.stand_in_granted", Audience.STAFF
+    TRIBUNE_STAND_IN_ENDED = "tribune.stand_in_ended", Audience.STAFF
+    STAFF_TRIBUNE_REPLACED = "staff.tribune_replaced", Audience.STAFF
+    IMPEACHMENT_DEMANDED = "impeachment.demanded", Audience.PROCURATOR
+    IMPEACHMENT_SIGNED = "impeachment.signed", Audience.PROCURATOR
+    IMPEACHMENT_REACHED = "impeachment.reached", Audience.PROCURATOR
+    IMPEACHMENT_OPENED = "impeachment.opened", Audience.STAFF
+    IMPEACHMENT_RULED = "impeachment.ruled", Audience.STAFF
+    # The clock (L-DAY) and the scheduler's own rows
+    CLOCK_STARTED = "clock.started", Audience.STAFF
+    CLOCK_DAY_STARTED = "clock.day_started", Audience.STAFF
+    CLOCK_NIGHT_STARTED = "clock.night_started", Audience.STAFF
+    CLOCK_PAUSED = "clock.paused", Audience.STAFF  # the operator's pause, audited in every running game
+    CLOCK_RESUMED = "clock.resumed", Audience.STAFF
+    SCHEDULER_EVENT_FAILED = "scheduler.event_failed", Audience.PROCURATOR
+    SCHEDULER_EVENT_CRASHED = "scheduler.event_crashed", Audience.PROCURATOR
+    SCHEDULER_RETRY_REQUESTED = "scheduler.retry_requested", Audience.PROCURATOR
+    # The archive's per-person records: nobody among the staff (L-ARCH)
+    ARCHIVE_CONSENT_GIVEN = "archive.consent_given", Audience.NOBODY
+    ARCHIVE_CONSENT_REVOKED = "archive.consent_revoked", Audience.NOBODY
+    ARCHIVE_OPEN_REQUEST = "archive.open_request", Audience.NOBODY
+    ARCHIVE_REMINDER = "archive.reminder", Audience.NOBODY
+
+
+#: Audiences of kind families by prefix, for kinds not listed in ``EventKind`` (checked after it).
+EVENT_FAMILIES: tuple[tuple[str, Audience], ...] = (
+    ("night.", Audience.CONSIGLIERE), ("mafia.", Audience.CONSIGLIERE), ("godfather.", Audience.CONSIGLIERE),
+    ("touring.", Audience.CONSIGLIERE), ("gift.", Audience.CONSIGLIERE), ("check.", Audience.NOBODY),
+)
+
+
+class ScheduledKind(StrEnum):
+    """A ``ScheduledEvent`` kind with the ``audience`` of the ``scheduler.<kind>`` row written when it runs,
+    ``clock`` (part of the day/night plan the clock keeps in step) and ``day_deadline`` (a deadline of the day:
+    the night waits for it, L-DAY-3)."""
+
+    audience: Audience
+    clock: bool
+    day_deadline: bool
+
+    def __new__(cls, value: str, audience: Audience, clock: bool = False, day_deadline: bool = False):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.audience = audience
+        member.clock = clock
+        member.day_deadline = day_deadline
+        return member
+
+    PUBLISH_POST = "publish_post", Audience.NOBODY  # the post's own row, scheduler.post_published, is the staff's
+    DAY_START = "day_start", Audience.STAFF, True
+    NIGHT_START = "night_start", Audience.STAFF, True
+    NIGHT_END = "night_end", Audience.PROCURATOR, True  # its summary counts the checks (L-STAFF-6)
+    DAILY_POST_DRAFT = "daily_post_draft", Audience.STAFF, True
+    VOTING_OPEN = "voting_open", Audience.STAFF, False, True
+    VOTING_CLOSE = "voting_close", Audience.STAFF, False, True
+    COURT_DEADLINE = "court_deadline", Audience.STAFF, False, True
+    ELECTION_OPEN = "election_open", Audience.STAFF, False, True
+    ELECTION_CLOSE = "election_close", Audience.STAFF, False, True
+
+    @property
+    def audit_kind(self) -> str:
+        """The kind of the audit row the scheduler writes when an event of this kind runs."""
+        return f"scheduler.{self.value}"
+
+
+def event_audience(kind: str) -> Audience:
+    """The audience of the audit-log ``kind``: its ``EventKind``'s, a scheduled event's ``scheduler.<kind>`` row's,
+    its family's (``EVENT_FAMILIES``), else ``Audience.NOBODY`` (fail closed)."""
+    if kind in EventKind._value2member_map_:
+        return EventKind(kind).audience
+    if kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
+        return ScheduledKind(kind[len("scheduler."):]).audience
+    for prefix, audience in EVENT_FAMILIES:
+        if kind.startswith(prefix):
+            return audience
+    return Audience.NOBODY

@@ -1,0 +1,335 @@
+"""The staff console (DESIGN.md "Rulesets and layers", interfaces): one admin site, mounted at ``/staff/``.
+
+This module holds what every app's console pages build on: the site (``GameStaffAdminSite``,
+``staff_admin_site``: entry by ``StaffRole`` only, L-STAFF-5), the policy-scoped read-only base
+(``StaffScopedAdmin``, ``ScopedRelatedFilter``), the viewer of the request being served (``current_viewer``,
+``staff_roles_of``), helpers for actions' intermediate pages, and three registries the apps fill from their own
+``staff_admin.py`` (imported by ``staff.apps.StaffConfig.ready``):
+
+- ``register_urls(provider)``: ``provider(site) -> [path(...)]``, pages mounted under ``/staff/``;
+- ``register_dashboard_links(provider, order=...)``: ``provider(request, role) -> [(label, url)]``, the links of
+  a role's dashboard row, sorted by ``order`` (then registration);
+- ``register_dashboard_needs(provider)``: ``provider(request, role) -> [Need]``, the "what needs you now" lines;
+  each must count only objects of the viewer's scope (use the registered ModelAdmin's ``get_queryset``).
+
+Why nothing leaks is said in ``cities.staff_admin`` (the games, residents, inboxes and messages pages): every
+queryset starts from the access policy, secrets are never a model field in a page, URL lookups are a whitelist.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import update_wrapper
+from zoneinfo import ZoneInfo
+
+from django.contrib import admin
+from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
+from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.translation import gettext_lazy
+
+from cities.models import Game, StaffKind, StaffRole
+from inboxes import policies
+
+# --------------------------------------------------------------------------------------------------------------
+# The registries the apps fill (their staff_admin.py)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Need:
+    """One line of the dashboard: ``count`` things of ``label`` wait for the viewer at ``url``."""
+
+    key: str
+    label: str
+    count: int
+    url: str
+
+
+UrlProvider = Callable[["GameStaffAdminSite"], list]
+LinkProvider = Callable[[object, StaffRole], list[tuple[str, str]]]
+NeedProvider = Callable[[object, StaffRole], list[Need]]
+
+#: Providers of the console's own pages (see ``register_urls``).
+CONSOLE_URLS: list[UrlProvider] = []
+#: (order, provider) of the dashboard's links (see ``register_dashboard_links``).
+DASHBOARD_LINKS: list[tuple[int, LinkProvider]] = []
+#: Providers of the dashboard's "what needs you now" lines (see ``register_dashboard_needs``).
+DASHBOARD_NEEDS: list[NeedProvider] = []
+
+
+def register_urls(provider: UrlProvider) -> UrlProvider:
+    """Mount the pages ``provider(site)`` returns (``path`` objects whose views are wrapped in
+    ``site.admin_view``) under ``/staff/``. Usable as a decorator; returns ``provider``."""
+    if provider not in CONSOLE_URLS:
+        CONSOLE_URLS.append(provider)
+    return provider
+
+
+def register_dashboard_links(provider: LinkProvider | None = None, *, order: int = 100):
+    """Add ``provider(request, role) -> [(label, url)]`` to every dashboard row; rows list the links of all
+    providers sorted by ``order``. Usable as ``@register_dashboard_links(order=20)``; returns ``provider``."""
+    def register(func: LinkProvider) -> LinkProvider:
+        if all(func is not known for _o, known in DASHBOARD_LINKS):
+            DASHBOARD_LINKS.append((order, func))
+        return func
+    return register(provider) if provider is not None else register
+
+
+def register_dashboard_needs(provider: NeedProvider) -> NeedProvider:
+    """Add ``provider(request, role) -> [Need]`` to the "what needs you now" lines of every dashboard row (in
+    registration order). Count only objects of the viewer's scope. Usable as a decorator; returns ``provider``."""
+    if provider not in DASHBOARD_NEEDS:
+        DASHBOARD_NEEDS.append(provider)
+    return provider
+
+
+def changelist_url(model: str, **params) -> str:
+    """The console's changelist of ``model`` ("app_model") narrowed by ``params`` (whitelisted lookups only)."""
+    url = reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name)
+    return url + ("?" + urlencode(params) if params else "")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The viewer and the site
+# --------------------------------------------------------------------------------------------------------------
+#: The request being served by a staff admin view. ModelAdmin instances are shared by every thread, so the
+#: viewer for computed columns is read from here (set by ``GameStaffAdminSite.admin_view`` for the whole view,
+#: template rendering included), never stored on the ModelAdmin. Unset means no viewer: secrets stay hidden.
+_current_request: ContextVar = ContextVar("staff_admin_request", default=None)
+
+
+def current_viewer():
+    """The user of the staff admin request being served, or None (then every policy answer is "secret")."""
+    request = _current_request.get()
+    return None if request is None else request.user
+
+
+def staff_roles_of(request) -> list[StaffRole]:
+    """All staff roles of the request's user in every game, cached on the request (one query)."""
+    cached = getattr(request, "_staff_admin_roles", None)
+    if cached is None:
+        user = request.user
+        if user is None or not user.is_authenticated or not user.is_active:
+            cached = []
+        else:
+            cached = list(StaffRole.objects.filter(user=user).select_related("game", "city")
+                          .order_by("game__title", "game_id", "kind", "city__number"))
+            if any(r.kind == StaffKind.TRIBUNE for r in cached):  # stand-in periods (L-STAFF-2, staff app)
+                cached += policies.standing_in_roles(user)
+        request._staff_admin_roles = cached
+    return cached
+
+
+def single_staff_game(request) -> Game | None:
+    """The one game where the request's user holds all their staff roles, or None (no role, or several games)."""
+    games = {role.game_id: role.game for role in staff_roles_of(request)}
+    return next(iter(games.values())) if len(games) == 1 else None
+
+
+def staff_game_ids(request) -> set[int]:
+    """Ids of the games where the request's user holds a staff role."""
+    return {role.game_id for role in staff_roles_of(request)}
+
+
+class GameStaffAdminSite(AdminSite):
+    """The admin for game staff: entry by ``StaffRole`` only (L-STAFF-5), dashboard of the user's roles."""
+
+    site_header = gettext_lazy("Mafia Host — game staff console")
+    site_title = gettext_lazy("Mafia Host — game staff console")
+    index_title = gettext_lazy("Your games")
+    index_template = "staff_admin/index.html"
+
+    def __init__(self, name: str = "staff_admin") -> None:
+        super().__init__(name=name)
+        self.disable_action("delete_selected")
+
+    def has_permission(self, request) -> bool:
+        """True for an active account holding at least one game staff role; superuser/staff flags are ignored."""
+        return bool(staff_roles_of(request))
+
+    def admin_view(self, view, cacheable=False):
+        """Django's admin_view (permission check, never_cache, csrf), with the request published to
+        ``current_viewer`` while the view runs and its template renders.
+
+        When all the viewer's staff roles are in one game, the page shows times in that game's time zone (as
+        the game's pages do); otherwise in UTC. The language is the browser's (LocaleMiddleware, Russian by
+        default): every label goes through gettext, so a page is wholly in one language."""
+        def with_request(request, *args, **kwargs):
+            token = _current_request.set(request)
+            game = single_staff_game(request)
+            try:
+                if game is not None:
+                    timezone.activate(ZoneInfo(game.time_zone))
+                response = view(request, *args, **kwargs)
+                if callable(getattr(response, "render", None)) and not getattr(response, "is_rendered", True):
+                    response.render()
+                return response
+            finally:
+                if game is not None:
+                    timezone.deactivate()
+                _current_request.reset(token)
+
+        return super().admin_view(update_wrapper(with_request, view), cacheable)
+
+    def get_urls(self):
+        """The pages the apps registered (``register_urls``) before the admin's own; "view on site"
+        (r/<content type>/<id>/, which answers for any model and id) is not mounted."""
+        own = [url for provider in CONSOLE_URLS for url in provider(self)]
+        return own + [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
+
+    def login(self, request, extra_context=None):
+        """Logging in is the site's own (allauth): anonymous users go there and come back; a logged-in account
+        without a game role is refused (403), whatever its Django flags (L-STAFF-5)."""
+        target = request.GET.get(REDIRECT_FIELD_NAME, "")
+        if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                               require_https=request.is_secure()):
+            target = ""
+        target = target or reverse("admin:index", current_app=self.name)
+        if request.user.is_authenticated:
+            if self.has_permission(request):
+                return HttpResponseRedirect(target)
+            raise PermissionDenied
+        return HttpResponseRedirect(reverse("account_login") + "?" + urlencode({REDIRECT_FIELD_NAME: target}))
+
+    def index(self, request, extra_context=None):
+        """The dashboard: the user's roles per game, each with the links the apps registered
+        (``register_dashboard_links``, in their order) and the "what needs you now" lines
+        (``register_dashboard_needs``)."""
+        dashboard = []
+        for role in staff_roles_of(request):
+            links = [link for _order, provider in sorted(DASHBOARD_LINKS, key=lambda item: item[0])
+                     for link in provider(request, role)]
+            needs = [need for provider in DASHBOARD_NEEDS for need in provider(request, role)]
+            dashboard.append({"role": role, "game": role.game, "links": links, "needs": needs})
+        return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
+
+
+staff_admin_site = GameStaffAdminSite()
+
+# --------------------------------------------------------------------------------------------------------------
+# The scoped, read-only base
+# --------------------------------------------------------------------------------------------------------------
+
+class StaffScopedAdmin(admin.ModelAdmin):
+    """Read-only, policy-scoped admin: subclasses give ``scoped_queryset`` and the public ``fields``.
+
+    ``allowed_lookups`` lists the only query parameters a changelist accepts besides the admin's own
+    (``q``, ``o``, ``p``, ...): those of the list filters and the dashboard links, over public fields.
+    """
+
+    allowed_lookups: frozenset[str] = frozenset()
+    view_on_site = False
+    actions = ()
+    show_facets = admin.ShowFacets.NEVER
+
+    def scoped_queryset(self, request):
+        raise NotImplementedError
+
+    def get_queryset(self, request):
+        qs = self.scoped_queryset(request)
+        ordering = self.get_ordering(request)
+        return qs.order_by(*ordering) if ordering else qs
+
+    def get_readonly_fields(self, request, obj=None):
+        return tuple(self.fields or ())
+
+    def lookup_allowed(self, lookup, value, request=None) -> bool:
+        return lookup in self.allowed_lookups
+
+    def has_module_permission(self, request) -> bool:
+        return self.admin_site.has_permission(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self.admin_site.has_permission(request)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def offers_action(self, request, name: str) -> bool:
+        """Whether the action ``name`` is offered to the request's user (only where its service could succeed;
+        the service still decides, object by object)."""
+        return True
+
+    def get_actions(self, request):
+        return {name: action for name, action in super().get_actions(request).items()
+                if self.offers_action(request, name)}
+
+
+class ScopedRelatedFilter(RelatedOnlyFieldListFilter):
+    """A filter by a related object, offering only the values present in the scoped queryset. Always shown, so
+    that its parameter is always applied: Django drops the parameter of a filter with one choice, which would
+    turn "?city__id__exact=<another city>" into "everything in scope" instead of "nothing"."""
+
+    def has_output(self) -> bool:
+        return True
+
+
+def readable_inboxes_for_staff(request):
+    """Inboxes the request's user may read (``policies.readable_inboxes``) in the games where they are staff."""
+    return policies.readable_inboxes(request.user).filter(game_id__in=staff_game_ids(request))
+
+
+def _hidden_text_inbox_ids(request) -> set[int]:
+    """Ids of the readable inboxes where the user sees hidden texts (moderators, L-INBOX-21); per request."""
+    cached = getattr(request, "_staff_admin_hidden_ok", None)
+    if cached is None:
+        cached = {inbox.pk for inbox in readable_inboxes_for_staff(request).select_related("game")
+                  if policies.can_see_hidden_text(request.user, inbox)}
+        request._staff_admin_hidden_ok = cached
+    return cached
+
+
+def role_game_ids(request, kind: str) -> set[int]:
+    return {role.game_id for role in staff_roles_of(request) if role.kind == kind}
+
+
+def tribune_scope(request) -> Q:
+    """A ``Q`` over rows with ``game_id`` and ``city_id``: the cities where the user is Tribune, stand-in periods
+    included (``staff_roles_of`` lists them, L-STAFF-2). Matches nothing for a user who is no Tribune."""
+    scope = Q(pk__in=[])
+    for role in staff_roles_of(request):
+        if role.kind == StaffKind.TRIBUNE:
+            scope |= Q(game_id=role.game_id, city_id=role.city_id)
+    return scope
+
+
+def action_page(modeladmin, request, *, action: str, title: str, targets, form, submit: str):
+    """The intermediate page of ``action``: the selected objects (``targets``: (pk, label) pairs, labels the
+    viewer may see), the form, and the same action posted again with ``apply``."""
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "opts": modeladmin.opts,
+        "form": form,
+        "targets": targets,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "action": action,
+        "submit_label": submit,
+    }
+    request.current_app = modeladmin.admin_site.name
+    return TemplateResponse(request, "staff_admin/action_form.html", context)
+
+
+def bound_form(request, form_class, **kwargs):
+    """The action's form, bound to the POST when it is the intermediate page's submission (``apply``)."""
+    return form_class(request.POST if "apply" in request.POST else None, **kwargs)
+
+
+#: The names the apps' staff_admin modules used before the console moved here.
+_action_page = action_page
+_bound_form = bound_form
+_role_game_ids = role_game_ids

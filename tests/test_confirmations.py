@@ -1,0 +1,111 @@
+"""Irreversible actions take a second step that says what will happen (works without JavaScript): the first POST
+changes nothing and shows a confirmation page whose form re-posts the same fields with the confirmation."""
+from __future__ import annotations
+
+import html
+import re
+from datetime import timedelta
+
+import time_machine
+from django.urls import reverse
+
+from inboxes import services as inbox_services
+from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from tests.cities.test_staff_admin import staff_client
+from tests.conftest import fresh
+from tests.voting.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
+from voting.models import SuicideDeclaration, VotingSession
+
+
+def _reposted(response) -> tuple[str, list[tuple[str, str]]]:
+    """The confirmation form's action and its fields (hidden inputs), as a browser would re-post them."""
+    page = response.content.decode()
+    form = re.search(r'<form method="post" action="([^"]*)" class="inline confirm-form">(.*?)</form>', page, re.S)
+    assert form is not None, "no confirmation form on the page"
+    fields = [(html.unescape(n), html.unescape(v))
+              for n, v in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.group(2))]
+    return html.unescape(form.group(1)), [f for f in fields if f[0] != "csrfmiddlewaretoken"]
+
+
+def _post_fields(client, url: str, fields: list[tuple[str, str]], **kwargs):
+    data: dict[str, list[str]] = {}
+    for name, value in fields:
+        data.setdefault(name, []).append(value)
+    return client.post(url, data, **kwargs)
+
+
+def test_leaving_a_secret_inbox_asks_first_and_changes_nothing_until_confirmed_L_INBOX_13(demo, client):
+    honest, other = demo.seat("honest"), demo.seat("resident2")
+    inbox = inbox_services.do_create_secret_inbox(demo.game, title="Заговор", members=[other, honest],
+                                                  acting_user=fresh(demo.honest))
+    client.force_login(demo.resident2)
+    ask = client.post(f"/inboxes/{inbox.pk}/leave/")
+    assert ask.status_code == 200
+    assert ru("The inbox disappears for you: you will no longer read it, and nobody can add you back.") \
+        in html.unescape(ask.content.decode())
+    assert Membership.objects.get(inbox=inbox, resident=other).state == MembershipState.MEMBER
+    action, fields = _reposted(ask)
+    assert action == f"/inboxes/{inbox.pk}/leave/" and fields == [("confirmed", "yes")]
+    done = _post_fields(client, action, fields)
+    assert done.status_code == 302
+    assert Membership.objects.get(inbox=inbox, resident=other).state == MembershipState.REMOVED
+
+
+def test_declaring_suicide_asks_first_L_NOM_5(demo, client):
+    resident = city1_day(demo).plain[4]
+    client.force_login(resident.user)
+    url = reverse("nominate", args=[demo.game.slug])
+    with time_machine.travel(MORNING, tick=False):
+        ask = client.post(url, {"action": "suicide"})
+        assert ask.status_code == 200 and ru("Declare suicide?") in html.unescape(ask.content.decode())
+        assert not SuicideDeclaration.objects.filter(resident=resident).exists()
+        action, fields = _reposted(ask)
+        assert sorted(fields) == [("action", "suicide"), ("confirmed", "yes")]
+        assert _post_fields(client, action, fields).status_code == 302
+    assert SuicideDeclaration.objects.filter(resident=resident).count() == 1
+
+
+def test_closing_voting_now_on_the_day_page_asks_first_L_VOTE_6(demo, client):
+    day = city1_day(demo)
+    session = nominate_and_open(demo, day, [day.plain[0]])
+    client.force_login(demo.tribune1)
+    url = reverse("city_day", args=[demo.game.slug, 1])
+    with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
+        ask = client.post(url, {"action": "close"})
+        assert ask.status_code == 200
+        assert VotingSession.objects.get(pk=session.pk).closed_at is None
+        action, fields = _reposted(ask)
+        assert _post_fields(client, action, fields).status_code == 302
+    assert VotingSession.objects.get(pk=session.pk).closed_at == OPENS + timedelta(minutes=5)
+
+
+def test_console_close_voting_asks_first_then_closes_the_same_selection_L_VOTE_6(demo):
+    day = city1_day(demo)
+    session = nominate_and_open(demo, day, [day.plain[0]])
+    client = staff_client(demo.tribune1)
+    changelist = "/staff/voting/votingsession/"
+    with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
+        ask = client.post(changelist, {"action": "close_voting", "_selected_action": [session.pk], "index": "0"})
+        assert ask.status_code == 200
+        assert day.city.name in html.unescape(ask.content.decode())
+        assert VotingSession.objects.get(pk=session.pk).closed_at is None
+        action, fields = _reposted(ask)
+        assert ("_selected_action", str(session.pk)) in fields and ("action", "close_voting") in fields
+        done = _post_fields(client, action, fields, follow=True)
+        assert done.status_code == 200
+    assert VotingSession.objects.get(pk=session.pk).closed_at == OPENS + timedelta(minutes=5)
+
+
+def test_console_remove_member_asks_first_L_INBOX_17(demo):
+    membership = Membership.objects.select_related("inbox", "resident").get(
+        inbox__game=demo.game, inbox__kind=InboxKind.CITY, inbox__city__number=1, inbox__rolled_over_at__isnull=True,
+        resident=demo.seat("honest"))
+    client = staff_client(demo.tribune1)
+    changelist = "/staff/inboxes/membership/"
+    ask = client.post(changelist, {"action": "remove_members", "_selected_action": [membership.pk], "index": "0"})
+    assert ask.status_code == 200 and membership.resident.name in html.unescape(ask.content.decode())
+    assert Membership.objects.get(pk=membership.pk).state == MembershipState.MEMBER
+    action, fields = _reposted(ask)
+    _post_fields(client, action, fields, follow=True)
+    assert Membership.objects.get(pk=membership.pk).state == MembershipState.REMOVED
+    assert Inbox.objects.filter(pk=membership.inbox_id).exists()

@@ -1,0 +1,91 @@
+"""Statement budgets of the hot paths (DESIGN.md "Tests": query-count aware; the benchmark's figures, README
+"Benchmark"): the vote post, the thread page and the voting inbox page each run a pinned number of SQL
+statements, the same with few or many messages, so that a regression (a repeated read, an N+1, a lost fold) fails
+the suite. Counted as the bench server counts them (every statement run through Django's cursors), less the
+savepoints of the test's own transaction, which a request in production does not have."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+
+from inboxes.models import Inbox, InboxKind
+from inboxes.services import do_post_message
+from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+
+#: The pinned budgets. Lower them when a cut lands; never raise them without saying why in the commit.
+VOTE_POST = 13
+THREAD_PAGE = 9
+VOTING_INBOX_PAGE = 15
+
+
+class Counter:
+    def __init__(self):
+        self.statements: list[str] = []
+
+    def __call__(self, execute, sql, params, many, context):
+        if not sql.lstrip().upper().startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")):
+            self.statements.append(sql)
+        return execute(sql, params, many, context)
+
+
+@contextmanager
+def counting():
+    counter = Counter()
+    with connection.execute_wrapper(counter):
+        yield counter
+
+
+@pytest.fixture
+def voting(demo):
+    day = city1_day(demo)
+    nominee, other = day.plain[0], day.plain[1]
+    nominate_and_open(demo, day, [nominee, other])
+    inbox = day.inbox_of(nominee)
+    city_inbox = Inbox.objects.get(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True)
+    voters = [r for r in day.plain if r not in (nominee, other)]
+    return inbox, city_inbox, voters
+
+
+def _fill(inbox, city_inbox, voters, rounds: int, start):
+    """``rounds`` «казнить»/«не казнить» pairs by every voter in ``inbox`` and as many discussion messages."""
+    at = start
+    for _ in range(rounds):
+        for voter in voters:
+            for text in ("казнить", "не казнить"):
+                at += timedelta(seconds=1)
+                do_post_message(inbox, text, acting_user=voter.user, now=at)
+                do_post_message(city_inbox, f"{text}?", acting_user=voter.user, now=at)
+    return at
+
+
+def _budgets(inbox, city_inbox, voter, at) -> tuple[int, int, int]:
+    client = Client()
+    client.force_login(voter.user)
+    client.get(reverse("inbox_thread", args=[inbox.pk]))  # warm: the read mark exists, the session is cached
+    with time_machine.travel(at, tick=False):
+        with counting() as vote:
+            response = client.post(reverse("inbox_thread", args=[inbox.pk]), {"text": "казнить"})
+        assert response.status_code == 302, response.content[:500]
+        with counting() as voting_page:
+            assert client.get(reverse("inbox_thread", args=[inbox.pk])).status_code == 200
+        with counting() as thread:
+            assert client.get(reverse("inbox_thread", args=[city_inbox.pk])).status_code == 200
+    return len(vote.statements), len(thread.statements), len(voting_page.statements)
+
+
+def test_vote_post_and_the_two_pages_run_their_pinned_statements_with_few_and_many_messages_L_VOTE_2(voting):
+    inbox, city_inbox, voters = voting
+    voter, others = voters[0], voters[1:]
+    at = OPENS + timedelta(minutes=1)
+    few = _budgets(inbox, city_inbox, voter, at)
+    do_post_message(inbox, "не казнить", acting_user=voter.user, now=at + timedelta(seconds=1))
+    at = _fill(inbox, city_inbox, others, 6, at + timedelta(seconds=2))
+    many = _budgets(inbox, city_inbox, voter, at + timedelta(seconds=1))
+    assert few == many
+    assert many == (VOTE_POST, THREAD_PAGE, VOTING_INBOX_PAGE)
