@@ -8,6 +8,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from kernel.timezones import TimeZoneField
+
 WALL_CLOCK_FORMATS = ("%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M")
 
 
@@ -77,7 +79,7 @@ class NewGameForm(forms.Form):
     slug = forms.SlugField(label=_("Address"), max_length=60, help_text=_("Latin letters, digits and dashes."))
     rules_text = forms.CharField(label=_("Rules and announcement"), widget=forms.Textarea(attrs={"rows": 8}),
                                  required=False)
-    time_zone = forms.CharField(label=_("Time zone"), max_length=64, initial="Europe/Moscow")
+    time_zone = TimeZoneField(label=_("Time zone"), initial="Europe/Moscow")
     city_count = forms.IntegerField(label=_("Number of cities"), min_value=1, max_value=20, required=False,
                                     help_text=_("Leave empty to form cities of the target size."))
     city_size = forms.IntegerField(label=_("Target city size"), min_value=2, max_value=200, initial=20)

@@ -156,6 +156,12 @@ class Resident(models.Model):
     is_spirit = models.BooleanField(default=False, verbose_name=_("is spirit"))
     alignment_announced = models.BooleanField(default=False, verbose_name=_("alignment announced"))
     died_at = models.DateTimeField(null=True, blank=True, verbose_name=_("died at"))
+    #: When the secret roles began and ended (aware UTC; None: since before the game's first death, for rows
+    #: older than these columns). Knowledge is dated (L-STAFF-6 [interp]): a dead resident knows the godfather
+    #: and the commissars of the moment of their death, not those made afterwards. Secret like the flags.
+    godfather_since = models.DateTimeField(null=True, blank=True, verbose_name=_("godfather since"))
+    godfather_until = models.DateTimeField(null=True, blank=True, verbose_name=_("godfather until"))
+    commissar_since = models.DateTimeField(null=True, blank=True, verbose_name=_("commissar since"))
 
     class Meta:
         verbose_name = _("resident")
@@ -181,12 +187,13 @@ class Resident(models.Model):
 
 
 class StaffKind(models.TextChoices):
-    """The staff roles of L-STAFF."""
+    """The staff roles of L-STAFF. An M21 game's host is its Procurator, with any number of co-hosts (M-SETUP-4)."""
 
     PROCURATOR = "procurator", _("Procurator")
     TRIBUNE = "tribune", _("Tribune")
     ARBITER = "arbiter", _("Supreme Arbiter")
     CONSIGLIERE = "consigliere", _("Consigliere")
+    COHOST = "cohost", _("Co-host")
 
 
 class StaffRole(models.Model):
@@ -210,7 +217,8 @@ class StaffRole(models.Model):
         verbose_name_plural = _("staff roles")
         ordering = ["game", "kind", "city__number"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind="tribune"), name="staffrole_one_per_kind_per_game"),
+            models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind__in=["tribune", "cohost"]),
+                                    name="staffrole_one_per_kind_per_game"),
             models.UniqueConstraint(fields=["city"], condition=Q(kind="tribune"), name="staffrole_one_tribune_per_city"),
             models.UniqueConstraint(fields=["game", "user"], name="staffrole_one_role_per_user_per_game"),
             models.CheckConstraint(

@@ -336,6 +336,11 @@ def do_append_to_recruitment_post(game: Game, text: str, *, acting_user, now: da
     return post
 
 
+#: Checks a sign-up must pass, registered by other apps: ``guard(user, game, now)`` raises a ``RuleViolation``
+#: with a message for the player (the play bans of ``sanctions``, L-SANCTION-2).
+SIGNUP_GUARDS: list = []
+
+
 def _signups_open(game: Game) -> bool:
     return game.status == GameStatus.RECRUITMENT and game.signups_closed_at is None
 
@@ -344,8 +349,9 @@ def _signups_open(game: Game) -> bool:
 def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signup:
     """Sign ``acting_user`` up for ``game`` (one click, L-CITY-1). Returns the active Signup.
 
-    Raises ``NotAllowed`` for an anonymous user or staff of the game (staff are not residents, L-STAFF),
-    ``WrongState`` when signups are closed or the user is already signed up.
+    Raises ``NotAllowed`` for an anonymous user, staff of the game (staff are not residents, L-STAFF) or a player
+    under a running play ban (L-SANCTION-2: the message says why and until when), ``WrongState`` when signups are
+    closed or the user is already signed up.
     """
     now = now or timezone.now()
     if acting_user is None or not acting_user.is_authenticated:
@@ -355,6 +361,8 @@ def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signu
         raise WrongState(_("Signups for this game are closed."), rule="L-CITY-1")
     if StaffRole.objects.filter(game=game, user=acting_user).exists():
         raise NotAllowed(_("Staff of a game cannot sign up to play in it."), rule="L-STAFF-1")
+    for guard in SIGNUP_GUARDS:
+        guard(acting_user, game, now)
     if Signup.objects.filter(game=game, user=acting_user, withdrawn_at__isnull=True).exists():
         raise WrongState(_("You are already signed up."))
     signup = Signup.objects.create(game=game, user=acting_user, signed_up_at=now)

@@ -10,7 +10,8 @@ object it may not show exists. Who may see what follows ``inboxes.policies`` (L-
 - a proxy request and a suicide declaration are written in the resident's personal inbox: their resident and the
   city's Tribune (or stand-in) only (L-VOTE-4, L-NOM-6);
 - a speech request: its resident, the city's Tribune and the Procurator (L-NOM-4);
-- a judge removal demand: whoever reads its inbox, and the city's Tribune and the Procurator (L-JUDGE-8);
+- a judge removal demand: public in its game (announced in its city; the service decides who may confirm it,
+  L-JUDGE-8);
 - a commissar offer: its candidate and the Procurator (L-COMM-2);
 - a sign-up: its player and the Procurator (the setup page, L-CITY-1).
 
@@ -26,7 +27,7 @@ from cities.models import City, Game, Resident, Signup, StaffKind
 from roles.models import CommissarOffer
 from voting.models import CourtCase, ProxyRequest, RemovalDemand, SpeechRequest, SuicideDeclaration, VotingSession
 
-from .policies import can_read_inbox, can_see_speech_requests, holds_role, seat_in
+from .policies import can_see_speech_requests, holds_role, seat_in
 
 
 def _pk(raw) -> int | None:
@@ -122,14 +123,10 @@ def access_speech_request_by_id(user, request_id, *, game: Game | None = None,
 
 def access_removal_demand_by_id(user, demand_id, *, game: Game | None = None,
                                 city: City | None = None) -> RemovalDemand:
-    """A judge removal demand (L-JUDGE-8): readers of its inbox, the city's Tribune and the Procurator.
-    Raises ``Http404``."""
-    demand = _one(RemovalDemand.objects.select_related("city", "game", "inbox", "judge"), demand_id,
-                  game=game, city=city)
-    if not (can_read_inbox(user, demand.inbox) or _is_city_tribune(user, demand)
-            or holds_role(user, demand.game_id, StaffKind.PROCURATOR)):
-        raise Http404("No such object.")
-    return demand
+    """A judge removal demand (L-JUDGE-8) by id: public in its game (announced in its city); the service decides
+    who may confirm it. Raises ``Http404``."""
+    return _one(RemovalDemand.objects.select_related("city", "game", "inbox", "judge"), demand_id,
+                game=game, city=city)
 
 
 def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) -> CommissarOffer:

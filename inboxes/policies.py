@@ -39,6 +39,7 @@ from django.utils.translation import gettext as _
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from kernel.rulesets import ruleset_of
 from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
 from voting.models import ProxyRequest, SuicideDeclaration
@@ -79,6 +80,9 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.IMPEACHMENT, post=True),
         StaffGrant(K.STAGE, post=True),
+        # L-IMPEACH-3: complaints of no confidence are made to the Procurator, who answers there.
+        StaffGrant(K.COMPLAINT, post=True),
+        StaffGrant(K.MAFIA_COMPLAINT, post=True),
     ),
     StaffKind.TRIBUNE: (
         StaffGrant(K.CITY, post=True, own_city=True),
@@ -101,7 +105,20 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.CHECK, post=True),
     ),
+    StaffKind.COHOST: (),
 }
+
+#: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each
+#: role PM, the mafia thread, the spectators' thread and their office. These kinds exist only in M21 games, so the
+#: grants change nothing for Lepra. Players get their access from memberships (their seat's state).
+M21_HOST_GRANTS: tuple[StaffGrant, ...] = (
+    StaffGrant(K.GAME_THREAD, post=True),
+    StaffGrant(K.ROLE_PM, post=True),
+    StaffGrant(K.MAFIA_THREAD, post=True),
+    StaffGrant(K.SPECTATORS, post=True),
+)
+STAFF_GRANTS[StaffKind.PROCURATOR] += M21_HOST_GRANTS  # the Procurator already runs the office
+STAFF_GRANTS[StaffKind.COHOST] += (*M21_HOST_GRANTS, StaffGrant(K.OFFICE, post=True))
 
 #: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
 #: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
@@ -113,17 +130,19 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 #: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
+    K.COMPLAINT, K.MAFIA_COMPLAINT,  # L-IMPEACH-3: "the whole exchange is disclosed after the game"
+    K.GAME_THREAD, K.SPECTATORS,
 })
 
 #: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
 #: (an ``archive.OpenRequest`` row); a visitor never.
-OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR})
+OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR, K.MAFIA_THREAD})
 
 #: Kinds disclosed after the game only with consent (L-ARCH-2): a personal inbox with its resident's consent
 #: (L-INBOX-5); a secret inbox when the last of its members (and its staff organizer) consents (L-INBOX-13).
 #: Once disclosed they are public, visitors included. The draw's notary is public after the game (L-INBOX-12);
 #: any other notary stays closed (its organizer decides, not built).
-CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET})
+CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET, K.ROLE_PM})
 
 #: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
@@ -137,6 +156,12 @@ SECRET_ORGANIZER_KINDS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, Sta
 #: the Arbiter who is mafia, who is the commissar or who talks to whom (L-STAFF-6).
 PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING, K.PRECINCT})
 
+#: Kinds whose member list only their members see while the game runs: the check channel's member is the
+#: commissar, whom the Consigliere must not learn (L-INBOX-15); a mafia complaint's members are the mafia of a
+#: city, whom the Procurator must not learn (L-IMPEACH-3, L-STAFF-6). Staff are never members, so no staff page
+#: lists them (``can_see_members``, the staff console's memberships).
+SECRET_MEMBER_KINDS = frozenset({K.CHECK, K.MAFIA_COMPLAINT})
+
 #: Kinds where only those who vote there post (L-VOTE-3, L-JUDGE-4): staff read them but speak elsewhere.
 VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
 
@@ -145,10 +170,11 @@ VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
 #: dead (the cemetery), to their Tribune (their personal inbox) and on a stage the Procurator opens for them (a
 #: séance, L-INBOX-19); never in an inbox of the living. A spirit (L-SPIRIT-2) votes in its city's voting inboxes
 #: that day and keeps its personal inbox and the stage, but is banned in the city inbox and is not in the
-#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage.
-DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE})
+#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage. In an M21 game the eliminated (dead
+#: or imprisoned) talk in the spectators' thread and to the hosts in their role PM (M-SETUP-3, M-VOTE-6).
+DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 SPIRIT_POST_KINDS = frozenset({K.VOTING, K.PERSONAL, K.STAGE})
-IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE})
+IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 
 #: How long after its receive time the author may edit a message (L-INBOX-21).
 EDIT_WINDOW = timedelta(minutes=10)
@@ -463,6 +489,11 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
             return reason
     if membership is not None and membership.state == MembershipState.MEMBER:
         return None
+    if (inbox.kind == K.MAFIA_COMPLAINT and membership is not None
+            and membership.state == MembershipState.BANNED and membership.banned_until is None):
+        # L-IMPEACH-3: the mafia write through the complaint page, which signs "the mafia of city C".
+        return _("Write to the Procurator on the complaint page: your messages are signed “the mafia of "
+                 "%(city)s”.") % {"city": inbox.city.name if inbox.city_id else ""}
     if membership is not None and membership.state == MembershipState.BANNED:
         if membership.banned_until is not None and membership.banned_until <= now:
             return None
@@ -615,6 +646,31 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     return inbox
 
 
+def can_leave_inbox(user, inbox: Inbox) -> bool:
+    """Whether the thread page offers ``user`` to leave ``inbox``: a member of a secret inbox (L-INBOX-13)."""
+    return (_is_authenticated(user) and inbox.kind == InboxKind.SECRET
+            and membership_of(user, inbox) is not None)
+
+
+def offers_nomination_link(user, inbox: Inbox) -> bool:
+    """Whether the thread page links ``user`` to the nomination page: in their own personal inbox, where proxy
+    requests and nominations are written (L-INBOX-5, L-NOM-1, L-NOM-6)."""
+    return (_is_authenticated(user) and inbox.kind == InboxKind.PERSONAL
+            and membership_of(user, inbox) is not None)
+
+
+def names_message_authors(inbox: Inbox) -> bool:
+    """False in a commissar's check channel (L-INBOX-15, L-NIGHT-5): its readers (the Consigliere among them) see
+    "commissar" or the staff role, never the asker's name; True everywhere else."""
+    return inbox.kind != InboxKind.CHECK
+
+
+def links_night_page(inbox: Inbox) -> bool:
+    """Whether the thread links to the night page: the mafia inbox and the check channel, where the night's
+    business is discussed (L-INBOX-4, L-INBOX-15)."""
+    return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
+
+
 def can_moderate_inbox(user, inbox: Inbox) -> bool:
     """True when ``user`` may ban, unban, add or remove members and hide messages in ``inbox``.
 
@@ -629,7 +685,7 @@ def can_moderate_inbox(user, inbox: Inbox) -> bool:
         return True
     if inbox.organizer_resident_id is not None:
         seat = seat_in(user, inbox.game_id)
-        if seat is not None and seat.pk == inbox.organizer_resident_id:
+        if seat is not None and seat.pk == inbox.organizer_resident_id and seat_may_post_kind(seat, inbox):
             membership = membership_of(user, inbox)
             if membership is not None and membership.state == MembershipState.MEMBER:
                 return True
@@ -701,12 +757,21 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
         return resident.alignment
     if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
         return resident.alignment
+    if _hosts_know_alignments(game) and any(holds_role(viewer, resident.game_id, kind)
+                                            for kind in (StaffKind.PROCURATOR, StaffKind.COHOST)):
+        return resident.alignment
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
         return Alignment.MAFIA
     if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
         return resident.alignment
     return None
+
+
+def _hosts_know_alignments(game: Game) -> bool:
+    """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
+    the ruleset's ``policy_grants["hosts_know_alignments"]``."""
+    return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
 
 
 def _checked(commissar: Resident, resident: Resident) -> bool:
@@ -716,10 +781,11 @@ def _checked(commissar: Resident, resident: Resident) -> bool:
 
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
-    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the
-    commissar check channel (L-INBOX-15, L-NIGHT-5): its member is the commissar, whom the Consigliere must not
-    learn; only the commissar themself sees it, and everyone after the game."""
-    if inbox.kind != K.CHECK or _is_finished(inbox):
+    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
+    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (L-INBOX-15, L-NIGHT-5: its member
+    is the commissar, whom the Consigliere must not learn) and a mafia complaint (L-IMPEACH-3: its members are
+    the mafia, whom the Procurator must not learn); there only members see it, and everyone after the game."""
+    if inbox.kind not in SECRET_MEMBER_KINDS or _is_finished(inbox):
         return True
     return membership_of(viewer, inbox) is not None
 
@@ -777,24 +843,65 @@ def knows_commissar(viewer, resident: Resident) -> bool:
     if holds_role(viewer, resident.game_id, StaffKind.TRIBUNE, city_id=resident.city_id):
         return True
     seat = seat_in(viewer, resident.game_id)
-    return seat is not None and seat.is_commissar
+    if seat is None or not seat.is_commissar:
+        return False
+    if seat.pk == resident.pk:
+        return True
+    # Dated knowledge: a dead commissar knows the commissars of the moment of death, none named afterwards.
+    return was_commissar_at(resident, knowledge_cutoff(seat))
 
 
 def knows_godfather(viewer, resident: Resident) -> bool:
     """True when ``viewer`` may learn that ``resident`` is their city's godfather (L-NIGHT-3).
 
-    Known to the Consigliere and the mafia of that city; everyone after the game.
+    Known to the Consigliere and the mafia of that city; everyone after the game. Dated (L-STAFF-6 [interp]): a
+    dead mafioso knows the godfather of the moment of death (``was_godfather_at``), never one made afterwards.
     """
-    if not resident.is_godfather:
-        return False
     if resident.game.status == GameStatus.FINISHED:
-        return True
+        return resident.is_godfather
     if not _is_authenticated(viewer):
         return False
     if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
-        return True
+        return resident.is_godfather
     seat = seat_in(viewer, resident.game_id)
-    return seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
+    if seat is None or seat.alignment != Alignment.MAFIA or seat.city_id != resident.city_id:
+        return False
+    return was_godfather_at(resident, knowledge_cutoff(seat))
+
+
+def knowledge_cutoff(seat: Resident | None) -> datetime | None:
+    """The moment after which ``seat`` learns nothing more (L-STAFF-6 [interp], knowledge is dated): the death
+    of a dead seat (a spirit included), else None (a living seat, or one whose death time is unknown). The
+    seat, not the account: after a replacement the new holder knows what the seat knew (L-REPLACE-1)."""
+    if seat is None or seat.status == LifeStatus.ALIVE:
+        return None
+    return seat.died_at
+
+
+def was_godfather_at(resident: Resident, moment: datetime | None) -> bool:
+    """True when ``resident`` was their city's godfather at ``moment`` (aware UTC; None: now). A rank without a
+    start date is older than the dates (counted from the start)."""
+    if moment is None:
+        return resident.is_godfather
+    since, until = resident.godfather_since, resident.godfather_until
+    if not resident.is_godfather and until is None:
+        return False
+    return (since is None or since <= moment) and (until is None or until > moment)
+
+
+def was_commissar_at(resident: Resident, moment: datetime | None) -> bool:
+    """True when ``resident`` was a commissar at ``moment`` (aware UTC; None: now)."""
+    if not resident.is_commissar:
+        return False
+    return moment is None or resident.commissar_since is None or resident.commissar_since <= moment
+
+
+def in_living_rosters(viewer, game: Game | int) -> bool:
+    """False when ``viewer``'s seat in ``game`` is not living: the rows of the knowledge matrix that say
+    "living" (the police station's roster of commissars, the mafia's night business) drop the dead from the
+    moment of death (L-STAFF-6 [interp], L-DEATH-1). True for anyone without a seat (staff, visitors)."""
+    seat = seat_in(viewer, game) if _is_authenticated(viewer) else None
+    return seat is None or seat.status == LifeStatus.ALIVE
 
 
 def knows_consigliere(viewer, game: Game) -> bool:
@@ -811,11 +918,18 @@ def knows_consigliere(viewer, game: Game) -> bool:
 
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
     """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
-    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere."""
-    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3}
+    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere,
+    co-hosts (M21)."""
+    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3,
+             StaffKind.COHOST: 4}
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
     if not knows_consigliere(viewer, game):
         roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]
+    elif game.status != GameStatus.FINISHED and not staff_roles_in(viewer, game):
+        # A dead mafioso knows the Consigliere of the moment of death, not one appointed afterwards.
+        cutoff = knowledge_cutoff(seat_in(viewer, game))
+        if cutoff is not None:
+            roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE or r.since <= cutoff]
     return sorted(roles, key=lambda r: (order[r.kind], r.city.number if r.city else 0))
 
 

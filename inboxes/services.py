@@ -345,6 +345,30 @@ def _clean_title(title: str) -> str:
     return title
 
 
+def write_proxy_message(inbox: Inbox, resident: Resident, text: str, *, at: datetime) -> Message:
+    """Write the message of a proxy vote or ballot in ``resident``'s name, received at ``at`` (the opening time,
+    L-NOM-6, L-JUDGE-6): the site casts what the resident asked for. A building block of the rulesets' services
+    (callers checked the rules and hold the transaction). Returns the Message."""
+    return Message.objects.create(inbox=inbox, author_resident=resident, author_user=resident.user,
+                                  author_name=resident.name, body=text, body_html=render_markdown(text),
+                                  received_at=at)
+
+
+def release_from_cemetery(resident: Resident, *, now: datetime) -> int:
+    """Take a resident who became a spirit out of the cemetery (L-SPIRIT-1/2): their cemetery memberships are
+    removed (no ban). A building block of the spirit rule (callers hold the transaction). Returns the rows changed."""
+    return Membership.objects.filter(resident=resident, inbox__kind=K.CEMETERY).update(
+        state=MembershipState.REMOVED, banned_until=None, since=now)
+
+
+def ensure_member(inbox: Inbox, resident: Resident, *, now: datetime) -> None:
+    """Make ``resident`` a member of ``inbox`` unless they already have a membership there (any state), without an
+    audit row of its own: the caller's event records why (a removal demand's confirmer joins its inbox, L-JUDGE-8).
+    Callers checked the rules and hold the transaction."""
+    if not Membership.objects.filter(inbox=inbox, resident=resident).exists():
+        Membership.objects.create(inbox=inbox, resident=resident, since=now)
+
+
 def new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: City | None = None,
                organizer: StaffRole | None = None, organizer_resident: Resident | None = None,
                resident: Resident | None = None, members: Iterable[Resident] = (), banned: Iterable = (),
@@ -742,7 +766,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
     memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC), ``is_spirit``; banned for good in
     every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
-    keeps voting inboxes), from every mafia inbox and police station (old rolled-over ones too); the open voting
+    keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
     inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
     unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
     stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
@@ -778,7 +802,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    removed_kinds = [K.MAFIA, K.POLICE]
+    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint as the mafia inbox (L-IMPEACH-3)
     removal = mine.filter(inbox__kind__in=removed_kinds)
     open_vote_kinds = [K.PRECINCT] if spirit else [K.VOTING, K.PRECINCT]
     removal = removal | mine.filter(inbox__kind__in=open_vote_kinds, inbox__killed_at__isnull=True)
@@ -873,6 +897,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
         if m is None or m.state == MembershipState.REMOVED:
             raise InvalidInput(_("%(name)s is not in %(inbox)s.") % {"name": resident.name, "inbox": inbox.title},
                                rule="L-INBOX-18")
+        _check_seat_state_allows_moderation(inbox, resident)
         rows.append((inbox, m))
     out = []
     for inbox, m in rows:

@@ -98,8 +98,9 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
         "can_moderate": thread.show_hidden_text,
         "editable": policies.editable_positions(request.user, inbox, messages_on_page,
                                                 thread.page.start_index() or 1, now),
-        "can_leave": inbox.kind == "secret" and policies.membership_of(request.user, inbox) is not None
-                     if request.user.is_authenticated else False,
+        "can_leave": policies.can_leave_inbox(request.user, inbox),
+        "names_authors": policies.names_message_authors(inbox),
+        "night_link": policies.links_night_page(inbox),
         "predecessor": predecessor,
         "successor": successor,
         "form": form,
@@ -107,8 +108,7 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
         "denial": denial,
         "error": error,
         "tally": _voting_tally(request.user, inbox),
-        "nominate_link": inbox.kind == "personal" and policies.membership_of(request.user, inbox) is not None
-                         if request.user.is_authenticated else False,
+        "nominate_link": policies.offers_nomination_link(request.user, inbox),
     }
     return render(request, "inboxes/thread.html", context, status=status)
 
@@ -137,6 +137,7 @@ def inbox_live(request, inbox_id: str):
     show_hidden = policies.can_see_hidden_text(request.user, inbox)
     context = {
         "inbox": inbox, "game": inbox.game, "new_messages": update.messages,
+        "names_authors": policies.names_message_authors(inbox),
         "live_after": after + len(shown), "live_interval": settings.MAFIA_LIVE_POLL_SECONDS,
         "more": update.more,
         "more_url": f"{reverse('inbox_thread', args=[inbox.pk])}?page=last#latest" if update.more else None,

@@ -33,7 +33,16 @@ from cities.resident_services import do_set_resident_flags
 from cities.services import voting_window_limits
 from inboxes import policies
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
-from inboxes.services import do_kill_resident, do_lay_spirit_to_rest, do_post_site_message, new_inbox, renew_court
+from inboxes.services import (
+    do_kill_resident,
+    do_lay_spirit_to_rest,
+    do_post_site_message,
+    ensure_member,
+    new_inbox,
+    release_from_cemetery,
+    renew_court,
+    write_proxy_message,
+)
 from kernel.audit import record_event
 from kernel.rulesets import ruleset_of
 
@@ -388,9 +397,7 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
         inbox = inboxes.get(proxy.nominee_id)
         if inbox is None or proxy.resident_id not in member_ids:
             continue
-        message = Message.objects.create(inbox=inbox, author_resident=proxy.resident, author_user=proxy.resident.user,
-                                         author_name=proxy.resident.name, body="казнить", body_html="<p>казнить</p>",
-                                         received_at=session.opens_at)
+        message = write_proxy_message(inbox, proxy.resident, "казнить", at=session.opens_at)
         LepraVote.objects.create(inbox=inbox, voter=proxy.resident, message=message, proxy=True,
                                  cast_at=session.opens_at)
         proxy.state = ProxyState.CAST
@@ -749,8 +756,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     for r in spirits:
         r.is_spirit = True
         r.save(update_fields=["is_spirit"])
-        Membership.objects.filter(resident=r, inbox__kind=InboxKind.CEMETERY).update(
-            state="removed", banned_until=None, since=now)
+        release_from_cemetery(r, now=now)
         policies.forget_viewer_cache(r.user)
     if spirits:
         record_event(game, "voting.spirits", actor=acting_user, at=now,
@@ -1275,9 +1281,7 @@ def do_open_election(election, *, acting_user, now: datetime | None = None) -> l
         if ElectionBallot.objects.filter(inbox=inbox, voter=proxy.voter).exists():
             continue
         ballot = parse_lepra_election(proxy.text)
-        message = Message.objects.create(inbox=inbox, author_resident=proxy.voter, author_user=proxy.voter.user,
-                                         author_name=proxy.voter.name, body=proxy.text,
-                                         body_html=f"<p>{proxy.text}</p>", received_at=election.opens_at)
+        message = write_proxy_message(inbox, proxy.voter, proxy.text, at=election.opens_at)
         ElectionBallot.objects.create(inbox=inbox, voter=proxy.voter, message=message,
                                       pro=ballot is LepraBallot.PRO, proxy=True, cast_at=election.opens_at)
         proxy.cast_at = election.opens_at
@@ -1378,8 +1382,11 @@ def _court_formed(game) -> bool:
 
 
 def _every_city_has_a_judge(game) -> bool:
-    cities = City.objects.filter(game=game, residents__status=LifeStatus.ALIVE).distinct()
-    return all(sitting_judge_of(c) is not None for c in cities)
+    """True when every city of ``game`` with a living resident has a living sitting judge (L-DAY-5): one query,
+    whatever the number of cities (no city with the living but without a living judge)."""
+    living_judge = Resident.objects.filter(city=OuterRef("pk"), is_judge=True, status=LifeStatus.ALIVE)
+    return not (City.objects.filter(game=game, residents__status=LifeStatus.ALIVE)
+                .filter(~Exists(living_judge)).exists())
 
 
 def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbox | None:
@@ -1550,8 +1557,8 @@ def do_confirm_removal_demand(demand, *, acting_user, now: datetime | None = Non
                                                               considered=considered)
     except IntegrityError:
         raise InvalidInput(_("You have already confirmed this demand."), rule="L-JUDGE-8") from None
-    if not Membership.objects.filter(inbox=demand.inbox, resident=seat).exists() and demand.inbox.killed_at is None:
-        Membership.objects.create(inbox=demand.inbox, resident=seat, since=now)
+    if demand.inbox.killed_at is None:
+        ensure_member(demand.inbox, seat, now=now)
     with translation.override(game.language):
         text = (_("%(name)s confirms the demand.") if considered
                 else _("%(name)s confirms the demand too late: not considered.")) % {"name": seat.name}

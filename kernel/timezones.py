@@ -1,0 +1,65 @@
+"""IANA time zones for people: the choices a zone picker offers, labelled with their UTC offset, and the form
+field that accepts only those. The ``Etc/GMT±N`` zones are left out (their sign is the opposite of what they
+read: ``Etc/GMT+3`` is UTC−3); UTC stays."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from functools import lru_cache
+from zoneinfo import ZoneInfo, available_timezones
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+
+def utc_offset_label(zone_name: str, at: datetime | None = None) -> str:
+    """``"UTC+03:00"`` for ``zone_name`` at ``at`` (aware; default now): the offset a person can read."""
+    offset = datetime.now(UTC).astimezone(ZoneInfo(zone_name)).utcoffset() if at is None \
+        else at.astimezone(ZoneInfo(zone_name)).utcoffset()
+    minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+    sign = "+" if minutes >= 0 else "−"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+@lru_cache(maxsize=1)
+def time_zone_names() -> tuple[str, ...]:
+    """Every IANA zone a person may pick, sorted by name (no ``Etc/`` zones but UTC, no legacy aliases)."""
+    names = {n for n in available_timezones()
+             if "/" in n and not n.startswith(("Etc/", "SystemV/", "US/", "posix/", "right/"))}
+    return tuple(sorted(names | {"UTC"}))
+
+
+def time_zone_choices() -> list[tuple[str, str]]:
+    """``(name, "Europe/Moscow (UTC+03:00)")`` pairs for a picker, by name; offsets as of now."""
+    return [(n, f"{n.replace('_', ' ')} ({utc_offset_label(n)})") for n in time_zone_names()]
+
+
+class TimeZoneInput(forms.TextInput):
+    """A text box with the zones as suggestions (``<datalist>``): type "Mos" and pick Europe/Moscow. No script."""
+
+    template_name = "kernel/widgets/time_zone.html"
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        context["widget"]["attrs"]["list"] = f"{context['widget']['attrs'].get('id', name)}-zones"
+        context["widget"]["attrs"].setdefault("autocomplete", "off")
+        context["zones"] = time_zone_choices()
+        return context
+
+
+class TimeZoneField(forms.CharField):
+    """An IANA zone name from ``time_zone_names()``; anything else is refused with a message naming the format."""
+
+    widget = TimeZoneInput
+    default_error_messages = {
+        "unknown": _("Unknown time zone “%(value)s”: pick one from the list, e.g. Europe/Moscow or Europe/London."),
+    }
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 64)
+        super().__init__(**kwargs)
+
+    def clean(self, value):
+        value = super().clean(value)
+        if value and value not in time_zone_names():
+            raise forms.ValidationError(self.error_messages["unknown"], code="unknown", params={"value": value})
+        return value
