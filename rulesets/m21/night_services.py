@@ -7,8 +7,8 @@ the event's due time, and its seed is drawn once and recorded. ``resolve_m21_nig
 ``rulesets.m21.services.NIGHT_RESOLVERS``: at the planned end it reads every submission made up to the planned end
 (however late it runs), writes the night as a night file (``M21Night.input``: ``manage.py resolve_night m21`` gives
 the same outcome from it), resolves it with the pure steps of ``rulesets.m21.night`` and applies the outcome:
-deaths, uses spent, items moved, private results in each role inbox (the dead's too, M-NIGHT-4), the morning post,
-and the victory check (M-WIN-1).
+deaths, uses spent, items moved, private results in each role inbox (the dead's too, M-NIGHT-4) and the morning
+post; ``rulesets.m21.services.do_end_m21_night`` then checks victory (M-WIN-1) and starts the next day.
 
 What must never leak: a submission and its confirmation are posted only in the actor's role inbox; the kill-vote
 tally only in the mafia thread; results only in their addressee's role inbox; the morning post names deaths, the
@@ -32,7 +32,7 @@ from voting.parsing import resolve_forum_name
 
 from . import items as item_data
 from .models import M21Seat
-from .night import MafiaVote, Seat, kill_tally, resolve_m21_night, winner
+from .night import MafiaVote, Seat, kill_tally, resolve_m21_night
 from .night_file import parse_night_file
 from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment
 from .night_pages import (
@@ -44,7 +44,7 @@ from .night_pages import (
     result_text,
     tally_text,
 )
-from .roles import MAFIA, ROLES
+from .roles import MAFIA, ROLES, fresh_state
 
 WITHDRAW = "withdraw"
 NIGHT_END_KIND = "m21_night_end"
@@ -114,8 +114,9 @@ def seats_of(game: Game) -> list[Seat]:
         m21 = getattr(r, "m21_seat", None)
         if m21 is None:
             continue
-        state = dict(m21.state or {})
-        busted = bool(state.pop("busted_out", False)) if "busted_out" in state else False
+        stored = dict(m21.state or {})
+        busted = bool(stored.get("busted_out", False)) and not stored.get("busted_out_acted", False)
+        state = {k: stored[k] for k in fresh_state(m21.role) if k in stored}
         seats.append(Seat(name=r.name, role=m21.role, alive=r.status != LifeStatus.DEAD,
                           imprisoned=r.status == LifeStatus.IMPRISONED and not busted, busted_out=busted,
                           sane=m21.sane, items=tuple(held.get(r.pk, ())), state=state))
@@ -389,10 +390,18 @@ def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
     at = night.planned_end
     by_name = {r.name: r for r in Resident.objects.filter(game=game).select_related("m21_seat")}
     _apply_items(game, out["steps"], by_name, at)
+    immune = {r["player"] for r in out["results"] if r["kind"] == "immunity"}
+    acted = {e["actor"] for e in out["steps"][0]["events"] if e["event"] == "counted"}
     for name, st in out["state"].items():
         seat = by_name[name].m21_seat
-        busted = name in out["busted_out"] or (seat.state or {}).get("busted_out", False)
-        new_state = dict(st) | ({"busted_out": True} if busted else {})
+        stored = dict(seat.state or {})
+        new_state = stored | dict(st)
+        if name in out["busted_out"]:
+            new_state["busted_out"] = True
+        elif stored.get("busted_out") and name in acted:
+            new_state["busted_out_acted"] = True  # M-NIGHT-7: one unused action, then the seat is out for good
+        if name in immune:
+            new_state["immune_day"] = number + 1  # M-ROLE desperado: immune to gunshots the following day
         if new_state != seat.state:
             M21Seat.objects.filter(pk=seat.pk).update(state=new_state)
     for death in outcome.deaths:
@@ -413,8 +422,6 @@ def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
     record_event(game, "m21.night_resolved", actor=None, at=now,
                  payload={"night": number, "seed": night.seed, "deaths": [d.player for d in outcome.deaths],
                           "winner": outcome.winner})
-    if outcome.winner:
-        _finish(game, outcome.winner, now)
 
 
 def _apply_items(game: Game, steps: list[dict], by_name: dict[str, Resident], at: datetime) -> None:
@@ -439,24 +446,8 @@ def _apply_items(game: Game, steps: list[dict], by_name: dict[str, Resident], at
 
 
 def _kill(resident: Resident, at: datetime) -> None:
-    from .services import _seat_leaves_the_living
+    from .services import _seat_leaves_the_living  # the day's services import this module's hooks at app load
     Resident.objects.filter(pk=resident.pk).update(status=LifeStatus.DEAD, died_at=at, alignment_announced=True)
     resident.refresh_from_db()
     _seat_leaves_the_living(resident, reason="killed", now=at)
     record_event(resident.game, "m21.killed", actor=None, at=at, payload={"resident": resident.pk})
-
-
-def _finish(game: Game, side: str, now: datetime) -> None:
-    Game.objects.filter(pk=game.pk).update(status=GameStatus.FINISHED)
-    record_event(game, "m21.game_won", actor=None, at=now, payload={"winner": side})
-    thread = Inbox.objects.filter(game=game, kind=InboxKind.GAME_THREAD).first()
-    if thread is not None:
-        words = "The Town wins: no mafia remain." if side == "town" else \
-            "The Mafia win: they are at least half of the living."
-        _site_message(thread, f"**The game is over.** {words}", now)
-
-
-def check_m21_victory(game: Game) -> str | None:
-    """M-WIN-1 over the seats in play now: "town", "mafia" or None."""
-    return winner(seats_of(game))
-
