@@ -41,6 +41,7 @@ from cities.services import (
     do_append_to_recruitment_post,
     do_create_public_post,
     do_set_game_status,
+    night_cutoff,
     recruitment_post_of,
 )
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
@@ -627,8 +628,8 @@ def _make_godfather(city: City, resident: Resident, now: datetime) -> None:
 
 
 @transaction.atomic
-def do_close_godfather_election(election: GodfatherElection, *, acting_user,
-                                now: datetime | None = None) -> Resident | None:
+def do_close_godfather_election(election: GodfatherElection, *, acting_user, now: datetime | None = None,
+                                cutoff: datetime | None = None) -> Resident | None:
     """Close the election (the Consigliere, or the site at night end): the living candidate with the most votes
     becomes the godfather (L-NIGHT-3). A tie or no vote fails the election: the Consigliere then appoints one
     (``do_appoint_godfather``). Returns the new godfather or None. Raises ``NotAllowed`` or ``WrongState``."""
@@ -642,7 +643,10 @@ def do_close_godfather_election(election: GodfatherElection, *, acting_user,
     if acting_user is not None:
         check_night_is_on(election.game, current_night(election.game), now)
     counts: dict[int, int] = {}
-    for vote in GodfatherVote.objects.filter(election=election).select_related("candidate", "voter"):
+    votes = GodfatherVote.objects.filter(election=election)
+    if cutoff is not None:  # the night's planned end: a vote after it does not count (L-NIGHT-6)
+        votes = votes.filter(at__lt=cutoff)
+    for vote in votes.select_related("candidate", "voter"):
         if vote.candidate.status == LifeStatus.ALIVE and vote.voter.status == LifeStatus.ALIVE:
             counts[vote.candidate_id] = counts.get(vote.candidate_id, 0) + 1
     best = max(counts.values(), default=0)
@@ -894,13 +898,18 @@ def night_state_of(game: Game, night: int) -> night_rules.NightState:
                                   touring_city=touring.pk if touring else None)
 
 
-def night_actions_of(game: Game, night: int) -> list[night_rules.NightAction]:
-    """The submitted actions of ``night`` as pipeline input, in submission order (``seq``)."""
+def night_actions_of(game: Game, night: int, *, cutoff: datetime | None = None) -> list[night_rules.NightAction]:
+    """The submitted actions of ``night`` as pipeline input, in submission order (``seq``); with ``cutoff``
+    (aware UTC, the planned end of the night) only those submitted before it (L-NIGHT-6)."""
     rows = []
-    for d in NightDecision.objects.filter(game=game, night=night):
+    decisions = NightDecision.objects.filter(game=game, night=night)
+    checks = CommissarCheck.objects.filter(game=game, night=night)
+    if cutoff is not None:
+        decisions, checks = decisions.filter(at__lt=cutoff), checks.filter(at__lt=cutoff)
+    for d in decisions:
         kind = night_rules.TOUR if d.kind == NightActionKind.TOUR else night_rules.KILL
         rows.append((d.at, 0, d.pk, night_rules.NightAction(kind=kind, city=d.city_id, target=d.target_id, seq=0)))
-    for c in CommissarCheck.objects.filter(game=game, night=night):
+    for c in checks:
         rows.append((c.at, 1, c.pk, night_rules.NightAction(kind=night_rules.CHECK, city=c.city_id, target=c.target_id,
                                                             seq=0)))
     rows.sort(key=lambda row: row[:3])
@@ -930,7 +939,9 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         return night_rules.NightOutcome.from_dict(stored.outcome)
     _check_game_running(game)
     state = night_state_of(game, night)
-    outcome = night_rules.resolve_night(state, night_actions_of(game, night), ruleset_of(game).night_steps)
+    cutoff = night_cutoff(game, night)  # the planned end: what came later never counts, however late this runs
+    outcome = night_rules.resolve_night(state, night_actions_of(game, night, cutoff=cutoff),
+                                        ruleset_of(game).night_steps)
     NightResolution.objects.create(game=game, night=night, resolved_at=now, touring_city_id=outcome.touring_city,
                                    outcome=outcome.as_dict())
     residents = {r.pk: r for r in Resident.objects.filter(pk__in=[d.resident for d in outcome.deaths])}
@@ -947,7 +958,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         record_event(game, "voting.spirits", actor=None, at=now, payload={"city": city_id, "spirits": spirits})
     # Godfathers (L-NIGHT-3): the night's elections close at night end; a dead godfather's city elects anew.
     for election in GodfatherElection.objects.filter(game=game, closed_at__isnull=True):
-        do_close_godfather_election(election, acting_user=None, now=now)
+        do_close_godfather_election(election, acting_user=None, now=now, cutoff=cutoff)
     for city in City.objects.filter(pk__in=dead_godfather_cities):
         if living_godfather(city) is None and Resident.objects.filter(
                 city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).exists():
