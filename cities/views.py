@@ -8,9 +8,11 @@ from django.db import connection
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from archive.notifications import attention_everywhere, attention_for
 from inboxes import access, policies
 from inboxes.selectors import messages_by_resident_for
 from roles import services as role_services
@@ -46,7 +48,8 @@ def healthz(request):
 
 def home(request):
     """The list of games."""
-    return render(request, "cities/home.html", {"games": selectors.game_list()})
+    return render(request, "cities/home.html", {"games": selectors.game_list(),
+                                                "attention": attention_everywhere(request.user, timezone.now())})
 
 
 def game_detail(request, slug: str):
@@ -68,6 +71,7 @@ def game_detail(request, slug: str):
         "known_commissars": selectors.known_commissars(request.user, game),
         "touring_rotation": _touring_rotation(game),
         "day_page_cities": _day_page_cities(request.user, game),
+        "attention": attention_for(request.user, game, timezone.now()),
     }
     return render(request, "cities/game_detail.html", context)
 
