@@ -130,3 +130,5 @@ class M21PostReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"receipt of message {self.message_id}"
+
+from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment  # noqa: E402,F401
