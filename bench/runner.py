@@ -213,7 +213,7 @@ class Bench:
             return Client(base_url, session_key=session_cookie_for(user) if user is not None else None)
 
         vote = world.cities["vote"]
-        path = reverse("inbox_thread", args=[vote.voting_inbox.pk])
+        path = reverse("inbox_thread", args=[vote.voting_inbox.public_id])
         voters = vote.voters
         self.single_voter = Voter(client(voters[0].user), path)
         self.redirect_voter = Voter(client(voters[1].user), path)
@@ -223,15 +223,15 @@ class Bench:
         self.floor_single = client(voters[0].user)
         self.floor_crowd = [client(v.user) for v in voters[2:2 + size.clients]]
         self.poster = client(vote.residents[-1].user)
-        self.poster_path = reverse("inbox_thread", args=[vote.city_inbox.pk])
+        self.poster_path = reverse("inbox_thread", args=[vote.city_inbox.public_id])
         self.readers = {}
         for n in size.message_counts:
             vc = world.cities[f"m{n}"]
-            self.readers[n] = (client(vc.residents[1].user), reverse("inbox_thread", args=[vc.city_inbox.pk]),
-                               reverse("inbox_thread", args=[vc.voting_inbox.pk]))
+            self.readers[n] = (client(vc.residents[1].user), reverse("inbox_thread", args=[vc.city_inbox.public_id]),
+                               reverse("inbox_thread", args=[vc.voting_inbox.public_id]))
         self.inbox_readers = {count: client(user) for count, user in world.readers.items()}
         self.my_inboxes_path = reverse("my_inboxes", args=[world.game.slug])
-        self.burst_clients = [(client(p.user), reverse("inbox_thread", args=[g.city_inbox.pk]))
+        self.burst_clients = [(client(p.user), reverse("inbox_thread", args=[g.city_inbox.public_id]))
                               for g in self.burst for p in g.players]
 
     # -- scenarios -----------------------------------------------------------------------------------------------

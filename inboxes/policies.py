@@ -40,6 +40,7 @@ from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
 from kernel.public_ids import is_public_id
+from kernel.rulesets import ruleset_of
 from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
 from voting.models import ProxyRequest, SuicideDeclaration
@@ -105,7 +106,20 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.CHECK, post=True),
     ),
+    StaffKind.COHOST: (),
 }
+
+#: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each
+#: role PM, the mafia thread, the spectators' thread and their office. These kinds exist only in M21 games, so the
+#: grants change nothing for Lepra. Players get their access from memberships (their seat's state).
+M21_HOST_GRANTS: tuple[StaffGrant, ...] = (
+    StaffGrant(K.GAME_THREAD, post=True),
+    StaffGrant(K.ROLE_PM, post=True),
+    StaffGrant(K.MAFIA_THREAD, post=True),
+    StaffGrant(K.SPECTATORS, post=True),
+)
+STAFF_GRANTS[StaffKind.PROCURATOR] += M21_HOST_GRANTS  # the Procurator already runs the office
+STAFF_GRANTS[StaffKind.COHOST] += (*M21_HOST_GRANTS, StaffGrant(K.OFFICE, post=True))
 
 #: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
 #: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
@@ -118,17 +132,18 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
     K.COMPLAINT, K.MAFIA_COMPLAINT,  # L-IMPEACH-3: "the whole exchange is disclosed after the game"
+    K.GAME_THREAD, K.SPECTATORS,
 })
 
 #: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
 #: (an ``archive.OpenRequest`` row); a visitor never.
-OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR})
+OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR, K.MAFIA_THREAD})
 
 #: Kinds disclosed after the game only with consent (L-ARCH-2): a personal inbox with its resident's consent
 #: (L-INBOX-5); a secret inbox when the last of its members (and its staff organizer) consents (L-INBOX-13).
 #: Once disclosed they are public, visitors included. The draw's notary is public after the game (L-INBOX-12);
 #: any other notary stays closed (its organizer decides, not built).
-CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET})
+CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET, K.ROLE_PM})
 
 #: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
@@ -156,10 +171,11 @@ VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
 #: dead (the cemetery), to their Tribune (their personal inbox) and on a stage the Procurator opens for them (a
 #: séance, L-INBOX-19); never in an inbox of the living. A spirit (L-SPIRIT-2) votes in its city's voting inboxes
 #: that day and keeps its personal inbox and the stage, but is banned in the city inbox and is not in the
-#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage.
-DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE})
+#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage. In an M21 game the eliminated (dead
+#: or imprisoned) talk in the spectators' thread and to the hosts in their role PM (M-SETUP-3, M-VOTE-6).
+DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 SPIRIT_POST_KINDS = frozenset({K.VOTING, K.PERSONAL, K.STAGE})
-IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE})
+IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 
 #: How long after its receive time the author may edit a message (L-INBOX-21).
 EDIT_WINDOW = timedelta(minutes=10)
@@ -742,12 +758,21 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
         return resident.alignment
     if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
         return resident.alignment
+    if _hosts_know_alignments(game) and any(holds_role(viewer, resident.game_id, kind)
+                                            for kind in (StaffKind.PROCURATOR, StaffKind.COHOST)):
+        return resident.alignment
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
         return Alignment.MAFIA
     if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
         return resident.alignment
     return None
+
+
+def _hosts_know_alignments(game: Game) -> bool:
+    """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
+    the ruleset's ``policy_grants["hosts_know_alignments"]``."""
+    return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
 
 
 def _checked(commissar: Resident, resident: Resident) -> bool:
@@ -894,8 +919,10 @@ def knows_consigliere(viewer, game: Game) -> bool:
 
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
     """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
-    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere."""
-    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3}
+    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere,
+    co-hosts (M21)."""
+    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3,
+             StaffKind.COHOST: 4}
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
     if not knows_consigliere(viewer, game):
         roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]

@@ -11,13 +11,14 @@ from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 
 
 class NomineeForm(forms.Form):
-    """Choose a resident (nomination, L-NOM-1; proxy request, L-NOM-6) among ``choices`` (Residents)."""
+    """Choose a resident (nomination, L-NOM-1; proxy request, L-NOM-6) among ``choices`` (Residents). Nothing is
+    chosen in advance (not even oneself): an empty choice is refused as a missing field."""
 
     nominee = forms.ChoiceField(label=_("Nominee"))
 
     def __init__(self, *args, choices, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["nominee"].choices = [(r.public_id, r.name) for r in choices]
+        self.fields["nominee"].choices = [("", _("— choose a resident —"))] + [(r.public_id, r.name) for r in choices]
 
 
 class ScheduleVotingForm(forms.Form):

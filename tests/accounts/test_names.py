@@ -111,7 +111,7 @@ def test_staff_and_site_posts_carry_a_badge_no_name_can_produce(demo):
     client = Client()
     client.force_login(demo.honest)
     getter = getattr(city1, "get_absolute_url", None)
-    page = client.get(getter() if getter else reverse("inbox_thread", args=[city1.pk])).content.decode()
+    page = client.get(getter() if getter else reverse("inbox_thread", args=[city1.public_id])).content.decode()
     assert page.count('data-author="staff"') >= 1
     assert page.count('data-author="site"') >= 1
     honest_name = demo.seat("honest").name

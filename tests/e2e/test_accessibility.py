@@ -41,9 +41,9 @@ def test_main_pages_have_no_serious_accessibility_violations(lepra, screenshots)
         (visitor, "/"), (visitor, f"/games/{game.slug}/"), (visitor, "/accounts/login/"),
         (visitor, "/accounts/signup/"),
         (player, f"/games/{game.slug}/"), (player, f"/games/{game.slug}/inboxes/"),
-        (player, f"/inboxes/{city_inbox.pk}/"), (player, f"/inboxes/{personal.pk}/"),
+        (player, f"/inboxes/{city_inbox.public_id}/"), (player, f"/inboxes/{personal.public_id}/"),
         (player, f"/games/{game.slug}/nominate/"), (player, f"/games/{game.slug}/cities/1/day/"),
-        (player, f"/games/{game.slug}/residents/{Resident.objects.filter(city__number=1, game=game).last().pk}/"),
+        (player, f"/games/{game.slug}/residents/{Resident.objects.filter(city__number=1, game=game).last().public_id}/"),
         (player, f"/games/{game.slug}/inboxes/secret/new/"), (player, "/me/mentions/"), (player, "/me/consents/"),
         (player, "/me/notifications/"),
         (procurator, "/new-game/"), (procurator, f"/games/{game.slug}/setup/"),
@@ -57,13 +57,13 @@ def test_main_pages_have_no_serious_accessibility_violations(lepra, screenshots)
     assert found == {}, "\n".join(f"{where}:\n  " + "\n  ".join(lines) for where, lines in found.items())
 
     # At phone width nothing overflows sideways: the page is no wider than the screen.
-    for person, path in [(player, f"/inboxes/{city_inbox.pk}/"), (player, f"/games/{game.slug}/"),
+    for person, path in [(player, f"/inboxes/{city_inbox.public_id}/"), (player, f"/games/{game.slug}/"),
                          (player, f"/games/{game.slug}/cities/1/day/")]:
         person.page.set_viewport_size(PHONE)
         person.open(path)
         width = person.page.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"], f"{path} is {width} px wide at phone width"
-    player.open(f"/inboxes/{city_inbox.pk}/")
+    player.open(f"/inboxes/{city_inbox.public_id}/")
     screenshots.take(player.page, "phone-thread", full_page=False)
     player.open(f"/games/{game.slug}/")
     screenshots.take(player.page, "phone-game", full_page=False)

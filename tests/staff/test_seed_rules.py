@@ -180,7 +180,7 @@ def test_the_cemetery_is_public_after_the_game_L_INBOX_6_L_ARCH_1(demo):
     cemetery.refresh_from_db()
     cemetery.game.refresh_from_db()
     assert policies.can_read_inbox(AnonymousUser(), cemetery)
-    assert "Здесь тихо." in Client().get(f"/inboxes/{cemetery.pk}/").content.decode()
+    assert "Здесь тихо." in Client().get(f"/inboxes/{cemetery.public_id}/").content.decode()
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -217,13 +217,13 @@ def test_the_check_channel_shows_each_side_only_as_a_role_L_INBOX_15(checked):
                                           "Принято."]
     assert messages[2].author_staff.kind == StaffKind.CONSIGLIERE
     # The Consigliere's page: the question and the answer, no commissar's name, no member list, no link to him.
-    page = _client(ng.consigliere).get(f"/inboxes/{channel.pk}/").content.decode()
+    page = _client(ng.consigliere).get(f"/inboxes/{channel.public_id}/").content.decode()
     assert messages[1].body_html in page
-    assert commissar.name not in page and f"/residents/{commissar.pk}/" not in page
+    assert commissar.name not in page and f"/residents/{commissar.public_id}/" not in page
     assert not policies.can_see_members(fresh(ng.consigliere), channel)
     assert not policies.knows_check_asker(fresh(ng.consigliere), check)
     # The commissar's page: the Consigliere's line signed with the role, never the Consigliere's name.
-    page = _client(commissar.user).get(f"/inboxes/{channel.pk}/").content.decode()
+    page = _client(commissar.user).get(f"/inboxes/{channel.public_id}/").content.decode()
     assert "Принято." in page and "Консильери" in page and consigliere_name not in page
     assert policies.knows_check_asker(fresh(commissar.user), check)
     # The Consigliere's console: the messages by role, the membership not listed.
@@ -247,4 +247,4 @@ def test_the_check_channel_is_public_after_the_game_with_its_member_L_INBOX_15_L
     channel = Inbox.objects.select_related("game").get(pk=channel.pk)
     assert channel.game.status == GameStatus.FINISHED
     assert policies.can_read_inbox(AnonymousUser(), channel) and policies.can_see_members(AnonymousUser(), channel)
-    assert ng.commissar[1].name in Client().get(f"/inboxes/{channel.pk}/").content.decode()
+    assert ng.commissar[1].name in Client().get(f"/inboxes/{channel.public_id}/").content.decode()
