@@ -169,7 +169,7 @@ def attention_for(user, game: Game, now: datetime) -> list[Attention]:
         offer = CommissarOffer.objects.filter(candidate=seat, answered_at__isnull=True).first()
         if offer is not None:
             items.append(Attention(str(gettext_lazy("You are offered the commissar's post: answer the offer.")),
-                                   reverse("commissar_offer", args=[game.slug, offer.pk])))
+                                   reverse("commissar_offer", args=[game.slug, offer.public_id])))
     zone = ZoneInfo(game.time_zone)
     events = (ScheduledEvent.objects.filter(game=game, kind__in=list(REMINDER_TEXTS), done_at__isnull=True,
                                             cancelled_at__isnull=True, due_at__gt=now,

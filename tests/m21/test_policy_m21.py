@@ -15,6 +15,7 @@ from django.urls import reverse
 from cities.models import Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.public_ids import new_public_id
 from inboxes.services import do_post_message
 from rulesets.m21 import services
 from tests.m21.day_helpers import build_game, make_user
@@ -157,7 +158,7 @@ def test_the_spectators_thread_is_one_404_for_players(table):
         client = Client()
         client.force_login(personas(table)[persona])
         assert client.get(reverse("inbox_thread", args=[spectators.public_id])).status_code == 404
-        assert client.get(reverse("inbox_thread", args=[999999])).status_code == 404
+        assert client.get(reverse("inbox_thread", args=[new_public_id()])).status_code == 404
     client = Client()
     client.force_login(personas(table)["town"])
     response = client.post(reverse("inbox_thread", args=[spectators.public_id]), {"text": "let me in"})

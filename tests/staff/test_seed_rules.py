@@ -228,10 +228,10 @@ def test_the_check_channel_shows_each_side_only_as_a_role_L_INBOX_15(checked):
     assert policies.knows_check_asker(fresh(commissar.user), check)
     # The Consigliere's console: the messages by role, the membership not listed.
     client = staff_client(ng.consigliere)
-    listing = client.get(f"/staff/inboxes/message/?inbox__id__exact={channel.pk}").content.decode()
+    listing = client.get(f"/staff/inboxes/message/?inbox={channel.public_id}").content.decode()
     assert commissar.name not in listing and "Принято." in listing
-    assert client.get(f"/staff/inboxes/membership/?inbox__id__exact={channel.pk}").status_code == 200
-    members = client.get(f"/staff/inboxes/membership/?inbox__id__exact={channel.pk}").content.decode()
+    assert client.get(f"/staff/inboxes/membership/?inbox={channel.public_id}").status_code == 200
+    members = client.get(f"/staff/inboxes/membership/?inbox={channel.public_id}").content.decode()
     assert commissar.name not in members
     # Nobody else reads it while the game runs.
     for user in (ng.procurator, ng.staff["tribune1"], ng.commissar[2].user, ng.mafia[1][0].user):
