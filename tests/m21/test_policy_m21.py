@@ -15,8 +15,8 @@ from django.urls import reverse
 from cities.models import Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
-from kernel.public_ids import new_public_id
 from inboxes.services import do_post_message
+from kernel.public_ids import new_public_id
 from rulesets.m21 import services
 from tests.m21.day_helpers import build_game, make_user
 
