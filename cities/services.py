@@ -169,7 +169,7 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
     """
     now = now or timezone.now()
     _check_procurator(game, acting_user)
-    if kind not in StaffKind.values or kind == StaffKind.PROCURATOR:
+    if kind not in ruleset_of(game).staff_kinds or kind == StaffKind.PROCURATOR:  # the ruleset's staff (L-STAFF)
         raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
     if (kind == StaffKind.TRIBUNE) != (city is not None) or (city is not None and city.game_id != game.pk):
         raise InvalidInput(_("A Tribune is appointed for one city of the game; other roles for none."), rule="L-STAFF-2")
