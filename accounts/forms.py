@@ -5,6 +5,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .models import display_name_key, normalize_display_name
+from .names import validate_public_name
 
 
 class SignupForm(forms.Form):
@@ -17,14 +18,18 @@ class SignupForm(forms.Form):
 
     def clean_display_name(self) -> str:
         """Refuse a display name that another account shows already, as its display name or its username
-        (case-insensitive): nobody may pass for another player or for a member of staff."""
+        (case-insensitive), and any name that could impersonate (``accounts.names``: control characters, mixed
+        look-alike scripts, reserved names, a confusable skeleton shared with another account): nobody may pass
+        for the site, a member of staff or another player."""
         from django.contrib.auth import get_user_model
 
-        name = normalize_display_name(self.cleaned_data.get("display_name", ""))
+        raw = self.cleaned_data.get("display_name", "")
+        name = normalize_display_name(raw)
         key = display_name_key(name)
         users = get_user_model().objects
         if name and (users.filter(display_name_key=key).exists() or users.filter(username__iexact=name).exists()):
             raise forms.ValidationError(_("This name is already taken."))
+        validate_public_name(raw)  # the raw text: NFKC normalisation would hide some look-alikes
         return name
 
     def signup(self, request, user) -> None:

@@ -32,6 +32,10 @@ class User(AbstractUser):
     display_name = models.CharField(_("display name"), max_length=60, blank=True)
     #: ``display_name_key(display_name)``: what two names must not share (set by ``save``).
     display_name_key = models.CharField(max_length=60, blank=True, editable=False, default="", db_default="")
+    #: ``accounts.names.name_skeleton(public_name)``: the confusable skeleton no other account's name may share
+    #: (set by ``save``; looked up at every sign-up and name change).
+    name_skeleton = models.CharField(max_length=240, blank=True, editable=False, default="", db_default="",
+                                     db_index=True)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
@@ -42,11 +46,15 @@ class User(AbstractUser):
         ]
 
     def save(self, *args, **kwargs):
-        """Keep ``display_name`` normalised and ``display_name_key`` in step with it."""
+        """Keep ``display_name`` normalised and ``display_name_key`` and ``name_skeleton`` in step with it."""
+        from .names import name_skeleton
+
         self.display_name = normalize_display_name(self.display_name)
         self.display_name_key = display_name_key(self.display_name)
-        if kwargs.get("update_fields") is not None and "display_name" in kwargs["update_fields"]:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "display_name_key"}
+        self.name_skeleton = name_skeleton(self.public_name)[:240]
+        fields = kwargs.get("update_fields")
+        if fields is not None and ({"display_name", "username"} & set(fields)):
+            kwargs["update_fields"] = {*fields, "display_name_key", "name_skeleton"}
         super().save(*args, **kwargs)
 
     def __str__(self) -> str:

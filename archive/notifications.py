@@ -11,12 +11,14 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
+from django.urls import reverse
 from django.utils.translation import gettext_lazy
 
 from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
+from kernel.site import absolute_url
 from voting.models import VotingSession
 
 from .models import NotificationSettings
@@ -69,7 +71,8 @@ def mentions_for(user, limit: int = 50) -> list[Message]:
 
 
 def digest_plan(now: datetime) -> list[tuple[NotificationSettings, list[str]]]:
-    """For each user who asked for the digest: the lines of their digest ("game · inbox: N new") covering
+    """For each user who asked for the digest: the lines of their digest ("game · inbox: N" and the inbox's
+    absolute URL on the next line) covering
     messages received after their last digest (at most one day back) up to ``now``, in running games only.
     Recipients of an inbox = ``readers_of_inbox(inbox)`` computed now. The lines never quote a message."""
     rows = {r.user_id: r for r in NotificationSettings.objects.filter(email_digest=True, user__is_active=True)
@@ -88,7 +91,8 @@ def digest_plan(now: datetime) -> list[tuple[NotificationSettings, list[str]]]:
             count = (Message.objects.filter(inbox=inbox, received_at__gt=since[uid], received_at__lte=now)
                      .exclude(author_user_id=uid).count())
             if count:
-                lines[uid].append(f"{inbox.game.title} · {inbox.title}: {count}")
+                url = absolute_url(reverse("inbox_thread", args=[inbox.pk]))
+                lines[uid].append(f"{inbox.game.title} · {inbox.title}: {count}\n  {url}")
     return [(rows[uid], lines[uid]) for uid in rows]
 
 

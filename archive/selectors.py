@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
 from inboxes import policies
@@ -264,6 +265,21 @@ class CastRow:
     resident: Resident
     alignment: str | None
     roles: list[str]
+
+    @property
+    def alignment_label(self) -> str:
+        """The alignment in the page's language ("мафия"), "" when the policy shows none."""
+        return str(Alignment(self.alignment).label) if self.alignment else ""
+
+    @property
+    def role_labels(self) -> list[str]:
+        """The roles in the page's language, in the order of ``roles``."""
+        return [str(ROLE_LABELS.get(role, role)) for role in self.roles]
+
+
+#: The cast list's role keys in words (RULES.md terms).
+ROLE_LABELS = {"commissar": gettext_lazy("commissar"), "godfather": gettext_lazy("godfather"),
+               "judge": gettext_lazy("judge"), "spirit": gettext_lazy("spirit")}
 
 
 @dataclass

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -21,6 +22,7 @@ from cities.models import Game, GameStatus
 from inboxes import policies
 from inboxes.models import Inbox
 from kernel.audit import record_event
+from kernel.site import absolute_url
 
 from .models import DisclosureConsent, NotificationSettings, OpenRequest, ReminderSent
 from .notifications import REMINDER_TEXTS, digest_plan, reminder_plan
@@ -164,7 +166,8 @@ def do_send_digests(*, acting_user=None, now: datetime | None = None) -> int:
                 continue
             if lines:
                 with translation.override(settings.LANGUAGE_CODE):
-                    body = "\n".join(lines)
+                    body = "\n".join(lines) + "\n\n" + _("Notification settings: %(url)s") % {
+                        "url": absolute_url(reverse("archive_notification_settings"))}
                     send_mail(_("Mafia Host: new messages"), body, None, [row.user.email])
                 sent += 1
             locked.digest_sent_up_to = now
@@ -190,6 +193,7 @@ def do_send_reminders(*, acting_user=None, now: datetime | None = None) -> int:
             with translation.override(event.game.language):
                 when = date_format(timezone.localtime(event.due_at, zone), "DATETIME_FORMAT")
                 body = str(REMINDER_TEXTS[kind]) % {"game": event.game.title, "when": when, "zone": str(zone)}
+                body += "\n" + absolute_url(reverse("game_detail", args=[event.game.slug]))
                 send_mail(_("Mafia Host: a deadline is near"), body, None, [user.email])
             record_event(event.game, "archive.reminder", actor=None, at=now, payload={"event": event.pk, "user": user.pk})
             sent += 1

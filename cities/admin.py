@@ -3,7 +3,7 @@ contents and no audit log (whose payloads may name the mafia). Game staff work i
 admin site, ``/staff/`` (``cities.staff_admin``), entered by game role and scoped by the access policy."""
 from django.contrib import admin
 
-from .models import City, Game, PublicPost, ScheduledEvent, Signup, StaffRole
+from .models import City, Game, GameStatus, PublicPost, ScheduledEvent, Signup, StaffRole
 
 
 def filter_lookup_allowed(model_admin, lookup: str) -> bool:
@@ -50,20 +50,27 @@ class CityAdmin(ReadOnlyGameDataAdmin):
     list_filter = ("game",)
 
 
+class FinishedGamesOnlyAdmin(ReadOnlyGameDataAdmin):
+    """Rows of finished games only. While a game runs, its lists of sign-ups and staff would let an operator
+    find the one account that is neither a listed player nor a listed host: the Consigliere (L-STAFF-5/6)."""
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(game__status=GameStatus.FINISHED)
+
+
 @admin.register(StaffRole)
-class StaffRoleAdmin(ReadOnlyGameDataAdmin):
-    """Public staff roles only: who holds the Consigliere role is a secret (L-STAFF-6)."""
+class StaffRoleAdmin(FinishedGamesOnlyAdmin):
+    """Staff roles of finished games (everything is public after the game, L-ARCH-1); none while a game runs:
+    who holds the Consigliere role is a secret (L-STAFF-6), and listing the others would single him out."""
 
     list_display = ("game", "kind", "city", "user")
     list_filter = ("game", "kind")
 
-    def get_queryset(self, request):
-        return super().get_queryset(request).exclude(kind="consigliere")
-
 
 @admin.register(Signup)
-class SignupAdmin(ReadOnlyGameDataAdmin):
-    """Sign-ups (public: the recruitment post lists the players); moved into cities on the setup page."""
+class SignupAdmin(FinishedGamesOnlyAdmin):
+    """Sign-ups of finished games; those of a running game are the Procurator's (setup page), not the
+    operators' (see ``FinishedGamesOnlyAdmin``)."""
 
     list_display = ("game", "user", "signed_up_at", "withdrawn_at")
     list_filter = ("game",)

@@ -74,6 +74,24 @@ def night_end(ends_at: datetime, next_starts_at: datetime, *, lead: timedelta = 
     return next_starts_at - min(lead, (next_starts_at - ends_at) / 2)
 
 
+def night_after(ends_at: datetime, night_starts_at: datetime | None, next_starts_at: datetime, *,
+                lead: timedelta = NIGHT_END_LEAD, edit_window: timedelta = timedelta(0)) -> tuple[datetime, datetime]:
+    """The end of the night after a day ending at ``ends_at`` and the start of the next day, when a deadline of the
+    day (a court deadline, a judge election, a voting; ``night_starts_at``, None: none) holds the night's start
+    after ``ends_at``: ``(night_ends_at, next_starts_at)``, aware UTC.
+
+    One rule for every boundary: a later night start moves what depends on it, in order. The night lasts at least
+    ``MIN_NIGHT`` from its real start before it is resolved, and the next day starts no earlier than
+    ``edit_window`` after the resolution (the Procurator edits the daily post drafted then, L-POST-2). Without a
+    later start the plan is ``night_end(ends_at, next_starts_at)`` and ``next_starts_at`` unchanged. Both results
+    never run backwards: each is at least what the unmoved plan gives."""
+    planned_end = night_end(ends_at, next_starts_at, lead=lead)
+    if night_starts_at is None or night_starts_at <= ends_at:
+        return planned_end, next_starts_at
+    resolved_at = max(planned_end, night_starts_at + MIN_NIGHT)
+    return resolved_at, max(next_starts_at, resolved_at + edit_window)
+
+
 def announcement_deadline(starts_at: datetime, ends_at: datetime) -> datetime:
     """The end of the first half of a day (L-DAY-3: the Tribunes announce their voting times before it)."""
     return starts_at + (ends_at - starts_at) / 2

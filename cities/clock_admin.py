@@ -5,7 +5,13 @@
   validate L-DAY-1..3 and reschedule), the pending events, and the **failing events** with their attempts, retry
   time and last error (DESIGN.md "The clock": a failing handler is retried, logged and shown to the Procurator).
 - ``/staff/games/<id>/daily-post/<day>/``: the daily post of a day (L-POST-2): the free text before the site drafts
-  it, the draft to edit before publication, the published post to append to.
+  it, the draft to edit before publication ("publish now" once the day has started), the published post to append
+  to.
+- ``/staff/votings/<id>/reschedule/``: a missed voting window (``voting.window_services``), for the city's Tribune, the
+  Arbiter or the Procurator: one form, prefilled with a window that fits the day (L-DAY-3).
+
+The clock page also shows when the site's clock is paused (``manage.py clock pause``), attempts that started and
+never finished (a crashed worker), failing and waiting events with a "retry now" button, and missed voting windows.
 
 Only the game's Procurator reaches them; anyone else gets the 404 of a missing page (the ids tell nothing).
 Nothing secret is shown: the plan and post texts are public or the Procurator's own; a failure of the night's
@@ -27,10 +33,22 @@ from django.utils.translation import gettext_lazy
 from staff.console import register_dashboard_links, register_urls, staff_admin_site, staff_roles_of
 from voting.models import JudgeElection, VotingSession
 
-from . import services
+from . import scheduler, services
 from .errors import RuleViolation
 from .forms import WallClockField, wall_clock_to_utc
 from .models import Game, GameDay, ScheduledEvent, StaffKind
+from .staff_needs import clock_problems
+
+
+def _register_dashboard_needs() -> None:
+    from staff.console import register_dashboard_needs
+
+    from .staff_needs import clock_needs
+
+    register_dashboard_needs(clock_needs)
+
+
+_register_dashboard_needs()
 
 #: Event kinds whose error text may carry secrets of the night (L-STAFF-6): shown by error class only.
 SECRET_ERROR_KINDS = frozenset({"night_end"})
@@ -91,6 +109,15 @@ class StartClockForm(forms.Form):
         return wall_clock_to_utc(self.cleaned_data["first_day_starts_at"], self.zone)
 
 
+class RetryForm(forms.Form):
+    event = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
+
+
+class EditWindowForm(forms.Form):
+    minutes = forms.IntegerField(label=gettext_lazy("Daily post edit window (minutes)"), min_value=0,
+                                 max_value=services.MAX_EDIT_WINDOW_MINUTES)
+
+
 class DayStartForm(forms.Form):
     day_start = forms.TimeField(label=gettext_lazy("Day start (game time)"))
 
@@ -126,12 +153,28 @@ def game_clock_view(request, game_id: int):
     long_form = LongDayForm(request.POST if which == "long_day" else None)
     shorten_form = ShortenDayForm(request.POST if which == "shorten" else None, time_zone=game.time_zone)
     start_form = StartClockForm(request.POST if which == "start" else None, time_zone=game.time_zone)
+    retry_form = RetryForm(request.POST if which == "retry" else None)
+    window_form = EditWindowForm(request.POST if which == "edit_window" else None,
+                                 initial={"minutes": game.daily_post_edit_minutes})
     bound = {"day_start": day_start_form, "long_day": long_form, "shorten": shorten_form,
-             "start": start_form}.get(which)
+             "start": start_form, "retry": retry_form, "edit_window": window_form}.get(which)
+    if which == "retry" and bound.is_valid():
+        event = ScheduledEvent.objects.filter(game=game, pk=bound.cleaned_data["event"]).first()
+        try:
+            if event is None:
+                raise Http404
+            scheduler.do_retry_scheduled_event(event, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The event is tried again now."))
+        return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))
     if bound is not None and bound.is_valid():
         data = bound.cleaned_data
         try:
-            if which == "start":
+            if which == "edit_window":
+                services.do_set_daily_post_edit_window(game, data["minutes"], acting_user=request.user)
+            elif which == "start":
                 services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
                                              acting_user=request.user)
             elif which == "day_start":
@@ -159,7 +202,8 @@ def game_clock_view(request, game_id: int):
     context = {**staff_admin_site.each_context(request), "title": _("Game clock"), "subtitle": game.title,
                "game": game, "days": days, "events": events, "failing": [e for e in events if e.attempts],
                "day_start_form": day_start_form, "long_form": long_form, "shorten_form": shorten_form,
-               "start_form": start_form}
+               "start_form": start_form, "window_form": window_form, "pause": scheduler.clock_paused(),
+               "problems": clock_problems(game, timezone.now())}
     request.current_app = staff_admin_site.name
     return TemplateResponse(request, "staff_admin/game_clock.html", context)
 
@@ -187,6 +231,14 @@ def daily_post_view(request, game_id: int, day: int):
         raise Http404
     post = plan.post
     which = request.POST.get("form") if request.method == "POST" else None
+    if which == "publish_now" and post is not None and post.published_at is None:
+        try:
+            services.do_publish_daily_post(game, day, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The daily post is published."))
+        return HttpResponseRedirect(reverse("admin:daily_post", args=[game.pk, day], current_app=staff_admin_site.name))
     if post is None:
         form = FreeTextForm(request.POST if which == "free_text" else None, initial={"free_text": plan.free_text})
     elif post.published_at is None:
@@ -211,16 +263,66 @@ def daily_post_view(request, game_id: int, day: int):
     form_name = {FreeTextForm: "free_text", EditPostForm: "edit", AppendForm: "append"}[type(form)]
     context = {**staff_admin_site.each_context(request), "title": _("Daily post, day %(day)d") % {"day": day},
                "subtitle": game.title, "game": game, "plan": plan, "post": post, "form": form,
-               "form_name": form_name}
+               "form_name": form_name, "publish_at": post.publish_at if post is not None else None}
     request.current_app = staff_admin_site.name
     return TemplateResponse(request, "staff_admin/daily_post.html", context)
+
+
+class RescheduleVotingForm(forms.Form):
+    opens_at = WallClockField(label=gettext_lazy("Voting opens at (game time)"))
+    closes_at = WallClockField(label=gettext_lazy("Voting closes at (game time)"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_opens_at(self):
+        return wall_clock_to_utc(self.cleaned_data["opens_at"], self.zone)
+
+    def clean_closes_at(self):
+        return wall_clock_to_utc(self.cleaned_data["closes_at"], self.zone)
+
+
+def reschedule_voting_view(request, session_id: int):
+    """A missed voting window, rescheduled in one action (``voting.window_services.do_reschedule_missed_voting``) by the
+    city's Tribune, the Arbiter or the Procurator; anyone else gets a 404. The form is prefilled with
+    ``suggested_window``; refusals (L-DAY-3) are shown in the form."""
+    from voting.window_services import can_reschedule, do_reschedule_missed_voting, is_missed, suggested_window
+
+    session = VotingSession.objects.select_related("game", "city").filter(pk=session_id).first()
+    if session is None or not can_reschedule(request.user, session):
+        raise Http404
+    game, now = session.game, timezone.now()
+    zone = ZoneInfo(game.time_zone)
+    opens, closes = suggested_window(session, now)
+    form = RescheduleVotingForm(request.POST if request.method == "POST" else None, time_zone=game.time_zone,
+                                initial={"opens_at": timezone.localtime(opens, zone).replace(tzinfo=None),
+                                         "closes_at": timezone.localtime(closes, zone).replace(tzinfo=None)})
+    if form.is_bound and form.is_valid():
+        try:
+            do_reschedule_missed_voting(session, form.cleaned_data["opens_at"], form.cleaned_data["closes_at"],
+                                        acting_user=request.user)
+        except RuleViolation as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("The voting is rescheduled."))
+            return HttpResponseRedirect(reverse("admin:index", current_app=staff_admin_site.name))
+    context = {**staff_admin_site.each_context(request), "title": _("Missed voting: %(city)s, day %(day)d")
+               % {"city": session.city.name, "day": session.day}, "subtitle": game.title, "game": game,
+               "session": session, "missed": is_missed(session, now), "form": form,
+               "local_opens": timezone.localtime(session.opens_at, zone),
+               "local_closes": timezone.localtime(session.closes_at, zone)}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/reschedule_voting.html", context)
 
 
 @register_urls
 def _urls(site) -> list:
     """The Procurator's clock page and daily post pages (L-DAY, L-POST-2)."""
     return [path("games/<int:game_id>/clock/", site.admin_view(game_clock_view), name="game_clock"),
-            path("games/<int:game_id>/daily-post/<int:day>/", site.admin_view(daily_post_view), name="daily_post")]
+            path("games/<int:game_id>/daily-post/<int:day>/", site.admin_view(daily_post_view), name="daily_post"),
+            path("votings/<int:session_id>/reschedule/", site.admin_view(reschedule_voting_view),
+                 name="reschedule_voting")]
 
 
 @register_dashboard_links(order=0)

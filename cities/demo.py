@@ -30,6 +30,7 @@ from inboxes.services import (
     do_create_stage_inbox,
     do_open_game_inboxes,
     do_post_message,
+    do_post_site_message,
 )
 from roles.services import (
     do_answer_commissar_offer,
@@ -343,8 +344,9 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
     rng.shuffle(ballots)
     line = _Timeline(opens, closes - timedelta(minutes=30), len(ballots) + 3)
     first = Precinct.objects.filter(election=elections[cities[0].pk]).select_related("inbox").first()
-    do_post_message(first.inbox, "Напоминаю: в участке только «Он - Ганди!» или «Он - Гитлер!», один раз.",
-                    acting_user=arbiter, now=line.next())
+    # Staff never post in a precinct (L-JUDGE-4): the reminder is the site's own message.
+    do_post_site_message(first.inbox, "Напоминаю: в участке только «Он - Ганди!» или «Он - Гитлер!», один раз.",
+                         acting_user=None, now=line.next())
     for inbox, user, text in ballots:
         do_post_message(inbox, text, acting_user=user, now=line.next())
     advance_clock(closes, game=game)

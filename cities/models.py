@@ -156,6 +156,12 @@ class Resident(models.Model):
     is_spirit = models.BooleanField(default=False, verbose_name=_("is spirit"))
     alignment_announced = models.BooleanField(default=False, verbose_name=_("alignment announced"))
     died_at = models.DateTimeField(null=True, blank=True, verbose_name=_("died at"))
+    #: When the secret roles began and ended (aware UTC; None: since before the game's first death, for rows
+    #: older than these columns). Knowledge is dated (L-STAFF-6 [interp]): a dead resident knows the godfather
+    #: and the commissars of the moment of their death, not those made afterwards. Secret like the flags.
+    godfather_since = models.DateTimeField(null=True, blank=True, verbose_name=_("godfather since"))
+    godfather_until = models.DateTimeField(null=True, blank=True, verbose_name=_("godfather until"))
+    commissar_since = models.DateTimeField(null=True, blank=True, verbose_name=_("commissar since"))
 
     class Meta:
         verbose_name = _("resident")

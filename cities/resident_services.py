@@ -30,9 +30,20 @@ def do_set_resident_flags(resident: Resident, *, acting_user, now: datetime | No
     unknown = set(flags) - allowed
     if unknown:
         raise InvalidInput(f"Unknown resident flags: {sorted(unknown)}")
+    fields = list(flags)
+    # Date the secret roles (L-STAFF-6 [interp]: knowledge is dated by the death of the one who knows).
+    if "is_godfather" in flags and bool(flags["is_godfather"]) != resident.is_godfather:
+        if flags["is_godfather"]:
+            resident.godfather_since, resident.godfather_until = now, None
+        else:
+            resident.godfather_until = now
+        fields += ["godfather_since", "godfather_until"]
+    if flags.get("is_commissar") and not resident.is_commissar:
+        resident.commissar_since = now
+        fields.append("commissar_since")
     for key, value in flags.items():
         setattr(resident, key, value)
-    resident.save(update_fields=list(flags))
+    resident.save(update_fields=fields)
     # The payload names the flags but not their values: the audit log must not become a list of the mafia.
     # The audit log will be browsed by staff (issue 7): a row naming the resident of a secret flag (alignment,
     # commissar, godfather) would be a list of the mafia for the Procurator. Only the public judge flag names

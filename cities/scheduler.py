@@ -28,7 +28,9 @@ from .services import (
     do_begin_day,
     do_begin_night,
     do_draft_daily_post,
+    do_publish_daily_post,
     do_publish_post,
+    do_replan_clock,
     pending_day_deadline,
     record_event,
 )
@@ -43,6 +45,26 @@ Handler = Callable[[ScheduledEvent, datetime], str]
 #: kind -> handler(event, now) -> a one-line description of what it did. Handlers run inside the transaction
 #: that marks the event done; they change state only through services (``acting_user=None``).
 HANDLERS: dict[str, Handler] = {}
+
+
+#: kind -> precondition(event) -> None when the handler may run, else what it waits for. Checked before the handler,
+#: whatever handler is registered: an unmet precondition makes the event wait (``Waits``), never run early.
+PRECONDITIONS: dict[str, Callable[[ScheduledEvent], str | None]] = {}
+
+
+def _night_started(event: ScheduledEvent) -> str | None:
+    """``night_end`` {"night": n} runs only once night n has started (its day has ended): a night is never
+    resolved before it starts, whatever moved the plan."""
+    from .models import GameDay
+
+    night = int(event.payload["night"])
+    if event.game.day_number == night and GameDay.objects.filter(game=event.game_id, number=night,
+                                                                 ended_at__isnull=True).exists():
+        return f"night {night} has not started yet"
+    return None
+
+
+PRECONDITIONS["night_end"] = _night_started
 
 
 def handler(kind: str):
@@ -85,18 +107,21 @@ def _day_start(event: ScheduledEvent, now: datetime) -> str:
 
 @handler("night_start")
 def _night_start(event: ScheduledEvent, now: datetime) -> str:
-    """Close game day ``payload["day"]`` (L-DAY-3): ``cities.services.do_begin_night``. While a voting or court
-    deadline of that day is still pending at or after this event's due time (a court deadline past 00:00, a
-    voting moved late), the night waits: a new ``night_start`` is laid out at that deadline, created after it so
-    that the per-game (due_at, id) order runs it afterwards."""
+    """Close game day ``payload["day"]`` (L-DAY-3): ``cities.services.do_begin_night``. While a voting, court or
+    judge election deadline of that day is still pending at or after this event's due time (a court deadline past
+    00:00, an election closing after midnight), the night waits: the plan is re-derived
+    (``cities.services.do_replan_clock``), which lays out a new ``night_start`` after that deadline and moves the
+    night's end, the daily post's draft and the next day's start with it, in order and audited."""
     day = event.payload["day"]
     game = Game.objects.get(pk=event.game_id)
     if game.status == GameStatus.FINISHED:
         return "game over"
     later = pending_day_deadline(game, event.due_at, day)
     if later is not None:
-        ScheduledEvent.objects.create(game=game, kind="night_start", due_at=max(later, event.due_at),
-                                      payload={"day": day}, created_at=now)
+        counts = do_replan_clock(game, reason="night_waits", now=now, running=event.pk)
+        if not counts.get("created"):  # no plan (a game started by hand): wait for the deadline all the same
+            ScheduledEvent.objects.create(game=game, kind="night_start", due_at=max(later, event.due_at),
+                                          payload={"day": day}, created_at=now)
         return f"night {day} waits for the deadline at {later.isoformat()}"
     try:
         do_begin_night(game, day, acting_user=None, now=now)
@@ -112,6 +137,26 @@ def _daily_post_draft(event: ScheduledEvent, now: datetime) -> str:
     day = event.payload["day"]
     post = do_draft_daily_post(event.game, day, acting_user=None, now=now)
     return f"daily post of day {day} drafted: post {post.pk}"
+
+
+@handler("daily_post_publish")
+def _daily_post_publish(event: ScheduledEvent, now: datetime) -> str:
+    """Publish the daily post of day ``payload["day"]`` once the Procurator's edit window after its draft has
+    passed (L-POST-2; laid out by the day start when the draft was too fresh). A post the Procurator published
+    meanwhile is left as it is."""
+    day = event.payload["day"]
+    post = do_publish_daily_post(event.game, day, acting_user=None, now=now)
+    return f"daily post of day {day} published: post {post.pk}"
+
+
+class Waits(Exception):
+    """Raised by a handler whose preconditions are not met yet (the night it resolves has not started): nothing it
+    did is kept, the event stays pending and is tried again at ``until`` (default: the next tick), and later
+    events of its game wait behind it. ``str()`` says what it waits for (shown on the clock page)."""
+
+    def __init__(self, reason: str, *, until: datetime | None = None) -> None:
+        super().__init__(reason)
+        self.until = until
 
 
 @dataclass
@@ -225,6 +270,10 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
             with transaction.atomic():
                 if func is None:
                     raise LookupError(f"no handler for scheduled event kind {event.kind!r}")
+                precondition = PRECONDITIONS.get(event.kind)
+                unmet = precondition(event) if precondition is not None else None
+                if unmet is not None:
+                    raise Waits(unmet)
                 # Site messages and refusals are in the game's language, whatever a previous request left active.
                 with translation.override(event.game.language):
                     detail = func(event, now)
@@ -238,6 +287,14 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
                              payload={"event": event.pk, "detail": detail})
         except _AlreadyDone:
             return RunResult(event.pk, event.kind, event.game_id, False, "already run by another dispatcher")
+        except Waits as wait:
+            until = wait.until or now + timedelta(seconds=settings.MAFIA_DISPATCH_INTERVAL_SECONDS)
+            _pending().filter(pk=event.pk).update(last_error=f"Waits: {wait}"[:2000], started_at=None,
+                                                 retry_at=max(until, now))
+            record_event(event.game, "scheduler.event_waits", actor=None, at=now,
+                         payload={"event": event.pk, "kind": event.kind, "reason": str(wait)[:500],
+                                  "until": until.isoformat()})
+            return RunResult(event.pk, event.kind, event.game_id, False, f"waits: {wait}")
         except Exception as exc:  # noqa: BLE001 - any handler failure is recorded, never half-applied
             attempts = event.attempts
             error = f"{type(exc).__name__}: {exc}"

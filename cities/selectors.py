@@ -89,6 +89,8 @@ def known_commissars(viewer, game: Game) -> list[Resident]:
     Procurator all, a Tribune their city's (L-COMM-4), commissars each other. Before the game is over only."""
     if game.status == GameStatus.FINISHED or not getattr(viewer, "is_authenticated", False):
         return []
+    if not policies.in_living_rosters(viewer, game):  # the police's roster is of the living (L-STAFF-6 [interp])
+        return []
     commissars = Resident.objects.filter(game=game, is_commissar=True).select_related("city", "game")
     return [r for r in commissars if policies.knows_commissar(viewer, r)]
 

@@ -336,6 +336,11 @@ def do_append_to_recruitment_post(game: Game, text: str, *, acting_user, now: da
     return post
 
 
+#: Checks a sign-up must pass, registered by other apps: ``guard(user, game, now)`` raises a ``RuleViolation``
+#: with a message for the player (the play bans of ``sanctions``, L-SANCTION-2).
+SIGNUP_GUARDS: list = []
+
+
 def _signups_open(game: Game) -> bool:
     return game.status == GameStatus.RECRUITMENT and game.signups_closed_at is None
 
@@ -344,8 +349,9 @@ def _signups_open(game: Game) -> bool:
 def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signup:
     """Sign ``acting_user`` up for ``game`` (one click, L-CITY-1). Returns the active Signup.
 
-    Raises ``NotAllowed`` for an anonymous user or staff of the game (staff are not residents, L-STAFF),
-    ``WrongState`` when signups are closed or the user is already signed up.
+    Raises ``NotAllowed`` for an anonymous user, staff of the game (staff are not residents, L-STAFF) or a player
+    under a running play ban (L-SANCTION-2: the message says why and until when), ``WrongState`` when signups are
+    closed or the user is already signed up.
     """
     now = now or timezone.now()
     if acting_user is None or not acting_user.is_authenticated:
@@ -355,6 +361,8 @@ def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signu
         raise WrongState(_("Signups for this game are closed."), rule="L-CITY-1")
     if StaffRole.objects.filter(game=game, user=acting_user).exists():
         raise NotAllowed(_("Staff of a game cannot sign up to play in it."), rule="L-STAFF-1")
+    for guard in SIGNUP_GUARDS:
+        guard(acting_user, game, now)
     if Signup.objects.filter(game=game, user=acting_user, withdrawn_at__isnull=True).exists():
         raise WrongState(_("You are already signed up."))
     signup = Signup.objects.create(game=game, user=acting_user, signed_up_at=now)
@@ -590,9 +598,13 @@ def _lock_days(game: Game) -> list:
 def _replan(game: Game, *, ensure_through: int | None = None) -> list:
     """Re-derive the times of the days of ``game`` that have not started (``cities.clock.plan_days``) and the
     night ends, creating rows up to ``ensure_through``. Days that started keep their start; days whose night began
-    keep their end. Returns the rows in order (locked)."""
+    keep their end. The current day's night start is held by its deadlines (``_night_hold``) and the night's end
+    and the next day's start move with it (``cities.clock.night_after``). Returns the rows in order (locked)."""
+    from . import clock
+    from .models import GameDay
 
     zone = _zone(game)
+    window = timedelta(minutes=game.daily_post_edit_minutes)
     days = _lock_days(game)
     if not days:
         return days
@@ -606,19 +618,40 @@ def _replan(game: Game, *, ensure_through: int | None = None) -> list:
     ordered = [by_number[n] for n in sorted(by_number)]
     previous = None
     for day in ordered:
-        if previous is not None and day.started_at is None and not day.start_fixed:
-            day.starts_at = clock.next_day_start(zone, game.day_start, previous.ends_at)
+        if previous is not None:
+            fixed = day.started_at is not None or day.start_fixed
+            planned = day.starts_at if fixed else clock.next_day_start(zone, game.day_start, previous.ends_at)
+            if previous.ended_at is None and previous.number == game.day_number:
+                previous.night_starts_at = _night_hold(game, previous.ends_at, planned)
+            previous.night_ends_at, following = clock.night_after(previous.ends_at, previous.night_starts_at,
+                                                                  planned, edit_window=window)
+            if day.started_at is None:
+                day.starts_at = following
         if day.ended_at is None:
             day.ends_at = clock.day_end(zone, day.starts_at, calendar_days=day.calendar_days,
                                         shortened_hours=day.shortened_hours)
-        if previous is not None:
-            previous.night_ends_at = clock.night_end(previous.ends_at, day.starts_at)
         previous = day
     following = clock.next_day_start(zone, game.day_start, ordered[-1].ends_at)
-    ordered[-1].night_ends_at = clock.night_end(ordered[-1].ends_at, following)
+    if ordered[-1].ended_at is None and ordered[-1].number == game.day_number:
+        ordered[-1].night_starts_at = _night_hold(game, ordered[-1].ends_at, following)
+    ordered[-1].night_ends_at = clock.night_after(ordered[-1].ends_at, ordered[-1].night_starts_at, following,
+                                                  edit_window=window)[0]
     for day in ordered:
         day.save()
     return ordered
+
+
+def _night_hold(game: Game, ends_at: datetime, before: datetime) -> datetime | None:
+    """The latest voting, court or judge election deadline of ``game`` (pending or done, not cancelled) due in
+    [``ends_at``, ``before``): the night of the day ending at ``ends_at`` starts after it (L-DAY-3); None when
+    none holds it. Elections opening at or after ``ends_at`` belong to the night and the next day (see
+    ``_deadline_after``)."""
+    events = ScheduledEvent.objects.filter(game=game, cancelled_at__isnull=True)
+    later_elections = [e for e in events.filter(kind="election_open", due_at__gte=ends_at)
+                       .values_list("payload__election", flat=True) if e is not None]
+    return (events.filter(kind__in=DAY_DEADLINE_KINDS, due_at__gte=ends_at, due_at__lt=before)
+            .exclude(kind="election_open").exclude(kind="election_close", payload__election__in=later_elections)
+            .order_by("-due_at").values_list("due_at", flat=True).first())
 
 
 def _deadline_after(game: Game, since: datetime, before: datetime) -> datetime | None:
@@ -649,7 +682,7 @@ def _expected_clock_events(game: Game, days: list) -> list[tuple[str, dict, date
         return []
     expected = []
     if today.ended_at is None:
-        night_at = max(today.ends_at, _deadline_after(game, today.ends_at, tomorrow.starts_at) or today.ends_at)
+        night_at = max(today.ends_at, today.night_starts_at or today.ends_at)
         expected.append(("night_start", {"day": current}, night_at))
     expected += [
         ("night_end", {"night": current}, today.night_ends_at),
@@ -663,15 +696,20 @@ def _payload_key(kind: str, payload: dict) -> tuple[str, int | None]:
     return kind, payload.get("night" if kind == "night_end" else "day")
 
 
-def _sync_clock_events(game: Game, days: list, *, actor, now: datetime) -> dict[str, int]:
+def _sync_clock_events(game: Game, days: list, *, actor, now: datetime, running: int | None = None) -> dict:
     """Make the pending clock events of ``game`` match the plan: move the due time of pending rows, create the
     missing ones (never a second one for an event that already ran), cancel pending future rows the plan no
-    longer has. Done rows, and rows already due (one may be the running event), are never cancelled. Returns counts ``{"moved", "created", "cancelled"}``."""
+    longer has. Done rows, and rows already due (one may be the running event), are never cancelled; the event
+    ``running`` (the handler calling this, about to be marked done) is left out, so its successor is created.
+    Returns counts ``{"moved", "created", "cancelled"}`` and ``"changes"``: each moved event as
+    ``{"event", "kind", "from", "to"}`` (ISO times), for the audit log."""
     expected = _expected_clock_events(game, days)
     wanted = {_payload_key(kind, payload) for kind, payload, _due in expected}
     pending = list(ScheduledEvent.objects.select_for_update().filter(
-        game=game, kind__in=CLOCK_EVENT_KINDS, done_at__isnull=True, cancelled_at__isnull=True).order_by("id"))
+        game=game, kind__in=CLOCK_EVENT_KINDS, done_at__isnull=True, cancelled_at__isnull=True)
+        .exclude(pk=running).order_by("id"))
     counts = {"moved": 0, "created": 0, "cancelled": 0}
+    changes: list[dict] = []
     kept: dict[tuple[str, int | None], ScheduledEvent] = {}
     for event in pending:
         key = _payload_key(event.kind, event.payload)
@@ -687,6 +725,8 @@ def _sync_clock_events(game: Game, days: list, *, actor, now: datetime) -> dict[
             if event.due_at != due:
                 ScheduledEvent.objects.filter(pk=event.pk, done_at__isnull=True).update(due_at=due)
                 counts["moved"] += 1
+                changes.append({"event": event.pk, "kind": kind, "from": event.due_at.isoformat(),
+                                "to": due.isoformat()})
             continue
         field = "night" if kind == "night_end" else "day"
         if ScheduledEvent.objects.filter(game=game, kind=kind, done_at__isnull=False,
@@ -695,6 +735,8 @@ def _sync_clock_events(game: Game, days: list, *, actor, now: datetime) -> dict[
         ScheduledEvent.objects.create(game=game, kind=kind, due_at=due, payload=payload, created_at=now,
                                       created_by=actor)
         counts["created"] += 1
+    if changes:
+        counts["changes"] = changes
     return counts
 
 
@@ -908,6 +950,33 @@ def do_shorten_day(game: Game, day: int, hours: int | None, *, acting_user,
                                        if next_day_starts_at else None})
 
 
+#: The longest edit window a game may give the Procurator before the site publishes a drafted daily post.
+MAX_EDIT_WINDOW_MINUTES = 12 * 60
+
+
+@transaction.atomic
+def do_set_daily_post_edit_window(game: Game, minutes: int, *, acting_user, now: datetime | None = None) -> Game:
+    """The Procurator sets the shortest time between the site's draft of a daily post and its publication
+    (L-POST-2; 0 to ``MAX_EDIT_WINDOW_MINUTES``): a held night then also moves the next day's start by it, and a
+    day start publishes a fresher draft only when the window has passed. Returns the game. Raises ``NotAllowed``,
+    ``InvalidInput`` or ``WrongState`` (game over)."""
+    now = now or timezone.now()
+    if acting_user is None:
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
+    _check_procurator(game, acting_user)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_game_not_over(game)
+    if not isinstance(minutes, int) or not 0 <= minutes <= MAX_EDIT_WINDOW_MINUTES:
+        raise InvalidInput(_("The edit window is 0 to %(max)d minutes.") % {"max": MAX_EDIT_WINDOW_MINUTES},
+                           rule="L-POST-2")
+    old = game.daily_post_edit_minutes
+    game.daily_post_edit_minutes = minutes
+    game.save(update_fields=["daily_post_edit_minutes"])
+    record_event(game, "daily_post.edit_window_set", actor=acting_user, at=now, payload={"from": old, "to": minutes})
+    do_replan_clock(game, acting_user=acting_user, reason="daily_post.edit_window_set", now=now)
+    return game
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The day start and the night start (scheduler handlers call these; acting_user None = the site)
 # --------------------------------------------------------------------------------------------------------------
@@ -963,7 +1032,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
         # (inboxes the Procurator opened already are kept).
         ruleset_of(game).create_standing_inboxes(game, now=now)
     rolled = do_roll_over_city_inboxes_for_new_day(game, acting_user=None, now=now)
-    post = do_publish_daily_post(game, day, acting_user=None, now=now) if day >= 2 else None
+    post = _publish_daily_post_at_day_start(game, day, acting_user=acting_user, now=now) if day >= 2 else None
     days = _replan(game, ensure_through=day + 1)
     counts = _sync_clock_events(game, days, actor=None, now=now)
     record_event(game, "clock.day_started", actor=acting_user, at=now,
@@ -993,12 +1062,73 @@ def do_begin_night(game: Game, day: int, *, acting_user=None, now: datetime | No
     return plan
 
 
+@transaction.atomic
+def do_replan_clock(game: Game, *, acting_user=None, reason: str, now: datetime | None = None,
+                    running: int | None = None) -> dict:
+    """Re-derive the plan of ``game`` after a deadline of the day changed (a voting scheduled, extended or
+    rescheduled; a court deadline; a judge election) or when the night start finds one pending: the night start
+    is held after the day's latest deadline, and the night's end, the daily post's draft and the next day's start
+    move with it, in order (``cities.clock.night_after``). ``running``: the scheduled event whose handler calls
+    this (its successor is laid out). Records ``clock.replanned`` {reason, moved, created, cancelled, changes}
+    when anything moved. Returns the counts (empty without a plan). By the site or the staff whose change
+    caused it; checks nothing else (the caller did)."""
+    now = now or timezone.now()
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    if game.status == GameStatus.FINISHED or game_day_of(game, max(game.day_number, 1)) is None:
+        return {}
+    days = _replan(game)
+    counts = _sync_clock_events(game, days, actor=acting_user, now=now, running=running)
+    if counts["moved"] or counts["created"] or counts["cancelled"]:
+        today = next((d for d in days if d.number == game.day_number), None)
+        record_event(game, "clock.replanned", actor=acting_user, at=now, payload={
+            "reason": reason, **counts,
+            "night_starts_at": today.night_starts_at.isoformat() if today and today.night_starts_at else None})
+    return counts
+
+
+def night_cutoff(game: Game, night: int) -> datetime | None:
+    """The planned end of ``night`` (aware UTC; ``GameDay.night_ends_at``), or None without a plan: decisions,
+    checks and godfather votes of the night are cut off there, however late the resolution runs (DESIGN.md
+    "The clock", L-NIGHT-6)."""
+    plan = game_day_of(game, night)
+    return plan.night_ends_at if plan is not None else None
+
+
 def pending_day_deadline(game: Game, since: datetime, day: int) -> datetime | None:
-    """The latest pending voting or court deadline of ``game`` due from ``since`` until the start of day
-    ``day + 1`` (the night of ``day`` waits for it), or None."""
-    following = game_day_of(game, day + 1)
-    before = following.starts_at if following is not None else since + timedelta(days=MAX_SCHEDULE_DAYS)
+    """The latest pending voting, court or judge election deadline of ``game`` due from ``since`` until the
+    planned start of day ``day + 1`` before any hold (its fixed start, or the day start after day ``day``'s end:
+    the bound ``_replan`` uses), i.e. the night of ``day`` waits for it; or None."""
+    from . import clock
+
+    plan, following = game_day_of(game, day), game_day_of(game, day + 1)
+    if following is not None and (following.started_at is not None or following.start_fixed):
+        before = following.starts_at
+    elif plan is not None:
+        before = clock.next_day_start(_zone(game), game.day_start, plan.ends_at)
+    else:
+        before = since + timedelta(days=MAX_SCHEDULE_DAYS)
     return _deadline_after(game, since, before)
+
+
+def _publish_daily_post_at_day_start(game: Game, day: int, *, acting_user, now: datetime) -> PublicPost:
+    """The day start's publication of the daily post (L-POST-2): at once when the draft is at least
+    ``game.daily_post_edit_minutes`` old (or the Procurator starts the day), else a ``daily_post_publish``
+    event publishes it when the Procurator's edit window has passed (after an outage the draft, the resolution and
+    the day start may run in one tick). Returns the post (unpublished while it waits)."""
+    plan = _daily_day(game, day)
+    post = plan.post if plan.post_id is not None else do_draft_daily_post(game, day, acting_user=None, now=now)
+    ready_at = post.created_at + timedelta(minutes=game.daily_post_edit_minutes)
+    if acting_user is not None or post.published_at is not None or ready_at <= now:
+        return do_publish_daily_post(game, day, acting_user=acting_user, now=now)
+    PublicPost.objects.filter(pk=post.pk).update(publish_at=ready_at)
+    if not ScheduledEvent.objects.filter(game=game, kind="daily_post_publish", payload__day=day,
+                                         cancelled_at__isnull=True).exists():
+        ScheduledEvent.objects.create(game=game, kind="daily_post_publish", due_at=ready_at, payload={"day": day},
+                                      created_at=now)
+    record_event(game, "daily_post.held", actor=None, at=now,
+                 payload={"day": day, "post": post.pk, "drafted_at": post.created_at.isoformat(),
+                          "publish_at": ready_at.isoformat()})
+    return post
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -1049,12 +1179,15 @@ def do_draft_daily_post(game: Game, day: int, *, acting_user=None, now: datetime
 def do_publish_daily_post(game: Game, day: int, *, acting_user=None, now: datetime | None = None) -> PublicPost:
     """Publish the daily post of game ``day`` at the day start (L-POST-2), drafting it first if the draft is
     missing, and announce the alignment of the dead it names (L-DEATH-2: ``alignment_announced``). Exactly once:
-    a published post is returned as it is. Site (the ``day_start`` event) or Procurator. Raises ``NotAllowed``,
-    ``InvalidInput`` (day < 2) or ``WrongState`` (day not planned)."""
+    a published post is returned as it is. Site (the ``day_start`` or ``daily_post_publish`` event) or the
+    Procurator ("publish now", once the day has started: the site otherwise waits for the edit window).
+    Raises ``NotAllowed``, ``InvalidInput`` (day < 2) or ``WrongState`` (day not planned or not started)."""
     now = now or timezone.now()
     _check_procurator(game, acting_user)
     game = Game.objects.get(pk=game.pk)
     plan = _daily_day(game, day)
+    if acting_user is not None and plan.started_at is None and game.status != GameStatus.FINISHED:
+        raise WrongState(_("The daily post is published when day %(day)d starts.") % {"day": day}, rule="L-POST-2")
     post = plan.post if plan.post_id is not None else do_draft_daily_post(game, day, acting_user=acting_user, now=now)
     plan.refresh_from_db()
     post = PublicPost.objects.select_for_update().get(pk=post.pk)

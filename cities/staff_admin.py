@@ -579,9 +579,11 @@ class StaffMembershipAdmin(StaffScopedAdmin):
     })
 
     def scoped_queryset(self, request):
-        # The check channel's member is the commissar, secret to the Consigliere (policies.can_see_members).
+        # The check channel's member is the commissar, secret to the Consigliere; a mafia complaint's members are
+        # the mafia, secret to the Procurator (policies.SECRET_MEMBER_KINDS, can_see_members).
         return (Membership.objects.filter(inbox__in=readable_inboxes_for_staff(request).values("pk"))
-                .exclude(Q(inbox__kind=InboxKind.CHECK) & ~Q(inbox__game__status=GameStatus.FINISHED))
+                .exclude(Q(inbox__kind__in=policies.SECRET_MEMBER_KINDS)
+                         & ~Q(inbox__game__status=GameStatus.FINISHED))
                 .select_related("inbox__game", "resident"))
 
     def get_ordering(self, request):

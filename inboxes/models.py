@@ -32,6 +32,8 @@ class InboxKind(models.TextChoices):
     IMPEACHMENT = "impeachment", _("Impeachment")
     CHECK = "check", _("Commissar check channel")
     STAGE = "stage", _("Stage")
+    COMPLAINT = "complaint", _("No confidence in the Arbiter")
+    MAFIA_COMPLAINT = "mafia_compl", _("No confidence in the Consigliere")
 
 
 #: Kinds whose messages can never be edited or deleted (L-INBOX-21): votes in voting inboxes and precincts, the

@@ -79,6 +79,9 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.IMPEACHMENT, post=True),
         StaffGrant(K.STAGE, post=True),
+        # L-IMPEACH-3: complaints of no confidence are made to the Procurator, who answers there.
+        StaffGrant(K.COMPLAINT, post=True),
+        StaffGrant(K.MAFIA_COMPLAINT, post=True),
     ),
     StaffKind.TRIBUNE: (
         StaffGrant(K.CITY, post=True, own_city=True),
@@ -113,6 +116,7 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 #: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
+    K.COMPLAINT, K.MAFIA_COMPLAINT,  # L-IMPEACH-3: "the whole exchange is disclosed after the game"
 })
 
 #: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
@@ -136,6 +140,12 @@ SECRET_ORGANIZER_KINDS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, Sta
 #: secret: a refusal "not in this inbox" about a mafia inbox, the police station or a secret inbox would tell
 #: the Arbiter who is mafia, who is the commissar or who talks to whom (L-STAFF-6).
 PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING, K.PRECINCT})
+
+#: Kinds whose member list only their members see while the game runs: the check channel's member is the
+#: commissar, whom the Consigliere must not learn (L-INBOX-15); a mafia complaint's members are the mafia of a
+#: city, whom the Procurator must not learn (L-IMPEACH-3, L-STAFF-6). Staff are never members, so no staff page
+#: lists them (``can_see_members``, the staff console's memberships).
+SECRET_MEMBER_KINDS = frozenset({K.CHECK, K.MAFIA_COMPLAINT})
 
 #: Kinds where only those who vote there post (L-VOTE-3, L-JUDGE-4): staff read them but speak elsewhere.
 VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
@@ -463,6 +473,11 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
             return reason
     if membership is not None and membership.state == MembershipState.MEMBER:
         return None
+    if (inbox.kind == K.MAFIA_COMPLAINT and membership is not None
+            and membership.state == MembershipState.BANNED and membership.banned_until is None):
+        # L-IMPEACH-3: the mafia write through the complaint page, which signs "the mafia of city C".
+        return _("Write to the Procurator on the complaint page: your messages are signed “the mafia of "
+                 "%(city)s”.") % {"city": inbox.city.name if inbox.city_id else ""}
     if membership is not None and membership.state == MembershipState.BANNED:
         if membership.banned_until is not None and membership.banned_until <= now:
             return None
@@ -654,7 +669,7 @@ def can_moderate_inbox(user, inbox: Inbox) -> bool:
         return True
     if inbox.organizer_resident_id is not None:
         seat = seat_in(user, inbox.game_id)
-        if seat is not None and seat.pk == inbox.organizer_resident_id:
+        if seat is not None and seat.pk == inbox.organizer_resident_id and seat_may_post_kind(seat, inbox):
             membership = membership_of(user, inbox)
             if membership is not None and membership.state == MembershipState.MEMBER:
                 return True
@@ -741,10 +756,11 @@ def _checked(commissar: Resident, resident: Resident) -> bool:
 
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
-    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the
-    commissar check channel (L-INBOX-15, L-NIGHT-5): its member is the commissar, whom the Consigliere must not
-    learn; only the commissar themself sees it, and everyone after the game."""
-    if inbox.kind != K.CHECK or _is_finished(inbox):
+    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
+    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (L-INBOX-15, L-NIGHT-5: its member
+    is the commissar, whom the Consigliere must not learn) and a mafia complaint (L-IMPEACH-3: its members are
+    the mafia, whom the Procurator must not learn); there only members see it, and everyone after the game."""
+    if inbox.kind not in SECRET_MEMBER_KINDS or _is_finished(inbox):
         return True
     return membership_of(viewer, inbox) is not None
 
@@ -802,24 +818,65 @@ def knows_commissar(viewer, resident: Resident) -> bool:
     if holds_role(viewer, resident.game_id, StaffKind.TRIBUNE, city_id=resident.city_id):
         return True
     seat = seat_in(viewer, resident.game_id)
-    return seat is not None and seat.is_commissar
+    if seat is None or not seat.is_commissar:
+        return False
+    if seat.pk == resident.pk:
+        return True
+    # Dated knowledge: a dead commissar knows the commissars of the moment of death, none named afterwards.
+    return was_commissar_at(resident, knowledge_cutoff(seat))
 
 
 def knows_godfather(viewer, resident: Resident) -> bool:
     """True when ``viewer`` may learn that ``resident`` is their city's godfather (L-NIGHT-3).
 
-    Known to the Consigliere and the mafia of that city; everyone after the game.
+    Known to the Consigliere and the mafia of that city; everyone after the game. Dated (L-STAFF-6 [interp]): a
+    dead mafioso knows the godfather of the moment of death (``was_godfather_at``), never one made afterwards.
     """
-    if not resident.is_godfather:
-        return False
     if resident.game.status == GameStatus.FINISHED:
-        return True
+        return resident.is_godfather
     if not _is_authenticated(viewer):
         return False
     if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
-        return True
+        return resident.is_godfather
     seat = seat_in(viewer, resident.game_id)
-    return seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
+    if seat is None or seat.alignment != Alignment.MAFIA or seat.city_id != resident.city_id:
+        return False
+    return was_godfather_at(resident, knowledge_cutoff(seat))
+
+
+def knowledge_cutoff(seat: Resident | None) -> datetime | None:
+    """The moment after which ``seat`` learns nothing more (L-STAFF-6 [interp], knowledge is dated): the death
+    of a dead seat (a spirit included), else None (a living seat, or one whose death time is unknown). The
+    seat, not the account: after a replacement the new holder knows what the seat knew (L-REPLACE-1)."""
+    if seat is None or seat.status == LifeStatus.ALIVE:
+        return None
+    return seat.died_at
+
+
+def was_godfather_at(resident: Resident, moment: datetime | None) -> bool:
+    """True when ``resident`` was their city's godfather at ``moment`` (aware UTC; None: now). A rank without a
+    start date is older than the dates (counted from the start)."""
+    if moment is None:
+        return resident.is_godfather
+    since, until = resident.godfather_since, resident.godfather_until
+    if not resident.is_godfather and until is None:
+        return False
+    return (since is None or since <= moment) and (until is None or until > moment)
+
+
+def was_commissar_at(resident: Resident, moment: datetime | None) -> bool:
+    """True when ``resident`` was a commissar at ``moment`` (aware UTC; None: now)."""
+    if not resident.is_commissar:
+        return False
+    return moment is None or resident.commissar_since is None or resident.commissar_since <= moment
+
+
+def in_living_rosters(viewer, game: Game | int) -> bool:
+    """False when ``viewer``'s seat in ``game`` is not living: the rows of the knowledge matrix that say
+    "living" (the police station's roster of commissars, the mafia's night business) drop the dead from the
+    moment of death (L-STAFF-6 [interp], L-DEATH-1). True for anyone without a seat (staff, visitors)."""
+    seat = seat_in(viewer, game) if _is_authenticated(viewer) else None
+    return seat is None or seat.status == LifeStatus.ALIVE
 
 
 def knows_consigliere(viewer, game: Game) -> bool:
@@ -841,6 +898,11 @@ def visible_staff(viewer, game: Game) -> list[StaffRole]:
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
     if not knows_consigliere(viewer, game):
         roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]
+    elif game.status != GameStatus.FINISHED and not staff_roles_in(viewer, game):
+        # A dead mafioso knows the Consigliere of the moment of death, not one appointed afterwards.
+        cutoff = knowledge_cutoff(seat_in(viewer, game))
+        if cutoff is not None:
+            roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE or r.since <= cutoff]
     return sorted(roles, key=lambda r: (order[r.kind], r.city.number if r.city else 0))
 
 

@@ -24,7 +24,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 KIND_ORDER = [
     InboxKind.CITY, InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.MAFIA, InboxKind.POLICE,
     InboxKind.CHECK, InboxKind.COURT, InboxKind.REMOVAL, InboxKind.STAGE, InboxKind.SECRET, InboxKind.IMPEACHMENT,
-    InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY,
+    InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY, InboxKind.COMPLAINT,
+    InboxKind.MAFIA_COMPLAINT,
 ]
 
 
@@ -153,7 +154,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
         page_number = paginator.num_pages  # None, "last" or garbage: the newest page
     if page_number < 1:
         page_number = paginator.num_pages
-    page = paginator.get_page(page_number)
+    page = _newest_page(paginator, messages) if page_number >= paginator.num_pages else paginator.get_page(page_number)
     _attach_revisions(page.object_list)
     members = list(
         Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
@@ -162,6 +163,18 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     marks_read = first_unread is None or (page.start_index() or 1) <= first_unread
     return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members,
                       first_unread=first_unread, marks_read=marks_read)
+
+
+def _newest_page(paginator: Paginator, messages: QuerySet) -> Page:
+    """The newest page of ``paginator`` read by keyset, not by OFFSET: its messages are the thread's last ones,
+    so they are read backwards along the (inbox, received_at, id) index and put back in order. The page holds
+    what a page-numbered read would (pages are counted from the oldest message)."""
+    per_page = paginator.per_page
+    number = paginator.num_pages
+    size = paginator.count - (number - 1) * per_page
+    newest = list(messages.reverse()[:size]) if size > 0 else []
+    newest.reverse()
+    return Page(newest, number, paginator)
 
 
 def latest_message_time(inbox: Inbox) -> datetime | None:

@@ -766,7 +766,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
     memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC), ``is_spirit``; banned for good in
     every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
-    keeps voting inboxes), from every mafia inbox and police station (old rolled-over ones too); the open voting
+    keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
     inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
     unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
     stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
@@ -802,7 +802,7 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    removed_kinds = [K.MAFIA, K.POLICE]
+    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint as the mafia inbox (L-IMPEACH-3)
     removal = mine.filter(inbox__kind__in=removed_kinds)
     open_vote_kinds = [K.PRECINCT] if spirit else [K.VOTING, K.PRECINCT]
     removal = removal | mine.filter(inbox__kind__in=open_vote_kinds, inbox__killed_at__isnull=True)
@@ -897,6 +897,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
         if m is None or m.state == MembershipState.REMOVED:
             raise InvalidInput(_("%(name)s is not in %(inbox)s.") % {"name": resident.name, "inbox": inbox.title},
                                rule="L-INBOX-18")
+        _check_seat_state_allows_moderation(inbox, resident)
         rows.append((inbox, m))
     out = []
     for inbox, m in rows:

@@ -146,6 +146,16 @@ class EventKind(StrEnum):
     IMPEACHMENT_REACHED = "impeachment.reached", Audience.PROCURATOR
     IMPEACHMENT_OPENED = "impeachment.opened", Audience.STAFF
     IMPEACHMENT_RULED = "impeachment.ruled", Audience.STAFF
+    # No confidence in the Arbiter or the Consigliere (L-IMPEACH-3): the Procurator's. A mafia complaint's rows
+    # have no actor and name no mafioso; which mafioso wrote is nobody's while the game runs.
+    NO_CONFIDENCE_FILED = "no_confidence.filed", Audience.PROCURATOR
+    NO_CONFIDENCE_POSTED = "no_confidence.posted", Audience.PROCURATOR
+    NO_CONFIDENCE_RULED = "no_confidence.ruled", Audience.PROCURATOR
+    NO_CONFIDENCE_MAFIA_AUTHOR = "no_confidence.mafia_author", Audience.NOBODY
+    # Play bans are public (L-SANCTION-2); the Consigliere's confirmation names nobody (L-ASSIGN-4)
+    PLAY_BAN_RECORDED = "play_ban.recorded", Audience.STAFF
+    PLAY_BAN_ENDED = "play_ban.ended", Audience.STAFF
+    ASSIGN_CONFIRMED = "assign.confirmed", Audience.STAFF
     # The clock (L-DAY) and the scheduler's own rows
     CLOCK_STARTED = "clock.started", Audience.STAFF
     CLOCK_DAY_STARTED = "clock.day_started", Audience.STAFF
@@ -196,6 +206,7 @@ class ScheduledKind(StrEnum):
     COURT_DEADLINE = "court_deadline", Audience.STAFF, False, True
     ELECTION_OPEN = "election_open", Audience.STAFF, False, True
     ELECTION_CLOSE = "election_close", Audience.STAFF, False, True
+    PLAY_BAN_END = "play_ban_end", Audience.STAFF  # the end of a play ban recorded (L-SANCTION-2)
 
     @property
     def audit_kind(self) -> str:

@@ -5,6 +5,7 @@ from django.urls import include, path
 from cities import views as city_views
 from inboxes import views as inbox_views
 from roles import views as role_views
+from sanctions import views as sanction_views
 from staff import views as staff_views
 from staff.console import staff_admin_site
 from voting import views as voting_views
@@ -26,6 +27,13 @@ urlpatterns = [
     path("games/<slug:slug>/cities/<int:number>/day/", voting_views.city_day, name="city_day"),
     path("games/<slug:slug>/nominate/", voting_views.nominate, name="nominate"),
     path("games/<slug:slug>/impeachment/", staff_views.impeachment, name="impeachment"),
+    path("games/<slug:slug>/mafia-role/", staff_views.mafia_role, name="mafia_role"),
+    path("games/<slug:slug>/no-confidence/", sanction_views.no_confidence, name="no_confidence"),
+    path("games/<slug:slug>/no-confidence/arbiter/", sanction_views.complain_about_arbiter,
+         name="no_confidence_arbiter"),
+    path("games/<slug:slug>/no-confidence/consigliere/", sanction_views.complain_about_consigliere,
+         name="no_confidence_consigliere"),
+    path("play-bans/", sanction_views.play_bans, name="play_bans"),
     path("games/<slug:slug>/inboxes/secret/new/", inbox_views.secret_new, name="secret_new"),
     path("games/<slug:slug>/posts/new/", city_views.schedule_post, name="schedule_post"),
     path("games/<slug:slug>/posts/<int:post_id>/", city_views.post_detail, name="post_detail"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from cities.errors import WrongState
-from cities.models import Game, ScheduledEvent
-from cities.scheduler import handler
+from cities.models import Game, GameDay, ScheduledEvent
+from cities.scheduler import Waits, handler
 
 from .services import do_resolve_night
 
@@ -15,9 +15,13 @@ from .services import do_resolve_night
 @handler("night_end")
 def _night_end(event: ScheduledEvent, now: datetime) -> str:
     """Resolve the night (once: a second run returns the stored outcome and changes nothing). A game that is no
-    longer running (ended by victory or by the Procurator) is left as it is."""
+    longer running (ended by victory or by the Procurator) is left as it is. A night that has not started yet (its
+    day is still running on the plan) is never resolved: the event waits (``Waits``), and the resolution counts
+    only what was decided before the planned end of the night (``cities.services.night_cutoff``)."""
     game = Game.objects.get(pk=event.game_id)
     night = int(event.payload["night"])
+    if game.day_number == night and GameDay.objects.filter(game=game, number=night, ended_at__isnull=True).exists():
+        raise Waits(f"night {night} has not started yet")
     try:
         outcome = do_resolve_night(game, night=night, acting_user=None, now=now)
     except WrongState as exc:

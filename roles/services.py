@@ -41,6 +41,7 @@ from cities.services import (
     do_append_to_recruitment_post,
     do_create_public_post,
     do_set_game_status,
+    night_cutoff,
     recruitment_post_of,
 )
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
@@ -250,25 +251,26 @@ def draw_for_verification(game: Game) -> MafiaDraw:
 
 
 def verification_problems(mafia_draw: MafiaDraw) -> list[str]:
-    """Everything that does not check out in a finished game's draw, as English sentences; [] when the
+    """Everything that does not check out in a finished game's draw, as sentences in the active language; [] when the
     commitment recomputes from the lists and the salt, was published in the recruitment post, and the residents
     at the numbers are exactly the game's mafia (L-ASSIGN-2, L-ASSIGN-3)."""
 
     problems = []
     if not draw.verify_commitment(mafia_draw.lists, mafia_draw.salt, mafia_draw.commitment):
-        problems.append(f"the commitment {mafia_draw.commitment} does not match the lists and the salt "
-                        f"(recomputed: {draw.commitment(mafia_draw.lists, mafia_draw.salt)})")
+        problems.append(_("The commitment %(commitment)s does not match the lists and the salt (recomputed: "
+                          "%(recomputed)s).") % {"commitment": mafia_draw.commitment,
+                                                  "recomputed": draw.commitment(mafia_draw.lists, mafia_draw.salt)})
     post = recruitment_post_of(mafia_draw.game)
     if post is None or mafia_draw.commitment not in post.body:
-        problems.append("the commitment is not in the recruitment post")
+        problems.append(_("The commitment is not in the recruitment post."))
     for city in City.objects.filter(game=mafia_draw.game).order_by("number"):
         listed = mafia_draw.lists.get(str(city.number), [])
         named = {listed[k - 1] for k in (mafia_draw.numbers or {}).get(str(city.number), []) if 0 < k <= len(listed)}
         actual = set(Resident.objects.filter(city=city, alignment=Alignment.MAFIA).values_list("name", flat=True))
         if named != actual:
-            problems.append(f"city {city.number}: the residents at the numbers are not the city's mafia")
+            problems.append(_("%(city)s: the residents at the numbers are not the city's mafia.") % {"city": city.name})
         if sorted(listed) != sorted(Resident.objects.filter(city=city).values_list("name", flat=True)):
-            problems.append(f"city {city.number}: the list is not the city's residents")
+            problems.append(_("%(city)s: the list is not the city's residents.") % {"city": city.name})
     return problems
 
 
@@ -478,6 +480,39 @@ def _night_resolved(game: Game, night: int) -> bool:
     return NightResolution.objects.filter(game=game, night=night).exists()
 
 
+def night_window(game: Game, night: int) -> tuple[datetime, datetime] | None:
+    """The planned (start, end) of ``night`` of ``game`` (aware UTC) from the clock's phase plan: from the planned
+    end of day ``night`` (``GameDay.night_starts_at`` when a deadline holds the night back, else ``ends_at``) to
+    ``night_ends_at``. None when the clock has not planned that day (a game run by hand)."""
+    day = GameDay.objects.filter(game=game, number=night).only("ends_at", "night_starts_at", "night_ends_at").first()
+    if day is None:
+        return None
+    return (day.night_starts_at or day.ends_at, day.night_ends_at)
+
+
+def check_night_is_on(game: Game, night: int, now: datetime) -> None:
+    """Raise ``WrongState`` unless ``now`` (aware UTC) falls within ``night`` by the planned times
+    (``night_window``), however late the clock's handlers run: every night decision (kill, touring, commissar
+    check, godfather election and its votes) is made during that night (L-NIGHT-6, L-NIGHT-5, L-NIGHT-3). A game
+    without a phase plan for that day is run by hand and is not limited here."""
+    window = night_window(game, night)
+    if window is None:
+        return
+    start, end = window
+    if now < start:
+        local = timezone.localtime(start, _zone_of(game)).strftime("%d.%m %H:%M")
+        raise WrongState(_("Night %(night)d has not started yet: night decisions are made at night, from "
+                           "%(start)s.") % {"night": night, "start": local}, rule="L-NIGHT-6")
+    if now >= end:
+        raise WrongState(_("This night is over."), rule="L-NIGHT-6")
+
+
+def _zone_of(game: Game):
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(game.time_zone)
+
+
 def _has_living_mafia(game: Game) -> dict[int, bool]:
     rows = (Resident.objects.filter(game=game, status=LifeStatus.ALIVE, alignment=Alignment.MAFIA)
             .values("city_id").annotate(n=Count("id")))
@@ -541,6 +576,8 @@ def do_open_godfather_election(city: City, *, acting_user, now: datetime | None 
         raise NotAllowed(_("Only the Consigliere or the mafia of the city may open a godfather election."),
                          rule="L-NIGHT-3")
     _check_game_running(game)
+    if acting_user is not None:  # the site opens one by day when the godfather dies; the votes wait for the night
+        check_night_is_on(game, current_night(game), now)
     if not Resident.objects.filter(city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).exists():
         raise WrongState(_("%(city)s has no living mafia.") % {"city": city.name}, rule="L-NIGHT-3")
     if open_godfather_election(city) is not None:
@@ -567,6 +604,7 @@ def do_vote_godfather(election: GodfatherElection, candidate: Resident, *, actin
         raise NotAllowed(_("Only the living mafia of the city vote for their godfather."), rule="L-NIGHT-3")
     if election.closed_at is not None:
         raise WrongState(_("This election is closed."), rule="L-NIGHT-3")
+    check_night_is_on(election.game, current_night(election.game), now)
     candidate = Resident.objects.get(pk=candidate.pk)
     if (candidate.city_id != election.city_id or candidate.alignment != Alignment.MAFIA
             or candidate.status != LifeStatus.ALIVE):
@@ -590,8 +628,8 @@ def _make_godfather(city: City, resident: Resident, now: datetime) -> None:
 
 
 @transaction.atomic
-def do_close_godfather_election(election: GodfatherElection, *, acting_user,
-                                now: datetime | None = None) -> Resident | None:
+def do_close_godfather_election(election: GodfatherElection, *, acting_user, now: datetime | None = None,
+                                cutoff: datetime | None = None) -> Resident | None:
     """Close the election (the Consigliere, or the site at night end): the living candidate with the most votes
     becomes the godfather (L-NIGHT-3). A tie or no vote fails the election: the Consigliere then appoints one
     (``do_appoint_godfather``). Returns the new godfather or None. Raises ``NotAllowed`` or ``WrongState``."""
@@ -602,8 +640,13 @@ def do_close_godfather_election(election: GodfatherElection, *, acting_user,
         raise NotAllowed(_("Only the Consigliere closes a godfather election."), rule="L-NIGHT-3")
     if election.closed_at is not None:
         raise WrongState(_("This election is closed."), rule="L-NIGHT-3")
+    if acting_user is not None:
+        check_night_is_on(election.game, current_night(election.game), now)
     counts: dict[int, int] = {}
-    for vote in GodfatherVote.objects.filter(election=election).select_related("candidate", "voter"):
+    votes = GodfatherVote.objects.filter(election=election)
+    if cutoff is not None:  # the night's planned end: a vote after it does not count (L-NIGHT-6)
+        votes = votes.filter(at__lt=cutoff)
+    for vote in votes.select_related("candidate", "voter"):
         if vote.candidate.status == LifeStatus.ALIVE and vote.voter.status == LifeStatus.ALIVE:
             counts[vote.candidate_id] = counts.get(vote.candidate_id, 0) + 1
     best = max(counts.values(), default=0)
@@ -687,6 +730,7 @@ def do_submit_night_decision(city: City, target: Resident | None, *, acting_user
         raise WrongState(_("On night 1 the mafia elect their godfather and kill nobody."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
+    check_night_is_on(game, night, now)
     if by_consigliere and godfather is not None and NightDecision.objects.filter(
             city=city, night=night, kind=kind, by_consigliere=False).exists():
         raise NotAllowed(_("The godfather has decided: his decision is final."), rule="L-NIGHT-2")
@@ -771,9 +815,7 @@ def do_check_resident(target: Resident, *, acting_user, now: datetime | None = N
         raise WrongState(_("Commissars check nobody on night 1."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
-    if GameDay.objects.filter(game=game, number=night, ended_at__isnull=True).exists():
-        # On the clock, the answer comes at night, not during the day before the vote (L-NIGHT-5).
-        raise WrongState(_("The night has not started yet: commissars check at night."), rule="L-NIGHT-5")
+    check_night_is_on(game, night, now)  # the answer comes at night, not during the day before the vote
     target = Resident.objects.get(pk=target.pk)
     if target.city_id != city.pk or target.status != LifeStatus.ALIVE or target.pk == seat.pk:
         raise InvalidInput(_("A commissar checks a living resident of their own city."), rule="L-NIGHT-5")
@@ -856,13 +898,18 @@ def night_state_of(game: Game, night: int) -> night_rules.NightState:
                                   touring_city=touring.pk if touring else None)
 
 
-def night_actions_of(game: Game, night: int) -> list[night_rules.NightAction]:
-    """The submitted actions of ``night`` as pipeline input, in submission order (``seq``)."""
+def night_actions_of(game: Game, night: int, *, cutoff: datetime | None = None) -> list[night_rules.NightAction]:
+    """The submitted actions of ``night`` as pipeline input, in submission order (``seq``); with ``cutoff``
+    (aware UTC, the planned end of the night) only those submitted before it (L-NIGHT-6)."""
     rows = []
-    for d in NightDecision.objects.filter(game=game, night=night):
+    decisions = NightDecision.objects.filter(game=game, night=night)
+    checks = CommissarCheck.objects.filter(game=game, night=night)
+    if cutoff is not None:
+        decisions, checks = decisions.filter(at__lt=cutoff), checks.filter(at__lt=cutoff)
+    for d in decisions:
         kind = night_rules.TOUR if d.kind == NightActionKind.TOUR else night_rules.KILL
         rows.append((d.at, 0, d.pk, night_rules.NightAction(kind=kind, city=d.city_id, target=d.target_id, seq=0)))
-    for c in CommissarCheck.objects.filter(game=game, night=night):
+    for c in checks:
         rows.append((c.at, 1, c.pk, night_rules.NightAction(kind=night_rules.CHECK, city=c.city_id, target=c.target_id,
                                                             seq=0)))
     rows.sort(key=lambda row: row[:3])
@@ -892,7 +939,9 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         return night_rules.NightOutcome.from_dict(stored.outcome)
     _check_game_running(game)
     state = night_state_of(game, night)
-    outcome = night_rules.resolve_night(state, night_actions_of(game, night), ruleset_of(game).night_steps)
+    cutoff = night_cutoff(game, night)  # the planned end: what came later never counts, however late this runs
+    outcome = night_rules.resolve_night(state, night_actions_of(game, night, cutoff=cutoff),
+                                        ruleset_of(game).night_steps)
     NightResolution.objects.create(game=game, night=night, resolved_at=now, touring_city_id=outcome.touring_city,
                                    outcome=outcome.as_dict())
     residents = {r.pk: r for r in Resident.objects.filter(pk__in=[d.resident for d in outcome.deaths])}
@@ -909,7 +958,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         record_event(game, "voting.spirits", actor=None, at=now, payload={"city": city_id, "spirits": spirits})
     # Godfathers (L-NIGHT-3): the night's elections close at night end; a dead godfather's city elects anew.
     for election in GodfatherElection.objects.filter(game=game, closed_at__isnull=True):
-        do_close_godfather_election(election, acting_user=None, now=now)
+        do_close_godfather_election(election, acting_user=None, now=now, cutoff=cutoff)
     for city in City.objects.filter(pk__in=dead_godfather_cities):
         if living_godfather(city) is None and Resident.objects.filter(
                 city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).exists():

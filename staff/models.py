@@ -125,3 +125,22 @@ class ImpeachmentSignature(models.Model):
 
     def __str__(self) -> str:
         return f"{self.resident} signs {self.demand_id}"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The mafia's acknowledgement of their role (L-ASSIGN-4)
+# --------------------------------------------------------------------------------------------------------------
+
+class RoleAcknowledgement(models.Model):
+    """A mafioso (``resident``) has acknowledged their role (L-ASSIGN-4). The Consigliere sees who; the
+    Procurator only receives the confirmation that everyone did, naming nobody."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="role_acknowledgements",
+                             verbose_name=_("game"))
+    resident = models.OneToOneField(Resident, on_delete=models.CASCADE, related_name="role_acknowledgement",
+                                    verbose_name=_("resident"))
+    at = models.DateTimeField(verbose_name=_("at"))
+
+    class Meta:
+        verbose_name = _("role acknowledgement")
+        verbose_name_plural = _("role acknowledgements")

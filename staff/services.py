@@ -10,17 +10,17 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_create_inbox
+from inboxes.models import Inbox, InboxKind, Message
+from inboxes.services import do_create_inbox, do_post_site_message
 from kernel.audit import record_event
 
-from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, TribuneStandIn
+from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, RoleAcknowledgement, TribuneStandIn
 
 #: L-IMPEACH-1: the share of a city's living residents whose signatures bring a demand to the Procurator.
 IMPEACHMENT_SHARE = (3, 10)
@@ -309,8 +309,98 @@ def visible_ruling_reason(viewer, demand: ImpeachmentDemand) -> str | None:
     return demand.reason if policies.holds_role(viewer, demand.game_id, StaffKind.PROCURATOR) else None
 
 
+# --------------------------------------------------------------------------------------------------------------
+# The mafia acknowledge their role; the Consigliere confirms it to the Procurator (L-ASSIGN-4)
+# --------------------------------------------------------------------------------------------------------------
+
+def mafia_acknowledgements(game: Game) -> list[tuple[City, list[Resident], list[Resident]]]:
+    """Per city of ``game`` in order: (city, its mafia who acknowledged their role, those who did not yet), each by
+    name (L-ASSIGN-4). Names the mafia: for the Consigliere's page only (``policies.knows_night_of``-like
+    knowledge: the Consigliere knows all mafia, L-STAFF-4)."""
+    acknowledged = set(RoleAcknowledgement.objects.filter(game=game).values_list("resident_id", flat=True))
+    rows = []
+    for city in City.objects.filter(game=game).order_by("number"):
+        mafia = list(Resident.objects.filter(city=city, alignment=Alignment.MAFIA).order_by("name"))
+        rows.append((city, [r for r in mafia if r.pk in acknowledged], [r for r in mafia if r.pk not in acknowledged]))
+    return rows
+
+
+def mafia_confirmed_at(game: Game):
+    """When the Consigliere confirmed to the Procurator that every mafioso acknowledged their role (aware UTC),
+    or None (L-ASSIGN-4)."""
+    return GameEvent.objects.filter(game=game, kind="assign.confirmed").values_list("at", flat=True).first()
+
+
+@transaction.atomic
+def do_acknowledge_mafia_role(game: Game, *, acting_user, now: datetime | None = None) -> RoleAcknowledgement:
+    """A mafioso acknowledges their criminal role (L-ASSIGN-4), once. Audited for the Consigliere only
+    (``mafia.*`` events). Returns the RoleAcknowledgement. Raises ``NotAllowed`` (not a mafioso of the game:
+    the same refusal for every other account), ``WrongState`` (game over; already acknowledged)."""
+    now = now or timezone.now()
+    policies.forget_viewer_cache(acting_user)
+    seat = policies.seat_in(acting_user, game) if acting_user is not None else None
+    if seat is None or seat.alignment != Alignment.MAFIA:
+        raise NotAllowed(_("Only the mafia acknowledge a mafia role."), rule="L-ASSIGN-4")
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+    seat = Resident.objects.select_for_update(of=("self",)).get(pk=seat.pk)
+    if RoleAcknowledgement.objects.filter(resident=seat).exists():
+        raise WrongState(_("You have already acknowledged your role."), rule="L-ASSIGN-4")
+    row = RoleAcknowledgement.objects.create(game=game, resident=seat, at=now)
+    record_event(game, "mafia.acknowledged", actor=acting_user, at=now,
+                 payload={"resident": seat.pk, "city": seat.city_id})
+    return row
+
+
+@transaction.atomic
+def do_confirm_mafia_acknowledged(game: Game, *, acting_user, now: datetime | None = None) -> Message:
+    """The Consigliere confirms to the Procurator, in the bar (L-INBOX-8), that every mafioso of every city has
+    acknowledged their role, naming nobody (L-ASSIGN-4): a site message without names or numbers per city, and
+    an ``assign.confirmed`` audit row without names. Once.
+
+    Returns the Message. Raises ``NotAllowed`` (not the Consigliere), ``WrongState`` (no mafia drawn yet, some
+    mafioso has not acknowledged, already confirmed, game over, no bar).
+    """
+    now = now or timezone.now()
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
+        raise NotAllowed(_("Only the Consigliere confirms the mafia to the Procurator."), rule="L-ASSIGN-4")
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."))
+    if mafia_confirmed_at(game) is not None:
+        raise WrongState(_("You have already confirmed it to the Procurator."), rule="L-ASSIGN-4")
+    rows = mafia_acknowledgements(game)
+    total = sum(len(done) + len(waiting) for _city, done, waiting in rows)
+    missing = sum(len(waiting) for _city, _done, waiting in rows)
+    if total == 0:
+        raise WrongState(_("The mafia are not drawn yet."), rule="L-ASSIGN-4")
+    if missing:
+        raise WrongState(_("%(missing)d of %(total)d mafiosi have not acknowledged their role yet.")
+                         % {"missing": missing, "total": total}, rule="L-ASSIGN-4")
+    bar = Inbox.objects.filter(game=game, kind=InboxKind.BAR, killed_at__isnull=True).order_by("pk").first()
+    if bar is None:
+        raise WrongState(_("This game has no bar."), rule="L-INBOX-8")
+    with translation.override(game.language):
+        text = _("The Consigliere confirms: every mafioso of every city has acknowledged their role.")
+    message = do_post_site_message(bar, text, acting_user=None, now=now)
+    record_event(game, "assign.confirmed", actor=acting_user, at=now, payload={"inbox": bar.pk})
+    return message
+
+
 __all__ = [
-    "IMPEACHMENT_SHARE", "do_demand_impeachment", "do_end_tribune_stand_in",
-    "do_grant_tribune_stand_in", "do_open_impeachment_inbox", "do_replace_tribune", "do_rule_on_impeachment",
-    "do_sign_impeachment_demand", "impeachment_threshold_met", "living_signatures", "visible_ruling_reason",
+    "IMPEACHMENT_SHARE",
+    "do_acknowledge_mafia_role",
+    "do_confirm_mafia_acknowledged",
+    "do_demand_impeachment",
+    "do_end_tribune_stand_in",
+    "do_grant_tribune_stand_in",
+    "do_open_impeachment_inbox",
+    "do_replace_tribune",
+    "do_rule_on_impeachment",
+    "do_sign_impeachment_demand",
+    "impeachment_threshold_met",
+    "living_signatures",
+    "mafia_acknowledgements",
+    "mafia_confirmed_at",
+    "visible_ruling_reason",
 ]

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods
 
 from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
+from cities.models import Alignment, StaffKind
 from cities.selectors import game_get
 from inboxes import policies
 
@@ -45,3 +46,35 @@ def impeachment(request, slug: str):
                "signed": demand is not None and demand.signatures.filter(resident=seat).exists(),
                "counts": services.living_signatures(demand) if demand is not None else None}
     return render(request, "staff/impeachment.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def mafia_role(request, slug: str):
+    """L-ASSIGN-4. A mafioso acknowledges their role here (POST); the Consigliere sees, per city, who has and who
+    has not, and confirms to the Procurator in the bar that everyone has (POST), naming nobody. Everyone else
+    gets the 404 of a missing page (the page must not tell who is mafia)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    seat = policies.seat_in(request.user, game)
+    is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
+    if not is_consigliere and (seat is None or seat.alignment != Alignment.MAFIA):
+        raise Http404("No such page.")
+    status, error = 200, None
+    if request.method == "POST":
+        try:
+            if is_consigliere:
+                services.do_confirm_mafia_acknowledged(game, acting_user=request.user)
+                messages.success(request, _("The Procurator is told that every mafioso has acknowledged their role."))
+            else:
+                services.do_acknowledge_mafia_role(game, acting_user=request.user)
+                messages.success(request, _("Your acknowledgement is recorded."))
+        except RuleViolation as exc:
+            error, status = str(exc), 400
+        else:
+            return redirect("mafia_role", slug=slug)
+    context = {"game": game, "seat": seat, "is_consigliere": is_consigliere, "error": error,
+               "rows": services.mafia_acknowledgements(game) if is_consigliere else None,
+               "confirmed_at": services.mafia_confirmed_at(game) if is_consigliere else None,
+               "acknowledged": seat is not None and selectors.has_acknowledged_role(seat)}
+    return render(request, "staff/mafia_role.html", context, status=status)

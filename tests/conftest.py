@@ -10,9 +10,9 @@ The suite runs in parallel (``make test``: pytest-xdist, ``-n auto``). What keep
   its name per worker (``test-db-<pid>_gw0.sqlite3``, ``test_<db>_gw0`` on PostgreSQL), and loads the demo game
   into it once;
 - the tests that start processes (Celery worker and beat in ``tests/integration``, the live stack of the browser
-  tests in ``tests/e2e``) share one broker (the Redis of ``REDIS_URL``) and carry
-  ``pytest.mark.xdist_group("processes")``: with ``--dist loadgroup`` (pyproject.toml) they all run on one
-  worker, one after another, as in a serial run; their broker folders, beat schedules and ports are per test;
+  tests in ``tests/e2e``) share one broker (the Redis of ``REDIS_URL``): with ``--dist loadgroup``
+  (pyproject.toml) ``pytest_xdist_make_scheduler`` below sends all of them to one worker, one after another, as
+  in a serial run; their broker folders, beat schedules and ports are per test;
 - caches are per process (local memory); nothing else is shared but the source tree.
 """
 from __future__ import annotations
@@ -30,6 +30,30 @@ from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
 
 DEMO_SEED = 20261129
 DEMO_NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morning of day 2
+
+
+#: Folders whose tests start processes (Celery worker and beat, the browser's live stack): one xdist group.
+PROCESS_TEST_DIRS = ("tests/integration/", "tests/e2e/")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadgroup`` (pyproject.toml), the tests of ``PROCESS_TEST_DIRS`` form one group, run on one
+    worker one after another; every other test is distributed alone (or by its ``xdist_group`` mark).
+
+    The grouping goes by the node id's folder, on the controller: pytest-xdist 3.8's own loadgroup reads the
+    ``xdist_group`` mark on the workers and passes it by rewriting node ids, which pytest 9.2's structured node ids
+    no longer allow (pytest-xdist issue 1386), so a mark alone would group nothing."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ProcessGroupScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(PROCESS_TEST_DIRS):
+                return "processes"
+            return super()._split_scope(nodeid)
+
+    return ProcessGroupScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -75,6 +99,12 @@ PERSONA_NAMES = ["procurator", "tribune1", "tribune2", "arbiter", "consigliere",
 @pytest.fixture
 def demo(db) -> Personas:
     """The demo game and its personas (rebuilt inside the test if a transactional test flushed it)."""
+    return load_personas()
+
+
+def load_personas() -> Personas:
+    """The demo game's personas, read from the database (the demo loaded first if missing); creates the
+    outsider and superuser accounts. For fixtures of wider scope that open their own transaction."""
     if not demo_exists():
         load_demo_game(rng=random.Random(DEMO_SEED), now=DEMO_NOW)
     game = Game.objects.get(slug=DEMO_SLUG)

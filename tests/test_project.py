@@ -66,7 +66,7 @@ def test_migrations_build_a_fresh_database(tmp_path):
 
 
 WRITE_CALL = re.compile(r"\.(save|delete|update|bulk_create|bulk_update|create|get_or_create|update_or_create)\(")
-GAME_APPS = ("cities", "inboxes", "voting", "roles", "archive", "staff", "mafia_site")
+GAME_APPS = ("cities", "inboxes", "voting", "roles", "archive", "staff", "sanctions", "mafia_site")
 # Modules allowed to write game models: services, the scheduler (which runs handlers that call services),
 # and the demo loader, which writes accounts (not game models) besides calling services.
 WRITERS = {"services.py", "scheduler.py"}

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -30,7 +30,7 @@ from cities.models import (
     StaffRole,
 )
 from cities.resident_services import do_set_resident_flags
-from cities.services import voting_window_limits
+from cities.services import do_replan_clock, voting_window_limits
 from inboxes import policies
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
 from inboxes.services import (
@@ -126,8 +126,13 @@ def session_of(city: City, day: int) -> VotingSession | None:
     return VotingSession.objects.filter(city=city, day=day).first()
 
 
-def _voting_started(city: City, day: int) -> bool:
-    return VotingSession.objects.filter(city=city, day=day, opened_at__isnull=False).exists()
+def _voting_started(city: City, day: int, now: datetime | None = None) -> bool:
+    """Voting of ``city`` on ``day`` has opened, or its planned opening is past at ``now`` (a late handler changes
+    nothing: requests are cut off at the planned time, DESIGN.md "The clock")."""
+    opened = Q(opened_at__isnull=False)
+    if now is not None:
+        opened |= Q(opens_at__lte=now, closed_at__isnull=True, closes_at__gt=now)
+    return VotingSession.objects.filter(city=city, day=day).filter(opened).exists()
 
 
 def _seat_of(acting_user, game) -> Resident:
@@ -178,7 +183,7 @@ def do_nominate(nominee: Resident, *, acting_user, now: datetime | None = None) 
     if nominee.is_judge:
         raise InvalidInput(_("%(name)s is the sitting judge and cannot be nominated.") % {"name": nominee.name},
                            rule="L-NOM-2")
-    if _voting_started(seat.city, game.day_number):
+    if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-1")
     existing = Nomination.objects.filter(nominator=seat, day=game.day_number).select_related("nominee").first()
     if existing is not None:
@@ -226,7 +231,7 @@ def do_request_proxy(nominee: Resident, *, acting_user, now: datetime | None = N
     _check_running(game)
     if seat.status != LifeStatus.ALIVE and not seat.is_spirit:
         raise NotAllowed(_("Only living residents may vote."), rule="L-VOTE-1")
-    if _voting_started(seat.city, game.day_number):
+    if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: proxy votes are asked before it starts."), rule="L-NOM-6")
     if not Nomination.objects.filter(city=seat.city, day=game.day_number, nominee=nominee).exists():
         raise InvalidInput(_("%(name)s is not nominated today.") % {"name": nominee.name}, rule="L-NOM-6")
@@ -255,7 +260,7 @@ def do_accept_proxy(proxy: ProxyRequest, *, acting_user, now: datetime | None = 
     _check_running(proxy.game)
     if proxy.state != ProxyState.REQUESTED:
         raise WrongState(_("This proxy vote was already accepted."), rule="L-NOM-6")
-    if _voting_started(proxy.city, proxy.day):
+    if _voting_started(proxy.city, proxy.day, now):
         raise WrongState(_("Voting has started: proxy votes are accepted before it starts."), rule="L-NOM-6")
     proxy.state = ProxyState.ACCEPTED
     proxy.accepted_at = now
@@ -313,6 +318,7 @@ def do_schedule_voting(city: City, opens_at: datetime, closes_at: datetime, *, a
     record_event(game, "voting.scheduled", actor=acting_user, at=now,
                  payload={"session": session.pk, "city": city.pk, "opens_at": opens_at.isoformat(),
                           "closes_at": closes_at.isoformat()})
+    do_replan_clock(game, acting_user=acting_user, reason="voting.scheduled", now=now)  # the night's start holds
     return session
 
 
@@ -346,6 +352,7 @@ def do_extend_voting(session: VotingSession, closes_at: datetime, *, acting_user
                                   created_at=now, created_by=acting_user)
     record_event(game, "voting.extended", actor=acting_user, at=now,
                  payload={"session": session.pk, "from": old.isoformat(), "to": closes_at.isoformat()})
+    do_replan_clock(game, acting_user=acting_user, reason="voting.extended", now=now)
     return session
 
 
@@ -605,7 +612,7 @@ def do_declare_suicide(game, *, acting_user, now: datetime | None = None) -> Sui
         raise WrongState(_("Suicide can be declared from day 2."), rule="L-NOM-5")
     if seat.status != LifeStatus.ALIVE or seat.is_spirit:
         raise NotAllowed(_("Only living residents may declare suicide."), rule="L-NOM-5")
-    if _voting_started(seat.city, game.day_number):
+    if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")
     if SuicideDeclaration.objects.filter(resident=seat, day=game.day_number).exists():
         raise InvalidInput(_("You have already declared suicide today."), rule="L-NOM-5")
@@ -630,7 +637,7 @@ def do_confirm_suicide(declaration: SuicideDeclaration, *, acting_user, now: dat
     _check_running(declaration.game)
     if declaration.confirmed_at is not None:
         raise WrongState(_("This suicide is already confirmed."), rule="L-NOM-5")
-    if _voting_started(declaration.city, declaration.day):
+    if _voting_started(declaration.city, declaration.day, now):
         raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")
     declaration.confirmed_at = now
     declaration.save(update_fields=["confirmed_at"])
@@ -741,7 +748,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-SPIRIT-1")
     _check_running(game)
-    if _voting_started(city, game.day_number):
+    if _voting_started(city, game.day_number, now):
         raise WrongState(_("Voting has started: the spirit rule is applied in the morning."), rule="L-SPIRIT-1")
     residents = list(Resident.objects.select_for_update(of=("self",)).filter(city=city))
     living = [r for r in residents if r.status == LifeStatus.ALIVE]
@@ -815,6 +822,8 @@ def do_put_before_court(session: VotingSession, deadline: datetime, *, acting_us
         do_post_site_message(court, text, acting_user=None, now=now)
     record_event(game, "court.case_opened", actor=acting_user, at=now,
                  payload={"case": case.pk, "session": session.pk, "candidates": candidates})
+    # A deadline after the day's end holds the night; its end, the draft and the next day move with it.
+    do_replan_clock(game, acting_user=acting_user, reason="court.case_opened", now=now)
     return case
 
 
@@ -1108,6 +1117,7 @@ def do_schedule_judge_election(city: City, opens_at: datetime, closes_at: dateti
     record_event(game, "election.scheduled", actor=acting_user, at=now,
                  payload={"election": election.pk, "city": city.pk, "reason": reason,
                           "opens_at": opens_at.isoformat(), "closes_at": closes_at.isoformat()})
+    do_replan_clock(game, acting_user=acting_user, reason="election.scheduled", now=now)
     return election
 
 
@@ -1382,8 +1392,11 @@ def _court_formed(game) -> bool:
 
 
 def _every_city_has_a_judge(game) -> bool:
-    cities = City.objects.filter(game=game, residents__status=LifeStatus.ALIVE).distinct()
-    return all(sitting_judge_of(c) is not None for c in cities)
+    """True when every city of ``game`` with a living resident has a living sitting judge (L-DAY-5): one query,
+    whatever the number of cities (no city with the living but without a living judge)."""
+    living_judge = Resident.objects.filter(city=OuterRef("pk"), is_judge=True, status=LifeStatus.ALIVE)
+    return not (City.objects.filter(game=game, residents__status=LifeStatus.ALIVE)
+                .filter(~Exists(living_judge)).exists())
 
 
 def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbox | None:

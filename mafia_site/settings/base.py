@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "rulesets.lepra",
     "archive",
     "staff",
+    "sanctions",
     "bench",  # manage.py bench; its floor view is routed only under mafia_site.settings.bench
 ]
 
@@ -63,6 +64,7 @@ SITE_ID = 1
 # The site's public address and name, written into the sites framework after every migrate: e-mails link here.
 MAFIA_SITE_DOMAIN = env_str("MAFIA_SITE_DOMAIN", "127.0.0.1:8000")
 MAFIA_SITE_NAME = env_str("MAFIA_SITE_NAME", "Mafia Host")
+MAFIA_SITE_SCHEME = env_str("MAFIA_SITE_SCHEME", "http")  # https behind a TLS proxy
 
 TEMPLATES = [
     {
@@ -119,6 +121,7 @@ ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "optional")
 ACCOUNT_SIGNUP_FORM_CLASS = "accounts.forms.SignupForm"
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"  # usernames cannot impersonate (accounts.names)
 ACCOUNT_LOGOUT_ON_GET = False
 LOGIN_REDIRECT_URL = "/"
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"

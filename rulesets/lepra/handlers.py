@@ -11,12 +11,18 @@ from cities.models import ScheduledEvent
 from cities.scheduler import handler
 from voting.models import CourtCase, JudgeElection, VotingSession
 from voting.services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
+from voting.window_services import do_report_missed_voting, is_missed
 
 
 @handler("voting_open")
 def _voting_open(event: ScheduledEvent, now: datetime) -> str:
-    """Open the session's voting inboxes (L-VOTE-1). A session the Tribune opened by hand is left as it is."""
+    """Open the session's voting inboxes (L-VOTE-1). A session the Tribune opened by hand is left as it is. A window
+    that passed entirely while the clock was down is reported to the staff (``voting.window_services``), never skipped
+    silently."""
     session = VotingSession.objects.get(pk=event.payload["session"], game=event.game_id)
+    if is_missed(session, now):  # the clock was down over the whole window: never skipped silently
+        do_report_missed_voting(session, now=now)
+        return f"voting session {session.pk} missed: the staff are told"
     try:
         inboxes = do_open_voting(session, acting_user=None, now=now)
     except WrongState as exc:
@@ -28,6 +34,9 @@ def _voting_open(event: ScheduledEvent, now: datetime) -> str:
 def _voting_close(event: ScheduledEvent, now: datetime) -> str:
     """Close the session and post the result (L-VOTE-6); the cut-off stays ``closes_at`` (L-VOTE-8)."""
     session = VotingSession.objects.get(pk=event.payload["session"], game=event.game_id)
+    if is_missed(session, now):
+        do_report_missed_voting(session, now=now)
+        return f"voting session {session.pk} missed: the staff are told"
     try:
         do_close_voting(session, acting_user=None, now=now)
     except WrongState as exc:

@@ -52,6 +52,14 @@ def test_front_page_after_the_end_has_winner_scoreboard_and_cast_L_ARCH_3(world,
     mafioso = world.demo.seat("mafioso")
     assert next(c for c in front.cast if c.resident.pk == mafioso.pk).alignment == Alignment.MAFIA
     assert {"commissar"} <= {role for c in front.cast for role in c.roles}
+    # The cast table speaks the game's language: no English role or alignment words (Lepra: Russian).
+    page = response.content.decode()
+    cast = page[page.index('<table class="cast">'):page.index("</table>", page.index('<table class="cast">'))]
+    row = cast[cast.index(f">{mafioso.name}</a>"):]
+    row = row[:row.index("</tr>")]
+    assert "<td>мафия</td>" in row
+    assert "комиссар" in cast
+    assert not any(f"<td>{word}" in cast for word in ("honest", "mafia", "commissar", "godfather", "judge"))
 
 
 def test_winner_is_read_from_the_victory_event_or_from_L_WIN_1(world):

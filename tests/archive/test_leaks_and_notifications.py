@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.core import mail
 
 from archive import notifications, services
@@ -118,6 +119,11 @@ def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_IN
         assert mafia_title not in by_user.get(getattr(world.demo, persona).email, "")
     assert all(MAFIA_PHRASE not in body for body in by_user.values())
     assert world.inboxes["personal:winner"].title in by_user[world.demo.honest.email]
+    # Each line links to its inbox on this site; the mail ends with the settings page.
+    personal_url = f"http://{settings.MAFIA_SITE_DOMAIN}/inboxes/{world.inboxes['personal:winner'].pk}/"
+    assert personal_url in by_user[world.demo.honest.email]
+    assert f"http://{settings.MAFIA_SITE_DOMAIN}/me/notifications/" in by_user[world.demo.honest.email]
+    assert f"/inboxes/{world.inboxes['mafia1'].pk}/" not in by_user[world.demo.honest.email]
     assert services.do_send_digests(now=now) == 0  # nothing new since
 
 
@@ -140,6 +146,7 @@ def test_reminders_before_voting_close_reach_the_city_in_each_users_time_zone_on
     assert set(recipients) == expected and sent == len(expected)
     assert "15:00" in recipients[world.demo.honest.email]  # 20:00 UTC in New York
     assert "23:00" in recipients[world.demo.mafioso.email]  # the default zone, Moscow
+    assert f"http://{settings.MAFIA_SITE_DOMAIN}/games/{world.game.slug}/" in recipients[world.demo.mafioso.email]
     assert world.demo.outsider.email not in recipients and world.demo.resident2.email not in recipients
     assert services.do_send_reminders(now=event.due_at - timedelta(minutes=20)) == 0
     assert NotificationSettings.objects.get(user=world.demo.honest).time_zone == "America/New_York"

@@ -47,8 +47,8 @@ def audit_runs(game) -> Counter:
                    .values_list("payload__event", flat=True))
 
 
-def assert_exactly_once_to_day_3(game):
-    assert ran(game) == EXPECTED_TO_DAY3
+def assert_exactly_once_to_day_3(game, held_publication: bool = False):
+    assert ran(game) == EXPECTED_TO_DAY3 + ([("daily_post_publish", {"day": 3})] if held_publication else [])
     done = list(ScheduledEvent.objects.filter(game=game, done_at__isnull=False).values_list("pk", flat=True))
     assert audit_runs(game) == Counter({pk: 1 for pk in done})
     assert GameEvent.objects.filter(game=game, kind="clock.day_started").count() == 3
@@ -72,9 +72,14 @@ def test_beat_down_for_6_hours_then_restarted_applies_every_event_once_in_order_
     assert dispatch_due_events(now=restart) == 3
     assert dispatch_due_events(now=restart) == 0  # a duplicate tick does nothing
     assert dispatch_due_events(now=restart + timedelta(seconds=30)) == 0
-    assert_exactly_once_to_day_3(game)
+    # The draft is minutes old: the Procurator gets the game's edit window before the site publishes it (L-POST-2).
     post = GameDay.objects.get(game=game, number=3).post
-    assert post.published_at == restart
+    assert post.published_at is None and post.created_at == restart
+    assert dispatch_due_events(now=restart + timedelta(minutes=29)) == 0
+    assert dispatch_due_events(now=restart + timedelta(minutes=30)) == 1
+    assert_exactly_once_to_day_3(game, held_publication=True)
+    post.refresh_from_db()
+    assert post.published_at == restart + timedelta(minutes=30)
     # Late, but the draft still ran after the resolution: it names the night's victim.
     killed = GameEvent.objects.get(game=game, kind="resident.died").payload["resident"]
     assert str(GameDay.objects.get(game=game, number=3).announced) == str([killed])
@@ -142,9 +147,13 @@ def test_dispatcher_dying_in_the_middle_of_a_night_resolution_leaves_nothing_hal
     # The worker is back: the retry applies the whole night once, then the draft and the day start.
     scheduler.HANDLERS["night_end"] = fake_night_end
     assert dispatch_due_events(now=night_end.retry_at) == 3
-    assert_exactly_once_to_day_3(game)
+    post = GameDay.objects.get(game=game, number=3).post
+    assert post.published_at is None  # drafted a moment ago: held for the Procurator's edit window (L-POST-2)
+    assert dispatch_due_events(now=night_end.retry_at + timedelta(minutes=30)) == 1
+    assert_exactly_once_to_day_3(game, held_publication=True)
     assert calls == [NIGHT2_END, DAY3]
-    assert GameDay.objects.get(game=game, number=3).post.published_at == night_end.retry_at
+    post.refresh_from_db()
+    assert post.published_at == night_end.retry_at + timedelta(minutes=30)
     page = client.get(f"/staff/games/{game.pk}/clock/").content.decode()
     assert "failing-events" not in page
 

@@ -154,3 +154,112 @@ def test_a_declined_offers_reason_appears_on_no_page_L_COMM_2(demo, persona):
     assert "Secret reason of the candidate" not in "\n".join(pages.values())
     assert (f"/inboxes/{offer_inbox.pk}/" in pages) == (persona in ("procurator", "honest"))
     assert (f"/inboxes/{plain.pk}/" in pages) == (persona == "honest")
+
+
+def _staff_pages(client: Client, game, detail: dict[str, set[int]] | None = None) -> dict[str, str]:
+    """url -> HTML of the /staff/ console a staff member opens: the dashboard, every changelist (all rows), and
+    the change page of each listed object named in ``detail`` (model name -> ids)."""
+    from cities.staff_admin import staff_admin_site
+
+    pages = {}
+    response = client.get("/staff/")
+    if response.status_code == 200:
+        pages["/staff/"] = response.content.decode()
+    for model in staff_admin_site._registry:
+        url = f"/staff/{model._meta.app_label}/{model._meta.model_name}/"
+        response = client.get(url + "?all=")
+        if response.status_code != 200:
+            continue
+        body = response.content.decode()
+        pages[url] = body
+        wanted = (detail or {}).get(model._meta.model_name, set())
+        for pk in dict.fromkeys(re.findall(re.escape(url) + r"(\d+)/change/", body)):
+            if int(pk) in wanted:
+                response = client.get(f"{url}{pk}/change/")
+                if response.status_code == 200:
+                    pages[f"{url}{pk}/change/"] = response.content.decode()
+    return pages
+
+
+def _new_lines(before: dict[str, str], after: dict[str, str]) -> dict[str, list[str]]:
+    """Per page, the lines the page did not have before (all lines of a page that is new)."""
+    out = {}
+    for url, text in after.items():
+        old = set(before.get(url, "").splitlines())
+        added = [line for line in text.splitlines() if line not in old]
+        if added:
+            out[url] = added
+    return out
+
+
+def test_the_procurator_never_learns_which_mafioso_complained_about_the_consigliere_L_IMPEACH_3_L_STAFF_6(
+        demo, django_capture_on_commit_callbacks):
+    """The mafia of city 1 complain about the Consigliere and write twice; the Procurator answers. Everything the
+    Procurator can open (the site's pages, the whole staff console, the e-mails he gets, his digest) gains
+    nothing that names a mafioso or links to one: no name, no resident page, no resident or membership
+    in the console."""
+    from datetime import timedelta
+
+    from django.core import mail
+
+    from archive.notifications import digest_plan
+    from archive.services import do_update_notification_settings
+    from cities.models import Alignment
+    from inboxes.models import Membership
+    from inboxes.services import do_post_message
+    from sanctions import services as sanctions
+    from tests.conftest import DEMO_NOW, fresh
+
+    now = DEMO_NOW + timedelta(minutes=30)
+    game = demo.game
+    do_update_notification_settings(acting_user=fresh(demo.procurator), time_zone="Europe/Moscow", email_digest=True,
+                                    reminders=True)
+    client = client_for(demo.procurator)
+    before = {**pages_for(demo, client), **_staff_pages(client, game)}
+    mafia = list(Resident.objects.filter(game=game, city__number=1, alignment=Alignment.MAFIA).order_by("pk"))
+    with django_capture_on_commit_callbacks(execute=True):
+        case = sanctions.do_file_no_confidence_in_consigliere(game, "Консильери путает наши решения.",
+                                                              acting_user=fresh(mafia[0].user), now=now)
+        sanctions.do_write_in_mafia_complaint(case, "Подтверждаем всем городом.", acting_user=fresh(mafia[1].user),
+                                              now=now + timedelta(seconds=10))
+        do_post_message(case.inbox, "Рассмотрю до вечера.", acting_user=fresh(demo.procurator),
+                        now=now + timedelta(minutes=1))
+    from cities.models import GameEvent
+    from inboxes.models import Message
+
+    detail = {"noconfidencecase": {case.pk}, "inbox": {case.inbox_id},
+              "message": set(Message.objects.filter(inbox=case.inbox).values_list("pk", flat=True)),
+              "membership": set(Membership.objects.filter(inbox=case.inbox).values_list("pk", flat=True)),
+              "gameevent": set(GameEvent.objects.filter(game=game, at__gte=now).values_list("pk", flat=True))}
+    after = {**pages_for(demo, client), **_staff_pages(client, game, detail)}
+    added = _new_lines(before, after)
+    # The complaint really reached him: its thread, the console's case and its dashboard line.
+    thread = f"/inboxes/{case.inbox_id}/"
+    assert thread in after and "Консильери путает наши решения." in after[thread]
+    assert "Мафия города Малиновка" in after[thread]
+    assert f"/staff/sanctions/noconfidencecase/{case.pk}/change/" in after
+    assert "Мафия города Малиновка" in after["/staff/sanctions/noconfidencecase/"]
+    secret_lines = []
+    memberships = list(Membership.objects.filter(inbox=case.inbox).values_list("pk", flat=True))
+    for url, lines in added.items():
+        for line in lines:
+            for r in mafia:
+                if (html.escape(r.name) in line or f"/residents/{r.pk}/" in line
+                        or f"/staff/cities/resident/{r.pk}/" in line or r.user.username in line):
+                    secret_lines.append((url, r.name, line.strip()[:200]))
+            for pk in memberships:
+                if f"/staff/inboxes/membership/{pk}/" in line:
+                    secret_lines.append((url, "membership", line.strip()[:200]))
+    assert secret_lines == []
+    # Nor do the membership rows of the complaint answer in the console.
+    for pk in memberships:
+        response = client.get(f"/staff/inboxes/membership/{pk}/change/", follow=True)
+        assert all(r.name not in response.content.decode() for r in mafia)
+    # His e-mails and his digest name the city, never a mafioso.
+    mails = [m for m in mail.outbox if demo.procurator.email in m.to]
+    assert len(mails) == 1 and "Мафия города Малиновка" in mails[0].body
+    lines = [line for row, lines in digest_plan(now + timedelta(minutes=5)) if row.user_id == demo.procurator.pk
+             for line in lines]
+    assert any("Мафия города Малиновка" in line for line in lines)
+    for text in [m.subject + m.body for m in mails] + lines:
+        assert all(r.name not in text and r.user.username not in text for r in mafia), text

@@ -31,6 +31,10 @@ def label(inbox: Inbox) -> str:
 
         candidate = CommissarOffer.objects.filter(inbox=inbox).values_list("candidate__name", flat=True).first()
         return f"offer:{candidate}" if candidate else f"secret:{inbox.title}"
+    if inbox.kind == InboxKind.COMPLAINT:
+        return f"complaint:{inbox.no_confidence_case.complainant.name}"
+    if inbox.kind == InboxKind.MAFIA_COMPLAINT:
+        return f"mafia_compl{inbox.city.number}"
     return inbox.kind
 
 
@@ -58,6 +62,13 @@ def expected_access(demo) -> dict[str, tuple[set[str], set[str]]]:
 
     offers = offer_labels(game)
 
+    # L-IMPEACH-3: complaints of no confidence (when a test filed some): the Procurator reads and answers them;
+    # a resident's complaint is theirs to read and post in; a mafia complaint the living mafia of its city read
+    # (they write through the complaint page, signed by the city).
+    complaints = {label(i) for i in Inbox.objects.filter(game=game, kind__in=[InboxKind.COMPLAINT,
+                                                                              InboxKind.MAFIA_COMPLAINT])
+                  .select_related("city", "no_confidence_case__complainant")}
+
     def resident(persona: str, extra: set[str] = frozenset()) -> tuple[set[str], set[str]]:
         seat = demo.seat(persona)
         labels = {f"city{seat.city.number}", own(persona)} | mafia_inbox_if_mafia(persona) | set(extra)
@@ -67,13 +78,18 @@ def expected_access(demo) -> dict[str, tuple[set[str], set[str]]]:
             labels.add("police")
         if seat.is_judge:
             labels.add("court")
-        return labels, labels
+        labels |= {f"complaint:{seat.name}"} & complaints
+        readable = set(labels)
+        if seat.alignment == "mafia" and seat.status == "alive":
+            readable |= {f"mafia_compl{seat.city.number}"} & complaints
+        return readable, labels
 
     return {
         # L-STAFF-1, L-STAFF-5: hosts, reads the cities, the court, runs police/cemetery/office/bar and the
         # commissar offers he sent (L-COMM-1); never a mafia inbox, a personal inbox, the notary.
-        "procurator": ({"city1", "city2", "city3", "court", "police", "cemetery", "office", "bar"} | set(offers.values()),
-                       {"police", "cemetery", "office", "bar"} | set(offers.values())),
+        "procurator": ({"city1", "city2", "city3", "court", "police", "cemetery", "office", "bar"} | set(offers.values())
+                       | complaints,
+                       {"police", "cemetery", "office", "bar"} | set(offers.values()) | complaints),
         # L-STAFF-2, L-INBOX-1, L-INBOX-5: own city's inbox and personal inboxes, and the office.
         "tribune1": ({"city1", "office"} | personal_of_city(game, 1),) * 2,
         "tribune2": ({"city2", "office"} | personal_of_city(game, 2),) * 2,
@@ -118,6 +134,24 @@ def test_policy_matrix_list_read_post_L_INBOX_L_STAFF_6(demo, persona):
     assert read == expected_read
     assert listed == expected_read  # the queryset form agrees with the bool form
     assert post == expected_post
+
+
+@pytest.mark.parametrize("persona", PERSONA_NAMES)
+def test_complaint_inboxes_in_the_matrix_and_the_forms_agree_L_IMPEACH_3(demo, persona):
+    """With a resident's complaint about the Arbiter (by the honest persona) and the mafia of city 1's about the
+    Consigliere filed, every persona lists, reads and posts exactly as written out, and the audience agrees."""
+    from sanctions.services import do_file_no_confidence_in_arbiter, do_file_no_confidence_in_consigliere
+
+    arbiter_case = do_file_no_confidence_in_arbiter(demo.game, "Жалоба", acting_user=fresh(demo.honest))
+    mafia_case = do_file_no_confidence_in_consigliere(demo.game, "Жалоба", acting_user=fresh(demo.mafioso))
+    expected_read, expected_post = expected_access(demo)[persona]
+    assert f"complaint:{demo.seat('honest').name}" in expected_access(demo)["honest"][1]
+    listed, read, post = observed(demo, getattr(demo, persona))
+    assert (read, listed, post) == (expected_read, expected_read, expected_post)
+    user = getattr(demo, persona)
+    for case in (arbiter_case, mafia_case):
+        audience = set(policies.readers_of_inbox(case.inbox).values_list("pk", flat=True))
+        assert (getattr(user, "pk", None) in audience) == (label(case.inbox) in expected_read)
 
 
 def test_readers_of_inbox_is_the_audience_of_the_bool_form_L_INBOX_20(demo):

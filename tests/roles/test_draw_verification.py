@@ -68,10 +68,11 @@ def test_changing_one_list_entry_or_the_salt_fails_verification_L_ASSIGN_3(db, t
         MafiaDraw.objects.filter(pk=md.pk).update(lists=lists)
     else:
         MafiaDraw.objects.filter(pk=md.pk).update(salt=("0" if md.salt[0] != "0" else "1") + md.salt[1:])
-    with pytest.raises(CommandError, match="Verification FAILED: the commitment"):
+    with override("en"), pytest.raises(CommandError, match="Verification FAILED: The commitment"):
         call_command("verify_draw", built.game.slug, stdout=StringIO())
     html = Client().get(f"/games/{built.game.slug}/draw/").content.decode()
     assert 'data-verified="no"' in html
+    assert "не совпадает со списками и солью" in html  # the page speaks the game's language
 
 
 def test_verify_draw_command_exits_non_zero_on_mismatch_L_ASSIGN_3(db):

@@ -430,5 +430,5 @@ def test_commissar_on_the_clock_cannot_check_before_the_night_starts_L_NIGHT_5(n
                            night_ends_at=NOW + timedelta(hours=11))
     with pytest.raises(WrongState) as refused:
         services.do_check_resident(ng.honest[1][0], acting_user=ng.commissar[1].user, now=NOW)
-    assert refused.value.rule == "L-NIGHT-5"
+    assert refused.value.rule == "L-NIGHT-6"
     assert CommissarCheck.objects.filter(game=ng.game).count() == 0

@@ -24,6 +24,8 @@ from cities.models import GameEvent, PublicPost, Resident, ScheduledEvent, Staff
 from cities.staff_admin import staff_admin_site
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from staff import services as staff_services
+from sanctions import services as sanctions_services
+from sanctions.models import NoConfidenceCase, PlayBan
 from staff.models import ImpeachmentDemand, TribuneStandIn
 from tests.cities.test_staff_admin import _normalized, readable_inbox_ids, staff_client
 from tests.conftest import PERSONA_NAMES
@@ -63,7 +65,10 @@ EXPECTED = {
     "cities.game": lambda demo, p: {demo.game.pk} if p in STAFF_PERSONAS else set(),
     "cities.resident": _residents,
     "inboxes.inbox": lambda demo, p: readable_inbox_ids(demo, p) if p in STAFF_PERSONAS else set(),
-    "inboxes.membership": lambda demo, p: _ids(Membership.objects.filter(inbox__in=readable_inbox_ids(demo, p)))
+    # ... but never the members of a check channel (the commissar, L-INBOX-15) or of a mafia complaint (the mafia,
+    # L-IMPEACH-3): staff are never their members
+    "inboxes.membership": lambda demo, p: _ids(Membership.objects.filter(inbox__in=readable_inbox_ids(demo, p))
+                                               .exclude(inbox__kind__in=[InboxKind.CHECK, InboxKind.MAFIA_COMPLAINT]))
     if p in STAFF_PERSONAS else set(),
     "inboxes.message": lambda demo, p: _ids(Message.objects.filter(inbox__in=readable_inbox_ids(demo, p)))
     if p in STAFF_PERSONAS else set(),
@@ -78,6 +83,10 @@ EXPECTED = {
                                                          hosts=tuple(STAFF_PERSONAS)),
     "staff.impeachmentdemand": lambda demo, p: _city_scoped(ImpeachmentDemand, demo, p, tribune=False,
                                                             hosts=("procurator",)),
+    # L-IMPEACH-3: complaints of no confidence go to the Procurator; L-SANCTION-2: he records play bans.
+    "sanctions.noconfidencecase": lambda demo, p: _city_scoped(NoConfidenceCase, demo, p, tribune=False,
+                                                               hosts=("procurator",)),
+    "sanctions.playban": lambda demo, p: _ids(PlayBan.objects.filter(game=demo.game)) if p == "procurator" else set(),
 }
 
 
@@ -109,6 +118,14 @@ def full(populated):
                                            ends_at=NOW - timedelta(days=1), granted_at=NOW - timedelta(days=3))
     assert period.pk
     staff_services.do_demand_impeachment(demo.game, acting_user=demo.honest, now=NOW)
+    # A complaint of each kind (L-IMPEACH-3) and a play ban (L-SANCTION-2).
+    sanctions_services.do_file_no_confidence_in_arbiter(demo.game, "Жалоба", acting_user=demo.resident2, now=NOW)
+    sanctions_services.do_file_no_confidence_in_consigliere(demo.game, "Жалоба", acting_user=demo.mafioso, now=NOW)
+    evidence = Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.CITY,
+                                      author_resident__isnull=False).first()
+    sanctions_services.do_record_play_ban(demo.game, evidence.author_user, "omerta", "Назвал мафию.",
+                                          ends_at=NOW + timedelta(days=30), evidence=[evidence],
+                                          acting_user=demo.procurator, now=NOW)
     return demo
 
 

@@ -51,7 +51,7 @@ def dead_mafioso(demo):
 
 
 def _act(client, action, memberships, **extra):
-    data = {"action": action, "_selected_action": [m.pk for m in memberships], **extra}
+    data = {"action": action, "_selected_action": [m.pk for m in memberships], "confirmed": "yes", **extra}
     return client.post(CHANGELIST["membership"], data, follow=True)
 
 
@@ -161,3 +161,33 @@ def test_remove_and_add_back_keeps_a_running_ban_L_INBOX_18(demo):
     services.do_remove_member(city1, seat, acting_user=tribune)
     later = services.do_add_member(city1, seat, acting_user=tribune, now=until + timedelta(minutes=1))
     assert (later.state, later.banned_until) == (MembershipState.MEMBER, None)
+
+
+def test_an_imprisoned_seat_keeps_only_its_personal_inbox_whatever_its_rows_say_M21(demo):
+    """An imprisoned seat (M21) is not living: it posts only in its personal inbox and on a stage, whatever its
+    membership rows say, and no moderation action changes its place in the city inbox."""
+    from cities.models import Resident
+
+    seat = demo.seat("judge")
+    Resident.objects.filter(pk=seat.pk).update(status="imprisoned")
+    city1 = current(demo, K.CITY, 1)
+    user = fresh(demo.judge)
+    assert Membership.objects.get(inbox=city1, resident=seat).state == MembershipState.MEMBER
+    assert policies.can_read_inbox(user, city1) is True
+    assert policies.can_post_in_inbox(user, city1) is False
+    assert policies.can_post_in_inbox(user, Inbox.objects.get(kind=K.PERSONAL, resident=seat)) is True
+    with override("en"), pytest.raises(WrongState) as refused:
+        services.do_ban_member(city1, seat, acting_user=fresh(demo.tribune1))
+    assert "is imprisoned" in str(refused.value)
+
+
+def test_the_arbiters_penalty_ban_of_a_dead_seat_in_the_city_inbox_is_refused_and_records_nothing_L_STAFF_3(
+        dead_mafioso):
+    demo = dead_mafioso
+    seat = demo.seat("mafioso")
+    before, events = snapshot(demo.game), GameEvent.objects.filter(game=demo.game).count()
+    with override("en"), pytest.raises(WrongState) as refused:
+        services.do_penalty_ban(seat, [current(demo, K.CITY, 1)], timezone.now() + timedelta(days=1), "insult",
+                                acting_user=fresh(demo.arbiter))
+    assert str(refused.value) == DEAD_REFUSAL.format(name=seat.name)
+    assert (snapshot(demo.game), GameEvent.objects.filter(game=demo.game).count()) == (before, events)

@@ -609,9 +609,10 @@ def reference_tally(messages, voters, nominees, void):
         if reason is not None:
             reasons[m.seq] = reason
 
-    per_nominee = {}
+    per_nominee, latest_key = {}, {}
     for nominee in nominees:
         counted, changed, revoted = {}, set(), set()
+        keys = []
         for voter in voters:
             kws = valid_keywords(voter, nominee)
             if not kws:
@@ -620,18 +621,20 @@ def reference_tally(messages, voters, nominees, void):
             if kinds[-1] is LepraKeyword.EXECUTE:
                 last_retract = max((i for i, k in enumerate(kinds) if k is LepraKeyword.RETRACT), default=-1)
                 counted[voter] = when(kws[last_retract + 1])
+                keys.append((when(kws[last_retract + 1]), kws[last_retract + 1].seq))
                 if any(k is LepraKeyword.RETRACT and LepraKeyword.EXECUTE in kinds[:i] for i, k in enumerate(kinds)):
                     revoted.add(voter)
             elif LepraKeyword.EXECUTE in kinds:
                 changed.add(voter)
         per_nominee[nominee] = (counted, changed, revoted)
+        latest_key[nominee] = max(keys, default=None)
 
     def compare(n1, n2):
         c1, c2 = per_nominee[n1][0], per_nominee[n2][0]
         if len(c1) != len(c2):
             return len(c2) - len(c1)
-        if c1 and max(c1.values()) != max(c2.values()):
-            return -1 if max(c1.values()) < max(c2.values()) else 1
+        if c1 and latest_key[n1] != latest_key[n2]:  # the earlier latest vote; equal times: message order
+            return -1 if latest_key[n1] < latest_key[n2] else 1
         return -1 if n1 < n2 else 1
 
     ranking = sorted((n for n in nominees if n not in void), key=cmp_to_key(compare))

@@ -1,0 +1,20 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class SanctionsConfig(AppConfig):
+    """Complaints of no confidence (L-IMPEACH-3) and play bans (L-SANCTION-1/2)."""
+
+    name = "sanctions"
+    verbose_name = _("Sanctions")
+
+    def ready(self) -> None:
+        """Register the scheduler's ``play_ban_end`` handler and the sign-up guard of play bans (L-SANCTION-2)."""
+        from cities.scheduler import handler  # the clock's registry: registered once the apps are loaded
+        from cities.services import SIGNUP_GUARDS  # the sign-up's guards: registered once the apps are loaded
+
+        from .services import check_may_sign_up, play_ban_end_handler
+
+        handler("play_ban_end")(play_ban_end_handler)
+        if check_may_sign_up not in SIGNUP_GUARDS:
+            SIGNUP_GUARDS.append(check_may_sign_up)

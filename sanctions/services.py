@@ -1,0 +1,426 @@
+"""Services of sanctions: complaints of no confidence in the Arbiter or the Consigliere (RULES.md L-IMPEACH-3) and
+play bans (L-SANCTION-1/2), with the scheduler's ``play_ban_end`` handler and the sign-up guard (both registered
+by ``SanctionsConfig.ready``).
+
+Every ``do_`` function is one transaction that checks the rules, writes its ``GameEvent`` audit row and raises a
+``cities.errors.RuleViolation`` subclass with a readable message, changing nothing when refused.
+
+What must never leak, and why (L-IMPEACH-3, L-STAFF-6): the Procurator must not learn who the mafia are. A mafia
+complaint therefore reaches him only as messages written by the site and signed "the mafia of city C": the
+message rows carry no author seat and no author account, so no page, console column, notification, search,
+profile or export can name or link a mafioso from them; the complaint inbox's member list is hidden
+(``policies.SECRET_MEMBER_KINDS``); the audit rows the Procurator can browse have no actor and name no resident,
+and the one row that records which mafioso wrote is of a kind nobody sees while the game runs
+(``no_confidence.mafia_author``). The e-mail to the Procurator names the city only.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone, translation
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+
+from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind, StaffRole
+from inboxes import policies
+from inboxes.models import Inbox, InboxKind, Message
+from inboxes.rendering import has_visible_text, render_markdown
+from inboxes.services import do_create_inbox, do_post_message
+from kernel.audit import record_event
+
+from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanEvidence, PlayBanOffence
+
+#: The longest ruling reason, bonus or play-ban description, in characters.
+MAX_TEXT_LENGTH = 2000
+
+#: The staff kinds that record play bans in their game (L-SANCTION-2): the Procurator; in M21 the Host holds the
+#: Procurator's part (M-SETUP-4).
+PLAY_BAN_RECORDERS = (StaffKind.PROCURATOR,)
+
+
+def _in_language(game: Game, text_fn):
+    with translation.override(game.language):
+        return text_fn()
+
+
+def _check_running(game: Game) -> None:
+    if game.status != GameStatus.RUNNING:
+        raise WrongState(_("The game is not running."))
+
+
+def _clean(text: str, *, what: str, required: bool = True, limit: int = MAX_TEXT_LENGTH) -> str:
+    text = (text or "").strip()
+    if required and not has_visible_text(text):
+        raise InvalidInput(_("The %(what)s is empty.") % {"what": what})
+    if len(text) > limit:
+        raise InvalidInput(_("The %(what)s is too long: %(length)d characters, at most %(max)d.")
+                           % {"what": what, "length": len(text), "max": limit})
+    return text
+
+
+def _procurator_role(game: Game) -> StaffRole:
+    role = StaffRole.objects.filter(game=game, kind=StaffKind.PROCURATOR).select_related("user").first()
+    if role is None:
+        raise WrongState(_("This game has no Procurator."))
+    return role
+
+
+def _mail(user, subject: str, body: str) -> None:
+    """Send one e-mail after the transaction commits (nothing is sent for a rolled-back change)."""
+    if user is not None and user.email:
+        transaction.on_commit(lambda: send_mail(subject, body, None, [user.email]))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# No confidence in the Arbiter or the Consigliere (L-IMPEACH-3)
+# --------------------------------------------------------------------------------------------------------------
+
+def mafia_signature(city) -> str:
+    """How a mafia complaint is signed, in the active language: "the mafia of <city>" (L-IMPEACH-3)."""
+    return _("The mafia of %(city)s") % {"city": city.name}
+
+
+def _living_seat(game: Game, acting_user) -> Resident:
+    policies.forget_viewer_cache(acting_user)
+    seat = policies.seat_in(acting_user, game) if acting_user is not None else None
+    if seat is None or seat.status != LifeStatus.ALIVE:
+        raise NotAllowed(_("Only living residents may express no confidence."), rule="L-IMPEACH-3")
+    return Resident.objects.select_for_update(of=("self",)).select_related("city").get(pk=seat.pk)
+
+
+def _living_mafioso(game: Game, acting_user) -> Resident:
+    seat = _living_seat(game, acting_user)
+    if seat.alignment != Alignment.MAFIA:
+        raise NotAllowed(_("Only the living mafia of a city may express no confidence in the Consigliere."),
+                         rule="L-IMPEACH-3")
+    return seat
+
+
+def _notify_procurator(case: NoConfidenceCase, procurator: StaffRole) -> None:
+    game = case.game
+
+    def body():
+        about = (_("the Supreme Arbiter") if case.target == NoConfidenceTarget.ARBITER else _("the Consigliere"))
+        source = (case.complainant.name if case.complainant_id is not None else mafia_signature(case.city))
+        return (_("%(game)s: a complaint of no confidence in %(about)s from %(source)s is before you. Rule on it "
+                  "in the staff console (complaints of no confidence).")
+                % {"game": game.title, "about": about, "source": source})
+    _mail(procurator.user, _in_language(game, lambda: _("Mafia Host: a complaint of no confidence")),
+          _in_language(game, body))
+
+
+@transaction.atomic
+def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
+                                     now: datetime | None = None) -> NoConfidenceCase:
+    """A living resident expresses no confidence in the Supreme Arbiter to the Procurator (L-IMPEACH-3), from
+    their personal inbox's page. A complaint inbox (kind ``complaint``) is opened with the resident as its member
+    and the Procurator reading and answering (``STAFF_GRANTS``); ``text`` is its first message, posted under the
+    resident's name. The Procurator is told by e-mail. At most one open complaint per resident.
+
+    Returns the NoConfidenceCase. Raises ``NotAllowed`` (not a living resident), ``InvalidInput`` (empty or too
+    long text), ``WrongState`` (game not running, no Arbiter, an open complaint of theirs exists).
+    """
+    now = now or timezone.now()
+    _check_running(game)
+    seat = _living_seat(game, acting_user)
+    text = _clean(text, what=_("complaint"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
+    if not StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).exists():
+        raise WrongState(_("This game has no Supreme Arbiter."), rule="L-IMPEACH-3")
+    if NoConfidenceCase.objects.filter(complainant=seat, target=NoConfidenceTarget.ARBITER,
+                                       ruled_at__isnull=True).exists():
+        raise WrongState(_("Your complaint about the Supreme Arbiter is still before the Procurator: write in it."),
+                         rule="L-IMPEACH-3")
+    procurator = _procurator_role(game)
+    title = _in_language(game, lambda: _("No confidence in the Supreme Arbiter: %(name)s") % {"name": seat.name})
+    inbox = do_create_inbox(game, InboxKind.COMPLAINT, title=title, city=seat.city, organizer=procurator,
+                            members=[seat], acting_user=None, now=now)
+    case = NoConfidenceCase.objects.create(game=game, target=NoConfidenceTarget.ARBITER, city=seat.city,
+                                           complainant=seat, inbox=inbox, filed_at=now)
+    policies.forget_viewer_cache(acting_user)
+    do_post_message(inbox, text, acting_user=acting_user, now=now)
+    record_event(game, "no_confidence.filed", actor=acting_user, at=now,
+                 payload={"case": case.pk, "target": case.target, "city": seat.city_id, "inbox": inbox.pk,
+                          "resident": seat.pk})
+    _notify_procurator(case, procurator)
+    return case
+
+
+def _post_signed(case: NoConfidenceCase, seat: Resident, text: str, *, acting_user, now: datetime) -> Message:
+    """The site posts ``text`` in the mafia complaint, signed "the mafia of city C": no author seat, no author
+    account (L-IMPEACH-3). Who wrote it goes to an audit row nobody sees while the game runs."""
+    signature = _in_language(case.game, lambda: mafia_signature(case.city))
+    message = Message.objects.create(inbox=case.inbox, author_name=signature[:100], body=text,
+                                     body_html=render_markdown(text), received_at=now)
+    record_event(case.game, "no_confidence.posted", actor=None, at=now,
+                 payload={"case": case.pk, "inbox": case.inbox_id, "message": message.pk})
+    record_event(case.game, "no_confidence.mafia_author", actor=acting_user, at=now,
+                 payload={"case": case.pk, "message": message.pk, "resident": seat.pk})
+    return message
+
+
+@transaction.atomic
+def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
+                                         now: datetime | None = None) -> NoConfidenceCase:
+    """A living mafioso expresses, for the mafia of their city, no confidence in the Consigliere to the Procurator
+    (L-IMPEACH-3), from the mafia inbox's page. A mafia complaint inbox (kind ``mafia_compl``) is opened: the
+    city's living mafia read it (read-only members; they write through ``do_write_in_mafia_complaint``), the
+    Procurator reads and answers, the Consigliere does not read it. ``text`` is its first message, signed "the
+    mafia of city C". The Procurator is told by e-mail, which names the city only.
+
+    Returns the NoConfidenceCase (no complainant stored). Raises ``NotAllowed`` (not a living mafioso),
+    ``InvalidInput`` (empty or too long text), ``WrongState`` (game not running, no Consigliere, the city's mafia
+    have an open complaint).
+    """
+    now = now or timezone.now()
+    _check_running(game)
+    seat = _living_mafioso(game, acting_user)
+    text = _clean(text, what=_("complaint"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
+    if not StaffRole.objects.filter(game=game, kind=StaffKind.CONSIGLIERE).exists():
+        raise WrongState(_("This game has no Consigliere."), rule="L-IMPEACH-3")
+    if NoConfidenceCase.objects.select_for_update().filter(city=seat.city, target=NoConfidenceTarget.CONSIGLIERE,
+                                                           ruled_at__isnull=True).exists():
+        raise WrongState(_("The mafia of your city have a complaint before the Procurator: write in it."),
+                         rule="L-IMPEACH-3")
+    procurator = _procurator_role(game)
+    mafia = list(Resident.objects.filter(city=seat.city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE)
+                 .order_by("pk"))
+    title = _in_language(game, lambda: _("No confidence in the Consigliere: %(signature)s")
+                         % {"signature": mafia_signature(seat.city)})
+    inbox = do_create_inbox(game, InboxKind.MAFIA_COMPLAINT, title=title, city=seat.city, organizer=procurator,
+                            banned=mafia, acting_user=None, now=now)
+    for resident in mafia:
+        policies.forget_viewer_cache(resident.user)
+    case = NoConfidenceCase.objects.create(game=game, target=NoConfidenceTarget.CONSIGLIERE, city=seat.city,
+                                           inbox=inbox, filed_at=now)
+    _post_signed(case, seat, text, acting_user=acting_user, now=now)
+    record_event(game, "no_confidence.filed", actor=None, at=now,
+                 payload={"case": case.pk, "target": case.target, "city": seat.city_id, "inbox": inbox.pk})
+    _notify_procurator(case, procurator)
+    return case
+
+
+@transaction.atomic
+def do_write_in_mafia_complaint(case: NoConfidenceCase, text: str, *, acting_user,
+                                now: datetime | None = None) -> Message:
+    """A living mafioso of the case's city writes in their city's open mafia complaint (L-IMPEACH-3); the message
+    is the site's, signed "the mafia of city C". Returns the Message. Raises ``NotAllowed`` (not a living
+    mafioso of that city: the same refusal for everyone else), ``InvalidInput`` (empty or too long text),
+    ``WrongState`` (ruled, closed, game not running)."""
+    now = now or timezone.now()
+    case = NoConfidenceCase.objects.select_for_update(of=("self",)).select_related("game", "city", "inbox").get(
+        pk=case.pk)
+    _check_running(case.game)
+    seat = _living_mafioso(case.game, acting_user)
+    if case.target != NoConfidenceTarget.CONSIGLIERE or seat.city_id != case.city_id:
+        raise NotAllowed(_("Only the living mafia of a city may express no confidence in the Consigliere."),
+                         rule="L-IMPEACH-3")
+    if case.ruled_at is not None or case.inbox.killed_at is not None:
+        raise WrongState(_("The Procurator has ruled on this complaint."), rule="L-IMPEACH-3")
+    text = _clean(text, what=_("message"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
+    return _post_signed(case, seat, text, acting_user=acting_user, now=now)
+
+
+def _ruling_text(case: NoConfidenceCase) -> str:
+    if case.ruling == NoConfidenceRuling.BONUS:
+        text = _("The Procurator's ruling: the complaint is well-founded. Bonus: %(bonus)s") % {"bonus": case.bonus}
+    else:
+        text = _("The Procurator's ruling: the complaint is unfounded.")
+    return f"{text}\n\n" + _("Reason: %(reason)s") % {"reason": case.reason}
+
+
+@transaction.atomic
+def do_rule_on_no_confidence(case: NoConfidenceCase, ruling: str, *, reason: str, bonus: str = "", acting_user,
+                             now: datetime | None = None) -> NoConfidenceCase:
+    """The Procurator rules on a complaint of no confidence (L-IMPEACH-3): ``bonus`` (well-founded; ``bonus`` is
+    the free text of the bonus the complainants may claim) or ``unfounded``, always with a ``reason``. The ruling
+    is recorded, told in the complaint inbox (a site message its readers see: for the mafia, "the same way"), and
+    the inbox is closed to posting; it stays readable and is disclosed after the game (L-ARCH-1).
+
+    Returns the case. Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (unknown ruling, no reason,
+    a bonus text missing for ``bonus`` or given for ``unfounded``, texts too long), ``WrongState`` (already ruled,
+    game not running).
+    """
+    now = now or timezone.now()
+    case = NoConfidenceCase.objects.select_for_update(of=("self",)).select_related("game", "city", "inbox").get(
+        pk=case.pk)
+    game = case.game
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-IMPEACH-3")
+    _check_running(game)
+    if ruling not in NoConfidenceRuling.values:
+        raise InvalidInput(_("Rule the complaint well-founded (with a bonus) or unfounded."), rule="L-IMPEACH-3")
+    if case.ruled_at is not None:
+        raise WrongState(_("The Procurator has ruled on this complaint."), rule="L-IMPEACH-3")
+    reason = _clean(reason, what=_("reason"))
+    bonus = _clean(bonus, what=_("bonus"), required=ruling == NoConfidenceRuling.BONUS)
+    if ruling == NoConfidenceRuling.UNFOUNDED and bonus:
+        raise InvalidInput(_("A bonus is granted only to a well-founded complaint."), rule="L-IMPEACH-3")
+    case.ruling, case.ruled_at, case.reason, case.bonus = ruling, now, reason, bonus
+    case.save(update_fields=["ruling", "ruled_at", "reason", "bonus"])
+    text = _in_language(game, lambda: _ruling_text(case))
+    Message.objects.create(inbox=case.inbox, author_name="Mafia Host", body=text, body_html=render_markdown(text),
+                           received_at=now)
+    if case.inbox.killed_at is None:
+        Inbox.objects.filter(pk=case.inbox_id).update(killed_at=now)
+        record_event(game, "inbox.killed", actor=acting_user, at=now, payload={"inbox": case.inbox_id})
+    record_event(game, "no_confidence.ruled", actor=acting_user, at=now,
+                 payload={"case": case.pk, "target": case.target, "city": case.city_id, "ruling": ruling,
+                          "reason": reason, "bonus": bonus})
+    return case
+
+
+def no_confidence_cases_for(viewer, game: Game) -> list[NoConfidenceCase]:
+    """The complaints of no confidence ``viewer`` may follow on their page (L-IMPEACH-3): their own complaints
+    about the Arbiter, and the complaints of their city's mafia about the Consigliere when they read that inbox
+    (``policies.can_read_inbox``: the mafia of the city, living at its filing). Newest first."""
+    seat = policies.seat_in(viewer, game)
+    if seat is None:
+        return []
+    cases = (NoConfidenceCase.objects.filter(game=game, city_id=seat.city_id).select_related("inbox__game", "city")
+             .order_by("-filed_at", "-id"))
+    return [c for c in cases if (c.complainant_id == seat.pk) or
+            (c.target == NoConfidenceTarget.CONSIGLIERE and policies.can_read_inbox(viewer, c.inbox))]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Play bans (L-SANCTION-1/2)
+# --------------------------------------------------------------------------------------------------------------
+
+def running_play_bans(now: datetime | None = None):
+    """The play bans running at ``now`` (aware UTC): started, not yet ended by their time (``ends_at`` None = for
+    life). Decided by the time alone, however late the scheduler records the end (L-SANCTION-2). A QuerySet, the
+    longest first (for life, then the latest end)."""
+    from django.db.models import F, Q
+
+    now = now or timezone.now()
+    return (PlayBan.objects.filter(starts_at__lte=now).filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now))
+            .select_related("user", "game").order_by(F("ends_at").desc(nulls_first=True), "-id"))
+
+
+def running_play_ban_of(user, now: datetime | None = None) -> PlayBan | None:
+    """The running play ban of ``user`` that ends last (None when they may sign up), L-SANCTION-2."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return running_play_bans(now).filter(user=user).first()
+
+
+def play_ban_sentence(ban: PlayBan, zone: str) -> str:
+    """What the banned player is told, in the active language: the offence, the description and until when
+    (wall clock in ``zone``, an IANA name) or "for life" (L-SANCTION-2)."""
+    if ban.ends_at is None:
+        text = _("You are banned from playing for life: %(offence)s.") % {"offence": ban.get_offence_display()}
+    else:
+        until = date_format(timezone.localtime(ban.ends_at, ZoneInfo(zone)), "DATETIME_FORMAT")
+        text = (_("You are banned from playing until %(until)s (%(zone)s): %(offence)s.")
+                % {"until": until, "zone": zone, "offence": ban.get_offence_display()})
+    return f"{text} {ban.description}"
+
+
+def check_may_sign_up(user, game: Game, now: datetime | None = None) -> None:
+    """Raise ``NotAllowed`` with the reason and the end date when a play ban of ``user`` runs at ``now``
+    (L-SANCTION-2: no sign-up for new games); the date is shown in ``game``'s time zone."""
+    ban = running_play_ban_of(user, now)
+    if ban is not None:
+        raise NotAllowed(play_ban_sentence(ban, game.time_zone), rule="L-SANCTION-2")
+
+
+def players_of(game: Game):
+    """The accounts that played in ``game``: the holders of its seats now and anyone who wrote there from a seat
+    (a replaced player, L-REPLACE-1). A User QuerySet."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import Q
+
+    User = get_user_model()
+    wrote = Message.objects.filter(inbox__game=game, author_resident__isnull=False).values("author_user")
+    return User.objects.filter(Q(seats__game=game) | Q(pk__in=wrote)).distinct()
+
+
+@transaction.atomic
+def do_record_play_ban(game: Game, user, offence: str, description: str, *, ends_at: datetime | None,
+                       evidence, acting_user, now: datetime | None = None) -> PlayBan:
+    """The Procurator (the Host in M21) of ``game``, the game of the offence, bans ``user`` from playing
+    (L-SANCTION-1/2) from ``now`` until ``ends_at`` (aware UTC, in the future) or for life (None), for
+    ``offence`` (breaking omertà, forgery) described in ``description``, with ``evidence``: messages of the game
+    he may read now (``policies.readable_messages``), at least one. While it runs the player cannot sign up for
+    new games; they are told by e-mail why and until when; the scheduler records the end (``play_ban_end``).
+
+    Returns the PlayBan. Raises ``NotAllowed`` (not the game's Procurator), ``InvalidInput`` (not a player of the
+    game, oneself, unknown offence, empty description, an end not in the future or naive, no evidence, a message
+    of another game or one he may not read).
+    """
+    now = now or timezone.now()
+    if acting_user is None or not any(policies.holds_role(acting_user, game, kind) for kind in PLAY_BAN_RECORDERS):
+        raise NotAllowed(_("Only the Procurator of the game of the offence records a play ban."),
+                         rule="L-SANCTION-2")
+    if user is None or user.pk == acting_user.pk or not players_of(game).filter(pk=user.pk).exists():
+        raise InvalidInput(_("A play ban is recorded for a player of this game."), rule="L-SANCTION-2")
+    if offence not in PlayBanOffence.values:
+        raise InvalidInput(_("Choose the offence: breaking omertà or forgery."), rule="L-SANCTION-1")
+    description = _clean(description, what=_("description"))
+    if ends_at is not None:
+        if ends_at.tzinfo is None:
+            raise InvalidInput(_("Times must carry a time zone."))
+        if ends_at <= now:
+            raise InvalidInput(_("The end of a play ban must be in the future."), rule="L-SANCTION-2")
+    messages = list(dict.fromkeys(evidence or ()))
+    if not messages:
+        raise InvalidInput(_("Give at least one message as evidence."), rule="L-SANCTION-2")
+    policies.forget_viewer_cache(acting_user)
+    readable = set(policies.readable_messages(acting_user, Message.objects.filter(
+        pk__in=[m.pk for m in messages], inbox__game=game)).values_list("pk", flat=True))
+    if any(m.pk not in readable for m in messages):
+        raise InvalidInput(_("Evidence must be messages of this game that you may read."), rule="L-SANCTION-2")
+    ban = PlayBan.objects.create(game=game, user=user, offence=offence, description=description, starts_at=now,
+                                 ends_at=ends_at, recorded_by=acting_user)
+    PlayBanEvidence.objects.bulk_create([PlayBanEvidence(ban=ban, message=m) for m in messages])
+    if ends_at is not None:
+        ScheduledEvent.objects.create(game=game, kind="play_ban_end", due_at=ends_at, payload={"ban": ban.pk},
+                                      created_at=now)
+    record_event(game, "play_ban.recorded", actor=acting_user, at=now,
+                 payload={"ban": ban.pk, "user": user.pk, "offence": offence, "evidence": len(messages),
+                          "until": ends_at.isoformat() if ends_at else None})
+    _mail(user, _in_language(game, lambda: _("Mafia Host: you are banned from playing")),
+          _in_language(game, lambda: play_ban_sentence(ban, game.time_zone)))
+    return ban
+
+
+@transaction.atomic
+def do_record_play_ban_end(ban: PlayBan, *, acting_user=None, now: datetime | None = None) -> PlayBan:
+    """The scheduler records that ``ban`` has run out (``ended_at``) and tells the player (L-SANCTION-2). The ban
+    stopped counting at ``ends_at`` already, whatever the time this runs. Scheduler only. Raises ``NotAllowed``
+    for a user, ``WrongState`` for a ban for life or one not yet over (an end already recorded is left)."""
+    now = now or timezone.now()
+    if acting_user is not None:
+        raise NotAllowed(_("Only the site records the end of a play ban."))
+    ban = PlayBan.objects.select_for_update(of=("self",)).select_related("game", "user").get(pk=ban.pk)
+    if ban.ends_at is None or ban.ends_at > now:
+        raise WrongState(_("This play ban is not over."), rule="L-SANCTION-2")
+    if ban.ended_at is None:
+        ban.ended_at = now
+        ban.save(update_fields=["ended_at"])
+        record_event(ban.game, "play_ban.ended", actor=None, at=now,
+                     payload={"ban": ban.pk, "user": ban.user_id, "until": ban.ends_at.isoformat()})
+        _mail(ban.user, _in_language(ban.game, lambda: _("Mafia Host: your play ban is over")),
+              _in_language(ban.game, lambda: _("Your play ban is over: you may sign up for new games again.")))
+    return ban
+
+
+def play_ban_end_handler(event: ScheduledEvent, now: datetime) -> str:
+    """The scheduler's ``play_ban_end`` handler: record the end of the play ban ``payload["ban"]``
+    (L-SANCTION-2). Registered by ``SanctionsConfig.ready``."""
+    ban = PlayBan.objects.get(pk=event.payload["ban"])
+    do_record_play_ban_end(ban, acting_user=None, now=now)
+    return f"play ban {ban.pk} is over"
+
+
+__all__ = [
+    "MAX_TEXT_LENGTH", "PLAY_BAN_RECORDERS", "check_may_sign_up", "do_file_no_confidence_in_arbiter",
+    "do_file_no_confidence_in_consigliere", "do_record_play_ban", "do_record_play_ban_end",
+    "do_rule_on_no_confidence", "do_write_in_mafia_complaint", "mafia_signature", "no_confidence_cases_for",
+    "play_ban_end_handler", "play_ban_sentence", "players_of", "running_play_ban_of", "running_play_bans",
+]

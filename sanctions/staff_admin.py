@@ -1,0 +1,316 @@
+"""The Procurator's sanctions in the staff console (``/staff/``): complaints of no confidence (L-IMPEACH-3) and play
+bans (L-SANCTION-1/2). Same conventions as ``staff.staff_admin``: read-only, policy-scoped querysets, a whitelist
+of URL lookups, every write one service call with ``acting_user=request.user``.
+
+What must never leak here: who of the mafia complained about the Consigliere. A mafia complaint is listed as
+"the mafia of city C" (the case stores no complainant), its inbox's memberships are not listed
+(``policies.SECRET_MEMBER_KINDS``), its messages are the site's; nothing on these pages links to a resident.
+"""
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import Resolver404, path, resolve, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from cities.errors import RuleViolation
+from cities.forms import WallClockField, wall_clock_to_utc
+from cities.models import Game, StaffKind
+from inboxes import policies
+from inboxes.models import Message
+from inboxes.selectors import message_at_position
+from staff.console import (
+    Need,
+    ScopedRelatedFilter,
+    StaffScopedAdmin,
+    _action_page,
+    _bound_form,
+    _role_game_ids,
+    changelist_url,
+    current_viewer,
+    register_dashboard_links,
+    register_dashboard_needs,
+    register_urls,
+    staff_admin_site,
+    staff_roles_of,
+)
+
+from . import services
+from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanOffence
+
+_changelist = changelist_url
+
+
+def complainants_label(case: NoConfidenceCase) -> str:
+    """Who complains, as the Procurator may know it: the resident's name about the Arbiter; "the mafia of city C"
+    about the Consigliere (L-IMPEACH-3)."""
+    if case.target == NoConfidenceTarget.CONSIGLIERE:
+        return services.mafia_signature(case.city)
+    return case.complainant.name if case.complainant_id else "—"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Complaints of no confidence (L-IMPEACH-3)
+# --------------------------------------------------------------------------------------------------------------
+
+class NoConfidenceRulingForm(forms.Form):
+    """The Procurator's ruling: well-founded with a bonus, or unfounded; always with a reason (L-IMPEACH-3)."""
+
+    ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=NoConfidenceRuling.choices)
+    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}),
+                             max_length=services.MAX_TEXT_LENGTH)
+    bonus = forms.CharField(label=gettext_lazy("Bonus (well-founded only)"), widget=forms.Textarea(attrs={"rows": 2}),
+                            max_length=services.MAX_TEXT_LENGTH, required=False)
+
+
+@admin.action(description=gettext_lazy("Rule"))
+def rule_on_no_confidence(modeladmin, request, queryset):
+    """The Procurator rules on one complaint (``do_rule_on_no_confidence``, L-IMPEACH-3)."""
+    cases = list(queryset.select_related("city", "complainant")[:2])
+    if len(cases) != 1:
+        if cases:
+            messages.error(request, _("Choose one complaint at a time."))
+        return None
+    case = cases[0]
+    form = _bound_form(request, NoConfidenceRulingForm)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.do_rule_on_no_confidence(case, data["ruling"], reason=data["reason"], bonus=data["bonus"],
+                                              acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The ruling on the complaint of %(who)s is recorded.")
+                             % {"who": complainants_label(case)})
+        return None
+    label = f"{case.get_target_display()} · {complainants_label(case)}"
+    return _action_page(modeladmin, request, action="rule_on_no_confidence", title=_("Rule on the complaint"),
+                        targets=[(case.pk, label)], form=form, submit=_("Rule"))
+
+
+@admin.register(NoConfidenceCase, site=staff_admin_site)
+class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
+    """Complaints of no confidence in the games where the user is the Procurator (L-IMPEACH-3): whom they are
+    about, who complains as he may know it, the complaint inbox (to read and answer), the ruling."""
+
+    list_display = ("filed_at", "target", "complainants", "thread", "ruling", "ruled_at")
+    list_filter = (("game", ScopedRelatedFilter), "target")
+    fields = ("game", "target", "complainants", "thread", "filed_at", "ruling", "ruled_at", "reason", "bonus")
+    allowed_lookups = frozenset({"game__id__exact", "target__exact", "ruled_at__isnull"})
+    actions = (rule_on_no_confidence,)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+
+    def get_ordering(self, request):
+        return ("-filed_at", "-id")
+
+    def scoped_queryset(self, request):
+        return (NoConfidenceCase.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR))
+                .select_related("game", "city", "complainant", "inbox"))
+
+    @admin.display(description=gettext_lazy("complainants"))
+    def complainants(self, obj: NoConfidenceCase) -> str:
+        return complainants_label(obj)
+
+    @admin.display(description=gettext_lazy("inbox"))
+    def thread(self, obj: NoConfidenceCase) -> str:
+        return format_html('<a href="{}">{}</a>', reverse("inbox_thread", args=[obj.inbox_id]), obj.inbox.title)
+
+
+@register_dashboard_needs
+def _procurator_no_confidence_needs(request, role) -> list[Need]:
+    if role.kind != StaffKind.PROCURATOR:
+        return []
+    count = NoConfidenceCase.objects.filter(game_id=role.game_id, ruled_at__isnull=True).count()
+    return [Need("no_confidence", _("Complaints of no confidence before you"), count,
+                 _changelist("sanctions_noconfidencecase", game__id__exact=role.game_id))]
+
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Play bans (L-SANCTION-1/2)
+# --------------------------------------------------------------------------------------------------------------
+
+def message_url(message: Message) -> str:
+    """The link to ``message`` on its thread page (its page and its ``#n<position>`` anchor)."""
+    before = Q(received_at__lt=message.received_at) | Q(received_at=message.received_at, pk__lt=message.pk)
+    position = Message.objects.filter(inbox_id=message.inbox_id).filter(before).count() + 1
+    page = (position - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
+    return f"{reverse('inbox_thread', args=[message.inbox_id])}?page={page}#n{position}"
+
+
+_ANCHOR = re.compile(r"^n(\d+)$")
+
+
+def message_from_link(user, link: str) -> Message:
+    """The message a thread link points at (``/inboxes/<id>/?page=P#nK`` or ``/inboxes/<id>/nK/edit/``), when
+    ``user`` may read its inbox (``policies.access_inbox_by_id``). Raises ``ValidationError`` otherwise, the same
+    for a missing and a forbidden message."""
+    error = ValidationError(_("Not a link to a message you may read: %(link)s") % {"link": link[:200]})
+    parts = urlsplit(link.strip())
+    try:
+        match = resolve(parts.path or "/")
+    except Resolver404:
+        raise error from None
+    position = match.kwargs.get("position")
+    if match.url_name == "inbox_thread":
+        anchor = _ANCHOR.match(parts.fragment or "")
+        position = int(anchor.group(1)) if anchor else None
+    elif match.url_name not in ("message_edit", "message_hide"):
+        raise error
+    ids = [v for k, v in match.kwargs.items() if k != "position"]
+    if position is None or len(ids) != 1:
+        raise error
+    try:
+        inbox = policies.access_inbox_by_id(user, ids[0])
+        return message_at_position(inbox, position)
+    except Http404:
+        raise error from None
+
+
+class PlayBanForm(forms.Form):
+    """The Procurator's play ban (L-SANCTION-2): the player, the offence and what happened, until when (wall clock
+    in the game's zone) or for life, and links to the messages that prove it (one per line). The service checks
+    everything again."""
+
+    player = forms.ModelChoiceField(label=gettext_lazy("Player"), queryset=None)
+    offence = forms.ChoiceField(label=gettext_lazy("Offence"), choices=PlayBanOffence.choices)
+    description = forms.CharField(label=gettext_lazy("What happened"), widget=forms.Textarea(attrs={"rows": 3}),
+                                  max_length=services.MAX_TEXT_LENGTH)
+    until = WallClockField(label=gettext_lazy("Banned until"), required=False)
+    for_life = forms.BooleanField(label=gettext_lazy("For life"), required=False)
+    evidence = forms.CharField(label=gettext_lazy("Evidence: links to messages, one per line"),
+                               widget=forms.Textarea(attrs={"rows": 4}))
+
+    def __init__(self, *args, game: Game, viewer, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.viewer = viewer
+        self.zone = ZoneInfo(game.time_zone)
+        self.fields["player"].queryset = services.players_of(game).order_by("display_name", "username")
+        self.fields["player"].label_from_instance = lambda u: u.public_name
+        self.fields["until"].help_text = _("Time in the game's time zone (%(tz)s).") % {"tz": self.zone.key}
+
+    def clean_evidence(self):
+        lines = [line for line in self.cleaned_data["evidence"].splitlines() if line.strip()]
+        found, errors = [], []
+        for line in lines:
+            try:
+                found.append(message_from_link(self.viewer, line))
+            except ValidationError as exc:
+                errors.extend(exc.messages)
+        if errors:
+            raise ValidationError(errors)
+        return found
+
+    def clean(self):
+        data = super().clean()
+        until, for_life = data.get("until"), data.get("for_life")
+        if for_life and until is not None:
+            self.add_error("until", _("Give an end date or “for life”, not both."))
+        elif not for_life and until is None and "until" not in self.errors:
+            self.add_error("until", _("Give an end date or “for life”."))
+        elif until is not None:
+            try:
+                data["until"] = wall_clock_to_utc(until, self.zone)
+            except (ValidationError, OverflowError):
+                self.add_error("until", _("This date is out of range."))
+        return data
+
+
+def _procurator_game(request, game_id: int) -> Game:
+    game = next((r.game for r in staff_roles_of(request)
+                 if r.game_id == game_id and r.kind in services.PLAY_BAN_RECORDERS), None)
+    if game is None:
+        raise Http404
+    return game
+
+
+def record_play_ban_view(request, game_id: int):
+    """The Procurator's page recording a play ban in his game (``do_record_play_ban``); a 404 for anyone else."""
+    game = _procurator_game(request, game_id)
+    form = PlayBanForm(request.POST if request.method == "POST" else None, game=game, viewer=request.user)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            ban = services.do_record_play_ban(game, data["player"], data["offence"], data["description"],
+                                              ends_at=None if data["for_life"] else data["until"],
+                                              evidence=data["evidence"], acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("%(name)s is banned from playing.") % {"name": ban.user.public_name})
+            return HttpResponseRedirect(_changelist("sanctions_playban", game__id__exact=game.pk))
+    context = {**staff_admin_site.each_context(request), "title": _("Record a play ban"), "subtitle": game.title,
+               "form": form, "submit_label": _("Ban from playing")}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/staff_form.html", context)
+
+
+@admin.register(PlayBan, site=staff_admin_site)
+class StaffPlayBanAdmin(StaffScopedAdmin):
+    """Play bans recorded in the games where the user is the Procurator, with their evidence: links to the
+    messages, shown only while he may read them (L-SANCTION-2)."""
+
+    list_display = ("user_name", "offence", "starts_at", "ends_shown", "ended_at")
+    list_filter = (("game", ScopedRelatedFilter), "offence")
+    fields = ("game", "user_name", "offence", "description", "starts_at", "ends_shown", "ended_at", "evidence_links")
+    allowed_lookups = frozenset({"game__id__exact", "offence__exact"})
+
+    def has_module_permission(self, request) -> bool:
+        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+
+    def get_ordering(self, request):
+        return ("-starts_at", "-id")
+
+    def scoped_queryset(self, request):
+        return PlayBan.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)).select_related(
+            "game", "user")
+
+    @admin.display(description=gettext_lazy("player"))
+    def user_name(self, obj: PlayBan) -> str:
+        return obj.user.public_name
+
+    @admin.display(description=gettext_lazy("until"))
+    def ends_shown(self, obj: PlayBan):
+        return obj.ends_at if obj.ends_at is not None else _("for life")
+
+    @admin.display(description=gettext_lazy("evidence"))
+    def evidence_links(self, obj: PlayBan) -> str:
+        ids = list(obj.evidence.values_list("message_id", flat=True))
+        shown = policies.readable_messages(current_viewer(), Message.objects.filter(pk__in=ids)).select_related(
+            "inbox").order_by("received_at", "pk")
+        return format_html_join(format_html("<br>"), '<a href="{}">{} · {}</a>',
+                                ((message_url(m), m.inbox.title, m.author_name) for m in shown))
+
+
+@register_dashboard_links(order=60)
+def _procurator_links(request, role) -> list[tuple[str, str]]:
+    if role.kind != StaffKind.PROCURATOR:
+        return []
+    return [(_("Complaints of no confidence"), _changelist("sanctions_noconfidencecase", game__id__exact=role.game_id)),
+            (_("Play bans"), _changelist("sanctions_playban", game__id__exact=role.game_id)),
+            (_("Record a play ban"), reverse("admin:record_play_ban", args=[role.game_id],
+                                             current_app=staff_admin_site.name))]
+
+
+
+@register_urls
+def extra_urls(site) -> list:
+    """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
+    return [path("games/<int:game_id>/play-ban/", site.admin_view(record_play_ban_view), name="record_play_ban")]
+
+
+__all__ = ["complainants_label", "extra_urls", "message_from_link", "message_url"]
