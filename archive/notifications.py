@@ -7,11 +7,15 @@ inbox they cannot read now, not even that it has new messages.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone as dj_timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy
 
 from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
@@ -19,6 +23,7 @@ from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
 from kernel.site import absolute_url
+from roles.models import CommissarOffer
 from voting.models import VotingSession
 
 from .models import NotificationSettings
@@ -134,3 +139,56 @@ def reminder_plan(now: datetime) -> list[tuple[ScheduledEvent, object, str]]:
                                             due_at__gt=now, due_at__lte=now + REMINDER_LEAD)
               .select_related("game").order_by("due_at", "pk"))
     return [(event, user, event.kind) for event in events for user in concerned_users(event)]
+
+
+#: How far ahead "for you" lists the deadlines that concern a player.
+ATTENTION_LEAD = timedelta(hours=24)
+
+
+@dataclass
+class Attention:
+    """One thing that needs ``user`` in a game now: ``text`` (in the active language), where to act (``url``)
+    and, for a deadline, when it falls (``due_at``, aware UTC)."""
+
+    text: str
+    url: str
+    due_at: datetime | None = None
+
+
+def attention_for(user, game: Game, now: datetime) -> list[Attention]:
+    """What needs ``user`` in ``game`` now, decided at this moment from the state of their seat and the policy:
+    a commissar offer addressed to their seat and not yet answered (L-COMM-2: only the candidate learns of it),
+    then the deadlines of the next ``ATTENTION_LEAD`` that concern them (``concerned_users``: nominations and
+    voting close in their city, the night's end), soonest first. Empty for anonymous visitors and finished games.
+    """
+    if not getattr(user, "is_authenticated", False) or game.status == GameStatus.FINISHED:
+        return []
+    items: list[Attention] = []
+    seat = policies.seat_in(user, game)
+    if seat is not None:
+        offer = CommissarOffer.objects.filter(candidate=seat, answered_at__isnull=True).first()
+        if offer is not None:
+            items.append(Attention(str(gettext_lazy("You are offered the commissar's post: answer the offer.")),
+                                   reverse("commissar_offer", args=[game.slug, offer.pk])))
+    zone = ZoneInfo(game.time_zone)
+    events = (ScheduledEvent.objects.filter(game=game, kind__in=list(REMINDER_TEXTS), done_at__isnull=True,
+                                            cancelled_at__isnull=True, due_at__gt=now,
+                                            due_at__lte=now + ATTENTION_LEAD)
+              .select_related("game").order_by("due_at", "pk"))
+    for event in events:
+        if user.pk not in {u.pk for u in concerned_users(event)}:
+            continue
+        when = date_format(dj_timezone.localtime(event.due_at, zone), "DATETIME_FORMAT")
+        text = str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "when": when, "zone": game.time_zone}
+        items.append(Attention(text, reverse("game_detail", args=[game.slug]), event.due_at))
+    return items
+
+
+def attention_everywhere(user, now: datetime) -> list[tuple[Game, list[Attention]]]:
+    """``attention_for`` over every running game ``user`` plays or hosts, games with nothing left out."""
+    found = []
+    for game in _games_of(user):
+        items = attention_for(user, game, now)
+        if items:
+            found.append((game, items))
+    return found

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -19,7 +20,7 @@ from kernel.confirm import confirmation_page
 
 from . import charts, export, selectors, services
 from .forms import NotificationSettingsForm
-from .notifications import mentions_for, unread_badges_for
+from .notifications import attention_everywhere, mentions_for, unread_badges_for
 
 
 @login_required
@@ -150,7 +151,8 @@ def mentions(request):
     (L-INBOX-20), newest first; and the unread counts of readable inboxes per game."""
 
     return render(request, "archive/mentions.html",
-                  {"mentions": mentions_for(request.user), "badges": unread_badges_for(request.user)})
+                  {"mentions": mentions_for(request.user), "badges": unread_badges_for(request.user),
+                   "attention": attention_everywhere(request.user, timezone.now())})
 
 
 @login_required

@@ -187,12 +187,13 @@ class Resident(models.Model):
 
 
 class StaffKind(models.TextChoices):
-    """The staff roles of L-STAFF."""
+    """The staff roles of L-STAFF. An M21 game's host is its Procurator, with any number of co-hosts (M-SETUP-4)."""
 
     PROCURATOR = "procurator", _("Procurator")
     TRIBUNE = "tribune", _("Tribune")
     ARBITER = "arbiter", _("Supreme Arbiter")
     CONSIGLIERE = "consigliere", _("Consigliere")
+    COHOST = "cohost", _("Co-host")
 
 
 class StaffRole(models.Model):
@@ -216,7 +217,8 @@ class StaffRole(models.Model):
         verbose_name_plural = _("staff roles")
         ordering = ["game", "kind", "city__number"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind="tribune"), name="staffrole_one_per_kind_per_game"),
+            models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind__in=["tribune", "cohost"]),
+                                    name="staffrole_one_per_kind_per_game"),
             models.UniqueConstraint(fields=["city"], condition=Q(kind="tribune"), name="staffrole_one_tribune_per_city"),
             models.UniqueConstraint(fields=["game", "user"], name="staffrole_one_role_per_user_per_game"),
             models.CheckConstraint(

@@ -12,7 +12,7 @@ from inboxes import policies
 from roles.models import CommissarOffer, MafiaDraw
 from roles.services import city_commissar_state
 
-from .models import City, Game, GameStatus, PostKind, PublicPost, Resident, Signup, StaffKind, StaffRole
+from .models import City, Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident, Signup, StaffKind, StaffRole
 
 
 def game_list() -> QuerySet[Game]:
@@ -86,12 +86,15 @@ def active_signup(viewer, game: Game) -> Signup | None:
 
 def known_commissars(viewer, game: Game) -> list[Resident]:
     """The commissars of ``game`` that ``viewer`` may know (L-STAFF-6 via ``policies.knows_commissar``): the
-    Procurator all, a Tribune their city's (L-COMM-4), commissars each other. Before the game is over only."""
+    Procurator all, a Tribune their city's (L-COMM-4), commissars each other; living commissars only, and nothing
+    to a seat that is not living (L-STAFF-6 [interp]: the roster is of the living). Before the game is over only."""
     if game.status == GameStatus.FINISHED or not getattr(viewer, "is_authenticated", False):
         return []
     if not policies.in_living_rosters(viewer, game):  # the police's roster is of the living (L-STAFF-6 [interp])
         return []
-    commissars = Resident.objects.filter(game=game, is_commissar=True).select_related("city", "game")
+    # A roster of the police station: a killed commissar leaves it (L-INBOX-3); his page still says what he was.
+    commissars = Resident.objects.filter(game=game, is_commissar=True, status=LifeStatus.ALIVE).select_related(
+        "city", "game")
     return [r for r in commissars if policies.knows_commissar(viewer, r)]
 
 

@@ -8,13 +8,16 @@ from django.db import connection
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from archive.notifications import attention_everywhere, attention_for
 from inboxes import access, policies
 from inboxes.selectors import messages_by_resident_for
 from roles import services as role_services
 from roles.services import touring_rotation_list
+from sanctions.services import play_ban_sentence, running_play_ban_of
 
 from . import selectors, services
 from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
@@ -27,7 +30,8 @@ from .forms import (
     SchedulePostForm,
 )
 from .i18n import activate_game_language
-from .models import StaffKind
+from .models import GameStatus, StaffKind
+from .scheduler import clock_paused
 from .services import do_schedule_public_post
 
 #: HTTP status of a refused request, by error class (400 bad input, 403 not allowed, 409 wrong state).
@@ -45,7 +49,8 @@ def healthz(request):
 
 def home(request):
     """The list of games."""
-    return render(request, "cities/home.html", {"games": selectors.game_list()})
+    return render(request, "cities/home.html", {"games": selectors.game_list(),
+                                                "attention": attention_everywhere(request.user, timezone.now())})
 
 
 def game_detail(request, slug: str):
@@ -62,12 +67,25 @@ def game_detail(request, slug: str):
         "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
         "signup": selectors.active_signup(request.user, game),
         "signups_open": selectors.signups_open(game),
+        "play_ban": _play_ban_notice(request.user, game),
         "is_staff_of_game": bool(policies.staff_roles_in(request.user, game)),
         "known_commissars": selectors.known_commissars(request.user, game),
         "touring_rotation": _touring_rotation(game),
         "day_page_cities": _day_page_cities(request.user, game),
+        # The site's clock paused for an upgrade (``manage.py clock pause``): the page says so.
+        "clock_pause": clock_paused() if game.status == GameStatus.RUNNING else None,
+        "attention": attention_for(request.user, game, timezone.now()),
     }
     return render(request, "cities/game_detail.html", context)
+
+
+def _play_ban_notice(user, game) -> str | None:
+    """What a player under a running play ban is told on the page of a game in recruitment: why and until when
+    (L-SANCTION-2); None otherwise (nobody else learns of it here)."""
+    if not selectors.signups_open(game):
+        return None
+    ban = running_play_ban_of(user)
+    return play_ban_sentence(ban, game.time_zone) if ban is not None else None
 
 
 def _day_page_cities(user, game) -> set[int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from kernel.rulesets import ruleset_of
 from roles.models import CommissarCheck
 
 from .models import Inbox
@@ -45,12 +46,21 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
         return resident.alignment
     if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
         return resident.alignment
+    if _hosts_know_alignments(game) and any(holds_role(viewer, resident.game_id, kind)
+                                            for kind in (StaffKind.PROCURATOR, StaffKind.COHOST)):
+        return resident.alignment
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
         return Alignment.MAFIA
     if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
         return resident.alignment
     return None
+
+
+def _hosts_know_alignments(game: Game) -> bool:
+    """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
+    the ruleset's ``policy_grants["hosts_know_alignments"]``."""
+    return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
 
 
 def _checked(commissar: Resident, resident: Resident) -> bool:
@@ -197,8 +207,10 @@ def knows_consigliere(viewer, game: Game) -> bool:
 
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
     """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
-    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere."""
-    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3}
+    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere,
+    co-hosts (M21)."""
+    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3,
+             StaffKind.COHOST: 4}
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
     if not knows_consigliere(viewer, game):
         roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]

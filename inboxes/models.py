@@ -14,7 +14,8 @@ from cities.models import City, Game, Resident, StaffRole
 
 
 class InboxKind(models.TextChoices):
-    """The inbox kinds of the L-INBOX table."""
+    """The inbox kinds of the L-INBOX table, and M21's (M-SETUP-3): the game thread, a player's role PM with the
+    hosts, the mafia thread and the spectators' thread (the hosts' office is ``OFFICE``)."""
 
     CITY = "city", _("City")
     COURT = "court", _("Supreme Court")
@@ -34,6 +35,10 @@ class InboxKind(models.TextChoices):
     STAGE = "stage", _("Stage")
     COMPLAINT = "complaint", _("No confidence in the Arbiter")
     MAFIA_COMPLAINT = "mafia_compl", _("No confidence in the Consigliere")
+    GAME_THREAD = "game_thread", _("Game thread")
+    ROLE_PM = "role_pm", _("Role PM")
+    MAFIA_THREAD = "mafia_thread", _("Mafia thread")
+    SPECTATORS = "spectators", _("Spectators' thread")
 
 
 #: Kinds whose messages can never be edited or deleted (L-INBOX-21): votes in voting inboxes and precincts, the

@@ -103,7 +103,20 @@ STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
         StaffGrant(K.BAR, post=True),
         StaffGrant(K.CHECK, post=True),
     ),
+    StaffKind.COHOST: (),
 }
+
+#: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each
+#: role PM, the mafia thread, the spectators' thread and their office. These kinds exist only in M21 games, so the
+#: grants change nothing for Lepra. Players get their access from memberships (their seat's state).
+M21_HOST_GRANTS: tuple[StaffGrant, ...] = (
+    StaffGrant(K.GAME_THREAD, post=True),
+    StaffGrant(K.ROLE_PM, post=True),
+    StaffGrant(K.MAFIA_THREAD, post=True),
+    StaffGrant(K.SPECTATORS, post=True),
+)
+STAFF_GRANTS[StaffKind.PROCURATOR] += M21_HOST_GRANTS  # the Procurator already runs the office
+STAFF_GRANTS[StaffKind.COHOST] += (*M21_HOST_GRANTS, StaffGrant(K.OFFICE, post=True))
 
 #: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
 #: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
@@ -116,17 +129,18 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 PUBLIC_AFTER_GAME = frozenset({
     K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
     K.COMPLAINT, K.MAFIA_COMPLAINT,  # L-IMPEACH-3: "the whole exchange is disclosed after the game"
+    K.GAME_THREAD, K.SPECTATORS,
 })
 
 #: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
 #: (an ``archive.OpenRequest`` row); a visitor never.
-OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR})
+OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR, K.MAFIA_THREAD})
 
 #: Kinds disclosed after the game only with consent (L-ARCH-2): a personal inbox with its resident's consent
 #: (L-INBOX-5); a secret inbox when the last of its members (and its staff organizer) consents (L-INBOX-13).
 #: Once disclosed they are public, visitors included. The draw's notary is public after the game (L-INBOX-12);
 #: any other notary stays closed (its organizer decides, not built).
-CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET})
+CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET, K.ROLE_PM})
 
 #: Membership states that let a seat read (L-INBOX-17: banned still reads; removed sees nothing).
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
@@ -154,10 +168,11 @@ VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
 #: dead (the cemetery), to their Tribune (their personal inbox) and on a stage the Procurator opens for them (a
 #: séance, L-INBOX-19); never in an inbox of the living. A spirit (L-SPIRIT-2) votes in its city's voting inboxes
 #: that day and keeps its personal inbox and the stage, but is banned in the city inbox and is not in the
-#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage.
-DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE})
+#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage. In an M21 game the eliminated (dead
+#: or imprisoned) talk in the spectators' thread and to the hosts in their role PM (M-SETUP-3, M-VOTE-6).
+DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 SPIRIT_POST_KINDS = frozenset({K.VOTING, K.PERSONAL, K.STAGE})
-IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE})
+IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 
 #: How long after its receive time the author may edit a message (L-INBOX-21).
 EDIT_WINDOW = timedelta(minutes=10)
@@ -754,9 +769,9 @@ def can_see_speech_requests(user, city) -> bool:
 #: before.
 _MOVED: dict[str, str] = {
     **dict.fromkeys([
-        "_checked", "can_see_members", "in_living_rosters", "knowledge_cutoff", "knows_check_asker",
-        "knows_commissar", "knows_consigliere", "knows_godfather", "knows_night_of", "may_enter_night_decision",
-        "visible_alignment", "visible_staff", "was_commissar_at", "was_godfather_at"
+        "_checked", "_hosts_know_alignments", "can_see_members", "in_living_rosters", "knowledge_cutoff",
+        "knows_check_asker", "knows_commissar", "knows_consigliere", "knows_godfather", "knows_night_of",
+        "may_enter_night_decision", "visible_alignment", "visible_staff", "was_commissar_at", "was_godfather_at"
     ], "knowledge"),
     **dict.fromkeys([
         "AUDIT_APPOINTMENT", "AUDIT_CITY_HOSTS", "AUDIT_CITY_TRIBUNE", "AUDIT_CITY_TRIBUNE_PROCURATOR",

@@ -182,6 +182,8 @@ class EventKind(StrEnum):
 EVENT_FAMILIES: tuple[tuple[str, Audience], ...] = (
     ("night.", Audience.CONSIGLIERE), ("mafia.", Audience.CONSIGLIERE), ("godfather.", Audience.CONSIGLIERE),
     ("touring.", Audience.CONSIGLIERE), ("gift.", Audience.CONSIGLIERE), ("check.", Audience.NOBODY),
+    # M21 (RULES.md Part 2): the deal, the day's results, the Judge's orders; its host is the game's Procurator.
+    ("m21.", Audience.PROCURATOR),
 )
 
 

@@ -46,6 +46,7 @@ urlpatterns = [
     path("inboxes/<str:inbox_id>/read/", inbox_views.inbox_mark_read, name="inbox_mark_read"),
     path("inboxes/<str:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("", include("archive.urls")),
+    path("", include("rulesets.m21.urls")),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("staff/", staff_admin_site.urls),

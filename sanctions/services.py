@@ -274,19 +274,6 @@ def do_rule_on_no_confidence(case: NoConfidenceCase, ruling: str, *, reason: str
     return case
 
 
-def no_confidence_cases_for(viewer, game: Game) -> list[NoConfidenceCase]:
-    """The complaints of no confidence ``viewer`` may follow on their page (L-IMPEACH-3): their own complaints
-    about the Arbiter, and the complaints of their city's mafia about the Consigliere when they read that inbox
-    (``policies.can_read_inbox``: the mafia of the city, living at its filing). Newest first."""
-    seat = policies.seat_in(viewer, game)
-    if seat is None:
-        return []
-    cases = (NoConfidenceCase.objects.filter(game=game, city_id=seat.city_id).select_related("inbox__game", "city")
-             .order_by("-filed_at", "-id"))
-    return [c for c in cases if (c.complainant_id == seat.pk) or
-            (c.target == NoConfidenceTarget.CONSIGLIERE and policies.can_read_inbox(viewer, c.inbox))]
-
-
 # --------------------------------------------------------------------------------------------------------------
 # Play bans (L-SANCTION-1/2)
 # --------------------------------------------------------------------------------------------------------------
@@ -421,6 +408,6 @@ def play_ban_end_handler(event: ScheduledEvent, now: datetime) -> str:
 __all__ = [
     "MAX_TEXT_LENGTH", "PLAY_BAN_RECORDERS", "check_may_sign_up", "do_file_no_confidence_in_arbiter",
     "do_file_no_confidence_in_consigliere", "do_record_play_ban", "do_record_play_ban_end",
-    "do_rule_on_no_confidence", "do_write_in_mafia_complaint", "mafia_signature", "no_confidence_cases_for",
+    "do_rule_on_no_confidence", "do_write_in_mafia_complaint", "mafia_signature",
     "play_ban_end_handler", "play_ban_sentence", "players_of", "running_play_ban_of", "running_play_bans",
 ]

@@ -21,6 +21,7 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, path, resolve, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -292,7 +293,7 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
         ids = list(obj.evidence.values_list("message_id", flat=True))
         shown = policies.readable_messages(current_viewer(), Message.objects.filter(pk__in=ids)).select_related(
             "inbox").order_by("received_at", "pk")
-        return format_html_join(format_html("<br>"), '<a href="{}">{} · {}</a>',
+        return format_html_join(mark_safe("<br>"), '<a href="{}">{} · {}</a>',
                                 ((message_url(m), m.inbox.title, m.author_name) for m in shown))
 
 

@@ -16,7 +16,7 @@ from cities.models import Alignment, LifeStatus
 from cities.selectors import game_get
 from inboxes import policies
 
-from . import services
+from . import selectors, services
 from .forms import ComplaintForm
 from .models import NoConfidenceTarget
 
@@ -31,7 +31,7 @@ def _seat_or_404(request, game):
 
 
 def _page(request, game, seat, *, forms=None, error=None, status=200):
-    cases = services.no_confidence_cases_for(request.user, game)
+    cases = selectors.no_confidence_cases_for(request.user, game)
     living = seat.status == LifeStatus.ALIVE and game.status == "running"
     is_mafioso = living and seat.alignment == Alignment.MAFIA
     open_mafia_case = next((c for c in cases if c.target == NoConfidenceTarget.CONSIGLIERE and c.ruled_at is None),
@@ -88,7 +88,7 @@ def complain_about_consigliere(request, slug: str):
     city (``do_file_no_confidence_in_consigliere`` / ``do_write_in_mafia_complaint``): signed "the mafia of
     city C"."""
     def call(game, text):
-        case = next((c for c in services.no_confidence_cases_for(request.user, game)
+        case = next((c for c in selectors.no_confidence_cases_for(request.user, game)
                      if c.target == NoConfidenceTarget.CONSIGLIERE and c.ruled_at is None), None)
         if case is None:
             return services.do_file_no_confidence_in_consigliere(game, text, acting_user=request.user)

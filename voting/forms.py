@@ -11,13 +11,14 @@ from cities.forms import WallClockField, wall_clock_to_utc
 
 
 class NomineeForm(forms.Form):
-    """Choose a resident (nomination, L-NOM-1; proxy request, L-NOM-6) among ``choices`` (Residents)."""
+    """Choose a resident (nomination, L-NOM-1; proxy request, L-NOM-6) among ``choices`` (Residents). Nothing is
+    chosen in advance (not even oneself): an empty choice is refused as a missing field."""
 
-    nominee = forms.TypedChoiceField(label=_("Nominee"), coerce=int)
+    nominee = forms.TypedChoiceField(label=_("Nominee"), coerce=int, empty_value=None)
 
     def __init__(self, *args, choices, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["nominee"].choices = [(r.pk, r.name) for r in choices]
+        self.fields["nominee"].choices = [("", _("— choose a resident —"))] + [(r.pk, r.name) for r in choices]
 
 
 class ScheduleVotingForm(forms.Form):

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "voting",
     "roles",
     "rulesets.lepra",
+    "rulesets.m21",
     "archive",
     "staff",
     "sanctions",

@@ -449,6 +449,17 @@ def test_clock_pause_holds_every_event_and_resume_runs_them_in_order_DESIGN_cloc
                                                                          "clock.day_started"]
 
 
+def test_game_page_says_the_clock_is_paused_DESIGN_clock(built):
+    game = built.game
+    advance(game, DAY1)  # day 1 runs
+    client = Client()
+    assert "clock-paused" not in client.get(f"/games/{game.slug}/").content.decode()
+    call_command("clock", "pause")
+    assert "clock-paused" in client.get(f"/games/{game.slug}/").content.decode()
+    call_command("clock", "resume")
+    assert "clock-paused" not in client.get(f"/games/{game.slug}/").content.decode()
+
+
 PROJECT_APPS = ("accounts", "archive", "cities", "inboxes", "roles", "staff", "voting")
 
 

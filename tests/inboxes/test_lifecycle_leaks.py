@@ -276,6 +276,8 @@ def test_the_dead_learn_nothing_created_after_their_death_L_STAFF_6(world):
     procurator_game_page = next(t for u, t in world.pages["procurator"].items()
                                 if u.endswith("/") and u.count("/") == 3 and "/games/" in u)
     assert 'class="known-commissars"' in procurator_game_page
+    roster = procurator_game_page.split('class="known-commissars"')[1].split("</p>")[0]
+    assert world.names["dead_commissar"] not in roster and world.names["late_commissar"] in roster
 
 
 def test_the_old_account_of_a_replaced_seat_keeps_nothing_L_REPLACE_1(world):

@@ -133,3 +133,11 @@ def test_invalid_json_unknown_ruleset_and_missing_file_are_refused(tmp_path):
     top.write_text("[]", encoding="utf-8")
     with pytest.raises(CommandError, match="the night file: must be an object"):
         call_command(Command(), "m21", str(top))
+
+
+def test_the_command_is_installed_under_its_name_M_NIGHT_1():
+    """``manage.py resolve_night m21 FILE`` finds the command through the installed M21 app."""
+    out = StringIO()
+    call_command("resolve_night", "m21", str(EXAMPLE_FILES[0]), "--compact", stdout=out)
+    assert json.loads(out.getvalue())["deaths"] == [{"player": "Joe", "cause": "mafia"},
+                                                    {"player": "Hal", "cause": "desperado"}]

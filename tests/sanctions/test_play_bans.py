@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.core import mail
 from django.test import Client
 
@@ -110,7 +111,8 @@ def test_a_ban_for_life_never_ends_and_the_sign_up_page_says_why_L_SANCTION_2(de
     assert not ScheduledEvent.objects.filter(kind="play_ban_end").exists()
     client = Client()
     client.force_login(ban.user)
-    response = client.post(f"/games/{game.slug}/signup/", {"action": "sign-up"})
+    with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
+        response = client.post(f"/games/{game.slug}/signup/", {"action": "sign-up"})
     assert response.status_code == 403
     assert "Вам навсегда запрещено играть: подделка копипастов или скриншотов." in response.content.decode()
     assert not Signup.objects.filter(game=game, user=ban.user).exists()
@@ -137,7 +139,8 @@ def test_the_public_list_names_the_player_the_offence_and_the_end_never_the_evid
     ban = _ban(demo)
     short = _ban(demo, ends_at=NOW + timedelta(hours=1), offence="forgery")
     evidence = _evidence(demo)
-    page = Client().get("/play-bans/")
+    with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
+        page = Client().get("/play-bans/")
     assert page.status_code == 200
     body = page.content.decode()
     assert ban.user.public_name in body and "нарушение омерты" in body
@@ -155,12 +158,14 @@ def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTI
     url = f"/staff/games/{demo.game.pk}/play-ban/"
     data = {"player": message.author_user_id, "offence": "omerta", "description": DESCRIPTION,
             "until": "2027-01-31T12:00", "evidence": f"https://mafia.example/inboxes/{mafia_inbox}/#n1"}
-    refused = client.post(url, data)
+    with time_machine.travel(NOW, tick=False):
+        refused = client.post(url, data)
     assert refused.status_code == 200 and "Not a link to a message you may read" in \
         refused.content.decode()
     assert PlayBan.objects.count() == 0
     data["evidence"] = f"https://mafia.example/inboxes/{message.inbox_id}/?page=1#n{position}"
-    response = client.post(url, data)
+    with time_machine.travel(NOW, tick=False):
+        response = client.post(url, data)
     assert response.status_code == 302
     ban = PlayBan.objects.get()
     assert (ban.user_id, ban.offence) == (message.author_user_id, "omerta")
@@ -171,3 +176,19 @@ def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTI
     # Nobody else has the page.
     for persona in ("tribune1", "arbiter", "consigliere"):
         assert staff_client(getattr(demo, persona)).get(url).status_code == 404
+
+
+def test_the_game_page_tells_the_banned_player_instead_of_offering_the_sign_up_L_SANCTION_2(demo):
+    ban = _ban(demo)
+    game = _new_game(demo, slug="recruiting")
+    client = Client()
+    client.force_login(ban.user)
+    with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
+        page = client.get(f"/games/{game.slug}/").content.decode()
+    assert "Вам запрещено играть до 20 декабря 2026 г. 10:30 (Europe/Moscow): нарушение омерты." in page
+    assert 'value="sign-up"' not in page
+    other = Client()
+    other.force_login(demo.outsider)
+    with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
+        page = other.get(f"/games/{game.slug}/").content.decode()
+    assert 'value="sign-up"' in page and "запрещено играть" not in page

@@ -251,3 +251,19 @@ def test_refusals_on_the_day_and_nominate_pages_are_400_with_the_reason_not_500(
         opened = client.post(day_url, {"action": "open"})
     assert opened.status_code == 400
     assert ru("Voting has already opened.") in opened.content.decode()
+
+
+def test_nominate_page_chooses_nobody_in_advance_and_an_empty_choice_is_a_form_error_L_NOM_1(demo, client):
+    day = city1_day(demo)
+    voter = day.plain[5]
+    client.force_login(voter.user)
+    url = reverse("nominate", args=[demo.game.slug])
+    with time_machine.travel(MORNING, tick=False):
+        page = client.get(url).content.decode()
+        select = page[page.index('<select name="nominee"'):page.index("</select>", page.index('<select name="nominee"'))]
+        assert select.count("<option") == len(day.plain) + 1  # the placeholder and every candidate
+        assert 'value="" selected' in select and select.count("selected") == 1
+        response = client.post(url, {"nominee": "", "action": "nominate"})
+    assert response.status_code == 400
+    assert 'class="errorlist"' in response.content.decode()
+    assert not Nomination.objects.filter(nominator=voter).exists()

@@ -1,0 +1,99 @@
+"""Forms of the M21 pages: a new game, its timing, co-hosts, the setup table, the deal, the day's host and Judge
+actions. The services check everything again; the forms turn request data into typed values."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from .roles import CITIZEN, GOON, MAFIA_POWER_ROLES, ROLES, TOWN_POWER_ROLES
+from .setup import MAX_PLAYERS
+
+
+class NewM21GameForm(forms.Form):
+    """A new M21 game (M-SETUP-1/2): title, address, time zone, phase lengths and shift, the vote rules."""
+
+    title = forms.CharField(max_length=200)
+    slug = forms.SlugField(label="Address", max_length=60, help_text="Latin letters, digits and dashes.")
+    time_zone = forms.CharField(max_length=64, initial="Europe/London")
+    day_hours = forms.IntegerField(label="Day length (hours)", min_value=1, max_value=168, initial=48)
+    night_hours = forms.IntegerField(label="Night length (hours)", min_value=1, max_value=168, initial=24)
+    phase_shift = forms.TimeField(label="Phase shift", initial="22:00", widget=forms.TimeInput(attrs={"type": "time"}),
+                                  help_text="Wall-clock time in the game's time zone.")
+    vote_preset = forms.ChoiceField(label="Vote rules", initial="m21", choices=[
+        ("m21", "M21: ##END hammer, plurality at the deadline"),
+        ("classic", "Classic forum: a majority ends the day at once")])
+    self_votes_allowed = forms.BooleanField(label="Self-votes allowed", required=False, initial=True)
+    no_lynch_allowed = forms.BooleanField(label="No Lynch allowed", required=False, initial=True)
+
+
+class TimingForm(forms.Form):
+    """Phase lengths and shift before the deal (M-SETUP-2)."""
+
+    day_hours = forms.IntegerField(label="Day length (hours)", min_value=1, max_value=168)
+    night_hours = forms.IntegerField(label="Night length (hours)", min_value=1, max_value=168)
+    phase_shift = forms.TimeField(label="Phase shift", widget=forms.TimeInput(attrs={"type": "time"}))
+
+
+class CohostForm(forms.Form):
+    """A co-host by their display name (M-SETUP-4)."""
+
+    name = forms.CharField(label="Co-host's name", max_length=150)
+
+    def clean_name(self):
+        name = self.cleaned_data["name"].strip()
+        user = get_user_model().objects.filter(display_name__iexact=name, is_active=True).first() or \
+            get_user_model().objects.filter(username__iexact=name, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError("No account has this name.")
+        return user
+
+
+class SetupTableForm(forms.Form):
+    """The setup as a table of counts (M-SETUP-1): citizens and goons 0..60, each power role 0 or 1, and the chance
+    of an insane cop in percent (M-ROLE-1)."""
+
+    cop_insanity_percent = forms.IntegerField(label="Chance of an insane cop (%)", min_value=0, max_value=100,
+                                              initial=0)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for key in (CITIZEN.key, *TOWN_POWER_ROLES, GOON.key, *MAFIA_POWER_ROLES):
+            role = ROLES[key]
+            most = MAX_PLAYERS if key in (CITIZEN.key, GOON.key) else 1
+            self.fields[f"role_{key}"] = forms.IntegerField(
+                label=f"{role.name} ({role.alignment}, {role.setup_count})", min_value=0, max_value=most, initial=0,
+                help_text=role.summary)
+
+    def counts(self) -> dict[str, int]:
+        return {name.removeprefix("role_"): value for name, value in self.cleaned_data.items()
+                if name.startswith("role_") and value}
+
+
+class DrawSetupForm(forms.Form):
+    """"Let the site draw" a legal setup for the players signed up (M-SETUP-1)."""
+
+    cop_insanity_percent = forms.IntegerField(label="Chance of an insane cop (%)", min_value=0, max_value=100,
+                                              initial=0)
+
+
+class DealForm(forms.Form):
+    """When day 1 starts (aware, in the game's zone) once the roles are dealt."""
+
+    first_day_starts_at = forms.DateTimeField(label="Day 1 starts at (game's time zone)",
+                                              widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+
+
+class ExtendForm(forms.Form):
+    """The host extends the current phase (M-SETUP-2)."""
+
+    hours = forms.IntegerField(min_value=1, max_value=72, initial=24)
+
+
+class CastingVoteForm(forms.Form):
+    """The Judge's casting vote: a living player or No Lynch (M-ROLE judge)."""
+
+    target = forms.ChoiceField(label="Candidate")
+
+    def __init__(self, *args, candidates=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["target"].choices = [("no_lynch", "No Lynch"), *[(str(r.pk), r.name) for r in candidates]]

@@ -1,0 +1,66 @@
+"""The M21 post hooks: the game thread's (M-VOTE: every post by a player is parsed for ``##VOTE``, ``##UNVOTE``,
+``##END`` and ``##UNEND``; the post keeps its text and gets a receipt, and a hammer ends the day at once) and the
+role PM's, where the Judge may give their orders to the hosts (M-ROLE judge: ``##CLOSE PROCEEDINGS``,
+``##CASTING VOTE name`` or ``##CASTING VOTE No Lynch``)."""
+from __future__ import annotations
+
+import re
+
+from cities.models import LifeStatus, Resident
+from inboxes.hooks import PostHook, post_hook
+from inboxes.models import InboxKind
+from kernel.errors import RuleViolation
+from voting.parsing import is_forum_no_lynch, resolve_forum_name
+
+from .services import do_cast_judge_vote, do_close_proceedings, record_game_thread_post, site_message
+
+_CLOSE = re.compile(r"##\s*close\s+proceedings\b", re.IGNORECASE)
+_CASTING = re.compile(r"##\s*casting\s+vote\s*:?\s*(?P<name>[^\n#]*)", re.IGNORECASE)
+
+
+@post_hook(InboxKind.GAME_THREAD, ruleset="m21")
+class GameThreadHook(PostHook):
+    """Posts are never refused for their commands (M-VOTE-1: a refused command is explained in the receipt); the
+    record step re-derives the day with the stored post (M-VOTE-8) in the post's transaction, with the open day's
+    row locked, so that two hammers posted at once end the day once."""
+
+    def record(self, inbox, seat, message, accepted, now) -> None:
+        record_game_thread_post(inbox, seat, message, now)
+
+
+@post_hook(InboxKind.ROLE_PM, ruleset="m21")
+class RolePmHook(PostHook):
+    """The Judge's orders in their role PM (M-ROLE judge). The post is kept; the site answers in the PM with what
+    the order did or why it was refused (a refusal changes nothing else). Posts by the hosts, and by players who
+    are not the PM's owner, give no orders."""
+
+    def record(self, inbox, seat, message, accepted, now) -> None:
+        if seat is None or inbox.resident_id != seat.pk:
+            return
+        text = message.body
+        if _CLOSE.search(text):
+            answer = self._run(lambda: do_close_proceedings(inbox.game, acting_user=message.author_user, now=now))
+        elif (match := _CASTING.search(text)) is not None:
+            answer = self._casting(inbox, message, match.group("name").strip(), now)
+        else:
+            return
+        site_message(inbox, answer, now)
+
+    @staticmethod
+    def _run(order) -> str:
+        try:
+            return order()
+        except RuleViolation as exc:
+            return f"Refused: {exc}"
+
+    def _casting(self, inbox, message, written: str, now) -> str:
+        if is_forum_no_lynch(written):
+            target = None
+        else:
+            living = {r.name: r for r in Resident.objects.filter(game=inbox.game, status=LifeStatus.ALIVE)}
+            resolution = resolve_forum_name(written, {name: [name] for name in living})
+            if resolution.seat is None:
+                listed = f": {', '.join(resolution.candidates)}" if resolution.candidates else ""
+                return f"Refused: name exactly one living player (or No Lynch){listed}."
+            target = living[resolution.seat]
+        return self._run(lambda: do_cast_judge_vote(inbox.game, target, acting_user=message.author_user, now=now))

@@ -1,0 +1,226 @@
+"""The M21 pages: a new game, the host's setup page, and the game page with the day (the live vote count, the
+host's extension and vote-count post, the Judge's powers). Each view parses a form, calls one service or selector
+and renders; access goes through the policy and the services' checks."""
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from cities.i18n import activate_game_language
+from cities.models import Game
+from cities.selectors import game_get
+from cities.services import do_close_signups
+from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+
+from . import selectors, services
+from .forms import (
+    CastingVoteForm, CohostForm, DealForm, DrawSetupForm, ExtendForm, NewM21GameForm, SetupTableForm, TimingForm,
+)
+from .roles import ROLES
+from .setup import M21Setup
+
+ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
+
+
+def _m21_game(slug: str) -> Game:
+    game = game_get(slug)
+    if game.ruleset != services.RULESET:
+        raise Http404("No such M21 game.")
+    return game
+
+
+@login_required
+def new_game(request):
+    """Any logged-in user creates an M21 game and becomes its host (M-SETUP-4); then the setup page."""
+    form = NewM21GameForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                game = services.do_create_m21_game(acting_user=request.user, **form.cleaned_data)
+            except RuleViolation as exc:
+                form.add_error(None, str(exc))
+                status = ERROR_STATUS.get(type(exc), 400)
+            else:
+                return redirect("m21_setup", slug=game.slug)
+        else:
+            status = 400
+    return render(request, "m21/new_game.html", {"form": form}, status=status)
+
+
+def game_page(request, slug: str):
+    """The M21 game page: the phase and deadline, the live vote count (to those who read the game thread), the
+    viewer's inboxes, and the controls the viewer has: the hosts' extension and vote count, the Judge's powers."""
+    game = _m21_game(slug)
+    activate_game_language(request, game)
+    now = timezone.now()
+    judge = selectors.judge_seat_of(request.user, game)
+    is_host = services.is_host(request.user, game)
+    view = selectors.day_view(request.user, game, now)
+    context = {
+        "game": game, "settings": selectors.settings_of(game), "view": view, "is_host": is_host,
+        "judge": judge, "role_name": selectors.own_role(request.user, game),
+        "inboxes": selectors.game_inboxes(request.user, game) if request.user.is_authenticated else [],
+        "extend_form": ExtendForm() if is_host else None,
+        "casting_form": CastingVoteForm(candidates=selectors.living_players(game)) if judge else None,
+        "zone": ZoneInfo(game.time_zone),
+        "deal": selectors.deal_check(game),
+    }
+    return render(request, "m21/game.html", context)
+
+
+def _act(request, game: Game, action, success: str):
+    try:
+        result = action()
+    except RuleViolation as exc:
+        messages.error(request, str(exc))
+        return None, ERROR_STATUS.get(type(exc), 400)
+    messages.success(request, success if success else str(result))
+    return result, 200
+
+
+def _back(request, game: Game, status: int, where: str = "m21_game"):
+    response = redirect(where, slug=game.slug)
+    if status != 200 and request.headers.get("HX-Request"):
+        response.status_code = status
+    return response
+
+
+@require_POST
+@login_required
+def extend(request, slug: str):
+    """The host extends the current phase (M-SETUP-2)."""
+    game = _m21_game(slug)
+    form = ExtendForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Extend by 1 to 72 hours.")
+        return _back(request, game, 400)
+    _, status = _act(request, game, lambda: services.do_extend_m21_phase(
+        game, form.cleaned_data["hours"], acting_user=request.user), "The phase is extended.")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def post_vote_count(request, slug: str):
+    """The host posts the live vote count in the game thread (M-VOTE-8)."""
+    game = _m21_game(slug)
+    _, status = _act(request, game, lambda: services.do_post_vote_count(game, acting_user=request.user),
+                     "The vote count is posted in the game thread.")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def judge_close(request, slug: str):
+    """The Judge closes proceedings (M-ROLE judge)."""
+    game = _m21_game(slug)
+    _, status = _act(request, game, lambda: services.do_close_proceedings(game, acting_user=request.user), "")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def judge_cast(request, slug: str):
+    """The Judge's casting vote, in advance or on a tie within 15 minutes (M-ROLE judge)."""
+    game = _m21_game(slug)
+    form = CastingVoteForm(request.POST, candidates=selectors.living_players(game))
+    if not form.is_valid():
+        messages.error(request, "Choose a candidate.")
+        return _back(request, game, 400)
+    value = form.cleaned_data["target"]
+    target = None if value == "no_lynch" else selectors.resident_get(game, int(value))
+    _, status = _act(request, game, lambda: services.do_cast_judge_vote(game, target, acting_user=request.user), "")
+    return _back(request, game, status)
+
+
+@login_required
+def setup_page(request, slug: str):
+    """The hosts' setup page: co-hosts, timing, sign-ups, the setup table or the site's draw, and the deal."""
+    game = _m21_game(slug)
+    if not services.is_host(request.user, game):
+        raise Http404("No such page.")
+    activate_game_language(request, game)
+    settings = selectors.settings_of(game)
+    setup = M21Setup.from_dict(settings.setup) if settings.setup else None
+    initial = {f"role_{k}": n for k, n in (setup.counts.items() if setup else ())}
+    if setup:
+        initial["cop_insanity_percent"] = int(setup.cop_insanity * 100)
+    context = {
+        "game": game, "settings": settings, "setup": setup,
+        "setup_rows": [(ROLES[k], n) for k, n in setup.counts.items()] if setup else [],
+        "signups": selectors.active_signups(game),
+        "cohost_form": CohostForm(), "timing_form": TimingForm(initial={
+            "day_hours": settings.day_hours, "night_hours": settings.night_hours, "phase_shift": settings.phase_shift}),
+        "table_form": SetupTableForm(initial=initial), "draw_form": DrawSetupForm(), "deal_form": DealForm(),
+    }
+    return render(request, "m21/setup.html", context)
+
+
+def _setup_action(request, slug: str, form_class, action, success: str):
+    game = _m21_game(slug)
+    form = form_class(request.POST) if form_class else None
+    if form is not None and not form.is_valid():
+        errors = "; ".join(e for errs in form.errors.values() for e in errs)
+        messages.error(request, errors)
+        return _back(request, game, 400, "m21_setup")
+    _, status = _act(request, game, lambda: action(game, form), success)
+    return _back(request, game, status, "m21_setup")
+
+
+@require_POST
+@login_required
+def setup_cohost(request, slug: str):
+    return _setup_action(request, slug, CohostForm, lambda game, form: services.do_add_cohost(
+        game, form.cleaned_data["name"], acting_user=request.user), "The co-host is added.")
+
+
+@require_POST
+@login_required
+def setup_timing(request, slug: str):
+    return _setup_action(request, slug, TimingForm, lambda game, form: services.do_set_m21_timing(
+        game, acting_user=request.user, **form.cleaned_data), "The timing is saved.")
+
+
+@require_POST
+@login_required
+def setup_close_signups(request, slug: str):
+    """The host (the Procurator) closes the sign-ups (``cities.services.do_close_signups``)."""
+    return _setup_action(request, slug, None, lambda game, _form: do_close_signups(game, acting_user=request.user),
+                         "Sign-ups are closed.")
+
+
+@require_POST
+@login_required
+def setup_table(request, slug: str):
+    return _setup_action(request, slug, SetupTableForm, lambda game, form: services.do_choose_m21_setup(
+        game, form.counts(), cop_insanity=f"{form.cleaned_data['cop_insanity_percent']}/100",
+        acting_user=request.user), "The setup is saved.")
+
+
+@require_POST
+@login_required
+def setup_draw(request, slug: str):
+    return _setup_action(request, slug, DrawSetupForm, lambda game, form: services.do_draw_m21_setup(
+        game, cop_insanity=f"{form.cleaned_data['cop_insanity_percent']}/100", acting_user=request.user),
+        "The site drew a setup.")
+
+
+@require_POST
+@login_required
+def setup_deal(request, slug: str):
+    def deal(game, form):
+        moment = form.cleaned_data["first_day_starts_at"]
+        if timezone.is_naive(moment):
+            moment = moment.replace(tzinfo=ZoneInfo(game.time_zone))
+        return services.do_deal_m21_roles(game, first_day_starts_at=moment.astimezone(ZoneInfo("UTC")),
+                                          acting_user=request.user)
+    return _setup_action(request, slug, DealForm, deal, "The roles are dealt; the setup post is published.")
+
+

@@ -1,0 +1,84 @@
+"""The M21 setup through the pages (M-SETUP-1/2/4): "New game" offers M21, the host creates the game, adds a
+co-host, players sign up, the host closes sign-ups, saves a setup table (a refused one says why), deals the roles;
+then the game page shows the count and the host extends the day."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from cities.models import Game, GameStatus
+from rulesets.m21.models import M21Day, M21Game, M21Seat
+from tests.m21.day_helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_a_host_sets_up_and_deals_an_m21_game_through_the_pages_M_SETUP_1_M_SETUP_2():
+    host = make_user("Hostess")
+    web = client_for(host)
+    assert reverse("m21_new_game") in web.get(reverse("new_game")).content.decode()
+    response = web.post(reverse("m21_new_game"), {
+        "title": "Web Wars", "slug": "web-wars", "time_zone": "Europe/London", "day_hours": 48, "night_hours": 24,
+        "phase_shift": "22:00", "vote_preset": "m21", "self_votes_allowed": "on", "no_lynch_allowed": "on"})
+    assert response.status_code == 302 and response["Location"] == reverse("m21_setup", args=["web-wars"])
+    game = Game.objects.get(slug="web-wars")
+    assert (game.ruleset, game.time_zone) == ("m21", "Europe/London")
+    make_user("Helper")
+    web.post(reverse("m21_setup_cohost", args=[game.slug]), {"name": "Helper"})
+    assert game.staff_roles.filter(kind="cohost", user__display_name="Helper").exists()
+    players = [make_user(f"Web{n}") for n in range(7)]
+    for player in players:
+        assert client_for(player).post(reverse("signup_toggle", args=[game.slug]), {"action": "sign-up"}).status_code \
+            == 302
+    web.post(reverse("m21_setup_close_signups", args=[game.slug]))
+    table = {f"role_{k}": 0 for k in ("citizen", "judge", "reporter", "cop", "vanilla_cop", "item_cop", "desperado",
+                                      "coroner", "watcher", "inventor", "goon", "godfather", "ninja", "jailbreaker",
+                                      "hooker", "strongman", "thief")}
+    bad = {**table, "role_citizen": 3, "role_goon": 1, "cop_insanity_percent": 0}
+    page = web.post(reverse("m21_setup_table", args=[game.slug]), bad, follow=True).content.decode()
+    assert "The setup has 4 seats but 7 players signed up" in page
+    good = {**table, "role_citizen": 3, "role_judge": 1, "role_cop": 1, "role_godfather": 1, "role_hooker": 1,
+            "cop_insanity_percent": 25}
+    web.post(reverse("m21_setup_table", args=[game.slug]), good)
+    assert M21Game.objects.get(game=game).setup == {
+        "counts": {"citizen": 3, "judge": 1, "cop": 1, "godfather": 1, "hooker": 1}, "cop_insanity": "1/4"}
+    start = (timezone.now() + timedelta(days=1)).astimezone(timezone.get_fixed_timezone(0))
+    web.post(reverse("m21_setup_deal", args=[game.slug]), {"first_day_starts_at": start.strftime("%Y-%m-%dT%H:%M")})
+    game.refresh_from_db()
+    assert game.status == GameStatus.RUNNING
+    assert M21Seat.objects.filter(resident__game=game).count() == 7
+    setup_page = web.get(reverse("m21_setup", args=[game.slug])).content.decode()
+    assert M21Game.objects.get(game=game).deal_commitment in setup_page
+    assert client_for(players[0]).get(reverse("m21_setup", args=[game.slug])).status_code == 404
+
+
+def test_the_host_extends_the_day_from_the_game_page_M_SETUP_2():
+    import time_machine
+
+    from tests.m21.day_helpers import START, build_game
+    table = build_game(slug="m21-web-extend")
+    with time_machine.travel(START + timedelta(hours=1), tick=False):
+        web = client_for(table.cohost)
+        page = web.get(reverse("m21_game", args=[table.game.slug])).content.decode()
+        assert "Extend the phase" in page and "Close proceedings now" not in page
+        web.post(reverse("m21_extend", args=[table.game.slug]), {"hours": 12})
+        assert M21Day.objects.get(game=table.game, number=1).deadline == START + timedelta(hours=60)
+        judge = client_for(table.user_of_role("judge"))
+        assert "Close proceedings now" in judge.get(reverse("m21_game", args=[table.game.slug])).content.decode()
+        refused = judge.post(reverse("m21_judge_close", args=[table.game.slug]), follow=True).content.decode()
+        assert "have a vote in place; 0 do." in refused
+        name = next(n for n, r in table.roles.items() if r == "citizen")
+        player = client_for(table.users[name])
+        page = player.post(reverse("m21_extend", args=[table.game.slug]), {"hours": 12}, follow=True).content.decode()
+        assert "Only the hosts of this game may do this." in page
+        assert M21Day.objects.get(game=table.game, number=1).deadline == START + timedelta(hours=60)
