@@ -167,8 +167,10 @@ def test_views_reach_game_objects_only_through_the_policy():
     assert offences == []
 #: Modules over the limit, each with the reason it is still allowed; the test fails for any other.
 SIZE_ALLOWANCES = {
-    # The M21 night (its nine steps) is being built as this is written; it is split once that work lands.
+    # The M21 ruleset (its night's nine steps, its services) is being built as this is written; its modules are
+    # split by subject once that work lands.
     "rulesets/m21/night.py",
+    "rulesets/m21/services.py",
 }
 
 
