@@ -573,7 +573,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
     if stored is not None:
         return night_rules.NightOutcome.from_dict(stored.outcome)
     _check_game_running(game)
-    state = night_state_of(game, night)
+    state = ruleset_of(game).night_state(game, night)  # the ruleset builds what its steps read
     cutoff = night_cutoff(game, night)  # the planned end: what came later never counts, however late this runs
     outcome = night_rules.resolve_night(state, night_actions_of(game, night, cutoff=cutoff),
                                         ruleset_of(game).night_steps)
