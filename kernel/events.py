@@ -165,6 +165,12 @@ class EventKind(StrEnum):
     SCHEDULER_EVENT_FAILED = "scheduler.event_failed", Audience.PROCURATOR
     SCHEDULER_EVENT_CRASHED = "scheduler.event_crashed", Audience.PROCURATOR
     SCHEDULER_RETRY_REQUESTED = "scheduler.retry_requested", Audience.PROCURATOR
+    SCHEDULER_EVENT_WAITS = "scheduler.event_waits", Audience.PROCURATOR  # a handler found its night not started
+    CLOCK_REPLANNED = "clock.replanned", Audience.STAFF  # a later deadline moved the night and the next day
+    DAILY_POST_HELD = "daily_post.held", Audience.PROCURATOR  # the draft waits for its edit window
+    DAILY_POST_EDIT_WINDOW_SET = "daily_post.edit_window_set", Audience.PROCURATOR
+    VOTING_WINDOW_MISSED = "voting.window_missed", Audience.STAFF  # told to the Tribune, Arbiter and Procurator
+    VOTING_RESCHEDULED = "voting.rescheduled", Audience.STAFF
     # The archive's per-person records: nobody among the staff (L-ARCH)
     ARCHIVE_CONSENT_GIVEN = "archive.consent_given", Audience.NOBODY
     ARCHIVE_CONSENT_REVOKED = "archive.consent_revoked", Audience.NOBODY
