@@ -18,7 +18,6 @@ from staff.console import Need, staff_admin_site
 from voting.window_services import missed_votings
 
 from .models import Game, ScheduledEvent, StaffKind
-from .scheduler import clock_paused
 
 
 @dataclass
@@ -38,6 +37,9 @@ class ClockProblems:
 
 def clock_problems(game: Game, now: datetime) -> ClockProblems:
     """The ``ClockProblems`` of ``game`` at ``now`` (aware UTC)."""
+
+    from .scheduler import clock_paused
+
     pending = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
     stale = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
     return ClockProblems(
@@ -52,6 +54,7 @@ def clock_needs(request, role) -> list:
     """Dashboard lines (``staff.console.register_dashboard_needs``): for the Procurator the clock's problems of the
     game; for a Tribune the missed voting windows of their city; for the Arbiter those of every city. Each line
     links where it is fixed (the clock page with its "retry now", or the reschedule form)."""
+
     game, now = role.game, timezone.now()
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER):
         return []
