@@ -5,6 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
+from kernel.timezones import TimeZoneField
+
 from .roles import CITIZEN, GOON, MAFIA_POWER_ROLES, ROLES, TOWN_POWER_ROLES
 from .setup import MAX_PLAYERS
 
@@ -14,7 +16,7 @@ class NewM21GameForm(forms.Form):
 
     title = forms.CharField(max_length=200)
     slug = forms.SlugField(label="Address", max_length=60, help_text="Latin letters, digits and dashes.")
-    time_zone = forms.CharField(max_length=64, initial="Europe/London")
+    time_zone = TimeZoneField(label="Time zone", initial="Europe/London")
     day_hours = forms.IntegerField(label="Day length (hours)", min_value=1, max_value=168, initial=48)
     night_hours = forms.IntegerField(label="Night length (hours)", min_value=1, max_value=168, initial=24)
     phase_shift = forms.TimeField(label="Phase shift", initial="22:00", widget=forms.TimeInput(attrs={"type": "time"}),

@@ -82,3 +82,29 @@ def test_the_host_extends_the_day_from_the_game_page_M_SETUP_2():
         page = player.post(reverse("m21_extend", args=[table.game.slug]), {"hours": 12}, follow=True).content.decode()
         assert "Only the hosts of this game may do this." in page
         assert M21Day.objects.get(game=table.game, number=1).deadline == START + timedelta(hours=60)
+
+
+def test_m21_forms_refuse_in_english_and_the_zone_comes_from_the_picker_M_SETUP_2():
+    """M21 pages are English (DESIGN.md "Pages"): the new-game form and the setup forms say why they refuse in
+    English, never in the site's default Russian, and the time zone is one of the picker's IANA zones (an
+    ``Etc/GMT+3``, which reads the opposite of its offset, is refused)."""
+    host = make_user("Linguist")
+    web = client_for(host)
+    form = {"title": "Tongues", "slug": "tongues", "day_hours": 48, "night_hours": 24, "phase_shift": "22:00",
+            "vote_preset": "m21", "self_votes_allowed": "on", "no_lynch_allowed": "on"}
+    new_page = web.get(reverse("m21_new_game")).content.decode()
+    assert 'list="id_time_zone-zones"' in new_page and "Europe/London (UTC" in new_page
+    for zone in ("Europe/Londn", "Etc/GMT+3"):
+        refused = web.post(reverse("m21_new_game"), {**form, "time_zone": zone})
+        assert refused.status_code == 400
+        assert f"Unknown time zone “{zone}”" in refused.content.decode()
+    refused = web.post(reverse("m21_new_game"), {**form, "time_zone": "Europe/London", "day_hours": 999})
+    assert "Ensure this value is less than or equal to 168." in refused.content.decode()
+    assert not Game.objects.filter(slug="tongues").exists()
+    assert web.post(reverse("m21_new_game"), {**form, "time_zone": "Europe/London"}).status_code == 302
+    page = web.post(reverse("m21_setup_timing", args=["tongues"]),
+                    {"day_hours": 48, "night_hours": 24, "phase_shift": "25:00"}, follow=True).content.decode()
+    assert "Enter a valid time." in page and "Введите" not in page
+    page = web.post(reverse("m21_setup_draw", args=["tongues"]), {"cop_insanity_percent": "abc"},
+                    follow=True).content.decode()
+    assert "Enter a whole number." in page and "Введите" not in page
