@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
+from cities.forms import WallClockField
 from kernel.timezones import TimeZoneField
 
 from .roles import CITIZEN, GOON, MAFIA_POWER_ROLES, ROLES, TOWN_POWER_ROLES
@@ -79,10 +80,9 @@ class DrawSetupForm(forms.Form):
 
 
 class DealForm(forms.Form):
-    """When day 1 starts (aware, in the game's zone) once the roles are dealt."""
+    """When day 1 starts once the roles are dealt: a wall-clock time (naive), which the view reads in the game's zone."""
 
-    first_day_starts_at = forms.DateTimeField(label="Day 1 starts at (game's time zone)",
-                                              widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    first_day_starts_at = WallClockField(label="Day 1 starts at (game's time zone)")
 
 
 class ExtendForm(forms.Form):

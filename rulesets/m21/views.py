@@ -7,11 +7,13 @@ from zoneinfo import ZoneInfo
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone, translation
 from django.views.decorators.http import require_POST
 
+from cities.forms import wall_clock_to_utc
 from cities.i18n import activate_game_language
 from cities.models import Game
 from cities.selectors import game_get
@@ -223,12 +225,13 @@ def setup_draw(request, slug: str):
 @require_POST
 @login_required
 def setup_deal(request, slug: str):
+    """The host deals the roles; day 1 starts at the wall-clock time typed, read in the game's zone (M-SETUP-2)."""
     def deal(game, form):
-        moment = form.cleaned_data["first_day_starts_at"]
-        if timezone.is_naive(moment):
-            moment = moment.replace(tzinfo=ZoneInfo(game.time_zone))
-        return services.do_deal_m21_roles(game, first_day_starts_at=moment.astimezone(ZoneInfo("UTC")),
-                                          acting_user=request.user)
+        try:
+            moment = wall_clock_to_utc(form.cleaned_data["first_day_starts_at"], ZoneInfo(game.time_zone))
+        except ValidationError as exc:
+            raise InvalidInput(" ".join(exc.messages), rule="M-SETUP-2") from None
+        return services.do_deal_m21_roles(game, first_day_starts_at=moment, acting_user=request.user)
     return _setup_action(request, slug, DealForm, deal, "The roles are dealt; the setup post is published.")
 
 
