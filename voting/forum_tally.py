@@ -296,10 +296,10 @@ class ForumDay:
         self._voided_voters.discard(seat)
         current = self._votes.get(seat)
         if current is not None and current.target == target:
-            return self._accept(post, seat, command, f"{seat} already votes {target}.", target=target)
+            return self._accept(post, seat, command, f"{seat} already votes {_shown(target)}.", target=target)
         self._order += 1
         self._votes[seat] = _StandingVote(target=target, order=self._order)
-        return self._accept(post, seat, command, f"{seat} votes {target}.", target=target)
+        return self._accept(post, seat, command, f"{seat} votes {_shown(target)}.", target=target)
 
     def _resolve_target(self, post: ForumPost, seat: str,
                         command: ForumCommand) -> tuple[str | None, ForumReceipt | None]:
@@ -337,9 +337,9 @@ class ForumDay:
                      else resolve_forum_name(command.argument, self._names(self._living)).seat)
             if named is not None and named != current.target:
                 return self._refuse(post, seat, command, ForumRefusal.UNVOTE_OTHER,
-                                    f"{seat} votes {current.target}, not {named}: the vote stays.")
+                                    f"{seat} votes {_shown(current.target)}, not {_shown(named)}: the vote stays.")
         del self._votes[seat]
-        return self._accept(post, seat, command, f"{seat} withdraws the vote on {current.target}.",
+        return self._accept(post, seat, command, f"{seat} withdraws the vote on {_shown(current.target)}.",
                             target=current.target)
 
     def _mark_end(self, post: ForumPost, seat: str, command: ForumCommand) -> ForumReceipt:
@@ -435,6 +435,11 @@ class ForumDay:
                 message: str, *, candidates: tuple[str, ...] = ()) -> ForumReceipt:
         return ForumReceipt(seq=post.seq, author=post.author, seat=seat, command=command, refusal=refusal,
                             message=message, candidates=candidates)
+
+
+def _shown(target: str) -> str:
+    """A vote target as a receipt names it: a seat's name, or "No Lynch" for ``FORUM_NO_LYNCH`` (M-VOTE-1)."""
+    return "No Lynch" if target == FORUM_NO_LYNCH else target
 
 
 _AUTHOR_REFUSALS = {
