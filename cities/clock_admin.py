@@ -30,20 +30,25 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from staff.console import register_dashboard_links, register_urls, staff_admin_site, staff_roles_of
+from staff.console import (
+    register_dashboard_links,
+    register_dashboard_needs,
+    register_urls,
+    staff_admin_site,
+    staff_roles_of,
+)
 from voting.models import JudgeElection, VotingSession
+from voting.window_services import can_reschedule, do_reschedule_missed_voting, is_missed, suggested_window
 
 from . import scheduler, services
 from .errors import RuleViolation
 from .forms import IdField, WallClockField, wall_clock_to_utc
 from .models import Game, GameDay, ScheduledEvent, StaffKind
-from .staff_needs import clock_problems
+from .staff_needs import clock_needs, clock_problems
 
 
 def _register_dashboard_needs() -> None:
-    from staff.console import register_dashboard_needs
 
-    from .staff_needs import clock_needs
 
     register_dashboard_needs(clock_needs)
 
@@ -288,7 +293,6 @@ def reschedule_voting_view(request, session_id: int):
     """A missed voting window, rescheduled in one action (``voting.window_services.do_reschedule_missed_voting``) by the
     city's Tribune, the Arbiter or the Procurator; anyone else gets a 404. The form is prefilled with
     ``suggested_window``; refusals (L-DAY-3) are shown in the form."""
-    from voting.window_services import can_reschedule, do_reschedule_missed_voting, is_missed, suggested_window
 
     session = VotingSession.objects.select_related("game", "city").filter(pk=session_id).first()
     if session is None or not can_reschedule(request.user, session):

@@ -14,6 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from staff.console import Need, staff_admin_site
+from voting.window_services import missed_votings
+
 from .models import Game, ScheduledEvent, StaffKind
 
 
@@ -34,7 +37,6 @@ class ClockProblems:
 
 def clock_problems(game: Game, now: datetime) -> ClockProblems:
     """The ``ClockProblems`` of ``game`` at ``now`` (aware UTC)."""
-    from voting.window_services import missed_votings
 
     from .scheduler import clock_paused
 
@@ -52,8 +54,6 @@ def clock_needs(request, role) -> list:
     """Dashboard lines (``staff.console.register_dashboard_needs``): for the Procurator the clock's problems of the
     game; for a Tribune the missed voting windows of their city; for the Arbiter those of every city. Each line
     links where it is fixed (the clock page with its "retry now", or the reschedule form)."""
-    from staff.console import Need, staff_admin_site
-    from voting.window_services import missed_votings
 
     game, now = role.game, timezone.now()
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER):

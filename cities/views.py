@@ -226,16 +226,22 @@ def game_setup(request, slug: str):
     return render(request, "cities/setup.html", _setup_context(request, game))
 
 
+def _valid_or_refused(form):
+    """``form`` when valid; else ``InvalidInput`` with its errors (bad input changes nothing: a field that fails
+    its checks, a NUL byte say, is never read as empty)."""
+    if not form.is_valid():
+        raise InvalidInput(" ".join(str(e) for errors in form.errors.values() for e in errors))
+    return form
+
+
 def _step_recruitment_post(request, game):
-    form = RecruitmentPostForm(request.POST)
-    form.is_valid()
+    form = _valid_or_refused(RecruitmentPostForm(request.POST))
     services.do_publish_recruitment_post(game, acting_user=request.user, title=form.cleaned_data.get("title", ""),
                                          body=form.cleaned_data.get("body", ""))
 
 
 def _step_form_cities(request, game):
-    form = FormCitiesForm(request.POST)
-    form.is_valid()
+    form = _valid_or_refused(FormCitiesForm(request.POST))
     services.do_form_cities(game, acting_user=request.user, names=form.cleaned_data.get("names", "").splitlines())
 
 

@@ -25,6 +25,7 @@ be undone. Hence:
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -37,13 +38,10 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
-from cities.models import Alignment, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from roles.models import MafiaDraw
 from kernel.public_ids import is_public_id
-from kernel.rulesets import ruleset_of
-from roles.models import CommissarCheck, MafiaDraw
 from staff.models import TribuneStandIn
-from voting.models import ProxyRequest, SuicideDeclaration
 
 from .models import IMMUTABLE_KINDS, Inbox, InboxKind, Membership, MembershipState, Message
 
@@ -735,205 +733,6 @@ def editable_positions(user, inbox: Inbox, messages: list[Message], first_positi
     return {pos for pos, m in own if edit_denial_reason(user, m, now) is None}
 
 
-# --------------------------------------------------------------------------------------------------------------
-# The knowledge matrix (L-STAFF-6)
-# --------------------------------------------------------------------------------------------------------------
-
-def visible_alignment(viewer, resident: Resident) -> str | None:
-    """The alignment of ``resident`` as ``viewer`` may know it (L-STAFF-6), or None when it is secret to them.
-
-    Known to: everyone once the game is over or once a death announcement disclosed it (L-DEATH-2); the
-    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only; the living
-    commissar who checked the resident (L-NIGHT-5: the answer is theirs).
-    """
-    game = resident.game
-    if game.status == GameStatus.FINISHED:
-        return resident.alignment
-    if resident.alignment_announced and resident.status != LifeStatus.ALIVE:
-        return resident.alignment
-    if not _is_authenticated(viewer):
-        return None
-    seat = seat_in(viewer, resident.game_id)
-    if seat is not None and seat.pk == resident.pk:
-        return resident.alignment
-    if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
-        return resident.alignment
-    if _hosts_know_alignments(game) and any(holds_role(viewer, resident.game_id, kind)
-                                            for kind in (StaffKind.PROCURATOR, StaffKind.COHOST)):
-        return resident.alignment
-    if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
-            and resident.alignment == Alignment.MAFIA):
-        return Alignment.MAFIA
-    if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
-        return resident.alignment
-    return None
-
-
-def _hosts_know_alignments(game: Game) -> bool:
-    """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
-    the ruleset's ``policy_grants["hosts_know_alignments"]``."""
-    return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
-
-
-def _checked(commissar: Resident, resident: Resident) -> bool:
-    """True when ``commissar`` checked ``resident`` (L-NIGHT-5); one query, only for a commissar viewer."""
-
-    return CommissarCheck.objects.filter(commissar=commissar, target=resident).exists()
-
-
-def can_see_members(viewer, inbox: Inbox) -> bool:
-    """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
-    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (L-INBOX-15, L-NIGHT-5: its member
-    is the commissar, whom the Consigliere must not learn) and a mafia complaint (L-IMPEACH-3: its members are
-    the mafia, whom the Procurator must not learn); there only members see it, and everyone after the game."""
-    if inbox.kind not in SECRET_MEMBER_KINDS or _is_finished(inbox):
-        return True
-    return membership_of(viewer, inbox) is not None
-
-
-def knows_night_of(viewer, city) -> bool:
-    """True when ``viewer`` may see ``city``'s night business (L-NIGHT-1..4, L-STAFF-6): the godfather election,
-    its votes, the godfather, the night decisions and their targets. Known to the living mafia of the city and
-    the Consigliere; everyone after the game. Never the Procurator, a Tribune, a commissar or another city."""
-    if city.game.status == GameStatus.FINISHED:
-        return True
-    if not _is_authenticated(viewer):
-        return False
-    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
-        return True
-    seat = seat_in(viewer, city.game_id)
-    return (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == city.pk
-            and seat.status == LifeStatus.ALIVE)
-
-
-def may_enter_night_decision(viewer, city, godfather) -> bool:
-    """Whether the night page offers ``viewer`` the kill and touring forms of ``city`` (L-NIGHT-2): the
-    Consigliere, or ``godfather`` (the city's living godfather, a Resident or None) himself. The service decides
-    each submission (the Consigliere only while the godfather is silent)."""
-    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
-        return True
-    return godfather is not None and _is_authenticated(viewer) and godfather.user_id == viewer.pk
-
-
-def knows_check_asker(viewer, check) -> bool:
-    """True when ``viewer`` may learn who asked a commissar ``check`` (L-NIGHT-5, L-STAFF-6): the commissar who
-    asked, and everyone after the game. Never the Consigliere (who answers without learning the asker)."""
-    if check.game.status == GameStatus.FINISHED:
-        return True
-    seat = seat_in(viewer, check.game_id) if _is_authenticated(viewer) else None
-    return seat is not None and seat.pk == check.commissar_id
-
-
-def knows_commissar(viewer, resident: Resident) -> bool:
-    """True when ``viewer`` may learn that ``resident`` is their city's commissar (L-STAFF-6, L-COMM-4).
-
-    Known to: the Procurator, the Tribune of that city, the commissar, the other commissars (police station);
-    everyone after the game or once an announced death disclosed it (L-DEATH-2). Never the Consigliere.
-    False for a resident who is not a commissar.
-    """
-    if not resident.is_commissar:
-        return False
-    if resident.game.status == GameStatus.FINISHED:
-        return True
-    if resident.alignment_announced and resident.status != LifeStatus.ALIVE:
-        return True
-    if not _is_authenticated(viewer):
-        return False
-    if holds_role(viewer, resident.game_id, StaffKind.PROCURATOR):
-        return True
-    if holds_role(viewer, resident.game_id, StaffKind.TRIBUNE, city_id=resident.city_id):
-        return True
-    seat = seat_in(viewer, resident.game_id)
-    if seat is None or not seat.is_commissar:
-        return False
-    if seat.pk == resident.pk:
-        return True
-    # Dated knowledge: a dead commissar knows the commissars of the moment of death, none named afterwards.
-    return was_commissar_at(resident, knowledge_cutoff(seat))
-
-
-def knows_godfather(viewer, resident: Resident) -> bool:
-    """True when ``viewer`` may learn that ``resident`` is their city's godfather (L-NIGHT-3).
-
-    Known to the Consigliere and the mafia of that city; everyone after the game. Dated (L-STAFF-6 [interp]): a
-    dead mafioso knows the godfather of the moment of death (``was_godfather_at``), never one made afterwards.
-    """
-    if resident.game.status == GameStatus.FINISHED:
-        return resident.is_godfather
-    if not _is_authenticated(viewer):
-        return False
-    if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
-        return resident.is_godfather
-    seat = seat_in(viewer, resident.game_id)
-    if seat is None or seat.alignment != Alignment.MAFIA or seat.city_id != resident.city_id:
-        return False
-    return was_godfather_at(resident, knowledge_cutoff(seat))
-
-
-def knowledge_cutoff(seat: Resident | None) -> datetime | None:
-    """The moment after which ``seat`` learns nothing more (L-STAFF-6 [interp], knowledge is dated): the death
-    of a dead seat (a spirit included), else None (a living seat, or one whose death time is unknown). The
-    seat, not the account: after a replacement the new holder knows what the seat knew (L-REPLACE-1)."""
-    if seat is None or seat.status == LifeStatus.ALIVE:
-        return None
-    return seat.died_at
-
-
-def was_godfather_at(resident: Resident, moment: datetime | None) -> bool:
-    """True when ``resident`` was their city's godfather at ``moment`` (aware UTC; None: now). A rank without a
-    start date is older than the dates (counted from the start)."""
-    if moment is None:
-        return resident.is_godfather
-    since, until = resident.godfather_since, resident.godfather_until
-    if not resident.is_godfather and until is None:
-        return False
-    return (since is None or since <= moment) and (until is None or until > moment)
-
-
-def was_commissar_at(resident: Resident, moment: datetime | None) -> bool:
-    """True when ``resident`` was a commissar at ``moment`` (aware UTC; None: now)."""
-    if not resident.is_commissar:
-        return False
-    return moment is None or resident.commissar_since is None or resident.commissar_since <= moment
-
-
-def in_living_rosters(viewer, game: Game | int) -> bool:
-    """False when ``viewer``'s seat in ``game`` is not living: the rows of the knowledge matrix that say
-    "living" (the police station's roster of commissars, the mafia's night business) drop the dead from the
-    moment of death (L-STAFF-6 [interp], L-DEATH-1). True for anyone without a seat (staff, visitors)."""
-    seat = seat_in(viewer, game) if _is_authenticated(viewer) else None
-    return seat is None or seat.status == LifeStatus.ALIVE
-
-
-def knows_consigliere(viewer, game: Game) -> bool:
-    """True when ``viewer`` may learn who the Consigliere is: Procurator, Consigliere, all mafia (L-STAFF-6)."""
-    if game.status == GameStatus.FINISHED:
-        return True
-    if not _is_authenticated(viewer):
-        return False
-    if holds_role(viewer, game, StaffKind.PROCURATOR) or holds_role(viewer, game, StaffKind.CONSIGLIERE):
-        return True
-    seat = seat_in(viewer, game)
-    return seat is not None and seat.alignment == Alignment.MAFIA
-
-
-def visible_staff(viewer, game: Game) -> list[StaffRole]:
-    """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
-    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere,
-    co-hosts (M21)."""
-    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3,
-             StaffKind.COHOST: 4}
-    roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
-    if not knows_consigliere(viewer, game):
-        roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]
-    elif game.status != GameStatus.FINISHED and not staff_roles_in(viewer, game):
-        # A dead mafioso knows the Consigliere of the moment of death, not one appointed afterwards.
-        cutoff = knowledge_cutoff(seat_in(viewer, game))
-        if cutoff is not None:
-            roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE or r.since <= cutoff]
-    return sorted(roles, key=lambda r: (order[r.kind], r.city.number if r.city else 0))
-
-
 def _game_zone(game: Game):
 
     return ZoneInfo(game.time_zone)
@@ -967,247 +766,26 @@ def can_see_speech_requests(user, city) -> bool:
                for r in staff_roles_in(user, city.game_id))
 
 
-# --------------------------------------------------------------------------------------------------------------
-# The audit log (issue 7 item 5): which staff member may browse which GameEvent
-# --------------------------------------------------------------------------------------------------------------
-#
-# Every staff action and scheduler action is a ``GameEvent``; staff browse the events of their scope in /staff/.
-# A payload names residents, inboxes and messages, and the actor is a person: an event shown to the wrong host
-# tells who is mafia (a post in a mafia inbox), who the commissar is (an offer accepted), who the Consigliere is
-# (who ran the draw), or what a personal inbox says (a proxy request). So each event kind has one audience among
-# the game's staff, decided here, kind by kind; a kind not in the table is shown to nobody (fail closed) until
-# someone decides. After the game every staff member of the game sees every event (L-ARCH-1: the log joins the
-# archive). Site operators (/admin/) never see the log (L-STAFF-5). Players never see it here.
-#
-# | audience | who sees it | kinds |
-# |---|---|---|
-# | STAFF | every staff member of the game | setup, posts, draw commitment, voting schedule and results, court cases and sentences, deaths, replacements, stand-ins, impeachment openings and rulings |
-# | INBOX | staff who may read ``payload["inbox"]`` (``can_read_inbox``) | messages, memberships, inbox creation, kill, rollover |
-# | PROCURATOR | the Procurator | commissar offers and answers (L-COMM-2), failed scheduled events, who signs an impeachment demand |
-# | PROCURATOR_ARBITER | the Procurator and the Arbiter | court votes (the court inbox), penalty bans (L-STAFF-3) |
-# | CITY_HOSTS | the Procurator, the Arbiter and the Tribune of the event's city | nominations (``can_see_nominations``) |
-# | CITY_TRIBUNE | the Tribune of the event's city (or their stand-in) | proxy requests, suicide declarations (personal inbox, L-STAFF-6) |
-# | CITY_TRIBUNE_PROCURATOR | the Procurator and the Tribune of the event's city | speech requests (L-NOM-4), the Tribune told the commissar (L-COMM-4) |
-# | APPOINTMENT | every staff member, but the Consigliere's appointment only the Procurator and the Consigliere | staff.appointed (L-STAFF-6) |
-# | CONSIGLIERE | the Consigliere | the mafia's night: night.*, mafia.*, godfather.*, touring.*, gift.* (L-STAFF-4) |
-# | NOBODY | no staff member while the game runs | resident.flags (commissar and godfather flags), commissar checks check.* (the Consigliere must not learn who asked, L-NIGHT-5), any kind not in the table |
-#
-# The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
-# only to those who ``knows_consigliere``.
-
-AUDIT_STAFF = Audience.STAFF
-AUDIT_INBOX = Audience.INBOX
-AUDIT_PROCURATOR = Audience.PROCURATOR
-AUDIT_PROCURATOR_ARBITER = Audience.PROCURATOR_ARBITER
-AUDIT_CITY_HOSTS = Audience.CITY_HOSTS
-AUDIT_CITY_TRIBUNE = Audience.CITY_TRIBUNE
-AUDIT_CITY_TRIBUNE_PROCURATOR = Audience.CITY_TRIBUNE_PROCURATOR
-AUDIT_APPOINTMENT = Audience.APPOINTMENT
-AUDIT_CONSIGLIERE = Audience.CONSIGLIERE
-AUDIT_NOBODY = Audience.NOBODY
-
-#: Event kind -> audience (see the table above), read from the typed kinds (``kernel.events``): each
-#: ``EventKind`` carries its audience, and each ``ScheduledKind`` that of the ``scheduler.<kind>`` row.
-AUDIT_LOG_AUDIENCE: dict[str, str] = {
-    **{kind.value: kind.audience for kind in EventKind},
-    **{kind.audit_kind: kind.audience for kind in ScheduledKind if kind.audience != Audience.NOBODY},
-}
-
-#: Kind prefixes -> audience, for families of kinds (checked after the exact table).
-AUDIT_LOG_PREFIXES: tuple[tuple[str, str], ...] = EVENT_FAMILIES
-
-
-def audit_audience(kind: str) -> str:
-    """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided
-    (``kernel.events.event_audience``)."""
-    return event_audience(kind)
-
-
-#: Payload keys whose numbers are plain quantities (days, counts, drawn numbers), shown as they are.
-AUDIT_PLAIN_NUMBERS = frozenset({"day", "number", "numbers", "night", "count", "length", "hours", "calendar_days",
-                                 "position", "signups", "members", "moved", "cancelled", "votes", "population", "mafia_count"})
-
-#: Payload keys naming objects -> the kind of object (``AuditScope._reference_map``); any other id is "…".
-AUDIT_REFERENCES: dict[str, str] = {
-    **dict.fromkeys(["resident", "nominee", "candidate", "voter", "proposer", "other", "nominator", "choice",
-                     "judge", "judges", "candidates", "spirits", "winner"], "resident"),
-    **dict.fromkeys(["inbox", "inboxes", "predecessor", "successor", "created", "precincts"], "inbox"),
-    "message": "message", "city": "city", "cities": "city",
-    **dict.fromkeys(["user", "old_user", "new_user"], "user"),
-    **dict.fromkeys(["role", "tribune", "absent", "stand_in", "organizer"], "role"),
-    "session": "session", "case": "case", "proxy": "proxy", "declaration": "declaration", "demand": "demand",
-    "offer": "offer", "post": "post", "request": "request",
-}
-
-#: The models behind the public-id references of ``AUDIT_REFERENCES``.
-AUDIT_REFERENCE_MODELS = {
-    "session": "voting.VotingSession", "case": "voting.CourtCase", "proxy": "voting.ProxyRequest",
-    "declaration": "voting.SuicideDeclaration", "demand": "voting.RemovalDemand", "request": "voting.SpeechRequest",
-    "impeachment": "staff.ImpeachmentDemand", "offer": "roles.CommissarOffer", "post": "cities.PublicPost",
+#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
+#: before.
+_MOVED: dict[str, str] = {
+    **dict.fromkeys([
+        "_checked", "_hosts_know_alignments", "can_see_members", "in_living_rosters", "knowledge_cutoff",
+        "knows_check_asker", "knows_commissar", "knows_consigliere", "knows_godfather", "knows_night_of",
+        "may_enter_night_decision", "visible_alignment", "visible_staff", "was_commissar_at", "was_godfather_at"
+    ], "knowledge"),
+    **dict.fromkeys([
+        "AUDIT_APPOINTMENT", "AUDIT_CITY_HOSTS", "AUDIT_CITY_TRIBUNE", "AUDIT_CITY_TRIBUNE_PROCURATOR",
+        "AUDIT_CONSIGLIERE", "AUDIT_INBOX", "AUDIT_LOG_AUDIENCE", "AUDIT_LOG_PREFIXES", "AUDIT_NOBODY",
+        "AUDIT_PROCURATOR", "AUDIT_PROCURATOR_ARBITER", "AUDIT_STAFF", "AuditScope", "audit_audience",
+        "visible_events"
+    ], "audit_policy"),
 }
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-class AuditScope:
-    """What one viewer may see of one game's audit log; build once per page (a few queries), then ask
-    ``can_see(event)`` per event. ``visible_events`` is its query form."""
-
-    def __init__(self, viewer, game: Game | int):
-        self.game_id = game if isinstance(game, int) else game.pk
-        self.viewer = viewer
-        roles = staff_roles_in(viewer, self.game_id)
-        self.kinds = {r.kind for r in roles}
-        self.tribune_cities = {r.city_id for r in roles if r.kind == StaffKind.TRIBUNE}
-        self.finished = Game.objects.filter(pk=self.game_id, status=GameStatus.FINISHED).exists()
-        self._readable = None
-        self._cities = None
-
-    def readable_inbox_ids(self) -> set[int]:
-        if self._readable is None:
-            self._readable = set(readable_inboxes(self.viewer, self.game_id).values_list("pk", flat=True))
-        return self._readable
-
-    def _city_maps(self) -> dict[str, dict[int, int]]:
-        """Object id -> city id for the objects event payloads name (residents, proxies, declarations)."""
-        if self._cities is None:
-
-            game = self.game_id
-            self._cities = {
-                "resident": dict(Resident.objects.filter(game_id=game).values_list("pk", "city_id")),
-                "proxy": dict(ProxyRequest.objects.filter(game_id=game).values_list("pk", "city_id")),
-                "declaration": dict(SuicideDeclaration.objects.filter(game_id=game).values_list("pk", "city_id")),
-            }
-        return self._cities
-
-    def city_of(self, event) -> int | None:
-        """The city an event is about: ``payload["city"]``, else the city of the resident, proxy or
-        declaration it names; None when it names none."""
-        payload = event.payload or {}
-        if isinstance(payload.get("city"), int):
-            return payload["city"]
-        maps = self._city_maps()
-        for key in ("resident", "proxy", "declaration"):
-            if isinstance(payload.get(key), int):
-                return maps[key].get(payload[key])
-        return None
-
-    def can_see(self, event) -> bool:
-        """True when the viewer may see ``event`` (a GameEvent of this game) in the audit log."""
-        if not self.kinds or event.game_id != self.game_id:
-            return False
-        if self.finished:
-            return True
-        audience = audit_audience(event.kind)
-        k = self.kinds
-        if audience == AUDIT_STAFF:
-            return True
-        if audience == AUDIT_INBOX:
-            return (event.payload or {}).get("inbox") in self.readable_inbox_ids()
-        if audience == AUDIT_PROCURATOR:
-            return StaffKind.PROCURATOR in k
-        if audience == AUDIT_PROCURATOR_ARBITER:
-            return bool(k & {StaffKind.PROCURATOR, StaffKind.ARBITER})
-        if audience == AUDIT_CONSIGLIERE:
-            return StaffKind.CONSIGLIERE in k
-        if audience == AUDIT_APPOINTMENT:
-            if (event.payload or {}).get("kind") == StaffKind.CONSIGLIERE:
-                return bool(k & {StaffKind.PROCURATOR, StaffKind.CONSIGLIERE})
-            return True
-        if audience in (AUDIT_CITY_HOSTS, AUDIT_CITY_TRIBUNE, AUDIT_CITY_TRIBUNE_PROCURATOR):
-            if audience == AUDIT_CITY_HOSTS and k & {StaffKind.PROCURATOR, StaffKind.ARBITER}:
-                return True
-            if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and StaffKind.PROCURATOR in k:
-                return True
-            return self.city_of(event) in self.tribune_cities
-        return False
-
-    def shown_details(self, event) -> list[tuple[str, str]]:
-        """The payload of ``event`` as the audit log shows it to this viewer: ``[(key, text)]`` sorted by key,
-        with no database id (L-INBOX-20: a sequential id of a message or an inbox counts what the viewer may
-        not read). A resident, city or account is shown by name, an inbox by title and public id when the viewer
-        may read it (else "—"), a message by its inbox's public id, a request, session, case, demand, offer or
-        post by its public id; plain numbers (days, counts) as they are; any other id as "…". Empty for an event
-        the viewer may not see."""
-        if not self.can_see(event):
-            return []
-        shown = []
-        for key, value in sorted((event.payload or {}).items()):
-            if isinstance(value, list) and value and all(_is_int(v) for v in value):
-                text = ", ".join(self._reference(event.kind, key, v) for v in value)
-            elif _is_int(value):
-                text = self._reference(event.kind, key, value)
-            else:
-                text = str(value)
-            shown.append((key, text[:200]))
-        return shown
-
-    def _reference(self, kind: str, key: str, value: int) -> str:
-        if key in AUDIT_PLAIN_NUMBERS:
-            return str(value)
-        target = AUDIT_REFERENCES.get(key)
-        if key == "demand" and kind.startswith("impeachment."):
-            target = "impeachment"
-        if target is None:
-            return "…"
-        return self._references(target).get(value, "—")
-
-    def _references(self, target: str) -> dict[int, str]:
-        """Database id -> what the viewer is shown, for the objects of kind ``target`` in this game."""
-        cache = self.__dict__.setdefault("_reference_maps", {})
-        if target not in cache:
-            cache[target] = self._reference_map(target)
-        return cache[target]
-
-    def _reference_map(self, target: str) -> dict[int, str]:
-        from django.apps import apps
-
-        game = self.game_id
-        if target == "resident":
-            return dict(Resident.objects.filter(game_id=game).values_list("pk", "name"))
-        if target == "city":
-            from cities.models import City
-            return dict(City.objects.filter(game_id=game).values_list("pk", "name"))
-        if target == "user":
-            return {u.pk: u.public_name for u in get_user_model().objects.filter(
-                Q(signups__game_id=game) | Q(staff_roles__game_id=game) | Q(seats__game_id=game)).distinct()}
-        if target == "role":
-            return {r.pk: str(r.get_kind_display()) + (f" ({r.city.name})" if r.city_id else "")
-                    for r in StaffRole.objects.filter(game_id=game).select_related("city")}
-        readable = self.readable_inbox_ids()
-        if target == "inbox":
-            return {pk: f"{title} [{public_id}]" for pk, title, public_id in
-                    Inbox.objects.filter(game_id=game, pk__in=readable).values_list("pk", "title", "public_id")}
-        if target == "message":
-            return {pk: f"[{public_id}]" for pk, public_id in Message.objects.filter(
-                inbox__game_id=game, inbox_id__in=readable).values_list("pk", "public_id")}
-        label, model_name = AUDIT_REFERENCE_MODELS[target].split(".")
-        model = apps.get_model(label, model_name)
-        return {pk: f"[{public_id}]" for pk, public_id in model.objects.filter(game_id=game).values_list("pk", "public_id")}
-
-    def shows_actor(self, event) -> bool:
-        """True when the viewer may see who acted: never the Consigliere's name to someone who may not know
-        who the Consigliere is (L-STAFF-6)."""
-        if event.actor_id is None:
-            return True
-        if self.finished or StaffKind.PROCURATOR in self.kinds or StaffKind.CONSIGLIERE in self.kinds:
-            return True
-        if not hasattr(self, "_consigliere_users"):
-            self._consigliere_users = set(StaffRole.objects.filter(
-                game_id=self.game_id, kind=StaffKind.CONSIGLIERE).values_list("user_id", flat=True))
-        return event.actor_id not in self._consigliere_users
-
-
-def visible_events(viewer, game: Game | int) -> QuerySet:
-    """The GameEvents of ``game`` that ``viewer`` may browse in the audit log (``AuditScope.can_see``), as an
-    unevaluated QuerySet ordered by time. Empty for anyone without a staff role in the game (players, site
-    operators, L-STAFF-5)."""
-
-    scope = AuditScope(viewer, game)
-    if not scope.kinds:
-        return GameEvent.objects.none()
-    events = GameEvent.objects.filter(game_id=scope.game_id).only("id", "game_id", "kind", "payload")
-    ids = [e.pk for e in events if scope.can_see(e)]
-    return GameEvent.objects.filter(pk__in=ids).order_by("at", "id")
+def __getattr__(name: str):
+    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
+    # imported on first use, not at the top.
+    if name in _MOVED:
+        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -146,6 +146,7 @@ def inbox_live(request, inbox_id: str):
         "inbox": inbox, "game": inbox.game, "new_messages": update.messages,
         "names_authors": policies.names_message_authors(inbox),
         "live_after": after + len(shown), "live_interval": settings.MAFIA_LIVE_POLL_SECONDS,
+        "was_empty": after == 0,
         "more": update.more,
         "more_url": f"{reverse('inbox_thread', args=[inbox.public_id])}?page=last#latest" if update.more else None,
         "editable": policies.editable_positions(request.user, inbox, shown, after + 1, timezone.now()),

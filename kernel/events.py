@@ -72,6 +72,8 @@ class EventKind(StrEnum):
     DAILY_POST_EDITED = "daily_post.edited", Audience.PROCURATOR
     DAILY_POST_TEXT_SET = "daily_post.text_set", Audience.PROCURATOR
     DAILY_POST_APPENDED = "daily_post.appended", Audience.STAFF
+    DAILY_POST_HELD = "daily_post.held", Audience.PROCURATOR  # the post is the Procurator's until published
+    DAILY_POST_EDIT_WINDOW_SET = "daily_post.edit_window_set", Audience.STAFF
     # The draws and the commissar (L-ASSIGN, L-COMM)
     DRAW_COMMITTED = "draw.committed", Audience.STAFF
     DRAW_NUMBERS = "draw.numbers", Audience.STAFF
@@ -102,6 +104,8 @@ class EventKind(StrEnum):
     # The day: voting, proxies, suicides, speeches (L-VOTE, L-NOM)
     VOTING_SCHEDULED = "voting.scheduled", Audience.STAFF
     VOTING_EXTENDED = "voting.extended", Audience.STAFF
+    VOTING_RESCHEDULED = "voting.rescheduled", Audience.STAFF
+    VOTING_WINDOW_MISSED = "voting.window_missed", Audience.STAFF  # reported in the office to all the hosts
     VOTING_OPENED = "voting.opened", Audience.STAFF, "vote"
     VOTING_CLOSED = "voting.closed", Audience.STAFF, "vote"
     VOTING_EXECUTION_DECIDED = "voting.execution_decided", Audience.STAFF, "court"
@@ -162,9 +166,11 @@ class EventKind(StrEnum):
     CLOCK_NIGHT_STARTED = "clock.night_started", Audience.STAFF
     CLOCK_PAUSED = "clock.paused", Audience.STAFF  # the operator's pause, audited in every running game
     CLOCK_RESUMED = "clock.resumed", Audience.STAFF
+    CLOCK_REPLANNED = "clock.replanned", Audience.STAFF  # the plan's times moved (L-DAY-1..3)
     SCHEDULER_EVENT_FAILED = "scheduler.event_failed", Audience.PROCURATOR
     SCHEDULER_EVENT_CRASHED = "scheduler.event_crashed", Audience.PROCURATOR
     SCHEDULER_RETRY_REQUESTED = "scheduler.retry_requested", Audience.PROCURATOR
+    SCHEDULER_EVENT_WAITS = "scheduler.event_waits", Audience.PROCURATOR  # like a failed event, the Procurator's
     # The archive's per-person records: nobody among the staff (L-ARCH)
     ARCHIVE_CONSENT_GIVEN = "archive.consent_given", Audience.NOBODY
     ARCHIVE_CONSENT_REVOKED = "archive.consent_revoked", Audience.NOBODY

@@ -165,3 +165,16 @@ def test_views_reach_game_objects_only_through_the_policy():
                     and isinstance(node.value, ast.Name) and node.value.id in models):
                 offences.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.objects")
     assert offences == []
+#: Modules over the limit, each with the reason it is still allowed; the test fails for any other.
+SIZE_ALLOWANCES = {
+    # The M21 ruleset (its night's nine steps, its services) is being built as this is written; its modules are
+    # split by subject once that work lands.
+    "rulesets/m21/night.py",
+    "rulesets/m21/services.py",
+}
+
+
+def test_no_module_is_over_800_lines():
+    """DESIGN.md "A module holds one subject": no non-migration module of the project is over 800 lines."""
+    big = {str(path.relative_to(ROOT)): len(path.read_text().splitlines()) for path in _modules().values()}
+    assert {name: n for name, n in big.items() if n > 800 and name not in SIZE_ALLOWANCES} == {}

@@ -5,6 +5,9 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
+from cities.forms import WallClockField
+from kernel.timezones import TimeZoneField
+
 from .roles import CITIZEN, GOON, MAFIA_POWER_ROLES, ROLES, TOWN_POWER_ROLES
 from .setup import MAX_PLAYERS
 
@@ -14,7 +17,7 @@ class NewM21GameForm(forms.Form):
 
     title = forms.CharField(max_length=200)
     slug = forms.SlugField(label="Address", max_length=60, help_text="Latin letters, digits and dashes.")
-    time_zone = forms.CharField(max_length=64, initial="Europe/London")
+    time_zone = TimeZoneField(label="Time zone", initial="Europe/London")
     day_hours = forms.IntegerField(label="Day length (hours)", min_value=1, max_value=168, initial=48)
     night_hours = forms.IntegerField(label="Night length (hours)", min_value=1, max_value=168, initial=24)
     phase_shift = forms.TimeField(label="Phase shift", initial="22:00", widget=forms.TimeInput(attrs={"type": "time"}),
@@ -77,10 +80,9 @@ class DrawSetupForm(forms.Form):
 
 
 class DealForm(forms.Form):
-    """When day 1 starts (aware, in the game's zone) once the roles are dealt."""
+    """When day 1 starts once the roles are dealt: a wall-clock time (naive), which the view reads in the game's zone."""
 
-    first_day_starts_at = forms.DateTimeField(label="Day 1 starts at (game's time zone)",
-                                              widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    first_day_starts_at = WallClockField(label="Day 1 starts at (game's time zone)")
 
 
 class ExtendForm(forms.Form):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.http import Http404
 from django.shortcuts import redirect, render
 
+from cities.i18n import activate_game_language
 from cities.models import LifeStatus
 from cities.selectors import game_get
 from inboxes import policies
@@ -28,6 +29,7 @@ def m21_night_page(request, slug: str):
     game = game_get(slug)
     if game.ruleset != "m21":
         raise Http404("No such page.")
+    activate_game_language(request, game)
     seat = policies.seat_in(request.user, game)
     if seat is not None and getattr(seat, "m21_seat", None) is None:
         seat = None

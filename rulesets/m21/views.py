@@ -7,11 +7,13 @@ from zoneinfo import ZoneInfo
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.views.decorators.http import require_POST
 
+from cities.forms import wall_clock_to_utc
 from cities.i18n import activate_game_language
 from cities.models import Game
 from cities.selectors import game_get
@@ -23,21 +25,29 @@ from .forms import (
     CastingVoteForm, CohostForm, DealForm, DrawSetupForm, ExtendForm, NewM21GameForm, SetupTableForm, TimingForm,
 )
 from .roles import ROLES
+from .ruleset import M21Ruleset
 from .setup import M21Setup
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
-def _m21_game(slug: str) -> Game:
+def _m21_game(slug: str, request=None) -> Game:
+    """The M21 game ``slug`` (``Http404`` for another ruleset's game); with ``request``, the rest of the request
+    renders in the game's language (English), form errors and refusals included."""
     game = game_get(slug)
     if game.ruleset != services.RULESET:
         raise Http404("No such M21 game.")
+    if request is not None:
+        activate_game_language(request, game)
     return game
 
 
 @login_required
 def new_game(request):
-    """Any logged-in user creates an M21 game and becomes its host (M-SETUP-4); then the setup page."""
+    """Any logged-in user creates an M21 game and becomes its host (M-SETUP-4); then the setup page. The page, its
+    form errors and refusals are in M21's language (English)."""
+    translation.activate(M21Ruleset.language)
+    request.LANGUAGE_CODE = M21Ruleset.language
     form = NewM21GameForm(request.POST or None)
     status = 200
     if request.method == "POST":
@@ -96,7 +106,7 @@ def _back(request, game: Game, status: int, where: str = "m21_game"):
 @login_required
 def extend(request, slug: str):
     """The host extends the current phase (M-SETUP-2)."""
-    game = _m21_game(slug)
+    game = _m21_game(slug, request)
     form = ExtendForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Extend by 1 to 72 hours.")
@@ -110,7 +120,7 @@ def extend(request, slug: str):
 @login_required
 def post_vote_count(request, slug: str):
     """The host posts the live vote count in the game thread (M-VOTE-8)."""
-    game = _m21_game(slug)
+    game = _m21_game(slug, request)
     _, status = _act(request, game, lambda: services.do_post_vote_count(game, acting_user=request.user),
                      "The vote count is posted in the game thread.")
     return _back(request, game, status)
@@ -120,7 +130,7 @@ def post_vote_count(request, slug: str):
 @login_required
 def judge_close(request, slug: str):
     """The Judge closes proceedings (M-ROLE judge)."""
-    game = _m21_game(slug)
+    game = _m21_game(slug, request)
     _, status = _act(request, game, lambda: services.do_close_proceedings(game, acting_user=request.user), "")
     return _back(request, game, status)
 
@@ -129,7 +139,7 @@ def judge_close(request, slug: str):
 @login_required
 def judge_cast(request, slug: str):
     """The Judge's casting vote, in advance or on a tie within 15 minutes (M-ROLE judge)."""
-    game = _m21_game(slug)
+    game = _m21_game(slug, request)
     form = CastingVoteForm(request.POST, candidates=selectors.living_players(game))
     if not form.is_valid():
         messages.error(request, "Choose a candidate.")
@@ -164,7 +174,7 @@ def setup_page(request, slug: str):
 
 
 def _setup_action(request, slug: str, form_class, action, success: str):
-    game = _m21_game(slug)
+    game = _m21_game(slug, request)
     form = form_class(request.POST) if form_class else None
     if form is not None and not form.is_valid():
         errors = "; ".join(e for errs in form.errors.values() for e in errs)
@@ -215,12 +225,13 @@ def setup_draw(request, slug: str):
 @require_POST
 @login_required
 def setup_deal(request, slug: str):
+    """The host deals the roles; day 1 starts at the wall-clock time typed, read in the game's zone (M-SETUP-2)."""
     def deal(game, form):
-        moment = form.cleaned_data["first_day_starts_at"]
-        if timezone.is_naive(moment):
-            moment = moment.replace(tzinfo=ZoneInfo(game.time_zone))
-        return services.do_deal_m21_roles(game, first_day_starts_at=moment.astimezone(ZoneInfo("UTC")),
-                                          acting_user=request.user)
+        try:
+            moment = wall_clock_to_utc(form.cleaned_data["first_day_starts_at"], ZoneInfo(game.time_zone))
+        except ValidationError as exc:
+            raise InvalidInput(" ".join(exc.messages), rule="M-SETUP-2") from None
+        return services.do_deal_m21_roles(game, first_day_starts_at=moment, acting_user=request.user)
     return _setup_action(request, slug, DealForm, deal, "The roles are dealt; the setup post is published.")
 
 

@@ -23,7 +23,7 @@ def seeded(monkeypatch):
     """Make the site's generators reproducible for this test (production uses secrets.SystemRandom)."""
     rng = random.Random(20261130)
     monkeypatch.setattr("roles.services.system_rng", lambda: rng)
-    monkeypatch.setattr("cities.services.system_rng", lambda: rng)
+    monkeypatch.setattr("cities.recruitment_services.system_rng", lambda: rng)
     return rng
 
 

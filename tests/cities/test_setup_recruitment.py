@@ -194,3 +194,21 @@ def test_cities_formed_by_hand_add_cities_and_move_each_player_L_CITY_1(db):
         "Left": sorted(s.user_id for s in signups[:2]), "Right": sorted(s.user_id for s in signups[2:])}
     assert client.post("/games/by-hand/setup/add-city/", {"name": "Late"}).status_code == 409
     assert City.objects.filter(game=built.game).count() == 2
+
+
+def test_setup_steps_refuse_a_field_that_fails_its_checks_and_change_nothing_L_CITY_1_L_POST_1(db):
+    """Bad input changes nothing: city names or a recruitment post holding a NUL byte are refused with the
+    reason, never read as empty (which formed the cities under default names, or published the default post)."""
+    built = build_game("closed", slug="nul-names", cities=2, size=3)
+    client = _client(built.procurator)
+    refused = client.post("/games/nul-names/setup/form-cities/", {"names": "North\x00\nSouth"})
+    assert refused.status_code == 400 and "ноль-байт" in refused.content.decode()
+    assert not City.objects.filter(game=built.game).exists()
+    client.post("/games/nul-names/setup/form-cities/", {"names": "North\nSouth"})
+    assert list(City.objects.filter(game=built.game).order_by("number").values_list("name", flat=True)) == [
+        "North", "South"]
+    game = services.do_create_game(title="Fresh", slug="nul-post", acting_user=built.procurator, city_count=1,
+                                   rules_text="Rules.")
+    refused = client.post("/games/nul-post/setup/recruitment-post/", {"title": "Набор\x00", "body": "Текст"})
+    assert refused.status_code == 400 and "ноль-байт" in refused.content.decode()
+    assert not PublicPost.objects.filter(game=game, kind=PostKind.RECRUITMENT).exists()

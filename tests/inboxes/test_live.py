@@ -156,3 +156,17 @@ def test_live_poll_costs_the_same_with_10_and_2000_messages(demo, client):
     _fill(inbox, seat, 2000)
     large = cost(1998)
     assert small == large
+
+
+def test_live_poll_deletes_the_empty_thread_notice_only_when_the_thread_was_empty_L_INBOX_20(demo, client):
+    """The out-of-band delete of the "No messages yet." line is sent only to a page that had it (``after=0``); a
+    page with messages has no such element, and htmx reports an error for every delete aimed at a missing one."""
+    inbox = _city1(demo)
+    client.force_login(demo.honest)
+    total = Message.objects.filter(inbox=inbox).count()
+    assert total > 0
+    services.do_post_message(inbox, "Ещё одно", acting_user=fresh(demo.mafioso))
+    live = client.get(f"/inboxes/{inbox.pk}/live/?after={total}", **HX).content.decode()
+    assert "<p>Ещё одно</p>" in live and 'id="no-messages"' not in live
+    from_empty = client.get(f"/inboxes/{inbox.pk}/live/?after=0", **HX).content.decode()
+    assert from_empty.count('<p id="no-messages" hx-swap-oob="delete"></p>') == 1

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from cities.models import Game, GameStatus
+from cities.models import Game, GameStatus, ScheduledEvent
 from rulesets.m21.models import M21Day, M21Game, M21Seat
 from tests.m21.day_helpers import make_user
 
@@ -82,3 +82,57 @@ def test_the_host_extends_the_day_from_the_game_page_M_SETUP_2():
         page = player.post(reverse("m21_extend", args=[table.game.slug]), {"hours": 12}, follow=True).content.decode()
         assert "Only the hosts of this game may do this." in page
         assert M21Day.objects.get(game=table.game, number=1).deadline == START + timedelta(hours=60)
+
+
+def test_m21_forms_refuse_in_english_and_the_zone_comes_from_the_picker_M_SETUP_2():
+    """M21 pages are English (DESIGN.md "Pages"): the new-game form and the setup forms say why they refuse in
+    English, never in the site's default Russian, and the time zone is one of the picker's IANA zones (an
+    ``Etc/GMT+3``, which reads the opposite of its offset, is refused)."""
+    host = make_user("Linguist")
+    web = client_for(host)
+    form = {"title": "Tongues", "slug": "tongues", "day_hours": 48, "night_hours": 24, "phase_shift": "22:00",
+            "vote_preset": "m21", "self_votes_allowed": "on", "no_lynch_allowed": "on"}
+    new_page = web.get(reverse("m21_new_game")).content.decode()
+    assert 'list="id_time_zone-zones"' in new_page and "Europe/London (UTC" in new_page
+    for zone in ("Europe/Londn", "Etc/GMT+3"):
+        refused = web.post(reverse("m21_new_game"), {**form, "time_zone": zone})
+        assert refused.status_code == 400
+        assert f"Unknown time zone “{zone}”" in refused.content.decode()
+    refused = web.post(reverse("m21_new_game"), {**form, "time_zone": "Europe/London", "day_hours": 999})
+    assert "Ensure this value is less than or equal to 168." in refused.content.decode()
+    assert not Game.objects.filter(slug="tongues").exists()
+    assert web.post(reverse("m21_new_game"), {**form, "time_zone": "Europe/London"}).status_code == 302
+    page = web.post(reverse("m21_setup_timing", args=["tongues"]),
+                    {"day_hours": 48, "night_hours": 24, "phase_shift": "25:00"}, follow=True).content.decode()
+    assert "Enter a valid time." in page and "Введите" not in page
+    page = web.post(reverse("m21_setup_draw", args=["tongues"]), {"cop_insanity_percent": "abc"},
+                    follow=True).content.decode()
+    assert "Enter a whole number." in page and "Введите" not in page
+
+
+def test_the_deal_reads_day_1_start_in_the_games_time_zone_M_SETUP_2():
+    """"Day 1 starts at (game's time zone)": the wall-clock time typed is read in the game's zone (Asia/Tokyo,
+    UTC+9), not in the server's UTC; a wrong date is refused in English and deals nothing."""
+    from zoneinfo import ZoneInfo
+
+    host = make_user("Tokyoite")
+    web = client_for(host)
+    web.post(reverse("m21_new_game"), {
+        "title": "Far East", "slug": "far-east", "time_zone": "Asia/Tokyo", "day_hours": 48, "night_hours": 24,
+        "phase_shift": "22:00", "vote_preset": "m21", "self_votes_allowed": "on", "no_lynch_allowed": "on"})
+    game = Game.objects.get(slug="far-east")
+    for n in range(7):
+        client_for(make_user(f"East{n}")).post(reverse("signup_toggle", args=[game.slug]), {"action": "sign-up"})
+    web.post(reverse("m21_setup_close_signups", args=[game.slug]))
+    web.post(reverse("m21_setup_draw", args=[game.slug]), {"cop_insanity_percent": 0})
+    page = web.post(reverse("m21_setup_deal", args=[game.slug]), {"first_day_starts_at": "tomorrow"},
+                    follow=True).content.decode()
+    assert "Enter a date and time as YYYY-MM-DD HH:MM." in page
+    game.refresh_from_db()
+    assert game.status != GameStatus.RUNNING
+    wall = (timezone.now() + timedelta(days=2)).astimezone(ZoneInfo("Asia/Tokyo")).replace(second=0, microsecond=0)
+    web.post(reverse("m21_setup_deal", args=[game.slug]), {"first_day_starts_at": wall.strftime("%Y-%m-%dT%H:%M")})
+    game.refresh_from_db()
+    assert game.status == GameStatus.RUNNING
+    start = ScheduledEvent.objects.get(game=game, kind="m21_day_start")
+    assert start.due_at == wall.astimezone(ZoneInfo("UTC"))

@@ -527,3 +527,19 @@ def test_rules_from_data_start_from_a_preset():
 def test_bad_rules_data_is_refused(data, message):
     with pytest.raises(ValueError, match=message):
         ForumVoteRules.from_dict(data)
+
+
+def test_receipts_name_no_lynch_as_players_write_it_M_VOTE_1():
+    """A receipt is read by players: a vote on No Lynch says "No Lynch", never the engine's ``NO_LYNCH`` key."""
+    thread = Thread(4)
+    (receipt,) = thread.say("Ann", "##VOTE No Lynch")
+    assert (receipt.target, receipt.message) == (FORUM_NO_LYNCH, "Ann votes No Lynch.")
+    (receipt,) = thread.say("Ann", "##VOTE no lynch")
+    assert receipt.message == "Ann already votes No Lynch."
+    (receipt,) = thread.say("Ann", "##UNVOTE Ben")
+    assert receipt.message == "Ann votes No Lynch, not Ben: the vote stays."
+    thread.say("Ben", "##VOTE Cat")
+    (receipt,) = thread.say("Ben", "##UNVOTE No Lynch")
+    assert receipt.message == "Ben votes Cat, not No Lynch: the vote stays."
+    (receipt,) = thread.say("Ann", "##UNVOTE")
+    assert receipt.message == "Ann withdraws the vote on No Lynch."

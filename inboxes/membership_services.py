@@ -1,0 +1,369 @@
+"""Deaths and memberships (RULES.md L-DEATH-1, L-SPIRIT-2, L-INBOX-2/17/18, L-STAFF-3): what a death does to a
+seat's inboxes, bans, unbans, removals and the Arbiter's penalty bans; hiding and editing messages (L-INBOX-21);
+replacing a player (L-REPLACE-1).
+
+Moved out of ``inboxes.services`` (which still answers for these names)."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
+from cities.resident_services import do_set_resident_flags
+from kernel.audit import record_event
+
+from . import policies
+from .models import (
+    IMMUTABLE_KINDS,
+    DeathCause,
+    Inbox,
+    Membership,
+    MembershipState,
+    Message,
+    MessageRevision,
+)
+from .rendering import has_visible_text, render_markdown
+from .services import (
+    K,
+    _check_not_finished,
+    _check_seat_state_allows_moderation,
+    _check_site_or_procurator,
+    _current_inboxes,
+    _in_game_language,
+    _is_procurator,
+    _make_member,
+    new_inbox,
+)
+
+# ==============================================================================================================
+# Death and membership (issue 3 item 5): L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
+# ==============================================================================================================
+
+def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
+    """Replace the current court inbox by a new one whose members are the living sitting judges; everyone is
+    banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones. Returns
+    the new Inbox. For services that changed the judges (callers checked the rules, hold the transaction)."""
+    old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
+    judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
+    arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
+    title = _in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
+    if old is not None:
+        old.rolled_over_at = now
+        old.save(update_fields=["rolled_over_at"])
+        Membership.objects.filter(inbox=old).exclude(state=MembershipState.REMOVED).update(
+            state=MembershipState.BANNED, banned_until=None, since=now)
+    new = new_inbox(game, K.COURT, title=title, actor=actor, now=now, organizer=arbiter, members=judges,
+                     predecessor=old)
+    record_event(game, "court.renewed", actor=actor, at=now,
+                 payload={"inbox": new.pk, "predecessor": old.pk if old else None, "judges": [j.pk for j in judges]})
+    return new
+
+
+@transaction.atomic
+def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None = None) -> Inbox:
+    """A new court inbox for the current set of judges (L-INBOX-2, L-JUDGE-10): members the living sitting
+    judges; everyone banned in the old one, which links to the new one. By the site (``acting_user`` None, e.g.
+    after an election or a death) or the Arbiter. Returns the new Inbox. Raises ``NotAllowed`` or ``WrongState``.
+    """
+    now = now or timezone.now()
+    if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.ARBITER):
+        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule="L-STAFF-3")
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    _check_not_finished(game)
+    return renew_court(game, actor=acting_user, now=now)
+
+
+@transaction.atomic
+def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: bool = False,
+                     now: datetime | None = None) -> Resident:
+    """Record the death of ``resident`` (L-DEATH-1) and apply every membership change at once, in one transaction.
+
+    ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed
+    at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
+    memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC), ``is_spirit``; banned for good in
+    every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
+    keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
+    inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
+    unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
+    stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
+
+    By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
+    Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
+    (not alive, game over, no cemetery) and changes nothing then.
+    """
+    now = now or timezone.now()
+    game = resident.game
+    _check_site_or_procurator(game, acting_user, "L-DEATH-1")
+    if cause not in DeathCause.values:
+        raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule="L-DEATH-1")
+    if spirit and cause != DeathCause.KILLED:
+        raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule="L-SPIRIT-1")
+    resident = Resident.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=resident.pk)
+    game = resident.game
+    _check_not_finished(game)
+    if resident.status != LifeStatus.ALIVE:
+        raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-DEATH-1")
+    cemetery = None
+    if not spirit:
+        cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
+        if cemetery is None:
+            raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+    was_judge = resident.is_judge
+    resident.status = LifeStatus.DEAD
+    resident.died_at = now
+    resident.is_spirit = spirit
+    resident.save(update_fields=["status", "died_at", "is_spirit"])
+
+    mine = Membership.objects.filter(resident=resident, inbox__game=game)
+    # Banned in the city inbox: a running penalty ban becomes a ban for good.
+    mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
+        state=MembershipState.BANNED, banned_until=None, since=now)
+    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint as the mafia inbox (L-IMPEACH-3)
+    removal = mine.filter(inbox__kind__in=removed_kinds)
+    open_vote_kinds = [K.PRECINCT] if spirit else [K.VOTING, K.PRECINCT]
+    removal = removal | mine.filter(inbox__kind__in=open_vote_kinds, inbox__killed_at__isnull=True)
+    removal.exclude(state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
+    killed = list(Inbox.objects.filter(game=game, resident=resident, kind__in=[K.VOTING, K.PRECINCT],
+                                       killed_at__isnull=True).values_list("pk", flat=True))
+    for inbox in Inbox.objects.filter(pk__in=killed, kind=K.VOTING):  # L-VOTE-9: voters are told
+        text = _in_game_language(game, lambda: _("%(name)s has died: this voting is void and its votes do not "
+                                                 "count.") % {"name": resident.name})
+        Message.objects.create(inbox=inbox, author_name="Mafia Host", body=text, body_html=render_markdown(text),
+                               received_at=now)
+    Inbox.objects.filter(pk__in=killed).update(killed_at=now)
+    if cemetery is not None:
+        row = Membership.objects.filter(inbox=cemetery, resident=resident).first()
+        if row is None:
+            Membership.objects.create(inbox=cemetery, resident=resident, state=MembershipState.MEMBER, since=now)
+        else:
+            Membership.objects.filter(pk=row.pk).update(state=MembershipState.MEMBER, banned_until=None, since=now)
+    record_event(game, "resident.died", actor=acting_user, at=now,
+                 payload={"resident": resident.pk, "cause": cause, "spirit": spirit, "killed_inboxes": killed,
+                          "judge": was_judge})
+    if was_judge:
+        do_set_resident_flags(resident, is_judge=False, acting_user=None, now=now)
+        renew_court(game, actor=acting_user, now=now)
+    return resident
+
+
+@transaction.atomic
+def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime | None = None) -> Resident:
+    """At the end of the day a spirit goes to the cemetery (L-SPIRIT-2): ``is_spirit`` cleared, a member of the
+    current cemetery; the spirit's open voting memberships are removed. By the site or the Procurator.
+    Raises ``NotAllowed`` or ``WrongState`` (not a spirit, no cemetery, game over)."""
+    now = now or timezone.now()
+    _check_site_or_procurator(resident.game, acting_user, "L-SPIRIT-2")
+    resident = Resident.objects.select_for_update(of=("self",)).select_related("game").get(pk=resident.pk)
+    game = resident.game
+    _check_not_finished(game)
+    if not resident.is_spirit or resident.status == LifeStatus.ALIVE:
+        raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name}, rule="L-SPIRIT-2")
+    cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
+    if cemetery is None:
+        raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+    resident.is_spirit = False
+    resident.save(update_fields=["is_spirit"])
+    Membership.objects.filter(resident=resident, inbox__kind=K.VOTING, inbox__killed_at__isnull=True).exclude(
+        state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
+    if not Membership.objects.filter(inbox=cemetery, resident=resident).update(
+            state=MembershipState.MEMBER, banned_until=None, since=now):
+        Membership.objects.create(inbox=cemetery, resident=resident, state=MembershipState.MEMBER, since=now)
+    record_event(game, "resident.laid_to_rest", actor=acting_user, at=now, payload={"resident": resident.pk})
+    return resident
+
+
+@transaction.atomic
+def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime, reason: str, *, acting_user,
+                   now: datetime | None = None) -> list[Membership]:
+    """The Supreme Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): ``resident`` reads but cannot post in each of
+    ``inboxes`` until ``until`` (aware UTC, in the future), for ``reason`` (shown to nobody but moderators).
+
+    Arbiter only, in inboxes of ``policies.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
+    shortens: a ban for good stays, a later end stays. All or nothing. Returns the memberships, in the order of
+    ``inboxes``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (no inbox, another game's inbox, a kind
+    outside ``PENALTY_BAN_KINDS``, not in the inbox, naive or past end, empty reason) or ``WrongState`` (killed
+    inbox, game over).
+    """
+    now = now or timezone.now()
+    game = resident.game
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
+        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule="L-STAFF-3")
+    _check_not_finished(game)
+    if until is None or timezone.is_naive(until):
+        raise InvalidInput(_("The end of the ban must include its time zone."), rule="L-INBOX-18")
+    if until <= now:
+        raise InvalidInput(_("The end of the ban must be in the future."), rule="L-INBOX-18")
+    reason = (reason or "").strip()[:300]
+    if not reason:
+        raise InvalidInput(_("Give the reason for the penalty."), rule="L-STAFF-3")
+    inboxes = list(inboxes)
+    if not inboxes:
+        raise InvalidInput(_("Name at least one inbox."), rule="L-INBOX-18")
+    rows = []
+    for inbox in inboxes:
+        if inbox.game_id != game.pk:
+            raise InvalidInput(_("An inbox of another game was named."), rule="L-INBOX-18")
+        if inbox.kind not in policies.PENALTY_BAN_KINDS:
+            raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
+                                 "and precinct inboxes only."), rule="L-INBOX-18")
+        inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
+        if inbox.killed_at is not None:
+            raise WrongState(_("%(inbox)s is closed.") % {"inbox": inbox.title}, rule="L-INBOX")
+        m = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
+        if m is None or m.state == MembershipState.REMOVED:
+            raise InvalidInput(_("%(name)s is not in %(inbox)s.") % {"name": resident.name, "inbox": inbox.title},
+                               rule="L-INBOX-18")
+        _check_seat_state_allows_moderation(inbox, resident)
+        rows.append((inbox, m))
+    out = []
+    for inbox, m in rows:
+        if m.state == MembershipState.BANNED and (m.banned_until is None or m.banned_until >= until):
+            out.append(m)  # a ban never shortens
+            continue
+        m.state = MembershipState.BANNED
+        m.banned_until = until
+        m.reason = reason
+        m.since = now
+        m.save(update_fields=["state", "banned_until", "reason", "since"])
+        out.append(m)
+    record_event(game, "membership.penalty_banned", actor=acting_user, at=now,
+                 payload={"resident": resident.pk, "inboxes": [i.pk for i, _m in rows], "until": until.isoformat(),
+                          "reason": reason})
+    return out
+
+
+# ==============================================================================================================
+# Messages (issue 3 item 6): L-INBOX-21
+# ==============================================================================================================
+
+@transaction.atomic
+def do_edit_message(message: Message, text: str, *, acting_user, now: datetime | None = None) -> Message:
+    """Replace the text of ``message`` by ``text`` (Markdown) as its author (L-INBOX-21), keeping the old text as a
+    ``MessageRevision`` (every reader sees every revision) and setting ``edited_at`` = ``now`` (aware UTC).
+
+    Allowed to the message's author (``author_user``) while they may post in the inbox, within
+    ``policies.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``IMMUTABLE_KINDS``),
+    never for a hidden message. Returns the Message. Raises, changing nothing: ``NotAllowed`` ("No such inbox."
+    when unreadable; not the author; an immutable kind; banned), ``InvalidInput`` (empty, too long, unchanged)
+    or ``WrongState`` (window over, hidden, inbox closed or rolled over, game over).
+    """
+    now = now or timezone.now()
+    text = (text or "").strip()
+    if not has_visible_text(text):
+        raise InvalidInput(_("The message is empty."))
+    limit = settings.MAFIA_MESSAGE_MAX_LENGTH
+    if len(text) > limit:
+        raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
+                           % {"length": len(text), "max": limit})
+    message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
+    inbox = message.inbox
+    if acting_user is None:
+        raise NotAllowed(_("Only the author may edit a message."), rule="L-INBOX-21")
+    policies.forget_viewer_cache(acting_user)
+    if not policies.can_read_inbox(acting_user, inbox):
+        raise NotAllowed(_("No such inbox."))
+    reason = policies.edit_denial_reason(acting_user, message, now)
+    if reason is not None:
+        if message.author_user_id != acting_user.pk or inbox.kind in IMMUTABLE_KINDS:
+            error = NotAllowed
+        elif (message.is_hidden or now >= message.received_at + policies.EDIT_WINDOW or not inbox.is_open
+              or inbox.game.is_finished):
+            error = WrongState
+        else:
+            error = NotAllowed  # may read but not post: banned
+        raise error(reason, rule="L-INBOX-21")
+    if text == message.body:
+        raise InvalidInput(_("The text is unchanged."), rule="L-INBOX-21")
+    revision = MessageRevision.objects.create(message=message, body=message.body, body_html=message.body_html,
+                                              replaced_at=now)
+    message.body = text
+    message.body_html = render_markdown(text)
+    message.edited_at = now
+    message.save(update_fields=["body", "body_html", "edited_at"])
+    record_event(inbox.game, "message.edited", actor=acting_user, at=now,
+                 payload={"inbox": inbox.pk, "message": message.pk, "revision": revision.pk})
+    return message
+
+
+@transaction.atomic
+def do_hide_message(message: Message, *, acting_user, now: datetime | None = None) -> Message:
+    """Hide ``message`` for abuse (L-INBOX-21): readers see that it was hidden, its moderators (organizer or
+    Procurator, ``can_moderate_inbox``) still see the text; nothing is deleted. Returns the Message. Raises
+    ``NotAllowed`` ("No such inbox." when unreadable; not a moderator) or ``WrongState`` (already hidden)."""
+    now = now or timezone.now()
+    message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
+    inbox = message.inbox
+    if acting_user is None:
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+    policies.forget_viewer_cache(acting_user)
+    if not policies.can_read_inbox(acting_user, inbox):
+        raise NotAllowed(_("No such inbox."))
+    if not policies.can_moderate_inbox(acting_user, inbox):
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+    if message.is_hidden:
+        raise WrongState(_("This message is already hidden."), rule="L-INBOX-21")
+    message.is_hidden = True
+    message.hidden_at = now
+    message.hidden_by = acting_user
+    message.save(update_fields=["is_hidden", "hidden_at", "hidden_by"])
+    record_event(inbox.game, "message.hidden", actor=acting_user, at=now,
+                 payload={"inbox": inbox.pk, "message": message.pk})
+    return message
+
+
+# ==============================================================================================================
+# Replacements (issue 3 item 7): L-REPLACE-1
+# ==============================================================================================================
+
+@transaction.atomic
+def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetime | None = None) -> Resident:
+    """``new_user`` takes over the seat ``resident`` (L-REPLACE-1). The seat keeps its city, role, memberships,
+    votes and history; the access policy derives a seat's access from ``Resident.user``, so the old user loses
+    every non-public inbox of the game at once and the new user gains them. The seat is renamed to the new
+    user's public name (new posts carry it); old posts keep the name of who wrote them (``Message.author_name``).
+
+    Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of
+    the game, L-STAFF-1), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
+    inactive, or their name is taken by another seat) or ``WrongState`` (game over).
+    """
+    now = now or timezone.now()
+    game = resident.game
+    if acting_user is None or not _is_procurator(acting_user, game):
+        raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule="L-REPLACE-1")
+    _check_not_finished(game)
+    resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)
+    if new_user is None or not new_user.is_active:
+        raise InvalidInput(_("Choose an active account to take the seat."), rule="L-REPLACE-1")
+    if StaffRole.objects.filter(game=game, user=new_user).exists():
+        raise NotAllowed(_("Staff of a game cannot be its residents."), rule="L-STAFF-1")
+    if Resident.objects.filter(game=game, user=new_user).exists():
+        raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": new_user.public_name},
+                           rule="L-REPLACE-1")
+    new_name = new_user.public_name[:60]
+    if Resident.objects.filter(game=game, name=new_name).exclude(pk=resident.pk).exists():
+        raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": new_name}, rule="L-REPLACE-1")
+    old_user, old_name = resident.user, resident.name
+    resident.user = new_user
+    resident.name = new_name
+    resident.save(update_fields=["user", "name"])
+    policies.forget_viewer_cache(old_user)
+    policies.forget_viewer_cache(new_user)
+    record_event(game, "resident.replaced", actor=acting_user, at=now,
+                 payload={"resident": resident.pk, "old_user": old_user.pk, "new_user": new_user.pk,
+                          "old_name": old_name, "new_name": new_name})
+    return resident
+@transaction.atomic
+def do_add_member_by_site(inbox: Inbox, resident: Resident, *, acting_user, now: datetime | None = None) -> Membership:
+    """Make ``resident`` a member of ``inbox`` on the site's own authority: a workflow's consequence, such as
+    a new commissar joining the police station (L-COMM-4). Only the site may (``acting_user`` must be None).
+    Raises ``NotAllowed`` for any user, ``InvalidInput`` (another game, already a member), ``WrongState`` (killed)."""
+    now = now or timezone.now()
+    if acting_user is not None:
+        raise NotAllowed(_("Only the site adds members this way."))
+    return _make_member(inbox, resident, actor=None, now=now)
