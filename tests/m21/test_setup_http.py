@@ -136,3 +136,15 @@ def test_the_deal_reads_day_1_start_in_the_games_time_zone_M_SETUP_2():
     assert game.status == GameStatus.RUNNING
     start = ScheduledEvent.objects.get(game=game, kind="m21_day_start")
     assert start.due_at == wall.astimezone(ZoneInfo("UTC"))
+
+
+def test_the_general_game_page_of_an_m21_game_speaks_m21_players_and_hosts_M_SETUP_2():
+    from tests.m21.day_helpers import build_game
+
+    table = build_game()
+    page = client_for(table.users["Alice"]).get(f"/games/{table.game.slug}/").content.decode()
+    aside = page[page.index("<aside>"):page.index("</aside>")]
+    assert "<h2>Players</h2>" in aside and "<h2>Cities</h2>" not in aside
+    assert "<h3>" not in aside  # one city: no city heading
+    assert f">Host: {table.host.public_name}</li>" in aside and "Procurator" not in aside
+    assert all(f">{name}</a>" in aside for name in table.users)
