@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from urllib.parse import quote
+from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 import pytest
 from django.test import Client
@@ -178,6 +178,79 @@ def _path_cases(routes, valid):
                 if name == "slug" and route.startswith("games/"):
                     pass
                 yield route, name, bad, _fill(route, {**valid, name: bad})
+
+
+def test_malformed_path_parameters_give_404_never_500(demo, valid):
+    """Every URL pattern, each path parameter malformed in turn, as each persona of its part of the site: never a
+    500; a 404 unless the persona may not open the page at all (login redirect, 403, 405 for a POST-only page)."""
+    failures, wrong = [], []
+    clients = {}
+    for route, name, bad, url in _path_cases(_routes(), valid):
+        for persona in _personas_for(route, few=True):
+            client = clients.setdefault(persona, _client(demo, persona))
+            response = client.get(url)
+            if response.status_code >= 500:
+                failures.append(f"{persona} GET {url!r}: {response.status_code}")
+            elif response.status_code not in (404, 400, 302, 403, 405):
+                wrong.append(f"{persona} GET {url!r} ({name}={bad!r}): {response.status_code}")
+    assert not failures, "\n".join(failures)
+    assert not wrong, "\n".join(wrong)
+
+
+def _reachable_pages(demo, valid, personas):
+    """(persona, url) of every page without a malformed part that ``persona`` opens with a 200."""
+    pages = []
+    for route in _routes():
+        if "(?P<url>" in route:
+            continue
+        url = _fill(route, valid)
+        for persona in _personas_for(route):
+            if persona in personas:
+                pages.append((persona, url))
+    return pages
+
+
+@pytest.mark.parametrize("personas", [SITE_PERSONAS[:3], SITE_PERSONAS[3:], STAFF_PERSONAS, ["superuser"]],
+                         ids=["residents", "hosts", "staff-console", "operators"])
+def test_malformed_query_and_form_values_never_give_500(demo, valid, personas):
+    """Every page a persona opens, with each query parameter the site reads set to each malformed value, and every
+    POST form on it posted once per field and malformed value (each submit button separately): zero 500s."""
+    failures = []
+    seen_forms = set()
+    for persona, url in _reachable_pages(demo, valid, personas):
+        client = _client(demo, persona)
+        for bad in QUERY_VALUES:
+            response = client.get(url + "?" + urlencode({p: bad for p in QUERY_PARAMS}))
+            if response.status_code >= 500:
+                failures.append(f"{persona} GET {url}?…={bad!r}: {response.status_code}")
+        response = client.get(url)
+        if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
+            continue
+        for form in _post_forms(response.content.decode()):
+            target = urljoin(url, form["action"]) if form["action"] else url
+            if urlsplit(target).netloc or target.startswith(("/accounts/logout", "/staff/logout")):
+                continue
+            buttons = form["buttons"] or [None]
+            for button in buttons:
+                key = (persona, urlsplit(target).path, tuple(n for n, _ in form["fields"]), button)
+                if key in seen_forms:
+                    continue
+                seen_forms.add(key)
+                base = list(form["fields"]) + ([button] if button else [])
+                names = {n for n, _ in form["fields"] if n != "csrfmiddlewaretoken"}
+                names |= {n for n, _ in form.get("unchecked", [])}
+                for name in sorted(names):
+                    for bad in FIELD_VALUES:
+                        data = [(n, v) for n, v in base if n != name] + [(name, bad)]
+                        posted = {}
+                        for n, v in data:
+                            posted.setdefault(n, []).append(v)
+                        response = client.post(target, posted)
+                        if response.status_code >= 500:
+                            print("500:", persona, target, name, repr(bad), button, flush=True)
+                            failures.append(f"{persona} POST {target} {name}={bad!r} button={button}: "
+                                            f"{response.status_code}")
+    assert not failures, "\n".join(failures)
 
 
 # --------------------------------------------------------------------------------------------------------------
