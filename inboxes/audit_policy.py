@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
-from cities.models import Game, GameEvent, GameStatus, Resident, StaffKind, StaffRole
+from cities.models import City, Game, GameEvent, GameStatus, Resident, StaffKind, StaffRole
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
 from voting.models import ProxyRequest, SuicideDeclaration
 
@@ -216,7 +216,6 @@ class AuditScope:
         if target == "resident":
             return dict(Resident.objects.filter(game_id=game).values_list("pk", "name"))
         if target == "city":
-            from cities.models import City
             return dict(City.objects.filter(game_id=game).values_list("pk", "name"))
         if target == "user":
             return {u.pk: u.public_name for u in get_user_model().objects.filter(

@@ -5,7 +5,7 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from cities.forms import IdempotencyKeyField, ObjectMultipleChoiceField
+from kernel.form_fields import IdempotencyKeyField, ObjectMultipleChoiceField
 from cities.models import Resident
 
 

@@ -342,8 +342,7 @@ class BrowserGame:
                 person = self.of(voter)
                 precinct = Inbox.objects.get(game__slug=self.slug, kind=InboxKind.PRECINCT, resident=candidate)
                 person.open(f"/inboxes/{precinct.public_id}/")
-                person.page.fill("form.post-form textarea[name=text]", text)
-                person.submit("form.post-form button[type=submit]")
+                person.post_in_thread(text)
             reader = self.of(voters[2])
             reader.open(f"/games/{self.slug}/cities/{number}/day/")
             scores = {}

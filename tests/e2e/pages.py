@@ -106,6 +106,24 @@ class Person:
                                            f"{self.text('main')[:2000]}")
         return Response(response.status, self.page.url)
 
+    def post_in_thread(self, text: str, status: int = 200) -> None:
+        """Post ``text`` through the open thread's form as the browser does it (htmx: no page load) and assert
+        the outcome: ``status`` 200 for an accepted post (the page is then reloaded, so that it shows the post and
+        the tally), else the refusal's status, which the page shows in place (``.post-error``) with the text kept."""
+        self.page.fill("form.post-form textarea[name=text]", text)
+        with self.page.expect_response(lambda r: r.request.method == "POST" and "/inboxes/" in r.url) as info:
+            self.page.locator("form.post-form button[type=submit]").click()
+        response = info.value
+        refused = response.headers.get("x-post-refused")
+        got = int(refused) if refused else response.status
+        got = 200 if got in (302, 303) else got  # an older page posts without htmx: redirected after the post
+        if got != 200:
+            self.page.locator(".post-error").first.wait_for()
+        assert got == status, f"{self.label} post {text!r} in {self.page.url}: {got}\n{self.text('main')[:2000]}"
+        if got == 200:
+            self.page.wait_for_load_state()
+            self.page.reload()
+
     def follow(self, selector: str, status: int = 200) -> Response:
         """Click the link ``selector`` and wait for the page."""
         return self.submit(selector, status)

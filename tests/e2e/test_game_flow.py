@@ -48,8 +48,7 @@ def open_from_my_inboxes(person: Person, slug: str, inbox) -> None:
 def post(person: Person, inbox, text: str, status: int = 200) -> None:
     """Post ``text`` in ``inbox`` through its form."""
     person.open(inbox_url(inbox))
-    person.page.fill("form.post-form textarea[name=text]", text)
-    person.submit("form.post-form button[type=submit]", status=status)
+    person.post_in_thread(text, status=status)
 
 
 def tally(person: Person) -> list[tuple[str, int, str, str]]:
