@@ -54,12 +54,14 @@ PRECONDITIONS: dict[str, Callable[[ScheduledEvent], str | None]] = {}
 
 def _night_started(event: ScheduledEvent) -> str | None:
     """``night_end`` {"night": n} runs only once night n has started (its day has ended): a night is never
-    resolved before it starts, whatever moved the plan."""
+    resolved before it starts, whatever moved the plan. A finished game's night never starts (a game won by day):
+    its ``night_end`` does not wait, or it would hold back the final daily post's ``day_start`` behind it."""
     from .models import GameDay
 
     night = int(event.payload["night"])
-    if event.game.day_number == night and GameDay.objects.filter(game=event.game_id, number=night,
-                                                                 ended_at__isnull=True).exists():
+    game = Game.objects.get(pk=event.game_id)
+    if game.status != GameStatus.FINISHED and game.day_number == night and GameDay.objects.filter(
+            game=event.game_id, number=night, ended_at__isnull=True).exists():
         return f"night {night} has not started yet"
     return None
 

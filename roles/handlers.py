@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from cities.errors import WrongState
-from cities.models import Game, GameDay, ScheduledEvent
+from cities.models import Game, GameDay, GameStatus, ScheduledEvent
 from cities.scheduler import Waits, handler
 
 from .services import do_resolve_night
@@ -20,7 +20,7 @@ def _night_end(event: ScheduledEvent, now: datetime) -> str:
     only what was decided before the planned end of the night (``cities.services.night_cutoff``)."""
     game = Game.objects.get(pk=event.game_id)
     night = int(event.payload["night"])
-    if game.day_number == night and GameDay.objects.filter(game=game, number=night, ended_at__isnull=True).exists():
+    if game.status != GameStatus.FINISHED and game.day_number == night and GameDay.objects.filter(game=game, number=night, ended_at__isnull=True).exists():
         raise Waits(f"night {night} has not started yet")
     try:
         outcome = do_resolve_night(game, night=night, acting_user=None, now=now)
