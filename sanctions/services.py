@@ -310,10 +310,11 @@ def play_ban_sentence(ban: PlayBan, zone: str) -> str:
 
 def check_may_sign_up(user, game: Game, now: datetime | None = None) -> None:
     """Raise ``NotAllowed`` with the reason and the end date when a play ban of ``user`` runs at ``now``
-    (L-SANCTION-2: no sign-up for new games); the date is shown in ``game``'s time zone."""
+    (L-SANCTION-2: no sign-up for new games); the reason is in ``game``'s language and the date in its time zone,
+    whatever language happens to be active where the sign-up runs."""
     ban = running_play_ban_of(user, now)
     if ban is not None:
-        raise NotAllowed(play_ban_sentence(ban, game.time_zone), rule="L-SANCTION-2")
+        raise NotAllowed(_in_language(game, lambda: play_ban_sentence(ban, game.time_zone)), rule="L-SANCTION-2")
 
 
 def players_of(game: Game):

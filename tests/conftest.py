@@ -58,10 +58,39 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
-    """Load the seeded demo game once into the test database; each test runs in a rolled-back transaction."""
+    """Load the seeded demo game once into the test database; each test runs in a rolled-back transaction. The
+    benchmark's floor table (an unmanaged model, made by ``manage.py bench`` itself) is made here too, so that a
+    transactional test that resets every model's sequence finds it."""
+    from django.db import connection
+
+    from bench.models import FloorRow
+
     with django_db_blocker.unblock():
+        with connection.schema_editor() as editor:
+            if FloorRow._meta.db_table not in connection.introspection.table_names():
+                editor.create_model(FloorRow)
         if not demo_exists():
             load_demo_game(rng=random.Random(DEMO_SEED), now=DEMO_NOW)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with this process's cache empty (allauth's rate limits, cached sessions), so that counts
+    kept by earlier tests of the same worker never refuse this test's sign-up or login (429). With Redis only this
+    process's keys (its ``KEY_PREFIX``) are deleted: the other worker and Celery's broker are left alone."""
+    from django.conf import settings as django_settings
+    from django.core.cache import cache
+
+    config = django_settings.CACHES["default"]
+    if "redis" in config["BACKEND"].lower():
+        import redis
+
+        client = redis.Redis.from_url(config["LOCATION"])
+        keys = list(client.scan_iter(match=f"{config['KEY_PREFIX']}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+    else:
+        cache.clear()
 
 
 @dataclass

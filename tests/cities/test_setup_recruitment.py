@@ -202,7 +202,7 @@ def test_setup_steps_refuse_a_field_that_fails_its_checks_and_change_nothing_L_C
     built = build_game("closed", slug="nul-names", cities=2, size=3)
     client = _client(built.procurator)
     refused = client.post("/games/nul-names/setup/form-cities/", {"names": "North\x00\nSouth"})
-    assert refused.status_code == 400 and "ноль-байт" in refused.content.decode()
+    assert refused.status_code == 400 and "Нулевые символы недопустимы." in refused.content.decode()
     assert not City.objects.filter(game=built.game).exists()
     client.post("/games/nul-names/setup/form-cities/", {"names": "North\nSouth"})
     assert list(City.objects.filter(game=built.game).order_by("number").values_list("name", flat=True)) == [
@@ -210,5 +210,5 @@ def test_setup_steps_refuse_a_field_that_fails_its_checks_and_change_nothing_L_C
     game = services.do_create_game(title="Fresh", slug="nul-post", acting_user=built.procurator, city_count=1,
                                    rules_text="Rules.")
     refused = client.post("/games/nul-post/setup/recruitment-post/", {"title": "Набор\x00", "body": "Текст"})
-    assert refused.status_code == 400 and "ноль-байт" in refused.content.decode()
+    assert refused.status_code == 400 and "Нулевые символы недопустимы." in refused.content.decode()
     assert not PublicPost.objects.filter(game=game, kind=PostKind.RECRUITMENT).exists()

@@ -123,9 +123,11 @@ def test_unread_badge_counts_what_the_policy_lets_the_viewer_read_L_INBOX_20(dem
 
 
 def test_voting_inbox_poll_refreshes_the_tally_out_of_band_L_VOTE_4(demo, client):
-    from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
-    import time_machine
     from datetime import timedelta
+
+    import time_machine
+
+    from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
 
     day = city1_day(demo)
     nominate_and_open(demo, day, [day.plain[0]])
@@ -166,7 +168,7 @@ def test_live_poll_deletes_the_empty_thread_notice_only_when_the_thread_was_empt
     total = Message.objects.filter(inbox=inbox).count()
     assert total > 0
     services.do_post_message(inbox, "Ещё одно", acting_user=fresh(demo.mafioso))
-    live = client.get(f"/inboxes/{inbox.pk}/live/?after={total}", **HX).content.decode()
+    live = client.get(f"/inboxes/{inbox.public_id}/live/?after={total}", **HX).content.decode()
     assert "<p>Ещё одно</p>" in live and 'id="no-messages"' not in live
-    from_empty = client.get(f"/inboxes/{inbox.pk}/live/?after=0", **HX).content.decode()
+    from_empty = client.get(f"/inboxes/{inbox.public_id}/live/?after=0", **HX).content.decode()
     assert from_empty.count('<p id="no-messages" hx-swap-oob="delete"></p>') == 1

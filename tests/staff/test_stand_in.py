@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.utils import translation
 
 from cities.errors import InvalidInput, NotAllowed
 from cities.models import GameEvent, Resident, StaffKind, StaffRole
@@ -118,17 +119,18 @@ def test_ending_the_period_early_takes_the_powers_at_once_L_STAFF_2(demo, period
 
 def test_only_the_procurator_grants_and_the_period_must_make_sense_L_STAFF_2(demo):
     roles = _roles(demo)
-    with time_machine.travel(NOW, tick=False):
+    # The messages are those a Lepra host reads (Russian); the language is pinned, not left to earlier tests.
+    with time_machine.travel(NOW, tick=False), translation.override("ru"):
         with pytest.raises(NotAllowed):
             services.do_grant_tribune_stand_in(roles[2], roles[1], START, END, acting_user=demo.tribune1)
-        with pytest.raises(InvalidInput, match="after its start"):
+        with pytest.raises(InvalidInput, match="Конец срока должен быть позже его начала"):
             services.do_grant_tribune_stand_in(roles[2], roles[1], END, START, acting_user=demo.procurator)
-        with pytest.raises(InvalidInput, match="in the future"):
+        with pytest.raises(InvalidInput, match="Конец срока должен быть в будущем"):
             services.do_grant_tribune_stand_in(roles[2], roles[1], NOW - timedelta(hours=2),
                                                NOW - timedelta(hours=1), acting_user=demo.procurator)
-        with pytest.raises(InvalidInput, match="another city"):
+        with pytest.raises(InvalidInput, match="другого города той же игры"):
             services.do_grant_tribune_stand_in(roles[2], roles[2], START, END, acting_user=demo.procurator)
         arbiter = StaffRole.objects.get(game=demo.game, kind=StaffKind.ARBITER)
-        with pytest.raises(InvalidInput, match="another city"):
+        with pytest.raises(InvalidInput, match="другого города той же игры"):
             services.do_grant_tribune_stand_in(roles[2], arbiter, START, END, acting_user=demo.procurator)
     assert not TribuneStandIn.objects.exists()

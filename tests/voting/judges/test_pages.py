@@ -75,8 +75,12 @@ def test_removal_demand_and_confirmation_on_the_day_page_L_JUDGE_8(jg):
                                                ).status_code == 302
         stranger = client_for(jg.residents(2)[1].user)
         assert stranger.get(day_url(jg, 1)).context["day"].judges.demands == []
-        # Not his city's demand: the one 404 of an object he may not name (inboxes.access).
-        assert stranger.post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id}).status_code == 404
+        # Removal demands are public in their game (inboxes.access): a resident of another city may name one, and
+        # the service refuses his confirmation with a 400 that says why, recording nothing.
+        refused = stranger.post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id})
+        assert refused.status_code == 400
+        assert jg.cities[1].name in refused.content.decode()
+        assert not demand.confirmations.filter(resident=jg.residents(2)[1]).exists()
     demand.refresh_from_db()
     assert demand.valid_at == DAY1 + timedelta(days=1)
 
