@@ -288,9 +288,17 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
         f"{ru('Night %(night)s: %(name)s', night=2, name=suspect.name)} — {ru('mafia')}"]
 
     # --- Morning of day 3: night end, the daily post drafted and published by the beat (L-NIGHT, L-POST-2) -----
-    clock.set(clock.at(morning + timedelta(days=1), 10) + timedelta(seconds=1))
+    # The beat reaches the night's end first: the site drafts the post there, and the day start publishes it once
+    # the Procurator's edit window (game.daily_post_edit_minutes) has passed since the draft.
+    from cities.models import GameDay, PostKind, PublicPost
+    night_two_plan = GameDay.objects.get(game=game, number=2)
+    day_three = clock.at(morning + timedelta(days=1), 10)
+    assert night_two_plan.night_ends_at + timedelta(minutes=game.daily_post_edit_minutes) <= day_three
+    clock.set(night_two_plan.night_ends_at + timedelta(seconds=1))
+    stack.wait_until(lambda: GameDay.objects.filter(game=game, number=3, post__isnull=False).exists(),
+                     "the draft of the daily post of day 3")
+    clock.set(day_three + timedelta(seconds=1))
     lepra.wait_for_day(3)
-    from cities.models import PostKind, PublicPost
     post3 = stack.wait_until(lambda: PublicPost.objects.filter(game=game, kind=PostKind.DAILY,
                                                                published_at__isnull=False,
                                                                title=ru("Day %(day)d", day=3)).first(),
