@@ -174,8 +174,12 @@ def start_stack(tmp_path: Path, start: datetime) -> Stack:
     """Start web (``runserver``, no reloader, static files served), Celery worker and beat (tick every second)
     against the test database, all on a new game clock at ``start``. The caller stops ``stack.processes``."""
     env = subprocess_env(tmp_path)
+    # DATABASE_CONN_MAX_AGE=0: runserver serves each request in a thread of its own, and a persistent connection
+    # per thread outlives the thread; with every open page polling (live pages) that exhausted PostgreSQL's
+    # max_connections ("too many clients"). Each request closes its connection here (gunicorn's workers in
+    # production keep theirs).
     env.update(MAFIA_DISPATCH_INTERVAL_SECONDS="1", MAFIA_LIVE_POLL_SECONDS=str(LIVE_POLL_SECONDS),
-               MAFIA_LIVE_BADGE_SECONDS=str(LIVE_POLL_SECONDS))
+               MAFIA_LIVE_BADGE_SECONDS=str(LIVE_POLL_SECONDS), DATABASE_CONN_MAX_AGE="0")
     clock = GameClock(tmp_path / "clock", start)
     stack = Stack(base_url="", clock=clock, processes=Processes(tmp_path), env=env, tmp_path=tmp_path)
     port = free_port()
