@@ -8,6 +8,7 @@ urlpatterns = [
     path("games/<slug:slug>/m21/", views.game_page, name="m21_game"),
     path("games/<slug:slug>/m21/night/", night_views.m21_night_page, name="m21_night_page"),
     path("games/<slug:slug>/m21/extend/", views.extend, name="m21_extend"),
+    path("games/<slug:slug>/m21/spectate/", views.spectate, name="m21_spectate"),
     path("games/<slug:slug>/m21/vote-count/", views.post_vote_count, name="m21_vote_count"),
     path("games/<slug:slug>/m21/judge/close/", views.judge_close, name="m21_judge_close"),
     path("games/<slug:slug>/m21/judge/cast/", views.judge_cast, name="m21_judge_cast"),
