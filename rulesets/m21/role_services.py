@@ -281,3 +281,36 @@ def do_send_bust_out_message(game: Game, *, text: str, acting_user, now: datetim
     record_event(game, "m21.bust_out_message_sent", actor=acting_user, at=now,
                  payload={"from": seat.pk, "to": jailbreaker.pk, "words": len(words)})
     return message
+
+
+def day_actions_for(seat: Resident | None, now: datetime) -> dict[str, object]:
+    """What the game page offers ``seat`` among the actions of this module at ``now`` (the services decide again):
+    ``gun`` living targets, ``extra`` True, ``confiscate`` {target: items found}, ``post_mortem`` the killed within
+    one phase, ``bust_out_message`` True; only the keys that apply. Nothing for a seat of a game not running."""
+    if seat is None or getattr(seat, "m21_seat", None) is None or seat.game.status != GameStatus.RUNNING:
+        return {}
+    game, state, role_key = seat.game, _state(seat), seat.m21_seat.role
+    offers: dict[str, object] = {}
+    if may_send_bust_out_message(seat):
+        offers["bust_out_message"] = True
+    if seat.status != LifeStatus.ALIVE:
+        return offers
+    phase = current_phase(game, now)
+    day = open_day(game)
+    by_day = day is not None and day.ended_at is None and now < day.deadline
+    living = list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).exclude(pk=seat.pk)
+                  .order_by("name").values_list("name", flat=True))
+    if by_day and M21Holding.objects.filter(game=game, seat=seat, item="gun", place=HoldingPlace.SEAT,
+                                            until__isnull=True).exists():
+        offers["gun"] = living
+    if by_day and role_key == "reporter" and int(state.get("extra_left", 1)) > 0:
+        offers["extra"] = True
+    if by_day and role_key == "item_cop" and int(state.get("confiscate_left", 1)) > 0:
+        found = {name: keys for name, keys in found_items(seat, day.number).items() if keys}
+        if found:
+            offers["confiscate"] = found
+    if role_key == "coroner" and int(state.get("post_mortem_left", 1)) > 0 and phase is not None:
+        dead = sorted(name for name, (at, _role) in killings(game).items() if 0 <= phase - at <= 1)
+        if dead:
+            offers["post_mortem"] = dead
+    return offers

@@ -25,6 +25,7 @@ from . import selectors, services
 from .forms import (
     CastingVoteForm, CohostForm, DealForm, DrawSetupForm, ExtendForm, NewM21GameForm, SetupTableForm, TimingForm,
 )
+from .role_services import day_actions_for
 from .roles import ROLES
 from .ruleset import M21Ruleset
 from .setup import M21Setup
@@ -83,6 +84,7 @@ def game_page(request, slug: str):
         "casting_form": CastingVoteForm(candidates=selectors.living_players(game)) if judge else None,
         "zone": ZoneInfo(game.time_zone),
         "deal": selectors.deal_check(game),
+        "day_actions": day_actions_for(policies.seat_in(request.user, game), now),
         "spectating": policies.spectator_of(request.user, game),
         "may_spectate": may_join_as_spectator(request.user, game),
     }
