@@ -35,12 +35,22 @@ def _day_seat(game: Game, acting_user, now: datetime, rule: str):
         if acting_user is not None and acting_user.is_authenticated else None
     if seat is None or getattr(seat, "m21_seat", None) is None:
         raise NotAllowed("Only players of this game do this.", rule=rule)
-    if seat.status != LifeStatus.ALIVE:
+    final = _has_final_action(seat)
+    if seat.status != LifeStatus.ALIVE and not final:
         raise NotAllowed("Only living players do this.", rule=rule)
     day = open_day(game)
     if day is None or day.ended_at is not None or now >= day.deadline:
         raise WrongState("This is done by day, while the day is open.", rule=rule)
+    if final:  # the busted-out prisoner's one unused action (M-ROLE jailbreaker): spent with this one
+        _set_state(seat, _state(seat) | {"busted_out_acted": True})
     return seat, day
+
+
+def _has_final_action(seat: Resident) -> bool:
+    """M-ROLE jailbreaker, M-NIGHT-7: a busted-out prisoner "may use one unused action" (a day action happens at
+    once, a night one the next night) until they have used it."""
+    state = _state(seat)
+    return seat.status == LifeStatus.IMPRISONED and bool(state.get("busted_out")) and not state.get("busted_out_acted")
 
 
 def _state(seat: Resident) -> dict:
@@ -49,6 +59,7 @@ def _state(seat: Resident) -> dict:
 
 def _set_state(seat: Resident, state: dict) -> None:
     M21Seat.objects.filter(pk=seat.m21_seat.pk).update(state=state)
+    seat.m21_seat.state = state
 
 
 def _role_pm(seat: Resident):
@@ -202,9 +213,10 @@ def do_post_mortem(game: Game, *, target: str, acting_user, now: datetime | None
         if acting_user is not None and acting_user.is_authenticated else None
     if seat is None or getattr(seat, "m21_seat", None) is None or seat.m21_seat.role != "coroner":
         raise NotAllowed("Only the coroner conducts a post mortem.", rule="M-ROLE")
-    if seat.status != LifeStatus.ALIVE:
+    final = _has_final_action(seat)
+    if seat.status != LifeStatus.ALIVE and not final:
         raise NotAllowed("Only living players do this.", rule="M-ROLE")
-    state = _state(seat)
+    state = _state(seat) | ({"busted_out_acted": True} if final else {})
     if int(state.get("post_mortem_left", 1)) <= 0:
         raise WrongState("You have already conducted your post mortem.", rule="M-ROLE")
     phase = current_phase(game, now)
@@ -293,7 +305,7 @@ def day_actions_for(seat: Resident | None, now: datetime) -> dict[str, object]:
     offers: dict[str, object] = {}
     if may_send_bust_out_message(seat):
         offers["bust_out_message"] = True
-    if seat.status != LifeStatus.ALIVE:
+    if seat.status != LifeStatus.ALIVE and not _has_final_action(seat):
         return offers
     phase = current_phase(game, now)
     day = open_day(game)

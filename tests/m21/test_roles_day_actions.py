@@ -205,3 +205,20 @@ def test_only_a_busted_out_prisoner_writes_to_the_jailbreaker_M_ROLE_jailbreaker
     with pytest.raises(NotAllowed):
         rs.do_send_bust_out_message(table.game, text="hello", acting_user=table.host, now=table.tick())
     assert not Message.objects.filter(body__contains="whom you busted out").exists()
+
+
+def test_a_busted_out_prisoner_uses_one_unused_day_action_at_once_and_then_no_more_M_ROLE_jailbreaker():
+    table = build_game(setup={"citizen": 3, "reporter": 1, "cop": 1, "godfather": 1, "jailbreaker": 1})
+    reporter, jailbreaker = table.name_of_role("reporter"), table.name_of_role("jailbreaker")
+    night = to_night(table, reporter)
+    ns.do_submit_night_action(table.game, option="bust_out", target=reporter, acting_user=table.users[jailbreaker],
+                              now=table.tick())
+    end_night(table, night)
+    user = table.users[reporter]
+    assert set(rs.day_actions_for(table.seat(reporter), table.now)) == {"extra", "bust_out_message"}
+    rs.do_publish_extra(table.game, text="free at last", acting_user=user, now=table.tick())
+    assert thread_texts(table)[-1] == "**EXTRA, EXTRA!** free at last"
+    assert table.seat(reporter).m21_seat.state["busted_out_acted"] is True
+    assert set(rs.day_actions_for(table.seat(reporter), table.now)) == {"bust_out_message"}
+    rs.do_send_bust_out_message(table.game, text="thanks", acting_user=user, now=table.tick())  # still allowed
+    assert rs.day_actions_for(table.seat(reporter), table.now) == {}
