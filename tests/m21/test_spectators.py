@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 import time_machine
-from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
