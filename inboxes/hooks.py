@@ -10,6 +10,10 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 ``seat`` is the author's ``Resident`` when a member posts, None for a staff post. Hooks change state only through
 their own app's rows and services; they never read the clock (``now`` is the message's receive time).
 
+A thread page (``inboxes.selectors``) calls ``hook.annotate(inbox, messages)`` with the messages it shows, so that
+the hook attaches what it recorded beside each one (an M21 game thread's receipt: ``receipt_lines``) in a constant
+number of queries, never one per message.
+
 A ruleset registers its hooks when its app is ready, e.g. in ``rulesets/m21/hooks.py``::
 
     @post_hook(InboxKind.GAME_THREAD, ruleset="m21")
@@ -37,6 +41,10 @@ class PostHook:
     def record(self, inbox, seat, message, accepted: Any, now: datetime) -> None:
         """Index the stored ``message`` given what ``check`` returned (``accepted``)."""
 
+    def annotate(self, inbox, messages: list) -> None:
+        """Attach to each of ``messages`` (of ``inbox``, about to be shown) what the page shows beside it, in a
+        constant number of queries. The default attaches nothing."""
+
 
 #: (ruleset key or None, inbox kind) -> the hook.
 POST_HOOKS: dict[tuple[str | None, str], PostHook] = {}
@@ -60,3 +68,13 @@ def post_hook(kind: str, *, ruleset: str | None = None):
 def post_hook_for(inbox) -> PostHook | None:
     """The hook for a post in ``inbox`` (its game's ruleset's, else the kind's general one), or None."""
     return POST_HOOKS.get((inbox.game.ruleset, inbox.kind)) or POST_HOOKS.get((None, inbox.kind))
+
+
+def annotate_messages(inbox, messages: list) -> None:
+    """Let the hook of ``inbox`` attach its records to ``messages`` (a list about to be shown); each message gets
+    ``receipt_lines`` ([] unless the hook sets them)."""
+    for message in messages:
+        message.receipt_lines = []
+    hook = post_hook_for(inbox)
+    if hook is not None and messages:
+        hook.annotate(inbox, messages)

@@ -27,6 +27,7 @@ from .models import (
     MembershipState,
     Message,
     MessageRevision,
+    Spectator,
 )
 from .rendering import has_visible_text, render_markdown
 from .services import (
@@ -330,7 +331,8 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
 
     Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of
     the game, L-STAFF-1), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
-    inactive, or their name is taken by another seat) or ``WrongState`` (game over).
+    inactive, has ever watched the game as a spectator (M-SETUP-3), or their name is taken by another seat) or
+    ``WrongState`` (game over).
     """
     now = now or timezone.now()
     game = resident.game
@@ -345,6 +347,9 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     if Resident.objects.filter(game=game, user=new_user).exists():
         raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": new_user.public_name},
                            rule="L-REPLACE-1")
+    if Spectator.objects.filter(game=game, user=new_user).exists():  # left or not: they read the spectators
+        raise InvalidInput(_("%(name)s has watched this game as a spectator and cannot take a seat in it.")
+                           % {"name": new_user.public_name}, rule="M-SETUP-3")
     new_name = new_user.public_name[:60]
     if Resident.objects.filter(game=game, name=new_name).exclude(pk=resident.pk).exists():
         raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": new_name}, rule="L-REPLACE-1")

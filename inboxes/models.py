@@ -229,3 +229,25 @@ class ReadMark(models.Model):
         verbose_name = _("read mark")
         verbose_name_plural = _("read marks")
         constraints = [models.UniqueConstraint(fields=["user", "inbox"], name="readmark_one_per_user_inbox")]
+
+
+class Spectator(models.Model):
+    """An account watching a game it does not play (M-SETUP-3: "a spectators' thread exists for spectators and
+    eliminated players"). While ``left_at`` is empty the policy (``inboxes.policies.spectator_of``) lets it read
+    the game thread and read and post in the spectators' thread, as long as the account holds no seat and no staff
+    role in the game. The row stays when the spectator leaves (``left_at``, aware UTC): an account that has watched
+    a game never signs up for it or takes a seat in it (``rulesets.m21.spectator_services``)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="spectators", verbose_name=_("game"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="spectating",
+        verbose_name=_("user"))
+    joined_at = models.DateTimeField(verbose_name=_("joined at"))
+    left_at = models.DateTimeField(null=True, blank=True, verbose_name=_("left at"))
+
+    class Meta:
+        verbose_name = _("spectator")
+        verbose_name_plural = _("spectators")
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="spectator_one_per_game_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} watching {self.game}"

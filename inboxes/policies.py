@@ -43,7 +43,7 @@ from roles.models import MafiaDraw
 from kernel.public_ids import is_public_id
 from staff.models import TribuneStandIn
 
-from .models import IMMUTABLE_KINDS, Inbox, InboxKind, Membership, MembershipState, Message
+from .models import IMMUTABLE_KINDS, Inbox, InboxKind, Membership, MembershipState, Message, Spectator
 
 K = InboxKind
 
@@ -118,6 +118,11 @@ M21_HOST_GRANTS: tuple[StaffGrant, ...] = (
 )
 STAFF_GRANTS[StaffKind.PROCURATOR] += M21_HOST_GRANTS  # the Procurator already runs the office
 STAFF_GRANTS[StaffKind.COHOST] += (*M21_HOST_GRANTS, StaffGrant(K.OFFICE, post=True))
+
+#: A spectator of an M21 game (M-SETUP-3: the spectators' thread is "for spectators and eliminated players") reads
+#: the game thread and talks in the spectators' thread; never a role PM, the mafia thread or the office. Who is a
+#: spectator follows from state (``spectator_of``), never from a flag.
+SPECTATOR_GRANTS: tuple[StaffGrant, ...] = (StaffGrant(K.GAME_THREAD, post=False), StaffGrant(K.SPECTATORS, post=True))
 
 #: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
 #: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
@@ -243,7 +248,7 @@ def _seats_of(user) -> dict[int, Resident]:
 def forget_viewer_cache(user) -> None:
     """Drop the per-request role, seat and membership caches of ``user`` (after changing them, or before a
     check that must read fresh rows under a lock)."""
-    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships"):
+    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships", "_mafia_spectating"):
         if hasattr(user, attr):
             delattr(user, attr)
 
@@ -282,6 +287,28 @@ def seat_in(user, game: Game | int) -> Resident | None:
     """The seat (Resident) ``user`` holds in ``game`` now, or None."""
     game_id = game if isinstance(game, int) else game.pk
     return _seats_of(user).get(game_id)
+
+
+def spectated_games(user) -> set[int]:
+    """Ids of the games ``user`` watches as a spectator now (M-SETUP-3): a ``Spectator`` row not left, in a game
+    where the account holds no seat and no staff role (a seat or a role decides instead). Cached for the request."""
+    if not _is_authenticated(user):
+        return set()
+    cached = getattr(user, "_mafia_spectating", None)
+    if cached is None:
+        rows = Spectator.objects.filter(user=user, left_at__isnull=True).values_list("game_id", flat=True)
+        cached = {g for g in rows if seat_in(user, g) is None and not staff_roles_in(user, g)}
+        user._mafia_spectating = cached
+    return cached
+
+
+def spectator_of(user, game: Game | int) -> bool:
+    """True when ``user`` watches ``game`` (a Game or its id) as a spectator now; see ``spectated_games``."""
+    return (game if isinstance(game, int) else game.pk) in spectated_games(user)
+
+
+def _spectator_grants(user, inbox: Inbox) -> list[StaffGrant]:
+    return [g for g in SPECTATOR_GRANTS if g.inbox_kind == inbox.kind] if spectator_of(user, inbox.game_id) else []
 
 
 def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) -> bool:
@@ -451,7 +478,7 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
     if not _is_authenticated(user):
         return False
     roles = _roles_of(user)
-    if _grants_matching(roles, inbox) or _secret_organizer_roles(roles, inbox):
+    if _grants_matching(roles, inbox) or _secret_organizer_roles(roles, inbox) or _spectator_grants(user, inbox):
         return True
     membership = membership_of(user, inbox)
     if membership is not None and membership.state in READING_STATES:
@@ -476,7 +503,8 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
     if inbox.rolled_over_at is not None:
         return _("This inbox continues in a newer one.")
     roles = _roles_of(user)
-    if any(grant.post for grant in _grants_matching(roles, inbox)) or _secret_organizer_roles(roles, inbox):
+    if any(grant.post for grant in _grants_matching(roles, inbox) + _spectator_grants(user, inbox)) or \
+            _secret_organizer_roles(roles, inbox):
         return None
     membership = membership_of(user, inbox)
     if membership is None and roles and inbox.kind in VOTE_ONLY_KINDS:
@@ -562,6 +590,9 @@ def _readable_q(user) -> Q:
         for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
             if role.kind == kind:
                 q |= Q(game_id=role.game_id, kind=grant.inbox_kind) & condition
+    watched = spectated_games(user)
+    if watched:
+        q |= Q(game_id__in=watched, kind__in=[g.inbox_kind for g in SPECTATOR_GRANTS])
     return q
 
 
@@ -614,6 +645,10 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
         if grant.inbox_kind == inbox.kind and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
             q |= Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
+    if any(g.inbox_kind == inbox.kind for g in SPECTATOR_GRANTS):  # spectators: as ``spectated_games`` says
+        q |= Q(pk__in=Spectator.objects.filter(game=inbox.game_id, left_at__isnull=True)
+               .exclude(user__in=Resident.objects.filter(game=inbox.game_id).values("user"))
+               .exclude(user__in=StaffRole.objects.filter(game=inbox.game_id).values("user")).values("user"))
     return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
 
 
@@ -631,6 +666,7 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     # that the response time does not tell a forbidden inbox from a missing one either.
     _roles_of(user)
     seats = _seats_of(user)
+    spectated_games(user)
     inbox = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id).first()
     if seats:
         membership = (Membership.objects.filter(inbox__public_id=inbox_id, resident__in=[s.pk for s in seats.values()])
@@ -738,34 +774,6 @@ def _game_zone(game: Game):
     return ZoneInfo(game.time_zone)
 
 
-# --------------------------------------------------------------------------------------------------------------
-# The Lepra day (issue 4): who sees nominations and the standing tally of a city
-# --------------------------------------------------------------------------------------------------------------
-
-def can_see_nominations(user, city) -> bool:
-    """True when ``user`` may see who nominated whom in ``city`` (L-NOM-1: nominations are made in the personal
-    inbox, which the Tribune runs): the city's Tribune, the Procurator (who hears requests, L-NOM-4) and the
-    Arbiter (who receives the results, L-VOTE-6). After the game everyone may (L-ARCH-1: voting is public)."""
-    if city.game.status == GameStatus.FINISHED:
-        return True
-    roles = staff_roles_in(user, city.game_id)
-    return any(r.kind in (StaffKind.PROCURATOR, StaffKind.ARBITER) or (r.kind == StaffKind.TRIBUNE and r.city_id == city.pk)
-               for r in roles)
-
-
-def can_see_voting_tally(user, city, voting_inboxes) -> bool:
-    """True when ``user`` may see the standing tally of ``city``'s voting (names of voters): exactly when they may
-    read one of its ``voting_inboxes`` (L-INBOX-9 members, the Tribune, Procurator, Arbiter; everyone after the
-    game), so the tally never tells more than the threads do (L-INBOX-20)."""
-    return any(can_read_inbox(user, inbox) for inbox in voting_inboxes)
-
-
-def can_see_speech_requests(user, city) -> bool:
-    """L-NOM-4: a confrontation or last-word request is seen by the city's Tribune and the Procurator."""
-    return any(r.kind == StaffKind.PROCURATOR or (r.kind == StaffKind.TRIBUNE and r.city_id == city.pk)
-               for r in staff_roles_in(user, city.game_id))
-
-
 #: Names that moved to modules of their own subject (name -> module of this package), importable from here as
 #: before.
 _MOVED: dict[str, str] = {
@@ -780,6 +788,7 @@ _MOVED: dict[str, str] = {
         "AUDIT_PROCURATOR", "AUDIT_PROCURATOR_ARBITER", "AUDIT_STAFF", "AuditScope", "audit_audience",
         "visible_events"
     ], "audit_policy"),
+    **dict.fromkeys(["can_see_nominations", "can_see_speech_requests", "can_see_voting_tally"], "day_policy"),
 }
 
 

@@ -16,6 +16,7 @@ from django.http import Http404
 from cities.models import Game
 
 from . import policies
+from .hooks import annotate_messages
 from .models import Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -112,11 +113,13 @@ class LiveUpdate:
 def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpdate:
     """The messages of ``inbox`` at positions ``after + 1 ..`` (1-based thread order: received_at, id), at most
     ``limit``, for a ``viewer`` who may read it (call ``access_inbox_by_id`` first), with their revisions, and
-    how many more there are. Three queries at most, whatever the thread's length."""
+    how many more there are. A constant number of queries whatever the thread's length (the inbox's post hook
+    adds its own constant number, ``inboxes.hooks.annotate_messages``)."""
     rows = list(Message.objects.filter(inbox=inbox).select_related("author_resident", "author_staff__city")
                 .order_by("received_at", "id")[after:after + limit + 1])
     shown = rows[:limit]
     _attach_revisions(shown)
+    annotate_messages(inbox, shown)
     more = 0
     if len(rows) > limit:
         more = Message.objects.filter(inbox=inbox).count() - after - limit
@@ -155,7 +158,9 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     if page_number < 1:
         page_number = paginator.num_pages
     page = _newest_page(paginator, messages) if page_number >= paginator.num_pages else paginator.get_page(page_number)
+    page.object_list = list(page.object_list)
     _attach_revisions(page.object_list)
+    annotate_messages(inbox, page.object_list)
     members = list(
         Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
         .select_related("resident").order_by("resident__name")

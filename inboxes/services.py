@@ -64,7 +64,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     posted with the same key, that message is returned and nothing is stored or audited again (a double click or
     a network retry stores one message; checked under the inbox lock, backed by a unique constraint).
 
-    The author is the user's seat in the game when they are a member, else their staff role there.
+    The author is the user's seat in the game when they are a member, else their staff role there, else (a
+    spectator, M-SETUP-3) their account alone.
     Returns the Message. Raises, changing nothing:
     ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
     may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
@@ -110,7 +111,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                    if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
-        author_staff = grants[0]
+        author_staff = grants[0] if grants else None  # none: a spectator (M-SETUP-3) posts as their account
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
     accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None

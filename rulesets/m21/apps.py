@@ -14,7 +14,7 @@ class M21Config(AppConfig):
         # Imported here: the spec and the handlers import models, which Django allows only once the registry is ready.
         from kernel.rulesets import register_ruleset
 
-        from . import handlers, hooks, night_hooks  # noqa: F401  (register the scheduler handlers, the post hooks and the night's resolver)
+        from . import handlers, hooks, night_hooks, spectator_services  # noqa: F401  (register the scheduler handlers, the post hooks, the night's resolver and the spectators' sign-up guard)
         from .ruleset import M21Ruleset
 
         register_ruleset(M21Ruleset())

@@ -99,3 +99,13 @@ class CastingVoteForm(forms.Form):
     def __init__(self, *args, candidates=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["target"].choices = [("no_lynch", "No Lynch"), *[(str(r.pk), r.name) for r in candidates]]
+
+
+class DayActionForm(forms.Form):
+    """A day action of a role or an item (RULES.md M-ROLE, M-ITEM-1): ``target`` a player's name, ``item`` an item
+    key, ``text`` the words of an extra or of the busted-out prisoner's message; each action reads what it needs and
+    the services check every field again."""
+
+    target = forms.CharField(max_length=60, required=False)
+    item = forms.CharField(max_length=20, required=False)
+    text = forms.CharField(max_length=1000, required=False, widget=forms.Textarea(attrs={"rows": 2}))

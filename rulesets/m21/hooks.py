@@ -13,6 +13,7 @@ from kernel.errors import RuleViolation
 from voting.parsing import is_forum_no_lynch, resolve_forum_name
 
 from .day_services import do_cast_judge_vote, do_close_proceedings, record_game_thread_post
+from .models import M21PostReceipt
 from .service_common import site_message
 
 _CLOSE = re.compile(r"##\s*close\s+proceedings\b", re.IGNORECASE)
@@ -27,6 +28,13 @@ class GameThreadHook(PostHook):
 
     def record(self, inbox, seat, message, accepted, now) -> None:
         record_game_thread_post(inbox, seat, message, now)
+
+    def annotate(self, inbox, messages) -> None:
+        """Each shown post's receipt (M-VOTE-1), as ``receipt_lines``: one query for the whole page."""
+        lines = dict(M21PostReceipt.objects.filter(message__in=[m.pk for m in messages])
+                     .values_list("message_id", "lines"))
+        for message in messages:
+            message.receipt_lines = lines.get(message.pk, [])
 
 
 @post_hook(InboxKind.ROLE_PM, ruleset="m21")

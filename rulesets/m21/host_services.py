@@ -42,11 +42,13 @@ from .service_common import (
 
 @transaction.atomic
 def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumRemovalCause.REMOVED,
-                         reveal_role: bool = True, now: datetime | None = None) -> Resident:
+                         reveal_role: bool = True, killer: Resident | None = None,
+                         now: datetime | None = None) -> Resident:
     """Remove a living player from the game (the host's modkill, M-SETUP-4) or record a death during the day
     (``cause="killed"``, by the site): the seat is dead; during a day its vote and the votes on it are void and
     those voters are told in the game thread (M-VOTE-9); the role is revealed when ``reveal_role``. Hosts (or
-    the site). Raises ``WrongState`` for a seat that is not alive."""
+    the site). ``killer``: the seat that killed them by day (a gun), kept with the day's removal for the coroner's
+    post mortem (M-ROLE coroner). Raises ``WrongState`` for a seat that is not alive."""
     now = now or timezone.now()
     game = resident.game
     _check_m21(game)
@@ -61,7 +63,8 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
     if day is not None and day.status == DayStatus.OPEN and now < day.deadline:
         label = _seat_names(day).get(resident.pk, resident.name)
         M21DayOrder.objects.create(day=day, kind=OrderKind.REMOVAL, at=now, seat=resident,
-                                   payload={"cause": str(cause)})
+                                   payload={"cause": str(cause)} | ({"killer": killer.pk, "killer_role": killer.m21_seat.role}
+                                                                    if killer is not None else {}))
     resident.status = LifeStatus.DEAD
     resident.died_at = now
     resident.alignment_announced = reveal_role

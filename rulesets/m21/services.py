@@ -42,6 +42,7 @@ from .service_common import (
     thread_of,
     vote_rules,
 )
+from .spectator_services import do_join_as_spectator, do_leave_as_spectator
 from .setup_services import (
     do_add_cohost,
     do_choose_m21_setup,
@@ -55,8 +56,8 @@ __all__ = [
     "MAX_EXTENSION_HOURS", "MAX_PHASE_HOURS", "MIN_PHASE_HOURS", "NIGHT_RESOLVERS", "RULESET", "M21Refusal",
     "current_day", "day_outcome", "do_add_cohost", "do_cast_judge_vote", "do_choose_m21_setup",
     "do_close_m21_casting_window", "do_close_m21_day_at_deadline", "do_close_proceedings", "do_create_m21_game",
-    "do_deal_m21_roles", "do_draw_m21_setup", "do_end_m21_night", "do_extend_m21_phase", "do_post_vote_count",
-    "do_remove_m21_player", "do_replace_m21_player", "do_set_m21_timing", "do_start_m21_day", "do_start_m21_night",
-    "is_host", "m21_winner", "open_day", "phase_end", "record_game_thread_post", "site_message", "thread_of",
-    "vote_rules",
+    "do_deal_m21_roles", "do_draw_m21_setup", "do_end_m21_night", "do_extend_m21_phase", "do_join_as_spectator",
+    "do_leave_as_spectator", "do_post_vote_count", "do_remove_m21_player", "do_replace_m21_player",
+    "do_set_m21_timing", "do_start_m21_day", "do_start_m21_night", "is_host", "m21_winner", "open_day", "phase_end",
+    "record_game_thread_post", "site_message", "thread_of", "vote_rules",
 ]

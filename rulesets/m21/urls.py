@@ -1,13 +1,15 @@
 """URLs of the M21 pages."""
 from django.urls import path
 
-from . import night_views, views
+from . import night_views, role_views, views
 
 urlpatterns = [
     path("new-game/m21/", views.new_game, name="m21_new_game"),
     path("games/<slug:slug>/m21/", views.game_page, name="m21_game"),
     path("games/<slug:slug>/m21/night/", night_views.m21_night_page, name="m21_night_page"),
     path("games/<slug:slug>/m21/extend/", views.extend, name="m21_extend"),
+    path("games/<slug:slug>/m21/act/<slug:action>/", role_views.day_action, name="m21_day_action"),
+    path("games/<slug:slug>/m21/spectate/", views.spectate, name="m21_spectate"),
     path("games/<slug:slug>/m21/vote-count/", views.post_vote_count, name="m21_vote_count"),
     path("games/<slug:slug>/m21/judge/close/", views.judge_close, name="m21_judge_close"),
     path("games/<slug:slug>/m21/judge/cast/", views.judge_cast, name="m21_judge_cast"),

@@ -18,15 +18,18 @@ from cities.i18n import activate_game_language
 from cities.models import Game
 from cities.selectors import game_get
 from cities.services import do_close_signups
+from inboxes import policies
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 from . import selectors, services
 from .forms import (
     CastingVoteForm, CohostForm, DealForm, DrawSetupForm, ExtendForm, NewM21GameForm, SetupTableForm, TimingForm,
 )
+from .role_services import day_actions_for
 from .roles import ROLES
 from .ruleset import M21Ruleset
 from .setup import M21Setup
+from .spectator_services import may_join_as_spectator
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
@@ -81,6 +84,9 @@ def game_page(request, slug: str):
         "casting_form": CastingVoteForm(candidates=selectors.living_players(game)) if judge else None,
         "zone": ZoneInfo(game.time_zone),
         "deal": selectors.deal_check(game),
+        "day_actions": day_actions_for(policies.seat_in(request.user, game), now),
+        "spectating": policies.spectator_of(request.user, game),
+        "may_spectate": may_join_as_spectator(request.user, game),
     }
     return render(request, "m21/game.html", context)
 
@@ -113,6 +119,22 @@ def extend(request, slug: str):
         return _back(request, game, 400)
     _, status = _act(request, game, lambda: services.do_extend_m21_phase(
         game, form.cleaned_data["hours"], acting_user=request.user), "The phase is extended.")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def spectate(request, slug: str):
+    """Join (``leave`` absent) or leave (``leave`` posted) the game as a spectator (M-SETUP-3); the services
+    decide who may."""
+    game = _m21_game(slug, request)
+    if request.POST.get("leave"):
+        _, status = _act(request, game, lambda: services.do_leave_as_spectator(game, acting_user=request.user),
+                         "You no longer watch this game.")
+    else:
+        _, status = _act(request, game, lambda: services.do_join_as_spectator(game, acting_user=request.user),
+                         "You watch this game as a spectator: you read the game thread and talk in the "
+                         "spectators' thread. You can never play in this game.")
     return _back(request, game, status)
 
 

@@ -1,6 +1,6 @@
 """The access policy for M21 personas (DESIGN.md "Tests", RULES.md M-SETUP-3/4, M-VOTE-6): host, co-host, a town
-citizen, the cop, the Judge, each mafia role, an imprisoned player, a dead player, a logged-in outsider and an
-anonymous visitor, over every inbox of an M21 game, with exact expected sets and the four forms of the policy
+citizen, the cop, the Judge, each mafia role, an imprisoned player, a dead player, a spectator, a spectator who left,
+a logged-in outsider and an anonymous visitor, over every inbox of an M21 game, with exact expected sets and the four forms of the policy
 (``can_read_inbox``, ``readable_inboxes``, ``readers_of_inbox``, ``readable_messages``) agreeing; and page
 tests: nobody but the mafia and the hosts learns the mafia, and the spectators' thread is closed to players."""
 from __future__ import annotations
@@ -43,6 +43,10 @@ def table():
     assert t.seat(imprisoned).status == "imprisoned"
     t.imprisoned, t.dead = imprisoned, dead
     t.outsider = make_user("Outsider")
+    t.spectator, t.former_spectator = make_user("Watcher"), make_user("Gone")
+    services.do_join_as_spectator(t.game, acting_user=t.spectator, now=t.tick())
+    services.do_join_as_spectator(t.game, acting_user=t.former_spectator, now=t.tick())
+    services.do_leave_as_spectator(t.game, acting_user=t.former_spectator, now=t.tick())
     mafia_thread = services.thread_of(t.game, InboxKind.MAFIA_THREAD)
     do_post_message(mafia_thread, "SECRET-KILL-PLAN tonight", acting_user=t.user_of_role("hooker"), now=t.tick())
     spectators = services.thread_of(t.game, InboxKind.SPECTATORS)
@@ -56,8 +60,8 @@ def personas(t) -> dict[str, object]:
         "host": t.host, "cohost": t.cohost, "town": t.users[living_citizen], "cop": t.user_of_role("cop"),
         "judge": t.user_of_role("judge"), "godfather": t.user_of_role("godfather"),
         "hooker": t.user_of_role("hooker"), "ninja": t.user_of_role("ninja"),
-        "imprisoned": t.users[t.imprisoned], "dead": t.users[t.dead], "outsider": t.outsider,
-        "anonymous": AnonymousUser(),
+        "imprisoned": t.users[t.imprisoned], "dead": t.users[t.dead], "spectator": t.spectator,
+        "former_spectator": t.former_spectator, "outsider": t.outsider, "anonymous": AnonymousUser(),
     }
 
 
@@ -66,7 +70,7 @@ def expected(t) -> dict[str, tuple[set[str], set[str]]]:
     all_pms = {f"pm:{n}" for n in t.users}
     hosts = ({"game_thread", "mafia_thread", "spectators", "office"} | all_pms,) * 2
     name = {p: next(n for n, u in t.users.items() if u == user) for p, user in personas(t).items()
-            if p not in ("host", "cohost", "outsider", "anonymous")}
+            if p not in ("host", "cohost", "spectator", "former_spectator", "outsider", "anonymous")}
 
     def living(persona, mafia=False):
         labels = {"game_thread", f"pm:{name[persona]}"} | ({"mafia_thread"} if mafia else set())
@@ -78,7 +82,9 @@ def expected(t) -> dict[str, tuple[set[str], set[str]]]:
     return {
         "host": hosts, "cohost": hosts, "town": living("town"), "cop": living("cop"), "judge": living("judge"),
         "godfather": living("godfather", True), "hooker": living("hooker", True), "ninja": living("ninja", True),
-        "imprisoned": gone("imprisoned"), "dead": gone("dead"), "outsider": (set(), set()),
+        "imprisoned": gone("imprisoned"), "dead": gone("dead"),
+        "spectator": ({"game_thread", "spectators"}, {"spectators"}), "former_spectator": (set(), set()),
+        "outsider": (set(), set()),
         "anonymous": (set(), set()),
     }
 
@@ -124,17 +130,22 @@ def _pages(table, user) -> dict[str, str]:
     urls = [reverse("m21_game", args=[table.game.slug]), reverse("game_detail", args=[table.game.slug]),
             reverse("my_inboxes", args=[table.game.slug])]
     urls += [reverse("resident_detail", args=[table.game.slug, r.public_id]) for r in Resident.objects.filter(game=table.game)]
-    urls += [reverse("inbox_thread", args=[i.public_id]) for i in policies.readable_inboxes(user, table.game)]
+    urls.append(reverse("m21_night_page", args=[table.game.slug]))
+    readable = {i.pk for i in policies.readable_inboxes(user, table.game)}
+    inboxes = {reverse("inbox_thread", args=[i.public_id]): i.pk in readable for i in Inbox.objects.filter(game=table.game)}
     pages = {}
-    for url in urls:
+    for url in urls + list(inboxes):
         response = client.get(url)
         assert response.status_code in (200, 302, 404), url
+        if url in inboxes:
+            assert response.status_code == (200 if inboxes[url] else 404), url
         pages[url] = response.content.decode() if response.status_code == 200 else ""
     return pages
 
 
 @pytest.mark.parametrize("persona", ["host", "cohost", "town", "cop", "judge", "godfather", "hooker", "ninja",
-                                     "imprisoned", "dead", "outsider", "anonymous"])
+                                     "imprisoned", "dead", "spectator", "former_spectator", "outsider",
+                                     "anonymous"])
 def test_pages_never_show_the_mafia_or_the_spectators_to_who_may_not_know_M_SETUP_3(table, persona):
     user = personas(table)[persona]
     html = "\n".join(_pages(table, user).values())
@@ -148,13 +159,13 @@ def test_pages_never_show_the_mafia_or_the_spectators_to_who_may_not_know_M_SETU
         assert "SECRET-KILL-PLAN" in html
     else:
         assert seen == [], persona
-    sees_spectators = persona in ("host", "cohost", "imprisoned", "dead")
+    sees_spectators = persona in ("host", "cohost", "imprisoned", "dead", "spectator")
     assert ("SPECTATOR-CHATTER" in html) == sees_spectators, persona
 
 
 def test_the_spectators_thread_is_one_404_for_players(table):
     spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
-    for persona in ("town", "godfather", "judge", "outsider"):
+    for persona in ("town", "godfather", "judge", "former_spectator", "outsider"):
         client = Client()
         client.force_login(personas(table)[persona])
         assert client.get(reverse("inbox_thread", args=[spectators.public_id])).status_code == 404
