@@ -160,6 +160,11 @@ def _play_day(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, day: 
     town = [r for r in living if not _is_mafia(r)]
     wagon_day = rng.random() < 0.55
     suspects = rng.sample(living, min(3, len(living)))
+    # Town instinct: now and then a mafioso's slip makes them one of the day's suspects.
+    mafia = [r for r in living if _is_mafia(r)]
+    if mafia and rng.random() < 0.35:
+        slip = rng.choice(mafia)
+        suspects = [slip, *[r for r in suspects if r.pk != slip.pk]][:3]
     # A cop who found a guilty player (their own role PM says so) puts them first; the town often follows.
     found = _found_guilty(game, living)
     if found is not None and rng.random() < 0.6:
