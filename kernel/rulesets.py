@@ -55,7 +55,9 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on.
-- ``daily_post_section(game, day, key)`` / ``archive_section(game, key)``: the text of one section.
+- ``daily_post_section(game, day, key)``: the Markdown of one section of the morning post;
+  ``archive_section(game, key, viewer=...)``: one ``ArchiveSection`` of the game's archive page as ``viewer`` may
+  see it, or None (``archive.selectors.ruleset_sections_for`` asks for every key of ``archive_sections``).
 
 Every method is called inside the service's ``transaction.atomic`` (explicit registries, not signals: the
 aftermath of a death runs in order, in one transaction). Methods take ``now`` from the caller and never read the
@@ -71,6 +73,16 @@ from typing import Any, ClassVar
 from django.utils.translation import gettext as _
 
 from .errors import NotProvidedByRuleset, UnknownRuleset
+
+
+@dataclass(frozen=True)
+class ArchiveSection:
+    """One section of a game's archive page, made by its ruleset: ``key`` (of ``archive_sections``), a ``title``
+    and ``html``, safe HTML the ruleset rendered from its own templates (every value escaped there)."""
+
+    key: str
+    title: str
+    html: str
 
 
 @dataclass(frozen=True)
@@ -153,8 +165,9 @@ class RulesetSpec:
         """The Markdown of one section (a key of ``daily_post_sections``) of the morning post of ``day``."""
         raise self._missing(_("the daily post section %(key)s") % {"key": key})
 
-    def archive_section(self, game, key: str) -> str:
-        """The Markdown of one section (a key of ``archive_sections``) of the game's archive page."""
+    def archive_section(self, game, key: str, *, viewer) -> ArchiveSection | None:
+        """One section (a key of ``archive_sections``) of the game's archive page as ``viewer`` (a user, possibly
+        anonymous) may see it, or None when nothing of it is theirs to see (the ruleset asks the access policy)."""
         raise self._missing(_("the archive section %(key)s") % {"key": key})
 
 

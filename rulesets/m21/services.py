@@ -40,6 +40,7 @@ from voting.tallies import (
 
 from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, run_m21_day, vote_count_text
 from .models import DayStatus, M21Day, M21DayOrder, M21Game, M21PostReceipt, M21Seat, OrderKind
+from .night_models import M21Night
 from .roles import CASTING_VOTE_WINDOW_MINUTES, MAFIA, ROLES, fresh_state
 from .setup import M21Setup, PostRules, SetupError, check_setup, deal_roles, draw_setup, role_pm_text, setup_post_text
 
@@ -796,6 +797,8 @@ def do_extend_m21_phase(game: Game, hours: int, *, acting_user, now: datetime | 
         if now >= event.due_at:
             raise WrongState("The night's end has passed: it is being resolved.", rule="M-SETUP-2")
         kind, old, new, payload = "m21_night_end", event.due_at, event.due_at + timedelta(hours=hours), event.payload
+        # The night's row (made at its first submission) counts submissions up to its planned end: it moves too.
+        M21Night.objects.filter(game=game, number=payload["night"]).update(planned_end=new)
         label = f"Night {payload['night']}"
     ScheduledEvent.objects.filter(game=game, kind=kind, done_at__isnull=True, cancelled_at__isnull=True).update(
         cancelled_at=now)
