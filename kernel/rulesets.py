@@ -59,6 +59,11 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
   ``archive_section(game, key, viewer=...)``: one ``ArchiveSection`` of the game's archive page as ``viewer`` may
   see it, or None (``archive.selectors.ruleset_sections_for`` asks for every key of ``archive_sections``).
 
+A ruleset may also bring a demo game for ``manage.py load_demo`` (development only): ``has_demo = True`` and
+``demo_exists()``, ``load_demo(make_user=..., rng=..., now=...)`` (built through the ruleset's services; the command
+passes ``make_user(username, display_name) -> User``, which creates the demo accounts with the demo password) and
+``demo_logins(url) -> [lines]`` (what the command prints). Lepra's demo is ``cities.demo``, loaded first.
+
 Every method is called inside the service's ``transaction.atomic`` (explicit registries, not signals: the
 aftermath of a death runs in order, in one transaction). Methods take ``now`` from the caller and never read the
 clock themselves.
@@ -131,6 +136,9 @@ class RulesetSpec:
     #: Ordered section keys of the archive page.
     archive_sections: ClassVar[tuple[str, ...]] = ()
 
+    #: Whether the ruleset brings a demo game (``load_demo`` and friends).
+    has_demo: ClassVar[bool] = False
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.key!r}>"
 
@@ -169,6 +177,21 @@ class RulesetSpec:
         """One section (a key of ``archive_sections``) of the game's archive page as ``viewer`` (a user, possibly
         anonymous) may see it, or None when nothing of it is theirs to see (the ruleset asks the access policy)."""
         raise self._missing(_("the archive section %(key)s") % {"key": key})
+
+    def demo_exists(self) -> bool:
+        """True when the ruleset's demo game is loaded (False by default: no demo)."""
+        return False
+
+    def load_demo(self, *, make_user, rng, now) -> None:
+        """Build the ruleset's demo game through its services (``make_user(username, display_name) -> User`` makes
+        each demo account; ``rng`` drives every draw; ``now``, aware UTC, is the demo's present). Raises
+        ``NotProvidedByRuleset`` by default."""
+        raise self._missing("a demo game")
+
+    def demo_logins(self, url: str) -> list[str]:
+        """The lines ``manage.py load_demo`` prints about the demo game's personas (logins, and on purpose their
+        roles), with ``url`` the site's address; [] when there is no demo."""
+        return []
 
 
 _REGISTRY: dict[str, RulesetSpec] = {}
