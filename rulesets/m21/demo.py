@@ -105,6 +105,7 @@ def load_m21_demo(*, make_user, rng: random.Random, now: datetime) -> M21Demo:
     game = do_close_signups(game, acting_user=host, now=tick())
     services.do_choose_m21_setup(game, M21_DEMO_SETUP, acting_user=host, now=tick())
     demo.roles = services.do_deal_m21_roles(game, first_day_starts_at=day1, acting_user=host, rng=rng, now=tick())
+    game = Game.objects.get(pk=game.pk)  # running now
     users = {user.public_name: user for user in demo.players.values()}
     by_role: dict[str, list[str]] = {}
     for name in PLAYER_NAMES:
