@@ -16,7 +16,7 @@ from django.urls import reverse
 from cities.demo import demo_account_maker
 from cities.models import GameStatus, LifeStatus, PostKind, PublicPost, Resident
 from inboxes.models import Message
-from rulesets.m21 import services
+from rulesets.m21 import console_selectors, services
 from rulesets.m21.demo import M21_DEMO_SETUP, M21_DEMO_SLUG, load_m21_demo
 from rulesets.m21.models import DayStatus, M21Day, M21Seat
 from rulesets.m21.night_models import M21Night
@@ -59,6 +59,10 @@ def test_the_demo_night_was_resolved_with_a_death_results_and_a_headline_M_NIGHT
     cop_pm = Resident.objects.get(game=game, name=name_of["cop"]).m21_seat.role_pm
     assert Message.objects.filter(inbox=cop_pm, body__contains=f"Your investigation of {name_of['hooker']}: GUILTY"
                                   ).exists()
+    godfather = next(n for n, r in roles.items() if r == "godfather")
+    stash = console_selectors.stash_of(game)
+    assert (stash.unused, [(item, holder) for item, holder, _since in stash.held]) == (
+        ["Binoculars", "Whiskey"], [("Gun", godfather)])  # the mafia took the gun on night 1 (M-MAFIA-2)
     morning = PublicPost.objects.get(game=game, kind=PostKind.DAILY)
     assert victim in morning.body and f"{name_of['hooker']} went out last night!" in morning.body
 

@@ -28,6 +28,7 @@ from voting.forum_tally import ForumDay
 from voting.tallies import FORUM_NO_LYNCH, ForumPost, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat
 
 from . import selectors, services
+from .console_services import wall_time
 from .models import M21Day, M21PostReceipt, M21Seat, OrderKind
 from .night_models import M21Night
 from .roles import ROLES
@@ -163,7 +164,7 @@ def _votes(game: Game, viewer) -> dict:
 def _receipts(game: Game, viewer) -> dict:
     days = []
     for day in M21Day.objects.filter(game=game).order_by("number"):
-        posts = [{"author": r.message.author_name, "at": r.message.received_at, "lines": r.lines}
+        posts = [{"author": r.message.author_name, "at": wall_time(r.message.received_at, game), "lines": r.lines}
                  for r in M21PostReceipt.objects.filter(day=day).select_related("message")
                  .order_by("message__received_at", "message_id")]
         days.append({"number": day.number, "posts": posts})

@@ -190,18 +190,19 @@ def player_rows(game: Game) -> list[PlayerRow]:
 
 @dataclass(frozen=True)
 class Stash:
-    """The items (M-MAFIA-2, M-ITEM-1): ``unused`` stash items not yet in play, ``held`` (item, holder, since),
+    """The items (M-MAFIA-2, M-ITEM-1): ``unused`` stash items not yet in play, ``held`` (item, holder, since as a
+    wall-clock time in the game's zone),
     ``safe`` (confiscated items in the evidence safe)."""
 
     unused: list[str]
-    held: list[tuple[str, str, datetime]]
+    held: list[tuple[str, str, str]]
     safe: list[str]
 
 
 def stash_of(game: Game) -> Stash:
     """The items of ``game`` as the hosts see them."""
     name = _ITEM_NAMES
-    held = [(name.get(h.item, h.item), h.seat.name, h.since)
+    held = [(name.get(h.item, h.item), h.seat.name, wall_time(h.since, game))
             for h in M21Holding.objects.filter(game=game, until__isnull=True, place=HoldingPlace.SEAT)
             .select_related("seat").order_by("since", "id")]
     return Stash(unused=[name.get(k, k) for k in night_services.stash_items(game)], held=held,
