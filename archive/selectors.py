@@ -360,12 +360,13 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
     return FrontPage(winner=winner_of(game, residents), scores=scores, total=total, cast=cast)
 
 
-def ruleset_sections_for(viewer, game: Game) -> list:
-    """The sections the game's ruleset adds to its archive page (``RulesetSpec.archive_sections``, in order), each
-    a ``kernel.rulesets.ArchiveSection`` as ``viewer`` may see it; a section the ruleset withholds from the viewer
-    (None) is left out, and a ruleset that declares none adds nothing."""
+def ruleset_sections_for(viewer, game: Game, keys: tuple[str, ...] | None = None) -> list:
+    """The sections the game's ruleset adds to its archive page (``RulesetSpec.archive_sections``, in order; only
+    those of ``keys`` when given), each a ``kernel.rulesets.ArchiveSection`` as ``viewer`` may see it; a section
+    the ruleset withholds from the viewer (None) is left out, and a ruleset that declares none adds nothing."""
     spec = ruleset_of(game)
-    sections = (spec.archive_section(game, key, viewer=viewer) for key in spec.archive_sections)
+    sections = (spec.archive_section(game, key, viewer=viewer) for key in spec.archive_sections
+                if keys is None or key in keys)
     return [section for section in sections if section is not None]
 
 

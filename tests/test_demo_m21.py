@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 import time_machine
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.urls import reverse
 
@@ -107,3 +108,10 @@ def test_the_demo_personas_open_their_pages_and_nobody_else_the_console_M_SETUP_
         assert client.get(reverse("m21_game", args=[game.slug])).status_code == 200
         assert client.get(reverse("m21_night_page", args=[game.slug])).status_code == 200
         assert client.get(console).status_code in (302, 403)
+
+
+def test_the_m21_demo_cannot_be_loaded_when_not_allowed(settings):
+    settings.MAFIA_ALLOW_DEMO = False
+    with pytest.raises(ImproperlyConfigured, match="MAFIA_ALLOW_DEMO is off"):
+        load_m21_demo(make_user=demo_account_maker(), rng=random.Random(1), now=NOW)
+    assert not services.Game.objects.filter(slug=M21_DEMO_SLUG).exists()

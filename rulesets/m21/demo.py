@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from cities.models import Game
@@ -80,7 +82,10 @@ def demo_phase_shift(now: datetime) -> datetime:
 def load_m21_demo(*, make_user, rng: random.Random, now: datetime) -> M21Demo:
     """Build the M21 demo (see the module docstring) through the services a host and players use; returns it.
     ``make_user(username, display_name) -> User`` makes each account; ``rng`` deals the roles and seeds the night;
-    ``now`` is the demo's present (aware UTC). Raises ``ValueError`` when it is loaded already."""
+    ``now`` is the demo's present (aware UTC). Raises ``ImproperlyConfigured`` when ``MAFIA_ALLOW_DEMO`` is off and
+    ``ValueError`` when it is loaded already."""
+    if not settings.MAFIA_ALLOW_DEMO:
+        raise ImproperlyConfigured("The demo game cannot be loaded with these settings (MAFIA_ALLOW_DEMO is off).")
     if demo_exists():
         raise ValueError("the M21 demo game is already loaded")
     day2 = demo_phase_shift(now)

@@ -79,6 +79,9 @@ def test_before_the_end_nothing_of_the_record_is_shown_but_to_the_hosts_L_ARCH_3
         body = page(table, viewer)
         assert not any(mark in body for mark in SECTION_MARKS)
         assert "Godfather</td>" not in body and "Hooker</td>" not in body
+    with time_machine.travel(table.tick(), tick=False):
+        votes = Client().get(reverse("archive_votes", args=[table.game.slug])).content.decode()
+    assert 'data-section="votes"' not in votes and "No voting you can read." in votes
     host_page = page(table, table.host)
     assert 'data-section="cast"' in host_page and 'data-section="votes"' in host_page
     assert 'data-section="disclosure"' not in host_page  # the disclosure list exists only after the end
@@ -106,6 +109,9 @@ def test_after_the_end_a_visitor_reads_roles_votes_receipts_nights_and_the_deal_
     assert f"<li>{cop} → {hooker}</li>" in night1 and f"<li>{hooker} → {table.victim}</li>" in night1
     assert 'data-step="roleblocks"' in night1
     assert 'data-verified="yes"' in body
+    with time_machine.travel(table.tick(), tick=False):
+        votes = Client().get(reverse("archive_votes", args=[table.game.slug])).content.decode()
+    assert f'data-nominee="{godfather}" data-final="4"' in votes and "No voting you can read." not in votes
 
 
 def test_role_pms_open_with_their_players_consent_and_the_mafia_thread_on_request_L_ARCH_1_L_ARCH_2():
