@@ -16,6 +16,7 @@ from kernel.errors import NotAllowed, WrongState
 from rulesets.m21 import console_selectors, console_services, services
 from rulesets.m21 import night_services as ns
 from rulesets.m21.night_models import M21Night
+from rulesets.m21.roles import ROLES
 
 from .day_helpers import build_game, make_user
 
@@ -171,8 +172,8 @@ def test_modkill_with_and_without_role_reveal_through_the_console_M_SETUP_4():
     post(table, table.host, {"form": "modkill", "modkill-player": bob.public_id})
     post(table, table.cohost, {"form": "modkill", "modkill-player": carol.public_id, "modkill-reveal_role": "on"})
     texts = thread_texts(table)
-    bob_role = services.ROLES[table.roles["Bob"]].name
-    carol_role = services.ROLES[table.roles["Carol"]].name
+    bob_role = ROLES[table.roles["Bob"]].name
+    carol_role = ROLES[table.roles["Carol"]].name
     assert "**Bob has been removed from the game.**" in texts
     assert f"**Carol has been removed from the game.** They were the {carol_role}." in texts
     assert not any(f"Bob has been removed from the game.** They were the {bob_role}" in t for t in texts)
