@@ -19,6 +19,7 @@ from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStat
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.events import EventKind
+from kernel.rulesets import ruleset_of
 from roles.models import GameResult
 from voting.models import CourtCase, VotingSession
 
@@ -39,8 +40,8 @@ class ConsentRow:
 
 
 def consent_rows_for(viewer) -> list[ConsentRow]:
-    """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: the personal inbox of each seat
-    they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles organised
+    """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: the personal inbox (or M21 role
+    PM) of each seat they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles organised
     (L-ARCH-2). Ordered by game, then kind, then id."""
 
     if not getattr(viewer, "is_authenticated", False):
@@ -48,7 +49,7 @@ def consent_rows_for(viewer) -> list[ConsentRow]:
     policies.forget_viewer_cache(viewer)
     seats = list(Resident.objects.filter(user=viewer).values_list("pk", flat=True))
     role_ids = list(StaffRole.objects.filter(user=viewer).values_list("pk", flat=True))
-    inboxes = (Inbox.objects.filter(kind=InboxKind.PERSONAL, resident__in=seats)
+    inboxes = (Inbox.objects.filter(kind__in=(InboxKind.PERSONAL, InboxKind.ROLE_PM), resident__in=seats)
                | Inbox.objects.filter(kind=InboxKind.SECRET, memberships__resident__in=seats,
                                       memberships__state__in=policies.READING_STATES)
                | Inbox.objects.filter(kind=InboxKind.SECRET, organizer__in=role_ids))
@@ -357,6 +358,16 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
             roles.append("spirit")
         cast.append(CastRow(resident=r, alignment=policies.visible_alignment(viewer, r), roles=roles))
     return FrontPage(winner=winner_of(game, residents), scores=scores, total=total, cast=cast)
+
+
+def ruleset_sections_for(viewer, game: Game, keys: tuple[str, ...] | None = None) -> list:
+    """The sections the game's ruleset adds to its archive page (``RulesetSpec.archive_sections``, in order; only
+    those of ``keys`` when given), each a ``kernel.rulesets.ArchiveSection`` as ``viewer`` may see it; a section
+    the ruleset withholds from the viewer (None) is left out, and a ruleset that declares none adds nothing."""
+    spec = ruleset_of(game)
+    sections = (spec.archive_section(game, key, viewer=viewer) for key in spec.archive_sections
+                if keys is None or key in keys)
+    return [section for section in sections if section is not None]
 
 
 def readable_inbox_list(viewer, game: Game) -> list[Inbox]:

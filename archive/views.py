@@ -72,8 +72,9 @@ def _int(value) -> int:
 
 def archive_game(request, slug: str):
     """The game's archive front page (L-ARCH-3): after the end, the winner, the scoreboard per city, the cast with
-    roles and alignments, the inboxes the viewer reads and those opened on request, links. Before the end only
-    the readable inboxes and links (no cast list)."""
+    roles and alignments, the inboxes the viewer reads and those opened on request, links, and the sections the
+    game's ruleset adds (``RulesetSpec.archive_sections``, as the viewer may see each). Before the end only the
+    readable inboxes and links (no cast list) and the sections the ruleset gives the viewer then."""
     game = game_get(slug)
     activate_game_language(request, game)
     context = {
@@ -82,6 +83,7 @@ def archive_game(request, slug: str):
         "front": selectors.front_page_for(request.user, game),
         "openable": selectors.openable_rows_for(request.user, game),
         "inboxes": selectors.readable_inbox_list(request.user, game),
+        "sections": selectors.ruleset_sections_for(request.user, game),
     }
     return render(request, "archive/game.html", context)
 
@@ -112,11 +114,13 @@ def search(request, slug: str):
 
 def votes(request, slug: str):
     """Vote tables per day and city and the SVG chart of standing votes over each voting window (L-ARCH-3), for
-    the voting the viewer may read (L-INBOX-9/20)."""
+    the voting the viewer may read (L-INBOX-9/20); for a ruleset with its own day votes (M21's game thread), its
+    ``votes`` archive section as the viewer may see it."""
     game = game_get(slug)
     activate_game_language(request, game)
     tables = charts.vote_tables_for(request.user, game)
-    return render(request, "archive/votes.html", {"game": game, "tables": tables})
+    sections = selectors.ruleset_sections_for(request.user, game, keys=("votes",))  # a ruleset's own day votes
+    return render(request, "archive/votes.html", {"game": game, "tables": tables, "sections": sections})
 
 
 def game_map(request, slug: str):

@@ -123,6 +123,17 @@ def _make_user(username: str, display_name: str, password_hash: str):
     return user
 
 
+def demo_account_maker():
+    """``make_user(username, display_name) -> User`` for another ruleset's demo (``RulesetSpec.load_demo``): each
+    account verified and with the shared ``DEMO_PASSWORD`` (hashed once)."""
+    password_hash = make_password(DEMO_PASSWORD)
+
+    def make_user(username: str, display_name: str):
+        return _make_user(username, display_name, password_hash)
+
+    return make_user
+
+
 def demo_exists() -> bool:
     """True when the demo game is already loaded."""
     return Game.objects.filter(slug=DEMO_SLUG).exists()

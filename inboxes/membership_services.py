@@ -336,7 +336,10 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     """
     now = now or timezone.now()
     game = resident.game
-    if acting_user is None or not _is_procurator(acting_user, game):
+    # L-REPLACE-1: the Procurator (the Host in M21); an M21 co-host does what the host does (M-SETUP-4), and only
+    # M21 games have co-hosts.
+    if acting_user is None or not (_is_procurator(acting_user, game)
+                                   or policies.holds_role(acting_user, game, StaffKind.COHOST)):
         raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule="L-REPLACE-1")
     _check_not_finished(game)
     resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)

@@ -379,12 +379,12 @@ def _is_finished(inbox: Inbox) -> bool:
 def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
     """Who must consent before ``inbox`` is disclosed (L-ARCH-2): (resident ids, staff role id or None).
 
-    Personal inbox: its resident. Secret inbox: every seat that is a member there now (member or banned; one who
+    Personal inbox (and an M21 role PM): its resident. Secret inbox: every seat that is a member there now (member or banned; one who
     left or was removed is no longer a member and sees nothing of it, L-INBOX-17), plus the staff role that
     organised it. Other kinds need no consent: ([], None). The seat's current holder consents for it (the seat,
     not the account, is the member, L-REPLACE-1).
     """
-    if inbox.kind == K.PERSONAL:
+    if inbox.kind in (K.PERSONAL, K.ROLE_PM):  # an M21 role PM is its player's personal inbox with the hosts
         return [inbox.resident_id], None
     if inbox.kind == K.SECRET:
         members = list(Membership.objects.filter(inbox=inbox, state__in=READING_STATES)
@@ -395,11 +395,12 @@ def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
 
 
 def _consented_q():
-    """``Q`` over Inbox: personal inboxes whose resident consents; secret inboxes whose every member (and staff
+    """``Q`` over Inbox: personal inboxes (and M21 role PMs) whose resident consents; secret inboxes whose every member (and staff
     organizer) consents and that have at least one consent. Game state not included."""
 
     active = DisclosureConsent.objects.filter(revoked_at__isnull=True)
-    personal = Q(kind=K.PERSONAL) & Q(Exists(active.filter(inbox=OuterRef("pk"), resident=OuterRef("resident_id"))))
+    personal = Q(kind__in=(K.PERSONAL, K.ROLE_PM)) & Q(Exists(active.filter(inbox=OuterRef("pk"),
+                                                                            resident=OuterRef("resident_id"))))
     missing_member = Membership.objects.filter(inbox=OuterRef("pk"), state__in=READING_STATES).exclude(
         Exists(active.filter(inbox=OuterRef(OuterRef("pk")), resident=OuterRef("resident_id"))))
     organizer_ok = Q(organizer__isnull=True) | Q(Exists(active.filter(inbox=OuterRef("pk"), staff_role=OuterRef("organizer_id"))))

@@ -55,7 +55,14 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on.
-- ``daily_post_section(game, day, key)`` / ``archive_section(game, key)``: the text of one section.
+- ``daily_post_section(game, day, key)``: the Markdown of one section of the morning post;
+  ``archive_section(game, key, viewer=...)``: one ``ArchiveSection`` of the game's archive page as ``viewer`` may
+  see it, or None (``archive.selectors.ruleset_sections_for`` asks for every key of ``archive_sections``).
+
+A ruleset may also bring a demo game for ``manage.py load_demo`` (development only): ``has_demo = True`` and
+``demo_exists()``, ``load_demo(make_user=..., rng=..., now=...)`` (built through the ruleset's services; the command
+passes ``make_user(username, display_name) -> User``, which creates the demo accounts with the demo password) and
+``demo_logins(url) -> [lines]`` (what the command prints). Lepra's demo is ``cities.demo``, loaded first.
 
 Every method is called inside the service's ``transaction.atomic`` (explicit registries, not signals: the
 aftermath of a death runs in order, in one transaction). Methods take ``now`` from the caller and never read the
@@ -71,6 +78,16 @@ from typing import Any, ClassVar
 from django.utils.translation import gettext as _
 
 from .errors import NotProvidedByRuleset, UnknownRuleset
+
+
+@dataclass(frozen=True)
+class ArchiveSection:
+    """One section of a game's archive page, made by its ruleset: ``key`` (of ``archive_sections``), a ``title``
+    and ``html``, safe HTML the ruleset rendered from its own templates (every value escaped there)."""
+
+    key: str
+    title: str
+    html: str
 
 
 @dataclass(frozen=True)
@@ -119,6 +136,9 @@ class RulesetSpec:
     #: Ordered section keys of the archive page.
     archive_sections: ClassVar[tuple[str, ...]] = ()
 
+    #: Whether the ruleset brings a demo game (``load_demo`` and friends).
+    has_demo: ClassVar[bool] = False
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.key!r}>"
 
@@ -153,9 +173,25 @@ class RulesetSpec:
         """The Markdown of one section (a key of ``daily_post_sections``) of the morning post of ``day``."""
         raise self._missing(_("the daily post section %(key)s") % {"key": key})
 
-    def archive_section(self, game, key: str) -> str:
-        """The Markdown of one section (a key of ``archive_sections``) of the game's archive page."""
+    def archive_section(self, game, key: str, *, viewer) -> ArchiveSection | None:
+        """One section (a key of ``archive_sections``) of the game's archive page as ``viewer`` (a user, possibly
+        anonymous) may see it, or None when nothing of it is theirs to see (the ruleset asks the access policy)."""
         raise self._missing(_("the archive section %(key)s") % {"key": key})
+
+    def demo_exists(self) -> bool:
+        """True when the ruleset's demo game is loaded (False by default: no demo)."""
+        return False
+
+    def load_demo(self, *, make_user, rng, now) -> None:
+        """Build the ruleset's demo game through its services (``make_user(username, display_name) -> User`` makes
+        each demo account; ``rng`` drives every draw; ``now``, aware UTC, is the demo's present). Raises
+        ``NotProvidedByRuleset`` by default."""
+        raise self._missing("a demo game")
+
+    def demo_logins(self, url: str) -> list[str]:
+        """The lines ``manage.py load_demo`` prints about the demo game's personas (logins, and on purpose their
+        roles), with ``url`` the site's address; [] when there is no demo."""
+        return []
 
 
 _REGISTRY: dict[str, RulesetSpec] = {}

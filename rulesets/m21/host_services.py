@@ -29,6 +29,7 @@ from .day import vote_count_text
 from .day_services import _end_day, _seat_leaves_the_living, _seat_names, day_outcome, open_day
 from .game_end import _finish_if_won
 from .models import DayStatus, M21DayOrder, OrderKind
+from .night_models import M21Night
 from .roles import ROLES
 from .service_common import (
     MAX_EXTENSION_HOURS,
@@ -135,6 +136,8 @@ def do_extend_m21_phase(game: Game, hours: int, *, acting_user, now: datetime | 
         if now >= event.due_at:
             raise WrongState("The night's end has passed: it is being resolved.", rule="M-SETUP-2")
         kind, old, new, payload = "m21_night_end", event.due_at, event.due_at + timedelta(hours=hours), event.payload
+        # The night's row (made at its first submission) counts submissions up to its planned end: it moves too.
+        M21Night.objects.filter(game=game, number=payload["night"]).update(planned_end=new)
         label = f"Night {payload['night']}"
     ScheduledEvent.objects.filter(game=game, kind=kind, done_at__isnull=True, cancelled_at__isnull=True).update(
         cancelled_at=now)

@@ -394,15 +394,16 @@ def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
     by_name = {r.name: r for r in Resident.objects.filter(game=game).select_related("m21_seat")}
     _apply_items(game, out["steps"], by_name, at)
     immune = {r["player"] for r in out["results"] if r["kind"] == "immunity"}
-    acted = {e["actor"] for e in out["steps"][0]["events"] if e["event"] == "counted"}
     for name, st in out["state"].items():
         seat = by_name[name].m21_seat
         stored = dict(seat.state or {})
         new_state = stored | dict(st)
         if name in out["busted_out"]:
             new_state["busted_out"] = True
-        elif stored.get("busted_out") and name in acted:
-            new_state["busted_out_acted"] = True  # M-NIGHT-7: one unused action, then the seat is out for good
+        elif stored.get("busted_out") and not stored.get("busted_out_acted"):
+            # M-NIGHT-7: the night after the bust out is the seat's one night in play, acted or not; then the
+            # seat is back in the penitentiary for good.
+            new_state["busted_out_acted"] = True
         if name in immune:
             new_state["immune_day"] = number + 1  # M-ROLE desperado: immune to gunshots the following day
         if new_state != seat.state:

@@ -26,9 +26,35 @@ class M21Ruleset(RulesetSpec):
                        "m21_night_end")
     policy_grants = {"hosts_know_alignments": True}
     first_action_night = 1
+    has_demo = True
+    archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
 
     def check_victory(self, game) -> str | None:
         """M-WIN-1 over the living: "town", "mafia" or None."""
         from .game_end import m21_winner  # it imports the models, which the spec must not need at import
 
         return m21_winner(game)
+
+    def archive_section(self, game, key: str, *, viewer):
+        """One section of the M21 archive (``rulesets.m21.archive``): an ``ArchiveSection`` or None."""
+        from .archive import archive_section  # the archive reads the models, which the spec must not need at import
+
+        return archive_section(game, key, viewer=viewer)
+
+    def demo_exists(self) -> bool:
+        """True when the M21 demo game (``rulesets.m21.demo``) is loaded."""
+        from .demo import demo_exists  # the demo reads the models, which the spec must not need at import
+
+        return demo_exists()
+
+    def load_demo(self, *, make_user, rng, now) -> None:
+        """Build the M21 demo game (``rulesets.m21.demo.load_m21_demo``)."""
+        from .demo import load_m21_demo  # the demo calls the services, which the spec must not need at import
+
+        load_m21_demo(make_user=make_user, rng=rng, now=now)
+
+    def demo_logins(self, url: str) -> list[str]:
+        """The M21 demo's personas as ``manage.py load_demo`` prints them."""
+        from .demo import demo_logins  # the demo reads the models, which the spec must not need at import
+
+        return demo_logins(url)

@@ -1,15 +1,20 @@
-"""``manage.py load_demo [--if-empty]``: load the demo Lepra game and print how to log in as each persona."""
+"""``manage.py load_demo [--if-empty]``: load the demo Lepra game, then the demo game of every other ruleset that
+brings one (``RulesetSpec.has_demo``: M21's), and print how to log in as each persona."""
 from __future__ import annotations
+
+import secrets
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
-from cities.demo import DEMO_PASSWORD, DEMO_SLUG, demo_exists, load_demo_game, resident_username
+from cities.demo import DEMO_PASSWORD, DEMO_SLUG, demo_account_maker, demo_exists, load_demo_game, resident_username
 from cities.models import Alignment, Game, Resident
+from kernel.rulesets import registered_rulesets
 
 
 class Command(BaseCommand):
-    help = "Load the demo Lepra game (development only) and print the demo logins."
+    help = "Load the demo Lepra and M21 games (development only) and print the demo logins."
 
     def add_arguments(self, parser):
         parser.add_argument("--if-empty", action="store_true", help="Do nothing (but print the logins) if it exists.")
@@ -25,7 +30,16 @@ class Command(BaseCommand):
         else:
             self.stdout.write("Loading the demo game...")
             load_demo_game(lively=True)
+        others = [spec for spec in registered_rulesets().values() if spec.has_demo]
+        for spec in others:
+            if not spec.demo_exists():
+                self.stdout.write(f"Loading the {spec.name} demo game...")
+                spec.load_demo(make_user=demo_account_maker(), rng=secrets.SystemRandom(), now=timezone.now())
         self._print_logins(options["url"])
+        for spec in others:
+            self.stdout.write("")
+            for line in spec.demo_logins(options["url"]):
+                self.stdout.write(line)
 
     def _print_logins(self, url: str) -> None:
         game = Game.objects.get(slug=DEMO_SLUG)
