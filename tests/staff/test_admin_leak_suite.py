@@ -267,7 +267,9 @@ def test_the_staff_site_has_no_export_or_unscoped_page(demo):
     for user, url in [(demo.tribune2, f"/staff/cities/{city1.pk}/schedule-voting/"),
                       (demo.tribune1, f"/staff/games/{demo.game.pk}/stand-in/"),
                       (demo.arbiter, f"/staff/games/{demo.game.pk}/end/"),
-                      (demo.consigliere, f"/staff/games/{demo.game.pk}/stage/")]:
+                      (demo.consigliere, f"/staff/games/{demo.game.pk}/stage/"),
+                      # the M21 host console of a Lepra game is nobody's, its Procurator's neither
+                      (demo.procurator, f"/staff/m21/{demo.game.pk}/")]:
         assert staff_client(user).get(url).status_code == 404, url
 
 
