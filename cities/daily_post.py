@@ -19,6 +19,7 @@ from datetime import datetime
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from kernel.rulesets import ruleset_of
 from voting.models import CourtCase, DecisionSource, ExecutionDecision, VotingSession
 
 from .models import Alignment, City, Game, GameDay, GameEvent, GameStatus, LifeStatus, Resident
@@ -132,62 +133,120 @@ def _city_results(game: Game, city: City, day: int) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class DailyPostContext:
+    """What the Lepra daily post of game day ``day`` reads, gathered once (the ``context`` of
+    ``LepraRuleset.daily_post_section``): the deaths since the start of day ``day - 1`` as (resident, cause, at),
+    the touring entries of night ``day - 1`` by resident id, the cities in order and whether that night was held."""
+
+    day: int
+    deaths: list
+    touring: dict
+    cities: list
+    night_held: bool
+
+    @property
+    def city_names(self) -> dict[int, str]:
+        return {c.pk: c.name for c in self.cities}
+
+
+def _night_section(game: Game, day: int, ctx: DailyPostContext) -> str:
+    """The victims of night ``day - 1`` with their alignment (L-DEATH-2), touring kills and spirits named."""
+    city_names = ctx.city_names
+    lines = ["## " + _("Night %(night)d") % {"night": day - 1}, ""] if ctx.night_held else []
+    victims = [(r, at) for r, cause, at in ctx.deaths if cause == "killed"]
+    if not victims and ctx.night_held:
+        lines.append(_("Nobody was killed tonight."))
+    for resident, _at in victims:
+        line = _("- %(name)s (%(city)s): %(side)s") % {"name": resident.name, "city": city_names[resident.city_id],
+                                                      "side": side_of(resident)}
+        entry = ctx.touring.get(resident.pk, {})
+        if entry.get("touring") and entry.get("by_city") in city_names:
+            line += "; " + _("killed by the touring mafia of %(city)s") % {"city": city_names[entry["by_city"]]}
+        if resident.is_spirit:
+            line += "; " + _("a spirit today")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _results_section(game: Game, day: int, ctx: DailyPostContext) -> str:
+    """Yesterday's results per city: nominees and voters, the court, the executed with their alignment."""
+    lines = ["", "## " + _("Results of day %(day)d") % {"day": day - 1}, ""]
+    for city in ctx.cities:
+        lines += _city_results(game, city, day - 1)
+    return "\n".join(lines)
+
+
+def _other_deaths_section(game: Game, day: int, ctx: DailyPostContext) -> str:
+    """Suicides and penalties since yesterday's start, with their alignment; "" when there were none."""
+    others = [(r, cause) for r, cause, _at in ctx.deaths if cause in ("suicide", "penalty")]
+    if not others:
+        return ""
+    city_names = ctx.city_names
+    lines = ["## " + _("Other deaths"), ""]
+    for resident, cause in others:
+        label = _("suicide") if cause == "suicide" else _("penalty")
+        lines.append(_("- %(name)s (%(city)s): %(side)s, %(cause)s") % {
+            "name": resident.name, "city": city_names[resident.city_id], "side": side_of(resident), "cause": label})
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _judges_section(game: Game, day: int, ctx: DailyPostContext) -> str:
+    """The sitting judge of each city (or none)."""
+    lines = ["## " + _("Judges"), ""]
+    judges = {r.city_id: r.name for r in Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE)}
+    for city in ctx.cities:
+        lines.append(_("- %(city)s: %(judge)s") % {"city": city.name, "judge": judges.get(city.pk) or _("no judge")})
+    return "\n".join(lines)
+
+
+def _score_section(game: Game, day: int, ctx: DailyPostContext) -> str:
+    """The L-WIN-1 score per city and in total."""
+    lines = ["", "## " + _("Score"), ""]
+    for score in scoreboard(game):
+        lines.append(_("- %(city)s: living %(honest)d honest, %(mafia)d mafia; dead %(dead_honest)d honest, "
+                       "%(dead_mafia)d mafia") % {
+            "city": score.city or _("All cities"), "honest": score.living_honest, "mafia": score.living_mafia,
+            "dead_honest": score.dead_honest, "dead_mafia": score.dead_mafia})
+    return "\n".join(lines)
+
+
+def _game_over_section(game: Game, day: int, ctx: DailyPostContext) -> str:
+    """"The game is over." once the game is finished, else ""."""
+    return "\n" + "**" + _("The game is over.") + "**" if game.status == GameStatus.FINISHED else ""
+
+
+#: The Lepra daily post's sections by key (``LepraRuleset.daily_post_sections`` gives their order): each takes
+#: ``(game, day, DailyPostContext)`` and returns Markdown, "" for nothing.
+DAILY_POST_SECTIONS = {
+    "night": _night_section,
+    "results": _results_section,
+    "other_deaths": _other_deaths_section,
+    "judges": _judges_section,
+    "score": _score_section,
+    "game_over": _game_over_section,
+}
+
+
 def daily_post_record(game: Game, day: int, now: datetime) -> DailyPostRecord:
     """The site's draft of the daily post published at the start of game ``day`` (>= 2), as of ``now`` (aware
     UTC), in the game's language (Russian for Lepra). Reads ``GameDay`` rows for the windows: deaths after the
-    start of day ``day - 1`` up to ``now``; a death with cause killed is a victim of night ``day - 1``."""
+    start of day ``day - 1`` up to ``now``; a death with cause killed is a victim of night ``day - 1``. The body
+    is ``ruleset_of(game).daily_post_text``: the ruleset's ``daily_post_sections`` in order."""
 
     yesterday = GameDay.objects.filter(game=game, number=day - 1).first()
     since = (yesterday.started_at or yesterday.starts_at) if yesterday is not None else None
     deaths = _deaths(game, since, now)
-    touring = _touring(game, day - 1)
-    cities = list(City.objects.filter(game=game).order_by("number"))
-    city_names = {c.pk: c.name for c in cities}
+    # A game won by day (an execution, L-WIN-1) has no night after that day: nothing to report of it.
+    night_held = game.status != GameStatus.FINISHED or GameEvent.objects.filter(
+        game=game, kind="night.resolved", payload__night=day - 1).exists()
+    context = DailyPostContext(day=day, deaths=deaths, touring=_touring(game, day - 1),
+                               cities=list(City.objects.filter(game=game).order_by("number")), night_held=night_held)
     with translation.override(game.language):
         title = _("Day %(day)d") % {"day": day}
-        # A game won by day (an execution, L-WIN-1) has no night after that day: nothing to report of it.
-        night_held = game.status != GameStatus.FINISHED or GameEvent.objects.filter(
-            game=game, kind="night.resolved", payload__night=day - 1).exists()
-        lines = ["## " + _("Night %(night)d") % {"night": day - 1}, ""] if night_held else []
-        victims = [(r, at) for r, cause, at in deaths if cause == "killed"]
-        if not victims and night_held:
-            lines.append(_("Nobody was killed tonight."))
-        for resident, _at in victims:
-            line = _("- %(name)s (%(city)s): %(side)s") % {"name": resident.name, "city": city_names[resident.city_id],
-                                                          "side": side_of(resident)}
-            entry = touring.get(resident.pk, {})
-            if entry.get("touring") and entry.get("by_city") in city_names:
-                line += "; " + _("killed by the touring mafia of %(city)s") % {"city": city_names[entry["by_city"]]}
-            if resident.is_spirit:
-                line += "; " + _("a spirit today")
-            lines.append(line)
-        lines += ["", "## " + _("Results of day %(day)d") % {"day": day - 1}, ""]
-        for city in cities:
-            lines += _city_results(game, city, day - 1)
-        others = [(r, cause) for r, cause, _at in deaths if cause in ("suicide", "penalty")]
-        if others:
-            lines += ["## " + _("Other deaths"), ""]
-            for resident, cause in others:
-                label = _("suicide") if cause == "suicide" else _("penalty")
-                lines.append(_("- %(name)s (%(city)s): %(side)s, %(cause)s") % {
-                    "name": resident.name, "city": city_names[resident.city_id], "side": side_of(resident),
-                    "cause": label})
-            lines.append("")
-        lines += ["## " + _("Judges"), ""]
-        judges = {r.city_id: r.name for r in Resident.objects.filter(game=game, is_judge=True,
-                                                                      status=LifeStatus.ALIVE)}
-        for city in cities:
-            lines.append(_("- %(city)s: %(judge)s") % {"city": city.name,
-                                                      "judge": judges.get(city.pk) or _("no judge")})
-        lines += ["", "## " + _("Score"), ""]
-        for score in scoreboard(game):
-            lines.append(_("- %(city)s: living %(honest)d honest, %(mafia)d mafia; dead %(dead_honest)d honest, "
-                           "%(dead_mafia)d mafia") % {
-                "city": score.city or _("All cities"), "honest": score.living_honest, "mafia": score.living_mafia,
-                "dead_honest": score.dead_honest, "dead_mafia": score.dead_mafia})
-        if game.status == GameStatus.FINISHED:
-            lines += ["", "**" + _("The game is over.") + "**"]
+        body = ruleset_of(game).daily_post_text(game, day, context)
     announced = sorted({r.pk for r, _cause, _at in deaths}
                        | set(Resident.objects.filter(game=game, alignment_announced=False, died_at__lte=now)
                              .exclude(status=LifeStatus.ALIVE).values_list("pk", flat=True)))
-    return DailyPostRecord(title=title, body="\n".join(lines).strip(), announced=announced)
+    return DailyPostRecord(title=title, body=body.strip(), announced=announced)

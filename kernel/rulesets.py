@@ -46,7 +46,8 @@ Plain attributes (override as class attributes):
   documented next to the policy function that reads each).
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
 - ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
-- ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page.
+- ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page;
+  ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
 
 Methods (override; the default raises ``NotProvidedByRuleset`` naming the ruleset and the part):
 
@@ -55,7 +56,8 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on.
-- ``daily_post_section(game, day, key)``: the Markdown of one section of the morning post;
+- ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
+  what the ruleset's post builder gathered once for the whole post); ``daily_post_text(game, day, context)`` joins them;
   ``archive_section(game, key, viewer=...)``: one ``ArchiveSection`` of the game's archive page as ``viewer`` may
   see it, or None (``archive.selectors.ruleset_sections_for`` asks for every key of ``archive_sections``).
 
@@ -169,9 +171,20 @@ class RulesetSpec:
         """The winning side's key when the game is won, else None (read-only; the service ends the game)."""
         raise self._missing("a victory check")
 
-    def daily_post_section(self, game, day: int, key: str) -> str:
-        """The Markdown of one section (a key of ``daily_post_sections``) of the morning post of ``day``."""
+    def daily_post_section(self, game, day: int, key: str, context) -> str:
+        """The Markdown of one section (a key of ``daily_post_sections``) of the morning post of ``day``, from
+        ``context`` (what the ruleset's post builder gathered once: its type is the ruleset's own); "" when the
+        section has nothing to say. Raises ``NotProvidedByRuleset`` by default."""
         raise self._missing(_("the daily post section %(key)s") % {"key": key})
+
+    def daily_post_text(self, game, day: int, context) -> str:
+        """The Markdown of the morning post of ``day``: ``daily_post_section`` of each key of
+        ``daily_post_sections`` in order, the empty ones left out, joined by newlines (a section starts with the
+        blank line it wants before it). Raises ``NotProvidedByRuleset`` when the ruleset declares no section."""
+        if not self.daily_post_sections:
+            raise self._missing(_("a daily post"))
+        sections = (self.daily_post_section(game, day, key, context) for key in self.daily_post_sections)
+        return "\n".join(text for text in sections if text)
 
     def archive_section(self, game, key: str, *, viewer) -> ArchiveSection | None:
         """One section (a key of ``archive_sections``) of the game's archive page as ``viewer`` (a user, possibly

@@ -27,6 +27,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from cities.demo import DEMO_SLUG, demo_exists, load_demo_game
 from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
+from tests.crawl_cache import crawl_cache, demo_pages  # noqa: F401  (fixtures: the leak crawl once per persona)
 
 DEMO_SEED = 20261129
 DEMO_NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morning of day 2

@@ -18,9 +18,9 @@ from cities.models import GameEvent, Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.public_ids import PUBLIC_ID_REGEX, PublicIdField, is_public_id, new_public_id
-from tests.cities.test_staff_admin import staff_client, staff_pages_for
+from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from tests.inboxes.test_page_leaks import client_for, pages_for
+from tests.inboxes.test_page_leaks import client_for
 
 #: Site URLs whose path names an inbox, a resident, a post or an offer by a database id.
 NUMERIC_OBJECT_URL = re.compile(r'/(?:inboxes|residents|posts|offers|archive/open)/\d+/')
@@ -77,9 +77,9 @@ def _public_id_field(model):
 
 
 @pytest.mark.parametrize("persona", SITE_PERSONAS)
-def test_no_site_page_shows_a_sequential_id_of_an_inbox_message_or_resident_L_INBOX_20(demo, persona):
+def test_no_site_page_shows_a_sequential_id_of_an_inbox_message_or_resident_L_INBOX_20(demo, demo_pages, persona):
+    pages = demo_pages.site(persona)
     client = client_for(getattr(demo, persona))
-    pages = pages_for(demo, client)
     for path in ("inboxes/", "nominate/", "night/", "cities/1/day/", "cities/2/day/", "inboxes/secret/new/"):
         response = client.get(f"/games/{demo.game.slug}/{path}")
         if response.status_code == 200:
@@ -95,9 +95,10 @@ def test_no_site_page_shows_a_sequential_id_of_an_inbox_message_or_resident_L_IN
 
 
 @pytest.mark.parametrize("persona", STAFF_PERSONAS)
-def test_no_staff_console_page_shows_a_sequential_id_and_the_audit_log_names_no_id_L_INBOX_20(demo, persona):
+def test_no_staff_console_page_shows_a_sequential_id_and_the_audit_log_names_no_id_L_INBOX_20(demo, demo_pages,
+                                                                                              persona):
+    pages = demo_pages.staff(persona)
     client = staff_client(getattr(demo, persona))
-    pages = staff_pages_for(client)
     audit = client.get("/staff/cities/gameevent/?all=").content.decode()
     pages["/staff/cities/gameevent/"] = audit
     assert _numeric_ids(pages) == []

@@ -5,6 +5,7 @@ from datetime import time
 
 from django.utils.translation import gettext_lazy as _
 
+from cities.daily_post import DAILY_POST_SECTIONS
 from cities.models import StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
@@ -31,6 +32,8 @@ class LepraRuleset(RulesetSpec):
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
     night_steps = NIGHT_STEPS
     first_action_night = FIRST_ACTION_NIGHT
+    #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
+    daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")
 
     def create_standing_inboxes(self, game, *, now) -> list:
         """The L-INBOX table's standing inboxes (city, personal, cemetery, office, bar, police, court), skipping
@@ -50,3 +53,8 @@ class LepraRuleset(RulesetSpec):
         """L-WIN-1 over the living of every city: "honest", "mafia" or None."""
         board = scoreboard_of(game)
         return victory.decide_winner({int(k): victory.CityCount(v["honest"], v["mafia"]) for k, v in board.items()})
+
+    def daily_post_section(self, game, day: int, key: str, context) -> str:
+        """One section of the daily post of ``day`` (``cities.daily_post.DAILY_POST_SECTIONS``; ``context`` a
+        ``cities.daily_post.DailyPostContext``), in the active language."""
+        return DAILY_POST_SECTIONS[key](game, day, context)

@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from kernel.rulesets import get_ruleset
+
 from . import items as item_data
 from .night_data import (
     DESPERADO_BACKFIRE,
@@ -189,17 +191,43 @@ def death_line(death: M21Death, seat: Seat) -> str:
     return f"**{seat.name}** {what}. They were the {the_role.name} ({side}).{insane}"
 
 
-def morning_post_text(night: int, deaths: Sequence[M21Death], seats: Mapping[str, Seat],
-                      headlines: Sequence[str]) -> str:
-    """The public morning post after night ``night`` (M-NIGHT-4): deaths with roles, then the headlines."""
-    lines = [f"## Morning after night {night}", ""]
-    if deaths:
-        lines += [death_line(d, seats[d.player]) for d in deaths]
+@dataclass(frozen=True)
+class MorningPost:
+    """What the M21 morning post after night ``night`` reads (the ``context`` of ``M21Ruleset.daily_post_section``):
+    the night's deaths, the seats by name (roles and sanity of the dead) and the reporter's headlines."""
+
+    night: int
+    deaths: Sequence[M21Death]
+    seats: Mapping[str, Seat]
+    headlines: Sequence[str]
+
+
+def morning_deaths_section(post: MorningPost) -> str:
+    """The morning's heading and its deaths with roles (M-NIGHT-4), or that nobody died."""
+    lines = [f"## Morning after night {post.night}", ""]
+    if post.deaths:
+        lines += [death_line(d, post.seats[d.player]) for d in post.deaths]
     else:
         lines.append("Nobody died in the night.")
-    if headlines:
-        lines += ["", "### The Metrodipolis Herald", ""] + [f"- {h}" for h in headlines]
     return "\n".join(lines)
+
+
+def morning_herald_section(post: MorningPost) -> str:
+    """The reporter's headlines (M-ROLE reporter), "" when there are none."""
+    if not post.headlines:
+        return ""
+    return "\n".join(["", "### The Metrodipolis Herald", ""] + [f"- {h}" for h in post.headlines])
+
+
+#: The M21 morning post's sections by key (``M21Ruleset.daily_post_sections`` gives their order).
+MORNING_POST_SECTIONS = {"deaths": morning_deaths_section, "herald": morning_herald_section}
+
+
+def morning_post_text(night: int, deaths: Sequence[M21Death], seats: Mapping[str, Seat],
+                      headlines: Sequence[str]) -> str:
+    """The public morning post after night ``night`` (M-NIGHT-4): deaths with roles, then the headlines, composed
+    by the M21 spec's ``daily_post_text`` (its ``daily_post_sections`` in order)."""
+    return get_ruleset("m21").daily_post_text(None, night + 1, MorningPost(night, deaths, seats, headlines))
 
 
 def _names(value: object) -> str:

@@ -27,6 +27,7 @@ from cities.services import record_event
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rulesets import ruleset_of
 from roles.draw import system_rng
 from voting.parsing import resolve_forum_name
 
@@ -39,9 +40,9 @@ from .night_file import parse_night_file
 from .night_kills import kill_tally
 from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment
 from .night_pages import (
+    MorningPost,
     NightOption,
     check_choice,
-    morning_post_text,
     night_options,
     parse_kill_lines,
     result_text,
@@ -415,7 +416,8 @@ def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
         if pm is not None:
             _site_message(pm, f"**Night {number}.** {result_text(result)}", now)
     seats = {s.name: s for s in state.seats}
-    text = morning_post_text(number, outcome.deaths, seats, outcome.headlines)
+    text = ruleset_of(game).daily_post_text(game, number + 1,
+                                            MorningPost(number, outcome.deaths, seats, outcome.headlines))
     post = PublicPost.objects.create(game=game, kind=PostKind.DAILY, title=f"Morning after night {number}",
                                      body=text, body_html=render_markdown(text), created_at=now, publish_at=at,
                                      published_at=now)

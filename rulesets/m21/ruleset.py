@@ -7,6 +7,8 @@ from cities.models import StaffKind
 from inboxes.models import InboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec
 
+from .night_pages import MORNING_POST_SECTIONS
+
 
 class M21Ruleset(RulesetSpec):
     """M21: one city, English pages, Europe/London, days of 48 h and nights of 24 h shifting at 22:00
@@ -28,6 +30,8 @@ class M21Ruleset(RulesetSpec):
     first_action_night = 1
     has_demo = True
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
+    #: M-NIGHT-4: the morning's deaths with roles, then the reporter's headlines.
+    daily_post_sections = ("deaths", "herald")
 
     def check_victory(self, game) -> str | None:
         """M-WIN-1 over the living: "town", "mafia" or None."""
@@ -58,3 +62,8 @@ class M21Ruleset(RulesetSpec):
         from .demo import demo_logins  # the demo reads the models, which the spec must not need at import
 
         return demo_logins(url)
+
+    def daily_post_section(self, game, day: int, key: str, context) -> str:
+        """One section of the morning post (``night_pages.MORNING_POST_SECTIONS``; ``context`` a
+        ``night_pages.MorningPost``); reads no row, so ``game`` may be None."""
+        return MORNING_POST_SECTIONS[key](context)

@@ -544,9 +544,8 @@ def staff_pages_for(client: Client) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("persona", PERSONA_NAMES)
-def test_staff_pages_leak_nothing_L_STAFF_6(demo, persona):
-    user = getattr(demo, persona)
-    pages = staff_pages_for(staff_client(user))
+def test_staff_pages_leak_nothing_L_STAFF_6(demo, demo_pages, persona):
+    pages = demo_pages.staff(persona)
     everything = "\n".join(pages.values())
     allowed_read, _ = expected_access(demo)[persona]
     is_staff = persona in STAFF_PERSONAS

@@ -98,9 +98,9 @@ def expected_facts(demo, persona: str) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("persona", PERSONA_NAMES)
-def test_pages_show_only_what_the_persona_may_know_L_STAFF_6(demo, persona):
+def test_pages_show_only_what_the_persona_may_know_L_STAFF_6(demo, demo_pages, persona):
     user = getattr(demo, persona)
-    pages = pages_for(demo, client_for(user))
+    pages = demo_pages.site(persona)
     everything = "\n".join(pages.values())
     allowed_read, _ = expected_access(demo)[persona]
 

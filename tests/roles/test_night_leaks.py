@@ -9,14 +9,14 @@ from django.contrib.auth.models import AnonymousUser
 
 from inboxes import policies
 from roles import services
-from tests.roles.conftest import NOW, build_night_game
+from tests.roles.conftest import NOW, build_night_game_rows
 
 
 @pytest.fixture
 def night_scene(db):
     """Night 2 of a two-city game: an election open in city 1 with a vote, the godfather's decision there, and a
     check by city 1's commissar."""
-    ng = build_night_game("leaks", cities=2, size=10)
+    ng = build_night_game_rows("leaks", cities=2, size=10)
     city1 = ng.cities[0]
     _a, b = ng.mafia[1]
     election = services.do_open_godfather_election(city1, acting_user=b.user, now=NOW)
