@@ -771,7 +771,7 @@ _MOVED: dict[str, str] = {
         "_check_arbiter_or_site", "_confirmation_considered", "_court_formed", "_create_election_events",
         "_current_city_inbox", "_election_reason", "_election_result_text", "_every_city_has_a_judge", "_is_arbiter",
         "_judge_leaves", "_precinct_refusal_error", "_precinct_title", "_renew_court_if_formed", "candidates_of",
-        "check_precinct_post", "city_needs_judge_election", "compute_election_tally", "do_close_election",
+        "check_precinct_post", "cities_needing_judge_election", "city_needs_judge_election", "compute_election_tally", "do_close_election",
         "do_confirm_removal_demand", "do_open_election", "do_open_removal_demand", "do_pass_candidates",
         "do_propose_candidate", "do_record_election_proxy", "do_recuse_judge", "do_remove_judge",
         "do_schedule_judge_election", "pending_election", "record_precinct_post", "removal_deadline",
