@@ -94,10 +94,23 @@ def _names(result: dict, keys) -> str:
     return ", ".join(names.get(k, k) for k in keys) or "—"
 
 
-def _city_results(game: Game, city: City, day: int) -> list[str]:
+def _day_records(game: Game, day: int) -> tuple[dict, dict, dict]:
+    """The voting sessions, court cases and execution decisions of game ``day``, each keyed by city id: three
+    statements for every city of ``game`` (the daily post reads them all at once)."""
+    sessions = {s.city_id: s for s in VotingSession.objects.filter(game=game, day=day).order_by()}
+    cases: dict = {}
+    for case in CourtCase.objects.filter(game=game, day=day).select_related("sentenced").order_by("id"):
+        cases.setdefault(case.city_id, case)
+    decisions = {d.city_id: d for d in ExecutionDecision.objects.filter(game=game, day=day)
+                 .select_related("resident").order_by()}
+    return sessions, cases, decisions
+
+
+def _city_results(city: City, records: tuple[dict, dict, dict]) -> list[str]:
 
     lines = [f"### {city.name}", ""]
-    session = VotingSession.objects.filter(city=city, day=day).first()
+    sessions, cases, decisions = records
+    session = sessions.get(city.pk)
     result = (session.result or {}) if session is not None else {}
     if session is None or session.closed_at is None:
         lines.append(_("No execution voting was held."))
@@ -115,12 +128,12 @@ def _city_results(game: Game, city: City, day: int) -> list[str]:
             lines.append(line)
         if not result.get("nominees"):
             lines.append(_("No nominees."))
-    case = CourtCase.objects.filter(city=city, day=day).select_related("sentenced").first()
+    case = cases.get(city.pk)
     if case is not None and case.decided_at is not None and case.sentenced is not None:
         lines.append("")
         lines.append((_("The Supreme Court did not decide; the leader of the vote was executed: %(name)s.")
                       if case.fallback else _("The Supreme Court sentenced %(name)s.")) % {"name": case.sentenced.name})
-    decision = ExecutionDecision.objects.filter(city=city, day=day).select_related("resident").first()
+    decision = decisions.get(city.pk)
     lines.append("")
     if decision is None:
         lines.append(_("Nobody was executed."))
@@ -172,8 +185,9 @@ def _night_section(game: Game, day: int, ctx: DailyPostContext) -> str:
 def _results_section(game: Game, day: int, ctx: DailyPostContext) -> str:
     """Yesterday's results per city: nominees and voters, the court, the executed with their alignment."""
     lines = ["", "## " + _("Results of day %(day)d") % {"day": day - 1}, ""]
+    records = _day_records(game, day - 1)
     for city in ctx.cities:
-        lines += _city_results(game, city, day - 1)
+        lines += _city_results(city, records)
     return "\n".join(lines)
 
 

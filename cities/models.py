@@ -105,7 +105,7 @@ class City(models.Model):
     name = models.CharField(_("name"), max_length=100)
 
     class Meta:
-        ordering = ["game", "number"]
+        ordering = ["-game_id", "number"]
         verbose_name = _("city")
         verbose_name_plural = _("cities")
         constraints = [
@@ -168,7 +168,7 @@ class Resident(models.Model):
     class Meta:
         verbose_name = _("resident")
         verbose_name_plural = _("residents")
-        ordering = ["city__number", "name", "id"]
+        ordering = ["city_id", "name", "id"]
         constraints = [
             models.UniqueConstraint(fields=["game", "user"], name="resident_one_seat_per_user_per_game"),
             models.UniqueConstraint(fields=["game", "name"], name="resident_unique_name_per_game"),
@@ -217,7 +217,7 @@ class StaffRole(models.Model):
     class Meta:
         verbose_name = _("staff role")
         verbose_name_plural = _("staff roles")
-        ordering = ["game", "kind", "city__number"]
+        ordering = ["-game_id", "kind", "city_id"]
         constraints = [
             models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind__in=["tribune", "cohost"]),
                                     name="staffrole_one_per_kind_per_game"),
@@ -248,7 +248,7 @@ class Signup(models.Model):
     class Meta:
         verbose_name = _("signup")
         verbose_name_plural = _("signups")
-        ordering = ["game", "signed_up_at", "id"]
+        ordering = ["-game_id", "signed_up_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["game", "user"], condition=Q(withdrawn_at__isnull=True),
                                     name="signup_one_active_per_user_per_game"),
@@ -405,7 +405,7 @@ class GameDay(models.Model):
     class Meta:
         verbose_name = _("game day")
         verbose_name_plural = _("game days")
-        ordering = ["game", "number"]
+        ordering = ["-game_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="gameday_one_per_number_per_game"),
             models.CheckConstraint(condition=Q(number__gte=1), name="gameday_number_positive"),

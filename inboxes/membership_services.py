@@ -5,18 +5,19 @@ replacing a player (L-REPLACE-1).
 Moved out of ``inboxes.services`` (which still answers for these names)."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from cities.resident_services import do_set_resident_flags
-from kernel.audit import record_event
+from kernel.audit import record_event, record_events
 
 from . import policies
 from .models import (
@@ -98,59 +99,97 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
     (not alive, game over, no cemetery) and changes nothing then.
     """
+    return do_kill_residents([(resident, spirit)], cause, acting_user=acting_user, now=now)[0]
+
+
+@transaction.atomic
+def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, acting_user,
+                      now: datetime | None = None) -> list[Resident]:
+    """Record several deaths of one game at once (a night's victims, L-NIGHT-6): ``deaths`` holds
+    ``(resident, spirit)`` pairs; each death does exactly what ``do_kill_resident`` does (L-DEATH-1, L-SPIRIT-1/2,
+    L-VOTE-9, L-INBOX-2), in one transaction and a number of statements that does not grow with the number of
+    deaths (the court is renewed once when judges died). Returns the Residents in the order given. Raises what
+    ``do_kill_resident`` raises (also ``InvalidInput`` for residents of two games or one resident twice) and
+    changes nothing then."""
     now = now or timezone.now()
-    game = resident.game
+    if not deaths:
+        return []
+    spirit_of = {r.pk: bool(spirit) for r, spirit in deaths}
+    if len(spirit_of) != len(deaths):
+        raise InvalidInput(_("The same resident cannot die twice."), rule="L-DEATH-1")
+    game = deaths[0][0].game
     _check_site_or_procurator(game, acting_user, "L-DEATH-1")
     if cause not in DeathCause.values:
         raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule="L-DEATH-1")
-    if spirit and cause != DeathCause.KILLED:
+    if any(spirit_of.values()) and cause != DeathCause.KILLED:
         raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule="L-SPIRIT-1")
-    resident = Resident.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=resident.pk)
-    game = resident.game
+    locked = {r.pk: r for r in Resident.objects.select_for_update(of=("self",)).select_related("game", "city")
+              .filter(pk__in=spirit_of).order_by("pk")}
+    residents = [locked[r.pk] for r, _spirit in deaths]
+    game = residents[0].game
+    if any(r.game_id != game.pk for r in residents):
+        raise InvalidInput(_("These residents are not of one game."), rule="L-DEATH-1")
     _check_not_finished(game)
-    if resident.status != LifeStatus.ALIVE:
-        raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-DEATH-1")
+    for resident in residents:
+        if resident.status != LifeStatus.ALIVE:
+            raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-DEATH-1")
+    ids = list(spirit_of)
+    buried = [pk for pk in ids if not spirit_of[pk]]
+    spirits = [pk for pk in ids if spirit_of[pk]]
     cemetery = None
-    if not spirit:
-        cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
+    if buried:
+        cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
             raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
-    was_judge = resident.is_judge
-    resident.status = LifeStatus.DEAD
-    resident.died_at = now
-    resident.is_spirit = spirit
-    resident.save(update_fields=["status", "died_at", "is_spirit"])
+    judges = [r for r in residents if r.is_judge]
+    for resident in residents:
+        resident.status, resident.died_at, resident.is_spirit = LifeStatus.DEAD, now, spirit_of[resident.pk]
+    for group, spirit in ((buried, False), (spirits, True)):
+        if group:
+            Resident.objects.filter(pk__in=group).update(status=LifeStatus.DEAD, died_at=now, is_spirit=spirit)
 
-    mine = Membership.objects.filter(resident=resident, inbox__game=game)
+    mine = Membership.objects.filter(resident_id__in=ids, inbox__game=game)
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
     removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint as the mafia inbox (L-IMPEACH-3)
-    removal = mine.filter(inbox__kind__in=removed_kinds)
-    open_vote_kinds = [K.PRECINCT] if spirit else [K.VOTING, K.PRECINCT]
-    removal = removal | mine.filter(inbox__kind__in=open_vote_kinds, inbox__killed_at__isnull=True)
-    removal.exclude(state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
-    killed = list(Inbox.objects.filter(game=game, resident=resident, kind__in=[K.VOTING, K.PRECINCT],
-                                       killed_at__isnull=True).values_list("pk", flat=True))
-    for inbox in Inbox.objects.filter(pk__in=killed, kind=K.VOTING):  # L-VOTE-9: voters are told
-        text = _in_game_language(game, lambda: _("%(name)s has died: this voting is void and its votes do not "
-                                                 "count.") % {"name": resident.name})
-        Message.objects.create(inbox=inbox, author_name="Mafia Host", body=text, body_html=render_markdown(text),
-                               received_at=now)
-    Inbox.objects.filter(pk__in=killed).update(killed_at=now)
+    open_votes = Q(inbox__kind=K.PRECINCT) | Q(inbox__kind=K.VOTING, resident_id__in=buried)  # a spirit votes
+    mine.filter(Q(inbox__kind__in=removed_kinds) | (open_votes & Q(inbox__killed_at__isnull=True))).exclude(
+        state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
+    killed = list(Inbox.objects.filter(game=game, resident_id__in=ids, kind__in=[K.VOTING, K.PRECINCT],
+                                       killed_at__isnull=True).order_by("pk").values_list("pk", "kind", "resident_id"))
+    name_of = {r.pk: r.name for r in residents}
+    notices = []
+    for inbox_id, kind, resident_id in killed:
+        if kind != K.VOTING:
+            continue
+        text = _in_game_language(game, lambda rid=resident_id: _(  # L-VOTE-9: voters are told
+            "%(name)s has died: this voting is void and its votes do not count.") % {"name": name_of[rid]})
+        notices.append(Message(inbox_id=inbox_id, author_name="Mafia Host", body=text,
+                               body_html=render_markdown(text), received_at=now))
+    if notices:
+        Message.objects.bulk_create(notices)
+    if killed:
+        Inbox.objects.filter(pk__in=[pk for pk, _kind, _rid in killed]).update(killed_at=now)
     if cemetery is not None:
-        row = Membership.objects.filter(inbox=cemetery, resident=resident).first()
-        if row is None:
-            Membership.objects.create(inbox=cemetery, resident=resident, state=MembershipState.MEMBER, since=now)
-        else:
-            Membership.objects.filter(pk=row.pk).update(state=MembershipState.MEMBER, banned_until=None, since=now)
-    record_event(game, "resident.died", actor=acting_user, at=now,
-                 payload={"resident": resident.pk, "cause": cause, "spirit": spirit, "killed_inboxes": killed,
-                          "judge": was_judge})
-    if was_judge:
-        do_set_resident_flags(resident, is_judge=False, acting_user=None, now=now)
+        known = set(Membership.objects.filter(inbox=cemetery, resident_id__in=buried).values_list("resident_id",
+                                                                                                   flat=True))
+        if known:
+            Membership.objects.filter(inbox=cemetery, resident_id__in=known).update(
+                state=MembershipState.MEMBER, banned_until=None, since=now)
+        Membership.objects.bulk_create([Membership(inbox=cemetery, resident_id=pk, state=MembershipState.MEMBER,
+                                                   since=now) for pk in buried if pk not in known])
+    killed_of: dict[int, list[int]] = {}
+    for inbox_id, _kind, resident_id in killed:
+        killed_of.setdefault(resident_id, []).append(inbox_id)
+    record_events(game, [("resident.died", {"resident": r.pk, "cause": cause, "spirit": spirit_of[r.pk],
+                                            "killed_inboxes": killed_of.get(r.pk, []), "judge": r.is_judge})
+                         for r in residents], actor=acting_user, at=now)
+    for judge in judges:
+        do_set_resident_flags(judge, is_judge=False, acting_user=None, now=now)
+    if judges:
         renew_court(game, actor=acting_user, now=now)
-    return resident
+    return residents
 
 
 @transaction.atomic

@@ -93,7 +93,7 @@ class Inbox(models.Model):
     class Meta:
         verbose_name = _("inbox")
         verbose_name_plural = _("inboxes")
-        ordering = ["game", "kind", "city__number", "id"]
+        ordering = ["-game_id", "kind", "city_id", "id"]
         constraints = [
             models.UniqueConstraint(fields=["resident"], condition=Q(kind="personal", rolled_over_at__isnull=True),
                                     name="inbox_one_personal_per_resident"),

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from kernel.audit import record_event
+from kernel.audit import record_event, record_events
 
 from . import policies
 from .hooks import post_hook_for
@@ -499,28 +499,50 @@ DEAD_POST_KINDS = frozenset({K.CEMETERY, K.STAGE})
 
 def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
     """The rollover itself (L-INBOX "Rolling over"), for a locked, open ``inbox``; see ``do_roll_over_inbox``."""
-    old_rows = list(Membership.objects.select_for_update().filter(inbox=inbox).select_related("resident"))
-    members, banned = [], []
-    for m in old_rows:
-        if m.state == MembershipState.REMOVED:
-            continue
-        ban_runs = m.state == MembershipState.BANNED and (m.banned_until is None or m.banned_until > now)
-        if ban_runs:
-            banned.append((m.resident, m.banned_until, m.reason))
-        elif m.resident.status != LifeStatus.ALIVE and inbox.kind not in DEAD_POST_KINDS:
-            banned.append((m.resident, None, ""))
-        else:
-            members.append(m.resident)
-    inbox.rolled_over_at = now
-    inbox.save(update_fields=["rolled_over_at"])
-    Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED).update(
+    return _roll_over_many([(inbox, title)], actor=actor, now=now)[0]
+
+
+def _roll_over_many(pairs: list[tuple[Inbox, str]], *, actor, now: datetime) -> list[Inbox]:
+    """Roll over locked, open inboxes of one game, each ``(inbox, new title)``, as ``_roll_over`` does one, in a
+    number of statements that does not grow with the number of inboxes. Returns the new inboxes, in order."""
+    if not pairs:
+        return []
+    old_ids = [inbox.pk for inbox, _title in pairs]
+    rows_of: dict[int, list[Membership]] = {pk: [] for pk in old_ids}
+    for m in (Membership.objects.select_for_update().filter(inbox_id__in=old_ids).select_related("resident")
+              .order_by("id")):
+        rows_of[m.inbox_id].append(m)
+    Inbox.objects.filter(pk__in=old_ids).update(rolled_over_at=now)
+    Membership.objects.filter(inbox_id__in=old_ids).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    new = new_inbox(inbox.game, inbox.kind, title=title, actor=actor, now=now, city=inbox.city,
-                     organizer=inbox.organizer, organizer_resident=inbox.organizer_resident,
-                     resident=inbox.resident, members=members, banned=banned, predecessor=inbox)
-    record_event(inbox.game, "inbox.rolled_over", actor=actor, at=now,
-                 payload={"inbox": inbox.pk, "successor": new.pk, "kind": inbox.kind})
-    return new
+    created = Inbox.objects.bulk_create([
+        Inbox(game_id=inbox.game_id, kind=inbox.kind, title=title, city_id=inbox.city_id,
+              organizer_id=inbox.organizer_id, organizer_resident_id=inbox.organizer_resident_id,
+              resident_id=inbox.resident_id, created_at=now, day_number=inbox.game.day_number, predecessor=inbox)
+        for inbox, title in pairs])
+    rows, events = [], []
+    for (inbox, _title), new in zip(pairs, created, strict=True):
+        inbox.rolled_over_at = now
+        members, banned = [], []
+        for m in rows_of[inbox.pk]:
+            if m.state == MembershipState.REMOVED:
+                continue
+            if m.state == MembershipState.BANNED and (m.banned_until is None or m.banned_until > now):
+                banned.append(Membership(inbox=new, resident_id=m.resident_id, state=MembershipState.BANNED,
+                                         since=now, banned_until=m.banned_until, reason=m.reason))
+            elif m.resident.status != LifeStatus.ALIVE and inbox.kind not in DEAD_POST_KINDS:
+                banned.append(Membership(inbox=new, resident_id=m.resident_id, state=MembershipState.BANNED,
+                                         since=now))
+            else:
+                members.append(Membership(inbox=new, resident_id=m.resident_id, state=MembershipState.MEMBER,
+                                          since=now))
+        rows += members + banned
+        events += [("inbox.created", {"inbox": new.pk, "kind": new.kind, "members": len(members) + len(banned),
+                                      "predecessor": inbox.pk}),
+                   ("inbox.rolled_over", {"inbox": inbox.pk, "successor": new.pk, "kind": inbox.kind})]
+    Membership.objects.bulk_create(rows)
+    record_events(pairs[0][0].game, events, actor=actor, at=now)
+    return created
 
 
 def _lock_open_inbox(inbox: Inbox) -> Inbox:
@@ -581,15 +603,15 @@ def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: 
     _check_site_or_procurator(game, acting_user, "L-INBOX-1")
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
-    created = []
-    current = (_current_inboxes(game, K.CITY).filter(killed_at__isnull=True, day_number__lt=game.day_number)
-               .select_related("city").order_by("city__number", "id"))
+    # One locking read for every city (the filter is the open-inbox check of ``_lock_open_inbox``).
+    current = list(_current_inboxes(game, K.CITY).filter(killed_at__isnull=True, day_number__lt=game.day_number)
+                   .select_for_update(of=("self",)).select_related("city").order_by("city__number", "id"))
     for inbox in current:
-        inbox = _lock_open_inbox(inbox)
-        title = _in_game_language(game, lambda: _("%(city)s: city square, day %(day)d")
-                                  % {"city": inbox.city.name, "day": game.day_number})
-        created.append(_roll_over(inbox, actor=acting_user, now=now, title=title))
-    return created
+        inbox.game = game
+    with translation.override(game.language):
+        pairs = [(inbox, _("%(city)s: city square, day %(day)d") % {"city": inbox.city.name, "day": game.day_number})
+                 for inbox in current]
+    return _roll_over_many(pairs, actor=acting_user, now=now)
 
 
 @transaction.atomic
@@ -760,7 +782,8 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
 #: before.
 _MOVED: dict[str, str] = {
     **dict.fromkeys([
-        "do_add_member_by_site", "do_edit_message", "do_hide_message", "do_kill_resident", "do_lay_spirit_to_rest",
+        "do_add_member_by_site", "do_edit_message", "do_hide_message", "do_kill_resident", "do_kill_residents",
+        "do_lay_spirit_to_rest",
         "do_penalty_ban", "do_renew_court_inbox", "do_replace_player", "renew_court"
     ], "membership_services"),
 }

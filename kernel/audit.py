@@ -15,3 +15,11 @@ def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | 
     (None = the site or the scheduler), ``at`` the operation's aware UTC time, ``payload`` ids and counts. Call
     inside the service's transaction. Returns the row."""
     return GameEvent.objects.create(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
+
+
+def record_events(game: Game, rows: list[tuple[str, dict]], *, actor, at: datetime) -> list[GameEvent]:
+    """Write several audit rows at once (one INSERT): ``rows`` of ``(kind, payload)`` for ``game``, in order, as
+    ``record_event`` writes each. For batched services (the deaths of a night, the daily rollover). Returns the
+    rows."""
+    return GameEvent.objects.bulk_create([GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
+                                          for kind, payload in rows])

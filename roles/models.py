@@ -67,7 +67,7 @@ class CommissarOffer(models.Model):
     public_id = PublicIdField()
 
     class Meta:
-        ordering = ["city__number", "number"]
+        ordering = ["city_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["city", "number"], name="commissaroffer_unique_number_per_city"),
             models.UniqueConstraint(fields=["city", "candidate"], name="commissaroffer_one_per_candidate"),
@@ -107,7 +107,7 @@ class GodfatherElection(models.Model):
     winner = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
-        ordering = ["city__number", "opened_at", "id"]
+        ordering = ["city_id", "opened_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["city"], condition=Q(closed_at__isnull=True),
                                     name="godfatherelection_one_open_per_city"),
@@ -215,7 +215,7 @@ class NightResolution(models.Model):
     outcome = models.JSONField(default=dict)
 
     class Meta:
-        ordering = ["game", "night"]
+        ordering = ["-game_id", "night"]
         constraints = [models.UniqueConstraint(fields=["game", "night"], name="nightresolution_once_per_night")]
 
 

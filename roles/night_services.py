@@ -32,10 +32,10 @@ from cities.services import (
 )
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
 from inboxes.policies import forget_viewer_cache, holds_role, seat_in
-from inboxes.services import do_create_inbox, do_kill_resident, do_post_site_message
+from inboxes.services import do_create_inbox, do_kill_residents, do_post_site_message
 from kernel.audit import record_event
 from kernel.rulesets import ruleset_of
-from voting.services import ELECTION_NOTICE, city_needs_judge_election, do_schedule_judge_election
+from voting.services import ELECTION_NOTICE, cities_needing_judge_election, do_schedule_judge_election
 
 from . import night as night_rules
 from .models import (
@@ -557,9 +557,8 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
                      ) -> night_rules.NightOutcome:
     """Resolve ``night`` of ``game`` once (L-NIGHT-6), in one transaction: run ``roles.night.resolve_night`` with
     the night steps of the game's ruleset (``ruleset_of(game).night_steps``) over the stored decisions and
-    checks; kill the victims with
-    ``inboxes.services.do_kill_resident`` (cause killed; the spirit rule's victims as spirits, L-SPIRIT-1: not in
-    the cemetery, a vote today); close open godfather elections, and open a new one where a godfather died
+    checks; kill the victims at once with ``inboxes.services.do_kill_residents`` (cause killed; the spirit rule's
+    victims as spirits, L-SPIRIT-1: not in the cemetery, a vote today); close open godfather elections, and open a new one where a godfather died
     (L-NIGHT-3); record ``night.resolved`` {night, deaths: [{resident, city, cause, touring, by_city, spirit}],
     checks: count, touring_city}; then ``do_check_victory``.
 
@@ -582,9 +581,10 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
     residents = {r.pk: r for r in Resident.objects.filter(pk__in=[d.resident for d in outcome.deaths])}
     dead_godfather_cities = set()
     spirits_by_city: dict[int, list[int]] = {}
+    do_kill_residents([(residents[d.resident], d.spirit) for d in outcome.deaths], DeathCause.KILLED,
+                      acting_user=None, now=now)
     for death in outcome.deaths:
         victim = residents[death.resident]
-        do_kill_resident(victim, DeathCause.KILLED, acting_user=None, spirit=death.spirit, now=now)
         if death.spirit:
             spirits_by_city.setdefault(death.city, []).append(death.resident)
         if victim.is_godfather:
@@ -623,7 +623,7 @@ def _schedule_judge_elections_where_needed(game: Game, now: datetime) -> list:
         return []
     opens_at = (now + ELECTION_NOTICE).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     return [do_schedule_judge_election(city, opens_at, opens_at + SITE_ELECTION_LENGTH, acting_user=None, now=now)
-            for city in City.objects.filter(game=game).order_by("number") if city_needs_judge_election(city)]
+            for city in cities_needing_judge_election(game)]
 
 
 @transaction.atomic

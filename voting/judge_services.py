@@ -81,12 +81,13 @@ def _check_arbiter_or_site(game, acting_user, rule: str) -> None:
 
 def _current_city_inbox(city: City) -> Inbox | None:
     return Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
-                                killed_at__isnull=True).order_by("-id").first()
+                                killed_at__isnull=True).select_related("game").order_by("-id").first()
 
 
-def _announce_in_city(city: City, text_fn, now: datetime) -> None:
-    """Post ``text_fn()`` (translated in the game's language) in the current city inbox as the site."""
-    inbox = _current_city_inbox(city)
+def _announce_in_city(city: City, text_fn, now: datetime, *, inbox: Inbox | None = None) -> None:
+    """Post ``text_fn()`` (translated in the game's language) in the current city inbox as the site (``inbox``:
+    the current city inbox when the caller has just read it)."""
+    inbox = inbox or _current_city_inbox(city)
     if inbox is None:
         return
     with translation.override(city.game.language):
@@ -104,14 +105,21 @@ def pending_election(city: City):
     return JudgeElection.objects.filter(city=city, closed_at__isnull=True, cancelled_at__isnull=True).first()
 
 
+def cities_needing_judge_election(game):
+    """The cities of ``game`` that need a judge election (``city_needs_judge_election``), as one query whatever
+    the number of cities: a QuerySet of City in city order (L-JUDGE-1, L-JUDGE-2). Reads only; never raises."""
+    living = Resident.objects.filter(city=OuterRef("pk"), status=LifeStatus.ALIVE)
+    pending = JudgeElection.objects.filter(city=OuterRef("pk"), closed_at__isnull=True, cancelled_at__isnull=True)
+    return (City.objects.filter(game=game).filter(Exists(living), ~Exists(living.filter(is_judge=True)),
+                                                  ~Exists(pending)).order_by("number"))
+
+
 def city_needs_judge_election(city: City) -> bool:
     """True when ``city`` has no living sitting judge and no election pending (L-JUDGE-1, L-JUDGE-2): after day 1
     started, a removal, a recusal, or the judge's death (killed, executed, suicide, penalty). The clock and the
     night resolution call this after a change to tell the Arbiter to schedule one (``do_schedule_judge_election``).
-    A city without living residents needs none. Reads only; never raises."""
-    if not Resident.objects.filter(city=city, status=LifeStatus.ALIVE).exists():
-        return False
-    return sitting_judge_of(city) is None and pending_election(city) is None
+    A city without living residents needs none. One query; reads only; never raises."""
+    return cities_needing_judge_election(city.game_id).filter(pk=city.pk).exists()
 
 
 def removal_deadline(city: City, day: int) -> datetime | None:
@@ -156,12 +164,13 @@ def _create_election_events(election, *, acting_user, now: datetime) -> None:
     ScheduledEvent.objects.filter(game=election.game, kind__in=["election_open", "election_close"],
                                   done_at__isnull=True, cancelled_at__isnull=True,
                                   payload__election=election.pk).update(cancelled_at=now)
-    for kind, due in (("election_open", election.opens_at), ("election_close", election.closes_at)):
-        ScheduledEvent.objects.create(game=election.game, kind=kind, due_at=due, payload={"election": election.pk},
-                                      created_at=now, created_by=acting_user)
+    ScheduledEvent.objects.bulk_create([
+        ScheduledEvent(game=election.game, kind=kind, due_at=due, payload={"election": election.pk}, created_at=now,
+                       created_by=acting_user)
+        for kind, due in (("election_open", election.opens_at), ("election_close", election.closes_at))])
 
 
-def _announce_election(election, now: datetime, *, after_failure: bool = False) -> None:
+def _announce_election(election, now: datetime, *, after_failure: bool = False, inbox: Inbox | None = None) -> None:
     game = election.game
 
     def text():
@@ -172,7 +181,7 @@ def _announce_election(election, now: datetime, *, after_failure: bool = False) 
                      "A new election: from %(opens)s to %(closes)s. Propose your candidate in your personal inbox.") % params
         return _("Judge election in %(city)s: from %(opens)s to %(closes)s. Propose your candidate in your personal "
                  "inbox.") % params
-    _announce_in_city(election.city, text, now)
+    _announce_in_city(election.city, text, now, inbox=inbox)
 
 
 @transaction.atomic
@@ -572,7 +581,7 @@ def do_close_election(election, *, acting_user, now: datetime | None = None):
                                               announced_at=now, opens_at=opens_at, closes_at=opens_at + length,
                                               follows=election)
         _create_election_events(follow, acting_user=None, now=now)
-        _announce_election(follow, now, after_failure=True)
+        _announce_election(follow, now, after_failure=True, inbox=city_inbox)
         record_event(game, "election.scheduled", actor=None, at=now,
                      payload={"election": follow.pk, "city": city.pk, "reason": ElectionReason.FAILED,
                               "opens_at": follow.opens_at.isoformat(), "closes_at": follow.closes_at.isoformat()})

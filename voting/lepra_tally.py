@@ -311,6 +311,14 @@ def tally_lepra_execution(opens_at: datetime, closes_at: datetime, voters: Itera
                                      proxy=message.proxy, accepted=accepted, refusal=refusal, message=text))
     tallies = tuple(_lepra_nominee_tally(nominee, state[nominee], last_words.get(nominee), nominee in void)
                     for nominee in nominees)
+    return lepra_execution_result(opens_at, closes_at, tallies, tuple(receipts))
+
+
+def lepra_execution_result(opens_at: datetime, closes_at: datetime, tallies: tuple[LepraNomineeTally, ...],
+                           receipts: tuple[LepraReceipt, ...] = ()) -> LepraExecutionResult:
+    """The ranking, the leader and the ties of L-VOTE-5/L-VOTE-7/L-COURT-2 over the nominees' ``tallies`` (see
+    ``LepraExecutionResult``): the end of ``tally_lepra_execution``, shared with the standing tally kept as data
+    (``voting.standing``), so that both rank by the same rule."""
     ranked = sorted((tally for tally in tallies if not tally.void), key=_lepra_rank_key)
     ranking = tuple(tally.nominee for tally in ranked)
     leader = ranked[0] if ranked and ranked[0].count else None
@@ -321,7 +329,7 @@ def tally_lepra_execution(opens_at: datetime, closes_at: datetime, voters: Itera
         tie_unresolved=bool(leader) and any((t.latest_vote_at, t.latest_vote_seq)
                                             == (leader.latest_vote_at, leader.latest_vote_seq)
                                             for t in ranked[1:] if t.count == leader.count),
-        receipts=tuple(receipts))
+        receipts=receipts)
 
 
 def _lepra_rank_key(tally: LepraNomineeTally) -> tuple:

@@ -31,7 +31,7 @@ class Nomination(models.Model):
     class Meta:
         verbose_name = _("nomination")
         verbose_name_plural = _("nominations")
-        ordering = ["city__number", "day", "at", "id"]
+        ordering = ["city_id", "day", "at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["nominator", "day"], name="nomination_one_per_nominator_per_day"),
         ]
@@ -61,7 +61,7 @@ class VotingSession(models.Model):
     class Meta:
         verbose_name = _("voting session")
         verbose_name_plural = _("voting sessions")
-        ordering = ["day", "city__number"]
+        ordering = ["day", "city_id"]
         constraints = [
             models.UniqueConstraint(fields=["city", "day"], name="votingsession_one_per_city_per_day"),
             models.CheckConstraint(condition=Q(opens_at__lt=F("closes_at")), name="votingsession_opens_before_closes"),
@@ -182,7 +182,7 @@ class ExecutionDecision(models.Model):
     class Meta:
         verbose_name = _("execution decision")
         verbose_name_plural = _("execution decisions")
-        ordering = ["day", "city__number"]
+        ordering = ["day", "city_id"]
         constraints = [
             models.UniqueConstraint(fields=["city", "day"], name="executiondecision_one_per_city_per_day"),
         ]
@@ -210,7 +210,7 @@ class CourtCase(models.Model):
     class Meta:
         verbose_name = _("court case")
         verbose_name_plural = _("court cases")
-        ordering = ["day", "city__number"]
+        ordering = ["day", "city_id"]
 
 
 class CourtVote(models.Model):
@@ -301,7 +301,7 @@ class JudgeElection(models.Model):
     class Meta:
         verbose_name = _("judge election")
         verbose_name_plural = _("judge elections")
-        ordering = ["opens_at", "city__number", "id"]
+        ordering = ["opens_at", "city_id", "id"]
         constraints = [
             models.CheckConstraint(condition=Q(opens_at__lt=F("closes_at")), name="judgeelection_opens_before_closes"),
             models.UniqueConstraint(fields=["city"], condition=Q(closed_at__isnull=True, cancelled_at__isnull=True),
@@ -464,7 +464,7 @@ class Precinct(models.Model):
     class Meta:
         verbose_name = _("precinct")
         verbose_name_plural = _("precincts")
-        ordering = ["election", "id"]
+        ordering = ["election_id", "id"]
         constraints = [
             models.UniqueConstraint(fields=["election", "candidate"], name="precinct_one_per_candidate"),
         ]

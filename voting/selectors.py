@@ -1,5 +1,5 @@
-"""Reads of the Lepra day pages (issue 4), viewer-scoped through ``inboxes.policies``. The standing tally is the
-pure core's (``tally_lepra_execution`` via ``services.compute_session_tally``): no separate counting here."""
+"""Reads of the Lepra day pages, viewer-scoped through ``inboxes.policies``. The live tally is the standing votes
+kept as data (``voting.standing``), ranked by the pure core's rule; a closed voting shows its stored result."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,11 +27,11 @@ from .services import (
     awaiting_procurator,
     candidates_of,
     compute_election_tally,
-    compute_session_tally,
     nominees_of,
     pending_election,
     sitting_judge_of,
 )
+from .standing import stored_session_tally, voting_inboxes_of
 
 
 @dataclass
@@ -58,14 +58,14 @@ def tally_box(session: VotingSession) -> TallyBox | None:
     opening. The caller has checked ``can_see_voting_tally``."""
     if session.opened_at is None:
         return None
+    voting_inboxes = voting_inboxes_of(session)
     if session.result is not None:
         data = session.result
         names = data.get("names", {})
     else:
-        result, names = compute_session_tally(session)
+        result, names = stored_session_tally(session, voting_inboxes)  # the standing votes kept as data
         data = result.as_dict()
-    inboxes = {str(i.resident_id): i for i in Inbox.objects.filter(city_id=session.city_id, day_number=session.day,
-                                                                    kind=InboxKind.VOTING)}
+    inboxes = {str(i.resident_id): i for i in voting_inboxes}
     order = {key: n for n, key in enumerate(data["ranking"])}
     rows = [TallyRow(nominee=names.get(t["nominee"], t["nominee"]), count=t["count"],
                      voters=[names.get(v, v) for v in t["voters"]],

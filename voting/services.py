@@ -458,20 +458,29 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     """Decide a post in the voting ``inbox`` (locked by the caller) by ``seat`` at receive time ``now``, before it
     is stored (L-VOTE-2, L-VOTE-3, L-VOTE-8): returns what it does (vote, retraction, last word), or raises the
     translated refusal and nothing is stored. A staff post (``seat`` None: the Tribune) is an announcement and
-    returns None. The decision is the pure tally's, over the seat's own stored messages plus this one."""
+    returns None. The decision is the pure tally's, over the seat's standing vote here (the stored tally,
+    ``voting.standing``: one statement with the session) plus this message; the nominee's own messages are read
+    as well, for the last word (L-VOTE-3)."""
     if seat is None:
         return None
-    session = session_for_inbox(inbox)
+    standing = LepraVote.objects.filter(inbox=inbox, voter=seat, state=VoteState.STANDING)
+    session = (VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number)
+               .annotate(has_standing_vote=Exists(standing)).first())
     if session is None or session.opened_at is None:
         raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game)
-    # One query: the seat's own messages here, each flagged when it is a proxy vote cast for them (L-NOM-6).
-    own = list(Message.objects.filter(inbox=inbox, author_resident=seat)
-               .annotate(is_proxy=Exists(LepraVote.objects.filter(message=OuterRef("pk"), voter=seat, proxy=True)))
-               .only("pk", "received_at", "body").order_by("received_at", "id"))
     key, nominee = str(seat.pk), str(inbox.resident_id)
-    messages = [LepraVoteMessage(seq=m.pk, at=m.received_at, author=key, inbox=nominee, text=m.body,
-                                 proxy=m.is_proxy) for m in own]
-    seq = max((m.pk for m in own), default=0) + 1
+    if seat.pk == inbox.resident_id:
+        # One query: the nominee's own messages here, each flagged when it is a proxy vote cast for them (L-NOM-6).
+        own = list(Message.objects.filter(inbox=inbox, author_resident=seat)
+                   .annotate(is_proxy=Exists(LepraVote.objects.filter(message=OuterRef("pk"), voter=seat, proxy=True)))
+                   .only("pk", "received_at", "body").order_by("received_at", "id"))
+        messages = [LepraVoteMessage(seq=m.pk, at=m.received_at, author=key, inbox=nominee, text=m.body,
+                                     proxy=m.is_proxy) for m in own]
+    else:
+        # A voter's past here is their standing vote or none: the stored tally is kept in step with every post.
+        messages = ([LepraVoteMessage(seq=0, at=session.opens_at, author=key, inbox=nominee, text="казнить")]
+                    if session.has_standing_vote else [])
+    seq = max((m.seq for m in messages), default=0) + 1
     messages.append(LepraVoteMessage(seq=seq, at=now, author=key, inbox=nominee, text=text))
     result = tally_lepra_execution(session.opens_at, session.closes_at, [key], [nominee], messages)
     receipt = next(r for r in result.receipts if r.seq == seq)
@@ -482,9 +491,10 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
 
 def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, accepted: LepraAccepted | None,
                        now: datetime) -> None:
-    """Keep the standing-vote index in step with an accepted post (called by ``do_post_message`` in its
-    transaction). A second standing vote is impossible: the named unique constraint refuses it, and the refusal
-    is the player's "you already vote here" (double submits, two tabs)."""
+    """Keep the standing votes (the stored tally, ``voting.standing``) in step with an accepted post (called by
+    ``do_post_message`` in its transaction): one statement. A second standing vote is impossible: the named
+    unique constraint refuses it, and the refusal is the player's "you already vote here" (double submits, two
+    tabs)."""
     if accepted == LepraAccepted.VOTE:
         # No savepoint: the caller's transaction holds the inbox lock, under which the tally saw no standing vote;
         # should the constraint still refuse, the refusal leaves this function and the whole post rolls back.
@@ -493,12 +503,10 @@ def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, ac
         except IntegrityError:
             raise InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2") from None
     elif accepted == LepraAccepted.RETRACTION:
-        vote = LepraVote.objects.select_for_update().filter(inbox=inbox, voter=seat, state=VoteState.STANDING).first()
-        if vote is None:
+        retracted = LepraVote.objects.filter(inbox=inbox, voter=seat, state=VoteState.STANDING).update(
+            state=VoteState.RETRACTED, retracted_by=message)
+        if not retracted:
             raise InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")
-        vote.state = VoteState.RETRACTED
-        vote.retracted_by = message
-        vote.save(update_fields=["state", "retracted_by"])
 
 
 def _result_text(game, city: City, result, names: dict[str, str]) -> str:
@@ -771,7 +779,7 @@ _MOVED: dict[str, str] = {
         "_check_arbiter_or_site", "_confirmation_considered", "_court_formed", "_create_election_events",
         "_current_city_inbox", "_election_reason", "_election_result_text", "_every_city_has_a_judge", "_is_arbiter",
         "_judge_leaves", "_precinct_refusal_error", "_precinct_title", "_renew_court_if_formed", "candidates_of",
-        "check_precinct_post", "city_needs_judge_election", "compute_election_tally", "do_close_election",
+        "check_precinct_post", "cities_needing_judge_election", "city_needs_judge_election", "compute_election_tally", "do_close_election",
         "do_confirm_removal_demand", "do_open_election", "do_open_removal_demand", "do_pass_candidates",
         "do_propose_candidate", "do_record_election_proxy", "do_recuse_judge", "do_remove_judge",
         "do_schedule_judge_election", "pending_election", "record_precinct_post", "removal_deadline",

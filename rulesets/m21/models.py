@@ -82,7 +82,7 @@ class M21Day(models.Model):
     result = models.JSONField(null=True, blank=True)
 
     class Meta:
-        ordering = ["game", "number"]
+        ordering = ["-game_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="m21day_one_per_number"),
             models.UniqueConstraint(fields=["game"], condition=Q(status="open"), name="m21day_one_open_per_game"),

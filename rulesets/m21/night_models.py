@@ -35,7 +35,7 @@ class M21Night(models.Model):
                                         related_name="+")
 
     class Meta:
-        ordering = ["game", "number"]
+        ordering = ["-game_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="m21night_one_per_number"),
             models.CheckConstraint(condition=Q(planned_end__gt=models.F("starts_at")), name="m21night_ends_after_start"),
