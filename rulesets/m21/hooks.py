@@ -12,7 +12,8 @@ from inboxes.models import InboxKind
 from kernel.errors import RuleViolation
 from voting.parsing import is_forum_no_lynch, resolve_forum_name
 
-from .services import do_cast_judge_vote, do_close_proceedings, record_game_thread_post, site_message
+from .day_services import do_cast_judge_vote, do_close_proceedings, record_game_thread_post
+from .service_common import site_message
 
 _CLOSE = re.compile(r"##\s*close\s+proceedings\b", re.IGNORECASE)
 _CASTING = re.compile(r"##\s*casting\s+vote\s*:?\s*(?P<name>[^\n#]*)", re.IGNORECASE)

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from . import items as item_data
-from .night import USE_ITEM, M21Action, M21NightState, MafiaVote, Seat
+from .night_context import M21NightState
+from .night_data import USE_ITEM, M21Action, MafiaVote, Seat
 from .roles import ROLES, seat_state
 
 #: Every action key of a night file.

@@ -1,13 +1,13 @@
 """Wiring of the M21 night into the shared engine (RULES.md M-NIGHT-1, M-MAFIA-1): the mafia thread's post hook
 (``kill name`` lines get a reply with the live tally) and the night's resolution at its planned end
-(``rulesets.m21.services.NIGHT_RESOLVERS``). Imported by the app's ``ready``."""
+(``rulesets.m21.night_frame.NIGHT_RESOLVERS``). Imported by the app's ``ready``."""
 from __future__ import annotations
 
 from inboxes.hooks import PostHook, post_hook
 from inboxes.models import InboxKind
 
+from .night_frame import NIGHT_RESOLVERS
 from .night_services import record_mafia_thread_post, resolve_m21_night_of
-from .services import NIGHT_RESOLVERS
 
 
 @post_hook(InboxKind.MAFIA_THREAD, ruleset="m21")

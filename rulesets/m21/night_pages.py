@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import items as item_data
-from .night import (
+from .night_data import (
     DESPERADO_BACKFIRE,
     GRENADE_BACKFIRE,
     MAFIA_KILL,

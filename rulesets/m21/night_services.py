@@ -4,11 +4,11 @@ night and the morning (RULES.md M-NIGHT-1..7, M-MAFIA-1, M-MAFIA-2, M-ROLE, M-IT
 Every state change is a ``do_<verb>_<noun>(..., *, acting_user, now=None)`` in one transaction with a ``GameEvent``.
 The night's row (``M21Night``) is made on first need from the clock's ``m21_night_end`` event: its planned end is
 the event's due time, and its seed is drawn once and recorded. ``resolve_m21_night_of`` is registered in
-``rulesets.m21.services.NIGHT_RESOLVERS``: at the planned end it reads every submission made up to the planned end
+``rulesets.m21.night_frame.NIGHT_RESOLVERS``: at the planned end it reads every submission made up to the planned end
 (however late it runs), writes the night as a night file (``M21Night.input``: ``manage.py resolve_night m21`` gives
 the same outcome from it), resolves it with the pure steps of ``rulesets.m21.night`` and applies the outcome:
 deaths, uses spent, items moved, private results in each role inbox (the dead's too, M-NIGHT-4) and the morning
-post; ``rulesets.m21.services.do_end_m21_night`` then checks victory (M-WIN-1) and starts the next day.
+post; ``rulesets.m21.night_frame.do_end_m21_night`` then checks victory (M-WIN-1) and starts the next day.
 
 What must never leak: a submission and its confirmation are posted only in the actor's role inbox; the kill-vote
 tally only in the mafia thread; results only in their addressee's role inbox; the morning post names deaths, the
@@ -31,9 +31,12 @@ from roles.draw import system_rng
 from voting.parsing import resolve_forum_name
 
 from . import items as item_data
+from .day_services import _seat_leaves_the_living
 from .models import M21Seat
-from .night import MafiaVote, Seat, kill_tally, resolve_m21_night
+from .night import resolve_m21_night
+from .night_data import MafiaVote, Seat
 from .night_file import parse_night_file
+from .night_kills import kill_tally
 from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment
 from .night_pages import (
     NightOption,
@@ -446,7 +449,6 @@ def _apply_items(game: Game, steps: list[dict], by_name: dict[str, Resident], at
 
 
 def _kill(resident: Resident, at: datetime) -> None:
-    from .services import _seat_leaves_the_living  # the day's services import this module's hooks at app load
     Resident.objects.filter(pk=resident.pk).update(status=LifeStatus.DEAD, died_at=at, alignment_announced=True)
     resident.refresh_from_db()
     _seat_leaves_the_living(resident, reason="killed", now=at)

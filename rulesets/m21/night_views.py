@@ -17,9 +17,10 @@ from inboxes import policies
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 from . import night_services as ns
-from .night import MAFIA, kill_tally
 from .night_forms import NightActionForm, StashForm
+from .night_kills import kill_tally
 from .night_pages import tally_text
+from .roles import MAFIA
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 

@@ -18,11 +18,13 @@ from kernel.errors import InvalidInput, NotAllowed, WrongState
 from voting.tallies import ForumRemovalCause
 
 from . import items as item_data
+from .day_services import open_day
+from .host_services import do_remove_m21_player
 from .models import M21Seat
 from .night_models import HoldingPlace, M21Holding, M21Night
 from .night_services import _site_message
 from .roles import EXTRA_MAX_WORDS, ROLES
-from .services import do_remove_m21_player, open_day, thread_of
+from .service_common import thread_of
 
 
 def _day_seat(game: Game, acting_user, now: datetime, rule: str):
