@@ -8,17 +8,16 @@ alignments through ``visible_alignment``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from django.template.loader import render_to_string
 from datetime import datetime
 from xml.sax.saxutils import escape
-from zoneinfo import ZoneInfo
+
+from django.template.loader import render_to_string
 
 from cities.models import City, Game, Resident, StaffKind
 from inboxes import policies
 from inboxes.models import InboxKind, Membership
-from voting.models import LepraVote, VotingSession
 from kernel.timezones import display_zone_name, zoned_time
+from voting.models import LepraVote, VotingSession
 from voting.selectors import tally_box
 
 SVG_NS = "http://www.w3.org/2000/svg"
