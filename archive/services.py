@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import transaction
 from django.urls import reverse
@@ -151,7 +152,7 @@ def do_update_notification_settings(*, acting_user, time_zone: str = "", channel
     channels = channels or {}
     if set(channels) - set(NotificationKind.values) or set(channels.values()) - set(Channel.values):
         raise InvalidInput(_("Unknown notification choice."))
-    user = type(acting_user).objects.select_for_update().get(pk=acting_user.pk)
+    user = get_user_model().objects.select_for_update().get(pk=acting_user.pk)
     if user.time_zone != time_zone:
         user.time_zone = time_zone
         user.save(update_fields=["time_zone"])
