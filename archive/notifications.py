@@ -201,19 +201,26 @@ def _names_in_game(game_id: int) -> dict[str, set[int]]:
 
 
 def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
-    """``(user id, kind, message)`` for every person ``messages`` (of running games, not hidden) should be told of,
+    """``(user id, kind, message)`` for every person ``messages`` (not hidden) should be told of,
     decided now by the policy: the users a message mentions (``@name``) and, in ``REPLY_KINDS`` inboxes, every
     reader (``readers_of_inbox``), each kept only when ``readable_messages`` gives them the message (a dead
     seat learns nothing posted after its death). The author is never told of their own message. A mention wins
-    over a new message; a site message in ``NIGHT_RESULT_KINDS`` is a night result."""
+    over a new message; a site message in ``NIGHT_RESULT_KINDS`` is a night result; the site's messages in a
+    commissar offer's inbox are left to the offer's own notification."""
     plans: list[tuple[int, str, Message]] = []
     by_inbox: dict[int, list[Message]] = {}
     for m in messages:
         by_inbox.setdefault(m.inbox_id, []).append(m)
     names_of_game: dict[int, dict[str, set[int]]] = {}
     User = get_user_model()
+    # The site's own messages in a commissar offer's inbox are the offer itself, told as an offer.
+    offer_inboxes = set(CommissarOffer.objects.filter(inbox_id__in=list(by_inbox)).values_list("inbox_id", flat=True))
     for batch in by_inbox.values():
         inbox = batch[0].inbox
+        if inbox.pk in offer_inboxes:
+            batch = [m for m in batch if not _is_site_message(m)]
+            if not batch:
+                continue
         if inbox.game_id not in names_of_game:
             names_of_game[inbox.game_id] = _names_in_game(inbox.game_id)
         names = names_of_game[inbox.game_id]

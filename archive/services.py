@@ -164,6 +164,8 @@ def do_update_notification_settings(*, acting_user, time_zone: str = "", channel
     return row
 
 
+#: Games whose records notify (an offer comes during the setup, L-COMM-1).
+LIVE_STATUSES = (GameStatus.SETUP, GameStatus.RUNNING)
 #: How far before the cursor each collection re-reads (a message committed late is still seen; rows are unique).
 COLLECT_OVERLAP = timedelta(minutes=5)
 #: How far back the first collection reads.
@@ -194,15 +196,15 @@ def do_collect_notifications(*, acting_user=None, now: datetime | None = None) -
             name="records", defaults={"up_to": now - COLLECT_FIRST})
         since = cursor.up_to - COLLECT_OVERLAP
         messages = list(Message.objects.filter(received_at__gt=since, received_at__lte=now, is_hidden=False,
-                                               inbox__game__status=GameStatus.RUNNING)
+                                               inbox__game__status__in=LIVE_STATUSES)
                         .select_related("inbox", "inbox__game").order_by("received_at", "pk"))
         planned = [(uid, kind, {"message": m, "game_id": m.inbox.game_id})
                    for uid, kind, m in message_audience(messages)]
         planned += _offer_audience(CommissarOffer.objects.filter(
             offered_at__gt=since, offered_at__lte=now, answered_at__isnull=True,
-            game__status=GameStatus.RUNNING).select_related("candidate"))
+            game__status__in=LIVE_STATUSES).select_related("candidate"))
         planned += _proxy_audience(ProxyRequest.objects.filter(
-            requested_at__gt=since, requested_at__lte=now, state="requested", game__status=GameStatus.RUNNING))
+            requested_at__gt=since, requested_at__lte=now, state="requested", game__status__in=LIVE_STATUSES))
         for event in due_deadlines(now):
             planned += [(u.pk, NotificationKind.DEADLINE, {"event": event, "game_id": event.game_id})
                         for u in concerned_users(event)]
@@ -248,7 +250,7 @@ def do_send_notifications(*, acting_user=None, now: datetime | None = None) -> i
     now = now or timezone.now()
     do_collect_notifications(now=now)
     pending = (Notification.objects.filter(emailed_at__isnull=True, withheld_at__isnull=True, read_at__isnull=True,
-                                           created_at__gt=now - EMAIL_WITHIN, game__status=GameStatus.RUNNING)
+                                           created_at__gt=now - EMAIL_WITHIN, game__status__in=LIVE_STATUSES)
                .select_related("user", "game", "message__inbox", "event", "offer__candidate", "offer__inbox",
                                "proxy__resident", "proxy__city", "proxy__game").order_by("user_id", "created_at", "pk"))
     by_user: dict[int, list[Notification]] = {}
