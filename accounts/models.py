@@ -30,6 +30,9 @@ class User(AbstractUser):
     """
 
     display_name = models.CharField(_("display name"), max_length=60, blank=True)
+    #: The IANA zone this person reads every time in (pages, notifications, e-mails); blank: each game's own zone
+    #: (``kernel.timezones.display_zone_name``).
+    time_zone = models.CharField(_("display time zone"), max_length=64, blank=True, default="", db_default="")
     #: ``display_name_key(display_name)``: what two names must not share (set by ``save``).
     display_name_key = models.CharField(max_length=60, blank=True, editable=False, default="", db_default="")
     #: ``accounts.names.name_skeleton(public_name)``: the confusable skeleton no other account's name may share

@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from xml.sax.saxutils import escape
-from zoneinfo import ZoneInfo
+
+from django.template.loader import render_to_string
 
 from cities.models import City, Game, Resident, StaffKind
 from inboxes import policies
 from inboxes.models import InboxKind, Membership
+from kernel.timezones import display_zone_name, zoned_time
 from voting.models import LepraVote, VotingSession
 from voting.selectors import tally_box
 
@@ -65,16 +67,23 @@ def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
             by_inbox[vote.inbox_id].append((max(vote.cast_at, opens), +1))
             if vote.retracted_by is not None:
                 by_inbox[vote.inbox_id].append((vote.retracted_by.received_at, -1))
-        for inbox in sorted(inboxes, key=lambda i: i.resident.name if i.resident else i.title):
+        day_names = (session.result or {}).get("names", {})  # the names of the day, as the table beside it uses
+
+        def name_of_day(inbox, day_names=day_names) -> str:
+            if inbox.resident_id is None:
+                return inbox.title
+            return day_names.get(str(inbox.resident_id), inbox.resident.name)
+
+        for inbox in sorted(inboxes, key=name_of_day):
             count, points = 0, [(opens, 0)]
             for at, delta in sorted(by_inbox[inbox.pk]):
                 count += delta
                 points.append((at, count))
             points.append((max(closes, points[-1][0]), count))
-            series.append(VoteSeries(nominee=inbox.resident.name if inbox.resident else inbox.title, points=points))
+            series.append(VoteSeries(nominee=name_of_day(inbox), points=points))
         table = VoteTable(city=session.city, day=session.day, opens_at=opens, closes_at=closes,
                           box=tally_box(session), series=series)
-        table.svg = vote_chart_svg(table, zone=game.time_zone)
+        table.svg = vote_chart_svg(table, zone=display_zone_name(viewer, game))
         tables.append(table)
     return tables
 
@@ -83,10 +92,11 @@ _COLOURS = ["#b22222", "#1f4e9c", "#2e8b57", "#8b6914", "#6a3d9a", "#d2691e", "#
 
 
 def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240, *, zone: str = "UTC") -> str:
-    """The standing votes of each nominee over the voting window, as an SVG step chart: one ``<path
-    class="series" data-nominee=... data-final=...>`` per nominee, a legend, and axes labelled with the window's
-    start and end as wall-clock times in ``zone`` (the game's time zone, named on the axis)."""
-    tz = ZoneInfo(zone)
+    """The standing votes of each nominee over the voting window, as an SVG step chart drawn from the template
+    ``archive/svg/vote_chart.svg``: a ``viewBox`` of ``width`` × ``height`` user units (no fixed size: it scales to
+    its column), one ``<path class="series" data-nominee=... data-final=...>`` per nominee, a legend with the
+    names of the series (the names of the day), and the window's start and end as wall-clock times in ``zone``
+    (the viewer's display zone) with the zone's abbreviation."""
     left, right, top, bottom = 40, 160, 10, 30
     span = max((table.closes_at - table.opens_at).total_seconds(), 1.0)
     peak = max([c for s in table.series for _t, c in s.points] + [1])
@@ -97,30 +107,21 @@ def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240, *, zon
     def y(count: int) -> float:
         return top + (height - top - bottom) * (1 - count / peak)
 
-    parts = [(f'<svg xmlns="{SVG_NS}" class="vote-chart" role="img" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" data-city="{table.city.number}" data-day="{table.day}">'),
-             f"<title>{escape(table.city.name)} · {table.day}</title>",
-             f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#000"/>',
-             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0):.1f}" stroke="#000"/>',
-             f'<text x="{left - 6}" y="{y(peak) + 4:.1f}" text-anchor="end">{peak}</text>',
-             f'<text x="{left}" y="{height - 8}">{table.opens_at.astimezone(tz):%H:%M} {escape(zone)}</text>',
-             f'<text x="{width - right}" y="{height - 8}" text-anchor="end">{table.closes_at.astimezone(tz):%H:%M} {escape(zone)}</text>']
+    series = []
     for n, s in enumerate(table.series):
-        colour = _COLOURS[n % len(_COLOURS)]
-        d, last = [], None
-        for at, count in s.points:
-            if last is None:
-                d.append(f"M{x(at):.1f},{y(count):.1f}")
-            else:
-                d.append(f"H{x(at):.1f}V{y(count):.1f}")
-            last = count
-        final = s.points[-1][1] if s.points else 0
-        parts.append(f'<path class="series" data-nominee="{escape(s.nominee)}" data-final="{final}" d="{"".join(d)}" '
-                     f'fill="none" stroke="{colour}" stroke-width="2"/>')
-        parts.append(f'<text class="legend" x="{width - right + 8}" y="{top + 14 + 16 * n}" fill="{colour}">'
-                     f'{escape(s.nominee)}: {final}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+        moves = [f"M{x(at):.1f},{y(count):.1f}" if k == 0 else f"H{x(at):.1f}V{y(count):.1f}"
+                 for k, (at, count) in enumerate(s.points)]
+        series.append({"name": s.nominee, "final": s.points[-1][1] if s.points else 0, "d": "".join(moves),
+                       "colour": _COLOURS[n % len(_COLOURS)], "legend_y": top + 14 + 16 * n})
+    chart = {
+        "id": f"vote-chart-{table.day}-{table.city.number}", "title": f"{table.city.name} · {table.day}",
+        "width": width, "height": height, "left": left, "top": top, "plot_right": width - right,
+        "base": f"{y(0):.1f}", "peak": peak, "peak_x": left - 6, "peak_y": f"{y(peak) + 4:.1f}",
+        "axis_y": height - 8, "legend_x": width - right + 8, "city_number": table.city.number, "day": table.day,
+        "start_label": zoned_time(table.opens_at, zone, "H:i"), "end_label": zoned_time(table.closes_at, zone, "H:i"),
+        "series": series,
+    }
+    return render_to_string("archive/svg/vote_chart.svg", {"c": chart}).strip()
 
 
 def game_map_svg(viewer, game: Game) -> str:

@@ -6,10 +6,26 @@ from django.utils.translation import gettext_lazy as _
 
 from kernel.timezones import TimeZoneField
 
+from .models import Channel, NotificationKind
+
 
 class NotificationSettingsForm(forms.Form):
-    """Notification choices: an IANA time zone for reminders, the e-mail digest, the reminders."""
+    """A person's display zone (blank: each game's own zone) and a ``Channel`` per ``NotificationKind`` (a field
+    named by the kind)."""
 
-    time_zone = TimeZoneField(label=_("time zone"))
-    email_digest = forms.BooleanField(label=_("e-mail digest"), required=False)
-    reminders = forms.BooleanField(label=_("deadline reminders"), required=False)
+    time_zone = TimeZoneField(label=_("Your time zone"), required=False,
+                              help_text=_("Every time on the site, in notifications and in e-mails is shown in "
+                                          "this zone. Leave it empty to see each game's times in its own zone."))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for kind in NotificationKind:
+            self.fields[kind.value] = forms.ChoiceField(label=kind.label, choices=Channel.choices)
+
+    def channels(self) -> dict[str, str]:
+        """The chosen channel of each kind (after ``is_valid()``)."""
+        return {kind.value: self.cleaned_data[kind.value] for kind in NotificationKind}
+
+
+class MarkAllReadForm(forms.Form):
+    """The explicit "mark all read" of the notifications page (no fields: the button is the choice)."""

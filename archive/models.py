@@ -58,25 +58,105 @@ class OpenRequest(models.Model):
         return f"{self.user_id} opened {self.inbox_id}"
 
 
+class NotificationKind(models.TextChoices):
+    """What a notification is about (L-INBOX-20). Each is sent to a person only while the policy lets them read
+    what it points at (``archive.notifications.still_allowed``)."""
+
+    MENTION = "mention", _("Mentions of you")
+    REPLY = "reply", _("New messages in your inboxes")
+    DEADLINE = "deadline", _("Deadlines approaching for you")
+    NIGHT_RESULT = "night_result", _("Your night result")
+    OFFER = "offer", _("Offers and requests addressed to you")
+
+
+class Channel(models.TextChoices):
+    """How one kind of notification reaches a person: on the site (every channel but ``OFF`` lists it in the
+    notifications page) and, for the e-mail channels, by e-mail at once or in an hourly or daily digest."""
+
+    SITE = "site", _("On the site")
+    EMAIL_NOW = "email_now", _("On the site and by e-mail at once")
+    DIGEST_HOURLY = "digest_hourly", _("On the site and in an hourly e-mail digest")
+    DIGEST_DAILY = "digest_daily", _("On the site and in a daily e-mail digest")
+    OFF = "off", _("Off")
+
+
+#: The channel of each kind for a person who never chose (deadline reminders went by e-mail before).
+DEFAULT_CHANNELS = {NotificationKind.MENTION: Channel.SITE, NotificationKind.REPLY: Channel.SITE,
+                    NotificationKind.DEADLINE: Channel.EMAIL_NOW, NotificationKind.NIGHT_RESULT: Channel.SITE,
+                    NotificationKind.OFFER: Channel.EMAIL_NOW}
+
+
+def _channel_field(kind: NotificationKind) -> models.CharField:
+    return models.CharField(kind.label, max_length=16, choices=Channel.choices, default=DEFAULT_CHANNELS[kind],
+                            db_default=DEFAULT_CHANNELS[kind])
+
+
 class NotificationSettings(models.Model):
-    """A user's notification choices: the e-mail digest and the time zone reminders are written in."""
+    """A user's notification choices: one ``Channel`` per ``NotificationKind`` (the field is named by the kind),
+    and when each digest last went out. The zone times are written in is the account's display zone
+    (``User.time_zone``)."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_settings")
-    time_zone = models.CharField(_("time zone"), max_length=64, default="Europe/Moscow")
-    email_digest = models.BooleanField(_("e-mail digest"), default=False)
-    reminders = models.BooleanField(_("deadline reminders"), default=True)
-    digest_sent_up_to = models.DateTimeField(null=True, blank=True)
+    mention = _channel_field(NotificationKind.MENTION)
+    reply = _channel_field(NotificationKind.REPLY)
+    deadline = _channel_field(NotificationKind.DEADLINE)
+    night_result = _channel_field(NotificationKind.NIGHT_RESULT)
+    offer = _channel_field(NotificationKind.OFFER)
+    hourly_digest_at = models.DateTimeField(null=True, blank=True)
+    daily_digest_at = models.DateTimeField(null=True, blank=True)
+
+    def channel(self, kind: str) -> str:
+        """The ``Channel`` chosen for ``kind``."""
+        return getattr(self, kind)
 
     def __str__(self) -> str:
         return f"notification settings of {self.user_id}"
 
 
-class ReminderSent(models.Model):
-    """A reminder of ``event`` (a deadline) sent to ``user``, so that no tick sends it twice."""
+class Notification(models.Model):
+    """One thing to tell ``user`` (L-INBOX-20): a message that mentions them, a new message in one of their
+    inboxes, a site message with their night result (``message``), a deadline of theirs (``event``), a
+    commissar offer (``offer``) or a proxy request (``proxy``) addressed to them. Rows are written by
+    ``archive.services.do_collect_notifications`` for the readers the policy allows then; whether a row is shown
+    or e-mailed is decided again by the policy when it is (``archive.notifications.still_allowed``).
+    ``emailed_at``: sent by e-mail (at once or in a digest); ``withheld_at``: refused by the policy at send time
+    and never sent; ``read_at``: opened or marked read on the notifications page."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    event = models.ForeignKey(ScheduledEvent, on_delete=models.CASCADE, related_name="+")
-    sent_at = models.DateTimeField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    game = models.ForeignKey("cities.Game", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=16, choices=NotificationKind.choices)
+    message = models.ForeignKey("inboxes.Message", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    event = models.ForeignKey(ScheduledEvent, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    offer = models.ForeignKey("roles.CommissarOffer", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    proxy = models.ForeignKey("voting.ProxyRequest", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField()
+    read_at = models.DateTimeField(null=True, blank=True)
+    emailed_at = models.DateTimeField(null=True, blank=True)
+    withheld_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "event"], name="remindersent_one_per_user_event")]
+        indexes = [models.Index(fields=["user", "-created_at"], name="notification_user_recent")]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "message"], condition=Q(message__isnull=False),
+                                    name="notification_one_per_user_message"),
+            models.UniqueConstraint(fields=["user", "event"], condition=Q(event__isnull=False),
+                                    name="notification_one_per_user_event"),
+            models.UniqueConstraint(fields=["user", "offer"], condition=Q(offer__isnull=False),
+                                    name="notification_one_per_user_offer"),
+            models.UniqueConstraint(fields=["user", "proxy"], condition=Q(proxy__isnull=False),
+                                    name="notification_one_per_user_proxy"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for {self.user_id}"
+
+
+class NotificationCursor(models.Model):
+    """How far ``do_collect_notifications`` has read the game's records (messages, offers, proxy requests):
+    one row, ``up_to`` (aware UTC). Each run re-reads a short overlap before it (rows are unique per source)."""
+
+    name = models.CharField(max_length=20, unique=True)
+    up_to = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} up to {self.up_to}"

@@ -1,32 +1,32 @@
-"""Notifications during the game (L-INBOX-20): unread badges, mentions, the e-mail digest, deadline reminders.
+"""Notifications during the game (L-INBOX-20): unread badges, mentions, "for you", and the notifications of each
+kind (``NotificationKind``: mentions, new messages in your inboxes, deadlines, night results, offers and requests).
 
-Everything is computed per recipient when it is shown or sent: badges and mentions through the policy's query
-forms (``readable_inboxes`` / ``readable_messages``), the digest's and the reminders' recipients through
-``readers_of_inbox``. A member removed since, a replaced seat, a visitor: none of them is told anything of an
-inbox they cannot read now, not even that it has new messages.
+Everything is decided per recipient by the policy, twice: when a notification is written (the audience of a
+message is ``readers_of_inbox`` narrowed by ``readable_messages``, which freezes a dead seat's knowledge; a deadline's
+is ``concerned_users``; an offer's its candidate's account) and again when it is shown or e-mailed
+(``still_allowed``). A member removed since, a dead seat, the old account of a replaced seat, a visitor: none of
+them is told anything of an inbox they cannot read at that moment, not even that it has new messages.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.urls import reverse
-from django.utils import timezone as dj_timezone
-from django.utils.formats import date_format
+from django.utils import translation
 from django.utils.translation import gettext_lazy
 
 from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
-from kernel.site import absolute_url
+from kernel.timezones import display_zone_name, zoned_time
 from roles.models import CommissarOffer
 from voting.models import VotingSession
 
-from .models import NotificationSettings
+from .models import Notification, NotificationKind
 
 #: Reminded deadlines (ScheduledEvent kinds) and their texts: nominations close when voting opens (L-NOM),
 #: voting closes (L-VOTE-8), the night ends (the night issue's kind).
@@ -75,37 +75,11 @@ def mentions_for(user, limit: int = 50) -> list[Message]:
     return list(qs.select_related("inbox", "inbox__game").order_by("-received_at", "-id")[:limit])
 
 
-def digest_plan(now: datetime) -> list[tuple[NotificationSettings, list[str]]]:
-    """For each user who asked for the digest: the lines of their digest ("game · inbox: N" and the inbox's
-    absolute URL on the next line) covering
-    messages received after their last digest (at most one day back) up to ``now``, in running games only.
-    Recipients of an inbox = ``readers_of_inbox(inbox)`` computed now. The lines never quote a message."""
-    rows = {r.user_id: r for r in NotificationSettings.objects.filter(email_digest=True, user__is_active=True)
-            .select_related("user")}
-    if not rows:
-        return []
-    since = {uid: max(r.digest_sent_up_to or now - timedelta(days=1), now - timedelta(days=1)) for uid, r in rows.items()}
-    earliest = min(since.values())
-    lines: dict[int, list[str]] = {uid: [] for uid in rows}
-    inboxes = (Inbox.objects.filter(game__status=GameStatus.RUNNING, messages__received_at__gt=earliest,
-                                    messages__received_at__lte=now).distinct().select_related("game")
-               .order_by("game_id", "pk"))
-    for inbox in inboxes:
-        audience = set(policies.readers_of_inbox(inbox).filter(pk__in=list(rows)).values_list("pk", flat=True))
-        for uid in sorted(audience):
-            count = (Message.objects.filter(inbox=inbox, received_at__gt=since[uid], received_at__lte=now)
-                     .exclude(author_user_id=uid).count())
-            if count:
-                url = absolute_url(reverse("inbox_thread", args=[inbox.public_id]))
-                lines[uid].append(f"{inbox.game.title} · {inbox.title}: {count}\n  {url}")
-    return [(rows[uid], lines[uid]) for uid in rows]
-
-
 def concerned_users(event: ScheduledEvent) -> list:
     """The users a deadline concerns, each one able to read the inbox where it happens (``readers_of_inbox``):
     for a voting (``voting_open``/``voting_close``), the living residents of its city and its Tribune, among the
     readers of the city's current inbox; for the night's end, the living residents of the game among the readers
-    of their city's inbox. Users who turned reminders off are left out."""
+    of their city's inbox. The person's notification choices are not looked at here."""
 
     User = get_user_model()
     cities: list[City] = []
@@ -124,21 +98,19 @@ def concerned_users(event: ScheduledEvent) -> list:
         concerned = readers.filter(Q(seats__city=city, seats__status=LifeStatus.ALIVE)
                                    | Q(staff_roles__city=city, staff_roles__kind=StaffKind.TRIBUNE))
         users |= set(concerned.values_list("pk", flat=True))
-    off = set(NotificationSettings.objects.filter(user__in=users, reminders=False).values_list("user_id", flat=True))
-    return list(User.objects.filter(pk__in=users - off, is_active=True).order_by("pk"))
+    return list(User.objects.filter(pk__in=users, is_active=True).order_by("pk"))
 
 
 #: How far ahead of a deadline its reminder goes out.
 REMINDER_LEAD = timedelta(hours=1)
 
 
-def reminder_plan(now: datetime) -> list[tuple[ScheduledEvent, object, str]]:
-    """(event, user, kind) for every pending deadline due in (``now``, ``now`` + ``REMINDER_LEAD``] and every user
-    it concerns (``concerned_users``). The caller skips pairs already reminded."""
-    events = (ScheduledEvent.objects.filter(kind__in=list(REMINDER_TEXTS), done_at__isnull=True, cancelled_at__isnull=True,
-                                            due_at__gt=now, due_at__lte=now + REMINDER_LEAD)
-              .select_related("game").order_by("due_at", "pk"))
-    return [(event, user, event.kind) for event in events for user in concerned_users(event)]
+def due_deadlines(now: datetime) -> list[ScheduledEvent]:
+    """Pending deadlines (``REMINDER_TEXTS`` kinds) of running games due in (``now``, ``now`` + ``REMINDER_LEAD``]."""
+    return list(ScheduledEvent.objects.filter(kind__in=list(REMINDER_TEXTS), done_at__isnull=True,
+                                              cancelled_at__isnull=True, due_at__gt=now,
+                                              due_at__lte=now + REMINDER_LEAD, game__status=GameStatus.RUNNING)
+                .select_related("game").order_by("due_at", "pk"))
 
 
 #: How far ahead "for you" lists the deadlines that concern a player.
@@ -170,7 +142,7 @@ def attention_for(user, game: Game, now: datetime) -> list[Attention]:
         if offer is not None:
             items.append(Attention(str(gettext_lazy("You are offered the commissar's post: answer the offer.")),
                                    reverse("commissar_offer", args=[game.slug, offer.public_id])))
-    zone = ZoneInfo(game.time_zone)
+    zone = display_zone_name(user, game)
     events = (ScheduledEvent.objects.filter(game=game, kind__in=list(REMINDER_TEXTS), done_at__isnull=True,
                                             cancelled_at__isnull=True, due_at__gt=now,
                                             due_at__lte=now + ATTENTION_LEAD)
@@ -178,8 +150,8 @@ def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     for event in events:
         if user.pk not in {u.pk for u in concerned_users(event)}:
             continue
-        when = date_format(dj_timezone.localtime(event.due_at, zone), "DATETIME_FORMAT")
-        text = str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "when": when, "zone": game.time_zone}
+        text = str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "when": zoned_time(event.due_at, zone),
+                                                   "zone": zone}
         items.append(Attention(text, reverse("game_detail", args=[game.slug]), event.due_at))
     return items
 
@@ -192,3 +164,175 @@ def attention_everywhere(user, now: datetime) -> list[tuple[Game, list[Attention
         if items:
             found.append((game, items))
     return found
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Notifications of each kind: who is told (the policy at writing time), whether they still may be (at send time)
+# --------------------------------------------------------------------------------------------------------------
+
+#: "Your inboxes": the kinds whose new messages notify their readers (``NotificationKind.REPLY``): the personal and
+#: secret inboxes, the team and staff inboxes a seat or a role is in. Public threads (the city inbox, the court, the
+#: game thread...) and the voting inboxes (a vote is a message) notify only those they mention.
+REPLY_KINDS = frozenset({InboxKind.PERSONAL, InboxKind.SECRET, InboxKind.MAFIA, InboxKind.CHECK, InboxKind.ROLE_PM,
+                         InboxKind.MAFIA_THREAD, InboxKind.OFFICE, InboxKind.IMPEACHMENT, InboxKind.COMPLAINT,
+                         InboxKind.MAFIA_COMPLAINT, InboxKind.REMOVAL})
+
+#: Where the site posts a night's result to those it concerns: the commissar's answer (L-NIGHT-5), the mafia's
+#: night in its inbox (L-NIGHT), an M21 player's result in their role PM. A site message there is a night result.
+NIGHT_RESULT_KINDS = frozenset({InboxKind.CHECK, InboxKind.MAFIA, InboxKind.MAFIA_THREAD, InboxKind.ROLE_PM})
+
+
+def _is_site_message(message: Message) -> bool:
+    return message.author_user_id is None and message.author_staff_id is None and message.author_resident_id is None
+
+
+def _names_in_game(game_id: int) -> dict[str, set[int]]:
+    """``@``-name (case-folded) -> the users it mentions in one game: each seat's name (its current account), and
+    the display name and username of every account with a seat or a role there."""
+    User = get_user_model()
+    names: dict[str, set[int]] = {}
+    for name, user_id in Resident.objects.filter(game_id=game_id, user__isnull=False).values_list("name", "user_id"):
+        names.setdefault(name.casefold(), set()).add(user_id)
+    for user in User.objects.filter(Q(seats__game_id=game_id) | Q(staff_roles__game_id=game_id)).distinct():
+        for name in (user.get_username(), user.display_name):
+            if name:
+                names.setdefault(name.casefold(), set()).add(user.pk)
+    return names
+
+
+def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
+    """``(user id, kind, message)`` for every person ``messages`` (not hidden) should be told of,
+    decided now by the policy: the users a message mentions (``@name``) and, in ``REPLY_KINDS`` inboxes, every
+    reader (``readers_of_inbox``), each kept only when ``readable_messages`` gives them the message (a dead
+    seat learns nothing posted after its death). The author is never told of their own message. A mention wins
+    over a new message; a site message in ``NIGHT_RESULT_KINDS`` is a night result; the site's messages in a
+    commissar offer's inbox are left to the offer's own notification."""
+    plans: list[tuple[int, str, Message]] = []
+    by_inbox: dict[int, list[Message]] = {}
+    for m in messages:
+        by_inbox.setdefault(m.inbox_id, []).append(m)
+    names_of_game: dict[int, dict[str, set[int]]] = {}
+    User = get_user_model()
+    # The site's own messages in a commissar offer's inbox are the offer itself, told as an offer.
+    offer_inboxes = set(CommissarOffer.objects.filter(inbox_id__in=list(by_inbox)).values_list("inbox_id", flat=True))
+    for batch in by_inbox.values():
+        inbox = batch[0].inbox
+        if inbox.pk in offer_inboxes:
+            batch = [m for m in batch if not _is_site_message(m)]
+            if not batch:
+                continue
+        if inbox.game_id not in names_of_game:
+            names_of_game[inbox.game_id] = _names_in_game(inbox.game_id)
+        names = names_of_game[inbox.game_id]
+        wanted: dict[int, dict[int, str]] = {}  # user id -> message id -> kind
+        readers = (set(policies.readers_of_inbox(inbox).values_list("pk", flat=True))
+                   if inbox.kind in REPLY_KINDS else set())
+        for m in batch:
+            body = m.body.casefold()
+            mentioned = {uid for name, uids in names.items() if f"@{name}" in body for uid in uids}
+            for uid in mentioned | readers:
+                if uid == m.author_user_id:
+                    continue
+                if uid in mentioned:
+                    kind = NotificationKind.MENTION
+                elif _is_site_message(m) and inbox.kind in NIGHT_RESULT_KINDS:
+                    kind = NotificationKind.NIGHT_RESULT
+                else:
+                    kind = NotificationKind.REPLY
+                wanted.setdefault(uid, {})[m.pk] = kind
+        for user in User.objects.filter(pk__in=list(wanted), is_active=True):
+            readable = set(policies.readable_messages(user).filter(pk__in=list(wanted[user.pk]))
+                           .values_list("pk", flat=True))
+            plans += [(user.pk, wanted[user.pk][m.pk], m) for m in batch if m.pk in readable]
+    return plans
+
+
+def still_allowed(notification: Notification) -> bool:
+    """Whether the policy lets ``notification.user`` be told of it now (shown on the site or e-mailed): the
+    message is one ``readable_messages`` gives them and not hidden; the deadline is pending and concerns them
+    (``concerned_users``); the commissar offer is unanswered and its candidate is their living seat, which reads
+    the offer's inbox (L-COMM-2); the proxy request is waiting and they are the city's Tribune (L-NOM-6)."""
+    user = notification.user
+    if not user.is_active:
+        return False
+    if notification.message_id is not None:
+        return policies.readable_messages(user).filter(pk=notification.message_id, is_hidden=False).exists()
+    if notification.event_id is not None:
+        event = notification.event
+        return (event.done_at is None and event.cancelled_at is None
+                and user.pk in {u.pk for u in concerned_users(event)})
+    if notification.offer_id is not None:
+        offer = notification.offer
+        return (offer.answered_at is None and offer.candidate.user_id == user.pk
+                and offer.candidate.status == LifeStatus.ALIVE and policies.can_read_inbox(user, offer.inbox))
+    if notification.proxy_id is not None:
+        proxy = notification.proxy
+        return proxy.state == "requested" and policies.holds_role(user, proxy.game_id, StaffKind.TRIBUNE,
+                                                                  city_id=proxy.city_id)
+    return False
+
+
+#: The line of each kind (the game's language); ``%(inbox)s`` is the inbox's title, readable by the recipient.
+NOTIFICATION_TEXTS = {
+    NotificationKind.MENTION: gettext_lazy("%(game)s: you are mentioned in “%(inbox)s”."),
+    NotificationKind.REPLY: gettext_lazy("%(game)s: a new message in “%(inbox)s”."),
+    NotificationKind.NIGHT_RESULT: gettext_lazy("%(game)s: your night result in “%(inbox)s”."),
+}
+OFFER_TEXT = gettext_lazy("%(game)s: you are offered the commissar's post: answer the offer.")
+PROXY_TEXT = gettext_lazy("%(game)s: %(name)s asks for a proxy vote.")
+
+
+def notification_text(notification: Notification, zone: str) -> str:
+    """What ``notification`` says, in the active language, a time written in ``zone`` with its abbreviation."""
+    game = notification.game
+    if notification.message_id is not None:
+        return str(NOTIFICATION_TEXTS[notification.kind]) % {"game": game.title,
+                                                              "inbox": notification.message.inbox.title}
+    if notification.event_id is not None:
+        event = notification.event
+        return str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "when": zoned_time(event.due_at, zone),
+                                                  "zone": zone}
+    if notification.offer_id is not None:
+        return str(OFFER_TEXT) % {"game": game.title}
+    return str(PROXY_TEXT) % {"game": game.title, "name": notification.proxy.resident.name}
+
+
+def notification_path(notification: Notification) -> str:
+    """Where ``notification`` leads (a site path): the message's inbox, the game, the offer, the city's day."""
+    if notification.message_id is not None:
+        return reverse("inbox_thread", args=[notification.message.inbox.public_id])
+    if notification.offer_id is not None:
+        return reverse("commissar_offer", args=[notification.game.slug, notification.offer.public_id])
+    if notification.proxy_id is not None:
+        return reverse("city_day", args=[notification.game.slug, notification.proxy.city.number])
+    return reverse("game_detail", args=[notification.game.slug])
+
+
+@dataclass
+class ShownNotification:
+    """A notification as a page shows it: ``text``, ``url``, when (``at``, aware UTC) and whether it was read."""
+
+    notification: Notification
+    text: str
+    url: str
+    at: datetime
+    unread: bool
+
+
+def notification_list_for(user, limit: int = 50) -> list[ShownNotification]:
+    """The newest ``limit`` notifications of ``user`` that the policy still lets them see (``still_allowed``),
+    newest first, texts in each game's language and times in the user's display zone."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    rows = (Notification.objects.filter(user=user, withheld_at__isnull=True)
+            .select_related("user", "game", "message__inbox", "event", "offer__candidate", "offer__inbox",
+                            "proxy__resident", "proxy__city")
+            .order_by("-created_at", "-pk")[:limit])
+    shown = []
+    for n in rows:
+        if not still_allowed(n):
+            continue
+        with translation.override(n.game.language):
+            text = notification_text(n, display_zone_name(user, n.game))
+        shown.append(ShownNotification(n, text, notification_path(n), n.created_at, n.read_at is None))
+    return shown

@@ -5,27 +5,42 @@ write the rows the policy reads (consents, the logged "open on request" clicks) 
 """
 from __future__ import annotations
 
-from datetime import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import datetime, timedelta
 
-from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import transaction
-from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from cities.models import Game, GameStatus
+from cities.models import GameStatus, StaffKind, StaffRole
 from inboxes import policies
-from inboxes.models import Inbox
+from inboxes.models import Inbox, Message
 from kernel.audit import record_event
 from kernel.site import absolute_url
+from kernel.timezones import display_zone_name, time_zone_names
+from roles.models import CommissarOffer
+from voting.models import ProxyRequest
 
-from .models import DisclosureConsent, NotificationSettings, OpenRequest, ReminderSent
-from .notifications import REMINDER_TEXTS, digest_plan, reminder_plan
+from .models import (
+    Channel,
+    DisclosureConsent,
+    Notification,
+    NotificationCursor,
+    NotificationKind,
+    NotificationSettings,
+    OpenRequest,
+)
+from .notifications import (
+    concerned_users,
+    due_deadlines,
+    message_audience,
+    notification_path,
+    notification_text,
+    still_allowed,
+)
 
 
 def consenter_for(user, inbox: Inbox) -> tuple[str, int] | None:
@@ -117,87 +132,178 @@ def do_request_open(inbox: Inbox, *, acting_user, now: datetime | None = None) -
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Notifications (L-INBOX-20): per recipient, through readers_of_inbox, when sending
+# Notifications (L-INBOX-20): written for the audience the policy allows, sent only if it still allows
 # --------------------------------------------------------------------------------------------------------------
 
 def settings_of(user) -> NotificationSettings:
-    """The notification settings of ``user``; when they never chose, unsaved defaults whose time zone is that of
-    the latest game they play or host (Europe/Moscow when they have none)."""
+    """The notification settings of ``user``; unsaved defaults (``DEFAULT_CHANNELS``) when they never chose."""
     found = NotificationSettings.objects.filter(user=user).first()
-    return found or NotificationSettings(user=user, time_zone=_home_zone(user))
-
-
-def _home_zone(user) -> str:
-    """The time zone of the latest game ``user`` has a seat or a staff role in; Europe/Moscow when none."""
-
-    latest = (Game.objects.filter(Q(residents__user=user) | Q(staff_roles__user=user))
-              .order_by("-created_at", "-pk").values_list("time_zone", flat=True).first())
-    return latest or "Europe/Moscow"
+    return found or NotificationSettings(user=user)
 
 
 @transaction.atomic
-def do_update_notification_settings(*, acting_user, time_zone: str, email_digest: bool, reminders: bool,
+def do_update_notification_settings(*, acting_user, time_zone: str = "", channels: dict[str, str] | None = None,
                                     now: datetime | None = None) -> NotificationSettings:
-    """Save ``acting_user``'s own notification settings. Raises ``InvalidInput`` for an unknown IANA zone."""
-    try:
-        ZoneInfo(time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise InvalidInput(_("Unknown time zone.")) from None
+    """Save ``acting_user``'s own choices: their display zone (``User.time_zone``; "" = each game's zone) and a
+    ``Channel`` per ``NotificationKind`` in ``channels`` (kinds left out keep theirs). Raises ``InvalidInput`` for
+    an unknown IANA zone, kind or channel."""
+    if time_zone and time_zone not in time_zone_names():
+        raise InvalidInput(_("Unknown time zone."))
+    channels = channels or {}
+    if set(channels) - set(NotificationKind.values) or set(channels.values()) - set(Channel.values):
+        raise InvalidInput(_("Unknown notification choice."))
+    user = get_user_model().objects.select_for_update().get(pk=acting_user.pk)
+    if user.time_zone != time_zone:
+        user.time_zone = time_zone
+        user.save(update_fields=["time_zone"])
+        acting_user.time_zone = time_zone
     row, _created = NotificationSettings.objects.select_for_update().get_or_create(user=acting_user)
-    row.time_zone, row.email_digest, row.reminders = time_zone, email_digest, reminders
-    row.save(update_fields=["time_zone", "email_digest", "reminders"])
+    for kind, channel in channels.items():
+        setattr(row, kind, channel)
+    row.save()
     return row
 
 
-def do_send_digests(*, acting_user=None, now: datetime | None = None) -> int:
-    """E-mail each user who asked for it the inboxes with messages new since their last digest (L-INBOX-20).
+#: Games whose records notify (an offer comes during the setup, L-COMM-1).
+LIVE_STATUSES = (GameStatus.SETUP, GameStatus.RUNNING)
+#: How far before the cursor each collection re-reads (a message committed late is still seen; rows are unique).
+COLLECT_OVERLAP = timedelta(minutes=5)
+#: How far back the first collection reads.
+COLLECT_FIRST = timedelta(hours=1)
 
-    For every inbox with new messages, the audience is ``readers_of_inbox(inbox)`` computed now: a member removed
-    since, or a seat replaced, gets nothing; a mafia inbox never reaches a non-member. The mail names inboxes and
-    counts, never message text. Returns the number of e-mails sent. Scheduler only (``acting_user`` None).
-    """
 
+def _offer_audience(offers) -> list[tuple[int, str, dict]]:
+    return [(o.candidate.user_id, NotificationKind.OFFER, {"offer": o, "game_id": o.game_id}) for o in offers
+            if o.candidate.user_id is not None]
+
+
+def _proxy_audience(proxies) -> list[tuple[int, str, dict]]:
+    found = []
+    for p in proxies:
+        for role in StaffRole.objects.filter(game_id=p.game_id, kind=StaffKind.TRIBUNE, city_id=p.city_id):
+            found.append((role.user_id, NotificationKind.OFFER, {"proxy": p, "game_id": p.game_id}))
+    return found
+
+
+def do_collect_notifications(*, acting_user=None, now: datetime | None = None) -> int:
+    """Write the notifications of what happened since the last collection (L-INBOX-20), for the audience the
+    policy allows now (``notifications.message_audience``; an offer's candidate, a proxy request's Tribune; each
+    due deadline's ``concerned_users``), leaving out every kind a person turned off. Idempotent: a source
+    notifies a person once (unique rows). Returns the number of rows written. Scheduler only."""
     now = now or timezone.now()
+    with transaction.atomic():
+        cursor, _created = NotificationCursor.objects.select_for_update().get_or_create(
+            name="records", defaults={"up_to": now - COLLECT_FIRST})
+        since = cursor.up_to - COLLECT_OVERLAP
+        messages = list(Message.objects.filter(received_at__gt=since, received_at__lte=now, is_hidden=False,
+                                               inbox__game__status__in=LIVE_STATUSES)
+                        .select_related("inbox", "inbox__game").order_by("received_at", "pk"))
+        planned = [(uid, kind, {"message": m, "game_id": m.inbox.game_id})
+                   for uid, kind, m in message_audience(messages)]
+        planned += _offer_audience(CommissarOffer.objects.filter(
+            offered_at__gt=since, offered_at__lte=now, answered_at__isnull=True,
+            game__status__in=LIVE_STATUSES).select_related("candidate"))
+        planned += _proxy_audience(ProxyRequest.objects.filter(
+            requested_at__gt=since, requested_at__lte=now, state="requested", game__status__in=LIVE_STATUSES))
+        for event in due_deadlines(now):
+            planned += [(u.pk, NotificationKind.DEADLINE, {"event": event, "game_id": event.game_id})
+                        for u in concerned_users(event)]
+        choices = {r.user_id: r for r in NotificationSettings.objects.filter(user_id__in={p[0] for p in planned})}
+        rows = [Notification(user_id=uid, kind=kind, created_at=now, **source) for uid, kind, source in planned
+                if (choices.get(uid) or NotificationSettings()).channel(kind) != Channel.OFF]
+        before = Notification.objects.count()
+        Notification.objects.bulk_create(rows, ignore_conflicts=True)
+        cursor.up_to = max(cursor.up_to, now)
+        cursor.save(update_fields=["up_to"])
+        return Notification.objects.count() - before
+
+
+#: How long a notification waits for an e-mail before it is only on the site.
+EMAIL_WITHIN = timedelta(days=2)
+_DIGEST_EVERY = {Channel.DIGEST_HOURLY: ("hourly_digest_at", timedelta(hours=1)),
+                 Channel.DIGEST_DAILY: ("daily_digest_at", timedelta(days=1))}
+
+
+def _due_rows(row: NotificationSettings, pending: list[Notification], now: datetime) -> tuple[list, list[str]]:
+    """The pending notifications whose e-mail is due now for one person, and the digest stamps to move."""
+    due, stamps = [], []
+    for n in pending:
+        channel = row.channel(n.kind)
+        if channel == Channel.EMAIL_NOW:
+            due.append(n)
+        elif channel in _DIGEST_EVERY:
+            stamp, every = _DIGEST_EVERY[channel]
+            last = getattr(row, stamp)
+            if last is None or last <= now - every:
+                due.append(n)
+                stamps.append(stamp)
+    return due, sorted(set(stamps))
+
+
+def do_send_notifications(*, acting_user=None, now: datetime | None = None) -> int:
+    """Collect (``do_collect_notifications``), then e-mail each person what is due for them (L-INBOX-20): the
+    kinds they receive by e-mail at once, and their hourly or daily digest when its hour or day has passed. Each
+    notification is checked against the policy at this moment (``still_allowed``): a reader removed, dead (for
+    what was posted after the death), or replaced (the old account) since gets nothing and the row is withheld
+    for good. One e-mail per person and run, every line with its link, times in the person's display zone;
+    messages are never quoted. Returns the number of e-mails sent. Scheduler only (``acting_user`` None)."""
+    now = now or timezone.now()
+    do_collect_notifications(now=now)
+    pending = (Notification.objects.filter(emailed_at__isnull=True, withheld_at__isnull=True, read_at__isnull=True,
+                                           created_at__gt=now - EMAIL_WITHIN, game__status__in=LIVE_STATUSES)
+               .select_related("user", "game", "message__inbox", "event", "offer__candidate", "offer__inbox",
+                               "proxy__resident", "proxy__city", "proxy__game").order_by("user_id", "created_at", "pk"))
+    by_user: dict[int, list[Notification]] = {}
+    for n in pending:
+        by_user.setdefault(n.user_id, []).append(n)
     sent = 0
-    for row, lines in digest_plan(now):
+    for user_id, rows in by_user.items():
         with transaction.atomic():
-            locked = NotificationSettings.objects.select_for_update().get(pk=row.pk)
-            if locked.digest_sent_up_to is not None and locked.digest_sent_up_to >= now:
-                continue
-            if lines:
-                with translation.override(settings.LANGUAGE_CODE):
-                    body = "\n".join(lines) + "\n\n" + _("Notification settings: %(url)s") % {
-                        "url": absolute_url(reverse("archive_notification_settings"))}
-                    send_mail(_("Mafia Host: new messages"), body, None, [row.user.email])
+            row, _created = NotificationSettings.objects.select_for_update().get_or_create(user_id=user_id)
+            due, stamps = _due_rows(row, rows, now)
+            allowed = [n for n in due if still_allowed(n)]
+            refused = [n.pk for n in due if n not in allowed]
+            Notification.objects.filter(pk__in=refused).update(withheld_at=now)
+            if allowed:
+                _mail(rows[0].user, allowed)
+                Notification.objects.filter(pk__in=[n.pk for n in allowed]).update(emailed_at=now)
                 sent += 1
-            locked.digest_sent_up_to = now
-            locked.save(update_fields=["digest_sent_up_to"])
+            for stamp in stamps:
+                setattr(row, stamp, now)
+            if stamps:
+                row.save(update_fields=stamps)
     return sent
+
+
+def _mail(user, rows: list[Notification]) -> None:
+    """One e-mail to ``user`` with a line and a link per notification, each in its game's language."""
+    lines = []
+    for n in rows:
+        with translation.override(n.game.language):
+            lines.append(notification_text(n, display_zone_name(user, n.game)) + "\n  " + absolute_url(notification_path(n)))
+    with translation.override(rows[0].game.language):
+        body = "\n".join(lines) + "\n\n" + _("Notification settings: %(url)s") % {
+            "url": absolute_url(reverse("archive_notification_settings"))}
+        send_mail(_("Mafia Host: notifications"), body, None, [user.email])
+
+
+def do_send_digests(*, acting_user=None, now: datetime | None = None) -> int:
+    """The beat's older name for ``do_send_notifications`` (the digests are part of it). Scheduler only."""
+    return do_send_notifications(acting_user=acting_user, now=now)
 
 
 def do_send_reminders(*, acting_user=None, now: datetime | None = None) -> int:
-    """Send each concerned user one reminder of every deadline due within ``notifications.REMINDER_LEAD`` of ``now`` (nominations
-    close, voting close, night end), the time written in the user's own time zone. Recipients come from
-    ``notifications.concerned_users`` (through ``readers_of_inbox``). Returns the number of reminders sent; a
-    second tick sends none (``ReminderSent``). Scheduler only."""
+    """The beat's older name for ``do_send_notifications`` (deadline reminders are notifications of the kind
+    ``deadline``). Scheduler only."""
+    return do_send_notifications(acting_user=acting_user, now=now)
 
+
+@transaction.atomic
+def do_mark_notifications_read(notifications, *, acting_user, now: datetime | None = None) -> int:
+    """Mark ``acting_user``'s own ``notifications`` (ids or rows) read; others' are left alone. Returns how many."""
     now = now or timezone.now()
-    sent = 0
-
-    for event, user, kind in reminder_plan(now):
-        with transaction.atomic():
-            _row, created = ReminderSent.objects.get_or_create(user=user, event=event, defaults={"sent_at": now})
-            if not created:
-                continue
-            zone = ZoneInfo(settings_of(user).time_zone)
-            with translation.override(event.game.language):
-                when = date_format(timezone.localtime(event.due_at, zone), "DATETIME_FORMAT")
-                body = str(REMINDER_TEXTS[kind]) % {"game": event.game.title, "when": when, "zone": str(zone)}
-                body += "\n" + absolute_url(reverse("game_detail", args=[event.game.slug]))
-                send_mail(_("Mafia Host: a deadline is near"), body, None, [user.email])
-            record_event(event.game, "archive.reminder", actor=None, at=now, payload={"event": event.pk, "user": user.pk})
-            sent += 1
-    return sent
+    ids = [getattr(n, "pk", n) for n in notifications]
+    return Notification.objects.filter(pk__in=ids, user=acting_user, read_at__isnull=True).update(read_at=now)
 
 
 def game_is_over(game) -> bool:

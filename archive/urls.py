@@ -6,7 +6,8 @@ from . import views
 urlpatterns = [
     path("me/consents/", views.my_consents, name="archive_consents"),
     path("me/mentions/", views.mentions, name="archive_mentions"),
-    path("me/notifications/", views.notification_settings, name="archive_notification_settings"),
+    path("me/notifications/", views.notification_list, name="archive_notifications"),
+    path("me/notifications/settings/", views.notification_settings, name="archive_notification_settings"),
     path("games/<slug:slug>/archive/", views.archive_game, name="archive_game"),
     path("games/<slug:slug>/archive/open/<pid:inbox_id>/", views.open_inbox, name="archive_open_inbox"),
     path("games/<slug:slug>/archive/timeline/", views.timeline, name="archive_timeline"),

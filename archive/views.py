@@ -18,10 +18,12 @@ from inboxes import policies
 from inboxes.models import InboxKind
 from kernel.confirm import confirmation_page
 from kernel.public_ids import is_database_id
+from kernel.timezones import display_zone_name
 
 from . import charts, export, selectors, services
-from .forms import NotificationSettingsForm
-from .notifications import attention_everywhere, mentions_for, unread_badges_for
+from .forms import MarkAllReadForm, NotificationSettingsForm
+from .models import Notification, NotificationKind
+from .notifications import attention_everywhere, mentions_for, notification_list_for, unread_badges_for
 
 
 @login_required
@@ -161,18 +163,40 @@ def mentions(request):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def notification_settings(request):
-    """The viewer's own notification settings: e-mail digest, deadline reminders, time zone."""
+    """The viewer's own settings: their display zone and the channel of each kind of notification."""
     current = services.settings_of(request.user)
-    form = NotificationSettingsForm(request.POST or None, initial={
-        "time_zone": current.time_zone, "email_digest": current.email_digest, "reminders": current.reminders})
+    initial = {"time_zone": request.user.time_zone, **{kind: current.channel(kind) for kind in NotificationKind.values}}
+    form = NotificationSettingsForm(request.POST or None, initial=initial)
     status = 200
     if request.method == "POST":
         if form.is_valid():
             try:
-                services.do_update_notification_settings(acting_user=request.user, **form.cleaned_data)
+                services.do_update_notification_settings(acting_user=request.user,
+                                                         time_zone=form.cleaned_data["time_zone"] or "",
+                                                         channels=form.channels())
             except RuleViolation as exc:
-                form.add_error("time_zone", str(exc))
+                form.add_error(None, str(exc))
             else:
+                flash.success(request, _("Your settings are saved."))
                 return redirect("archive_notification_settings")
         status = 400
     return render(request, "archive/settings.html", {"form": form}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def notification_list(request):
+    """The viewer's notifications (L-INBOX-20), newest first, each one shown only while the policy still lets
+    them see what it points at; those shown are marked read, and "mark all read" marks the rest."""
+    if request.method == "POST":
+        if MarkAllReadForm(request.POST).is_valid():
+            services.do_mark_notifications_read(
+                Notification.objects.filter(user=request.user, read_at__isnull=True).values_list("pk", flat=True),
+                acting_user=request.user)
+        return redirect("archive_notifications")
+    shown = notification_list_for(request.user)
+    response = render(request, "archive/notifications.html",
+                      {"notifications": shown, "form": MarkAllReadForm(),
+                       "zone": display_zone_name(request.user)})
+    services.do_mark_notifications_read([s.notification for s in shown if s.unread], acting_user=request.user)
+    return response

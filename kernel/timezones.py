@@ -8,6 +8,8 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, available_timezones
 
 from django import forms
+from django.conf import settings
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 
@@ -63,3 +65,27 @@ class TimeZoneField(forms.CharField):
         if value and value not in time_zone_names():
             raise forms.ValidationError(self.error_messages["unknown"], code="unknown", params={"value": value})
         return value
+
+
+def zone_abbreviation(at: datetime, zone_name: str) -> str:
+    """The abbreviation of ``zone_name`` at ``at`` (aware): "MSK", "CET", "GMT"; zones without letters give their
+    offset ("+04"), UTC gives "UTC"."""
+    return at.astimezone(ZoneInfo(zone_name)).tzname() or zone_name
+
+
+def zoned_time(at: datetime, zone_name: str, fmt: str = "DATETIME_FORMAT") -> str:
+    """``at`` (aware) written in ``zone_name`` in the active language's ``fmt`` followed by the zone's
+    abbreviation: "20 ноября 2026 г. 23:50 MSK"."""
+    local = at.astimezone(ZoneInfo(zone_name))
+    return f"{date_format(local, fmt)} {zone_abbreviation(at, zone_name)}"
+
+
+def display_zone_name(user, game=None) -> str:
+    """The zone ``user`` reads times in: their own display zone (``User.time_zone``) when they chose one, else
+    ``game``'s zone (a Game or a zone name), else the site's ``TIME_ZONE``. Anonymous visitors read the game's."""
+    own = getattr(user, "time_zone", "") if getattr(user, "is_authenticated", False) else ""
+    if own and own in time_zone_names():
+        return own
+    if game is not None:
+        return game if isinstance(game, str) else game.time_zone
+    return settings.TIME_ZONE

@@ -29,8 +29,7 @@ def _setup_periodic_tasks(sender, **kwargs):
                          options={"expires": settings.MAFIA_DISPATCH_INTERVAL_SECONDS}),
         name="dispatch due scheduled events",
     )
-    # Notifications (archive app): deadline reminders every 5 minutes, the e-mail digest once an hour.
-    sender.add_periodic_task(300.0, sender.signature("archive.tasks.send_reminders", options={"expires": 300.0}),
-                             name="deadline reminders")
-    sender.add_periodic_task(3600.0, sender.signature("archive.tasks.send_digests", options={"expires": 3600.0}),
-                             name="e-mail digests")
+    # Notifications (archive app): collected and e-mailed every minute ("at once"); each person's hourly and daily
+    # digests go out when their hour or day has passed.
+    sender.add_periodic_task(60.0, sender.signature("archive.tasks.send_notifications", options={"expires": 60.0}),
+                             name="notifications")

@@ -21,6 +21,43 @@ class NomineeForm(forms.Form):
         self.fields["nominee"].choices = [("", _("— choose a resident —"))] + [(r.public_id, r.name) for r in choices]
 
 
+class ResidentChoiceForm(forms.Form):
+    """Choose one of ``choices`` (Residents) by public id; nothing chosen in advance. Subclasses name the field and
+    its label: a judge's court vote (L-COURT-2), the Procurator's execution decision (L-VOTE-7)."""
+
+    field_name = "resident"
+    label = _("Resident")
+    widget = forms.Select
+
+    def __init__(self, *args, choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.residents = {r.public_id: r for r in choices}
+        options = [(r.public_id, r.name) for r in choices]
+        if self.widget is forms.Select:
+            options = [("", _("— choose a resident —")), *options]
+        self.fields[self.field_name] = forms.ChoiceField(label=self.label, choices=options, widget=self.widget)
+
+    def chosen(self):
+        """The chosen Resident (call after ``is_valid()``)."""
+        return self.residents[self.cleaned_data[self.field_name]]
+
+
+class CourtVoteForm(ResidentChoiceForm):
+    """A sitting judge confirms one of the candidates before the court (L-COURT-2): radio buttons, one per
+    candidate, nothing chosen in advance."""
+
+    field_name = "choice"
+    label = _("Confirm the sentence of")
+    widget = forms.RadioSelect
+
+
+class ExecutionDecisionForm(ResidentChoiceForm):
+    """The Procurator names the executed when the day's voting decided nothing (L-VOTE-7)."""
+
+    field_name = "resident"
+    label = _("The executed")
+
+
 class ScheduleVotingForm(forms.Form):
     """The Tribune's voting times, typed in the game's zone (L-DAY-3); the service checks the rules."""
 

@@ -15,9 +15,10 @@ from cities.i18n import activate_game_language
 from cities.selectors import game_get
 from inboxes import access, policies
 from kernel.confirm import confirmation_page
+from kernel.timezones import zoned_time
 
 from . import selectors, services
-from .forms import CourtDeadlineForm, NomineeForm, ScheduleVotingForm
+from .forms import CourtDeadlineForm, CourtVoteForm, ExecutionDecisionForm, NomineeForm, ScheduleVotingForm
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -30,7 +31,10 @@ def city_day(request, slug: str, number: int):
     city = access.access_city_by_number(request.user, game, number)
     day = selectors.city_day_for(request.user, city)
     form = ScheduleVotingForm(time_zone=game.time_zone)
-    status, error = 200, None
+    court_form = CourtDeadlineForm(time_zone=game.time_zone)
+    vote_form = CourtVoteForm(choices=day.court_choices)
+    decide_form = ExecutionDecisionForm(choices=day.decision_choices)
+    status, error, done = 200, None, _("Done.")
     if request.method == "POST":
         action = request.POST.get("action")
         allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
@@ -45,17 +49,30 @@ def city_day(request, slug: str, number: int):
             elif action == "put_before_court" and day.session is not None:
                 court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
                 if not court_form.is_valid():
-                    error = "; ".join(str(e) for errs in court_form.errors.values() for e in errs)
                     raise _FormInvalid()
-                services.do_put_before_court(day.session, court_form.cleaned_data["deadline"], acting_user=request.user)
+                case = services.do_put_before_court(day.session, court_form.cleaned_data["deadline"],
+                                                    acting_user=request.user)
+                done = _("The result is before the Supreme Court until %(time)s.") % {
+                    "time": zoned_time(case.deadline, game.time_zone)}
             elif action == "close_case" and day.court_case is not None:
                 services.do_close_court_case(day.court_case, acting_user=request.user)
             elif action == "court_vote" and day.court_case is not None:
-                choice = access.access_resident_by_id(request.user, request.POST.get("choice"), city=city)
+                vote_form = CourtVoteForm(request.POST, choices=day.court_choices)
+                if not vote_form.is_valid():
+                    raise _FormInvalid()
+                choice = vote_form.chosen()
                 services.do_court_vote(day.court_case, choice, acting_user=request.user)
+                done = _("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
+                         "changed.") % {"name": choice.name}
+                day.court_case.refresh_from_db()
+                if day.court_case.sentenced_id is not None:
+                    done += " " + _("The court has decided: %(name)s is sentenced.") % {
+                        "name": day.court_case.sentenced.name}
             elif action == "decide":
-                resident = access.access_resident_by_id(request.user, request.POST.get("resident"), city=city)
-                services.do_decide_execution(city, resident, acting_user=request.user)
+                decide_form = ExecutionDecisionForm(request.POST, choices=day.decision_choices)
+                if not decide_form.is_valid():
+                    raise _FormInvalid()
+                services.do_decide_execution(city, decide_form.chosen(), acting_user=request.user)
             elif action == "schedule":
                 form = ScheduleVotingForm(request.POST, time_zone=game.time_zone)
                 if not form.is_valid():
@@ -92,14 +109,20 @@ def city_day(request, slug: str, number: int):
         except _FormInvalid:
             status = 400
         except RuleViolation as exc:
-            error, status = str(exc), 400
+            status = 400
+            own_form = {"put_before_court": court_form, "court_vote": vote_form, "decide": decide_form}.get(action)
+            if own_form is not None and own_form.is_bound:
+                own_form.add_error(None, str(exc))  # the refusal inside the form it refuses
+            else:
+                error = str(exc)
         else:
-            messages.success(request, _("Done."))
+            messages.success(request, done)
             return redirect("city_day", slug=slug, number=number)
         day = selectors.city_day_for(request.user, city)
     seat = policies.seat_in(request.user, game)
     return render(request, "voting/city_day.html",
-                  {"game": game, "city": city, "day": day, "form": form, "error": error,
+                  {"game": game, "city": city, "day": day, "form": form, "error": error, "court_form": court_form,
+                   "vote_form": vote_form, "decide_form": decide_form,
                    "is_resident": seat is not None and seat.city_id == city.pk}, status=status)
 
 

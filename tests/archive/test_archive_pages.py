@@ -188,10 +188,47 @@ def test_vote_chart_axis_shows_the_window_in_the_games_time_zone_L_ARCH_3_L_DAY_
     world.end()
     table = charts.vote_tables_for(world.demo.anonymous, world.game)[0]
     zone = ZoneInfo(world.game.time_zone)
-    assert world.game.time_zone != "UTC"
+    assert world.game.time_zone == "Europe/Moscow"
     for moment in (table.opens_at, table.closes_at):
-        assert f">{moment.astimezone(zone):%H:%M} {world.game.time_zone}</text>" in table.svg
+        assert f">{moment.astimezone(zone):%H:%M} MSK</text>" in table.svg
     assert " UTC</text>" not in table.svg
+
+
+def test_vote_chart_axis_follows_the_viewers_own_display_zone_L_ARCH_3(world):
+    _voting_day(world)
+    world.end()
+    viewer = fresh(world.demo.outsider)
+    viewer.time_zone = "Europe/London"
+    viewer.save(update_fields=["time_zone"])
+    table = charts.vote_tables_for(fresh(world.demo.outsider), world.game)[0]
+    assert '>15:00 GMT</text>' in table.svg and '>20:00 GMT</text>' in table.svg  # 18:00 and 23:00 in Moscow
+    assert "MSK" not in table.svg
+
+
+def test_vote_chart_is_an_svg_of_a_viewbox_drawn_from_its_template_L_ARCH_3(world):
+    _voting_day(world)
+    world.end()
+    svg = charts.vote_tables_for(world.demo.anonymous, world.game)[0].svg
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" class="vote-chart"')
+    assert 'viewBox="0 0 640 240"' in svg and 'width="' not in svg.split(">")[0]
+    assert svg.count('class="legend"') == 2 and svg.count('class="series"') == 2
+
+
+def test_vote_chart_legend_uses_the_names_of_the_day_as_the_table_does_L_ARCH_3_L_REPLACE_1(world):
+    from django.contrib.auth import get_user_model
+    _day, a, b, _voters = _voting_day(world)
+    name_of_the_day = a.name
+    newcomer = get_user_model().objects.create_user("newcomer", "newcomer@example.org", "x", display_name="Newcomer")
+    inbox_services.do_replace_player(a, newcomer, acting_user=fresh(world.demo.procurator), now=CLOSES + timedelta(hours=1))
+    a.refresh_from_db()
+    assert a.name == "Newcomer"
+    world.end()
+    table = charts.vote_tables_for(world.demo.anonymous, world.game)[0]
+    assert {row.nominee for row in table.box.rows} == {name_of_the_day, b.name}
+    assert {s.nominee for s in table.series} == {name_of_the_day, b.name}
+    assert f'class="legend" x="488" y="24" fill="#b22222">{name_of_the_day}: 3</text>' in table.svg or \
+        f">{name_of_the_day}: 3</text>" in table.svg
+    assert "Newcomer" not in table.svg
 
 
 def test_timeline_page_shows_times_in_the_games_time_zone_L_ARCH_3(world, client):
@@ -207,4 +244,4 @@ def test_timeline_page_shows_times_in_the_games_time_zone_L_ARCH_3(world, client
         local = date_filter(timezone.localtime(first.at, ZoneInfo(world.game.time_zone)), "DATETIME_FORMAT")
         utc = date_filter(timezone.localtime(first.at, ZoneInfo("UTC")), "DATETIME_FORMAT")
     assert world.game.time_zone != "UTC" and local != utc
-    assert f'<time datetime="{first.at.isoformat()}">{local}</time>' in page
+    assert f'<time datetime="{first.at.isoformat()}">{local} MSK</time>' in page

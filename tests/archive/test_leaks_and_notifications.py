@@ -100,18 +100,22 @@ def test_unread_badges_count_only_readable_inboxes_L_INBOX_20(world, client):
     assert page.status_code == 200 and f'data-unread="{before_honest + 1}"' in page.content.decode()
 
 
+def _choose(user, time_zone: str = "", **channels) -> None:
+    """Save ``user``'s display zone and the given channels (the other kinds keep their defaults)."""
+    services.do_update_notification_settings(acting_user=fresh(user), time_zone=time_zone, channels=channels)
+
+
 def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_INBOX_20(world):
     for persona in ("honest", "mafioso", "outsider", "procurator"):
-        services.do_update_notification_settings(acting_user=getattr(world.demo, persona), time_zone="Europe/Moscow",
-                                                 email_digest=True, reminders=True)
+        _choose(getattr(world.demo, persona), reply="digest_hourly", mention="digest_hourly")
     inbox_services.do_post_message(world.inbox("mafia1"), f"Consigliere agrees: {MAFIA_PHRASE}",
                                    acting_user=fresh(world.demo.consigliere))
     inbox_services.do_post_message(world.inbox("personal:winner"), "Your Tribune here.", acting_user=fresh(world.demo.tribune1))
     mail.outbox.clear()
     now = max(m.received_at for m in world.inbox("mafia1").messages.all()) + timedelta(minutes=1)
-    sent = services.do_send_digests(now=now)
+    sent = services.do_send_notifications(now=now)
     by_user = {m.to[0]: m.body for m in mail.outbox}
-    assert sent == len(mail.outbox)
+    assert sent == len(mail.outbox) == 2
     mafia_title = world.inboxes["mafia1"].title
     assert mafia_title in by_user[world.demo.mafioso.email]
     assert world.demo.outsider.email not in by_user
@@ -122,9 +126,14 @@ def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_IN
     # Each line links to its inbox on this site; the mail ends with the settings page.
     personal_url = f"http://{settings.MAFIA_SITE_DOMAIN}/inboxes/{world.inboxes['personal:winner'].public_id}/"
     assert personal_url in by_user[world.demo.honest.email]
-    assert f"http://{settings.MAFIA_SITE_DOMAIN}/me/notifications/" in by_user[world.demo.honest.email]
+    assert f"http://{settings.MAFIA_SITE_DOMAIN}/me/notifications/settings/" in by_user[world.demo.honest.email]
     assert f"/inboxes/{world.inboxes['mafia1'].public_id}/" not in by_user[world.demo.honest.email]
-    assert services.do_send_digests(now=now) == 0  # nothing new since
+    assert services.do_send_notifications(now=now) == 0  # nothing new since
+    inbox_services.do_post_message(world.inbox("personal:winner"), "Again.", acting_user=fresh(world.demo.tribune1),
+                                   now=now + timedelta(minutes=1))
+    assert services.do_send_notifications(now=now + timedelta(minutes=30)) == 0  # the hour has not passed
+    assert services.do_send_notifications(now=now + timedelta(minutes=61)) == 1
+    assert [m.to for m in mail.outbox[2:]] == [[world.demo.honest.email]]
 
 
 def test_reminders_before_voting_close_reach_the_city_in_each_users_time_zone_once_L_INBOX_20(world):
@@ -133,33 +142,43 @@ def test_reminders_before_voting_close_reach_the_city_in_each_users_time_zone_on
     day = city1_day(world.demo)
     do_schedule_voting(day.city, CLOSES - timedelta(hours=3), CLOSES, acting_user=world.demo.tribune1, now=MORNING)
     event = ScheduledEvent.objects.get(game=world.game, kind="voting_close", done_at__isnull=True, cancelled_at__isnull=True)
-    services.do_update_notification_settings(acting_user=world.demo.honest, time_zone="America/New_York",
-                                             email_digest=False, reminders=True)
-    services.do_update_notification_settings(acting_user=world.demo.commissar, time_zone="Europe/Moscow",
-                                             email_digest=False, reminders=False)
+    _choose(world.demo.honest, time_zone="America/New_York")
+    _choose(world.demo.commissar, deadline="off")
+    _choose(world.demo.mafioso, deadline="site")
     mail.outbox.clear()
-    assert services.do_send_reminders(now=event.due_at - timedelta(hours=2)) == 0  # too early
-    sent = services.do_send_reminders(now=event.due_at - timedelta(minutes=30))
+    assert services.do_send_notifications(now=event.due_at - timedelta(hours=2)) == 0  # too early
+    sent = services.do_send_notifications(now=event.due_at - timedelta(minutes=30))
     recipients = {m.to[0]: m.body for m in mail.outbox}
     living_city1 = {r.user.email for r in day.plain} | {world.demo.seat("judge").user.email}
-    expected = (living_city1 | {world.demo.tribune1.email}) - {world.demo.commissar.email}
+    expected = (living_city1 | {world.demo.tribune1.email}) - {world.demo.commissar.email, world.demo.mafioso.email}
     assert set(recipients) == expected and sent == len(expected)
-    assert "15:00" in recipients[world.demo.honest.email]  # 20:00 UTC in New York
-    assert "23:00" in recipients[world.demo.mafioso.email]  # the default zone, Moscow
-    assert f"http://{settings.MAFIA_SITE_DOMAIN}/games/{world.game.slug}/" in recipients[world.demo.mafioso.email]
+    assert "15:00 EST" in recipients[world.demo.honest.email]  # 20:00 UTC in New York, the account's zone
+    judge = world.demo.seat("judge").user.email
+    assert "23:00 MSK" in recipients[judge]  # no zone chosen: the game's, Moscow
+    assert f"http://{settings.MAFIA_SITE_DOMAIN}/games/{world.game.slug}/" in recipients[judge]
     assert world.demo.outsider.email not in recipients and world.demo.resident2.email not in recipients
-    assert services.do_send_reminders(now=event.due_at - timedelta(minutes=20)) == 0
-    assert NotificationSettings.objects.get(user=world.demo.honest).time_zone == "America/New_York"
+    assert services.do_send_notifications(now=event.due_at - timedelta(minutes=20)) == 0
+    shown = notifications.notification_list_for(fresh(world.demo.mafioso))  # "site": listed, not e-mailed
+    assert [n.notification.kind for n in shown] == ["deadline"] and "23:00 MSK" in shown[0].text
+    assert notifications.notification_list_for(fresh(world.demo.commissar)) == []  # "off": not even listed
 
 
 def test_notification_settings_page_refuses_an_unknown_zone(world, client):
     client.force_login(world.demo.honest)
-    response = client.post("/me/notifications/", {"time_zone": "Mars/Olympus", "email_digest": "on"})
+    kinds = {"mention": "site", "reply": "digest_daily", "deadline": "email_now", "night_result": "site",
+             "offer": "off"}
+    response = client.post("/me/notifications/settings/", {"time_zone": "Mars/Olympus", **kinds})
     assert response.status_code == 400
-    response = client.post("/me/notifications/", {"time_zone": "Asia/Tokyo", "email_digest": "on"})
+    assert response.status_code == 400 and fresh(world.demo.honest).time_zone == ""
+    response = client.post("/me/notifications/settings/", {"time_zone": "Asia/Tokyo", **kinds, "offer": "loud"})
+    assert response.status_code == 400 and not NotificationSettings.objects.filter(user=world.demo.honest).exists()
+    response = client.post("/me/notifications/settings/", {"time_zone": "Asia/Tokyo", **kinds})
     assert response.status_code == 302
     row = NotificationSettings.objects.get(user=world.demo.honest)
-    assert (row.time_zone, row.email_digest, row.reminders) == ("Asia/Tokyo", True, False)
+    assert (fresh(world.demo.honest).time_zone, row.reply, row.offer, row.deadline) == (
+        "Asia/Tokyo", "digest_daily", "off", "email_now")
+    page = client.get("/me/notifications/settings/").content.decode()
+    assert 'value="Asia/Tokyo"' in page and '<label for="id_reply">' in page
 
 
 def test_vote_tables_chart_and_timeline_of_a_city_stay_with_its_readers_during_the_game_L_INBOX_9(world):
@@ -187,11 +206,10 @@ def test_send_notifications_command_sends_the_due_digests(world):
 
     from django.core.management import call_command
 
-    services.do_update_notification_settings(acting_user=world.demo.mafioso, time_zone="Europe/Moscow",
-                                             email_digest=True, reminders=True)
+    _choose(world.demo.mafioso, reply="email_now")
     inbox_services.do_post_message(world.inbox("mafia1"), "news", acting_user=fresh(world.demo.consigliere))
     mail.outbox.clear()
     out = StringIO()
     call_command("send_notifications", stdout=out)
-    assert out.getvalue().strip() == "reminders sent: 0; digests sent: 1"
+    assert out.getvalue().strip() == "notifications e-mailed: 1"
     assert [m.to for m in mail.outbox] == [[world.demo.mafioso.email]]

@@ -213,6 +213,70 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
     assert f"<strong>{a.name}</strong>" in client.get(url).content.decode()
 
 
+def _before_the_court(demo, client):
+    """Day 2 of city 1: one nominee, one «казнить», voting closed; the Arbiter logged in. Returns (url, nominee)."""
+    from inboxes.services import do_post_message
+    from voting.services import do_close_voting
+    day = city1_day(demo)
+    a = day.plain[0]
+    session = nominate_and_open(demo, day, [a])
+    do_post_message(day.inbox_of(a), "казнить", acting_user=day.plain[5].user, now=OPENS + US)
+    do_close_voting(session, acting_user=None, now=CLOSES)
+    client.force_login(demo.arbiter)
+    return reverse("city_day", args=[demo.game.slug, 1]), a
+
+
+def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_L_COURT_2(demo, client):
+    from cities.models import Resident
+    from voting.models import CourtVote
+    url, a = _before_the_court(demo, client)
+    with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
+        assert client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"}).status_code == 302
+        judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
+        client.force_login(judge.user)
+        page = client.get(url).content.decode()
+        assert 'type="radio" name="choice"' in page and f'value="{a.public_id}"' in page
+        voted = client.post(url, {"action": "court_vote", "choice": a.public_id}, follow=True)
+    assert voted.status_code == 200
+    shown = [str(m) for m in voted.context["messages"]]
+    assert shown == [ru("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
+                        "changed.", name=a.name)]
+    assert list(CourtVote.objects.filter(judge=judge).values_list("choice", flat=True)) == [a.pk]
+    assert 'name="choice"' not in voted.content.decode()  # voted: the form is gone
+
+
+def test_a_court_vote_without_a_choice_is_a_form_error_and_records_nothing_L_COURT_2(demo, client):
+    from cities.models import Resident
+    from voting.models import CourtVote
+    url, _nominee = _before_the_court(demo, client)
+    with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
+        client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"})
+        judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
+        client.force_login(judge.user)
+        for bad in ({}, {"choice": "nobody123456"}, {"choice": demo.seat("judge").public_id}):
+            refused = client.post(url, {"action": "court_vote", **bad})
+            assert refused.status_code == 400
+            form = refused.content.decode().split('class="court-vote"')[1].split("</form>")[0]
+            assert 'class="errorlist' in form
+    assert CourtVote.objects.count() == 0
+
+
+def test_an_error_on_the_court_form_keeps_the_tally_and_shows_the_error_inside_the_form_L_COURT_1(demo, client):
+    from voting.models import CourtCase
+    url, a = _before_the_court(demo, client)
+    with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
+        shown = client.get(url).content.decode()
+        for bad in ("", "yesterday", "2026-11-19T10:00"):
+            refused = client.post(url, {"action": "put_before_court", "deadline": bad})
+            assert refused.status_code == 400
+            page = refused.content.decode()
+            assert 'class="tally-box"' in shown and 'class="tally-box"' in page
+            assert a.name in page.split('class="tally-box"')[1].split("</section>")[0]
+            form = page.split('class="inline court-form"')[1].split("</form>")[0]
+            assert 'class="errorlist' in form
+    assert CourtCase.objects.count() == 0
+
+
 def test_tribune_extends_and_closes_voting_from_the_day_page_L_DAY_3_L_VOTE_6(demo, client):
     day = city1_day(demo)
     session = nominate_and_open(demo, day, [day.plain[0]])

@@ -1,5 +1,5 @@
-"""``manage.py send_notifications``: send the due deadline reminders and e-mail digests once (the same work as the
-beat entries ``archive.tasks.send_reminders`` / ``send_digests``), for a cron job where Celery beat is not run."""
+"""``manage.py send_notifications``: collect the notifications due and send the e-mails due once (the same work as
+the beat entry ``archive.tasks.send_notifications``), for a cron job where Celery beat is not run."""
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
@@ -8,12 +8,8 @@ from archive import services
 
 
 class Command(BaseCommand):
-    help = "Send the due deadline reminders and e-mail digests (L-INBOX-20)."
-
-    def add_arguments(self, parser):
-        parser.add_argument("--no-digests", action="store_true", help="Send reminders only.")
+    help = "Collect the notifications and send the e-mails that are due (L-INBOX-20)."
 
     def handle(self, *args, **options):
-        reminders = services.do_send_reminders(acting_user=None)
-        digests = 0 if options["no_digests"] else services.do_send_digests(acting_user=None)
-        self.stdout.write(f"reminders sent: {reminders}; digests sent: {digests}")
+        sent = services.do_send_notifications(acting_user=None)
+        self.stdout.write(f"notifications e-mailed: {sent}")

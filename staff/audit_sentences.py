@@ -1,0 +1,302 @@
+"""The audit log in words (the staff console): each ``GameEvent`` as a sentence in its game's language (Russian for
+Lepra, English for M21), naming residents, cities and inboxes with links the viewer may open, times in the game's
+zone with the zone's abbreviation.
+
+The sentences are keyed by the typed kinds of ``kernel.events`` (``EventKind``, the ``scheduler.<kind>`` rows of
+``ScheduledKind``, and the M21 family). What a sentence may show is decided by the audit clause of the policy
+(``inboxes.audit_policy.AuditScope``): nothing of an event the viewer may not see; an inbox or a message only by a
+link to an inbox the viewer reads (else "—"); the actor only when ``shows_actor``; no database id anywhere.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.urls import reverse
+from django.utils import translation
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext_lazy as _
+
+from cities.models import City, Resident
+from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditScope
+from inboxes.models import Inbox, Message
+from kernel.events import EventKind, ScheduledKind
+from kernel.timezones import zoned_time
+
+K = EventKind
+
+#: The sentence of each audit kind. Placeholders name payload keys (``%(resident)s``...) and ``%(actor)s``.
+SENTENCES = {
+    K.GAME_CREATED: _("%(actor)s created the game “%(title)s”."),
+    K.GAME_STATUS: _("%(actor)s set the game's status to %(status)s (day %(day)s)."),
+    K.GAME_FINISHED: _("The game is over; the winner: %(winner)s."),
+    K.CITY_ADDED: _("%(actor)s added the city %(city)s."),
+    K.CITIES_FORMED: _("%(actor)s formed the cities: %(cities)s."),
+    K.CITIES_LISTS_PUBLISHED: _("%(actor)s published the city lists."),
+    K.SIGNUP_CREATED: _("%(actor)s signed up to play."),
+    K.SIGNUP_WITHDRAWN: _("%(actor)s withdrew their sign-up."),
+    K.SIGNUPS_CLOSED: _("%(actor)s closed the sign-ups (%(signups)s signed up)."),
+    K.RESIDENT_SEATED: _("%(resident)s was seated in %(city)s."),
+    K.RESIDENT_MOVED: _("%(actor)s moved %(resident)s to %(city)s."),
+    K.STAFF_APPOINTED: _("%(actor)s appointed %(user)s: %(role)s."),
+    K.DEMO_LOADED: _("The demo game was loaded."),
+    K.POST_CREATED: _("%(actor)s wrote a public post."),
+    K.POST_SCHEDULED: _("%(actor)s scheduled a public post for %(publish_at)s."),
+    K.POST_PUBLISHED: _("%(actor)s published a public post."),
+    K.POST_APPENDED: _("%(actor)s added to a public post."),
+    K.SCHEDULER_POST_PUBLISHED: _("The site published a scheduled public post."),
+    K.DAILY_POST_DRAFTED: _("The site drafted the daily post of day %(day)s."),
+    K.DAILY_POST_EDITED: _("%(actor)s edited the daily post."),
+    K.DAILY_POST_TEXT_SET: _("%(actor)s set the text of the daily post of day %(day)s."),
+    K.DAILY_POST_APPENDED: _("%(actor)s added to the daily post."),
+    K.DAILY_POST_HELD: _("The daily post of day %(day)s is held until %(publish_at)s for the Procurator's edits."),
+    K.DAILY_POST_EDIT_WINDOW_SET: _("%(actor)s set the daily post's edit window from %(from)s to %(to)s minutes."),
+    K.DRAW_COMMITTED: _("%(actor)s committed the draw."),
+    K.DRAW_NUMBERS: _("The draw's numbers were taken."),
+    K.RESIDENT_FLAGS: _("A resident's flags were set."),
+    K.COMMISSAR_OFFERED: _("The commissar's post of %(city)s was offered (offer %(number)s)."),
+    K.COMMISSAR_ANSWERED: _("The offer of the commissar's post was answered."),
+    K.COMMISSAR_TRIBUNE_TOLD: _("The Tribune of %(city)s was told who the commissar is."),
+    K.COMMISSAR_CHECKED: _("The commissar made a check (night %(night)s)."),
+    K.INBOXES_OPENED: _("%(actor)s opened the game's inboxes."),
+    K.INBOX_CREATED: _("%(actor)s created the inbox %(inbox)s."),
+    K.INBOX_KILLED: _("%(actor)s closed the inbox %(inbox)s."),
+    K.INBOX_ROLLED_OVER: _("The inbox %(inbox)s was rolled over into %(successor)s."),
+    K.MESSAGE_POSTED: _("%(actor)s posted %(message)s in %(inbox)s."),
+    K.MESSAGE_SITE_POSTED: _("The site posted %(message)s in %(inbox)s."),
+    K.MESSAGE_EDITED: _("%(actor)s edited %(message)s in %(inbox)s."),
+    K.MESSAGE_HIDDEN: _("%(actor)s hid %(message)s in %(inbox)s."),
+    K.MEMBERSHIP_ADDED: _("%(actor)s added %(resident)s to %(inbox)s."),
+    K.MEMBERSHIP_BANNED: _("%(actor)s banned %(resident)s in %(inbox)s until %(until)s."),
+    K.MEMBERSHIP_UNBANNED: _("%(actor)s lifted the ban of %(resident)s in %(inbox)s."),
+    K.MEMBERSHIP_REMOVED: _("%(actor)s removed %(resident)s from %(inbox)s."),
+    K.MEMBERSHIP_LEFT: _("%(resident)s left %(inbox)s."),
+    K.MEMBERSHIP_PENALTY_BANNED: _("%(actor)s gave %(resident)s a penalty ban until %(until)s: %(reason)s."),
+    K.RESIDENT_DIED: _("%(resident)s died (%(cause)s)."),
+    K.RESIDENT_LAID_TO_REST: _("%(resident)s was laid to rest."),
+    K.RESIDENT_REPLACED: _("%(actor)s replaced the player of %(resident)s: %(old_user)s by %(new_user)s."),
+    K.VOTING_SCHEDULED: _("%(actor)s scheduled the voting of %(city)s from %(opens_at)s to %(closes_at)s."),
+    K.VOTING_EXTENDED: _("%(actor)s extended the voting until %(to)s."),
+    K.VOTING_RESCHEDULED: _("%(actor)s moved the voting of %(city)s to %(to)s."),
+    K.VOTING_WINDOW_MISSED: _("The voting of %(city)s planned for %(opens_at)s did not take place."),
+    K.VOTING_OPENED: _("%(actor)s opened the voting."),
+    K.VOTING_CLOSED: _("%(actor)s closed the voting; the leader: %(leader)s."),
+    K.VOTING_EXECUTION_DECIDED: _("%(actor)s decided the execution in %(city)s: %(resident)s."),
+    K.VOTING_SPIRITS: _("The spirits of %(city)s: %(spirits)s."),
+    K.VOTING_NOMINATED: _("%(nominator)s nominated %(nominee)s in %(city)s (day %(day)s)."),
+    K.VOTING_PROXY_REQUESTED: _("%(resident)s asked for a proxy vote for %(nominee)s."),
+    K.VOTING_PROXY_ACCEPTED: _("%(actor)s accepted a proxy vote."),
+    K.VOTING_SUICIDE_DECLARED: _("%(resident)s declared suicide."),
+    K.VOTING_SUICIDE_CONFIRMED: _("%(actor)s confirmed a suicide."),
+    K.VOTING_SPEECH_REQUESTED: _("%(resident)s asked for a speech (%(kind)s) with %(other)s."),
+    K.COURT_RENEWED: _("The Supreme Court was renewed: %(judges)s."),
+    K.COURT_CASE_OPENED: _("%(actor)s put the result before the Supreme Court: %(candidates)s."),
+    K.COURT_SENTENCED: _("The Supreme Court sentenced %(resident)s."),
+    K.COURT_VOTED: _("Judge %(judge)s confirmed the sentence of %(choice)s."),
+    K.ELECTION_SCHEDULED: _("%(actor)s scheduled the judge election of %(city)s from %(opens_at)s to %(closes_at)s."),
+    K.ELECTION_OPENED: _("%(actor)s opened a judge election."),
+    K.ELECTION_CLOSED: _("The judge election closed; elected: %(winner)s."),
+    K.ELECTION_CANDIDATES_PASSED: _("%(actor)s passed the candidates: %(candidates)s."),
+    K.ELECTION_PROPOSED: _("%(proposer)s proposed %(candidate)s as a judge."),
+    K.ELECTION_PROXY_RECORDED: _("%(actor)s recorded a proxy ballot of %(voter)s for %(candidate)s."),
+    K.JUDGE_RECUSED: _("%(actor)s recorded the resignation of judge %(judge)s."),
+    K.REMOVAL_OPENED: _("%(actor)s opened a demand to remove judge %(judge)s."),
+    K.REMOVAL_CONFIRMED: _("%(resident)s confirmed a demand to remove a judge."),
+    K.REMOVAL_VALID: _("A demand to remove a judge is valid (%(count)s confirmations)."),
+    K.REMOVAL_APPLIED: _("Judge %(judge)s was removed."),
+    K.NIGHT_DECISION: _("A night decision was made in %(city)s (night %(night)s)."),
+    K.NIGHT_GIFT: _("A night gift was given."),
+    K.NIGHT_RESOLVED: _("Night %(night)s was resolved; deaths: %(deaths)s."),
+    K.GODFATHER_APPOINTED: _("A godfather was appointed in %(city)s."),
+    K.GODFATHER_ELECTION_OPENED: _("A godfather election opened in %(city)s."),
+    K.GODFATHER_ELECTION_CLOSED: _("A godfather election closed."),
+    K.GODFATHER_VOTED: _("A vote in a godfather election was cast."),
+    K.TRIBUNE_STAND_IN_GRANTED: _("%(actor)s gave %(city)s a stand-in Tribune until %(until)s."),
+    K.TRIBUNE_STAND_IN_ENDED: _("%(actor)s ended the stand-in Tribune of %(city)s."),
+    K.STAFF_TRIBUNE_REPLACED: _("%(actor)s replaced the Tribune of %(city)s: %(old_user)s by %(new_user)s."),
+    K.IMPEACHMENT_DEMANDED: _("%(resident)s demanded the impeachment of the Tribune of %(city)s."),
+    K.IMPEACHMENT_SIGNED: _("%(resident)s signed the impeachment demand in %(city)s."),
+    K.IMPEACHMENT_REACHED: _("An impeachment demand reached its signatures."),
+    K.IMPEACHMENT_OPENED: _("The impeachment of the Tribune of %(city)s opened in %(inbox)s."),
+    K.IMPEACHMENT_RULED: _("%(actor)s ruled on an impeachment."),
+    K.NO_CONFIDENCE_FILED: _("A complaint of no confidence was filed in %(inbox)s."),
+    K.NO_CONFIDENCE_POSTED: _("A complaint of no confidence was posted in %(inbox)s."),
+    K.NO_CONFIDENCE_RULED: _("%(actor)s ruled on a complaint of no confidence."),
+    K.NO_CONFIDENCE_MAFIA_AUTHOR: _("A mafia complaint's author was recorded."),
+    K.PLAY_BAN_RECORDED: _("%(actor)s banned %(user)s from playing until %(until)s."),
+    K.PLAY_BAN_ENDED: _("The play ban of %(user)s ended."),
+    K.ASSIGN_CONFIRMED: _("%(actor)s confirmed the role assignment."),
+    K.CLOCK_STARTED: _("The game's clock started: day %(first_day)s begins at %(starts_at)s."),
+    K.CLOCK_DAY_STARTED: _("Day %(day)s started."),
+    K.CLOCK_NIGHT_STARTED: _("Night %(day)s started."),
+    K.CLOCK_PAUSED: _("The site's clock was paused: %(reason)s."),
+    K.CLOCK_RESUMED: _("The site's clock resumed."),
+    K.CLOCK_REPLANNED: _("The plan moved: the night now starts at %(night_starts_at)s (%(reason)s)."),
+    K.SCHEDULER_EVENT_FAILED: _("A scheduled event (%(kind)s) failed after %(attempts)s attempts: %(error)s."),
+    K.SCHEDULER_EVENT_CRASHED: _("A scheduled event (%(kind)s) crashed after %(attempts)s attempts."),
+    K.SCHEDULER_RETRY_REQUESTED: _("%(actor)s asked the site to retry a scheduled event (%(kind)s)."),
+    K.SCHEDULER_EVENT_WAITS: _("A scheduled event (%(kind)s) waits until %(until)s: %(reason)s."),
+    K.ARCHIVE_CONSENT_GIVEN: _("%(actor)s consented to disclose %(inbox)s."),
+    K.ARCHIVE_CONSENT_REVOKED: _("%(actor)s withdrew their consent to disclose %(inbox)s."),
+    K.ARCHIVE_OPEN_REQUEST: _("%(actor)s opened %(inbox)s after the game."),
+    K.ARCHIVE_REMINDER: _("A deadline reminder was sent."),
+    # M21 (RULES.md Part 2)
+    "m21.cohost_added": _("%(actor)s added %(user)s as a co-host."),
+    "m21.created": _("%(actor)s created the M21 game (days of %(day_hours)s h, nights of %(night_hours)s h)."),
+    "m21.day_decided": _("Day %(day)s was decided (%(how)s)."),
+    "m21.day_started": _("Day %(day)s started; the deadline is %(deadline)s."),
+    "m21.day_tied": _("Day %(day)s ended in a tie: %(tied)s."),
+    "m21.extra_published": _("The extra post of day %(day)s was published."),
+    "m21.game_won": _("The game is won: %(winner)s."),
+    "m21.gun_fired": _("A gun was fired at %(target)s (day %(day)s)."),
+    "m21.imprisoned": _("%(resident)s was imprisoned."),
+    "m21.item_confiscated": _("An item was confiscated from %(target)s (day %(day)s)."),
+    "m21.judge_casting_vote": _("The Judge cast the deciding vote on %(target)s (day %(day)s)."),
+    "m21.judge_closed_proceedings": _("The Judge closed the proceedings of day %(day)s."),
+    "m21.killed": _("%(resident)s was killed."),
+    "m21.night_action": _("A night action was submitted (night %(night)s)."),
+    "m21.night_action_withdrawn": _("A night action was withdrawn (night %(night)s)."),
+    "m21.night_resolved": _("Night %(night)s was resolved; deaths: %(deaths)s."),
+    "m21.night_started": _("Night %(night)s started; it ends at %(ends)s."),
+    "m21.phase_extended": _("%(actor)s extended the phase by %(hours)s h, from %(from)s to %(to)s."),
+    "m21.player_removed": _("%(actor)s removed %(resident)s from the game (%(cause)s)."),
+    "m21.post_mortem": _("A post-mortem result on %(target)s (day %(day)s)."),
+    "m21.roles_dealt": _("%(actor)s dealt the roles; day 1 starts at %(first_day_starts_at)s."),
+    "m21.setup_chosen": _("%(actor)s chose the setup."),
+    "m21.setup_drawn": _("The setup was drawn."),
+    "m21.stash_assigned": _("A stash was assigned (night %(night)s)."),
+    "m21.timing_set": _("%(actor)s set the timing: days of %(day_hours)s h, nights of %(night_hours)s h."),
+    "m21.vote_count_posted": _("The vote count of day %(day)s was posted: %(message)s."),
+}
+
+#: What each scheduled kind is, for ``scheduler.<kind>`` rows and the clock's pages.
+SCHEDULED_LABELS = {
+    ScheduledKind.PUBLISH_POST: _("publishing a scheduled post"),
+    ScheduledKind.DAY_START: _("the start of the day"),
+    ScheduledKind.NIGHT_START: _("the start of the night"),
+    ScheduledKind.NIGHT_END: _("the end of the night"),
+    ScheduledKind.DAILY_POST_DRAFT: _("the draft of the daily post"),
+    ScheduledKind.VOTING_OPEN: _("the opening of the voting"),
+    ScheduledKind.VOTING_CLOSE: _("the close of the voting"),
+    ScheduledKind.COURT_DEADLINE: _("the court's deadline"),
+    ScheduledKind.ELECTION_OPEN: _("the opening of a judge election"),
+    ScheduledKind.ELECTION_CLOSE: _("the close of a judge election"),
+    ScheduledKind.PLAY_BAN_END: _("the end of a play ban"),
+}
+SCHEDULER_RAN = _("The site ran %(what)s.")
+UNKNOWN_KIND = _("An event of the game.")
+NOBODY_SHOWN = _("a member of staff")
+SITE = _("the site")
+#: Payload keys whose strings are moments (ISO 8601), shown in the game's zone.
+MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from", "to", "starts_at", "deadline",
+                         "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at"})
+
+
+def scheduled_label(kind: str) -> str:
+    """The words for a ScheduledEvent ``kind`` in the active language (the kind itself when it has none)."""
+    label = SCHEDULED_LABELS.get(kind) if kind in ScheduledKind._value2member_map_ else None
+    return str(label) if label is not None else kind.replace("_", " ")
+
+
+class _Words:
+    """The payload of one event as the sentence's values (a mapping for ``%``): escaped text and links."""
+
+    def __init__(self, scope: AuditScope, event, refs: dict):
+        self.scope, self.event, self.refs = scope, event, refs
+        self.payload = event.payload or {}
+
+    def __getitem__(self, key: str):
+        if key == "actor":
+            if self.event.actor_id is None:
+                return conditional_escape(str(SITE))
+            if not self.scope.shows_actor(self.event):
+                return conditional_escape(str(NOBODY_SHOWN))
+            return conditional_escape(self.event.actor.public_name)
+        value = self.payload.get(key)
+        if value is None or value == "" or value == []:
+            return "—"
+        if isinstance(value, list):
+            return mark_safe(", ".join(str(self._one(key, v)) for v in value[:30]))
+        return self._one(key, value)
+
+    def _one(self, key: str, value):
+        if isinstance(value, bool):
+            return conditional_escape(str(_("yes") if value else _("no")))
+        if isinstance(value, int):
+            if key in AUDIT_PLAIN_NUMBERS:
+                return str(value)
+            return self._reference(key, value)
+        if key == "kind" and isinstance(value, str) and value in ScheduledKind._value2member_map_:
+            return conditional_escape(scheduled_label(value))
+        if key in MOMENT_KEYS and isinstance(value, str):
+            try:
+                return conditional_escape(zoned_time(datetime.fromisoformat(value), self.event.game.time_zone))
+            except ValueError:
+                pass
+        return conditional_escape(str(value)[:200])
+
+    def _reference(self, key: str, value: int):
+        target = AUDIT_REFERENCES.get(key)
+        found = self.refs.get(target, {}).get(value)
+        if found is None:
+            return "—" if target in ("inbox", "message", "resident", "city", "user", "role") else "…"
+        label, url = found
+        return format_html('<a href="{}">{}</a>', url, label) if url else conditional_escape(label)
+
+
+def _references(scope: AuditScope, game) -> dict[str, dict[int, tuple[str, str | None]]]:
+    """Object id -> (label, link or None) per kind of reference, for one viewer and game (cached on ``scope``)."""
+    cached = scope.__dict__.get("_sentence_refs")
+    if cached is not None:
+        return cached
+    readable = scope.readable_inbox_ids()
+    refs = {
+        "resident": {pk: (name, reverse("resident_detail", args=[game.slug, public_id])) for pk, name, public_id
+                     in Resident.objects.filter(game=game).values_list("pk", "name", "public_id")},
+        "city": {pk: (name, reverse("city_day", args=[game.slug, number])) for pk, name, number
+                 in City.objects.filter(game=game).values_list("pk", "name", "number")},
+        "inbox": {pk: (title, reverse("inbox_thread", args=[public_id])) for pk, title, public_id
+                  in Inbox.objects.filter(game=game, pk__in=readable).values_list("pk", "title", "public_id")},
+        "message": {pk: (str(_("a message")), reverse("inbox_thread", args=[inbox_pid])) for pk, inbox_pid
+                    in Message.objects.filter(inbox__game=game, inbox_id__in=readable)
+                    .values_list("pk", "inbox__public_id")},
+        "user": {pk: (text, None) for pk, text in scope._references("user").items()},
+        "role": {pk: (text, None) for pk, text in scope._references("role").items()},
+    }
+    scope.__dict__["_sentence_refs"] = refs
+    return refs
+
+
+def audit_sentence(scope: AuditScope, event) -> SafeString:
+    """``event`` (a GameEvent of ``scope``'s game) as one sentence in its game's language, with links to the
+    residents, cities, inboxes and messages it names that ``scope``'s viewer may open; "" when the viewer may not
+    see the event at all (``AuditScope.can_see``)."""
+    if not scope.can_see(event):
+        return mark_safe("")
+    kind = event.kind
+    with translation.override(event.game.language):
+        if kind in SENTENCES:
+            template = str(SENTENCES[kind])
+        elif kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
+            template = str(SCHEDULER_RAN) % {"what": scheduled_label(kind[len("scheduler."):])}
+        else:
+            template = str(UNKNOWN_KIND)
+        words = _Words(scope, event, _references(scope, event.game))
+        return mark_safe(conditional_escape(template) % words
+                         if "%(" in template else conditional_escape(template))
+
+
+def kind_label(kind: str) -> str:
+    """A kind's sentence with its blanks as "…", for the console's filter (the active language)."""
+    if kind in SENTENCES:
+        template = str(SENTENCES[kind])
+    elif kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
+        template = str(SCHEDULER_RAN) % {"what": scheduled_label(kind[len("scheduler."):])}
+    else:
+        return kind
+    return template % _Blanks()
+
+
+class _Blanks:
+    def __getitem__(self, key: str) -> str:
+        return "…"
