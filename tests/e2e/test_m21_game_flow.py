@@ -309,5 +309,6 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
     assert spectator.page.locator(f"{section('nights')} section.m21-night[data-night='2'] "
                                   f".death[data-player='{citizen_b}']").count() == 1
     assert spectator.page.locator(f"{section('deal')} .deal-verified").get_attribute("data-verified") == "yes"
-    screenshots.take(spectator.page, "m21-archive")
+    spectator.page.locator(f"{section('votes')} section.m21-vote-day[data-day='2']").scroll_into_view_if_needed()
+    screenshots.take(spectator.page, "m21-archive", full_page=False)
     spectator.close()

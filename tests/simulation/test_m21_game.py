@@ -11,7 +11,7 @@ and run by the game clock to victory (M-WIN-1), checked against references writt
   PM, every death in the morning post (M-NIGHT-4), and the kill the one an independent M-MAFIA-1 tally decides.
 - The clock: no scheduled event failed, crashed or is left pending; the game was won exactly when M-WIN-1 says.
 
-One seed runs in the default suite. ``MAFIA_M21_SIM_SEEDS=20`` (README, "Test it") runs seeds 1..20 too: about 10 s
+One seed runs in the default suite. ``MAFIA_M21_SIM_SEEDS=20`` (README, M21 section) runs seeds 1..20 too: 10-60 s
 a seed on SQLite, too long for every run.
 """
 from __future__ import annotations
