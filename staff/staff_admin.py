@@ -38,8 +38,8 @@ from cities.errors import RuleViolation
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import Game, GameEvent, ScheduledEvent, StaffKind, StaffRole
 from inboxes import policies
-from roles import services as roles_services
 from kernel.timezones import zoned_time
+from roles import services as roles_services
 from roles.models import CommissarOffer
 from staff.console import (
     DASHBOARD_NEEDS,

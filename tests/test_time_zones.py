@@ -7,10 +7,10 @@ from django import forms
 from django.urls import reverse
 
 from archive.services import do_update_notification_settings
-from kernel.errors import InvalidInput
 from cities.forms import NewGameForm
 from inboxes import services
 from inboxes.models import Inbox, InboxKind
+from kernel.errors import InvalidInput
 from kernel.timezones import TimeZoneField, display_zone_name, time_zone_names, utc_offset_label
 from tests.conftest import fresh
 

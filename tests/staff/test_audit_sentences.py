@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from django.test import Client
 from django.utils import translation
 
