@@ -300,10 +300,13 @@ def do_send_reminders(*, acting_user=None, now: datetime | None = None) -> int:
 
 @transaction.atomic
 def do_mark_notifications_read(notifications, *, acting_user, now: datetime | None = None) -> int:
-    """Mark ``acting_user``'s own ``notifications`` (ids or rows) read; others' are left alone. Returns how many."""
+    """Mark ``acting_user``'s own ``notifications`` (ids or rows; None: all of them) read; others' are left alone.
+    Returns how many."""
     now = now or timezone.now()
-    ids = [getattr(n, "pk", n) for n in notifications]
-    return Notification.objects.filter(pk__in=ids, user=acting_user, read_at__isnull=True).update(read_at=now)
+    rows = Notification.objects.filter(user=acting_user, read_at__isnull=True)
+    if notifications is not None:
+        rows = rows.filter(pk__in=[getattr(n, "pk", n) for n in notifications])
+    return rows.update(read_at=now)
 
 
 def game_is_over(game) -> bool:

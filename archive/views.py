@@ -22,7 +22,7 @@ from kernel.timezones import display_zone_name
 
 from . import charts, export, selectors, services
 from .forms import MarkAllReadForm, NotificationSettingsForm
-from .models import Notification, NotificationKind
+from .models import NotificationKind
 from .notifications import attention_everywhere, mentions_for, notification_list_for, unread_badges_for
 
 
@@ -190,9 +190,7 @@ def notification_list(request):
     them see what it points at; those shown are marked read, and "mark all read" marks the rest."""
     if request.method == "POST":
         if MarkAllReadForm(request.POST).is_valid():
-            services.do_mark_notifications_read(
-                Notification.objects.filter(user=request.user, read_at__isnull=True).values_list("pk", flat=True),
-                acting_user=request.user)
+            services.do_mark_notifications_read(None, acting_user=request.user)
         return redirect("archive_notifications")
     shown = notification_list_for(request.user)
     response = render(request, "archive/notifications.html",

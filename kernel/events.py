@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from django.utils.translation import gettext_lazy as _
+
 
 class Audience(StrEnum):
     """Who among a running game's staff sees an audit-log kind (the table in ``inboxes.policies``)."""
@@ -233,3 +235,25 @@ def event_audience(kind: str) -> Audience:
         if kind.startswith(prefix):
             return audience
     return Audience.NOBODY
+
+
+#: What each scheduled kind is, in words, for the clock's pages and the ``scheduler.<kind>`` audit rows.
+SCHEDULED_LABELS = {
+    ScheduledKind.PUBLISH_POST: _("publishing a scheduled post"),
+    ScheduledKind.DAY_START: _("the start of the day"),
+    ScheduledKind.NIGHT_START: _("the start of the night"),
+    ScheduledKind.NIGHT_END: _("the end of the night"),
+    ScheduledKind.DAILY_POST_DRAFT: _("the draft of the daily post"),
+    ScheduledKind.VOTING_OPEN: _("the opening of the voting"),
+    ScheduledKind.VOTING_CLOSE: _("the close of the voting"),
+    ScheduledKind.COURT_DEADLINE: _("the court's deadline"),
+    ScheduledKind.ELECTION_OPEN: _("the opening of a judge election"),
+    ScheduledKind.ELECTION_CLOSE: _("the close of a judge election"),
+    ScheduledKind.PLAY_BAN_END: _("the end of a play ban"),
+}
+
+
+def scheduled_label(kind: str) -> str:
+    """The words for a ScheduledEvent ``kind`` in the active language (its name, spaced, when it has none)."""
+    label = SCHEDULED_LABELS.get(kind) if kind in ScheduledKind._value2member_map_ else None
+    return str(label) if label is not None else kind.replace("_", " ")

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from cities.models import City, Resident
 from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditScope
 from inboxes.models import Inbox, Message
-from kernel.events import EventKind, ScheduledKind
+from kernel.events import EventKind, ScheduledKind, scheduled_label
 from kernel.timezones import zoned_time
 
 K = EventKind
@@ -169,20 +169,6 @@ SENTENCES = {
     "m21.vote_count_posted": _("The vote count of day %(day)s was posted: %(message)s."),
 }
 
-#: What each scheduled kind is, for ``scheduler.<kind>`` rows and the clock's pages.
-SCHEDULED_LABELS = {
-    ScheduledKind.PUBLISH_POST: _("publishing a scheduled post"),
-    ScheduledKind.DAY_START: _("the start of the day"),
-    ScheduledKind.NIGHT_START: _("the start of the night"),
-    ScheduledKind.NIGHT_END: _("the end of the night"),
-    ScheduledKind.DAILY_POST_DRAFT: _("the draft of the daily post"),
-    ScheduledKind.VOTING_OPEN: _("the opening of the voting"),
-    ScheduledKind.VOTING_CLOSE: _("the close of the voting"),
-    ScheduledKind.COURT_DEADLINE: _("the court's deadline"),
-    ScheduledKind.ELECTION_OPEN: _("the opening of a judge election"),
-    ScheduledKind.ELECTION_CLOSE: _("the close of a judge election"),
-    ScheduledKind.PLAY_BAN_END: _("the end of a play ban"),
-}
 SCHEDULER_RAN = _("The site ran %(what)s.")
 UNKNOWN_KIND = _("An event of the game.")
 NOBODY_SHOWN = _("a member of staff")
@@ -190,12 +176,6 @@ SITE = _("the site")
 #: Payload keys whose strings are moments (ISO 8601), shown in the game's zone.
 MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from", "to", "starts_at", "deadline",
                          "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at"})
-
-
-def scheduled_label(kind: str) -> str:
-    """The words for a ScheduledEvent ``kind`` in the active language (the kind itself when it has none)."""
-    label = SCHEDULED_LABELS.get(kind) if kind in ScheduledKind._value2member_map_ else None
-    return str(label) if label is not None else kind.replace("_", " ")
 
 
 class _Words:

@@ -164,7 +164,8 @@ class GameStaffAdminSite(AdminSite):
 
         When all the viewer's staff roles are in one game, the page shows times in that game's time zone (as
         the game's pages do); otherwise in UTC. The language is the browser's (LocaleMiddleware, Russian by
-        default): every label goes through gettext, so a page is wholly in one language."""
+        default): every label goes through gettext, so a page is wholly in one language; only the audit log's
+        sentences are each in their own game's language (``staff.audit_sentences``)."""
         def with_request(request, *args, **kwargs):
             token = _current_request.set(request)
             game = single_staff_game(request)

@@ -38,6 +38,7 @@ from cities.errors import RuleViolation
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import Game, GameEvent, ScheduledEvent, StaffKind, StaffRole
 from inboxes import policies
+from kernel.timezones import zoned_time
 from roles import services as roles_services
 from roles.models import CommissarOffer
 from staff.console import (
@@ -60,6 +61,7 @@ from staff.console import (
 from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, SuicideDeclaration
 
 from . import services
+from .audit_sentences import audit_sentence, kind_label
 from .models import ImpeachmentDemand, ImpeachmentRuling, TribuneStandIn
 
 _tribune_scope = tribune_scope
@@ -162,7 +164,7 @@ class EventKindFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):
         kinds = sorted(set(model_admin.get_queryset(request).values_list("kind", flat=True)))
-        return [(k, k) for k in kinds]
+        return sorted(((k, kind_label(k)) for k in kinds), key=lambda pair: pair[1])
 
     def has_output(self) -> bool:
         return True
@@ -184,12 +186,12 @@ class StaffGameEventAdmin(StaffScopedAdmin):
     """The audit log of the games the user hosts: only the events of their scope (``policies.visible_events``,
     the per-kind table ``AUDIT_LOG_AUDIENCE``)."""
 
-    list_display = ("at", "kind", "actor_shown", "details")
+    list_display = ("at_shown", "sentence")
     list_per_page = 100
     list_max_show_all = 10_000  # "show all" covers a whole game's log
     list_filter = (("game", ScopedRelatedFilter), EventKindFilter)
     search_fields = ("kind",)
-    fields = ("game", "at", "kind", "actor_shown", "details")
+    fields = ("game", "at_shown", "sentence")
     allowed_lookups = frozenset({"game__id__exact", "game__isnull", "kind"})
 
     def get_ordering(self, request):
@@ -220,6 +222,17 @@ class StaffGameEventAdmin(StaffScopedAdmin):
         if scope is None:
             return ""
         return format_html_join(", ", "{}={}", scope.shown_details(obj))
+
+    @admin.display(description=gettext_lazy("what happened"))
+    def sentence(self, obj: GameEvent) -> str:
+        """The event in words in its game's language, with links the viewer may open (``audit_sentence``)."""
+        scope = self._scope(obj)
+        return "" if scope is None else audit_sentence(scope, obj)
+
+    @admin.display(description=gettext_lazy("when"), ordering="at")
+    def at_shown(self, obj: GameEvent) -> str:
+        """The moment in the game's time zone, with the zone's abbreviation."""
+        return zoned_time(obj.at, obj.game.time_zone)
 
 
 # --------------------------------------------------------------------------------------------------------------

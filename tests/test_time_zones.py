@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 from django import forms
+from django.urls import reverse
 
-from archive.services import settings_of
+from archive.services import do_update_notification_settings
 from cities.forms import NewGameForm
 from inboxes import services
 from inboxes.models import Inbox, InboxKind
-from kernel.timezones import TimeZoneField, time_zone_names, utc_offset_label
+from kernel.errors import InvalidInput
+from kernel.timezones import TimeZoneField, display_zone_name, time_zone_names, utc_offset_label
 from tests.conftest import fresh
 
 
@@ -39,10 +41,45 @@ def test_offsets_read_the_right_way_round():
 
 
 @pytest.mark.django_db
-def test_notification_settings_default_to_the_zone_of_the_players_game(demo, django_user_model):
-    assert settings_of(demo.honest).time_zone == demo.game.time_zone
+def test_times_default_to_the_games_zone_and_a_player_may_choose_their_own(demo, django_user_model):
+    assert fresh(demo.honest).time_zone == "" and display_zone_name(fresh(demo.honest), demo.game) == "Europe/Moscow"
     stranger = django_user_model.objects.create_user("stranger", "s@example.org", "x-secret-123")
-    assert settings_of(stranger).time_zone == "Europe/Moscow"
+    assert display_zone_name(stranger) == "UTC" and display_zone_name(stranger, demo.game) == "Europe/Moscow"
+    do_update_notification_settings(acting_user=fresh(demo.honest), time_zone="America/New_York")
+    assert display_zone_name(fresh(demo.honest), demo.game) == "America/New_York"
+    with pytest.raises(InvalidInput):
+        do_update_notification_settings(acting_user=fresh(demo.honest), time_zone="Etc/GMT+3")  # reads backwards
+    assert fresh(demo.honest).time_zone == "America/New_York"
+
+
+@pytest.mark.django_db
+def test_a_thread_shows_each_reader_the_times_in_their_own_zone_with_its_abbreviation(demo, client):
+    from zoneinfo import ZoneInfo
+
+    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    message = services.do_post_message(inbox, "Доброе утро.", acting_user=fresh(demo.mafioso))
+    url = f"/inboxes/{inbox.public_id}/"
+    moscow = message.received_at.astimezone(ZoneInfo("Europe/Moscow"))
+    london = message.received_at.astimezone(ZoneInfo("Europe/London"))
+    client.force_login(demo.honest)
+    assert f"{moscow:%H:%M} MSK</time>" in client.get(url).content.decode()  # nobody chose: the game's zone
+    do_update_notification_settings(acting_user=fresh(demo.honest), time_zone="Europe/London")
+    page = client.get(url).content.decode()
+    assert f"{london:%H:%M} GMT</time>" in page and f"{moscow:%H:%M} MSK</time>" not in page
+    game_page = client.get(f"/games/{demo.game.slug}/").content.decode()
+    assert "Europe/London" in game_page and "UTC+00:00" in game_page
+
+
+@pytest.mark.django_db
+def test_the_m21_deadline_is_shown_in_the_viewers_zone_M21(db, client):
+    from tests.m21.day_helpers import build_game
+
+    table = build_game(slug="m21-zones")
+    viewer = table.users["Alice"]
+    do_update_notification_settings(acting_user=viewer, time_zone="Asia/Tokyo")
+    client.force_login(viewer)
+    page = client.get(reverse("m21_game", args=[table.game.slug])).content.decode()
+    assert "JST" in page and "your time zone, Asia/Tokyo" in page
 
 
 @pytest.mark.django_db

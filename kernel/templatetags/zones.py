@@ -7,7 +7,7 @@ from django import template
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from kernel.timezones import display_zone_name, utc_offset_label
+from kernel.timezones import display_zone_name, utc_offset_label, zoned_time
 
 register = template.Library()
 
@@ -36,3 +36,11 @@ def when(moment, fmt: str = "DATETIME_FORMAT") -> str:
         return ""
     local = timezone.localtime(moment)
     return f"{date_format(local, fmt)} {local.tzname()}"
+
+
+@register.filter
+def in_zone(moment, zone_name: str) -> str:
+    """``moment`` (aware) in ``zone_name`` with the zone's abbreviation ("2026-11-20 23:00 MSK"); "" for None."""
+    if moment is None or moment == "":
+        return ""
+    return zoned_time(moment, zone_name, "Y-m-d H:i")

@@ -170,3 +170,20 @@ def test_a_commissar_offer_is_told_to_its_candidate_only_and_not_after_a_replace
     do_replace_player(candidate, taker, acting_user=built.procurator, now=now + 2 * MINUTE)
     assert notifications.notification_list_for(fresh(candidate.user)) == []  # the old account: nothing
     assert CommissarOffer.objects.get(pk=offer.pk).answered_at is None
+
+
+def test_the_notifications_page_lists_marks_shown_read_and_marks_all_read_explicitly_L_INBOX_20(world, client):
+    now = timezone.now() + MINUTE
+    message = inbox_services.do_post_message(world.inbox("personal:winner"), "Are you there?",
+                                             acting_user=fresh(world.demo.tribune1), now=now)
+    services.do_collect_notifications(now=now + MINUTE)
+    client.force_login(world.demo.honest)
+    page = client.get("/me/notifications/").content.decode()
+    assert f'href="/inboxes/{world.inboxes["personal:winner"].public_id}/"' in page and 'class="notification unread"' in page
+    assert " MSK</time>" in page and "Are you there?" not in page  # never quotes the message
+    assert Notification.objects.get(message=message, user=world.demo.honest).read_at is not None  # shown: read
+    Notification.objects.filter(user=world.demo.honest).update(read_at=None)
+    assert client.post("/me/notifications/").status_code == 302
+    assert not Notification.objects.filter(user=world.demo.honest, read_at__isnull=True).exists()
+    client.force_login(world.demo.outsider)
+    assert "/inboxes/" not in client.get("/me/notifications/").content.decode()

@@ -45,7 +45,7 @@ def test_main_pages_have_no_serious_accessibility_violations(lepra, screenshots)
         (player, f"/games/{game.slug}/nominate/"), (player, f"/games/{game.slug}/cities/1/day/"),
         (player, f"/games/{game.slug}/residents/{Resident.objects.filter(city__number=1, game=game).last().public_id}/"),
         (player, f"/games/{game.slug}/inboxes/secret/new/"), (player, "/me/mentions/"), (player, "/me/consents/"),
-        (player, "/me/notifications/"),
+        (player, "/me/notifications/"), (player, "/me/notifications/settings/"),
         (procurator, "/new-game/"), (procurator, f"/games/{game.slug}/setup/"),
     ]
     found = {}

@@ -79,8 +79,8 @@ def test_procurator_long_day_refused_in_the_form_then_moves_the_pending_events_L
         ("daily_post_draft", {"day": 2}, utc(2027, 3, 3, 6)),
         ("day_start", {"day": 2}, utc(2027, 3, 3, 7)),
     ]
-    assert shown_due(done.content.decode()) == ["2027-03-03 00:00:00", "2027-03-03 09:00:00",
-                                                "2027-03-03 09:00:00", "2027-03-03 10:00:00"]
+    assert shown_due(done.content.decode()) == ["2027-03-03 00:00 MSK", "2027-03-03 09:00 MSK",
+                                                "2027-03-03 09:00 MSK", "2027-03-03 10:00 MSK"]
 
 
 def test_tribune_voting_refused_in_the_form_then_rescheduled_with_its_events_L_DAY_3(built):
@@ -108,7 +108,7 @@ def test_tribune_voting_refused_in_the_form_then_rescheduled_with_its_events_L_D
     with time_machine.travel(utc(2027, 3, 2, 9), tick=False):
         moved = client.post(url, {"opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:00"}, follow=True)
     assert voting_events() == [("voting_close", utc(2027, 3, 2, 20)), ("voting_open", utc(2027, 3, 2, 16))]
-    assert shown_due(moved.content.decode()) == ["2027-03-02 19:00", "2027-03-02 23:00"]
+    assert shown_due(moved.content.decode()) == ["2027-03-02 19:00 MSK", "2027-03-02 23:00 MSK"]
 
 
 def test_arbiter_election_refused_in_the_form_then_rescheduled_with_its_events_L_DAY_4(built):
@@ -138,4 +138,4 @@ def test_arbiter_election_refused_in_the_form_then_rescheduled_with_its_events_L
         moved = client.post(url, {"city": city.pk, "opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:30"},
                             follow=True)
     assert election_events() == [("election_close", utc(2027, 3, 2, 20, 30)), ("election_open", utc(2027, 3, 2, 16))]
-    assert shown_due(moved.content.decode()) == ["2027-03-02 19:00", "2027-03-02 23:30"]
+    assert shown_due(moved.content.decode()) == ["2027-03-02 19:00 MSK", "2027-03-02 23:30 MSK"]

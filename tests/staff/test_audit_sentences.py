@@ -1,0 +1,70 @@
+"""The staff console's audit log in words (L-STAFF-6, DESIGN.md "Pages"): every typed kind has a sentence; a
+sentence names residents, cities and inboxes by links the viewer may open and nothing outside their scope (no
+database id, no "inbox=90"); the log speaks the game's language (Russian for Lepra, English for M21) and shows
+every time in the game's zone with the zone's abbreviation."""
+from __future__ import annotations
+
+import re
+
+from django.test import Client
+from django.utils import translation
+
+from cities.models import GameEvent
+from inboxes import policies
+from inboxes import services as inbox_services
+from inboxes.models import Inbox, InboxKind
+from kernel.events import SCHEDULED_LABELS, EventKind, ScheduledKind
+from staff.audit_sentences import SENTENCES, audit_sentence, kind_label
+from tests.conftest import fresh
+from tests.polish.conftest import MARK, marked_russian  # noqa: F401 - the fixture, used by name
+
+
+def _client(user, language: str = "ru") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client
+
+
+def test_every_typed_kind_has_a_sentence_and_every_scheduled_kind_words():
+    assert [k for k in EventKind if k not in SENTENCES] == []
+    assert [k for k in ScheduledKind if k not in SCHEDULED_LABELS] == []
+    for kind in list(EventKind) + ["scheduler.voting_open", "m21.day_decided"]:
+        label = kind_label(kind)
+        assert "%(" not in label and "." not in label.split(" ")[0] or kind_label(kind) != kind
+
+
+def test_a_mafia_message_is_a_sentence_with_a_link_for_the_consigliere_only_L_STAFF_4_L_STAFF_6(demo):
+    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    message = inbox_services.do_post_message(mafia1, "Tonight.", acting_user=fresh(demo.consigliere))
+    event = GameEvent.objects.filter(game=demo.game, kind="message.posted", payload__message=message.pk).get()
+    consigliere = policies.AuditScope(fresh(demo.consigliere), demo.game)
+    with translation.override("en"):
+        text = audit_sentence(consigliere, event)
+    link = f'<a href="/inboxes/{mafia1.public_id}/">'
+    assert text.startswith(f"{demo.consigliere.public_name} posted {link}a message</a> in {link}")
+    assert "inbox=" not in text and f"={mafia1.pk}" not in text and str(message.pk) not in re.sub(r"<[^>]+>", "", text)
+    for persona in ("tribune1", "arbiter", "procurator"):
+        scope = policies.AuditScope(fresh(getattr(demo, persona)), demo.game)
+        assert audit_sentence(scope, event) == "", persona
+        assert mafia1.public_id not in audit_sentence(scope, event)
+
+
+def test_the_lepra_console_log_reads_as_russian_sentences_with_times_in_moscow_L_STAFF(demo, marked_russian):  # noqa: F811
+    body = _client(demo.procurator, "en").get("/staff/cities/gameevent/?all=").content.decode()
+    # The sentences are in the game's language whatever the browser asks (the labels follow the browser).
+    shown = re.sub(r"<script.*?</script>|<[^>]+>", " ", body, flags=re.DOTALL)  # the visible text
+    assert "message.posted" not in shown and "inbox=" not in shown and "voting_open" not in shown
+    rows = re.findall(r'<tr>.*?</tr>', body, re.DOTALL)
+    sentences = [r for r in rows if 'class="field-sentence"' in r]
+    assert sentences and all(MARK in r or re.search("[А-Яа-я]", r) for r in sentences)
+    assert " MSK" in shown and "UTC" not in shown
+
+
+def test_the_m21_console_log_reads_in_english_L_STAFF(db):
+    from tests.m21.day_helpers import build_game
+
+    table = build_game(slug="m21-audit-words")
+    body = _client(table.host, "ru").get("/staff/cities/gameevent/?all=").content.decode()
+    shown = re.sub(r"<script.*?</script>|<[^>]+>", " ", body, flags=re.DOTALL)
+    assert "dealt the roles; day 1 starts at" in shown and " GMT" in shown  # the game's zone, Europe/London
+    assert "m21.roles_dealt" not in shown
