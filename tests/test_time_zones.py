@@ -3,6 +3,7 @@ notification settings in the player's own game's zone, mentions in the game's zo
 from __future__ import annotations
 
 import pytest
+import time_machine
 from django import forms
 from django.urls import reverse
 
@@ -12,7 +13,9 @@ from inboxes import services
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput
 from kernel.timezones import TimeZoneField, display_zone_name, time_zone_names, utc_offset_label
-from tests.conftest import fresh
+from tests.conftest import DEMO_NOW, fresh
+
+POSTED_AT = DEMO_NOW.replace(minute=5)  # 10:05 in Moscow, 7:05 in London: Russian times have no leading zero
 
 
 def test_picker_offers_iana_zones_with_offsets_and_no_reversed_etc_zones():
@@ -54,18 +57,15 @@ def test_times_default_to_the_games_zone_and_a_player_may_choose_their_own(demo,
 
 @pytest.mark.django_db
 def test_a_thread_shows_each_reader_the_times_in_their_own_zone_with_its_abbreviation(demo, client):
-    from zoneinfo import ZoneInfo
-
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
-    message = services.do_post_message(inbox, "Доброе утро.", acting_user=fresh(demo.mafioso))
+    with time_machine.travel(POSTED_AT, tick=False):
+        services.do_post_message(inbox, "Доброе утро.", acting_user=fresh(demo.mafioso))
     url = f"/inboxes/{inbox.public_id}/"
-    moscow = message.received_at.astimezone(ZoneInfo("Europe/Moscow"))
-    london = message.received_at.astimezone(ZoneInfo("Europe/London"))
     client.force_login(demo.honest)
-    assert f"{moscow:%H:%M} MSK</time>" in client.get(url).content.decode()  # nobody chose: the game's zone
+    assert "20 ноября 2026 г. 10:05 MSK</time>" in client.get(url).content.decode()  # nobody chose: the game's zone
     do_update_notification_settings(acting_user=fresh(demo.honest), time_zone="Europe/London")
     page = client.get(url).content.decode()
-    assert f"{london:%H:%M} GMT</time>" in page and f"{moscow:%H:%M} MSK</time>" not in page
+    assert "20 ноября 2026 г. 7:05 GMT</time>" in page and "10:05 MSK</time>" not in page
     game_page = client.get(f"/games/{demo.game.slug}/").content.decode()
     assert "Europe/London" in game_page and "UTC+00:00" in game_page
 
@@ -85,11 +85,8 @@ def test_the_m21_deadline_is_shown_in_the_viewers_zone_M21(db, client):
 @pytest.mark.django_db
 def test_mentions_are_shown_in_the_games_zone_with_its_abbreviation(demo, client):
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
-    message = services.do_post_message(inbox, f"@{demo.seat('honest').name}, ты где?",
-                                       acting_user=fresh(demo.mafioso))
+    with time_machine.travel(POSTED_AT, tick=False):
+        services.do_post_message(inbox, f"@{demo.seat('honest').name}, ты где?", acting_user=fresh(demo.mafioso))
     client.force_login(demo.honest)
     page = client.get("/me/mentions/").content.decode()
-    from zoneinfo import ZoneInfo
-
-    local = message.received_at.astimezone(ZoneInfo(demo.game.time_zone))
-    assert f"{local:%H:%M} {local.tzname()}" in page
+    assert '<time datetime="2026-11-20T10:05:00+03:00">20 ноября 2026 г. 10:05 MSK</time>' in page
