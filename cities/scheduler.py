@@ -281,9 +281,10 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
                     detail = func(event, now)
                 # The conditional update is the last guard against a double run: if another dispatcher finished
                 # this row meanwhile (possible on SQLite, which cannot lock rows), roll the handler back. A
-                # cancellation seen here is the handler's own (the row is locked, and a cancelled row is never
-                # claimed): a handler that ends its game cancels the game's pending events, this one among them
-                # (M-WIN-1), and the event still counts as run: done, not cancelled.
+                # cancellation seen here is the handler's own: a row cancelled by anyone else before the run is
+                # neither claimed nor locked above (both read ``_pending()``), and the lock or SQLite's write lock
+                # keeps others from cancelling it meanwhile. A handler that ends its game cancels the game's
+                # pending events, this one among them (M-WIN-1), and the event still counts as run: done.
                 done = ScheduledEvent.objects.filter(pk=event.pk, done_at__isnull=True, started_at=claimed_at).update(
                     done_at=now, cancelled_at=None, last_error="", retry_at=None, started_at=None)
                 if done != 1:

@@ -271,6 +271,63 @@ def test_failing_handler_is_never_half_applied_DESIGN_clock(game, monkeypatch):
     assert event.retry_at == DUE + timedelta(seconds=30)
 
 
+def test_an_event_cancelled_by_a_replanning_after_its_claim_is_never_run_DESIGN_clock(game, monkeypatch):
+    """A replanning cancels the event between the dispatcher's claim (committed) and its run: the handler is
+    never called, the event stays cancelled and not done, and no ``scheduler.<kind>`` row is written."""
+    game, _procurator = game
+    calls = []
+    monkeypatch.setitem(scheduler.HANDLERS, "replanned", lambda ev, now: calls.append(ev.pk) or "ran")
+    event = add_event(game, "replanned", due_at=DUE)
+    claim = scheduler._claim_one_due_event
+
+    def claim_then_replan(given_now):
+        claimed = claim(given_now)
+        ScheduledEvent.objects.filter(pk=event.pk).update(cancelled_at=DUE)  # another service, committed
+        return claimed
+
+    monkeypatch.setattr(scheduler, "_claim_one_due_event", claim_then_replan)
+    before = kinds(game)
+
+    result = try_run_one_due_event(now=DUE)
+
+    assert result is not None and not result.ok and result.event_id == event.pk
+    assert calls == [] and kinds(game) == before
+    event.refresh_from_db()
+    assert event.cancelled_at == DUE and event.done_at is None
+    monkeypatch.setattr(scheduler, "_claim_one_due_event", claim)
+    assert try_run_one_due_event(now=DUE + timedelta(days=1)) is None and calls == []
+
+
+def test_a_handler_that_cancels_its_games_pending_events_still_completes_DESIGN_clock(game, monkeypatch):
+    """A handler that ends its game cancels the game's pending events, its own among them (M-WIN-1): the event
+    is done (not cancelled), its effects stay, the later event stays cancelled and never runs."""
+    game, _procurator = game
+
+    def end_the_game(ev, now):
+        do_create_public_post(ev.game, kind=PostKind.ANNOUNCEMENT, title="Game over", body="The end.",
+                              acting_user=None, now=now)
+        ScheduledEvent.objects.filter(game=ev.game, done_at__isnull=True, cancelled_at__isnull=True).update(
+            cancelled_at=now)
+        return "ended"
+
+    later_calls = []
+    monkeypatch.setitem(scheduler.HANDLERS, "end_the_game", end_the_game)
+    monkeypatch.setitem(scheduler.HANDLERS, "after_the_end", lambda ev, now: later_calls.append(ev.pk) or "ran")
+    event = add_event(game, "end_the_game", due_at=DUE)
+    later = add_event(game, "after_the_end", due_at=DUE + timedelta(hours=1))
+
+    result = try_run_one_due_event(now=DUE)
+
+    assert result is not None and result.ok and result.detail == "ended"
+    assert PublicPost.objects.filter(game=game, title="Game over").count() == 1
+    event.refresh_from_db()
+    later.refresh_from_db()
+    assert event.done_at == DUE and event.cancelled_at is None and event.started_at is None
+    assert later.cancelled_at == DUE and later.done_at is None
+    assert kinds(game)[-1] == "scheduler.end_the_game"
+    assert dispatch_due_events(now=DUE + timedelta(hours=2)) == 0 and later_calls == []
+
+
 def test_handler_refused_by_a_service_is_recorded_and_rolled_back_DESIGN_clock(game, monkeypatch):
     game, procurator = game
     post, _event = schedule(game, procurator)

@@ -42,19 +42,27 @@ def game_days_ago(slug: str, days: int = 3):
     return clocked_game(slug, first_day=first)
 
 
-def expected_runs(started_days: int) -> list[tuple[str, dict]]:
+def expected_runs(count: int) -> list[tuple[str, dict]]:
+    """The first ``count`` clock events of a game whose day 1 starts the plan, in their run order."""
     out = [("day_start", {"day": 1})]
-    for day in range(1, started_days):
+    day = 1
+    while len(out) < count:
         out += [("night_start", {"day": day}), ("night_end", {"night": day}), ("daily_post_draft", {"day": day + 1}),
                 ("day_start", {"day": day + 1})]
-    return out
+        day += 1
+    return out[:count]
 
 
 def assert_applied_once_in_order(game, since: datetime, output: str) -> None:
+    """Every event due when the dispatchers started ran once, in the plan's order, and nothing else ran. How far
+    the current day's night got depends on the hour of the run (its night starts at midnight Moscow time and is
+    resolved at 09:00), so the expected runs are the plan's first events up to the last one that ran."""
     game.refresh_from_db()
     started = game.day_number
     assert started >= 3, output
-    assert ran(game) == expected_runs(started), output
+    runs_in_order = ran(game)
+    assert runs_in_order == expected_runs(len(runs_in_order)), output
+    assert runs_in_order.index(("day_start", {"day": started})) >= len(runs_in_order) - 4, output
     done = list(ScheduledEvent.objects.filter(game=game, done_at__isnull=False).values_list("pk", flat=True))
     runs = Counter(GameEvent.objects.filter(game=game, kind__startswith="scheduler.")
                    .exclude(kind__in=["scheduler.event_failed", "scheduler.event_crashed", "scheduler.event_waits",
@@ -63,7 +71,9 @@ def assert_applied_once_in_order(game, since: datetime, output: str) -> None:
     assert runs == Counter({pk: 1 for pk in done}), output
     assert not ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
                                              due_at__lte=since).exists(), output
-    for day in range(2, started + 1):
+    drafted = [payload["day"] for kind, payload in runs_in_order if kind == "daily_post_draft"]
+    assert drafted == list(range(2, len(drafted) + 2)) and len(drafted) >= started - 1, output
+    for day in drafted:
         post = GameDay.objects.get(game=game, number=day).post
         published = GameEvent.objects.filter(game=game, kind="scheduler.post_published", payload__post=post.pk)
         if post.published_at is None:  # drafted in the catch-up: held for the Procurator's edit window (L-POST-2)
@@ -73,10 +83,11 @@ def assert_applied_once_in_order(game, since: datetime, output: str) -> None:
         else:
             assert published.count() == 1, output
     # One victim per night from night 2 (the test-only night), each killed once.
+    nights = sum(1 for kind, _payload in runs_in_order if kind == "night_end")
     deaths = Counter(GameEvent.objects.filter(game=game, kind="resident.died").values_list("payload__resident",
                                                                                           flat=True))
-    assert sorted(deaths.values()) == [1] * (started - 2), output
-    assert GameEvent.objects.filter(game=game, kind="night.resolved").count() == started - 1, output
+    assert sorted(deaths.values()) == [1] * (nights - 1), output
+    assert GameEvent.objects.filter(game=game, kind="night.resolved").count() == nights, output
 
 
 def test_two_dispatchers_at_once_after_days_of_downtime_apply_every_event_once_in_order_DESIGN_clock(
