@@ -376,7 +376,7 @@ def _queue_tick() -> None:
     """Ask the worker for a tick now (best effort: the beat's next tick comes anyway)."""
     try:
         # By name: the task module (an interface, mafia_site.tasks) imports this engine, not the other way round.
-        current_app.send_task(TICK_TASK, expires=settings.MAFIA_DISPATCH_INTERVAL_SECONDS)
+        current_app.send_task(TICK_TASK, expires=settings.MAFIA_DISPATCH_TICK_EXPIRES_SECONDS)
     except Exception as exc:  # noqa: BLE001 - a broker outage must not fail the staff action
         logger.warning("could not queue a scheduler tick: %s", exc)
 

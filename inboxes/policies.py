@@ -410,7 +410,6 @@ def _consented_q():
 
 
 def _draw_notary_q():
-
     return Q(kind=K.NOTARY) & Q(Exists(MafiaDraw.objects.filter(notary=OuterRef("pk"))))
 
 
@@ -440,7 +439,6 @@ def is_disclosed(inbox: Inbox) -> bool:
     if inbox.kind in PUBLIC_AFTER_GAME:
         return True
     if inbox.kind == K.NOTARY:
-
         return MafiaDraw.objects.filter(notary=inbox).exists()
     if inbox.kind in CONSENT_AFTER_GAME:
         return has_consented(inbox, consenters_of(inbox))
@@ -454,7 +452,6 @@ def can_request_inbox(user, inbox: Inbox) -> bool:
 
 
 def _has_requested(user, inbox: Inbox) -> bool:
-
     return can_request_inbox(user, inbox) and OpenRequest.objects.filter(inbox=inbox, user=user).exists()
 
 
@@ -771,7 +768,6 @@ def editable_positions(user, inbox: Inbox, messages: list[Message], first_positi
 
 
 def _game_zone(game: Game):
-
     return ZoneInfo(game.time_zone)
 
 

@@ -26,7 +26,7 @@ def _setup_periodic_tasks(sender, **kwargs):
     sender.add_periodic_task(
         settings.MAFIA_DISPATCH_INTERVAL_SECONDS,
         sender.signature("mafia_site.tasks.dispatch_due_events",
-                         options={"expires": settings.MAFIA_DISPATCH_INTERVAL_SECONDS}),
+                         options={"expires": settings.MAFIA_DISPATCH_TICK_EXPIRES_SECONDS}),
         name="dispatch due scheduled events",
     )
     # Notifications (archive app): collected and e-mailed every minute ("at once"); each person's hourly and daily

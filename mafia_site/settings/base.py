@@ -184,6 +184,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Game tunables (documented in .env.example; mafia_site/checks.py rejects impossible values).
 # How often beat runs the scheduler tick (DESIGN.md "The clock"), in seconds.
 MAFIA_DISPATCH_INTERVAL_SECONDS = env_float("MAFIA_DISPATCH_INTERVAL_SECONDS", 30.0)
+# How long a tick waits in the broker before it expires (seconds; default one interval, so ticks never pile up).
+MAFIA_DISPATCH_TICK_EXPIRES_SECONDS = env_float("MAFIA_DISPATCH_TICK_EXPIRES_SECONDS", MAFIA_DISPATCH_INTERVAL_SECONDS)
 # Most events one tick runs before yielding to the next tick.
 MAFIA_DISPATCH_BATCH = env_int("MAFIA_DISPATCH_BATCH", 200)
 # A failing scheduled event is retried with exponential back-off up to this delay, in seconds.

@@ -288,7 +288,7 @@ def test_celery_tasks_are_time_limited_and_ticks_expire_in_the_broker_DESIGN_clo
     assert app.conf.task_soft_time_limit == settings.CELERY_TASK_SOFT_TIME_LIMIT == 120
     assert app.conf.task_time_limit == settings.CELERY_TASK_TIME_LIMIT == 150
     entry = app.conf.beat_schedule["dispatch due scheduled events"]
-    assert entry["options"]["expires"] == settings.MAFIA_DISPATCH_INTERVAL_SECONDS
+    assert entry["options"]["expires"] == settings.MAFIA_DISPATCH_TICK_EXPIRES_SECONDS == settings.MAFIA_DISPATCH_INTERVAL_SECONDS
     assert tick.acks_late is False  # a tick lost with its worker is not redelivered: the next tick does its work
 
 

@@ -171,7 +171,7 @@ class BrowserGame:
             person.open(f"/games/{self.slug}/")
             person.submit("form.signup button[type=submit]")
             assert ru("You are signed up.") in person.flash(), person.flash()
-            assert person.page.locator("form.signup input[name=action]").get_attribute("value") == "withdraw"
+            assert person.page.locator("form.signup button[name=action]").get_attribute("value") == "withdraw"
 
     def form_cities(self) -> None:
         """The Procurator closes the sign-ups and forms the cities at random, named (L-CITY)."""
@@ -373,17 +373,17 @@ class BrowserGame:
         for number in range(1, len(CITY_NAMES) + 1):
             panel = f"section.night-city[data-city='{number}']"
             consigliere.open(f"/games/{self.slug}/night/")
-            consigliere.submit(f"{panel} form:has(input[value=open_election]) button")
+            consigliere.submit(f"{panel} button[name=action][value=open_election]")
             mafia = [r for r in self.residents(number) if r.alignment == Alignment.MAFIA]
             for mafioso in mafia:
                 person = self.of(mafioso)
                 person.open(f"/games/{self.slug}/night/")
                 assert person.page.locator("section.night-city").count() == 1  # their own city only
-                person.page.select_option(f"{panel} form:has(input[value=vote_godfather]) select[name=target]",
+                person.page.select_option(f"{panel} form:has(button[value=vote_godfather]) select[name=target]",
                                           mafia[0].public_id)
-                person.submit(f"{panel} form:has(input[value=vote_godfather]) button")
+                person.submit(f"{panel} button[name=action][value=vote_godfather]")
             consigliere.open(f"/games/{self.slug}/night/")
-            consigliere.submit(f"{panel} form:has(input[value=close_election]) button")
+            consigliere.submit(f"{panel} button[name=action][value=close_election]")
             assert consigliere.text(f"{panel} [data-fact=godfather]") == mafia[0].name
             godfathers[number] = mafia[0]
         return godfathers

@@ -178,7 +178,10 @@ def start_stack(tmp_path: Path, start: datetime) -> Stack:
     # per thread outlives the thread; with every open page polling (live pages) that exhausted PostgreSQL's
     # max_connections ("too many clients"). Each request closes its connection here (gunicorn's workers in
     # production keep theirs).
-    env.update(MAFIA_DISPATCH_INTERVAL_SECONDS="1", MAFIA_LIVE_POLL_SECONDS=str(LIVE_POLL_SECONDS),
+    # A tick lives 30 s in the broker: the game clock jumps hours at a time and each process reads the jump a moment
+    # apart, so a 1 s expiry (the interval) let the worker discard the ticks of a beat a little behind it.
+    env.update(MAFIA_DISPATCH_INTERVAL_SECONDS="1", MAFIA_DISPATCH_TICK_EXPIRES_SECONDS="30",
+               MAFIA_LIVE_POLL_SECONDS=str(LIVE_POLL_SECONDS),
                MAFIA_LIVE_BADGE_SECONDS=str(LIVE_POLL_SECONDS), DATABASE_CONN_MAX_AGE="0")
     clock = GameClock(tmp_path / "clock", start)
     stack = Stack(base_url="", clock=clock, processes=Processes(tmp_path), env=env, tmp_path=tmp_path)

@@ -198,7 +198,8 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     for number in (1, 2):
         judge = lepra.of(judges[number])
         judge.open(f"/games/{slug}/cities/1/day/")
-        judge.submit(f"form.court-vote button[value='{a.public_id}']")
+        judge.page.check(f"form.court-vote input[name=choice][value='{a.public_id}']")
+        judge.submit("form.court-vote button[name=action][value=court_vote]")
     voter1_page.open(f"/games/{slug}/cities/1/day/")
     assert voter1_page.text(".decision") == f"{ru('Executed')}: {a.name} ({ru('Supreme Court')})"
     screenshots.take(voter1_page.page, "city-day-court")
@@ -267,14 +268,14 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     boss = lepra.of(godfathers[home])
     boss.open(night_url)
     panel = f"section.night-city[data-city='{home}']"
-    boss.page.select_option(f"{panel} form:has(input[value=decide]) select[name=target]", victim.public_id)
-    boss.submit(f"{panel} form:has(input[value=decide]) button")
+    boss.page.select_option(f"{panel} form:has(button[value=decide]) select[name=target]", victim.public_id)
+    boss.submit(f"{panel} button[name=action][value=decide]")
     assert f"{ru('Kill')}: {victim.name}" in boss.text(panel)
     tourer = lepra.of(godfathers[touring.number])
     tourer.open(night_url)
     panel = f"section.night-city[data-city='{touring.number}']"
-    tourer.page.select_option(f"{panel} form:has(input[value=tour]) select[name=target]", toured.public_id)
-    tourer.submit(f"{panel} form:has(input[value=tour]) button")
+    tourer.page.select_option(f"{panel} form:has(button[value=tour]) select[name=target]", toured.public_id)
+    tourer.submit(f"{panel} button[name=action][value=tour]")
     assert f"{ru('Touring')}: {toured.name}" in tourer.text(panel)
     screenshots.take(tourer.page, "night-page")
     commissar = next(r for n in (1, 2, 3) for r in lepra.residents(n) if r.is_commissar

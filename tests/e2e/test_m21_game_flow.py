@@ -158,7 +158,7 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
         person = m21.of(name)
         person.open(f"/games/{SLUG}/")
         person.submit("form.signup button[type=submit]")
-        assert person.page.locator("form.signup input[name=action]").get_attribute("value") == "withdraw"
+        assert person.page.locator("form.signup button[name=action]").get_attribute("value") == "withdraw"
     host.open(f"/games/{SLUG}/m21/setup/")
     assert host.texts("main section ol li") == PLAYERS
     host.submit(f"form[action='/games/{SLUG}/m21/setup/close-signups/'] button")

@@ -14,4 +14,4 @@ def m21_vote_count(context, inbox):
     """The live vote count of ``inbox``'s game for the request's user, who reads the thread (the view checked it
     through the policy; ``day_view`` checks again)."""
     user = context["request"].user
-    return {"view": selectors.day_view(user, inbox.game, timezone.now()), "game": inbox.game}
+    return {"view": selectors.day_view(user, inbox.game, timezone.now()), "game": inbox.game, "user": user}
