@@ -248,7 +248,8 @@ def _seats_of(user) -> dict[int, Resident]:
 def forget_viewer_cache(user) -> None:
     """Drop the per-request role, seat and membership caches of ``user`` (after changing them, or before a
     check that must read fresh rows under a lock)."""
-    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships", "_mafia_spectating"):
+    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships", "_mafia_spectating",
+                 "_mafia_watching"):
         if hasattr(user, attr):
             delattr(user, attr)
 
@@ -303,12 +304,19 @@ def spectated_games(user) -> set[int]:
 
 
 def spectator_of(user, game: Game | int) -> bool:
-    """True when ``user`` watches ``game`` (a Game or its id) as a spectator now; see ``spectated_games``."""
-    return (game if isinstance(game, int) else game.pk) in spectated_games(user)
+    """True when ``user`` watches ``game`` (a Game or its id) as a spectator now; see ``spectated_games``. Answered
+    from what ``access_inbox_by_id`` read with the inbox when that was this game's inbox, else from
+    ``spectated_games``."""
+    game_id = game if isinstance(game, int) else game.pk
+    known = getattr(user, "_mafia_watching", None)
+    if known is not None and game_id in known:
+        return known[game_id]
+    return game_id in spectated_games(user)
 
 
 def _spectator_grants(user, inbox: Inbox) -> list[StaffGrant]:
-    return [g for g in SPECTATOR_GRANTS if g.inbox_kind == inbox.kind] if spectator_of(user, inbox.game_id) else []
+    grants = [g for g in SPECTATOR_GRANTS if g.inbox_kind == inbox.kind]  # M21 kinds only: no read for the rest
+    return grants if grants and spectator_of(user, inbox.game_id) else []
 
 
 def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) -> bool:
@@ -664,11 +672,21 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
     # The same queries run whether the id exists or not (roles, seats, the inbox, the seat's membership), so
-    # that the response time does not tell a forbidden inbox from a missing one either.
+    # that the response time does not tell a forbidden inbox from a missing one either. Whether the viewer
+    # watches the inbox's game as a spectator is read in the inbox's own statement.
     _roles_of(user)
     seats = _seats_of(user)
-    spectated_games(user)
-    inbox = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id).first()
+    inboxes = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id)
+    if _is_authenticated(user):
+        inboxes = inboxes.annotate(viewer_watches=Exists(Spectator.objects.filter(
+            game=OuterRef("game_id"), user=user, left_at__isnull=True)))
+    inbox = inboxes.first()
+    if inbox is not None and _is_authenticated(user):
+        watching = getattr(user, "_mafia_watching", None)
+        if watching is None:
+            watching = user._mafia_watching = {}
+        watching[inbox.game_id] = (inbox.viewer_watches and seat_in(user, inbox.game_id) is None
+                                   and not staff_roles_in(user, inbox.game_id))  # as ``spectated_games`` says
     if seats:
         membership = (Membership.objects.filter(inbox__public_id=inbox_id, resident__in=[s.pk for s in seats.values()])
                       .first())
