@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from cities.demo import demo_account_maker
-from cities.models import GameStatus, LifeStatus, PostKind, PublicPost, Resident
+from cities.models import Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident
 from inboxes.models import Message
 from rulesets.m21 import console_selectors, services
 from rulesets.m21.demo import M21_DEMO_SETUP, M21_DEMO_SLUG, load_m21_demo
@@ -85,7 +85,7 @@ def test_load_demo_loads_the_m21_demo_and_prints_its_personas(demo):
     out = io.StringIO()
     call_command("load_demo", "--if-empty", stdout=out)
     text = out.getvalue()
-    game = services.Game.objects.get(slug=M21_DEMO_SLUG)
+    game = Game.objects.get(slug=M21_DEMO_SLUG)
     assert f"M21 demo (English, day 2): open http://127.0.0.1:8000/games/{M21_DEMO_SLUG}/m21/" in text
     assert f"m21host (host), m21cohost (co-host); host console http://127.0.0.1:8000/staff/m21/{game.pk}/" in text
     assert "Players:    m21p01..m21p20; mafia " in text and "(Godfather)" in text
@@ -114,4 +114,4 @@ def test_the_m21_demo_cannot_be_loaded_when_not_allowed(settings):
     settings.MAFIA_ALLOW_DEMO = False
     with pytest.raises(ImproperlyConfigured, match="MAFIA_ALLOW_DEMO is off"):
         load_m21_demo(make_user=demo_account_maker(), rng=random.Random(1), now=NOW)
-    assert not services.Game.objects.filter(slug=M21_DEMO_SLUG).exists()
+    assert not Game.objects.filter(slug=M21_DEMO_SLUG).exists()
