@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
@@ -39,11 +39,11 @@ from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from roles.models import MafiaDraw
 from kernel.public_ids import is_public_id
+from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
 
-from .models import IMMUTABLE_KINDS, Inbox, InboxKind, Membership, MembershipState, Message, Spectator
+from .models import Inbox, InboxKind, Membership, MembershipState, Message, Spectator
 
 K = InboxKind
 
@@ -180,9 +180,6 @@ DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.RO
 SPIRIT_POST_KINDS = frozenset({K.VOTING, K.PERSONAL, K.STAGE})
 IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 
-#: How long after its receive time the author may edit a message (L-INBOX-21).
-EDIT_WINDOW = timedelta(minutes=10)
-
 
 # --------------------------------------------------------------------------------------------------------------
 # Who the viewer is in a game
@@ -248,7 +245,8 @@ def _seats_of(user) -> dict[int, Resident]:
 def forget_viewer_cache(user) -> None:
     """Drop the per-request role, seat and membership caches of ``user`` (after changing them, or before a
     check that must read fresh rows under a lock)."""
-    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships", "_mafia_spectating"):
+    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships", "_mafia_spectating",
+                 "_mafia_watching"):
         if hasattr(user, attr):
             delattr(user, attr)
 
@@ -303,12 +301,19 @@ def spectated_games(user) -> set[int]:
 
 
 def spectator_of(user, game: Game | int) -> bool:
-    """True when ``user`` watches ``game`` (a Game or its id) as a spectator now; see ``spectated_games``."""
-    return (game if isinstance(game, int) else game.pk) in spectated_games(user)
+    """True when ``user`` watches ``game`` (a Game or its id) as a spectator now; see ``spectated_games``. Answered
+    from what ``access_inbox_by_id`` read with the inbox when that was this game's inbox, else from
+    ``spectated_games``."""
+    game_id = game if isinstance(game, int) else game.pk
+    known = getattr(user, "_mafia_watching", None)
+    if known is not None and game_id in known:
+        return known[game_id]
+    return game_id in spectated_games(user)
 
 
 def _spectator_grants(user, inbox: Inbox) -> list[StaffGrant]:
-    return [g for g in SPECTATOR_GRANTS if g.inbox_kind == inbox.kind] if spectator_of(user, inbox.game_id) else []
+    grants = [g for g in SPECTATOR_GRANTS if g.inbox_kind == inbox.kind]  # M21 kinds only: no read for the rest
+    return grants if grants and spectator_of(user, inbox.game_id) else []
 
 
 def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) -> bool:
@@ -661,11 +666,21 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
     # The same queries run whether the id exists or not (roles, seats, the inbox, the seat's membership), so
-    # that the response time does not tell a forbidden inbox from a missing one either.
+    # that the response time does not tell a forbidden inbox from a missing one either. Whether the viewer
+    # watches the inbox's game as a spectator is read in the inbox's own statement.
     _roles_of(user)
     seats = _seats_of(user)
-    spectated_games(user)
-    inbox = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id).first()
+    inboxes = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id)
+    if _is_authenticated(user):
+        inboxes = inboxes.annotate(viewer_watches=Exists(Spectator.objects.filter(
+            game=OuterRef("game_id"), user=user, left_at__isnull=True)))
+    inbox = inboxes.first()
+    if inbox is not None and _is_authenticated(user):
+        watching = getattr(user, "_mafia_watching", None)
+        if watching is None:
+            watching = user._mafia_watching = {}
+        watching[inbox.game_id] = (inbox.viewer_watches and seat_in(user, inbox.game_id) is None
+                                   and not staff_roles_in(user, inbox.game_id))  # as ``spectated_games`` says
     if seats:
         membership = (Membership.objects.filter(inbox__public_id=inbox_id, resident__in=[s.pk for s in seats.values()])
                       .first())
@@ -704,69 +719,6 @@ def links_night_page(inbox: Inbox) -> bool:
     return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
 
 
-def can_moderate_inbox(user, inbox: Inbox) -> bool:
-    """True when ``user`` may ban, unban, add or remove members and hide messages in ``inbox``.
-
-    The inbox's organizer (the staff role that runs it, or the resident who organises it, e.g. a secret inbox,
-    while that seat is still a member there) and the Procurator, each only where they may read (L-INBOX-21;
-    the Procurator never moderates a mafia or personal inbox he may not read, L-STAFF-5).
-    """
-    if not can_read_inbox(user, inbox) or _is_finished(inbox):
-        return False
-    roles = staff_roles_in(user, inbox.game_id)
-    if inbox.organizer_id is not None and any(r.pk == inbox.organizer_id for r in roles):
-        return True
-    if inbox.organizer_resident_id is not None:
-        seat = seat_in(user, inbox.game_id)
-        if seat is not None and seat.pk == inbox.organizer_resident_id and seat_may_post_kind(seat, inbox):
-            membership = membership_of(user, inbox)
-            if membership is not None and membership.state == MembershipState.MEMBER:
-                return True
-    return any(r.kind == StaffKind.PROCURATOR for r in roles)
-
-
-def can_see_hidden_text(user, inbox: Inbox) -> bool:
-    """True when ``user`` sees the text of hidden messages in ``inbox``: its moderators (L-INBOX-21)."""
-    return can_moderate_inbox(user, inbox)
-
-
-def edit_denial_reason(user, message: Message, now: datetime | None = None) -> str | None:
-    """Why ``user`` may not edit ``message`` at ``now`` (aware UTC), or None when they may (L-INBOX-21).
-
-    Only its author (the account that wrote it, ``author_user``: after a replacement the old player's posts are
-    nobody's to edit), only while they may still post in the inbox (a ban stops edits too), only in discussion
-    inboxes (not ``IMMUTABLE_KINDS``), only within ``EDIT_WINDOW`` of the receive time, never once hidden.
-    Call for a readable inbox only (else the answer is a 404). One query at most (the membership, cached).
-    """
-
-    now = now or timezone.now()
-    inbox = message.inbox
-    if not _is_authenticated(user) or message.author_user_id != user.pk:
-        return _("Only the author may edit a message.")
-    if inbox.kind in IMMUTABLE_KINDS:
-        return _("Messages in this inbox can never be edited.")
-    if message.is_hidden:
-        return _("A hidden message cannot be edited.")
-    if now >= message.received_at + EDIT_WINDOW:
-        return _("A message can be edited only within 10 minutes of posting.")
-    return post_denial_reason(user, inbox, now)
-
-
-def editable_positions(user, inbox: Inbox, messages: list[Message], first_position: int,
-                       now: datetime | None = None) -> set[int]:
-    """The 1-based thread positions, among ``messages`` (consecutive, the first at ``first_position``), of the
-    messages ``user`` may edit now (``edit_denial_reason`` None). For the thread page's edit links; no query per
-    message."""
-    now = now or timezone.now()
-    own = [(first_position + i, m) for i, m in enumerate(messages)
-           if _is_authenticated(user) and m.author_user_id == user.pk]
-    if not own:
-        return set()
-    for _position, m in own:
-        m.inbox = inbox
-    return {pos for pos, m in own if edit_denial_reason(user, m, now) is None}
-
-
 def _game_zone(game: Game):
     return ZoneInfo(game.time_zone)
 
@@ -786,6 +738,8 @@ _MOVED: dict[str, str] = {
         "visible_events"
     ], "audit_policy"),
     **dict.fromkeys(["can_see_nominations", "can_see_speech_requests", "can_see_voting_tally"], "day_policy"),
+    **dict.fromkeys(["EDIT_WINDOW", "can_moderate_inbox", "can_see_hidden_text", "edit_denial_reason",
+                     "editable_positions"], "moderation_policy"),
 }
 
 

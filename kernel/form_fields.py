@@ -117,3 +117,21 @@ class ObjectMultipleChoiceField(_ObjectKey, forms.ModelMultipleChoiceField):
                 raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice",
                                       params={"value": str(item)[:40]})
         return super()._check_values(value)
+
+
+class AccessedChoiceField(forms.ChoiceField):
+    """One of ``choices`` (pairs of public id and label), where the id is resolved first by ``access``: a callable
+    taking the posted value and returning the object, raising ``Http404`` for a malformed, missing or forbidden
+    id (an ``inboxes.access.access_<noun>_by_id`` bound to the viewer and the page). So a bad id in this field is
+    the same 404 as in every other id field of the page (L-INBOX-20: a form never tells a forbidden object from a
+    missing one), and only a real object that is not among the legal choices is the field's "invalid_choice"
+    error (a 400 that re-renders the form). An empty value is the "required" error. Cleans to the public id."""
+
+    def __init__(self, *, access, **kwargs):
+        super().__init__(**kwargs)
+        self.access = access
+
+    def validate(self, value):
+        if value not in self.empty_values:
+            self.access(value)  # raises Http404, before a choice is compared: as the page's other id fields
+        super().validate(value)

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
+from kernel.form_fields import AccessedChoiceField
 
 
 class NomineeForm(forms.Form):
@@ -23,19 +24,25 @@ class NomineeForm(forms.Form):
 
 class ResidentChoiceForm(forms.Form):
     """Choose one of ``choices`` (Residents) by public id; nothing chosen in advance. Subclasses name the field and
-    its label: a judge's court vote (L-COURT-2), the Procurator's execution decision (L-VOTE-7)."""
+    its label: a judge's court vote (L-COURT-2), the Procurator's execution decision (L-VOTE-7). With ``access``
+    (a callable from a posted id to its Resident raising ``Http404``, ``kernel.form_fields.AccessedChoiceField``)
+    a malformed or unknown id is that 404 and only a real resident outside ``choices`` is a form error."""
 
     field_name = "resident"
     label = _("Resident")
     widget = forms.Select
 
-    def __init__(self, *args, choices, **kwargs):
+    def __init__(self, *args, choices, access=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.residents = {r.public_id: r for r in choices}
         options = [(r.public_id, r.name) for r in choices]
         if self.widget is forms.Select:
             options = [("", _("— choose a resident —")), *options]
-        self.fields[self.field_name] = forms.ChoiceField(label=self.label, choices=options, widget=self.widget)
+        if access is None:
+            field = forms.ChoiceField(label=self.label, choices=options, widget=self.widget)
+        else:
+            field = AccessedChoiceField(label=self.label, choices=options, widget=self.widget, access=access)
+        self.fields[self.field_name] = field
 
     def chosen(self):
         """The chosen Resident (call after ``is_valid()``)."""

@@ -69,7 +69,9 @@ def city_day(request, slug: str, number: int):
                     done += " " + _("The court has decided: %(name)s is sentenced.") % {
                         "name": day.court_case.sentenced.name}
             elif action == "decide":
-                decide_form = ExecutionDecisionForm(request.POST, choices=day.decision_choices)
+                decide_form = ExecutionDecisionForm(  # a bad id is the 404 of the page's other id fields
+                    request.POST, choices=day.decision_choices,
+                    access=lambda resident_id: access.access_resident_by_id(request.user, resident_id, city=city))
                 if not decide_form.is_valid():
                     raise _FormInvalid()
                 services.do_decide_execution(city, decide_form.chosen(), acting_user=request.user)
