@@ -130,7 +130,7 @@ def test_forbidden_and_missing_inbox_ids_cost_the_same_queries(demo):
         with CaptureQueriesContext(connection) as ctx, pytest.raises(Http404):
             policies.access_inbox_by_id(user, inbox_id)
         counts.append(len(ctx.captured_queries))
-    assert counts[0] == counts[1] == 5  # roles, seats, spectated games (M-SETUP-3), the inbox, the membership
+    assert counts[0] == counts[1] == 4  # roles, seats, the inbox (with whether the viewer spectates its game), the membership
 
 
 def test_the_audit_log_never_names_whom_a_secret_flag_was_set_on_L_STAFF_6(demo):
