@@ -41,7 +41,8 @@ def test_a_mafia_message_is_a_sentence_with_a_link_for_the_consigliere_only_L_ST
     with translation.override("en"):
         text = audit_sentence(consigliere, event)
     link = f'<a href="/inboxes/{mafia1.public_id}/">'
-    assert text.startswith(f"{demo.consigliere.public_name} posted {link}a message</a> in {link}")
+    # In the game's language (Russian for Lepra), whatever language the request speaks.
+    assert text.startswith(f"{demo.consigliere.public_name} отправил {link}сообщение</a> в ящик {link}")
     assert "inbox=" not in text and f"={mafia1.pk}" not in text and str(message.pk) not in re.sub(r"<[^>]+>", "", text)
     for persona in ("tribune1", "arbiter", "procurator"):
         scope = policies.AuditScope(fresh(getattr(demo, persona)), demo.game)
