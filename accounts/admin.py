@@ -1,3 +1,4 @@
+"""The operators' admin (`/admin/`) of accounts: the user list and form, display names checked as at sign-up."""
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.forms import UserChangeForm

@@ -1,3 +1,4 @@
+"""The roles app: the role catalogue, the draws, the night pipeline and victory; `ready` registers its clock handler."""
 from django.apps import AppConfig
 
 
