@@ -154,6 +154,8 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
 else:
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's filesystem transport with messages written atomically (a worker never reads a half-written one).
+    CELERY_BROKER_TRANSPORT = "mafia_site.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
