@@ -428,19 +428,22 @@ def compute_election_tally(election, *, closes_at: datetime | None = None, preci
         precincts = list(election.precincts.select_related("inbox", "candidate").order_by("id"))
     alive = [p for p in precincts if p.candidate.status == LifeStatus.ALIVE]
     inbox_ids = [p.inbox_id for p in alive]
-    names, voters = {}, set()
-    for m in Membership.objects.filter(inbox_id__in=[p.inbox_id for p in precincts]).select_related("resident"):
-        voters.add(str(m.resident_id))
-        names[str(m.resident_id)] = m.resident.name
-    for p in precincts:
-        names[str(p.candidate_id)] = p.candidate.name
-    candidate_of = {p.inbox_id: str(p.candidate_id) for p in alive}
-    proxies = set(ElectionBallot.objects.filter(inbox_id__in=inbox_ids, proxy=True).values_list("message_id", flat=True))
-    messages = [
-        LepraVoteMessage(seq=m.pk, at=m.received_at, author=str(m.author_resident_id), inbox=candidate_of[m.inbox_id],
-                         text=m.body, proxy=m.pk in proxies)
-        for m in Message.objects.filter(inbox_id__in=inbox_ids, author_resident__isnull=False).order_by("received_at", "id")
-    ]
+    names, voters, messages = {}, set(), []
+    if precincts:  # without one there is nothing to read (and building the empty queries is not free)
+        for m in Membership.objects.filter(inbox_id__in=[p.inbox_id for p in precincts]).select_related("resident"):
+            voters.add(str(m.resident_id))
+            names[str(m.resident_id)] = m.resident.name
+        for p in precincts:
+            names[str(p.candidate_id)] = p.candidate.name
+        candidate_of = {p.inbox_id: str(p.candidate_id) for p in alive}
+        proxies = set(ElectionBallot.objects.filter(inbox_id__in=inbox_ids, proxy=True).values_list("message_id",
+                                                                                                     flat=True))
+        messages = [
+            LepraVoteMessage(seq=m.pk, at=m.received_at, author=str(m.author_resident_id),
+                             inbox=candidate_of[m.inbox_id], text=m.body, proxy=m.pk in proxies)
+            for m in Message.objects.filter(inbox_id__in=inbox_ids, author_resident__isnull=False).order_by(
+                "received_at", "id")
+        ]
     result = tally_lepra_election(election.opens_at, closes_at or election.closes_at, voters,
                                   [str(p.candidate_id) for p in alive], messages)
     return result, names
