@@ -336,9 +336,9 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
         locked = (_pending().filter(pk=event.pk, started_at=claimed_at)
                   .select_for_update(skip_locked=True, of=("self",)).select_related("game").first())
         if locked is None:
-            _release_companions(event.companions, claimed_at)
+            _release_companions(getattr(event, "companions", []), claimed_at)
             return RunResult(event.pk, event.kind, event.game_id, False, "already run by another dispatcher")
-        companions, event = event.companions, locked
+        companions, event = getattr(event, "companions", []), locked
         if companions:
             batch = _run_batch(event, companions, now, claimed_at)
             if batch is not None:
@@ -424,8 +424,11 @@ def _run_batch(event: ScheduledEvent, companion_ids: list[int], now: datetime,
             if len(details) != len(events):
                 raise LookupError(f"the batch handler of {event.kind!r} described {len(details)} of {len(events)} "
                                   "events")
+            # As in a lone run, a cancellation of ``event`` seen here is its handler's own; a companion cancelled
+            # meanwhile (a handler that ended the game) would never have run alone: the batch is not kept.
             done = ScheduledEvent.objects.filter(
-                pk__in=[e.pk for e in events], done_at__isnull=True, started_at=claimed_at,
+                Q(pk=event.pk) | Q(cancelled_at__isnull=True), pk__in=[e.pk for e in events], done_at__isnull=True,
+                started_at=claimed_at,
             ).update(done_at=now, cancelled_at=None, last_error="", retry_at=None, started_at=None)
             if done != len(events):
                 raise _AlreadyDone()

@@ -152,3 +152,75 @@ def test_a_failing_event_in_a_batch_fails_alone_and_the_others_run_DESIGN_clock(
                                     payload__event=broken.pk).count() == 1
     assert not GameEvent.objects.filter(game=night.game, kind="scheduler.event_failed").exclude(
         payload__event=broken.pk).exists()
+
+
+# ---- The scheduler's batches, with handlers of a kind made for the test ----------------------------------------
+
+DUE = datetime(2021, 7, 1, 9, tzinfo=UTC)  # long before anything the session's demo game schedules
+
+
+@pytest.fixture
+def ticks(monkeypatch):
+    """A kind ``tick`` with a handler and a batch handler; ``calls`` lists the batch sizes the handler ran."""
+    from cities.services import do_create_game
+    from tests.cities.test_scheduler import make_user
+
+    game = do_create_game(title="Batches", slug="batches", acting_user=make_user("batches-proc"),
+                          now=DUE - timedelta(days=1))
+    calls: list[int] = []
+
+    def tick(event, now):
+        if event.payload.get("ends_game"):  # as a handler that ends its game: its pending events are cancelled
+            ScheduledEvent.objects.filter(game=event.game_id, done_at__isnull=True, cancelled_at__isnull=True).update(
+                cancelled_at=now)
+        return f"tick {event.payload['n']}"
+
+    def tick_batch(events, now):
+        calls.append(len(events))
+        return [tick(e, now) for e in events]
+
+    monkeypatch.setitem(scheduler.HANDLERS, "tick", tick)
+    monkeypatch.setitem(scheduler.HANDLERS, "tock", lambda event, now: "tock")
+    monkeypatch.setitem(scheduler.BATCH_HANDLERS, "tick", (tick, tick_batch))
+    return game, calls
+
+
+def _add(game, kind: str, n: int, **payload) -> ScheduledEvent:
+    return ScheduledEvent.objects.create(game=game, kind=kind, due_at=DUE, payload={"n": n, **payload},
+                                         created_at=DUE - timedelta(days=1))
+
+
+def test_a_batch_ends_at_an_event_of_another_kind_so_the_games_order_holds_DESIGN_clock(ticks):
+    game, calls = ticks
+    events = [_add(game, "tick", 0), _add(game, "tick", 1), _add(game, "tock", 2), _add(game, "tick", 3)]
+    assert dispatch_due_events(now=DUE) == 4
+    assert calls == [2]  # ticks 0 and 1 together; the tock alone; tick 3 alone (no companion)
+    audit = list(GameEvent.objects.filter(game=game, kind__in=["scheduler.tick", "scheduler.tock"]).order_by("id")
+                 .values_list("kind", "payload"))
+    assert audit == [("scheduler.tick", {"event": events[0].pk, "detail": "tick 0"}),
+                     ("scheduler.tick", {"event": events[1].pk, "detail": "tick 1"}),
+                     ("scheduler.tock", {"event": events[2].pk, "detail": "tock"}),
+                     ("scheduler.tick", {"event": events[3].pk, "detail": "tick 3"})]
+    assert all(e.done_at == DUE and e.attempts == 1 for e in ScheduledEvent.objects.filter(game=game))
+
+
+def test_a_batch_whose_first_event_cancels_the_others_keeps_only_the_first_as_run_alone_DESIGN_clock(ticks):
+    game, calls = ticks
+    first, second, third = _add(game, "tick", 0, ends_game=True), _add(game, "tick", 1), _add(game, "tick", 2)
+    assert dispatch_due_events(now=DUE) == 1
+    assert calls == [3]  # tried together, not kept: run alone, the first cancelled the others, which never ran
+    states = {e.pk: e for e in ScheduledEvent.objects.filter(game=game)}
+    assert states[first.pk].done_at == DUE and states[first.pk].cancelled_at is None
+    assert all(states[e.pk].done_at is None and states[e.pk].cancelled_at == DUE for e in (second, third))
+    assert list(GameEvent.objects.filter(game=game, kind="scheduler.tick").values_list("payload", flat=True)) == [
+        {"event": first.pk, "detail": "tick 0"}]
+
+
+def test_a_replaced_handler_is_never_bypassed_by_its_batch_handler_DESIGN_clock(ticks, monkeypatch):
+    game, calls = ticks
+    monkeypatch.setitem(scheduler.HANDLERS, "tick", lambda event, now: "replaced")
+    _add(game, "tick", 0), _add(game, "tick", 1)
+    assert dispatch_due_events(now=DUE) == 2
+    assert calls == []
+    assert set(GameEvent.objects.filter(game=game, kind="scheduler.tick").values_list("payload__detail", flat=True)) \
+        == {"replaced"}
