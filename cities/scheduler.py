@@ -5,7 +5,9 @@ Game time is data: ``ScheduledEvent`` rows. The beat tick calls ``dispatch_due_e
 changes and ``done_at`` commit in one transaction, and the row is locked with ``SELECT ... FOR UPDATE SKIP
 LOCKED`` on PostgreSQL); it runs no earlier than ``due_at``; an event never runs while an earlier event of the
 same game is pending (per-game order); a failing handler changes nothing, is retried with back-off and is
-reported in the audit log and the log.
+reported in the audit log and the log. Events of one kind due at the same planned time in one game (the judge
+elections of every city) may run as one batch, in one transaction, with the outcome of running them one by one
+(``BATCH_HANDLERS``).
 """
 from __future__ import annotations
 
@@ -323,7 +325,9 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
     (aware UTC, captured once; cut-offs inside the handlers are the planned times, never ``now``) and marks the
     event done. On a handler error the savepoint rolls back, ``last_error``/``retry_at`` are recorded with a
     ``scheduler.event_failed`` audit row, and the result has ``ok=False``; the event is retried after
-    ``retry_at`` and blocks later events of its game.
+    ``retry_at`` and blocks later events of its game. An event of a kind with a batch handler runs with the
+    events of its kind that follow it at the same planned time (``_claim_companions``, ``_run_batch``): their
+    results are ``RunResult.batch``.
     """
     claimed = _claim_one_due_event(now)
     if claimed is None:
