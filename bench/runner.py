@@ -167,8 +167,9 @@ class Bench:
     """One run of the benchmark at ``size``; ``run()`` returns the report (a dict) and writes it as JSON."""
 
     def __init__(self, size: Size, *, label: str = "bench", log: Callable[[str], None] = print,
-                 out_dir: Path | None = None):
+                 out_dir: Path | None = None, night_only: bool = False):
         self.size = size
+        self.night_only = night_only  # only the night scenario: no voting world, no server, no burst
         self.label = label
         self.log = log
         self.out_dir = out_dir or Path(settings.VAR_DIR) / "bench"
@@ -179,11 +180,12 @@ class Bench:
     def build(self) -> None:
         size, slug = self.size, self.label
         started = time.perf_counter()
-        self.log(f"building the voting game ({size.vote_city_size} voters; cities of {size.volume_city_size} "
-                 f"with {', '.join(map(str, size.message_counts))} messages)")
-        self.world = bench_world.build_voting_world(
-            f"{slug}-web", vote_city_size=size.vote_city_size, message_counts=list(size.message_counts),
-            volume_city_size=size.volume_city_size, inbox_counts=list(size.inbox_counts), log=self.log)
+        if not self.night_only:
+            self.log(f"building the voting game ({size.vote_city_size} voters; cities of {size.volume_city_size} "
+                     f"with {', '.join(map(str, size.message_counts))} messages)")
+            self.world = bench_world.build_voting_world(
+                f"{slug}-web", vote_city_size=size.vote_city_size, message_counts=list(size.message_counts),
+                volume_city_size=size.volume_city_size, inbox_counts=list(size.inbox_counts), log=self.log)
         self.log(f"building {size.rounds} x {len(size.night_cities)} clocked games of "
                  f"{', '.join(map(str, size.night_cities))} cities")
         # Each game's calendar is its own, in the past (so never reaching the voting game's events, due in real
@@ -198,9 +200,10 @@ class Bench:
             self.night_games[(r, cities)] = bench_world.build_night_game(
                 f"{slug}-night{cities}-r{r}", cities=cities, size=size.night_city_size,
                 first_day=base + timedelta(days=60 * k))
-        self.log(f"building {size.burst_games} games of {size.burst_players} players")
-        self.burst = [bench_world.build_burst_game(f"{slug}-burst{g}", players=size.burst_players)
-                      for g in range(size.burst_games)]
+        if not self.night_only:
+            self.log(f"building {size.burst_games} games of {size.burst_players} players")
+            self.burst = [bench_world.build_burst_game(f"{slug}-burst{g}", players=size.burst_players)
+                          for g in range(size.burst_games)]
         self.build_seconds = time.perf_counter() - started
         self.log(f"built in {self.build_seconds:.1f} s")
 
@@ -368,10 +371,13 @@ class Bench:
         server = None
         try:
             self.build()
-            server = start_server(workers=size.workers, log_dir=self.out_dir)
-            self.log(f"gunicorn: {size.workers} sync workers at {server.base_url}")
-            self.clients(server.base_url)
-            scenarios = self.scenarios()
+            if self.night_only:
+                scenarios = [(name, run) for name, run in self.scenarios() if name == "night"]
+            else:
+                server = start_server(workers=size.workers, log_dir=self.out_dir)
+                self.log(f"gunicorn: {size.workers} sync workers at {server.base_url}")
+                self.clients(server.base_url)
+                scenarios = self.scenarios()
             wall = time.perf_counter()
             for r in range(size.rounds):
                 k = r % len(scenarios)

@@ -174,8 +174,11 @@ def build_night_game(slug: str, *, cities: int, size: int, first_day: datetime, 
     rng = random.Random(seed)
     setup_at = first_day - timedelta(days=1)
     procurator = make_users(f"{slug}-proc", 1)[0]
-    game = city_services.do_create_game(title=f"Bench {slug}", slug=slug, acting_user=procurator,
-                                        city_count=cities, now=setup_at)
+    # Beyond the form's cap on a fixed city count (L-CITY-1), the cities are planned by size: ``cities x size``
+    # sign-ups of ``size`` residents a city make exactly ``cities`` cities.
+    planned = {"city_count": cities} if cities <= city_services.MAX_CITIES else {"city_size": size}
+    game = city_services.do_create_game(title=f"Bench {slug}", slug=slug, acting_user=procurator, now=setup_at,
+                                        **planned)
     city_services.do_publish_recruitment_post(game, acting_user=procurator, now=setup_at)
     for user in make_users(slug, cities * size):
         city_services.do_sign_up(game, acting_user=user, now=setup_at)

@@ -113,6 +113,11 @@ def _replan(game: Game, *, ensure_through: int | None = None) -> list:
     days = _lock_days(game)
     if not days:
         return days
+
+    def times(day):
+        return day.starts_at, day.ends_at, day.night_starts_at, day.night_ends_at
+
+    stored = {day.pk: times(day) for day in days}
     last = max(days[-1].number, ensure_through or 0)
     by_number = {d.number: d for d in days}
     for number in range(days[-1].number + 1, last + 1):
@@ -142,7 +147,8 @@ def _replan(game: Game, *, ensure_through: int | None = None) -> list:
     ordered[-1].night_ends_at = clock.night_after(ordered[-1].ends_at, ordered[-1].night_starts_at, following,
                                                   edit_window=window)[0]
     for day in ordered:
-        day.save()
+        if day.pk is None or times(day) != stored[day.pk]:  # a day whose times did not move is left as it is
+            day.save()
     return ordered
 
 
@@ -223,6 +229,7 @@ def _sync_clock_events(game: Game, days: list, *, actor, now: datetime, running:
         elif event.due_at > now:  # a due one may be running right now (its handler re-plans): left to run
             ScheduledEvent.objects.filter(pk=event.pk, done_at__isnull=True).update(cancelled_at=now)
             counts["cancelled"] += 1
+    missing = []
     for kind, payload, due in expected:
         key = _payload_key(kind, payload)
         event = kept.get(key)
@@ -233,13 +240,15 @@ def _sync_clock_events(game: Game, days: list, *, actor, now: datetime, running:
                 changes.append({"event": event.pk, "kind": kind, "from": event.due_at.isoformat(),
                                 "to": due.isoformat()})
             continue
-        field = "night" if kind == "night_end" else "day"
-        if ScheduledEvent.objects.filter(game=game, kind=kind, done_at__isnull=False,
-                                         **{f"payload__{field}": key[1]}).exists():
-            continue
-        ScheduledEvent.objects.create(game=game, kind=kind, due_at=due, payload=payload, created_at=now,
-                                      created_by=actor)
-        counts["created"] += 1
+        missing.append((kind, payload, due))
+    if missing:  # the events that already ran are read once, the missing others created in one insert
+        ran = {_payload_key(kind, payload) for kind, payload in ScheduledEvent.objects.filter(
+            game=game, kind__in={kind for kind, _payload, _due in missing}, done_at__isnull=False,
+        ).values_list("kind", "payload")}
+        created = ScheduledEvent.objects.bulk_create([
+            ScheduledEvent(game=game, kind=kind, due_at=due, payload=payload, created_at=now, created_by=actor)
+            for kind, payload, due in missing if _payload_key(kind, payload) not in ran])
+        counts["created"] += len(created)
     if changes:
         counts["changes"] = changes
     return counts

@@ -5,7 +5,9 @@ Game time is data: ``ScheduledEvent`` rows. The beat tick calls ``dispatch_due_e
 changes and ``done_at`` commit in one transaction, and the row is locked with ``SELECT ... FOR UPDATE SKIP
 LOCKED`` on PostgreSQL); it runs no earlier than ``due_at``; an event never runs while an earlier event of the
 same game is pending (per-game order); a failing handler changes nothing, is retried with back-off and is
-reported in the audit log and the log.
+reported in the audit log and the log. Events of one kind due at the same planned time in one game (the judge
+elections of every city) may run as one batch, in one transaction, with the outcome of running them one by one
+(``BATCH_HANDLERS``).
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+
+from kernel.audit import record_events
 
 from .errors import NotAllowed, WrongState
 from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
@@ -69,12 +73,40 @@ def _night_started(event: ScheduledEvent) -> str | None:
 PRECONDITIONS["night_end"] = _night_started
 
 
+BatchHandler = Callable[[list[ScheduledEvent], datetime], list[str]]
+
+#: kind -> (handler, batch handler(events, now) -> one description per event). Events of such a kind that fall
+#: due at the same planned time, one after the other in their game's order (the judge elections of every city at
+#: once), run together in one transaction (``try_run_one_due_event``); the batch handler must do exactly what
+#: the handler would do for each event in turn. A kind is batched only while its registered handler is the one
+#: the batch handler stands for, and never when it has a precondition.
+BATCH_HANDLERS: dict[str, tuple[Handler, BatchHandler]] = {}
+
+
 def handler(kind: str):
     """Register the decorated function as the handler of scheduled events of ``kind``."""
     def register(func: Handler) -> Handler:
         HANDLERS[kind] = func
         return func
     return register
+
+
+def batch_handler(kind: str):
+    """Register the decorated function as the batch handler of scheduled events of ``kind`` (``BATCH_HANDLERS``),
+    standing for the kind's handler registered before it (``handler``), which still runs the events that run
+    alone. Raises ``LookupError`` when ``kind`` has no handler yet."""
+    def register(func: BatchHandler) -> BatchHandler:
+        BATCH_HANDLERS[kind] = (HANDLERS[kind], func)
+        return func
+    return register
+
+
+def _batch_handler_of(kind: str) -> BatchHandler | None:
+    """The batch handler of ``kind`` while it stands for the kind's registered handler, else None."""
+    single, batch = BATCH_HANDLERS.get(kind, (None, None))
+    if batch is None or kind in PRECONDITIONS or HANDLERS.get(kind) is not single:
+        return None
+    return batch
 
 
 @handler("publish_post")
@@ -163,13 +195,15 @@ class Waits(Exception):
 
 @dataclass
 class RunResult:
-    """What one ``try_run_one_due_event`` call did: the event, whether it succeeded, and a description."""
+    """What one ``try_run_one_due_event`` call did: the event, whether it succeeded, and a description;
+    ``batch``: the results of the events that ran with it in its transaction (``BATCH_HANDLERS``), in order."""
 
     event_id: int
     kind: str
     game_id: int
     ok: bool
     detail: str
+    batch: tuple[RunResult, ...] = ()
 
 
 def _pending():
@@ -217,10 +251,9 @@ def _claim_one_due_event(given_now: datetime | None) -> tuple[ScheduledEvent, da
         # Read the clock once the transaction holds its locks (SQLite may wait for another dispatcher here),
         # so that times stamped by successive events never run backwards.
         now = given_now or timezone.now()
-        if clock_paused() is not None:
-            return None
         event = (
             _due_candidates(now)
+            .filter(~Exists(ClockPause.objects.all()))  # nothing runs while the clock is paused (clock_paused)
             .select_for_update(skip_locked=True, of=("self",))
             .select_related("game")
             .first()
@@ -239,7 +272,46 @@ def _claim_one_due_event(given_now: datetime | None) -> tuple[ScheduledEvent, da
         _pending().filter(pk=event.pk).update(**changes)
         for name, value in changes.items():
             setattr(event, name, value)
+        event.companions = _claim_companions(event, now)  # read by try_run_one_due_event
         return event, now
+
+
+def _claim_companions(event: ScheduledEvent, now: datetime) -> list[int]:
+    """The ids of the events that run with ``event`` in one batch (``BATCH_HANDLERS``), their attempt recorded as
+    ``event``'s is: the pending events of its game due at the same planned time that follow it in the game's
+    order (due time, then id), as long as they are of its kind and never tried (a failed or crashed one runs
+    alone, after its back-off, and so do the events behind it). Read once unlocked (the game's order as it
+    stands), then locked skipping rows that others hold: the batch ends at the first row not obtained, so no
+    event ever runs before an earlier one of its game. Empty for a kind without a batch handler."""
+    if _batch_handler_of(event.kind) is None:
+        return []
+    following = (_pending().filter(game=event.game_id, due_at=event.due_at, id__gt=event.pk)
+                 .order_by("id").values_list("id", "kind", "attempts", "started_at", "retry_at")
+                 [:max(settings.MAFIA_DISPATCH_BATCH - 1, 0)])
+    wanted = []
+    for pk, kind, attempts, started_at, retry_at in following:
+        if kind != event.kind or attempts or started_at is not None or retry_at is not None:
+            break
+        wanted.append(pk)
+    if not wanted:
+        return []
+    locked = set(_pending().filter(pk__in=wanted, attempts=0, started_at__isnull=True, retry_at__isnull=True)
+                 .select_for_update(skip_locked=True).values_list("id", flat=True))
+    companions = []
+    for pk in wanted:
+        if pk not in locked:
+            break
+        companions.append(pk)
+    if companions:
+        _pending().filter(pk__in=companions).update(attempts=1, started_at=now, retry_at=now + _crash_delay(1))
+    return companions
+
+
+def _release_companions(ids: list[int], claimed_at: datetime) -> None:
+    """Undo the claim of a batch's companions (``_claim_companions``): they are pending and never tried again,
+    as before the claim, and run on their own later."""
+    if ids:
+        _pending().filter(pk__in=ids, started_at=claimed_at).update(attempts=0, started_at=None, retry_at=None)
 
 
 def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
@@ -253,7 +325,9 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
     (aware UTC, captured once; cut-offs inside the handlers are the planned times, never ``now``) and marks the
     event done. On a handler error the savepoint rolls back, ``last_error``/``retry_at`` are recorded with a
     ``scheduler.event_failed`` audit row, and the result has ``ok=False``; the event is retried after
-    ``retry_at`` and blocks later events of its game.
+    ``retry_at`` and blocks later events of its game. An event of a kind with a batch handler runs with the
+    events of its kind that follow it at the same planned time (``_claim_companions``, ``_run_batch``): their
+    results are ``RunResult.batch``.
     """
     claimed = _claim_one_due_event(now)
     if claimed is None:
@@ -265,8 +339,13 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
         locked = (_pending().filter(pk=event.pk, started_at=claimed_at)
                   .select_for_update(skip_locked=True, of=("self",)).select_related("game").first())
         if locked is None:
+            _release_companions(getattr(event, "companions", []), claimed_at)
             return RunResult(event.pk, event.kind, event.game_id, False, "already run by another dispatcher")
-        event = locked
+        companions, event = getattr(event, "companions", []), locked
+        if companions:
+            batch = _run_batch(event, companions, now, claimed_at)
+            if batch is not None:
+                return batch
         func = HANDLERS.get(event.kind)
         try:
             with transaction.atomic():
@@ -317,6 +396,56 @@ class _AlreadyDone(Exception):
     """Another dispatcher marked the event done while this one ran it."""
 
 
+def _run_batch(event: ScheduledEvent, companion_ids: list[int], now: datetime,
+               claimed_at: datetime) -> RunResult | None:
+    """Run ``event`` (locked) and the companions claimed with it (``_claim_companions``) in one savepoint of the
+    caller's transaction through the kind's batch handler, mark them all done and audit each as a lone run is
+    audited (``scheduler.<kind>``, its own detail; the handler's own rows come first). The batch ends at the first
+    companion not locked here. Returns the result (``RunResult.batch``: the companions'), or None when the batch
+    did not run: it failed (rolled back whole, logged), or no companion was left; the companions are then
+    released, pending as before, and the caller runs ``event`` alone, so that a failure is ``event``'s own or
+    is met again when the failing event's turn comes (every outcome is that of the events run one by one)."""
+    batch_handler = _batch_handler_of(event.kind)
+    rows = {} if batch_handler is None else {
+        e.pk: e for e in _pending().filter(pk__in=companion_ids, started_at=claimed_at)
+        .select_for_update(skip_locked=True, of=("self",))}
+    companions = []
+    for pk in companion_ids:
+        if pk not in rows:
+            break
+        companions.append(rows[pk])
+    _release_companions(companion_ids[len(companions):], claimed_at)
+    if not companions:
+        return None
+    events = [event, *companions]
+    for companion in companions:
+        companion.game = event.game  # one game: its row is read once
+    try:
+        with transaction.atomic():
+            with translation.override(event.game.language):
+                details = batch_handler(events, now)
+            if len(details) != len(events):
+                raise LookupError(f"the batch handler of {event.kind!r} described {len(details)} of {len(events)} "
+                                  "events")
+            # As in a lone run, a cancellation of ``event`` seen here is its handler's own; a companion cancelled
+            # meanwhile (a handler that ended the game) would never have run alone: the batch is not kept.
+            done = ScheduledEvent.objects.filter(
+                Q(pk=event.pk) | Q(cancelled_at__isnull=True), pk__in=[e.pk for e in events], done_at__isnull=True,
+                started_at=claimed_at,
+            ).update(done_at=now, cancelled_at=None, last_error="", retry_at=None, started_at=None)
+            if done != len(events):
+                raise _AlreadyDone()
+            record_events(event.game, [(f"scheduler.{event.kind}", {"event": e.pk, "detail": detail})
+                                       for e, detail in zip(events, details, strict=True)], actor=None, at=now)
+    except Exception as exc:  # noqa: BLE001 - the events then run one by one, where a failure is recorded
+        logger.warning("batch of %s scheduled events %s (%s) not run together, run one by one: %s: %s",
+                       len(events), event.pk, event.kind, type(exc).__name__, exc)
+        _release_companions([c.pk for c in companions], claimed_at)
+        return None
+    results = [RunResult(e.pk, e.kind, e.game_id, True, detail) for e, detail in zip(events, details, strict=True)]
+    return RunResult(event.pk, event.kind, event.game_id, True, details[0], batch=tuple(results[1:]))
+
+
 def dispatch_due_events(now: datetime | None = None, *, limit: int | None = None) -> int:
     """Run due events one by one until none is runnable or ``limit`` (default ``MAFIA_DISPATCH_BATCH``) ran.
 
@@ -337,7 +466,7 @@ def dispatch_due_events(now: datetime | None = None, *, limit: int | None = None
         if result is None:
             break
         if result.ok:
-            done += 1
+            done += 1 + len(result.batch)
         elif result.event_id in failed_ids:
             break
         else:
@@ -429,7 +558,7 @@ def preview_due_events(now: datetime | None = None, *, limit: int | None = None)
                 result = try_run_one_due_event(now)
                 if result is None or (not result.ok and any(r.event_id == result.event_id for r in results)):
                     break
-                results.append(result)
+                results.extend((result, *result.batch))
             raise _Rollback()
     except _Rollback:
         pass

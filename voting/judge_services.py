@@ -79,7 +79,8 @@ def _check_arbiter_or_site(game, acting_user, rule: str) -> None:
         raise NotAllowed(_("Only the Supreme Arbiter may do this."), rule=rule)
 
 
-def _current_city_inbox(city: City) -> Inbox | None:
+def current_city_inbox(city: City) -> Inbox | None:
+    """The live city inbox of ``city`` (not rolled over, not killed; the newest), or None."""
     return Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
                                 killed_at__isnull=True).select_related("game").order_by("-id").first()
 
@@ -87,7 +88,7 @@ def _current_city_inbox(city: City) -> Inbox | None:
 def _announce_in_city(city: City, text_fn, now: datetime, *, inbox: Inbox | None = None) -> None:
     """Post ``text_fn()`` (translated in the game's language) in the current city inbox as the site (``inbox``:
     the current city inbox when the caller has just read it)."""
-    inbox = inbox or _current_city_inbox(city)
+    inbox = inbox or current_city_inbox(city)
     if inbox is None:
         return
     with translation.override(city.game.language):
@@ -170,18 +171,22 @@ def _create_election_events(election, *, acting_user, now: datetime) -> None:
         for kind, due in (("election_open", election.opens_at), ("election_close", election.closes_at))])
 
 
-def _announce_election(election, now: datetime, *, after_failure: bool = False, inbox: Inbox | None = None) -> None:
+def election_announcement(election, *, after_failure: bool = False) -> str:
+    """The announcement of ``election`` in its city inbox (L-DAY-4), in the active language: its times in the
+    game's zone; ``after_failure``: it follows a failed election (L-JUDGE-5)."""
     game = election.game
+    params = {"city": election.city.name, "opens": _local(game, election.opens_at),
+              "closes": _local(game, election.closes_at)}
+    if after_failure:
+        return _("The judge election in %(city)s failed: no candidate has at least as many pros as cons. "
+                 "A new election: from %(opens)s to %(closes)s. Propose your candidate in your personal inbox.") % params
+    return _("Judge election in %(city)s: from %(opens)s to %(closes)s. Propose your candidate in your personal "
+             "inbox.") % params
 
-    def text():
-        params = {"city": election.city.name, "opens": _local(game, election.opens_at),
-                  "closes": _local(game, election.closes_at)}
-        if after_failure:
-            return _("The judge election in %(city)s failed: no candidate has at least as many pros as cons. "
-                     "A new election: from %(opens)s to %(closes)s. Propose your candidate in your personal inbox.") % params
-        return _("Judge election in %(city)s: from %(opens)s to %(closes)s. Propose your candidate in your personal "
-                 "inbox.") % params
-    _announce_in_city(election.city, text, now, inbox=inbox)
+
+def _announce_election(election, now: datetime, *, after_failure: bool = False, inbox: Inbox | None = None) -> None:
+    _announce_in_city(election.city, lambda: election_announcement(election, after_failure=after_failure), now,
+                      inbox=inbox)
 
 
 @transaction.atomic
@@ -408,31 +413,37 @@ def do_open_election(election, *, acting_user, now: datetime | None = None) -> l
     return list(inboxes.values())
 
 
-def compute_election_tally(election, *, closes_at: datetime | None = None):
+def compute_election_tally(election, *, closes_at: datetime | None = None, precincts: list | None = None):
     """The tally of ``election`` from its stored precinct messages (L-JUDGE-4..6): ``(LepraElectionResult,
     names)`` with residents keyed by ``str(pk)``; ``names`` maps keys to names. Only residents' messages count
     (the Arbiter's posts are announcements); proxies count at the opening. The voters are every seat made a member
     of a precinct at the opening [interp, as the execution tally]; a candidate who died is out (their precinct is
     killed, its ballots void). ``closes_at`` defaults to the election's (a live standing uses it too: ballots
-    not yet posted simply are not there). Returns ``(None, {})`` before the opening."""
+    not yet posted simply are not there). ``precincts``: the election's precincts (with their candidates) in id
+    order when the caller has read them (an election closed in a batch). Returns ``(None, {})`` before the
+    opening."""
     if election.opened_at is None:
         return None, {}
-    precincts = list(election.precincts.select_related("inbox", "candidate").order_by("id"))
+    if precincts is None:
+        precincts = list(election.precincts.select_related("inbox", "candidate").order_by("id"))
     alive = [p for p in precincts if p.candidate.status == LifeStatus.ALIVE]
     inbox_ids = [p.inbox_id for p in alive]
-    names, voters = {}, set()
-    for m in Membership.objects.filter(inbox_id__in=[p.inbox_id for p in precincts]).select_related("resident"):
-        voters.add(str(m.resident_id))
-        names[str(m.resident_id)] = m.resident.name
-    for p in precincts:
-        names[str(p.candidate_id)] = p.candidate.name
-    candidate_of = {p.inbox_id: str(p.candidate_id) for p in alive}
-    proxies = set(ElectionBallot.objects.filter(inbox_id__in=inbox_ids, proxy=True).values_list("message_id", flat=True))
-    messages = [
-        LepraVoteMessage(seq=m.pk, at=m.received_at, author=str(m.author_resident_id), inbox=candidate_of[m.inbox_id],
-                         text=m.body, proxy=m.pk in proxies)
-        for m in Message.objects.filter(inbox_id__in=inbox_ids, author_resident__isnull=False).order_by("received_at", "id")
-    ]
+    names, voters, messages = {}, set(), []
+    if precincts:  # without one there is nothing to read (and building the empty queries is not free)
+        for m in Membership.objects.filter(inbox_id__in=[p.inbox_id for p in precincts]).select_related("resident"):
+            voters.add(str(m.resident_id))
+            names[str(m.resident_id)] = m.resident.name
+        for p in precincts:
+            names[str(p.candidate_id)] = p.candidate.name
+        candidate_of = {p.inbox_id: str(p.candidate_id) for p in alive}
+        proxies = set(ElectionBallot.objects.filter(inbox_id__in=inbox_ids, proxy=True).values_list("message_id",
+                                                                                                     flat=True))
+        messages = [
+            LepraVoteMessage(seq=m.pk, at=m.received_at, author=str(m.author_resident_id),
+                             inbox=candidate_of[m.inbox_id], text=m.body, proxy=m.pk in proxies)
+            for m in Message.objects.filter(inbox_id__in=inbox_ids, author_resident__isnull=False).order_by(
+                "received_at", "id")
+        ]
     result = tally_lepra_election(election.opens_at, closes_at or election.closes_at, voters,
                                   [str(p.candidate_id) for p in alive], messages)
     return result, names
@@ -515,7 +526,9 @@ def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbo
     return None
 
 
-def _election_result_text(game, city: City, result, names: dict[str, str], winner_name: str | None) -> str:
+def election_result_text(game, city: City, result, names: dict[str, str], winner_name: str | None) -> str:
+    """The result of ``city``'s election as posted in its city inbox (L-JUDGE-5), in ``game``'s language:
+    ``result`` a ``LepraElectionResult``, ``names`` resident keys -> names, ``winner_name`` None when it failed."""
     def n(key):
         return names.get(key, key)
 
@@ -564,9 +577,9 @@ def do_close_election(election, *, acting_user, now: datetime | None = None):
     Inbox.objects.filter(precinct__election=election, killed_at__isnull=True).update(killed_at=now)
     ScheduledEvent.objects.filter(game=game, kind="election_close", done_at__isnull=True, cancelled_at__isnull=True,
                                   payload__election=election.pk, due_at__gt=now).update(cancelled_at=now)
-    city_inbox = _current_city_inbox(city)
+    city_inbox = current_city_inbox(city)
     if city_inbox is not None:
-        do_post_site_message(city_inbox, _election_result_text(game, city, result, names,
+        do_post_site_message(city_inbox, election_result_text(game, city, result, names,
                                                               winner.name if winner else None),
                              acting_user=None, now=now)
     record_event(game, "election.closed", actor=acting_user, at=now,

@@ -777,7 +777,7 @@ _MOVED: dict[str, str] = {
         "ELECTION_NOTICE", "ELECTION_NOTICE_AFTER_REMOVAL", "REMOVAL_CONFIRMATIONS", "REMOVAL_CUTOFF",
         "REMOVED_JUDGE_BAR_DAYS", "_announce_election", "_announce_in_city", "_barred_as_removed",
         "_check_arbiter_or_site", "_confirmation_considered", "_court_formed", "_create_election_events",
-        "_current_city_inbox", "_election_reason", "_election_result_text", "_every_city_has_a_judge", "_is_arbiter",
+        "current_city_inbox", "_election_reason", "election_announcement", "election_result_text", "_every_city_has_a_judge", "_is_arbiter",
         "_judge_leaves", "_precinct_refusal_error", "_precinct_title", "_renew_court_if_formed", "candidates_of",
         "check_precinct_post", "cities_needing_judge_election", "city_needs_judge_election", "compute_election_tally", "do_close_election",
         "do_confirm_removal_demand", "do_open_election", "do_open_removal_demand", "do_pass_candidates",

@@ -1,6 +1,7 @@
 """Scheduled events of the Lepra day (DESIGN.md "The clock"), registered in ``cities.scheduler.HANDLERS`` when the
 Lepra app is ready: ``voting_open`` at the Tribune's opening and ``voting_close`` at the closing (L-DAY-3,
-L-VOTE-6), the court's deadline (L-COURT-4), judge elections opening and closing (L-JUDGE-4/5).
+L-VOTE-6), the court's deadline (L-COURT-4), judge elections opening and closing (L-JUDGE-4/5), those due at
+the same planned time in one batch (``cities.scheduler.BATCH_HANDLERS``).
 Handlers change state only through services (``acting_user=None``)."""
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from datetime import datetime
 
 from cities.errors import WrongState
 from cities.models import ScheduledEvent
-from cities.scheduler import handler
+from cities.scheduler import batch_handler, handler
+from voting.election_batch_services import do_close_elections, do_open_elections
 from voting.models import CourtCase, JudgeElection, VotingSession
 from voting.services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
 from voting.window_services import do_report_missed_voting, is_missed
@@ -76,3 +78,23 @@ def _election_close(event: ScheduledEvent, now: datetime) -> str:
     except WrongState as exc:
         return f"election {election.pk} not closed: {exc}"
     return f"closed election {election.pk}"
+
+
+@batch_handler("election_open")
+def _elections_open(events: list[ScheduledEvent], now: datetime) -> list[str]:
+    """The openings of several elections of one game due at the same planned time (every city's, or every failed
+    round again), in one transaction: those without a candidate together (``do_open_elections``), then each
+    other one as ``_election_open`` opens it."""
+    opened = do_open_elections(events[0].game, [e.payload["election"] for e in events], acting_user=None, now=now)
+    return [f"opened election {e.payload['election']}: 0 precincts" if e.payload["election"] in opened
+            else _election_open(e, now) for e in events]
+
+
+@batch_handler("election_close")
+def _elections_close(events: list[ScheduledEvent], now: datetime) -> list[str]:
+    """The closes of several elections of one game due at the same planned time, in one transaction: those
+    without a precinct together (``do_close_elections``: each failed, a new one scheduled), then each other one
+    as ``_election_close`` closes it."""
+    closed = do_close_elections(events[0].game, [e.payload["election"] for e in events], acting_user=None, now=now)
+    return [f"closed election {e.payload['election']}" if e.payload["election"] in closed
+            else _election_close(e, now) for e in events]

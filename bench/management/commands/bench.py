@@ -20,12 +20,15 @@ class Command(BaseCommand):
         parser.add_argument("--label", default="bench",
                             help="prefix of the games' addresses and name of the report (unique per database)")
         parser.add_argument("--out-dir", type=Path, default=None, help="where the report goes (default var/bench)")
+        parser.add_argument("--night-only", action="store_true",
+                            help="measure only night resolution + daily post (no server, no voting world)")
 
-    def handle(self, *args, size, label, out_dir, **options):
+    def handle(self, *args, size, label, out_dir, night_only, **options):
 
         if Game.objects.filter(slug__startswith=f"{label}-").exists():
             raise CommandError(f"this database already has games labelled {label!r}: give another --label")
-        bench = Bench(SIZES[size], label=label, log=lambda line: self.stdout.write(line), out_dir=out_dir)
+        bench = Bench(SIZES[size], label=label, log=lambda line: self.stdout.write(line), out_dir=out_dir,
+                      night_only=night_only)
         report = bench.run()
         self.stdout.write(format_report(report))
         self.stdout.write(f"report: {report['path']}")
