@@ -176,13 +176,17 @@ def night_page(request, slug: str):
     cities = selectors.cities_in_order(game)
     toured = services.toured_cities(game) if is_consigliere else []
     panels = _night_panels(request.user, game)
+    night = services.current_night(game)
+    actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
     pickers = _night_pickers(request.user, game, panels, check_targets, cities, toured)
     if request.method == "POST":
         if not request.user.is_authenticated:
             raise Http404("No such page.")
         form = NightActionForm(request.POST)
         if form.is_valid():
-            bound = _bind_picker(pickers, form.cleaned_data, request.POST)
+            shown = _shown_pickers(panels, actions_open, is_consigliere=is_consigliere,
+                                   may_check=is_commissar and actions_open)
+            bound = _bind_picker(pickers, form.cleaned_data, request.POST, shown)
             try:
                 valid = bound is None or bound.is_valid()
             except Http404:  # a resident id that names nobody the viewer may see: as an empty choice
@@ -203,8 +207,6 @@ def night_page(request, slug: str):
                     return redirect("night_page", slug=game.slug)
         else:
             error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
-    night = services.current_night(game)
-    actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
     for panel in panels:
         panel["forms"] = pickers.get(panel["city"].number, {})
     context = {
@@ -256,11 +258,35 @@ def _night_pickers(user, game, panels, check_targets, cities, toured, data=None)
     return pickers
 
 
-def _bind_picker(pickers: dict, cleaned: dict, data):
+def _shown_pickers(panels, actions_open: bool, *, is_consigliere: bool, may_check: bool) -> set:
+    """The pickers the night page shows, as (city number or None, action) pairs, as ``roles/night.html`` decides:
+    only a shown form can hold its errors; a night action posted from elsewhere is left to its service."""
+    shown = set()
+    for p in panels:
+        number = p["city"].number
+        if p["election"] and not is_consigliere:
+            shown.add((number, "vote_godfather"))
+        if is_consigliere:
+            shown.add((number, "appoint_godfather"))
+        if actions_open and p["may_decide"]:
+            shown.add((number, "decide"))
+            if p["is_touring"]:
+                shown.add((number, "tour"))
+    if may_check:
+        shown.add((None, "check"))
+    if is_consigliere:
+        shown.add((None, "gift"))
+    return shown
+
+
+def _bind_picker(pickers: dict, cleaned: dict, data, shown: set):
     """The form of ``pickers`` that a posted night action (``NightActionForm.cleaned_data``) came from, bound to
-    ``data`` and put in its place (so that its errors show inside it); None when the action has no picker or
-    names a city whose panel the viewer does not see (the service then refuses it)."""
+    ``data`` and put in its place (so that its errors show inside it); None when the action has no picker the
+    page shows (``shown``, from ``_shown_pickers``), e.g. for a city whose panel the viewer does not see: the
+    service then refuses it and the page says why."""
     action = cleaned["action"]
+    if (cleaned.get("city") if action in _PANEL_PICKERS else None, action) not in shown:
+        return None
     if action in _PANEL_PICKERS:
         forms_of_city = pickers.get(cleaned.get("city"))
         if forms_of_city is None:

@@ -76,3 +76,17 @@ def test_anonymous_visitor_sees_the_rotation_and_cannot_post(ng, client):
     assert page.status_code == 200
     assert ng.cities[0].name in page.content.decode()
     assert client.post(url(ng), {"action": "decide", "city": 1, "target": ""}).status_code == 404
+
+
+def test_an_action_posted_from_no_picker_the_page_shows_is_refused_in_words_on_the_page_L_NIGHT_1(ng, client):
+    """A picker holds the errors of what is posted from it; an action posted from no picker the page shows (the
+    Consigliere voting in a godfather election: he runs it, the mafia vote) is left to its service, whose refusal
+    the page shows above the forms, not in a form it does not show."""
+    client.force_login(ng.consigliere)
+    page = client.get(url(ng)).content.decode()
+    assert "id_vote_godfather_1_target" not in page
+    with time_machine.travel(NOW, tick=False):
+        response = client.post(url(ng), {"action": "vote_godfather", "city": 1, "target": ng.mafia[1][0].public_id})
+    assert response.status_code == 409
+    alert = response.content.decode().split('class="error" role="alert">')[1].split("</p>")[0]
+    assert alert == in_game_language(ng.game, "No godfather election is open.")
