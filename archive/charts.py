@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from xml.sax.saxutils import escape
 
 from django.template.loader import render_to_string
 
@@ -19,8 +18,6 @@ from inboxes.models import InboxKind, Membership
 from kernel.timezones import display_zone_name, zoned_time
 from voting.models import LepraVote, VotingSession
 from voting.selectors import tally_box
-
-SVG_NS = "http://www.w3.org/2000/svg"
 
 
 @dataclass
@@ -129,7 +126,8 @@ def game_map_svg(viewer, game: Game) -> str:
     class="city" data-city=N data-residents=R>`` per city with its Tribune and residents (a resident's alignment
     only as ``visible_alignment`` shows it), the game-wide staff (``visible_staff``), and one ``<g class="inbox"
     data-kind=... data-members=M>`` per inbox the viewer may read (``readable_inboxes``) with lines to the cities
-    of its members. Nothing of an unreadable inbox appears, not even its existence."""
+    of its members. Nothing of an unreadable inbox appears, not even its existence. Drawn by the template
+    ``archive/svg/game_map.svg`` (scaled by its ``viewBox``); returns the SVG markup."""
 
     cities = list(City.objects.filter(game=game).order_by("number"))
     residents = list(Resident.objects.filter(game=game).select_related("game").order_by("name"))
@@ -151,44 +149,34 @@ def game_map_svg(viewer, game: Game) -> str:
     inbox_w, inbox_cols = 290, max(len(cities), 2)
     width = max(col_w * max(len(cities), 1) + 20, (inbox_w + 10) * inbox_cols + 10)
     height = inbox_top + 20 + 24 * ((len(inboxes) + inbox_cols - 1) // inbox_cols)
-    parts = [(f'<svg xmlns="{SVG_NS}" class="game-map" role="img" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" data-cities="{len(cities)}" data-inboxes="{len(inboxes)}">'),
-             f"<title>{escape(game.title)}</title>"]
-    parts.append('<g class="staff">')
-    for n, role in enumerate(game_staff):
-        parts.append(f'<text class="staff-role" data-kind="{role.kind}" x="10" y="{20 + 20 * n}">'
-                     f'{escape(role.get_kind_display())}: {escape(role.user.public_name)}</text>')
-    parts.append("</g>")
-    centres = {}
+    centres, city_rows = {}, []
     for n, city in enumerate(cities):
         x0 = 10 + col_w * n
         centres[city.pk] = (x0 + (col_w - 20) / 2, city_top + city_h)
         tribune = next((r for r in staff if r.kind == StaffKind.TRIBUNE and r.city_id == city.pk), None)
-        parts.append(f'<g class="city" data-city="{city.number}" data-residents="{len(per_city[city.pk])}">')
-        parts.append(f'<rect x="{x0}" y="{city_top}" width="{col_w - 20}" height="{city_h}" fill="#f6f3ea" stroke="#444"/>')
-        parts.append(f'<text x="{x0 + 8}" y="{city_top + 18}" font-weight="bold">{escape(city.name)}</text>')
-        if tribune is not None:
-            parts.append(f'<text x="{x0 + 8}" y="{city_top + 34}" class="staff-role" data-kind="tribune">'
-                         f'{escape(tribune.get_kind_display())}: {escape(tribune.user.public_name)}</text>')
-        for k, r in enumerate(per_city[city.pk]):
-            alignment = policies.visible_alignment(viewer, r)
-            css = f"resident {alignment}" if alignment else "resident"
-            mark = " ✝" if r.status != "alive" else ""
-            paint = ' fill="#b22222" font-weight="bold"' if alignment == "mafia" else ""
-            parts.append(f'<text class="{css}" x="{x0 + 8}" y="{city_top + 50 + row_h * k}" font-size="11"{paint}>'
-                         f'{escape(r.name)}{mark}</text>')
-        parts.append("</g>")
+        city_rows.append({
+            "number": city.number, "name": city.name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
+            "tribune_y": city_top + 34,
+            "tribune": {"label": tribune.get_kind_display(), "name": tribune.user.public_name} if tribune else None,
+            "residents": [{"name": r.name, "alignment": policies.visible_alignment(viewer, r),
+                           "dead": r.status != "alive", "y": city_top + 50 + row_h * k}
+                          for k, r in enumerate(per_city[city.pk])],
+        })
+    inbox_rows = []
     for n, inbox in enumerate(inboxes):
         x0 = 10 + (inbox_w + 10) * (n % inbox_cols)
         y0 = inbox_top + 24 * (n // inbox_cols)
         member_cities = [c for i, c in member_rows if i == inbox.pk]
-        members = len(member_cities)
-        parts.append(f'<g class="inbox" data-kind="{inbox.kind}" data-members="{members}">')
+        lines = []
         for city_id in sorted(set(member_cities)):
             cx, cy = centres.get(city_id, (x0, y0))
-            parts.append(f'<line x1="{x0 + inbox_w / 2:.1f}" y1="{y0 - 14}" x2="{cx:.1f}" y2="{cy}" stroke="#ccc"/>')
-        parts.append(f'<rect x="{x0}" y="{y0 - 14}" width="{inbox_w}" height="19" fill="#fff" stroke="#888"/>')
-        parts.append(f'<text x="{x0 + 4}" y="{y0}" font-size="11">{escape(inbox.title[:44])} ({members})</text>')
-        parts.append("</g>")
-    parts.append("</svg>")
-    return "".join(parts)
+            lines.append({"x1": f"{x0 + inbox_w / 2:.1f}", "y1": y0 - 14, "x2": f"{cx:.1f}", "y2": cy})
+        inbox_rows.append({"kind": inbox.kind, "members": len(member_cities), "lines": lines, "x": x0,
+                           "text_x": x0 + 4, "y": y0, "box_y": y0 - 14, "title": inbox.title[:44]})
+    game_map = {
+        "title": game.title, "width": width, "height": height, "city_top": city_top, "city_w": col_w - 20,
+        "city_h": city_h, "inbox_w": inbox_w, "cities": city_rows, "inboxes": inbox_rows,
+        "staff": [{"kind": role.kind, "label": role.get_kind_display(), "name": role.user.public_name,
+                   "y": 20 + 20 * n} for n, role in enumerate(game_staff)],
+    }
+    return render_to_string("archive/svg/game_map.svg", {"m": game_map}).strip()

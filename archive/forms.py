@@ -27,5 +27,24 @@ class NotificationSettingsForm(forms.Form):
         return {kind.value: self.cleaned_data[kind.value] for kind in NotificationKind}
 
 
+class TimelineFilterForm(forms.Form):
+    """The timeline's filters (GET): a city of the game by number and an inbox kind, each "all" when empty. A value
+    outside the choices is the field's error, shown in the form, and that filter is left off."""
+
+    city = forms.TypedChoiceField(label=_("City"), required=False, coerce=int, empty_value=None)
+    kind = forms.ChoiceField(label=_("Inbox kind"), required=False)
+
+    def __init__(self, *args, cities, kinds, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["city"].choices = [("", _("all")), *[(c.number, c.name) for c in cities]]
+        self.fields["kind"].choices = [("", _("all")), *kinds]
+
+    def filters(self) -> tuple[int | None, str | None]:
+        """(city number or None, inbox kind or None) of the valid fields; a field in error filters nothing."""
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return data.get("city") or None, data.get("kind") or None
+
+
 class MarkAllReadForm(forms.Form):
     """The explicit "mark all read" of the notifications page (no fields: the button is the choice)."""

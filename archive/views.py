@@ -17,11 +17,10 @@ from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
 from kernel.confirm import confirmation_page
-from kernel.public_ids import is_database_id
 from kernel.timezones import display_zone_name
 
 from . import charts, export, selectors, services
-from .forms import MarkAllReadForm, NotificationSettingsForm
+from .forms import MarkAllReadForm, NotificationSettingsForm, TimelineFilterForm
 from .models import NotificationKind
 from .notifications import attention_everywhere, mentions_for, notification_list_for, unread_badges_for
 
@@ -67,11 +66,6 @@ def open_inbox(request, slug: str, inbox_id: str):
     return redirect("inbox_thread", inbox.public_id)
 
 
-def _int(value) -> int:
-    """A positive database id or number from a request (ASCII digits within a bigint), else 0 (matches nothing)."""
-    return int(value) if is_database_id(value) else 0
-
-
 def archive_game(request, slug: str):
     """The game's archive front page (L-ARCH-3): after the end, the winner, the scoreboard per city, the cast with
     roles and alignments, the inboxes the viewer reads and those opened on request, links, and the sections the
@@ -95,13 +89,11 @@ def timeline(request, slug: str):
     with only what the viewer may read (L-ARCH-3, L-INBOX-20)."""
     game = game_get(slug)
     activate_game_language(request, game)
-    city = _int(request.GET.get("city")) or None
-    kind = request.GET.get("kind") or None
-    if kind not in InboxKind.values:
-        kind = None
+    form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")),
+                              kinds=InboxKind.choices)
+    city, kind = form.filters() if form.is_bound else (None, None)
     days = selectors.timeline_for(request.user, game, city=city, kind=kind)
-    context = {"game": game, "days": days, "city": city, "kind": kind, "kinds": InboxKind.choices,
-               "cities": list(game.cities.order_by("number"))}
+    context = {"game": game, "days": days, "form": form}
     return render(request, "archive/timeline.html", context)
 
 

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from kernel.form_fields import (  # re-exported: the id fields every app's forms use
+    AccessedChoiceField,
     IdempotencyKeyField,
     IdField,
     ObjectChoiceField,
@@ -130,10 +131,18 @@ class FormCitiesForm(forms.Form):
 
 
 class MoveSignupForm(forms.Form):
-    """Put a signed-up player into a city by hand (ids checked by the view against the game)."""
+    """Put a signed-up player into a city by hand (L-CITY): one of the game's sign-ups and one of its cities, each a
+    legal choice resolved through the access policy (``signup_access``, ``city_access``: an id to its object,
+    raising ``Http404`` for a bad one, as ``kernel.form_fields.AccessedChoiceField`` says)."""
 
-    signup = IdField(label=_("Player"))
-    city = IdField(label=_("City"))
+    signup = AccessedChoiceField(label=_("Player"), access=None)
+    city = AccessedChoiceField(label=_("City"), access=None)
+
+    def __init__(self, *args, signups=(), cities=(), signup_access=None, city_access=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["signup"].choices = [(str(s.pk), s.user.public_name) for s in signups]
+        self.fields["city"].choices = [(str(c.pk), c.name) for c in cities]
+        self.fields["signup"].access, self.fields["city"].access = signup_access, city_access
 
 
 class AppointStaffForm(forms.Form):
@@ -142,4 +151,9 @@ class AppointStaffForm(forms.Form):
     kind = forms.ChoiceField(label=_("Role"), choices=[("tribune", _("Tribune")), ("arbiter", _("Supreme Arbiter")),
                                                        ("consigliere", _("Consigliere"))])
     username = forms.CharField(label=_("Account (user name)"), max_length=150)
-    city = IdField(label=_("City (for a Tribune)"), required=False)
+    city = AccessedChoiceField(label=_("City (for a Tribune)"), required=False, access=None)
+
+    def __init__(self, *args, cities=(), city_access=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["city"].choices = [("", "—"), *[(str(c.pk), c.name) for c in cities]]
+        self.fields["city"].access = city_access

@@ -209,14 +209,31 @@ def _procurator_game(request, slug: str):
 def _setup_context(request, game) -> dict:
     """What the Procurator's setup page shows: nothing he may not know (L-STAFF-1, L-STAFF-6): names, the
     numbers he named, offers with "declined" but never a reason, and never the notary lists or alignments."""
+    setup = selectors.setup_state(game)
     return {
         "game": game,
-        "setup": selectors.setup_state(game),
+        "setup": setup,
         "post_form": RecruitmentPostForm(),
         "cities_form": FormCitiesForm(),
-        "staff_form": AppointStaffForm(),
+        "staff_form": _appoint_form(request, game),
+        "move_form": _move_signup_form(request, game, setup=setup),
         "staff": policies.visible_staff(request.user, game),
     }
+
+
+def _move_signup_form(request, game, data=None, setup=None) -> MoveSignupForm:
+    """The setup page's "move a player" form over the game's sign-ups and cities, ids through the access policy."""
+    setup = setup or selectors.setup_state(game)
+    return MoveSignupForm(
+        data, signups=setup.signups, cities=[c.city for c in setup.cities], auto_id="id_move_%s",
+        signup_access=lambda pk: access.access_signup_by_id(request.user, pk, game=game),
+        city_access=lambda pk: access.access_city_by_id(request.user, pk, game=game))
+
+
+def _appoint_form(request, game, data=None) -> AppointStaffForm:
+    """The setup page's staff appointment form; the Tribune's city one of the game's, through the access policy."""
+    return AppointStaffForm(data, cities=list(game.cities.order_by("number")),
+                            city_access=lambda pk: access.access_city_by_id(request.user, pk, game=game))
 
 
 @login_required
@@ -246,20 +263,25 @@ def _step_form_cities(request, game):
 
 
 def _step_move_signup(request, game):
-    form = MoveSignupForm(request.POST)
-    if not form.is_valid():
-        raise InvalidInput(_("Choose a player and a city."))
+    form = _move_signup_form(request, game, request.POST)
     try:
-        signup = access.access_signup_by_id(request.user, form.cleaned_data["signup"], game=game)
-        city = access.access_city_by_id(request.user, form.cleaned_data["city"], game=game)
-    except Http404:
-        raise InvalidInput(_("Choose a player and a city.")) from None
+        valid = form.is_valid()
+    except Http404:  # an id that is no sign-up or city of this game
+        valid = False
+    if not valid:
+        raise InvalidInput(_("Choose a player and a city."))
+    signup = access.access_signup_by_id(request.user, form.cleaned_data["signup"], game=game)
+    city = access.access_city_by_id(request.user, form.cleaned_data["city"], game=game)
     services.do_move_signup(signup, city, acting_user=request.user)
 
 
 def _step_appoint(request, game):
-    form = AppointStaffForm(request.POST)
-    if not form.is_valid():
+    form = _appoint_form(request, game, request.POST)
+    try:
+        valid = form.is_valid()
+    except Http404:
+        raise InvalidInput(_("This city is not a city of this game.")) from None
+    if not valid:
         raise InvalidInput(_("Choose a role and an account."))
     user = get_user_model().objects.filter(username=form.cleaned_data["username"].strip()).first()
     if user is None:

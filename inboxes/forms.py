@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from kernel.form_fields import IdempotencyKeyField, ObjectMultipleChoiceField
-from cities.models import Resident
+from cities.models import LifeStatus, Resident
 
 
 class PostMessageForm(forms.Form):
@@ -25,8 +25,9 @@ class EditMessageForm(PostMessageForm):
 
 
 class SecretInboxForm(forms.Form):
-    """A new secret inbox (L-INBOX-13): a title and the residents to invite (residents of the game; the page lists
-    them by city, which is public, L-CITY-4). ``do_create_secret_inbox`` checks everything again."""
+    """A new secret inbox (L-INBOX-13): a title and the residents to invite (the living residents of the game: the
+    dead learn nothing created after their death, L-STAFF-6; the page lists them by city, which is public,
+    L-CITY-4). ``do_create_secret_inbox`` checks everything again."""
 
     title = forms.CharField(label=_("Title"), max_length=200, strip=True,
                             error_messages={"required": _("The title is empty.")})
@@ -37,7 +38,7 @@ class SecretInboxForm(forms.Form):
     def __init__(self, *args, game, exclude=None, **kwargs):
 
         super().__init__(*args, **kwargs)
-        residents = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")
+        residents = Resident.objects.filter(game=game, status=LifeStatus.ALIVE).select_related("city").order_by("city__number", "name")
         if exclude is not None:
             residents = residents.exclude(pk=exclude.pk)
         self.fields["members"].queryset = residents

@@ -18,6 +18,7 @@ from .policies import (
     _is_authenticated,
     _is_finished,
     holds_role,
+    knowledge_cutoff,
     membership_of,
     seat_in,
     staff_roles_in,
@@ -156,15 +157,6 @@ def knows_godfather(viewer, resident: Resident) -> bool:
     if seat is None or seat.alignment != Alignment.MAFIA or seat.city_id != resident.city_id:
         return False
     return was_godfather_at(resident, knowledge_cutoff(seat))
-
-
-def knowledge_cutoff(seat: Resident | None) -> datetime | None:
-    """The moment after which ``seat`` learns nothing more (L-STAFF-6 [interp], knowledge is dated): the death
-    of a dead seat (a spirit included), else None (a living seat, or one whose death time is unknown). The
-    seat, not the account: after a replacement the new holder knows what the seat knew (L-REPLACE-1)."""
-    if seat is None or seat.status == LifeStatus.ALIVE:
-        return None
-    return seat.died_at
 
 
 def was_godfather_at(resident: Resident, moment: datetime | None) -> bool:

@@ -166,6 +166,14 @@ PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVA
 #: lists them (``can_see_members``, the staff console's memberships).
 SECRET_MEMBER_KINDS = frozenset({K.CHECK, K.MAFIA_COMPLAINT})
 
+#: Kinds whose content the knowledge matrix gives to their members alone and that a death leaves the seat in
+#: (L-STAFF-6: "content of a secret inbox", "commissar check questions and answers"). Knowledge is dated
+#: (L-STAFF-6 [interp]): while the game runs a dead seat reads one only through a membership it held at its death
+#: (``since`` <= ``died_at``) and only the messages received up to its death: an inbox or membership made later
+#: and a later message (a new commissar's checks in the city's check channel) never reach it, in all four forms.
+#: Other kinds follow the L-INBOX table (the dead read their city inbox banned; removed from mafia and police).
+DATED_KINDS = frozenset({K.SECRET, K.CHECK})
+
 #: Kinds where only those who vote there post (L-VOTE-3, L-JUDGE-4): staff read them but speak elsewhere.
 VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
 
@@ -377,6 +385,33 @@ def _is_finished(inbox: Inbox) -> bool:
     return inbox.game.status == GameStatus.FINISHED
 
 
+def knowledge_cutoff(seat: Resident | None) -> datetime | None:
+    """The moment after which ``seat`` learns nothing more (L-STAFF-6 [interp], knowledge is dated): the death
+    of a dead seat (a spirit included), else None (a living seat, or one whose death time is unknown). The
+    seat, not the account: after a replacement the new holder knows what the seat knew (L-REPLACE-1)."""
+    if seat is None or seat.status == LifeStatus.ALIVE:
+        return None
+    return seat.died_at
+
+
+def message_cutoff(user, inbox: Inbox) -> datetime | None:
+    """The receive time (aware UTC) after which ``user`` reads no message of ``inbox`` (None: no limit): their dead
+    seat's death in ``DATED_KINDS`` while the game runs (L-STAFF-6 [interp]); the instance form of the dated
+    clause of ``readable_messages``, for thread pages, live updates and unread counts. No query."""
+    if inbox.kind not in DATED_KINDS or not _is_authenticated(user) or _is_finished(inbox):
+        return None
+    return knowledge_cutoff(seat_in(user, inbox.game_id))
+
+
+def _membership_reads(seat: Resident | None, membership: Membership | None, inbox: Inbox) -> bool:
+    """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (L-INBOX-17) and, for a dead
+    seat in ``DATED_KINDS`` while the game runs, a membership it held at its death (L-STAFF-6 [interp])."""
+    if membership is None or membership.state not in READING_STATES:
+        return False
+    died = knowledge_cutoff(seat)
+    return died is None or inbox.kind not in DATED_KINDS or _is_finished(inbox) or membership.since <= died
+
+
 # --------------------------------------------------------------------------------------------------------------
 # Disclosure after the game (L-ARCH-1, L-ARCH-2): clauses of the same rule, in both renderings
 # --------------------------------------------------------------------------------------------------------------
@@ -483,8 +518,7 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
     roles = _roles_of(user)
     if _grants_matching(roles, inbox) or _secret_organizer_roles(roles, inbox) or _spectator_grants(user, inbox):
         return True
-    membership = membership_of(user, inbox)
-    if membership is not None and membership.state in READING_STATES:
+    if _membership_reads(seat_in(user, inbox.game_id), membership_of(user, inbox), inbox):
         return True
     return _has_requested(user, inbox)
 
@@ -578,10 +612,14 @@ def _readable_q(user) -> Q:
     q |= Q(game__status=GameStatus.FINISHED, kind__in=OPEN_ON_REQUEST_AFTER_GAME) & Q(
         Exists(OpenRequest.objects.filter(inbox=OuterRef("pk"), user=user)))
     seats = list(_seats_of(user).values())
-    if seats:
-        q |= Q(Exists(Membership.objects.filter(
-            inbox=OuterRef("pk"), resident__in=[s.pk for s in seats], state__in=READING_STATES,
-        )))
+    for seat in seats:  # the dead: dated in DATED_KINDS while the game runs (``_membership_reads``)
+        held = Membership.objects.filter(inbox=OuterRef("pk"), resident=seat.pk, state__in=READING_STATES)
+        died = knowledge_cutoff(seat)
+        if died is None:
+            q |= Q(Exists(held))
+        else:
+            q |= Q(Exists(held)) & (~Q(kind__in=DATED_KINDS) | Q(game__status=GameStatus.FINISHED))
+            q |= Q(Exists(held.filter(since__lte=died)))
     for role in _roles_of(user):
         for grant in STAFF_GRANTS.get(role.kind, ()):
             clause = Q(game_id=role.game_id, kind=grant.inbox_kind)
@@ -612,22 +650,32 @@ def readable_inboxes(user, game: Game | None = None) -> QuerySet[Inbox]:
 
 
 def readable_messages(user, messages: QuerySet[Message] | None = None) -> QuerySet[Message]:
-    """``messages`` (all messages by default) narrowed to those in inboxes ``user`` may read (L-INBOX-20)."""
+    """``messages`` (all messages by default) narrowed to those in inboxes ``user`` may read (L-INBOX-20), and for
+    a dead seat to those its knowledge holds: in ``DATED_KINDS`` of its game, while the game runs, the messages
+    received up to its death (L-STAFF-6 [interp]; the query form of ``message_cutoff``)."""
     messages = Message.objects.all() if messages is None else messages
-    return messages.filter(inbox__in=readable_inboxes(user).values("pk"))
+    messages = messages.filter(inbox__in=readable_inboxes(user).values("pk"))
+    for seat in _seats_of(user).values():
+        died = knowledge_cutoff(seat)
+        if died is not None:
+            after = Q(inbox__game_id=seat.game_id, inbox__kind__in=DATED_KINDS, received_at__gt=died)
+            messages = messages.exclude(after & ~Q(inbox__game__status=GameStatus.FINISHED))
+    return messages
 
 
 def readers_of_inbox(inbox: Inbox) -> QuerySet:
-    """The users who may read ``inbox`` now: the audience for notifications and e-mail (L-INBOX-20).
-
-    Compute it when sending, never earlier: memberships and roles change. Returns a User QuerySet without
-    duplicates. After the game a disclosed inbox (``is_disclosed``) is readable by every account, and an
+    """The users who may read what is posted in ``inbox`` now (``can_read_inbox`` and a message received now in
+    their ``readable_messages``: a dead seat reading a ``DATED_KINDS`` inbox as it was at its death is left out,
+    L-STAFF-6 [interp]): the audience for notifications and e-mail (L-INBOX-20). Compute it when sending, never
+    earlier: memberships and roles change. Returns a User QuerySet without duplicates. After the game a disclosed inbox (``is_disclosed``) is readable by every account, and an
     "open to anyone who asks" inbox by those who asked (L-ARCH-1).
     """
     User = get_user_model()
     if is_disclosed(inbox):
         return User.objects.filter(is_active=True)
     q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
+    if inbox.kind in DATED_KINDS and not _is_finished(inbox):
+        q &= Q(seats__status=LifeStatus.ALIVE) | Q(seats__died_at__isnull=True)
     if _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME:
         q |= Q(archive_open_requests__inbox=inbox)
     for kind, grants in STAFF_GRANTS.items():
@@ -727,8 +775,7 @@ def _game_zone(game: Game):
 #: before.
 _MOVED: dict[str, str] = {
     **dict.fromkeys([
-        "_checked", "_hosts_know_alignments", "can_see_members", "in_living_rosters", "knowledge_cutoff",
-        "knows_check_asker", "knows_commissar", "knows_consigliere", "knows_godfather", "knows_night_of",
+        "_checked", "_hosts_know_alignments", "can_see_members", "in_living_rosters", "knows_check_asker", "knows_commissar", "knows_consigliere", "knows_godfather", "knows_night_of",
         "may_enter_night_decision", "visible_alignment", "visible_staff", "was_commissar_at", "was_godfather_at"
     ], "knowledge"),
     **dict.fromkeys([

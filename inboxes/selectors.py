@@ -13,7 +13,7 @@ from django.db.models import Count, DateTimeField, IntegerField, OuterRef, Q, Qu
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from cities.models import Game
+from cities.models import Game, GameStatus
 
 from . import policies
 from .hooks import annotate_messages
@@ -30,6 +30,24 @@ KIND_ORDER = [
 ]
 
 
+def messages_shown_to(viewer, inbox: Inbox) -> QuerySet[Message]:
+    """The messages of ``inbox`` that ``viewer`` (who may read it) reads: all of them, but for a dead seat in a
+    dated kind those received up to its death (``policies.message_cutoff``, L-STAFF-6 [interp]). Unordered."""
+    messages = Message.objects.filter(inbox=inbox)
+    cutoff = policies.message_cutoff(viewer, inbox)
+    return messages if cutoff is None else messages.filter(received_at__lte=cutoff)
+
+
+def _dated_out(viewer, game: Game) -> Q | None:
+    """``Q`` over Message (in a subquery of inboxes) of what a dead ``viewer`` does not read in ``game``: the
+    messages of dated kinds received after its death while the game runs (``policies.message_cutoff``)."""
+    seat = policies.seat_in(viewer, game) if getattr(viewer, "is_authenticated", False) else None
+    died = policies.knowledge_cutoff(seat)
+    if died is None or game.status == GameStatus.FINISHED:
+        return None
+    return Q(inbox__kind__in=policies.DATED_KINDS, received_at__gt=died)
+
+
 def inbox_list_for(viewer, game: Game) -> list[Inbox]:
     """The inboxes of ``game`` that ``viewer`` may read, each annotated with ``unread`` (int: messages received
     after the viewer's read mark) and ``last_activity`` (aware UTC or None), ordered by ``KIND_ORDER``, then
@@ -39,11 +57,13 @@ def inbox_list_for(viewer, game: Game) -> list[Inbox]:
         Subquery(ReadMark.objects.filter(user=viewer, inbox=OuterRef("pk")).values("last_read_at")[:1]),
         Value(_EPOCH, output_field=DateTimeField()),
     )
-    unread = (
-        Message.objects.filter(inbox=OuterRef("pk"), received_at__gt=OuterRef("last_read"))
-        .order_by().values("inbox").annotate(c=Count("pk")).values("c")
-    )
-    latest = Message.objects.filter(inbox=OuterRef("pk")).order_by("-received_at", "-id").values("received_at")[:1]
+    unread = Message.objects.filter(inbox=OuterRef("pk"), received_at__gt=OuterRef("last_read"))
+    latest = Message.objects.filter(inbox=OuterRef("pk"))
+    dated_out = _dated_out(viewer, game)
+    if dated_out is not None:  # a dead viewer: nothing posted after the death counts or shows (L-STAFF-6)
+        unread, latest = unread.exclude(dated_out), latest.exclude(dated_out)
+    unread = unread.order_by().values("inbox").annotate(c=Count("pk")).values("c")
+    latest = latest.order_by("-received_at", "-id").values("received_at")[:1]
     inboxes = list(
         policies.readable_inboxes(viewer, game)
         .select_related("city")
@@ -79,7 +99,7 @@ def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:
         Subquery(ReadMark.objects.filter(user=viewer, inbox=inbox).values("last_read_at")[:1]),
         Value(_EPOCH, output_field=DateTimeField()),
     )
-    counts = Message.objects.filter(inbox=inbox).order_by().aggregate(
+    counts = messages_shown_to(viewer, inbox).order_by().aggregate(
         read=Count("pk", filter=Q(received_at__lte=mark)), total=Count("pk"))
     return counts["read"], counts["total"]
 
@@ -115,14 +135,14 @@ def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpda
     ``limit``, for a ``viewer`` who may read it (call ``access_inbox_by_id`` first), with their revisions, and
     how many more there are. A constant number of queries whatever the thread's length (the inbox's post hook
     adds its own constant number, ``inboxes.hooks.annotate_messages``)."""
-    rows = list(Message.objects.filter(inbox=inbox).select_related("author_resident", "author_staff__city")
+    rows = list(messages_shown_to(viewer, inbox).select_related("author_resident", "author_staff__city")
                 .order_by("received_at", "id")[after:after + limit + 1])
     shown = rows[:limit]
     _attach_revisions(shown)
     annotate_messages(inbox, shown)
     more = 0
     if len(rows) > limit:
-        more = Message.objects.filter(inbox=inbox).count() - after - limit
+        more = messages_shown_to(viewer, inbox).count() - after - limit
     counts = _read_counts(viewer, inbox)
     marks_read = counts is not None and counts[0] >= after
     return LiveUpdate(messages=[(after + 1 + i, m) for i, m in enumerate(shown)], more=more, marks_read=marks_read)
@@ -138,7 +158,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     skip an unread message). A constant number of queries whatever the thread's length.
     """
     messages = (
-        Message.objects.filter(inbox=inbox)
+        messages_shown_to(viewer, inbox)
         .select_related("author_resident", "author_staff__city")
         .order_by("received_at", "id")
     )
@@ -161,10 +181,12 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     page.object_list = list(page.object_list)
     _attach_revisions(page.object_list)
     annotate_messages(inbox, page.object_list)
-    members = list(
-        Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
-        .select_related("resident").order_by("resident__name")
-    ) if policies.can_see_members(viewer, inbox) else []
+    members = Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
+    cutoff = policies.message_cutoff(viewer, inbox)
+    if cutoff is not None:  # a dead viewer knows the members of the moment of death (L-STAFF-6 [interp])
+        members = members.filter(since__lte=cutoff)
+    members = list(members.select_related("resident").order_by("resident__name")
+                   ) if policies.can_see_members(viewer, inbox) else []
     marks_read = first_unread is None or (page.start_index() or 1) <= first_unread
     return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members,
                       first_unread=first_unread, marks_read=marks_read)
@@ -182,9 +204,10 @@ def _newest_page(paginator: Paginator, messages: QuerySet) -> Page:
     return Page(newest, number, paginator)
 
 
-def latest_message_time(inbox: Inbox) -> datetime | None:
-    """The receive time (aware UTC) of ``inbox``'s newest message, or None for an empty inbox. One query."""
-    return (Message.objects.filter(inbox=inbox).order_by("-received_at", "-id")
+def latest_message_time(viewer, inbox: Inbox) -> datetime | None:
+    """The receive time (aware UTC) of the newest message of ``inbox`` that ``viewer`` reads
+    (``messages_shown_to``), or None when there is none. One query."""
+    return (messages_shown_to(viewer, inbox).order_by("-received_at", "-id")
             .values_list("received_at", flat=True).first())
 
 
@@ -195,9 +218,10 @@ def messages_by_resident_for(viewer, resident, limit: int = 10) -> QuerySet[Mess
     return policies.readable_messages(viewer, qs).select_related("inbox").order_by("-received_at", "-id")[:limit]
 
 
-def message_at_position(inbox: Inbox, position) -> Message:
-    """The message at 1-based ``position`` in ``inbox``'s thread order (received_at, id), for a viewer who may read
-    the inbox (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
+def message_at_position(inbox: Inbox, position, viewer=None) -> Message:
+    """The message at 1-based ``position`` in ``inbox``'s thread order (received_at, id) among those ``viewer``
+    reads (``messages_shown_to``; every message when None, for staff pages), for a viewer who may read the inbox
+    (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
     (L-INBOX-20). Raises Http404 for a malformed or out-of-range position."""
 
     try:
@@ -206,7 +230,8 @@ def message_at_position(inbox: Inbox, position) -> Message:
         raise Http404("No such message.") from None
     if position < 1:
         raise Http404("No such message.")
-    message = (Message.objects.filter(inbox=inbox).select_related("inbox__game")
+    shown = Message.objects.filter(inbox=inbox) if viewer is None else messages_shown_to(viewer, inbox)
+    message = (shown.select_related("inbox__game")
                .order_by("received_at", "id")[position - 1:position].first())
     if message is None:
         raise Http404("No such message.")

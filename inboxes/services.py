@@ -240,15 +240,12 @@ def _ban_at_removal(inbox: Inbox, resident: Resident, now: datetime) -> tuple[bo
     """(banned, until) that the last removal of ``resident`` from ``inbox`` took away, read from its audit row:
     (True, end or None for good) when it removed a ban still running at ``now``, else (False, None). Adding
     them back must not lift the ban (L-INBOX-17/18)."""
-    from datetime import datetime as _dt
-
-
     last = (GameEvent.objects.filter(game_id=inbox.game_id, kind="membership.removed", payload__inbox=inbox.pk,
                                      payload__resident=resident.pk).order_by("-at", "-id").first())
     payload = (last.payload or {}) if last is not None else {}
     if not payload.get("was_banned"):
         return False, None
-    until = _dt.fromisoformat(payload["until"]) if payload.get("until") else None
+    until = datetime.fromisoformat(payload["until"]) if payload.get("until") else None
     if until is not None and until <= now:
         return False, None
     return True, until
@@ -657,9 +654,10 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     A resident creator is its organizer (``organizer_resident``) and a member; a staff creator (Procurator,
     Tribune, Arbiter) is its organizer through that role (the policy's secret-organizer clause) and reads and
     posts by it. The Consigliere may not create or join one (L-STAFF-4); only residents can be members, so the
-    Consigliere, who cannot hold a seat, is never a member. Returns the Inbox. Raises ``NotAllowed`` (the
-    Consigliere, someone outside the game), ``InvalidInput`` (empty or long title, no other member, a resident
-    of another game) or ``WrongState`` (game over).
+    Consigliere, who cannot hold a seat, is never a member. The dead neither open one (L-DEATH-1) nor are invited
+    (L-STAFF-6 [interp]: they learn nothing created after their death). Returns the Inbox. Raises ``NotAllowed``
+    (the Consigliere, someone outside the game, a dead creator), ``InvalidInput`` (empty or long title, no other
+    member, a resident of another game) or ``WrongState`` (a dead invitee; game over).
 
     ``idempotency_key`` (the form's key): a re-submission of the same form returns the inbox it created, creating
     nothing more (checked first, and a concurrent duplicate meets the unique constraint and gets the same inbox).
@@ -681,10 +679,16 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
                    key=lambda r: (order[r.kind], r.pk))
     if seat is None and not roles:
         raise NotAllowed(_("Only residents and staff of this game may create secret inboxes."), rule="L-INBOX-13")
+    if seat is not None and seat.status != LifeStatus.ALIVE:
+        raise NotAllowed(_("The dead have no voice among the living: they cannot open a secret inbox."), rule="L-DEATH-1")
     title = _clean_title(title)
     invited = [r for r in _residents_of_game(game, members) if seat is None or r.pk != seat.pk]
     if not invited:
         raise InvalidInput(_("Invite at least one member."), rule="L-INBOX-13")
+    alive = set(Resident.objects.filter(pk__in=[r.pk for r in invited], status=LifeStatus.ALIVE).values_list("pk", flat=True))
+    for r in (r for r in invited if r.pk not in alive):  # read fresh: a death since the form was shown counts
+        raise WrongState(_("%(name)s is dead: a secret inbox opened now is news the dead never learn.")
+                         % {"name": r.name}, rule="L-STAFF-6")
     organizer = {"organizer_resident": seat, "members": [seat, *invited]} if seat is not None else \
         {"organizer": roles[0], "members": invited}
     try:
@@ -778,13 +782,11 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
                       members=speakers, banned=[r for r in listeners if r.pk not in speaker_ids])
 
 
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
-#: before.
+#: Names that moved to modules of their own subject (name -> module of this package), importable from here.
 _MOVED: dict[str, str] = {
     **dict.fromkeys([
         "do_add_member_by_site", "do_edit_message", "do_hide_message", "do_kill_resident", "do_kill_residents",
-        "do_lay_spirit_to_rest",
-        "do_penalty_ban", "do_renew_court_inbox", "do_replace_player", "renew_court"
+        "do_lay_spirit_to_rest", "do_penalty_ban", "do_renew_court_inbox", "do_replace_player", "renew_court"
     ], "membership_services"),
 }
 

@@ -190,7 +190,7 @@ def message_edit(request, inbox_id: str, position: int):
     A refusal re-renders the form with the reason and status 400 / 403 / 409."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
-    message = selectors.message_at_position(inbox, position)
+    message = selectors.message_at_position(inbox, position, request.user)
     status, error, form = 200, None, None
     if request.method == "POST":
         form = EditMessageForm(request.POST)
@@ -223,7 +223,7 @@ def message_hide(request, inbox_id: str, position: int):
     """Hide a message for abuse (L-INBOX-21), by the inbox's moderators; then back to the message."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
-    message = selectors.message_at_position(inbox, position)
+    message = selectors.message_at_position(inbox, position, request.user)
     try:
         services.do_hide_message(message, acting_user=request.user)
     except RuleViolation as exc:
@@ -240,7 +240,7 @@ def inbox_mark_read(request, inbox_id: str):
     only what it showed. Back to the thread's newest page."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
-    latest = selectors.latest_message_time(inbox)
+    latest = selectors.latest_message_time(request.user, inbox)
     if latest is not None:
         services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=latest)
     return redirect(f"{reverse('inbox_thread', args=[inbox.public_id])}?page=last#latest")

@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods
 
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
@@ -16,7 +17,7 @@ from inboxes import access, policies
 from kernel.rulesets import ruleset_of
 
 from . import draw, selectors, services
-from .forms import AnswerOfferForm, EndGameForm, MafiaNumbersForm, NightActionForm
+from .forms import AnswerOfferForm, EndGameForm, GiftForm, MafiaNumbersForm, NightActionForm, NightTargetForm
 from .models import NightActionKind
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
@@ -164,19 +165,6 @@ def night_page(request, slug: str):
     game = game_get(slug)
     activate_game_language(request, game)
     status, error = 200, None
-    form = NightActionForm(request.POST or None)
-    if request.method == "POST":
-        if not request.user.is_authenticated:
-            raise Http404("No such page.")
-        if form.is_valid():
-            try:
-                _night_action(request.user, game, form.cleaned_data)
-            except RuleViolation as exc:
-                error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
-            else:
-                return redirect("night_page", slug=game.slug)
-        else:
-            error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
     seat = policies.seat_in(request.user, game)
     is_commissar = seat is not None and seat.is_commissar and seat.status == LifeStatus.ALIVE
     is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
@@ -185,23 +173,139 @@ def night_page(request, slug: str):
         checks = selectors.own_checks(seat)
         check_targets = selectors.check_targets(seat)
         channel = services.check_channel_of(seat.city)
+    cities = selectors.cities_in_order(game)
+    toured = services.toured_cities(game) if is_consigliere else []
+    panels = _night_panels(request.user, game)
     night = services.current_night(game)
     actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
+    pickers = _night_pickers(request.user, game, panels, check_targets, cities, toured)
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            raise Http404("No such page.")
+        form = NightActionForm(request.POST)
+        if form.is_valid():
+            shown = _shown_pickers(panels, actions_open, is_consigliere=is_consigliere,
+                                   may_check=is_commissar and actions_open)
+            bound = _bind_picker(pickers, form.cleaned_data, request.POST, shown)
+            try:
+                valid = bound is None or bound.is_valid()
+            except Http404:  # a resident id that names nobody the viewer may see: as an empty choice
+                bound.add_error(None, _("Choose a resident."))
+                valid = False
+            if not valid:
+                status = 400
+            else:
+                try:
+                    _night_action(request.user, game, form.cleaned_data)
+                except RuleViolation as exc:
+                    status = ERROR_STATUS.get(type(exc), 400)
+                    if bound is not None:
+                        bound.add_error(None, str(exc))  # the refusal inside the form it refuses
+                    else:
+                        error = str(exc)
+                else:
+                    return redirect("night_page", slug=game.slug)
+        else:
+            error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
+    for panel in panels:
+        panel["forms"] = pickers.get(panel["city"].number, {})
     context = {
         "game": game, "night": night, "error": error, "actions_open": actions_open,
         "shows_checks": seat is not None and seat.is_commissar, "may_check": is_commissar and actions_open,
         "rotation": services.touring_rotation_list(game),
-        "panels": _night_panels(request.user, game),
+        "panels": panels,
         "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere,
-        "checks": checks, "check_targets": check_targets, "channel": channel,
-        "cities": selectors.cities_in_order(game),
-        "toured": services.toured_cities(game) if is_consigliere else [],
+        "checks": checks, "channel": channel,
+        "check_form": pickers[None].get("check"), "gift_form": pickers[None].get("gift"),
+        "toured": toured,
         "may_end_game": (policies.holds_role(request.user, game, StaffKind.PROCURATOR)
                          and game.status == GameStatus.RUNNING),
     }
     response = render(request, "roles/night.html", context, status=status)
     response["Cache-Control"] = "private"
     return response
+
+
+#: The night page's pickers by the action their button posts: (key in a city's panel, label, "no kill" allowed).
+_PANEL_PICKERS = {
+    "vote_godfather": ("mafia", _lazy("Godfather"), False),
+    "appoint_godfather": ("mafia", _lazy("Godfather"), False),
+    "decide": ("kill_targets", _lazy("Kill"), True),
+    "tour": ("tour_targets", _lazy("Touring"), True),
+}
+
+
+def _night_pickers(user, game, panels, check_targets, cities, toured, data=None) -> dict:
+    """The forms of the night page, unbound: per city number, one ``NightTargetForm`` per action of
+    ``_PANEL_PICKERS`` over that panel's legal targets; under the key None, the commissar's check and the
+    Consigliere's gift. Ids are resolved through the access policy (``access_resident_by_id``); each form's
+    element ids are its own (several pickers share the field name ``target``)."""
+    def resident(resident_id):
+        return access.access_resident_by_id(user, resident_id, game=game)
+
+    pickers: dict = {None: {}}
+    for panel in panels:
+        number = panel["city"].number
+        pickers[number] = {
+            action: NightTargetForm(data, label=label, choices=panel[key], access=resident,
+                                    none_label=_("no kill") if may_skip else None, with_city=action == "tour",
+                                    auto_id=f"id_{action}_{number}_%s")
+            for action, (key, label, may_skip) in _PANEL_PICKERS.items()}
+    pickers[None]["check"] = NightTargetForm(data, label=_("Check"), choices=check_targets, access=resident,
+                                             auto_id="id_check_%s")
+    if toured:
+        pickers[None]["gift"] = GiftForm(data, cities=cities, toured=toured, auto_id="id_gift_%s")
+    return pickers
+
+
+def _shown_pickers(panels, actions_open: bool, *, is_consigliere: bool, may_check: bool) -> set:
+    """The pickers the night page shows, as (city number or None, action) pairs, as ``roles/night.html`` decides:
+    only a shown form can hold its errors; a night action posted from elsewhere is left to its service."""
+    shown = set()
+    for p in panels:
+        number = p["city"].number
+        if p["election"] and not is_consigliere:
+            shown.add((number, "vote_godfather"))
+        if is_consigliere:
+            shown.add((number, "appoint_godfather"))
+        if actions_open and p["may_decide"]:
+            shown.add((number, "decide"))
+            if p["is_touring"]:
+                shown.add((number, "tour"))
+    if may_check:
+        shown.add((None, "check"))
+    if is_consigliere:
+        shown.add((None, "gift"))
+    return shown
+
+
+def _bind_picker(pickers: dict, cleaned: dict, data, shown: set):
+    """The form of ``pickers`` that a posted night action (``NightActionForm.cleaned_data``) came from, bound to
+    ``data`` and put in its place (so that its errors show inside it); None when the action has no picker the
+    page shows (``shown``, from ``_shown_pickers``), e.g. for a city whose panel the viewer does not see: the
+    service then refuses it and the page says why."""
+    action = cleaned["action"]
+    if (cleaned.get("city") if action in _PANEL_PICKERS else None, action) not in shown:
+        return None
+    if action in _PANEL_PICKERS:
+        forms_of_city = pickers.get(cleaned.get("city"))
+        if forms_of_city is None:
+            return None
+    elif action in ("check", "gift"):
+        forms_of_city = pickers[None]
+    else:
+        return None
+    unbound = forms_of_city.get(action)
+    if unbound is None:
+        return None
+    if isinstance(unbound, GiftForm):
+        bound = GiftForm(data, cities=[], toured=[], auto_id=unbound.auto_id)
+        bound.fields = unbound.fields
+    else:
+        bound = type(unbound)(data, label="", choices=[], access=None, auto_id=unbound.auto_id)
+        bound.fields = unbound.fields
+    forms_of_city[action] = bound
+    return bound
 
 
 def _named(access_function, *args, **kwargs):

@@ -109,3 +109,42 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
     _post_fields(client, action, fields, follow=True)
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.REMOVED
     assert Inbox.objects.filter(pk=membership.inbox_id).exists()
+
+
+def test_consenting_to_disclosure_asks_first_and_records_nothing_until_confirmed_L_ARCH_2(demo, client):
+    from archive.models import DisclosureConsent
+
+    personal = Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident=demo.seat("honest"))
+    client.force_login(demo.honest)
+    ask = client.post("/me/consents/", {"inbox": personal.public_id, "action": "give"})
+    assert ask.status_code == 200
+    assert ru("After the game the inbox opens to everyone once every consent it needs is given; once it is "
+              "disclosed, your consent cannot be withdrawn.") in html.unescape(ask.content.decode())
+    assert not DisclosureConsent.objects.filter(inbox=personal).exists()
+    action, fields = _reposted(ask)
+    assert sorted(fields) == sorted([("inbox", personal.public_id), ("action", "give"), ("confirmed", "yes")])
+    assert _post_fields(client, action, fields).status_code == 302
+    assert DisclosureConsent.objects.filter(inbox=personal, revoked_at__isnull=True).count() == 1
+
+
+def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_COURT_2(demo, client):
+    """The court vote is final (L-COURT-2: a judge's vote cannot be changed): the first POST records nothing and
+    says so; the confirmation re-posts the same choice."""
+    from tests.voting.test_lepra_day_http import CLOSES, _before_the_court  # the court scene of those tests
+    from cities.models import Resident
+    from voting.models import CourtVote
+
+    url, nominee = _before_the_court(demo, client)
+    with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
+        client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"})
+        judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
+        client.force_login(judge.user)
+        ask = client.post(url, {"action": "court_vote", "choice": nominee.public_id})
+        assert ask.status_code == 200
+        assert ru("A judge's vote cannot be changed: once recorded, it counts towards the Supreme Court's decision "
+                  "on %(city)s.", city=judge.city.name) in html.unescape(ask.content.decode())
+        assert not CourtVote.objects.filter(judge=judge).exists()
+        action, fields = _reposted(ask)
+        assert sorted(fields) == sorted([("action", "court_vote"), ("choice", nominee.public_id), ("confirmed", "yes")])
+        assert _post_fields(client, action, fields).status_code == 302
+    assert list(CourtVote.objects.filter(judge=judge).values_list("choice", flat=True)) == [nominee.pk]

@@ -52,3 +52,16 @@ def test_pages_have_a_favicon_and_announce_flash_messages(demo, client):
     from django.contrib.staticfiles import finders
 
     assert finders.find("favicon.svg") is not None
+
+
+def test_no_template_holds_a_hand_written_select_every_picker_is_a_django_form_field():
+    """DESIGN.md "Pages": Django forms for every input (legal choices only, errors inside the form, a label for every
+    control): a ``<select`` written by hand in a template is a picker no form validates."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    templates = [p for p in root.rglob("*.html")
+                 if not any(part in {".venv", "node_modules", "staticfiles", "var"} for part in p.parts)]
+    assert templates  # the search sees the templates
+    offenders = sorted(str(p.relative_to(root)) for p in templates if "<select" in p.read_text().lower())
+    assert offenders == []

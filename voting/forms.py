@@ -65,6 +65,31 @@ class ExecutionDecisionForm(ResidentChoiceForm):
     label = _("The executed")
 
 
+class CandidateForm(ResidentChoiceForm):
+    """A resident proposes a judge candidate of their city (L-JUDGE-3) among the legal ``choices``."""
+
+    field_name = "candidate"
+    label = _("Propose a candidate")
+
+
+class SpeechRequestForm(forms.Form):
+    """A request for a confrontation or a last word (L-INBOX-19): optionally the other resident, one of ``choices``
+    (the residents the nomination page offers; any other value, a malformed id included, is the field's error, as
+    on the page's nomination form) and a short note. The service says what each kind of request needs."""
+
+    other = forms.ChoiceField(label=_("With"), required=False)
+    note = forms.CharField(label=_("Note"), required=False, max_length=300)
+
+    def __init__(self, *args, choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.residents = {r.public_id: r for r in choices}
+        self.fields["other"].choices = [("", "—"), *[(r.public_id, r.name) for r in choices]]
+
+    def other_resident(self):
+        """The chosen Resident or None (call after ``is_valid()``)."""
+        return self.residents.get(self.cleaned_data["other"] or "")
+
+
 class ScheduleVotingForm(forms.Form):
     """The Tribune's voting times, typed in the game's zone (L-DAY-3); the service checks the rules."""
 

@@ -18,7 +18,15 @@ from kernel.confirm import confirmation_page
 from kernel.timezones import zoned_time
 
 from . import selectors, services
-from .forms import CourtDeadlineForm, CourtVoteForm, ExecutionDecisionForm, NomineeForm, ScheduleVotingForm
+from .forms import (
+    CandidateForm,
+    CourtDeadlineForm,
+    CourtVoteForm,
+    ExecutionDecisionForm,
+    NomineeForm,
+    ScheduleVotingForm,
+    SpeechRequestForm,
+)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -34,6 +42,7 @@ def city_day(request, slug: str, number: int):
     court_form = CourtDeadlineForm(time_zone=game.time_zone)
     vote_form = CourtVoteForm(choices=day.court_choices)
     decide_form = ExecutionDecisionForm(choices=day.decision_choices)
+    propose_form = _candidate_form(request, city, day)
     status, error, done = 200, None, _("Done.")
     if request.method == "POST":
         action = request.POST.get("action")
@@ -45,7 +54,7 @@ def city_day(request, slug: str, number: int):
             raise Http404("No such page.")
         try:
             if action in JUDGE_ACTIONS:
-                _judge_action(request, game, city, action)
+                _judge_action(request, game, city, day, action)
             elif action == "put_before_court" and day.session is not None:
                 court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
                 if not court_form.is_valid():
@@ -61,6 +70,13 @@ def city_day(request, slug: str, number: int):
                 if not vote_form.is_valid():
                     raise _FormInvalid()
                 choice = vote_form.chosen()
+                confirm = confirmation_page(  # a judge's vote is final (L-COURT-2): the second step says so
+                    request, title=_("Confirm the sentence of %(name)s?") % {"name": choice.name}, game=game,
+                    consequence=_("A judge's vote cannot be changed: once recorded, it counts towards the Supreme "
+                                  "Court's decision on %(city)s.") % {"city": city.name},
+                    confirm_label=_("Record my vote"), cancel_url=request.get_full_path())
+                if confirm is not None:
+                    return confirm
                 services.do_court_vote(day.court_case, choice, acting_user=request.user)
                 done = _("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
                          "changed.") % {"name": choice.name}
@@ -108,8 +124,10 @@ def city_day(request, slug: str, number: int):
                 services.do_accept_proxy(proxy, acting_user=request.user)
             else:
                 raise Http404("No such action.")
-        except _FormInvalid:
+        except _FormInvalid as invalid:
             status = 400
+            if invalid.args and action == "propose_candidate":
+                propose_form = invalid.args[0]
         except RuleViolation as exc:
             status = 400
             own_form = {"put_before_court": court_form, "court_vote": vote_form, "decide": decide_form}.get(action)
@@ -124,23 +142,34 @@ def city_day(request, slug: str, number: int):
     seat = policies.seat_in(request.user, game)
     return render(request, "voting/city_day.html",
                   {"game": game, "city": city, "day": day, "form": form, "error": error, "court_form": court_form,
-                   "vote_form": vote_form, "decide_form": decide_form,
+                   "vote_form": vote_form, "decide_form": decide_form, "propose_form": propose_form,
                    "is_resident": seat is not None and seat.city_id == city.pk}, status=status)
 
 
 class _FormInvalid(Exception):
-    pass
+    """A posted form of the city day page is invalid: its errors are shown inside it (``args[0]`` the bound form,
+    when the page must show that one)."""
 
 
 #: The city day page's judge actions (issue 5); each is one service call that checks who may (L-JUDGE-3/8/9).
 JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal", "recuse"})
 
 
-def _judge_action(request, game, city, action: str) -> None:
+def _candidate_form(request, city, day, data=None) -> CandidateForm:
+    """The judge candidate form of the city day page over the legal candidates (``day.judges.propose_choices``);
+    a posted id is resolved through the access policy first (a bad id is the page's 404)."""
+    choices = day.judges.propose_choices if day.judges else []
+    return CandidateForm(data, choices=choices, access=lambda resident_id: access.access_resident_by_id(
+        request.user, resident_id, city=city))
+
+
+def _judge_action(request, game, city, day, action: str) -> None:
     """Run one judge action of the city day page as ``request.user``; raises the service's ``RuleViolation``."""
     if action == "propose_candidate":
-        candidate = access.access_resident_by_id(request.user, request.POST.get("candidate"), city=city)
-        services.do_propose_candidate(candidate, acting_user=request.user)
+        form = _candidate_form(request, city, day, request.POST)
+        if not form.is_valid():
+            raise _FormInvalid(form)
+        services.do_propose_candidate(form.chosen(), acting_user=request.user)
     elif action == "open_removal":
         services.do_open_removal_demand(acting_user=request.user, game=game)
     elif action == "confirm_removal":
@@ -166,19 +195,22 @@ def nominate(request, slug: str):
     choices = selectors.nominate_choices(seat)
     form = NomineeForm(choices=choices)
     status, error = 200, None
+    others = [r for r in choices if r.pk != seat.pk]
+    speech_form = SpeechRequestForm(choices=others)
     if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
-        try:  # no other resident named (or none such): the service says what the request needs
-            other = access.access_resident_by_id(request.user, request.POST.get("other"), game=game)
-        except Http404:
-            other = None
-        try:
-            services.do_request_speech(game, request.POST["action"], other=other, note=request.POST.get("note", ""),
-                                       acting_user=request.user)
-        except RuleViolation as exc:
-            error, status = str(exc), 400
+        speech_form = SpeechRequestForm(request.POST, choices=others)
+        if speech_form.is_valid():  # no other resident named: the service says what the request needs
+            try:
+                services.do_request_speech(game, request.POST["action"], other=speech_form.other_resident(),
+                                           note=speech_form.cleaned_data["note"], acting_user=request.user)
+            except RuleViolation as exc:
+                speech_form.add_error(None, str(exc))
+                status = 400
+            else:
+                messages.success(request, _("Done."))
+                return redirect("nominate", slug=slug)
         else:
-            messages.success(request, _("Done."))
-            return redirect("nominate", slug=slug)
+            status = 400
     elif request.method == "POST" and request.POST.get("action") == "suicide":
         confirm = confirmation_page(
             request, title=_("Declare suicide?"), game=game,
@@ -212,4 +244,4 @@ def nominate(request, slug: str):
             status = 400
     mine = selectors.my_day(seat)
     return render(request, "voting/nominate.html", {"game": game, "seat": seat, "form": form, "mine": mine,
-                                                    "others": choices, "error": error}, status=status)
+                                                    "speech_form": speech_form, "error": error}, status=status)

@@ -101,6 +101,45 @@ class CastingVoteForm(forms.Form):
         self.fields["target"].choices = [("no_lynch", "No Lynch"), *[(str(r.pk), r.name) for r in candidates]]
 
 
+class DayPickForm(forms.Form):
+    """The game page's pickers of a day action (RULES.md M-ITEM-1 gun, M-ROLE item cop and coroner): ``target`` one
+    of ``targets`` (players' names the page offers, ``role_services.day_actions_for``) and, to confiscate, ``item``
+    one of ``items`` (the target is then fixed: a hidden field). Any other value is the field's error."""
+
+    target = forms.ChoiceField(label="Target")
+    item = forms.ChoiceField(label="Item", required=False)
+
+    def __init__(self, *args, targets, label="Target", items=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["target"].choices = [(name, name) for name in targets]
+        self.fields["target"].label = label
+        if items is None:
+            del self.fields["item"]
+        else:
+            self.fields["target"].widget = forms.HiddenInput()
+            self.fields["item"].choices = [(item, item) for item in items]
+            self.fields["item"].required = True
+            self.fields["item"].label = label
+
+
+def day_pick_forms(offers: dict, data=None) -> dict:
+    """The game page's ``DayPickForm`` of each pick action ``offers`` holds (``day_actions_for``): "gun" and
+    "post_mortem" one form each, "confiscate" a list of (name, form), one per player with found items; bound to
+    ``data`` when given. Element ids are per form."""
+    out: dict = {}
+    if offers.get("gun"):
+        out["gun"] = DayPickForm(data, targets=offers["gun"], label="Shoot", auto_id="id_gun_%s")
+    if offers.get("post_mortem"):
+        out["post_mortem"] = DayPickForm(data, targets=offers["post_mortem"], label="Post mortem of",
+                                         auto_id="id_post_mortem_%s")
+    if offers.get("confiscate"):
+        out["confiscate"] = [
+            (name, DayPickForm(data, targets=[name], items=items, label=f"Confiscate from {name}",
+                               auto_id=f"id_confiscate_{i}_%s", initial={"target": name}))
+            for i, (name, items) in enumerate(offers["confiscate"].items())]
+    return out
+
+
 class DayActionForm(forms.Form):
     """A day action of a role or an item (RULES.md M-ROLE, M-ITEM-1): ``target`` a player's name, ``item`` an item
     key, ``text`` the words of an extra or of the busted-out prisoner's message; each action reads what it needs and

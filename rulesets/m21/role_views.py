@@ -7,10 +7,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from inboxes import policies
+
 from . import role_services as rs
-from .forms import DayActionForm
+from .forms import DayActionForm, day_pick_forms
+from .role_services import day_actions_for
 from .views import _act, _back, _m21_game
 
 #: action key -> (the service call, the success message or "" for the service's own answer).
@@ -30,6 +34,10 @@ ACTIONS = {
 }
 
 
+#: The actions whose target (and item) is picked among the legal choices of the game page (``day_pick_forms``).
+PICK_ACTIONS = frozenset({"gun", "confiscate", "post_mortem"})
+
+
 @require_POST
 @login_required
 def day_action(request, slug: str, action: str):
@@ -41,6 +49,14 @@ def day_action(request, slug: str, action: str):
     if not form.is_valid():
         messages.error(request, "; ".join(str(e) for errs in form.errors.values() for e in errs))
         return _back(request, game, 400)
+    if action in PICK_ACTIONS:  # a target (and item) among the legal choices the page offered
+        offers = day_actions_for(policies.seat_in(request.user, game), timezone.now())
+        picks = day_pick_forms(offers, request.POST).get(action)
+        if isinstance(picks, list):
+            picks = dict(picks).get(request.POST.get("target", ""))
+        if picks is not None and not picks.is_valid():  # not offered at all: the service says why (its status)
+            messages.error(request, "; ".join(str(e) for errs in picks.errors.values() for e in errs))
+            return _back(request, game, 400)
     call, success = ACTIONS[action]
     _, status = _act(request, game, lambda: call(game, form.cleaned_data, request.user), success)
     return _back(request, game, status)

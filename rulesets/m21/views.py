@@ -24,6 +24,7 @@ from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from . import selectors, services
 from .forms import (
     CastingVoteForm, CohostForm, DealForm, DrawSetupForm, ExtendForm, NewM21GameForm, SetupTableForm, TimingForm,
+    day_pick_forms,
 )
 from .role_services import day_actions_for
 from .roles import ROLES
@@ -76,6 +77,7 @@ def game_page(request, slug: str):
     judge = selectors.judge_seat_of(request.user, game)
     is_host = services.is_host(request.user, game)
     view = selectors.day_view(request.user, game, now)
+    day_actions = day_actions_for(policies.seat_in(request.user, game), now)
     context = {
         "game": game, "settings": selectors.settings_of(game), "view": view, "is_host": is_host,
         "judge": judge, "role_name": selectors.own_role(request.user, game),
@@ -84,7 +86,8 @@ def game_page(request, slug: str):
         "casting_form": CastingVoteForm(candidates=selectors.living_players(game)) if judge else None,
         "zone": ZoneInfo(game.time_zone),
         "deal": selectors.deal_check(game),
-        "day_actions": day_actions_for(policies.seat_in(request.user, game), now),
+        "day_actions": day_actions,
+        "day_picks": day_pick_forms(day_actions),
         "spectating": policies.spectator_of(request.user, game),
         "may_spectate": may_join_as_spectator(request.user, game),
     }

@@ -19,7 +19,7 @@ MAFIA_PHRASE = "zebrafishconspiracy"
 @dataclass
 class World:
     """The demo game with the archive's personas: ``winner`` (honest, alive), ``loser`` (mafioso, alive),
-    ``dead`` (killed before the end), ``spectator`` (logged in, outside the game), ``visitor`` (logged out); and
+    ``dead`` (killed before the end, after the phrases were posted, a member of the secret inbox of four), ``spectator`` (logged in, outside the game), ``visitor`` (logged out); and
     the inboxes under test by label."""
 
     demo: object
@@ -52,7 +52,6 @@ class World:
 def world(demo) -> World:
     game = demo.game
     seat = demo.seat
-    inbox_services.do_kill_resident(seat("resident2"), "killed", acting_user=None)
     secret = inbox_services.do_create_secret_inbox(
         game, title="Secret of four", members=[seat("mafioso"), seat("resident2"), seat("commissar")],
         acting_user=fresh(demo.honest))
@@ -73,4 +72,7 @@ def world(demo) -> World:
                                    acting_user=fresh(demo.mafioso))
     inbox_services.do_post_message(secret, "secretfourphrase: let us vote together", acting_user=fresh(demo.honest))
     inbox_services.do_post_message(inboxes["personal:winner"], "personalwinnerphrase", acting_user=fresh(demo.honest))
+    # The dead resident dies after the talk: a member of the secret inbox at death, who keeps what was said up to
+    # then (L-STAFF-6 [interp]; a secret inbox cannot be opened with the dead, ``do_create_secret_inbox``).
+    inbox_services.do_kill_resident(seat("resident2"), "killed", acting_user=None)
     return World(demo=demo, game=game, inboxes=inboxes)

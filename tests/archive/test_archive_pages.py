@@ -245,3 +245,16 @@ def test_timeline_page_shows_times_in_the_games_time_zone_L_ARCH_3(world, client
         utc = date_filter(timezone.localtime(first.at, ZoneInfo("UTC")), "DATETIME_FORMAT")
     assert world.game.time_zone != "UTC" and local != utc
     assert f'<time datetime="{first.at.isoformat()}">{local} MSK</time>' in page
+
+
+def test_the_map_is_drawn_from_its_template_scaled_by_its_viewbox_and_escapes_names(world):
+    """The map is a template (``archive/svg/game_map.svg``), like the vote chart: no fixed pixel size (the
+    ``viewBox`` scales it on a phone), and names are escaped by the template engine."""
+    from cities.models import City
+
+    world.end()
+    City.objects.filter(game=world.game, number=1).update(name="<b>Малиновка & Co</b>")
+    svg = charts.game_map_svg(world.demo.anonymous, world.game)
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" class="game-map"') and ' viewBox="0 0 ' in svg
+    assert " width=" not in svg.split(">", 1)[0]  # the outer element: no fixed width
+    assert "&lt;b&gt;Малиновка &amp; Co&lt;/b&gt;" in svg and "<b>Малиновка" not in svg

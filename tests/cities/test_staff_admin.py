@@ -185,7 +185,7 @@ def _missing_id(model: str) -> str:
 def _normalized(response, pk: int) -> tuple:
     """What a response tells: status, target, page text and flashed messages, with the id blanked out."""
     def blank(text: str) -> str:  # the admin's "… with ID “5” doesn't exist" names the id asked for
-        return text.replace(f"“{pk}”", "“ID”").replace(f"/{pk}/", "/ID/")
+        return re.sub(f"[“«]{pk}[”“»]", "“ID”", text).replace(f"/{pk}/", "/ID/")
 
     chain = [(blank(url), status) for url, status in getattr(response, "redirect_chain", [])]
     body = blank(response.content.decode())

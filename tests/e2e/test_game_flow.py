@@ -200,6 +200,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
         judge.open(f"/games/{slug}/cities/1/day/")
         judge.page.check(f"form.court-vote input[name=choice][value='{a.public_id}']")
         judge.submit("form.court-vote button[name=action][value=court_vote]")
+        judge.submit("form.confirm-form button[type=submit]")  # a judge's vote is final: the second step
     voter1_page.open(f"/games/{slug}/cities/1/day/")
     assert voter1_page.text(".decision") == f"{ru('Executed')}: {a.name} ({ru('Supreme Court')})"
     screenshots.take(voter1_page.page, "city-day-court")

@@ -55,7 +55,7 @@ def test_the_coroner_and_the_gun_from_the_game_page_M_ROLE_coroner_M_MAFIA_2(cli
     assert _post(client, table, "gun", {"target": victim}).status_code == 302
     assert table.seat(victim).status == LifeStatus.DEAD
     page = _get(client, table, table.users[coroner])
-    assert f"<option>{victim}</option>" in page and "Conduct the post mortem" in page
+    assert f'<option value="{victim}">{victim}</option>' in page and "Conduct the post mortem" in page
     assert _post(client, table, "post_mortem", {"target": victim}).status_code == 302
     assert f"Post mortem of {victim}: they were killed by the Mafia goon." in role_pm_texts(table, coroner)
     assert _post(client, table, "post_mortem", {"target": victim}, htmx=True).status_code == 409
@@ -68,3 +68,16 @@ def test_the_reporters_extra_from_the_game_page_M_ROLE_reporter(client):
     assert "Publish the extra" in _get(client, table, table.users[reporter])
     assert _post(client, table, "extra", {"text": "red hat"}).status_code == 302
     assert Message.objects.filter(inbox=table.thread, body="**EXTRA, EXTRA!** red hat").count() == 1
+
+
+def test_the_gun_fires_only_at_a_target_the_page_offers_M_ITEM_1(client):
+    """The gun's picker is a form field over the living players (legal choices only): a name the page does not
+    offer (the shooter, a dead player, nonsense) is the picker's error, a 400, and nobody is shot."""
+    table = build_game(setup=CORONER_SETUP)
+    goon = table.name_of_role("goon")
+    give(table, goon, "gun")
+    page = _get(client, table, table.users[goon])
+    assert 'for="id_gun_target"' in page and f'<option value="{goon}">' not in page
+    for bad in (goon, "Nobody", ""):
+        assert _post(client, table, "gun", {"target": bad}, htmx=True).status_code == 400, bad
+    assert {table.seat(name).status for name in table.users} == {LifeStatus.ALIVE}

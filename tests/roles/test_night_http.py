@@ -31,10 +31,13 @@ def test_godfather_decides_through_the_night_page_L_NIGHT_1(ng, client):
 
 def test_refused_decision_shows_the_reason_with_its_status_L_NIGHT_1(ng, client):
     client.force_login(ng.godfather[1].user)
+    # A mafioso is no legal target: the kill picker offers the city's honest residents only, and the refusal is
+    # the picker's own error, inside its form; nothing is recorded.
     response = client.post(url(ng), {"action": "decide", "city": 1, "target": ng.mafia[1][0].public_id})
     assert response.status_code == 400
-    assert in_game_language(ng.game, "The mafia kill an honest resident, not one of their own.") in \
-        response.content.decode()
+    form = next(f.split("</form>")[0] for f in response.content.decode().split("<form") if "id_decide_1_target" in f)
+    assert 'class="errorlist' in form and NightDecision.objects.filter(city=ng.cities[0]).count() == 0
+    # A legal target the service still refuses (the honest are no godfather): its reason, with its status.
     client.force_login(ng.honest[1][0].user)
     response = client.post(url(ng), {"action": "decide", "city": 1, "target": ng.honest[1][1].public_id})
     assert response.status_code == 403
@@ -73,3 +76,17 @@ def test_anonymous_visitor_sees_the_rotation_and_cannot_post(ng, client):
     assert page.status_code == 200
     assert ng.cities[0].name in page.content.decode()
     assert client.post(url(ng), {"action": "decide", "city": 1, "target": ""}).status_code == 404
+
+
+def test_an_action_posted_from_no_picker_the_page_shows_is_refused_in_words_on_the_page_L_NIGHT_1(ng, client):
+    """A picker holds the errors of what is posted from it; an action posted from no picker the page shows (the
+    Consigliere voting in a godfather election: he runs it, the mafia vote) is left to its service, whose refusal
+    the page shows above the forms, not in a form it does not show."""
+    client.force_login(ng.consigliere)
+    page = client.get(url(ng)).content.decode()
+    assert "id_vote_godfather_1_target" not in page
+    with time_machine.travel(NOW, tick=False):
+        response = client.post(url(ng), {"action": "vote_godfather", "city": 1, "target": ng.mafia[1][0].public_id})
+    assert response.status_code == 409
+    alert = response.content.decode().split('class="error" role="alert">')[1].split("</p>")[0]
+    assert alert == in_game_language(ng.game, "No godfather election is open.")

@@ -23,9 +23,9 @@ from cities.demo import STAFF_NAMES
 from cities.models import GameEvent, PublicPost, Resident, ScheduledEvent, StaffKind, StaffRole
 from cities.staff_admin import staff_admin_site
 from inboxes.models import Inbox, InboxKind, Membership, Message
-from staff import services as staff_services
 from sanctions import services as sanctions_services
 from sanctions.models import NoConfidenceCase, PlayBan
+from staff import services as staff_services
 from staff.models import ImpeachmentDemand, TribuneStandIn
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.cities.test_staff_admin import _normalized, readable_inbox_ids, staff_client
@@ -138,7 +138,7 @@ def _answer(response, pk: int) -> tuple:
     /id/ in the redirect chain): unlike a blind "/id/" replacement, unrelated links with a small id stay."""
     chain = [(url.replace(f"/{pk}/", "/ID/"), status) for url, status in getattr(response, "redirect_chain", [])]
     body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", response.content.decode())
-    return response.status_code, chain, body.replace(f"“{pk}”", "“ID”").replace(f"«{pk}»", "«ID»")
+    return response.status_code, chain, re.sub(f"[“«]{pk}[”“»]", "“ID”", body)
 
 
 def _has_path(model, path: str) -> bool:

@@ -207,7 +207,7 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
         judges = list(Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number"))
         for judge in judges[:2]:
             client.force_login(judge.user)
-            assert client.post(url, {"action": "court_vote", "choice": a.public_id}).status_code == 302
+            assert client.post(url, {"action": "court_vote", "choice": a.public_id, "confirmed": "yes"}).status_code == 302
     case.refresh_from_db()
     assert (case.sentenced, case.fallback) == (a, False)
     assert f"<strong>{a.name}</strong>" in client.get(url).content.decode()
@@ -236,7 +236,10 @@ def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_
         client.force_login(judge.user)
         page = client.get(url).content.decode()
         assert 'type="radio" name="choice"' in page and f'value="{a.public_id}"' in page
-        voted = client.post(url, {"action": "court_vote", "choice": a.public_id}, follow=True)
+        asked = client.post(url, {"action": "court_vote", "choice": a.public_id})
+        assert asked.status_code == 200 and 'class="inline confirm-form"' in asked.content.decode()
+        assert not CourtVote.objects.filter(judge=judge).exists()  # the first step records nothing
+        voted = client.post(url, {"action": "court_vote", "choice": a.public_id, "confirmed": "yes"}, follow=True)
     assert voted.status_code == 200
     shown = [str(m) for m in voted.context["messages"]]
     assert shown == [ru("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
