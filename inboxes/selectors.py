@@ -68,6 +68,9 @@ class ThreadPage:
     #: Whether showing this page may advance the viewer's read mark: only a page that does not skip an unread
     #: message (it starts at or before the first unread one), so nothing unseen is ever marked read.
     marks_read: bool = True
+    #: Whether the page shows a message the viewer had not read (received after their read mark): when it shows
+    #: none, the read mark already covers the page and the view writes nothing.
+    shows_unread: bool = True
 
 
 def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:
@@ -108,6 +111,8 @@ class LiveUpdate:
     more: int
     #: Whether showing these may advance the viewer's read mark (nothing unread lies before them).
     marks_read: bool
+    #: Whether any of them was unread (received after the read mark); when none was, nothing is written.
+    shows_unread: bool = True
 
 
 def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpdate:
@@ -125,7 +130,9 @@ def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpda
         more = Message.objects.filter(inbox=inbox).count() - after - limit
     counts = _read_counts(viewer, inbox)
     marks_read = counts is not None and counts[0] >= after
-    return LiveUpdate(messages=[(after + 1 + i, m) for i, m in enumerate(shown)], more=more, marks_read=marks_read)
+    shows_unread = counts is None or after + len(shown) > counts[0]
+    return LiveUpdate(messages=[(after + 1 + i, m) for i, m in enumerate(shown)], more=more, marks_read=marks_read,
+                      shows_unread=shows_unread)
 
 
 def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> ThreadPage:
@@ -166,8 +173,11 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
         .select_related("resident").order_by("resident__name")
     ) if policies.can_see_members(viewer, inbox) else []
     marks_read = first_unread is None or (page.start_index() or 1) <= first_unread
+    # The first ``read`` messages in thread order are exactly those received at or before the read mark, so a
+    # page ending at or before position ``read`` shows nothing the mark does not already cover.
+    shows_unread = counts is None or page.end_index() > counts[0]
     return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members,
-                      first_unread=first_unread, marks_read=marks_read)
+                      first_unread=first_unread, marks_read=marks_read, shows_unread=shows_unread)
 
 
 def _newest_page(paginator: Paginator, messages: QuerySet) -> Page:
