@@ -101,6 +101,7 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
         "first_unread_page": ((thread.first_unread - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
                               if thread.first_unread else None),
         "messages_on_page": messages_on_page,
+        "positioned": list(enumerate(messages_on_page, start=thread.page.start_index())),
         "members": thread.members,
         "show_hidden_text": thread.show_hidden_text,
         "can_moderate": thread.show_hidden_text,
