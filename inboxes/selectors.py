@@ -62,6 +62,7 @@ class ThreadPage:
 
     page: Page
     show_hidden_text: bool
+    #: The inbox's members (not the removed), with ``state``, ``banned_until`` and ``resident.name`` loaded only.
     members: list[Membership]
     #: 1-based position of the viewer's first unread message in the thread, or None when nothing is unread.
     first_unread: int | None = None
@@ -168,9 +169,11 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     page.object_list = list(page.object_list)
     _attach_revisions(page.object_list)
     annotate_messages(inbox, page.object_list)
+    # The member list shows names and bans only: no resident's other columns (a city's inbox lists ~200 seats).
     members = list(
         Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
-        .select_related("resident").order_by("resident__name")
+        .select_related("resident").only("inbox_id", "state", "banned_until", "resident__name")
+        .order_by("resident__name")
     ) if policies.can_see_members(viewer, inbox) else []
     marks_read = first_unread is None or (page.start_index() or 1) <= first_unread
     # The first ``read`` messages in thread order are exactly those received at or before the read mark, so a
