@@ -8,6 +8,7 @@ statements counted here.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import statistics
 import threading
@@ -331,7 +332,7 @@ class Bench:
                 def run():
                     try:
                         expect(fig, c.request("POST", path, {"text": f"Round {r}: here."}), 302, "burst post")
-                    except OSError as exc:
+                    except (OSError, http.client.HTTPException) as exc:
                         fig.errors.append(f"{type(exc).__name__}: {exc}")
                 return run
             wall = _threads([job(c, path) for c, path in self.burst_clients])
