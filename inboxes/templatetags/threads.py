@@ -14,7 +14,6 @@ from django.template.defaulttags import CsrfTokenNode
 from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.dateformat import format as date_format_string
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -24,6 +23,14 @@ from kernel.templatetags.zones import when
 register = template.Library()
 
 _CSRF = CsrfTokenNode()
+
+
+def _resident_url(context, resident) -> str:
+    """The seat's page, reversed once per author of the page (a page has 50 messages from a few authors)."""
+    urls = context.render_context.setdefault("thread_resident_urls", {})
+    if resident.pk not in urls:
+        urls[resident.pk] = reverse("resident_detail", args=[context["game"].slug, resident.public_id])
+    return urls[resident.pk]
 
 
 def _author(context, m) -> SafeString:
@@ -36,8 +43,7 @@ def _author(context, m) -> SafeString:
             return format_html("{}", _("commissar"))
         return format_html("{}", m.author_name)
     if m.author_resident_id:
-        url = reverse("resident_detail", args=[context["game"].slug, m.author_resident.public_id])
-        return format_html('<a href="{}">{}</a>', url, m.author_name)
+        return format_html('<a href="{}">{}</a>', _resident_url(context, m.author_resident), m.author_name)
     if m.author_staff_id:
         return format_html('{} <span class="badge badge-staff" data-author="staff">{}</span>', m.author_name,
                            m.author_staff.get_kind_display())
@@ -57,7 +63,7 @@ def _article(context, pos: int, m) -> SafeString:
     inbox = context["inbox"]
     local = timezone.localtime(m.received_at)
     header = [format_html('<strong>{}</strong>\n      <time datetime="{}">{}</time>', _author(context, m),
-                          date_format_string(local, "c"), when(m.received_at))]
+                          local.isoformat(), when(m.received_at))]  # the date filter's "c" is isoformat()
     if m.edited_at:
         header.append(format_html('<span class="muted">{}</span>', _("edited")))
     if pos in context.get("editable", ()):
