@@ -237,7 +237,8 @@ def _seats_of(user) -> dict[int, Resident]:
         return {}
     cached = getattr(user, "_mafia_seats", None)
     if cached is None:
-        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user).select_related("city")}
+        # One seat per game: no order needed (the model's default would sort by city and name).
+        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user).select_related("city").order_by()}
         user._mafia_seats = cached
     return cached
 
