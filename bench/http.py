@@ -170,6 +170,11 @@ class Client:
                 if attempt == 2:
                     raise
                 continue
+            except (OSError, http.client.HTTPException):
+                # A timeout or a broken response leaves the connection mid-request: the next request of this
+                # client would fail on it (CannotSendRequest), so it starts on a new one; this one is the error.
+                self.close()
+                raise
             seconds = time.perf_counter() - started
             statements = raw.getheader("X-Bench-Statements")
             if raw.getheader("Connection", "").lower() == "close":

@@ -31,7 +31,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -245,7 +245,8 @@ def _seats_of(user) -> dict[int, Resident]:
         return {}
     cached = getattr(user, "_mafia_seats", None)
     if cached is None:
-        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user).select_related("city")}
+        # One seat per game: no order needed (the model's default would sort by city and name).
+        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user).select_related("city").order_by()}
         user._mafia_seats = cached
     return cached
 
@@ -713,33 +714,45 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     """
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
-    # The same queries run whether the id exists or not (roles, seats, the inbox, the seat's membership), so
-    # that the response time does not tell a forbidden inbox from a missing one either. Whether the viewer
-    # watches the inbox's game as a spectator is read in the inbox's own statement.
+    # The same queries run whether the id exists or not (roles, seats, the inbox), so that the response time does
+    # not tell a forbidden inbox from a missing one either. Whether the viewer watches the inbox's game as a
+    # spectator, and the membership of their seat there, are read in the inbox's own statement.
     _roles_of(user)
     seats = _seats_of(user)
-    inboxes = Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id)
+    inboxes = (Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id)
+               .order_by())
     if _is_authenticated(user):
         inboxes = inboxes.annotate(viewer_watches=Exists(Spectator.objects.filter(
             game=OuterRef("game_id"), user=user, left_at__isnull=True)))
-    inbox = inboxes.first()
+    if seats:
+        # A user holds one seat per game, and a seat one membership per inbox: the join adds at most one row.
+        inboxes = inboxes.annotate(
+            _viewer_membership=FilteredRelation(
+                "memberships", condition=Q(memberships__resident__in=[s.pk for s in seats.values()])),
+            **{f"_vm_{column}": F(f"_viewer_membership__{field}") for field, column in _MEMBERSHIP_COLUMNS.items()})
+    inbox = inboxes[:1]
+    inbox = inbox[0] if inbox else None
     if inbox is not None and _is_authenticated(user):
         watching = getattr(user, "_mafia_watching", None)
         if watching is None:
             watching = user._mafia_watching = {}
         watching[inbox.game_id] = (inbox.viewer_watches and seat_in(user, inbox.game_id) is None
                                    and not staff_roles_in(user, inbox.game_id))  # as ``spectated_games`` says
-    if seats:
-        membership = (Membership.objects.filter(inbox__public_id=inbox_id, resident__in=[s.pk for s in seats.values()])
-                      .first())
-        if inbox is not None and seat_in(user, inbox.game_id) is not None:
-            cache = getattr(user, "_mafia_memberships", None)
-            if cache is None:
-                cache = user._mafia_memberships = {}
-            cache[inbox.pk] = membership
+    if seats and inbox is not None and seat_in(user, inbox.game_id) is not None:
+        cache = getattr(user, "_mafia_memberships", None)
+        if cache is None:
+            cache = user._mafia_memberships = {}
+        values = [getattr(inbox, f"_vm_{column}") for column in _MEMBERSHIP_COLUMNS.values()]
+        cache[inbox.pk] = (Membership.from_db(inbox._state.db, list(_MEMBERSHIP_COLUMNS.values()), values)
+                           if values[0] is not None else None)
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox
+
+
+#: The fields of ``Membership`` (name -> attribute) that ``access_inbox_by_id`` reads with the inbox: the whole row.
+_MEMBERSHIP_COLUMNS = {"id": "id", "inbox": "inbox_id", "resident": "resident_id", "state": "state", "since": "since",
+                       "banned_until": "banned_until", "reason": "reason"}
 
 
 def can_leave_inbox(user, inbox: Inbox) -> bool:

@@ -82,12 +82,16 @@ class ThreadPage:
 
     page: Page
     show_hidden_text: bool
+    #: The inbox's members (not the removed), with ``state``, ``banned_until`` and ``resident.name`` loaded only.
     members: list[Membership]
     #: 1-based position of the viewer's first unread message in the thread, or None when nothing is unread.
     first_unread: int | None = None
     #: Whether showing this page may advance the viewer's read mark: only a page that does not skip an unread
     #: message (it starts at or before the first unread one), so nothing unseen is ever marked read.
     marks_read: bool = True
+    #: Whether the page shows a message the viewer had not read (received after their read mark): when it shows
+    #: none, the read mark already covers the page and the view writes nothing.
+    shows_unread: bool = True
 
 
 def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:
@@ -128,6 +132,8 @@ class LiveUpdate:
     more: int
     #: Whether showing these may advance the viewer's read mark (nothing unread lies before them).
     marks_read: bool
+    #: Whether any of them was unread (received after the read mark); when none was, nothing is written.
+    shows_unread: bool = True
 
 
 def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpdate:
@@ -145,7 +151,9 @@ def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpda
         more = messages_shown_to(viewer, inbox).count() - after - limit
     counts = _read_counts(viewer, inbox)
     marks_read = counts is not None and counts[0] >= after
-    return LiveUpdate(messages=[(after + 1 + i, m) for i, m in enumerate(shown)], more=more, marks_read=marks_read)
+    shows_unread = counts is None or after + len(shown) > counts[0]
+    return LiveUpdate(messages=[(after + 1 + i, m) for i, m in enumerate(shown)], more=more, marks_read=marks_read,
+                      shows_unread=shows_unread)
 
 
 def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> ThreadPage:
@@ -181,15 +189,19 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     page.object_list = list(page.object_list)
     _attach_revisions(page.object_list)
     annotate_messages(inbox, page.object_list)
+    # The member list shows names and bans only: no resident's other columns (a city's inbox lists ~200 seats).
     members = Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
     cutoff = policies.message_cutoff(viewer, inbox)
     if cutoff is not None:  # a dead viewer knows the members of the moment of death (L-STAFF-6 [interp])
         members = members.filter(since__lte=cutoff)
-    members = list(members.select_related("resident").order_by("resident__name")
-                   ) if policies.can_see_members(viewer, inbox) else []
+    members = list(members.select_related("resident").only("inbox_id", "state", "banned_until", "resident__name")
+                   .order_by("resident__name")) if policies.can_see_members(viewer, inbox) else []
     marks_read = first_unread is None or (page.start_index() or 1) <= first_unread
+    # The first ``read`` messages in thread order are exactly those received at or before the read mark, so a
+    # page ending at or before position ``read`` shows nothing the mark does not already cover.
+    shows_unread = counts is None or page.end_index() > counts[0]
     return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members,
-                      first_unread=first_unread, marks_read=marks_read)
+                      first_unread=first_unread, marks_read=marks_read, shows_unread=shows_unread)
 
 
 def _newest_page(paginator: Paginator, messages: QuerySet) -> Page:

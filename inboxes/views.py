@@ -83,7 +83,8 @@ def inbox_thread(request, inbox_id: str):
 def _render_thread(request, inbox, *, form, error, status, page=None):
     thread = selectors.thread_page_for(request.user, inbox, page if page is not None else request.GET.get("page"))
     messages_on_page = list(thread.page.object_list)
-    if (request.user.is_authenticated and messages_on_page and thread.marks_read
+    # A page that shows nothing new writes nothing (its read mark already covers it): most views are reads only.
+    if (request.user.is_authenticated and messages_on_page and thread.marks_read and thread.shows_unread
             and request.method in ("GET", "HEAD")):
         services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=messages_on_page[-1].received_at)
     now = timezone.now()
@@ -100,6 +101,7 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
         "first_unread_page": ((thread.first_unread - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
                               if thread.first_unread else None),
         "messages_on_page": messages_on_page,
+        "positioned": list(enumerate(messages_on_page, start=thread.page.start_index())),
         "members": thread.members,
         "show_hidden_text": thread.show_hidden_text,
         "can_moderate": thread.show_hidden_text,
@@ -139,7 +141,7 @@ def inbox_live(request, inbox_id: str):
     after = int(raw)
     update = selectors.thread_updates_for(request.user, inbox, after, LIVE_LIMIT)
     shown = [m for _pos, m in update.messages]
-    if request.user.is_authenticated and shown and update.marks_read:
+    if request.user.is_authenticated and shown and update.marks_read and update.shows_unread:
         services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=shown[-1].received_at)
     show_hidden = policies.can_see_hidden_text(request.user, inbox)
     context = {

@@ -76,6 +76,26 @@ def test_stored_tally_equals_the_recount_after_any_votes_retractions_deaths_and_
     assert failures == []
 
 
+def test_stored_tally_orders_retractions_at_the_same_instant_by_message_as_the_recount_L_VOTE_4(demo):
+    """The stored tally reads one row per voter; two latest retractions on the same microsecond are ordered by
+    the retraction's message, as the recount orders them (the later posted, with the larger id, comes second)."""
+    day = city1_day(demo)
+    nominee = day.plain[0]
+    session = nominate_and_open(demo, day, [nominee])
+    inbox = day.inbox_of(nominee)
+    v1, v2, v3 = day.plain[1:4]
+    at = OPENS + timedelta(minutes=1)
+    for voter in (v1, v2, v3):
+        do_post_message(inbox, "казнить", acting_user=voter.user, now=at)
+    same = at + timedelta(minutes=1)
+    for voter in (v2, v3, v1):  # posted in this order at one instant: v2's retraction has the smallest id
+        do_post_message(inbox, "не казнить", acting_user=voter.user, now=same)
+    stored, _names = stored_session_tally(session)
+    recount, _names = compute_session_tally(session)
+    assert comparable(stored) == comparable(recount)
+    assert stored.tally(str(nominee.pk)).changed_mind == (str(v2.pk), str(v3.pk), str(v1.pk))
+
+
 def test_stored_tally_ranks_and_voids_exactly_as_the_recount_on_a_known_sequence_L_VOTE_5(demo):
     day = city1_day(demo)
     a, b, c = day.plain[:3]
