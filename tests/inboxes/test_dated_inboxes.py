@@ -188,13 +188,13 @@ def test_the_dead_neither_open_nor_are_invited_to_a_secret_inbox_L_DEATH_1_L_STA
     now = timezone.now() + MINUTE
     services.do_kill_resident(demo.seat("resident2"), "killed", acting_user=None, now=now)
     count = Inbox.objects.filter(kind=InboxKind.SECRET).count()
-    with pytest.raises(WrongState, match="dead"):
+    with pytest.raises(WrongState, match="^Abrikos мёртв: секретный ящик, открытый сейчас, — новость, которой мёртвые не"):
         services.do_create_secret_inbox(demo.game, title="С мёртвым", members=[demo.seat("resident2")],
                                         acting_user=fresh(demo.honest), now=now + MINUTE)
-    with pytest.raises(NotAllowed, match="dead"):
+    with pytest.raises(NotAllowed, match="^У мёртвых нет голоса среди живых: они не могут открыть секретный ящик.$"):
         services.do_create_secret_inbox(demo.game, title="От мёртвого", members=[demo.seat("honest")],
                                         acting_user=fresh(demo.resident2), now=now + MINUTE)
-    with pytest.raises(WrongState, match="dead"):  # staff cannot invite the dead either
+    with pytest.raises(WrongState, match="^Abrikos мёртв: секретный ящик"):  # staff cannot invite the dead either
         services.do_create_secret_inbox(demo.game, title="Прокурор и мёртвый", members=[demo.seat("resident2")],
                                         acting_user=fresh(demo.procurator), now=now + MINUTE)
     assert Inbox.objects.filter(kind=InboxKind.SECRET).count() == count
