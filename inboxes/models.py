@@ -8,6 +8,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
@@ -152,7 +154,9 @@ class Membership(models.Model):
         indexes = [models.Index(fields=["resident", "state"], name="membership_resident_state_idx")]
 
     def __str__(self) -> str:
-        return f"{self.resident} in {self.inbox}: {self.state}"
+        """The seat, its inbox and its state, in the active language (the console's titles and breadcrumbs)."""
+        return gettext("%(resident)s in “%(inbox)s”: %(state)s") % {
+            "resident": self.resident, "inbox": self.inbox, "state": self.get_state_display()}
 
 
 class Message(models.Model):
@@ -200,7 +204,9 @@ class Message(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.author_name} @ {self.received_at:%Y-%m-%d %H:%M:%S}"
+        """The author and the time received, in the active time zone with its abbreviation (the game's zone on
+        the console of one game's staff): "Avrora @ 2026-11-19 14:07:00 MSK"."""
+        return f"{self.author_name} @ {timezone.localtime(self.received_at):%Y-%m-%d %H:%M:%S %Z}"
 
 
 class MessageRevision(models.Model):

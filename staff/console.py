@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import update_wrapper
 from zoneinfo import ZoneInfo
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.core.exceptions import PermissionDenied
@@ -31,9 +31,9 @@ from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
-from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils import timezone, translation
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy
 
@@ -137,6 +137,13 @@ def single_staff_game(request) -> Game | None:
     return next(iter(games.values())) if len(games) == 1 else None
 
 
+def staff_games_language(request) -> str | None:
+    """The UI language (``Game.language``: "ru" for Lepra, "en" for M21) shared by all the games where the
+    request's user holds a staff role, or None (no role, or games of several languages)."""
+    languages = {role.game.language for role in staff_roles_of(request)}
+    return next(iter(languages)) if len(languages) == 1 else None
+
+
 def staff_game_ids(request) -> set[int]:
     """Ids of the games where the request's user holds a staff role."""
     return {role.game_id for role in staff_roles_of(request)}
@@ -163,20 +170,42 @@ class GameStaffAdminSite(AdminSite):
         ``current_viewer`` while the view runs and its template renders.
 
         When all the viewer's staff roles are in one game, the page shows times in that game's time zone (as
-        the game's pages do); otherwise in UTC. The language is the browser's (LocaleMiddleware, Russian by
-        default): every label goes through gettext, so a page is wholly in one language; only the audit log's
-        sentences are each in their own game's language (``staff.audit_sentences``)."""
+        the game's pages do); otherwise in UTC. When all those games have one language (Russian for Lepra,
+        English for M21), the page, the admin's own chrome, its flash messages and its redirects are in that
+        language, as the player pages are (``cities.i18n``); a viewer staffing games of several languages keeps
+        the browser's (LocaleMiddleware). Every label goes through gettext, so a page is wholly in one language;
+        only the audit log's sentences are each in their own game's language (``staff.audit_sentences``)."""
         def with_request(request, *args, **kwargs):
             token = _current_request.set(request)
             game = single_staff_game(request)
+            language = staff_games_language(request)
+            browser_language = translation.get_language()
+            browser_code = getattr(request, "LANGUAGE_CODE", None)
             try:
                 if game is not None:
                     timezone.activate(ZoneInfo(game.time_zone))
+                if language is not None:
+                    translation.activate(language)
+                    request.LANGUAGE_CODE = language
                 response = view(request, *args, **kwargs)
                 if callable(getattr(response, "render", None)) and not getattr(response, "is_rendered", True):
                     response.render()
+                if language is not None:
+                    # Flash messages are stored by MessageMiddleware after this view returns: turn the queued
+                    # ones (lazy texts included) into text now, in the page's language.
+                    # (Django's storage has no public call for this: ``_prepare`` is what its ``update`` runs.)
+                    for message in getattr(messages.get_messages(request), "_queued_messages", ()):
+                        message._prepare()
+                    response.headers["Content-Language"] = language
                 return response
             finally:
+                if language is not None:
+                    if browser_language is None:
+                        translation.deactivate()
+                    else:
+                        translation.activate(browser_language)
+                    if browser_code is not None:
+                        request.LANGUAGE_CODE = browser_code
                 if game is not None:
                     timezone.deactivate()
                 _current_request.reset(token)

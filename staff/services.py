@@ -246,8 +246,10 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
     signers = set(demand.signatures.filter(resident__status=LifeStatus.ALIVE).values_list("resident_id", flat=True))
     residents = list(Resident.objects.filter(city_id=demand.city_id).order_by("name", "id"))
     procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
+    with translation.override(game.language):  # a stored title: in the game's language, whoever asks
+        title = _("Impeachment of the Tribune of %(city)s") % {"city": demand.city.name}
     inbox = do_create_inbox(game, InboxKind.IMPEACHMENT, acting_user=None, city=demand.city, organizer=procurator,
-                            title=_("Impeachment of the Tribune of %(city)s") % {"city": demand.city.name},
+                            title=title,
                             members=[r for r in residents if r.pk in signers],
                             banned=[r for r in residents if r.pk not in signers], now=now)
     demand.inbox = inbox

@@ -15,17 +15,25 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from cities.demo import STAFF_NAMES
 from cities.models import GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.admin_keys import key_of
-from tests.cities.test_staff_admin import CHANGELIST, STAFF_PERSONAS, flashed, listed_ids, staff_client
+from tests.cities.test_staff_admin import (
+    CHANGELIST,
+    STAFF_PERSONAS,
+    flashed,
+    listed_ids,
+    staff_client,
+    without_kind_filter_choices,
+)
 from tests.inboxes.test_policy_matrix import expected_access, label
 
 K = InboxKind
-NO_ACTION = "No action selected."
+NO_ACTION = "Действие не выбрано."
 OPTION = re.compile(r'<option value="([a-z_]+)">')
 
 
@@ -97,19 +105,19 @@ def test_the_procurator_replaces_a_player_L_REPLACE_1(demo):
 
     # An unknown username is the form's error; nothing is called.
     page = act(client, "resident", "replace_player", [seat], apply="1", username="nobody-such")
-    assert "No account has this username." in page.content.decode()
+    assert "Аккаунта с таким логином нет." in page.content.decode()
     assert state_of(seat) == before and events().count() == n_events
 
     # A staff account is refused by the service, with its message.
     response = act(client, "resident", "replace_player", [seat], apply="1", username=demo.tribune1.username)
-    assert flashed(response) == ["Staff of a game cannot be its residents."]
+    assert flashed(response) == ["Ведущие игры не могут быть её жителями."]
     assert state_of(seat) == before and events().count() == n_events
 
     response = act(client, "resident", "replace_player", [seat], apply="1", username=demo.outsider.username)
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
     seat.refresh_from_db()
     assert (seat.user_id, seat.name) == (demo.outsider.pk, demo.outsider.public_name)
-    assert flashed(response) == [f"{seat.name} takes over the seat of {old_name}."]
+    assert flashed(response) == [f"{seat.name} занимает место игрока {old_name}."]
     assert state_of(seat)[2:] == before[2:]  # status and memberships kept
     event = events().first()
     assert (event.kind, event.actor_id, event.payload["resident"], event.payload["old_user"],
@@ -125,7 +133,7 @@ def test_replacement_takes_one_resident_at_a_time(demo):
     before = [state_of(s) for s in seats]
     response = act(staff_client(demo.procurator), "resident", "replace_player", seats, apply="1",
                    username=demo.outsider.username)
-    assert flashed(response) == ["Choose one resident at a time."]
+    assert flashed(response) == ["Выбирайте по одному жителю за раз."]
     assert [state_of(s) for s in seats] == before
 
 
@@ -177,7 +185,7 @@ def test_the_procurator_records_a_death_with_its_membership_changes_L_DEATH_1(de
     city, cemetery = inbox(demo, K.CITY, 1), inbox(demo, K.CEMETERY)
     response = act(client, "resident", "record_death", [seat], apply="1", cause="executed")
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
-    assert flashed(response) == [f"The death of {seat.name} is recorded."]
+    assert flashed(response) == [f"Смерть жителя {seat.name} записана."]
     seat.refresh_from_db()
     assert (seat.status, seat.is_spirit, seat.died_at is not None) == (LifeStatus.DEAD, False, True)
     assert Membership.objects.get(inbox=city, resident=seat).state == MembershipState.BANNED
@@ -189,7 +197,7 @@ def test_the_procurator_records_a_death_with_its_membership_changes_L_DEATH_1(de
     # Again: the service refuses, changing nothing.
     before, n_events = state_of(seat), events().count()
     response = act(client, "resident", "record_death", [seat], apply="1", cause="killed")
-    assert flashed(response) == [f"{seat.name} is not alive."]
+    assert flashed(response) == [f"Житель {seat.name} не жив."]
     assert state_of(seat) == before and events().count() == n_events
 
 
@@ -198,12 +206,12 @@ def test_a_spirit_is_only_a_night_victim_L_SPIRIT_1(demo):
     seat, other = demo.seat("mafioso"), demo.seat("commissar")
     before, n_events = state_of(seat), events().count()
     response = act(client, "resident", "record_death", [seat], apply="1", cause="suicide", spirit="on")
-    assert flashed(response) == ["Only a resident killed at night can become a spirit."]
+    assert flashed(response) == ["Духом может стать только житель, убитый ночью."]
     assert state_of(seat) == before and events().count() == n_events
 
     response = act(client, "resident", "record_death", [seat, other], apply="1", cause="killed", spirit="on")
-    assert sorted(flashed(response)) == sorted([f"The death of {seat.name} is recorded.",
-                                                f"The death of {other.name} is recorded."])
+    assert sorted(flashed(response)) == sorted([f"Смерть жителя {seat.name} записана.",
+                                                f"Смерть жителя {other.name} записана."])
     for s in (seat, other):
         s.refresh_from_db()
         assert (s.status, s.is_spirit) == (LifeStatus.DEAD, True)
@@ -222,6 +230,12 @@ def candidate_labels(page: str) -> dict[int, str]:
         r'<input type="checkbox" name="inboxes" value="([a-z0-9]+)"[^>]*>\s*([^<]*)</label>', page)}
 
 
+def kind_name(inbox: Inbox) -> str:
+    """The inbox kind's name as the Lepra console shows it (in the game's language, Russian)."""
+    with translation.override("ru"):
+        return str(inbox.get_kind_display())
+
+
 def expected_candidates(demo, seat: Resident) -> dict[int, str]:
     """By the service's rule: open inboxes of the penalty kinds where the seat reads. The Arbiter sees the
     titles of those he reads (voting inboxes, precincts); for the others the kind and city only."""
@@ -232,7 +246,7 @@ def expected_candidates(demo, seat: Resident) -> dict[int, str]:
         if i.kind in policies.PENALTY_BAN_KINDS and i.killed_at is None and i.rolled_over_at is None:
             readable = label(i) in allowed
             out[i.pk] = i.title if readable else (
-                f"{i.get_kind_display()} · {i.city.name}" if i.city_id else i.get_kind_display())
+                f"{kind_name(i)} · {i.city.name}" if i.city_id else kind_name(i))
     return out
 
 
@@ -268,10 +282,10 @@ def test_the_arbiter_imposes_a_penalty_ban_L_INBOX_18(demo):
     response = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[city.public_id, personal.public_id],
                    until=until_input, reason="Insult")
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
-    city_label = f"{city.get_kind_display()} · {city.city.name}"
+    city_label = f"{kind_name(city)} · {city.city.name}"
     assert flashed(response) == [
-        f"{seat.name} is banned until {until_input.replace('T', ' ')} ({demo.game.time_zone}) in: "
-        f"{city_label}, {personal.get_kind_display()} · {personal.city.name}."]
+        f"{seat.name} забанен до {until_input.replace('T', ' ')} ({demo.game.time_zone}) в ящиках: "
+        f"{city_label}, {kind_name(personal)} · {personal.city.name}."]
     for i in (city, personal):
         m = Membership.objects.get(inbox=i, resident=seat)
         assert (m.state, m.banned_until, m.reason) == (MembershipState.BANNED, until, "Insult")
@@ -282,9 +296,9 @@ def test_the_arbiter_imposes_a_penalty_ban_L_INBOX_18(demo):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("past", "The end of the ban must be in the future."),
-    ("no reason", "Give the reason for the penalty."),
-    ("no inbox", "Name at least one inbox."),
+    ("past", "Окончание бана должно быть в будущем."),
+    ("no reason", "Укажите причину штрафа."),
+    ("no inbox", "Укажите хотя бы один ящик."),
 ])
 def test_penalty_ban_refusals_are_the_services_and_change_nothing(demo, case, message):
     seat = demo.seat("honest")
@@ -312,7 +326,7 @@ def test_a_penalty_ban_cannot_name_a_secret_inbox_same_answer_for_member_and_str
         before, n_events = state_of(seat), events().count()
         page = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[mafia.public_id],
                    until="2099-01-01T10:00", reason="x").content.decode()
-        assert f"Select a valid choice. {mafia.public_id} is not one of the available choices." in page
+        assert f"Выберите корректный вариант. {mafia.public_id} нет среди допустимых значений." in page
         assert html.escape(mafia.title) not in page
         assert state_of(seat) == before and events().count() == n_events
         errors = re.findall(r'<ul class="errorlist[^"]*"[^>]*>.*?</ul>', page, re.S)
@@ -336,7 +350,7 @@ def test_the_tribune_rolls_over_his_city_square(demo):
     response = act(client, "inbox", "roll_over_inboxes", [city], apply="1", title="")
     assert response.redirect_chain == [(CHANGELIST["inbox"], 302)]
     new = Inbox.objects.get(predecessor=city)
-    assert flashed(response) == [f"“{city.title}” is rolled over into “{new.title}”."]
+    assert flashed(response) == [f"Ящик «{city.title}» перенесён в новый ящик «{new.title}»."]
     assert new.title.startswith(city.title) and (new.kind, new.city_id, new.organizer_id) == (
         city.kind, city.city_id, city.organizer_id)
     city.refresh_from_db()
@@ -351,7 +365,7 @@ def test_the_tribune_rolls_over_his_city_square(demo):
     assert Inbox.objects.get(predecessor=new).title == "Day 3 square"
     n_events = events().count()
     assert flashed(act(client, "inbox", "roll_over_inboxes", [city], apply="1", title="")) == [
-        "This inbox was already rolled over."]
+        "Этот ящик уже перенесён в новый."]
     assert events().count() == n_events
 
 
@@ -360,7 +374,7 @@ def test_only_the_organizer_rolls_over_and_strangers_find_nothing(demo):
     n_events = events().count()
     # The Procurator reads the square but does not run it: the service refuses.
     assert flashed(act(staff_client(demo.procurator), "inbox", "roll_over_inboxes", [city], apply="1", title="")) == [
-        "Only the organizer of this inbox may roll it over."]
+        "Перенести ящик в новый может только его организатор."]
     # The Tribune of city 2 does not even have it in his queryset: the same silence as a missing id.
     client = staff_client(demo.tribune2)
     assert flashed(act(client, "inbox", "roll_over_inboxes", [city], apply="1", title="")) == []
@@ -374,18 +388,18 @@ def test_a_moderator_closes_an_inbox_after_confirming(demo):
     client = staff_client(demo.procurator)
     city = inbox(demo, K.CITY, 1)
     page = act(client, "inbox", "kill_inboxes", [city]).content.decode()
-    assert "Close these inboxes?" in page and html.escape(city.title) in page
+    assert "Закрыть эти ящики?" in page and html.escape(city.title) in page
     city.refresh_from_db()
     assert city.killed_at is None
 
     response = act(client, "inbox", "kill_inboxes", [city], apply="1")
-    assert flashed(response) == [f"“{city.title}” is closed."]
+    assert flashed(response) == [f"Ящик «{city.title}» закрыт."]
     city.refresh_from_db()
     assert city.killed_at is not None
     event = events().first()
     assert (event.kind, event.actor_id, event.payload) == ("inbox.killed", demo.procurator.pk, {"inbox": city.pk})
     n_events = events().count()
-    assert flashed(act(client, "inbox", "kill_inboxes", [city], apply="1")) == ["This inbox is already closed."]
+    assert flashed(act(client, "inbox", "kill_inboxes", [city], apply="1")) == ["Этот ящик уже закрыт."]
     assert events().count() == n_events
 
 
@@ -394,7 +408,7 @@ def test_a_reader_who_does_not_run_an_inbox_cannot_close_it(demo):
     office = inbox(demo, K.OFFICE)
     n_events = events().count()
     assert flashed(act(staff_client(demo.arbiter), "inbox", "kill_inboxes", [office], apply="1")) == [
-        "Only the organizer of this inbox or the Procurator may close it."]
+        "Закрыть ящик могут только его организатор или Прокурор."]
     office.refresh_from_db()
     assert office.killed_at is None and events().count() == n_events
 
@@ -409,14 +423,14 @@ def test_a_moderator_hides_a_message_L_INBOX_21(demo):
                                      is_hidden=False).first()
     response = act(client, "message", "hide_messages", [message])
     assert response.redirect_chain == [(CHANGELIST["message"], 302)]
-    assert flashed(response) == [f"A message in “{message.inbox.title}” is hidden."]
+    assert flashed(response) == [f"Сообщение в ящике «{message.inbox.title}» скрыто."]
     message.refresh_from_db()
     assert (message.is_hidden, message.hidden_by_id, message.hidden_at is not None) == (True, demo.tribune1.pk, True)
     event = events().first()
     assert (event.kind, event.actor_id, event.payload) == (
         "message.hidden", demo.tribune1.pk, {"inbox": message.inbox_id, "message": message.pk})
     n_events = events().count()
-    assert flashed(act(client, "message", "hide_messages", [message])) == ["This message is already hidden."]
+    assert flashed(act(client, "message", "hide_messages", [message])) == ["Это сообщение уже скрыто."]
     assert events().count() == n_events
 
 
@@ -427,7 +441,7 @@ def test_hiding_is_refused_to_readers_who_do_not_moderate_and_invisible_to_stran
     n_events = events().count()
     # The office is run by the Procurator: the Arbiter reads it but may not hide there.
     assert flashed(act(staff_client(demo.arbiter), "message", "hide_messages", [office])) == [
-        "Only the organizer of this inbox or the Procurator may hide messages."]
+        "Скрывать сообщения могут только организатор ящика или Прокурор."]
     # City 1's square is not in the Tribune of city 2's queryset.
     assert flashed(act(staff_client(demo.tribune2), "message", "hide_messages", [city1])) == []
     assert not Message.objects.filter(pk__in=[office.pk, city1.pk], is_hidden=True).exists()
@@ -453,7 +467,7 @@ def test_the_procurator_opens_a_stage_for_a_city_L_INBOX_19(demo):
                                              "audience": city1.pk}, follow=True)
     stage = Inbox.objects.get(game=demo.game, kind=K.STAGE, title="Confrontation")
     assert response.redirect_chain == [(f"/staff/inboxes/inbox/{stage.public_id}/change/", 302)]
-    assert flashed(response) == ["The stage “Confrontation” is open."]
+    assert flashed(response) == ["Сцена «Confrontation» открыта."]
     procurator_role = StaffRole.objects.get(game=demo.game, kind=StaffKind.PROCURATOR)
     assert (stage.city_id, stage.organizer_id) == (city1.pk, procurator_role.pk)
     rows = dict(Membership.objects.filter(inbox=stage).values_list("resident_id", "state"))
@@ -473,12 +487,12 @@ def test_a_stage_for_everyone_and_the_services_refusals(demo):
     stage = Inbox.objects.get(game=demo.game, kind=K.STAGE, title="Séance")
     assert stage.city_id is None
     assert Membership.objects.filter(inbox=stage, state=MembershipState.BANNED).count() == 59
-    assert flashed(response) == ["The stage “Séance” is open."]
+    assert flashed(response) == ["Сцена «Séance» открыта."]
     n_inboxes, n_events = Inbox.objects.count(), events().count()
     response = client.post(stage_url(demo), {"title": "Nobody speaks", "audience": ""}, follow=True)
-    assert response.status_code == 200 and flashed(response) == ["Choose at least one speaker."]
+    assert response.status_code == 200 and flashed(response) == ["Выберите хотя бы одного выступающего."]
     response = client.post(stage_url(demo), {"title": " ", "speakers": [dead_speaker.public_id]}, follow=True)
-    assert flashed(response) == ["The title is empty."]
+    assert flashed(response) == ["Заголовок не заполнен."]
     assert (Inbox.objects.count(), events().count()) == (n_inboxes, n_events)
 
 
@@ -522,7 +536,7 @@ def test_intermediate_pages_name_only_what_the_persona_may_see(demo, persona):
                 pages.append(response.content.decode())
     if persona != "tribune2":
         assert pages
-    everything = "\n".join(pages)
+    everything = without_kind_filter_choices("\n".join(pages))
     for title in unreadable:
         assert html.escape(title) not in everything, (persona, title)
     assert "alignment:" not in everything and 'data-fact="godfather"' not in everything

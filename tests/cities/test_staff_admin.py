@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.contrib.messages import get_messages
 from django.test import Client
+from django.utils import translation
 
 from cities.demo import STAFF_NAMES
 from cities.models import City, Game, GameEvent, Resident
@@ -45,7 +46,8 @@ MODELS = {"inbox": Inbox, "resident": Resident, "membership": Membership, "messa
 
 
 def staff_client(user) -> Client:
-    """A client speaking English (the admin follows Accept-Language), logged in as ``user`` unless anonymous."""
+    """A client whose browser asks for English, logged in as ``user`` unless anonymous. The console speaks the
+    language of the viewer's games whatever the browser asks: Russian for the Lepra demo's staff."""
     client = Client(HTTP_ACCEPT_LANGUAGE="en")
     if getattr(user, "is_authenticated", False):
         client.force_login(user)
@@ -73,6 +75,23 @@ def readable_inbox_ids(demo, persona: str) -> set[int]:
     allowed, _ = expected_access(demo)[persona]
     inboxes = Inbox.objects.filter(game=demo.game).select_related("city", "resident")
     return {i.pk for i in inboxes if label(i) in allowed}
+
+
+#: A list filter's choice by inbox kind: ``<a href="?...kind__exact=<kind>">label</a>``.
+KIND_FILTER_CHOICE = re.compile(r'<a href="\?[^"]*kind__exact=([a-z_]+)">([^<]*)</a>')
+
+
+def without_kind_filter_choices(page: str) -> str:
+    """``page`` without the kind filter's choices, each removed only where its label is exactly the Russian name
+    of its kind (a public list of every kind). Lepra names some inboxes after their kind ("Бар", "Кладбище"), so
+    a title check must not count the filter's choice as the title; anywhere else the title still counts."""
+    with translation.override("ru"):
+        names = {kind.value: str(kind.label) for kind in InboxKind}
+
+    def drop(match: re.Match) -> str:
+        return "" if names.get(match.group(1)) == html.unescape(match.group(2)) else match.group(0)
+
+    return KIND_FILTER_CHOICE.sub(drop, page)
 
 
 def flashed(response) -> list[str]:
@@ -311,7 +330,7 @@ def test_nothing_can_be_added_changed_or_deleted_from_the_admin(demo):
         assert 'value="delete_selected"' not in client.get(changelist).content.decode()
     response = client.post("/staff/inboxes/inbox/", {"action": "delete_selected", "_selected_action": [city1.public_id]},
                            follow=True)
-    assert flashed(response) == ["No action selected."]
+    assert flashed(response) == ["Действие не выбрано."]
     assert Inbox.objects.filter(pk=city1.pk, title=city1.title, killed_at__isnull=True).exists()
 
 
@@ -371,7 +390,7 @@ def test_a_hidden_message_text_is_shown_and_searched_only_for_moderators_L_INBOX
     word = max(message.body.split(), key=len)
     arbiter, procurator = staff_client(demo.arbiter), staff_client(demo.procurator)
     arbiter_page = arbiter.get(f"/staff/inboxes/message/{message.public_id}/change/").content.decode()
-    assert "(hidden by a moderator)" in arbiter_page and html.escape(message.body) not in arbiter_page
+    assert "(скрыто модератором)" in arbiter_page and html.escape(message.body) not in arbiter_page
     assert message.pk not in listed_ids(arbiter, "message", "q=" + word)
     assert html.escape(message.body).split("\n")[0] in procurator.get(
         f"/staff/inboxes/message/{message.public_id}/change/").content.decode()
@@ -409,7 +428,7 @@ def test_ban_and_unban_through_the_services_with_audit_rows_L_INBOX_17(demo):
 
     response = _act(client, "ban_members", [membership], apply="1", until="", reason="flood")
     assert response.redirect_chain == [(CHANGELIST["membership"], 302)]
-    assert flashed(response) == [f"{name} is banned in “{title}”."]
+    assert flashed(response) == [f"Участник {name} забанен в ящике «{title}»."]
     membership.refresh_from_db()
     assert (membership.state, membership.banned_until, membership.reason) == (MembershipState.BANNED, None, "flood")
     event = events.order_by("-id").first()
@@ -417,7 +436,7 @@ def test_ban_and_unban_through_the_services_with_audit_rows_L_INBOX_17(demo):
                                                                          membership.resident_id)
 
     response = _act(client, "unban_members", [membership])
-    assert flashed(response) == [f"{name} may post again in “{title}”."]
+    assert flashed(response) == [f"Участник {name} снова может писать в ящик «{title}»."]
     membership.refresh_from_db()
     assert membership.state == MembershipState.MEMBER
     assert events.order_by("-id").first().kind == "membership.unbanned"
@@ -425,7 +444,7 @@ def test_ban_and_unban_through_the_services_with_audit_rows_L_INBOX_17(demo):
 
     # A refusal is the service's own message, and changes nothing.
     response = _act(client, "unban_members", [membership])
-    assert flashed(response) == [f"{name} is not banned here."]
+    assert flashed(response) == [f"Участник {name} здесь не забанен."]
     assert events.count() == before + 2
 
 
@@ -443,7 +462,7 @@ def test_ban_with_an_end_time_in_the_games_zone_L_INBOX_18(demo):
     # A past end is refused by the service, with its message.
     other = _city1_membership(demo, "mafioso")
     response = _act(client, "ban_members", [other], apply="1", until="2020-01-01T10:00")
-    assert flashed(response) == ["The end of the ban must be in the future."]
+    assert flashed(response) == ["Окончание бана должно быть в будущем."]
     other.refresh_from_db()
     assert other.state == MembershipState.MEMBER
 
@@ -453,18 +472,18 @@ def test_remove_and_add_back_through_the_services(demo):
     membership = _city1_membership(demo)
     name, title = membership.resident.name, membership.inbox.title
     response = _act(client, "remove_members", [membership])
-    assert flashed(response) == [f"{name} is removed from “{title}”."]
+    assert flashed(response) == [f"Участник {name} удалён из ящика «{title}»."]
     membership.refresh_from_db()
     assert membership.state == MembershipState.REMOVED
     response = _act(client, "add_back_members", [membership])
-    assert flashed(response) == [f"{name} is a member of “{title}” again."]
+    assert flashed(response) == [f"Участник {name} снова в ящике «{title}»."]
     membership.refresh_from_db()
     assert membership.state == MembershipState.MEMBER
     kinds = list(GameEvent.objects.filter(game=demo.game, actor=demo.procurator).order_by("-id")
                  .values_list("kind", flat=True)[:2])
     assert kinds == ["membership.added", "membership.removed"]
     response = _act(client, "add_back_members", [membership])
-    assert flashed(response) == [f"{name} is already in this inbox."]
+    assert flashed(response) == [f"{name} уже в этом ящике."]
 
 
 def test_an_action_on_an_object_outside_the_scope_does_nothing(demo):
@@ -485,7 +504,7 @@ def test_the_arbiter_moderates_his_court_and_nothing_outside_his_scope_L_STAFF_3
     court = Membership.objects.select_related("inbox", "resident").filter(
         inbox__game=demo.game, inbox__kind=InboxKind.COURT).first()
     response = _act(staff_client(demo.arbiter), "ban_members", [court], apply="1")
-    assert flashed(response) == [f"{court.resident.name} is banned in “{court.inbox.title}”."]
+    assert flashed(response) == [f"Участник {court.resident.name} забанен в ящике «{court.inbox.title}»."]
     court.refresh_from_db()
     assert court.state == MembershipState.BANNED
     # The judge of city 1 is also in city 1's square, run by Tribune 1, which the Arbiter does not read.
@@ -546,7 +565,7 @@ def staff_pages_for(client: Client) -> dict[str, str]:
 @pytest.mark.parametrize("persona", PERSONA_NAMES)
 def test_staff_pages_leak_nothing_L_STAFF_6(demo, demo_pages, persona):
     pages = demo_pages.staff(persona)
-    everything = "\n".join(pages.values())
+    everything = without_kind_filter_choices("\n".join(pages.values()))
     allowed_read, _ = expected_access(demo)[persona]
     is_staff = persona in STAFF_PERSONAS
     assert bool(pages) == is_staff

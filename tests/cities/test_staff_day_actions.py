@@ -41,7 +41,7 @@ LIST = {
 LINK = {key: re.compile(re.escape(url) + r'([a-z0-9]+)/change/') for key, url in LIST.items()}
 MODELS = {"session": VotingSession, "proxy": ProxyRequest, "suicide": SuicideDeclaration, "case": CourtCase}
 OPTION = re.compile(r'<option value="([a-z_]+)">')
-NO_ACTION = "No action selected."
+NO_ACTION = "Действие не выбрано."
 NOON = MORNING + timedelta(hours=2)  # 12:00 in Moscow, before the opening
 SCHEDULE_OPENS = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)  # 18:00 in Moscow
 
@@ -196,7 +196,7 @@ def test_the_tribune_schedules_voting_in_the_games_zone_L_DAY_3(demo):
         n_events = events().count()
         late = client.post(url, {"opens_at": "2026-11-20T18:00", "closes_at": "2026-11-21T00:01"}, follow=True)
         assert late.status_code == 200 and flashed(late) == []  # the refusal is shown in the form (issue 7)
-        assert ('<ul class="errorlist nonfield"><li>Voting must close no later than 00:00 (Nov. 21, 2026, midnight).'
+        assert ('<ul class="errorlist nonfield"><li>Голосование должно закрыться не позже 00:00 (21 ноября 2026 г. 0:00).'
                 '</li></ul>') in late.content.decode()
         assert not VotingSession.objects.filter(city=city).exists() and events().count() == n_events
 
@@ -204,7 +204,7 @@ def test_the_tribune_schedules_voting_in_the_games_zone_L_DAY_3(demo):
     session = VotingSession.objects.get(city=city, day=2)
     assert response.redirect_chain == [(url, 302)]  # back to the schedule page, listing the pending events
     assert flashed(response) == [
-        "Voting in {} is scheduled from 2026-11-20 18:00 to 2026-11-20 23:00 (Europe/Moscow).".format(city.name)]
+        "Голосование в городе {} назначено с 2026-11-20 18:00 до 2026-11-20 23:00 (Europe/Moscow).".format(city.name)]
     assert (session.opens_at, session.closes_at, session.opened_at) == (OPENS, CLOSES, None)
     event = events().first()
     assert (event.kind, event.actor_id, event.payload["session"]) == ("voting.scheduled", demo.tribune1.pk,
@@ -235,7 +235,7 @@ def test_the_tribune_opens_voting_now_L_VOTE_1(demo, day2):
     n_events = events().count()
     with time_machine.travel(NOON, tick=False):
         response = act(client, "session", "open_voting", [session])
-    assert flashed(response) == [f"Voting in {day2.city1.name} is open."]
+    assert flashed(response) == [f"Голосование в городе {day2.city1.name} открыто."]
     session.refresh_from_db()
     assert (session.opens_at, session.opened_at, session.closed_at) == (NOON, NOON, None)
     voting = Inbox.objects.get(kind=InboxKind.VOTING, city=day2.city1, day_number=2)
@@ -247,7 +247,7 @@ def test_the_tribune_opens_voting_now_L_VOTE_1(demo, day2):
     n_events = events().count()
     with time_machine.travel(NOON + timedelta(minutes=1), tick=False):
         again = act(client, "session", "open_voting", [session])
-    assert flashed(again) == ["Voting has already opened."] and events().count() == n_events
+    assert flashed(again) == ["Голосование уже открыто."] and events().count() == n_events
 
 
 def test_the_tribune_extends_open_voting_in_the_games_zone_L_DAY_3(demo, day2):
@@ -260,15 +260,15 @@ def test_the_tribune_extends_open_voting_in_the_games_zone_L_DAY_3(demo, day2):
         body = page.content.decode()
         assert page.status_code == 200 and 'name="closes_at"' in body and "Europe/Moscow" in body
         late = act(client, "session", "extend_voting", [session], apply="1", closes_at="2026-11-21T00:30")
-        assert flashed(late) == ["Voting must close no later than 00:00 (Nov. 21, 2026, midnight)."]
+        assert flashed(late) == ["Голосование должно закрыться не позже 00:00 (21 ноября 2026 г. 0:00)."]
         bad = act(client, "session", "extend_voting", [session], apply="1", closes_at="tomorrow")
-        assert "Enter a date and time as YYYY-MM-DD HH:MM." in bad.content.decode()
+        assert "Введите дату и время в виде ГГГГ-ММ-ДД ЧЧ:ММ." in bad.content.decode()
         assert session_state(session)[1] == CLOSES and events().count() == n_events
 
         response = act(client, "session", "extend_voting", [session], apply="1", closes_at="2026-11-20T23:45")
     new_close = datetime(2026, 11, 20, 20, 45, tzinfo=UTC)
     assert response.redirect_chain == [(LIST["session"], 302)]
-    assert flashed(response) == [f"Voting in {day2.city1.name} now closes at 2026-11-20 23:45 (Europe/Moscow)."]
+    assert flashed(response) == [f"Голосование в городе {day2.city1.name} теперь закрывается в 2026-11-20 23:45 (Europe/Moscow)."]
     session.refresh_from_db()
     assert session.closes_at == new_close
     event = events().first()
@@ -286,7 +286,7 @@ def test_extending_takes_one_session_at_a_time(demo, day2):
     before = [session_state(s) for s in (day2.sessions[1], second)]
     response = act(staff_client(demo.tribune1), "session", "extend_voting", [day2.sessions[1], second], apply="1",
                    closes_at="2026-11-20T23:30")
-    assert flashed(response) == ["Choose one voting session at a time."]
+    assert flashed(response) == ["Выбирайте по одному голосованию за раз."]
     assert [session_state(s) for s in (day2.sessions[1], second)] == before
 
 
@@ -300,7 +300,7 @@ def test_the_tribune_closes_voting_now_with_the_result_L_VOTE_6(demo, day2):
     n_events = events().count()
     with time_machine.travel(at, tick=False):
         response = act(client, "session", "close_voting", [session])
-    assert flashed(response) == [f"Voting in {day2.city1.name} is closed."]
+    assert flashed(response) == [f"Голосование в городе {day2.city1.name} закрыто."]
     session.refresh_from_db()
     assert (session.closes_at, session.closed_at) == (at, at)
     assert session.result["leader"] == str(day2.nominee[1].pk)
@@ -313,14 +313,14 @@ def test_the_tribune_closes_voting_now_with_the_result_L_VOTE_6(demo, day2):
     n_events = events().count()
     with time_machine.travel(at + US, tick=False):
         again = act(client, "session", "close_voting", [session])
-    assert flashed(again) == ["Voting is already closed."] and events().count() == n_events
+    assert flashed(again) == ["Голосование уже закрыто."] and events().count() == n_events
 
 
 def test_closing_before_the_opening_is_the_services_refusal(demo, day2):
     before, n_events = session_state(day2.sessions[1]), events().count()
     with time_machine.travel(NOON, tick=False):
         response = act(staff_client(demo.tribune1), "session", "close_voting", [day2.sessions[1]])
-    assert flashed(response) == ["Voting has not opened yet."]
+    assert flashed(response) == ["Голосование ещё не открыто."]
     assert session_state(day2.sessions[1]) == before and events().count() == n_events
 
 
@@ -370,7 +370,7 @@ def test_the_tribune_accepts_a_proxy_and_the_site_casts_it_at_the_opening_L_NOM_
     n_events = events().count()
     with time_machine.travel(NOON, tick=False):
         response = act(client, "proxy", "accept_proxies", [proxy])
-    assert flashed(response) == [f"The proxy vote of {proxy.resident.name} for {proxy.nominee.name} is accepted."]
+    assert flashed(response) == [f"Голос жителя {proxy.resident.name} по доверенности за {proxy.nominee.name} принят."]
     proxy.refresh_from_db()
     assert (proxy.state, proxy.accepted_at) == (ProxyState.ACCEPTED, NOON)
     event = events().first()
@@ -379,7 +379,7 @@ def test_the_tribune_accepts_a_proxy_and_the_site_casts_it_at_the_opening_L_NOM_
     assert events().count() == n_events + 1
     with time_machine.travel(NOON + timedelta(minutes=1), tick=False):
         again = act(client, "proxy", "accept_proxies", [proxy])
-    assert flashed(again) == ["This proxy vote was already accepted."] and events().count() == n_events + 1
+    assert flashed(again) == ["Этот голос по доверенности уже принят."] and events().count() == n_events + 1
     do_open_voting(day2.sessions[1], acting_user=None, now=OPENS)
     proxy.refresh_from_db()
     assert proxy.state == ProxyState.CAST
@@ -390,7 +390,7 @@ def test_a_proxy_after_the_opening_is_refused_L_NOM_6(demo, day2):
     n_events = events().count()
     with time_machine.travel(OPENS + timedelta(minutes=1), tick=False):
         response = act(staff_client(demo.tribune1), "proxy", "accept_proxies", [day2.proxies[1]])
-    assert flashed(response) == ["Voting has started: proxy votes are accepted before it starts."]
+    assert flashed(response) == ["Голосование уже началось: голоса по доверенности принимаются до его начала."]
     assert ProxyRequest.objects.get(pk=day2.proxies[1].pk).state == ProxyState.REQUESTED
     assert events().count() == n_events
 
@@ -416,7 +416,7 @@ def test_the_tribune_confirms_a_suicide_applied_at_the_opening_L_NOM_5(demo, day
     n_events = events().count()
     with time_machine.travel(NOON, tick=False):
         response = act(client, "suicide", "confirm_suicides", [declaration])
-    assert flashed(response) == [f"The suicide of {declaration.resident.name} is confirmed."]
+    assert flashed(response) == [f"Самоубийство жителя {declaration.resident.name} подтверждено."]
     declaration.refresh_from_db()
     assert (declaration.confirmed_at, declaration.applied_at) == (NOON, None)
     event = events().first()
@@ -425,7 +425,7 @@ def test_the_tribune_confirms_a_suicide_applied_at_the_opening_L_NOM_5(demo, day
     assert events().count() == n_events + 1
     with time_machine.travel(NOON + timedelta(minutes=1), tick=False):
         again = act(client, "suicide", "confirm_suicides", [declaration])
-    assert flashed(again) == ["This suicide is already confirmed."] and events().count() == n_events + 1
+    assert flashed(again) == ["Это самоубийство уже подтверждено."] and events().count() == n_events + 1
     do_open_voting(day2.sessions[1], acting_user=None, now=OPENS)
     declaration.refresh_from_db()
     assert declaration.applied_at == OPENS
@@ -455,13 +455,13 @@ def test_the_arbiter_puts_the_result_before_the_court_and_closes_it_L_COURT_1_L_
         page = act(client, "session", "put_before_court", [session])
         assert page.status_code == 200 and 'name="deadline"' in page.content.decode()
         past = act(client, "session", "put_before_court", [session], apply="1", deadline="2026-11-20T22:00")
-        assert flashed(past) == ["The court's deadline must be a future time with its time zone."]
+        assert flashed(past) == ["Срок суда должен быть в будущем и с указанием часового пояса."]
         assert not CourtCase.objects.exists() and events().count() == n_events
 
         response = act(client, "session", "put_before_court", [session], apply="1", deadline="2026-11-20T23:50")
     deadline = datetime(2026, 11, 20, 20, 50, tzinfo=UTC)
     assert flashed(response) == [
-        f"The result of {day2.city1.name} is before the court until 2026-11-20 23:50 (Europe/Moscow)."]
+        f"Итог голосования города {day2.city1.name} передан в суд до 2026-11-20 23:50 (Europe/Moscow)."]
     case = CourtCase.objects.get(session=session)
     assert (case.candidates, case.leader_id, case.deadline, case.decided_at) == ([str(leader.pk)], leader.pk,
                                                                                  deadline, None)
@@ -481,7 +481,7 @@ def test_the_arbiter_puts_the_result_before_the_court_and_closes_it_L_COURT_1_L_
     at = CLOSES + timedelta(minutes=10)
     with time_machine.travel(at, tick=False):
         closed = act(client, "case", "close_court_cases", [case])
-    assert flashed(closed) == [f"The court case of {day2.city1.name} is closed: {leader.name} is executed."]
+    assert flashed(closed) == [f"Дело города {day2.city1.name} закрыто: {leader.name} казнён."]
     case.refresh_from_db()
     assert (case.decided_at, case.sentenced_id, case.fallback) == (at, leader.pk, True)
     assert Resident.objects.get(pk=leader.pk).status != LifeStatus.ALIVE
@@ -491,7 +491,7 @@ def test_the_arbiter_puts_the_result_before_the_court_and_closes_it_L_COURT_1_L_
     n_events = events().count()
     with time_machine.travel(at + US, tick=False):
         again = act(client, "case", "close_court_cases", [case])
-    assert flashed(again) == ["The court has already decided this case."] and events().count() == n_events
+    assert flashed(again) == ["Суд уже вынес решение по этому делу."] and events().count() == n_events
 
 
 def test_putting_open_voting_before_the_court_is_refused(demo, day2):
@@ -500,7 +500,7 @@ def test_putting_open_voting_before_the_court_is_refused(demo, day2):
     with time_machine.travel(OPENS + timedelta(minutes=1), tick=False):
         response = act(staff_client(demo.arbiter), "session", "put_before_court", [day2.sessions[1]], apply="1",
                        deadline="2026-11-20T23:50")
-    assert flashed(response) == ["Voting is not closed yet."]
+    assert flashed(response) == ["Голосование ещё не закрыто."]
     assert session_state(day2.sessions[1]) == before and events().count() == n_events
 
 

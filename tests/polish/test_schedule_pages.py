@@ -14,7 +14,6 @@ from django.test import Client
 
 from cities.models import City, Resident, ScheduledEvent
 from tests.cities.clock_helpers import DAY1, advance, clocked_game, night_handler, pending
-from voting.services import _local
 
 pytestmark = pytest.mark.django_db
 H = timedelta(hours=1)
@@ -31,7 +30,8 @@ def built():
 
 
 def client_of(user) -> Client:
-    """An English-speaking client logged in as ``user`` on the game's first day (its session outlives the test)."""
+    """A client whose browser asks for English, logged in as ``user`` on the game's first day (its session outlives
+    the test). The console speaks the game's language whatever the browser asks: Russian for this Lepra game."""
     client = Client(HTTP_ACCEPT_LANGUAGE="en")
     with time_machine.travel(DAY1, tick=False):
         client.force_login(user)
@@ -55,7 +55,7 @@ def shown_due(body: str) -> list[str]:
 def test_each_scheduling_role_has_one_schedule_entry_on_its_dashboard(built, persona, url_name):
     user = built.procurator if persona == "procurator" else built.staff[persona]
     body = client_of(user).get("/staff/").content.decode()
-    links = re.findall(r'<a href="([^"]+)">Schedule: times and pending events</a>', body)
+    links = re.findall(r'<a href="([^"]+)">Расписание: сроки и ожидающие события</a>', body)
     assert len(links) == 1 and links[0].endswith(url_name)
 
 
@@ -68,7 +68,7 @@ def test_procurator_long_day_refused_in_the_form_then_moves_the_pending_events_L
     with time_machine.travel(utc(2027, 3, 1, 14), tick=False):  # 17:00 MSK: past day 1's first half
         refused = client.post(url, {"form": "long_day", "day": "1", "calendar_days": "2"})
     assert refused.status_code == 200
-    assert form_error(refused.content.decode()) == "Day 1 is past its first half: its length can no longer change."
+    assert form_error(refused.content.decode()) == "Первая половина дня 1 прошла: его длину уже нельзя изменить."
     assert pending(game) == before
     with time_machine.travel(DAY1 + H, tick=False):
         done = client.post(url, {"form": "long_day", "day": "1", "calendar_days": "2"}, follow=True)
@@ -103,7 +103,7 @@ def test_tribune_voting_refused_in_the_form_then_rescheduled_with_its_events_L_D
         refused = client.post(url, {"opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:00"})
     assert refused.status_code == 200
     assert form_error(refused.content.decode()) == (
-        f"Voting times are announced in the first half of the day, before {_local(game, utc(2027, 3, 2, 14))}.")
+        "Время голосования объявляется в первой половине дня, до 2 марта 2027 г. 17:00.")
     assert voting_events() == [("voting_close", utc(2027, 3, 2, 19)), ("voting_open", utc(2027, 3, 2, 15))]
     with time_machine.travel(utc(2027, 3, 2, 9), tick=False):
         moved = client.post(url, {"opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:00"}, follow=True)
@@ -129,7 +129,7 @@ def test_arbiter_election_refused_in_the_form_then_rescheduled_with_its_events_L
         refused = client.post(url, {"city": city.pk, "opens_at": "2027-03-02T13:00", "closes_at": "2027-03-02T20:00"})
         assert refused.status_code == 200
         assert form_error(refused.content.decode()) == (
-            "An election must be announced at least 6 hours before it opens.")
+            "Выборы объявляются не менее чем за 6 ч до начала.")
         assert election_events() == before
         first = client.post(url, {"city": city.pk, "opens_at": "2027-03-02T18:00", "closes_at": "2027-03-02T23:00"},
                             follow=True)

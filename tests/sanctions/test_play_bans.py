@@ -160,7 +160,7 @@ def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTI
             "until": "2027-01-31T12:00", "evidence": f"https://mafia.example/inboxes/{mafia_inbox}/#n1"}
     with time_machine.travel(NOW, tick=False):
         refused = client.post(url, data)
-    assert refused.status_code == 200 and "Not a link to a message you may read" in \
+    assert refused.status_code == 200 and "Это не ссылка на сообщение, которое вы можете читать" in \
         refused.content.decode()
     assert PlayBan.objects.count() == 0
     data["evidence"] = f"https://mafia.example/inboxes/{message.inbox.public_id}/?page=1#n{position}"

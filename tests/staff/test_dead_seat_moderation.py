@@ -23,6 +23,9 @@ from tests.conftest import fresh
 
 K = InboxKind
 DEAD_REFUSAL = "{name} is dead: the dead have no voice in an inbox of the living, and no moderation action changes their place in it."
+#: The same refusal as the console of the (Lepra) demo shows it: in the game's language.
+CONSOLE_DEAD_REFUSAL = ("{name} мёртв: у мёртвых нет голоса в ящике живых, и никакое действие модератора не меняет "
+                        "их место в нём.")
 ACTIONS = ["ban_members", "unban_members", "remove_members", "add_back_members"]
 
 
@@ -66,7 +69,7 @@ def test_every_console_action_on_a_dead_seat_in_a_living_inbox_is_refused_and_ch
     extra = {"apply": "1", "until": "", "reason": "flood"} if action == "ban_members" else {}
     response = _act(staff_client(getattr(demo, persona)), action, [dead], **extra)
     assert response.status_code == 200
-    assert flashed(response) == [DEAD_REFUSAL.format(name=dead.resident.name)]
+    assert flashed(response) == [CONSOLE_DEAD_REFUSAL.format(name=dead.resident.name)]
     assert snapshot(demo.game) == before
     assert GameEvent.objects.filter(game=demo.game).count() == events
     # Whatever was tried, the dead still cannot post there (L-DEATH-1).
@@ -87,7 +90,7 @@ def test_a_bulk_action_serves_the_living_and_refuses_the_dead_seat_L_DEATH_1(dea
     dead_before = Membership.objects.filter(pk=dead.pk).values_list("state", "banned_until", "since").get()
     response = _act(client, action, [dead, living])
     messages = flashed(response)
-    assert DEAD_REFUSAL.format(name=dead.resident.name) in messages
+    assert CONSOLE_DEAD_REFUSAL.format(name=dead.resident.name) in messages
     assert len(messages) == 2
     assert Membership.objects.filter(pk=dead.pk).values_list("state", "banned_until", "since").get() == dead_before
     living.refresh_from_db()

@@ -35,15 +35,14 @@ def test_the_arbiter_schedules_an_election_from_the_city_judges_list_L_DAY_4(jg)
         too_soon = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.pk],
                                          "apply": "1", "opens_at": "2026-11-19T15:00", "closes_at": "2026-11-19T20:00"},
                                 follow=True)
-        assert flashed(too_soon) == ["An election must be announced at least 6 hours before it opens."]
+        assert flashed(too_soon) == ["Выборы объявляются не менее чем за 6 ч до начала."]
         assert JudgeElection.objects.count() == 0
         done = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.pk],
                                      "apply": "1", "opens_at": "2026-11-19T16:00", "closes_at": "2026-11-19T20:00"},
                             follow=True)
     election = JudgeElection.objects.get(city=city)
     assert (election.opens_at, election.closes_at) == (OPENS, CLOSES)
-    assert flashed(done) == [("The judge election of City 1 is scheduled from 2026-11-19 16:00 to 2026-11-19 20:00 "
-                              "(Europe/Moscow).")]
+    assert flashed(done) == ["Выборы судьи, City 1, назначены с 2026-11-19 16:00 до 2026-11-19 20:00 (Europe/Moscow)."]
 
 
 def test_the_tribune_passes_the_candidates_and_only_the_arbiter_opens_L_JUDGE_3(jg):
@@ -59,7 +58,7 @@ def test_the_tribune_passes_the_candidates_and_only_the_arbiter_opens_L_JUDGE_3(
     with time_machine.travel(DAY1 + timedelta(hours=1), tick=False):
         response = tribune.post(ELECTIONS, {"action": "pass_candidates", "_selected_action": [election.pk]},
                                 follow=True)
-        assert flashed(response) == ["The candidates of City 1 are passed to the Arbiter."]
+        assert flashed(response) == ["Кандидаты города City 1 переданы арбитру."]
         refused = staff_client(jg.tribunes[1]).post(ELECTIONS, {"action": "open_election",
                                                                 "_selected_action": [election.pk]}, follow=True)
     election.refresh_from_db()
@@ -74,6 +73,6 @@ def test_the_arbiter_records_a_recusal_with_the_time_received_L_JUDGE_9(jg):
     with time_machine.travel(DAY1 + timedelta(hours=12), tick=False):
         response = arbiter.post(CITIES, {"action": "record_recusal", "_selected_action": [jg.cities[2].pk],
                                          "apply": "1", "received_at": "2026-11-19T21:30"}, follow=True)
-    assert flashed(response) == [f"Judge {judge.name} has resigned."]
+    assert flashed(response) == [f"Судья {judge.name} взял самоотвод."]
     recusal = JudgeRecusal.objects.get()
     assert (recusal.judge_id, recusal.at) == (judge.pk, DAY1 + timedelta(hours=11, minutes=30))
