@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('accounts', '__first__'),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
         ('cities', '0001_initial'),
         ('inboxes', '0001_initial'),
     ]
