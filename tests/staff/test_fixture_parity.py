@@ -10,11 +10,14 @@ from django.db import models, transaction
 
 from cities.models import GameEvent
 from kernel.public_ids import PublicIdField
+from sanctions.models import PlayBan
 
 from .conftest import populate_by_services, populate_console_cases, populate_day_requests
 
 #: Columns whose values are drawn at random or name the row itself.
 _RANDOM = (PublicIdField,)
+#: Keys of a JSON payload that hold the id of a row (a scheduled event's ``{"ban": <PlayBan id>}``).
+_PAYLOAD_REFS = {"ban": PlayBan}
 
 
 def _last_ids() -> dict:
@@ -40,6 +43,11 @@ def _natural(obj, before: dict, depth: int = 0):
                 values.append((field.name, target_id))
             else:
                 values.append((field.name, _natural(target.objects.get(pk=target_id), before, depth + 1)))
+        elif isinstance(field, models.JSONField) and isinstance(getattr(obj, field.attname), dict):
+            values.append((field.name, sorted(
+                (key, _natural(_PAYLOAD_REFS[key].objects.get(pk=value), before, depth + 1)
+                 if key in _PAYLOAD_REFS and value > before[_PAYLOAD_REFS[key]] else value)
+                for key, value in getattr(obj, field.attname).items())))
         else:
             values.append((field.name, getattr(obj, field.attname)))
     return tuple(values)
