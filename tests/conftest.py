@@ -73,8 +73,9 @@ def xdist_scope(nodeid: str) -> str | None:
 
 def pytest_xdist_make_scheduler(config, log):
     """Under ``--dist loadgroup`` (pyproject.toml), the tests of one group (``xdist_scope``) run on one worker one
-    after another; every other test is distributed alone. pytest-xdist hands out the groups with the most tests
-    first (its loadscope reordering), then the single tests in collection order (``LONG_FIRST`` leading).
+    after another; every other test is distributed alone. The process tests go out first (the longest group: the
+    other worker is not left idle at the end), then the module groups, the other groups by size (pytest-xdist's
+    loadscope reordering), then the single tests in collection order (``LONG_FIRST`` leading).
 
     The grouping goes by the node id, on the controller: pytest-xdist 3.8's own loadgroup reads the
     ``xdist_group`` mark on the workers and passes it by rewriting node ids, which pytest 9.2's structured node ids
@@ -86,6 +87,13 @@ def pytest_xdist_make_scheduler(config, log):
     class ProcessGroupScheduling(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return xdist_scope(nodeid) or super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            # The process tests (the longest group), then the module groups, go out first, whatever their counts.
+            for scope in reversed(("processes", *MODULE_GROUPS)):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return ProcessGroupScheduling(config, log)
 
