@@ -30,9 +30,17 @@ def time_zone_names() -> tuple[str, ...]:
     return tuple(sorted(names | {"UTC"}))
 
 
-def time_zone_choices() -> list[tuple[str, str]]:
-    """``(name, "Europe/Moscow (UTC+03:00)")`` pairs for a picker, by name; offsets as of now."""
-    return [(n, f"{n.replace('_', ' ')} ({utc_offset_label(n)})") for n in time_zone_names()]
+def time_zone_choices(at: datetime | None = None) -> list[tuple[str, str]]:
+    """``(name, "Europe/Moscow (UTC+03:00)")`` pairs for a picker, by name; offsets as of ``at`` (aware; default
+    now), exact to the minute: zones change their offset on a whole minute, so the list is computed once per
+    minute (about 600 zones: rendering a picker must not load every zone file again)."""
+    minute = (at or datetime.now(UTC)).astimezone(UTC).replace(second=0, microsecond=0)
+    return list(_time_zone_choices_at(minute))
+
+
+@lru_cache(maxsize=1)
+def _time_zone_choices_at(minute: datetime) -> tuple[tuple[str, str], ...]:
+    return tuple((n, f"{n.replace('_', ' ')} ({utc_offset_label(n, minute)})") for n in time_zone_names())
 
 
 class TimeZoneInput(forms.TextInput):

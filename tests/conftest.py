@@ -36,12 +36,48 @@ DEMO_NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morn
 #: Folders whose tests start processes (Celery worker and beat, the browser's live stack): one xdist group.
 PROCESS_TEST_DIRS = ("tests/integration/", "tests/e2e/")
 
+#: Modules whose tests share a costly fixture of module scope (built on every worker that runs one of them): one
+#: xdist group each, so that it is built once.
+MODULE_GROUPS = ("tests/inboxes/test_lifecycle_leaks.py", "tests/test_demo_lively.py")
+
+#: Tests that read the session's crawl of one persona (``tests/crawl_cache.py``, kind "site" or "staff"): one xdist
+#: group per crawl kind and persona, so that each persona is crawled on one worker only.
+CRAWL_GROUPS = {
+    "tests/inboxes/test_page_leaks.py::test_pages_show_only_what_the_persona_may_know_L_STAFF_6": "site",
+    "tests/test_opaque_ids.py::test_no_site_page_shows_a_sequential_id_of_an_inbox_message_or_resident_L_INBOX_20":
+        "site",
+    "tests/cities/test_staff_admin.py::test_staff_pages_leak_nothing_L_STAFF_6": "staff",
+    "tests/test_opaque_ids.py::test_no_staff_console_page_shows_a_sequential_id_and_the_audit_log_names_no_id_L_INBOX_20":
+        "staff",
+}
+
+#: Modules of long tests (a minute or more on the 2-core machine), run before the others so that no worker is left
+#: with one of them at the end while the other has nothing to do.
+LONG_FIRST = ("tests/test_bad_input_fuzz.py", "tests/simulation/", "tests/staff/test_admin_leak_suite.py",
+              "tests/test_bench.py", "tests/test_project.py")
+
+
+def xdist_scope(nodeid: str) -> str | None:
+    """The xdist group of the test ``nodeid`` (``PROCESS_TEST_DIRS``, ``MODULE_GROUPS``, ``CRAWL_GROUPS``), or
+    None for a test distributed alone."""
+    if nodeid.startswith(PROCESS_TEST_DIRS):
+        return "processes"
+    module = nodeid.split("::", 1)[0]
+    if module in MODULE_GROUPS:
+        return module
+    function, bracket, param = nodeid.partition("[")
+    if function in CRAWL_GROUPS:
+        return f"crawl {CRAWL_GROUPS[function]} [{param}" if bracket else None
+    return None
+
 
 def pytest_xdist_make_scheduler(config, log):
-    """Under ``--dist loadgroup`` (pyproject.toml), the tests of ``PROCESS_TEST_DIRS`` form one group, run on one
-    worker one after another; every other test is distributed alone (or by its ``xdist_group`` mark).
+    """Under ``--dist loadgroup`` (pyproject.toml), the tests of one group (``xdist_scope``) run on one worker one
+    after another; every other test is distributed alone. The process tests go out first (the longest group: the
+    other worker is not left idle at the end), then the module groups, the other groups by size (pytest-xdist's
+    loadscope reordering), then the single tests in collection order (``LONG_FIRST`` leading).
 
-    The grouping goes by the node id's folder, on the controller: pytest-xdist 3.8's own loadgroup reads the
+    The grouping goes by the node id, on the controller: pytest-xdist 3.8's own loadgroup reads the
     ``xdist_group`` mark on the workers and passes it by rewriting node ids, which pytest 9.2's structured node ids
     no longer allow (pytest-xdist issue 1386), so a mark alone would group nothing."""
     if config.getvalue("dist") != "loadgroup":
@@ -50,11 +86,22 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ProcessGroupScheduling(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if nodeid.startswith(PROCESS_TEST_DIRS):
-                return "processes"
-            return super()._split_scope(nodeid)
+            return xdist_scope(nodeid) or super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            # The process tests (the longest group), then the module groups, go out first, whatever their counts.
+            for scope in reversed(("processes", *MODULE_GROUPS)):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return ProcessGroupScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests of ``LONG_FIRST`` first, the rest in their usual order (a stable sort: every worker collects the
+    same order, as pytest-xdist requires)."""
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))
 
 
 @pytest.fixture(scope="session")

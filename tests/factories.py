@@ -18,8 +18,12 @@ from django.utils import timezone
 from django.utils.translation import gettext, override
 from factory.django import DjangoModelFactory, Password
 
-from cities.models import City, Game, GameStatus, Resident, Signup, StaffRole
-from inboxes.models import Inbox, Membership
+from cities.models import City, Game, GameStatus, Resident, ScheduledEvent, Signup, StaffRole
+from inboxes.models import Inbox, Membership, MembershipState, Message, ReadMark
+from inboxes.rendering import render_markdown
+from sanctions.models import NoConfidenceCase, PlayBan, PlayBanEvidence
+from staff.models import ImpeachmentDemand, ImpeachmentSignature
+from voting.models import Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 
 PASSWORD = "x-secret-123"
 
@@ -107,6 +111,149 @@ class InboxFactory(DjangoModelFactory):
         if create and extracted:
             Membership.objects.bulk_create([Membership(inbox=self, resident=r, since=self.created_at)
                                             for r in extracted])
+
+    @factory.post_generation
+    def banned(self, create, extracted, **kwargs):
+        """``banned``: residents who read the inbox but may not post (L-INBOX-17), from its creation."""
+        if create and extracted:
+            Membership.objects.bulk_create([Membership(inbox=self, resident=r, state=MembershipState.BANNED,
+                                                       since=self.created_at) for r in extracted])
+
+
+class MessageFactory(DjangoModelFactory):
+    """A message in ``inbox`` received at ``received_at``, its HTML rendered from ``body`` as the services do.
+    With ``author_resident`` (and no other author given) the resident's account and name sign it, and the author's
+    read mark moves to the message (``inboxes.services.do_post_message``); with none, the site posts it
+    ("Mafia Host", ``do_post_site_message``)."""
+
+    class Meta:
+        model = Message
+        skip_postgeneration_save = True
+
+    author_resident = None
+    body = "Message."
+    body_html = factory.LazyAttribute(lambda m: render_markdown(m.body))
+    author_user = factory.LazyAttribute(lambda m: m.author_resident.user if m.author_resident else None)
+    author_name = factory.LazyAttribute(lambda m: m.author_resident.name if m.author_resident else "Mafia Host")
+    received_at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def read_mark(self, create, extracted, **kwargs):
+        if create and self.author_user_id is not None:
+            ReadMark.objects.update_or_create(user_id=self.author_user_id, inbox=self.inbox,
+                                              defaults={"last_read_at": self.received_at})
+
+
+class SpeechRequestFactory(DjangoModelFactory):
+    """``resident``'s demand for a last word today (L-NOM-4): city, game and day from the seat."""
+
+    class Meta:
+        model = SpeechRequest
+
+    game = factory.LazyAttribute(lambda r: r.resident.game)
+    city = factory.LazyAttribute(lambda r: r.resident.city)
+    day = factory.LazyAttribute(lambda r: r.resident.game.day_number)
+    kind = "last_word"
+    at = factory.LazyFunction(timezone.now)
+
+
+class NominationFactory(DjangoModelFactory):
+    """``nominator`` nominates ``nominee`` today (L-NOM-1), recorded as the site's message in the nominator's
+    personal inbox, in the game's language, as ``voting.services.do_nominate`` records it."""
+
+    class Meta:
+        model = Nomination
+        skip_postgeneration_save = True
+
+    game = factory.LazyAttribute(lambda n: n.nominator.game)
+    city = factory.LazyAttribute(lambda n: n.nominator.city)
+    day = factory.LazyAttribute(lambda n: n.nominator.game.day_number)
+    at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def record(self, create, extracted, **kwargs):
+        personal = Inbox.objects.filter(kind="personal", resident=self.nominator, rolled_over_at__isnull=True,
+                                        killed_at__isnull=True).first()
+        if create and personal is not None:
+            text = in_language(self.game, "%(nominator)s nominates %(nominee)s for execution (day %(day)s).",
+                               nominator=self.nominator.name, nominee=self.nominee.name, day=self.day)
+            MessageFactory(inbox=personal, body=text, received_at=self.at)
+
+
+class ProxyRequestFactory(DjangoModelFactory):
+    """``resident`` asks the Tribune for a proxy vote for ``nominee`` today (L-NOM-6)."""
+
+    class Meta:
+        model = ProxyRequest
+
+    game = factory.LazyAttribute(lambda r: r.resident.game)
+    city = factory.LazyAttribute(lambda r: r.resident.city)
+    day = factory.LazyAttribute(lambda r: r.resident.game.day_number)
+    requested_at = factory.LazyFunction(timezone.now)
+
+
+class SuicideDeclarationFactory(DjangoModelFactory):
+    """``resident`` declares suicide today (L-NOM-5), not yet confirmed."""
+
+    class Meta:
+        model = SuicideDeclaration
+
+    game = factory.LazyAttribute(lambda r: r.resident.game)
+    city = factory.LazyAttribute(lambda r: r.resident.city)
+    day = factory.LazyAttribute(lambda r: r.resident.game.day_number)
+    declared_at = factory.LazyFunction(timezone.now)
+
+
+class ImpeachmentDemandFactory(DjangoModelFactory):
+    """A demand by ``initiator`` to impeach ``tribune`` (the StaffRole of the initiator's city), signed by the
+    initiator (L-IMPEACH-1); below the 30 % threshold unless ``reached_at`` is given."""
+
+    class Meta:
+        model = ImpeachmentDemand
+        skip_postgeneration_save = True
+
+    game = factory.LazyAttribute(lambda d: d.initiator.game)
+    city = factory.LazyAttribute(lambda d: d.initiator.city)
+    tribune_user = factory.LazyAttribute(lambda d: d.tribune.user)
+    created_at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def signature(self, create, extracted, **kwargs):
+        if create:
+            ImpeachmentSignature.objects.create(demand=self, resident=self.initiator, at=self.created_at)
+
+
+class NoConfidenceCaseFactory(DjangoModelFactory):
+    """A complaint of no confidence (L-IMPEACH-3) filed at ``filed_at``, with its ``inbox``."""
+
+    class Meta:
+        model = NoConfidenceCase
+
+    game = factory.LazyAttribute(lambda c: c.inbox.game)
+    city = factory.LazyAttribute(lambda c: c.inbox.city)
+    filed_at = factory.LazyFunction(timezone.now)
+
+
+class PlayBanFactory(DjangoModelFactory):
+    """A play ban of ``user`` (L-SANCTION-2) from ``starts_at``; ``evidence``: messages; with ``ends_at`` the
+    scheduler's ``play_ban_end`` event, as ``sanctions.services.do_record_play_ban`` writes them."""
+
+    class Meta:
+        model = PlayBan
+        skip_postgeneration_save = True
+
+    offence = "omerta"
+    description = "Offence."
+    starts_at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def evidence(self, create, extracted, **kwargs):
+        if not create:
+            return
+        PlayBanEvidence.objects.bulk_create([PlayBanEvidence(ban=self, message=m) for m in extracted or ()])
+        if self.ends_at is not None:
+            ScheduledEvent.objects.create(game=self.game, kind="play_ban_end", due_at=self.ends_at,
+                                          payload={"ban": self.pk}, created_at=self.starts_at)
 
 
 def in_language(game: Game, msgid: str, **params) -> str:

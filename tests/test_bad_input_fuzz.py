@@ -180,12 +180,28 @@ def _path_cases(routes, valid):
                 yield route, name, bad, _fill(route, {**valid, name: bad})
 
 
-def test_malformed_path_parameters_give_404_never_500(demo, valid):
+#: The parts of the site by route prefix (each walked by its own test, so that the walk runs on both workers).
+PARTS = {"operators": ("admin/",), "staff-console": ("staff/",), "accounts": ("accounts/",), "site": ()}
+
+
+def _routes_of(part: str) -> list[str]:
+    """The URL patterns of ``part`` (``PARTS``; "site": every pattern of no other part)."""
+    others = tuple(prefix for prefixes in PARTS.values() for prefix in prefixes)
+    return [r for r in _routes() if (r.startswith(PARTS[part]) if PARTS[part] else not r.startswith(others))]
+
+
+def test_the_parts_cover_every_url_pattern():
+    assert sorted(r for part in PARTS for r in _routes_of(part)) == sorted(_routes())
+    assert all(_routes_of(part) for part in PARTS)
+
+
+@pytest.mark.parametrize("part", list(PARTS))
+def test_malformed_path_parameters_give_404_never_500(demo, valid, part):
     """Every URL pattern, each path parameter malformed in turn, as each persona of its part of the site: never a
     500; a 404 unless the persona may not open the page at all (login redirect, 403, 405 for a POST-only page)."""
     failures, wrong = [], []
     clients = {}
-    for route, name, bad, url in _path_cases(_routes(), valid):
+    for route, name, bad, url in _path_cases(_routes_of(part), valid):
         for persona in _personas_for(route, few=True):
             client = clients.setdefault(persona, _client(demo, persona))
             response = client.get(url)
@@ -210,15 +226,18 @@ def _reachable_pages(demo, valid, personas):
     return pages
 
 
-@pytest.mark.parametrize("personas", [SITE_PERSONAS[:3], SITE_PERSONAS[3:], STAFF_PERSONAS, ["superuser"]],
-                         ids=["residents", "hosts", "staff-console", "operators"])
-def test_malformed_query_and_form_values_never_give_500(demo, valid, personas):
-    """Every page a persona opens, with each query parameter the site reads set to each malformed value, and every
-    POST form on it posted once per field and malformed value (each submit button separately): zero 500s."""
+#: Every persona that walks some part of the site (``_personas_for``), each walked by its own test.
+WALKERS = list(dict.fromkeys([*SITE_PERSONAS, *STAFF_PERSONAS, "superuser"]))
+
+
+@pytest.mark.parametrize("persona", WALKERS)
+def test_malformed_query_and_form_values_never_give_500(demo, valid, persona):
+    """Every page ``persona`` opens, with each query parameter the site reads set to each malformed value, and
+    every POST form on it posted once per field and malformed value (each submit button separately): zero 500s."""
     failures = []
     seen_forms = set()
-    for persona, url in _reachable_pages(demo, valid, personas):
-        client = _client(demo, persona)
+    for _persona, url in _reachable_pages(demo, valid, [persona]):
+        client = _client(demo, persona)  # a fresh session per page, whatever the posts before did to it
         for bad in QUERY_VALUES:
             response = client.get(url + "?" + urlencode({p: bad for p in QUERY_PARAMS}))
             if response.status_code >= 500:

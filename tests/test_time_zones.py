@@ -2,6 +2,8 @@
 notification settings in the player's own game's zone, mentions in the game's zone with its abbreviation."""
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 import time_machine
 from django import forms
@@ -12,7 +14,7 @@ from cities.forms import NewGameForm
 from inboxes import services
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput
-from kernel.timezones import TimeZoneField, display_zone_name, time_zone_names, utc_offset_label
+from kernel.timezones import TimeZoneField, display_zone_name, time_zone_choices, time_zone_names, utc_offset_label
 from tests.conftest import DEMO_NOW, fresh
 
 POSTED_AT = DEMO_NOW.replace(minute=5)  # 10:05 in Moscow, 7:05 in London: Russian times have no leading zero
@@ -35,6 +37,19 @@ def test_picker_refuses_anything_but_a_listed_zone(value):
     with pytest.raises(forms.ValidationError):
         field.clean(value)
     assert field.clean(" Europe/London ") == "Europe/London"
+
+
+def test_picker_offsets_follow_the_clock_to_the_minute_across_a_change_of_offset():
+    """The picker's list is computed once per minute: the minute before London moves its clocks on (01:00 UTC,
+    28 March 2027) it reads UTC+00:00, from 01:00:00 UTC+01:00, and each label is the zone's offset then."""
+    change = datetime(2027, 3, 28, 1, 0, tzinfo=UTC)
+    for at, london in [(change - timedelta(seconds=1), "UTC+00:00"), (change, "UTC+01:00"),
+                       (change + timedelta(seconds=59), "UTC+01:00"), (change - timedelta(minutes=1), "UTC+00:00")]:
+        choices = dict(time_zone_choices(at))
+        assert choices["Europe/London"] == f"Europe/London ({london})", at
+        assert choices["Asia/Kolkata"] == "Asia/Kolkata (UTC+05:30)"
+        assert list(choices) == list(time_zone_names())
+        assert all(label.endswith(f"({utc_offset_label(name, at)})") for name, label in choices.items())
 
 
 def test_offsets_read_the_right_way_round():
