@@ -79,11 +79,18 @@ def mafia_draw_of(game: Game) -> MafiaDraw | None:
     return MafiaDraw.objects.filter(game=game).first()
 
 
+def _in_game_language(game: Game, text_fn) -> str:
+    """``text_fn()`` rendered in ``game``'s language: a stored title reads the same whoever's request made it."""
+    with translation.override(game.language):
+        return str(text_fn())
+
+
 def _bar_of(game: Game, now: datetime) -> Inbox:
     """The bar (L-INBOX-8: Procurator organizes, the Consigliere reads), created when missing."""
     bar = Inbox.objects.filter(game=game, kind=InboxKind.BAR, killed_at__isnull=True).order_by("pk").first()
     if bar is None:
-        bar = do_create_inbox(game, InboxKind.BAR, title=_("Bar"), organizer=_role(game, StaffKind.PROCURATOR),
+        bar = do_create_inbox(game, InboxKind.BAR, title=_in_game_language(game, lambda: _("Bar")),
+                              organizer=_role(game, StaffKind.PROCURATOR),
                               acting_user=None, now=now)
     return bar
 
@@ -129,7 +136,8 @@ def do_start_mafia_draw(game: Game, *, acting_user, rng: random.Random | None = 
     lists = draw.shuffled_lists(by_city, rng)
     salt = draw.new_salt(rng)
     digest = draw.commitment(lists, salt)
-    notary = do_create_inbox(game, InboxKind.NOTARY, title=_("Notary: the mafia draw"), acting_user=None, now=now)
+    notary = do_create_inbox(game, InboxKind.NOTARY, title=_in_game_language(game, lambda: _("Notary: the mafia draw")),
+                             acting_user=None, now=now)
     do_post_site_message(notary, notary_text(lists, {str(c.number): c.name for c in cities}, salt),
                          acting_user=None, now=now)
     do_append_to_recruitment_post(
@@ -216,7 +224,8 @@ def do_name_mafia_numbers(game: Game, numbers: Mapping[int, Sequence[int]] | Non
         for resident in mafia:
             do_set_resident_flags(resident, alignment=Alignment.MAFIA, acting_user=None, now=now)
             forget_viewer_cache(resident.user)
-        do_create_inbox(game, InboxKind.MAFIA, title=_("%(city)s: mafia") % {"city": city.name}, city=city,
+        do_create_inbox(game, InboxKind.MAFIA, city=city,
+                        title=_in_game_language(game, lambda: _("%(city)s: mafia") % {"city": city.name}),
                         organizer=consigliere, members=mafia, acting_user=None, now=now)
         lines.append(f"{city.name}: {', '.join(map(str, chosen[str(city.number)]))}")
     who = _("drawn by the site") if by_site else _("named by the Procurator")
@@ -312,7 +321,9 @@ def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = N
     procurator = _role(game, StaffKind.PROCURATOR)
     # The title carries no offer number: "3 of 3" would tell the last candidate, who may be a mafioso, that a
     # decline leaves the city without a commissar, which only the Procurator may know (L-STAFF-6).
-    inbox = do_create_inbox(game, InboxKind.SECRET, title=_("Commissar offer (%(city)s)") % {"city": city.name},
+    inbox = do_create_inbox(game, InboxKind.SECRET,
+                            title=_in_game_language(
+                                game, lambda: _("Commissar offer (%(city)s)") % {"city": city.name}),
                             city=city, organizer=procurator, members=[candidate], acting_user=None, now=now)
     offer = CommissarOffer.objects.create(game=game, city=city, candidate=candidate, inbox=inbox, number=number,
                                           offered_at=now)
@@ -383,7 +394,7 @@ def do_answer_commissar_offer(offer: CommissarOffer, *, accept: bool, acting_use
         do_set_resident_flags(candidate, is_commissar=True, acting_user=None, now=now)
         police = Inbox.objects.filter(game=game, kind=InboxKind.POLICE, killed_at__isnull=True).order_by("pk").first()
         if police is None:
-            do_create_inbox(game, InboxKind.POLICE, title=_("Police station"),
+            do_create_inbox(game, InboxKind.POLICE, title=_in_game_language(game, lambda: _("Police station")),
                             organizer=_role(game, StaffKind.PROCURATOR), members=[candidate], acting_user=None, now=now)
         else:
             do_add_member_by_site(police, candidate, acting_user=None, now=now)

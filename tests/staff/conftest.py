@@ -139,6 +139,14 @@ def populated(demo):
 
 
 @pytest.fixture
+def populated_by_services(demo):
+    """``populated`` made through the services, audit rows included: for the tests of the audit log, whose
+    subject is the events the services record (the factories write the state without them). Returns ``demo``."""
+    populate_by_services(demo, console_cases=False)
+    return demo
+
+
+@pytest.fixture
 def full(populated):
     """``populated`` plus the console's own cases (``populate_console_cases``): a stand-in period in the past
     (none active: scopes stay the plain roles), an impeachment demand in city 1, a complaint of each kind and a

@@ -106,8 +106,8 @@ def _expected(demo, persona: str) -> set[int]:
 
 
 @pytest.mark.parametrize("persona", STAFF_PERSONAS)
-def test_each_staff_member_lists_exactly_the_events_of_their_scope_L_STAFF_6(populated, persona):
-    demo = populated
+def test_each_staff_member_lists_exactly_the_events_of_their_scope_L_STAFF_6(populated_by_services, persona):
+    demo = populated_by_services
     expected = _expected(demo, persona)
     assert policies.AuditScope(fresh(getattr(demo, persona)), demo.game).kinds
     assert set(policies.visible_events(fresh(getattr(demo, persona)), demo.game).values_list("pk", flat=True)) == \
@@ -125,8 +125,8 @@ def test_each_staff_member_lists_exactly_the_events_of_their_scope_L_STAFF_6(pop
         assert client.get(f"/staff/cities/gameevent/{hidden}/change/", follow=True).redirect_chain[-1][0] == "/staff/"
 
 
-def test_secret_events_reach_only_their_audience(populated):
-    demo = populated
+def test_secret_events_reach_only_their_audience(populated_by_services):
+    demo = populated_by_services
     def who_sees(event) -> set[str]:
         return {p for p in STAFF_PERSONAS
                 if policies.visible_events(fresh(getattr(demo, p)), demo.game).filter(pk=event.pk).exists()}
@@ -144,8 +144,8 @@ def test_secret_events_reach_only_their_audience(populated):
     assert who_sees(check) == set()
 
 
-def test_after_the_game_every_staff_member_sees_the_whole_log_L_ARCH_1(populated):
-    demo = populated
+def test_after_the_game_every_staff_member_sees_the_whole_log_L_ARCH_1(populated_by_services):
+    demo = populated_by_services
     type(demo.game).objects.filter(pk=demo.game.pk).update(status=GameStatus.FINISHED)
     everyone = set(GameEvent.objects.filter(game=demo.game).values_list("pk", flat=True))
     for persona in STAFF_PERSONAS:
