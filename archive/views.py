@@ -12,11 +12,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.errors import RuleViolation
-from cities.i18n import activate_game_language
+from cities.i18n import activate_account_language, activate_game_language
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
 from kernel.confirm import confirmation_page
+from kernel.rulesets import ruleset_of
 from kernel.timezones import display_zone_name
 
 from . import charts, export, selectors, services
@@ -30,6 +31,7 @@ from .notifications import attention_everywhere, mentions_for, notification_list
 def my_consents(request):
     """The resident's one page of consents (L-ARCH-2): each personal or secret inbox whose disclosure waits for
     them, with give / withdraw buttons (POST ``inbox`` and ``action`` = give | revoke)."""
+    activate_account_language(request)
     if request.method == "POST":
         inbox = policies.access_inbox_by_id(request.user, request.POST.get("inbox"))
         if request.POST.get("action") != "revoke":
@@ -73,8 +75,12 @@ def archive_game(request, slug: str):
     readable inboxes and links (no cast list) and the sections the ruleset gives the viewer then."""
     game = game_get(slug)
     activate_game_language(request, game)
+    spec = ruleset_of(game)
     context = {
         "game": game,
+        # The score by city and the Lepra cast only where the ruleset has cities (an M21 archive has its own cast).
+        "has_cities": spec.has_page_section("cities"),
+        "log_in_to_open": spec.text("archive_log_in_to_open"),
         "finished": selectors.is_finished(game),
         "front": selectors.front_page_for(request.user, game),
         "openable": selectors.openable_rows_for(request.user, game),
@@ -146,6 +152,7 @@ def export_print(request, slug: str):
 def mentions(request):
     """Messages that mention the viewer (by display name or a seat's name), from readable inboxes only
     (L-INBOX-20), newest first; and the unread counts of readable inboxes per game."""
+    activate_account_language(request)
 
     return render(request, "archive/mentions.html",
                   {"mentions": mentions_for(request.user), "badges": unread_badges_for(request.user),
@@ -156,6 +163,7 @@ def mentions(request):
 @require_http_methods(["GET", "HEAD", "POST"])
 def notification_settings(request):
     """The viewer's own settings: their display zone and the channel of each kind of notification."""
+    activate_account_language(request)
     current = services.settings_of(request.user)
     initial = {"time_zone": request.user.time_zone, **{kind: current.channel(kind) for kind in NotificationKind.values}}
     form = NotificationSettingsForm(request.POST or None, initial=initial)
@@ -180,6 +188,7 @@ def notification_settings(request):
 def notification_list(request):
     """The viewer's notifications (L-INBOX-20), newest first, each one shown only while the policy still lets
     them see what it points at; those shown are marked read, and "mark all read" marks the rest."""
+    activate_account_language(request)
     if request.method == "POST":
         if MarkAllReadForm(request.POST).is_valid():
             services.do_mark_notifications_read(None, acting_user=request.user)

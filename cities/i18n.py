@@ -1,10 +1,79 @@
-"""The UI language of game pages (DESIGN.md "Pages": Russian for Lepra, English for M21)."""
+"""The UI language of pages (DESIGN.md "Pages": Russian for Lepra, English for M21): a game's pages speak its
+ruleset's language; an account's own pages (notifications, consents, mentions, settings, the refusal page, log in
+and sign up) speak the language of the account's games when they all speak one, else the browser's (Django's
+``LocaleMiddleware`` already chose it)."""
 from __future__ import annotations
 
+import re
+
+from django.db.models import Q
 from django.utils import translation
+from django.views.defaults import permission_denied as django_permission_denied
+
+from kernel.rulesets import get_ruleset
+
+from .models import Game
+
+#: A path inside one game's pages: ``/games/<slug>/...`` (the ``next`` of a log-in link made on a game page).
+_GAME_PATH = re.compile(r"^/games/(?P<slug>[-\w]+)/")
 
 
 def activate_game_language(request, game) -> None:
     """Render the rest of this request in ``game.language`` (Django resets it when the response is done)."""
     translation.activate(game.language)
     request.LANGUAGE_CODE = game.language
+    request.game_language = game.language
+
+
+def account_language(user) -> str | None:
+    """The one UI language of the games ``user`` plays, hosts, staffs or signed up for (a language code), or None
+    for an anonymous user, an account in no game or one in games of several languages. One query."""
+    if user is None or not user.is_authenticated:
+        return None
+    keys = set(Game.objects.filter(Q(residents__user=user) | Q(staff_roles__user=user) | Q(signups__user=user))
+               .values_list("ruleset", flat=True).distinct())
+    languages = {get_ruleset(key).language for key in keys}
+    return languages.pop() if len(languages) == 1 else None
+
+
+def _next_game_language(request) -> str | None:
+    """The language of the game whose page an anonymous visitor comes from (``?next=/games/<slug>/...``)."""
+    match = _GAME_PATH.match(request.GET.get("next", "") or request.POST.get("next", "") or "")
+    if match is None:
+        return None
+    ruleset = Game.objects.filter(slug=match["slug"]).values_list("ruleset", flat=True).first()
+    return get_ruleset(ruleset).language if ruleset else None
+
+
+def activate_account_language(request) -> None:
+    """Render the rest of this request in the language of the viewer's games (``account_language``); for a
+    visitor not logged in, in that of the game whose page sent them here (``?next=``); else leave the browser's
+    language. Game pages never call this: they speak their game's language."""
+    language = account_language(request.user) if request.user.is_authenticated else _next_game_language(request)
+    if language is not None:
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+
+
+class AccountLanguageMiddleware:
+    """Speak the account's language (``activate_account_language``) on the log-in, sign-up and other account
+    pages of django-allauth, which are no game's pages. Other views are left alone (no query is added to them)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        """Activate the account's language before an allauth view runs; None (the view runs)."""
+        view = getattr(view_func, "view_class", view_func)  # a class-based view's function is Django's
+        if getattr(view, "__module__", "").startswith("allauth."):
+            activate_account_language(request)
+
+
+def permission_denied(request, exception=None):
+    """The 403 page (``handler403``) in the language of the game whose page refused, else of the account."""
+    if getattr(request, "game_language", None) is None:
+        activate_account_language(request)
+    return django_permission_denied(request, exception)

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from archive.notifications import attention_everywhere, attention_for
 from inboxes import access, policies
 from inboxes.selectors import messages_by_resident_for
+from kernel.rulesets import ruleset_of
 from roles import services as role_services
 from roles.services import touring_rotation_list
 from sanctions.services import play_ban_sentence, running_play_ban_of
@@ -31,6 +32,7 @@ from .forms import (
 )
 from .i18n import activate_game_language
 from .models import GameStatus, StaffKind
+from .ruleset_pages import check_page_section
 from .scheduler import clock_paused
 from .services import do_schedule_public_post
 
@@ -58,8 +60,11 @@ def game_detail(request, slug: str):
     viewer may know (L-STAFF-6), and links to the viewer's inboxes."""
     game = selectors.game_get(slug)
     activate_game_language(request, game)
+    spec = ruleset_of(game)  # the sections of this page the game's ruleset has
     context = {
         "game": game,
+        "has_lepra_setup": spec.has_page_section("lepra_setup"),
+        "has_mafia_draw": spec.has_page_section("mafia_draw"),
         "posts": selectors.published_posts(game),
         "cities": selectors.city_list(game),
         "staff": policies.visible_staff(request.user, game),
@@ -69,9 +74,9 @@ def game_detail(request, slug: str):
         "signups_open": selectors.signups_open(game),
         "play_ban": _play_ban_notice(request.user, game),
         "is_staff_of_game": bool(policies.staff_roles_in(request.user, game)),
-        "known_commissars": selectors.known_commissars(request.user, game),
-        "touring_rotation": _touring_rotation(game),
-        "day_page_cities": _day_page_cities(request.user, game),
+        "known_commissars": selectors.known_commissars(request.user, game) if spec.has_page_section("cities") else [],
+        "touring_rotation": _touring_rotation(game) if spec.has_page_section("touring") else [],
+        "day_page_cities": _day_page_cities(request.user, game) if spec.has_page_section("cities") else set(),
         # The site's clock paused for an upgrade (``manage.py clock pause``): the page says so.
         "clock_pause": clock_paused() if game.status == GameStatus.RUNNING else None,
         "attention": attention_for(request.user, game, timezone.now()),
@@ -136,6 +141,7 @@ def schedule_post(request, slug: str):
     """The Procurator schedules a public announcement for a given time (published by the scheduler)."""
     game = selectors.game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "lepra_setup")
     if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
         raise Http404("No such page.")
     form = SchedulePostForm(request.POST or None, time_zone=game.time_zone)
@@ -201,6 +207,7 @@ def signup_toggle(request, slug: str):
 def _procurator_game(request, slug: str):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "lepra_setup")
     if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
         raise Http404("No such page.")
     return game

@@ -40,6 +40,7 @@ from django.utils.translation import gettext as _
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.public_ids import is_public_id
+from kernel.rulesets import ruleset_of
 from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
 
@@ -549,12 +550,12 @@ def seat_state_denial(seat: Resident, inbox: Inbox) -> str | None:
     """
     if seat_may_post_kind(seat, inbox):
         return None
+    spec = ruleset_of(inbox.game)
     if seat.status == LifeStatus.IMPRISONED:
-        return _("An imprisoned player posts only in their personal inbox.")
+        return spec.text("imprisoned_may_not_post")
     if seat.is_spirit:
         return _("A spirit only votes in the voting inboxes of its city today.")
-    return _("The dead have no voice among the living: they post only in the cemetery, their personal inbox "
-             "and on a stage opened for them.")
+    return spec.text("dead_may_not_post")
 
 
 def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:

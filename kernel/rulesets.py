@@ -101,6 +101,23 @@ class PhasePlan:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+#: The sections of the shared game pages that only some rulesets have (``RulesetSpec.page_sections``): a page or
+#: part of a page of a section the game's ruleset lacks is not shown (a page answers 404).
+PAGE_SECTIONS = frozenset({
+    "cities",         # the cities' day pages, nominations, the per-city score and cast of the archive's front
+    "touring",        # the touring rotation and the Lepra night page (L-NIGHT)
+    "lepra_setup",    # the Procurator's setup pages, mafia numbers, commissar offers, scheduled posts
+    "mafia_draw",     # the verification of the mafia draw (L-ASSIGN-3)
+    "lepra_staff",    # impeachment, the mafia's role acknowledgement, complaints of no confidence
+})
+#: The texts of shared pages and services each ruleset words in its own terms (``RulesetSpec.texts``).
+TEXT_KEYS = frozenset({
+    "dead_may_not_post",      # the refusal of a post by a dead player where the living read
+    "imprisoned_may_not_post",  # the refusal of a post by an imprisoned player where the living read
+    "archive_log_in_to_open",  # the archive's invitation to log in and open the inboxes open on request
+})
+
+
 class RulesetSpec:
     """What a ruleset is: subclass it in the ruleset's package, override what differs, register an instance.
 
@@ -129,6 +146,10 @@ class RulesetSpec:
     scheduler_kinds: ClassVar[tuple[str, ...]] = ()
     #: The policy's grant and disclosure tables, read by ``inboxes.policies``.
     policy_grants: ClassVar[Mapping[str, Any]] = {}
+    #: The sections of the shared pages (keys of ``PAGE_SECTIONS``) the ruleset's games have.
+    page_sections: ClassVar[frozenset[str]] = frozenset()
+    #: The ruleset's wording of the shared texts (keys of ``TEXT_KEYS``; values may be lazily translated).
+    texts: ClassVar[Mapping[str, Any]] = {}
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
     #: The first night whose actions count.
@@ -205,6 +226,22 @@ class RulesetSpec:
         """The lines ``manage.py load_demo`` prints about the demo game's personas (logins, and on purpose their
         roles), with ``url`` the site's address; [] when there is no demo."""
         return []
+
+    def has_page_section(self, key: str) -> bool:
+        """True when the ruleset's games have the shared page section ``key`` (of ``PAGE_SECTIONS``). Raises
+        ``ValueError`` for any other key (a typo would hide a section silently)."""
+        if key not in PAGE_SECTIONS:
+            raise ValueError(f"unknown page section {key!r}")
+        return key in self.page_sections
+
+    def text(self, key: str) -> str:
+        """The ruleset's wording of the shared text ``key`` (of ``TEXT_KEYS``) in the active language. Raises
+        ``ValueError`` for an unknown key and ``NotProvidedByRuleset`` when the ruleset has no wording for it."""
+        if key not in TEXT_KEYS:
+            raise ValueError(f"unknown text {key!r}")
+        if key not in self.texts:
+            raise self._missing(_("the text %(key)s") % {"key": key})
+        return str(self.texts[key])
 
 
 _REGISTRY: dict[str, RulesetSpec] = {}

@@ -14,6 +14,9 @@ from voting import views as voting_views
 register_converter(IdConverter, "id")
 register_converter(PublicIdConverter, "pid")
 
+#: The 403 page speaks the language of the refusing game's pages, else of the account (``cities.i18n``).
+handler403 = "cities.i18n.permission_denied"
+
 urlpatterns = [
     path("", city_views.home, name="home"),
     path("healthz", city_views.healthz, name="healthz"),

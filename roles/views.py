@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
+from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, policies
 from kernel.rulesets import ruleset_of
@@ -38,6 +39,7 @@ def mafia_numbers(request, slug: str):
     Shows only counts and ranges, never the notary lists. 404 for everyone else."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "lepra_setup")
     if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
         raise Http404("No such page.")
     mafia_draw = services.mafia_draw_of(game)
@@ -73,6 +75,7 @@ def commissar_offer(request, slug: str, offer_id: str):
     the candidate (the Procurator follows the offer on his setup page and in the offer inbox)."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "lepra_setup")
     offer = services.offer_for_candidate(request.user, game, offer_id)
     if offer is None:
         raise Http404("No such offer.")
@@ -103,6 +106,7 @@ def draw_verification(request, slug: str):
     the mafia)."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "mafia_draw")
     try:
         mafia_draw = services.draw_for_verification(game)
     except RuleViolation:
@@ -164,6 +168,7 @@ def night_page(request, slug: str):
     call; a refusal re-renders with the reason (400/403/409)."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "touring")
     status, error = 200, None
     seat = policies.seat_in(request.user, game)
     is_commissar = seat is not None and seat.is_commissar and seat.status == LifeStatus.ALIVE

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cities.errors import NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.models import Alignment, LifeStatus
+from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
 
@@ -55,6 +56,7 @@ def no_confidence(request, slug: str):
     without a seat in the game gets the 404 of a missing page."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "lepra_staff")
     return _page(request, game, _seat_or_404(request, game))
 
 

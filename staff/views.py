@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
 from cities.models import Alignment, StaffKind
+from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
 
@@ -26,6 +27,7 @@ def impeachment(request, slug: str):
     page. Names of the signers are not shown (the Procurator's to know)."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "lepra_staff")
     seat = policies.seat_in(request.user, game)
     if seat is None:
         raise Http404("No such page.")
@@ -56,6 +58,7 @@ def mafia_role(request, slug: str):
     gets the 404 of a missing page (the page must not tell who is mafia)."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "lepra_staff")
     seat = policies.seat_in(request.user, game)
     is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
     if not is_consigliere and (seat is None or seat.alignment != Alignment.MAFIA):

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
+from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, policies
 from kernel.confirm import confirmation_page
@@ -36,6 +37,7 @@ def city_day(request, slug: str, number: int):
     of the voting inboxes see the standing tally (L-NOM, L-VOTE, L-DAY-3)."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "cities")
     city = access.access_city_by_number(request.user, game, number)
     day = selectors.city_day_for(request.user, city)
     form = ScheduleVotingForm(time_zone=game.time_zone)
@@ -189,6 +191,7 @@ def nominate(request, slug: str):
     their personal inbox."""
     game = game_get(slug)
     activate_game_language(request, game)
+    check_page_section(game, "cities")
     seat = policies.seat_in(request.user, game)
     if seat is None:
         raise Http404("No such page.")

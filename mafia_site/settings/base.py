@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "cities.i18n.AccountLanguageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "mafia_site.middleware.PrivateCacheMiddleware",
     "mafia_site.middleware.ContentSecurityPolicyMiddleware",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import time
+from types import MappingProxyType
 
 from django.utils.translation import gettext_lazy as _
 
@@ -9,7 +10,7 @@ from cities.daily_post import DAILY_POST_SECTIONS
 from cities.models import StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
-from kernel.rulesets import PhasePlan, RulesetSpec
+from kernel.rulesets import PAGE_SECTIONS, PhasePlan, RulesetSpec
 from roles import victory
 from roles.services import do_after_day_death, night_state_of, scoreboard_of
 
@@ -32,6 +33,13 @@ class LepraRuleset(RulesetSpec):
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
     night_steps = NIGHT_STEPS
     first_action_night = FIRST_ACTION_NIGHT
+    page_sections = PAGE_SECTIONS
+    texts = MappingProxyType({
+        "dead_may_not_post": _("The dead have no voice among the living: they post only in the cemetery, their "
+                               "personal inbox and on a stage opened for them."),
+        "imprisoned_may_not_post": _("An imprisoned player posts only in their personal inbox."),
+        "archive_log_in_to_open": _("Log in to open the mafia inboxes, the office and the bar."),
+    })
     #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
     daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")
 

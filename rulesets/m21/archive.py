@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from archive.charts import VoteSeries, VoteTable, vote_chart_svg
-from cities.models import Game, GameStatus, LifeStatus, Resident
+from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.rulesets import ArchiveSection
@@ -90,6 +90,18 @@ class DayHistory:
     svg: str = ""
 
 
+def replacements_since(day: M21Day) -> list[tuple[int, dict]]:
+    """Every replacement of a seat of ``day``'s game from the day's start on (L-REPLACE-1), oldest first, as
+    (resident id, payload with ``old_user``, ``old_name``, ``new_user``, ``new_name``): those during the day (its
+    orders) and every later one (the audit log's ``resident.replaced``), so that a past day is read with the
+    accounts and names it had even when a seat was replaced days later."""
+    rows = [(order.at, order.pk, order.seat_id, order.payload)
+            for order in day.orders.filter(kind=OrderKind.REPLACEMENT, at=day.starts_at)]
+    rows += [(event.at, event.pk, event.payload["resident"], event.payload)
+             for event in GameEvent.objects.filter(game=day.game, kind="resident.replaced", at__gt=day.starts_at)]
+    return [(seat, payload) for _at, _pk, seat, payload in sorted(rows, key=lambda row: (row[0], row[1]))]
+
+
 def standing_votes(day: M21Day) -> list[VoteSeries]:
     """The standing votes of every target of ``day`` over the day (a step function, aware UTC), re-derived from
     the game thread's posts and the day's removals and replacements as ``services.day_outcome`` reads them (but
@@ -97,10 +109,9 @@ def standing_votes(day: M21Day) -> list[VoteSeries]:
     ``voting.forum_tally.ForumDay``; the day's end freezes the count. Targets by name, most votes first."""
     game = day.game
     residents = list(Resident.objects.filter(game=game).select_related("user").order_by("id"))
-    replacements = list(day.orders.filter(kind=OrderKind.REPLACEMENT).order_by("at", "id"))
     label, account = {r.pk: r.name for r in residents}, {r.pk: r.user_id for r in residents}
-    for order in reversed(replacements):  # the names and accounts at the start of the day
-        label[order.seat_id], account[order.seat_id] = order.payload["old_name"], order.payload["old_user"]
+    for seat, payload in reversed(replacements_since(day)):  # the names and accounts at the start of the day
+        label[seat], account[seat] = payload["old_name"], payload["old_user"]
     # The living when the day began: alive now, or gone after its start (a night's deaths are at the night's
     # planned end, which is the next day's start, so they are not seats of that day).
     living = [r for r in residents if r.status == LifeStatus.ALIVE or (r.died_at and r.died_at > day.starts_at)]

@@ -45,6 +45,7 @@ from .service_common import (
     _wall,
     phase_end,
     site_message,
+    start_night,
     thread_of,
     vote_rules,
 )
@@ -66,8 +67,8 @@ def current_day(game: Game) -> M21Day | None:
 @transaction.atomic
 def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_user=None,
                      now: datetime | None = None) -> M21Day:
-    """Start day ``number`` at its planned time ``planned_at`` (M-SETUP-2): the deadline is the first phase shift
-    at or after ``planned_at + day_hours``; the clock gets ``m21_day_deadline`` at that time; the game thread
+    """Start day ``number`` at its planned time ``planned_at`` (M-SETUP-2): the deadline is ``day_hours`` after
+    ``planned_at`` (``phase_end``); the clock gets ``m21_day_deadline`` at that time; the game thread
     announces it. By the site (the clock) or a host. Raises ``WrongState`` for a day that exists or a game that
     is not running."""
     now = now or timezone.now()
@@ -79,7 +80,7 @@ def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_us
     if M21Day.objects.filter(game=game, number=number).exists() or open_day(game) is not None:
         raise WrongState(f"Day {number} has already started.")
     thread = thread_of(game)
-    deadline = phase_end(planned_at, settings.day_hours, settings.phase_shift, game.time_zone)
+    deadline = phase_end(planned_at, settings.day_hours, game.time_zone)
     day = M21Day.objects.create(game=game, number=number, thread=thread, starts_at=planned_at, deadline=deadline)
     game.day_number = number
     game.save(update_fields=["day_number"])
@@ -205,6 +206,10 @@ def _end_day(day: M21Day, outcome: M21DayOutcome, *, ended_at: datetime, actor, 
     """Record the end of ``day`` from ``outcome`` (its end is set) and, once decided, apply the result."""
     end = outcome.end
     day.ended_at = day.ended_at or ended_at
+    # A day ended before its deadline (hammer, the Judge) leaves no deadline on the clock (DESIGN.md "The clock").
+    ScheduledEvent.objects.filter(game=day.game, kind="m21_day_deadline", payload__day=day.number,
+                                  due_at__gt=day.ended_at, done_at__isnull=True,
+                                  cancelled_at__isnull=True).update(cancelled_at=now)
     day.how = end.how.value
     day.result = {"end": end.as_dict(), "count": end.count.as_dict(), "judge_power": outcome.judge_power,
                   "offenders": [o.as_dict() for o in outcome.report.offenders],
@@ -220,16 +225,18 @@ def _end_day(day: M21Day, outcome: M21DayOutcome, *, ended_at: datetime, actor, 
                                   f"{CASTING_VOTE_WINDOW_MINUTES} minutes for the Judge's casting vote.", now)
         record_event(day.game, "m21.day_tied", actor=actor, at=now, payload={"day": day.number, "tied": list(end.tied)})
         return
-    _decide_day(day, outcome, actor=actor, now=now)
+    _decide_day(day, outcome, actor=actor, now=now, night_starts_at=day.ended_at)
 
 
 def _name(label: str, day: M21Day) -> str:
     return "No Lynch" if label == FORUM_NO_LYNCH else label
 
 
-def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime) -> None:
+def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, night_starts_at: datetime) -> None:
     """Apply a decided day: imprison the winner (M-VOTE-4, M-VOTE-6), spend the Judge's power, announce the
-    result with the final count, list the M-VOTE-5 offenders for the hosts and start the night on the clock."""
+    result with the final count, list the M-VOTE-5 offenders for the hosts and, unless the game is won, start the
+    night at once at ``night_starts_at`` (the day's planned end: the hammer's post, the deadline, the end of the
+    casting window or the casting vote), lasting its own ``night_hours`` (M-SETUP-2)."""
     game = day.game
     labels = _label_to_resident(day)
     imprisoned = labels.get(outcome.imprisoned) if outcome.imprisoned else None
@@ -265,8 +272,7 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime) ->
         site_message(office, f"**Day {day.number}: must-vote offenders (M-VOTE-5)**\n\n"
                               + ("\n".join(lines) if lines else "Nobody."), now)
     if _finish_if_won(game, now) is None:
-        ScheduledEvent.objects.create(game=game, kind="m21_night_start", due_at=now, payload={"day": day.number},
-                                      created_at=now)
+        start_night(game, day.number, planned_at=night_starts_at, now=now)
     record_event(game, "m21.day_decided", actor=actor, at=now,
                  payload={"day": day.number, "how": day.how, "imprisoned": imprisoned.pk if imprisoned else None,
                           "no_lynch": outcome.no_lynch, "judge_power": outcome.judge_power,
@@ -302,7 +308,7 @@ def _decide_if_due(day: M21Day, *, now: datetime, actor=None) -> M21DayOutcome:
         ended_at = day.deadline if outcome.end.how.value == "deadline" else now
         _end_day(day, outcome, ended_at=ended_at, actor=actor, now=now)
     elif day.status == DayStatus.AWAITING_CASTING_VOTE and outcome.state is DayState.DECIDED:
-        _decide_day(day, outcome, actor=actor, now=now)
+        _decide_day(day, outcome, actor=actor, now=now, night_starts_at=min(now, day.casting_window_ends_at))
     return outcome
 
 
@@ -329,7 +335,7 @@ def do_close_m21_casting_window(game: Game, number: int, *, now: datetime | None
     if day is None or day.status != DayStatus.AWAITING_CASTING_VOTE:
         return f"day {number} is not waiting for a casting vote"
     outcome = day_outcome(day, now=now, casting_window_over=True)
-    _decide_day(day, outcome, actor=None, now=now)
+    _decide_day(day, outcome, actor=None, now=now, night_starts_at=day.casting_window_ends_at)
     return f"day {number}: no casting vote, the tie stands"
 
 
@@ -389,7 +395,7 @@ def do_cast_judge_vote(game: Game, target: Resident | None, *, acting_user, now:
     outcome = day_outcome(day, now=now)
     message = _refuse_if_judge_refused(outcome, "casting_vote")
     if day.status == DayStatus.AWAITING_CASTING_VOTE:
-        _decide_day(day, outcome, actor=acting_user, now=now)
+        _decide_day(day, outcome, actor=acting_user, now=now, night_starts_at=now)
     record_event(game, "m21.judge_casting_vote", actor=acting_user, at=now,
                  payload={"day": day.number, "target": target.pk if target else None})
     return message

@@ -6,9 +6,9 @@ the reporter watches her, the hooker blocks the coroner; the clock resolves the 
 the reporter's headline, the morning post) and starts day 2, where a vote count is in progress (3 on the hooker,
 2 on a citizen, 1 No Lynch) and the co-host has posted it.
 
-The demo's phase shift is the last full hour at least an hour before ``now`` (in Europe/London), so that day 2
-started between one and two hours before ``now`` whatever the hour of ``make run``; day 1 started two days
-earlier. Development only: ``manage.py load_demo`` refuses unless ``settings.MAFIA_ALLOW_DEMO``.
+Day 2 starts at the last full hour at least an hour before ``now`` (in Europe/London), so that it started between
+one and two hours before ``now`` whatever the hour of ``make run``; the night after day 1's hammer lasts its 24 hours
+(M-SETUP-2), so day 1 started 24 hours and the length of its talk before day 2. Development only: ``manage.py load_demo`` refuses unless ``settings.MAFIA_ALLOW_DEMO``.
 """
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ DAY_ONE_TALK = ["Morning all! Day one, so let's keep it civil and vote early.",
                 "Lurkers are the mafia's best friends. Post twice, vote once, at least.",
                 "I have a feeling about the quiet ones. Nothing solid yet.",
                 "Reminder: ##END only counts if you are voting someone."]
+#: Minutes from the start of day 1 to its hammer: the talk at 7-minute steps, then eleven votes at 5-minute steps.
+DAY_ONE_MINUTES = 7 * len(DAY_ONE_TALK) + 5 * 11
 DAY_TWO_TALK = ["So we lost someone in the night. Read the morning post, folks.",
                 "The headline says somebody went out last night. That's a lead.",
                 "I'm not convinced yet. Count first, then we decide."]
@@ -90,7 +92,7 @@ def load_m21_demo(*, make_user, rng: random.Random, now: datetime) -> M21Demo:
         raise ValueError("the M21 demo game is already loaded")
     day2 = demo_phase_shift(now)
     shift = day2.astimezone(ZoneInfo(M21_DEMO_ZONE)).time()
-    day1 = (day2.astimezone(ZoneInfo(M21_DEMO_ZONE)) - timedelta(days=2)).astimezone(ZoneInfo("UTC"))
+    day1 = day2 - timedelta(hours=24, minutes=DAY_ONE_MINUTES)
     t = day1 - timedelta(days=1)
 
     def tick(minutes: float = 1) -> datetime:
@@ -128,7 +130,7 @@ def load_m21_demo(*, make_user, rng: random.Random, now: datetime) -> M21Demo:
     for name in town[:11]:
         do_post_message(thread, f"I've seen enough.\n\n##VOTE {goons[0]}\n##END", acting_user=users[name],
                         now=tick(5))
-    advance_clock(tick(), game=game)  # the clock starts night 1
+    # The hammer fell at day1 + DAY_ONE_MINUTES: night 1 started with it and runs 24 hours, to day 2's start.
 
     # Night 1 (M-NIGHT-1, M-MAFIA-1/2): the mafia vote a kill in their thread and take the gun; the roles act.
     victim = citizens[0]

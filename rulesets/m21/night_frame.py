@@ -12,18 +12,13 @@ from django.utils import timezone
 from cities.models import (
     Game,
     GameStatus,
-    ScheduledEvent,
 )
-from cities.services import record_event
 
 from .day_services import do_start_m21_day
 from .game_end import _finish_if_won
 from .service_common import (
     _check_m21,
-    _wall,
-    phase_end,
-    site_message,
-    thread_of,
+    start_night,
 )
 
 #: Functions ``(game, night_number, now) -> None`` run when a night ends, before the next day starts: the night's
@@ -33,19 +28,16 @@ NIGHT_RESOLVERS: list[Callable[[Game, int, datetime], None]] = []
 
 @transaction.atomic
 def do_start_m21_night(game: Game, day_number: int, *, planned_at: datetime, now: datetime | None = None) -> str:
-    """Start night ``day_number`` after its day was decided (by the clock): the night ends at the first phase
-    shift at or after ``planned_at + night_hours`` (M-SETUP-2), where ``m21_night_end`` resolves it."""
+    """Start night ``day_number`` at ``planned_at`` (the ``m21_night_start`` clock event of a game whose day was
+    decided before the night started with the decision; ``service_common.start_night``): the night lasts
+    ``night_hours`` (M-SETUP-2), where ``m21_night_end`` resolves it."""
     now = now or timezone.now()
-    settings = _check_m21(game)
+    _check_m21(game)
     if game.status != GameStatus.RUNNING:
         return "the game is not running"
-    if ScheduledEvent.objects.filter(game=game, kind="m21_night_end", payload__night=day_number).exists():
+    ends = start_night(game, day_number, planned_at=planned_at, now=now)
+    if ends is None:
         return f"night {day_number} has already started"
-    ends = phase_end(planned_at, settings.night_hours, settings.phase_shift, game.time_zone)
-    ScheduledEvent.objects.create(game=game, kind="m21_night_end", due_at=ends, payload={"night": day_number},
-                                  created_at=now)
-    site_message(thread_of(game), f"**Night {day_number} has begun.** It ends at {_wall(ends, game)}.", now)
-    record_event(game, "m21.night_started", actor=None, at=now, payload={"night": day_number, "ends": ends.isoformat()})
     return f"night {day_number} started; it ends at {ends.isoformat()}"
 
 

@@ -121,15 +121,28 @@ def night_options(seats: Sequence[Seat], me: str, *, confiscated: Iterable[str] 
     return options
 
 
-def check_choice(options: Sequence[NightOption], key: str, target: str | None, item: str | None) -> NightOption:
-    """The option ``key`` when ``target`` and ``item`` are legal for it. Raises ``ValueError`` with a message a
-    player can read otherwise."""
+def target_refusal(target: str | None, seats: Mapping[str, Seat] | None = None) -> str:
+    """Why ``target`` (a name, possibly none or unknown) is no legal target of a night action, in words a player
+    can read: a player out of play (dead, imprisoned, hiding; M-NIGHT-1 targets the living) is named as such;
+    ``seats`` maps names to the night's seats (None: the reason is the generic one)."""
+    seat = (seats or {}).get(target or "")
+    if seat is not None and not seat.living:
+        state = "dead" if not seat.alive else "imprisoned" if seat.imprisoned else "out of play"
+        return f"{seat.name} is {state}: choose one of the players offered for this action."
+    return "Choose one of the players offered for this action."
+
+
+def check_choice(options: Sequence[NightOption], key: str, target: str | None, item: str | None,
+                 seats: Mapping[str, Seat] | None = None) -> NightOption:
+    """The option ``key`` when ``target`` and ``item`` are legal for it (``seats``, names to the night's seats,
+    lets a refused target be explained, ``target_refusal``). Raises ``ValueError`` with a message a player can
+    read otherwise."""
     option = next((o for o in options if o.key == key), None)
     if option is None:
         raise ValueError("That action is not open to you tonight.")
     if option.needs_target:
         if target not in option.targets:
-            raise ValueError("Choose one of the players offered for this action.")
+            raise ValueError(target_refusal(target, seats))
     elif target:
         raise ValueError("This action takes no target.")
     if option.items:

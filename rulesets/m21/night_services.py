@@ -201,7 +201,8 @@ def do_submit_night_action(game: Game, *, option: str, target: str | None = None
     night = _check_night_open(game, now)
     options = options_for(seat, night)
     try:
-        chosen = check_choice(options, option, target or None, item or None)
+        chosen = check_choice(options, option, target or None, item or None,
+                              seats={s.name: s for s in seats_of(game)} if target else None)
     except ValueError as error:
         raise InvalidInput(str(error), rule="M-NIGHT-1") from None
     target_seat = Resident.objects.get(game=game, name=target) if target else None

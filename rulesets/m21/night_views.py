@@ -19,10 +19,20 @@ from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from . import night_services as ns
 from .night_forms import NightActionForm, StashForm
 from .night_kills import kill_tally
-from .night_pages import tally_text
+from .night_pages import tally_text, target_refusal
 from .roles import MAFIA
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
+
+
+def _form_refusal(form: NightActionForm, seats) -> str:
+    """Why a posted night action was refused by its form, naming what is wrong (M-NIGHT-1): the action, the target
+    (a dead or imprisoned target said as such, ``night_pages.target_refusal``) or the item."""
+    if "option" in form.errors:
+        return "That action is not open to you tonight."
+    if "target" in form.errors:
+        return target_refusal(form.data.get("target"), seats)
+    return "Choose one of the items offered for this action."
 
 
 def m21_night_page(request, slug: str):
@@ -58,7 +68,7 @@ def m21_night_page(request, slug: str):
             else:
                 action_form = NightActionForm(request.POST, options=options)
                 if not action_form.is_valid():
-                    raise InvalidInput("That action is not open to you tonight.")
+                    raise InvalidInput(_form_refusal(action_form, seats))
                 data = action_form.cleaned_data
                 if data["withdraw"]:
                     ns.do_withdraw_night_action(game, option=data["option"], acting_user=request.user)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import time
+from types import MappingProxyType
 
 from cities.models import StaffKind
 from inboxes.models import InboxKind
@@ -28,6 +29,15 @@ class M21Ruleset(RulesetSpec):
                        "m21_night_end")
     policy_grants = {"hosts_know_alignments": True}
     first_action_night = 1
+    #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
+    page_sections = frozenset()
+    texts = MappingProxyType({
+        "dead_may_not_post": "Eliminated players may not post in the game thread: talk in the spectators' "
+                             "thread (M-SETUP-3).",
+        "imprisoned_may_not_post": "Eliminated players may not post in the game thread: talk in the spectators' "
+                                   "thread (M-VOTE-6, M-SETUP-3).",
+        "archive_log_in_to_open": "Log in to open the mafia thread.",
+    })
     has_demo = True
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
     #: M-NIGHT-4: the morning's deaths with roles, then the reporter's headlines.

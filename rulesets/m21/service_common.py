@@ -4,12 +4,13 @@ standing inboxes (making one, finding one) and how a planned time is written for
 change of its own except the site's messages and new inboxes, made inside the calling service's transaction."""
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from cities.models import (
     City,
     Game,
+    ScheduledEvent,
     StaffKind,
 )
 from cities.services import record_event
@@ -67,17 +68,30 @@ def vote_rules(settings: M21Game) -> ForumVoteRules:
                                      "no_lynch_allowed": settings.no_lynch_allowed})
 
 
-def phase_end(start: datetime, hours: int, shift: time, zone: str) -> datetime:
-    """When a phase that starts at ``start`` (aware) and lasts ``hours`` ends: the first phase shift (``shift``,
-    wall clock in ``zone``) at or after ``start + hours`` (M-SETUP-2 [interp]: a phase started at the shift lasts
-    exactly its length; one started early by a hammer runs to the next shift after its length). Aware UTC."""
-    tz = ZoneInfo(zone)
-    earliest = (start + timedelta(hours=hours)).astimezone(tz)
-    candidate = datetime.combine(earliest.date(), shift, tzinfo=tz)
-    if candidate < earliest:
-        candidate = datetime.combine(earliest.date() + timedelta(days=1), shift, tzinfo=tz)
-    return candidate.astimezone(ZoneInfo("UTC"))
+def phase_end(start: datetime, hours: int, zone: str) -> datetime:
+    """When a phase that starts at ``start`` (aware) and lasts ``hours`` ends (M-SETUP-2): ``hours`` later on the
+    wall clock of ``zone`` (a phase started at the 22:00 shift ends at a 22:00 shift across a change of summer
+    time). A phase started early (the night after a hammer) lasts its own length too, and every later boundary
+    moves with it [interp]. Aware UTC."""
+    local = start.astimezone(ZoneInfo(zone))
+    return (local + timedelta(hours=hours)).astimezone(ZoneInfo("UTC"))
 
+
+def start_night(game: Game, day_number: int, *, planned_at: datetime, now: datetime) -> datetime | None:
+    """Start night ``day_number`` at ``planned_at`` (aware; the end of its day) in the caller's transaction: the
+    clock gets ``m21_night_end`` ``night_hours`` later (M-SETUP-2) and the game thread announces it. Returns the
+    planned end, or None when the night has started already."""
+    settings = M21Game.objects.get(game=game)
+    if ScheduledEvent.objects.filter(game=game, kind="m21_night_end", payload__night=day_number).exists():
+        return None
+    ends = phase_end(planned_at, settings.night_hours, game.time_zone)
+    ScheduledEvent.objects.create(game=game, kind="m21_night_end", due_at=ends, payload={"night": day_number},
+                                  created_at=now)
+    site_message(thread_of(game), f"**Night {day_number} has begun.** It ends at {_wall(ends, game)}.",
+                 max(now, planned_at))
+    record_event(game, "m21.night_started", actor=None, at=now,
+                 payload={"night": day_number, "starts_at": planned_at.isoformat(), "ends": ends.isoformat()})
+    return ends
 
 
 def site_message(inbox: Inbox, text: str, now: datetime) -> Message:

@@ -18,6 +18,7 @@ from inboxes.models import Inbox, InboxKind
 from inboxes.services import do_post_message
 from kernel.rulesets import ruleset_of
 from rulesets.m21 import archive as m21_archive
+from rulesets.m21 import services
 from rulesets.m21 import night_services as ns
 from rulesets.m21.roles import ROLES
 from tests.m21.day_helpers import build_game, make_user
@@ -131,3 +132,26 @@ def test_role_pms_open_with_their_players_consent_and_the_mafia_thread_on_reques
     reader = make_user("Reader")
     archive_services.do_request_open(mafia, acting_user=reader)
     assert policies.can_read_inbox(reader, mafia) and not policies.can_read_inbox(None, mafia)
+
+
+def test_the_vote_chart_counts_a_vote_by_a_seat_replaced_later_with_the_names_of_the_day_M_VOTE_8_L_REPLACE_1():
+    table = build_game()
+    godfather = table.name_of_role("godfather")
+    living = [n for n in table.users if n != godfather]
+    voter = living[0]
+    play_to_night_one(table)
+    # The first of the four END voters on day 1 is replaced during night 1, before the archive is drawn.
+    newcomer = make_user("Newcomer")
+    services.do_replace_m21_player(table.seat(voter), newcomer, acting_user=table.host, now=table.tick())
+    del table.users[voter]
+    table.users["Newcomer"] = newcomer
+    night = ns.open_night(table.game)
+    table.run_clock(night.planned_end)
+    hammer(table, table.name_of_role("hooker"))
+    table.game.refresh_from_db()
+    assert table.game.status == GameStatus.FINISHED
+    day1 = page(table).split('class="m21-vote-day" data-day="1"')[1].split("</section>")[0]
+    assert f'data-target="{godfather}" data-count="4"' in day1
+    assert f'data-nominee="{godfather}" data-final="4"' in day1
+    series = m21_archive.standing_votes(table.day(1))
+    assert [(s.nominee, s.points[-1][1]) for s in series] == [(godfather, 4)]

@@ -66,7 +66,7 @@ def test_a_hammer_posted_by_two_tabs_at_once_ends_the_day_once_M_VOTE_3(transact
     day = table.day(1)
     assert (day.status, day.how, day.imprisoned.name) == (DayStatus.DECIDED, "end_hammer", target)
     assert GameEvent.objects.filter(game=table.game, kind="m21.day_decided").count() == 1
-    assert ScheduledEvent.objects.filter(game=table.game, kind="m21_night_start").count() == 1
+    assert ScheduledEvent.objects.filter(game=table.game, kind="m21_night_end").count() == 1
     assert thread.messages.filter(body__startswith="**Day 1 is over:**").count() == 1
     lines = [line["message"] for r in M21PostReceipt.objects.filter(day=day).order_by("message__received_at",
                                                                                          "message_id")

@@ -11,6 +11,7 @@ from inboxes import policies
 from inboxes.models import InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.m21 import services
+from rulesets.m21.console_selectors import phase_clock
 from rulesets.m21.models import DayStatus, M21Game, M21Seat
 from rulesets.m21.roles import ROLES
 from rulesets.m21.setup import verify_deal
@@ -121,14 +122,31 @@ def test_the_hammer_ends_the_day_at_once_and_starts_the_night_on_the_clock_M_VOT
     assert table.seat("Bob").status == LifeStatus.IMPRISONED
     late = table.post("Carol", "##VOTE Alice")
     assert lines(table, late) == ["No day is open: this carries no vote."]
-    night = ScheduledEvent.objects.get(game=table.game, kind="m21_night_start")
-    assert night.due_at == day.ended_at
-    announcement = table.thread.messages.filter(author_resident__isnull=True).order_by("-received_at").first()
-    assert announcement.body.startswith("**Day 1 is over:** the hammer fell. **Bob is imprisoned.**")
-    table.run_clock(table.now + timedelta(minutes=1))
-    night_end = ScheduledEvent.objects.get(game=table.game, kind="m21_night_end")
-    # Ended at 22:04 on day 1 + 24 h -> the next phase shift at or after it: 22:00 two days later.
-    assert night_end.due_at == START + timedelta(days=2)
+    assert not ScheduledEvent.objects.filter(game=table.game, kind="m21_night_start").exists()
+    announcements = list(table.thread.messages.filter(author_resident__isnull=True).order_by("received_at", "id")
+                         .values_list("body", flat=True))
+    assert announcements[-2].startswith("**Day 1 is over:** the hammer fell. **Bob is imprisoned.**")
+    assert announcements[-1].startswith("**Night 1 has begun.**")
+
+
+def test_a_night_after_a_hammer_lasts_its_24_hours_and_moves_the_later_boundaries_M_SETUP_2():
+    table = build_game()
+    voters = [n for n in table.users if n != "Bob"][:4]
+    hammered_at = hammer(table, "Bob", voters)[-1].received_at
+    # The night starts with the hammer, in the same transaction: no moment without a phase, no stale deadline.
+    pending = list(ScheduledEvent.objects.filter(game=table.game, done_at__isnull=True, cancelled_at__isnull=True)
+                   .values_list("kind", "due_at"))
+    assert pending == [("m21_night_end", hammered_at + timedelta(hours=24))]
+    stale = ScheduledEvent.objects.get(game=table.game, kind="m21_day_deadline")
+    assert (stale.due_at, stale.cancelled_at, stale.done_at) == (START + timedelta(hours=48), hammered_at, None)
+    clock = phase_clock(table.game, hammered_at)
+    assert (clock.phase, clock.number, clock.starts_at, clock.ends_at) == (
+        "night", 1, hammered_at, hammered_at + timedelta(hours=24))
+    table.run_clock(hammered_at + timedelta(hours=24))
+    day2 = table.day(2)
+    assert (day2.starts_at, day2.deadline) == (hammered_at + timedelta(hours=24), hammered_at + timedelta(hours=72))
+    assert ScheduledEvent.objects.get(game=table.game, kind="m21_day_deadline", payload__day=2,
+                                      cancelled_at__isnull=True).due_at == day2.deadline
 
 
 def test_three_end_marks_of_four_needed_do_not_hammer_M_VOTE_3():

@@ -7,7 +7,9 @@ import pytest
 import time_machine
 from django.urls import reverse
 
+from kernel.errors import InvalidInput
 from rulesets.m21 import night_services as ns
+from rulesets.m21.console_services import do_modkill_m21_player
 from rulesets.m21.night_models import M21NightAction
 
 from .day_helpers import build_game
@@ -104,3 +106,23 @@ def test_the_night_page_of_a_lepra_game_does_not_exist(client, table, django_use
     from cities.models import Game
     Game.objects.filter(pk=table.game.pk).update(ruleset="lepra")
     assert _page(client, table).status_code == 404
+
+
+def test_a_dead_or_imprisoned_target_is_refused_for_what_it_is_M_NIGHT_1(client, table):
+    victim = table.names_of_roles("citizen")[0]
+    to_night(table, victim)
+    cop = table.name_of_role("cop")
+    bad = _page(client, table, table.users[cop], {"form": "action", "option": "investigate", "target": victim})
+    assert bad.status_code == 400
+    reason = f"{victim} is {table.seat(victim).status}: choose one of the players offered for this action."
+    assert reason in bad.content.decode().replace("&#x27;", "'")
+    assert "That action is not open to you tonight." not in bad.content.decode()
+    with pytest.raises(InvalidInput, match=f"^{reason}$"):
+        ns.do_submit_night_action(table.game, option="investigate", target=victim, acting_user=table.users[cop],
+                                  now=table.tick())
+    dead = table.names_of_roles("citizen")[1]
+    do_modkill_m21_player(table.seat(dead), reveal_role=False, acting_user=table.host, now=table.tick())
+    refused = _page(client, table, None, {"form": "action", "option": "investigate", "target": dead})
+    assert f"{dead} is dead: choose one of the players offered for this action." in refused.content.decode()
+    unknown = _page(client, table, None, {"form": "action", "option": "investigate", "target": "Nobody"})
+    assert "Choose one of the players offered for this action." in unknown.content.decode()

@@ -82,7 +82,7 @@ def test_only_legal_actions_and_targets_are_accepted_M_NIGHT_1():
         ns.do_submit_night_action(table.game, option="investigate", target=victim, acting_user=table.users[cop],
                                   now=table.tick())
     to_night(table, victim)
-    with pytest.raises(InvalidInput, match="Choose one of the players offered"):
+    with pytest.raises(InvalidInput, match=f"{victim} is imprisoned: choose one of the players offered"):
         ns.do_submit_night_action(table.game, option="investigate", target=victim, acting_user=table.users[cop],
                                   now=table.tick())
     with pytest.raises(InvalidInput, match="That action is not open to you tonight."):
