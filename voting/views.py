@@ -46,6 +46,11 @@ def city_day(request, slug: str, number: int):
     status, error, done = 200, None, _("Done.")
     if request.method == "POST":
         action = request.POST.get("action")
+        if action not in CITY_DAY_ACTIONS:  # refused before anything runs: nothing changes
+            return render(request, "voting/city_day.html", {
+                "game": game, "city": city, "day": day, "form": form, "court_form": court_form,
+                "error": _("Unknown action: nothing was changed."), "vote_form": vote_form, "decide_form": decide_form,
+                "propose_form": propose_form, "is_resident": _is_resident(request, game, city)}, status=400)
         allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
                    or (action in JUDGE_ACTIONS and request.user.is_authenticated)
                    or (action in ("put_before_court", "close_case") and day.is_arbiter)
@@ -139,11 +144,15 @@ def city_day(request, slug: str, number: int):
             messages.success(request, done)
             return redirect("city_day", slug=slug, number=number)
         day = selectors.city_day_for(request.user, city)
-    seat = policies.seat_in(request.user, game)
     return render(request, "voting/city_day.html",
                   {"game": game, "city": city, "day": day, "form": form, "error": error, "court_form": court_form,
                    "vote_form": vote_form, "decide_form": decide_form, "propose_form": propose_form,
-                   "is_resident": seat is not None and seat.city_id == city.pk}, status=status)
+                   "is_resident": _is_resident(request, game, city)}, status=status)
+
+
+def _is_resident(request, game, city) -> bool:
+    seat = policies.seat_in(request.user, game)
+    return seat is not None and seat.city_id == city.pk
 
 
 class _FormInvalid(Exception):
@@ -153,6 +162,10 @@ class _FormInvalid(Exception):
 
 #: The city day page's judge actions (issue 5); each is one service call that checks who may (L-JUDGE-3/8/9).
 JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal", "recuse"})
+
+#: Every action the city day page posts; any other is refused with a reason (400) and changes nothing.
+CITY_DAY_ACTIONS = JUDGE_ACTIONS | {"put_before_court", "close_case", "court_vote", "decide", "schedule", "open",
+                                    "extend", "close", "confirm_suicide", "accept_proxy"}
 
 
 def _candidate_form(request, city, day, data=None) -> CandidateForm:
@@ -182,6 +195,10 @@ def _judge_action(request, game, city, day, action: str) -> None:
         services.do_recuse_judge(judge, acting_user=request.user)
 
 
+#: The actions the nomination page posts; any other is refused with a reason and changes nothing.
+NOMINATE_ACTIONS = frozenset({"nominate", "proxy", "confrontation", "last_word", "suicide"})
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def nominate(request, slug: str):
@@ -197,7 +214,10 @@ def nominate(request, slug: str):
     status, error = 200, None
     others = [r for r in choices if r.pk != seat.pk]
     speech_form = SpeechRequestForm(choices=others)
-    if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
+    action = request.POST.get("action") if request.method == "POST" else None
+    if action is not None and action not in NOMINATE_ACTIONS:
+        error, status = _("Unknown action: nothing was changed."), 400
+    elif action in ("confrontation", "last_word"):
         speech_form = SpeechRequestForm(request.POST, choices=others)
         if speech_form.is_valid():  # no other resident named: the service says what the request needs
             try:
@@ -211,7 +231,7 @@ def nominate(request, slug: str):
                 return redirect("nominate", slug=slug)
         else:
             status = 400
-    elif request.method == "POST" and request.POST.get("action") == "suicide":
+    elif action == "suicide":
         confirm = confirmation_page(
             request, title=_("Declare suicide?"), game=game,
             consequence=_("Once the Tribune confirms it when voting starts, you die and leave the game: your "
@@ -226,12 +246,12 @@ def nominate(request, slug: str):
         else:
             messages.success(request, _("Done."))
             return redirect("nominate", slug=slug)
-    elif request.method == "POST":
+    elif request.method == "POST":  # "nominate", "proxy", or no action at all (the nomination form's default)
         form = NomineeForm(request.POST, choices=choices)
         if form.is_valid():
             nominee = access.access_resident_by_id(request.user, form.cleaned_data["nominee"], game=game)
             try:
-                if request.POST.get("action") == "proxy":
+                if action == "proxy":
                     services.do_request_proxy(nominee, acting_user=request.user)
                 else:
                     services.do_nominate(nominee, acting_user=request.user)
