@@ -102,18 +102,9 @@ def do_court_vote(case: CourtCase, choice: Resident, *, acting_user, now: dateti
     now = now or timezone.now()
     case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=case.pk)
     game = case.game
-    seat = policies.seat_in(acting_user, game) if acting_user is not None else None
-    if seat is None or not seat.is_judge or seat.status != LifeStatus.ALIVE:
-        raise NotAllowed(_("Only sitting judges vote in the Supreme Court."), rule="L-COURT-1")
-    _check_running(game)
-    if case.decided_at is not None:
-        raise WrongState(_("The court has already decided this case."), rule="L-COURT-3")
-    if now >= case.deadline:
-        raise WrongState(_("The court's deadline has passed."), rule="L-COURT-4")
+    seat = check_court_vote(case, acting_user=acting_user, now=now)
     if str(choice.pk) not in case.candidates:
         raise InvalidInput(_("%(name)s is not before the court.") % {"name": choice.name}, rule="L-COURT-2")
-    if CourtVote.objects.filter(case=case, judge=seat).exists():
-        raise InvalidInput(_("You have already voted in this case."), rule="L-COURT-3")
     try:
         with transaction.atomic():
             vote = CourtVote.objects.create(case=case, judge=seat, choice=choice, at=now)
@@ -148,6 +139,23 @@ def do_close_court_case(case: CourtCase, *, acting_user, now: datetime | None = 
     else:
         _sentence(case, Resident.objects.get(pk=int(sentenced)), fallback=False, actor=acting_user, now=now)
     return case
+
+
+def check_court_vote(case: CourtCase, *, acting_user, now: datetime) -> Resident:
+    """Whether ``acting_user`` may vote in ``case`` now, whatever the choice (L-COURT-1..4): returns their seat, a
+    sitting judge who has not voted in it, or raises ``NotAllowed`` (not a sitting judge), ``InvalidInput``
+    (voted already) or ``WrongState`` (game not running, decided, past the deadline). Changes nothing."""
+    seat = policies.seat_in(acting_user, case.game) if acting_user is not None else None
+    if seat is None or not seat.is_judge or seat.status != LifeStatus.ALIVE:
+        raise NotAllowed(_("Only sitting judges vote in the Supreme Court."), rule="L-COURT-1")
+    _check_running(case.game)
+    if case.decided_at is not None:
+        raise WrongState(_("The court has already decided this case."), rule="L-COURT-3")
+    if now >= case.deadline:
+        raise WrongState(_("The court's deadline has passed."), rule="L-COURT-4")
+    if CourtVote.objects.filter(case=case, judge=seat).exists():
+        raise InvalidInput(_("You have already voted in this case."), rule="L-COURT-3")
+    return seat
 
 
 def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now: datetime) -> None:

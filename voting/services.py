@@ -727,7 +727,8 @@ def _personal_inbox(resident: Resident) -> Inbox | None:
 #: before.
 _MOVED: dict[str, str] = {
     **dict.fromkeys([
-        "_court_inbox", "_sentence", "_sitting_judges", "do_close_court_case", "do_court_vote", "do_put_before_court",
+        "_court_inbox", "_sentence", "_sitting_judges", "check_court_vote", "do_close_court_case", "do_court_vote",
+        "do_put_before_court",
         "do_request_speech"
     ], "court_services"),
     **dict.fromkeys([

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -43,7 +44,7 @@ def city_day(request, slug: str, number: int):
     vote_form = CourtVoteForm(choices=day.court_choices)
     decide_form = ExecutionDecisionForm(choices=day.decision_choices)
     propose_form = _candidate_form(request, city, day)
-    status, error, done = 200, None, _("Done.")
+    status, error, refusal, done = 200, None, None, _("Done.")
     if request.method == "POST":
         action = request.POST.get("action")
         if action not in CITY_DAY_ACTIONS:  # refused before anything runs: nothing changes
@@ -54,7 +55,7 @@ def city_day(request, slug: str, number: int):
         allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
                    or (action in JUDGE_ACTIONS and request.user.is_authenticated)
                    or (action in ("put_before_court", "close_case") and day.is_arbiter)
-                   or (action == "court_vote" and day.judge_seat is not None))
+                   or (action == "court_vote" and day.court_case is not None and request.user.is_authenticated))
         if not allowed:
             raise Http404("No such page.")
         try:
@@ -71,6 +72,9 @@ def city_day(request, slug: str, number: int):
             elif action == "close_case" and day.court_case is not None:
                 services.do_close_court_case(day.court_case, acting_user=request.user)
             elif action == "court_vote" and day.court_case is not None:
+                if day.judge_seat is None:  # no vote form for them: the service says why (voted, not a judge...)
+                    services.check_court_vote(day.court_case, acting_user=request.user, now=timezone.now())
+                    raise Http404("No such action.")
                 vote_form = CourtVoteForm(request.POST, choices=day.court_choices)
                 if not vote_form.is_valid():
                     raise _FormInvalid()
@@ -137,17 +141,34 @@ def city_day(request, slug: str, number: int):
             status = 400
             own_form = {"put_before_court": court_form, "court_vote": vote_form, "decide": decide_form}.get(action)
             if own_form is not None and own_form.is_bound:
-                own_form.add_error(None, str(exc))  # the refusal inside the form it refuses
+                own_form.add_error(None, str(exc))  # the refusal inside the form it refuses, when it is shown
+                refusal = str(exc)
             else:
                 error = str(exc)
         else:
             messages.success(request, done)
             return redirect("city_day", slug=slug, number=number)
         day = selectors.city_day_for(request.user, city)
+        if refusal and action not in _shown_forms(day):  # the refused form is not on the page: say it above
+            error = refusal
     return render(request, "voting/city_day.html",
                   {"game": game, "city": city, "day": day, "form": form, "error": error, "court_form": court_form,
                    "vote_form": vote_form, "decide_form": decide_form, "propose_form": propose_form,
                    "is_resident": _is_resident(request, game, city)}, status=status)
+
+
+def _shown_forms(day) -> set[str]:
+    """The actions of the city day page whose form ``voting/city_day.html`` shows for ``day`` (the template's
+    conditions): a refusal of any other is said above the forms, or it would be lost."""
+    shown = set()
+    if day.court_case is None and day.is_arbiter and day.session is not None and day.session.closed_at \
+            and not day.awaiting_decision:
+        shown.add("put_before_court")
+    if day.court_case is not None and day.judge_seat is not None:
+        shown.add("court_vote")
+    if day.decision is None and day.awaiting_decision and day.is_procurator:
+        shown.add("decide")
+    return shown
 
 
 def _is_resident(request, game, city) -> bool:

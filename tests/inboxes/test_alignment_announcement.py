@@ -17,7 +17,11 @@ from inboxes.policies import visible_alignment
 from inboxes.services import do_kill_resident, do_post_message
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
 from voting.services import (
-    do_close_court_case, do_close_voting, do_confirm_suicide, do_decide_execution, do_declare_suicide,
+    do_close_court_case,
+    do_close_voting,
+    do_confirm_suicide,
+    do_decide_execution,
+    do_declare_suicide,
     do_put_before_court,
 )
 
@@ -83,7 +87,7 @@ def test_alignment_of_the_dead_is_public_from_the_daily_post_for_every_cause_L_D
     page = reverse("resident_detail", args=[demo.game.slug, victim.public_id])
     for viewer in (AnonymousUser(), demo.outsider, stranger.user):
         assert visible_alignment(viewer, victim) is None
-    assert f'data-fact="alignment:' not in client.get(page).content.decode()
+    assert 'data-fact="alignment:' not in client.get(page).content.decode()
     GameDay.objects.get_or_create(game=demo.game, number=3, defaults={  # the plan of day 3, as the clock makes it
         "starts_at": NEXT_DAY, "ends_at": NEXT_DAY + timedelta(hours=14), "night_ends_at": NEXT_DAY + timedelta(days=1)})
     do_draft_daily_post(demo.game, 3, acting_user=None, now=NEXT_DAY - timedelta(hours=1))

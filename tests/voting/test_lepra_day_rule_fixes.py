@@ -17,8 +17,15 @@ from inboxes.services import do_post_message
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open, ru
 from voting.models import LepraVote, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 from voting.services import (
-    do_close_voting, do_confirm_suicide, do_declare_suicide, do_nominate, do_open_voting, do_request_proxy,
-    do_request_speech, do_schedule_voting,
+    do_accept_proxy,
+    do_close_voting,
+    do_confirm_suicide,
+    do_declare_suicide,
+    do_nominate,
+    do_open_voting,
+    do_request_proxy,
+    do_request_speech,
+    do_schedule_voting,
 )
 
 
@@ -85,7 +92,6 @@ def test_no_proxy_vote_is_cast_for_a_declared_suicide_L_NOM_5(demo):
 
     def before(session):
         proxy = do_request_proxy(nominee, acting_user=declarant.user, now=MORNING)
-        from voting.services import do_accept_proxy  # noqa: PLC0415 - only this test accepts a proxy
         do_accept_proxy(proxy, acting_user=demo.tribune1, now=MORNING)
         do_declare_suicide(demo.game, acting_user=declarant.user, now=MORNING)
 
