@@ -34,6 +34,10 @@ def my_consents(request):
     activate_account_language(request)
     if request.method == "POST":
         inbox = policies.access_inbox_by_id(request.user, request.POST.get("inbox"))
+        if request.POST.get("action") not in ("give", "revoke"):  # an unknown action changes nothing
+            flash.error(request, _("Unknown action: nothing was changed."))
+            return render(request, "archive/consents.html", {"rows": selectors.consent_rows_for(request.user)},
+                          status=400)
         if request.POST.get("action") != "revoke":
             activate_game_language(request, inbox.game)
             confirm = confirmation_page(

@@ -115,6 +115,24 @@ def _notify_procurator(case: NoConfidenceCase, procurator: StaffRole) -> None:
 
 
 @transaction.atomic
+def check_may_complain(game: Game, target: str, *, acting_user) -> Resident:
+    """Whether ``acting_user`` may express no confidence in ``target`` (``NoConfidenceTarget``) now, before any
+    text is read (L-IMPEACH-3): returns their seat, a living resident (a living mafioso for the Consigliere), or
+    raises what the filing raises for it: ``NotAllowed`` (no living seat, not mafia) or ``WrongState`` (game not
+    running, no such staff member). Changes nothing."""
+    _check_running(game)
+    if target == NoConfidenceTarget.ARBITER:
+        seat = _living_seat(game, acting_user)
+        if not StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).exists():
+            raise WrongState(_("This game has no Supreme Arbiter."), rule="L-IMPEACH-3")
+        return seat
+    seat = _living_mafioso(game, acting_user)
+    if not StaffRole.objects.filter(game=game, kind=StaffKind.CONSIGLIERE).exists():
+        raise WrongState(_("This game has no Consigliere."), rule="L-IMPEACH-3")
+    return seat
+
+
+@transaction.atomic
 def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
                                      now: datetime | None = None) -> NoConfidenceCase:
     """A living resident expresses no confidence in the Supreme Arbiter to the Procurator (L-IMPEACH-3), from

@@ -65,6 +65,11 @@ def _post(request, slug: str, key: str, call):
     activate_game_language(request, game)
     seat = _seat_or_404(request, game)
     form = ComplaintForm(request.POST, prefix=key)
+    target = NoConfidenceTarget.ARBITER if key == "arbiter" else NoConfidenceTarget.CONSIGLIERE
+    try:  # who may complain first: the page shows no form to those who may not, so a form error would be lost
+        services.check_may_complain(game, target, acting_user=request.user)
+    except RuleViolation as exc:
+        return _page(request, game, seat, error=str(exc), status=_STATUS.get(type(exc), 400))
     if not form.is_valid():
         return _page(request, game, seat, forms={key: form}, status=400)
     try:

@@ -26,7 +26,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -36,7 +36,7 @@ from django.utils.translation import gettext_lazy
 
 from cities.errors import RuleViolation
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
-from cities.models import Game, GameEvent, ScheduledEvent, StaffKind, StaffRole
+from cities.models import Game, GameEvent, LifeStatus, ScheduledEvent, StaffKind, StaffRole
 from inboxes import policies
 from kernel.timezones import zoned_time
 from roles import services as roles_services
@@ -58,7 +58,7 @@ from staff.console import (
     staff_roles_of,
     tribune_scope,
 )
-from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, SuicideDeclaration
+from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, SuicideDeclaration, VotingSession
 
 from . import services
 from .audit_sentences import audit_sentence, kind_label
@@ -83,8 +83,10 @@ def _tribune_needs(request, role: StaffRole) -> list[Need]:
     game, city = role.game, role.city_id
     proxies = _scoped(request, ProxyRequest).filter(game=game, city_id=city, day=game.day_number,
                                                     state=ProxyState.REQUESTED).count()
-    suicides = _scoped(request, SuicideDeclaration).filter(game=game, city_id=city, day=game.day_number,
-                                                           confirmed_at__isnull=True).count()
+    closed = VotingSession.objects.filter(city_id=OuterRef("city_id"), day=OuterRef("day"), closed_at__isnull=False)
+    suicides = _scoped(request, SuicideDeclaration).filter(  # only those the Tribune can still confirm (L-NOM-5)
+        game=game, city_id=city, day=game.day_number, confirmed_at__isnull=True, resident__status=LifeStatus.ALIVE,
+    ).exclude(Exists(closed)).count()
     speeches = _scoped(request, SpeechRequest).filter(game=game, city_id=city, day=game.day_number).count()
     return [
         Need("proxy", _("Proxy requests to accept"), proxies,

@@ -102,18 +102,9 @@ def do_court_vote(case: CourtCase, choice: Resident, *, acting_user, now: dateti
     now = now or timezone.now()
     case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=case.pk)
     game = case.game
-    seat = policies.seat_in(acting_user, game) if acting_user is not None else None
-    if seat is None or not seat.is_judge or seat.status != LifeStatus.ALIVE:
-        raise NotAllowed(_("Only sitting judges vote in the Supreme Court."), rule="L-COURT-1")
-    _check_running(game)
-    if case.decided_at is not None:
-        raise WrongState(_("The court has already decided this case."), rule="L-COURT-3")
-    if now >= case.deadline:
-        raise WrongState(_("The court's deadline has passed."), rule="L-COURT-4")
+    seat = check_court_vote(case, acting_user=acting_user, now=now)
     if str(choice.pk) not in case.candidates:
         raise InvalidInput(_("%(name)s is not before the court.") % {"name": choice.name}, rule="L-COURT-2")
-    if CourtVote.objects.filter(case=case, judge=seat).exists():
-        raise InvalidInput(_("You have already voted in this case."), rule="L-COURT-3")
     try:
         with transaction.atomic():
             vote = CourtVote.objects.create(case=case, judge=seat, choice=choice, at=now)
@@ -150,9 +141,27 @@ def do_close_court_case(case: CourtCase, *, acting_user, now: datetime | None = 
     return case
 
 
+def check_court_vote(case: CourtCase, *, acting_user, now: datetime) -> Resident:
+    """Whether ``acting_user`` may vote in ``case`` now, whatever the choice (L-COURT-1..4): returns their seat, a
+    sitting judge who has not voted in it, or raises ``NotAllowed`` (not a sitting judge), ``InvalidInput``
+    (voted already) or ``WrongState`` (game not running, decided, past the deadline). Changes nothing."""
+    seat = policies.seat_in(acting_user, case.game) if acting_user is not None else None
+    if seat is None or not seat.is_judge or seat.status != LifeStatus.ALIVE:
+        raise NotAllowed(_("Only sitting judges vote in the Supreme Court."), rule="L-COURT-1")
+    _check_running(case.game)
+    if case.decided_at is not None:
+        raise WrongState(_("The court has already decided this case."), rule="L-COURT-3")
+    if now >= case.deadline:
+        raise WrongState(_("The court's deadline has passed."), rule="L-COURT-4")
+    if CourtVote.objects.filter(case=case, judge=seat).exists():
+        raise InvalidInput(_("You have already voted in this case."), rule="L-COURT-3")
+    return seat
+
+
 def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now: datetime) -> None:
-    """Execute ``resident`` (L-COURT-4): record the decision, kill (cause executed), announce the executed with
-    the alignment in the city inbox (L-DEATH-2)."""
+    """Execute ``resident`` (L-COURT-4): record the decision, kill (cause executed), announce the sentence in the
+    city inbox. The alignment stays secret until the daily post announces it (L-DEATH-2, L-STAFF-6), as for every
+    cause of death."""
     game = case.game
     case.decided_at, case.sentenced, case.fallback = now, resident, fallback
     case.save(update_fields=["decided_at", "sentenced", "fallback"])
@@ -161,15 +170,13 @@ def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now
     resident = Resident.objects.get(pk=resident.pk)
     if resident.status == LifeStatus.ALIVE:
         do_kill_resident(resident, DeathCause.EXECUTED, acting_user=None, now=now)
-    resident.alignment_announced = True
-    resident.save(update_fields=["alignment_announced"])
     city_inbox = Inbox.objects.filter(city=case.city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
                                       killed_at__isnull=True).order_by("-id").first()
-    with translation.override(game.language):
-        side = _("commissar") if resident.is_commissar else resident.get_alignment_display()
-        text = (_("The Supreme Court did not decide; the leader of the vote is executed: %(name)s (%(side)s).")
-                if fallback else _("The Supreme Court sentenced %(name)s (%(side)s).")) % {"name": resident.name,
-                                                                                         "side": side}
+    with translation.override(game.language):  # the side is the daily post's to announce, as for every death
+        text = (_("The Supreme Court did not decide; the leader of the vote is executed: %(name)s. The daily post "
+                  "announces their side.") if fallback
+                else _("The Supreme Court sentenced %(name)s. The daily post announces their side.")) % {
+            "name": resident.name}
     if city_inbox is not None:
         do_post_site_message(city_inbox, text, acting_user=None, now=now)
     record_event(game, "court.sentenced", actor=actor, at=now,
@@ -186,7 +193,7 @@ def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = 
                       now: datetime | None = None) -> SpeechRequest:
     """``acting_user``'s seat demands a confrontation with ``other`` or a last word (L-NOM-4); the record goes to
     the Tribune and the Procurator. A living resident (or a spirit), from day 2; ``other`` a living resident of the
-    game, not the seat. Raises ``NotAllowed`` (no seat, dead) or ``InvalidInput`` (unknown kind, bad other, long
+    seat's own city, not the seat. Raises ``NotAllowed`` (no seat, dead) or ``InvalidInput`` (unknown kind, bad other, long
     note) or ``WrongState`` (game not running, day 1)."""
     now = now or timezone.now()
     seat = _seat_of(acting_user, game)
@@ -201,6 +208,9 @@ def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = 
     if kind == SpeechKind.CONFRONTATION:
         if other is None or other.game_id != game.pk or other.pk == seat.pk or other.status != LifeStatus.ALIVE:
             raise InvalidInput(_("Choose another living resident for the confrontation."), rule="L-NOM-4")
+        if other.city_id != seat.city_id:  # the request goes to the city's Tribune, about the city's day
+            raise InvalidInput(_("A confrontation is held with a resident of your own city; %(name)s lives in "
+                                 "another city.") % {"name": other.name}, rule="L-NOM-4")
     else:
         other = None
     note = (note or "").strip()

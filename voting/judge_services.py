@@ -613,10 +613,10 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
     """``acting_user``'s seat (a living resident) opens a demand to remove their city's sitting judge (L-JUDGE-8,
     L-INBOX-11): a removal-demand inbox organised by the seat, about the judge, whose members are the living
     residents of the city (they confirm there); the opening is the organizer's confirmation. From day 2 (L-DAY-5).
-    A demand received later than 4 h before the city's execution voting start that day is recorded as not
-    considered (it can never become valid). Announced in the city inbox. Returns the ``RemovalDemand``. Raises
+    A demand received later than 4 h before the city's execution voting start that day is refused (it could never
+    be considered). Announced in the city inbox. Returns the ``RemovalDemand``. Raises
     ``NotAllowed`` (no seat, not living, the judge themself), ``InvalidInput`` (a second demand of the seat against
-    this judge today) or ``WrongState`` (day 1, no judge, game not running)."""
+    this judge today) or ``WrongState`` (day 1, no judge, too late, game not running)."""
     now = now or timezone.now()
     seat = _seat_of(acting_user, game)
     game = seat.game
@@ -634,7 +634,11 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
         raise InvalidInput(_("You have already demanded the removal of %(name)s today.") % {"name": judge.name},
                            rule="L-JUDGE-8")
     deadline = removal_deadline(seat.city, game.day_number)
-    considered = deadline is None or now <= deadline
+    if deadline is not None and now > deadline:  # it could never be considered: refused at once, nothing opened
+        raise WrongState(_("A removal demand is received no later than 4 hours before execution voting starts "
+                           "(%(at)s): this one would not be considered.") % {"at": _local(game, deadline)},
+                         rule="L-JUDGE-8")
+    considered = True
     with translation.override(game.language):
         title = _("Removal of judge %(name)s, day %(day)d") % {"name": judge.name, "day": game.day_number}
     members = list(Resident.objects.filter(city=seat.city, status=LifeStatus.ALIVE))
@@ -645,11 +649,8 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
     RemovalConfirmation.objects.create(demand=demand, resident=seat, at=now, considered=considered)
     for r in members:
         policies.forget_viewer_cache(r.user)
-    _announce_in_city(seat.city, lambda: (
-        _("%(organizer)s demands the removal of judge %(judge)s: confirm in the demand's inbox.")
-        if considered else
-        _("%(organizer)s demands the removal of judge %(judge)s; the demand came too late today and is not "
-          "considered.")) % {"organizer": seat.name, "judge": judge.name}, now)
+    _announce_in_city(seat.city, lambda: _("%(organizer)s demands the removal of judge %(judge)s: confirm in the "
+                                           "demand's inbox.") % {"organizer": seat.name, "judge": judge.name}, now)
     record_event(game, "removal.opened", actor=acting_user, at=now,
                  payload={"demand": demand.pk, "judge": judge.pk, "organizer": seat.pk, "considered": considered})
     return demand

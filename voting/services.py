@@ -22,7 +22,6 @@ from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import (
     Alignment,
     City,
-    GameEvent,
     GameStatus,
     LifeStatus,
     Resident,
@@ -38,7 +37,6 @@ from inboxes.services import (
     do_lay_spirit_to_rest,
     do_post_site_message,
     new_inbox,
-    release_from_cemetery,
     write_proxy_message,
 )
 from kernel.audit import record_event
@@ -55,7 +53,7 @@ from .models import (
     VoteState,
     VotingSession,
 )
-from .spirits import spirit_rule_applies
+from .parsing import parse_lepra_execution
 from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 
 #: The first game day with nominations and executions (L-DAY-5, L-NOM-1).
@@ -361,6 +359,9 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
         raise WrongState(_("Voting has already opened."), rule="L-VOTE-1")
     _check_city_votes(city)
     if acting_user is not None and now < session.opens_at:
+        if ProxyRequest.objects.filter(city=city, day=session.day, state=ProxyState.REQUESTED).exists():
+            raise WrongState(_("Proxy vote requests await your answer: accept them before opening voting early, or "
+                               "let it open at %(at)s.") % {"at": _local(game, session.opens_at)}, rule="L-NOM-6")
         session.opens_at = now
     if now >= session.closes_at:
         raise WrongState(_("The voting time is already over."), rule="L-VOTE-8")
@@ -382,11 +383,12 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
                            city=city, organizer=tribune, resident=nominee, members=members)
         inboxes[nominee.pk] = inbox
     member_ids = {r.pk for r in members}
+    declarants = set(SuicideDeclaration.objects.filter(city=city, day=session.day).values_list("resident", flat=True))
     for proxy in ProxyRequest.objects.filter(city=city, day=session.day, state=ProxyState.ACCEPTED).select_related(
             "resident"):
         inbox = inboxes.get(proxy.nominee_id)
-        if inbox is None or proxy.resident_id not in member_ids:
-            continue
+        if inbox is None or proxy.resident_id not in member_ids or proxy.resident_id in declarants:
+            continue  # a declared suicide takes no part in voting (L-NOM-5)
         message = write_proxy_message(inbox, proxy.resident, "казнить", at=session.opens_at)
         LepraVote.objects.create(inbox=inbox, voter=proxy.resident, message=message, proxy=True,
                                  cast_at=session.opens_at)
@@ -464,10 +466,13 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     if seat is None:
         return None
     standing = LepraVote.objects.filter(inbox=inbox, voter=seat, state=VoteState.STANDING)
+    declared = SuicideDeclaration.objects.filter(resident=seat, day=inbox.day_number)
     session = (VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number)
-               .annotate(has_standing_vote=Exists(standing)).first())
+               .annotate(has_standing_vote=Exists(standing), declared_suicide=Exists(declared)).first())
     if session is None or session.opened_at is None:
         raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game)
+    if session.declared_suicide and parse_lepra_execution(text) is not None:  # a declared suicide takes no part in voting (L-NOM-5)
+        raise NotAllowed(_("You declared suicide today: you take no part in voting."), rule="L-NOM-5")
     key, nominee = str(seat.pk), str(inbox.resident_id)
     if seat.pk == inbox.resident_id:
         # One query: the nominee's own messages here, each flagged when it is a proxy vote cast for them (L-NOM-6).
@@ -617,23 +622,31 @@ def do_declare_suicide(game, *, acting_user, now: datetime | None = None) -> Sui
 @transaction.atomic
 def do_confirm_suicide(declaration: SuicideDeclaration, *, acting_user, now: datetime | None = None
                        ) -> SuicideDeclaration:
-    """The Tribune confirms a suicide declaration (L-NOM-5) before voting starts; it is applied at the opening.
-    Raises ``NotAllowed`` (not the city's Tribune) or ``WrongState`` (confirmed already, voting started)."""
+    """The Tribune confirms a suicide declaration (L-NOM-5): before the opening it is applied at the opening; once
+    voting has opened (until it closes) the resident dies at the confirmation (leaving the voting inboxes, an inbox
+    about them void, L-VOTE-9). A declarant never votes (``check_voting_post``; no proxy cast). Raises
+    ``NotAllowed`` (not the Tribune) or ``WrongState`` (confirmed already, declarant dead, voting over)."""
     now = now or timezone.now()
-    declaration = SuicideDeclaration.objects.select_for_update(of=("self",)).select_related("city", "game").get(
-        pk=declaration.pk)
+    declaration = (SuicideDeclaration.objects.select_for_update(of=("self",))
+                   .select_related("city", "game", "resident").get(pk=declaration.pk))
     if acting_user is None:
         raise NotAllowed(_("Only the Tribune confirms a suicide."), rule="L-NOM-5")
     _check_tribune(declaration.city, acting_user, "L-NOM-5")
-    _check_running(declaration.game)
+    game = declaration.game
+    _check_running(game)
     if declaration.confirmed_at is not None:
         raise WrongState(_("This suicide is already confirmed."), rule="L-NOM-5")
-    if _voting_started(declaration.city, declaration.day, now):
-        raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")
+    if declaration.day != game.day_number or declaration.resident.status != LifeStatus.ALIVE:
+        raise WrongState(_("This declaration can no longer be confirmed."), rule="L-NOM-5")
+    session = session_of(declaration.city, declaration.day)
+    if session is not None and (session.closed_at is not None or now >= session.closes_at):
+        raise WrongState(_("Voting is over: a suicide is confirmed when voting starts."), rule="L-NOM-5")
     declaration.confirmed_at = now
     declaration.save(update_fields=["confirmed_at"])
-    record_event(declaration.game, "voting.suicide_confirmed", actor=acting_user, at=now,
-                 payload={"declaration": declaration.pk})
+    record_event(game, "voting.suicide_confirmed", actor=acting_user, at=now, payload={"declaration": declaration.pk})
+    if session is not None and session.opened_at is not None and _apply_confirmed_suicides(  # voting runs: dies now
+            declaration.city, declaration.day, acting_user=None, now=now):
+        _after_day_death(game, now)
     return declaration
 
 
@@ -706,62 +719,6 @@ def do_decide_execution(city: City, resident: Resident, *, acting_user, now: dat
     return decision
 
 
-# --------------------------------------------------------------------------------------------------------------
-# The spirit rule in the morning (L-SPIRIT-1/2)
-# --------------------------------------------------------------------------------------------------------------
-
-def _night_start(game, now: datetime) -> datetime:
-    """The start of the night that ended this morning [interp]: 24 hours before today's day start (L-DAY-1)."""
-    zone = ZoneInfo(game.time_zone)
-    local = timezone.localtime(now, zone)
-    start = datetime.combine(local.date(), game.day_start, tzinfo=zone)
-    if start > now:
-        start -= timedelta(days=1)
-    return start - timedelta(days=1)
-
-
-@transaction.atomic
-def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None = None) -> list[Resident]:
-    """Apply L-SPIRIT-1 to ``city`` in the morning: when its living honest residents are as many as its living
-    mafia (``voting.spirits.spirit_rule_applies``), the honest residents of the city killed that night (cause
-    killed, died since ``_night_start``) become spirits for the day (L-SPIRIT-2): ``is_spirit`` set, taken out of
-    the cemetery (removed there), still banned in the city inbox; they get a vote in every voting inbox opened
-    today and go to the cemetery at the end of the day (``inboxes.services.do_lay_spirit_to_rest``).
-
-    By the site (``acting_user`` None) or the Procurator, before the city's voting opens. Returns the new spirits
-    (empty when the rule does not apply; a second run changes nothing). Raises ``NotAllowed`` or ``WrongState``
-    (voting opened, game not running). The counts stay inside: only the result (who is a spirit) is shown.
-    """
-
-    now = now or timezone.now()
-    city = City.objects.select_related("game").get(pk=city.pk)
-    game = city.game
-    if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-SPIRIT-1")
-    _check_running(game)
-    if _voting_started(city, game.day_number, now):
-        raise WrongState(_("Voting has started: the spirit rule is applied in the morning."), rule="L-SPIRIT-1")
-    residents = list(Resident.objects.select_for_update(of=("self",)).filter(city=city))
-    living = [r for r in residents if r.status == LifeStatus.ALIVE]
-    honest = sum(1 for r in living if r.alignment == Alignment.HONEST)
-    if not spirit_rule_applies(honest, len(living) - honest):
-        return []
-    since = _night_start(game, now)
-    killed_ids = {e.payload.get("resident") for e in GameEvent.objects.filter(
-        game=game, kind="resident.died", at__gt=since, at__lte=now, payload__cause=DeathCause.KILLED)}
-    spirits = [r for r in residents if r.pk in killed_ids and r.status == LifeStatus.DEAD and not r.is_spirit
-               and r.alignment == Alignment.HONEST]
-    for r in spirits:
-        r.is_spirit = True
-        r.save(update_fields=["is_spirit"])
-        release_from_cemetery(r, now=now)
-        policies.forget_viewer_cache(r.user)
-    if spirits:
-        record_event(game, "voting.spirits", actor=acting_user, at=now,
-                     payload={"city": city.pk, "spirits": [r.pk for r in spirits]})
-    return spirits
-
-
 def _personal_inbox(resident: Resident) -> Inbox | None:
     return Inbox.objects.filter(kind=InboxKind.PERSONAL, resident=resident, rolled_over_at__isnull=True).first()
 
@@ -770,7 +727,8 @@ def _personal_inbox(resident: Resident) -> Inbox | None:
 #: before.
 _MOVED: dict[str, str] = {
     **dict.fromkeys([
-        "_court_inbox", "_sentence", "_sitting_judges", "do_close_court_case", "do_court_vote", "do_put_before_court",
+        "_court_inbox", "_sentence", "_sitting_judges", "check_court_vote", "do_close_court_case", "do_court_vote",
+        "do_put_before_court",
         "do_request_speech"
     ], "court_services"),
     **dict.fromkeys([
@@ -785,6 +743,7 @@ _MOVED: dict[str, str] = {
         "do_schedule_judge_election", "pending_election", "record_precinct_post", "removal_deadline",
         "sitting_judge_of"
     ], "judge_services"),
+    **dict.fromkeys(["_night_start", "do_apply_spirit_rule"], "spirit_services"),
 }
 
 

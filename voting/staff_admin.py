@@ -254,7 +254,8 @@ class StaffProxyRequestAdmin(StaffScopedAdmin):
 
 @admin.action(description=gettext_lazy("Confirm"))
 def confirm_suicides(modeladmin, request, queryset):
-    """The Tribune confirms suicides before voting starts (L-NOM-5): ``do_confirm_suicide`` for each."""
+    """The Tribune confirms suicides, before voting opens or while it runs (L-NOM-5): ``do_confirm_suicide`` for
+    each."""
     _each(request, queryset.select_related("resident"),
           lambda d: services.do_confirm_suicide(d, acting_user=request.user),
           lambda d: _("The suicide of %(name)s is confirmed.") % {"name": d.resident.name})

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -45,13 +46,18 @@ def city_day(request, slug: str, number: int):
     vote_form = CourtVoteForm(choices=day.court_choices)
     decide_form = ExecutionDecisionForm(choices=day.decision_choices)
     propose_form = _candidate_form(request, city, day)
-    status, error, done = 200, None, _("Done.")
+    status, error, refusal, done = 200, None, None, _("Done.")
     if request.method == "POST":
         action = request.POST.get("action")
+        if action not in CITY_DAY_ACTIONS:  # refused before anything runs: nothing changes
+            return render(request, "voting/city_day.html", {
+                "game": game, "city": city, "day": day, "form": form, "court_form": court_form,
+                "error": _("Unknown action: nothing was changed."), "vote_form": vote_form, "decide_form": decide_form,
+                "propose_form": propose_form, "is_resident": _is_resident(request, game, city)}, status=400)
         allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
                    or (action in JUDGE_ACTIONS and request.user.is_authenticated)
                    or (action in ("put_before_court", "close_case") and day.is_arbiter)
-                   or (action == "court_vote" and day.judge_seat is not None))
+                   or (action == "court_vote" and day.court_case is not None and request.user.is_authenticated))
         if not allowed:
             raise Http404("No such page.")
         try:
@@ -68,6 +74,9 @@ def city_day(request, slug: str, number: int):
             elif action == "close_case" and day.court_case is not None:
                 services.do_close_court_case(day.court_case, acting_user=request.user)
             elif action == "court_vote" and day.court_case is not None:
+                if day.judge_seat is None:  # no vote form for them: the service says why (voted, not a judge...)
+                    services.check_court_vote(day.court_case, acting_user=request.user, now=timezone.now())
+                    raise Http404("No such action.")
                 vote_form = CourtVoteForm(request.POST, choices=day.court_choices)
                 if not vote_form.is_valid():
                     raise _FormInvalid()
@@ -134,18 +143,39 @@ def city_day(request, slug: str, number: int):
             status = 400
             own_form = {"put_before_court": court_form, "court_vote": vote_form, "decide": decide_form}.get(action)
             if own_form is not None and own_form.is_bound:
-                own_form.add_error(None, str(exc))  # the refusal inside the form it refuses
+                own_form.add_error(None, str(exc))  # the refusal inside the form it refuses, when it is shown
+                refusal = str(exc)
             else:
                 error = str(exc)
         else:
             messages.success(request, done)
             return redirect("city_day", slug=slug, number=number)
         day = selectors.city_day_for(request.user, city)
-    seat = policies.seat_in(request.user, game)
+        if refusal and action not in _shown_forms(day):  # the refused form is not on the page: say it above
+            error = refusal
     return render(request, "voting/city_day.html",
                   {"game": game, "city": city, "day": day, "form": form, "error": error, "court_form": court_form,
                    "vote_form": vote_form, "decide_form": decide_form, "propose_form": propose_form,
-                   "is_resident": seat is not None and seat.city_id == city.pk}, status=status)
+                   "is_resident": _is_resident(request, game, city)}, status=status)
+
+
+def _shown_forms(day) -> set[str]:
+    """The actions of the city day page whose form ``voting/city_day.html`` shows for ``day`` (the template's
+    conditions): a refusal of any other is said above the forms, or it would be lost."""
+    shown = set()
+    if day.court_case is None and day.is_arbiter and day.session is not None and day.session.closed_at \
+            and not day.awaiting_decision:
+        shown.add("put_before_court")
+    if day.court_case is not None and day.judge_seat is not None:
+        shown.add("court_vote")
+    if day.decision is None and day.awaiting_decision and day.is_procurator:
+        shown.add("decide")
+    return shown
+
+
+def _is_resident(request, game, city) -> bool:
+    seat = policies.seat_in(request.user, game)
+    return seat is not None and seat.city_id == city.pk
 
 
 class _FormInvalid(Exception):
@@ -155,6 +185,10 @@ class _FormInvalid(Exception):
 
 #: The city day page's judge actions (issue 5); each is one service call that checks who may (L-JUDGE-3/8/9).
 JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal", "recuse"})
+
+#: Every action the city day page posts; any other is refused with a reason (400) and changes nothing.
+CITY_DAY_ACTIONS = JUDGE_ACTIONS | {"put_before_court", "close_case", "court_vote", "decide", "schedule", "open",
+                                    "extend", "close", "confirm_suicide", "accept_proxy"}
 
 
 def _candidate_form(request, city, day, data=None) -> CandidateForm:
@@ -184,6 +218,10 @@ def _judge_action(request, game, city, day, action: str) -> None:
         services.do_recuse_judge(judge, acting_user=request.user)
 
 
+#: The actions the nomination page posts; any other is refused with a reason and changes nothing.
+NOMINATE_ACTIONS = frozenset({"nominate", "proxy", "confrontation", "last_word", "suicide"})
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def nominate(request, slug: str):
@@ -200,7 +238,10 @@ def nominate(request, slug: str):
     status, error = 200, None
     others = [r for r in choices if r.pk != seat.pk]
     speech_form = SpeechRequestForm(choices=others)
-    if request.method == "POST" and request.POST.get("action") in ("confrontation", "last_word"):
+    action = request.POST.get("action") if request.method == "POST" else None
+    if action is not None and action not in NOMINATE_ACTIONS:
+        error, status = _("Unknown action: nothing was changed."), 400
+    elif action in ("confrontation", "last_word"):
         speech_form = SpeechRequestForm(request.POST, choices=others)
         if speech_form.is_valid():  # no other resident named: the service says what the request needs
             try:
@@ -214,7 +255,7 @@ def nominate(request, slug: str):
                 return redirect("nominate", slug=slug)
         else:
             status = 400
-    elif request.method == "POST" and request.POST.get("action") == "suicide":
+    elif action == "suicide":
         confirm = confirmation_page(
             request, title=_("Declare suicide?"), game=game,
             consequence=_("Once the Tribune confirms it when voting starts, you die and leave the game: your "
@@ -229,12 +270,12 @@ def nominate(request, slug: str):
         else:
             messages.success(request, _("Done."))
             return redirect("nominate", slug=slug)
-    elif request.method == "POST":
+    elif request.method == "POST":  # "nominate", "proxy", or no action at all (the nomination form's default)
         form = NomineeForm(request.POST, choices=choices)
         if form.is_valid():
             nominee = access.access_resident_by_id(request.user, form.cleaned_data["nominee"], game=game)
             try:
-                if request.POST.get("action") == "proxy":
+                if action == "proxy":
                     services.do_request_proxy(nominee, acting_user=request.user)
                 else:
                     services.do_nominate(nominee, acting_user=request.user)

@@ -24,6 +24,7 @@ from tests.cities.test_staff_admin import STAFF_PERSONAS, flashed, staff_client
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day
 from voting.models import CourtCase, ProxyRequest, ProxyState, SuicideDeclaration, VotingSession
 from voting.services import (
+    do_accept_proxy,
     do_close_voting,
     do_declare_suicide,
     do_nominate,
@@ -232,6 +233,14 @@ def test_only_the_citys_tribune_has_its_schedule_page(demo, persona):
 def test_the_tribune_opens_voting_now_L_VOTE_1(demo, day2):
     session = day2.sessions[1]
     client = staff_client(demo.tribune1)
+    with time_machine.travel(NOON, tick=False):  # an unanswered proxy request: an early opening would strand it
+        refused = act(client, "session", "open_voting", [session])
+    assert flashed(refused)[0].startswith("Proxy vote requests await your answer")  # L-NOM-6
+    assert VotingSession.objects.get(pk=session.pk).opened_at is None
+    waiting = list(ProxyRequest.objects.filter(city=day2.city1, day=2, state=ProxyState.REQUESTED))
+    assert waiting
+    for proxy in waiting:
+        do_accept_proxy(proxy, acting_user=demo.tribune1, now=NOON)
     n_events = events().count()
     with time_machine.travel(NOON, tick=False):
         response = act(client, "session", "open_voting", [session])
@@ -240,7 +249,8 @@ def test_the_tribune_opens_voting_now_L_VOTE_1(demo, day2):
     assert (session.opens_at, session.opened_at, session.closed_at) == (NOON, NOON, None)
     voting = Inbox.objects.get(kind=InboxKind.VOTING, city=day2.city1, day_number=2)
     assert voting.resident == day2.nominee[1]
-    assert [m.body for m in Message.objects.filter(inbox=voting)] == []  # the proxy was not accepted
+    assert [m.body for m in Message.objects.filter(inbox=voting)] == [  # the accepted proxies, cast at the opening
+        "казнить" for p in waiting if p.nominee_id == voting.resident_id]
     kinds = [e.kind for e in events()[:events().count() - n_events]]
     assert "voting.opened" in kinds and events().filter(kind="voting.opened").get().actor_id == demo.tribune1.pk
     # Again: the service's refusal, nothing more written.

@@ -206,9 +206,8 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     screenshots.take(voter1_page.page, "city-day-court")
     a.refresh_from_db()
     assert a.status == LifeStatus.DEAD
-    side = ru("commissar") if a.is_commissar else ru(a.get_alignment_display())
     voter1_page.open(inbox_url(city_inbox1))
-    assert ru("The Supreme Court sentenced %(name)s (%(side)s).", name=a.name, side=side) in voter1_page.text(
+    assert ru("The Supreme Court sentenced %(name)s. The daily post announces their side.", name=a.name) in voter1_page.text(
         "main section.thread")
     screenshots.take(voter1_page.page, "city-inbox")
 

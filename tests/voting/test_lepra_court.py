@@ -80,14 +80,14 @@ def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_annou
     case.refresh_from_db()
     assert (case.sentenced, case.fallback, case.decided_at) == (b, False, CLOSES + 5 * US)
     b.refresh_from_db()
-    assert (b.status, b.alignment_announced) == (LifeStatus.DEAD, True)
+    assert (b.status, b.alignment_announced) == (LifeStatus.DEAD, False)  # the daily post announces it (L-DEATH-2)
     decision = ExecutionDecision.objects.get(city=day.city, day=2)
     assert (decision.resident, decision.source) == (b, DecisionSource.COURT)
     assert _refusal(WrongState, do_court_vote, case, a, acting_user=j3.user, now=CLOSES + 6 * US) == (
         "The court has already decided this case.")
     city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
-    assert Message.objects.filter(inbox=city_inbox).order_by("-id").first().body.startswith(
-        ru("The Supreme Court sentenced %(name)s (%(side)s).").split("%")[0] + f"{b.name} (")
+    assert Message.objects.filter(inbox=city_inbox).order_by("-id").first().body == ru(
+        "The Supreme Court sentenced %(name)s. The daily post announces their side.", name=b.name)
 
 
 def test_an_undecided_court_executes_the_leader_at_the_deadline_through_the_scheduler_L_COURT_4(demo):

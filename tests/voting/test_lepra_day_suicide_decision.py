@@ -56,8 +56,8 @@ def test_suicide_is_declared_before_voting_starts_and_confirmed_by_the_tribune_L
     nominate_and_open(demo, day, [day.plain[0]])
     assert _refusal(WrongState, do_declare_suicide, demo.game, acting_user=day.plain[5].user, now=OPENS) == (
         "Voting has started: nominations are closed for today.")
-    assert _refusal(WrongState, do_confirm_suicide, declaration, acting_user=demo.tribune1, now=OPENS) == (
-        "Voting has started: nominations are closed for today.")
+    do_confirm_suicide(declaration, acting_user=demo.tribune1, now=OPENS)  # when voting starts: dies then
+    assert Resident.objects.get(pk=day.plain[4].pk).status == LifeStatus.DEAD
 
 
 def test_city_without_votes_awaits_the_procurator_who_names_the_executed_L_VOTE_7(demo):

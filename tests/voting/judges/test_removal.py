@@ -15,7 +15,7 @@ from inboxes.services import do_kill_resident
 from tests.conftest import fresh
 from tests.setup_factory import in_game_language
 from tests.voting.judges.conftest import DAY1
-from voting.models import ElectionReason, RemovalConfirmation
+from voting.models import ElectionReason, RemovalConfirmation, RemovalDemand
 from voting.services import (
     do_confirm_removal_demand,
     do_open_removal_demand,
@@ -97,12 +97,18 @@ def test_a_confirmation_one_second_after_start_minus_four_hours_is_not_considere
         True, True, True, True, False]
 
 
-def test_a_late_demand_is_recorded_as_not_considered_L_JUDGE_8(day2):
+def test_a_late_demand_is_refused_at_once_with_the_reason_L_JUDGE_8(day2):
     jg = day2
-    demand, _ = demand_with(jg, 2, 5, at=CUTOFF + US)
-    assert (demand.considered, demand.valid_at) == (False, None)
-    assert RemovalConfirmation.objects.filter(demand=demand, considered=True).count() == 0
-    assert RemovalConfirmation.objects.filter(demand=demand).count() == 6
+    judge = judge_of(jg, 2)
+    organizer = next(r for r in jg.residents(2) if r.pk != judge.pk)
+    with pytest.raises(WrongState) as info:
+        do_open_removal_demand(acting_user=organizer.user, game=jg.game, now=CUTOFF + US)
+    before, after = gettext("A removal demand is received no later than 4 hours before execution voting starts "
+                            "(%(at)s): this one would not be considered.").split("%(at)s")
+    assert str(info.value).startswith(before) and str(info.value).endswith(after)
+    assert before.startswith("Требование об отводе")  # the game's language
+    assert not RemovalDemand.objects.filter(judge=judge).exists()
+    assert not Inbox.objects.filter(kind=InboxKind.REMOVAL, resident=judge).exists()
 
 
 def test_only_residents_of_the_city_confirm_once_and_not_the_judge_L_JUDGE_8(day2):
