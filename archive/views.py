@@ -187,6 +187,7 @@ def notification_list(request):
     shown = notification_list_for(request.user)
     response = render(request, "archive/notifications.html",
                       {"notifications": shown, "form": MarkAllReadForm(),
-                       "zone": display_zone_name(request.user)})
+                       "zone": ", ".join(sorted({display_zone_name(request.user, s.notification.game)
+                                                 for s in shown}))})
     services.do_mark_notifications_read([s.notification for s in shown if s.unread], acting_user=request.user)
     return response

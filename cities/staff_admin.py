@@ -60,6 +60,7 @@ from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipS
 from kernel.confirm import confirmation_page
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
+from kernel.timezones import time_for
 from staff.console import (  # noqa: F401  (the console's names, kept importable from here)
     GameStaffAdminSite,
     ScopedRelatedFilter,
@@ -623,10 +624,10 @@ class StaffMessageAdmin(StaffScopedAdmin):
     shown, and searched, only for the inbox's moderators (L-INBOX-21); the check channel shows roles, never
     names (L-INBOX-15)."""
 
-    list_display = ("received_at", "inbox", "author", "excerpt", "is_hidden")
+    list_display = ("received", "inbox", "author", "excerpt", "is_hidden")
     list_filter = (InboxFilter, "is_hidden")
     search_fields = ("body",)
-    fields = ("inbox", "author", "received_at", "edited_at", "is_hidden", "hidden_at", "text")
+    fields = ("inbox", "author", "received", "edited", "is_hidden", "hidden", "text")
     allowed_lookups = frozenset({
         "inbox", "is_hidden__exact", "is_hidden__isnull", "inbox__game__id__exact",
     })
@@ -639,10 +640,29 @@ class StaffMessageAdmin(StaffScopedAdmin):
 
     def scoped_queryset(self, request):
         base = Message.objects.filter(inbox__game_id__in=staff_game_ids(request))
-        return policies.readable_messages(request.user, base).select_related("inbox", "author_staff__city")
+        return policies.readable_messages(request.user, base).select_related("inbox__game", "author_staff__city")
 
     def get_ordering(self, request):
         return ("-received_at", "-id")
+
+    def _time(self, obj: Message, moment) -> str:
+        """``moment`` in the viewer's display zone (the game's by default) with the zone's abbreviation."""
+        if moment is None:
+            return "—"
+        request = _current_request.get()
+        return time_for(moment, request.user if request is not None else None, obj.inbox.game)
+
+    @admin.display(description=gettext_lazy("received at"), ordering="received_at")
+    def received(self, obj: Message) -> str:
+        return self._time(obj, obj.received_at)
+
+    @admin.display(description=gettext_lazy("edited at"))
+    def edited(self, obj: Message) -> str:
+        return self._time(obj, obj.edited_at)
+
+    @admin.display(description=gettext_lazy("hidden at"))
+    def hidden(self, obj: Message) -> str:
+        return self._time(obj, obj.hidden_at)
 
     def get_search_results(self, request, queryset, search_term):
         if search_term:

@@ -196,7 +196,7 @@ def test_the_tribune_schedules_voting_in_the_games_zone_L_DAY_3(demo):
         n_events = events().count()
         late = client.post(url, {"opens_at": "2026-11-20T18:00", "closes_at": "2026-11-21T00:01"}, follow=True)
         assert late.status_code == 200 and flashed(late) == []  # the refusal is shown in the form (issue 7)
-        assert ('<ul class="errorlist nonfield"><li>Voting must close no later than 00:00 (Nov. 21, 2026, midnight).'
+        assert ('<ul class="errorlist nonfield"><li>Voting must close no later than 00:00 (Nov. 21, 2026, midnight MSK).'
                 '</li></ul>') in late.content.decode()
         assert not VotingSession.objects.filter(city=city).exists() and events().count() == n_events
 
@@ -260,7 +260,7 @@ def test_the_tribune_extends_open_voting_in_the_games_zone_L_DAY_3(demo, day2):
         body = page.content.decode()
         assert page.status_code == 200 and 'name="closes_at"' in body and "Europe/Moscow" in body
         late = act(client, "session", "extend_voting", [session], apply="1", closes_at="2026-11-21T00:30")
-        assert flashed(late) == ["Voting must close no later than 00:00 (Nov. 21, 2026, midnight)."]
+        assert flashed(late) == ["Voting must close no later than 00:00 (Nov. 21, 2026, midnight MSK)."]
         bad = act(client, "session", "extend_voting", [session], apply="1", closes_at="tomorrow")
         assert "Enter a date and time as YYYY-MM-DD HH:MM." in bad.content.decode()
         assert session_state(session)[1] == CLOSES and events().count() == n_events
