@@ -2,12 +2,15 @@
 render. Every page works without JavaScript."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages as flash
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -17,7 +20,8 @@ from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
 from kernel.confirm import confirmation_page
-from kernel.timezones import display_zone_name
+from inboxes.rendering import render_markdown
+from kernel.timezones import display_zone_name, time_for
 
 from . import charts, export, selectors, services
 from .forms import MarkAllReadForm, NotificationSettingsForm, TimelineFilterForm
@@ -136,10 +140,16 @@ def export_json(request, slug: str):
 
 
 def export_print(request, slug: str):
-    """The printable page of the game: what the viewer may read, every readable inbox in full."""
+    """The printable page of the game: what the viewer may read, every readable inbox in full; posts and messages
+    rendered from Markdown as on the other pages (``inboxes.rendering``), times in the viewer's display zone with
+    the zone's abbreviation."""
     game = game_get(slug)
     activate_game_language(request, game)
-    return render(request, "archive/print.html", {"game": game, "data": export.export_for(request.user, game)})
+    data = export.export_for(request.user, game)
+    for item in [*data["posts"], *(m for inbox in data["inboxes"] for m in inbox["messages"])]:
+        item["html"] = mark_safe(render_markdown(item.get("text") or ""))  # noqa: S308 - nh3-cleaned HTML
+        item["shown_at"] = time_for(datetime.fromisoformat(item["at"]), request.user, game) if item.get("at") else ""
+    return render(request, "archive/print.html", {"game": game, "data": data})
 
 
 @login_required
