@@ -147,7 +147,7 @@ def export_print(request, slug: str):
     activate_game_language(request, game)
     data = export.export_for(request.user, game)
     for item in [*data["posts"], *(m for inbox in data["inboxes"] for m in inbox["messages"])]:
-        item["html"] = mark_safe(render_markdown(item.get("text") or ""))
+        item["html"] = mark_safe(render_markdown(item.get("text") or ""))  # nh3-cleaned HTML
         item["shown_at"] = time_for(datetime.fromisoformat(item["at"]), request.user, game) if item.get("at") else ""
     return render(request, "archive/print.html", {"game": game, "data": data})
 
