@@ -576,7 +576,8 @@ def remove_members(modeladmin, request, queryset):
         request, title=_("Remove from the inbox?"),
         consequence=_("These residents will no longer see the inbox at all: %(names)s.")
         % {"names": ", ".join(f"{m.resident.name} ({m.inbox.title})" for m in memberships)},
-        confirm_label=_("Remove from the inbox"), cancel_url=request.get_full_path())
+        confirm_label=_("Remove from the inbox"), cancel_url=request.get_full_path(),
+        undo=_("“Add back to the inbox” undoes it."))
     if confirm is not None:
         return confirm
     _run_service(request, memberships, inbox_services.do_remove_member,

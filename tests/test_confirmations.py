@@ -8,6 +8,8 @@ from datetime import timedelta
 
 import time_machine
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
@@ -104,6 +106,11 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
     changelist = "/staff/inboxes/membership/"
     ask = client.post(changelist, {"action": "remove_members", "_selected_action": [membership.pk], "index": "0"})
     assert ask.status_code == 200 and membership.resident.name in html.unescape(ask.content.decode())
+    # Removal can be undone («Вернуть в ящик»): the page says so instead of "This cannot be undone."
+    page = html.unescape(ask.content.decode())
+    assert "“Add back to the inbox” undoes it." in page and "This cannot be undone." not in page
+    with translation.override("ru"):
+        assert gettext("“Add back to the inbox” undoes it.") == "Действие отменяет «Вернуть в ящик»."
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.MEMBER
     action, fields = _reposted(ask)
     _post_fields(client, action, fields, follow=True)
