@@ -22,7 +22,7 @@ from voting.models import SuicideDeclaration, VotingSession
 def _reposted(response) -> tuple[str, list[tuple[str, str]]]:
     """The confirmation form's action and its fields (hidden inputs), as a browser would re-post them."""
     page = response.content.decode()
-    form = re.search(r'<form method="post" action="([^"]*)" class="inline confirm-form">(.*?)</form>', page, re.S)
+    form = re.search(r'<form method="post" action="([^"]*)" class="inline confirm-form">(.*?)</form>', page, re.DOTALL)
     assert form is not None, "no confirmation form on the page"
     fields = [(html.unescape(n), html.unescape(v))
               for n, v in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.group(2))]
@@ -137,8 +137,8 @@ def test_consenting_to_disclosure_asks_first_and_records_nothing_until_confirmed
 def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_COURT_2(demo, client):
     """The court vote is final (L-COURT-2: a judge's vote cannot be changed): the first POST records nothing and
     says so; the confirmation re-posts the same choice."""
-    from tests.voting.test_lepra_day_http import CLOSES, _before_the_court  # the court scene of those tests
     from cities.models import Resident
+    from tests.voting.test_lepra_day_http import CLOSES, _before_the_court  # the court scene of those tests
     from voting.models import CourtVote
 
     url, nominee = _before_the_court(demo, client)
