@@ -204,12 +204,21 @@ class DeathForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Record a death"))
 def record_death(modeladmin, request, queryset):
-    """The Procurator records deaths: ``do_kill_resident`` for each selected resident (L-DEATH-1)."""
+    """The Procurator records deaths: ``do_kill_resident`` for each selected resident (L-DEATH-1), after a
+    confirmation page (a death is final)."""
     residents = list(queryset.select_related("game", "city"))
     if not residents:
         return None
     form = _bound_form(request, DeathForm)
     if form.is_valid():
+        confirm = confirmation_page(
+            request, title=_("Record a death?"),
+            consequence=_("These residents die (%(cause)s): %(names)s.")
+            % {"cause": DeathCause(form.cleaned_data["cause"]).label,
+               "names": ", ".join(f"{r.name} ({r.city.name})" for r in residents)},
+            confirm_label=_("Record"), cancel_url=request.get_full_path())
+        if confirm is not None:
+            return confirm
         for resident in residents:
             try:
                 inbox_services.do_kill_resident(resident, form.cleaned_data["cause"], acting_user=request.user,

@@ -11,8 +11,10 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 
+from cities.models import LifeStatus, Resident
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from tests.cities.test_staff_actions import act
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.voting.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
@@ -155,3 +157,19 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
         assert sorted(fields) == sorted([("action", "court_vote"), ("choice", nominee.public_id), ("confirmed", "yes")])
         assert _post_fields(client, action, fields).status_code == 302
     assert list(CourtVote.objects.filter(judge=judge).values_list("choice", flat=True)) == [nominee.pk]
+
+
+def test_console_record_death_asks_first_L_DEATH_1(demo):
+    seat = demo.seat("honest")
+    client = staff_client(demo.procurator)
+    ask = act(client, "resident", "record_death", [seat], apply="1", cause="executed")
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200 and "Record a death?" in page
+    assert f"These residents die (executed): {seat.name} ({seat.city.name})." in page
+    assert "This cannot be undone." in page
+    assert Resident.objects.get(pk=seat.pk).status == LifeStatus.ALIVE
+    action, fields = _reposted(ask)
+    _post_fields(client, action, fields, follow=True)
+    assert Resident.objects.get(pk=seat.pk).status == LifeStatus.DEAD
+    with translation.override("ru"):
+        assert gettext("Record a death?") == "Записать смерть?"
