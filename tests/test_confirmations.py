@@ -7,11 +7,12 @@ import re
 from datetime import timedelta
 
 import time_machine
+from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 
-from cities.models import LifeStatus, Resident
+from cities.models import Game, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from tests.cities.test_staff_actions import act
@@ -173,3 +174,17 @@ def test_console_record_death_asks_first_L_DEATH_1(demo):
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.DEAD
     with translation.override("ru"):
         assert gettext("Record a death?") == "Записать смерть?"
+
+
+def test_ending_the_game_early_asks_first_L_WIN_3(demo):
+    client = Client(HTTP_ACCEPT_LANGUAGE="ru")
+    client.force_login(demo.procurator)
+    url = f"/games/{demo.game.slug}/end/"
+    ask = client.post(url, {"reason": "Сервер горит"})
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200 and "Досрочно завершить игру?" in page
+    assert f"Партия «{demo.game.title}» завершится сейчас, без победителя по правилам: Сервер горит" in page
+    assert Game.objects.get(pk=demo.game.pk).status == GameStatus.RUNNING
+    action, fields = _reposted(ask)
+    done = _post_fields(client, action, fields)
+    assert done.status_code == 302 and Game.objects.get(pk=demo.game.pk).status == GameStatus.FINISHED
