@@ -2,12 +2,15 @@
 render. Every page works without JavaScript."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages as flash
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -16,9 +19,10 @@ from cities.i18n import activate_account_language, activate_game_language
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
+from inboxes.rendering import render_markdown
 from kernel.confirm import confirmation_page
 from kernel.rulesets import ruleset_of
-from kernel.timezones import display_zone_name
+from kernel.timezones import display_zone_name, time_for
 
 from . import charts, export, selectors, services
 from .forms import MarkAllReadForm, NotificationSettingsForm, TimelineFilterForm
@@ -146,10 +150,16 @@ def export_json(request, slug: str):
 
 
 def export_print(request, slug: str):
-    """The printable page of the game: what the viewer may read, every readable inbox in full."""
+    """The printable page of the game: what the viewer may read, every readable inbox in full; posts and messages
+    rendered from Markdown as on the other pages (``inboxes.rendering``), times in the viewer's display zone with
+    the zone's abbreviation."""
     game = game_get(slug)
     activate_game_language(request, game)
-    return render(request, "archive/print.html", {"game": game, "data": export.export_for(request.user, game)})
+    data = export.export_for(request.user, game)
+    for item in [*data["posts"], *(m for inbox in data["inboxes"] for m in inbox["messages"])]:
+        item["html"] = mark_safe(render_markdown(item.get("text") or ""))  # nh3-cleaned HTML
+        item["shown_at"] = time_for(datetime.fromisoformat(item["at"]), request.user, game) if item.get("at") else ""
+    return render(request, "archive/print.html", {"game": game, "data": data})
 
 
 @login_required
@@ -200,6 +210,7 @@ def notification_list(request):
     shown = notification_list_for(request.user)
     response = render(request, "archive/notifications.html",
                       {"notifications": shown, "form": MarkAllReadForm(),
-                       "zone": display_zone_name(request.user)})
+                       "zone": ", ".join(sorted({display_zone_name(request.user, s.notification.game)
+                                                 for s in shown}))})
     services.do_mark_notifications_read([s.notification for s in shown if s.unread], acting_user=request.user)
     return response

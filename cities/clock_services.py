@@ -17,6 +17,7 @@ from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.events import ScheduledKind
 from kernel.rulesets import ruleset_of
+from kernel.timezones import time_for
 from voting.models import VotingSession
 
 from . import clock
@@ -293,7 +294,7 @@ def do_start_game_clock(game: Game, *, first_day_starts_at: datetime, acting_use
         if ends + clock.MIN_NIGHT > first_day_starts_at:
             raise InvalidInput(_("The next day must start at least %(minutes)d minutes after this day ends "
                                  "(%(end)s).") % {"minutes": clock.MIN_NIGHT.seconds // 60,
-                                                  "end": _local_time(game, ends)}, rule="L-DAY-1")
+                                                  "end": _local_time(game, ends, acting_user)}, rule="L-DAY-1")
         GameDay.objects.create(game=game, number=current, starts_at=starts, ends_at=ends,
                                night_ends_at=clock.night_end(ends, first_day_starts_at), started_at=starts)
     GameDay.objects.create(game=game, number=current + 1, starts_at=first_day_starts_at,
@@ -328,8 +329,9 @@ def _check_voting_fits(game: Game, days: list) -> None:
                                   "day": day.number, "end": _local_time(game, day.ends_at)}, rule="L-DAY-3")
 
 
-def _local_time(game: Game, moment: datetime) -> str:
-    return timezone.localtime(moment, _zone(game)).strftime("%Y-%m-%d %H:%M")
+def _local_time(game: Game, moment: datetime, viewer=None) -> str:
+    """``moment`` as ``viewer`` reads it (their display zone, else the game's) with the zone's abbreviation."""
+    return time_for(moment, viewer, game, "Y-m-d H:i")
 
 
 def _check_future_days_fit(game: Game, days: list, now: datetime) -> None:
@@ -441,14 +443,14 @@ def do_shorten_day(game: Game, day: int, hours: int | None, *, acting_user,
         end = target.starts_at + timedelta(hours=hours)
         if end > clock.midnight_after(_zone(game), target.starts_at):
             raise InvalidInput(_("A day of %(hours)d hours from %(start)s would end after 00:00.")
-                               % {"hours": hours, "start": _local_time(game, target.starts_at)}, rule="L-DAY-3")
+                               % {"hours": hours, "start": _local_time(game, target.starts_at, acting_user)}, rule="L-DAY-3")
         if next_day_starts_at is not None:
             if timezone.is_naive(next_day_starts_at):
                 raise InvalidInput(_("The day start must include its time zone."), rule="L-DAY-1")
             if next_day_starts_at < end + clock.MIN_NIGHT:
                 raise InvalidInput(_("The next day must start at least %(minutes)d minutes after this day ends "
                                      "(%(end)s).") % {"minutes": clock.MIN_NIGHT.seconds // 60,
-                                                      "end": _local_time(game, end)}, rule="L-DAY-1")
+                                                      "end": _local_time(game, end, acting_user)}, rule="L-DAY-1")
     elif next_day_starts_at is not None:
         raise InvalidInput(_("Only a shortened day fixes the start of the next day."), rule="L-DAY-2")
     old = target.shortened_hours

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import secrets
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from allauth.account.models import EmailAddress
@@ -61,6 +61,7 @@ from .services import (
     do_close_signups,
     do_create_game,
     do_create_public_post,
+    do_declare_long_day,
     do_move_signup,
     do_publish_city_lists,
     do_publish_recruitment_post,
@@ -149,8 +150,9 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
 
     ``rng`` drives every draw and choice (default ``secrets.SystemRandom()``, as a real game; tests pass a seeded
     ``random.Random``: the same seed and ``now`` build the same game). ``now`` is the aware UTC time of the
-    morning of day 2 (default: the current time); the game's zone is ``demo_time_zone(now)``, day start 07:00, so
-    day 1 started 27 h or so before ``now``. The clock's later events (tonight's voting, night 2) stay pending.
+    morning of day 2 (default: the current time); the game's zone is Europe/Moscow, day start 07:00, and
+    ``demo_day_two(now)`` says when day 2 started and whether it is a long day, so that ``now`` is always on day 2
+    with its voting ahead. The clock's later events (the voting, night 2) stay pending.
     Raises ``ImproperlyConfigured`` when ``MAFIA_ALLOW_DEMO`` is off and ``ValueError`` when it exists already.
     """
     if not settings.MAFIA_ALLOW_DEMO:
@@ -159,10 +161,10 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
         raise ValueError("the demo game is already loaded")
     rng = rng or secrets.SystemRandom()
     now = now or timezone.now()
-    zone_name = demo_time_zone(now)
+    zone_name = DEMO_TIME_ZONE
     zone = ZoneInfo(zone_name)
-    day2_start = clock.at_local(zone, clock.local_date(zone, now), DEMO_DAY_START)
-    day1_start = clock.at_local(zone, clock.local_date(zone, now) - timedelta(days=1), DEMO_DAY_START)
+    day2_start, day2_calendar_days = demo_day_two(now)
+    day1_start = clock.at_local(zone, clock.local_date(zone, day2_start) - timedelta(days=1), DEMO_DAY_START)
     t = now - timedelta(days=3)  # recruitment three days ago; each step a minute later than the one before
 
     def tick() -> datetime:
@@ -221,28 +223,36 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
     do_open_game_inboxes(game, acting_user=procurator, now=tick())
     do_start_game_clock(game, first_day_starts_at=day1_start, acting_user=procurator, now=tick())
 
-    _play_day_one_and_night(demo, game, cities, rng, day1_start, day2_start)
-    _play_day_two_morning(demo, game, cities, rng, day2_start, now)
+    _play_day_one_and_night(demo, game, cities, rng, day1_start, day2_start, day2_calendar_days)
+    _play_day_two_morning(demo, game, cities, rng, day2_start, day2_calendar_days, now)
     record_event(game, "demo.loaded", actor=None, at=now, payload={})
     demo.game = Game.objects.get(pk=game.pk)
     demo.residents = list(Resident.objects.filter(game=game).select_related("user", "city").order_by("pk"))
     return demo
 
 
-#: The demo's day start (L-DAY-1), in the game's zone; ``load_demo_game`` picks the zone so that ``now`` is the
-#: morning of day 2 (between 09:00 and 13:00 there), whatever the hour of ``make run``.
+#: The demo game's zone (L-DAY-1), whatever the hour of ``make run``.
+DEMO_TIME_ZONE = "Europe/Moscow"
+#: The demo's day start (L-DAY-1), in the game's zone.
 DEMO_DAY_START = time(7, 0)
+#: The demo's execution voting (L-DAY-3), on the last calendar day of day 2, in the game's zone.
+DEMO_VOTING = (time(18, 0), time(22, 0))
 
 
-def demo_time_zone(now: datetime) -> str:
-    """The demo game's IANA zone for ``now`` (aware): Europe/Moscow when it is 09:00-12:59 there (the tests' fixed
-    ``now``), else the ``Etc/GMT±N`` zone where it is 10:xx, so that the demo is always on the morning of day 2."""
-    if 9 <= now.astimezone(ZoneInfo("Europe/Moscow")).hour < 13:
-        return "Europe/Moscow"
-    offset = ((10 - now.astimezone(UTC).hour + 12) % 24) - 12  # hours east of UTC, -12..11
-    if offset == 0:
-        return "Etc/GMT"
-    return f"Etc/GMT-{offset}" if offset > 0 else f"Etc/GMT+{-offset}"
+def demo_day_two(now: datetime) -> tuple[datetime, int]:
+    """When the demo's day 2 started (aware UTC, ``DEMO_DAY_START`` in ``DEMO_TIME_ZONE``) and how many calendar
+    days it lasts (L-DAY-2), for the aware instant ``now``, so that ``now`` is on day 2 and its voting
+    (``DEMO_VOTING`` on its last calendar day, L-DAY-3) is still ahead.
+
+    From 08:00 to 15:59 in Moscow day 2 is today, an ordinary day (voting tonight). Later in the evening no voting
+    window fits before 00:00, so day 2 is a long day of 2 calendar days from today 07:00 (voting tomorrow
+    evening); before 08:00 it is the long day that started yesterday at 07:00 (voting this evening)."""
+    zone = ZoneInfo(DEMO_TIME_ZONE)
+    local = now.astimezone(zone)
+    today = local.date()
+    if local.hour < 8:
+        return clock.at_local(zone, today - timedelta(days=1), DEMO_DAY_START), 2
+    return clock.at_local(zone, today, DEMO_DAY_START), (1 if local.hour < 16 else 2)
 
 
 class _Timeline:
@@ -304,12 +314,13 @@ DAY_TWO_CHATTER = [
 
 
 def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng: random.Random,
-                            day1_start: datetime, day2_start: datetime) -> None:
+                            day1_start: datetime, day2_start: datetime, day2_calendar_days: int) -> None:
     """Day 1 by the rules (L-DAY-5): the clock starts the day; the Arbiter schedules the judge elections; residents
     chat and propose candidates; the Tribunes pass the lists; the clock opens the precincts, the residents post
     «Он - Ганди!» / «Он - Гитлер!», the clock closes them (a judge per city, the court formed). Night 1: the
     Consigliere opens the godfather elections and the mafia vote; the Procurator writes the daily post's text;
-    the clock resolves the night, drafts and publishes the daily post and starts day 2."""
+    the clock resolves the night, drafts and publishes the daily post and starts day 2 (declared a long day during
+    the night when ``day2_calendar_days`` is 2, L-DAY-2)."""
     procurator, arbiter, consigliere = demo.staff["procurator"], demo.staff["arbiter"], demo.staff["consigliere"]
     advance_clock(day1_start, game=game)
     day_end = clock.midnight_after(ZoneInfo(game.time_zone), day1_start)
@@ -388,6 +399,8 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
     do_set_daily_post_text(game, 2, "Первая ночь прошла тихо: мафия выбирала крёстных отцов.\n\n"
                            "Сегодня первые выдвижения и первые казни. Удачи всем городам!",
                            acting_user=procurator, now=line.next())
+    if day2_calendar_days > 1:
+        do_declare_long_day(game, 2, day2_calendar_days, acting_user=procurator, now=line.next())
     advance_clock(day2_start, game=game)
 
 
@@ -401,14 +414,15 @@ def _bystanders(city: City) -> list[Resident]:
 
 
 def _play_day_two_morning(demo: DemoGame, game: Game, cities: list[City], rng: random.Random,
-                          day2_start: datetime, now: datetime) -> None:
+                          day2_start: datetime, day2_calendar_days: int, now: datetime) -> None:
     """The morning of day 2 until ``now``: talk in every kind of inbox, nominations and a proxy request
-    (L-NOM), the Tribunes' voting times for tonight (L-DAY-3), a secret inbox (L-INBOX-13) and a stage
+    (L-NOM), the Tribunes' voting times for the evening of the day's last calendar day (L-DAY-3), a secret inbox (L-INBOX-13) and a stage
     (L-INBOX-19). The commissars' checks start on night 2: their channel stays empty."""
     procurator, arbiter, consigliere = demo.staff["procurator"], demo.staff["arbiter"], demo.staff["consigliere"]
     zone = ZoneInfo(game.time_zone)
-    today = clock.local_date(zone, now)
-    opens, closes = clock.at_local(zone, today, time(18, 0)), clock.at_local(zone, today, time(22, 0))
+    voting_date = clock.local_date(zone, day2_start) + timedelta(days=day2_calendar_days - 1)
+    opens, closes = (clock.at_local(zone, voting_date, wall) for wall in DEMO_VOTING)
+    when = "сегодня" if voting_date == clock.local_date(zone, now) else "завтра"
     line = _Timeline(day2_start + timedelta(minutes=2), now - timedelta(minutes=5), 130)
     say = lambda inbox, user, text: do_post_message(inbox, text, acting_user=user, now=line.next())
     office = _current(game, InboxKind.OFFICE)
@@ -416,13 +430,13 @@ def _play_day_two_morning(demo: DemoGame, game: Game, cities: list[City], rng: r
     for city in cities:
         tribune = demo.staff[f"tribune{city.number}"]
         do_schedule_voting(city, opens, closes, acting_user=tribune, now=line.next())
-        say(office, tribune, f"{city.name}: голосование с 18:00 до 22:00, выдвижения до открытия.")
+        say(office, tribune, f"{city.name}: голосование {when} с 18:00 до 22:00, выдвижения до открытия.")
     say(office, arbiter, "Суд сформирован, судьи всех трёх городов на месте. Жалобы принимаю в суде.")
     for city in cities:
         residents = list(Resident.objects.filter(city=city).select_related("user").order_by("pk"))
         city_inbox = _current(game, InboxKind.CITY, city=city)
         tribune = demo.staff[f"tribune{city.number}"]
-        say(city_inbox, tribune, "Голосование сегодня с 18:00 до 22:00. Выдвижения и просьбы о доверенности — "
+        say(city_inbox, tribune, f"Голосование {when} с 18:00 до 22:00. Выдвижения и просьбы о доверенности — "
             "в личных ящиках, до открытия голосования.")
         for who, text in zip(rng.sample(residents, len(DAY_TWO_CHATTER)), DAY_TWO_CHATTER, strict=True):
             say(city_inbox, who.user, text)

@@ -60,6 +60,7 @@ from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipS
 from kernel.confirm import confirmation_page
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
+from kernel.timezones import time_for
 from staff.console import (  # noqa: F401  (the console's names, kept importable from here)
     GameStaffAdminSite,
     ScopedRelatedFilter,
@@ -203,12 +204,21 @@ class DeathForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Record a death"))
 def record_death(modeladmin, request, queryset):
-    """The Procurator records deaths: ``do_kill_resident`` for each selected resident (L-DEATH-1)."""
+    """The Procurator records deaths: ``do_kill_resident`` for each selected resident (L-DEATH-1), after a
+    confirmation page (a death is final)."""
     residents = list(queryset.select_related("game", "city"))
     if not residents:
         return None
     form = _bound_form(request, DeathForm)
     if form.is_valid():
+        confirm = confirmation_page(
+            request, title=_("Record a death?"),
+            consequence=_("These residents die (%(cause)s): %(names)s.")
+            % {"cause": DeathCause(form.cleaned_data["cause"]).label,
+               "names": ", ".join(f"{r.name} ({r.city.name})" for r in residents)},
+            confirm_label=_("Record"), cancel_url=request.get_full_path())
+        if confirm is not None:
+            return confirm
         for resident in residents:
             try:
                 inbox_services.do_kill_resident(resident, form.cleaned_data["cause"], acting_user=request.user,
@@ -575,7 +585,8 @@ def remove_members(modeladmin, request, queryset):
         request, title=_("Remove from the inbox?"),
         consequence=_("These residents will no longer see the inbox at all: %(names)s.")
         % {"names": ", ".join(f"{m.resident.name} ({m.inbox.title})" for m in memberships)},
-        confirm_label=_("Remove from the inbox"), cancel_url=request.get_full_path())
+        confirm_label=_("Remove from the inbox"), cancel_url=request.get_full_path(),
+        undo=_("“Add back to the inbox” undoes it."))
     if confirm is not None:
         return confirm
     _run_service(request, memberships, inbox_services.do_remove_member,
@@ -623,10 +634,10 @@ class StaffMessageAdmin(StaffScopedAdmin):
     shown, and searched, only for the inbox's moderators (L-INBOX-21); the check channel shows roles, never
     names (L-INBOX-15)."""
 
-    list_display = ("received_at", "inbox", "author", "excerpt", "is_hidden")
+    list_display = ("received", "inbox", "author", "excerpt", "is_hidden")
     list_filter = (InboxFilter, "is_hidden")
     search_fields = ("body",)
-    fields = ("inbox", "author", "received_at", "edited_at", "is_hidden", "hidden_at", "text")
+    fields = ("inbox", "author", "received", "edited", "is_hidden", "hidden", "text")
     allowed_lookups = frozenset({
         "inbox", "is_hidden__exact", "is_hidden__isnull", "inbox__game__id__exact",
     })
@@ -639,10 +650,29 @@ class StaffMessageAdmin(StaffScopedAdmin):
 
     def scoped_queryset(self, request):
         base = Message.objects.filter(inbox__game_id__in=staff_game_ids(request))
-        return policies.readable_messages(request.user, base).select_related("inbox", "author_staff__city")
+        return policies.readable_messages(request.user, base).select_related("inbox__game", "author_staff__city")
 
     def get_ordering(self, request):
         return ("-received_at", "-id")
+
+    def _time(self, obj: Message, moment) -> str:
+        """``moment`` in the viewer's display zone (the game's by default) with the zone's abbreviation."""
+        if moment is None:
+            return "—"
+        request = _current_request.get()
+        return time_for(moment, request.user if request is not None else None, obj.inbox.game)
+
+    @admin.display(description=gettext_lazy("received at"), ordering="received_at")
+    def received(self, obj: Message) -> str:
+        return self._time(obj, obj.received_at)
+
+    @admin.display(description=gettext_lazy("edited at"))
+    def edited(self, obj: Message) -> str:
+        return self._time(obj, obj.edited_at)
+
+    @admin.display(description=gettext_lazy("hidden at"))
+    def hidden(self, obj: Message) -> str:
+        return self._time(obj, obj.hidden_at)
 
     def get_search_results(self, request, queryset, search_term):
         if search_term:

@@ -28,19 +28,18 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
+from kernel.timezones import time_for
 from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
 
@@ -522,7 +521,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
         if membership.banned_until is not None and membership.banned_until <= now:
             return None
         if membership.banned_until is not None:
-            until = date_format(timezone.localtime(membership.banned_until, _game_zone(inbox.game)), "DATETIME_FORMAT")
+            until = time_for(membership.banned_until, user, inbox.game)
             return _("You are banned in this inbox until %(until)s.") % {"until": until}
         return _("You are banned in this inbox.")
     return _("You can read this inbox but not post in it.")
@@ -737,10 +736,6 @@ def links_night_page(inbox: Inbox) -> bool:
     """Whether the thread links to the night page: the mafia inbox and the check channel, where the night's
     business is discussed (L-INBOX-4, L-INBOX-15)."""
     return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
-
-
-def _game_zone(game: Game):
-    return ZoneInfo(game.time_zone)
 
 
 #: Names that moved to modules of their own subject (name -> module of this package), importable from here as

@@ -21,11 +21,12 @@ def is_confirmed(request: HttpRequest) -> bool:
 
 
 def confirmation_page(request: HttpRequest, *, title: str, consequence: str, confirm_label: str,
-                      cancel_url: str, game=None) -> HttpResponse | None:
+                      cancel_url: str, game=None, undo: str = "") -> HttpResponse | None:
     """None when ``request`` is a confirmed POST; otherwise the confirmation page (status 200): ``title``, the
     ``consequence`` in plain words, a button ``confirm_label`` that re-posts the same fields to the same URL
     with the confirmation, and a link back to ``cancel_url``. ``game`` (optional) gives the page its game's
-    navigation. Texts are already translated by the caller."""
+    navigation. ``undo`` says how the action is undone, for one that can be (the page then does not say "This
+    cannot be undone."). Texts are already translated by the caller."""
     if is_confirmed(request):
         return None
     # The fields as the browser sent them (the staff console reads an action's selection into database ids,
@@ -34,5 +35,6 @@ def confirmation_page(request: HttpRequest, *, title: str, consequence: str, con
     fields = [(name, value) for name, values in posted.lists() if name not in _NOT_REPOSTED
               for value in values]
     context = {"title": title, "consequence": consequence, "confirm_label": confirm_label,
-               "cancel_url": cancel_url, "fields": fields, "confirm_field": CONFIRM_FIELD, "game": game}
+               "cancel_url": cancel_url, "fields": fields, "confirm_field": CONFIRM_FIELD, "game": game,
+               "undo": undo}
     return render(request, "confirm.html", context)

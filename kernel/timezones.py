@@ -97,3 +97,10 @@ def display_zone_name(user, game=None) -> str:
     if game is not None:
         return game if isinstance(game, str) else game.time_zone
     return settings.TIME_ZONE
+
+
+def time_for(at: datetime, user, game=None, fmt: str = "DATETIME_FORMAT") -> str:
+    """``at`` (aware) as ``user`` reads it: in their display zone (``display_zone_name(user, game)``; ``game`` a Game,
+    a zone name or None) in the active language's ``fmt`` (a format name or a ``date`` format string such as
+    ``"H:i"``) with the zone's abbreviation: "20.11 18:00 MSK"."""
+    return zoned_time(at, display_zone_name(user, game), fmt)

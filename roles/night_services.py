@@ -35,6 +35,7 @@ from inboxes.policies import forget_viewer_cache, holds_role, seat_in
 from inboxes.services import do_create_inbox, do_kill_residents, do_post_site_message
 from kernel.audit import record_event
 from kernel.rulesets import ruleset_of
+from kernel.timezones import time_for
 from voting.services import ELECTION_NOTICE, cities_needing_judge_election, do_schedule_judge_election
 
 from . import night as night_rules
@@ -125,7 +126,7 @@ def night_window(game: Game, night: int) -> tuple[datetime, datetime] | None:
     return (day.night_starts_at or day.ends_at, day.night_ends_at)
 
 
-def check_night_is_on(game: Game, night: int, now: datetime) -> None:
+def check_night_is_on(game: Game, night: int, now: datetime, viewer=None) -> None:
     """Raise ``WrongState`` unless ``now`` (aware UTC) falls within ``night`` by the planned times
     (``night_window``), however late the clock's handlers run: every night decision (kill, touring, commissar
     check, godfather election and its votes) is made during that night (L-NIGHT-6, L-NIGHT-5, L-NIGHT-3). A game
@@ -135,17 +136,11 @@ def check_night_is_on(game: Game, night: int, now: datetime) -> None:
         return
     start, end = window
     if now < start:
-        local = timezone.localtime(start, _zone_of(game)).strftime("%d.%m %H:%M")
+        local = time_for(start, viewer, game, "d.m H:i")
         raise WrongState(_("Night %(night)d has not started yet: night decisions are made at night, from "
                            "%(start)s.") % {"night": night, "start": local}, rule="L-NIGHT-6")
     if now >= end:
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
-
-
-def _zone_of(game: Game):
-    from zoneinfo import ZoneInfo
-
-    return ZoneInfo(game.time_zone)
 
 
 def _has_living_mafia(game: Game) -> dict[int, bool]:
@@ -212,7 +207,7 @@ def do_open_godfather_election(city: City, *, acting_user, now: datetime | None 
                          rule="L-NIGHT-3")
     _check_game_running(game)
     if acting_user is not None:  # the site opens one by day when the godfather dies; the votes wait for the night
-        check_night_is_on(game, current_night(game), now)
+        check_night_is_on(game, current_night(game), now, acting_user)
     if not Resident.objects.filter(city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).exists():
         raise WrongState(_("%(city)s has no living mafia.") % {"city": city.name}, rule="L-NIGHT-3")
     if open_godfather_election(city) is not None:
@@ -239,7 +234,7 @@ def do_vote_godfather(election: GodfatherElection, candidate: Resident, *, actin
         raise NotAllowed(_("Only the living mafia of the city vote for their godfather."), rule="L-NIGHT-3")
     if election.closed_at is not None:
         raise WrongState(_("This election is closed."), rule="L-NIGHT-3")
-    check_night_is_on(election.game, current_night(election.game), now)
+    check_night_is_on(election.game, current_night(election.game), now, acting_user)
     candidate = Resident.objects.get(pk=candidate.pk)
     if (candidate.city_id != election.city_id or candidate.alignment != Alignment.MAFIA
             or candidate.status != LifeStatus.ALIVE):
@@ -276,7 +271,7 @@ def do_close_godfather_election(election: GodfatherElection, *, acting_user, now
     if election.closed_at is not None:
         raise WrongState(_("This election is closed."), rule="L-NIGHT-3")
     if acting_user is not None:
-        check_night_is_on(election.game, current_night(election.game), now)
+        check_night_is_on(election.game, current_night(election.game), now, acting_user)
     counts: dict[int, int] = {}
     votes = GodfatherVote.objects.filter(election=election)
     if cutoff is not None:  # the night's planned end: a vote after it does not count (L-NIGHT-6)
@@ -365,7 +360,7 @@ def do_submit_night_decision(city: City, target: Resident | None, *, acting_user
         raise WrongState(_("On night 1 the mafia elect their godfather and kill nobody."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
-    check_night_is_on(game, night, now)
+    check_night_is_on(game, night, now, acting_user)
     if by_consigliere and godfather is not None and NightDecision.objects.filter(
             city=city, night=night, kind=kind, by_consigliere=False).exists():
         raise NotAllowed(_("The godfather has decided: his decision is final."), rule="L-NIGHT-2")
@@ -450,7 +445,7 @@ def do_check_resident(target: Resident, *, acting_user, now: datetime | None = N
         raise WrongState(_("Commissars check nobody on night 1."), rule="L-DAY-5")
     if _night_resolved(game, night):
         raise WrongState(_("This night is over."), rule="L-NIGHT-6")
-    check_night_is_on(game, night, now)  # the answer comes at night, not during the day before the vote
+    check_night_is_on(game, night, now, acting_user)  # the answer comes at night, not during the day before the vote
     target = Resident.objects.get(pk=target.pk)
     if target.city_id != city.pk or target.status != LifeStatus.ALIVE or target.pk == seat.pk:
         raise InvalidInput(_("A commissar checks a living resident of their own city."), rule="L-NIGHT-5")

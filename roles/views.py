@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods
@@ -15,6 +16,7 @@ from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, policies
+from kernel.confirm import confirmation_page
 from kernel.rulesets import ruleset_of
 
 from . import draw, selectors, services
@@ -360,7 +362,8 @@ def _night_action(user, game, data) -> None:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def end_game(request, slug: str):
-    """The Procurator ends the game early with a reason (L-WIN-3). 404 for everyone else."""
+    """The Procurator ends the game early with a reason (L-WIN-3), after a confirmation page (the game cannot be
+    resumed). 404 for everyone else."""
     game = game_get(slug)
     activate_game_language(request, game)
     if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
@@ -369,6 +372,13 @@ def end_game(request, slug: str):
     status, error = 200, None
     if request.method == "POST":
         if form.is_valid():
+            confirm = confirmation_page(
+                request, title=_("End the game early?"), game=game,
+                consequence=_("“%(title)s” ends now, without a winner by the rules: %(reason)s")
+                % {"title": game.title, "reason": form.cleaned_data["reason"]},
+                confirm_label=_("End the game"), cancel_url=reverse("end_game", args=[game.slug]))
+            if confirm is not None:
+                return confirm
             try:
                 services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
             except RuleViolation as exc:

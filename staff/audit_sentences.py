@@ -17,11 +17,12 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from cities.models import City, Resident
+from cities.models import City, GameStatus, Resident
 from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditScope
-from inboxes.models import Inbox, Message
+from inboxes.models import DeathCause, Inbox, Message
 from kernel.events import EventKind, ScheduledKind, scheduled_label
 from kernel.timezones import zoned_time
+from voting.models import SpeechKind
 
 K = EventKind
 
@@ -177,6 +178,18 @@ SITE = _("the site")
 MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from", "to", "starts_at", "deadline",
                          "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at"})
 
+#: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words; "kind" only for
+#: the event kinds listed in ``KIND_CODES`` (elsewhere it names a scheduled event). An unknown code stays as stored.
+CODE_KEYS = {"cause": DeathCause, "status": GameStatus}
+KIND_CODES = {K.VOTING_SPEECH_REQUESTED: SpeechKind}
+
+
+def code_words(choices, value: str) -> str:
+    """The translated label of ``value`` in the Django ``choices`` enum (active language), or ``value`` itself
+    when it is not one of its codes."""
+    member = choices._value2member_map_.get(value)
+    return str(member.label) if member is not None else value
+
 
 class _Words:
     """The payload of one event as the sentence's values (a mapping for ``%``): escaped text and links."""
@@ -206,8 +219,12 @@ class _Words:
             if key in AUDIT_PLAIN_NUMBERS:
                 return str(value)
             return self._reference(key, value)
+        if key == "kind" and isinstance(value, str) and self.event.kind in KIND_CODES:
+            return conditional_escape(code_words(KIND_CODES[self.event.kind], value))
         if key == "kind" and isinstance(value, str) and value in ScheduledKind._value2member_map_:
             return conditional_escape(scheduled_label(value))
+        if key in CODE_KEYS and isinstance(value, str):
+            return conditional_escape(code_words(CODE_KEYS[key], value))
         if key in MOMENT_KEYS and isinstance(value, str):
             try:
                 return conditional_escape(zoned_time(datetime.fromisoformat(value), self.event.game.time_zone))

@@ -7,10 +7,15 @@ import re
 from datetime import timedelta
 
 import time_machine
+from django.test import Client
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
+from cities.models import Game, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from tests.cities.test_staff_actions import act
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.voting.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
@@ -20,7 +25,7 @@ from voting.models import SuicideDeclaration, VotingSession
 def _reposted(response) -> tuple[str, list[tuple[str, str]]]:
     """The confirmation form's action and its fields (hidden inputs), as a browser would re-post them."""
     page = response.content.decode()
-    form = re.search(r'<form method="post" action="([^"]*)" class="inline confirm-form">(.*?)</form>', page, re.S)
+    form = re.search(r'<form method="post" action="([^"]*)" class="inline confirm-form">(.*?)</form>', page, re.DOTALL)
     assert form is not None, "no confirmation form on the page"
     fields = [(html.unescape(n), html.unescape(v))
               for n, v in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.group(2))]
@@ -104,6 +109,11 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
     changelist = "/staff/inboxes/membership/"
     ask = client.post(changelist, {"action": "remove_members", "_selected_action": [membership.pk], "index": "0"})
     assert ask.status_code == 200 and membership.resident.name in html.unescape(ask.content.decode())
+    # Removal can be undone («Вернуть в ящик»): the page says so instead of "This cannot be undone."
+    page = html.unescape(ask.content.decode())
+    assert "“Add back to the inbox” undoes it." in page and "This cannot be undone." not in page
+    with translation.override("ru"):
+        assert gettext("“Add back to the inbox” undoes it.") == "Действие отменяет «Вернуть в ящик»."
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.MEMBER
     action, fields = _reposted(ask)
     _post_fields(client, action, fields, follow=True)
@@ -130,8 +140,8 @@ def test_consenting_to_disclosure_asks_first_and_records_nothing_until_confirmed
 def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_COURT_2(demo, client):
     """The court vote is final (L-COURT-2: a judge's vote cannot be changed): the first POST records nothing and
     says so; the confirmation re-posts the same choice."""
-    from tests.voting.test_lepra_day_http import CLOSES, _before_the_court  # the court scene of those tests
     from cities.models import Resident
+    from tests.voting.test_lepra_day_http import CLOSES, _before_the_court  # the court scene of those tests
     from voting.models import CourtVote
 
     url, nominee = _before_the_court(demo, client)
@@ -148,3 +158,33 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
         assert sorted(fields) == sorted([("action", "court_vote"), ("choice", nominee.public_id), ("confirmed", "yes")])
         assert _post_fields(client, action, fields).status_code == 302
     assert list(CourtVote.objects.filter(judge=judge).values_list("choice", flat=True)) == [nominee.pk]
+
+
+def test_console_record_death_asks_first_L_DEATH_1(demo):
+    seat = demo.seat("honest")
+    client = staff_client(demo.procurator)
+    ask = act(client, "resident", "record_death", [seat], apply="1", cause="executed")
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200 and "Record a death?" in page
+    assert f"These residents die (executed): {seat.name} ({seat.city.name})." in page
+    assert "This cannot be undone." in page
+    assert Resident.objects.get(pk=seat.pk).status == LifeStatus.ALIVE
+    action, fields = _reposted(ask)
+    _post_fields(client, action, fields, follow=True)
+    assert Resident.objects.get(pk=seat.pk).status == LifeStatus.DEAD
+    with translation.override("ru"):
+        assert gettext("Record a death?") == "Записать смерть?"
+
+
+def test_ending_the_game_early_asks_first_L_WIN_3(demo):
+    client = Client(HTTP_ACCEPT_LANGUAGE="ru")
+    client.force_login(demo.procurator)
+    url = f"/games/{demo.game.slug}/end/"
+    ask = client.post(url, {"reason": "Сервер горит"})
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200 and "Досрочно завершить игру?" in page
+    assert f"Партия «{demo.game.title}» завершится сейчас, без победителя по правилам: Сервер горит" in page
+    assert Game.objects.get(pk=demo.game.pk).status == GameStatus.RUNNING
+    action, fields = _reposted(ask)
+    done = _post_fields(client, action, fields)
+    assert done.status_code == 302 and Game.objects.get(pk=demo.game.pk).status == GameStatus.FINISHED

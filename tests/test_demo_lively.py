@@ -94,3 +94,4 @@ def test_every_kind_of_inbox_but_the_check_channel_has_posts_and_none_is_from_th
                      InboxKind.PRECINCT, InboxKind.NOTARY}
     assert not Message.objects.filter(inbox__game=game, received_at__gt=DEMO_NOW).exists()
     assert not Message.objects.filter(inbox__game=game, inbox__kind=InboxKind.CHECK).exists()
+

@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
-from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
@@ -41,6 +40,7 @@ from inboxes.services import (
 )
 from kernel.audit import record_event
 from kernel.rulesets import ruleset_of
+from kernel.timezones import time_for
 
 from .models import (
     DecisionSource,
@@ -64,8 +64,9 @@ FIRST_EXECUTION_DAY = 2
 # Helpers
 # --------------------------------------------------------------------------------------------------------------
 
-def _local(game, moment: datetime) -> str:
-    return date_format(timezone.localtime(moment, ZoneInfo(game.time_zone)), "DATETIME_FORMAT")
+def _local(game, moment: datetime, viewer=None) -> str:
+    """``moment`` as ``viewer`` reads it (their display zone, else the game's) with the zone's abbreviation."""
+    return time_for(moment, viewer, game)
 
 
 def _check_running(game) -> None:
@@ -278,10 +279,10 @@ def do_schedule_voting(city: City, opens_at: datetime, closes_at: datetime, *, a
     announce_by, midnight = voting_window_limits(game, game.day_number, now)  # the phase plan's day (issue 6)
     if announce_by is not None and now >= announce_by:
         raise WrongState(_("Voting times are announced in the first half of the day, before %(at)s.")
-                         % {"at": _local(game, announce_by)}, rule="L-DAY-3")
+                         % {"at": _local(game, announce_by, acting_user)}, rule="L-DAY-3")
     if closes_at > midnight:
         raise InvalidInput(_("Voting must close no later than 00:00 (%(midnight)s).")
-                           % {"midnight": _local(game, midnight)}, rule="L-DAY-3")
+                           % {"midnight": _local(game, midnight, acting_user)}, rule="L-DAY-3")
     session = VotingSession.objects.select_for_update().filter(city=city, day=game.day_number).first()
     if session is not None and session.opened_at is not None:
         raise WrongState(_("Voting has already opened."), rule="L-DAY-3")
@@ -323,7 +324,7 @@ def do_extend_voting(session: VotingSession, closes_at: datetime, *, acting_user
     midnight = voting_window_limits(game, session.day, session.opens_at)[1]
     if closes_at > midnight:
         raise InvalidInput(_("Voting must close no later than 00:00 (%(midnight)s).")
-                           % {"midnight": _local(game, midnight)}, rule="L-DAY-3")
+                           % {"midnight": _local(game, midnight, acting_user)}, rule="L-DAY-3")
     old = session.closes_at
     session.closes_at = closes_at
     session.save(update_fields=["closes_at"])
@@ -433,17 +434,18 @@ def compute_session_tally(session: VotingSession, *, closes_at: datetime | None 
     return result, names
 
 
-def _refusal_error(refusal: LepraRefusal, session: VotingSession | None, game, *, by_nominee: bool = False):
+def _refusal_error(refusal: LepraRefusal, session: VotingSession | None, game, *, by_nominee: bool = False,
+                   viewer=None):
     """The translated error for a refused voting post (L-VOTE-2/3/8); ``by_nominee``: the author is the nominee
     of the voting inbox (a second last word is refused with its own reason, L-VOTE-3)."""
     if refusal == LepraRefusal.NOT_OPEN_YET:
         if session is None:
             return WrongState(_("Voting has not opened yet."), rule="L-VOTE-8")
-        return WrongState(_("Voting has not opened yet: it opens at %(at)s.") % {"at": _local(game, session.opens_at)},
+        return WrongState(_("Voting has not opened yet: it opens at %(at)s.") % {"at": _local(game, session.opens_at, viewer)},
                           rule="L-VOTE-8")
     if refusal == LepraRefusal.CLOSED:
         return WrongState(_("Voting closed at %(at)s: your message came too late.")
-                          % {"at": _local(game, session.closes_at)}, rule="L-VOTE-8")
+                          % {"at": _local(game, session.closes_at, viewer)}, rule="L-VOTE-8")
     if refusal == LepraRefusal.NOT_A_MEMBER:
         return NotAllowed(_("You have no vote here."), rule="L-VOTE-1")
     if refusal == LepraRefusal.RETRACTION_WITHOUT_VOTE:
@@ -470,7 +472,7 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     session = (VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number)
                .annotate(has_standing_vote=Exists(standing), declared_suicide=Exists(declared)).first())
     if session is None or session.opened_at is None:
-        raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game)
+        raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game, viewer=seat.user)
     if session.declared_suicide and parse_lepra_execution(text) is not None:  # a declared suicide takes no part in voting (L-NOM-5)
         raise NotAllowed(_("You declared suicide today: you take no part in voting."), rule="L-NOM-5")
     key, nominee = str(seat.pk), str(inbox.resident_id)
@@ -490,7 +492,8 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     result = tally_lepra_execution(session.opens_at, session.closes_at, [key], [nominee], messages)
     receipt = next(r for r in result.receipts if r.seq == seq)
     if receipt.refusal is not None:
-        raise _refusal_error(receipt.refusal, session, inbox.game, by_nominee=seat.pk == inbox.resident_id)
+        raise _refusal_error(receipt.refusal, session, inbox.game, by_nominee=seat.pk == inbox.resident_id,
+                             viewer=seat.user)
     return receipt.accepted
 
 

@@ -22,6 +22,7 @@ from cities.services import do_replan_clock, record_event, voting_window_limits
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 from inboxes.services import do_post_site_message
+from kernel.timezones import zoned_time
 
 from .models import VotingSession
 
@@ -32,9 +33,8 @@ SUGGESTED_LENGTH = timedelta(hours=2)
 
 
 def _local(game: Game, moment: datetime) -> str:
-    from zoneinfo import ZoneInfo
-
-    return timezone.localtime(moment, ZoneInfo(game.time_zone)).strftime("%H:%M")
+    """``moment`` in the game's zone with the zone's abbreviation (office messages have many readers)."""
+    return zoned_time(moment, game.time_zone, "H:i")
 
 
 def _office_of(game: Game) -> Inbox | None:

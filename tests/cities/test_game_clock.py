@@ -148,7 +148,8 @@ def test_long_day_voting_may_close_at_the_00_00_ending_its_last_calendar_day_L_D
     with translation.override("en"), pytest.raises(InvalidInput) as refused:
         do_declare_long_day(game, 2, 1, acting_user=built.procurator, now=utc(2027, 3, 2, 10))
     assert refused.value.rule == "L-DAY-3"
-    assert str(refused.value).startswith("The voting in City 1 closes at 2027-03-04 00:00, after the end of day 2")
+    assert str(refused.value).startswith("The voting in City 1 closes at 2027-03-04 00:00 MSK, after the end of day 2 "
+                                   "(2027-03-03 00:00 MSK)")
     assert GameDay.objects.get(game=game, number=2).calendar_days == 2
 
 

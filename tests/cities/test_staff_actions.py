@@ -183,7 +183,7 @@ def test_the_procurator_records_a_death_with_its_membership_changes_L_DEATH_1(de
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.ALIVE
 
     city, cemetery = inbox(demo, K.CITY, 1), inbox(demo, K.CEMETERY)
-    response = act(client, "resident", "record_death", [seat], apply="1", cause="executed")
+    response = act(client, "resident", "record_death", [seat], apply="1", cause="executed", confirmed="yes")
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
     assert flashed(response) == [f"Смерть жителя {seat.name} записана."]
     seat.refresh_from_db()
@@ -196,7 +196,7 @@ def test_the_procurator_records_a_death_with_its_membership_changes_L_DEATH_1(de
 
     # Again: the service refuses, changing nothing.
     before, n_events = state_of(seat), events().count()
-    response = act(client, "resident", "record_death", [seat], apply="1", cause="killed")
+    response = act(client, "resident", "record_death", [seat], apply="1", cause="killed", confirmed="yes")
     assert flashed(response) == [f"Житель {seat.name} не жив."]
     assert state_of(seat) == before and events().count() == n_events
 
@@ -205,11 +205,13 @@ def test_a_spirit_is_only_a_night_victim_L_SPIRIT_1(demo):
     client = staff_client(demo.procurator)
     seat, other = demo.seat("mafioso"), demo.seat("commissar")
     before, n_events = state_of(seat), events().count()
-    response = act(client, "resident", "record_death", [seat], apply="1", cause="suicide", spirit="on")
+    response = act(client, "resident", "record_death", [seat], apply="1", cause="suicide", spirit="on",
+                   confirmed="yes")
     assert flashed(response) == ["Духом может стать только житель, убитый ночью."]
     assert state_of(seat) == before and events().count() == n_events
 
-    response = act(client, "resident", "record_death", [seat, other], apply="1", cause="killed", spirit="on")
+    response = act(client, "resident", "record_death", [seat, other], apply="1", cause="killed", spirit="on",
+                   confirmed="yes")
     assert sorted(flashed(response)) == sorted([f"Смерть жителя {seat.name} записана.",
                                                 f"Смерть жителя {other.name} записана."])
     for s in (seat, other):

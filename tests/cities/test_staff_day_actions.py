@@ -197,7 +197,7 @@ def test_the_tribune_schedules_voting_in_the_games_zone_L_DAY_3(demo):
         n_events = events().count()
         late = client.post(url, {"opens_at": "2026-11-20T18:00", "closes_at": "2026-11-21T00:01"}, follow=True)
         assert late.status_code == 200 and flashed(late) == []  # the refusal is shown in the form (issue 7)
-        assert ('<ul class="errorlist nonfield"><li>Голосование должно закрыться не позже 00:00 (21 ноября 2026 г. 0:00).'
+        assert ('<ul class="errorlist nonfield"><li>Голосование должно закрыться не позже 00:00 (21 ноября 2026 г. 0:00 MSK).'
                 '</li></ul>') in late.content.decode()
         assert not VotingSession.objects.filter(city=city).exists() and events().count() == n_events
 
@@ -270,7 +270,7 @@ def test_the_tribune_extends_open_voting_in_the_games_zone_L_DAY_3(demo, day2):
         body = page.content.decode()
         assert page.status_code == 200 and 'name="closes_at"' in body and "Europe/Moscow" in body
         late = act(client, "session", "extend_voting", [session], apply="1", closes_at="2026-11-21T00:30")
-        assert flashed(late) == ["Голосование должно закрыться не позже 00:00 (21 ноября 2026 г. 0:00)."]
+        assert flashed(late) == ["Голосование должно закрыться не позже 00:00 (21 ноября 2026 г. 0:00 MSK)."]
         bad = act(client, "session", "extend_voting", [session], apply="1", closes_at="tomorrow")
         assert "Введите дату и время в виде ГГГГ-ММ-ДД ЧЧ:ММ." in bad.content.decode()
         assert session_state(session)[1] == CLOSES and events().count() == n_events

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth import get_user_model
 
 from cities.models import Resident
 from inboxes.models import InboxKind
@@ -15,6 +16,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 390, "height": 844}
 SERIOUS = {"serious", "critical"}
+#: The elements whose right edge passes the given width (tag, id, class, right edge), for a failing width check.
+WIDEST_ELEMENTS = """(limit) => [...document.querySelectorAll('body *')]
+  .map(e => [e, e.getBoundingClientRect().right]).filter(([e, r]) => r > limit)
+  .slice(0, 8).map(([e, r]) => `${e.tagName}#${e.id}.${e.className} ${Math.round(r)}`)"""
 
 
 def _serious_violations(page) -> list[str]:
@@ -56,13 +61,19 @@ def test_main_pages_have_no_serious_accessibility_violations(lepra, screenshots)
             found[f"{person.label} {path}"] = lines
     assert found == {}, "\n".join(f"{where}:\n  " + "\n  ".join(lines) for where, lines in found.items())
 
-    # At phone width nothing overflows sideways: the page is no wider than the screen.
+    # The demo's Procurator: staff of two games (the demo's and this one), Russian console.
+    demo_procurator = Person(lepra.browser, lepra.stack, get_user_model().objects.get(username="procurator"),
+                             label="demo procurator")
+    demo_procurator.log_in_with_session()
+    # At phone width nothing overflows sideways: the page is no wider than the screen (the staff console too).
     for person, path in [(player, f"/inboxes/{city_inbox.public_id}/"), (player, f"/games/{game.slug}/"),
-                         (player, f"/games/{game.slug}/cities/1/day/")]:
+                         (player, f"/games/{game.slug}/cities/1/day/"), (procurator, "/staff/"),
+                         (demo_procurator, "/staff/")]:
         person.page.set_viewport_size(PHONE)
         person.open(path)
         width = person.page.evaluate("document.documentElement.scrollWidth")
-        assert width <= PHONE["width"], f"{path} is {width} px wide at phone width"
+        wide = person.page.evaluate(WIDEST_ELEMENTS, PHONE["width"])
+        assert width <= PHONE["width"], f"{person.label} {path} is {width} px wide at phone width: {wide}"
     player.open(f"/inboxes/{city_inbox.public_id}/")
     screenshots.take(player.page, "phone-thread", full_page=False)
     player.open(f"/games/{game.slug}/")

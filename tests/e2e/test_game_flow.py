@@ -328,6 +328,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     proc.open(f"/games/{slug}/end/")
     proc.page.fill("main form [name=reason]", "Конец весенней партии: проверка архива.")
     proc.submit("main form button[type=submit]")
+    proc.submit("main form.confirm-form button[type=submit]")  # the second step: the game cannot be resumed
     stack.wait_until(lambda: lepra.game().status == "finished", "the game to end")
     spectator.open(f"/games/{slug}/archive/")
     assert lepra.title in spectator.text("main")

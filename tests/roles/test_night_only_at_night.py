@@ -20,7 +20,7 @@ NIGHT_END = NOW + timedelta(hours=11)
 BY_DAY = NOW
 AT_NIGHT = DAY_END + timedelta(minutes=5)
 AFTER = NIGHT_END + timedelta(seconds=1)
-NOT_YET = "Night 2 has not started yet: night decisions are made at night, from 21.11 00:00."
+NOT_YET = "Night 2 has not started yet: night decisions are made at night, from 21.11 00:00 MSK."
 
 
 @pytest.fixture
@@ -86,3 +86,12 @@ def test_a_game_run_by_hand_has_no_clock_limit_L_NIGHT_6(ng):
     set_day(ng, 2)
     decision = _attempts(ng)["kill"](BY_DAY)
     assert decision.night == 2
+
+
+def test_the_refusal_names_the_time_in_the_viewers_own_display_zone_with_its_abbreviation_L_NIGHT_6(clocked):
+    godfather = clocked.godfather[1].user
+    godfather.time_zone = "Asia/Tokyo"
+    godfather.save(update_fields=["time_zone"])
+    with override("en"), pytest.raises(WrongState) as refused:
+        _attempts(clocked)["kill"](BY_DAY)
+    assert str(refused.value) == "Night 2 has not started yet: night decisions are made at night, from 21.11 06:00 JST."

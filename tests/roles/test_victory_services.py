@@ -86,7 +86,7 @@ def test_end_game_page_is_the_procurators_only_L_WIN_3(ng, client):
     client.force_login(ng.consigliere)
     assert client.get(f"/games/{ng.game.slug}/end/").status_code == 404
     client.force_login(ng.procurator)
-    response = client.post(f"/games/{ng.game.slug}/end/", {"reason": "Сервер переезжает."})
+    response = client.post(f"/games/{ng.game.slug}/end/", {"reason": "Сервер переезжает.", "confirmed": "yes"})
     assert response.status_code == 302
     assert GameResult.objects.get(game=ng.game).reason == "Сервер переезжает."
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 
 from django.test import Client
-from django.utils import translation
+from django.utils import timezone, translation
 
-from cities.models import GameEvent
+from cities.models import GameEvent, Resident
+from cities.services import record_event
 from inboxes import policies
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
@@ -69,3 +70,25 @@ def test_the_m21_console_log_reads_in_english_L_STAFF(db):
     shown = re.sub(r"<script.*?</script>|<[^>]+>", " ", body, flags=re.DOTALL)
     assert "dealt the roles; day 1 starts at" in shown and " GMT" in shown  # the game's zone, Europe/London
     assert "m21.roles_dealt" not in shown
+
+
+def test_codes_in_a_sentence_read_as_translated_words_L_STAFF_6(demo):
+    resident, other = Resident.objects.filter(game=demo.game, city__number=1).order_by("pk")[:2]
+    scope = policies.AuditScope(fresh(demo.procurator), demo.game)
+    texts = {}
+    for key, kind, payload in [
+        ("speech", "voting.speech_requested", {"kind": "confrontation", "resident": resident.pk, "other": other.pk}),
+        ("executed", "resident.died", {"resident": resident.pk, "cause": "executed"}),
+        ("killed", "resident.died", {"resident": resident.pk, "cause": "killed"}),
+        ("penalty", "resident.died", {"resident": resident.pk, "cause": "penalty"}),
+        ("status", "game.status", {"status": "running", "day": 2}),
+        ("unknown", "resident.died", {"resident": resident.pk, "cause": "eaten"}),
+    ]:
+        event = record_event(demo.game, kind, actor=None, at=timezone.now(), payload=payload)
+        texts[key] = re.sub(r"<[^>]+>", "", str(audit_sentence(scope, event)))
+    assert texts["speech"] == (f"Житель {resident.name} попросил слова (очная ставка) вместе с жителем "
+                               f"{other.name}.")
+    assert texts["executed"].endswith(f"{resident.name} погиб (казнён).")
+    assert texts["killed"].endswith("(убит).") and texts["penalty"].endswith("(штраф).")
+    assert "(Идёт игра)" not in texts["status"] and "Идёт игра" in texts["status"] and "running" not in texts["status"]
+    assert texts["unknown"].endswith("(eaten).")
