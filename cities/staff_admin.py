@@ -424,6 +424,7 @@ class StaffResidentAdmin(StaffScopedAdmin):
         "is_judge__exact", "is_judge__isnull",
     })
     actions = (replace_player, record_death, penalty_ban)
+    action_tools = {"replace_player": "replace_player", "record_death": "record_death", "penalty_ban": "penalty_ban"}
 
     def offers_action(self, request, name: str) -> bool:
         if name in ("replace_player", "record_death"):
@@ -706,7 +707,7 @@ def stage_inbox_view(request, game_id: int):
     return TemplateResponse(request, "staff_admin/stage_inbox.html", context)
 
 
-@register_urls
+@register_urls(tool="stage")
 def _urls(site) -> list:
     """The stage page (L-INBOX-19)."""
     return [path("games/<id:game_id>/stage/", site.admin_view(stage_inbox_view), name="stage_inbox")]
@@ -730,7 +731,7 @@ def _game_links(request, role) -> list[tuple[str, str]]:
     ]
 
 
-@register_dashboard_links(order=40)
+@register_dashboard_links(order=40, tool="stage")
 def _stage_link(request, role) -> list[tuple[str, str]]:
     """The Procurator opens a stage (L-INBOX-19)."""
     if role.kind != StaffKind.PROCURATOR:
