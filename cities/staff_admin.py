@@ -367,7 +367,8 @@ class StageInboxForm(forms.Form):
         speakers = self.fields["speakers"]
         speakers.queryset = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")
         speakers.label_from_instance = lambda r: f"{r.name} · {r.city.name} · {r.get_status_display()}"
-        self.cities = {str(c.pk): c for c in City.objects.filter(game=game).order_by("number")}
+        # Cities by their public number (L-CITY), not their database id.
+        self.cities = {str(c.number): c for c in City.objects.filter(game=game).order_by("number")}
         self.fields["audience"].choices = [
             ("", _("Nobody (only the speakers)")),
             (inbox_services.STAGE_AUDIENCE_ALL, _("All residents")),
