@@ -35,6 +35,7 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from zoneinfo import ZoneInfo
 
 from django import forms
@@ -425,7 +426,8 @@ class StaffResidentAdmin(StaffScopedAdmin):
         "is_judge__exact", "is_judge__isnull",
     })
     actions = (replace_player, record_death, penalty_ban)
-    action_tools = {"replace_player": "replace_player", "record_death": "record_death", "penalty_ban": "penalty_ban"}
+    action_tools = MappingProxyType(
+        {"replace_player": "replace_player", "record_death": "record_death", "penalty_ban": "penalty_ban"})
 
     def offers_action(self, request, name: str) -> bool:
         if name in ("replace_player", "record_death"):

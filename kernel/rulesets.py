@@ -83,7 +83,6 @@ from django.utils.translation import gettext as _
 
 from .errors import NotProvidedByRuleset, UnknownRuleset
 
-
 #: The staff console's tools that belong to one ruleset's rules, by name (``RulesetSpec.console_tools``). Pages,
 #: actions, dashboard links and lines not named here are every ruleset's (residents, inboxes, messages, audit).
 CONSOLE_TOOLS = frozenset({

@@ -25,10 +25,12 @@ queryset starts from the access policy, secrets are never a model field in a pag
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import update_wrapper
+from types import MappingProxyType
+from typing import ClassVar
 from zoneinfo import ZoneInfo
 
 from django.contrib import admin, messages
@@ -40,8 +42,8 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy
 
@@ -337,9 +339,9 @@ class StaffScopedAdmin(admin.ModelAdmin):
     show_facets = admin.ShowFacets.NEVER
     #: The ruleset-specific tool (``kernel.rulesets.CONSOLE_TOOLS``) this model's pages are, or None (every
     #: ruleset's); ``action_tools`` maps an action's name to its tool. ``game_field`` leads to the object's game.
-    console_tool: str | None = None
-    action_tools: dict[str, str] = {}
-    game_field = "game"
+    console_tool: ClassVar[str | None] = None
+    action_tools: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    game_field: ClassVar[str] = "game"
 
     def scoped_queryset(self, request):
         raise NotImplementedError

@@ -35,6 +35,7 @@ from cities.clock_admin import pending_events
 from cities.errors import RuleViolation
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import City, LifeStatus, Resident, StaffKind
+from kernel.confirm import confirmation_page
 from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
@@ -49,8 +50,6 @@ from staff.console import (
 )
 
 from . import services
-from kernel.confirm import confirmation_page
-
 from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
 from .models import (
     CityJudge,

@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-
 from cities.models import Game, GameStatus, LifeStatus, Resident, Signup
 from inboxes import policies
 from inboxes.models import InboxKind

@@ -24,8 +24,16 @@ from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 from . import selectors, services
 from .forms import (
-    NO_LYNCH, CastingVoteForm, CohostForm, DealForm, DrawSetupForm, ExtendForm, NewM21GameForm, SetupTableForm,
-    TimingForm, day_pick_forms,
+    NO_LYNCH,
+    CastingVoteForm,
+    CohostForm,
+    DealForm,
+    DrawSetupForm,
+    ExtendForm,
+    NewM21GameForm,
+    SetupTableForm,
+    TimingForm,
+    day_pick_forms,
 )
 from .role_services import day_actions_for
 from .roles import ROLES

@@ -447,7 +447,7 @@ def test_the_procurator_opens_a_stage_for_a_city_L_INBOX_19(demo):
     assert f'href="{stage_url(demo)}"' in client.get("/staff/").content.decode()
     page = client.get(stage_url(demo)).content.decode()
     assert 'name="speakers"' in page and 'name="audience"' in page and "data-fact" not in page
-    audience = re.search(r'<select name="audience".*?</select>', page, re.S).group(0)
+    audience = re.search(r'<select name="audience".*?</select>', page, re.DOTALL).group(0)
     assert re.findall(r'value="([^"]*)"', audience) == ["", "all", *[str(c.number) for c in City.objects.filter(
         game=demo.game).order_by("number")]]  # cities by their public number, never a database id
     honest, mafioso = demo.seat("honest"), demo.seat("mafioso")

@@ -23,7 +23,7 @@ def test_the_casting_vote_form_offers_public_ids_and_refuses_database_ids_M_ROLE
     target = table.seat(next(n for n in table.users if n != judge_name))
     with time_machine.travel(table.tick(), tick=False):
         page = client.get(reverse("m21_game", args=[table.game.slug])).content.decode()
-        form = re.search(r'<form[^>]*action="[^"]*/m21/judge/cast/".*?</form>', page, re.S).group(0)
+        form = re.search(r'<form[^>]*action="[^"]*/m21/judge/cast/".*?</form>', page, re.DOTALL).group(0)
         values = re.findall(r'<option value="([^"]*)"', form)
         assert values[0] == "no_lynch" and target.public_id in values
         assert not [v for v in values[1:] if v.isdigit()]
