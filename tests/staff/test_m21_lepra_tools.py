@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from cities.demo import demo_account_maker
-from cities.models import City, GameEvent, LifeStatus, Resident
+from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.models import Inbox
 from rulesets.m21.demo import load_m21_demo
 
@@ -111,3 +111,26 @@ def test_every_lepra_page_and_list_refuses_the_m21_host_and_changes_nothing(m21)
         assert REFUSAL in response.content.decode(), model
     assert Inbox.objects.filter(game=game).count() == inboxes
     assert GameEvent.objects.filter(game=game).count() == events
+
+
+def test_a_host_of_both_rulesets_records_a_lepra_death_and_is_refused_the_m21_one(demo, m21):
+    """The Procurator of a Lepra game who also hosts an M21 game is offered "record a death"; it acts only on the
+    Lepra resident and names the M21 ruleset's refusal for the other (nothing of the M21 game changes)."""
+    StaffRole.objects.filter(game=demo.game, kind=StaffKind.PROCURATOR).update(user=m21.host)
+    client = host_client(m21)
+    residents = reverse("staff_admin:cities_resident_changelist")
+    assert 'value="record_death"' in client.get(residents).content.decode()
+    m21_player = Resident.objects.filter(game=m21.game, status=LifeStatus.ALIVE).order_by("name").first()
+    lepra_player = demo.seat("resident2")
+    events = GameEvent.objects.filter(game=m21.game).count()
+    response = client.post(residents, {"action": "record_death", "cause": "killed", "apply": "1",
+                                       "_selected_action": [m21_player.public_id, lepra_player.public_id]},
+                           follow=True)
+    assert response.status_code == 200
+    flashed = [str(m) for m in response.context["messages"]]
+    assert flashed == ["The m21 ruleset does not provide recording a death from the residents' list.",
+                       f"The death of {lepra_player.name} is recorded."]
+    m21_player.refresh_from_db()
+    lepra_player.refresh_from_db()
+    assert (m21_player.status, lepra_player.status) == (LifeStatus.ALIVE, LifeStatus.DEAD)
+    assert GameEvent.objects.filter(game=m21.game).count() == events
