@@ -11,7 +11,7 @@ from django.utils.translation import override
 
 from cities.errors import InvalidInput
 from cities.models import GameEvent
-from inboxes import services
+from inboxes import selectors, services
 from inboxes.models import Inbox, InboxKind, Message
 from tests.conftest import fresh
 
@@ -138,7 +138,7 @@ def test_the_thread_page_refuses_a_reused_key_in_words_and_a_fresh_key_posts_it_
         assert response.status_code == 400
         page = response.content.decode()
         with override("ru"):
-            assert services._stale_post_form().message in page
+            assert selectors.stale_post_form().message in page
         assert not Message.objects.filter(body=text).exists()
         fresh_key = KEY.search(page).group(1)
         assert fresh_key != key
@@ -156,7 +156,7 @@ def test_an_open_page_gets_the_refusal_and_a_fresh_key_for_a_reused_one_L_INBOX_
     assert (response.status_code, response["X-Post-Refused"]) == (200, "400")
     body = response.content.decode()
     with override("ru"):
-        assert services._stale_post_form().message in body
+        assert selectors.stale_post_form().message in body
     fresh_key = re.search(r'name="idempotency_key" value="([^"]+)" id="id_idempotency_key" hx-swap-oob="true"',
                           body).group(1)
     assert fresh_key != key and not Message.objects.filter(body="Два").exists()
