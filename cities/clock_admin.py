@@ -50,7 +50,7 @@ from .staff_needs import clock_needs, clock_problems
 def _register_dashboard_needs() -> None:
 
 
-    register_dashboard_needs(clock_needs)
+    register_dashboard_needs(clock_needs, tool="clock")
 
 
 _register_dashboard_needs()
@@ -321,7 +321,7 @@ def reschedule_voting_view(request, session_id: int):
     return TemplateResponse(request, "staff_admin/reschedule_voting.html", context)
 
 
-@register_urls
+@register_urls(tool="clock")
 def _urls(site) -> list:
     """The Procurator's clock page and daily post pages (L-DAY, L-POST-2)."""
     return [path("games/<id:game_id>/clock/", site.admin_view(game_clock_view), name="game_clock"),
@@ -330,7 +330,7 @@ def _urls(site) -> list:
                  name="reschedule_voting")]
 
 
-@register_dashboard_links(order=0)
+@register_dashboard_links(order=0, tool="clock")
 def _schedule_link(request, role) -> list[tuple[str, str]]:
     """The Procurator's "Schedule" entry: the clock (day starts, long and shortened days)."""
     if role.kind != StaffKind.PROCURATOR:

@@ -35,6 +35,7 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from zoneinfo import ZoneInfo
 
 from django import forms
@@ -377,7 +378,8 @@ class StageInboxForm(forms.Form):
         speakers = self.fields["speakers"]
         speakers.queryset = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")
         speakers.label_from_instance = lambda r: f"{r.name} · {r.city.name} · {r.get_status_display()}"
-        self.cities = {str(c.pk): c for c in City.objects.filter(game=game).order_by("number")}
+        # Cities by their public number (L-CITY), not their database id.
+        self.cities = {str(c.number): c for c in City.objects.filter(game=game).order_by("number")}
         self.fields["audience"].choices = [
             ("", _("Nobody (only the speakers)")),
             (inbox_services.STAGE_AUDIENCE_ALL, _("All residents")),
@@ -434,6 +436,8 @@ class StaffResidentAdmin(StaffScopedAdmin):
         "is_judge__exact", "is_judge__isnull",
     })
     actions = (replace_player, record_death, penalty_ban)
+    action_tools = MappingProxyType(
+        {"replace_player": "replace_player", "record_death": "record_death", "penalty_ban": "penalty_ban"})
 
     def offers_action(self, request, name: str) -> bool:
         if name in ("replace_player", "record_death"):
@@ -736,7 +740,7 @@ def stage_inbox_view(request, game_id: int):
     return TemplateResponse(request, "staff_admin/stage_inbox.html", context)
 
 
-@register_urls
+@register_urls(tool="stage")
 def _urls(site) -> list:
     """The stage page (L-INBOX-19)."""
     return [path("games/<id:game_id>/stage/", site.admin_view(stage_inbox_view), name="stage_inbox")]
@@ -760,7 +764,7 @@ def _game_links(request, role) -> list[tuple[str, str]]:
     ]
 
 
-@register_dashboard_links(order=40)
+@register_dashboard_links(order=40, tool="stage")
 def _stage_link(request, role) -> list[tuple[str, str]]:
     """The Procurator opens a stage (L-INBOX-19)."""
     if role.kind != StaffKind.PROCURATOR:

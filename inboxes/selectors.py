@@ -12,8 +12,10 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, DateTimeField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from cities.models import Game, GameStatus
+from kernel.errors import InvalidInput
 
 from . import policies
 from .hooks import annotate_messages
@@ -264,3 +266,22 @@ def chain_links_for(viewer, inbox: Inbox) -> tuple[Inbox | None, Inbox | None]:
         if candidate is not None and policies.can_read_inbox(viewer, candidate):
             successor = candidate
     return predecessor, successor
+
+
+def stale_post_form() -> InvalidInput:
+    """The refusal of a post whose form key was already used for another text or inbox (nothing is stored)."""
+    return InvalidInput(_("This form was already used to post another message, so nothing was posted. Your text is "
+                          "kept: send it again to post it."), rule="L-INBOX-21")
+
+
+def post_of_form_key(user, inbox: Inbox, text: str, key: str | None) -> Message | None:
+    """The message ``user`` already posted with the form key ``key`` when it is the same post (same inbox, same
+    text: a double click, a network retry), else None (no key, an anonymous user, the key unused). Raises
+    ``InvalidInput`` (``stale_post_form``) when the key was used for another text or inbox: a stale form, refused
+    rather than answered as a success that stored nothing (L-INBOX-21)."""
+    if not key or user is None or not user.is_authenticated:
+        return None
+    already = Message.objects.filter(author_user=user, idempotency_key=key).first()
+    if already is not None and (already.inbox_id != inbox.pk or already.body != text):
+        raise stale_post_form()
+    return already

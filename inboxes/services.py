@@ -29,6 +29,7 @@ from .models import (
     ReadMark,
 )
 from .rendering import has_visible_text, render_markdown
+from .selectors import post_of_form_key, stale_post_form
 
 K = InboxKind
 
@@ -60,9 +61,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
                     idempotency_key: str | None = None) -> Message:
     """Post ``text`` (Markdown) in ``inbox`` as ``acting_user``; the receive time is ``now`` (aware UTC, µs).
 
-    ``idempotency_key`` (the post form's key, ``kernel.public_ids.new_idempotency_key``): when this user already
-    posted with the same key, that message is returned and nothing is stored or audited again (a double click or
-    a network retry stores one message; checked under the inbox lock, backed by a unique constraint).
+    ``idempotency_key`` (the post form's key): the same post again (a double click, a retry) returns the stored
+    message, storing nothing; another text or inbox with the key is refused (``selectors.post_of_form_key``).
 
     The author is the user's seat in the game when they are a member, else their staff role there, else (a
     spectator, M-SETUP-3) their account alone.
@@ -85,10 +85,9 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # post (its cut-off is earlier than the receive time), L-VOTE-8.
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     now = now or timezone.now()
-    if idempotency_key and acting_user is not None and acting_user.is_authenticated:
-        already = Message.objects.filter(author_user=acting_user, idempotency_key=idempotency_key).first()
-        if already is not None:
-            return already
+    already = post_of_form_key(acting_user, inbox, text, idempotency_key)
+    if already is not None:
+        return already
     # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement.
     policies.relock_membership(acting_user, inbox)
     if not policies.can_read_inbox(acting_user, inbox):
@@ -115,11 +114,13 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
     accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
-    message = Message.objects.create(
-        inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
-        author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
-        idempotency_key=idempotency_key or None,
-    )
+    try:  # the same key posted at once in another inbox meets the unique constraint; the whole post rolls back
+        message = Message.objects.create(
+            inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
+            author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
+            idempotency_key=idempotency_key or None)
+    except IntegrityError:
+        raise stale_post_form() from None
     if hook is not None:
         hook.record(inbox, author_resident, message, accepted, now)
     _advance_read_mark(acting_user, inbox, now)

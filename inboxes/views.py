@@ -51,6 +51,7 @@ def inbox_thread(request, inbox_id: str):
     status = 200
     error = None
     form = PostMessageForm()
+    fresh_key = None
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect(f"{reverse('account_login')}?next={request.path}")
@@ -62,19 +63,26 @@ def inbox_thread(request, inbox_id: str):
             except RuleViolation as exc:
                 error = str(exc)
                 status = _STATUS.get(type(exc), 400)
+                # Nothing was stored: the form shown again (or kept on an open page) gets a fresh key, so that
+                # sending the kept text again is a new post, not a replay of the refused one.
+                data = request.POST.copy()
+                data["idempotency_key"] = fresh_key = new_idempotency_key()
+                form = PostMessageForm(data)
+                form.is_valid()
             else:
                 if request.htmx:  # posted from an open page: no reload; the live poll fetches the new message
                     # The form stays on the page: its next post needs a fresh idempotency key (swapped out of band,
                     # so that the form's reset keeps it), else it would be taken for a re-submission of this one.
-                    fresh_key = format_html('<input type="hidden" name="idempotency_key" value="{}" '
-                                            'id="id_idempotency_key" hx-swap-oob="true">', new_idempotency_key())
-                    return HttpResponse(fresh_key, headers={"HX-Trigger": "thread-refresh"})
+                    fresh_input = format_html('<input type="hidden" name="idempotency_key" value="{}" '
+                                              'id="id_idempotency_key" hx-swap-oob="true">', new_idempotency_key())
+                    return HttpResponse(fresh_input, headers={"HX-Trigger": "thread-refresh"})
                 return redirect(f"{reverse('inbox_thread', args=[inbox.public_id])}#latest")
         else:
             error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             status = 400
         if request.htmx:  # the refusal goes into the form's feedback area (swapped: 200); the typed text stays
-            response = render(request, "inboxes/_post_error.html", {"error": error})
+            response = render(request, "inboxes/_post_error.html",
+                              {"error": error, "fresh_key": fresh_key})
             response["X-Post-Refused"] = str(status)
             return response
     return _render_thread(request, inbox, form=form, error=error, status=status)

@@ -48,6 +48,8 @@ Plain attributes (override as class attributes):
 - ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
 - ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page;
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
+- ``console_tools``: the names of the staff console's ruleset-specific tools (``CONSOLE_TOOLS``) the ruleset
+  provides; the console shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
 
 Methods (override; the default raises ``NotProvidedByRuleset`` naming the ruleset and the part):
 
@@ -80,6 +82,25 @@ from typing import Any, ClassVar
 from django.utils.translation import gettext as _
 
 from .errors import NotProvidedByRuleset, UnknownRuleset
+
+#: The staff console's tools that belong to one ruleset's rules, by name (``RulesetSpec.console_tools``). Pages,
+#: actions, dashboard links and lines not named here are every ruleset's (residents, inboxes, messages, audit).
+CONSOLE_TOOLS = frozenset({
+    "clock",            # the day/night schedule page, the daily post page, rescheduling a missed voting
+    "stage",            # opening a stage inbox
+    "record_death",     # recording a death from the residents' list
+    "replace_player",   # handing a seat to another account from the residents' list
+    "penalty_ban",      # the Arbiter's penalty ban
+    "voting",           # voting sessions, proxies, suicides, speech requests, voting times
+    "court",            # court cases
+    "judges",           # city judges, judge elections, removal demands, election times
+    "stand_ins",        # Tribune stand-ins
+    "impeachment",      # impeachment demands
+    "end_game_early",   # ending the game early with a reason
+    "no_confidence",    # complaints of no confidence
+    "play_bans",        # play bans
+    "commissar_offers", # the commissar offers awaiting an answer (a dashboard line)
+})
 
 
 @dataclass(frozen=True)
@@ -159,11 +180,25 @@ class RulesetSpec:
     #: Ordered section keys of the archive page.
     archive_sections: ClassVar[tuple[str, ...]] = ()
 
+    #: The staff console's tools (names of ``CONSOLE_TOOLS``) the ruleset provides.
+    console_tools: ClassVar[frozenset[str]] = frozenset()
+
     #: Whether the ruleset brings a demo game (``load_demo`` and friends).
     has_demo: ClassVar[bool] = False
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.key!r}>"
+
+    def provides_console_tool(self, name: str) -> bool:
+        """True when the staff console's tool ``name`` (of ``CONSOLE_TOOLS``) is part of this ruleset's rules.
+        Raises ``ValueError`` for a name not in ``CONSOLE_TOOLS`` (a typo would hide a tool silently)."""
+        if name not in CONSOLE_TOOLS:
+            raise ValueError(f"unknown console tool {name!r}")
+        return name in self.console_tools
+
+    def missing_console_tool(self, label: str) -> NotProvidedByRuleset:
+        """The refusal of a console tool this ruleset does not provide; ``label`` is the tool's translated name."""
+        return self._missing(label)
 
     def _missing(self, part: str) -> NotProvidedByRuleset:
         return NotProvidedByRuleset(_("The %(ruleset)s ruleset does not provide %(part)s.")

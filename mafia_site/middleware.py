@@ -1,7 +1,11 @@
 """Project middleware."""
 from __future__ import annotations
 
+from django.http import HttpResponse
+from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
+
+from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 
 class PrivateCacheMiddleware:
@@ -84,3 +88,26 @@ class RejectNullBytesMiddleware:
             return any("\x00" in key or any(isinstance(v, str) and "\x00" in v for v in values)
                        for key, values in post.lists())
         return False
+
+
+class RuleViolationMiddleware:
+    """Answer a ``RuleViolation`` that leaves a view (``NotProvidedByRuleset`` among them: a tool or page of
+    another ruleset's rules) with its message as a refusal, never a 500: 400 for ``InvalidInput``, 403 for
+    ``NotAllowed``, 409 for ``WrongState``, 400 otherwise. The page is standalone, like the 400 page. Views that
+    answer a refusal in their own page catch the error themselves; this is the floor under every other view."""
+
+    STATUS = ((InvalidInput, 400), (NotAllowed, 403), (WrongState, 409))
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        """The refusal page of ``exception`` when it is a ``RuleViolation``; None (Django's handling) otherwise."""
+        if not isinstance(exception, RuleViolation):
+            return None
+        status = next((code for kind, code in self.STATUS if isinstance(exception, kind)), 400)
+        return HttpResponse(render_to_string("refused.html", {"reason": str(exception)}, request=request),
+                            status=status)

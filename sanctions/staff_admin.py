@@ -105,6 +105,7 @@ def rule_on_no_confidence(modeladmin, request, queryset):
 class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
     """Complaints of no confidence in the games where the user is the Procurator (L-IMPEACH-3): whom they are
     about, who complains as he may know it, the complaint inbox (to read and answer), the ruling."""
+    console_tool = "no_confidence"
 
     list_display = ("filed_at", "target", "complainants", "thread", "ruling", "ruled_at")
     list_filter = (("game", ScopedRelatedFilter), "target")
@@ -131,7 +132,7 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
         return format_html('<a href="{}">{}</a>', reverse("inbox_thread", args=[obj.inbox.public_id]), obj.inbox.title)
 
 
-@register_dashboard_needs
+@register_dashboard_needs(tool="no_confidence")
 def _procurator_no_confidence_needs(request, role) -> list[Need]:
     if role.kind != StaffKind.PROCURATOR:
         return []
@@ -264,6 +265,7 @@ def record_play_ban_view(request, game_id: int):
 class StaffPlayBanAdmin(StaffScopedAdmin):
     """Play bans recorded in the games where the user is the Procurator, with their evidence: links to the
     messages, shown only while he may read them (L-SANCTION-2)."""
+    console_tool = "play_bans"
 
     list_display = ("user_name", "offence", "starts_at", "ends_shown", "ended_at")
     list_filter = (("game", ScopedRelatedFilter), "offence")
@@ -297,18 +299,24 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
                                 ((message_url(m), m.inbox.title, m.author_name) for m in shown))
 
 
-@register_dashboard_links(order=60)
+@register_dashboard_links(order=60, tool="no_confidence")
+def _no_confidence_links(request, role) -> list[tuple[str, str]]:
+    if role.kind != StaffKind.PROCURATOR:
+        return []
+    return [(_("Complaints of no confidence"), _changelist("sanctions_noconfidencecase", game__id__exact=role.game_id))]
+
+
+@register_dashboard_links(order=61, tool="play_bans")
 def _procurator_links(request, role) -> list[tuple[str, str]]:
     if role.kind != StaffKind.PROCURATOR:
         return []
-    return [(_("Complaints of no confidence"), _changelist("sanctions_noconfidencecase", game__id__exact=role.game_id)),
-            (_("Play bans"), _changelist("sanctions_playban", game__id__exact=role.game_id)),
+    return [(_("Play bans"), _changelist("sanctions_playban", game__id__exact=role.game_id)),
             (_("Record a play ban"), reverse("admin:record_play_ban", args=[role.game_id],
                                              current_app=staff_admin_site.name))]
 
 
 
-@register_urls
+@register_urls(tool="play_bans")
 def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
     return [path("games/<id:game_id>/play-ban/", site.admin_view(record_play_ban_view), name="record_play_ban")]

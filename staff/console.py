@@ -6,21 +6,31 @@ This module holds what every app's console pages build on: the site (``GameStaff
 ``staff_roles_of``), helpers for actions' intermediate pages, and three registries the apps fill from their own
 ``staff_admin.py`` (imported by ``staff.apps.StaffConfig.ready``):
 
-- ``register_urls(provider)``: ``provider(site) -> [path(...)]``, pages mounted under ``/staff/``;
-- ``register_dashboard_links(provider, order=...)``: ``provider(request, role) -> [(label, url)]``, the links of
-  a role's dashboard row, sorted by ``order`` (then registration);
-- ``register_dashboard_needs(provider)``: ``provider(request, role) -> [Need]``, the "what needs you now" lines;
-  each must count only objects of the viewer's scope (use the registered ModelAdmin's ``get_queryset``).
+- ``register_urls(provider, tool=...)``: ``provider(site) -> [path(...)]``, pages mounted under ``/staff/``;
+- ``register_dashboard_links(provider, order=..., tool=...)``: ``provider(request, role) -> [(label, url)]``, the
+  links of a role's dashboard row, sorted by ``order`` (then registration);
+- ``register_dashboard_needs(provider, tool=...)``: ``provider(request, role) -> [Need]``, the "what needs you
+  now" lines; each must count only objects of the viewer's scope (use the registered ModelAdmin's
+  ``get_queryset``).
+
+Tools of one ruleset (``kernel.rulesets.CONSOLE_TOOLS``: Lepra's clock, stage, votings, court...) are named by
+``tool``: a link or line is shown only in the rows of games whose ruleset provides it (``ruleset_of(game)
+.provides_console_tool``), a page of such a game refuses with ``NotProvidedByRuleset`` (a clear refusal, see
+``mafia_site.middleware.RuleViolationMiddleware``), and a ``StaffScopedAdmin`` with ``console_tool`` (or an action
+named in its ``action_tools``) is absent for a viewer with no such game, refused when posted anyway, and acts
+only on objects of games that provide it.
 
 Why nothing leaks is said in ``cities.staff_admin`` (the games, residents, inboxes and messages pages): every
 queryset starts from the access policy, secrets are never a model field in a page, URL lookups are a whitelist.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import update_wrapper
+from types import MappingProxyType
+from typing import ClassVar
 from zoneinfo import ZoneInfo
 
 from django.contrib import admin, messages
@@ -39,7 +49,37 @@ from django.utils.translation import gettext_lazy
 
 from cities.models import Game, StaffKind, StaffRole
 from inboxes import policies
+from kernel.errors import NotProvidedByRuleset
 from kernel.public_ids import is_database_id, is_public_id
+from kernel.rulesets import ruleset_of
+
+#: How each ruleset-specific tool (``kernel.rulesets.CONSOLE_TOOLS``) is named in a refusal.
+TOOL_LABELS = {
+    "clock": gettext_lazy("the schedule of days and votings"),
+    "stage": gettext_lazy("stage inboxes"),
+    "record_death": gettext_lazy("recording a death from the residents' list"),
+    "replace_player": gettext_lazy("replacing a player from the residents' list"),
+    "penalty_ban": gettext_lazy("penalty bans"),
+    "voting": gettext_lazy("voting sessions, proxies, suicides and speech requests"),
+    "court": gettext_lazy("court cases"),
+    "judges": gettext_lazy("judges and judge elections"),
+    "stand_ins": gettext_lazy("Tribune stand-ins"),
+    "impeachment": gettext_lazy("impeachment demands"),
+    "end_game_early": gettext_lazy("ending the game early"),
+    "no_confidence": gettext_lazy("complaints of no confidence"),
+    "play_bans": gettext_lazy("play bans"),
+    "commissar_offers": gettext_lazy("commissar offers"),
+}
+
+
+def game_provides(game, tool: str | None) -> bool:
+    """True when ``tool`` (a name of ``CONSOLE_TOOLS``, or None for every ruleset's) is part of ``game``'s rules."""
+    return tool is None or ruleset_of(game).provides_console_tool(tool)
+
+
+def not_provided(game, tool: str) -> NotProvidedByRuleset:
+    """The refusal of ``tool`` for ``game`` (naming its ruleset and the tool)."""
+    return ruleset_of(game).missing_console_tool(str(TOOL_LABELS[tool]))
 
 # --------------------------------------------------------------------------------------------------------------
 # The registries the apps fill (their staff_admin.py)
@@ -68,30 +108,68 @@ DASHBOARD_LINKS: list[tuple[int, LinkProvider]] = []
 DASHBOARD_NEEDS: list[NeedProvider] = []
 
 
-def register_urls(provider: UrlProvider) -> UrlProvider:
+def _tool_page(view, tool: str):
+    """``view`` (an ``admin_view``) refusing with ``NotProvidedByRuleset`` when the game it names (``game_id``,
+    a game where the viewer is staff) or, for a page naming no game, every staff game of the viewer has a ruleset
+    without ``tool``. Who may not enter the console at all gets the admin's own answer first."""
+    def page(request, *args, **kwargs):
+        if staff_admin_site.has_permission(request):
+            roles = staff_roles_of(request)
+            named = [r.game for r in roles if r.game_id == kwargs.get("game_id")]
+            games = named or ([] if "game_id" in kwargs else [r.game for r in roles])
+            if games and not any(game_provides(game, tool) for game in games):
+                raise not_provided(games[0], tool)
+        return view(request, *args, **kwargs)
+    return update_wrapper(page, view)
+
+
+def register_urls(provider: UrlProvider | None = None, *, tool: str | None = None):
     """Mount the pages ``provider(site)`` returns (``path`` objects whose views are wrapped in
-    ``site.admin_view``) under ``/staff/``. Usable as a decorator; returns ``provider``."""
-    if provider not in CONSOLE_URLS:
-        CONSOLE_URLS.append(provider)
-    return provider
-
-
-def register_dashboard_links(provider: LinkProvider | None = None, *, order: int = 100):
-    """Add ``provider(request, role) -> [(label, url)]`` to every dashboard row; rows list the links of all
-    providers sorted by ``order``. Usable as ``@register_dashboard_links(order=20)``; returns ``provider``."""
-    def register(func: LinkProvider) -> LinkProvider:
-        if all(func is not known for _o, known in DASHBOARD_LINKS):
-            DASHBOARD_LINKS.append((order, func))
+    ``site.admin_view``) under ``/staff/``; with ``tool``, each page refuses for a game whose ruleset lacks it
+    (``_tool_page``). Usable as ``@register_urls`` or ``@register_urls(tool=...)``; returns ``provider``."""
+    def register(func: UrlProvider) -> UrlProvider:
+        def urls(site) -> list:
+            patterns = func(site)
+            if tool is not None:
+                for pattern in patterns:
+                    pattern.callback = _tool_page(pattern.callback, tool)
+            return patterns
+        if all(func is not getattr(known, "__wrapped__", known) for known in CONSOLE_URLS):
+            CONSOLE_URLS.append(update_wrapper(urls, func))
         return func
     return register(provider) if provider is not None else register
 
 
-def register_dashboard_needs(provider: NeedProvider) -> NeedProvider:
+def _for_tool(provider, tool: str | None):
+    """``provider(request, role)``, or [] in the row of a game whose ruleset lacks ``tool``."""
+    if tool is None:
+        return provider
+
+    def provided(request, role) -> list:
+        return provider(request, role) if game_provides(role.game, tool) else []
+    return update_wrapper(provided, provider)
+
+
+def register_dashboard_links(provider: LinkProvider | None = None, *, order: int = 100, tool: str | None = None):
+    """Add ``provider(request, role) -> [(label, url)]`` to every dashboard row (with ``tool``: only rows of games
+    whose ruleset provides it); rows list the links of all providers sorted by ``order``. Usable as
+    ``@register_dashboard_links(order=20)``; returns ``provider``."""
+    def register(func: LinkProvider) -> LinkProvider:
+        if all(func is not getattr(known, "__wrapped__", known) for _o, known in DASHBOARD_LINKS):
+            DASHBOARD_LINKS.append((order, _for_tool(func, tool)))
+        return func
+    return register(provider) if provider is not None else register
+
+
+def register_dashboard_needs(provider: NeedProvider | None = None, *, tool: str | None = None):
     """Add ``provider(request, role) -> [Need]`` to the "what needs you now" lines of every dashboard row (in
-    registration order). Count only objects of the viewer's scope. Usable as a decorator; returns ``provider``."""
-    if provider not in DASHBOARD_NEEDS:
-        DASHBOARD_NEEDS.append(provider)
-    return provider
+    registration order; with ``tool``: only rows of games whose ruleset provides it). Count only objects of the
+    viewer's scope. Usable as ``@register_dashboard_needs`` or with ``(tool=...)``; returns ``provider``."""
+    def register(func: NeedProvider) -> NeedProvider:
+        if all(func is not getattr(known, "__wrapped__", known) for known in DASHBOARD_NEEDS):
+            DASHBOARD_NEEDS.append(_for_tool(func, tool))
+        return func
+    return register(provider) if provider is not None else register
 
 
 def changelist_url(model: str, **params) -> str:
@@ -147,6 +225,11 @@ def staff_games_language(request) -> str | None:
 def staff_game_ids(request) -> set[int]:
     """Ids of the games where the request's user holds a staff role."""
     return {role.game_id for role in staff_roles_of(request)}
+
+
+def tool_game_ids(request, tool: str | None) -> set[int]:
+    """Ids of the games where the request's user holds a staff role and whose ruleset provides ``tool``."""
+    return {role.game_id for role in staff_roles_of(request) if game_provides(role.game, tool)}
 
 
 class GameStaffAdminSite(AdminSite):
@@ -283,14 +366,47 @@ class StaffScopedAdmin(admin.ModelAdmin):
     view_on_site = False
     actions = ()
     show_facets = admin.ShowFacets.NEVER
+    #: The ruleset-specific tool (``kernel.rulesets.CONSOLE_TOOLS``) this model's pages are, or None (every
+    #: ruleset's); ``action_tools`` maps an action's name to its tool. ``game_field`` leads to the object's game.
+    console_tool: ClassVar[str | None] = None
+    action_tools: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    game_field: ClassVar[str] = "game"
 
     def scoped_queryset(self, request):
         raise NotImplementedError
 
     def get_queryset(self, request):
         qs = self.scoped_queryset(request)
+        if self.console_tool is not None:
+            qs = qs.filter(**{f"{self.game_field}__in": tool_game_ids(request, self.console_tool)})
         ordering = self.get_ordering(request)
         return qs.order_by(*ordering) if ordering else qs
+
+    def _refuse_tool(self, request, tool: str):
+        """Raise the ``NotProvidedByRuleset`` of ``tool`` when no staff game of the viewer provides it."""
+        roles = staff_roles_of(request)
+        if roles and not tool_game_ids(request, tool):
+            raise not_provided(roles[0].game, tool)
+
+    def changelist_view(self, request, extra_context=None):
+        """Refused (``NotProvidedByRuleset``) when the model's tool, or a posted action's, is no ruleset's of
+        the viewer's games; otherwise ``_changelist_view``."""
+        if self.console_tool is not None:
+            self._refuse_tool(request, self.console_tool)
+        action = request.POST.get("action") if request.method == "POST" else None
+        if action in self.action_tools:
+            self._refuse_tool(request, self.action_tools[action])
+        return self._changelist_view(request, extra_context)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if self.console_tool is not None:
+            self._refuse_tool(request, self.console_tool)
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def history_view(self, request, object_id, extra_context=None):
+        if self.console_tool is not None:
+            self._refuse_tool(request, self.console_tool)
+        return super().history_view(request, object_id, extra_context)
 
     def get_readonly_fields(self, request, obj=None):
         return tuple(self.fields or ())
@@ -302,6 +418,10 @@ class StaffScopedAdmin(admin.ModelAdmin):
         return self.admin_site.has_permission(request)
 
     def has_view_permission(self, request, obj=None) -> bool:
+        """Any staff member, except for a tool no ruleset of the viewer's games provides (then the model is
+        absent from the console)."""
+        if self.console_tool is not None and not tool_game_ids(request, self.console_tool):
+            return False
         return self.admin_site.has_permission(request)
 
     def has_add_permission(self, request, obj=None) -> bool:
@@ -319,8 +439,32 @@ class StaffScopedAdmin(admin.ModelAdmin):
         return True
 
     def get_actions(self, request):
-        return {name: action for name, action in super().get_actions(request).items()
-                if self.offers_action(request, name)}
+        """The actions offered to the viewer (``offers_action``); an action of a tool (``action_tools``) only when
+        one of the viewer's games provides it, and then acting only on objects of such games."""
+        actions = {}
+        for name, (func, action_name, description) in super().get_actions(request).items():
+            if not self.offers_action(request, name):
+                continue
+            tool = self.action_tools.get(name)
+            if tool is not None:
+                if not tool_game_ids(request, tool):
+                    continue
+                func = self._tool_action(func, tool)
+            actions[name] = (func, action_name, description)
+        return actions
+
+    def _tool_action(self, func, tool: str):
+        """``func`` run on the selected objects of games that provide ``tool``; each other game's ruleset is
+        named in an error message (nothing is done to its objects)."""
+        def run(modeladmin, request, queryset):
+            allowed = tool_game_ids(request, tool)
+            outside = {role.game for role in staff_roles_of(request) if role.game_id not in allowed}
+            refused = queryset.exclude(**{f"{self.game_field}__in": allowed}).values_list(
+                f"{self.game_field}_id", flat=True).distinct()
+            for game in {g for g in outside if g.pk in set(refused)}:
+                messages.error(request, str(not_provided(game, tool)))
+            return func(modeladmin, request, queryset.filter(**{f"{self.game_field}__in": allowed}))
+        return update_wrapper(run, func)
 
     # Opaque ids (kernel.public_ids): for a model with a ``public_id``, the console's URLs, action checkboxes and
     # links carry it instead of the database id, which would count the objects the viewer may not read
@@ -366,7 +510,7 @@ class StaffScopedAdmin(admin.ModelAdmin):
             return {pk: str(pk) for pk in pks}
         return dict(self.model.objects.filter(pk__in=list(pks)).values_list("pk", "public_id"))
 
-    def changelist_view(self, request, extra_context=None):
+    def _changelist_view(self, request, extra_context=None):
         """Django's changelist, with the posted action selection read as public ids (or well-formed database
         ids): each becomes the database id of an object in scope; anything else names no object (a missing id)."""
         if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:

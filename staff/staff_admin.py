@@ -51,6 +51,7 @@ from staff.console import (
     _current_request,
     _role_game_ids,
     changelist_url,
+    game_provides,
     register_dashboard_links,
     register_dashboard_needs,
     register_urls,
@@ -76,7 +77,7 @@ def _scoped(request, model):
     return staff_admin_site._registry[model].get_queryset(request)
 
 
-@register_dashboard_needs
+@register_dashboard_needs(tool="voting")
 def _tribune_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.TRIBUNE:
         return []
@@ -110,19 +111,20 @@ def _procurator_needs(request, role: StaffRole) -> list[Need]:
                                                          ruled_at__isnull=True).count()
     failed = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
                                            attempts__gt=0).exclude(last_error="").count()
-    return [
-        Need("speech", _("Confrontation and last-word requests"), speeches,
-             _changelist("voting_speechrequest", game__id__exact=game.pk, day=game.day_number)),
-        Need("commissar", _("Commissar offers awaiting an answer"), offers,
-             reverse("game_setup", args=[game.slug])),
-        Need("impeachment", _("Impeachment demands before you"), demands,
-             _changelist("staff_impeachmentdemand", game__id__exact=game.pk)),
-        Need("failed", _("Failed scheduled events"), failed,
-             _changelist("cities_gameevent", game__id__exact=game.pk, kind="scheduler.event_failed")),
+    needs = [
+        ("voting", Need("speech", _("Confrontation and last-word requests"), speeches,
+                        _changelist("voting_speechrequest", game__id__exact=game.pk, day=game.day_number))),
+        ("commissar_offers", Need("commissar", _("Commissar offers awaiting an answer"), offers,
+                                  reverse("game_setup", args=[game.slug]))),
+        ("impeachment", Need("impeachment", _("Impeachment demands before you"), demands,
+                             _changelist("staff_impeachmentdemand", game__id__exact=game.pk))),
+        (None, Need("failed", _("Failed scheduled events"), failed,
+                    _changelist("cities_gameevent", game__id__exact=game.pk, kind="scheduler.event_failed"))),
     ]
+    return [need for tool, need in needs if game_provides(game, tool)]
 
 
-@register_dashboard_needs
+@register_dashboard_needs(tool="court")
 def _arbiter_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.ARBITER:
         return []
@@ -140,14 +142,16 @@ def dashboard_needs(request, role: StaffRole) -> list[Need]:
 @register_dashboard_links(order=50)
 def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
     """Links this app adds to a role's dashboard row."""
-    links = [(_("Audit log"), _changelist("cities_gameevent", game__id__exact=role.game_id)),
-             (_("Tribune stand-ins"), _changelist("staff_tribunestandin", game__id__exact=role.game_id))]
+    links = [(None, _("Audit log"), _changelist("cities_gameevent", game__id__exact=role.game_id)),
+             ("stand_ins", _("Tribune stand-ins"), _changelist("staff_tribunestandin", game__id__exact=role.game_id))]
     if role.kind == StaffKind.PROCURATOR:
-        links += [(_("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game_id],
-                                                  current_app=staff_admin_site.name)),
-                  (_("Impeachment demands"), _changelist("staff_impeachmentdemand", game__id__exact=role.game_id)),
-                  (_("End the game early"), reverse("admin:end_game_early", args=[role.game_id],
-                                                    current_app=staff_admin_site.name))]
+        links += [("stand_ins", _("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game_id],
+                                                               current_app=staff_admin_site.name)),
+                  ("impeachment", _("Impeachment demands"),
+                   _changelist("staff_impeachmentdemand", game__id__exact=role.game_id)),
+                  ("end_game_early", _("End the game early"), reverse("admin:end_game_early", args=[role.game_id],
+                                                                      current_app=staff_admin_site.name))]
+    links = [(label, url) for tool, label, url in links if game_provides(role.game, tool)]
     if getattr(role, "stands_in_now", False):
         links.insert(0, (_("You stand in for this city"), _changelist("cities_resident",
                                                                              city__id__exact=role.city_id)))
@@ -244,6 +248,7 @@ class StaffGameEventAdmin(StaffScopedAdmin):
 @admin.register(SpeechRequest, site=staff_admin_site)
 class StaffSpeechRequestAdmin(StaffScopedAdmin):
     """Confrontation and last-word requests: the city's Tribune and the Procurator (L-NOM-4)."""
+    console_tool = "voting"
 
     list_display = ("resident", "kind", "other", "note", "day", "at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "kind", "day")
@@ -282,6 +287,7 @@ def end_stand_ins(modeladmin, request, queryset):
 @admin.register(TribuneStandIn, site=staff_admin_site)
 class StaffTribuneStandInAdmin(StaffScopedAdmin):
     """Stand-in periods of the games the user hosts (public among the staff: who runs which city)."""
+    console_tool = "stand_ins"
 
     list_display = ("city", "stand_in", "starts_at", "ends_at", "ended_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
@@ -387,13 +393,17 @@ def end_game_early_view(request, game_id: int):
     return _page(request, _("End the game early"), game, form, _("End the game"))
 
 
-@register_urls
+@register_urls(tool="stand_ins")
 def extra_urls(site) -> list:
-    """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
-    return [
-        path("games/<id:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in"),
-        path("games/<id:game_id>/end/", site.admin_view(end_game_early_view), name="end_game_early"),
-    ]
+    """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``): granting a
+    stand-in."""
+    return [path("games/<id:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in")]
+
+
+@register_urls(tool="end_game_early")
+def end_game_urls(site) -> list:
+    """The early end of a game (L-WIN-3)."""
+    return [path("games/<id:game_id>/end/", site.admin_view(end_game_early_view), name="end_game_early")]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -459,6 +469,7 @@ def rule_on_impeachments(modeladmin, request, queryset):
 @admin.register(ImpeachmentDemand, site=staff_admin_site)
 class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
     """Impeachment demands of the games where the user is the Procurator (who signed is his to know)."""
+    console_tool = "impeachment"
 
     list_display = ("city", "created_at", "signers", "reached_at", "opened_at", "ruling", "ruled_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))

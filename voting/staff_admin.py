@@ -35,6 +35,7 @@ from cities.clock_admin import pending_events
 from cities.errors import RuleViolation
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import City, LifeStatus, Resident, StaffKind
+from kernel.confirm import confirmation_page
 from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
@@ -49,8 +50,6 @@ from staff.console import (
 )
 
 from . import services
-from kernel.confirm import confirmation_page
-
 from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
 from .models import (
     CityJudge,
@@ -187,6 +186,7 @@ def put_before_court(modeladmin, request, queryset):
 @admin.register(VotingSession, site=staff_admin_site)
 class StaffVotingSessionAdmin(StaffScopedAdmin):
     """Execution voting sessions: the Tribune's own city; every city for the Procurator and the Arbiter."""
+    console_tool = "voting"
 
     list_display = ("city", "day", "opens_at", "closes_at", "opened_at", "closed_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
@@ -230,6 +230,7 @@ def accept_proxies(modeladmin, request, queryset):
 @admin.register(ProxyRequest, site=staff_admin_site)
 class StaffProxyRequestAdmin(StaffScopedAdmin):
     """Proxy vote requests (L-NOM-6) of the Tribune's own city: personal inbox content (L-STAFF-6)."""
+    console_tool = "voting"
 
     list_display = ("resident", "nominee", "day", "state", "requested_at", "accepted_at")
     list_filter = (("city", ScopedRelatedFilter), "state", "day")
@@ -264,6 +265,7 @@ def confirm_suicides(modeladmin, request, queryset):
 @admin.register(SuicideDeclaration, site=staff_admin_site)
 class StaffSuicideDeclarationAdmin(StaffScopedAdmin):
     """Suicide declarations (L-NOM-5) of the Tribune's own city: personal inbox content (L-STAFF-6)."""
+    console_tool = "voting"
 
     list_display = ("resident", "day", "declared_at", "confirmed_at", "applied_at")
     list_filter = (("city", ScopedRelatedFilter), "day")
@@ -304,6 +306,7 @@ def close_court_cases(modeladmin, request, queryset):
 @admin.register(CourtCase, site=staff_admin_site)
 class StaffCourtCaseAdmin(StaffScopedAdmin):
     """Supreme Court cases (L-COURT) of the games where the user is the Arbiter or the Procurator."""
+    console_tool = "court"
 
     list_display = ("city", "day", "leader", "deadline", "opened_at", "decided_at", "sentenced", "fallback")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
@@ -459,6 +462,7 @@ def record_recusal(modeladmin, request, queryset):
 class StaffCityJudgeAdmin(StaffScopedAdmin):
     """Cities with their sitting judge (public, L-JUDGE-1) and whether an election is needed (L-JUDGE-2), for the
     Arbiter and the Procurator of the game."""
+    console_tool = "judges"
 
     list_display = ("name", "game", "judge", "needs_election")
     list_filter = (("game", ScopedRelatedFilter),)
@@ -536,6 +540,7 @@ def record_election_proxy(modeladmin, request, queryset):
 class StaffJudgeElectionAdmin(StaffScopedAdmin):
     """Judge elections (L-JUDGE-2..6): the Arbiter's and the Procurator's games; a Tribune's own city (the Tribune
     collects the candidates, L-JUDGE-3). Everything shown here is public (announced in the city inbox)."""
+    console_tool = "judges"
 
     list_display = ("city", "day", "reason", "opens_at", "closes_at", "candidate_names", "opened_at", "closed_at",
                     "winner")
@@ -579,6 +584,7 @@ def remove_judge(modeladmin, request, queryset):
 class StaffRemovalDemandAdmin(StaffScopedAdmin):
     """Judge removal demands (L-JUDGE-8, L-INBOX-11): the Procurator reads them all (his grant on removal inboxes);
     the Arbiter only the valid ones (he is added on validity)."""
+    console_tool = "judges"
 
     list_display = ("city", "day", "judge", "organizer", "opened_at", "considered", "valid_at", "removed_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
@@ -608,16 +614,21 @@ class StaffRemovalDemandAdmin(StaffScopedAdmin):
 # This app's pages and dashboard links on the console (staff.console)
 # --------------------------------------------------------------------------------------------------------------
 
-@register_urls
+@register_urls(tool="voting")
 def _urls(site) -> list:
-    """The Tribune's voting times (L-DAY-3) and the Arbiter's election times (L-JUDGE-4)."""
+    """The Tribune's voting times (L-DAY-3)."""
     return [path("cities/<id:city_id>/schedule-voting/", site.admin_view(schedule_voting_view),
-                 name="schedule_voting"),
-            path("games/<id:game_id>/schedule-election/", site.admin_view(schedule_election_view),
+                 name="schedule_voting")]
+
+
+@register_urls(tool="judges")
+def _judge_urls(site) -> list:
+    """The Arbiter's election times (L-JUDGE-4)."""
+    return [path("games/<id:game_id>/schedule-election/", site.admin_view(schedule_election_view),
                  name="schedule_election")]
 
 
-@register_dashboard_links(order=0)
+@register_dashboard_links(order=0, tool="voting")
 def _schedule_links(request, role) -> list[tuple[str, str]]:
     """The "Schedule" entry of the Tribune (voting times) and of the Arbiter (election times)."""
     target = {StaffKind.TRIBUNE: ("admin:schedule_voting", role.city_id),
@@ -633,7 +644,7 @@ def _changelist(model: str, game_id: int) -> str:
             + urlencode({"game__id__exact": game_id}))
 
 
-@register_dashboard_links(order=20)
+@register_dashboard_links(order=20, tool="voting")
 def _day_links(request, role) -> list[tuple[str, str]]:
     """Voting sessions (not the Consigliere's), the Tribune's proxy requests and suicide declarations."""
     links = []
@@ -645,7 +656,7 @@ def _day_links(request, role) -> list[tuple[str, str]]:
     return links
 
 
-@register_dashboard_links(order=30)
+@register_dashboard_links(order=30, tool="court")
 def _court_links(request, role) -> list[tuple[str, str]]:
     """Court cases, for the Procurator and the Arbiter (L-COURT)."""
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.ARBITER):

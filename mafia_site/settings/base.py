@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "mafia_site.middleware.PrivateCacheMiddleware",
     "mafia_site.middleware.ContentSecurityPolicyMiddleware",
+    "mafia_site.middleware.RuleViolationMiddleware",
 ]
 MAFIA_CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; object-src 'none'; "

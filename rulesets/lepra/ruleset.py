@@ -10,7 +10,7 @@ from cities.daily_post import DAILY_POST_SECTIONS
 from cities.models import StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
-from kernel.rulesets import PAGE_SECTIONS, PhasePlan, RulesetSpec
+from kernel.rulesets import CONSOLE_TOOLS, PAGE_SECTIONS, PhasePlan, RulesetSpec
 from roles import victory
 from roles.services import do_after_day_death, night_state_of, scoreboard_of
 
@@ -42,6 +42,8 @@ class LepraRuleset(RulesetSpec):
     })
     #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
     daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")
+    #: Every ruleset-specific tool of the staff console is Lepra's (L-STAFF, L-DAY, L-COURT, L-JUDGE, L-SANCTION).
+    console_tools = CONSOLE_TOOLS
 
     def create_standing_inboxes(self, game, *, now) -> list:
         """The L-INBOX table's standing inboxes (city, personal, cemetery, office, bar, police, court), skipping

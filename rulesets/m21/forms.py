@@ -6,6 +6,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from cities.forms import WallClockField
+from inboxes.access import access_resident_by_id
+from kernel.form_fields import AccessedChoiceField
 from kernel.timezones import TimeZoneField
 
 from .roles import CITIZEN, GOON, MAFIA_POWER_ROLES, ROLES, TOWN_POWER_ROLES
@@ -91,14 +93,21 @@ class ExtendForm(forms.Form):
     hours = forms.IntegerField(min_value=1, max_value=72, initial=24)
 
 
+#: The casting vote's choice of no lynch (the other choices are players' public ids).
+NO_LYNCH = "no_lynch"
+
+
 class CastingVoteForm(forms.Form):
-    """The Judge's casting vote: a living player or No Lynch (M-ROLE judge)."""
+    """The Judge's casting vote: a living player of ``game`` (by public id, resolved through the access policy for
+    ``user``: a malformed or foreign id is the 404 of a missing player) or No Lynch (M-ROLE judge)."""
 
-    target = forms.ChoiceField(label="Candidate")
+    target = AccessedChoiceField(label="Candidate", access=None)
 
-    def __init__(self, *args, candidates=(), **kwargs):
+    def __init__(self, *args, game, user, candidates=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["target"].choices = [("no_lynch", "No Lynch"), *[(str(r.pk), r.name) for r in candidates]]
+        field = self.fields["target"]
+        field.access = lambda value: None if value == NO_LYNCH else access_resident_by_id(user, value, game=game)
+        field.choices = [(NO_LYNCH, "No Lynch"), *[(r.public_id, r.name) for r in candidates]]
 
 
 class DayPickForm(forms.Form):

@@ -42,6 +42,9 @@ class M21Ruleset(RulesetSpec):
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
     #: M-NIGHT-4: the morning's deaths with roles, then the reporter's headlines.
     daily_post_sections = ("deaths", "herald")
+    #: None of the console's Lepra tools: the hosts run the game from the M21 console page (M-SETUP-4); a stage
+    #: would let the dead and the imprisoned talk to the living.
+    console_tools = frozenset()
 
     def check_victory(self, game) -> str | None:
         """M-WIN-1 over the living: "town", "mafia" or None."""

@@ -4,8 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.http import Http404
-
 from cities.models import Game, GameStatus, LifeStatus, Resident, Signup
 from inboxes import policies
 from inboxes.models import InboxKind
@@ -81,14 +79,6 @@ def game_inboxes(viewer, game: Game):
 
 def living_players(game: Game) -> list[Resident]:
     return list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).order_by("name"))
-
-
-def resident_get(game: Game, resident_id: int) -> Resident:
-    """A player of ``game`` by id (a choice the form offered); raises ``Http404`` for any other id."""
-    resident = Resident.objects.filter(game=game, pk=resident_id).first()
-    if resident is None:
-        raise Http404("No such player.")
-    return resident
 
 
 def active_signups(game: Game) -> list:

@@ -19,11 +19,20 @@ from cities.models import Game
 from cities.selectors import game_get
 from cities.services import do_close_signups
 from inboxes import policies
+from inboxes.access import access_resident_by_id
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 from . import selectors, services
 from .forms import (
-    CastingVoteForm, CohostForm, DealForm, DrawSetupForm, ExtendForm, NewM21GameForm, SetupTableForm, TimingForm,
+    NO_LYNCH,
+    CastingVoteForm,
+    CohostForm,
+    DealForm,
+    DrawSetupForm,
+    ExtendForm,
+    NewM21GameForm,
+    SetupTableForm,
+    TimingForm,
     day_pick_forms,
 )
 from .role_services import day_actions_for
@@ -83,7 +92,8 @@ def game_page(request, slug: str):
         "judge": judge, "role_name": selectors.own_role(request.user, game),
         "inboxes": selectors.game_inboxes(request.user, game) if request.user.is_authenticated else [],
         "extend_form": ExtendForm() if is_host else None,
-        "casting_form": CastingVoteForm(candidates=selectors.living_players(game)) if judge else None,
+        "casting_form": CastingVoteForm(game=game, user=request.user,
+                                        candidates=selectors.living_players(game)) if judge else None,
         "zone": ZoneInfo(game.time_zone),
         "deal": selectors.deal_check(game),
         "day_actions": day_actions,
@@ -165,12 +175,12 @@ def judge_close(request, slug: str):
 def judge_cast(request, slug: str):
     """The Judge's casting vote, in advance or on a tie within 15 minutes (M-ROLE judge)."""
     game = _m21_game(slug, request)
-    form = CastingVoteForm(request.POST, candidates=selectors.living_players(game))
+    form = CastingVoteForm(request.POST, game=game, user=request.user, candidates=selectors.living_players(game))
     if not form.is_valid():
         messages.error(request, "Choose a candidate.")
         return _back(request, game, 400)
     value = form.cleaned_data["target"]
-    target = None if value == "no_lynch" else selectors.resident_get(game, int(value))
+    target = None if value == NO_LYNCH else access_resident_by_id(request.user, value, game=game)
     _, status = _act(request, game, lambda: services.do_cast_judge_vote(game, target, acting_user=request.user), "")
     return _back(request, game, status)
 

@@ -18,7 +18,7 @@ from django.test import Client
 from django.utils import translation
 
 from cities.demo import STAFF_NAMES
-from cities.models import GameEvent, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.admin_keys import key_of
@@ -463,10 +463,13 @@ def test_the_procurator_opens_a_stage_for_a_city_L_INBOX_19(demo):
     assert f'href="{stage_url(demo)}"' in client.get("/staff/").content.decode()
     page = client.get(stage_url(demo)).content.decode()
     assert 'name="speakers"' in page and 'name="audience"' in page and "data-fact" not in page
+    audience = re.search(r'<select name="audience".*?</select>', page, re.DOTALL).group(0)
+    assert re.findall(r'value="([^"]*)"', audience) == ["", "all", *[str(c.number) for c in City.objects.filter(
+        game=demo.game).order_by("number")]]  # cities by their public number, never a database id
     honest, mafioso = demo.seat("honest"), demo.seat("mafioso")
     city1 = honest.city
     response = client.post(stage_url(demo), {"title": "Confrontation", "speakers": [honest.public_id, mafioso.public_id],
-                                             "audience": city1.pk}, follow=True)
+                                             "audience": city1.number}, follow=True)
     stage = Inbox.objects.get(game=demo.game, kind=K.STAGE, title="Confrontation")
     assert response.redirect_chain == [(f"/staff/inboxes/inbox/{stage.public_id}/change/", 302)]
     assert flashed(response) == ["Сцена «Confrontation» открыта."]

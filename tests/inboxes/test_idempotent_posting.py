@@ -11,7 +11,7 @@ from django.utils.translation import override
 
 from cities.errors import InvalidInput
 from cities.models import GameEvent
-from inboxes import services
+from inboxes import selectors, services
 from inboxes.models import Inbox, InboxKind, Message
 from tests.conftest import fresh
 
@@ -103,3 +103,60 @@ def test_a_secret_inbox_key_of_another_account_is_refused_L_INBOX_13(demo):
                                         acting_user=fresh(demo.mafioso), idempotency_key="s" * 22)
     assert str(exc.value) == "This form is out of date: reload the page."
     assert Inbox.objects.filter(game=demo.game, kind=InboxKind.SECRET, title__in=["Своё", "Чужое"]).count() == 1
+
+
+def _personal(demo, user):
+    return Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident__user=user, rolled_over_at__isnull=True)
+
+
+STALE = ("This form was already used to post another message, so nothing was posted. Your text is kept: send it "
+         "again to post it.")
+
+
+def test_a_key_reused_for_another_inbox_or_text_is_refused_not_dropped_L_INBOX_21(demo):
+    city, personal = _city1(demo), _personal(demo, demo.honest)
+    first = services.do_post_message(city, "Первое", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
+    with override("en"):
+        with pytest.raises(InvalidInput) as other_inbox:
+            services.do_post_message(personal, "Первое", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
+        with pytest.raises(InvalidInput) as other_text:
+            services.do_post_message(city, "Второе", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
+    assert str(other_inbox.value) == str(other_text.value) == STALE
+    assert not Message.objects.filter(inbox=personal, body="Первое").exists()
+    assert list(Message.objects.filter(author_user=demo.honest, idempotency_key="r" * 22)) == [first]
+    assert not Message.objects.filter(body="Второе").exists()
+
+
+def test_the_thread_page_refuses_a_reused_key_in_words_and_a_fresh_key_posts_it_L_INBOX_21(demo, client):
+    city, personal = _city1(demo), _personal(demo, demo.honest)
+    client.force_login(demo.honest)
+    key = KEY.search(client.get(f"/inboxes/{city.public_id}/").content.decode()).group(1)
+    assert client.post(f"/inboxes/{city.public_id}/", {"text": "В город", "idempotency_key": key}).status_code == 302
+    for inbox, text in ((personal, "В личку"), (city, "Снова в город")):
+        response = client.post(f"/inboxes/{inbox.public_id}/", {"text": text, "idempotency_key": key},
+                               HTTP_ACCEPT_LANGUAGE="en")
+        assert response.status_code == 400
+        page = response.content.decode()
+        with override("ru"):
+            assert selectors.stale_post_form().message in page
+        assert not Message.objects.filter(body=text).exists()
+        fresh_key = KEY.search(page).group(1)
+        assert fresh_key != key
+        assert client.post(f"/inboxes/{inbox.public_id}/", {"text": text, "idempotency_key": fresh_key}).status_code == 302
+        assert Message.objects.filter(inbox=inbox, body=text).count() == 1
+    assert Message.objects.filter(inbox=city, body="В город").count() == 1
+
+
+def test_an_open_page_gets_the_refusal_and_a_fresh_key_for_a_reused_one_L_INBOX_21(demo, client):
+    city = _city1(demo)
+    client.force_login(demo.honest)
+    key = KEY.search(client.get(f"/inboxes/{city.public_id}/").content.decode()).group(1)
+    assert client.post(f"/inboxes/{city.public_id}/", {"text": "Раз", "idempotency_key": key}).status_code == 302
+    response = client.post(f"/inboxes/{city.public_id}/", {"text": "Два", "idempotency_key": key}, HTTP_HX_REQUEST="true")
+    assert (response.status_code, response["X-Post-Refused"]) == (200, "400")
+    body = response.content.decode()
+    with override("ru"):
+        assert selectors.stale_post_form().message in body
+    fresh_key = re.search(r'name="idempotency_key" value="([^"]+)" id="id_idempotency_key" hx-swap-oob="true"',
+                          body).group(1)
+    assert fresh_key != key and not Message.objects.filter(body="Два").exists()

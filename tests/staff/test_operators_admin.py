@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import re
 
+from allauth.account.admin import EmailAddressAdmin, EmailConfirmationAdmin
+from allauth.account.models import EmailAddress, EmailConfirmation
+from django.contrib import admin
 from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
 from cities.models import Signup, StaffKind, StaffRole
+from mafia_site.operator_admin import CREDENTIAL_MODELS_NOT_ADMINISTERED, OperatorAdminSite
 
 REFUSAL = ("An operator does not set another account's password: its owner resets it by e-mail (an operator could "
            "otherwise log in as a player of a running game).")
@@ -53,3 +57,61 @@ def test_an_operator_sets_no_password_of_any_other_account_alike_for_all_L_STAFF
         assert 'name="email"' not in page
     own = client.get(f"/admin/accounts/user/{demo.superuser.pk}/change/").content.decode()
     assert 'name="email"' in own
+
+
+def test_an_operator_adds_no_e_mail_address_to_another_account_L_STAFF_5(demo):
+    """allauth's EmailAddress admin: adding a verified address to the Procurator's account would let the operator
+    reset its password to his own mailbox and log in as the Procurator."""
+    client = operator(demo)
+    before = list(EmailAddress.objects.filter(user=demo.procurator).values_list("email", "verified"))
+    response = client.post("/admin/account/emailaddress/add/", {
+        "user": demo.procurator.pk, "email": "attacker@evil.example", "verified": "on", "primary": "on"})
+    assert response.status_code == 403
+    assert not EmailAddress.objects.filter(email="attacker@evil.example").exists()
+    assert list(EmailAddress.objects.filter(user=demo.procurator).values_list("email", "verified")) == before
+
+
+def test_an_operator_changes_verifies_or_deletes_no_e_mail_address_L_STAFF_5(demo):
+    client = operator(demo)
+    address = EmailAddress.objects.get(user=demo.consigliere)
+    EmailAddress.objects.filter(pk=address.pk).update(email="cons@example.com", verified=False)
+    response = client.post(f"/admin/account/emailaddress/{address.pk}/change/", {
+        "user": demo.consigliere.pk, "email": "attacker@evil.example", "verified": "on", "primary": "on"})
+    assert response.status_code == 403
+    response = client.post(f"/admin/account/emailaddress/{address.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 403
+    response = client.post("/admin/account/emailaddress/", {
+        "action": "make_verified", "_selected_action": [address.pk], "index": "0"})
+    assert response.status_code == 200  # the list again, with "no action selected": allauth's action is gone
+    address.refresh_from_db()
+    assert (address.email, address.verified, address.user_id) == ("cons@example.com", False, demo.consigliere.pk)
+    # The operator still sees the addresses, read-only.
+    page = client.get(f"/admin/account/emailaddress/{address.pk}/change/")
+    assert page.status_code == 200
+    assert 'name="email"' not in page.content.decode()
+    assert 'value="make_verified"' not in client.get("/admin/account/emailaddress/").content.decode()
+
+
+def test_the_operators_admin_registers_no_credential_secret_and_no_writable_credential_L_STAFF_5(rf, demo):
+    """Whatever allauth registers (the confirmation keys when not HMAC, social logins and tokens when installed)
+    is not administered or view-only on the operators' site."""
+    site = OperatorAdminSite(name="probe")
+    site.register(EmailConfirmation, EmailConfirmationAdmin)
+    site.register(EmailAddress, EmailAddressAdmin)
+    assert EmailConfirmation not in site._registry
+    request = rf.get("/admin/")
+    request.user = demo.superuser
+    model_admin = site._registry[EmailAddress]
+    assert (model_admin.has_add_permission(request), model_admin.has_change_permission(request),
+            model_admin.has_delete_permission(request), model_admin.get_actions(request)) == (False, False, False, {})
+    assert model_admin.has_view_permission(request)
+    assert EmailConfirmation not in admin.site._registry
+    assert {m._meta.label for m in admin.site._registry}.isdisjoint(CREDENTIAL_MODELS_NOT_ADMINISTERED)
+
+
+def test_a_password_reset_after_a_refused_address_reaches_no_operator_mailbox_L_STAFF_5(demo, mailoutbox):
+    client = operator(demo)
+    client.post("/admin/account/emailaddress/add/", {
+        "user": demo.procurator.pk, "email": "attacker@evil.example", "verified": "on", "primary": "on"})
+    Client().post(reverse("account_reset_password"), {"email": "attacker@evil.example"})
+    assert [m.to for m in mailoutbox if "attacker@evil.example" in m.to and demo.procurator.username in m.body] == []
