@@ -122,22 +122,6 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
-def _site_language():
-    """Each test starts in the site's default language and time zone: a request or a test that activated another
-    (a console page for an English browser, ``translation.override`` left open) never decides what the next
-    test of the same worker stores or reads."""
-    from django.conf import settings as django_settings
-    from django.utils import timezone as django_timezone
-    from django.utils import translation
-
-    translation.activate(django_settings.LANGUAGE_CODE)
-    django_timezone.deactivate()
-    yield
-    translation.activate(django_settings.LANGUAGE_CODE)
-    django_timezone.deactivate()
-
-
-@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Each test starts with this process's cache empty (allauth's rate limits, cached sessions), so that counts
     kept by earlier tests of the same worker never refuse this test's sign-up or login (429). With Redis only this
