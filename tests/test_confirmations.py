@@ -111,7 +111,7 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
     assert ask.status_code == 200 and membership.resident.name in html.unescape(ask.content.decode())
     # Removal can be undone («Вернуть в ящик»): the page says so instead of "This cannot be undone."
     page = html.unescape(ask.content.decode())
-    assert "“Add back to the inbox” undoes it." in page and "This cannot be undone." not in page
+    assert "Действие отменяет «Вернуть в ящик»." in page and "Это действие нельзя отменить." not in page
     with translation.override("ru"):
         assert gettext("“Add back to the inbox” undoes it.") == "Действие отменяет «Вернуть в ящик»."
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.MEMBER
@@ -165,9 +165,9 @@ def test_console_record_death_asks_first_L_DEATH_1(demo):
     client = staff_client(demo.procurator)
     ask = act(client, "resident", "record_death", [seat], apply="1", cause="executed")
     page = html.unescape(ask.content.decode())
-    assert ask.status_code == 200 and "Record a death?" in page
-    assert f"These residents die (executed): {seat.name} ({seat.city.name})." in page
-    assert "This cannot be undone." in page
+    assert ask.status_code == 200 and "Записать смерть?" in page  # the console speaks the game's language
+    assert f"Эти жители погибнут (казнён): {seat.name} ({seat.city.name})." in page
+    assert "Это действие нельзя отменить." in page
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.ALIVE
     action, fields = _reposted(ask)
     _post_fields(client, action, fields, follow=True)

@@ -235,7 +235,7 @@ def test_the_tribune_opens_voting_now_L_VOTE_1(demo, day2):
     client = staff_client(demo.tribune1)
     with time_machine.travel(NOON, tick=False):  # an unanswered proxy request: an early opening would strand it
         refused = act(client, "session", "open_voting", [session])
-    assert flashed(refused)[0].startswith("Proxy vote requests await your answer")  # L-NOM-6
+    assert flashed(refused)[0].startswith("Просьбы о голосовании по доверенности ждут вашего ответа: примите их")  # L-NOM-6
     assert VotingSession.objects.get(pk=session.pk).opened_at is None
     waiting = list(ProxyRequest.objects.filter(city=day2.city1, day=2, state=ProxyState.REQUESTED))
     assert waiting

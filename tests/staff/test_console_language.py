@@ -102,7 +102,7 @@ def test_a_membership_is_named_in_the_games_language_on_the_lepra_console(demo):
     body = browser(demo.procurator, "en").get(
         f"/staff/inboxes/membership/{key_of(membership)}/change/").content.decode()
     name = html.escape(f"{membership.resident.name} в ящике «{membership.inbox.title}»: участник")
-    assert f"<title>{name} | Просмотреть участие | Mafia Host — пульт ведущих</title>" in body
+    assert f"<title>{name} | Просмотр: участие | Mafia Host — пульт ведущих</title>" in body
 
 
 def test_a_message_is_named_with_its_time_in_the_games_zone_on_the_console(demo):
@@ -111,7 +111,7 @@ def test_a_message_is_named_with_its_time_in_the_games_zone_on_the_console(demo)
     body = browser(demo.procurator, "en").get(f"/staff/inboxes/message/{key_of(message)}/change/").content.decode()
     name = html.escape(f"{message.author_name} @ {local:%Y-%m-%d %H:%M:%S} MSK")
     assert demo.game.time_zone == "Europe/Moscow"
-    assert f"<title>{name} | Просмотреть сообщение | Mafia Host — пульт ведущих</title>" in body
+    assert f"<title>{name} | Просмотр: сообщение | Mafia Host — пульт ведущих</title>" in body
 
 
 def test_the_impeachment_inbox_is_titled_in_the_games_language_whatever_the_callers_L_IMPEACH_2(demo):

@@ -123,7 +123,7 @@ def test_a_host_of_both_rulesets_records_a_lepra_death_and_is_refused_the_m21_on
     m21_player = Resident.objects.filter(game=m21.game, status=LifeStatus.ALIVE).order_by("name").first()
     lepra_player = demo.seat("resident2")
     events = GameEvent.objects.filter(game=m21.game).count()
-    response = client.post(residents, {"action": "record_death", "cause": "killed", "apply": "1",
+    response = client.post(residents, {"action": "record_death", "cause": "killed", "apply": "1", "confirmed": "yes",
                                        "_selected_action": [m21_player.public_id, lepra_player.public_id]},
                            follow=True)
     assert response.status_code == 200
