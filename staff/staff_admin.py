@@ -16,7 +16,7 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
 * **Impeachment demands** (L-IMPEACH): the Procurator only (who signed is his to know); actions open the
   impeachment inbox and record a ruling.
 * **Speech requests** (L-NOM-4): the Procurator and the city's Tribune (``policies.can_see_speech_requests``).
-* **The early end of a game** (L-WIN-3): a Procurator's page.
+* **The early end of a game** (L-WIN-3): a Procurator's page, then a confirmation page (``kernel.confirm``).
 """
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ from cities.errors import RuleViolation
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from cities.models import Game, GameEvent, LifeStatus, ScheduledEvent, StaffKind, StaffRole
 from inboxes import policies
+from kernel.confirm import confirmation_page
 from kernel.timezones import zoned_time
 from roles import services as roles_services
 from roles.models import CommissarOffer
@@ -379,10 +380,18 @@ class EndGameForm(forms.Form):
 
 
 def end_game_early_view(request, game_id: int):
-    """The Procurator ends the game early with a reason (``do_end_game_early``, L-WIN-3); 404 for anyone else."""
+    """The Procurator ends the game early with a reason (``do_end_game_early``, L-WIN-3), after a confirmation page
+    (the game cannot be resumed); 404 for anyone else."""
     game = _procurator_game(request, game_id)
     form = EndGameForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
+        confirm = confirmation_page(
+            request, title=_("End the game early?"),
+            consequence=_("“%(title)s” ends now, without a winner by the rules: %(reason)s")
+            % {"title": game.title, "reason": form.cleaned_data["reason"]},
+            confirm_label=_("End the game"), cancel_url=request.get_full_path())
+        if confirm is not None:
+            return confirm
         try:
             roles_services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
         except RuleViolation as exc:

@@ -12,12 +12,13 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 
-from cities.models import Game, GameStatus, LifeStatus, Resident
+from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from inboxes.models import Inbox, InboxKind, Membership, Message, MembershipState
 from tests.cities.test_staff_actions import act
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.m21.day_helpers import build_game, make_user
 from tests.voting.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
 from voting.models import SuicideDeclaration, VotingSession
 
@@ -188,3 +189,100 @@ def test_ending_the_game_early_asks_first_L_WIN_3(demo):
     action, fields = _reposted(ask)
     done = _post_fields(client, action, fields)
     assert done.status_code == 302 and Game.objects.get(pk=demo.game.pk).status == GameStatus.FINISHED
+
+
+def test_console_ending_the_game_early_asks_first_L_WIN_3(demo):
+    client = staff_client(demo.procurator)
+    url = f"/staff/games/{demo.game.pk}/end/"
+    events = GameEvent.objects.filter(game=demo.game).count()
+    ask = client.post(url, {"reason": "Сервер горит"})
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200 and "Досрочно завершить игру?" in page  # the console speaks the game's language
+    assert f"Партия «{demo.game.title}» завершится сейчас, без победителя по правилам: Сервер горит" in page
+    assert "Это действие нельзя отменить." in page
+    assert Game.objects.get(pk=demo.game.pk).status == GameStatus.RUNNING
+    assert GameEvent.objects.filter(game=demo.game).count() == events
+    action, fields = _reposted(ask)
+    assert action == url and sorted(fields) == [("confirmed", "yes"), ("reason", "Сервер горит")]
+    done = _post_fields(client, action, fields)
+    assert done.status_code == 302 and Game.objects.get(pk=demo.game.pk).status == GameStatus.FINISHED
+    assert GameEvent.objects.filter(game=demo.game).count() > events
+
+
+def _m21_console_ask(table, user, data):
+    """The first POST of an M21 console form, at the table's next minute: (client, response)."""
+    client = Client()
+    client.force_login(user)
+    with time_machine.travel(table.tick(), tick=False):
+        return client, client.post(reverse("staff_admin:m21_console", args=[table.game.pk]), data)
+
+
+def _m21_state(table) -> tuple:
+    """The seats (name, user, status, alignment announced), the audit count and the message count of the game."""
+    seats = tuple(Resident.objects.filter(game=table.game).order_by("pk")
+                  .values_list("name", "user_id", "status", "alignment_announced"))
+    return (seats, GameEvent.objects.filter(game=table.game).count(),
+            Message.objects.filter(inbox__game=table.game).count())
+
+
+def test_m21_modkill_with_a_role_reveal_asks_first_M_SETUP_4(db):
+    table = build_game()
+    carol = table.seat("Carol")
+    before = _m21_state(table)
+    client, ask = _m21_console_ask(table, table.host, {"form": "modkill", "modkill-player": carol.public_id,
+                                                      "modkill-reveal_role": "on"})
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200 and "Modkill this player?" in page  # English, the language of M21
+    assert ("Carol is removed from the game of “Prohibition Wars” as dead. The game thread announces it and names "
+            "their role.") in page
+    assert "This cannot be undone." in page
+    assert _m21_state(table) == before
+    action, fields = _reposted(ask)
+    assert action == reverse("staff_admin:m21_console", args=[table.game.pk])
+    assert sorted(fields) == [("confirmed", "yes"), ("form", "modkill"), ("modkill-player", carol.public_id),
+                              ("modkill-reveal_role", "on")]
+    with time_machine.travel(table.tick(), tick=False):
+        done = _post_fields(client, action, fields)
+    assert done.status_code == 302
+    carol.refresh_from_db()
+    assert (carol.status, carol.alignment_announced) == (LifeStatus.DEAD, True)
+    assert [e.payload["reveal_role"] for e in GameEvent.objects.filter(game=table.game, kind="m21.modkill")] == [True]
+
+
+def test_m21_modkill_without_a_role_reveal_says_so_M_SETUP_4(db):
+    table = build_game()
+    bob = table.seat("Bob")
+    before = _m21_state(table)
+    client, ask = _m21_console_ask(table, table.cohost, {"form": "modkill", "modkill-player": bob.public_id})
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200
+    assert ("Bob is removed from the game of “Prohibition Wars” as dead. The game thread announces it without "
+            "naming their role.") in page
+    assert _m21_state(table) == before
+    action, fields = _reposted(ask)
+    with time_machine.travel(table.tick(), tick=False):
+        assert _post_fields(client, action, fields).status_code == 302
+    bob.refresh_from_db()
+    assert (bob.status, bob.alignment_announced) == (LifeStatus.DEAD, False)
+
+
+def test_m21_replacing_a_player_asks_first_L_REPLACE_1(db):
+    table = build_game()
+    newcomer = make_user("Newcomer")
+    seat = table.seat("Dave")
+    before = _m21_state(table)
+    client, ask = _m21_console_ask(table, table.host, {"form": "replace", "replace-player": seat.public_id,
+                                                      "replace-username": "NEWCOMER"})
+    page = html.unescape(ask.content.decode())
+    assert ask.status_code == 200 and "Replace this player?" in page
+    assert ("The account with the login “NEWCOMER” takes over the seat of Dave in “Prohibition Wars” with its role; "
+            "Dave no longer plays in the game.") in page
+    assert "This cannot be undone." in page
+    assert _m21_state(table) == before
+    action, fields = _reposted(ask)
+    assert sorted(fields) == [("confirmed", "yes"), ("form", "replace"), ("replace-player", seat.public_id),
+                              ("replace-username", "NEWCOMER")]
+    with time_machine.travel(table.tick(), tick=False):
+        assert _post_fields(client, action, fields).status_code == 302
+    seat.refresh_from_db()
+    assert seat.user == newcomer

@@ -7,7 +7,9 @@ reveal, and the items in play. The page, its dashboard link and its "what needs 
 Who sees it: the game's hosts (its Procurator and co-hosts, ``services.is_host``); anyone else, another game's
 host included, gets the 404 of a missing page, and the dashboard lines are given only for a host's own role in an
 M21 game. Every action is one service call (``console_services``, ``services``); a refusal is shown as it is. The
-night's submissions are shown by count only. The page is in English, the language of M21 (whatever the browser's).
+modkill and the replacement cannot be undone: their first POST shows a confirmation page (``kernel.confirm``) saying
+who leaves, whether the role is revealed, who takes over which seat, and changes nothing. The night's submissions
+are shown by count only. The page is in English, the language of M21 (whatever the browser's).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from django.urls import path, reverse
 from django.utils import timezone, translation
 
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind
+from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation
 from staff.console import Need, register_dashboard_links, register_dashboard_needs, register_urls, staff_admin_site
 
@@ -58,8 +61,25 @@ class ReplaceForm(forms.Form):
         self.fields["player"].choices = [(r.public_id, r.name) for r in players]
 
 
-def _act(request, game: Game, which: str, form) -> str:
-    """Run the service of the posted ``which`` with the valid ``form``; returns the success message."""
+def _confirmation(request, game: Game, which: str, form, seat: Resident, cancel_url: str):
+    """The confirmation page of the modkill or the replacement (both cannot be undone; M-SETUP-4, L-REPLACE-1)
+    with the valid ``form`` of ``which`` on ``seat``; None once the POST carries the confirmation."""
+    data = form.cleaned_data
+    if which == "modkill":
+        reveal = ("The game thread announces it and names their role." if data["reveal_role"]
+                  else "The game thread announces it without naming their role.")
+        return confirmation_page(
+            request, title="Modkill this player?", confirm_label="Modkill", cancel_url=cancel_url,
+            consequence=f"{seat.name} is removed from the game of “{game.title}” as dead. {reveal}")
+    return confirmation_page(
+        request, title="Replace this player?", confirm_label="Replace", cancel_url=cancel_url,
+        consequence=f"The account with the login “{data['username'].strip()}” takes over the seat of {seat.name} "
+                    f"in “{game.title}” with its role; {seat.name} no longer plays in the game.")
+
+
+def _act(request, game: Game, which: str, form):
+    """Run the service of the posted ``which`` with the valid ``form``; returns the success message, or the
+    confirmation page (a response) while the modkill or the replacement is not confirmed yet."""
     data, user = form.cleaned_data, request.user
     if which == "extend":
         new = services.do_extend_m21_phase(game, data["hours"], acting_user=user)
@@ -70,6 +90,10 @@ def _act(request, game: Game, which: str, form) -> str:
     seat = Resident.objects.filter(game=game, public_id=data["player"]).first()
     if seat is None:  # a choice of the form is a seat of this game; kept for a seat gone since the page loaded
         raise Http404
+    confirm = _confirmation(request, game, which, form, seat, reverse(
+        "admin:m21_console", args=[game.pk], current_app=staff_admin_site.name))
+    if confirm is not None:
+        return confirm
     if which == "modkill":
         console_services.do_modkill_m21_player(seat, reveal_role=data["reveal_role"], acting_user=user)
         return f"{seat.name} is removed from the game."
@@ -79,7 +103,8 @@ def _act(request, game: Game, which: str, form) -> str:
 
 def m21_console_view(request, game_id: int):
     """The console page (see the module docstring). POST ``form`` = extend | shorten | vote_count | modkill |
-    replace; each calls one service and redirects back (a refusal is shown in its form)."""
+    replace; each calls one service and redirects back (a refusal is shown in its form); modkill and replace
+    first answer a confirmation page and act on its confirmed POST (``confirmed=yes``)."""
     game = _hosted_game(request, game_id)
     with translation.override(M21Ruleset.language):
         return _console(request, game)
@@ -111,6 +136,8 @@ def _console(request, game: Game):
         except RuleViolation as exc:
             bound.add_error(None, str(exc))
         else:
+            if not isinstance(done, str):  # the confirmation page of a modkill or replacement
+                return done
             messages.success(request, done)
             return HttpResponseRedirect(url)
     now = timezone.now()

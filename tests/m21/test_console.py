@@ -169,8 +169,9 @@ def test_must_vote_offenders_and_a_casting_vote_awaited_are_listed_M_VOTE_5():
 def test_modkill_with_and_without_role_reveal_through_the_console_M_SETUP_4():
     table = build_game()
     bob, carol = table.seat("Bob"), table.seat("Carol")
-    post(table, table.host, {"form": "modkill", "modkill-player": bob.public_id})
-    post(table, table.cohost, {"form": "modkill", "modkill-player": carol.public_id, "modkill-reveal_role": "on"})
+    post(table, table.host, {"form": "modkill", "modkill-player": bob.public_id, "confirmed": "yes"})
+    post(table, table.cohost, {"form": "modkill", "modkill-player": carol.public_id, "modkill-reveal_role": "on",
+                               "confirmed": "yes"})
     texts = thread_texts(table)
     bob_role = ROLES[table.roles["Bob"]].name
     carol_role = ROLES[table.roles["Carol"]].name
@@ -190,12 +191,12 @@ def test_a_cohost_replaces_a_player_by_login_L_REPLACE_1():
     newcomer = make_user("Newcomer")
     seat = table.seat("Dave")
     response = post(table, table.cohost, {"form": "replace", "replace-player": seat.public_id,
-                                          "replace-username": "NEWCOMER"})
+                                          "replace-username": "NEWCOMER", "confirmed": "yes"})
     assert "Newcomer now plays the seat." in response.content.decode()
     seat.refresh_from_db()
     assert seat.user == newcomer
     refused = post(table, table.host, {"form": "replace", "replace-player": seat.public_id,
-                                       "replace-username": "nobody-here"})
+                                       "replace-username": "nobody-here", "confirmed": "yes"})
     assert refused.status_code == 400 and "No account has this login." in refused.content.decode()
 
 

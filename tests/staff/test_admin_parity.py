@@ -206,7 +206,8 @@ CASES = {
             ImpeachmentDemand.objects.get(), "replace", acting_user=fresh(d.procurator), reason="abuse",
             new_tribune_user=get_user_model().objects.get(username="outsider"))),
     "end_game_early_L_WIN_3": Case(
-        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/end/", {"reason": "servers on fire"}),
+        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/end/",
+                                                  {"reason": "servers on fire", "confirmed": "yes"}),
         lambda d: roles_services.do_end_game_early(d.game, reason="servers on fire", acting_user=fresh(d.procurator))),
 }
 

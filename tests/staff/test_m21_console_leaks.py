@@ -22,8 +22,8 @@ from tests.m21.day_helpers import build_game, make_user
 pytestmark = pytest.mark.django_db
 
 ACTIONS = ({"form": "extend", "extend-hours": "2"}, {"form": "shorten", "shorten-hours": "2"},
-           {"form": "vote_count"}, {"form": "modkill", "modkill-player": "PLAYER"},
-           {"form": "replace", "replace-player": "PLAYER", "replace-username": "spectator"})
+           {"form": "vote_count"}, {"form": "modkill", "modkill-player": "PLAYER", "confirmed": "yes"},
+           {"form": "replace", "replace-player": "PLAYER", "replace-username": "spectator", "confirmed": "yes"})
 
 
 @pytest.fixture
