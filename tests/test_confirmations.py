@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 
 from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind, Membership, Message, MembershipState
+from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.cities.test_staff_actions import act
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh

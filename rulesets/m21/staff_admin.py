@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone, translation
@@ -61,7 +61,7 @@ class ReplaceForm(forms.Form):
         self.fields["player"].choices = [(r.public_id, r.name) for r in players]
 
 
-def _confirmation(request, game: Game, which: str, form, seat: Resident, cancel_url: str):
+def _confirmation(request, game: Game, which: str, form, seat: Resident, cancel_url: str) -> HttpResponse | None:
     """The confirmation page of the modkill or the replacement (both cannot be undone; M-SETUP-4, L-REPLACE-1)
     with the valid ``form`` of ``which`` on ``seat``; None once the POST carries the confirmation."""
     data = form.cleaned_data
@@ -77,9 +77,10 @@ def _confirmation(request, game: Game, which: str, form, seat: Resident, cancel_
                     f"in “{game.title}” with its role; {seat.name} no longer plays in the game.")
 
 
-def _act(request, game: Game, which: str, form):
+def _act(request, game: Game, which: str, form, url: str) -> str | HttpResponse:
     """Run the service of the posted ``which`` with the valid ``form``; returns the success message, or the
-    confirmation page (a response) while the modkill or the replacement is not confirmed yet."""
+    confirmation page (a response, cancelling back to the console's ``url``) while the modkill or the replacement
+    is not confirmed yet."""
     data, user = form.cleaned_data, request.user
     if which == "extend":
         new = services.do_extend_m21_phase(game, data["hours"], acting_user=user)
@@ -90,8 +91,7 @@ def _act(request, game: Game, which: str, form):
     seat = Resident.objects.filter(game=game, public_id=data["player"]).first()
     if seat is None:  # a choice of the form is a seat of this game; kept for a seat gone since the page loaded
         raise Http404
-    confirm = _confirmation(request, game, which, form, seat, reverse(
-        "admin:m21_console", args=[game.pk], current_app=staff_admin_site.name))
+    confirm = _confirmation(request, game, which, form, seat, url)
     if confirm is not None:
         return confirm
     if which == "modkill":
@@ -132,7 +132,7 @@ def _console(request, game: Game):
     bound = forms_.get(which)
     if bound is not None and bound.is_valid():
         try:
-            done = _act(request, game, which, bound)
+            done = _act(request, game, which, bound, url)
         except RuleViolation as exc:
             bound.add_error(None, str(exc))
         else:
