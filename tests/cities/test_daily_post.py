@@ -203,7 +203,7 @@ def test_procurator_edits_the_draft_before_and_appends_after_publication_L_POST_
     do_append_to_daily_post(post, "Дополнение: поздравляем победителей.", acting_user=built.procurator,
                             now=utc(2027, 3, 3, 9))
     post.refresh_from_db()
-    heading = t(game, "Added at %(time)s", time="2027-03-03 12:00")
+    heading = t(game, "Added at %(time)s", time="2027-03-03 12:00 MSK")
     assert post.body.endswith(f"Правка прокурора.\n\n---\n\n*{heading}*\n\nДополнение: поздравляем победителей.")
     assert "Дополнение" in post.body_html
     assert [e.kind for e in GameEvent.objects.filter(game=game, kind__startswith="daily_post.").order_by("id")] == [

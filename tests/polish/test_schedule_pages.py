@@ -103,7 +103,7 @@ def test_tribune_voting_refused_in_the_form_then_rescheduled_with_its_events_L_D
         refused = client.post(url, {"opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:00"})
     assert refused.status_code == 200
     assert form_error(refused.content.decode()) == (
-        "Время голосования объявляется в первой половине дня, до 2 марта 2027 г. 17:00.")
+        "Время голосования объявляется в первой половине дня, до 2 марта 2027 г. 17:00 MSK.")
     assert voting_events() == [("voting_close", utc(2027, 3, 2, 19)), ("voting_open", utc(2027, 3, 2, 15))]
     with time_machine.travel(utc(2027, 3, 2, 9), tick=False):
         moved = client.post(url, {"opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:00"}, follow=True)
