@@ -154,7 +154,7 @@ CASES = {
     "stage_inbox_L_INBOX_19": Case(
         lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/stage/", {
             "title": "Confrontation", "speakers": [d.seat("honest").public_id, d.seat("mafioso").public_id],
-            "audience": str(d.seat("honest").city_id)}),
+            "audience": str(d.seat("honest").city.number)}),
         lambda d: inbox_services.do_create_stage_inbox(
             d.game, title="Confrontation", speakers=[d.seat("honest"), d.seat("mafioso")],
             audience=d.seat("honest").city, acting_user=fresh(d.procurator))),
