@@ -8,13 +8,13 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.urls import reverse
-from django.utils import translation
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, GameEvent, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from inboxes.services import do_post_message
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open, ru
+from tests.voting.test_lepra_day_services import _refusal, english  # noqa: F401 - english: the autouse fixture
 from voting.models import LepraVote, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 from voting.services import (
     do_accept_proxy,
@@ -27,18 +27,6 @@ from voting.services import (
     do_request_speech,
     do_schedule_voting,
 )
-
-
-@pytest.fixture(autouse=True)
-def english():
-    with translation.override("en"):
-        yield
-
-
-def _refusal(exc_type, fn, *args, **kwargs) -> str:
-    with pytest.raises(exc_type) as info:
-        fn(*args, **kwargs)
-    return str(info.value)
 
 
 def test_suicide_confirmed_once_voting_has_started_dies_at_the_confirmation_L_NOM_5(demo):
