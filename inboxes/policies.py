@@ -37,6 +37,7 @@ from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
@@ -151,6 +152,13 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 # Who the viewer is in a game
 # --------------------------------------------------------------------------------------------------------------
 
+#: The viewer's staff roles and seats, read on every request: prepared once (``kernel.prepared``).
+_ROLES_OF_USER = PreparedQuery(lambda user_id: StaffRole.objects.filter(user_id=user_id).only(
+    "id", "game_id", "kind", "city_id", "user_id").order_by("game_id", "kind", "city_id", "id"), ints=("user_id",))
+_SEATS_OF_USER = PreparedQuery(lambda user_id: Resident.objects.filter(user_id=user_id).select_related("city")
+                               .order_by(), ints=("user_id",))
+
+
 def _is_authenticated(user) -> bool:
     return user is not None and getattr(user, "is_authenticated", False)
 
@@ -163,8 +171,7 @@ def _roles_of(user) -> list[StaffRole]:
     cached = getattr(user, "_mafia_staff_roles", None)
     if cached is None:
         # Ordered by columns of the row itself: the model's default ordering would join games and cities.
-        cached = list(StaffRole.objects.filter(user=user).only("id", "game_id", "kind", "city_id", "user_id")
-                      .order_by("game_id", "kind", "city_id", "id"))
+        cached = _ROLES_OF_USER(user_id=user.pk)
         if any(r.kind == StaffKind.TRIBUNE for r in cached):
             cached += standing_in_roles(user)
         user._mafia_staff_roles = cached
@@ -204,7 +211,7 @@ def _seats_of(user) -> dict[int, Resident]:
     cached = getattr(user, "_mafia_seats", None)
     if cached is None:
         # One seat per game: no order needed (the model's default would sort by city and name).
-        cached = {seat.game_id: seat for seat in Resident.objects.filter(user=user).select_related("city").order_by()}
+        cached = {seat.game_id: seat for seat in _SEATS_OF_USER(user_id=user.pk)}
         user._mafia_seats = cached
     return cached
 
@@ -218,6 +225,11 @@ def forget_viewer_cache(user) -> None:
             delattr(user, attr)
 
 
+_LOCKED_MEMBERSHIP = PreparedQuery(
+    lambda inbox_id, user_id: Membership.objects.select_for_update(of=("self",)).select_related("resident__city")
+    .filter(inbox_id=inbox_id, resident__user_id=user_id).order_by("id")[:1], ints=("inbox_id", "user_id"))
+
+
 def relock_membership(user, inbox: Inbox) -> Membership | None:
     """Inside the caller's transaction, which holds ``inbox``'s row lock: re-read ``user``'s membership of
     ``inbox`` with their seat, in one statement that locks the membership row (``SELECT ... FOR UPDATE``), and
@@ -227,8 +239,8 @@ def relock_membership(user, inbox: Inbox) -> Membership | None:
     cache dropped, so that their roles and seat are read again too. Returns the membership or None."""
     if not _is_authenticated(user):
         return None
-    membership = (Membership.objects.select_for_update(of=("self",)).select_related("resident__city")
-                  .filter(inbox=inbox, resident__user=user).order_by("id").first())
+    found = _LOCKED_MEMBERSHIP(inbox_id=inbox.pk, user_id=user.pk)
+    membership = found[0] if found else None
     if membership is None:
         forget_viewer_cache(user)
         return None
@@ -662,6 +674,36 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
 
 
+#: The fields of ``Membership`` (name -> attribute) that ``access_inbox_by_id`` reads with the inbox: the whole row.
+_MEMBERSHIP_COLUMNS = {"id": "id", "inbox": "inbox_id", "resident": "resident_id", "state": "state", "since": "since",
+                       "banned_until": "banned_until", "reason": "reason"}
+
+
+def _inbox_by_public_id(public_id):
+    return (Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=public_id)
+            .order_by()[:1])
+
+
+def _watches(user_id):
+    return Exists(Spectator.objects.filter(game=OuterRef("game_id"), user_id=user_id, left_at__isnull=True))
+
+
+def _inbox_for_viewer(public_id, user_id, seat_ids):
+    """The inbox, annotated with whether the viewer watches its game as a spectator and with the membership of the
+    viewer's seat (a user holds one seat per game, and a seat one membership per inbox: at most one row)."""
+    return (_inbox_by_public_id(public_id).annotate(viewer_watches=_watches(user_id))
+            .annotate(_viewer_membership=FilteredRelation(
+                "memberships", condition=Q(memberships__resident__in=seat_ids)),
+                **{f"_vm_{column}": F(f"_viewer_membership__{field}") for field, column in _MEMBERSHIP_COLUMNS.items()}))
+
+
+_INBOX_FOR_ANONYMOUS = PreparedQuery(_inbox_by_public_id, strs=("public_id",))
+_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_by_public_id(public_id).annotate(
+    viewer_watches=_watches(user_id)), ints=("user_id",), strs=("public_id",))
+_INBOX_FOR_SEATED_VIEWER = PreparedQuery(_inbox_for_viewer, ints=("user_id",), strs=("public_id",),
+                                         int_lists=("seat_ids",))
+
+
 def access_inbox_by_id(user, inbox_id) -> Inbox:
     """The only way a request's inbox id becomes an Inbox (Zulip's ``access_stream_by_id``).
 
@@ -677,19 +719,14 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     # spectator, and the membership of their seat there, are read in the inbox's own statement.
     _roles_of(user)
     seats = _seats_of(user)
-    inboxes = (Inbox.objects.select_related("game", "city", "resident", "organizer").filter(public_id=inbox_id)
-               .order_by())
-    if _is_authenticated(user):
-        inboxes = inboxes.annotate(viewer_watches=Exists(Spectator.objects.filter(
-            game=OuterRef("game_id"), user=user, left_at__isnull=True)))
     if seats:
-        # A user holds one seat per game, and a seat one membership per inbox: the join adds at most one row.
-        inboxes = inboxes.annotate(
-            _viewer_membership=FilteredRelation(
-                "memberships", condition=Q(memberships__resident__in=[s.pk for s in seats.values()])),
-            **{f"_vm_{column}": F(f"_viewer_membership__{field}") for field, column in _MEMBERSHIP_COLUMNS.items()})
-    inbox = inboxes[:1]
-    inbox = inbox[0] if inbox else None
+        found = _INBOX_FOR_SEATED_VIEWER(public_id=str(inbox_id), user_id=user.pk,
+                                         seat_ids=[s.pk for s in seats.values()])
+    elif _is_authenticated(user):
+        found = _INBOX_FOR_VIEWER(public_id=str(inbox_id), user_id=user.pk)
+    else:
+        found = _INBOX_FOR_ANONYMOUS(public_id=str(inbox_id))
+    inbox = found[0] if found else None
     if inbox is not None and _is_authenticated(user):
         watching = getattr(user, "_mafia_watching", None)
         if watching is None:
@@ -708,9 +745,6 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     return inbox
 
 
-#: The fields of ``Membership`` (name -> attribute) that ``access_inbox_by_id`` reads with the inbox: the whole row.
-_MEMBERSHIP_COLUMNS = {"id": "id", "inbox": "inbox_id", "resident": "resident_id", "state": "state", "since": "since",
-                       "banned_until": "banned_until", "reason": "reason"}
 
 
 def can_leave_inbox(user, inbox: Inbox) -> bool:

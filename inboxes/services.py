@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.audit import record_event, record_events
+from kernel.prepared import PreparedQuery
 
 from . import policies
 from .hooks import post_hook_for
@@ -83,7 +84,10 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after; the
     # receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
     # post (its cut-off is earlier than the receive time), L-VOTE-8.
-    inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
+    locked = _LOCKED_INBOX(inbox_id=inbox.pk)
+    if not locked:
+        raise Inbox.DoesNotExist("No such inbox.")
+    inbox = locked[0]
     now = now or timezone.now()
     already = post_of_form_key(acting_user, inbox, text, idempotency_key)
     if already is not None:
@@ -127,6 +131,11 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     record_event(inbox.game, "message.posted", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "message": message.pk})
     return message
+
+
+#: The inbox row locked by a post, with its game (prepared: ``kernel.prepared``).
+_LOCKED_INBOX = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).select_related("game")
+                              .filter(pk=inbox_id).order_by(), ints=("inbox_id",))
 
 
 def _advance_read_mark(user, inbox: Inbox, up_to: datetime) -> None:

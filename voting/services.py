@@ -39,6 +39,7 @@ from inboxes.services import (
     write_proxy_message,
 )
 from kernel.audit import record_event
+from kernel.prepared import PreparedQuery
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 
@@ -458,6 +459,18 @@ def _refusal_error(refusal: LepraRefusal, session: VotingSession | None, game, *
     return InvalidInput(_("Only «казнить» or «не казнить» can be posted here."), rule="L-VOTE-3")
 
 
+def _session_for_voter(city_id, day, inbox_id, seat_id):
+    standing = LepraVote.objects.filter(inbox_id=inbox_id, voter_id=seat_id, state=VoteState.STANDING)
+    declared = SuicideDeclaration.objects.filter(resident_id=seat_id, day=day)
+    return (VotingSession.objects.filter(city_id=city_id, day=day).order_by("pk")
+            .annotate(has_standing_vote=Exists(standing), declared_suicide=Exists(declared))[:1])
+
+
+#: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
+#: has declared suicide that day: read on every vote (prepared: ``kernel.prepared``).
+_SESSION_FOR_VOTER = PreparedQuery(_session_for_voter, ints=("city_id", "day", "inbox_id", "seat_id"))
+
+
 def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datetime) -> LepraAccepted | None:
     """Decide a post in the voting ``inbox`` (locked by the caller) by ``seat`` at receive time ``now``, before it
     is stored (L-VOTE-2, L-VOTE-3, L-VOTE-8): returns what it does (vote, retraction, last word), or raises the
@@ -467,10 +480,8 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     as well, for the last word (L-VOTE-3)."""
     if seat is None:
         return None
-    standing = LepraVote.objects.filter(inbox=inbox, voter=seat, state=VoteState.STANDING)
-    declared = SuicideDeclaration.objects.filter(resident=seat, day=inbox.day_number)
-    session = (VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number)
-               .annotate(has_standing_vote=Exists(standing), declared_suicide=Exists(declared)).first())
+    found = _SESSION_FOR_VOTER(city_id=inbox.city_id, day=inbox.day_number, inbox_id=inbox.pk, seat_id=seat.pk)
+    session = found[0] if found else None
     if session is None or session.opened_at is None:
         raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game, viewer=seat.user)
     if session.declared_suicide and parse_lepra_execution(text) is not None:  # a declared suicide takes no part in voting (L-NOM-5)

@@ -1,0 +1,93 @@
+"""kernel.prepared: a prepared queryset returns what the queryset itself returns, in one statement, and refuses
+what it cannot prepare."""
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection, transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
+
+from cities.models import Resident
+from inboxes.models import Inbox, InboxKind, Membership
+from kernel.prepared import PreparedQuery
+from tests.factories import CityFactory, InboxFactory, ResidentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _row(obj, fields):
+    return tuple(getattr(obj, f) for f in fields)
+
+
+@pytest.fixture
+def world():
+    city = CityFactory()
+    other = CityFactory(game=city.game)
+    residents = [ResidentFactory(city=city) for _ in range(3)] + [ResidentFactory(city=other)]
+    inbox = InboxFactory(game=city.game, city=city, kind=InboxKind.CITY, title="Square", members=residents[:2])
+    return city, other, residents, inbox
+
+
+def test_models_with_select_related_and_annotations_equal_the_querysets(world):
+    city, other, residents, inbox = world
+
+    def build(game_id, name):
+        members = Membership.objects.filter(resident=OuterRef("pk"))
+        return (Resident.objects.filter(game_id=game_id).exclude(name=name).select_related("city", "user")
+                .annotate(is_member=Exists(members), n=Count("memberships")).order_by("name"))
+
+    query = PreparedQuery(build, ints=("game_id",), strs=("name",))
+    for excluded in (residents[0].name, residents[3].name, "nobody"):
+        expected = list(build(city.game_id, excluded))
+        with CaptureQueriesContext(connection) as queries:
+            got = query(game_id=city.game_id, name=excluded)
+        assert len(queries) == 1
+        assert [_row(r, ("pk", "name", "city_id", "is_member", "n")) for r in got] == \
+            [_row(r, ("pk", "name", "city_id", "is_member", "n")) for r in expected]
+        assert [r.city.name for r in got] == [r.city.name for r in expected]  # loaded: no query
+        assert [r.user.username for r in got] == [r.user.username for r in expected]
+        assert len(queries) == 1
+    assert query(game_id=city.game_id + 1000, name="x") == []
+
+
+def test_a_list_is_compiled_per_length_and_constants_stay(world):
+    city, other, residents, inbox = world
+    query = PreparedQuery(lambda ids: Resident.objects.filter(pk__in=ids, status="alive").order_by("pk"),
+                          int_lists=("ids",))
+    assert [r.pk for r in query(ids=[residents[2].pk])] == [residents[2].pk]
+    assert [r.pk for r in query(ids=[residents[0].pk, residents[3].pk])] == sorted([residents[0].pk, residents[3].pk])
+    assert [r.pk for r in query(ids=[residents[1].pk])] == [residents[1].pk]
+    Resident.objects.filter(pk=residents[1].pk).update(status="dead")
+    assert query(ids=[residents[1].pk]) == []
+    with pytest.raises(ImproperlyConfigured):
+        query(ids=[])
+
+
+def test_a_constant_equal_to_a_placeholder_stays_a_constant(world):
+    city, other, residents, inbox = world
+    # 1000 and 2000 are the placeholders' first values: the constant must not be taken for the parameter.
+    query = PreparedQuery(lambda pk: Resident.objects.filter(Q(pk=pk) | Q(pk=1000) | Q(pk=2000)).order_by("pk"),
+                          ints=("pk",))
+    assert [r.pk for r in query(pk=residents[0].pk)] == [residents[0].pk]
+
+
+def test_values_that_change_the_shape_are_refused(world):
+    city, other, residents, inbox = world
+    # None would be IS NULL: refused at the call.
+    query = PreparedQuery(lambda pk: Resident.objects.filter(pk=pk), ints=("pk",))
+    with pytest.raises(ImproperlyConfigured):
+        query(pk=None)
+    # A parameter that never reaches the SQL (here: dropped by the builder) is refused when compiled.
+    dropped = PreparedQuery(lambda pk: Resident.objects.all(), ints=("pk",))
+    with pytest.raises(ImproperlyConfigured):
+        dropped(pk=residents[0].pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_query_runs_only_in_a_transaction(world):
+    city, other, residents, inbox = world
+    query = PreparedQuery(lambda pk: Inbox.objects.select_for_update().filter(pk=pk), ints=("pk",))
+    with transaction.atomic():
+        assert [i.pk for i in query(pk=inbox.pk)] == [inbox.pk]
+    with pytest.raises(TransactionManagementError):
+        query(pk=inbox.pk)
