@@ -29,7 +29,7 @@ def world():
 
 
 def test_models_with_select_related_and_annotations_equal_the_querysets(world):
-    city, other, residents, inbox = world
+    city, _other, residents, _inbox = world
 
     def build(game_id, name):
         members = Membership.objects.filter(resident=OuterRef("pk"))
@@ -51,7 +51,7 @@ def test_models_with_select_related_and_annotations_equal_the_querysets(world):
 
 
 def test_a_list_is_compiled_per_length_and_constants_stay(world):
-    city, other, residents, inbox = world
+    residents = world[2]
     query = PreparedQuery(lambda ids: Resident.objects.filter(pk__in=ids, status="alive").order_by("pk"),
                           int_lists=("ids",))
     assert [r.pk for r in query(ids=[residents[2].pk])] == [residents[2].pk]
@@ -64,7 +64,7 @@ def test_a_list_is_compiled_per_length_and_constants_stay(world):
 
 
 def test_a_constant_equal_to_a_placeholder_stays_a_constant(world):
-    city, other, residents, inbox = world
+    residents = world[2]
     # 1000 and 2000 are the placeholders' first values: the constant must not be taken for the parameter.
     query = PreparedQuery(lambda pk: Resident.objects.filter(Q(pk=pk) | Q(pk=1000) | Q(pk=2000)).order_by("pk"),
                           ints=("pk",))
@@ -72,7 +72,7 @@ def test_a_constant_equal_to_a_placeholder_stays_a_constant(world):
 
 
 def test_values_that_change_the_shape_are_refused(world):
-    city, other, residents, inbox = world
+    residents = world[2]
     # None would be IS NULL: refused at the call.
     query = PreparedQuery(lambda pk: Resident.objects.filter(pk=pk), ints=("pk",))
     with pytest.raises(ImproperlyConfigured):
@@ -85,7 +85,7 @@ def test_values_that_change_the_shape_are_refused(world):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_locking_query_runs_only_in_a_transaction(world):
-    city, other, residents, inbox = world
+    inbox = world[3]
     query = PreparedQuery(lambda pk: Inbox.objects.select_for_update().filter(pk=pk), ints=("pk",))
     with transaction.atomic():
         assert [i.pk for i in query(pk=inbox.pk)] == [inbox.pk]
