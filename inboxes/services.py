@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.audit import record_event, record_events
-from kernel.prepared import PreparedQuery
+from kernel.prepared import PreparedInsert, PreparedQuery
 
 from . import policies
 from .hooks import post_hook_for
@@ -81,6 +81,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     if len(text) > limit:
         raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
                            % {"length": len(text), "max": limit})
+    body_html = render_markdown(text)  # pure: rendered before the inbox lock is taken
     # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after; the
     # receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
     # post (its cut-off is earlier than the receive time), L-VOTE-8.
@@ -119,10 +120,10 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
     accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
     try:  # the same key posted at once in another inbox meets the unique constraint; the whole post rolls back
-        message = Message.objects.create(
+        message = _INSERT_MESSAGE(Message(
             inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
-            author_name=author_name, body=text, body_html=render_markdown(text), received_at=now,
-            idempotency_key=idempotency_key or None)
+            author_name=author_name, body=text, body_html=body_html, received_at=now,
+            idempotency_key=idempotency_key or None))
     except IntegrityError:
         raise stale_post_form() from None
     if hook is not None:
@@ -132,6 +133,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
                  payload={"inbox": inbox.pk, "message": message.pk})
     return message
 
+
+_INSERT_MESSAGE = PreparedInsert(Message)
 
 #: The inbox row locked by a post, with its game (prepared: ``kernel.prepared``).
 _LOCKED_INBOX = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).select_related("game")

@@ -9,12 +9,16 @@ from datetime import datetime
 
 from cities.models import Game, GameEvent
 
+from .prepared import PreparedInsert
+
+_INSERT_EVENT = PreparedInsert(GameEvent)  # one audit row per state change: its INSERT built once
+
 
 def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> GameEvent:
     """Write one audit row (``GameEvent``) for ``game``: ``kind`` a dotted event kind, ``actor`` the user who acted
     (None = the site or the scheduler), ``at`` the operation's aware UTC time, ``payload`` ids and counts. Call
     inside the service's transaction. Returns the row."""
-    return GameEvent.objects.create(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
+    return _INSERT_EVENT(GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {}))
 
 
 def record_events(game: Game, rows: list[tuple[str, dict]], *, actor, at: datetime) -> list[GameEvent]:

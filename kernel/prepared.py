@@ -8,18 +8,29 @@ connection alias, and afterwards runs the stored SQL with the call's values, tur
 exactly as ``QuerySet.__iter__`` does (``select_related`` objects and annotations included). The query is still
 an ordinary queryset, written with the ORM; only its compilation is cached.
 
+On PostgreSQL the statement is also prepared on the server (``PREPARE``, then ``EXECUTE``), once per database
+session: planning a query of several joins costs the server more than running it (1.2 ms against 0.2 ms for the
+inbox with the viewer's membership). The first use in a session sends ``PREPARE ...; EXECUTE ...`` as one
+statement, so a statement count does not depend on which request came first. A prepared statement outlives a
+rolled-back transaction; when the combined statement fails, the query is prepared under a new name next time
+(whatever the server kept is never executed again). Sessions behind a transaction-pooling proxy (PgBouncer in
+transaction mode) would not keep their statements: the site connects to PostgreSQL directly.
+
 Only shapes that do not depend on the values may be prepared: no value that changes the SQL text (``None``
 turning ``=`` into ``IS NULL``); a list of integers (an ``__in``) is compiled once per length. ``prepare`` checks that every
 placeholder reaches the SQL parameters unchanged and raises ``ImproperlyConfigured`` otherwise.
 """
 from __future__ import annotations
 
+import itertools
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
+from django.db.models import signals
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
 from django.db.transaction import TransactionManagementError
@@ -29,6 +40,39 @@ from django.db.transaction import TransactionManagementError
 # integer field (an out-of-range value would compile to an empty result), and strings no input can hold (NUL).
 _INT_BASES = (1_000, 2_000)
 _STR_MARKS = ("\x00prepared-a-{}\x00", "\x00prepared-b-{}\x00")
+
+
+_NAMES = itertools.count(1)  # server-side statement names, unique in the process
+
+
+def _numbered(sql: str) -> str:
+    """``sql`` with psycopg2's ``%s`` placeholders as PostgreSQL's ``$1, $2, ...`` (``%%`` stays, for psycopg2)."""
+    numbers = itertools.count(1)
+    return re.sub(r"%[s%]", lambda m: f"${next(numbers)}" if m.group() == "%s" else "%%", sql)
+
+
+def _server_statements(connection) -> dict:
+    """The statements prepared in ``connection``'s current database session: {query key: name}. A new session (a
+    reconnection) starts empty: the session is told by the server's process id and the client object."""
+    raw = connection.connection
+    session = (id(raw), raw.get_backend_pid())
+    state = getattr(connection, "_mafia_prepared_statements", None)
+    if state is None or state[0] != session:
+        state = connection._mafia_prepared_statements = (session, {})
+    return state[1]
+
+
+def _execute_server_prepared(connection, cursor, key: tuple, sql: str, params: list) -> None:
+    """Run ``sql`` with ``params`` on PostgreSQL as a statement prepared in the session (see the module)."""
+    statements = _server_statements(connection)
+    name = statements.get(key)
+    arguments = f" ({', '.join(['%s'] * len(params))})" if params else ""
+    if name is not None:
+        cursor.execute(f"EXECUTE {name}{arguments}", params)
+        return
+    name = f"mafia_prepared_{next(_NAMES)}"
+    cursor.execute(f"PREPARE {name} AS {_numbered(sql)}; EXECUTE {name}{arguments}", params)
+    statements[key] = name  # only once both ran: after a failure the next call prepares another name
 
 
 @dataclass(frozen=True)
@@ -117,7 +161,10 @@ class PreparedQuery:
                 raise ImproperlyConfigured(f"prepared query: {name} is None (IS NULL is another query)")
             params[position] = value
         with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
+            if connection.vendor == "postgresql":
+                _execute_server_prepared(connection, cursor, (id(self), compiled.sql), compiled.sql, params)
+            else:
+                cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         if not rows:
             return []
@@ -137,3 +184,55 @@ class PreparedQuery:
                 setattr(obj, attr_name, row[col_pos])
             objects.append(obj)
         return objects
+
+
+class PreparedInsert:
+    """The INSERT of one ``model`` row, its SQL built once per database alias (and prepared on PostgreSQL).
+
+    ``insert(obj)`` stores the unsaved instance ``obj`` as ``obj.save(force_insert=True)`` would (each field's
+    ``pre_save`` and ``get_db_prep_save``; the new primary key set on ``obj``), in one statement, and returns
+    ``obj``. It falls back to ``save`` when the model has save signal receivers, a value is an expression (a
+    database default), or the instance already has a primary key. Raises what the insert raises
+    (``IntegrityError`` for a broken constraint).
+    """
+
+    def __init__(self, model):
+        self.model = model
+        meta = model._meta
+        self.fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field]
+        self._sql: dict[str, str] = {}
+
+    def _insert_sql(self, connection) -> str:
+        sql = self._sql.get(connection.alias)
+        if sql is None:
+            meta, quote = self.model._meta, connection.ops.quote_name
+            columns = ", ".join(quote(f.column) for f in self.fields)
+            placeholders = ", ".join(["%s"] * len(self.fields))
+            sql = (f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders}) "
+                   f"RETURNING {quote(meta.db_table)}.{quote(meta.pk.column)}")
+            self._sql[connection.alias] = sql
+        return sql
+
+    def __call__(self, obj, *, using: str = "default"):
+        model = self.model
+        if (obj.pk is not None or signals.pre_save.has_listeners(model)
+                or signals.post_save.has_listeners(model)):
+            obj.save(force_insert=True, using=using)
+            return obj
+        connection = connections[using]
+        values = [f.pre_save(obj, True) for f in self.fields]
+        if any(hasattr(v, "resolve_expression") for v in values):
+            obj.save(force_insert=True, using=using)
+            return obj
+        params = [f.get_db_prep_save(v, connection=connection) for f, v in zip(self.fields, values, strict=True)]
+        sql = self._insert_sql(connection)
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                _execute_server_prepared(connection, cursor, (id(self), sql), sql, params)
+            else:
+                cursor.execute(sql, params)
+            (pk,) = cursor.fetchone()
+        obj.pk = model._meta.pk.to_python(pk)
+        obj._state.adding = False
+        obj._state.db = using
+        return obj

@@ -39,7 +39,7 @@ from inboxes.services import (
     write_proxy_message,
 )
 from kernel.audit import record_event
-from kernel.prepared import PreparedQuery
+from kernel.prepared import PreparedInsert, PreparedQuery
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 
@@ -468,6 +468,7 @@ def _session_for_voter(city_id, day, inbox_id, seat_id):
 
 #: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
 #: has declared suicide that day: read on every vote (prepared: ``kernel.prepared``).
+_INSERT_VOTE = PreparedInsert(LepraVote)
 _SESSION_FOR_VOTER = PreparedQuery(_session_for_voter, ints=("city_id", "day", "inbox_id", "seat_id"))
 
 
@@ -518,7 +519,7 @@ def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, ac
         # No savepoint: the caller's transaction holds the inbox lock, under which the tally saw no standing vote;
         # should the constraint still refuse, the refusal leaves this function and the whole post rolls back.
         try:
-            LepraVote.objects.create(inbox=inbox, voter=seat, message=message, cast_at=now)
+            _INSERT_VOTE(LepraVote(inbox=inbox, voter=seat, message=message, cast_at=now))
         except IntegrityError:
             raise InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2") from None
     elif accepted == LepraAccepted.RETRACTION:
