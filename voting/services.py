@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, Value, When
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -523,8 +523,16 @@ def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, ac
         except IntegrityError:
             raise InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2") from None
     elif accepted == LepraAccepted.RETRACTION:
-        retracted = LepraVote.objects.filter(inbox=inbox, voter=seat, state=VoteState.STANDING).update(
-            state=VoteState.RETRACTED, retracted_by=message)
+        # One statement: the standing vote becomes the latest retraction, the previous latest one is no longer
+        # it; nothing changes when no vote stands (the previous latest row is touched only beside a standing one).
+        standing = Q(state=VoteState.STANDING)
+        stands = LepraVote.objects.filter(inbox=inbox, voter=seat, state=VoteState.STANDING)
+        retracted = (LepraVote.objects.filter(inbox=inbox, voter=seat)
+                     .filter(standing | (Q(latest_retraction=True) & Exists(stands)))
+                     .update(state=Case(When(standing, then=Value(VoteState.RETRACTED)), default=F("state")),
+                             retracted_by=Case(When(standing, then=Value(message.pk)), default=F("retracted_by"),
+                                               output_field=BigIntegerField()),
+                             latest_retraction=Case(When(standing, then=Value(True)), default=Value(False))))
         if not retracted:
             raise InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")
 

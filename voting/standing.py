@@ -12,7 +12,7 @@ Both rank through ``lepra_execution_result``, so they can only differ in the cou
 """
 from __future__ import annotations
 
-from django.db.models import Count, Max, Q
+from django.db.models import Q
 
 from cities.models import LifeStatus
 from inboxes.models import Inbox, InboxKind
@@ -40,58 +40,31 @@ def stored_session_tally(session: VotingSession, inboxes: list[Inbox] | None = N
     appear to their names), without receipts and last words (the recount has those). A nominee no longer alive
     makes their inbox void (L-VOTE-9). ``inboxes``: ``voting_inboxes_of(session)`` when the caller has read them.
 
-    The votes are read grouped, one row per (inbox, voter): the standing vote and the latest retraction are all
-    the tally needs, so the cost follows the number of voters, not of messages. Two statements (one with
-    ``inboxes``); a third, reading the voters' rows, only when two latest retractions in one inbox fall on the
-    same microsecond (the order of the "changed their mind" list then needs the retractions' ids).
-    Returns ``(None, {})`` before the opening."""
+    The votes are read one or two rows per (inbox, voter): the standing vote and the latest retraction
+    (``LepraVote.latest_retraction``) are all the tally needs, so the cost follows the number of voters, not of
+    messages or of votes. Two statements (one with ``inboxes``). Returns ``(None, {})`` before the opening."""
     if session.opened_at is None:
         return None, {}
     inboxes = voting_inboxes_of(session) if inboxes is None else inboxes
     names = {str(i.resident_id): i.resident.name for i in inboxes}
     nominee_of = {i.pk: str(i.resident_id) for i in inboxes}
     state: dict[str, dict[str, _LepraInboxVoter]] = {nominee: {} for nominee in nominee_of.values()}
-    standing, retracted = Q(state=VoteState.STANDING), Q(state=VoteState.RETRACTED)
-    rows = (LepraVote.objects.filter(inbox_id__in=list(nominee_of)).order_by()
-            .values_list("inbox_id", "voter_id", "voter__name")
-            .annotate(standing_at=Max("cast_at", filter=standing), standing_id=Max("message_id", filter=standing),
-                      retractions=Count("id", filter=retracted),
-                      retracted_at=Max("retracted_by__received_at", filter=retracted)))
-    ties: set[int] = set()
-    seen: dict[int, set] = {}
-    for inbox_id, voter_id, voter_name, standing_at, standing_id, retractions, retracted_at in rows:
+    rows = (LepraVote.objects.filter(Q(state=VoteState.STANDING) | Q(latest_retraction=True),
+                                     inbox_id__in=list(nominee_of)).order_by()
+            .values_list("inbox_id", "voter_id", "voter__name", "state", "cast_at", "message_id",
+                         "latest_retraction", "retracted_by__received_at", "retracted_by_id"))
+    for inbox_id, voter_id, voter_name, vote_state, cast_at, message_id, latest, retracted_at, retraction_id in rows:
         key = str(voter_id)
         names[key] = voter_name
         voter = state[nominee_of[inbox_id]].setdefault(key, _LepraInboxVoter())
-        if standing_at is not None:
-            voter.standing_at, voter.standing_key = standing_at, (standing_at, standing_id)
-        if retractions:
+        if vote_state == VoteState.STANDING:
+            voter.standing_at, voter.standing_key = cast_at, (cast_at, message_id)
+        if latest:
             voter.retracted = True
-            voter.last_retraction_key = (retracted_at, 0)
-            if standing_at is None:  # listed among those who changed their mind, in the order of these keys
-                if retracted_at in seen.setdefault(inbox_id, set()):
-                    ties.add(inbox_id)
-                seen[inbox_id].add(retracted_at)
-    if ties:
-        _exact_retraction_keys(state, nominee_of, ties)
+            voter.last_retraction_key = (retracted_at, retraction_id)
     tallies = tuple(_lepra_nominee_tally(nominee_of[i.pk], state[nominee_of[i.pk]], None,
                                          i.resident.status != LifeStatus.ALIVE) for i in inboxes)
     return lepra_execution_result(session.opens_at, session.closes_at, tallies), names
-
-
-def _exact_retraction_keys(state: dict[str, dict[str, _LepraInboxVoter]], nominee_of: dict[int, str],
-                           inbox_ids: set[int]) -> None:
-    """Give every voter of ``inbox_ids`` their exact latest retraction key (receive time, then the retraction's
-    id, as the recount orders them) from their retracted rows: one statement."""
-    rows = (LepraVote.objects.filter(inbox_id__in=sorted(inbox_ids), state=VoteState.RETRACTED).order_by()
-            .values_list("inbox_id", "voter_id", "retracted_by__received_at", "retracted_by_id"))
-    latest: dict[tuple[int, int], tuple] = {}
-    for inbox_id, voter_id, retracted_at, retraction_id in rows:
-        key = (retracted_at, retraction_id)
-        if latest.get((inbox_id, voter_id)) is None or key > latest[(inbox_id, voter_id)]:
-            latest[(inbox_id, voter_id)] = key
-    for (inbox_id, voter_id), key in latest.items():
-        state[nominee_of[inbox_id]][str(voter_id)].last_retraction_key = key
 
 
 def comparable(result: LepraExecutionResult | None) -> dict | None:

@@ -17,12 +17,31 @@ from inboxes.models import DeathCause
 from inboxes.services import do_kill_resident, do_post_message
 from kernel.errors import RuleViolation
 from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
+from voting.models import LepraVote, VoteState
 from voting.selectors import tally_box
 from voting.services import compute_session_tally, do_close_voting
 from voting.standing import audit_session_tally, comparable, stored_session_tally
 
 STEP = st.tuples(st.integers(0, 5), st.integers(0, 2),
                  st.sampled_from(["казнить", "казнить", "не казнить", "не казнить", "kill nominee", "kill voter"]))
+
+
+def _latest_retraction_flags(inboxes) -> dict:
+    """{(inbox, voter): [flagged vote ids]} for the flagged rows (``LepraVote.latest_retraction``)."""
+    flagged: dict = {}
+    for vote in LepraVote.objects.filter(inbox__in=inboxes, latest_retraction=True).order_by("id"):
+        flagged.setdefault((vote.inbox_id, vote.voter_id), []).append(vote.pk)
+    return flagged
+
+
+def _latest_retractions(inboxes) -> dict:
+    """What the flags must be: each voter's retracted vote whose retraction is the latest (time, then id)."""
+    latest: dict = {}
+    for vote in LepraVote.objects.filter(inbox__in=inboxes, state=VoteState.RETRACTED).select_related("retracted_by"):
+        key = (vote.retracted_by.received_at, vote.retracted_by_id)
+        if (vote.inbox_id, vote.voter_id) not in latest or key > latest[(vote.inbox_id, vote.voter_id)][0]:
+            latest[(vote.inbox_id, vote.voter_id)] = (key, vote.pk)
+    return {pair: [vote_id] for pair, (_key, vote_id) in latest.items()}
 
 
 def _play(demo, steps, *, close: bool) -> list[str]:
@@ -51,6 +70,9 @@ def _play(demo, steps, *, close: bool) -> list[str]:
         difference = audit_session_tally(session)
         if difference is not None:
             failures.append(f"after {action!r} by {voter_n} on {nominee_n}: {difference}")
+        flagged = _latest_retraction_flags(inboxes)
+        if flagged != _latest_retractions(inboxes):
+            failures.append(f"after {action!r} by {voter_n} on {nominee_n}: latest retractions flagged {flagged}")
     if close:
         stored, _names = stored_session_tally(session)
         do_close_voting(session, acting_user=None, now=CLOSES)
@@ -94,6 +116,33 @@ def test_stored_tally_orders_retractions_at_the_same_instant_by_message_as_the_r
     recount, _names = compute_session_tally(session)
     assert comparable(stored) == comparable(recount)
     assert stored.tally(str(nominee.pk)).changed_mind == (str(v2.pk), str(v3.pk), str(v1.pk))
+
+
+def test_stored_tally_reads_two_statements_and_two_rows_per_voter_whatever_their_votes_L_VOTE_4(
+        demo, django_assert_num_queries):
+    """A voter who voted and retracted 15 times costs the stored tally what one vote costs: the standing row and
+    the latest retraction, flagged; the result equals the recount's."""
+    day = city1_day(demo)
+    nominee = day.plain[0]
+    session = nominate_and_open(demo, day, [nominee])
+    inbox = day.inbox_of(nominee)
+    fickle, steady = day.plain[1:3]
+    at = OPENS
+    for _ in range(15):
+        for text in ("казнить", "не казнить"):
+            at += timedelta(seconds=30)
+            do_post_message(inbox, text, acting_user=fickle.user, now=at)
+    do_post_message(inbox, "казнить", acting_user=steady.user, now=at + timedelta(seconds=30))
+    do_post_message(inbox, "казнить", acting_user=fickle.user, now=at + timedelta(seconds=60))
+    assert LepraVote.objects.filter(inbox=inbox, voter=fickle).count() == 16
+    assert list(LepraVote.objects.filter(inbox=inbox, voter=fickle, latest_retraction=True)
+                .values_list("retracted_by__received_at", flat=True)) == [at]
+    with django_assert_num_queries(2):
+        stored, _names = stored_session_tally(session)
+    recount, _names = compute_session_tally(session)
+    assert comparable(stored) == comparable(recount)
+    assert stored.tally(str(nominee.pk)).voters == (str(steady.pk), str(fickle.pk))
+    assert stored.tally(str(nominee.pk)).revoted == (str(fickle.pk),)
 
 
 def test_stored_tally_ranks_and_voids_exactly_as_the_recount_on_a_known_sequence_L_VOTE_5(demo):
