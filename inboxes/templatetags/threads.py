@@ -9,12 +9,15 @@ by the view and the access policy (the context's ``names_authors``, ``can_modera
 """
 from __future__ import annotations
 
+from datetime import datetime
+
 from django import template
 from django.template.defaulttags import CsrfTokenNode
 from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.formats import date_format, get_format
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
@@ -29,43 +32,64 @@ def _resident_url(context, resident) -> str:
     """The seat's page, reversed once per author of the page (a page has 50 messages from a few authors)."""
     urls = context.render_context.setdefault("thread_resident_urls", {})
     if resident.pk not in urls:
-        urls[resident.pk] = reverse("resident_detail", args=[context["game"].slug, resident.public_id])
+        urls[resident.pk] = escape(reverse("resident_detail", args=[context["game"].slug, resident.public_id]))
     return urls[resident.pk]
 
 
-def _author(context, m) -> SafeString:
-    """The author line: their name (a link to the seat's page when a resident wrote it), or in a check channel
-    (``names_authors`` False, L-INBOX-15) the staff role or "commissar" only."""
+#: Format characters of Django's ``date`` that show seconds or finer: a format with none of them shows the same
+#: text for every moment of a minute.
+_SUB_MINUTE = set("sucrUv")
+
+
+def _when(context, local: datetime) -> str:
+    """``when`` of the local time ``local``, each minute's text computed once per page when the active format shows
+    no seconds (a page's messages often share their minutes)."""
+    cache = context.render_context.get("thread_when")
+    if cache is None:
+        fmt = get_format("DATETIME_FORMAT")
+        cache = context.render_context["thread_when"] = {"per_minute": not (_SUB_MINUTE & set(fmt))}
+    if not cache["per_minute"]:
+        return escape(f"{date_format(local, 'DATETIME_FORMAT')} {local.tzname()}")
+    key = (local.replace(second=0, microsecond=0), local.utcoffset())
+    text = cache.get(key)
+    if text is None:
+        text = cache[key] = escape(f"{date_format(local, 'DATETIME_FORMAT')} {local.tzname()}")
+    return text
+
+
+def _author(context, m) -> str:
+    """The author line (HTML): their name (a link to the seat's page when a resident wrote it), or in a check
+    channel (``names_authors`` False, L-INBOX-15) the staff role or "commissar" only."""
     if not context.get("names_authors"):
         if m.author_staff_id:
-            return format_html("{}", m.author_staff.get_kind_display())
+            return escape(m.author_staff.get_kind_display())
         if m.author_resident_id:
-            return format_html("{}", _("commissar"))
-        return format_html("{}", m.author_name)
+            return escape(_("commissar"))
+        return escape(m.author_name)
     if m.author_resident_id:
-        return format_html('<a href="{}">{}</a>', _resident_url(context, m.author_resident), m.author_name)
+        return f'<a href="{_resident_url(context, m.author_resident)}">{escape(m.author_name)}</a>'
     if m.author_staff_id:
-        return format_html('{} <span class="badge badge-staff" data-author="staff">{}</span>', m.author_name,
-                           m.author_staff.get_kind_display())
+        return (f'{escape(m.author_name)} <span class="badge badge-staff" data-author="staff">'
+                f'{escape(m.author_staff.get_kind_display())}</span>')
     if not m.author_user_id:
-        return format_html('{} <span class="badge badge-site" data-author="site">{}</span>', m.author_name,
-                           _("site"))
-    return format_html("{}", m.author_name)
+        return f'{escape(m.author_name)} <span class="badge badge-site" data-author="site">{escape(_("site"))}</span>'
+    return escape(m.author_name)
 
 
-def _revisions(m, body_class: str) -> list[SafeString]:
+def _revisions(m, body_class: str) -> list[str]:
     return [format_html('<details><summary>{} · {}</summary><div class="{}">{}</div></details>', _("earlier version"),
                         when(rev.replaced_at), body_class, mark_safe(rev.body_html))  # sanitised when stored
             for rev in m.revision_list]
 
 
-def _article(context, pos: int, m) -> SafeString:
+def _article(context, pos: int, m) -> str:
+    """One message as an ``<article>`` (HTML text: every part escaped but the stored, sanitised ``body_html``)."""
     inbox = context["inbox"]
     local = timezone.localtime(m.received_at)
-    header = [format_html('<strong>{}</strong>\n      <time datetime="{}">{}</time>', _author(context, m),
-                          local.isoformat(), when(m.received_at))]  # the date filter's "c" is isoformat()
+    header = [f'<strong>{_author(context, m)}</strong>\n      <time datetime="{local.isoformat()}">'
+              f'{_when(context, local)}</time>']  # the date filter's "c" is isoformat()
     if m.edited_at:
-        header.append(format_html('<span class="muted">{}</span>', _("edited")))
+        header.append(f'<span class="muted">{escape(_("edited"))}</span>')
     if pos in context.get("editable", ()):
         header.append(format_html('<a class="edit-link" href="{}">{}</a>',
                                   reverse("message_edit", args=[inbox.public_id, pos]), _("edit")))
@@ -75,18 +99,19 @@ def _article(context, pos: int, m) -> SafeString:
                                   reverse("message_hide", args=[inbox.public_id, pos]), _CSRF.render(context),
                                   _("hide")))
     if m.is_hidden:
-        body = [format_html('<p class="muted">{}</p>', _("This message was hidden by a moderator."))]
+        body = [f'<p class="muted">{escape(_("This message was hidden by a moderator."))}</p>']
         if context.get("show_hidden_text"):
-            body.append(format_html('<div class="body hidden-text">{}</div>', mark_safe(m.body_html)))
+            body.append(f'<div class="body hidden-text">{m.body_html}</div>')  # sanitised when stored
             body += _revisions(m, "body hidden-text")
     else:
-        body = [format_html('<div class="body">{}</div>', mark_safe(m.body_html))]  # sanitised when stored
-        body += _revisions(m, "body")
+        body = [f'<div class="body">{m.body_html}</div>']  # sanitised when stored
+        if m.revision_list:
+            body += _revisions(m, "body")
         if getattr(m, "receipt_lines", None):  # an M21 game thread's receipt (``inboxes.hooks.annotate_messages``)
             body.append(get_template("m21/_receipt.html").render({"receipt": m.receipt_lines}))
-    return format_html('<article class="message{}" id="n{}">\n    <header>{}</header>\n    {}\n  </article>',
-                       " hidden" if m.is_hidden else "", pos, mark_safe("\n      ".join(header)),
-                       mark_safe("\n      ".join(body)))
+    joined_header, joined_body = "\n      ".join(header), "\n      ".join(body)
+    return (f'<article class="message{" hidden" if m.is_hidden else ""}" id="n{pos}">\n    <header>{joined_header}'
+            f'</header>\n    {joined_body}\n  </article>')
 
 
 @register.simple_tag(takes_context=True)
@@ -98,6 +123,6 @@ def thread_messages(context, positioned, first_unread=None) -> SafeString:
     out = []
     for pos, m in positioned:
         if first_unread is not None and pos == first_unread:
-            out.append(format_html('<p class="unread-divider" id="unread">{}</p>', _("New messages")))
+            out.append(f'<p class="unread-divider" id="unread">{escape(_("New messages"))}</p>')
         out.append(_article(context, pos, m))
-    return mark_safe("\n  ".join(out))  # every part built by format_html
+    return mark_safe("\n  ".join(out))  # every part escaped in ``_article``
