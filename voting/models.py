@@ -131,6 +131,9 @@ class LepraVote(models.Model):
     #: True on the voter's latest retracted vote in the inbox, and on no other row: with the standing vote, the
     #: stored tally reads at most two rows per voter, whatever the number of their votes (``voting.standing``).
     latest_retraction = models.BooleanField(default=False, db_default=False, verbose_name=_("latest retraction"))
+    #: The receive time of the «не казнить» that retracted the vote (``retracted_by``'s), kept on the row so that
+    #: the tally orders retractions without reading the messages.
+    retracted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("retracted at"))
 
     class Meta:
         verbose_name = _("lepra vote")

@@ -532,6 +532,7 @@ def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, ac
                      .update(state=Case(When(standing, then=Value(VoteState.RETRACTED)), default=F("state")),
                              retracted_by=Case(When(standing, then=Value(message.pk)), default=F("retracted_by"),
                                                output_field=BigIntegerField()),
+                             retracted_at=Case(When(standing, then=Value(now)), default=F("retracted_at")),
                              latest_retraction=Case(When(standing, then=Value(True)), default=Value(False))))
         if not retracted:
             raise InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")

@@ -52,7 +52,7 @@ def stored_session_tally(session: VotingSession, inboxes: list[Inbox] | None = N
     rows = (LepraVote.objects.filter(Q(state=VoteState.STANDING) | Q(latest_retraction=True),
                                      inbox_id__in=list(nominee_of)).order_by()
             .values_list("inbox_id", "voter_id", "voter__name", "state", "cast_at", "message_id",
-                         "latest_retraction", "retracted_by__received_at", "retracted_by_id"))
+                         "latest_retraction", "retracted_at", "retracted_by_id"))
     for inbox_id, voter_id, voter_name, vote_state, cast_at, message_id, latest, retracted_at, retraction_id in rows:
         key = str(voter_id)
         names[key] = voter_name
