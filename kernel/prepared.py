@@ -23,6 +23,8 @@ placeholder reaches the SQL parameters unchanged and raises ``ImproperlyConfigur
 from __future__ import annotations
 
 import itertools
+from datetime import date, datetime
+from decimal import Decimal
 import re
 import threading
 from collections.abc import Callable
@@ -33,6 +35,13 @@ from django.db import connections
 from django.db.models import signals
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
+from django.db.models.sql import UpdateQuery
+
+try:  # the PostgreSQL driver's JSON adapter (Django's Jsonb subclasses it); absent with SQLite only
+    from psycopg2.extras import Json
+except ImportError:  # pragma: no cover
+    class Json:  # noqa: D101 - a type nothing is an instance of
+        pass
 from django.db.transaction import TransactionManagementError
 
 # Placeholder values: the queryset is compiled twice, with two sets of placeholders, and the parameters that differ
@@ -62,6 +71,29 @@ def _server_statements(connection) -> dict:
     return state[1]
 
 
+def _server_type(value) -> str:
+    """The PostgreSQL type a prepared statement declares for a parameter first sent as ``value``: the client sends
+    literals, and a parameter with nothing around it to type it (``CASE WHEN ... THEN $1``) would otherwise be
+    taken as text. ``unknown`` (None, other types) leaves the server to infer it from where it stands."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "bigint"
+    if isinstance(value, float):
+        return "double precision"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, datetime):
+        return "timestamptz" if value.tzinfo is not None else "timestamp"
+    if isinstance(value, date):
+        return "date"
+    if isinstance(value, Decimal):
+        return "numeric"
+    if isinstance(value, Json):
+        return "jsonb"
+    return "unknown"
+
+
 def _execute_server_prepared(connection, cursor, key: tuple, sql: str, params: list) -> None:
     """Run ``sql`` with ``params`` on PostgreSQL as a statement prepared in the session (see the module)."""
     statements = _server_statements(connection)
@@ -71,7 +103,9 @@ def _execute_server_prepared(connection, cursor, key: tuple, sql: str, params: l
         cursor.execute(f"EXECUTE {name}{arguments}", params)
         return
     name = f"mafia_prepared_{next(_NAMES)}"
-    cursor.execute(f"PREPARE {name} AS {_numbered(sql)}; EXECUTE {name}{arguments}", params)
+    types = ", ".join(_server_type(p) for p in params)
+    declared = f" ({types})" if params else ""
+    cursor.execute(f"PREPARE {name}{declared} AS {_numbered(sql)}; EXECUTE {name}{arguments}", params)
     statements[key] = name  # only once both ran: after a failure the next call prepares another name
 
 
@@ -114,12 +148,15 @@ class PreparedQuery:
             slots.update({value: (name, j) for j, value in enumerate(arguments[name])})
         return arguments, slots
 
+    def _compiler(self, alias: str, built):
+        """(queryset, its SQL compiler) for what ``build`` returned."""
+        return built, built.query.get_compiler(using=alias)
+
     def _compile(self, alias: str, lengths: tuple[int, ...]) -> _Compiled:
         compiled = []
         for run in (0, 1):
             arguments, by_value = self._placeholders(run, lengths)
-            queryset = self.build(**arguments)
-            compiler = queryset.query.get_compiler(using=alias)
+            queryset, compiler = self._compiler(alias, self.build(**arguments))
             sql, params = compiler.as_sql()
             compiled.append((sql, tuple(params), by_value, compiler, queryset))
         (sql, params, by_value, compiler, queryset), (sql_b, params_b, _, _, _) = compiled
@@ -146,7 +183,8 @@ class PreparedQuery:
                     compiled = self._compiled[key] = self._compile(alias, lengths)
         return compiled
 
-    def __call__(self, *, using: str = "default", **values) -> list:
+    def _run(self, using: str, values: dict):
+        """Execute the compiled statement with ``values``; returns (compiled, cursor rows or row count)."""
         connection = connections[using]
         lengths = tuple(len(values[name]) for name in self.int_lists)
         if 0 in lengths:
@@ -165,7 +203,12 @@ class PreparedQuery:
                 _execute_server_prepared(connection, cursor, (id(self), compiled.sql), compiled.sql, params)
             else:
                 cursor.execute(compiled.sql, params)
-            rows = cursor.fetchall()
+            return compiled, (cursor.fetchall() if self.returns_rows else cursor.rowcount)
+
+    returns_rows = True
+
+    def __call__(self, *, using: str = "default", **values) -> list:
+        compiled, rows = self._run(using, values)
         if not rows:
             return []
         compiler = compiled.compiler
@@ -184,6 +227,29 @@ class PreparedQuery:
                 setattr(obj, attr_name, row[col_pos])
             objects.append(obj)
         return objects
+
+
+class PreparedUpdate(PreparedQuery):
+    """An UPDATE of a fixed shape, compiled once per database alias (and prepared on PostgreSQL).
+
+    Args: ``build(**placeholders) -> (QuerySet, {field name: value or expression})``, what ``queryset.update(...)``
+    takes, with the parameters as for ``PreparedQuery``. ``update(**values)`` runs it and returns the number of
+    rows changed, as ``QuerySet.update`` does, in one statement. Raises ``ImproperlyConfigured`` when a value
+    changes the SQL's shape, and what the update raises.
+    """
+
+    returns_rows = False
+
+    def _compiler(self, alias: str, built):
+        queryset, changes = built
+        query = queryset.query.chain(UpdateQuery)
+        query.add_update_values(changes)
+        query.clear_select_clause()  # as QuerySet.update does (no ordering by annotations here)
+        return queryset, query.get_compiler(using=alias)
+
+    def __call__(self, *, using: str = "default", **values) -> int:
+        _compiled, count = self._run(using, values)
+        return count
 
 
 class PreparedInsert:

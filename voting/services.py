@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, Value, When
+from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -39,7 +39,7 @@ from inboxes.services import (
     write_proxy_message,
 )
 from kernel.audit import record_event
-from kernel.prepared import PreparedInsert, PreparedQuery
+from kernel.prepared import PreparedInsert, PreparedQuery, PreparedUpdate
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 
@@ -469,6 +469,27 @@ def _session_for_voter(city_id, day, inbox_id, seat_id):
 #: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
 #: has declared suicide that day: read on every vote (prepared: ``kernel.prepared``).
 _INSERT_VOTE = PreparedInsert(LepraVote)
+
+
+def _retraction(inbox_id, voter_id, message_id):
+    """L-VOTE-2, in one statement: the voter's standing vote becomes their latest retraction (retracted by the
+    message, at its receive time) and the previous latest one is no longer it; nothing changes when no vote
+    stands (the previous latest row is touched only beside a standing one)."""
+    standing = Q(state=VoteState.STANDING)
+    stands = LepraVote.objects.filter(inbox_id=inbox_id, voter_id=voter_id, state=VoteState.STANDING)
+    received_at = Message.objects.filter(pk=message_id).values("received_at")[:1]
+    rows = (LepraVote.objects.filter(inbox_id=inbox_id, voter_id=voter_id)
+            .filter(standing | (Q(latest_retraction=True) & Exists(stands))))
+    return rows, {
+        "state": Case(When(standing, then=Value(VoteState.RETRACTED)), default=F("state")),
+        "retracted_by": Case(When(standing, then=Value(message_id)), default=F("retracted_by"),
+                             output_field=BigIntegerField()),
+        "retracted_at": Case(When(standing, then=Subquery(received_at)), default=F("retracted_at")),
+        "latest_retraction": Case(When(standing, then=Value(True)), default=Value(False)),
+    }
+
+
+_RETRACT_VOTE = PreparedUpdate(_retraction, ints=("inbox_id", "voter_id", "message_id"))
 _SESSION_FOR_VOTER = PreparedQuery(_session_for_voter, ints=("city_id", "day", "inbox_id", "seat_id"))
 
 
@@ -523,17 +544,7 @@ def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, ac
         except IntegrityError:
             raise InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2") from None
     elif accepted == LepraAccepted.RETRACTION:
-        # One statement: the standing vote becomes the latest retraction, the previous latest one is no longer
-        # it; nothing changes when no vote stands (the previous latest row is touched only beside a standing one).
-        standing = Q(state=VoteState.STANDING)
-        stands = LepraVote.objects.filter(inbox=inbox, voter=seat, state=VoteState.STANDING)
-        retracted = (LepraVote.objects.filter(inbox=inbox, voter=seat)
-                     .filter(standing | (Q(latest_retraction=True) & Exists(stands)))
-                     .update(state=Case(When(standing, then=Value(VoteState.RETRACTED)), default=F("state")),
-                             retracted_by=Case(When(standing, then=Value(message.pk)), default=F("retracted_by"),
-                                               output_field=BigIntegerField()),
-                             retracted_at=Case(When(standing, then=Value(now)), default=F("retracted_at")),
-                             latest_retraction=Case(When(standing, then=Value(True)), default=Value(False))))
+        retracted = _RETRACT_VOTE(inbox_id=inbox.pk, voter_id=seat.pk, message_id=message.pk)
         if not retracted:
             raise InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")
 
