@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.audit import record_event, record_events
-from kernel.prepared import PreparedInsert, PreparedQuery
+from kernel.prepared import PreparedInsert, PreparedQuery, execute_prepared
 
 from . import policies
 from .hooks import post_hook_for
@@ -148,11 +148,11 @@ def _advance_read_mark(user, inbox: Inbox, up_to: datetime) -> None:
     table = ReadMark._meta.db_table
     at = ReadMark._meta.get_field("last_read_at").get_db_prep_save(up_to, connection)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (user_id, inbox_id, last_read_at) VALUES (%s, %s, %s) "
-            f"ON CONFLICT (user_id, inbox_id) DO UPDATE SET last_read_at = excluded.last_read_at "
-            f"WHERE {table}.last_read_at < excluded.last_read_at",
-            [user.pk, inbox.pk, at])
+        execute_prepared(cursor,
+                         f"INSERT INTO {table} (user_id, inbox_id, last_read_at) VALUES (%s, %s, %s) "
+                         f"ON CONFLICT (user_id, inbox_id) DO UPDATE SET last_read_at = excluded.last_read_at "
+                         f"WHERE {table}.last_read_at < excluded.last_read_at",
+                         [user.pk, inbox.pk, at])
 
 
 def do_mark_inbox_read(inbox: Inbox, *, acting_user, up_to: datetime) -> None:

@@ -109,6 +109,17 @@ def _execute_server_prepared(connection, cursor, key: tuple, sql: str, params: l
     statements[key] = name  # only once both ran: after a failure the next call prepares another name
 
 
+def execute_prepared(cursor, sql: str, params: list) -> None:
+    """Run the raw statement ``sql`` (``%s`` placeholders) with ``params`` on ``cursor`` (a cursor of a Django
+    connection): on PostgreSQL as a statement prepared once per session (see the module), elsewhere as it is.
+    For hot raw statements (an upsert) whose text never changes. Raises what the statement raises."""
+    connection = cursor.db
+    if connection.vendor == "postgresql":
+        _execute_server_prepared(connection, cursor, ("raw", sql), sql, params)
+    else:
+        cursor.execute(sql, params)
+
+
 @dataclass(frozen=True)
 class _Compiled:
     sql: str
