@@ -91,3 +91,19 @@ def test_a_locking_query_runs_only_in_a_transaction(world):
         assert [i.pk for i in query(pk=inbox.pk)] == [inbox.pk]
     with pytest.raises(TransactionManagementError):
         query(pk=inbox.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_database_session_prepares_the_statement_again(world):
+    """A reconnection starts a server session without the prepared statements: the query is prepared again, in
+    the same one statement (PostgreSQL; on SQLite the same calls run as plain statements)."""
+    residents = world[2]
+    query = PreparedQuery(lambda pk: Resident.objects.filter(pk=pk), ints=("pk",))
+    assert [r.pk for r in query(pk=residents[0].pk)] == [residents[0].pk]
+    connection.close()
+    with CaptureQueriesContext(connection) as queries:
+        assert [r.pk for r in query(pk=residents[1].pk)] == [residents[1].pk]
+        assert [r.pk for r in query(pk=residents[2].pk)] == [residents[2].pk]
+    assert len(queries) == 2
+    if connection.vendor == "postgresql":
+        assert queries[0]["sql"].startswith("PREPARE ") and queries[1]["sql"].startswith("EXECUTE ")
