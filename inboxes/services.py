@@ -10,14 +10,14 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.audit import record_event, record_events
-from kernel.prepared import PreparedInsert, PreparedQuery, execute_prepared
+from kernel.prepared import PreparedInsert, PreparedQuery
 
 from . import policies
 from .hooks import post_hook_for
@@ -27,8 +27,8 @@ from .models import (
     Membership,
     MembershipState,
     Message,
-    ReadMark,
 )
+from .read_marks import advance_read_mark, do_mark_inbox_read  # noqa: F401  (do_mark_inbox_read: public here)
 from .rendering import has_visible_text, render_markdown
 from .selectors import post_of_form_key, stale_post_form
 
@@ -128,7 +128,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
         raise stale_post_form() from None
     if hook is not None:
         hook.record(inbox, author_resident, message, accepted, now)
-    _advance_read_mark(acting_user, inbox, now)
+    advance_read_mark(acting_user, inbox, now)
     record_event(inbox.game, "message.posted", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "message": message.pk})
     return message
@@ -139,31 +139,6 @@ _INSERT_MESSAGE = PreparedInsert(Message)
 #: The inbox row locked by a post, with its game (prepared: ``kernel.prepared``).
 _LOCKED_INBOX = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).select_related("game")
                               .filter(pk=inbox_id).order_by(), ints=("inbox_id",))
-
-
-def _advance_read_mark(user, inbox: Inbox, up_to: datetime) -> None:
-    """Move ``user``'s read mark of ``inbox`` forward to ``up_to``, never back, in one statement: an upsert
-    (``INSERT ... ON CONFLICT DO UPDATE ... WHERE`` the stored mark is older; PostgreSQL and SQLite). A single
-    statement is atomic by itself: no lock, no savepoint, and two tabs at once cannot fail or move it back."""
-    table = ReadMark._meta.db_table
-    at = ReadMark._meta.get_field("last_read_at").get_db_prep_save(up_to, connection)
-    with connection.cursor() as cursor:
-        execute_prepared(cursor,
-                         f"INSERT INTO {table} (user_id, inbox_id, last_read_at) VALUES (%s, %s, %s) "
-                         f"ON CONFLICT (user_id, inbox_id) DO UPDATE SET last_read_at = excluded.last_read_at "
-                         f"WHERE {table}.last_read_at < excluded.last_read_at",
-                         [user.pk, inbox.pk, at])
-
-
-def do_mark_inbox_read(inbox: Inbox, *, acting_user, up_to: datetime) -> None:
-    """Record that ``acting_user`` has read ``inbox`` up to ``up_to`` (the receive time of the newest message
-    they were shown, aware UTC). A read mark never moves back. Not audited: it is the reader's own state.
-    No transaction of its own: a page view costs one statement (an upsert).
-    Raises ``NotAllowed`` when the user may not read the inbox.
-    """
-    if not policies.can_read_inbox(acting_user, inbox) or not acting_user.is_authenticated:
-        raise NotAllowed(_("No such inbox."))
-    _advance_read_mark(acting_user, inbox, up_to)
 
 
 def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Membership:

@@ -71,27 +71,17 @@ def _server_statements(connection) -> dict:
     return state[1]
 
 
+#: PostgreSQL types of parameters by their first value's Python type, first match wins (bool before int).
+_SERVER_TYPES = ((bool, "boolean"), (int, "bigint"), (float, "double precision"), (str, "text"),
+                 (datetime, "timestamptz"), (date, "date"), (Decimal, "numeric"), (Json, "jsonb"))
+
+
 def _server_type(value) -> str:
     """The PostgreSQL type a prepared statement declares for a parameter first sent as ``value``: the client sends
     literals, and a parameter with nothing around it to type it (``CASE WHEN ... THEN $1``) would otherwise be
-    taken as text. ``unknown`` (None, other types) leaves the server to infer it from where it stands."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "bigint"
-    if isinstance(value, float):
-        return "double precision"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, datetime):
-        return "timestamptz" if value.tzinfo is not None else "timestamp"
-    if isinstance(value, date):
-        return "date"
-    if isinstance(value, Decimal):
-        return "numeric"
-    if isinstance(value, Json):
-        return "jsonb"
-    return "unknown"
+    taken as text. ``unknown`` (None, other types) leaves the server to infer it from where it stands. Every
+    datetime the site stores is aware (``USE_TZ``)."""
+    return next((name for kind, name in _SERVER_TYPES if isinstance(value, kind)), "unknown")
 
 
 def _execute_server_prepared(connection, cursor, key: tuple, sql: str, params: list) -> None:
