@@ -745,8 +745,6 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     return inbox
 
 
-
-
 def can_leave_inbox(user, inbox: Inbox) -> bool:
     """Whether the thread page offers ``user`` to leave ``inbox``: a member of a secret inbox (L-INBOX-13)."""
     return (_is_authenticated(user) and inbox.kind == InboxKind.SECRET

@@ -17,32 +17,26 @@ rolled-back transaction; when the combined statement fails, the query is prepare
 transaction mode) would not keep their statements: the site connects to PostgreSQL directly.
 
 Only shapes that do not depend on the values may be prepared: no value that changes the SQL text (``None``
-turning ``=`` into ``IS NULL``); a list of integers (an ``__in``) is compiled once per length. ``prepare`` checks that every
-placeholder reaches the SQL parameters unchanged and raises ``ImproperlyConfigured`` otherwise.
+turning ``=`` into ``IS NULL``); a list of integers (an ``__in``) is compiled once per length. The first use checks
+that every placeholder reaches the SQL parameters unchanged and raises ``ImproperlyConfigured`` otherwise.
 """
 from __future__ import annotations
 
 import itertools
-from datetime import date, datetime
-from decimal import Decimal
 import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
-from django.db.models import signals
-from django.db.models import QuerySet
+from django.db.models import QuerySet, signals
 from django.db.models.query import get_related_populators
 from django.db.models.sql import UpdateQuery
-
-try:  # the PostgreSQL driver's JSON adapter (Django's Jsonb subclasses it); absent with SQLite only
-    from psycopg2.extras import Json
-except ImportError:  # pragma: no cover
-    class Json:  # noqa: D101 - a type nothing is an instance of
-        pass
 from django.db.transaction import TransactionManagementError
+from psycopg2.extras import Json  # the driver's JSON adapter (Django's Jsonb subclasses it); always installed
 
 # Placeholder values: the queryset is compiled twice, with two sets of placeholders, and the parameters that differ
 # are the slots (a constant equal to a placeholder stays a constant). Small positive integers, valid for every
