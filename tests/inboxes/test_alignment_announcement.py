@@ -14,11 +14,10 @@ from cities.models import City, GameDay, LifeStatus, Resident
 from cities.services import do_draft_daily_post, do_publish_daily_post
 from inboxes.models import DeathCause
 from inboxes.policies import visible_alignment
-from inboxes.services import do_kill_resident, do_post_message
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
+from inboxes.services import do_kill_resident
+from tests.voting.day_helpers import CLOSES, MORNING, US, city1_day, nominate_and_open, tied_session
 from voting.services import (
     do_close_court_case,
-    do_close_voting,
     do_confirm_suicide,
     do_decide_execution,
     do_declare_suicide,
@@ -58,12 +57,7 @@ def _suicide(demo, day):
 
 
 def _court(demo, day):
-    a, b = day.plain[0], day.plain[1]
-    session = nominate_and_open(demo, day, [a, b])
-    do_post_message(day.inbox_of(a), "казнить", acting_user=day.plain[5].user, now=OPENS + US)
-    do_post_message(day.inbox_of(b), "казнить", acting_user=day.plain[6].user, now=OPENS + 2 * US)
-    do_close_voting(session, acting_user=None, now=CLOSES)
-    session.refresh_from_db()
+    _day, a, b, session = tied_session(demo, day)
     case = do_put_before_court(session, CLOSES + timedelta(minutes=50), acting_user=demo.arbiter, now=CLOSES + US)
     do_close_court_case(case, acting_user=demo.arbiter, now=CLOSES + 2 * US)  # undecided: the leader, a
     return a

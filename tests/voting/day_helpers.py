@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 from cities.models import City, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind
+from inboxes.services import do_post_message
 from tests.conftest import DEMO_NOW
-from voting.services import do_nominate, do_open_voting, do_schedule_voting
+from voting.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 
 MORNING = DEMO_NOW  # 10:00 in Moscow, day 2
 OPENS = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)  # 18:00 in Moscow
@@ -43,6 +44,19 @@ def nominate_and_open(demo, day: Day, nominees: list[Resident], *, proxies=(), b
     do_open_voting(session, acting_user=None, now=OPENS)
     session.refresh_from_db()
     return session
+
+
+def tied_session(demo, day: Day | None = None):
+    """City 1's voting of two nominees (the first two plain residents), one «казнить» each, closed at ``CLOSES``:
+    a tie for the Supreme Court (L-VOTE-5, L-COURT). Returns ``(day, a, b, session)``."""
+    day = day or city1_day(demo)
+    a, b = day.plain[0], day.plain[1]
+    session = nominate_and_open(demo, day, [a, b])
+    do_post_message(day.inbox_of(a), "казнить", acting_user=day.plain[5].user, now=OPENS + US)
+    do_post_message(day.inbox_of(b), "казнить", acting_user=day.plain[6].user, now=OPENS + 2 * US)
+    do_close_voting(session, acting_user=None, now=CLOSES)
+    session.refresh_from_db()
+    return day, a, b, session
 
 
 def ru(msgid: str, **params) -> str:

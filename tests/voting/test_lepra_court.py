@@ -10,11 +10,10 @@ from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
-from tests.voting.day_helpers import CLOSES, OPENS, US, city1_day, nominate_and_open, ru
+from tests.voting.day_helpers import CLOSES, US, ru, tied_session
 from voting.court import court_decision, court_threshold
 from voting.models import DecisionSource, ExecutionDecision
-from voting.services import do_close_court_case, do_close_voting, do_court_vote, do_put_before_court
+from voting.services import do_close_court_case, do_court_vote, do_put_before_court
 
 DEADLINE = CLOSES + timedelta(minutes=50)  # 23:50 in Moscow
 
@@ -49,19 +48,8 @@ def _judges(demo):
     return list(Resident.objects.filter(game=demo.game, is_judge=True).select_related("user").order_by("city__number"))
 
 
-def _tied_session(demo):
-    day = city1_day(demo)
-    a, b = day.plain[0], day.plain[1]
-    session = nominate_and_open(demo, day, [a, b])
-    do_post_message(day.inbox_of(a), "казнить", acting_user=day.plain[5].user, now=OPENS + US)
-    do_post_message(day.inbox_of(b), "казнить", acting_user=day.plain[6].user, now=OPENS + 2 * US)
-    do_close_voting(session, acting_user=None, now=CLOSES)
-    session.refresh_from_db()
-    return day, a, b, session
-
-
 def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_announced_L_COURT_2_L_COURT_3(demo):
-    day, a, b, session = _tied_session(demo)
+    day, a, b, session = tied_session(demo)
     assert _refusal(NotAllowed, do_put_before_court, session, DEADLINE, acting_user=demo.tribune1, now=CLOSES) == (
         "Only the Supreme Arbiter puts a case before the court.")
     case = do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
@@ -91,7 +79,7 @@ def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_annou
 
 
 def test_an_undecided_court_executes_the_leader_at_the_deadline_through_the_scheduler_L_COURT_4(demo):
-    day, a, b, session = _tied_session(demo)
+    day, a, b, session = tied_session(demo)
     case = do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
     j1, j2, _j3 = _judges(demo)
     do_court_vote(case, a, acting_user=j1.user, now=CLOSES + 2 * US)

@@ -10,28 +10,17 @@ from django.urls import reverse
 
 from cities.models import Resident
 from inboxes.models import DeathCause
-from inboxes.services import do_kill_resident, do_post_message
+from inboxes.services import do_kill_resident
 from sanctions.models import NoConfidenceCase
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open, ru
+from tests.voting.day_helpers import CLOSES, MORNING, US, ru, tied_session
 from voting.models import CourtCase, CourtVote
-from voting.services import do_close_voting, do_court_vote, do_put_before_court
+from voting.services import do_court_vote, do_put_before_court
 
 DEADLINE = CLOSES + timedelta(minutes=50)
 
 
-def _tied_session(demo):
-    day = city1_day(demo)
-    a, b = day.plain[0], day.plain[1]
-    session = nominate_and_open(demo, day, [a, b])
-    do_post_message(day.inbox_of(a), "казнить", acting_user=day.plain[5].user, now=OPENS + US)
-    do_post_message(day.inbox_of(b), "казнить", acting_user=day.plain[6].user, now=OPENS + 2 * US)
-    do_close_voting(session, acting_user=None, now=CLOSES)
-    session.refresh_from_db()
-    return day, a, b, session
-
-
 def test_a_second_put_before_the_court_is_refused_with_its_reason_L_COURT_1(demo, client):
-    _day, _a, _b, session = _tied_session(demo)
+    _day, _a, _b, session = tied_session(demo)
     do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
     client.force_login(demo.arbiter)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
@@ -43,7 +32,7 @@ def test_a_second_put_before_the_court_is_refused_with_its_reason_L_COURT_1(demo
 
 
 def test_a_judges_second_court_vote_is_refused_with_its_reason_L_COURT_3(demo, client):
-    _day, a, b, session = _tied_session(demo)
+    _day, a, b, session = tied_session(demo)
     case = do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
     judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("pk").first()
     do_court_vote(case, a, acting_user=judge.user, now=CLOSES + 2 * US)
