@@ -74,9 +74,15 @@ def assert_applied_once_in_order(game, since: datetime, output: str) -> None:
     drafted = [payload["day"] for kind, payload in runs_in_order if kind == "daily_post_draft"]
     assert drafted == list(range(2, len(drafted) + 2)) and len(drafted) >= started - 1, output
     for day in drafted:
-        post = GameDay.objects.get(game=game, number=day).post
+        plan = GameDay.objects.get(game=game, number=day)
+        post = plan.post
         published = GameEvent.objects.filter(game=game, kind="scheduler.post_published", payload__post=post.pk)
-        if post.published_at is None:  # drafted in the catch-up: held for the Procurator's edit window (L-POST-2)
+        if plan.started_at is None:  # a run between the night's end (09:00) and the day start (10:00): a draft only
+            assert post.published_at is None and not published.exists(), output
+            assert not ScheduledEvent.objects.filter(game=game, kind="daily_post_publish", payload__day=day).exists()
+            assert ScheduledEvent.objects.filter(game=game, kind="day_start", payload__day=day, done_at__isnull=True,
+                                                 cancelled_at__isnull=True, due_at=plan.starts_at).count() == 1, output
+        elif post.published_at is None:  # drafted in the catch-up: held for the Procurator's edit window (L-POST-2)
             assert not published.exists(), output
             assert ScheduledEvent.objects.filter(game=game, kind="daily_post_publish", payload__day=day,
                                                  done_at__isnull=True, due_at=post.publish_at).count() == 1, output
