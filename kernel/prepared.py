@@ -113,6 +113,17 @@ class _Compiled:
     for_update: bool
 
 
+@dataclass(frozen=True)
+class _Hydration:
+    model: type
+    start: int  # the model's own columns: row[start:end]
+    end: int
+    init_list: tuple[str, ...]
+    converters: dict  # {column position: (converters, expression)}, as ``SQLCompiler.get_converters`` returns
+    populators: tuple  # ``select_related`` objects (``RelatedPopulator``: stateless, reused)
+    annotations: tuple[tuple[str, int], ...]  # (attribute, column position)
+
+
 class PreparedQuery:
     """A fixed-shape queryset, compiled once per database alias and run with new values.
 
@@ -130,6 +141,7 @@ class PreparedQuery:
         self.strs = strs
         self.int_lists = int_lists
         self._compiled: dict[tuple, _Compiled] = {}
+        self._hydrations: dict[tuple, _Hydration] = {}
         self._lock = threading.Lock()
 
     def _placeholders(self, run: int, lengths: tuple[int, ...]) -> tuple[dict, dict]:
@@ -202,23 +214,38 @@ class PreparedQuery:
 
     returns_rows = True
 
+    def _hydration(self, compiled: _Compiled, using: str) -> _Hydration:
+        """How rows of ``compiled`` become instances, worked out once (what ``QuerySet.__iter__`` and
+        ``SQLCompiler.results_iter`` work out on every run): the converters, the columns and the populators."""
+        key = (id(compiled), using)
+        hydration = self._hydrations.get(key)
+        if hydration is None:
+            compiler = compiled.compiler
+            select, klass_info = compiler.select, compiler.klass_info
+            select_fields = klass_info["select_fields"]
+            start, end = select_fields[0], select_fields[-1] + 1
+            hydration = self._hydrations[key] = _Hydration(
+                model=klass_info["model"], start=start, end=end,
+                init_list=tuple(f[0].target.attname for f in select[start:end]),
+                converters=compiler.get_converters([s[0] for s in select[0:compiler.col_count]]),
+                populators=tuple(get_related_populators(klass_info, select, using)),
+                annotations=tuple((compiler.annotation_col_map or {}).items()))
+        return hydration
+
     def __call__(self, *, using: str = "default", **values) -> list:
         compiled, rows = self._run(using, values)
         if not rows:
             return []
-        compiler = compiled.compiler
-        select, klass_info, annotation_col_map = compiler.select, compiler.klass_info, compiler.annotation_col_map
-        model_cls = klass_info["model"]
-        select_fields = klass_info["select_fields"]
-        start, end = select_fields[0], select_fields[-1] + 1
-        init_list = [f[0].target.attname for f in select[start:end]]
-        populators = get_related_populators(klass_info, select, using)
+        hydration = self._hydration(compiled, using)
+        if hydration.converters:
+            rows = compiled.compiler.apply_converters(rows, hydration.converters)
+        model_cls, start, end, init_list = hydration.model, hydration.start, hydration.end, list(hydration.init_list)
         objects = []
-        for row in compiler.results_iter(results=[rows]):
+        for row in rows:
             obj = model_cls.from_db(using, init_list, row[start:end])
-            for populator in populators:
+            for populator in hydration.populators:
                 populator.populate(row, obj)
-            for attr_name, col_pos in (annotation_col_map or {}).items():
+            for attr_name, col_pos in hydration.annotations:
                 setattr(obj, attr_name, row[col_pos])
             objects.append(obj)
         return objects
