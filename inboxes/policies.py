@@ -702,31 +702,44 @@ _INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_by_public_id
     viewer_watches=_watches(user_id)), ints=("user_id",), strs=("public_id",))
 _INBOX_FOR_SEATED_VIEWER = PreparedQuery(_inbox_for_viewer, ints=("user_id",), strs=("public_id",),
                                          int_lists=("seat_ids",))
+#: The same reads locking the inbox row (``FOR UPDATE OF`` the inbox alone), for a post's transaction.
+_LOCKED_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _INBOX_FOR_VIEWER.build(
+    public_id=public_id, user_id=user_id).select_for_update(of=("self",)), ints=("user_id",), strs=("public_id",))
+_LOCKED_INBOX_FOR_SEATED_VIEWER = PreparedQuery(lambda public_id, user_id, seat_ids: _inbox_for_viewer(
+    public_id, user_id, seat_ids).select_for_update(of=("self",)), ints=("user_id",), strs=("public_id",),
+    int_lists=("seat_ids",))
 
 
-def access_inbox_by_id(user, inbox_id) -> Inbox:
+def access_inbox_by_id(user, inbox_id, *, lock: bool = False) -> Inbox:
     """The only way a request's inbox id becomes an Inbox (Zulip's ``access_stream_by_id``).
 
     Args: ``inbox_id`` the inbox's opaque public id (``kernel.public_ids``) from a URL or a form; the database id
-    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20). Returns
-    the Inbox with its game and city loaded. Raises ``Http404``, the same one, for a malformed, missing or
-    forbidden id: a forbidden inbox must be indistinguishable from one that does not exist (L-INBOX-17).
+    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20). ``lock``:
+    for a logged-in user inside a transaction (a post's), the inbox row is locked (``SELECT ... FOR UPDATE``) by
+    the same statement that reads it, and the instance is marked so (``row_locked``). Returns the Inbox with its
+    game and city loaded. Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden
+    inbox must be indistinguishable from one that does not exist (L-INBOX-17); ``TransactionManagementError``
+    when ``lock`` is asked outside a transaction; ``ValueError`` when it is asked for an anonymous user.
     """
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
     # The same queries run whether the id exists or not (roles, seats, the inbox), so that the response time does
     # not tell a forbidden inbox from a missing one either. Whether the viewer watches the inbox's game as a
     # spectator, and the membership of their seat there, are read in the inbox's own statement.
+    if lock and not _is_authenticated(user):
+        raise ValueError("only a logged-in user's read of an inbox locks it")
     _roles_of(user)
     seats = _seats_of(user)
     if seats:
-        found = _INBOX_FOR_SEATED_VIEWER(public_id=str(inbox_id), user_id=user.pk,
-                                         seat_ids=[s.pk for s in seats.values()])
+        found = (_LOCKED_INBOX_FOR_SEATED_VIEWER if lock else _INBOX_FOR_SEATED_VIEWER)(
+            public_id=str(inbox_id), user_id=user.pk, seat_ids=[s.pk for s in seats.values()])
     elif _is_authenticated(user):
-        found = _INBOX_FOR_VIEWER(public_id=str(inbox_id), user_id=user.pk)
+        found = (_LOCKED_INBOX_FOR_VIEWER if lock else _INBOX_FOR_VIEWER)(public_id=str(inbox_id), user_id=user.pk)
     else:
         found = _INBOX_FOR_ANONYMOUS(public_id=str(inbox_id))
     inbox = found[0] if found else None
+    if inbox is not None:
+        inbox.row_locked = lock
     if inbox is not None and _is_authenticated(user):
         watching = getattr(user, "_mafia_watching", None)
         if watching is None:
@@ -745,31 +758,6 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     return inbox
 
 
-def can_leave_inbox(user, inbox: Inbox) -> bool:
-    """Whether the thread page offers ``user`` to leave ``inbox``: a member of a secret inbox (L-INBOX-13)."""
-    return (_is_authenticated(user) and inbox.kind == InboxKind.SECRET
-            and membership_of(user, inbox) is not None)
-
-
-def offers_nomination_link(user, inbox: Inbox) -> bool:
-    """Whether the thread page links ``user`` to the nomination page: in their own personal inbox, where proxy
-    requests and nominations are written (L-INBOX-5, L-NOM-1, L-NOM-6)."""
-    return (_is_authenticated(user) and inbox.kind == InboxKind.PERSONAL
-            and membership_of(user, inbox) is not None)
-
-
-def names_message_authors(inbox: Inbox) -> bool:
-    """False in a commissar's check channel (L-INBOX-15, L-NIGHT-5): its readers (the Consigliere among them) see
-    "commissar" or the staff role, never the asker's name; True everywhere else."""
-    return inbox.kind != InboxKind.CHECK
-
-
-def links_night_page(inbox: Inbox) -> bool:
-    """Whether the thread links to the night page: the mafia inbox and the check channel, where the night's
-    business is discussed (L-INBOX-4, L-INBOX-15)."""
-    return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
-
-
 #: Names that moved to modules of their own subject (name -> module of this package), importable from here as
 #: before.
 _MOVED: dict[str, str] = {
@@ -784,6 +772,8 @@ _MOVED: dict[str, str] = {
         "visible_events"
     ], "audit_policy"),
     **dict.fromkeys(["can_see_nominations", "can_see_speech_requests", "can_see_voting_tally"], "day_policy"),
+    **dict.fromkeys(["can_leave_inbox", "links_night_page", "names_message_authors", "offers_nomination_link"],
+                    "page_policy"),
     **dict.fromkeys(["EDIT_WINDOW", "can_moderate_inbox", "can_see_hidden_text", "edit_denial_reason",
                      "editable_positions"], "moderation_policy"),
 }

@@ -9,7 +9,6 @@ import importlib
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -17,10 +16,8 @@ from django.utils.translation import gettext as _
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.audit import record_event, record_events
-from kernel.prepared import PreparedInsert, PreparedQuery
 
 from . import policies
-from .hooks import post_hook_for
 from .models import (
     Inbox,
     InboxKind,
@@ -28,9 +25,9 @@ from .models import (
     MembershipState,
     Message,
 )
+from .posting import do_post_message, do_post_message_by_id  # noqa: F401  (public here)
 from .read_marks import advance_read_mark, do_mark_inbox_read  # noqa: F401  (do_mark_inbox_read: public here)
-from .rendering import has_visible_text, render_markdown
-from .selectors import post_of_form_key, stale_post_form
+from .rendering import render_markdown
 
 K = InboxKind
 
@@ -55,90 +52,6 @@ def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None
     record_event(game, "inbox.created", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "kind": kind, "members": len(rows)})
     return inbox
-
-
-@transaction.atomic
-def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | None = None,
-                    idempotency_key: str | None = None) -> Message:
-    """Post ``text`` (Markdown) in ``inbox`` as ``acting_user``; the receive time is ``now`` (aware UTC, µs).
-
-    ``idempotency_key`` (the post form's key): the same post again (a double click, a retry) returns the stored
-    message, storing nothing; another text or inbox with the key is refused (``selectors.post_of_form_key``).
-
-    The author is the user's seat in the game when they are a member, else their staff role there, else (a
-    spectator, M-SETUP-3) their account alone.
-    Returns the Message. Raises, changing nothing:
-    ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
-    may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
-    ``WrongState`` when the inbox is killed or the game is over. The post hook of the inbox's kind
-    (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
-    vote keyword or the nominee's last word, else it is refused with the tally's reason.
-    """
-    text = (text or "").strip()
-    if not has_visible_text(text):
-        raise InvalidInput(_("The message is empty."))
-    limit = settings.MAFIA_MESSAGE_MAX_LENGTH
-    if len(text) > limit:
-        raise InvalidInput(_("The message is too long: %(length)d characters, at most %(max)d.")
-                           % {"length": len(text), "max": limit})
-    body_html = render_markdown(text)  # pure: rendered before the inbox lock is taken
-    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after; the
-    # receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
-    # post (its cut-off is earlier than the receive time), L-VOTE-8.
-    locked = _LOCKED_INBOX(inbox_id=inbox.pk)
-    if not locked:
-        raise Inbox.DoesNotExist("No such inbox.")
-    inbox = locked[0]
-    now = now or timezone.now()
-    already = post_of_form_key(acting_user, inbox, text, idempotency_key)
-    if already is not None:
-        return already
-    # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement.
-    policies.relock_membership(acting_user, inbox)
-    if not policies.can_read_inbox(acting_user, inbox):
-        raise NotAllowed(_("No such inbox."))
-    reason = policies.post_denial_reason(acting_user, inbox, now)
-    if reason is not None:
-        if inbox.killed_at is not None or inbox.rolled_over_at is not None or inbox.game.is_finished:
-            raise WrongState(reason, rule="L-INBOX")
-        raise NotAllowed(reason, rule="L-INBOX-17")
-    seat = policies.seat_in(acting_user, inbox.game_id)
-    author_resident = None
-    author_staff = None
-    if seat is not None and policies.membership_of(acting_user, inbox) is not None:
-        author_resident = seat
-        author_name = seat.name
-    else:
-        grants = [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
-                  if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
-                         for g in policies.STAFF_GRANTS.get(r.kind, ()))]
-        grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
-                   if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
-        grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
-        author_staff = grants[0] if grants else None  # none: a spectator (M-SETUP-3) posts as their account
-        author_name = acting_user.public_name  # the page adds the role, in the reader's language
-    hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
-    accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
-    try:  # the same key posted at once in another inbox meets the unique constraint; the whole post rolls back
-        message = _INSERT_MESSAGE(Message(
-            inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
-            author_name=author_name, body=text, body_html=body_html, received_at=now,
-            idempotency_key=idempotency_key or None))
-    except IntegrityError:
-        raise stale_post_form() from None
-    if hook is not None:
-        hook.record(inbox, author_resident, message, accepted, now)
-    advance_read_mark(acting_user, inbox, now)
-    record_event(inbox.game, "message.posted", actor=acting_user, at=now,
-                 payload={"inbox": inbox.pk, "message": message.pk})
-    return message
-
-
-_INSERT_MESSAGE = PreparedInsert(Message)
-
-#: The inbox row locked by a post, with its game (prepared: ``kernel.prepared``).
-_LOCKED_INBOX = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).select_related("game")
-                              .filter(pk=inbox_id).order_by(), ints=("inbox_id",))
 
 
 def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Membership:

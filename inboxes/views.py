@@ -46,29 +46,17 @@ def inbox_thread(request, inbox_id: str):
     A missing or unreadable inbox is one 404 (``access_inbox_by_id``). A refused post re-renders the page with
     the reason and status 400 (bad input), 403 (may read but not post, e.g. banned) or 409 (inbox closed).
     """
-    inbox = policies.access_inbox_by_id(request.user, inbox_id)
-    activate_game_language(request, inbox.game)
-    status = 200
-    error = None
-    form = PostMessageForm()
-    fresh_key = None
-    if request.method == "POST":
-        if not request.user.is_authenticated:
-            return redirect(f"{reverse('account_login')}?next={request.path}")
+    refusal = None
+    if request.method == "POST" and request.user.is_authenticated:
         form = PostMessageForm(request.POST)
         if form.is_valid():
+            # The inbox is read through the policy under its row lock, in the post's transaction (one read).
             try:
-                services.do_post_message(inbox, form.cleaned_data["text"], acting_user=request.user,
-                                         idempotency_key=form.cleaned_data["idempotency_key"] or None)
+                message = services.do_post_message_by_id(
+                    inbox_id, form.cleaned_data["text"], acting_user=request.user,
+                    idempotency_key=form.cleaned_data["idempotency_key"] or None)
             except RuleViolation as exc:
-                error = str(exc)
-                status = _STATUS.get(type(exc), 400)
-                # Nothing was stored: the form shown again (or kept on an open page) gets a fresh key, so that
-                # sending the kept text again is a new post, not a replay of the refused one.
-                data = request.POST.copy()
-                data["idempotency_key"] = fresh_key = new_idempotency_key()
-                form = PostMessageForm(data)
-                form.is_valid()
+                refusal = exc
             else:
                 if request.htmx:  # posted from an open page: no reload; the live poll fetches the new message
                     # The form stays on the page: its next post needs a fresh idempotency key (swapped out of band,
@@ -76,7 +64,26 @@ def inbox_thread(request, inbox_id: str):
                     fresh_input = format_html('<input type="hidden" name="idempotency_key" value="{}" '
                                               'id="id_idempotency_key" hx-swap-oob="true">', new_idempotency_key())
                     return HttpResponse(fresh_input, headers={"HX-Trigger": "thread-refresh"})
-                return redirect(f"{reverse('inbox_thread', args=[inbox.public_id])}#latest")
+                return redirect(f"{reverse('inbox_thread', args=[message.inbox.public_id])}#latest")
+    inbox = policies.access_inbox_by_id(request.user, inbox_id)
+    activate_game_language(request, inbox.game)
+    status = 200
+    error = None
+    fresh_key = None
+    if request.method != "POST":
+        form = PostMessageForm()
+    elif not request.user.is_authenticated:
+        return redirect(f"{reverse('account_login')}?next={request.path}")
+    else:
+        if refusal is not None:
+            error = str(refusal)
+            status = _STATUS.get(type(refusal), 400)
+            # Nothing was stored: the form shown again (or kept on an open page) gets a fresh key, so that
+            # sending the kept text again is a new post, not a replay of the refused one.
+            data = request.POST.copy()
+            data["idempotency_key"] = fresh_key = new_idempotency_key()
+            form = PostMessageForm(data)
+            form.is_valid()
         else:
             error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             status = 400

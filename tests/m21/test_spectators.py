@@ -88,7 +88,9 @@ def test_a_spectator_never_signs_up_or_takes_a_seat_even_after_leaving_M_SETUP_3
     services.do_join_as_spectator(table.game, acting_user=other, now=table.tick())
     services.do_leave_as_spectator(table.game, acting_user=other, now=table.tick())
     seat = table.seat("Alice")
-    with pytest.raises(InvalidInput, match="Other has watched this game as a spectator and cannot take a seat"):
+    # In the game's language, as the console's page speaks it (the site's default is Russian).
+    with (translation.override(table.game.language),
+          pytest.raises(InvalidInput, match="Other has watched this game as a spectator and cannot take a seat")):
         services.do_replace_m21_player(seat, other, acting_user=table.host, now=table.tick())
     assert table.seat("Alice").user_id == table.users["Alice"].pk
 
@@ -117,7 +119,8 @@ def test_a_replaced_out_player_may_watch_and_then_never_returns_M_SETUP_3_L_REPL
     services.do_join_as_spectator(table.game, acting_user=old, now=table.tick())
     assert _labels(old, table.game) == {InboxKind.GAME_THREAD, InboxKind.SPECTATORS}
     assert not policies.can_read_inbox(fresh(old), Inbox.objects.get(kind=InboxKind.ROLE_PM, resident=seat))
-    with pytest.raises(InvalidInput, match="has watched this game as a spectator"):
+    with (translation.override(table.game.language),
+          pytest.raises(InvalidInput, match="has watched this game as a spectator")):
         services.do_replace_m21_player(Resident.objects.get(pk=seat.pk), old, acting_user=table.host,
                                        now=table.tick())
 

@@ -19,7 +19,7 @@ from inboxes.services import do_post_message
 from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
 
 #: The pinned budgets. Lower them when a cut lands; never raise them without saying why in the commit.
-VOTE_POST = 11
+VOTE_POST = 10
 THREAD_PAGE = 8
 VOTING_INBOX_PAGE = 10
 
