@@ -12,13 +12,13 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from kernel.audit import record_event
-from kernel.prepared import PreparedInsert, PreparedQuery
+from kernel.audit import event_statement, record_event
+from kernel.prepared import PreparedInsert, PreparedQuery, execute_together
 
 from . import policies
 from .hooks import post_hook_for
 from .models import Inbox, InboxKind, Message
-from .read_marks import advance_read_mark
+from .read_marks import read_mark_statement
 from .rendering import has_visible_text, render_markdown
 from .selectors import post_of_form_key, stale_post_form
 
@@ -128,9 +128,13 @@ def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_use
         raise stale_post_form() from None
     if hook is not None:
         hook.record(inbox, author_resident, message, accepted, now)
-    advance_read_mark(acting_user, inbox, now)
-    record_event(inbox.game, "message.posted", actor=acting_user, at=now,
-                 payload={"inbox": inbox.pk, "message": message.pk})
+    # The poster's read mark and the audit row: one round trip (their results are not needed).
+    audit = event_statement(inbox.game, "message.posted", actor=acting_user, at=now,
+                            payload={"inbox": inbox.pk, "message": message.pk})
+    if audit is None:
+        record_event(inbox.game, "message.posted", actor=acting_user, at=now,
+                     payload={"inbox": inbox.pk, "message": message.pk})
+    execute_together([read_mark_statement(acting_user, inbox, now)] + ([audit] if audit is not None else []))
     return message
 
 

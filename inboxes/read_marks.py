@@ -8,7 +8,7 @@ from django.db import connection
 from django.utils.translation import gettext as _
 
 from cities.errors import NotAllowed
-from kernel.prepared import execute_prepared
+from kernel.prepared import Statement, execute_prepared
 
 from . import policies
 from .models import Inbox, ReadMark
@@ -18,14 +18,19 @@ def advance_read_mark(user, inbox: Inbox, up_to: datetime) -> None:
     """Move ``user``'s read mark of ``inbox`` forward to ``up_to``, never back, in one statement: an upsert
     (``INSERT ... ON CONFLICT DO UPDATE ... WHERE`` the stored mark is older; PostgreSQL and SQLite). A single
     statement is atomic by itself: no lock, no savepoint, and two tabs at once cannot fail or move it back."""
+    statement = read_mark_statement(user, inbox, up_to)
+    with connection.cursor() as cursor:
+        execute_prepared(cursor, statement.sql, statement.params)
+
+
+def read_mark_statement(user, inbox: Inbox, up_to: datetime) -> Statement:
+    """``advance_read_mark``'s upsert as a statement to run with others (``kernel.prepared.execute_together``)."""
     table = ReadMark._meta.db_table
     at = ReadMark._meta.get_field("last_read_at").get_db_prep_save(up_to, connection)
-    with connection.cursor() as cursor:
-        execute_prepared(cursor,
-                         f"INSERT INTO {table} (user_id, inbox_id, last_read_at) VALUES (%s, %s, %s) "
-                         f"ON CONFLICT (user_id, inbox_id) DO UPDATE SET last_read_at = excluded.last_read_at "
-                         f"WHERE {table}.last_read_at < excluded.last_read_at",
-                         [user.pk, inbox.pk, at])
+    sql = (f"INSERT INTO {table} (user_id, inbox_id, last_read_at) VALUES (%s, %s, %s) "
+           f"ON CONFLICT (user_id, inbox_id) DO UPDATE SET last_read_at = excluded.last_read_at "
+           f"WHERE {table}.last_read_at < excluded.last_read_at")
+    return Statement(key=("raw", sql), sql=sql, params=[user.pk, inbox.pk, at])
 
 
 def do_mark_inbox_read(inbox: Inbox, *, acting_user, up_to: datetime) -> None:

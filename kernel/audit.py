@@ -9,7 +9,7 @@ from datetime import datetime
 
 from cities.models import Game, GameEvent
 
-from .prepared import PreparedInsert
+from .prepared import PreparedInsert, Statement
 
 _INSERT_EVENT = PreparedInsert(GameEvent)  # one audit row per state change: its INSERT built once
 
@@ -19,6 +19,12 @@ def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | 
     (None = the site or the scheduler), ``at`` the operation's aware UTC time, ``payload`` ids and counts. Call
     inside the service's transaction. Returns the row."""
     return _INSERT_EVENT(GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {}))
+
+
+def event_statement(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> Statement | None:
+    """The audit row ``record_event`` writes, as a statement to run with the service's other last writes
+    (``kernel.prepared.execute_together``: one round trip); None when it must be written by ``record_event``."""
+    return _INSERT_EVENT.statement(GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {}))
 
 
 def record_events(game: Game, rows: list[tuple[str, dict]], *, actor, at: datetime) -> list[GameEvent]:

@@ -93,6 +93,46 @@ def _execute_server_prepared(connection, cursor, key: tuple, sql: str, params: l
     statements[key] = name  # only once both ran: after a failure the next call prepares another name
 
 
+@dataclass(frozen=True)
+class Statement:
+    """One write statement to run later with others (``execute_together``): ``key`` names its prepared form in a
+    database session (the same text, the same key), ``sql`` has ``%s`` placeholders for ``params``."""
+
+    key: tuple
+    sql: str
+    params: list
+
+
+def execute_together(statements: list[Statement], *, using: str = "default") -> None:
+    """Run ``statements`` (writes whose results the caller does not need) in order, inside the caller's
+    transaction: on PostgreSQL as one round trip (``EXECUTE a (...); EXECUTE b (...)``, each prepared once per
+    session as ``execute_prepared`` does, a first use sending its ``PREPARE`` in the same round trip), elsewhere one
+    by one. Raises what a statement raises (the transaction is then to be rolled back: the caller's atomic block
+    does it); ``TransactionManagementError`` outside a transaction (a failure would leave some applied)."""
+    connection = connections[using]
+    if connection.get_autocommit():
+        raise TransactionManagementError("statements run together need the caller's transaction")
+    with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            for statement in statements:
+                cursor.execute(statement.sql, statement.params)
+            return
+        known = _server_statements(connection)
+        parts, params, new = [], [], {}
+        for statement in statements:
+            arguments = f" ({', '.join(['%s'] * len(statement.params))})" if statement.params else ""
+            name = known.get(statement.key) or new.get(statement.key)
+            if name is None:
+                name = new[statement.key] = f"mafia_prepared_{next(_NAMES)}"
+                types = ", ".join(_server_type(p) for p in statement.params)
+                declared = f" ({types})" if statement.params else ""
+                parts.append(f"PREPARE {name}{declared} AS {_numbered(statement.sql)}")
+            parts.append(f"EXECUTE {name}{arguments}")
+            params += statement.params
+        cursor.execute("; ".join(parts), params)
+        known.update(new)  # only once all ran: after a failure the next call prepares other names
+
+
 def execute_prepared(cursor, sql: str, params: list) -> None:
     """Run the raw statement ``sql`` (``%s`` placeholders) with ``params`` on ``cursor`` (a cursor of a Django
     connection): on PostgreSQL as a statement prepared once per session (see the module), elsewhere as it is.
@@ -301,19 +341,30 @@ class PreparedInsert:
             self._sql[connection.alias] = sql
         return sql
 
-    def __call__(self, obj, *, using: str = "default"):
+    def statement(self, obj, *, using: str = "default") -> Statement | None:
+        """The INSERT of the unsaved ``obj`` as a ``Statement`` to run with others (``execute_together``; its new
+        primary key is not read back: ``obj.pk`` stays None), or None when it must be saved by ``save``
+        (signal receivers, an expression, a primary key set)."""
         model = self.model
         if (obj.pk is not None or signals.pre_save.has_listeners(model)
                 or signals.post_save.has_listeners(model)):
-            obj.save(force_insert=True, using=using)
-            return obj
+            return None
         connection = connections[using]
         values = [f.pre_save(obj, True) for f in self.fields]
         if any(hasattr(v, "resolve_expression") for v in values):
-            obj.save(force_insert=True, using=using)
-            return obj
+            return None
         params = [f.get_db_prep_save(v, connection=connection) for f, v in zip(self.fields, values, strict=True)]
         sql = self._insert_sql(connection)
+        return Statement(key=(id(self), sql), sql=sql, params=params)
+
+    def __call__(self, obj, *, using: str = "default"):
+        model = self.model
+        statement = self.statement(obj, using=using)
+        if statement is None:
+            obj.save(force_insert=True, using=using)
+            return obj
+        connection = connections[using]
+        sql, params = statement.sql, statement.params
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
                 _execute_server_prepared(connection, cursor, (id(self), sql), sql, params)

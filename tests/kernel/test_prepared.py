@@ -107,3 +107,42 @@ def test_a_new_database_session_prepares_the_statement_again(world):
     assert len(queries) == 2
     if connection.vendor == "postgresql":
         assert queries[0]["sql"].startswith("PREPARE ") and queries[1]["sql"].startswith("EXECUTE ")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_statements_run_together_write_in_order_in_one_round_trip_and_only_in_a_transaction(world):
+    """``execute_together``: the read mark's upsert and an audit row, as the post writes them, land as they would
+    one by one; on PostgreSQL in one round trip (prepared in it the first time, executed by name after); outside a
+    transaction it refuses and writes nothing."""
+    from datetime import UTC, datetime, timedelta
+
+    from cities.models import GameEvent
+    from inboxes.models import ReadMark
+    from inboxes.read_marks import read_mark_statement
+    from kernel.audit import event_statement
+    from kernel.prepared import execute_together
+    from tests.factories import UserFactory
+
+    inbox, user = world[3], UserFactory()
+    first = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
+
+    def both(at, n):
+        return [read_mark_statement(user, inbox, at),
+                event_statement(inbox.game, "message.posted", actor=user, at=at, payload={"n": n})]
+
+    with pytest.raises(TransactionManagementError):
+        execute_together(both(first, 0))
+    assert not ReadMark.objects.filter(user=user).exists() and not GameEvent.objects.filter(actor=user).exists()
+    for n, at in enumerate((first, first + timedelta(minutes=5), first - timedelta(minutes=5)), start=1):
+        with CaptureQueriesContext(connection) as queries, transaction.atomic():
+            execute_together(both(at, n))
+        sent = [q["sql"] for q in queries if q["sql"] not in ("BEGIN", "BEGIN IMMEDIATE", "COMMIT")]
+        if connection.vendor == "postgresql":
+            assert len(sent) == 1
+            assert sent[0].count("PREPARE ") == (2 if n == 1 else 0) and sent[0].count("EXECUTE ") == 2
+        else:
+            assert len(sent) == 2
+    # The mark moved forward and never back; every audit row was written, in order.
+    assert ReadMark.objects.get(user=user, inbox=inbox).last_read_at == first + timedelta(minutes=5)
+    assert list(GameEvent.objects.filter(kind="message.posted", actor=user).order_by("id")
+                .values_list("payload__n", flat=True)) == [1, 2, 3]
