@@ -41,7 +41,8 @@ class IdempotencyKeyField(forms.RegexField):
         kwargs.setdefault("widget", forms.HiddenInput)
         kwargs.setdefault("initial", new_idempotency_key)
         kwargs.setdefault("error_messages", {"invalid": _("This form is out of date: reload the page.")})
-        super().__init__(IDEMPOTENCY_KEY_REGEX, **kwargs)
+        # The whole value (``RegexField`` searches): a key of the shape inside a longer value is no key.
+        super().__init__(re.compile(rf"\A(?:{IDEMPOTENCY_KEY_REGEX})\Z"), **kwargs)
 
 
 class IdField(forms.IntegerField):
