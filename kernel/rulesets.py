@@ -136,6 +136,7 @@ TEXT_KEYS = frozenset({
     "dead_may_not_post",      # the refusal of a post by a dead player where the living read
     "imprisoned_may_not_post",  # the refusal of a post by an imprisoned player where the living read
     "archive_log_in_to_open",  # the archive's invitation to log in and open the inboxes open on request
+    "procurator_title",  # the title of the game's Procurator beside their posts (an M21 game's Host, M-SETUP-4)
 })
 
 

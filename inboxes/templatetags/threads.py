@@ -21,6 +21,8 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from cities.models import StaffKind
+from kernel.rulesets import ruleset_of
 from kernel.templatetags.zones import when
 
 register = template.Library()
@@ -57,12 +59,19 @@ def _when(context, local: datetime) -> str:
     return text
 
 
+def _staff_title(context, role) -> str:
+    """A staff role's title as the game's ruleset words it (an M21 game's Procurator is its Host, M-SETUP-4)."""
+    if role.kind == StaffKind.PROCURATOR:
+        return ruleset_of(context["game"]).text("procurator_title")
+    return role.get_kind_display()
+
+
 def _author(context, m) -> str:
     """The author line (HTML): their name (a link to the seat's page when a resident wrote it), or in a check
     channel (``names_authors`` False, L-INBOX-15) the staff role or "commissar" only."""
     if not context.get("names_authors"):
         if m.author_staff_id:
-            return escape(m.author_staff.get_kind_display())
+            return escape(_staff_title(context, m.author_staff))
         if m.author_resident_id:
             return escape(_("commissar"))
         return escape(m.author_name)
@@ -70,7 +79,7 @@ def _author(context, m) -> str:
         return f'<a href="{_resident_url(context, m.author_resident)}">{escape(m.author_name)}</a>'
     if m.author_staff_id:
         return (f'{escape(m.author_name)} <span class="badge badge-staff" data-author="staff">'
-                f'{escape(m.author_staff.get_kind_display())}</span>')
+                f'{escape(_staff_title(context, m.author_staff))}</span>')
     if not m.author_user_id:
         return f'{escape(m.author_name)} <span class="badge badge-site" data-author="site">{escape(_("site"))}</span>'
     return escape(m.author_name)

@@ -39,6 +39,7 @@ class LepraRuleset(RulesetSpec):
                                "personal inbox and on a stage opened for them."),
         "imprisoned_may_not_post": _("An imprisoned player posts only in their personal inbox."),
         "archive_log_in_to_open": _("Log in to open the mafia inboxes, the office and the bar."),
+        "procurator_title": _("Procurator"),
     })
     #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
     daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")

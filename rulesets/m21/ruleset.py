@@ -37,6 +37,7 @@ class M21Ruleset(RulesetSpec):
         "imprisoned_may_not_post": "Eliminated players may not post in the game thread: talk in the spectators' "
                                    "thread (M-VOTE-6, M-SETUP-3).",
         "archive_log_in_to_open": "Log in to open the mafia thread.",
+        "procurator_title": "Host",
     })
     has_demo = True
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
