@@ -64,11 +64,20 @@ class RejectNullBytesMiddleware:
 
     def __call__(self, request):
         if self._has_nul(request):
-            from django.http import HttpResponseBadRequest
+            from django.http import HttpResponse, HttpResponseBadRequest
             from django.template.loader import render_to_string
+            from django.utils.html import format_html
             from django.utils.translation import gettext as _
 
+            from cities.i18n import activate_account_language
+
+            activate_account_language(request)  # the language of the viewer's games, as their pages speak
             reason = _("Null characters are not allowed.")
+            if request.method == "POST" and request.headers.get("HX-Request") == "true":
+                # The only htmx form is the thread's post form: its refusals come as a 200 with the reason for its
+                # feedback area and the X-Post-Refused status (the page keeps the typed text).
+                fragment = format_html('<p class="error post-error" role="alert" id="post-error">{}</p>', reason)
+                return HttpResponse(fragment, headers={"X-Post-Refused": "400"})
             return HttpResponseBadRequest(render_to_string("400.html", {"reason": reason}, request=request))
         return self.get_response(request)
 

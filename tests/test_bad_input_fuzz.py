@@ -339,3 +339,26 @@ def test_huge_and_malformed_inbox_ids_are_404_on_every_inbox_url(demo):
     for bad in ("99999999999999999999999", "\u00b2", "abc", ""):
         assert client.post("/me/consents/", {"inbox": bad, "action": "give"}).status_code == 404
 
+
+
+def test_a_nul_in_a_post_is_refused_in_the_players_language_and_to_an_open_page_as_a_post_refusal(db):
+    """An M21 player (English pages) gets the refusal in English; the open page's htmx post gets it as its other
+    refusals come (200, ``X-Post-Refused``, the reason for the feedback area) so that the typed text stays."""
+    from django.test import Client
+
+    from inboxes.models import Inbox, InboxKind, Message
+    from tests.m21.day_helpers import build_game
+
+    table = build_game(slug="m21-nul")
+    thread = Inbox.objects.get(game=table.game, kind=InboxKind.GAME_THREAD)
+    client = Client()
+    client.force_login(table.users["Alice"])
+    url = f"/inboxes/{thread.public_id}/"
+    before = Message.objects.filter(inbox=thread).count()
+    page = client.post(url, {"text": "a\x00b"})
+    assert page.status_code == 400 and "Null characters are not allowed." in page.content.decode()
+    live = client.post(url, {"text": "a\x00b"}, HTTP_HX_REQUEST="true")
+    assert live.status_code == 200 and live["X-Post-Refused"] == "400"
+    assert live.content.decode() == ('<p class="error post-error" role="alert" id="post-error">'
+                                     'Null characters are not allowed.</p>')
+    assert Message.objects.filter(inbox=thread).count() == before
