@@ -43,7 +43,14 @@ def render_markdown(text: str) -> str:
     )
 
 
+#: Characters that are letters or symbols to Unicode but show nothing: the Braille blank and the Hangul fillers.
+_BLANK_GLYPHS = frozenset("\u2800\u115f\u1160\u3164\uffa0")
+
+
 def has_visible_text(text: str) -> bool:
-    """True when ``text`` has at least one visible character (not white space, not a format or control
-    character such as a zero-width space)."""
-    return any(not (ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp")) for ch in text)
+    """True when ``text`` has at least one visible character: not white space, not a format or control
+    character (a zero-width space), not a blank glyph (the Braille blank, a Hangul filler); a combining mark
+    counts only on a visible base, so marks alone are no text."""
+    return any(not (ch.isspace() or ch in _BLANK_GLYPHS
+                    or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp", "Mn", "Me", "Mc"))
+               for ch in text)

@@ -36,7 +36,8 @@ def test_images_become_links_so_no_remote_image_loads_for_readers():
     assert "<img" not in html
 
 
-@pytest.mark.parametrize("text", ["\u200b", "\u200b \u00a0\u200d", "\ufeff\n\t"])
+@pytest.mark.parametrize("text", ["\u200b", "\u200b \u00a0\u200d", "\ufeff\n\t", "\u2800", "\u3164 \u3164",
+                                  "\u0301", "\u200b\u0301\u20dd", "\uffa0\u115f\u1160"])
 def test_invisible_only_message_is_empty(demo, text):
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     before = Message.objects.filter(inbox=inbox).count()
