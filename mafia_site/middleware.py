@@ -5,6 +5,7 @@ from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
 
+from cities.i18n import activate_account_language
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 
@@ -64,12 +65,9 @@ class RejectNullBytesMiddleware:
 
     def __call__(self, request):
         if self._has_nul(request):
-            from django.http import HttpResponse, HttpResponseBadRequest
-            from django.template.loader import render_to_string
+            from django.http import HttpResponseBadRequest
             from django.utils.html import format_html
             from django.utils.translation import gettext as _
-
-            from cities.i18n import activate_account_language
 
             activate_account_language(request)  # the language of the viewer's games, as their pages speak
             reason = _("Null characters are not allowed.")

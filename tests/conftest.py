@@ -122,6 +122,23 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
+def _site_language():
+    """Each test starts in the site's default language (Russian) and time zone, and leaves them so: a request or a
+    test that activated another (an M21 page, an English browser) never decides what the next test of the same
+    worker stores or reads, whichever tests pytest-xdist gave that worker before it. A test that calls a service
+    of an English game directly speaks its language as the game's pages do (``translation.override``)."""
+    from django.conf import settings as django_settings
+    from django.utils import timezone as django_timezone
+    from django.utils import translation
+
+    translation.activate(django_settings.LANGUAGE_CODE)
+    django_timezone.deactivate()
+    yield
+    translation.activate(django_settings.LANGUAGE_CODE)
+    django_timezone.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Each test starts with this process's cache empty (allauth's rate limits, cached sessions), so that counts
     kept by earlier tests of the same worker never refuse this test's sign-up or login (429). With Redis only this

@@ -2,6 +2,8 @@
 impeachment inbox with its bans, the four rulings, the replaced Tribune losing every power at once."""
 from __future__ import annotations
 
+import re
+
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
@@ -15,6 +17,7 @@ from staff import services
 from staff.models import ImpeachmentDemand, ImpeachmentRuling
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.voting.day_helpers import ru
 
 from .conftest import NOW
 
@@ -84,9 +87,9 @@ def test_only_living_residents_of_the_city_sign_once_L_IMPEACH_1(demo):
     for user in (demo.resident2, demo.procurator, demo.outsider, demo.consigliere):
         with pytest.raises(NotAllowed):
             services.do_sign_impeachment_demand(demand, acting_user=user, now=NOW)
-    with pytest.raises(WrongState, match="already signed"):
+    with pytest.raises(WrongState, match=re.escape(ru("You have already signed this demand."))):
         services.do_sign_impeachment_demand(demand, acting_user=demo.honest, now=NOW)
-    with pytest.raises(WrongState, match="already open"):
+    with pytest.raises(WrongState, match=re.escape(ru("A demand to impeach the Tribune of this city is already open: sign it."))):
         services.do_demand_impeachment(demo.game, acting_user=demo.mafioso, now=NOW)
 
 
@@ -117,7 +120,7 @@ def test_the_impeachment_inbox_bans_all_but_the_initiators_and_hears_the_tribune
             assert (policies.can_read_inbox(user, inbox), policies.can_post_in_inbox(user, inbox)) == (read, post), \
                 persona
             assert policies.readable_inboxes(fresh(user)).filter(pk=inbox.pk).exists() is read, persona
-    with pytest.raises(WrongState, match="already open"):
+    with pytest.raises(WrongState, match=re.escape(ru("The impeachment inbox is already open."))):
         services.do_open_impeachment_inbox(opened, acting_user=demo.procurator, now=NOW)
     with pytest.raises(NotAllowed):
         services.do_open_impeachment_inbox(opened, acting_user=demo.tribune1, now=NOW)
@@ -140,7 +143,7 @@ def test_the_three_rulings_that_keep_the_tribune_L_IMPEACH_2(demo, opened, rulin
     shown = services.visible_ruling_reason(fresh(demo.tribune1), opened)
     assert shown == (None if ruling == ImpeachmentRuling.TRIVIAL else "because")
     assert services.visible_ruling_reason(fresh(demo.procurator), opened) == "because"
-    with pytest.raises(WrongState, match="already ruled"):
+    with pytest.raises(WrongState, match=re.escape(ru("The Procurator has already ruled on this demand."))):
         services.do_rule_on_impeachment(opened, ruling, acting_user=demo.procurator, now=NOW)
 
 
@@ -179,7 +182,7 @@ def test_replacing_the_tribune_moves_every_power_and_the_old_one_loses_access_at
 
 def test_rulings_need_the_procurator_and_an_opened_inbox_L_IMPEACH_2(demo):
     demand = _sign_up_to(demo, 6)
-    with pytest.raises(WrongState, match="Open the impeachment inbox"):
+    with pytest.raises(WrongState, match=re.escape(ru("Open the impeachment inbox and hear the Tribune first."))):
         services.do_rule_on_impeachment(demand, ImpeachmentRuling.UNFOUNDED, acting_user=demo.procurator, now=NOW)
     services.do_open_impeachment_inbox(demand, acting_user=demo.procurator, now=NOW)
     for user in (demo.tribune1, demo.arbiter, demo.consigliere, demo.honest):
