@@ -12,7 +12,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
-from kernel.audit import event_statement, record_event
+from kernel.audit import event_statement
 from kernel.prepared import PreparedInsert, PreparedQuery, execute_together
 
 from . import policies
@@ -131,10 +131,7 @@ def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_use
     # The poster's read mark and the audit row: one round trip (their results are not needed).
     audit = event_statement(inbox.game, "message.posted", actor=acting_user, at=now,
                             payload={"inbox": inbox.pk, "message": message.pk})
-    if audit is None:
-        record_event(inbox.game, "message.posted", actor=acting_user, at=now,
-                     payload={"inbox": inbox.pk, "message": message.pk})
-    execute_together([read_mark_statement(acting_user, inbox, now)] + ([audit] if audit is not None else []))
+    execute_together([read_mark_statement(acting_user, inbox, now), *([audit] if audit is not None else [])])
     return message
 
 

@@ -23,8 +23,13 @@ def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | 
 
 def event_statement(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> Statement | None:
     """The audit row ``record_event`` writes, as a statement to run with the service's other last writes
-    (``kernel.prepared.execute_together``: one round trip); None when it must be written by ``record_event``."""
-    return _INSERT_EVENT.statement(GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {}))
+    (``kernel.prepared.execute_together``: one round trip). When the row cannot be such a statement (a save signal
+    receiver of ``GameEvent``), it is written now, as ``record_event`` does, and None is returned."""
+    row = GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
+    statement = _INSERT_EVENT.statement(row)
+    if statement is None:
+        _INSERT_EVENT(row)
+    return statement
 
 
 def record_events(game: Game, rows: list[tuple[str, dict]], *, actor, at: datetime) -> list[GameEvent]:

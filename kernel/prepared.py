@@ -78,19 +78,24 @@ def _server_type(value) -> str:
     return next((name for kind, name in _SERVER_TYPES if isinstance(value, kind)), "unknown")
 
 
+def _server_text(known: dict, new: dict, key: tuple, sql: str, params: list) -> str:
+    """The text that runs ``sql`` as the session's prepared statement ``key``: ``EXECUTE name (...)`` when ``known``
+    (the session's statements) or ``new`` (those this round trip prepares) has it, else ``PREPARE ...; EXECUTE``
+    under a new name, recorded in ``new`` (the caller moves it to ``known`` once the round trip succeeded)."""
+    arguments = f" ({', '.join(['%s'] * len(params))})" if params else ""
+    name = known.get(key) or new.get(key)
+    if name is not None:
+        return f"EXECUTE {name}{arguments}"
+    name = new[key] = f"mafia_prepared_{next(_NAMES)}"
+    declared = f" ({', '.join(_server_type(p) for p in params)})" if params else ""
+    return f"PREPARE {name}{declared} AS {_numbered(sql)}; EXECUTE {name}{arguments}"
+
+
 def _execute_server_prepared(connection, cursor, key: tuple, sql: str, params: list) -> None:
     """Run ``sql`` with ``params`` on PostgreSQL as a statement prepared in the session (see the module)."""
-    statements = _server_statements(connection)
-    name = statements.get(key)
-    arguments = f" ({', '.join(['%s'] * len(params))})" if params else ""
-    if name is not None:
-        cursor.execute(f"EXECUTE {name}{arguments}", params)
-        return
-    name = f"mafia_prepared_{next(_NAMES)}"
-    types = ", ".join(_server_type(p) for p in params)
-    declared = f" ({types})" if params else ""
-    cursor.execute(f"PREPARE {name}{declared} AS {_numbered(sql)}; EXECUTE {name}{arguments}", params)
-    statements[key] = name  # only once both ran: after a failure the next call prepares another name
+    known, new = _server_statements(connection), {}
+    cursor.execute(_server_text(known, new, key, sql, params), params)
+    known.update(new)  # only once it ran: after a failure the next call prepares another name
 
 
 @dataclass(frozen=True)
@@ -117,19 +122,9 @@ def execute_together(statements: list[Statement], *, using: str = "default") -> 
             for statement in statements:
                 cursor.execute(statement.sql, statement.params)
             return
-        known = _server_statements(connection)
-        parts, params, new = [], [], {}
-        for statement in statements:
-            arguments = f" ({', '.join(['%s'] * len(statement.params))})" if statement.params else ""
-            name = known.get(statement.key) or new.get(statement.key)
-            if name is None:
-                name = new[statement.key] = f"mafia_prepared_{next(_NAMES)}"
-                types = ", ".join(_server_type(p) for p in statement.params)
-                declared = f" ({types})" if statement.params else ""
-                parts.append(f"PREPARE {name}{declared} AS {_numbered(statement.sql)}")
-            parts.append(f"EXECUTE {name}{arguments}")
-            params += statement.params
-        cursor.execute("; ".join(parts), params)
+        known, new = _server_statements(connection), {}
+        texts = [_server_text(known, new, st.key, st.sql, st.params) for st in statements]
+        cursor.execute("; ".join(texts), [p for st in statements for p in st.params])
         known.update(new)  # only once all ran: after a failure the next call prepares other names
 
 
