@@ -5,7 +5,11 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 ``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
 1. ``hook.check(inbox, seat, text, now)`` before the message is stored: return a value describing what the post
    does (passed on to ``record``), or raise a ``RuleViolation`` to refuse the post (nothing is stored);
-2. ``hook.record(inbox, seat, message, accepted, now)`` once the ``Message`` row exists: index what it did
+2. ``hook.writes(inbox, seat, message, accepted, now)``: the hook's index rows as statements (``HookWrites``) that
+   go in the post's last round trip with the message itself, the poster's read mark and the audit row (a vote's
+   standing-vote row: the hot path). ``message.pk`` is set (reserved) but the row may not exist yet. The default,
+   None, has ``record`` called instead:
+3. ``hook.record(inbox, seat, message, accepted, now)`` once the ``Message`` row exists: index what it did
    (a standing vote, a ballot). Raising here rolls the whole post back.
 ``seat`` is the author's ``Resident`` when a member posts, None for a staff post. Hooks change state only through
 their own app's rows and services; they never read the clock (``now`` is the message's receive time).
@@ -26,8 +30,23 @@ applies to that ruleset's games and wins over the former.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from kernel.errors import RuleViolation
+from kernel.prepared import Statement
+
+
+@dataclass(frozen=True)
+class HookWrites:
+    """A hook's writes for one post (``PostHook.writes``): ``statements`` run last, after the message's own rows,
+    in one round trip; when ``refusal`` is set and the last statement changes no row (an insert that met a unique
+    constraint, ``ON CONFLICT DO NOTHING``; an update that found nothing), ``refusal`` is raised and the whole post
+    rolls back."""
+
+    statements: tuple[Statement, ...]
+    refusal: RuleViolation | None = None
 
 
 class PostHook:
@@ -36,6 +55,11 @@ class PostHook:
 
     def check(self, inbox, seat, text: str, now: datetime) -> Any:
         """Decide the post before it is stored: return what it does, or raise a ``RuleViolation``."""
+        return None
+
+    def writes(self, inbox, seat, message, accepted: Any, now: datetime) -> HookWrites | None:
+        """The index rows of ``message`` (its ``pk`` set, the row written in the same round trip) as statements,
+        or None to have ``record`` called once the message is stored (the default)."""
         return None
 
     def record(self, inbox, seat, message, accepted: Any, now: datetime) -> None:

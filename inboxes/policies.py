@@ -37,7 +37,7 @@ from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from kernel.prepared import PreparedQuery
+from kernel.prepared import NextId, PreparedQuery
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
@@ -702,12 +702,14 @@ _INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_by_public_id
     viewer_watches=_watches(user_id)), ints=("user_id",), strs=("public_id",))
 _INBOX_FOR_SEATED_VIEWER = PreparedQuery(_inbox_for_viewer, ints=("user_id",), strs=("public_id",),
                                          int_lists=("seat_ids",))
-#: The same reads locking the inbox row (``FOR UPDATE OF`` the inbox alone), for a post's transaction.
+#: The same reads locking the inbox row (``FOR UPDATE OF`` the inbox alone), for a post's transaction; the
+#: post's message id is reserved by the same statement (``next_message_id``, ``kernel.prepared.NextId``).
 _LOCKED_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _INBOX_FOR_VIEWER.build(
-    public_id=public_id, user_id=user_id).select_for_update(of=("self",)), ints=("user_id",), strs=("public_id",))
+    public_id=public_id, user_id=user_id).select_for_update(of=("self",)).annotate(next_message_id=NextId(Message)),
+    ints=("user_id",), strs=("public_id",))
 _LOCKED_INBOX_FOR_SEATED_VIEWER = PreparedQuery(lambda public_id, user_id, seat_ids: _inbox_for_viewer(
-    public_id, user_id, seat_ids).select_for_update(of=("self",)), ints=("user_id",), strs=("public_id",),
-    int_lists=("seat_ids",))
+    public_id, user_id, seat_ids).select_for_update(of=("self",)).annotate(next_message_id=NextId(Message)),
+    ints=("user_id",), strs=("public_id",), int_lists=("seat_ids",))
 
 
 def access_inbox_by_id(user, inbox_id, *, lock: bool = False) -> Inbox:
@@ -716,7 +718,8 @@ def access_inbox_by_id(user, inbox_id, *, lock: bool = False) -> Inbox:
     Args: ``inbox_id`` the inbox's opaque public id (``kernel.public_ids``) from a URL or a form; the database id
     never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20). ``lock``:
     for a logged-in user inside a transaction (a post's), the inbox row is locked (``SELECT ... FOR UPDATE``) by
-    the same statement that reads it, and the instance is marked so (``row_locked``). Returns the Inbox with its
+    the same statement that reads it, and the instance is marked so (``row_locked``); ``next_message_id`` is then
+    the id reserved for the post's message (None where the database has no sequence). Returns the Inbox with its
     game and city loaded. Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden
     inbox must be indistinguishable from one that does not exist (L-INBOX-17); ``TransactionManagementError``
     when ``lock`` is asked outside a transaction; ``ValueError`` when it is asked for an anonymous user.

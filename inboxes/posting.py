@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from kernel.audit import event_statement
-from kernel.prepared import PreparedInsert, PreparedQuery, execute_together
+from kernel.prepared import NextId, PreparedInsert, PreparedQuery, execute_together
 
 from . import policies
 from .hooks import post_hook_for
@@ -119,24 +119,41 @@ def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_use
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
     accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
+    message = Message(
+        pk=getattr(inbox, "next_message_id", None),  # reserved by the locking read (PostgreSQL), else None
+        inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
+        author_name=author_name, body=text, body_html=body_html, received_at=now,
+        idempotency_key=idempotency_key or None)
     try:  # the same key posted at once in another inbox meets the unique constraint; the whole post rolls back
-        message = _INSERT_MESSAGE(Message(
-            inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
-            author_name=author_name, body=text, body_html=body_html, received_at=now,
-            idempotency_key=idempotency_key or None))
+        if message.pk is None:  # no id reserved (SQLite, an in-process library): the row is written first
+            _INSERT_MESSAGE(message)
+            statements = []
+        else:
+            statements = [_INSERT_MESSAGE.statement(message)]
+        # The message (when its id was reserved), the poster's read mark, the audit row and the hook's rows
+        # (a standing vote): one round trip, none of their results needed but the last one's row count.
+        statements.append(read_mark_statement(acting_user, inbox, now))
+        audit = event_statement(inbox.game, "message.posted", actor=acting_user, at=now,
+                                payload={"inbox": inbox.pk, "message": message.pk})
+        if audit is not None:
+            statements.append(audit)
+        writes = hook.writes(inbox, author_resident, message, accepted, now) if hook is not None else None
+        if writes is not None:
+            statements.extend(writes.statements)
+        changed = execute_together(statements)
     except IntegrityError:
         raise stale_post_form() from None
-    if hook is not None:
+    message._state.adding, message._state.db = False, "default"
+    if writes is not None and writes.refusal is not None and not changed:
+        raise writes.refusal
+    if hook is not None and writes is None:
         hook.record(inbox, author_resident, message, accepted, now)
-    # The poster's read mark and the audit row: one round trip (their results are not needed).
-    audit = event_statement(inbox.game, "message.posted", actor=acting_user, at=now,
-                            payload={"inbox": inbox.pk, "message": message.pk})
-    execute_together([read_mark_statement(acting_user, inbox, now), *([audit] if audit is not None else [])])
     return message
 
 
 _INSERT_MESSAGE = PreparedInsert(Message)
 
-#: The inbox row locked by a post, with its game (prepared: ``kernel.prepared``).
+#: The inbox row locked by a post, with its game, and the post's message id reserved (prepared: ``kernel.prepared``).
 _LOCKED_INBOX = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).select_related("game")
-                              .filter(pk=inbox_id).order_by(), ints=("inbox_id",))
+                              .filter(pk=inbox_id).order_by().annotate(next_message_id=NextId(Message)),
+                              ints=("inbox_id",))

@@ -32,7 +32,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
-from django.db.models import QuerySet, signals
+from django.db.models import BigIntegerField, Func, QuerySet, signals
 from django.db.models.query import get_related_populators
 from django.db.models.sql import UpdateQuery
 from django.db.transaction import TransactionManagementError
@@ -108,11 +108,12 @@ class Statement:
     params: list
 
 
-def execute_together(statements: list[Statement], *, using: str = "default") -> None:
+def execute_together(statements: list[Statement], *, using: str = "default") -> int:
     """Run ``statements`` (writes whose results the caller does not need) in order, inside the caller's
     transaction: on PostgreSQL as one round trip (``EXECUTE a (...); EXECUTE b (...)``, each prepared once per
     session as ``execute_prepared`` does, a first use sending its ``PREPARE`` in the same round trip), elsewhere one
-    by one. Raises what a statement raises (the transaction is then to be rolled back: the caller's atomic block
+    by one. Returns the number of rows the last statement changed (a conditional write put last tells whether it
+    applied). Raises what a statement raises (the transaction is then to be rolled back: the caller's atomic block
     does it); ``TransactionManagementError`` outside a transaction (a failure would leave some applied)."""
     connection = connections[using]
     if connection.get_autocommit():
@@ -121,11 +122,12 @@ def execute_together(statements: list[Statement], *, using: str = "default") -> 
         if connection.vendor != "postgresql":
             for statement in statements:
                 cursor.execute(statement.sql, statement.params)
-            return
+            return cursor.rowcount
         known, new = _server_statements(connection), {}
         texts = [_server_text(known, new, st.key, st.sql, st.params) for st in statements]
         cursor.execute("; ".join(texts), [p for st in statements for p in st.params])
         known.update(new)  # only once all ran: after a failure the next call prepares other names
+        return cursor.rowcount  # libpq's result is the last statement's
 
 
 def execute_prepared(cursor, sql: str, params: list) -> None:
@@ -225,21 +227,26 @@ class PreparedQuery:
                     compiled = self._compiled[key] = self._compile(alias, lengths)
         return compiled
 
-    def _run(self, using: str, values: dict):
-        """Execute the compiled statement with ``values``; returns (compiled, cursor rows or row count)."""
-        connection = connections[using]
+    def _bound(self, using: str, values: dict) -> tuple[_Compiled, list]:
+        """The compiled statement for ``values`` and its parameters with the values in their slots."""
         lengths = tuple(len(values[name]) for name in self.int_lists)
         if 0 in lengths:
             raise ImproperlyConfigured("prepared query: an empty list (an empty IN matches nothing: another query)")
         compiled = self.compiled(using, lengths)
-        if compiled.for_update and connection.get_autocommit():
-            raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         params = list(compiled.constants)
         for position, name, index in compiled.slots:
             value = values[name] if index is None else values[name][index]
             if value is None:
                 raise ImproperlyConfigured(f"prepared query: {name} is None (IS NULL is another query)")
             params[position] = value
+        return compiled, params
+
+    def _run(self, using: str, values: dict):
+        """Execute the compiled statement with ``values``; returns (compiled, cursor rows or row count)."""
+        connection = connections[using]
+        compiled, params = self._bound(using, values)
+        if compiled.for_update and connection.get_autocommit():
+            raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
                 _execute_server_prepared(connection, cursor, (id(self), compiled.sql), compiled.sql, params)
@@ -308,6 +315,12 @@ class PreparedUpdate(PreparedQuery):
         _compiled, count = self._run(using, values)
         return count
 
+    def statement(self, *, using: str = "default", **values) -> Statement:
+        """The UPDATE with ``values`` as a ``Statement`` to run with others (``execute_together``, which returns
+        the rows it changed when it is the last)."""
+        compiled, params = self._bound(using, values)
+        return Statement(key=(id(self), compiled.sql), sql=compiled.sql, params=params)
+
 
 class PreparedInsert:
     """The INSERT of one ``model`` row, its SQL built once per database alias (and prepared on PostgreSQL).
@@ -317,44 +330,54 @@ class PreparedInsert:
     ``obj``. It falls back to ``save`` when the model has save signal receivers, a value is an expression (a
     database default), or the instance already has a primary key. Raises what the insert raises
     (``IntegrityError`` for a broken constraint).
+
+    ``ignore_conflicts=True`` (statements only, ``statement``): a row that a unique constraint refuses is not
+    stored and the statement changes no row (``ON CONFLICT DO NOTHING``), instead of failing.
     """
 
-    def __init__(self, model):
+    def __init__(self, model, *, ignore_conflicts: bool = False):
         self.model = model
         meta = model._meta
         self.fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field]
-        self._sql: dict[str, str] = {}
+        self.ignore_conflicts = ignore_conflicts
+        self._sql: dict[tuple[str, bool], str] = {}
 
-    def _insert_sql(self, connection) -> str:
-        sql = self._sql.get(connection.alias)
+    def _insert_sql(self, connection, *, with_pk: bool = False) -> str:
+        sql = self._sql.get((connection.alias, with_pk))
         if sql is None:
             meta, quote = self.model._meta, connection.ops.quote_name
-            columns = ", ".join(quote(f.column) for f in self.fields)
-            placeholders = ", ".join(["%s"] * len(self.fields))
-            sql = (f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders}) "
-                   f"RETURNING {quote(meta.db_table)}.{quote(meta.pk.column)}")
-            self._sql[connection.alias] = sql
+            fields = [meta.auto_field, *self.fields] if with_pk else self.fields
+            columns = ", ".join(quote(f.column) for f in fields)
+            placeholders = ", ".join(["%s"] * len(fields))
+            sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})"
+            if self.ignore_conflicts:
+                sql += " ON CONFLICT DO NOTHING"
+            elif not with_pk:
+                sql += f" RETURNING {quote(meta.db_table)}.{quote(meta.pk.column)}"
+            self._sql[(connection.alias, with_pk)] = sql
         return sql
 
     def statement(self, obj, *, using: str = "default") -> Statement | None:
-        """The INSERT of the unsaved ``obj`` as a ``Statement`` to run with others (``execute_together``; its new
-        primary key is not read back: ``obj.pk`` stays None), or None when it must be saved by ``save``
-        (signal receivers, an expression, a primary key set)."""
+        """The INSERT of ``obj`` as a ``Statement`` to run with others (``execute_together``). A primary key set on
+        ``obj`` (reserved: ``NextId``) is inserted as it is; else the new one is not read back (``obj.pk`` stays
+        None). None when it must be saved by ``save`` (signal receivers, an expression)."""
         model = self.model
-        if (obj.pk is not None or signals.pre_save.has_listeners(model)
-                or signals.post_save.has_listeners(model)):
+        if signals.pre_save.has_listeners(model) or signals.post_save.has_listeners(model):
             return None
         connection = connections[using]
         values = [f.pre_save(obj, True) for f in self.fields]
         if any(hasattr(v, "resolve_expression") for v in values):
             return None
         params = [f.get_db_prep_save(v, connection=connection) for f, v in zip(self.fields, values, strict=True)]
-        sql = self._insert_sql(connection)
+        with_pk = obj.pk is not None
+        if with_pk:
+            params.insert(0, model._meta.auto_field.get_db_prep_save(obj.pk, connection=connection))
+        sql = self._insert_sql(connection, with_pk=with_pk)
         return Statement(key=(id(self), sql), sql=sql, params=params)
 
     def __call__(self, obj, *, using: str = "default"):
         model = self.model
-        statement = self.statement(obj, using=using)
+        statement = self.statement(obj, using=using) if obj.pk is None and not self.ignore_conflicts else None
         if statement is None:
             obj.save(force_insert=True, using=using)
             return obj
@@ -370,3 +393,21 @@ class PreparedInsert:
         obj._state.adding = False
         obj._state.db = using
         return obj
+
+
+class NextId(Func):
+    """A query column reserving the next primary key of ``model`` (``nextval`` of its identity sequence), so that a
+    row can be inserted later with a known id (``PreparedInsert.statement``) in the same round trip as rows that
+    refer to it. NULL where the database has no sequence (SQLite): the row is then inserted on its own. An id
+    reserved and not used is a gap in the sequence, as a rolled-back insert leaves."""
+
+    output_field = BigIntegerField()
+    template = "NULL"
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        meta = self.model._meta
+        return f"nextval(pg_get_serial_sequence('{meta.db_table}', '{meta.pk.column}'))", []

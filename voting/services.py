@@ -30,6 +30,7 @@ from cities.models import (
 )
 from cities.services import do_replan_clock, voting_window_limits
 from inboxes import policies
+from inboxes.hooks import HookWrites
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
 from inboxes.services import (
     do_kill_resident,
@@ -468,7 +469,7 @@ def _session_for_voter(city_id, day, inbox_id, seat_id):
 
 #: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
 #: has declared suicide that day: read on every vote (prepared: ``kernel.prepared``).
-_INSERT_VOTE = PreparedInsert(LepraVote)
+_INSERT_VOTE = PreparedInsert(LepraVote, ignore_conflicts=True)  # a second standing vote: no row
 
 
 def _retraction(inbox_id, voter_id, message_id):
@@ -530,23 +531,21 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     return receipt.accepted
 
 
-def record_voting_post(inbox: Inbox, seat: Resident | None, message: Message, accepted: LepraAccepted | None,
-                       now: datetime) -> None:
-    """Keep the standing votes (the stored tally, ``voting.standing``) in step with an accepted post (called by
-    ``do_post_message`` in its transaction): one statement. A second standing vote is impossible: the named
-    unique constraint refuses it, and the refusal is the player's "you already vote here" (double submits, two
-    tabs)."""
+def voting_post_writes(inbox: Inbox, seat: Resident | None, message: Message, accepted: LepraAccepted | None,
+                       now: datetime) -> HookWrites | None:
+    """The standing-vote row of an accepted post (the stored tally, ``voting.standing``) as one statement that goes
+    in the post's last round trip (``inboxes.hooks``), or None when the post changes no vote (the last word, a
+    staff announcement). A second standing vote is impossible: the named unique constraint keeps the insert from
+    storing it, and that is the player's "you already vote here" (double submits, two tabs); a retraction that
+    finds no standing vote is "you have no vote here to retract" (L-VOTE-2). Either refusal rolls the post back."""
     if accepted == LepraAccepted.VOTE:
-        # No savepoint: the caller's transaction holds the inbox lock, under which the tally saw no standing vote;
-        # should the constraint still refuse, the refusal leaves this function and the whole post rolls back.
-        try:
-            _INSERT_VOTE(LepraVote(inbox=inbox, voter=seat, message=message, cast_at=now))
-        except IntegrityError:
-            raise InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2") from None
-    elif accepted == LepraAccepted.RETRACTION:
-        retracted = _RETRACT_VOTE(inbox_id=inbox.pk, voter_id=seat.pk, message_id=message.pk)
-        if not retracted:
-            raise InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")
+        vote = LepraVote(inbox=inbox, voter=seat, message=message, cast_at=now)
+        return HookWrites((_INSERT_VOTE.statement(vote),), refusal=InvalidInput(
+            _("You already vote here: this vote does not count again."), rule="L-VOTE-2"))
+    if accepted == LepraAccepted.RETRACTION:
+        retraction = _RETRACT_VOTE.statement(inbox_id=inbox.pk, voter_id=seat.pk, message_id=message.pk)
+        return HookWrites((retraction,), refusal=InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2"))
+    return None
 
 
 def _result_text(game, city: City, result, names: dict[str, str]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from inboxes.hooks import PostHook, post_hook
 from inboxes.models import InboxKind
-from voting.services import check_precinct_post, check_voting_post, record_precinct_post, record_voting_post
+from voting.services import check_precinct_post, check_voting_post, record_precinct_post, voting_post_writes
 
 
 @post_hook(InboxKind.VOTING, ruleset="lepra")
@@ -15,8 +15,8 @@ class VotingInboxHook(PostHook):
     def check(self, inbox, seat, text, now):
         return check_voting_post(inbox, seat, text, now)
 
-    def record(self, inbox, seat, message, accepted, now):
-        record_voting_post(inbox, seat, message, accepted, now)
+    def writes(self, inbox, seat, message, accepted, now):
+        return voting_post_writes(inbox, seat, message, accepted, now)
 
 
 @post_hook(InboxKind.PRECINCT, ruleset="lepra")

@@ -147,3 +147,52 @@ def test_statements_run_together_write_in_order_in_one_round_trip_and_only_in_a_
     assert ReadMark.objects.get(user=user, inbox=inbox).last_read_at == first + timedelta(minutes=5)
     assert list(GameEvent.objects.filter(kind="message.posted", actor=user).order_by("id")
                 .values_list("payload__n", flat=True)) == [1, 2, 3]
+
+
+def test_a_reserved_id_inserts_with_the_rows_that_name_it_and_the_last_statement_counts_its_rows(world):
+    """``NextId`` reserves a message id on PostgreSQL (NULL on SQLite, which has no sequence); a message inserted
+    under it and a standing vote naming it go in one ``execute_together``, which returns the last statement's row
+    count: 1 for a stored vote, 0 for a second standing vote of the voter (``ON CONFLICT DO NOTHING``: no error)
+    and for an update that matches nothing (``PreparedUpdate.statement``)."""
+    from datetime import UTC, datetime
+
+    from inboxes.models import Message
+    from kernel.prepared import NextId, PreparedInsert, PreparedUpdate, execute_together
+    from voting.models import LepraVote
+
+    _city, _other, residents, inbox = world
+    voter = residents[0]
+    at = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
+    reserve = PreparedQuery(lambda inbox_id: Inbox.objects.filter(pk=inbox_id).order_by()
+                            .annotate(next_id=NextId(Message)), ints=("inbox_id",))
+    insert_message, insert_vote = PreparedInsert(Message), PreparedInsert(LepraVote, ignore_conflicts=True)
+    retract = PreparedUpdate(lambda voter_id, inbox_id: (LepraVote.objects.filter(voter_id=voter_id, inbox_id=inbox_id,
+                                                                                  state="standing"),
+                                                         {"state": "retracted"}), ints=("voter_id", "inbox_id"))
+
+    def post(text):
+        reserved = reserve(inbox_id=inbox.pk)[0].next_id
+        message = Message(pk=reserved, inbox=inbox, author_user=voter.user, author_resident=voter,
+                          author_name=voter.name, body=text, body_html=text, received_at=at)
+        if connection.vendor == "postgresql":
+            assert isinstance(reserved, int) and not Message.objects.filter(pk=reserved).exists()
+            first = [insert_message.statement(message)]
+        else:
+            assert reserved is None
+            insert_message(message)
+            first = []
+        return message, first
+
+    with transaction.atomic():
+        message, first = post("казнить")
+        vote = LepraVote(inbox=inbox, voter=voter, message=message, cast_at=at)
+        assert execute_together([*first, insert_vote.statement(vote)]) == 1
+        again, first = post("казнить")
+        assert execute_together([*first, insert_vote.statement(LepraVote(inbox=inbox, voter=voter, message=again,
+                                                                          cast_at=at))]) == 0
+        assert execute_together([retract.statement(voter_id=voter.pk, inbox_id=inbox.pk)]) == 1
+        assert execute_together([retract.statement(voter_id=voter.pk, inbox_id=inbox.pk)]) == 0
+    assert list(Message.objects.filter(inbox=inbox).order_by("id").values_list("pk", "body")) == [
+        (message.pk, "казнить"), (again.pk, "казнить")]
+    assert list(LepraVote.objects.filter(voter=voter).values_list("message_id", "state")) == [
+        (message.pk, "retracted")]
