@@ -111,6 +111,20 @@ def test_an_m21_players_own_pages_speak_english_M_SETUP_1():
     assert '<html lang="en"' in login and "Войти" not in login
 
 
+def test_an_m21_player_logging_in_from_the_russian_front_page_is_greeted_in_english_M_SETUP_1():
+    """allauth's "signed in" flash is shown on the next page (a game's): it is written in the language of the
+    account's games, not in that of the log-in page (Russian here: no ``?next=``, a Russian browser)."""
+    table = build_game()
+    client = Client(HTTP_ACCEPT_LANGUAGE="ru")
+    with time_machine.travel(table.tick(), tick=False):
+        login = client.get(reverse("account_login"))
+        assert '<html lang="ru"' in login.content.decode()
+        response = client.post(reverse("account_login"), {"login": "alice", "password": "x-secret-123"},
+                               follow=True)
+    assert response.status_code == 200
+    assert [str(m) for m in response.context["messages"]] == ["Successfully signed in as alice."]
+
+
 def test_an_account_in_games_of_two_languages_keeps_the_browsers_language():
     table = build_game()
     lepra = Game.objects.create(title="Lepra", slug="lepra-x", ruleset="lepra")
