@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import re
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db.models import Q
+from django.http import HttpResponseBadRequest
+from django.template.defaultfilters import filesizeformat
+from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.defaults import permission_denied as django_permission_denied
 
 from kernel.rulesets import get_ruleset
@@ -77,3 +83,16 @@ def permission_denied(request, exception=None):
     if getattr(request, "game_language", None) is None:
         activate_account_language(request)
     return django_permission_denied(request, exception)
+
+
+def bad_request(request, exception=None):
+    """The 400 page (``handler400``: a malformed request, or a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``, which
+    Django refuses before any view runs) in the language of the game whose page refused, else of the account's
+    games (``activate_account_language``). A body too large is named as such, with the limit."""
+    if getattr(request, "game_language", None) is None:
+        activate_account_language(request)
+    reason = None
+    if isinstance(exception, RequestDataTooBig):
+        reason = _("The request is too large: at most %(size)s may be sent at once.") % {
+            "size": filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}
+    return HttpResponseBadRequest(render_to_string("400.html", {"reason": reason}, request=request))

@@ -90,7 +90,11 @@ class RejectNullBytesMiddleware:
 
             try:
                 post = request.POST
-            except (BadRequest, MultiPartParserError, RequestDataTooBig, SuspiciousOperation, UnicodeDecodeError):
+            except RequestDataTooBig:
+                # Over DATA_UPLOAD_MAX_MEMORY_SIZE: a multipart body is then half read, and a second read would find
+                # a truncated form (an "empty message"). Refused now: Django answers 400 (handler400) with the reason.
+                raise
+            except (BadRequest, MultiPartParserError, SuspiciousOperation, UnicodeDecodeError):
                 return False  # a malformed body: Django answers 400 when the view reads it
             return any("\x00" in key or any(isinstance(v, str) and "\x00" in v for v in values)
                        for key, values in post.lists())

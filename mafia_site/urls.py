@@ -15,6 +15,7 @@ register_converter(IdConverter, "id")
 register_converter(PublicIdConverter, "pid")
 
 #: The 403 page speaks the language of the refusing game's pages, else of the account (``cities.i18n``).
+handler400 = "cities.i18n.bad_request"
 handler403 = "cities.i18n.permission_denied"
 
 urlpatterns = [

@@ -125,6 +125,34 @@ def test_an_m21_player_logging_in_from_the_russian_front_page_is_greeted_in_engl
     assert [str(m) for m in response.context["messages"]] == ["Successfully signed in as alice."]
 
 
+def test_a_body_over_the_upload_limit_is_refused_in_the_language_of_the_players_game(settings):
+    """Django refuses a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` before any view runs (400): the page says so, in
+    the language of the poster's games (an M21 player: English, whatever the browser asks), and nothing is stored."""
+    from django.contrib.auth import get_user_model
+
+    from tests.conftest import load_personas
+
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2_000
+    table = build_game()
+    before = table.thread.messages.count()
+    url = reverse("inbox_thread", args=[table.thread.public_id])
+    client = Client(HTTP_ACCEPT_LANGUAGE="ru")
+    client.force_login(table.users["Alice"])
+    with time_machine.travel(table.tick(), tick=False):
+        response = client.post(url, {"text": "x" * 5_000})
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert '<html lang="en"' in body and "The request is too large: at most 2.0\xa0KB may be sent at once." in body
+    assert table.thread.messages.count() == before
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 200_000
+    lepra_player = get_user_model().objects.get(pk=load_personas().honest.pk)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(lepra_player)
+    response = client.post(url, {"text": "x" * 300_000})
+    assert response.status_code == 400
+    assert "Запрос слишком велик: за один раз можно отправить не более 195,3\xa0КБ." in response.content.decode()
+
+
 def test_an_account_in_games_of_two_languages_keeps_the_browsers_language():
     table = build_game()
     lepra = Game.objects.create(title="Lepra", slug="lepra-x", ruleset="lepra")
