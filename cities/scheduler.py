@@ -24,6 +24,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from kernel.audit import record_events
+from kernel.prepared import PreparedQuery, PreparedUpdate
 
 from .errors import NotAllowed, WrongState
 from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
@@ -223,6 +224,24 @@ def _due_candidates(now: datetime):
     )
 
 
+#: The per-event statements of the dispatcher, compiled once per process (``kernel.prepared``): the earliest
+#: runnable due event, locked skipping rows others hold (nothing runs while the clock is paused,
+#: ``clock_paused``); an attempt recorded on it; the claimed row locked again to run it; the run marked done.
+_CLAIMABLE = PreparedQuery(lambda now: _due_candidates(now).filter(~Exists(ClockPause.objects.all()))
+                           .select_for_update(skip_locked=True, of=("self",)).select_related("game")[:1],
+                           datetimes=("now",))
+_RECORD_ATTEMPT = PreparedUpdate(lambda pk, attempts, now, retry_at: (
+    _pending().filter(pk=pk), {"attempts": attempts, "started_at": now, "retry_at": retry_at}),
+    ints=("pk", "attempts"), datetimes=("now", "retry_at"))
+_CLAIMED = PreparedQuery(lambda pk, claimed_at: _pending().filter(pk=pk, started_at=claimed_at)
+                         .select_for_update(skip_locked=True, of=("self",)).select_related("game").order_by("pk")[:1],
+                         ints=("pk",), datetimes=("claimed_at",))
+_MARK_DONE = PreparedUpdate(lambda pk, claimed_at, now: (
+    ScheduledEvent.objects.filter(pk=pk, done_at__isnull=True, started_at=claimed_at),
+    {"done_at": now, "cancelled_at": None, "last_error": "", "retry_at": None, "started_at": None}),
+    ints=("pk",), datetimes=("claimed_at", "now"))
+
+
 def clock_paused() -> ClockPause | None:
     """The site's clock pause (``manage.py clock pause``), or None when the scheduler runs."""
     return ClockPause.objects.first()
@@ -251,25 +270,22 @@ def _claim_one_due_event(given_now: datetime | None) -> tuple[ScheduledEvent, da
         # Read the clock once the transaction holds its locks (SQLite may wait for another dispatcher here),
         # so that times stamped by successive events never run backwards.
         now = given_now or timezone.now()
-        event = (
-            _due_candidates(now)
-            .filter(~Exists(ClockPause.objects.all()))  # nothing runs while the clock is paused (clock_paused)
-            .select_for_update(skip_locked=True, of=("self",))
-            .select_related("game")
-            .first()
-        )
-        if event is None:
+        found = _CLAIMABLE(now=now)
+        if not found:
             return None
+        event = found[0]
         attempts = event.attempts + 1
         changes = {"attempts": attempts, "started_at": now, "retry_at": now + _crash_delay(attempts)}
-        if event.started_at is not None:
+        if event.started_at is None:
+            _RECORD_ATTEMPT(pk=event.pk, attempts=attempts, now=now, retry_at=changes["retry_at"])
+        else:
             error = CRASH_ERROR.format(at=event.started_at.isoformat())
             changes["last_error"] = error
             record_event(event.game, "scheduler.event_crashed", actor=None, at=now,
                          payload={"event": event.pk, "kind": event.kind, "attempts": event.attempts,
                                   "started_at": event.started_at.isoformat()})
             logger.error("scheduled event %s (%s): %s", event.pk, event.kind, error)
-        _pending().filter(pk=event.pk).update(**changes)
+            _pending().filter(pk=event.pk).update(**changes)
         for name, value in changes.items():
             setattr(event, name, value)
         event.companions = _claim_companions(event, now)  # read by try_run_one_due_event
@@ -336,8 +352,8 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
     given_now = now
     with transaction.atomic():
         now = max(given_now or timezone.now(), claimed_at)
-        locked = (_pending().filter(pk=event.pk, started_at=claimed_at)
-                  .select_for_update(skip_locked=True, of=("self",)).select_related("game").first())
+        found = _CLAIMED(pk=event.pk, claimed_at=claimed_at)
+        locked = found[0] if found else None
         if locked is None:
             _release_companions(getattr(event, "companions", []), claimed_at)
             return RunResult(event.pk, event.kind, event.game_id, False, "already run by another dispatcher")
@@ -364,8 +380,7 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
                 # neither claimed nor locked above (both read ``_pending()``), and the lock or SQLite's write lock
                 # keeps others from cancelling it meanwhile. A handler that ends its game cancels the game's
                 # pending events, this one among them (M-WIN-1), and the event still counts as run: done.
-                done = ScheduledEvent.objects.filter(pk=event.pk, done_at__isnull=True, started_at=claimed_at).update(
-                    done_at=now, cancelled_at=None, last_error="", retry_at=None, started_at=None)
+                done = _MARK_DONE(pk=event.pk, claimed_at=claimed_at, now=now)
                 if done != 1:
                     raise _AlreadyDone()
                 record_event(event.game, f"scheduler.{event.kind}", actor=None, at=now,

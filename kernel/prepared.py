@@ -27,7 +27,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from django.core.exceptions import ImproperlyConfigured
@@ -43,6 +43,10 @@ from psycopg2.extras import Json  # the driver's JSON adapter (Django's Jsonb su
 # integer field (an out-of-range value would compile to an empty result), and strings no input can hold (NUL).
 _INT_BASES = (1_000, 2_000)
 _STR_MARKS = ("\x00prepared-a-{}\x00", "\x00prepared-b-{}\x00")
+# Aware datetimes no stored time equals; a database that stores datetimes as text (SQLite) gets the adapted form
+# in the SQL parameters, and its slots are marked so that the call's values are adapted the same way.
+_DATETIME_BASES = (datetime(1901, 2, 3, 4, 5, 6, 7, tzinfo=UTC), datetime(1902, 3, 4, 5, 6, 7, 8, tzinfo=UTC))
+_ADAPTED = "adapted"  # the list-index place of a slot that holds a datetime in the database's adapted form
 
 
 _NAMES = itertools.count(1)  # server-side statement names, unique in the process
@@ -145,7 +149,7 @@ def execute_prepared(cursor, sql: str, params: list) -> None:
 class _Compiled:
     sql: str
     constants: tuple  # the SQL parameters, with the placeholders' slots left as they were compiled
-    slots: tuple[tuple[int, str, int | None], ...]  # (position in the parameters, argument name, list index)
+    slots: tuple[tuple[int, str, int | str | None], ...]  # (position in the parameters, argument name, list index)
     compiler: object
     for_update: bool
 
@@ -165,31 +169,41 @@ class PreparedQuery:
     """A fixed-shape queryset, compiled once per database alias and run with new values.
 
     Args: ``build(**placeholders) -> QuerySet``, a function of keyword arguments named in ``ints`` (integers,
-    e.g. primary keys), ``strs`` (strings) and ``int_lists`` (lists of integers, non-empty). ``query(**values)`` returns the list of model instances (an empty
+    e.g. primary keys), ``strs`` (strings), ``int_lists`` (lists of integers, non-empty) and ``datetimes`` (aware
+    datetimes, compared with datetime fields). ``query(**values)`` returns the list of model instances (an empty
     list when nothing matches), as ``list(build(**values))`` would, in one statement. A queryset that locks rows
     (``select_for_update``) may only run inside a transaction: ``TransactionManagementError`` otherwise, as
     Django raises. Raises ``ImproperlyConfigured`` when a value changes the SQL's shape (see the module).
     """
 
     def __init__(self, build: Callable[..., QuerySet], *, ints: tuple[str, ...] = (), strs: tuple[str, ...] = (),
-                 int_lists: tuple[str, ...] = ()):
+                 int_lists: tuple[str, ...] = (), datetimes: tuple[str, ...] = ()):
         self.build = build
         self.ints = ints
         self.strs = strs
         self.int_lists = int_lists
+        self.datetimes = datetimes
         self._compiled: dict[tuple, _Compiled] = {}
         self._hydrations: dict[tuple, _Hydration] = {}
         self._lock = threading.Lock()
 
-    def _placeholders(self, run: int, lengths: tuple[int, ...]) -> tuple[dict, dict]:
-        """The placeholder arguments of compilation ``run`` (0 or 1) and, by value, the (name, list index) each is."""
+    def _placeholders(self, run: int, lengths: tuple[int, ...], alias: str) -> tuple[dict, dict]:
+        """The placeholder arguments of compilation ``run`` (0 or 1) and, by value, the (name, list index) each is;
+        a datetime is found as it is or in the database's adapted form (index ``_ADAPTED``)."""
         counter = iter(range(_INT_BASES[run], _INT_BASES[run] + 1_000))
         arguments: dict[str, object] = {name: next(counter) for name in self.ints}
         arguments.update({name: _STR_MARKS[run].format(k) for k, name in enumerate(self.strs)})
-        slots: dict[object, tuple[str, int | None]] = {value: (name, None) for name, value in arguments.items()}
+        slots: dict[object, tuple[str, int | str | None]] = {value: (name, None) for name, value in arguments.items()}
         for name, length in zip(self.int_lists, lengths, strict=True):
             arguments[name] = [next(counter) for _ in range(length)]
             slots.update({value: (name, j) for j, value in enumerate(arguments[name])})
+        ops = connections[alias].ops
+        for k, name in enumerate(self.datetimes):
+            value = arguments[name] = _DATETIME_BASES[run] + timedelta(minutes=k)
+            slots[value] = (name, None)
+            adapted = ops.adapt_datetimefield_value(value)
+            if adapted != value:
+                slots[adapted] = (name, _ADAPTED)
         return arguments, slots
 
     def _compiler(self, alias: str, built):
@@ -199,7 +213,7 @@ class PreparedQuery:
     def _compile(self, alias: str, lengths: tuple[int, ...]) -> _Compiled:
         compiled = []
         for run in (0, 1):
-            arguments, by_value = self._placeholders(run, lengths)
+            arguments, by_value = self._placeholders(run, lengths, alias)
             queryset, compiler = self._compiler(alias, self.build(**arguments))
             sql, params = compiler.as_sql()
             compiled.append((sql, tuple(params), by_value, compiler, queryset))
@@ -209,7 +223,8 @@ class PreparedQuery:
         slots = tuple((i, *by_value[p]) for i, (p, q) in enumerate(zip(params, params_b, strict=True))
                       if p != q and p in by_value)
         changed = sum(1 for p, q in zip(params, params_b, strict=True) if p != q)
-        missing = set(by_value.values()) - {(name, j) for _, name, j in slots}
+        missing = ({(name, None if j == _ADAPTED else j) for name, j in by_value.values()}
+                   - {(name, None if j == _ADAPTED else j) for _, name, j in slots})
         if missing or changed != len(slots):
             raise ImproperlyConfigured(f"prepared query: the parameters {sorted(map(str, missing))} do not reach "
                                        f"the SQL as they are (a value that changes the query's shape cannot be "
@@ -235,9 +250,11 @@ class PreparedQuery:
         compiled = self.compiled(using, lengths)
         params = list(compiled.constants)
         for position, name, index in compiled.slots:
-            value = values[name] if index is None else values[name][index]
+            value = values[name] if index is None or index == _ADAPTED else values[name][index]
             if value is None:
                 raise ImproperlyConfigured(f"prepared query: {name} is None (IS NULL is another query)")
+            if index == _ADAPTED:
+                value = connections[using].ops.adapt_datetimefield_value(value)
             params[position] = value
         return compiled, params
 

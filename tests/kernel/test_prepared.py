@@ -196,3 +196,29 @@ def test_a_reserved_id_inserts_with_the_rows_that_name_it_and_the_last_statement
         (message.pk, "казнить"), (again.pk, "казнить")]
     assert list(LepraVote.objects.filter(voter=voter).values_list("message_id", "state")) == [
         (message.pk, "retracted")]
+
+
+def test_datetime_parameters_compare_as_the_queryset_does_on_every_database(world):
+    """``datetimes``: an aware datetime compared with a datetime field (and written by an update) gives the rows
+    and the changes the ORM gives, whatever form the database stores datetimes in (SQLite: text)."""
+    from datetime import UTC, datetime, timedelta
+
+    from cities.models import ScheduledEvent
+    from kernel.prepared import PreparedUpdate
+
+    game = world[0].game
+    at = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
+    events = [ScheduledEvent.objects.create(game=game, kind="day_start", due_at=at + timedelta(minutes=m),
+                                                 created_at=at)
+              for m in (0, 30, 60)]
+    due = PreparedQuery(lambda game_id, now: ScheduledEvent.objects.filter(game_id=game_id, due_at__lte=now)
+                        .order_by("due_at", "id"), ints=("game_id",), datetimes=("now",))
+    for minutes, expected in ((-1, []), (0, events[:1]), (45, events[:2]), (90, events)):
+        now = at + timedelta(minutes=minutes)
+        orm = list(ScheduledEvent.objects.filter(game_id=game.pk, due_at__lte=now).order_by("due_at", "id"))
+        assert due(game_id=game.pk, now=now) == orm == expected
+    retry = PreparedUpdate(lambda pk, when: (ScheduledEvent.objects.filter(pk=pk), {"retry_at": when}),
+                           ints=("pk",), datetimes=("when",))
+    assert retry(pk=events[1].pk, when=at + timedelta(hours=2, microseconds=7)) == 1
+    events[1].refresh_from_db()
+    assert events[1].retry_at == at + timedelta(hours=2, microseconds=7)
