@@ -125,11 +125,12 @@ def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_use
         author_name=author_name, body=text, body_html=body_html, received_at=now,
         idempotency_key=idempotency_key or None)
     try:  # the same key posted at once in another inbox meets the unique constraint; the whole post rolls back
-        if message.pk is None:  # no id reserved (SQLite, an in-process library): the row is written first
+        insert = _INSERT_MESSAGE.statement(message) if message.pk is not None else None
+        if insert is None:  # no id reserved (SQLite, an in-process library): the row is written first
             _INSERT_MESSAGE(message)
             statements = []
         else:
-            statements = [_INSERT_MESSAGE.statement(message)]
+            statements = [insert]
         # The message (when its id was reserved), the poster's read mark, the audit row and the hook's rows
         # (a standing vote): one round trip, none of their results needed but the last one's row count.
         statements.append(read_mark_statement(acting_user, inbox, now))
