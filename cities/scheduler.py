@@ -233,8 +233,10 @@ _CLAIMABLE = PreparedQuery(lambda now: _due_candidates(now).filter(~Exists(Clock
 _RECORD_ATTEMPT = PreparedUpdate(lambda pk, attempts, now, retry_at: (
     _pending().filter(pk=pk), {"attempts": attempts, "started_at": now, "retry_at": retry_at}),
     ints=("pk", "attempts"), datetimes=("now", "retry_at"))
+#: The claimed row is locked waiting, never skipped: another dispatcher's claim may hold it for an instant (its scan
+#: locks the row, then finds it claimed and leaves it), and skipping would leave this claim unrun until its back-off.
 _CLAIMED = PreparedQuery(lambda pk, claimed_at: _pending().filter(pk=pk, started_at=claimed_at)
-                         .select_for_update(skip_locked=True, of=("self",)).select_related("game").order_by("pk")[:1],
+                         .select_for_update(of=("self",)).select_related("game").order_by("pk")[:1],
                          ints=("pk",), datetimes=("claimed_at",))
 _MARK_DONE = PreparedUpdate(lambda pk, claimed_at, now: (
     ScheduledEvent.objects.filter(pk=pk, done_at__isnull=True, started_at=claimed_at),
@@ -337,7 +339,7 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
     Two transactions. The first records the attempt (``_claim_one_due_event``) and commits, so that a worker
     killed in the handler, a dropped connection or a time limit leaves ``attempts``/``started_at`` behind: the
     clock page shows it, and the next attempt after the crash back-off records the crash. The second locks the
-    row again (skipping it when another dispatcher holds it), runs the handler in a savepoint with ``now``
+    row again (waiting out another dispatcher's claim; gone when another re-claimed it after its back-off), runs the handler in a savepoint with ``now``
     (aware UTC, captured once; cut-offs inside the handlers are the planned times, never ``now``) and marks the
     event done. On a handler error the savepoint rolls back, ``last_error``/``retry_at`` are recorded with a
     ``scheduler.event_failed`` audit row, and the result has ``ok=False``; the event is retried after

@@ -486,3 +486,46 @@ def test_run_due_events_dry_run_reports_a_failure_without_recording_it_DESIGN_cl
     post.refresh_from_db()
     assert post.published_at is None
     assert kinds(game) == before
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_claimed_event_held_for_an_instant_by_another_dispatcher_is_waited_for_and_run_DESIGN_clock(game, monkeypatch):
+    """Another dispatcher's claim scan may lock a just-claimed row for an instant (it then finds it claimed and
+    leaves it): the claimant waits for it and runs the event once, instead of taking it for a run elsewhere and
+    leaving it to its crash back-off. (SQLite has no row locks: there the event simply runs.)"""
+    import threading
+
+    from django.db import connection, transaction
+
+    game, _procurator = game
+    calls = []
+    monkeypatch.setitem(scheduler.HANDLERS, "held", lambda ev, now: calls.append(ev.pk) or "ran")
+    event = add_event(game, "held", due_at=DUE)
+    claim = scheduler._claim_one_due_event
+    locked, waited = threading.Event(), []
+
+    def other_dispatcher():
+        try:
+            with transaction.atomic():
+                list(ScheduledEvent.objects.select_for_update().filter(pk=event.pk))
+                locked.set()
+                threading.Event().wait(0.4)  # the instant, long enough for the claimant to meet the lock
+        finally:
+            connection.close()
+
+    def claim_then_another_scan(given_now):
+        claimed = claim(given_now)
+        if connection.vendor == "postgresql":
+            threading.Thread(target=other_dispatcher).start()
+            assert locked.wait(10)
+            waited.append(True)
+        return claimed
+
+    monkeypatch.setattr(scheduler, "_claim_one_due_event", claim_then_another_scan)
+    result = try_run_one_due_event(now=DUE)
+
+    assert result is not None and result.ok and result.event_id == event.pk, result
+    assert calls == [event.pk] and waited == ([True] if connection.vendor == "postgresql" else [])
+    event.refresh_from_db()
+    assert event.done_at == DUE and event.started_at is None
