@@ -96,6 +96,19 @@ class ThreadPage:
     shows_unread: bool = True
 
 
+#: The columns a shown message needs (``inboxes.templatetags.threads``, ``policies.editable_positions``, the post
+#: hooks' ``annotate``): its body is never shown (``body_html`` is), and of its author's seat or staff role only
+#: the link and the title. Loading no more keeps a page's cost per message small.
+_DISPLAYED = ("id", "inbox_id", "author_user_id", "author_name", "body_html", "received_at", "edited_at",
+              "is_hidden", "author_resident__id", "author_resident__public_id", "author_staff__id",
+              "author_staff__kind")
+
+
+def _for_display(messages: QuerySet[Message]) -> QuerySet[Message]:
+    """``messages`` with what a page shows of them: ``_DISPLAYED``, the author's seat and role in the same query."""
+    return messages.select_related("author_resident", "author_staff").only(*_DISPLAYED)
+
+
 def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:
     """``(read, total)``: how many of ``inbox``'s messages ``viewer`` has read (received at or before their read
     mark) and how many there are; None for an anonymous viewer. One query."""
@@ -143,8 +156,7 @@ def thread_updates_for(viewer, inbox: Inbox, after: int, limit: int) -> LiveUpda
     ``limit``, for a ``viewer`` who may read it (call ``access_inbox_by_id`` first), with their revisions, and
     how many more there are. A constant number of queries whatever the thread's length (the inbox's post hook
     adds its own constant number, ``inboxes.hooks.annotate_messages``)."""
-    rows = list(messages_shown_to(viewer, inbox).select_related("author_resident", "author_staff__city")
-                .order_by("received_at", "id")[after:after + limit + 1])
+    rows = list(_for_display(messages_shown_to(viewer, inbox)).order_by("received_at", "id")[after:after + limit + 1])
     shown = rows[:limit]
     _attach_revisions(shown)
     annotate_messages(inbox, shown)
@@ -167,11 +179,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     see hidden texts, the first unread position and whether this page may advance the read mark (it must not
     skip an unread message). A constant number of queries whatever the thread's length.
     """
-    messages = (
-        messages_shown_to(viewer, inbox)
-        .select_related("author_resident", "author_staff__city")
-        .order_by("received_at", "id")
-    )
+    messages = _for_display(messages_shown_to(viewer, inbox)).order_by("received_at", "id")
     paginator = Paginator(messages, settings.MAFIA_MESSAGES_PER_PAGE)
     counts = _read_counts(viewer, inbox)
     first_unread = None

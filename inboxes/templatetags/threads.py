@@ -31,11 +31,14 @@ _CSRF = CsrfTokenNode()
 
 
 def _resident_url(context, resident) -> str:
-    """The seat's page, reversed once per author of the page (a page has 50 messages from a few authors)."""
-    urls = context.render_context.setdefault("thread_resident_urls", {})
-    if resident.pk not in urls:
-        urls[resident.pk] = escape(reverse("resident_detail", args=[context["game"].slug, resident.public_id]))
-    return urls[resident.pk]
+    """The seat's page (escaped). The URL is reversed once per page and the other seats' ids put in its place (a
+    page has 50 messages from as many authors; public ids need no quoting, ``kernel.public_ids``)."""
+    pattern = context.render_context.get("thread_resident_url")
+    if pattern is None:
+        url = reverse("resident_detail", args=[context["game"].slug, resident.public_id])
+        head, _sep, tail = url.rpartition(resident.public_id)
+        pattern = context.render_context["thread_resident_url"] = (escape(head), escape(tail))
+    return f"{pattern[0]}{escape(resident.public_id)}{pattern[1]}"
 
 
 #: Format characters of Django's ``date`` that show seconds or finer: a format with none of them shows the same
