@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, DateTimeField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, DateTimeField, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils.translation import gettext as _
@@ -97,16 +97,17 @@ class ThreadPage:
 
 
 #: The columns a shown message needs (``inboxes.templatetags.threads``, ``policies.editable_positions``, the post
-#: hooks' ``annotate``): its body is never shown (``body_html`` is), and of its author's seat or staff role only
-#: the link and the title. Loading no more keeps a page's cost per message small.
-_DISPLAYED = ("id", "inbox_id", "author_user_id", "author_name", "body_html", "received_at", "edited_at",
-              "is_hidden", "author_resident__id", "author_resident__public_id", "author_staff__id",
-              "author_staff__kind")
+#: hooks' ``annotate``): its body is never shown (``body_html`` is).
+_DISPLAYED = ("id", "inbox_id", "author_user_id", "author_resident_id", "author_staff_id", "author_name",
+              "body_html", "received_at", "edited_at", "is_hidden")
 
 
 def _for_display(messages: QuerySet[Message]) -> QuerySet[Message]:
-    """``messages`` with what a page shows of them: ``_DISPLAYED``, the author's seat and role in the same query."""
-    return messages.select_related("author_resident", "author_staff").only(*_DISPLAYED)
+    """``messages`` with what a page shows of them (``_DISPLAYED``) and, in the same query, of their author only
+    the link to the seat (``author_seat_public_id``) or the staff role's kind (``author_staff_kind``): no seat or
+    role object per message, whose cost would grow a page with its number of authors."""
+    return messages.only(*_DISPLAYED).annotate(author_seat_public_id=F("author_resident__public_id"),
+                                               author_staff_kind=F("author_staff__kind"))
 
 
 def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:

@@ -30,15 +30,16 @@ register = template.Library()
 _CSRF = CsrfTokenNode()
 
 
-def _resident_url(context, resident) -> str:
-    """The seat's page (escaped). The URL is reversed once per page and the other seats' ids put in its place (a
-    page has 50 messages from as many authors; public ids need no quoting, ``kernel.public_ids``)."""
+def _resident_url(context, public_id: str) -> str:
+    """The page of the seat whose public id is ``public_id`` (escaped). The URL is reversed once per page and the
+    other seats' ids put in its place (a page has 50 messages from as many authors; public ids need no quoting,
+    ``kernel.public_ids``)."""
     pattern = context.render_context.get("thread_resident_url")
     if pattern is None:
-        url = reverse("resident_detail", args=[context["game"].slug, resident.public_id])
-        head, _sep, tail = url.rpartition(resident.public_id)
+        url = reverse("resident_detail", args=[context["game"].slug, public_id])
+        head, _sep, tail = url.rpartition(public_id)
         pattern = context.render_context["thread_resident_url"] = (escape(head), escape(tail))
-    return f"{pattern[0]}{escape(resident.public_id)}{pattern[1]}"
+    return f"{pattern[0]}{escape(public_id)}{pattern[1]}"
 
 
 #: Format characters of Django's ``date`` that show seconds or finer: a format with none of them shows the same
@@ -62,11 +63,12 @@ def _when(context, local: datetime) -> str:
     return text
 
 
-def _staff_title(context, role) -> str:
-    """A staff role's title as the game's ruleset words it (an M21 game's Procurator is its Host, M-SETUP-4)."""
-    if role.kind == StaffKind.PROCURATOR:
+def _staff_title(context, kind: str) -> str:
+    """The title of a staff role of ``kind`` as the game's ruleset words it (an M21 game's Procurator is its Host,
+    M-SETUP-4)."""
+    if kind == StaffKind.PROCURATOR:
         return ruleset_of(context["game"]).text("procurator_title")
-    return role.get_kind_display()
+    return str(StaffKind(kind).label)
 
 
 def _author(context, m) -> str:
@@ -74,15 +76,15 @@ def _author(context, m) -> str:
     channel (``names_authors`` False, L-INBOX-15) the staff role or "commissar" only."""
     if not context.get("names_authors"):
         if m.author_staff_id:
-            return escape(_staff_title(context, m.author_staff))
+            return escape(_staff_title(context, m.author_staff_kind))
         if m.author_resident_id:
             return escape(_("commissar"))
         return escape(m.author_name)
     if m.author_resident_id:
-        return f'<a href="{_resident_url(context, m.author_resident)}">{escape(m.author_name)}</a>'
+        return f'<a href="{_resident_url(context, m.author_seat_public_id)}">{escape(m.author_name)}</a>'
     if m.author_staff_id:
         return (f'{escape(m.author_name)} <span class="badge badge-staff" data-author="staff">'
-                f'{escape(_staff_title(context, m.author_staff))}</span>')
+                f'{escape(_staff_title(context, m.author_staff_kind))}</span>')
     if not m.author_user_id:
         return f'{escape(m.author_name)} <span class="badge badge-site" data-author="site">{escape(_("site"))}</span>'
     return escape(m.author_name)
