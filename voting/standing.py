@@ -56,7 +56,10 @@ def stored_session_tally(session: VotingSession, inboxes: list[Inbox] | None = N
     for inbox_id, voter_id, voter_name, vote_state, cast_at, message_id, latest, retracted_at, retraction_id in rows:
         key = str(voter_id)
         names[key] = voter_name
-        voter = state[nominee_of[inbox_id]].setdefault(key, _LepraInboxVoter())
+        voters = state[nominee_of[inbox_id]]
+        voter = voters.get(key)
+        if voter is None:
+            voter = voters[key] = _LepraInboxVoter()
         if vote_state == VoteState.STANDING:
             voter.standing_at, voter.standing_key = cast_at, (cast_at, message_id)
         if latest:
