@@ -226,15 +226,15 @@ def forget_viewer_cache(user) -> None:
 
 
 _LOCKED_MEMBERSHIP = PreparedQuery(
-    lambda inbox_id, user_id: Membership.objects.select_for_update(of=("self",)).select_related("resident__city")
+    lambda inbox_id, user_id: Membership.objects.select_for_update(of=("self",)).select_related("resident")
     .filter(inbox_id=inbox_id, resident__user_id=user_id).order_by("id")[:1], ints=("inbox_id", "user_id"))
 
 
 def relock_membership(user, inbox: Inbox) -> Membership | None:
     """Inside the caller's transaction, which holds ``inbox``'s row lock: re-read ``user``'s membership of
-    ``inbox`` with their seat, in one statement that locks the membership row (``SELECT ... FOR UPDATE``), and
-    cache both for the checks that follow (``seat_in``, ``membership_of``, ``can_read_inbox``,
-    ``post_denial_reason``). A ban, a removal or a death changes that same row under its lock, so a post decided
+    ``inbox`` with their seat (its city as the request read it), in one statement that locks the membership row
+    (``SELECT ... FOR UPDATE``), and cache both for the checks that follow (``seat_in``, ``membership_of``,
+    ``can_read_inbox``, ``post_denial_reason``). A ban, a removal or a death changes that same row under its lock, so a post decided
     on it is ordered wholly before or after them. A user without a membership row (staff, outsiders) has every
     cache dropped, so that their roles and seat are read again too. Returns the membership or None."""
     if not _is_authenticated(user):
@@ -246,7 +246,10 @@ def relock_membership(user, inbox: Inbox) -> Membership | None:
         return None
     seats = getattr(user, "_mafia_seats", None)
     if seats is not None:
-        seats[inbox.game_id] = membership.resident
+        seat, before = membership.resident, seats.get(inbox.game_id)
+        if before is not None and before.city_id == seat.city_id and Resident.city.is_cached(before):
+            seat.city = before.city  # a seat's city never changes: the one the request read serves
+        seats[inbox.game_id] = seat
     cache = getattr(user, "_mafia_memberships", None)
     if cache is None:
         cache = user._mafia_memberships = {}
@@ -688,10 +691,15 @@ def _watches(user_id):
     return Exists(Spectator.objects.filter(game=OuterRef("game_id"), user_id=user_id, left_at__isnull=True))
 
 
-def _inbox_for_viewer(public_id, user_id, seat_ids):
+def _inbox_with_game_by_public_id(public_id):
+    """The inbox with its game alone: what a post reads (the city, nominee and organizer are used by their ids)."""
+    return Inbox.objects.select_related("game").filter(public_id=public_id).order_by()[:1]
+
+
+def _inbox_for_viewer(public_id, user_id, seat_ids, inbox_by_public_id=_inbox_by_public_id):
     """The inbox, annotated with whether the viewer watches its game as a spectator and with the membership of the
     viewer's seat (a user holds one seat per game, and a seat one membership per inbox: at most one row)."""
-    return (_inbox_by_public_id(public_id).annotate(viewer_watches=_watches(user_id))
+    return (inbox_by_public_id(public_id).annotate(viewer_watches=_watches(user_id))
             .annotate(_viewer_membership=FilteredRelation(
                 "memberships", condition=Q(memberships__resident__in=seat_ids)),
                 **{f"_vm_{column}": F(f"_viewer_membership__{field}") for field, column in _MEMBERSHIP_COLUMNS.items()}))
@@ -703,13 +711,14 @@ _INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_by_public_id
 _INBOX_FOR_SEATED_VIEWER = PreparedQuery(_inbox_for_viewer, ints=("user_id",), strs=("public_id",),
                                          int_lists=("seat_ids",))
 #: The same reads locking the inbox row (``FOR UPDATE OF`` the inbox alone), for a post's transaction; the
-#: post's message id is reserved by the same statement (``next_message_id``, ``kernel.prepared.NextId``).
-_LOCKED_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _INBOX_FOR_VIEWER.build(
-    public_id=public_id, user_id=user_id).select_for_update(of=("self",)).annotate(next_message_id=NextId(Message)),
+#: post's message id is reserved by the same statement (``next_message_id``, ``kernel.prepared.NextId``), and
+#: only the game is loaded with the inbox.
+_LOCKED_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_with_game_by_public_id(public_id).annotate(
+    viewer_watches=_watches(user_id)).select_for_update(of=("self",)).annotate(next_message_id=NextId(Message)),
     ints=("user_id",), strs=("public_id",))
 _LOCKED_INBOX_FOR_SEATED_VIEWER = PreparedQuery(lambda public_id, user_id, seat_ids: _inbox_for_viewer(
-    public_id, user_id, seat_ids).select_for_update(of=("self",)).annotate(next_message_id=NextId(Message)),
-    ints=("user_id",), strs=("public_id",), int_lists=("seat_ids",))
+    public_id, user_id, seat_ids, _inbox_with_game_by_public_id).select_for_update(of=("self",)).annotate(
+    next_message_id=NextId(Message)), ints=("user_id",), strs=("public_id",), int_lists=("seat_ids",))
 
 
 def access_inbox_by_id(user, inbox_id, *, lock: bool = False) -> Inbox:
@@ -720,9 +729,10 @@ def access_inbox_by_id(user, inbox_id, *, lock: bool = False) -> Inbox:
     for a logged-in user inside a transaction (a post's), the inbox row is locked (``SELECT ... FOR UPDATE``) by
     the same statement that reads it, and the instance is marked so (``row_locked``); ``next_message_id`` is then
     the id reserved for the post's message (None where the database has no sequence). Returns the Inbox with its
-    game and city loaded. Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden
-    inbox must be indistinguishable from one that does not exist (L-INBOX-17); ``TransactionManagementError``
-    when ``lock`` is asked outside a transaction; ``ValueError`` when it is asked for an anonymous user.
+    game loaded, and unless ``lock`` its city, nominee and organizer too (a post uses them by their ids). Raises
+    ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden inbox must be
+    indistinguishable from one that does not exist (L-INBOX-17); ``TransactionManagementError`` when ``lock`` is
+    asked outside a transaction; ``ValueError`` when it is asked for an anonymous user.
     """
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")

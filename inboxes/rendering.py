@@ -6,6 +6,7 @@ small allow-list, so no script, style, iframe or event handler can reach a reade
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 import nh3
 from markdown_it import MarkdownIt
@@ -32,7 +33,24 @@ _ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"},
 
 
 def render_markdown(text: str) -> str:
-    """Render ``text`` (Markdown, any length) to sanitised HTML (str). Links get ``rel="nofollow noopener"``."""
+    """Render ``text`` (Markdown, any length) to sanitised HTML (str). Links get ``rel="nofollow noopener"``.
+
+    Short texts (at most ``_CACHED_LENGTH`` characters: the vote keywords, a ballot, a greeting) are rendered once
+    per process and then taken from a bounded cache: rendering is a pure function of the text."""
+    if len(text) <= _CACHED_LENGTH:
+        return _render_short(text)
+    return _render(text)
+
+
+_CACHED_LENGTH = 64
+
+
+@lru_cache(maxsize=4096)
+def _render_short(text: str) -> str:
+    return _render(text)
+
+
+def _render(text: str) -> str:
     html = _md.render(text)
     return nh3.clean(
         html,

@@ -164,3 +164,17 @@ def test_procurator_cannot_moderate_an_inbox_he_may_not_read_L_STAFF_5(demo):
 ])
 def test_markdown_is_rendered_and_sanitised(source, expected):
     assert render_markdown(source) == expected
+    assert render_markdown(source) == expected  # the second time from the short texts' cache: the same HTML
+
+
+def test_a_short_text_is_rendered_once_and_a_long_one_every_time():
+    from inboxes import rendering
+
+    rendering._render_short.cache_clear()
+    for _ in range(3):
+        assert render_markdown("**казнить**") == "<p><strong>казнить</strong></p>\n"
+    info = rendering._render_short.cache_info()
+    assert (info.hits, info.misses, info.currsize) == (2, 1, 1)
+    long_text = "слово " * 20  # 120 characters: over the cached length
+    assert render_markdown(long_text) == f"<p>{long_text.strip()}</p>\n"
+    assert rendering._render_short.cache_info().currsize == 1
