@@ -233,3 +233,19 @@ def test_complaints_are_disclosed_after_the_game_L_IMPEACH_3_L_ARCH_1(demo):
         assert policies.is_disclosed(c.inbox)
         assert policies.can_read_inbox(AnonymousUser(), c.inbox)
         assert policies.can_see_members(AnonymousUser(), c.inbox)
+
+
+def test_a_mafioso_posting_in_the_complaint_from_its_page_is_sent_to_the_complaint_page_L_IMPEACH_3(demo):
+    # The post's locked read loads the inbox with its game alone: the refusal still names the city.
+    from inboxes.posting import do_post_message_by_id
+
+    case = services.do_file_no_confidence_in_consigliere(demo.game, "Консильери не передаёт наши решения.",
+                                                         acting_user=demo.mafioso, now=NOW)
+    with pytest.raises(NotAllowed) as refused:
+        do_post_message_by_id(case.inbox.public_id, "Пишем прямо сюда.", acting_user=fresh(demo.mafioso),
+                              now=NOW + timedelta(seconds=5))
+    assert refused.value.rule == "L-INBOX-17"
+    assert str(refused.value) == ("Пишите Прокуратору на странице жалобы: ваши сообщения подписываются «Мафия "
+                                  "города Малиновка».")
+    assert list(Message.objects.filter(inbox=case.inbox).values_list("body", flat=True)) == [
+        "Консильери не передаёт наши решения."]
