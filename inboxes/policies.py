@@ -59,6 +59,7 @@ from .policy_tables import (
     SPIRIT_POST_KINDS,
     VOTE_ONLY_KINDS,
 )
+from .viewer_reads import seats_and_roles_of
 
 K = InboxKind
 
@@ -152,13 +153,6 @@ CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
 # Who the viewer is in a game
 # --------------------------------------------------------------------------------------------------------------
 
-#: The viewer's staff roles and seats, read on every request: prepared once (``kernel.prepared``).
-_ROLES_OF_USER = PreparedQuery(lambda user_id: StaffRole.objects.filter(user_id=user_id).only(
-    "id", "game_id", "kind", "city_id", "user_id").order_by("game_id", "kind", "city_id", "id"), ints=("user_id",))
-_SEATS_OF_USER = PreparedQuery(lambda user_id: Resident.objects.filter(user_id=user_id).select_related("city")
-                               .order_by(), ints=("user_id",))
-
-
 def _is_authenticated(user) -> bool:
     return user is not None and getattr(user, "is_authenticated", False)
 
@@ -170,12 +164,19 @@ def _roles_of(user) -> list[StaffRole]:
         return []
     cached = getattr(user, "_mafia_staff_roles", None)
     if cached is None:
-        # Ordered by columns of the row itself: the model's default ordering would join games and cities.
-        cached = _ROLES_OF_USER(user_id=user.pk)
-        if any(r.kind == StaffKind.TRIBUNE for r in cached):
-            cached += standing_in_roles(user)
-        user._mafia_staff_roles = cached
+        _read_viewer(user)
+        cached = user._mafia_staff_roles
     return cached
+
+
+def _read_viewer(user) -> None:
+    """Read and cache ``user``'s staff roles (with the Tribune roles they stand in for now) and seats
+    (``_roles_of``, ``_seats_of``): one statement for a viewer with a seat (``viewer_reads``)."""
+    seats, roles = seats_and_roles_of(user.pk)
+    if any(r.kind == StaffKind.TRIBUNE for r in roles):
+        roles += standing_in_roles(user)
+    user._mafia_staff_roles = roles
+    user._mafia_seats = seats
 
 
 def standing_in_roles(user, now: datetime | None = None) -> list[StaffRole]:
@@ -210,9 +211,8 @@ def _seats_of(user) -> dict[int, Resident]:
         return {}
     cached = getattr(user, "_mafia_seats", None)
     if cached is None:
-        # One seat per game: no order needed (the model's default would sort by city and name).
-        cached = {seat.game_id: seat for seat in _SEATS_OF_USER(user_id=user.pk)}
-        user._mafia_seats = cached
+        _read_viewer(user)
+        cached = user._mafia_seats
     return cached
 
 

@@ -19,9 +19,9 @@ from .day_helpers import build_game
 pytestmark = pytest.mark.django_db
 
 #: The queries of one thread page of an M21 game thread for a player, whatever the number of posts shown.
-THREAD_PAGE_QUERIES = 21
+THREAD_PAGE_QUERIES = 20
 #: The queries of one live poll of the same thread.
-LIVE_POLL_QUERIES = 7
+LIVE_POLL_QUERIES = 6
 
 
 @pytest.fixture
