@@ -3,6 +3,10 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 ``##VOTE``). The scheduler's handler table (``cities.scheduler.HANDLERS``) is the model.
 
 ``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
+0. ``hook.locked_reads()``: annotations that the statement re-locking the poster's membership of the inbox
+   (``policies.relock_membership``) reads as well, so that ``check`` needs no statement of its own under the lock;
+   their values reach ``check`` as ``seat.locked_reads`` (``(inbox id, {name: value})``; absent when the poster
+   has no membership there);
 1. ``hook.check(inbox, seat, text, now)`` before the message is stored: return a value describing what the post
    does (passed on to ``record``), or raise a ``RuleViolation`` to refuse the post (nothing is stored);
 2. ``hook.writes(inbox, seat, message, accepted, now)``: the hook's index rows as statements (``HookWrites``) that
@@ -52,6 +56,12 @@ class HookWrites:
 class PostHook:
     """What happens when a message is posted in an inbox of one kind. Override ``check`` and/or ``record``; the
     defaults accept every post and record nothing."""
+
+    def locked_reads(self) -> dict[str, Any]:
+        """Annotations of the ``Membership`` row re-locked for the post (name -> expression over the membership,
+        its ``inbox`` and its ``resident``; a ``FilteredRelation`` before the names that use it), read in the
+        same statement. The default reads nothing."""
+        return {}
 
     def check(self, inbox, seat, text: str, now: datetime) -> Any:
         """Decide the post before it is stored: return what it does, or raise a ``RuleViolation``."""

@@ -59,7 +59,7 @@ from .policy_tables import (
     SPIRIT_POST_KINDS,
     VOTE_ONLY_KINDS,
 )
-from .viewer_reads import seats_and_roles_of
+from .viewer_reads import forget_viewer_cache, relock_membership, seats_and_roles_of  # noqa: F401
 
 K = InboxKind
 
@@ -214,47 +214,6 @@ def _seats_of(user) -> dict[int, Resident]:
         _read_viewer(user)
         cached = user._mafia_seats
     return cached
-
-
-def forget_viewer_cache(user) -> None:
-    """Drop the per-request role, seat and membership caches of ``user`` (after changing them, or before a
-    check that must read fresh rows under a lock)."""
-    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships", "_mafia_spectating",
-                 "_mafia_watching"):
-        if hasattr(user, attr):
-            delattr(user, attr)
-
-
-_LOCKED_MEMBERSHIP = PreparedQuery(
-    lambda inbox_id, user_id: Membership.objects.select_for_update(of=("self",)).select_related("resident")
-    .filter(inbox_id=inbox_id, resident__user_id=user_id).order_by("id")[:1], ints=("inbox_id", "user_id"))
-
-
-def relock_membership(user, inbox: Inbox) -> Membership | None:
-    """Inside the caller's transaction, which holds ``inbox``'s row lock: re-read ``user``'s membership of
-    ``inbox`` with their seat (its city as the request read it), in one statement that locks the membership row
-    (``SELECT ... FOR UPDATE``), and cache both for the checks that follow (``seat_in``, ``membership_of``,
-    ``can_read_inbox``, ``post_denial_reason``). A ban, a removal or a death changes that same row under its lock, so a post decided
-    on it is ordered wholly before or after them. A user without a membership row (staff, outsiders) has every
-    cache dropped, so that their roles and seat are read again too. Returns the membership or None."""
-    if not _is_authenticated(user):
-        return None
-    found = _LOCKED_MEMBERSHIP(inbox_id=inbox.pk, user_id=user.pk)
-    membership = found[0] if found else None
-    if membership is None:
-        forget_viewer_cache(user)
-        return None
-    seats = getattr(user, "_mafia_seats", None)
-    if seats is not None:
-        seat, before = membership.resident, seats.get(inbox.game_id)
-        if before is not None and before.city_id == seat.city_id and Resident.city.is_cached(before):
-            seat.city = before.city  # a seat's city never changes: the one the request read serves
-        seats[inbox.game_id] = seat
-    cache = getattr(user, "_mafia_memberships", None)
-    if cache is None:
-        cache = user._mafia_memberships = {}
-    cache[inbox.pk] = membership
-    return membership
 
 
 def staff_roles_in(user, game: Game | int) -> list[StaffRole]:

@@ -93,8 +93,10 @@ def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_use
     already = post_of_form_key(acting_user, inbox, text, idempotency_key)
     if already is not None:
         return already
-    # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement.
-    policies.relock_membership(acting_user, inbox)
+    # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement, which
+    # also reads what the inbox kind's hook needs to decide the post (``PostHook.locked_reads``).
+    hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
+    policies.relock_membership(acting_user, inbox, hook)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     reason = policies.post_denial_reason(acting_user, inbox, now)
@@ -117,7 +119,6 @@ def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_use
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
         author_staff = grants[0] if grants else None  # none: a spectator (M-SETUP-3) posts as their account
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
-    hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
     accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
     message = Message(
         pk=getattr(inbox, "next_message_id", None),  # reserved by the locking read (PostgreSQL), else None

@@ -1,5 +1,6 @@
-"""The viewer's seats and staff roles, as the access policy reads them on every request (``inboxes.policies``
-caches them on the user for the request). Prepared once (``kernel.prepared``).
+"""The viewer's seats, staff roles and (under a post's lock) membership, as the access policy reads them
+(``inboxes.policies`` caches them on the user for the request, and re-exports these names). Prepared once
+(``kernel.prepared``).
 
 The seats come each joined with every staff role the viewer holds (one row per seat and role, the role's columns
 NULL when there is none), so that a player's request reads both in one statement. A viewer without a seat has no
@@ -11,6 +12,8 @@ from django.db.models import F
 
 from cities.models import Resident, StaffRole
 from kernel.prepared import PreparedQuery
+
+from .models import Inbox, Membership
 
 _ROLE_FIELDS = ("id", "game_id", "kind", "city_id", "user_id")
 # Ordered by columns of the row itself: the model's default ordering would join games and cities.
@@ -42,3 +45,61 @@ def seats_and_roles_of(user_id: int) -> tuple[dict[int, Resident], list[StaffRol
             roles[seat._role_id] = StaffRole.from_db(seat._state.db, list(_ROLE_FIELDS),
                                                      [getattr(seat, f"_role_{f}") for f in _ROLE_FIELDS])
     return seats, sorted(roles.values(), key=_role_order)
+
+
+def forget_viewer_cache(user) -> None:
+    """Drop the per-request role, seat and membership caches of ``user`` (after changing them, or before a
+    check that must read fresh rows under a lock)."""
+    for attr in ("_mafia_staff_roles", "_mafia_seats", "_mafia_memberships", "_mafia_spectating",
+                 "_mafia_watching"):
+        if hasattr(user, attr):
+            delattr(user, attr)
+
+
+def _locked_membership(hook):
+    """The statement re-locking a user's membership of an inbox with their seat, and the reads of ``hook`` (a
+    ``PostHook``, or None), built afresh for each compilation (a ``FilteredRelation`` serves one queryset)."""
+    return PreparedQuery(
+        lambda inbox_id, user_id: Membership.objects.select_for_update(of=("self",)).select_related("resident")
+        .filter(inbox_id=inbox_id, resident__user_id=user_id)
+        .annotate(**(hook.locked_reads() if hook is not None else {})).order_by("id")[:1],
+        ints=("inbox_id", "user_id"))
+
+
+_LOCKED_MEMBERSHIP = {None: _locked_membership(None)}  # by post hook (``PostHook.locked_reads``); None: no reads
+
+
+def relock_membership(user, inbox: Inbox, hook=None) -> Membership | None:
+    """Inside the caller's transaction, which holds ``inbox``'s row lock: re-read ``user``'s membership of
+    ``inbox`` with their seat (its city as the request read it), in one statement that locks the membership row
+    (``SELECT ... FOR UPDATE``), and cache both for the checks that follow (``seat_in``, ``membership_of``,
+    ``can_read_inbox``, ``post_denial_reason``). A ban, a removal or a death changes that same row under its lock,
+    so a post decided on it is ordered wholly before or after them. A user without a membership row (staff,
+    outsiders) has every cache dropped, so that their roles and seat are read again too. ``hook``: the post's
+    ``PostHook``, whose ``locked_reads`` the same statement reads (set on the seat as ``locked_reads``). Returns the
+    membership or None."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    reads = hook.locked_reads() if hook is not None else {}
+    query = _LOCKED_MEMBERSHIP.get(hook if reads else None)
+    if query is None:
+        query = _LOCKED_MEMBERSHIP.setdefault(hook, _locked_membership(hook))
+    found = query(inbox_id=inbox.pk, user_id=user.pk)
+    membership = found[0] if found else None
+    if membership is None:
+        forget_viewer_cache(user)
+        return None
+    if reads:
+        membership.resident.locked_reads = (inbox.pk, {name: getattr(membership, name) for name in reads
+                                                       if hasattr(membership, name)})
+    seats = getattr(user, "_mafia_seats", None)
+    if seats is not None:
+        seat, before = membership.resident, seats.get(inbox.game_id)
+        if before is not None and before.city_id == seat.city_id and Resident.city.is_cached(before):
+            seat.city = before.city  # a seat's city never changes: the one the request read serves
+        seats[inbox.game_id] = seat
+    cache = getattr(user, "_mafia_memberships", None)
+    if cache is None:
+        cache = user._mafia_memberships = {}
+    cache[inbox.pk] = membership
+    return membership

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, Subquery, Value, When
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -30,7 +30,6 @@ from cities.models import (
 )
 from cities.services import do_replan_clock, voting_window_limits
 from inboxes import policies
-from inboxes.hooks import HookWrites
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
 from inboxes.services import (
     do_kill_resident,
@@ -40,7 +39,6 @@ from inboxes.services import (
     write_proxy_message,
 )
 from kernel.audit import record_event
-from kernel.prepared import PreparedInsert, PreparedQuery, PreparedUpdate
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 
@@ -52,11 +50,9 @@ from .models import (
     ProxyRequest,
     ProxyState,
     SuicideDeclaration,
-    VoteState,
     VotingSession,
 )
-from .parsing import parse_lepra_execution
-from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
+from .tallies import LepraVoteMessage, tally_lepra_execution
 
 #: The first game day with nominations and executions (L-DAY-5, L-NOM-1).
 FIRST_EXECUTION_DAY = 2
@@ -436,117 +432,6 @@ def compute_session_tally(session: VotingSession, *, closes_at: datetime | None 
     return result, names
 
 
-def _refusal_error(refusal: LepraRefusal, session: VotingSession | None, game, *, by_nominee: bool = False,
-                   viewer=None):
-    """The translated error for a refused voting post (L-VOTE-2/3/8); ``by_nominee``: the author is the nominee
-    of the voting inbox (a second last word is refused with its own reason, L-VOTE-3)."""
-    if refusal == LepraRefusal.NOT_OPEN_YET:
-        if session is None:
-            return WrongState(_("Voting has not opened yet."), rule="L-VOTE-8")
-        return WrongState(_("Voting has not opened yet: it opens at %(at)s.") % {"at": _local(game, session.opens_at, viewer)},
-                          rule="L-VOTE-8")
-    if refusal == LepraRefusal.CLOSED:
-        return WrongState(_("Voting closed at %(at)s: your message came too late.")
-                          % {"at": _local(game, session.closes_at, viewer)}, rule="L-VOTE-8")
-    if refusal == LepraRefusal.NOT_A_MEMBER:
-        return NotAllowed(_("You have no vote here."), rule="L-VOTE-1")
-    if refusal == LepraRefusal.RETRACTION_WITHOUT_VOTE:
-        return InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2")
-    if refusal == LepraRefusal.ALREADY_VOTING:
-        return InvalidInput(_("You already vote here: this vote does not count again."), rule="L-VOTE-2")
-    if refusal == LepraRefusal.FLOOD and by_nominee:
-        return InvalidInput(_("You have already said your last word: only «казнить» or «не казнить» can be "
-                              "posted here now."), rule="L-VOTE-3")
-    return InvalidInput(_("Only «казнить» or «не казнить» can be posted here."), rule="L-VOTE-3")
-
-
-def _session_for_voter(city_id, day, inbox_id, seat_id):
-    standing = LepraVote.objects.filter(inbox_id=inbox_id, voter_id=seat_id, state=VoteState.STANDING)
-    declared = SuicideDeclaration.objects.filter(resident_id=seat_id, day=day)
-    return (VotingSession.objects.filter(city_id=city_id, day=day).order_by("pk")
-            .annotate(has_standing_vote=Exists(standing), declared_suicide=Exists(declared))[:1])
-
-
-#: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
-#: has declared suicide that day: read on every vote (prepared: ``kernel.prepared``).
-_INSERT_VOTE = PreparedInsert(LepraVote, ignore_conflicts=True)  # a second standing vote: no row
-
-
-def _retraction(inbox_id, voter_id, message_id):
-    """L-VOTE-2, in one statement: the voter's standing vote becomes their latest retraction (retracted by the
-    message, at its receive time) and the previous latest one is no longer it; nothing changes when no vote
-    stands (the previous latest row is touched only beside a standing one)."""
-    standing = Q(state=VoteState.STANDING)
-    stands = LepraVote.objects.filter(inbox_id=inbox_id, voter_id=voter_id, state=VoteState.STANDING)
-    received_at = Message.objects.filter(pk=message_id).values("received_at")[:1]
-    rows = (LepraVote.objects.filter(inbox_id=inbox_id, voter_id=voter_id)
-            .filter(standing | (Q(latest_retraction=True) & Exists(stands))))
-    return rows, {
-        "state": Case(When(standing, then=Value(VoteState.RETRACTED)), default=F("state")),
-        "retracted_by": Case(When(standing, then=Value(message_id)), default=F("retracted_by"),
-                             output_field=BigIntegerField()),
-        "retracted_at": Case(When(standing, then=Subquery(received_at)), default=F("retracted_at")),
-        "latest_retraction": Case(When(standing, then=Value(True)), default=Value(False)),
-    }
-
-
-_RETRACT_VOTE = PreparedUpdate(_retraction, ints=("inbox_id", "voter_id", "message_id"))
-_SESSION_FOR_VOTER = PreparedQuery(_session_for_voter, ints=("city_id", "day", "inbox_id", "seat_id"))
-
-
-def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datetime) -> LepraAccepted | None:
-    """Decide a post in the voting ``inbox`` (locked by the caller) by ``seat`` at receive time ``now``, before it
-    is stored (L-VOTE-2, L-VOTE-3, L-VOTE-8): returns what it does (vote, retraction, last word), or raises the
-    translated refusal and nothing is stored. A staff post (``seat`` None: the Tribune) is an announcement and
-    returns None. The decision is the pure tally's, over the seat's standing vote here (the stored tally,
-    ``voting.standing``: one statement with the session) plus this message; the nominee's own messages are read
-    as well, for the last word (L-VOTE-3)."""
-    if seat is None:
-        return None
-    found = _SESSION_FOR_VOTER(city_id=inbox.city_id, day=inbox.day_number, inbox_id=inbox.pk, seat_id=seat.pk)
-    session = found[0] if found else None
-    if session is None or session.opened_at is None:
-        raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game, viewer=seat.user)
-    if session.declared_suicide and parse_lepra_execution(text) is not None:  # a declared suicide takes no part in voting (L-NOM-5)
-        raise NotAllowed(_("You declared suicide today: you take no part in voting."), rule="L-NOM-5")
-    key, nominee = str(seat.pk), str(inbox.resident_id)
-    if seat.pk == inbox.resident_id:
-        # One query: the nominee's own messages here, each flagged when it is a proxy vote cast for them (L-NOM-6).
-        own = list(Message.objects.filter(inbox=inbox, author_resident=seat)
-                   .annotate(is_proxy=Exists(LepraVote.objects.filter(message=OuterRef("pk"), voter=seat, proxy=True)))
-                   .only("pk", "received_at", "body").order_by("received_at", "id"))
-        messages = [LepraVoteMessage(seq=m.pk, at=m.received_at, author=key, inbox=nominee, text=m.body,
-                                     proxy=m.is_proxy) for m in own]
-    else:
-        # A voter's past here is their standing vote or none: the stored tally is kept in step with every post.
-        messages = ([LepraVoteMessage(seq=0, at=session.opens_at, author=key, inbox=nominee, text="казнить")]
-                    if session.has_standing_vote else [])
-    seq = max((m.seq for m in messages), default=0) + 1
-    messages.append(LepraVoteMessage(seq=seq, at=now, author=key, inbox=nominee, text=text))
-    result = tally_lepra_execution(session.opens_at, session.closes_at, [key], [nominee], messages)
-    receipt = next(r for r in result.receipts if r.seq == seq)
-    if receipt.refusal is not None:
-        raise _refusal_error(receipt.refusal, session, inbox.game, by_nominee=seat.pk == inbox.resident_id,
-                             viewer=seat.user)
-    return receipt.accepted
-
-
-def voting_post_writes(inbox: Inbox, seat: Resident | None, message: Message, accepted: LepraAccepted | None,
-                       now: datetime) -> HookWrites | None:
-    """The standing-vote row of an accepted post (the stored tally, ``voting.standing``) as one statement that goes
-    in the post's last round trip (``inboxes.hooks``), or None when the post changes no vote (the last word, a
-    staff announcement). A second standing vote is impossible: the named unique constraint keeps the insert from
-    storing it, and that is the player's "you already vote here" (double submits, two tabs); a retraction that
-    finds no standing vote is "you have no vote here to retract" (L-VOTE-2). Either refusal rolls the post back."""
-    if accepted == LepraAccepted.VOTE:
-        vote = LepraVote(inbox=inbox, voter=seat, message=message, cast_at=now)
-        return HookWrites((_INSERT_VOTE.statement(vote),), refusal=InvalidInput(
-            _("You already vote here: this vote does not count again."), rule="L-VOTE-2"))
-    if accepted == LepraAccepted.RETRACTION:
-        retraction = _RETRACT_VOTE.statement(inbox_id=inbox.pk, voter_id=seat.pk, message_id=message.pk)
-        return HookWrites((retraction,), refusal=InvalidInput(_("You have no vote here to retract."), rule="L-VOTE-2"))
-    return None
-
 
 def _result_text(game, city: City, result, names: dict[str, str]) -> str:
     def n(key):
@@ -778,6 +663,8 @@ _MOVED: dict[str, str] = {
         "sitting_judge_of"
     ], "judge_services"),
     **dict.fromkeys(["_night_start", "do_apply_spirit_rule"], "spirit_services"),
+    **dict.fromkeys(["_refusal_error", "_SESSION_FOR_VOTER", "check_voting_post", "voting_post_locked_reads",
+                     "voting_post_writes"], "vote_posts"),
 }
 
 

@@ -1,7 +1,7 @@
 """The standing tally of a Lepra execution voting kept as data (L-VOTE-2, L-VOTE-4, L-VOTE-5, L-VOTE-9).
 
 ``LepraVote`` is the table of the votes of every voting inbox: one row per «казнить» accepted (standing, or
-retracted by the «не казнить» it names), written by ``voting.services.voting_post_writes`` in the vote's own
+retracted by the «не казнить» it names), written by ``voting.vote_posts.voting_post_writes`` in the vote's own
 transaction under the inbox lock. The live tally of a city's voting is read from these rows (one statement for the
 inboxes, one for the votes, whatever the number of messages), never recounted from the messages on a page view.
 

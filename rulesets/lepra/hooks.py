@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from inboxes.hooks import PostHook, post_hook
 from inboxes.models import InboxKind
-from voting.services import check_precinct_post, check_voting_post, record_precinct_post, voting_post_writes
+from voting.services import check_precinct_post, record_precinct_post
+from voting.vote_posts import check_voting_post, voting_post_locked_reads, voting_post_writes
 
 
 @post_hook(InboxKind.VOTING, ruleset="lepra")
 class VotingInboxHook(PostHook):
     """L-VOTE-2/3/8: a resident's post is a vote, a retraction or the last word, else refused with the tally's
     reason; the standing-vote index follows the accepted post."""
+
+    def locked_reads(self):
+        return voting_post_locked_reads()
 
     def check(self, inbox, seat, text, now):
         return check_voting_post(inbox, seat, text, now)
