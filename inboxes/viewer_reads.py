@@ -8,7 +8,7 @@ row: their roles are then read alone.
 """
 from __future__ import annotations
 
-from django.db.models import F
+from django.db.models import F, FilteredRelation
 
 from cities.models import Resident, StaffRole
 from kernel.prepared import PreparedQuery
@@ -66,7 +66,8 @@ def _locked_membership(hook):
         ints=("inbox_id", "user_id"))
 
 
-_LOCKED_MEMBERSHIP = {None: _locked_membership(None)}  # by post hook (``PostHook.locked_reads``); None: no reads
+#: By post hook (None: no reads): the statement and the names of the hook's reads (built once per process).
+_LOCKED_MEMBERSHIP: dict = {None: (_locked_membership(None), ())}
 
 
 def relock_membership(user, inbox: Inbox, hook=None) -> Membership | None:
@@ -80,18 +81,19 @@ def relock_membership(user, inbox: Inbox, hook=None) -> Membership | None:
     membership or None."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    reads = hook.locked_reads() if hook is not None else {}
-    query = _LOCKED_MEMBERSHIP.get(hook if reads else None)
-    if query is None:
-        query = _LOCKED_MEMBERSHIP.setdefault(hook, _locked_membership(hook))
+    prepared = _LOCKED_MEMBERSHIP.get(hook)
+    if prepared is None:
+        names = tuple(name for name, read in hook.locked_reads().items() if not isinstance(read, FilteredRelation))
+        prepared = _LOCKED_MEMBERSHIP.setdefault(hook, (_locked_membership(hook), names) if names
+                                                 else _LOCKED_MEMBERSHIP[None])
+    query, reads = prepared
     found = query(inbox_id=inbox.pk, user_id=user.pk)
     membership = found[0] if found else None
     if membership is None:
         forget_viewer_cache(user)
         return None
     if reads:
-        membership.resident.locked_reads = (inbox.pk, {name: getattr(membership, name) for name in reads
-                                                       if hasattr(membership, name)})
+        membership.resident.locked_reads = (inbox.pk, {name: getattr(membership, name) for name in reads})
     seats = getattr(user, "_mafia_seats", None)
     if seats is not None:
         seat, before = membership.resident, seats.get(inbox.game_id)
