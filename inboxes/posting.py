@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from kernel.audit import event_statement
+from kernel.errors import RuleViolation
 from kernel.prepared import NextId, PreparedInsert, PreparedQuery, execute_together
 
 from . import policies
@@ -53,21 +54,43 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
                                  idempotency_key=idempotency_key)
 
 
-@transaction.atomic
 def do_post_message_by_id(inbox_id: str, text: str, *, acting_user, now: datetime | None = None,
                           idempotency_key: str | None = None) -> Message:
     """Post ``text`` in the inbox whose public id is ``inbox_id`` (a URL's), as ``do_post_message`` does, for a
     logged-in ``acting_user``: the inbox is read through the access policy and its row locked by the same statement
     (``policies.access_inbox_by_id(..., lock=True)``), so a post reads its inbox once. Refusals are worded in the
     game's language. Returns the Message (``message.inbox`` is the inbox). Raises ``Http404`` for a malformed,
-    missing or unreadable inbox (as the page does, whatever the text), else what ``do_post_message`` raises."""
+    missing or unreadable inbox (as the page does, whatever the text), else what ``do_post_message`` raises.
+
+    The form's key (``idempotency_key``) is looked up by that same statement, so that the time a post holds the
+    lock, during which no other post of the inbox can go on, has no statement for it. The same form sent twice at
+    once is the one case that lookup cannot see (its snapshot is taken before it waits for the lock): the second
+    sending is then refused (its vote stands already, or the key's unique constraint refuses the row), looked up
+    again once refused, and answered with the first one's message, as a re-submission is."""
     text = (text or "").strip()
-    body_html = render_markdown(text) if _text_problem(text) is None else ""  # pure: before the lock
-    inbox = policies.access_inbox_by_id(acting_user, inbox_id, lock=True)
-    with translation.override(inbox.game.language):
-        _check_text(text)
-        return _post_in_locked_inbox(inbox, text, body_html, acting_user=acting_user, now=now,
-                                     idempotency_key=idempotency_key)
+    valid = _text_problem(text) is None
+    body_html = render_markdown(text) if valid else ""  # pure: before the lock
+    try:
+        with transaction.atomic():
+            inbox = policies.access_inbox_by_id(acting_user, inbox_id, lock=True, form_key=idempotency_key)
+            with translation.override(inbox.game.language):
+                _check_text(text)
+                return _post_in_locked_inbox(inbox, text, body_html, acting_user=acting_user, now=now,
+                                             idempotency_key=idempotency_key, key_looked_up=True)
+    except RuleViolation:
+        already = _stored_post_of_form(acting_user, inbox_id, text, idempotency_key) if valid else None
+        if already is None:
+            raise
+        return already
+
+
+def _stored_post_of_form(user, inbox_id: str, text: str, key: str | None) -> Message | None:
+    """The message ``user`` posted with the form ``key`` in the inbox of public id ``inbox_id`` with ``text``
+    (``selectors.post_of_form_key``), or None: also when the key went with another post (the refusal stands)."""
+    try:
+        return post_of_form_key(user, str(inbox_id), text, key)
+    except RuleViolation:
+        return None
 
 
 def _text_problem(text: str) -> str | None:
@@ -87,10 +110,15 @@ def _check_text(text: str) -> None:
 
 
 def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime | None,
-                          idempotency_key: str | None) -> Message:
-    """The post itself, in the caller's transaction, which holds ``inbox``'s row lock (read under it)."""
+                          idempotency_key: str | None, key_looked_up: bool = False) -> Message:
+    """The post itself, in the caller's transaction, which holds ``inbox``'s row lock (read under it).
+    ``key_looked_up``: the locked read looked the form's key up (``do_post_message_by_id``)."""
     now = now or timezone.now()
-    already = post_of_form_key(acting_user, inbox, text, idempotency_key)
+    if key_looked_up:  # by the locked read (``form_key_message_id``): the stored message is read only when there is one
+        found = getattr(inbox, "form_key_message_id", None)
+        already = post_of_form_key(acting_user, inbox, text, idempotency_key) if found is not None else None
+    else:
+        already = post_of_form_key(acting_user, inbox, text, idempotency_key)
     if already is not None:
         return already
     # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement, which
