@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from cities.models import Game, GameEvent, GameStatus
 from cities.scheduler import advance_clock, dispatch_due_events
+from kernel.public_ids import new_idempotency_key
 from roles.services import do_end_game_early
 
 from . import world as bench_world
@@ -115,6 +116,12 @@ def expect(figure: Figure, response, status: int, what: str) -> bool:
 # The run
 # ----------------------------------------------------------------------------------------------------------------
 
+def form(text: str) -> dict[str, str]:
+    """A post form as a browser sends it: the text and the form's own key (a fresh one per rendering of the page,
+    ``inboxes.forms.PostMessageForm``), which the site looks up to answer a re-submission."""
+    return {"text": text, "idempotency_key": new_idempotency_key()}
+
+
 @dataclass
 class Voter:
     """A client voting in one voting inbox, alternating «казнить» and «не казнить» (it knows its standing)."""
@@ -127,7 +134,7 @@ class Voter:
         text = bench_world.RETRACT if self.standing else bench_world.VOTE
         name = prefix + ("retraction" if self.standing else "vote")
         if follow:
-            first, second = self.client.post_and_follow(self.path, {"text": text})
+            first, second = self.client.post_and_follow(self.path, form(text))
             fig = figures[name + " + redirect"]
             if first.status == 302 and second is not None and second.status == 200:
                 fig.seconds.append(first.seconds + second.seconds)
@@ -135,7 +142,7 @@ class Voter:
             else:
                 fig.errors.append(f"HTTP {first.status}/{second.status if second else None}")
             return
-        response = self.client.request("POST", self.path, {"text": text})
+        response = self.client.request("POST", self.path, form(text))
         if expect(figures[name], response, 302, text):
             self.standing = not self.standing
 
@@ -308,7 +315,7 @@ class Bench:
         def discussion(r):
             for i in range(size.single_requests):
                 expect(self.figures["discussion post"],
-                       self.poster.request("POST", self.poster_path, {"text": f"Round {r}, message {i}."}), 302,
+                       self.poster.request("POST", self.poster_path, form(f"Round {r}, message {i}.")), 302,
                        "discussion")
 
         def pages(r):
@@ -336,7 +343,7 @@ class Bench:
             def job(c, path):
                 def run():
                     try:
-                        expect(fig, c.request("POST", path, {"text": f"Round {r}: here."}), 302, "burst post")
+                        expect(fig, c.request("POST", path, form(f"Round {r}: here.")), 302, "burst post")
                     except (OSError, http.client.HTTPException) as exc:
                         fig.errors.append(f"{type(exc).__name__}: {exc}")
                 return run
