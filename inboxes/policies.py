@@ -696,11 +696,11 @@ def access_inbox_by_id(user, inbox_id, *, lock: bool = False, form_key: str | No
     the same statement that reads it, and the instance is marked so (``row_locked``); ``next_message_id`` is then
     the id reserved for the post's message (None where the database has no sequence), and
     ``form_key_message_id`` the id of the message the user already posted with the post form's key ``form_key``
-    (None when none; ``selectors.post_of_form_key``). Returns the Inbox with its
-    game loaded, and unless ``lock`` its city, nominee and organizer too (a post uses them by their ids). Raises
-    ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden inbox must be
-    indistinguishable from one that does not exist (L-INBOX-17); ``TransactionManagementError`` when ``lock`` is
-    asked outside a transaction; ``ValueError`` when it is asked for an anonymous user.
+    (None when none; ``selectors.post_of_form_key``). Returns the Inbox with its game loaded, and unless ``lock``
+    its city, nominee and organizer too (a post uses them by their ids). Raises ``Http404``, the same one, for a
+    malformed, missing or forbidden id: a forbidden inbox must be indistinguishable from one that does not exist
+    (L-INBOX-17); ``TransactionManagementError`` when ``lock`` is asked outside a transaction; ``ValueError`` when
+    it is asked for an anonymous user.
     """
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")

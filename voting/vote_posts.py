@@ -56,8 +56,6 @@ def _session_for_voter(city_id, day, inbox_id, seat_id):
             .annotate(has_standing_vote=Exists(standing), declared_suicide=Exists(declared))[:1])
 
 
-#: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
-#: has declared suicide that day: read on every vote (prepared: ``kernel.prepared``).
 _INSERT_VOTE = PreparedInsert(LepraVote, ignore_conflicts=True)  # a second standing vote: no row
 
 
@@ -80,6 +78,9 @@ def _retraction(inbox_id, voter_id, message_id):
 
 
 _RETRACT_VOTE = PreparedUpdate(_retraction, ints=("inbox_id", "voter_id", "message_id"))
+#: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
+#: has declared suicide that day: read by a vote whose re-lock did not read them (``voting_post_locked_reads``);
+#: prepared (``kernel.prepared``).
 _SESSION_FOR_VOTER = PreparedQuery(_session_for_voter, ints=("city_id", "day", "inbox_id", "seat_id"))
 _SESSION_COLUMNS = ("id", "opens_at", "closes_at", "opened_at")
 
