@@ -30,14 +30,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from kernel.prepared import NextId, PreparedQuery
+from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
@@ -59,7 +59,7 @@ from .policy_tables import (
     SPIRIT_POST_KINDS,
     VOTE_ONLY_KINDS,
 )
-from .viewer_reads import forget_viewer_cache, relock_membership, seats_and_roles_of  # noqa: F401
+from .viewer_reads import forget_viewer_cache, lock_for_post, seats_and_roles_of  # noqa: F401
 
 K = InboxKind
 
@@ -669,61 +669,42 @@ _INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_by_public_id
     viewer_watches=_watches(user_id)), ints=("user_id",), strs=("public_id",))
 _INBOX_FOR_SEATED_VIEWER = PreparedQuery(_inbox_for_viewer, ints=("user_id",), strs=("public_id",),
                                          int_lists=("seat_ids",))
-def _for_post(inbox: QuerySet, user_id, form_key) -> QuerySet:
-    """``inbox`` read for a post: its row locked (``FOR UPDATE OF`` the inbox alone), the post's message id
-    reserved (``next_message_id``, ``kernel.prepared.NextId``) and the id of the message the viewer already
-    posted with the form's key (``form_key_message_id``; "" matches none), all in the same statement."""
-    posted = Message.objects.filter(author_user_id=user_id, idempotency_key=form_key).values("id")[:1]
-    return inbox.select_for_update(of=("self",)).annotate(next_message_id=NextId(Message),
-                                                          form_key_message_id=Subquery(posted))
+#: The same reads for a post (which reads the inbox again under its lock, ``lock_for_post``): only the game loaded
+#: with the inbox.
+_POST_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_with_game_by_public_id(public_id).annotate(
+    viewer_watches=_watches(user_id)), ints=("user_id",), strs=("public_id",))
+_POST_INBOX_FOR_SEATED_VIEWER = PreparedQuery(lambda public_id, user_id, seat_ids: _inbox_for_viewer(
+    public_id, user_id, seat_ids, _inbox_with_game_by_public_id), ints=("user_id",), strs=("public_id",),
+    int_lists=("seat_ids",))
 
 
-#: The same reads for a post's transaction (``_for_post``), with only the game loaded with the inbox.
-_LOCKED_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id, form_key: _for_post(
-    _inbox_with_game_by_public_id(public_id).annotate(viewer_watches=_watches(user_id)), user_id, form_key),
-    ints=("user_id",), strs=("public_id", "form_key"))
-_LOCKED_INBOX_FOR_SEATED_VIEWER = PreparedQuery(lambda public_id, user_id, seat_ids, form_key: _for_post(
-    _inbox_for_viewer(public_id, user_id, seat_ids, _inbox_with_game_by_public_id), user_id, form_key),
-    ints=("user_id",), strs=("public_id", "form_key"), int_lists=("seat_ids",))
-
-
-def access_inbox_by_id(user, inbox_id, *, lock: bool = False, form_key: str | None = None) -> Inbox:
+def access_inbox_by_id(user, inbox_id, *, for_post: bool = False) -> Inbox:
     """The only way a request's inbox id becomes an Inbox (Zulip's ``access_stream_by_id``).
 
     Args: ``inbox_id`` the inbox's opaque public id (``kernel.public_ids``) from a URL or a form; the database id
-    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20). ``lock``:
-    for a logged-in user inside a transaction (a post's), the inbox row is locked (``SELECT ... FOR UPDATE``) by
-    the same statement that reads it, and the instance is marked so (``row_locked``); ``next_message_id`` is then
-    the id reserved for the post's message (None where the database has no sequence), and
-    ``form_key_message_id`` the id of the message the user already posted with the post form's key ``form_key``
-    (None when none; ``selectors.post_of_form_key``). Returns the Inbox with its game loaded, and unless ``lock``
-    its city, nominee and organizer too (a post uses them by their ids). Raises ``Http404``, the same one, for a
-    malformed, missing or forbidden id: a forbidden inbox must be indistinguishable from one that does not exist
-    (L-INBOX-17); ``TransactionManagementError`` when ``lock`` is asked outside a transaction; ``ValueError`` when
-    it is asked for an anonymous user.
+    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20).
+    ``for_post``: the read of a post, which locks and reads the inbox again (``lock_for_post``): only the game is
+    loaded with the inbox. Returns the Inbox with its game loaded, and unless ``for_post`` its city, nominee and
+    organizer too. Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden inbox
+    must be indistinguishable from one that does not exist (L-INBOX-17).
     """
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
     # The same queries run whether the id exists or not (roles, seats, the inbox), so that the response time does
     # not tell a forbidden inbox from a missing one either. Whether the viewer watches the inbox's game as a
     # spectator, and the membership of their seat there, are read in the inbox's own statement.
-    if lock and not _is_authenticated(user):
-        raise ValueError("only a logged-in user's read of an inbox locks it")
     _roles_of(user)
     seats = _seats_of(user)
     if seats:
         seat_ids = [s.pk for s in seats.values()]
-        found = (_LOCKED_INBOX_FOR_SEATED_VIEWER(public_id=str(inbox_id), user_id=user.pk, seat_ids=seat_ids,
-                                                 form_key=form_key or "") if lock else
-                 _INBOX_FOR_SEATED_VIEWER(public_id=str(inbox_id), user_id=user.pk, seat_ids=seat_ids))
+        query = _POST_INBOX_FOR_SEATED_VIEWER if for_post else _INBOX_FOR_SEATED_VIEWER
+        found = query(public_id=str(inbox_id), user_id=user.pk, seat_ids=seat_ids)
     elif _is_authenticated(user):
-        found = (_LOCKED_INBOX_FOR_VIEWER(public_id=str(inbox_id), user_id=user.pk, form_key=form_key or "") if lock
-                 else _INBOX_FOR_VIEWER(public_id=str(inbox_id), user_id=user.pk))
+        query = _POST_INBOX_FOR_VIEWER if for_post else _INBOX_FOR_VIEWER
+        found = query(public_id=str(inbox_id), user_id=user.pk)
     else:
         found = _INBOX_FOR_ANONYMOUS(public_id=str(inbox_id))
     inbox = found[0] if found else None
-    if inbox is not None:
-        inbox.row_locked = lock
     if inbox is not None and _is_authenticated(user):
         watching = getattr(user, "_mafia_watching", None)
         if watching is None:

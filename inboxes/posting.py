@@ -13,8 +13,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from kernel.audit import event_statement
-from kernel.errors import RuleViolation
-from kernel.prepared import NextId, PreparedInsert, PreparedQuery, execute_together
+from kernel.prepared import PreparedInsert, execute_together
 
 from . import policies
 from .hooks import post_hook_for
@@ -44,53 +43,26 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     text = (text or "").strip()
     _check_text(text)
     body_html = render_markdown(text)  # pure: rendered before the inbox lock is taken
-    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after; the
-    # receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
-    # post (its cut-off is earlier than the receive time), L-VOTE-8.
-    locked = _LOCKED_INBOX(inbox_id=inbox.pk)
-    if not locked:
-        raise Inbox.DoesNotExist("No such inbox.")
-    return _post_in_locked_inbox(locked[0], text, body_html, acting_user=acting_user, now=now,
-                                 idempotency_key=idempotency_key)
+    return _post(inbox, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)
 
 
 def do_post_message_by_id(inbox_id: str, text: str, *, acting_user, now: datetime | None = None,
                           idempotency_key: str | None = None) -> Message:
     """Post ``text`` in the inbox whose public id is ``inbox_id`` (a URL's), as ``do_post_message`` does, for a
-    logged-in ``acting_user``: the inbox is read through the access policy and its row locked by the same statement
-    (``policies.access_inbox_by_id(..., lock=True)``), so a post reads its inbox once. Refusals are worded in the
-    game's language. Returns the Message (``message.inbox`` is the inbox). Raises ``Http404`` for a malformed,
-    missing or unreadable inbox (as the page does, whatever the text), else what ``do_post_message`` raises.
+    logged-in ``acting_user``: the inbox is read through the access policy (``policies.access_inbox_by_id``), then
+    locked and read again as ``do_post_message`` does. Refusals are worded in the game's language. Returns the
+    Message (``message.inbox`` is the inbox). Raises ``Http404`` for a malformed, missing or unreadable inbox (as
+    the page does, whatever the text), else what ``do_post_message`` raises.
 
-    The form's key (``idempotency_key``) is looked up by that same statement, so that the time a post holds the
-    lock, during which no other post of the inbox can go on, has no statement for it. The same form sent twice at
-    once is the one case that lookup cannot see (its snapshot is taken before it waits for the lock): the second
-    sending is then refused (its vote stands already, or the key's unique constraint refuses the row), looked up
-    again once refused, and answered with the first one's message, as a re-submission is."""
+    The form's key (``idempotency_key``) is looked up once the lock is held, so the same form sent twice at once
+    is answered with the first sending's message, as a re-submission is (L-INBOX-21)."""
     text = (text or "").strip()
-    valid = _text_problem(text) is None
-    body_html = render_markdown(text) if valid else ""  # pure: before the lock
-    try:
-        with transaction.atomic():
-            inbox = policies.access_inbox_by_id(acting_user, inbox_id, lock=True, form_key=idempotency_key)
-            with translation.override(inbox.game.language):
-                _check_text(text)
-                return _post_in_locked_inbox(inbox, text, body_html, acting_user=acting_user, now=now,
-                                             idempotency_key=idempotency_key, key_looked_up=True)
-    except RuleViolation:
-        already = _stored_post_of_form(acting_user, inbox_id, text, idempotency_key) if valid else None
-        if already is None:
-            raise
-        return already
-
-
-def _stored_post_of_form(user, inbox_id: str, text: str, key: str | None) -> Message | None:
-    """The message ``user`` posted with the form ``key`` in the inbox of public id ``inbox_id`` with ``text``
-    (``selectors.post_of_form_key``), or None: also when the key went with another post (the refusal stands)."""
-    try:
-        return post_of_form_key(user, str(inbox_id), text, key)
-    except RuleViolation:
-        return None
+    body_html = render_markdown(text) if _text_problem(text) is None else ""  # pure: before the lock
+    with transaction.atomic():
+        inbox = policies.access_inbox_by_id(acting_user, inbox_id, for_post=True)
+        with translation.override(inbox.game.language):
+            _check_text(text)
+            return _post(inbox, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)
 
 
 def _text_problem(text: str) -> str | None:
@@ -109,22 +81,21 @@ def _check_text(text: str) -> None:
                            % {"length": len(text), "max": settings.MAFIA_MESSAGE_MAX_LENGTH})
 
 
-def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime | None,
-                          idempotency_key: str | None, key_looked_up: bool = False) -> Message:
-    """The post itself, in the caller's transaction, which holds ``inbox``'s row lock (read under it).
-    ``key_looked_up``: the locked read looked the form's key up (``do_post_message_by_id``)."""
-    now = now or timezone.now()
-    if key_looked_up:  # by the locked read (``form_key_message_id``): the stored message is read only when there is one
-        found = getattr(inbox, "form_key_message_id", None)
-        already = post_of_form_key(acting_user, inbox, text, idempotency_key) if found is not None else None
-    else:
-        already = post_of_form_key(acting_user, inbox, text, idempotency_key)
-    if already is not None:
-        return already
-    # Decide on the membership (and seat) read under the lock, not a page's cache: one locking statement, which
-    # also reads what the inbox kind's hook needs to decide the post (``PostHook.locked_reads``).
+def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime | None,
+          idempotency_key: str | None) -> Message:
+    """The post itself, in the caller's transaction: ``inbox`` (as read before) is locked and read again."""
     hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
-    policies.relock_membership(acting_user, inbox, hook)
+    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after, and
+    # decide on the inbox, the membership and the seat read once the lock is held, not on a page's cache: one
+    # round trip, which also reads what the hook needs to decide the post (``PostHook.locked_reads``). The receive
+    # time is read once the lock is held, so a close that locks the inbox first is wholly before this post (its
+    # cut-off is earlier than the receive time), L-VOTE-8.
+    inbox = policies.lock_for_post(acting_user, inbox, hook, form_key=idempotency_key)
+    if inbox is None:
+        raise Inbox.DoesNotExist("No such inbox.")
+    now = now or timezone.now()
+    if inbox.form_key_message_id is not None:  # the form was posted already: answered with its message
+        return post_of_form_key(acting_user, inbox, text, idempotency_key)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     reason = policies.post_denial_reason(acting_user, inbox, now)
@@ -182,8 +153,3 @@ def _post_in_locked_inbox(inbox: Inbox, text: str, body_html: str, *, acting_use
 
 
 _INSERT_MESSAGE = PreparedInsert(Message)
-
-#: The inbox row locked by a post, with its game, and the post's message id reserved (prepared: ``kernel.prepared``).
-_LOCKED_INBOX = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).select_related("game")
-                              .filter(pk=inbox_id).order_by().annotate(next_message_id=NextId(Message)),
-                              ints=("inbox_id",))

@@ -8,12 +8,12 @@ row: their roles are then read alone.
 """
 from __future__ import annotations
 
-from django.db.models import F, FilteredRelation
+from django.db.models import F, FilteredRelation, Subquery
 
 from cities.models import Resident, StaffRole
-from kernel.prepared import PreparedQuery
+from kernel.prepared import NextId, PreparedQuery
 
-from .models import Inbox, Membership
+from .models import Inbox, Membership, Message
 
 _ROLE_FIELDS = ("id", "game_id", "kind", "city_id", "user_id")
 # Ordered by columns of the row itself: the model's default ordering would join games and cities.
@@ -57,51 +57,83 @@ def forget_viewer_cache(user) -> None:
 
 
 def _locked_membership(hook):
-    """The statement re-locking a user's membership of an inbox with their seat, and the reads of ``hook`` (a
-    ``PostHook``, or None), built afresh for each compilation (a ``FilteredRelation`` serves one queryset)."""
-    return PreparedQuery(
-        lambda inbox_id, user_id: Membership.objects.select_for_update(of=("self",)).select_related("resident")
-        .filter(inbox_id=inbox_id, resident__user_id=user_id)
-        .annotate(**(hook.locked_reads() if hook is not None else {})).order_by("id")[:1],
-        ints=("inbox_id", "user_id"))
+    """The statement locking a user's membership of an inbox, read with their seat, the inbox and its game, the
+    post's message id reserved (``next_message_id``), the id of the message the user already posted with the post
+    form's key (``form_key_message_id``; "" matches none) and the reads of ``hook`` (a ``PostHook``, or None);
+    built afresh for each compilation (a ``FilteredRelation`` serves one queryset)."""
+    def build(inbox_id, user_id, form_key):
+        posted = Message.objects.filter(author_user_id=user_id, idempotency_key=form_key).values("id")[:1]
+        return (Membership.objects.select_for_update(of=("self",)).select_related("resident", "inbox__game")
+                .filter(inbox_id=inbox_id, resident__user_id=user_id)
+                .annotate(next_message_id=NextId(Message), form_key_message_id=Subquery(posted))
+                .annotate(**(hook.locked_reads() if hook is not None else {})).order_by("id")[:1])
+    return PreparedQuery(build, ints=("inbox_id", "user_id"), strs=("form_key",))
 
 
 #: By post hook (None: no reads): the statement and the names of the hook's reads (built once per process).
 _LOCKED_MEMBERSHIP: dict = {None: (_locked_membership(None), ())}
 
+#: The inbox row's lock, taken by a post first (``lock_for_post``): its rows are not read.
+_INBOX_LOCK = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).filter(pk=inbox_id)
+                            .order_by().values_list("id"), ints=("inbox_id",))
 
-def relock_membership(user, inbox: Inbox, hook=None) -> Membership | None:
-    """Inside the caller's transaction, which holds ``inbox``'s row lock: re-read ``user``'s membership of
-    ``inbox`` with their seat (its city as the request read it), in one statement that locks the membership row
-    (``SELECT ... FOR UPDATE``), and cache both for the checks that follow (``seat_in``, ``membership_of``,
-    ``can_read_inbox``, ``post_denial_reason``). A ban, a removal or a death changes that same row under its lock,
-    so a post decided on it is ordered wholly before or after them. A user without a membership row (staff,
-    outsiders) has every cache dropped, so that their roles and seat are read again too. ``hook``: the post's
-    ``PostHook``, whose ``locked_reads`` the same statement reads (set on the seat as ``locked_reads``). Returns the
-    membership or None."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return None
+#: The inbox read under its lock by the post of a user without a membership of it (staff, a spectator).
+_LOCKED_INBOX = PreparedQuery(lambda inbox_id, user_id, form_key: Inbox.objects.select_related("game")
+                              .filter(pk=inbox_id).order_by().annotate(
+                                  next_message_id=NextId(Message),
+                                  form_key_message_id=Subquery(Message.objects.filter(
+                                      author_user_id=user_id, idempotency_key=form_key).values("id")[:1])),
+                              ints=("inbox_id", "user_id"), strs=("form_key",))
+
+
+def lock_for_post(user, inbox: Inbox, hook=None, *, form_key: str | None = None) -> Inbox | None:
+    """Lock ``inbox``'s row for a post by ``user`` and read what the post is decided on, as it is
+    once the lock is held, in one round trip: ``SELECT ... FOR UPDATE`` of the inbox, then (a statement whose
+    snapshot is taken once the lock is granted) the user's membership of the inbox, locked too, with their seat,
+    the inbox and its game, the post's message id reserved and the form key's message.
+
+    So the post holds the lock, during which no other post of the inbox can go on, for one round trip fewer than
+    a lock taken by the page's read of the inbox; the receive time, read after this, is later than that of every
+    post before it (L-VOTE-8). A ban, a removal or a death changes the membership row under its lock, so a post
+    decided on it is ordered wholly before or after them. The membership and the seat (its city as the request
+    read it) go to the policy's caches for the checks that follow (``seat_in``, ``membership_of``,
+    ``can_read_inbox``, ``post_denial_reason``); a user without a membership (staff, a spectator) has every cache
+    dropped, and the inbox is read alone, in a second round trip (an anonymous user's, in one).
+
+    ``hook``: the post's ``PostHook``, whose ``locked_reads`` are read with the membership (set on the seat as
+    ``locked_reads``: ``(inbox id, {name: value})``). Inside the caller's transaction (else
+    ``TransactionManagementError``). Returns the inbox as read under the lock (a new instance, its game loaded,
+    ``next_message_id`` reserved where the database has a sequence, else None, and ``form_key_message_id`` the
+    message id or None), or None when the inbox no longer exists.
+    """
+    lock = [_INBOX_LOCK.statement(inbox_id=inbox.pk)]
+    if user is None or not getattr(user, "is_authenticated", False):  # refused by the checks that follow
+        locked = _LOCKED_INBOX(preceded_by=lock, inbox_id=inbox.pk, user_id=0, form_key="")
+        return locked[0] if locked else None
     prepared = _LOCKED_MEMBERSHIP.get(hook)
     if prepared is None:
         names = tuple(name for name, read in hook.locked_reads().items() if not isinstance(read, FilteredRelation))
         prepared = _LOCKED_MEMBERSHIP.setdefault(hook, (_locked_membership(hook), names) if names
                                                  else _LOCKED_MEMBERSHIP[None])
     query, reads = prepared
-    found = query(inbox_id=inbox.pk, user_id=user.pk)
+    found = query(preceded_by=lock, inbox_id=inbox.pk, user_id=user.pk, form_key=form_key or "")
     membership = found[0] if found else None
     if membership is None:
         forget_viewer_cache(user)
-        return None
+        locked = _LOCKED_INBOX(inbox_id=inbox.pk, user_id=user.pk, form_key=form_key or "")
+        return locked[0] if locked else None
+    locked = membership.inbox
+    locked.next_message_id, locked.form_key_message_id = membership.next_message_id, membership.form_key_message_id
     if reads:
         membership.resident.locked_reads = (inbox.pk, {name: getattr(membership, name) for name in reads})
     seats = getattr(user, "_mafia_seats", None)
     if seats is not None:
-        seat, before = membership.resident, seats.get(inbox.game_id)
+        seat, before = membership.resident, seats.get(locked.game_id)
         if before is not None and before.city_id == seat.city_id and Resident.city.is_cached(before):
             seat.city = before.city  # a seat's city never changes: the one the request read serves
-        seats[inbox.game_id] = seat
+        seats[locked.game_id] = seat
     cache = getattr(user, "_mafia_memberships", None)
     if cache is None:
         cache = user._mafia_memberships = {}
-    cache[inbox.pk] = membership
-    return membership
+    cache[locked.pk] = membership
+    return locked

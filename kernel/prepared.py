@@ -258,18 +258,31 @@ class PreparedQuery:
             params[position] = value
         return compiled, params
 
-    def _run(self, using: str, values: dict):
-        """Execute the compiled statement with ``values``; returns (compiled, cursor rows or row count)."""
+    def _run(self, using: str, values: dict, preceded_by: tuple[Statement, ...] = ()):
+        """Execute the compiled statement with ``values``, after ``preceded_by`` (see ``__call__``); returns
+        (compiled, cursor rows or row count)."""
         connection = connections[using]
         compiled, params = self._bound(using, values)
-        if compiled.for_update and connection.get_autocommit():
+        if (compiled.for_update or preceded_by) and connection.get_autocommit():
             raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
-                _execute_server_prepared(connection, cursor, (id(self), compiled.sql), compiled.sql, params)
+                known, new = _server_statements(connection), {}
+                texts = [_server_text(known, new, st.key, st.sql, st.params) for st in preceded_by]
+                texts.append(_server_text(known, new, (id(self), compiled.sql), compiled.sql, params))
+                cursor.execute("; ".join(texts), [p for st in preceded_by for p in st.params] + params)
+                known.update(new)  # only once all ran: after a failure the next call prepares other names
             else:
+                for statement in preceded_by:
+                    cursor.execute(statement.sql, statement.params)
                 cursor.execute(compiled.sql, params)
             return compiled, (cursor.fetchall() if self.returns_rows else cursor.rowcount)
+
+    def statement(self, *, using: str = "default", **values) -> Statement:
+        """The statement with ``values`` as a ``Statement`` to run with others (``execute_together``, or before a
+        query: ``preceded_by``), whose rows are not read (a locking read: ``select_for_update``)."""
+        compiled, params = self._bound(using, values)
+        return Statement(key=(id(self), compiled.sql), sql=compiled.sql, params=params)
 
     returns_rows = True
 
@@ -291,8 +304,13 @@ class PreparedQuery:
                 annotations=tuple((compiler.annotation_col_map or {}).items()))
         return hydration
 
-    def __call__(self, *, using: str = "default", **values) -> list:
-        compiled, rows = self._run(using, values)
+    def __call__(self, *, using: str = "default", preceded_by: tuple[Statement, ...] = (), **values) -> list:
+        """The model instances of the query's rows with ``values``. ``preceded_by``: statements (``Statement``,
+        their rows not read) run first in the same round trip (one by one where the database is not PostgreSQL),
+        inside the caller's transaction (``TransactionManagementError`` outside one). The query's snapshot is taken
+        once they ran: after ``SELECT ... FOR UPDATE`` of a row, it sees what committed before the lock was
+        granted."""
+        compiled, rows = self._run(using, values, tuple(preceded_by))
         if not rows:
             return []
         hydration = self._hydration(compiled, using)
@@ -332,11 +350,8 @@ class PreparedUpdate(PreparedQuery):
         _compiled, count = self._run(using, values)
         return count
 
-    def statement(self, *, using: str = "default", **values) -> Statement:
-        """The UPDATE with ``values`` as a ``Statement`` to run with others (``execute_together``, which returns
-        the rows it changed when it is the last)."""
-        compiled, params = self._bound(using, values)
-        return Statement(key=(id(self), compiled.sql), sql=compiled.sql, params=params)
+    # ``statement(**values)``: the UPDATE as a ``Statement`` (``execute_together`` returns the rows it changed when
+    # it is the last).
 
 
 class PreparedInsert:

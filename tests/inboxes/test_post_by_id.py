@@ -1,5 +1,5 @@
-"""The page's post: ``do_post_message_by_id`` reads the inbox through the access policy and locks its row in the
-same statement (``access_inbox_by_id(..., lock=True)``). It answers as the page always did: one 404 for an inbox
+"""The page's post: ``do_post_message_by_id`` reads the inbox through the access policy, then locks its row and
+reads it again (``lock_for_post``). It answers as the page always did: one 404 for an inbox
 the poster may not read, whatever the text; refusals in the game's language; the vote counted once (L-VOTE-2,
 L-INBOX-17). The lock itself is shown by the race with the Tribune's close (``tests/voting/test_close_race.py``)."""
 from __future__ import annotations
@@ -74,12 +74,31 @@ def test_a_second_vote_through_the_page_is_refused_with_status_400_and_not_store
     assert LepraVote.objects.filter(inbox=inbox, voter=voter).count() == 1
 
 
-def test_a_locking_read_is_a_logged_in_users_and_marks_the_inbox(voting, demo):
-    """(Outside a transaction the locking read raises ``TransactionManagementError``: ``tests/kernel/test_prepared``.)"""
+def test_a_posts_lock_reads_the_inbox_the_membership_and_the_form_key_once_the_lock_is_held_L_INBOX_21(voting, demo):
+    """``lock_for_post``: one round trip for a member (the lock, then the read), the inbox read afresh with its game,
+    the message id reserved where the database has a sequence, the form key's message found. (Outside a
+    transaction it raises, as every locking read does: ``tests/kernel/test_prepared``.)"""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     inbox, voter = voting
-    with transaction.atomic(), pytest.raises(ValueError, match="logged-in"):
-        policies.access_inbox_by_id(demo.anonymous, inbox.public_id, lock=True)
+    user = fresh(voter.user)
+    with time_machine.travel(OPENS + timedelta(minutes=1), tick=False):
+        posted = do_post_message_by_id(inbox.public_id, "казнить", acting_user=fresh(voter.user),
+                                       idempotency_key="k" * 22)
     with transaction.atomic():
-        locked = policies.access_inbox_by_id(fresh(voter.user), inbox.public_id, lock=True)
-    assert locked.pk == inbox.pk and locked.row_locked is True
-    assert policies.access_inbox_by_id(fresh(voter.user), inbox.public_id).row_locked is False
+        with CaptureQueriesContext(connection) as reads:
+            locked = policies.lock_for_post(user, inbox, form_key="k" * 22)
+        assert len(reads.captured_queries) == (1 if connection.vendor == "postgresql" else 2)
+        if connection.vendor == "postgresql":  # the lock, then the read: two prepared statements, one round trip
+            assert reads.captured_queries[0]["sql"].count("EXECUTE ") == 2
+        assert locked is not inbox and locked.pk == inbox.pk and locked.game.pk == inbox.game_id
+        assert locked.form_key_message_id == posted.pk
+        assert (locked.next_message_id is None) == (connection.vendor != "postgresql")
+        assert policies.membership_of(user, locked).resident_id == voter.pk
+        unused = policies.lock_for_post(fresh(voter.user), inbox, form_key="u" * 22)
+        assert unused.form_key_message_id is None
+        staff = policies.lock_for_post(fresh(demo.procurator), inbox, form_key="k" * 22)  # no membership
+        assert staff.pk == inbox.pk and staff.form_key_message_id is None
+        anonymous = policies.lock_for_post(demo.anonymous, inbox)
+        assert anonymous.pk == inbox.pk and anonymous.form_key_message_id is None

@@ -94,6 +94,31 @@ def test_a_locking_query_runs_only_in_a_transaction(world):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_query_preceded_by_a_lock_runs_both_in_one_round_trip_and_only_in_a_transaction(world):
+    """``preceded_by``: the lock (a ``Statement``, its rows not read) runs first, then the query, whose rows are
+    returned; on PostgreSQL in one round trip (prepared in it the first time, executed by name after)."""
+    residents, inbox = world[2], world[3]
+    lock = PreparedQuery(lambda pk: Inbox.objects.select_for_update(of=("self",)).filter(pk=pk).order_by()
+                         .values_list("id"), ints=("pk",))
+    query = PreparedQuery(lambda pk: Resident.objects.filter(pk=pk), ints=("pk",))
+    with pytest.raises(TransactionManagementError):
+        query(preceded_by=[lock.statement(pk=inbox.pk)], pk=residents[0].pk)
+    connection.close()
+    for resident in residents[:2]:
+        with CaptureQueriesContext(connection) as queries, transaction.atomic():
+            found = query(preceded_by=[lock.statement(pk=inbox.pk)], pk=resident.pk)
+        assert [r.pk for r in found] == [resident.pk]
+        sent = [q["sql"] for q in queries if q["sql"] not in ("BEGIN", "BEGIN IMMEDIATE", "COMMIT")]
+        if connection.vendor == "postgresql":
+            assert len(sent) == 1
+            assert sent[0].count("EXECUTE ") == 2 and sent[0].count("PREPARE ") == (2 if resident == residents[0] else 0)
+            if resident == residents[0]:  # the lock is prepared and executed first
+                assert sent[0].index("FOR UPDATE") < sent[0].index('FROM "cities_resident"')
+        else:
+            assert len(sent) == 2 and "inboxes_inbox" in sent[0]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_new_database_session_prepares_the_statement_again(world):
     """A reconnection starts a server session without the prepared statements: the query is prepared again, in
     the same one statement (PostgreSQL; on SQLite the same calls run as plain statements)."""
