@@ -3,8 +3,8 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 ``##VOTE``). The scheduler's handler table (``cities.scheduler.HANDLERS``) is the model.
 
 ``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
-0. ``hook.locked_reads()``: annotations that the statement re-locking the poster's membership of the inbox
-   (``policies.relock_membership``) reads as well, so that ``check`` needs no statement of its own under the lock;
+0. ``hook.locked_reads()``: annotations that the statement locking the poster's membership of the inbox
+   (``policies.lock_for_post``) reads as well, so that ``check`` needs no statement of its own under the lock;
    their values reach ``check`` as ``seat.locked_reads`` (``(inbox id, {name: value})``; absent when the poster
    has no membership there);
 1. ``hook.check(inbox, seat, text, now)`` before the message is stored: return a value describing what the post
@@ -58,7 +58,7 @@ class PostHook:
     defaults accept every post and record nothing."""
 
     def locked_reads(self) -> dict[str, Any]:
-        """Annotations of the ``Membership`` row re-locked for the post (name -> expression over the membership,
+        """Annotations of the ``Membership`` row locked for the post (name -> expression over the membership,
         its ``inbox`` and its ``resident``; a ``FilteredRelation`` before the names that use it), read in the
         same statement. The default reads nothing."""
         return {}

@@ -120,7 +120,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
     message = Message(
-        pk=getattr(inbox, "next_message_id", None),  # reserved by the locking read (PostgreSQL), else None
+        pk=getattr(inbox, "next_message_id", None),  # reserved under the lock (PostgreSQL), else None
         inbox=inbox, author_user=acting_user, author_resident=author_resident, author_staff=author_staff,
         author_name=author_name, body=text, body_html=body_html, received_at=now,
         idempotency_key=idempotency_key or None)

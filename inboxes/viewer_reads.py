@@ -8,6 +8,7 @@ row: their roles are then read alone.
 """
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import F, FilteredRelation, Subquery
 
 from cities.models import Resident, StaffRole
@@ -106,7 +107,8 @@ def lock_for_post(user, inbox: Inbox, hook=None, *, form_key: str | None = None)
     ``next_message_id`` reserved where the database has a sequence, else None, and ``form_key_message_id`` the
     message id or None), or None when the inbox no longer exists.
     """
-    lock = [_INBOX_LOCK.statement(inbox_id=inbox.pk)]
+    # A database without row locks (SQLite) serializes writing transactions as a whole: there is nothing to lock.
+    lock = [_INBOX_LOCK.statement(inbox_id=inbox.pk)] if connection.features.has_select_for_update else []
     if user is None or not getattr(user, "is_authenticated", False):  # refused by the checks that follow
         locked = _LOCKED_INBOX(preceded_by=lock, inbox_id=inbox.pk, user_id=0, form_key="")
         return locked[0] if locked else None

@@ -79,14 +79,14 @@ def _retraction(inbox_id, voter_id, message_id):
 
 _RETRACT_VOTE = PreparedUpdate(_retraction, ints=("inbox_id", "voter_id", "message_id"))
 #: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
-#: has declared suicide that day: read by a vote whose re-lock did not read them (``voting_post_locked_reads``);
+#: has declared suicide that day: read by a vote whose lock did not read them (``voting_post_locked_reads``);
 #: prepared (``kernel.prepared``).
 _SESSION_FOR_VOTER = PreparedQuery(_session_for_voter, ints=("city_id", "day", "inbox_id", "seat_id"))
 _SESSION_COLUMNS = ("id", "opens_at", "closes_at", "opened_at")
 
 
 def voting_post_locked_reads() -> dict:
-    """What a post in a voting inbox reads with the poster's re-locked membership (``PostHook.locked_reads``): the
+    """What a post in a voting inbox reads with the poster's locked membership (``PostHook.locked_reads``): the
     day's voting session of the inbox's city (unique per city and day), whether the seat has a standing vote in
     the inbox and whether it declared suicide that day; ``check_voting_post`` takes them from the seat."""
     standing = LepraVote.objects.filter(inbox_id=OuterRef("inbox_id"), voter_id=OuterRef("resident_id"),
@@ -100,7 +100,7 @@ def voting_post_locked_reads() -> dict:
 
 def _session_of_locked_reads(inbox: Inbox, seat: Resident) -> tuple[bool, VotingSession | None]:
     """(found, the session annotated as ``_SESSION_FOR_VOTER`` annotates it, or None when the city has none that
-    day) from ``seat.locked_reads`` when they were read for ``inbox`` by the post's re-lock; (False, None) when
+    day) from ``seat.locked_reads`` when they were read for ``inbox`` by the post's lock (``lock_for_post``); (False, None) when
     they were not (the caller then reads the session)."""
     inbox_id, reads = getattr(seat, "locked_reads", (None, None))
     if inbox_id != inbox.pk or "_session_id" not in reads:
@@ -119,7 +119,7 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
     is stored (L-VOTE-2, L-VOTE-3, L-VOTE-8): returns what it does (vote, retraction, last word), or raises the
     translated refusal and nothing is stored. A staff post (``seat`` None: the Tribune) is an announcement and
     returns None. The decision is the pure tally's, over the seat's standing vote here (the stored tally,
-    ``voting.standing``: read with the session by the post's re-lock, ``voting_post_locked_reads``, else by one
+    ``voting.standing``: read with the session under the post's lock, ``voting_post_locked_reads``, else by one
     statement) plus this message; the nominee's own messages are read
     as well, for the last word (L-VOTE-3)."""
     if seat is None:

@@ -19,11 +19,11 @@ from inboxes.services import do_post_message
 from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
 
 #: The pinned budgets. Lower them when a cut lands; never raise them without saying why in the commit.
-#: The vote's writes (the message under the id its locking read reserved, the read mark, the audit row and the
+#: The vote's writes (the message under the id reserved under the inbox's lock, the read mark, the audit row and the
 #: standing vote) go as one round trip on PostgreSQL (``kernel.prepared.execute_together``) and one by one on
 #: SQLite, an in-process library with no round trip (and no sequence to reserve an id from).
 #: A player's seats and staff roles are one statement (``inboxes.viewer_reads``); a vote reads its session with
-#: the re-locked membership (``PostHook.locked_reads``).
+#: its locked membership (``PostHook.locked_reads``), in the round trip that locks the inbox (``lock_for_post``).
 VOTE_POST = 5 if connection.vendor == "postgresql" else 8
 THREAD_PAGE = 7
 VOTING_INBOX_PAGE = 9
@@ -96,7 +96,7 @@ def test_vote_post_and_the_two_pages_run_their_pinned_statements_with_few_and_ma
     assert many == (VOTE_POST, THREAD_PAGE, VOTING_INBOX_PAGE)
 
 
-def test_a_vote_decides_on_the_session_read_with_its_relocked_membership_as_on_its_own_read_L_VOTE_2(voting):
+def test_a_vote_decides_on_the_session_read_with_its_locked_membership_as_on_its_own_read_L_VOTE_2(voting):
     from django.db import transaction
     from django.utils import translation
 
@@ -112,23 +112,23 @@ def test_a_vote_decides_on_the_session_read_with_its_relocked_membership_as_on_i
     at = OPENS + timedelta(minutes=1)
     do_post_message(inbox, "казнить", acting_user=voter.user, now=at)
 
-    def decide(text, *, relocked):
+    def decide(text, *, locked):
         user = fresh(voter.user)
         with transaction.atomic():
             policies.seat_in(user, inbox.game_id)  # the request's read of the viewer, as a post's page has done
-            if relocked:
+            if locked:
                 policies.lock_for_post(user, inbox, post_hook_for(inbox))
             seat = policies.seat_in(user, inbox.game_id)
-            assert hasattr(seat, "locked_reads") == relocked
+            assert hasattr(seat, "locked_reads") == locked
             try:
                 with translation.override("ru"):
                     return check_voting_post(inbox, seat, text, at + timedelta(seconds=1))
             except InvalidInput as refusal:
                 return str(refusal)
 
-    for relocked in (True, False):
-        assert decide("не казнить", relocked=relocked) == LepraAccepted.RETRACTION
-        assert decide("казнить", relocked=relocked) == "Вы уже голосуете здесь: повторно этот голос не засчитывается."
+    for locked in (True, False):
+        assert decide("не казнить", locked=locked) == LepraAccepted.RETRACTION
+        assert decide("казнить", locked=locked) == "Вы уже голосуете здесь: повторно этот голос не засчитывается."
 
 
 def test_a_re_submitted_form_writes_nothing_in_four_statements_L_INBOX_21(voting):
