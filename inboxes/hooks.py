@@ -4,7 +4,9 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 
 ``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
 0. ``hook.locked_reads()``: annotations that the statement locking the poster's membership of the inbox
-   (``policies.lock_for_post``) reads as well, so that ``check`` needs no statement of its own under the lock;
+   (``policies.lock_for_post``) reads as well, so that ``check`` needs no statement of its own under the lock
+   (that statement reads those of every registered hook, since the inbox's kind is known only once it is read:
+   names must not clash, and reads of another kind's inbox are ignored);
    their values reach ``check`` as ``seat.locked_reads`` (``(inbox id, {name: value})``; absent when the poster
    has no membership there);
 1. ``hook.check(inbox, seat, text, now)`` before the message is stored: return a value describing what the post
@@ -59,8 +61,8 @@ class PostHook:
 
     def locked_reads(self) -> dict[str, Any]:
         """Annotations of the ``Membership`` row locked for the post (name -> expression over the membership,
-        its ``inbox`` and its ``resident``; a ``FilteredRelation`` before the names that use it), read in the
-        same statement. The default reads nothing."""
+        its ``inbox`` and its ``resident``; a ``FilteredRelation`` before the names that use it; names of this
+        hook's own, as every hook's are read by the same statement). The default reads nothing."""
         return {}
 
     def check(self, inbox, seat, text: str, now: datetime) -> Any:

@@ -669,24 +669,15 @@ _INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_by_public_id
     viewer_watches=_watches(user_id)), ints=("user_id",), strs=("public_id",))
 _INBOX_FOR_SEATED_VIEWER = PreparedQuery(_inbox_for_viewer, ints=("user_id",), strs=("public_id",),
                                          int_lists=("seat_ids",))
-#: The same reads for a post (which reads the inbox again under its lock, ``lock_for_post``): only the game loaded
-#: with the inbox.
-_POST_INBOX_FOR_VIEWER = PreparedQuery(lambda public_id, user_id: _inbox_with_game_by_public_id(public_id).annotate(
-    viewer_watches=_watches(user_id)), ints=("user_id",), strs=("public_id",))
-_POST_INBOX_FOR_SEATED_VIEWER = PreparedQuery(lambda public_id, user_id, seat_ids: _inbox_for_viewer(
-    public_id, user_id, seat_ids, _inbox_with_game_by_public_id), ints=("user_id",), strs=("public_id",),
-    int_lists=("seat_ids",))
-
-
-def access_inbox_by_id(user, inbox_id, *, for_post: bool = False) -> Inbox:
-    """The only way a request's inbox id becomes an Inbox (Zulip's ``access_stream_by_id``).
+def access_inbox_by_id(user, inbox_id) -> Inbox:
+    """The only way a request's inbox id becomes an Inbox (Zulip's ``access_stream_by_id``); a post's is
+    ``access_inbox_for_post``.
 
     Args: ``inbox_id`` the inbox's opaque public id (``kernel.public_ids``) from a URL or a form; the database id
-    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20).
-    ``for_post``: the read of a post, which locks and reads the inbox again (``lock_for_post``): only the game is
-    loaded with the inbox. Returns the Inbox with its game loaded, and unless ``for_post`` its city, nominee and
-    organizer too. Raises ``Http404``, the same one, for a malformed, missing or forbidden id: a forbidden inbox
-    must be indistinguishable from one that does not exist (L-INBOX-17).
+    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20). Returns
+    the Inbox with its game, city, nominee and organizer loaded. Raises ``Http404``, the same one, for a
+    malformed, missing or forbidden id: a forbidden inbox must be indistinguishable from one that does not exist
+    (L-INBOX-17).
     """
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
@@ -697,11 +688,9 @@ def access_inbox_by_id(user, inbox_id, *, for_post: bool = False) -> Inbox:
     seats = _seats_of(user)
     if seats:
         seat_ids = [s.pk for s in seats.values()]
-        query = _POST_INBOX_FOR_SEATED_VIEWER if for_post else _INBOX_FOR_SEATED_VIEWER
-        found = query(public_id=str(inbox_id), user_id=user.pk, seat_ids=seat_ids)
+        found = _INBOX_FOR_SEATED_VIEWER(public_id=str(inbox_id), user_id=user.pk, seat_ids=seat_ids)
     elif _is_authenticated(user):
-        query = _POST_INBOX_FOR_VIEWER if for_post else _INBOX_FOR_VIEWER
-        found = query(public_id=str(inbox_id), user_id=user.pk)
+        found = _INBOX_FOR_VIEWER(public_id=str(inbox_id), user_id=user.pk)
     else:
         found = _INBOX_FOR_ANONYMOUS(public_id=str(inbox_id))
     inbox = found[0] if found else None
@@ -718,6 +707,22 @@ def access_inbox_by_id(user, inbox_id, *, for_post: bool = False) -> Inbox:
         values = [getattr(inbox, f"_vm_{column}") for column in _MEMBERSHIP_COLUMNS.values()]
         cache[inbox.pk] = (Membership.from_db(inbox._state.db, list(_MEMBERSHIP_COLUMNS.values()), values)
                            if values[0] is not None else None)
+    if inbox is None or not can_read_inbox(user, inbox):
+        raise Http404("No such inbox.")
+    return inbox
+
+
+def access_inbox_for_post(user, inbox_id, *, form_key: str | None = None) -> Inbox:
+    """A post's way from a request's inbox id to its Inbox (as ``access_inbox_by_id``): inside the post's
+    transaction, the inbox is locked and read with what the post is decided on (``lock_for_post``), and returned
+    when the logged-in ``user`` may read it. ``form_key``: the post form's key, whose message is looked up too
+    (``form_key_message_id``). Raises ``Http404``, the same one, for a malformed, missing or forbidden id
+    (L-INBOX-17); ``ValueError`` for an anonymous user; ``TransactionManagementError`` outside a transaction."""
+    if not is_public_id(inbox_id):
+        raise Http404("No such inbox.")
+    _roles_of(user)  # the viewer's seats and roles, which the checks read, before the lock is taken
+    _seats_of(user)
+    inbox = lock_for_post(user, str(inbox_id), form_key=form_key)
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox

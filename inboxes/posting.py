@@ -36,30 +36,39 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     Returns the Message. Raises, changing nothing:
     ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
     may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
-    ``WrongState`` when the inbox is killed or the game is over. The post hook of the inbox's kind
+    ``WrongState`` when the inbox is killed or the game is over; ``Inbox.DoesNotExist`` when it no longer
+    exists. The post hook of the inbox's kind
     (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
     vote keyword or the nominee's last word, else it is refused with the tally's reason.
     """
     text = (text or "").strip()
     _check_text(text)
     body_html = render_markdown(text)  # pure: rendered before the inbox lock is taken
-    return _post(inbox, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)
+    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after, and
+    # decide on the inbox, the membership and the seat read once the lock is held, not on a page's cache: one
+    # round trip, which also reads what the hook needs to decide the post (``PostHook.locked_reads``).
+    if acting_user is None or not acting_user.is_authenticated:
+        raise NotAllowed(_("No such inbox."))  # no post without an account (L-INBOX-17)
+    locked = policies.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key)
+    if locked is None:
+        raise Inbox.DoesNotExist("No such inbox.")
+    return _post(locked, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)
 
 
 def do_post_message_by_id(inbox_id: str, text: str, *, acting_user, now: datetime | None = None,
                           idempotency_key: str | None = None) -> Message:
     """Post ``text`` in the inbox whose public id is ``inbox_id`` (a URL's), as ``do_post_message`` does, for a
-    logged-in ``acting_user``: the inbox is read through the access policy (``policies.access_inbox_by_id``), then
-    locked and read again as ``do_post_message`` does. Refusals are worded in the game's language. Returns the
-    Message (``message.inbox`` is the inbox). Raises ``Http404`` for a malformed, missing or unreadable inbox (as
-    the page does, whatever the text), else what ``do_post_message`` raises.
+    logged-in ``acting_user``: the inbox is locked and read, once, through the access policy
+    (``policies.access_inbox_for_post``), as ``do_post_message`` reads it. Refusals are worded in the game's
+    language. Returns the Message (``message.inbox`` is the inbox). Raises ``Http404`` for a malformed, missing or
+    unreadable inbox (as the page does, whatever the text), else what ``do_post_message`` raises.
 
     The form's key (``idempotency_key``) is looked up once the lock is held, so the same form sent twice at once
     is answered with the first sending's message, as a re-submission is (L-INBOX-21)."""
     text = (text or "").strip()
     body_html = render_markdown(text) if _text_problem(text) is None else ""  # pure: before the lock
     with transaction.atomic():
-        inbox = policies.access_inbox_by_id(acting_user, inbox_id, for_post=True)
+        inbox = policies.access_inbox_for_post(acting_user, inbox_id, form_key=idempotency_key)
         with translation.override(inbox.game.language):
             _check_text(text)
             return _post(inbox, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)
@@ -83,16 +92,11 @@ def _check_text(text: str) -> None:
 
 def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime | None,
           idempotency_key: str | None) -> Message:
-    """The post itself, in the caller's transaction: ``inbox`` (as read before) is locked and read again."""
+    """The post itself, in the caller's transaction, which holds the row lock of ``inbox`` (read under it,
+    ``lock_for_post``)."""
     hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
-    # Lock the inbox row so that a kill or a ban racing with this post is seen either wholly before or after, and
-    # decide on the inbox, the membership and the seat read once the lock is held, not on a page's cache: one
-    # round trip, which also reads what the hook needs to decide the post (``PostHook.locked_reads``). The receive
-    # time is read once the lock is held, so a close that locks the inbox first is wholly before this post (its
-    # cut-off is earlier than the receive time), L-VOTE-8.
-    inbox = policies.lock_for_post(acting_user, inbox, hook, form_key=idempotency_key)
-    if inbox is None:
-        raise Inbox.DoesNotExist("No such inbox.")
+    # The receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
+    # post (its cut-off is earlier than the receive time), L-VOTE-8.
     now = now or timezone.now()
     if inbox.form_key_message_id is not None:  # the form was posted already: answered with its message
         return post_of_form_key(acting_user, inbox, text, idempotency_key)

@@ -14,6 +14,7 @@ from django.db.models import F, FilteredRelation, Subquery
 from cities.models import Resident, StaffRole
 from kernel.prepared import NextId, PreparedQuery
 
+from .hooks import POST_HOOKS
 from .models import Inbox, Membership, Message
 
 _ROLE_FIELDS = ("id", "game_id", "kind", "city_id", "user_id")
@@ -57,77 +58,84 @@ def forget_viewer_cache(user) -> None:
             delattr(user, attr)
 
 
-def _locked_membership(hook):
-    """The statement locking a user's membership of an inbox, read with their seat, the inbox and its game, the
-    post's message id reserved (``next_message_id``), the id of the message the user already posted with the post
-    form's key (``form_key_message_id``; "" matches none) and the reads of ``hook`` (a ``PostHook``, or None);
-    built afresh for each compilation (a ``FilteredRelation`` serves one queryset)."""
-    def build(inbox_id, user_id, form_key):
+def _hook_reads(hooks) -> dict:
+    """The ``locked_reads`` of every post hook of ``hooks`` merged (name -> expression over the membership): the
+    statement that locks a membership serves a post in an inbox of any kind, whose hook is known only once the
+    inbox is read."""
+    return {name: read for hook in hooks for name, read in hook.locked_reads().items()}
+
+
+def _locked_membership(hooks):
+    """The statement locking a user's membership of the inbox of a public id, read with their seat, the inbox and
+    its game, the post's message id reserved (``next_message_id``), the id of the message the user already posted
+    with the post form's key (``form_key_message_id``; "" matches none) and the reads of ``hooks``
+    (``_hook_reads``); built afresh for each compilation (a ``FilteredRelation`` serves one queryset)."""
+    def build(public_id, user_id, form_key):
         posted = Message.objects.filter(author_user_id=user_id, idempotency_key=form_key).values("id")[:1]
         return (Membership.objects.select_for_update(of=("self",)).select_related("resident", "inbox__game")
-                .filter(inbox_id=inbox_id, resident__user_id=user_id)
+                .filter(inbox__public_id=public_id, resident__user_id=user_id)
                 .annotate(next_message_id=NextId(Message), form_key_message_id=Subquery(posted))
-                .annotate(**(hook.locked_reads() if hook is not None else {})).order_by("id")[:1])
-    return PreparedQuery(build, ints=("inbox_id", "user_id"), strs=("form_key",))
+                .annotate(**_hook_reads(hooks)).order_by("id")[:1])
+    return PreparedQuery(build, ints=("user_id",), strs=("public_id", "form_key"))
 
 
-#: By post hook (None: no reads): the statement and the names of the hook's reads (built once per process).
-_LOCKED_MEMBERSHIP: dict = {None: (_locked_membership(None), ())}
+#: By the registered post hooks (a tuple): the statement and the names of the hooks' reads (built once per process).
+_LOCKED_MEMBERSHIP: dict = {}
 
 #: The inbox row's lock, taken by a post first (``lock_for_post``): its rows are not read.
-_INBOX_LOCK = PreparedQuery(lambda inbox_id: Inbox.objects.select_for_update(of=("self",)).filter(pk=inbox_id)
-                            .order_by().values_list("id"), ints=("inbox_id",))
+_INBOX_LOCK = PreparedQuery(lambda public_id: Inbox.objects.select_for_update(of=("self",))
+                            .filter(public_id=public_id).order_by().values_list("id"), strs=("public_id",))
 
 #: The inbox read under its lock by the post of a user without a membership of it (staff, a spectator).
-_LOCKED_INBOX = PreparedQuery(lambda inbox_id, user_id, form_key: Inbox.objects.select_related("game")
-                              .filter(pk=inbox_id).order_by().annotate(
+_LOCKED_INBOX = PreparedQuery(lambda public_id, user_id, form_key: Inbox.objects.select_related("game")
+                              .filter(public_id=public_id).order_by().annotate(
                                   next_message_id=NextId(Message),
                                   form_key_message_id=Subquery(Message.objects.filter(
                                       author_user_id=user_id, idempotency_key=form_key).values("id")[:1])),
-                              ints=("inbox_id", "user_id"), strs=("form_key",))
+                              ints=("user_id",), strs=("public_id", "form_key"))
 
 
-def lock_for_post(user, inbox: Inbox, hook=None, *, form_key: str | None = None) -> Inbox | None:
-    """Lock ``inbox``'s row for a post by ``user`` and read what the post is decided on, as it is
-    once the lock is held, in one round trip: ``SELECT ... FOR UPDATE`` of the inbox, then (a statement whose
-    snapshot is taken once the lock is granted) the user's membership of the inbox, locked too, with their seat,
-    the inbox and its game, the post's message id reserved and the form key's message.
+def lock_for_post(user, inbox_id: str, *, form_key: str | None = None) -> Inbox | None:
+    """Lock the row of the inbox of public id ``inbox_id`` for a post by the logged-in ``user`` and read what the
+    post is decided on, as it is once the lock is held, in one round trip: ``SELECT ... FOR UPDATE`` of the inbox,
+    then (a statement whose snapshot is taken once the lock is granted) the user's membership of the inbox, locked
+    too, with their seat, the inbox and its game, the post's message id reserved, the form key's message and the
+    reads of the inbox kind's post hook (``PostHook.locked_reads``; those of every registered hook, since the kind
+    is not known before the inbox is read).
 
-    So the post holds the lock, during which no other post of the inbox can go on, for one round trip fewer than
-    a lock taken by the page's read of the inbox; the receive time, read after this, is later than that of every
-    post before it (L-VOTE-8). A ban, a removal or a death changes the membership row under its lock, so a post
-    decided on it is ordered wholly before or after them. The membership and the seat (its city as the request
-    read it) go to the policy's caches for the checks that follow (``seat_in``, ``membership_of``,
-    ``can_read_inbox``, ``post_denial_reason``); a user without a membership (staff, a spectator) has every cache
-    dropped, and the inbox is read alone, in a second round trip (an anonymous user's, in one).
+    This is the post's only read of its inbox, so the caller decides whether the user may read it
+    (``access_inbox_for_post``, ``can_read_inbox``). The lock is held for the post's writes and commit alone; the
+    receive time, read after this, is later than that of every post before it (L-VOTE-8). A ban, a removal or a
+    death changes the membership row under its lock, so a post decided on it is ordered wholly before or after
+    them. The membership and the seat (its city as the request read it) go to the policy's caches for the checks
+    that follow (``seat_in``, ``membership_of``, ``can_read_inbox``, ``post_denial_reason``); the hook's reads go on
+    the seat as ``locked_reads`` (``(inbox id, {name: value})``). A user without a membership (staff, a spectator)
+    has every cache dropped, and the inbox is read alone, in a second round trip.
 
-    ``hook``: the post's ``PostHook``, whose ``locked_reads`` are read with the membership (set on the seat as
-    ``locked_reads``: ``(inbox id, {name: value})``). Inside the caller's transaction (else
-    ``TransactionManagementError``). Returns the inbox as read under the lock (a new instance, its game loaded,
+    Inside the caller's transaction (else ``TransactionManagementError``). Returns the inbox (its game loaded,
     ``next_message_id`` reserved where the database has a sequence, else None, and ``form_key_message_id`` the
-    message id or None), or None when the inbox no longer exists.
+    message id or None), or None when there is none of that id. Raises ``ValueError`` for an anonymous user.
     """
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ValueError("only a logged-in user's post locks an inbox")
     # A database without row locks (SQLite) serializes writing transactions as a whole: there is nothing to lock.
-    lock = [_INBOX_LOCK.statement(inbox_id=inbox.pk)] if connection.features.has_select_for_update else []
-    if user is None or not getattr(user, "is_authenticated", False):  # refused by the checks that follow
-        locked = _LOCKED_INBOX(preceded_by=lock, inbox_id=inbox.pk, user_id=0, form_key="")
-        return locked[0] if locked else None
-    prepared = _LOCKED_MEMBERSHIP.get(hook)
+    lock = [_INBOX_LOCK.statement(public_id=inbox_id)] if connection.features.has_select_for_update else []
+    hooks = tuple(POST_HOOKS.values())
+    prepared = _LOCKED_MEMBERSHIP.get(hooks)
     if prepared is None:
-        names = tuple(name for name, read in hook.locked_reads().items() if not isinstance(read, FilteredRelation))
-        prepared = _LOCKED_MEMBERSHIP.setdefault(hook, (_locked_membership(hook), names) if names
-                                                 else _LOCKED_MEMBERSHIP[None])
+        names = tuple(name for name, read in _hook_reads(hooks).items() if not isinstance(read, FilteredRelation))
+        prepared = _LOCKED_MEMBERSHIP.setdefault(hooks, (_locked_membership(hooks), names))
     query, reads = prepared
-    found = query(preceded_by=lock, inbox_id=inbox.pk, user_id=user.pk, form_key=form_key or "")
+    found = query(preceded_by=lock, public_id=inbox_id, user_id=user.pk, form_key=form_key or "")
     membership = found[0] if found else None
     if membership is None:
         forget_viewer_cache(user)
-        locked = _LOCKED_INBOX(inbox_id=inbox.pk, user_id=user.pk, form_key=form_key or "")
+        locked = _LOCKED_INBOX(public_id=inbox_id, user_id=user.pk, form_key=form_key or "")
         return locked[0] if locked else None
     locked = membership.inbox
     locked.next_message_id, locked.form_key_message_id = membership.next_message_id, membership.form_key_message_id
     if reads:
-        membership.resident.locked_reads = (inbox.pk, {name: getattr(membership, name) for name in reads})
+        membership.resident.locked_reads = (locked.pk, {name: getattr(membership, name) for name in reads})
     seats = getattr(user, "_mafia_seats", None)
     if seats is not None:
         seat, before = membership.resident, seats.get(locked.game_id)
@@ -138,4 +146,8 @@ def lock_for_post(user, inbox: Inbox, hook=None, *, form_key: str | None = None)
     if cache is None:
         cache = user._mafia_memberships = {}
     cache[locked.pk] = membership
+    watching = getattr(user, "_mafia_watching", None)
+    if watching is None:
+        watching = user._mafia_watching = {}
+    watching[locked.game_id] = False  # a seat in the game: no spectator of it
     return locked

@@ -100,8 +100,8 @@ def voting_post_locked_reads() -> dict:
 
 def _session_of_locked_reads(inbox: Inbox, seat: Resident) -> tuple[bool, VotingSession | None]:
     """(found, the session annotated as ``_SESSION_FOR_VOTER`` annotates it, or None when the city has none that
-    day) from ``seat.locked_reads`` when they were read for ``inbox`` by the post's lock (``lock_for_post``); (False, None) when
-    they were not (the caller then reads the session)."""
+    day) from ``seat.locked_reads`` when they were read for ``inbox`` by the post's lock (``lock_for_post``);
+    (False, None) when they were not (the caller then reads the session)."""
     inbox_id, reads = getattr(seat, "locked_reads", (None, None))
     if inbox_id != inbox.pk or "_session_id" not in reads:
         return False, None

@@ -88,7 +88,7 @@ def test_a_posts_lock_reads_the_inbox_the_membership_and_the_form_key_once_the_l
                                        idempotency_key="k" * 22)
     with transaction.atomic():
         with CaptureQueriesContext(connection) as reads:
-            locked = policies.lock_for_post(user, inbox, form_key="k" * 22)
+            locked = policies.lock_for_post(user, inbox.public_id, form_key="k" * 22)
         assert len(reads.captured_queries) == 1
         if connection.vendor == "postgresql":  # the lock, then the read: two prepared statements, one round trip
             assert reads.captured_queries[0]["sql"].count("EXECUTE ") == 2
@@ -96,9 +96,10 @@ def test_a_posts_lock_reads_the_inbox_the_membership_and_the_form_key_once_the_l
         assert locked.form_key_message_id == posted.pk
         assert (locked.next_message_id is None) == (connection.vendor != "postgresql")
         assert policies.membership_of(user, locked).resident_id == voter.pk
-        unused = policies.lock_for_post(fresh(voter.user), inbox, form_key="u" * 22)
+        unused = policies.lock_for_post(fresh(voter.user), inbox.public_id, form_key="u" * 22)
         assert unused.form_key_message_id is None
-        staff = policies.lock_for_post(fresh(demo.procurator), inbox, form_key="k" * 22)  # no membership
+        staff = policies.lock_for_post(fresh(demo.procurator), inbox.public_id, form_key="k" * 22)  # no membership
         assert staff.pk == inbox.pk and staff.form_key_message_id is None
-        anonymous = policies.lock_for_post(demo.anonymous, inbox)
-        assert anonymous.pk == inbox.pk and anonymous.form_key_message_id is None
+        assert policies.lock_for_post(user, "x" * 22) is None  # no inbox of that id
+        with pytest.raises(ValueError, match="logged-in"):
+            policies.lock_for_post(demo.anonymous, inbox.public_id)

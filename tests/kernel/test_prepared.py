@@ -111,7 +111,8 @@ def test_a_query_preceded_by_a_lock_runs_both_in_one_round_trip_and_only_in_a_tr
         sent = [q["sql"] for q in queries if q["sql"] not in ("BEGIN", "BEGIN IMMEDIATE", "COMMIT")]
         if connection.vendor == "postgresql":
             assert len(sent) == 1
-            assert sent[0].count("EXECUTE ") == 2 and sent[0].count("PREPARE ") == (2 if resident == residents[0] else 0)
+            prepared = 2 if resident == residents[0] else 0
+            assert sent[0].count("EXECUTE ") == 2 and sent[0].count("PREPARE ") == prepared
             if resident == residents[0]:  # the lock is prepared and executed first
                 assert sent[0].index("FOR UPDATE") < sent[0].index('FROM "cities_resident"')
         else:
