@@ -723,6 +723,16 @@ def access_inbox_for_post(user, inbox_id, *, form_key: str | None = None) -> Inb
     _roles_of(user)  # the viewer's seats and roles, which the checks read, before the lock is taken
     _seats_of(user)
     inbox = lock_for_post(user, str(inbox_id), form_key=form_key)
+    # A viewer without a membership has them read again under the lock, whether the inbox exists or not, so that
+    # the statements do not tell a forbidden inbox from a missing one (as ``access_inbox_by_id``).
+    _roles_of(user)
+    _seats_of(user)
+    if inbox is not None and hasattr(inbox, "viewer_watches"):
+        watching = getattr(user, "_mafia_watching", None)
+        if watching is None:
+            watching = user._mafia_watching = {}
+        watching[inbox.game_id] = (inbox.viewer_watches and seat_in(user, inbox.game_id) is None
+                                   and not staff_roles_in(user, inbox.game_id))  # as ``spectated_games`` says
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox

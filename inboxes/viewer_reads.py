@@ -8,14 +8,15 @@ row: their roles are then read alone.
 """
 from __future__ import annotations
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
-from django.db.models import F, FilteredRelation, Subquery
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Subquery
 
 from cities.models import Resident, StaffRole
 from kernel.prepared import NextId, PreparedQuery
 
-from .hooks import POST_HOOKS
-from .models import Inbox, Membership, Message
+from . import hooks as post_hooks
+from .models import Inbox, Membership, Message, Spectator
 
 _ROLE_FIELDS = ("id", "game_id", "kind", "city_id", "user_id")
 # Ordered by columns of the row itself: the model's default ordering would join games and cities.
@@ -61,8 +62,15 @@ def forget_viewer_cache(user) -> None:
 def _hook_reads(hooks) -> dict:
     """The ``locked_reads`` of every post hook of ``hooks`` merged (name -> expression over the membership): the
     statement that locks a membership serves a post in an inbox of any kind, whose hook is known only once the
-    inbox is read."""
-    return {name: read for hook in hooks for name, read in hook.locked_reads().items()}
+    inbox is read. Raises ``ImproperlyConfigured`` when two hooks read the same name (one would get the other's
+    value)."""
+    merged: dict = {}
+    for hook in hooks:
+        for name, read in hook.locked_reads().items():
+            if name in merged:
+                raise ImproperlyConfigured(f"two post hooks read {name!r} under a post's lock: name them apart")
+            merged[name] = read
+    return merged
 
 
 def _locked_membership(hooks):
@@ -86,12 +94,15 @@ _LOCKED_MEMBERSHIP: dict = {}
 _INBOX_LOCK = PreparedQuery(lambda public_id: Inbox.objects.select_for_update(of=("self",))
                             .filter(public_id=public_id).order_by().values_list("id"), strs=("public_id",))
 
-#: The inbox read under its lock by the post of a user without a membership of it (staff, a spectator).
+#: The inbox read under its lock by the post of a user without a membership of it (staff, a spectator), with
+#: whether the user watches its game as a spectator (``viewer_watches``).
 _LOCKED_INBOX = PreparedQuery(lambda public_id, user_id, form_key: Inbox.objects.select_related("game")
                               .filter(public_id=public_id).order_by().annotate(
                                   next_message_id=NextId(Message),
                                   form_key_message_id=Subquery(Message.objects.filter(
-                                      author_user_id=user_id, idempotency_key=form_key).values("id")[:1])),
+                                      author_user_id=user_id, idempotency_key=form_key).values("id")[:1]),
+                                  viewer_watches=Exists(Spectator.objects.filter(
+                                      game=OuterRef("game_id"), user_id=user_id, left_at__isnull=True))),
                               ints=("user_id",), strs=("public_id", "form_key"))
 
 
@@ -110,7 +121,8 @@ def lock_for_post(user, inbox_id: str, *, form_key: str | None = None) -> Inbox 
     them. The membership and the seat (its city as the request read it) go to the policy's caches for the checks
     that follow (``seat_in``, ``membership_of``, ``can_read_inbox``, ``post_denial_reason``); the hook's reads go on
     the seat as ``locked_reads`` (``(inbox id, {name: value})``). A user without a membership (staff, a spectator)
-    has every cache dropped, and the inbox is read alone, in a second round trip.
+    has every cache dropped but the membership's (none), and the inbox is read alone, in a second round trip, with
+    whether the user watches its game (``viewer_watches``).
 
     Inside the caller's transaction (else ``TransactionManagementError``). Returns the inbox (its game loaded,
     ``next_message_id`` reserved where the database has a sequence, else None, and ``form_key_message_id`` the
@@ -120,7 +132,7 @@ def lock_for_post(user, inbox_id: str, *, form_key: str | None = None) -> Inbox 
         raise ValueError("only a logged-in user's post locks an inbox")
     # A database without row locks (SQLite) serializes writing transactions as a whole: there is nothing to lock.
     lock = [_INBOX_LOCK.statement(public_id=inbox_id)] if connection.features.has_select_for_update else []
-    hooks = tuple(POST_HOOKS.values())
+    hooks = tuple(post_hooks.POST_HOOKS.values())
     prepared = _LOCKED_MEMBERSHIP.get(hooks)
     if prepared is None:
         names = tuple(name for name, read in _hook_reads(hooks).items() if not isinstance(read, FilteredRelation))
@@ -129,9 +141,12 @@ def lock_for_post(user, inbox_id: str, *, form_key: str | None = None) -> Inbox 
     found = query(preceded_by=lock, public_id=inbox_id, user_id=user.pk, form_key=form_key or "")
     membership = found[0] if found else None
     if membership is None:
-        forget_viewer_cache(user)
+        forget_viewer_cache(user)  # a seat or a role may have changed while the post waited: read again
         locked = _LOCKED_INBOX(public_id=inbox_id, user_id=user.pk, form_key=form_key or "")
-        return locked[0] if locked else None
+        if not locked:
+            return None
+        user._mafia_memberships = {locked[0].pk: None}  # none: the locked statement found no row
+        return locked[0]
     locked = membership.inbox
     locked.next_message_id, locked.form_key_message_id = membership.next_message_id, membership.form_key_message_id
     if reads:

@@ -50,7 +50,7 @@ def inbox_thread(request, inbox_id: str):
     if request.method == "POST" and request.user.is_authenticated:
         form = PostMessageForm(request.POST)
         if form.is_valid():
-            # The inbox is read through the policy, then locked and read again in the post's transaction.
+            # The inbox is locked and read, once, through the policy, in the post's transaction.
             try:
                 message = services.do_post_message_by_id(
                     inbox_id, form.cleaned_data["text"], acting_user=request.user,

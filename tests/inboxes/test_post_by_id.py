@@ -1,5 +1,5 @@
-"""The page's post: ``do_post_message_by_id`` reads the inbox through the access policy, then locks its row and
-reads it again (``lock_for_post``). It answers as the page always did: one 404 for an inbox
+"""The page's post: ``do_post_message_by_id`` locks the inbox's row and reads it, once, through the access policy
+(``access_inbox_for_post``, ``lock_for_post``). It answers as the page always did: one 404 for an inbox
 the poster may not read, whatever the text; refusals in the game's language; the vote counted once (L-VOTE-2,
 L-INBOX-17). The lock itself is shown by the race with the Tribune's close (``tests/voting/test_close_race.py``)."""
 from __future__ import annotations
@@ -103,3 +103,56 @@ def test_a_posts_lock_reads_the_inbox_the_membership_and_the_form_key_once_the_l
         assert policies.lock_for_post(user, "x" * 22) is None  # no inbox of that id
         with pytest.raises(ValueError, match="logged-in"):
             policies.lock_for_post(demo.anonymous, inbox.public_id)
+
+
+@pytest.mark.parametrize("who", ["outsider", "honest", "tribune1", "procurator"])
+def test_a_post_to_a_forbidden_inbox_runs_the_statements_of_a_post_to_a_missing_one_L_INBOX_17(demo, who):
+    """A post's 404 for an inbox the poster may not read is the one for an id that does not exist, down to the
+    statements it runs (which would time them apart): an outsider, a player, a Tribune and the Procurator, none of
+    whom reads a city's mafia inbox."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    mafia = Inbox.objects.filter(game=demo.game, kind=InboxKind.MAFIA).order_by("id").first()
+    counts = []
+    for inbox_id in (mafia.public_id, "z" * len(mafia.public_id)):
+        user = fresh(getattr(demo, who))
+        with CaptureQueriesContext(connection) as queries, pytest.raises(Http404):
+            do_post_message_by_id(inbox_id, "Я здесь.", acting_user=user)
+        counts.append(len(queries.captured_queries))
+    assert counts[0] == counts[1]
+    assert not Message.objects.filter(inbox=mafia, body="Я здесь.").exists()
+
+
+def test_a_hook_registered_later_has_its_reads_under_the_lock_and_a_clash_of_names_is_refused_L_INBOX_17(
+        voting, monkeypatch):
+    """Every registered hook's ``locked_reads`` are read by the post's locked statement, from the registry as it is
+    (a test's registry too); two hooks that read one name would give one of them the other's value: refused."""
+    from django.core.exceptions import ImproperlyConfigured
+    from django.db.models import BigIntegerField, Value
+
+    from inboxes import hooks
+    from inboxes.hooks import PostHook, post_hook
+
+    inbox, voter = voting
+    monkeypatch.setattr("inboxes.hooks.POST_HOOKS", dict(hooks.POST_HOOKS))
+
+    @post_hook("bar", ruleset="m21")
+    class Reading(PostHook):
+        def locked_reads(self):
+            return {"_reading_answer": Value(42, output_field=BigIntegerField())}
+
+    with transaction.atomic():
+        user = fresh(voter.user)
+        policies.seat_in(user, inbox.game_id)  # the request's read of the viewer, as a post's page has done
+        locked = policies.lock_for_post(user, inbox.public_id)
+        inbox_id, reads = policies.seat_in(user, locked.game_id).locked_reads
+    assert inbox_id == inbox.pk and reads["_reading_answer"] == 42 and "_session_id" in reads
+
+    @post_hook("court", ruleset="m21")
+    class Clashing(PostHook):
+        def locked_reads(self):
+            return {"_reading_answer": Value(7, output_field=BigIntegerField())}
+
+    with transaction.atomic(), pytest.raises(ImproperlyConfigured, match="_reading_answer"):
+        policies.lock_for_post(fresh(voter.user), inbox.public_id)

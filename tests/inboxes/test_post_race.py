@@ -1,6 +1,7 @@
 """Posts that wait for their inbox's lock decide on what was committed before it was granted (``lock_for_post``):
-the same form sent twice at once stores one vote and is answered with it both times (L-INBOX-21); a ban committed
-while a post waits refuses it (L-INBOX-18). The lock is held by a transaction of the test while the posts
+the same form sent twice at once stores one vote and is answered with it both times (L-INBOX-21); a ban, a kill,
+a death, the game's end or a role handed over, committed while a post waits, refuses it; a seat replaced posts as its
+new holder; queued posts commit in the order of their receive times (L-VOTE-8). The lock is held by a transaction of the test while the posts
 queue behind it. Full form on PostgreSQL (row locks); on SQLite the posts run one after the other.
 """
 from __future__ import annotations
@@ -13,9 +14,11 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 from django.db import connection, connections, transaction
+from django.http import Http404
 
 from cities.errors import RuleViolation
-from inboxes.models import Inbox, Membership, MembershipState, Message
+from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.services import do_post_message, do_post_message_by_id
 from tests.voting.day_helpers import OPENS
 from tests.voting.test_lepra_day_concurrency import _big_city_voting
@@ -101,3 +104,81 @@ def test_a_post_waiting_for_its_inbox_is_refused_by_a_ban_committed_before_the_l
     assert list(Message.objects.filter(inbox=inbox).values_list("author_user", flat=True)) == [users[1].pk]
     assert list(LepraVote.objects.filter(inbox=inbox, state=VoteState.STANDING).values_list("voter", flat=True)) == [
         voters[1].pk]
+
+
+def _city_of_honest(demo):
+    city = (Inbox.objects.filter(game=demo.game, kind=InboxKind.CITY, city__number=1, killed_at__isnull=True,
+                                 rolled_over_at__isnull=True).order_by("-id").first())
+    return city, Resident.objects.get(game=demo.game, user=demo.honest)
+
+
+def _send(user_pk, inbox, text="Я здесь.", by_id=True):
+    """A post by the user ``user_pk`` in ``inbox``, through the page's path or the service's; its message id, or
+    "404" for the page's not-found."""
+    def post():
+        user = get_user_model().objects.get(pk=user_pk)
+        try:
+            if by_id:
+                return do_post_message_by_id(inbox.public_id, text, acting_user=user).pk
+            return do_post_message(inbox, text, acting_user=user).pk
+        except Http404:
+            return "404"
+    return post
+
+
+#: Changes to rows a post does not lock (the inbox's own columns aside), committed while it waits for its inbox.
+CHANGES = {
+    "inbox killed": lambda city, seat, tribune: Inbox.objects.filter(pk=city.pk).update(killed_at=OPENS),
+    "seat died": lambda city, seat, tribune: Resident.objects.filter(pk=seat.pk).update(
+        status=LifeStatus.DEAD, died_at=OPENS),
+    "game finished": lambda city, seat, tribune: Game.objects.filter(pk=city.game_id).update(
+        status=GameStatus.FINISHED),
+    "Tribune's role handed over": lambda city, seat, tribune: StaffRole.objects.filter(pk=tribune.pk).update(
+        user=get_user_model().objects.create_user("other-trib", "other-trib@example.com", "x-secret-123")),
+}
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("by_id", [True, False], ids=["page", "service"])
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_change_committed_while_a_post_waits_for_its_inbox_refuses_it_L_INBOX_17(transactional_db, demo, change,
+                                                                                    by_id):
+    city, seat = _city_of_honest(demo)
+    tribune = StaffRole.objects.get(game=city.game_id, kind=StaffKind.TRIBUNE, city=city.city_id)
+    poster = tribune.user_id if change == "Tribune's role handed over" else seat.user_id
+    with time_machine.travel(OPENS + timedelta(minutes=1), tick=True):
+        outcomes = _queue_behind_lock(city, [_send(poster, city, by_id=by_id)],
+                                      change=lambda: CHANGES[change](city, seat, tribune))
+    assert isinstance(outcomes[0], str), outcomes
+    assert not Message.objects.filter(inbox=city, body="Я здесь.").exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("by_id", [True, False], ids=["page", "service"])
+def test_a_seat_replaced_while_its_posts_wait_posts_as_its_new_holder_alone_L_INBOX_17(transactional_db, demo,
+                                                                                       by_id):
+    city, seat = _city_of_honest(demo)
+    newcomer = get_user_model().objects.create_user("newcomer", "newcomer@example.com", "x-secret-123",
+                                                    display_name="Newcomer")
+    with time_machine.travel(OPENS + timedelta(minutes=1), tick=True):
+        outcomes = _queue_behind_lock(city, [_send(seat.user_id, city, by_id=by_id),
+                                             _send(newcomer.pk, city, text="Я новенький.", by_id=by_id)],
+                                      change=lambda: Resident.objects.filter(pk=seat.pk).update(user=newcomer))
+    assert isinstance(outcomes[0], str) and isinstance(outcomes[1], int), outcomes
+    message = Message.objects.get(pk=outcomes[1])
+    assert (message.author_resident_id, message.author_user_id) == (seat.pk, newcomer.pk)
+    assert not Message.objects.filter(inbox=city, body="Я здесь.").exists()
+
+
+@pytest.mark.postgres
+def test_posts_queued_behind_an_inbox_commit_in_the_order_of_their_receive_times_L_VOTE_8(transactional_db, demo):
+    city, _seat = _city_of_honest(demo)
+    members = list(Resident.objects.filter(game=demo.game, city=city.city_id, status=LifeStatus.ALIVE)
+                   .order_by("id")[:6])
+    posts = [_send(m.user_id, city, text=f"Сообщение {k}.", by_id=k % 2 == 0) for k, m in enumerate(members)]
+    posts.append(_send(demo.tribune1.pk, city, text="От Трибуна."))
+    with time_machine.travel(OPENS + timedelta(minutes=1), tick=True):
+        outcomes = _queue_behind_lock(city, posts)
+    assert all(isinstance(v, int) for v in outcomes.values()), outcomes
+    times = list(Message.objects.filter(pk__in=outcomes.values()).order_by("id").values_list("received_at", flat=True))
+    assert len(times) == len(posts) and times == sorted(times) and len(set(times)) == len(times)
