@@ -695,11 +695,7 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
         found = _INBOX_FOR_ANONYMOUS(public_id=str(inbox_id))
     inbox = found[0] if found else None
     if inbox is not None and _is_authenticated(user):
-        watching = getattr(user, "_mafia_watching", None)
-        if watching is None:
-            watching = user._mafia_watching = {}
-        watching[inbox.game_id] = (inbox.viewer_watches and seat_in(user, inbox.game_id) is None
-                                   and not staff_roles_in(user, inbox.game_id))  # as ``spectated_games`` says
+        _note_watching(user, inbox)
     if seats and inbox is not None and seat_in(user, inbox.game_id) is not None:
         cache = getattr(user, "_mafia_memberships", None)
         if cache is None:
@@ -710,6 +706,16 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox
+
+
+def _note_watching(user, inbox: Inbox) -> None:
+    """Cache whether the logged-in ``user`` watches ``inbox``'s game as a spectator, from the inbox's
+    ``viewer_watches`` column and their seat and roles there (as ``spectated_games`` says), for ``spectator_of``."""
+    watching = getattr(user, "_mafia_watching", None)
+    if watching is None:
+        watching = user._mafia_watching = {}
+    watching[inbox.game_id] = (inbox.viewer_watches and seat_in(user, inbox.game_id) is None
+                               and not staff_roles_in(user, inbox.game_id))
 
 
 def access_inbox_for_post(user, inbox_id, *, form_key: str | None = None) -> Inbox:
@@ -727,12 +733,8 @@ def access_inbox_for_post(user, inbox_id, *, form_key: str | None = None) -> Inb
     # the statements do not tell a forbidden inbox from a missing one (as ``access_inbox_by_id``).
     _roles_of(user)
     _seats_of(user)
-    if inbox is not None and hasattr(inbox, "viewer_watches"):
-        watching = getattr(user, "_mafia_watching", None)
-        if watching is None:
-            watching = user._mafia_watching = {}
-        watching[inbox.game_id] = (inbox.viewer_watches and seat_in(user, inbox.game_id) is None
-                                   and not staff_roles_in(user, inbox.game_id))  # as ``spectated_games`` says
+    if inbox is not None and hasattr(inbox, "viewer_watches"):  # read without a membership: as a page's read
+        _note_watching(user, inbox)
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox

@@ -283,18 +283,16 @@ def stale_post_form() -> InvalidInput:
                           "kept: send it again to post it."), rule="L-INBOX-21")
 
 
-def post_of_form_key(user, inbox: Inbox | str, text: str, key: str | None) -> Message | None:
+def post_of_form_key(user, inbox: Inbox, text: str, key: str | None) -> Message | None:
     """The message ``user`` already posted with the form key ``key`` when it is the same post (same inbox, same
-    text: a double click, a network retry), else None (no key, an anonymous user, the key unused). ``inbox``: the
-    Inbox, or its public id (a page's post, looked up again after a refusal). The message comes with its inbox.
-    Raises ``InvalidInput`` (``stale_post_form``) when the key was used for another text or inbox: a
+    text: a double click, a network retry), else None (no key, an anonymous user, the key unused). The message
+    comes with its inbox. Raises ``InvalidInput`` (``stale_post_form``) when the key was used for another text or inbox: a
     stale form, refused rather than answered as a success that stored nothing (L-INBOX-21)."""
     if not key or user is None or not user.is_authenticated:
         return None
     already = Message.objects.filter(author_user=user, idempotency_key=key).select_related("inbox").first()
     if already is None:
         return None
-    same_inbox = already.inbox.public_id == inbox if isinstance(inbox, str) else already.inbox_id == inbox.pk
-    if not same_inbox or already.body != text:
+    if already.inbox_id != inbox.pk or already.body != text:
         raise stale_post_form()
     return already
