@@ -86,7 +86,7 @@ def _author(context, m) -> str:
         return (f'{escape(m.author_name)} <span class="badge badge-staff" data-author="staff">'
                 f'{escape(_staff_title(context, m.author_staff_kind))}</span>')
     if not m.author_user_id:
-        return f'{escape(m.author_name)} <span class="badge badge-site" data-author="site">{escape(_("site"))}</span>'
+        return format_html('{} <span class="badge badge-site" data-author="site">{}</span>', m.author_name, _("site"))
     return escape(m.author_name)
 
 
@@ -103,7 +103,7 @@ def _article(context, pos: int, m) -> str:
     header = [f'<strong>{_author(context, m)}</strong>\n      <time datetime="{local.isoformat()}">'
               f'{_when(context, local)}</time>']  # the date filter's "c" is isoformat()
     if m.edited_at:
-        header.append(f'<span class="muted">{escape(_("edited"))}</span>')
+        header.append(format_html('<span class="muted">{}</span>', _("edited")))
     if pos in context.get("editable", ()):
         header.append(format_html('<a class="edit-link" href="{}">{}</a>',
                                   reverse("message_edit", args=[inbox.public_id, pos]), _("edit")))
@@ -113,7 +113,7 @@ def _article(context, pos: int, m) -> str:
                                   reverse("message_hide", args=[inbox.public_id, pos]), _CSRF.render(context),
                                   _("hide")))
     if m.is_hidden:
-        body = [f'<p class="muted">{escape(_("This message was hidden by a moderator."))}</p>']
+        body = [format_html('<p class="muted">{}</p>', _("This message was hidden by a moderator."))]
         if context.get("show_hidden_text"):
             body.append(f'<div class="body hidden-text">{m.body_html}</div>')  # sanitised when stored
             body += _revisions(m, "body hidden-text")
@@ -137,6 +137,6 @@ def thread_messages(context, positioned, first_unread=None) -> SafeString:
     out = []
     for pos, m in positioned:
         if first_unread is not None and pos == first_unread:
-            out.append(f'<p class="unread-divider" id="unread">{escape(_("New messages"))}</p>')
+            out.append(format_html('<p class="unread-divider" id="unread">{}</p>', _("New messages")))
         out.append(_article(context, pos, m))
     return mark_safe("\n  ".join(out))  # every part escaped in ``_article``
