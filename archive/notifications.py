@@ -22,7 +22,7 @@ from cities.models import City, Game, GameStatus, LifeStatus, Resident, Schedule
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
-from kernel.timezones import display_zone_name, zoned_time
+from kernel.timezones import display_zone_name, zoned_date, zoned_time
 from roles.models import CommissarOffer
 from voting.models import VotingSession
 
@@ -30,11 +30,19 @@ from .models import Notification, NotificationKind
 
 #: Reminded deadlines (ScheduledEvent kinds) and their texts: nominations close when voting opens (L-NOM),
 #: voting closes (L-VOTE-8), the night ends (the night issue's kind).
+#: The date and the time are separate placeholders: a language puts its own words between them («6 декабря в 18:00»).
 REMINDER_TEXTS = {
-    "voting_open": gettext_lazy("%(game)s: nominations close at %(when)s (%(zone)s)."),
-    "voting_close": gettext_lazy("%(game)s: voting closes at %(when)s (%(zone)s)."),
-    "night_end": gettext_lazy("%(game)s: the night ends at %(when)s (%(zone)s)."),
+    "voting_open": gettext_lazy("%(game)s: nominations close on %(date)s at %(time)s (%(zone)s)."),
+    "voting_close": gettext_lazy("%(game)s: voting closes on %(date)s at %(time)s (%(zone)s)."),
+    "night_end": gettext_lazy("%(game)s: the night ends on %(date)s at %(time)s (%(zone)s)."),
 }
+
+
+def reminder_text(event: ScheduledEvent, game: Game, zone: str) -> str:
+    """The reminder of ``event``'s deadline in the active language: its date and time in ``zone`` (the time with
+    the zone's abbreviation), e.g. «Лепра: голосование закрывается 6 декабря 2026 г. в 18:00 MSK (Europe/Moscow).»"""
+    return str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "date": zoned_date(event.due_at, zone),
+                                              "time": zoned_time(event.due_at, zone, "TIME_FORMAT"), "zone": zone}
 
 
 def _games_of(user) -> list[Game]:
@@ -150,8 +158,7 @@ def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     for event in events:
         if user.pk not in {u.pk for u in concerned_users(event)}:
             continue
-        text = str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "when": zoned_time(event.due_at, zone),
-                                                   "zone": zone}
+        text = reminder_text(event, game, zone)
         items.append(Attention(text, reverse("game_detail", args=[game.slug]), event.due_at))
     return items
 
@@ -290,8 +297,7 @@ def notification_text(notification: Notification, zone: str) -> str:
                                                               "inbox": notification.message.inbox.title}
     if notification.event_id is not None:
         event = notification.event
-        return str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "when": zoned_time(event.due_at, zone),
-                                                  "zone": zone}
+        return reminder_text(event, game, zone)
     if notification.offer_id is not None:
         return str(OFFER_TEXT) % {"game": game.title}
     return str(PROXY_TEXT) % {"game": game.title, "name": notification.proxy.resident.name}

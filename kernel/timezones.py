@@ -88,6 +88,11 @@ def zoned_time(at: datetime, zone_name: str, fmt: str = "DATETIME_FORMAT") -> st
     return f"{date_format(local, fmt)} {zone_abbreviation(at, zone_name)}"
 
 
+def zoned_date(at: datetime, zone_name: str) -> str:
+    """The date of ``at`` (aware) in ``zone_name``, in the active language's ``DATE_FORMAT``: "6 декабря 2026 г."."""
+    return date_format(at.astimezone(ZoneInfo(zone_name)), "DATE_FORMAT")
+
+
 def display_zone_name(user, game=None) -> str:
     """The zone ``user`` reads times in: their own display zone (``User.time_zone``) when they chose one, else
     ``game``'s zone (a Game or a zone name), else the site's ``TIME_ZONE``. Anonymous visitors read the game's."""
