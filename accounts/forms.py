@@ -3,9 +3,14 @@ from __future__ import annotations
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .models import display_name_key, normalize_display_name
 from .names import validate_public_name
+
+#: The label of allauth's login field (its own msgid and context), translated again in the project's catalogue:
+#: allauth's Russian calls the field «Войти», like the button under it; the field takes a login («Логин»).
+LOGIN_FIELD_LABEL = pgettext_lazy("field label", "Login")
 
 
 class SignupForm(forms.Form):
