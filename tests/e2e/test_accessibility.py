@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import timedelta
 
 import pytest
 import time_machine
@@ -19,6 +20,7 @@ from cities.demo import demo_account_maker
 from cities.models import Game, Resident
 from inboxes.models import Inbox, InboxKind
 from rulesets.m21.demo import M21_DEMO_SLUG, load_m21_demo
+from rulesets.m21.models import DayStatus, M21Day
 from tests.conftest import load_personas
 
 from .pages import Person, ru
@@ -215,3 +217,16 @@ def test_every_page_kind_has_no_serious_accessibility_violation_and_fits_a_phone
     screenshots.take(player.page, "phone-thread", full_page=False)
     player.open(f"/games/{game.slug}/")
     screenshots.take(player.page, "phone-game", full_page=False)
+
+    # Night on a phone: the M21 demo's day 2 ends at its deadline; the cop's night page offers its pickers, each as
+    # tall as the buttons.
+    day = M21Day.objects.get(game=m21_game, status=DayStatus.OPEN)
+    lepra.stack.clock.set(day.deadline + timedelta(seconds=1))
+    lepra.stack.run_due_events()
+    lepra.stack.wait_until(lambda: M21Day.objects.get(pk=day.pk).status != DayStatus.OPEN, "the end of day 2")
+    cop.page.set_viewport_size(PHONE)
+    cop.open(f"/games/{M21_DEMO_SLUG}/m21/night/")
+    heights = cop.page.eval_on_selector_all("main select", "ss => ss.map(s => s.getBoundingClientRect().height)")
+    button = cop.page.eval_on_selector("main form button[type=submit]", "b => b.getBoundingClientRect().height")
+    assert heights and min(heights) >= 40 and min(heights) >= button - 1, (heights, button)
+    screenshots.take(cop.page, "phone-night", full_page=False)
