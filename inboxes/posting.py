@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from kernel.audit import event_statement
-from kernel.live import note_new_messages, note_user_changed
+from kernel.live import note_new_messages, note_reads_changed
 from kernel.prepared import PreparedInsert, execute_together
 
 from . import policies
@@ -151,7 +151,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
         raise stale_post_form() from None
     message._state.adding, message._state.db = False, "default"
     note_new_messages([inbox.pk])
-    note_user_changed(acting_user.pk)  # the poster's read mark moved
+    note_reads_changed(acting_user.pk)  # the poster's read mark moved
     if writes is not None and writes.refusal is not None and not changed:
         raise writes.refusal
     if hook is not None and writes is None:

@@ -190,7 +190,7 @@ def unread_badge(request, slug: str):
     if request.user.is_authenticated:
         # The poll token's versions are read before what they stand for: the game's and the viewer's before the
         # readable inboxes are listed, each inbox's before its messages are counted.
-        access = live.snapshot(live.poll_keys(request.user, game.pk))
+        access = live.snapshot(live.poll_keys(request.user, game.pk, reads=True))
         inboxes = None
         if access is not None:
             ids = selectors.readable_inbox_ids(request.user, game)

@@ -8,8 +8,9 @@ policy or a template, and without ever telling a reader who lost access anything
 How:
 - A *version* is a random nonce in the shared cache (Redis in production), one per thing an answer depends on:
   an inbox (replaced after every commit that adds a message to it), a game (after every audited state change of
-  the game but a plain post: deaths, seats, memberships, bans, phases and the end change who reads what) and a
-  user (after a save of the account, a password or an activation change, and after their read marks move).
+  the game but a plain post: deaths, seats, memberships, bans, phases and the end change who reads what), a
+  user's account (after its every save: a password or an activation change) and a user's read marks (what the
+  unread badge counts; a thread's poll does not depend on them, so reading does not end its own token).
   A missing version (never written, evicted, a flushed cache) is written afresh, so it differs from every token.
 - A full answer issues a *poll token* (``django.core.signing``, salted, timestamped) naming the poll's URL, the
   session's user and the versions it was built from, read *before* the database: a change committed while the
@@ -62,8 +63,13 @@ def game_key(game_id: int) -> str:
 
 
 def user_key(user_id: int) -> str:
-    """The cache key of the version of user ``user_id``: their account and their read marks."""
+    """The cache key of the version of user ``user_id``'s account."""
     return f"live:u:{user_id}"
+
+
+def reads_key(user_id: int) -> str:
+    """The cache key of the version of user ``user_id``'s read marks (what their unread counts depend on)."""
+    return f"live:r:{user_id}"
 
 
 def enabled() -> bool:
@@ -101,8 +107,13 @@ def note_game_changed(game_id: int) -> None:
 
 
 def note_user_changed(user_id: int) -> None:
-    """User ``user_id``'s account or read marks changed in the current transaction."""
+    """User ``user_id``'s account changed in the current transaction."""
     renew_after_commit([user_key(user_id)])
+
+
+def note_reads_changed(user_id: int) -> None:
+    """User ``user_id``'s read marks moved (in the current transaction, or at once outside one)."""
+    renew_after_commit([reads_key(user_id)])
 
 
 def current_versions(keys: list[str]) -> dict[str, str]:
@@ -159,12 +170,15 @@ def poll_url(request, url: str, *snapshots: dict[str, str] | None) -> str:
     return f"{url}{'&' if '?' in url else '?'}{TOKEN_PARAM}={token}"
 
 
-def poll_keys(user, game_id: int, inbox_ids: Iterable[int] = ()) -> list[str]:
+def poll_keys(user, game_id: int, inbox_ids: Iterable[int] = (), *, reads: bool = False) -> list[str]:
     """The keys a poll of ``user`` (any user, possibly anonymous) in game ``game_id`` depends on: the game's, the
-    user's when logged in, and those of ``inbox_ids``."""
+    user's account when logged in (and their read marks when ``reads``: an unread count), and those of
+    ``inbox_ids``."""
     keys = [game_key(game_id)]
     if getattr(user, "is_authenticated", False):
         keys.append(user_key(user.pk))
+        if reads:
+            keys.append(reads_key(user.pk))
     keys.extend(inbox_key(pk) for pk in inbox_ids)
     return keys
 

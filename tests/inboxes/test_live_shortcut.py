@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from inboxes import services
+from kernel import live
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
 from tests.conftest import fresh
@@ -22,9 +23,8 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def shortcut(settings):
-    """The shortcut on, the cache empty."""
+    """The shortcut on (the autouse ``_fresh_cache`` has emptied this process's cache)."""
     settings.MAFIA_LIVE_SHORTCUT = True
-    cache.clear()
 
 
 @pytest.fixture
@@ -141,8 +141,9 @@ def test_a_token_answers_only_its_own_session_url_and_age_L_INBOX_20(demo, clien
 
 def test_a_lost_version_sends_the_poll_to_the_full_view_L_INBOX_20(demo, client, shortcut, committed):
     client.force_login(demo.honest)
-    url = _open(client, _city1(demo))
-    cache.clear()  # an evicted or flushed cache: no version stands
+    inbox = _city1(demo)
+    url = _open(client, inbox)
+    cache.delete(live.inbox_key(inbox.pk))  # evicted, or the cache flushed: that version no longer stands
     assert client.get(url, **HX).status_code == 200
 
 
