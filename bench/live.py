@@ -15,6 +15,7 @@ request: gunicorn's sync workers close it after each answer), against gunicorn o
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import statistics
@@ -71,6 +72,57 @@ def build_live_world(label: str, tabs: int, log=print) -> LiveWorld:
                      reverse("unread_badge", args=[game.slug])))
     voters = [session_cookie_for(r.user) for r in vote.voters[:VOTERS]]
     return LiveWorld(vote_path=vote_path, voters=voters, tabs=rows)
+
+
+def _children_cpu_seconds(parent: int) -> float:
+    """The CPU seconds (user + system) used so far by the processes whose parent is ``parent`` (gunicorn's
+    workers), read from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:  # fields after the name: state, ppid, ..., utime (12), stime (13)
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
+def cpu_per_request(server, world: LiveWorld, count: int = 400) -> dict:
+    """The web workers' CPU (ms) per request and the SQL statements of one request, each measured over ``count``
+    requests sent one after another by one client: an idle thread poll, an idle badge poll, the floor's page
+    (``bench.views.floor_page``: the stack with a session and its user, nothing else) and an idle thread poll
+    built in full (no token). Returns ``{kind: {"cpu_ms": .., "statements": ..}}``."""
+    from .http import Client
+
+    session, thread, messages, badge = world.tabs[-1]
+    client = Client(server.base_url, session_key=session)
+    poll = f"{thread}live/?after={messages}"
+
+    def follow(path: str, pattern) -> str:
+        response = client.request("GET", path)
+        found = pattern.search(response.body)
+        return found.group(1).decode().replace("&amp;", "&") if found else path
+
+    kinds = {"idle poll": follow(poll, _POLL_URL), "idle badge": follow(badge, _BADGE_URL),
+             "floor page": reverse("bench_floor_page"), "poll built in full": poll}
+    out = {}
+    for kind, path in kinds.items():
+        for _ in range(20):  # warm: the worker's caches, the prepared statements
+            client.request("GET", path)
+        before = _children_cpu_seconds(server.process.pid)
+        statements = None
+        for _ in range(count):
+            response = client.request("GET", path)
+            statements = response.statements
+        used = _children_cpu_seconds(server.process.pid) - before
+        out[kind] = {"cpu_ms": round(used * 1000 / count, 2), "statements": statements, "status": response.status}
+    client.close()
+    return out
 
 
 @dataclass

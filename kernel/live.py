@@ -15,9 +15,9 @@ How:
 - A full answer issues a *poll token* (``django.core.signing``, salted, timestamped) naming the poll's URL, the
   session's user and the versions it was built from, read *before* the database: a change committed while the
   answer is built replaces a version the token already holds, so the next poll takes the full path.
-- ``nothing_new(request)`` (the first middleware after the session's, ``mafia_site.middleware``) answers a poll
-  whose token is intact, younger than ``MAFIA_LIVE_TOKEN_SECONDS``, for this URL and this session's user, and
-  whose versions all stand. Anything else (no token, a bad one, another user, a version replaced, the cache
+- ``nothing_new(request)`` (the first middleware, ``mafia_site.middleware``) answers a poll whose token is
+  intact, younger than ``MAFIA_LIVE_TOKEN_SECONDS``, for this URL and this session's user (read from the cache
+  with the versions, one round trip), and whose versions all stand. Anything else (no token, a bad one, another user, a version replaced, the cache
   unreachable) goes on to the full view, which asks the policy: a reader who lost access gets its 404.
 
 Why a reader who lost access learns nothing: every change that can take access away is audited in the game
@@ -41,6 +41,8 @@ from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.core import signing
 from django.core.cache import cache
 from django.db import transaction
+from django.contrib.sessions.backends import cache as cache_sessions
+from django.contrib.sessions.backends import cached_db as cached_db_sessions
 from django.http import HttpResponse
 
 logger = logging.getLogger(__name__)
@@ -133,13 +135,22 @@ def _digest(keys: list[str], versions: dict[str, str]) -> str:
     return hashlib.blake2b(joined.encode(), digest_size=9).hexdigest()
 
 
-def _session_stamp(request) -> tuple[str | None, str]:
-    """The session's user id (a string, None when logged out) and a short stamp of its auth hash."""
-    session = request.session
+def _stamp(session: dict) -> tuple[str | None, str]:
+    """A session's user id (a string, None when logged out) and a short stamp of its auth hash."""
     user_id = session.get(SESSION_KEY)
     auth_hash = session.get(HASH_SESSION_KEY) or ""
     return (str(user_id) if user_id is not None else None,
             hashlib.blake2b(auth_hash.encode(), digest_size=6).hexdigest() if auth_hash else "")
+
+
+def _session_stamp(request) -> tuple[str | None, str]:
+    """``_stamp`` of ``request``'s session (loaded by the session middleware)."""
+    return _stamp(request.session)
+
+
+#: The session engines that keep every live session in the cache, and their keys' prefixes.
+_CACHED_SESSIONS = {"django.contrib.sessions.backends.cached_db": cached_db_sessions.KEY_PREFIX,
+                    "django.contrib.sessions.backends.cache": cache_sessions.KEY_PREFIX}
 
 
 def snapshot(keys: list[str]) -> dict[str, str] | None:
@@ -185,25 +196,37 @@ def poll_keys(user, game_id: int, inbox_ids: Iterable[int] = (), *, reads: bool 
 
 def nothing_new(request) -> HttpResponse | None:
     """An empty 204 when ``request`` is a poll whose token still stands (see the module docstring), else None
-    (the full view answers). Never raises: a bad token or an unreachable cache is a None."""
+    (the full view answers). Runs before the session middleware: the session is read from the cache with the
+    versions, in one round trip (a session engine that keeps sessions in the cache is needed; a session not in
+    the cache goes to the full view, which loads it). Never raises: a bad token or an unreachable cache is a
+    None."""
     if request.method not in ("GET", "HEAD") or not enabled():
         return None
     raw = request.GET.get(TOKEN_PARAM)
-    if not raw:
+    if not raw or settings.SESSION_ENGINE not in _CACHED_SESSIONS or settings.SESSION_CACHE_ALIAS != "default":
         return None
     full = request.get_full_path()
     base, separator, _token = full.rpartition(f"{TOKEN_PARAM}=")
     if not separator or base[-1:] not in ("?", "&"):
         return None
+    cookie = request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
+    if len(cookie) > 64 or not cookie.isalnum():
+        cookie = ""
     try:
         data = signing.loads(raw, salt=_SALT, max_age=settings.MAFIA_LIVE_TOKEN_SECONDS)
-        if data["p"] != base[:-1] or (data["u"], data["h"]) != _session_stamp(request):
+        if data["p"] != base[:-1]:
             return None
         keys = [str(key) for key in data["k"]]
-        if data["d"] != _digest(keys, cache.get_many(keys)):
+        session_key = f"{_CACHED_SESSIONS[settings.SESSION_ENGINE]}{cookie}" if cookie else None
+        found = cache.get_many([*keys, session_key] if session_key else keys)
+        session = found.pop(session_key, None) if session_key else {}
+        if session is None or (data["u"], data["h"]) != _stamp(session):
+            return None  # a session not in the cache, or another user's: the full view decides
+        if data["d"] != _digest(keys, found):
             return None
     except Exception:  # signing.BadSignature, a malformed payload, the cache unreachable: the full view answers
         return None
     response = HttpResponse(status=204)
     response["Cache-Control"] = "private, no-store"
+    response["Vary"] = "Cookie"
     return response

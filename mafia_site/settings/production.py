@@ -21,8 +21,10 @@ SESSION_COOKIE_SECURE = env_bool("DJANGO_COOKIES_SECURE", True)
 CSRF_COOKIE_SECURE = env_bool("DJANGO_COOKIES_SECURE", True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
-# WhiteNoise serves the collected static files under gunicorn (runserver serves them in development).
-MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
+# WhiteNoise serves the collected static files under gunicorn (runserver serves them in development), right after
+# the security middleware, as its documentation asks.
+_SECURITY = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
+MIDDLEWARE = [*MIDDLEWARE[:_SECURITY], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[_SECURITY:]]
 STORAGES = {
     **STORAGES,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from bench.http import start_server
-from bench.live import Load, build_live_world
+from bench.live import Load, build_live_world, cpu_per_request
 from cities.models import Game
 
 MODES = {"full": "0", "shortcut": "1"}
@@ -42,6 +42,15 @@ class Command(BaseCommand):
             self.stderr.write("warning: without PostgreSQL and Redis these figures say little about a deployment")
         world = build_live_world(label, max(counts), log=self.stdout.write)
         results = []
+        costs = {}
+        for mode in chosen:
+            server = start_server(workers=1, log_dir=Path(settings.VAR_DIR) / "bench",
+                                  env={"MAFIA_LIVE_SHORTCUT": MODES[mode]})
+            try:
+                costs[mode] = cpu_per_request(server, world)
+            finally:
+                server.stop()
+            self.stdout.write(f"CPU per request, {mode}: {costs[mode]}")
         for n in counts:
             for mode in chosen:
                 server = start_server(workers=workers, log_dir=Path(settings.VAR_DIR) / "bench",
@@ -58,7 +67,7 @@ class Command(BaseCommand):
         self.stdout.write(format_table(results))
         path = out or Path(settings.VAR_DIR) / "bench" / "live.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(results, indent=2))
+        path.write_text(json.dumps({"cpu_per_request": costs, "runs": results}, indent=2))
         self.stdout.write(f"report: {path}")
 
 
