@@ -14,6 +14,9 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The proxies in front of the web nodes that append to X-Forwarded-For (docker-compose's has one): allauth's rate
+# limits then count the client's address, not the proxy's. 0 trusts no header (a node answering clients itself).
+ALLAUTH_TRUSTED_PROXY_COUNT = env_int("MAFIA_TRUSTED_PROXY_COUNT", 0)
 SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
