@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from inboxes import services
 from kernel import live
+from mafia_site.checks import check_mafia_settings
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
 from tests.conftest import fresh
@@ -190,3 +191,12 @@ def test_without_the_shortcut_every_poll_is_built_and_carries_no_token_L_INBOX_2
     assert "v=" not in url
     assert client.get(url, **HX).status_code == 200
     assert Message.objects.filter(inbox=_city1(demo)).exists()
+
+
+def test_the_shortcut_on_a_cache_of_one_process_is_refused_at_start_up_L_INBOX_20(settings):
+    settings.MAFIA_LIVE_SHORTCUT = True
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert [e.id for e in check_mafia_settings(None)] == ["mafia.E004"]
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:6379/0"}}
+    assert check_mafia_settings(None) == []
