@@ -8,6 +8,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from kernel.live import note_user_changed
+
 
 def normalize_display_name(name: str) -> str:
     """``name`` in Unicode NFKC form with runs of white space collapsed and the ends trimmed, so that
@@ -49,7 +51,9 @@ class User(AbstractUser):
         ]
 
     def save(self, *args, **kwargs):
-        """Keep ``display_name`` normalised and ``display_name_key`` and ``name_skeleton`` in step with it."""
+        """Keep ``display_name`` normalised and ``display_name_key`` and ``name_skeleton`` in step with it; the
+        account's live polls take the full path after the commit (an activation or password change ends what an
+        open tab was told, ``kernel.live``)."""
         from .names import name_skeleton
 
         self.display_name = normalize_display_name(self.display_name)
@@ -59,6 +63,7 @@ class User(AbstractUser):
         if fields is not None and ({"display_name", "username"} & set(fields)):
             kwargs["update_fields"] = {*fields, "display_name_key", "name_skeleton"}
         super().save(*args, **kwargs)
+        note_user_changed(self.pk)
 
     def __str__(self) -> str:
         return self.public_name

@@ -75,9 +75,10 @@ class Server:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
-def start_server(*, workers: int, log_dir: Path, timeout: float = 60) -> Server:
+def start_server(*, workers: int, log_dir: Path, timeout: float = 60, env: dict[str, str] | None = None) -> Server:
     """Start gunicorn (``mafia_site.wsgi``) with ``workers`` sync workers on a free loopback port and wait until
-    ``/healthz`` answers. Raises ``RuntimeError`` with the server's log when it does not start."""
+    ``/healthz`` answers; ``env`` adds to the server's environment (``server_env``). Raises ``RuntimeError`` with
+    the server's log when it does not start."""
     port = free_port()
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"gunicorn-{port}.log"
@@ -86,7 +87,8 @@ def start_server(*, workers: int, log_dir: Path, timeout: float = 60) -> Server:
             "--bind", f"127.0.0.1:{port}", "--worker-class", "sync", "--timeout", "120", "--backlog", "2048",
             "--chdir", str(base_dir)]
     with open(log_path, "wb") as out:
-        process = subprocess.Popen(args, cwd=base_dir, env=server_env(), stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(args, cwd=base_dir, env={**server_env(), **(env or {})}, stdout=out,
+                                   stderr=subprocess.STDOUT)
     server = Server(process=process, base_url=f"http://127.0.0.1:{port}", log_path=log_path)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
+from kernel.live import note_new_messages
 from kernel.public_ids import PublicIdField
 
 
@@ -159,6 +160,15 @@ class Membership(models.Model):
             "resident": self.resident, "inbox": self.inbox, "state": self.get_state_display()}
 
 
+class MessageQuerySet(models.QuerySet):
+    """Messages; a ``bulk_create`` tells the live polls of the inboxes it adds to (``kernel.live``)."""
+
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        note_new_messages({obj.inbox_id for obj in objs})
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Message(models.Model):
     """A post in an inbox (L-INBOX-21). Append-only: an edit adds a ``MessageRevision``; a hide sets a flag.
 
@@ -189,6 +199,8 @@ class Message(models.Model):
     idempotency_key = models.CharField(max_length=40, null=True, blank=True, editable=False,
                                        verbose_name=_("idempotency key"))
 
+    objects = MessageQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("message")
         verbose_name_plural = _("messages")
@@ -207,6 +219,12 @@ class Message(models.Model):
         """The author and the time received, in the active time zone with its abbreviation (the game's zone on
         the console of one game's staff): "Avrora @ 2026-11-19 14:07:00 MSK"."""
         return f"{self.author_name} @ {timezone.localtime(self.received_at):%Y-%m-%d %H:%M:%S %Z}"
+
+    def save(self, *args, **kwargs):
+        """Save; a new message tells the live polls of its inbox once the transaction commits (``kernel.live``)."""
+        if self._state.adding:
+            note_new_messages([self.inbox_id])
+        super().save(*args, **kwargs)
 
 
 class MessageRevision(models.Model):

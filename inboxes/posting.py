@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from kernel.audit import event_statement
+from kernel.live import note_new_messages, note_reads_changed
 from kernel.prepared import PreparedInsert, execute_together
 
 from . import policies
@@ -139,7 +140,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
         # (a standing vote): one round trip, none of their results needed but the last one's row count.
         statements.append(read_mark_statement(acting_user, inbox, now))
         audit = event_statement(inbox.game, "message.posted", actor=acting_user, at=now,
-                                payload={"inbox": inbox.pk, "message": message.pk})
+                                payload={"inbox": inbox.pk, "message": message.pk}, changes_access=False)
         if audit is not None:
             statements.append(audit)
         writes = hook.writes(inbox, author_resident, message, accepted, now) if hook is not None else None
@@ -149,6 +150,8 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
     except IntegrityError:
         raise stale_post_form() from None
     message._state.adding, message._state.db = False, "default"
+    note_new_messages([inbox.pk])
+    note_reads_changed(acting_user.pk)  # the poster's read mark moved
     if writes is not None and writes.refusal is not None and not changed:
         raise writes.refusal
     if hook is not None and writes is None:

@@ -8,6 +8,7 @@ from django.db import connection
 from django.utils.translation import gettext as _
 
 from cities.errors import NotAllowed
+from kernel.live import note_reads_changed
 from kernel.prepared import Statement, execute_prepared
 
 from . import policies
@@ -21,6 +22,7 @@ def advance_read_mark(user, inbox: Inbox, up_to: datetime) -> None:
     statement = read_mark_statement(user, inbox, up_to)
     with connection.cursor() as cursor:
         execute_prepared(cursor, statement.sql, statement.params)
+    note_reads_changed(user.pk)
 
 
 def read_mark_statement(user, inbox: Inbox, up_to: datetime) -> Statement:

@@ -5,6 +5,7 @@ Query counts are constant in the number of inboxes and messages (tests/inboxes/t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import UTC, datetime
 
 from django.conf import settings
@@ -16,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from cities.models import Game, GameStatus
 from kernel.errors import InvalidInput
+from kernel.public_ids import is_public_id
 
 from . import policies
 from .hooks import annotate_messages
@@ -48,6 +50,22 @@ def _dated_out(viewer, game: Game) -> Q | None:
     if died is None or game.status == GameStatus.FINISHED:
         return None
     return Q(inbox__kind__in=policies.DATED_KINDS, received_at__gt=died)
+
+
+@lru_cache(maxsize=65536)
+def inbox_live_ids(inbox_id: str) -> tuple[int, int] | None:
+    """The database ids ``(inbox, game)`` of the inbox with public id ``inbox_id``, or None for a malformed or
+    missing id: the keys of its live versions (``kernel.live``), never shown to anyone. Both never change, so
+    each process remembers them (bounded); the query runs whether the id exists or not."""
+    if not is_public_id(inbox_id):
+        return None
+    row = Inbox.objects.filter(public_id=str(inbox_id)).values_list("pk", "game_id").first()
+    return tuple(row) if row is not None else None
+
+
+def readable_inbox_ids(viewer, game: Game) -> list[int]:
+    """The database ids of the inboxes of ``game`` that ``viewer`` may read (``policies.readable_inboxes``)."""
+    return list(policies.readable_inboxes(viewer, game).values_list("pk", flat=True))
 
 
 def inbox_list_for(viewer, game: Game) -> list[Inbox]:

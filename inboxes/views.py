@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods
 from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.selectors import game_get
+from kernel import live
 from kernel.confirm import confirmation_page
 from kernel.public_ids import new_idempotency_key
 from voting.selectors import tally_box_for_inbox
@@ -46,6 +47,7 @@ def inbox_thread(request, inbox_id: str):
     A missing or unreadable inbox is one 404 (``access_inbox_by_id``). A refused post re-renders the page with
     the reason and status 400 (bad input), 403 (may read but not post, e.g. banned) or 409 (inbox closed).
     """
+    snapshot = _live_snapshot(request, inbox_id)  # before any read the page's poll token stands for
     refusal = None
     if request.method == "POST" and request.user.is_authenticated:
         form = PostMessageForm(request.POST)
@@ -92,10 +94,10 @@ def inbox_thread(request, inbox_id: str):
                               {"error": error, "fresh_key": fresh_key})
             response["X-Post-Refused"] = str(status)
             return response
-    return _render_thread(request, inbox, form=form, error=error, status=status)
+    return _render_thread(request, inbox, form=form, error=error, status=status, snapshot=snapshot)
 
 
-def _render_thread(request, inbox, *, form, error, status, page=None):
+def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=None):
     thread = selectors.thread_page_for(request.user, inbox, page if page is not None else request.GET.get("page"))
     messages_on_page = list(thread.page.object_list)
     # A page that shows nothing new writes nothing (its read mark already covers it): most views are reads only.
@@ -106,8 +108,10 @@ def _render_thread(request, inbox, *, form, error, status, page=None):
     denial = policies.post_denial_reason(request.user, inbox, now) if request.user.is_authenticated else None
     predecessor, successor = selectors.chain_links_for(request.user, inbox)
     live = inbox.is_open and thread.page.number == thread.page.paginator.num_pages
+    live_after = (thread.page.end_index() if messages_on_page else 0) if live else None
     context = {
-        "live_after": (thread.page.end_index() if messages_on_page else 0) if live else None,
+        "live_after": live_after,
+        "live_url": _live_url(request, inbox, live_after, snapshot) if live else None,
         "live_interval": settings.MAFIA_LIVE_POLL_SECONDS,
         "inbox": inbox,
         "game": inbox.game,
@@ -148,6 +152,7 @@ def inbox_live(request, inbox_id: str):
     out of band. Access is decided by the policy at each request: a reader who lost access gets the same 404 as
     for a missing inbox, and the poll stops. Shown messages are marked read when nothing unread lies before
     them. A malformed ``after`` is a 400."""
+    snapshot = _live_snapshot(request, inbox_id)  # before the access and the messages are read
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
     raw = request.GET.get("after", "")
@@ -163,6 +168,7 @@ def inbox_live(request, inbox_id: str):
         "inbox": inbox, "game": inbox.game, "new_messages": update.messages,
         "names_authors": policies.names_message_authors(inbox),
         "live_after": after + len(shown), "live_interval": settings.MAFIA_LIVE_POLL_SECONDS,
+        "live_url": _live_url(request, inbox, after + len(shown), snapshot),
         "was_empty": after == 0,
         "more": update.more,
         "more_url": f"{reverse('inbox_thread', args=[inbox.public_id])}?page=last#latest" if update.more else None,
@@ -180,10 +186,33 @@ def unread_badge(request, slug: str):
     game = game_get(slug)
     activate_game_language(request, game)
     unread = 0
+    url = reverse("unread_badge", args=[game.slug])
     if request.user.is_authenticated:
+        # The poll token's versions are read before what they stand for: the game's and the viewer's before the
+        # readable inboxes are listed, each inbox's before its messages are counted.
+        access = live.snapshot(live.poll_keys(request.user, game.pk, reads=True))
+        inboxes = None
+        if access is not None:
+            ids = selectors.readable_inbox_ids(request.user, game)
+            inboxes = live.snapshot([live.inbox_key(pk) for pk in ids])
         unread = sum(i.unread for i in selectors.inbox_list_for(request.user, game))
-    return render(request, "inboxes/_unread_badge.html", {"game": game, "unread": unread,
+        url = live.poll_url(request, url, access, inboxes)
+    return render(request, "inboxes/_unread_badge.html", {"game": game, "unread": unread, "live_url": url,
                                                           "live_interval": settings.MAFIA_LIVE_BADGE_SECONDS})
+
+
+def _live_snapshot(request, inbox_id):
+    """The versions an inbox page's or poll's token stands for (``kernel.live``), read before the page's reads;
+    None when the shortcut is off or the id names no inbox."""
+    if not live.enabled():
+        return None
+    ids = selectors.inbox_live_ids(inbox_id)
+    return live.snapshot(live.poll_keys(request.user, ids[1], [ids[0]])) if ids is not None else None
+
+
+def _live_url(request, inbox, after: int, snapshot) -> str:
+    """The next poll's URL of an open thread page: new messages after position ``after``, with a poll token."""
+    return live.poll_url(request, f"{reverse('inbox_live', args=[inbox.public_id])}?after={after}", snapshot)
 
 
 def _voting_tally(user, inbox):

@@ -6,7 +6,21 @@ from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
 
 from cities.i18n import activate_account_language
+from kernel.live import nothing_new
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+
+
+class LivePollMiddleware:
+    """Answer a live poll that finds nothing new with an empty 204 from the shared cache, before the rest of the
+    stack runs (``kernel.live.nothing_new``); every other request, and a poll whose token no longer stands, goes
+    on to the full view, which decides by the access policy. First of all middleware: it reads the session (the
+    token is bound to its user) from the cache itself, with the versions."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return nothing_new(request) or self.get_response(request)
 
 
 class PrivateCacheMiddleware:

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "mafia_site.middleware.LivePollMiddleware",  # an idle live poll's 204, before the rest (kernel/live.py)
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -207,6 +208,12 @@ MAFIA_MESSAGES_PER_PAGE = env_int("MAFIA_MESSAGES_PER_PAGE", 50)
 # A hidden tab does not ask at all.
 MAFIA_LIVE_POLL_SECONDS = env_int("MAFIA_LIVE_POLL_SECONDS", 10)
 MAFIA_LIVE_BADGE_SECONDS = env_int("MAFIA_LIVE_BADGE_SECONDS", 30)
+# A poll that finds nothing new is answered from the shared cache (inboxes/live.py): on by default when Redis is
+# the cache every process shares; with a per-process cache (no REDIS_URL) a worker's post would go unseen.
+MAFIA_LIVE_SHORTCUT = env_bool("MAFIA_LIVE_SHORTCUT", bool(REDIS_URL))
+# The longest a poll token answers "nothing new" before a full answer is built again (s): the bound on what a
+# lost cache write can delay.
+MAFIA_LIVE_TOKEN_SECONDS = env_int("MAFIA_LIVE_TOKEN_SECONDS", 600)
 # Whether the demo game may be loaded (never in production settings: mafia_site/checks.py).
 MAFIA_ALLOW_DEMO = False
 

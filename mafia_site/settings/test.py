@@ -7,6 +7,8 @@ server.
 import os
 
 from .base import *  # noqa: F401,F403
+from mafia_site.env import env_bool
+
 from .base import CACHES, DATABASES, VAR_DIR
 
 DEBUG = False
@@ -17,7 +19,11 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 # A cache namespace per test process: parallel workers (and two runs at once) sharing one Redis never read each
 # other's sessions.
-CACHES["default"]["KEY_PREFIX"] = f"test-{os.getpid()}"
+# MAFIA_CACHE_PREFIX names one namespace for the processes of one test (web nodes sharing a cache).
+CACHES["default"]["KEY_PREFIX"] = os.environ.get("MAFIA_CACHE_PREFIX") or f"test-{os.getpid()}"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One file per test run, so that two runs at once (two checkouts, a developer and CI) never share it.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+# Live polls always build their answer, whatever the cache: a test that exercises the shortcut turns it on (with
+# the on-commit callbacks run), so that a test's outcome does not depend on whether REDIS_URL is set.
+MAFIA_LIVE_SHORTCUT = env_bool("MAFIA_LIVE_SHORTCUT", False)

@@ -1,0 +1,202 @@
+"""A live poll that finds nothing new is answered from the shared cache (``kernel.live``): an empty 204, no query,
+no page built; anything that may change the answer (a message, a change of who reads what, the reader's own
+read marks or account) sends the next poll to the full view, which decides by the access policy (L-INBOX-20,
+L-INBOX-17: a reader who lost access learns nothing, not even that something is new)."""
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+import time_machine
+from django.core.cache import cache
+from django.utils import timezone
+
+from inboxes import services
+from kernel import live
+from mafia_site.checks import check_mafia_settings
+from inboxes.models import Inbox, InboxKind, Message
+from inboxes.selectors import inbox_list_for
+from tests.conftest import fresh
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def shortcut(settings):
+    """The shortcut on (the autouse ``_fresh_cache`` has emptied this process's cache)."""
+    settings.MAFIA_LIVE_SHORTCUT = True
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """``with committed(): ...``: the block's on-commit callbacks (the versions it renews) run at its end, as
+    they would at the commit of its transaction."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+def _city1(demo) -> Inbox:
+    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+
+
+def _personal(demo, user) -> Inbox:
+    return Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident__user=user)
+
+
+def _poll_url(page: str, element: str = "live-poll") -> str:
+    found = re.findall(rf'id="{element}"[^>]*hx-get="([^"]+)"', page)
+    assert len(found) == 1, page[-2000:]
+    return html.unescape(found[0])
+
+
+def _open(client, inbox) -> str:
+    return _poll_url(client.get(f"/inboxes/{inbox.public_id}/").content.decode())
+
+
+def test_an_idle_poll_is_an_empty_204_without_a_query_L_INBOX_20(demo, client, shortcut,
+                                                                  django_assert_num_queries):
+    inbox = _city1(demo)
+    client.force_login(demo.honest)
+    url = _open(client, inbox)
+    assert "&v=" in url
+    with django_assert_num_queries(0):
+        response = client.get(url, **HX)
+    assert response.status_code == 204 and response.content == b""
+    assert "private" in response["Cache-Control"] and "no-store" in response["Cache-Control"]
+
+
+def test_a_new_message_sends_the_next_poll_to_the_full_view_which_shows_it_L_INBOX_20(demo, client, shortcut,
+                                                                                       committed):
+    inbox = _city1(demo)
+    client.force_login(demo.honest)
+    url = _open(client, inbox)
+    with committed():
+        services.do_post_message(inbox, "Свежая новость", acting_user=fresh(demo.mafioso))
+    response = client.get(url, **HX)
+    assert response.status_code == 200 and "Свежая новость" in response.content.decode()
+    # The answer carries a new token, which stands until the next change.
+    following = _poll_url(response.content.decode())
+    assert following != url and client.get(following, **HX).status_code == 204
+
+
+def test_a_message_the_reader_cannot_read_changes_nothing_for_their_poll_L_INBOX_20(demo, client, shortcut,
+                                                                                      committed):
+    client.force_login(demo.honest)
+    url = _open(client, _city1(demo))
+    mafia = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    with committed():
+        services.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
+    assert client.get(url, **HX).status_code == 204
+
+
+@pytest.mark.parametrize("something_new", [False, True])
+def test_a_replaced_reader_gets_the_404_whether_or_not_anything_is_new_L_INBOX_17(demo, client, shortcut, committed,
+                                                                                   something_new, django_user_model):
+    inbox = _personal(demo, demo.honest)
+    client.force_login(demo.honest)
+    url = _open(client, inbox)
+    assert client.get(url, **HX).status_code == 204
+    newcomer = django_user_model.objects.create_user("newcomer", "n@example.com", "x-secret-123",
+                                                     display_name="Smenshik")
+    with committed():
+        services.do_replace_player(demo.seat("honest"), newcomer, acting_user=fresh(demo.procurator))
+    if something_new:
+        with committed():
+            services.do_post_message(inbox, "Добро пожаловать", acting_user=fresh(demo.tribune1))
+    assert client.get(url, **HX).status_code == 404
+
+
+def test_a_removed_member_gets_the_404_at_once_L_INBOX_17(demo, client, shortcut, committed):
+    inbox = services.do_create_secret_inbox(demo.game, title="Тайна", members=[demo.seat("mafioso")],
+                                            acting_user=fresh(demo.honest), now=timezone.now())
+    client.force_login(demo.mafioso)
+    url = _open(client, inbox)
+    assert client.get(url, **HX).status_code == 204
+    with committed():
+        services.do_remove_member(inbox, demo.seat("mafioso"), acting_user=fresh(demo.honest))
+    assert client.get(url, **HX).status_code == 404
+
+
+def test_a_token_answers_only_its_own_session_url_and_age_L_INBOX_20(demo, client, shortcut, committed, settings):
+    inbox = _city1(demo)
+    client.force_login(demo.honest)
+    url = _open(client, inbox)
+    base, token = url.split("&v=")
+    # Another position, a token cut short, no token: the full view answers.
+    assert client.get(url.replace("?after=", "?after=1"), **HX).status_code in (200, 400)
+    assert client.get(f"{base}&v={token[:-3]}", **HX).status_code == 200
+    assert client.get(base, **HX).status_code == 200
+    # Another account's session with this token: the full view, which decides for that account.
+    client.force_login(demo.mafioso)
+    assert client.get(url, **HX).status_code == 200
+    client.force_login(demo.resident2)  # another city's resident: the square is not theirs
+    assert client.get(url, **HX).status_code == 404
+    client.logout()
+    assert client.get(url, **HX).status_code == 404
+    # Older than MAFIA_LIVE_TOKEN_SECONDS: the full view again.
+    client.force_login(demo.honest)
+    url = _open(client, inbox)
+    with time_machine.travel(timezone.now() + timezone.timedelta(seconds=settings.MAFIA_LIVE_TOKEN_SECONDS + 1)):
+        assert client.get(url, **HX).status_code == 200
+
+
+def test_a_lost_version_sends_the_poll_to_the_full_view_L_INBOX_20(demo, client, shortcut, committed):
+    client.force_login(demo.honest)
+    inbox = _city1(demo)
+    url = _open(client, inbox)
+    cache.delete(live.inbox_key(inbox.pk))  # evicted, or the cache flushed: that version no longer stands
+    assert client.get(url, **HX).status_code == 200
+
+
+def test_an_account_change_ends_what_its_tabs_were_told_L_INBOX_20(demo, client, shortcut, committed):
+    client.force_login(demo.honest)
+    url = _open(client, _city1(demo))
+    user = fresh(demo.honest)
+    user.is_active = False
+    with committed():
+        user.save(update_fields=["is_active"])
+    assert client.get(url, **HX).status_code == 404
+
+
+def test_the_unread_badge_idles_on_a_204_and_counts_a_new_readable_message_L_INBOX_20(demo, client, shortcut,
+                                                                                       committed):
+    client.force_login(demo.honest)
+    first = client.get(f"/games/{demo.game.slug}/live/unread/", **HX)
+    url = _poll_url(first.content.decode(), "unread-badge")
+    assert "?v=" in url and client.get(url, **HX).status_code == 204
+    # A message where the reader cannot read: still nothing new for them.
+    mafia = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    with committed():
+        services.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
+    assert client.get(url, **HX).status_code == 204
+    # A message in the reader's city square: the count is built again and grows by one.
+    before = first.context["unread"]
+    with committed():
+        services.do_post_message(_city1(demo), "Всем привет", acting_user=fresh(demo.mafioso))
+    again = client.get(url, **HX)
+    assert again.status_code == 200 and again.context["unread"] == before + 1
+    # The reader reads it in another tab: their read mark moved, so the badge is built again (one fewer).
+    url = _poll_url(again.content.decode(), "unread-badge")
+    with committed():
+        client.post(f"/inboxes/{_city1(demo).public_id}/read/")
+    read = client.get(url, **HX)
+    left = sum(i.unread for i in inbox_list_for(fresh(demo.honest), demo.game))
+    assert read.status_code == 200 and read.context["unread"] == left < before + 1
+
+
+def test_without_the_shortcut_every_poll_is_built_and_carries_no_token_L_INBOX_20(demo, client, settings):
+    settings.MAFIA_LIVE_SHORTCUT = False
+    client.force_login(demo.honest)
+    url = _open(client, _city1(demo))
+    assert "v=" not in url
+    assert client.get(url, **HX).status_code == 200
+    assert Message.objects.filter(inbox=_city1(demo)).exists()
+
+
+def test_the_shortcut_on_a_cache_of_one_process_is_refused_at_start_up_L_INBOX_20(settings):
+    settings.MAFIA_LIVE_SHORTCUT = True
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert [e.id for e in check_mafia_settings(None)] == ["mafia.E004"]
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:6379/0"}}
+    assert check_mafia_settings(None) == []
