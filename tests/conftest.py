@@ -27,6 +27,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from cities.demo import DEMO_SLUG, demo_exists, load_demo_game
 from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
+from tests import lock_scope
 from tests.crawl_cache import crawl_cache, demo_pages  # noqa: F401  (fixtures: the leak crawl once per persona)
 
 DEMO_SEED = 20261129
@@ -156,6 +157,20 @@ def _fresh_cache():
             client.delete(*keys)
     else:
         cache.clear()
+
+
+lock_scope.install()
+
+
+@pytest.fixture(autouse=True)
+def _locks_name_their_rows():
+    """Fail the test that compiled a ``select_for_update()`` reading several tables without ``of=``
+    (``tests/lock_scope.py``): its plain ``FOR UPDATE`` would lock the joined rows (a game's) too. A lock compiled
+    before the test (a session fixture) is reported by the test that follows it."""
+    before = lock_scope.take_recorded()
+    yield
+    spread = before + lock_scope.take_recorded()
+    assert not spread, "locks that spread to joined rows:\n" + "\n".join(spread)
 
 
 @dataclass
