@@ -55,7 +55,7 @@ CRAWL_GROUPS = {
 #: Modules of long tests (a minute or more on the 2-core machine), run before the others so that no worker is left
 #: with one of them at the end while the other has nothing to do.
 LONG_FIRST = ("tests/test_bad_input_fuzz.py", "tests/simulation/", "tests/staff/test_admin_leak_suite.py",
-              "tests/test_bench.py", "tests/test_project.py")
+              "tests/test_bench.py", "tests/test_project.py", "tests/inboxes/test_stall.py")
 
 
 def xdist_scope(nodeid: str) -> str | None:

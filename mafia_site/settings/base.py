@@ -94,10 +94,12 @@ DATABASE_URL = env_str("DATABASE_URL")
 # (DESIGN.md "The clock").
 DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000)
 DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = env_int("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000)
-# The longest any statement of a session waits for a lock (a row another transaction holds): then it fails, and a
-# page answers "busy, try again" (503, the typed text kept) instead of holding its web worker while a hung
-# transaction holds the row. Every session (web, commands) starts with it; the clock's ticks use their own below.
-DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 3_000)
+# The longest a statement waits for one lock (a row another transaction holds): then it fails, and a page answers
+# "busy, try again" (503, the typed text kept) instead of holding its web worker while a hung transaction holds the
+# row. PostgreSQL counts each lock a statement waits for: behind other waiters for a row, a statement waits first for
+# its place in the row's queue, then for the row, so a post to a held inbox is answered within twice this (4 s).
+# Every session (web, commands) starts with it; the clock's ticks use their own below.
+DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 2_000)
 # The clock's ticks (the beat task and manage.py run_due_events) set their own bounds for their session: a handler
 # may wait longer for a lock than a request (nobody waits on the worker; a timed-out handler is retried after its
 # back-off), and a hung handler is cut well before a minute, by statement or while idle in its transaction.

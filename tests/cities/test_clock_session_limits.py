@@ -31,13 +31,13 @@ def _show(*names: str) -> list[str]:
     return values
 
 
-def test_every_postgresql_session_starts_with_a_lock_timeout_of_3_s_by_default_DESIGN_clock(monkeypatch):
+def test_every_postgresql_session_starts_with_a_lock_timeout_of_2_s_by_default_DESIGN_clock(monkeypatch):
     monkeypatch.setenv("DATABASE_URL", "postgres://mafia@127.0.0.1:5432/mafia")
     monkeypatch.delenv("DATABASE_LOCK_TIMEOUT_MS", raising=False)
     base = runpy.run_path(str(Path(settings.BASE_DIR) / "mafia_site" / "settings" / "base.py"),
                           run_name="mafia_site.settings.base_locks")
     options = base["DATABASES"]["default"]["OPTIONS"]["options"]
-    assert "-c lock_timeout=3000" in options
+    assert "-c lock_timeout=2000" in options
     assert (base["MAFIA_CLOCK_LOCK_TIMEOUT_MS"], base["MAFIA_CLOCK_STATEMENT_TIMEOUT_MS"],
             base["MAFIA_CLOCK_IDLE_IN_TRANSACTION_TIMEOUT_MS"]) == (10_000, 20_000, 20_000)
     example = (Path(settings.BASE_DIR) / ".env.example").read_text()

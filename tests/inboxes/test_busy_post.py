@@ -59,7 +59,7 @@ def inbox_row_held(inbox: Inbox, monkeypatch):
     try:
         assert held.wait(30)
         with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL lock_timeout = '300ms'")  # the site's is 3 s (DATABASE_LOCK_TIMEOUT_MS)
+            cursor.execute("SET LOCAL lock_timeout = '300ms'")  # the site's is 2 s (DATABASE_LOCK_TIMEOUT_MS)
         yield
     finally:
         release.set()
