@@ -10,6 +10,8 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.db import connections
@@ -67,30 +69,73 @@ def backup_database(path: Path, *, using: str = "default") -> int:
     return path.stat().st_size
 
 
-def restore_database(path: Path, *, using: str = "default") -> None:
-    """Replace database ``using`` with the backup at ``path`` (made by ``backup_database`` on the same vendor).
-    PostgreSQL: every table in the dump is dropped and restored in one transaction (a failing restore changes
-    nothing). Raises ``BackupError``."""
+#: The reason the clock pause written by a restore shows (``manage.py clock status``, the clock pages).
+RESTORE_PAUSE_REASON = "restored from {name} at {at}: check, migrate, then `manage.py clock resume`"
+
+
+def _pause_sql(placeholder: str) -> str:
+    """The statement that leaves the restored database's clock paused (``ClockPause``: one row, key ``site``),
+    whether or not the backup held a pause; parameters: the time and the reason."""
+    return ("INSERT INTO cities_clockpause (key, paused_at, reason) VALUES ('site', {p}, {p}) "
+            "ON CONFLICT (key) DO UPDATE SET paused_at = excluded.paused_at, reason = excluded.reason"
+            ).format(p=placeholder)
+
+
+def restore_database(path: Path, *, using: str = "default", now: datetime | None = None) -> str:
+    """Replace database ``using`` with the backup at ``path`` (made by ``backup_database`` on the same vendor), its
+    clock paused whatever the backup held: the restored data and the pause arrive together (one transaction on
+    PostgreSQL; on SQLite the pause is written into a copy of the backup before it is copied in), so no scheduled
+    event runs on the restored data before the operator has checked and migrated it and said
+    ``manage.py clock resume``. PostgreSQL: every table in the dump is dropped and restored in one transaction (a
+    failing restore changes nothing). ``now``: the pause's time (aware UTC; default the current time). Returns the
+    pause's reason. Raises ``BackupError``."""
     path = Path(path)
     if not path.is_file():
         raise BackupError(f"No backup at {path}.")
+    now = now or datetime.now(UTC)
+    reason = RESTORE_PAUSE_REASON.format(name=path.name, at=now.strftime("%Y-%m-%d %H:%M:%S UTC"))[:200]
     connection = connections[using]
     settings = connection.settings_dict
     if connection.vendor == "postgresql":
         connection.close()
-        args, env = _pg_command("pg_restore", settings)
-        _run([*args, "--clean", "--if-exists", "--no-owner", "--single-transaction", "--exit-on-error",
-              "--dbname", settings["NAME"], str(path)], env)
-    elif connection.vendor == "sqlite":
+        restore_args, env = _pg_command("pg_restore", settings)
+        psql_args, _env = _pg_command("psql", settings)
+        literal = "'" + reason.replace("'", "''") + "'"
+        pause = _pause_sql("%s") % (f"'{now.isoformat()}'::timestamptz", literal)
+        # pg_restore writes the restore as SQL; psql runs it and then the pause in one transaction (all or nothing).
+        dump = subprocess.Popen([*restore_args, "--clean", "--if-exists", "--no-owner", "--file=-", str(path)],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-            source.execute("PRAGMA schema_version").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise BackupError(f"{path} is not an SQLite database: {exc}") from exc
-        connection.ensure_connection()
-        try:
-            source.backup(connection.connection)
+            result = subprocess.run(
+                [*psql_args, "--quiet", "--no-psqlrc", "--single-transaction", "--set", "ON_ERROR_STOP=1",
+                 "--dbname", settings["NAME"], "--file=-", "--command", "RESET search_path",
+                 "--command", pause],
+                env=env, stdin=dump.stdout, capture_output=True, text=True, check=False)
         finally:
-            source.close()
+            dump.stdout.close()
+            dump_error = dump.stderr.read().decode(errors="replace")
+            dump.stderr.close()
+            dump.wait()
+        if dump.returncode != 0:
+            raise BackupError(f"pg_restore failed ({dump.returncode}): {dump_error.strip()[-2000:]}")
+        if result.returncode != 0:
+            raise BackupError(f"psql failed ({result.returncode}): {result.stderr.strip()[-2000:]}")
+    elif connection.vendor == "sqlite":
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder) / "restore.sqlite3"
+            shutil.copyfile(path, copy)
+            try:
+                source = sqlite3.connect(copy)
+                source.execute("PRAGMA schema_version").fetchone()
+                with source:
+                    source.execute(_pause_sql("?"), (connection.ops.adapt_datetimefield_value(now), reason))
+            except sqlite3.DatabaseError as exc:
+                raise BackupError(f"{path} is not an SQLite database of the site: {exc}") from exc
+            connection.ensure_connection()
+            try:
+                source.backup(connection.connection)
+            finally:
+                source.close()
     else:  # pragma: no cover
         raise BackupError(f"no restore for {connection.vendor}")
+    return reason

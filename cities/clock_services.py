@@ -718,7 +718,7 @@ def _editable_daily_post(post: PublicPost, acting_user) -> PublicPost:
     if acting_user is None:
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
     _check_procurator(post.game, acting_user)
-    post = PublicPost.objects.select_for_update().select_related("game").get(pk=post.pk)
+    post = PublicPost.objects.select_for_update(of=("self",)).select_related("game").get(pk=post.pk)
     if post.kind != PostKind.DAILY:
         raise InvalidInput(_("This is not a daily post."), rule="L-POST-2")
     return post

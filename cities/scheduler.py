@@ -12,13 +12,14 @@ elections of every city) may run as one batch, in one transaction, with the outc
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -463,6 +464,44 @@ def _run_batch(event: ScheduledEvent, companion_ids: list[int], now: datetime,
     return RunResult(event.pk, event.kind, event.game_id, True, details[0], batch=tuple(results[1:]))
 
 
+#: The session settings of a clock tick (``clock_session_limits``) and the settings that give them, in ms.
+CLOCK_SESSION_LIMITS = (("lock_timeout", "MAFIA_CLOCK_LOCK_TIMEOUT_MS"),
+                        ("statement_timeout", "MAFIA_CLOCK_STATEMENT_TIMEOUT_MS"),
+                        ("idle_in_transaction_session_timeout", "MAFIA_CLOCK_IDLE_IN_TRANSACTION_TIMEOUT_MS"))
+
+
+@contextmanager
+def clock_session_limits() -> Iterator[None]:
+    """Within the block, this process's PostgreSQL session runs with the clock's own bounds (``MAFIA_CLOCK_*``
+    settings, ms): a handler waits at most ``MAFIA_CLOCK_LOCK_TIMEOUT_MS`` for a row another transaction holds
+    (then it fails like any handler error: recorded, retried after its back-off, the later events of its game
+    waiting), a statement runs at most ``MAFIA_CLOCK_STATEMENT_TIMEOUT_MS`` and a transaction left idle
+    ``MAFIA_CLOCK_IDLE_IN_TRANSACTION_TIMEOUT_MS`` ends the session (the attempt recorded before the handler then
+    shows a crash): a hung handler never keeps its locks, nor the other games' events, for long. Afterwards the
+    session's own settings (``DATABASE_*_TIMEOUT_MS``) are back. One statement on entry, one on exit; nothing on
+    SQLite (no row locks, no such settings)."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join("set_config(%s, %s, false)" for _ in CLOCK_SESSION_LIMITS),
+                       [value for name, setting in CLOCK_SESSION_LIMITS
+                        for value in (name, f"{int(getattr(settings, setting))}ms")])
+    try:
+        yield
+    finally:
+        # A session ended by a timeout, or a transaction the tick's caller left broken, has nothing to reset (a new
+        # connection starts with the site's settings).
+        if connection.connection is not None and not connection.needs_rollback:
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("; ".join(f"RESET {name}" for name, _setting in CLOCK_SESSION_LIMITS))
+            except DatabaseError as exc:
+                logger.warning("could not reset the clock's session limits, closing the connection: %s", exc)
+                if not connection.in_atomic_block:
+                    connection.close()
+
+
 def dispatch_due_events(now: datetime | None = None, *, limit: int | None = None) -> int:
     """Run due events one by one until none is runnable or ``limit`` (default ``MAFIA_DISPATCH_BATCH``) ran.
 
@@ -504,7 +543,7 @@ def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetim
     now = now or timezone.now()
     if acting_user is None:
         raise NotAllowed(_("Only the Procurator of this game may do this."))
-    event = ScheduledEvent.objects.select_for_update().select_related("game").get(pk=event.pk)
+    event = ScheduledEvent.objects.select_for_update(of=("self",)).select_related("game").get(pk=event.pk)
     _check_procurator(event.game, acting_user)
     if event.done_at is not None or event.cancelled_at is not None:
         raise WrongState(_("This event is no longer pending."))

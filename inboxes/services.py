@@ -407,7 +407,7 @@ def _roll_over_many(pairs: list[tuple[Inbox, str]], *, actor, now: datetime) -> 
         return []
     old_ids = [inbox.pk for inbox, _title in pairs]
     rows_of: dict[int, list[Membership]] = {pk: [] for pk in old_ids}
-    for m in (Membership.objects.select_for_update().filter(inbox_id__in=old_ids).select_related("resident")
+    for m in (Membership.objects.select_for_update(of=("self",)).filter(inbox_id__in=old_ids).select_related("resident")
               .order_by("id")):
         rows_of[m.inbox_id].append(m)
     Inbox.objects.filter(pk__in=old_ids).update(rolled_over_at=now)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.db import OperationalError
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,6 +16,7 @@ from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.selectors import game_get
 from kernel import live
+from kernel.busy import DatabaseBusy, is_database_busy, retry_after_seconds
 from kernel.confirm import confirmation_page
 from kernel.public_ids import new_idempotency_key
 from voting.selectors import tally_box_for_inbox
@@ -37,7 +39,7 @@ def my_inboxes(request, slug: str):
     return render(request, "inboxes/my_inboxes.html", context)
 
 
-_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
+_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409, DatabaseBusy: 503}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -45,7 +47,9 @@ def inbox_thread(request, inbox_id: str):
     """One inbox: a page of messages (newest page by default) and, where the policy allows, the post form.
 
     A missing or unreadable inbox is one 404 (``access_inbox_by_id``). A refused post re-renders the page with
-    the reason and status 400 (bad input), 403 (may read but not post, e.g. banned) or 409 (inbox closed).
+    the reason and status 400 (bad input), 403 (may read but not post, e.g. banned), 409 (inbox closed) or 503
+    with ``Retry-After`` (the database was busy: the inbox's lock not obtained within ``DATABASE_LOCK_TIMEOUT_MS``,
+    ``kernel.busy``); the typed text stays in the form. Posted with htmx, the refusal is the form's feedback.
     """
     snapshot = _live_snapshot(request, inbox_id)  # before any read the page's poll token stands for
     refusal = None
@@ -59,6 +63,10 @@ def inbox_thread(request, inbox_id: str):
                     idempotency_key=form.cleaned_data["idempotency_key"] or None)
             except RuleViolation as exc:
                 refusal = exc
+            except OperationalError as exc:
+                if not is_database_busy(exc):
+                    raise
+                refusal = DatabaseBusy()  # rolled back: nothing stored; the page below reads without locking
             else:
                 if request.htmx:  # posted from an open page: no reload; the live poll fetches the new message
                     # The form stays on the page: its next post needs a fresh idempotency key (swapped out of band,
@@ -93,8 +101,13 @@ def inbox_thread(request, inbox_id: str):
             response = render(request, "inboxes/_post_error.html",
                               {"error": error, "fresh_key": fresh_key})
             response["X-Post-Refused"] = str(status)
+            if status == DatabaseBusy.status:
+                response["Retry-After"] = str(retry_after_seconds())
             return response
-    return _render_thread(request, inbox, form=form, error=error, status=status, snapshot=snapshot)
+    response = _render_thread(request, inbox, form=form, error=error, status=status, snapshot=snapshot)
+    if status == DatabaseBusy.status:
+        response["Retry-After"] = str(retry_after_seconds())
+    return response
 
 
 def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=None):

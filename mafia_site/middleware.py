@@ -1,13 +1,18 @@
 """Project middleware."""
 from __future__ import annotations
 
+import logging
+
 from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
 
 from cities.i18n import activate_account_language
+from kernel.busy import DatabaseBusy, busy_page_message, is_database_busy, retry_after_seconds
 from kernel.live import nothing_new
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+
+logger = logging.getLogger(__name__)
 
 
 class LivePollMiddleware:
@@ -136,3 +141,33 @@ class RuleViolationMiddleware:
         status = next((code for kind, code in self.STATUS if isinstance(exception, kind)), 400)
         return HttpResponse(render_to_string("refused.html", {"reason": str(exception)}, request=request),
                             status=status)
+
+
+class DatabaseBusyMiddleware:
+    """Answer a request whose database work ran out of time (``kernel.busy.is_database_busy``: a lock not obtained
+    within ``DATABASE_LOCK_TIMEOUT_MS``, a statement cancelled by its timeout) with "busy, try again": status 503
+    with ``Retry-After``, never a 500 nor a web worker held until the statement timeout. Nothing of the request was
+    stored (its transaction rolled back). An htmx post gets its refusal as the post form's feedback, as the
+    thread's post form does (200, ``X-Post-Refused: 503``), so that the typed text stays; a plain form's page says
+    so, and the browser's Back keeps what was typed. Views that keep the text themselves (the thread's post form)
+    catch the error first; this is the floor under every other view."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        """The busy page when ``exception`` is a busy database; None (Django's handling) otherwise."""
+        if not is_database_busy(exception):
+            return None
+        logger.warning("busy database, %s %s answered 503: %s", request.method, request.path,
+                       str(exception).strip().splitlines()[0] if str(exception) else "")
+        activate_account_language(request)
+        headers = {"Retry-After": str(retry_after_seconds())}
+        if request.method == "POST" and request.headers.get("HX-Request") == "true":
+            return HttpResponse(render_to_string("inboxes/_post_error.html", {"error": str(DatabaseBusy())},
+                                                 request=request), headers={**headers, "X-Post-Refused": "503"})
+        return HttpResponse(render_to_string("busy.html", {"reason": busy_page_message()}, request=request),
+                            status=503, headers=headers)

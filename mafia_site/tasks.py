@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from cities.scheduler import clock_session_limits
 from cities.scheduler import dispatch_due_events as _dispatch
 
 
@@ -13,6 +14,8 @@ def dispatch_due_events() -> int:
     Returns the number of events run. Safe to run concurrently and repeatedly (``try_run_one_due_event``). Acked
     on receipt: a tick lost with a killed worker is not redelivered (the next beat tick does its work, and the
     attempt it had recorded is retried after the crash back-off). Bounded by ``CELERY_TASK_SOFT_TIME_LIMIT`` /
-    ``CELERY_TASK_TIME_LIMIT``; a tick older than one interval expires in the broker (``mafia_site.celery``).
+    ``CELERY_TASK_TIME_LIMIT``; a tick older than one interval expires in the broker (``mafia_site.celery``), and
+    its database session by the clock's own lock, statement and idle timeouts (``clock_session_limits``).
     """
-    return _dispatch()
+    with clock_session_limits():
+        return _dispatch()

@@ -27,6 +27,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from cities.demo import DEMO_SLUG, demo_exists, load_demo_game
 from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
+from tests import lock_scope
 from tests.crawl_cache import crawl_cache, demo_pages  # noqa: F401  (fixtures: the leak crawl once per persona)
 
 DEMO_SEED = 20261129
@@ -54,7 +55,7 @@ CRAWL_GROUPS = {
 #: Modules of long tests (a minute or more on the 2-core machine), run before the others so that no worker is left
 #: with one of them at the end while the other has nothing to do.
 LONG_FIRST = ("tests/test_bad_input_fuzz.py", "tests/simulation/", "tests/staff/test_admin_leak_suite.py",
-              "tests/test_bench.py", "tests/test_project.py")
+              "tests/test_bench.py", "tests/test_project.py", "tests/inboxes/test_stall.py")
 
 
 def xdist_scope(nodeid: str) -> str | None:
@@ -156,6 +157,20 @@ def _fresh_cache():
             client.delete(*keys)
     else:
         cache.clear()
+
+
+lock_scope.install()
+
+
+@pytest.fixture(autouse=True)
+def _locks_name_their_rows():
+    """Fail the test that compiled a ``select_for_update()`` reading several tables without ``of=``
+    (``tests/lock_scope.py``): its plain ``FOR UPDATE`` would lock the joined rows (a game's) too. A lock compiled
+    before the test (a session fixture) is reported by the test that follows it."""
+    before = lock_scope.take_recorded()
+    yield
+    spread = before + lock_scope.take_recorded()
+    assert not spread, "locks that spread to joined rows:\n" + "\n".join(spread)
 
 
 @dataclass

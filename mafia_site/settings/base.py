@@ -57,6 +57,7 @@ MIDDLEWARE = [
     "mafia_site.middleware.PrivateCacheMiddleware",
     "mafia_site.middleware.ContentSecurityPolicyMiddleware",
     "mafia_site.middleware.RuleViolationMiddleware",
+    "mafia_site.middleware.DatabaseBusyMiddleware",
 ]
 MAFIA_CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; object-src 'none'; "
@@ -89,15 +90,32 @@ TEMPLATES = [
 
 # Database: SQLite with no environment; DATABASE_URL (postgres://...) switches to PostgreSQL via psycopg2.
 DATABASE_URL = env_str("DATABASE_URL")
+# PostgreSQL only, in milliseconds (0 = off). Bounds on one statement and on a transaction left idle (a hung
+# handler, a killed web request): PostgreSQL cancels the statement / ends the session, so no lock is held for longer
+# (DESIGN.md "The clock").
+DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000)
+DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = env_int("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000)
+# The longest a statement waits for one lock (a row another transaction holds): then it fails, and a page answers
+# "busy, try again" (503, the typed text kept) instead of holding its web worker while a hung transaction holds the
+# row. PostgreSQL counts each lock a statement waits for: behind other waiters for a row, a statement waits first for
+# its place in the row's queue, then for the row, so a post to a held inbox is answered within twice this (4 s).
+# Every session (web, commands) starts with it; the clock's ticks use their own below.
+DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 2_000)
+# The clock's ticks (the beat task and manage.py run_due_events) set their own bounds for their session: a handler
+# may wait longer for a lock than a request (nobody waits on the worker; a timed-out handler is retried after its
+# back-off), and a hung handler is cut well before a minute, by statement or while idle in its transaction.
+MAFIA_CLOCK_LOCK_TIMEOUT_MS = env_int("MAFIA_CLOCK_LOCK_TIMEOUT_MS", 10_000)
+MAFIA_CLOCK_STATEMENT_TIMEOUT_MS = env_int("MAFIA_CLOCK_STATEMENT_TIMEOUT_MS", 20_000)
+MAFIA_CLOCK_IDLE_IN_TRANSACTION_TIMEOUT_MS = env_int("MAFIA_CLOCK_IDLE_IN_TRANSACTION_TIMEOUT_MS", 20_000)
+# A page that met a busy database (a lock or statement timeout) asks the browser to try again after this many
+# seconds (its Retry-After header).
+MAFIA_BUSY_RETRY_AFTER_SECONDS = env_int("MAFIA_BUSY_RETRY_AFTER_SECONDS", 5)
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60))}
-    # Bounds on one statement and on a transaction left idle (a hung handler, a killed web request): PostgreSQL
-    # cancels the statement / ends the session, so no lock is held for longer (DESIGN.md "The clock"). 0 = off.
-    DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000)
-    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = env_int("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000)
     DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
         f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS}"
-        f" -c idle_in_transaction_session_timeout={DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS}")
+        f" -c idle_in_transaction_session_timeout={DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS}"
+        f" -c lock_timeout={DATABASE_LOCK_TIMEOUT_MS}")
 else:
     DATABASES = {
         "default": {

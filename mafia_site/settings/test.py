@@ -9,7 +9,7 @@ import os
 from .base import *  # noqa: F401,F403
 from mafia_site.env import env_bool
 
-from .base import CACHES, DATABASES, VAR_DIR
+from .base import CACHES, DATABASES, VAR_DIR, env_int
 
 DEBUG = False
 TESTING = True
@@ -21,6 +21,14 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 # other's sessions.
 # MAFIA_CACHE_PREFIX names one namespace for the processes of one test (web nodes sharing a cache).
 CACHES["default"]["KEY_PREFIX"] = os.environ.get("MAFIA_CACHE_PREFIX") or f"test-{os.getpid()}"
+if "options" in DATABASES["default"].get("OPTIONS", {}):
+    # The suite's race tests hold a row in one thread while another waits for it: on a loaded machine a wait may
+    # outlast the site's few seconds, so the suite waits longer unless told (the busy page's tests set their own
+    # lock timeout; the stall test's server runs with the site's).
+    DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 20_000)
+    DATABASES["default"]["OPTIONS"]["options"] = " ".join(
+        part if not part.startswith("lock_timeout=") else f"lock_timeout={DATABASE_LOCK_TIMEOUT_MS}"
+        for part in DATABASES["default"]["OPTIONS"]["options"].split(" "))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One file per test run, so that two runs at once (two checkouts, a developer and CI) never share it.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}

@@ -246,7 +246,7 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
                   "judge_power": outcome.judge_power}
     day.save(update_fields=["status", "imprisoned", "result", "ended_at", "how"])
     if outcome.judge_power is not None:
-        judge_seat = M21Seat.objects.select_for_update().get(resident__game=game, role="judge")
+        judge_seat = M21Seat.objects.select_for_update(of=("self",)).get(resident__game=game, role="judge")
         judge_seat.state = {**judge_seat.state, "judge_power_left": 0}
         judge_seat.save(update_fields=["state"])
     if imprisoned is not None:

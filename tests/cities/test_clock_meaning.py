@@ -19,6 +19,7 @@ A small Moscow game's clock starts on Monday 1 March 2027, day 1 at 10:00 MSK (0
 from __future__ import annotations
 
 import runpy
+from io import StringIO
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
@@ -35,7 +36,17 @@ from django.test import Client, override_settings
 
 from cities import scheduler
 from cities.errors import NotAllowed, WrongState
-from cities.models import City, Game, GameDay, GameEvent, LifeStatus, PublicPost, Resident, ScheduledEvent
+from cities.models import (
+    City,
+    ClockPause,
+    Game,
+    GameDay,
+    GameEvent,
+    LifeStatus,
+    PublicPost,
+    Resident,
+    ScheduledEvent,
+)
 from cities.scheduler import dispatch_due_events
 from cities.services import do_publish_daily_post, do_set_day_start, do_start_game_clock
 from inboxes.models import Inbox, InboxKind, Message
@@ -536,10 +547,21 @@ def test_the_not_null_check_flags_a_later_migration_that_would_lock_out_old_proc
     ]
 
 
+def _clock_status() -> str:
+    out = StringIO()
+    call_command("clock", "status", stdout=out)
+    return out.getvalue()
+
+
+#: Audit rows of the operator's pause and resume, which the backed-up run did not have.
+OPERATOR_KINDS = ("clock.paused", "clock.resumed")
+
+
 @pytest.mark.django_db(transaction=True)
-def test_backup_and_restore_drill_brings_back_the_game_and_its_clock_DESIGN_backups(tmp_path):
-    """``manage.py backup`` then ``restore``: after later changes, the restored database is the backed-up one, and
-    the clock runs from there exactly as it would have (SQLite: the backup API; PostgreSQL: pg_dump/pg_restore)."""
+def test_backup_and_restore_drill_brings_back_the_game_and_its_clock_paused_DESIGN_backups(tmp_path):
+    """``manage.py backup`` then ``restore``: after later changes, the restored database is the backed-up one; its
+    clock is paused (the backup was made while it ran) and says so, and nothing runs until ``clock resume``; then the
+    clock runs from there exactly as it would have (SQLite: the backup API; PostgreSQL: pg_dump/pg_restore)."""
     with night_handler():
         built = clocked_game("drill")
         game = built.game
@@ -547,15 +569,43 @@ def test_backup_and_restore_drill_brings_back_the_game_and_its_clock_DESIGN_back
         call_command("backup", str(path))
         assert path.stat().st_size > 0
         advance(game, utc(2027, 3, 2, 8))  # day 1, night 1, day 2: all after the backup
-        after = (Game.objects.get(pk=game.pk).day_number, GameEvent.objects.filter(game=game).count())
+        after = (Game.objects.get(pk=game.pk).day_number,
+                 GameEvent.objects.filter(game=game).exclude(kind__in=OPERATOR_KINDS).count())
         assert after[0] == 2
         with pytest.raises(Exception, match="--yes"):
             call_command("restore", str(path))
-        call_command("restore", str(path), "--yes")
+        out = StringIO()
+        call_command("restore", str(path), "--yes", stdout=out)
+        assert "The clock is PAUSED (restored from drill.backup at " in out.getvalue()
+        assert "no scheduled event runs until `manage.py clock resume`" in out.getvalue()
         connection.close()
         restored = Game.objects.get(pk=game.pk)
         assert restored.day_number == 0 and not GameDay.objects.filter(game=game, started_at__isnull=False).exists()
         assert ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True).count() == 1
+        pause = scheduler.clock_paused()
+        assert pause is not None and pause.reason.startswith("restored from drill.backup at ")
+        assert _clock_status().startswith("Clock paused since ")
+        # Paused: the due events wait, whatever the time.
+        assert advance(restored, utc(2027, 3, 2, 8)) == 0
+        assert Game.objects.get(pk=game.pk).day_number == 0
+        call_command("clock", "resume", stdout=StringIO())
+        assert _clock_status().startswith("Clock running;")
         advance(restored, utc(2027, 3, 2, 8))
-        assert (Game.objects.get(pk=game.pk).day_number, GameEvent.objects.filter(game=game).count()) == after
+        assert (Game.objects.get(pk=game.pk).day_number,
+                GameEvent.objects.filter(game=game).exclude(kind__in=OPERATOR_KINDS).count()) == after
         assert Resident.objects.filter(game=game).count() == 10
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backup_made_while_paused_is_restored_paused_with_the_restores_reason_DESIGN_backups(tmp_path):
+    """The README's order pauses before the backup: the restored pause stays, and names the restore."""
+    scheduler.do_pause_clock(reason="upgrade to 2.0")
+    path = tmp_path / "paused.backup"
+    call_command("backup", str(path))
+    scheduler.do_resume_clock()
+    assert scheduler.clock_paused() is None
+    call_command("restore", str(path), "--yes", stdout=StringIO())
+    connection.close()
+    pause = scheduler.clock_paused()
+    assert pause is not None and pause.reason.startswith("restored from paused.backup at ")
+    assert list(ClockPause.objects.values_list("key", flat=True)) == ["site"]

@@ -196,7 +196,7 @@ def test_without_the_shortcut_every_poll_is_built_and_carries_no_token_L_INBOX_2
 def test_the_shortcut_on_a_cache_of_one_process_is_refused_at_start_up_L_INBOX_20(settings):
     settings.MAFIA_LIVE_SHORTCUT = True
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    assert [e.id for e in check_mafia_settings(None)] == ["mafia.E004"]
+    assert [e.id for e in check_mafia_settings(None)] == ["mafia.E008"]
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": "redis://127.0.0.1:6379/0"}}
     assert check_mafia_settings(None) == []

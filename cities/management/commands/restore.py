@@ -1,8 +1,10 @@
 """``manage.py restore PATH --yes``: replace the database with a backup made by ``manage.py backup``.
 
 Pause the clock and stop web and worker first (README "Upgrading a live site"). PostgreSQL: ``pg_restore --clean
---if-exists --no-owner --single-transaction`` (all or nothing); SQLite: the backup API copies the file in. Then run
-``manage.py migrate`` (a backup of an older release) and ``manage.py clock resume``."""
+--if-exists --no-owner`` run by ``psql --single-transaction`` (all or nothing); SQLite: the backup API copies the
+file in. The restored clock is paused whatever the backup held (``cities.backups.restore_database``), and the
+command says so: run ``manage.py migrate`` (a backup of an older release), start the processes, check, then
+``manage.py clock resume``."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,7 +25,10 @@ class Command(BaseCommand):
         if not options["yes"]:
             raise CommandError("Restoring replaces every table of the database: add --yes to confirm.")
         try:
-            restore_database(options["path"])
+            reason = restore_database(options["path"])
         except BackupError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"Database restored from {options['path']}.")
+        self.stdout.write(f"The clock is PAUSED ({reason}): no scheduled event runs until `manage.py clock resume`. "
+                          "Next: `manage.py migrate`, start web, worker and beat, check the games' clock pages, then "
+                          "`manage.py clock resume`.")

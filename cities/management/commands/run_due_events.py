@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from cities.scheduler import dispatch_due_events, preview_due_events
+from cities.scheduler import clock_session_limits, dispatch_due_events, preview_due_events
 
 
 class Command(BaseCommand):
@@ -15,12 +15,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         if options["dry_run"]:
-            results = preview_due_events()
+            with clock_session_limits():
+                results = preview_due_events()
             if not results:
                 self.stdout.write("Nothing is due.")
             for r in results:
                 status = "would run" if r.ok else "would FAIL"
                 self.stdout.write(f"[dry run] event {r.event_id} {r.kind} (game {r.game_id}): {status}: {r.detail}")
             return
-        count = dispatch_due_events()
+        with clock_session_limits():  # the beat tick's bounds (a hung handler cut well before a minute)
+            count = dispatch_due_events()
         self.stdout.write(f"Ran {count} due event(s).")
