@@ -91,7 +91,7 @@ def outcome_from_trace(state: M21NightState, steps: Sequence[Mapping]) -> dict:
     """Re-derive an outcome's JSON parts (deaths, saved, results, headlines, items) from its trace alone and the
     night's starting items: the audit of a stored night (DESIGN.md "Night resolution")."""
     events = [e for s in steps for e in s["events"]]
-    items = {s.name: list(s.items) for s in state.seats}
+    items = {s.key: list(s.items) for s in state.seats}
     deaths, saved, results, headlines = [], [], [], []
     for e in events:
         kind = e["event"]
@@ -109,7 +109,7 @@ def outcome_from_trace(state: M21NightState, steps: Sequence[Mapping]) -> dict:
             else:
                 items[e["holder"]].remove(e["item"])
     dead = {d["player"] for d in deaths}
-    in_play = [s.name for s in state.seats if s.living and s.name not in dead]
+    in_play = [s.key for s in state.seats if s.living and s.key not in dead]
     return {"deaths": deaths, "saved": saved, "results": results, "headlines": headlines,
             "items": {n: items[n] for n in in_play}}
 

@@ -254,7 +254,7 @@ class Protections(M21Step):
                 went = any(v == target for v, _ in seen)
                 ctx.result(watcher, kind, target, WENT_OUT_ANSWER if went else STAYED_HOME)
                 if went and kind == "visit":
-                    line = f"{target} went out last night!"
+                    line = f"{ctx.seats[target].name} went out last night!"
                     if line not in ctx.headlines:
                         ctx.headlines.append(line)
                         ctx.event("headline", text=line)

@@ -144,7 +144,7 @@ def investigation_answer(ctx: M21Context, cop: Seat, target: Seat) -> object:
     """The answer ``cop`` receives about ``target`` (M-NIGHT-6, M-ROLE-1): the true answer, or its opposite for an
     insane cop: guilty<->innocent; a non-vanilla role -> "vanilla" and vanilla -> a random non-vanilla role; items ->
     none and none -> one random item of those that could be in play (seeded, recorded)."""
-    answer = true_answer(cop.role, target, ctx.items[target.name])
+    answer = true_answer(cop.role, target, ctx.items[target.key])
     if cop.sane:
         return answer
     if cop.role == "cop":
@@ -203,7 +203,7 @@ class Jailbreak(M21Step):
             ctx.result(actor, "safecrack", None, [item])
             for seat in ctx.state.seats:
                 if seat.role == "item_cop":
-                    ctx.result(seat.name, "safe_robbed", None, [item])
+                    ctx.result(seat.key, "safe_robbed", None, [item])
 
 
 class ThiefRobs(M21Step):

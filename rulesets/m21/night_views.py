@@ -18,8 +18,7 @@ from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 from . import night_services as ns
 from .night_forms import NightActionForm, StashForm
-from .night_kills import kill_tally
-from .night_pages import tally_text, target_refusal
+from .night_pages import target_refusal
 from .roles import MAFIA
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
@@ -85,8 +84,7 @@ def m21_night_page(request, slug: str):
             standing.append({"group": group, "row": row})
     tally = None
     if is_mafia and night is not None:
-        t = kill_tally(seats, ns.kill_votes(night))
-        tally = tally_text(t.counts, t.target, t.carriers, t.tie_broken_by, living_mafia=len(mafia))
+        tally = ns.live_tally_text(night)
     context = {
         "game": game, "night": night, "seat": seat, "options": options, "standing": standing,
         "action_form": action_form, "stash_form": stash_form, "stash": stash, "tally": tally, "error": error,
