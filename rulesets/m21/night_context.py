@@ -97,6 +97,7 @@ class M21Context:
         self.hidden: set[str] = set()
         self.visits: list[tuple[str, str, int]] = []
         self.watches: list[tuple[str, str, str]] = []  # (watcher, target, result kind)
+        self.early_uses: list[tuple[str, Item]] = []  # items used at step 1, before a roleblock could void them
         self.kills: list[_Kill] = []
         self.protected: set[str] = set()
         self.armoured: set[str] = set()

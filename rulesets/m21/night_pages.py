@@ -257,9 +257,7 @@ def result_text(result: M21Result) -> str:
         if isinstance(answer, list):
             found = ", ".join(catalogue[k].name for k in answer) if answer else "no item"
             return f"Your investigation of {target}: {found}."
-        if answer in ("guilty", "innocent", "vanilla"):
-            return f"Your investigation of {target}: {answer.upper()}."
-        return f"Your investigation of {target}: not vanilla; they are the {ROLES[answer].name}."
+        return f"Your investigation of {target}: {str(answer).upper()}."
     if kind in ("visit", "binoculars"):
         return f"You watched {target}: they {answer}."
     if kind in ("watch", "goggles"):

@@ -451,6 +451,13 @@ def _apply_items(game: Game, steps, by_key: dict[str, Resident], at: datetime) -
             if e["event"] != "item":
                 continue
             seat = by_key[e["holder"]]
+            if e["change"] == "gained" and e["reason"] == "roleblocked":
+                # The use of this night's step 1 is void: the same holding goes on.
+                row = M21Holding.objects.filter(game=game, place=HoldingPlace.SEAT, seat=seat, item=e["item"],
+                                                until=at).order_by("-id").first()
+                if row is not None:
+                    M21Holding.objects.filter(pk=row.pk).update(until=None)
+                    continue
             if e["change"] == "lost":
                 row = M21Holding.objects.filter(game=game, place=HoldingPlace.SEAT, seat=seat, item=e["item"],
                                                 until__isnull=True).first()

@@ -98,7 +98,8 @@ def test_morning_post_reveals_roles_and_insanity_never_the_killer_M_NIGHT_4_M_RO
 
 @pytest.mark.parametrize(("result", "text"), [
     (M21Result("Ann", "investigate", "Gus", "innocent"), "Your investigation of Gus: INNOCENT."),
-    (M21Result("Fay", "investigate", "Hal", "hooker"), "Your investigation of Hal: not vanilla; they are the Hooker."),
+    (M21Result("Fay", "investigate", "Hal", "not vanilla"), "Your investigation of Hal: NOT VANILLA."),
+    (M21Result("Fay", "investigate", "Gus", "vanilla"), "Your investigation of Gus: VANILLA."),
     (M21Result("Ida", "investigate", "Gus", ["gun"]), "Your investigation of Gus: Gun."),
     (M21Result("Ida", "investigate", "Joe", []), "Your investigation of Joe: no item."),
     (M21Result("Eve", "visit", "Hal", "went out"), "You watched Hal: they went out."),
