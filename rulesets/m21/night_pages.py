@@ -62,14 +62,23 @@ class NightOption:
         return f"{USE_ITEM}:{self.item}" if self.item else self.action
 
 
+def target_order(name: str, partners: Iterable[str] = ()) -> tuple[bool, str]:
+    """The sort key of a target in the lists a player picks from: the players by name (case-blind), a mafioso's
+    own partners last (M-MAFIA-2, M-ROLE: acting on a partner is allowed but seldom meant)."""
+    return name in partners, name.casefold()
+
+
 def _targets(seats: Sequence[Seat], me: Seat, kind: str) -> tuple[str, ...]:
     if kind == OTHER_LIVING:
-        return tuple(s.name for s in seats if s.living and s.name != me.name)
-    if kind == ANY_LIVING:
-        return tuple(s.name for s in seats if s.living)
-    if kind == IMPRISONED:
-        return tuple(s.name for s in seats if s.alive and s.imprisoned)
-    return ()
+        found = [s.name for s in seats if s.living and s.name != me.name]
+    elif kind == ANY_LIVING:
+        found = [s.name for s in seats if s.living]
+    elif kind == IMPRISONED:
+        found = [s.name for s in seats if s.alive and s.imprisoned]
+    else:
+        return ()
+    partners = {s.name for s in seats if s.alignment == MAFIA and s.name != me.name} if me.alignment == MAFIA else ()
+    return tuple(sorted(found, key=lambda n: target_order(n, partners)))
 
 
 def night_options(seats: Sequence[Seat], me: str, *, confiscated: Iterable[str] = (),

@@ -251,13 +251,26 @@ def _living_mafia(game: Game) -> list[Resident]:
                 .select_related("m21_seat").filter(m21_seat__role__in=[k for k, r in ROLES.items() if r.is_mafia]))
 
 
+def stash_assignment(night: M21Night | None) -> M21StashAssignment | None:
+    """Tonight's stash assignment (M-MAFIA-2), with its holder and who assigned it, or None."""
+    if night is None:
+        return None
+    return M21StashAssignment.objects.filter(night=night).select_related("holder", "assigned_by").first()
+
+
+def stash_assignment_text(row: M21StashAssignment) -> str:
+    """An assignment in words: "the Gun to Hal"."""
+    return f"the {item_data.STASH_ITEMS[row.item].name} to {row.holder.name}"
+
+
 @transaction.atomic
 def do_assign_stash_item(game: Game, *, item: str, holder: str, acting_user,
                          now: datetime | None = None) -> M21StashAssignment:
     """Assign tonight's one stash item to a living mafioso (M-MAFIA-2): collected at the end of the night; a later
-    assignment the same night replaces it. Announced in the mafia thread. Raises ``NotAllowed`` (not a living
-    mafioso), ``WrongState`` (not night), ``InvalidInput`` (no such item in the stash, holder not a living
-    mafioso)."""
+    assignment the same night replaces it, and says so. Announced in the mafia thread. Returns the new row, whose
+    ``replaced`` attribute is the words of the assignment it replaced ("the Gun to Hal") or "". Raises
+    ``NotAllowed`` (not a living mafioso), ``WrongState`` (not night), ``InvalidInput`` (no such item in the
+    stash, holder not a living mafioso)."""
     now = now or timezone.now()
     seat = _check_player(game, acting_user)
     mafia = _living_mafia(game)
@@ -269,15 +282,20 @@ def do_assign_stash_item(game: Game, *, item: str, holder: str, acting_user,
     to = next((m for m in mafia if m.name == holder), None)
     if to is None:
         raise InvalidInput("Stash items go to a living member of the mafia.", rule="M-MAFIA-2")
+    previous = stash_assignment(night)
+    replaced = stash_assignment_text(previous) if previous is not None else ""
     M21StashAssignment.objects.filter(night=night).delete()
     row = M21StashAssignment.objects.create(night=night, item=item, holder=to, assigned_by=seat, assigned_at=now)
     record_event(game, "m21.stash_assigned", actor=acting_user, at=now,
-                 payload={"night": night.number, "item": item, "holder": to.pk})
+                 payload={"night": night.number, "item": item, "holder": to.pk,
+                          "replaced": {"item": previous.item, "holder": previous.holder_id} if previous else None})
     thread = Inbox.objects.filter(game=game, kind=InboxKind.MAFIA_THREAD).first()
     if thread is not None:
         name = item_data.STASH_ITEMS[item].name
+        instead = f" It replaces {replaced}." if replaced else ""
         _site_message(thread, f"{seat.name} assigns tonight's stash item: **{name}** to {to.name} (collected at "
-                              "the end of the night).", now)
+                              f"the end of the night).{instead}", now)
+    row.replaced = replaced
     return row
 
 
