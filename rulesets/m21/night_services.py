@@ -402,12 +402,6 @@ def night_input(night: M21Night) -> tuple[M21NightState, list[M21Action]]:
     return state, actions
 
 
-def night_file(night: M21Night) -> dict:
-    """The night as a night file (``rulesets/m21/examples/README.md``): ``night_input`` by name, with each player's
-    seat key; stored with the resolution."""
-    return night_file_data(*night_input(night))
-
-
 def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
     """NIGHT_RESOLVERS entry: resolve night ``number`` at its planned end and apply the outcome seat by seat (see
     the module docstring). Runs in the clock's transaction; a night already resolved is left alone."""
