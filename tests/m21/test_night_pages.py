@@ -36,8 +36,9 @@ def test_night_page_lists_exactly_the_legal_actions_and_targets_M_NIGHT_1_M_ROLE
     assert _options("Cat") == []
     assert _options("Dan") == [("protect", LIVING_BUT["Dan"], (), True)]
     assert _options("Eve") == [("visit", LIVING_BUT["Eve"], (), True), ("hide", (), (), False)]
-    assert _options("Gus") == [("use_item:gun", LIVING_BUT["Gus"], (), True),
-                               ("use_item:binoculars", LIVING_BUT["Gus"], (), True)]
+    # A mafioso's partners come last (Jay, Sam), after the town in name order.
+    gus = ("Ann", "Bob", "Cat", "Dan", "Eve", "Joe", "Jay", "Sam")
+    assert _options("Gus") == [("use_item:gun", gus, (), True), ("use_item:binoculars", gus, (), True)]
     assert _options("Jay") == [("bust_out", ("Pat",), (), True)]
     assert _options("Jay", confiscated=["whiskey"]) == [("bust_out", ("Pat",), (), True),
                                                         ("safecrack", (), ("whiskey",), False)]
