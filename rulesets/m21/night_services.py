@@ -152,6 +152,20 @@ def current_choices(night: M21Night, seat: Resident) -> dict[str, M21NightAction
     return {g: r for g, r in last.items() if r.action != WITHDRAW}
 
 
+def standing_text(seat: Resident, row: M21NightAction) -> str:
+    """A standing submission in words for its player's night page: the action's label, its item, its target
+    ("Roleblock → Carol", "Use the gun → Dave", "Deliver a gadget: Hand grenade → Bob")."""
+    catalogue = item_data.item_catalogue()
+    if row.action == "use_item":
+        words = f"Use the {catalogue[row.item].name.lower()}" if row.item in catalogue else "Use an item"
+    else:
+        spec = ROLES[seat.m21_seat.role].action(row.action)
+        words = (spec.label if spec is not None and spec.label else row.action.replace("_", " ").capitalize())
+        if row.item in catalogue:
+            words += f": {catalogue[row.item].name}"
+    return words + (f" → {row.target.name}" if row.target_id is not None else "")
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Submitting
 # ----------------------------------------------------------------------------------------------------------------

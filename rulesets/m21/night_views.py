@@ -89,7 +89,8 @@ def m21_night_page(request, slug: str):
             error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
         else:
             return redirect("m21_night_page", slug=game.slug)
-    standing = [{"group": group, "row": row} for group, row in standing_rows.items()]
+    standing = [{"group": group, "row": row, "text": ns.standing_text(seat, row)}
+                for group, row in standing_rows.items()]
     tally = ns.live_tally_text(night) if is_mafia and night is not None else None
     context = {
         "game": game, "night": night, "seat": seat, "options": options, "standing": standing,

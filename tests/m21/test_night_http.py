@@ -60,7 +60,7 @@ def test_a_submission_through_the_page_and_a_refusal_with_the_reason_M_NIGHT_1(c
     bad = _page(client, table, None, {"form": "action", "option": "investigate", "target": victim})
     assert bad.status_code == 400
     page = _page(client, table)
-    assert f"→ {hooker}" in page.content.decode()
+    assert f'<li data-standing="role">Investigate → {hooker}' in page.content.decode()
     gone = _page(client, table, None, {"form": "action", "option": "role", "withdraw": "on"})
     assert gone.status_code == 302
     assert ns.current_choices(ns.open_night(table.game), table.seat(cop)) == {}
@@ -79,7 +79,7 @@ def test_nobody_sees_another_players_submission_on_the_night_page(client, table)
         client.force_login(user)
         html = _page(client, table).content.decode()
         assert ("→ " + godfather in html) == (name == cop), name
-        assert (f"roleblock → {cop}" in html) == (name == hooker), name
+        assert (f"Roleblock → {cop}" in html) == (name == hooker), name
         assert ("Kill vote" in html) == (name in (godfather, hooker)), name
         assert ("Tonight&#x27;s stash item" in html or "Tonight's stash item" in html) == (
             name in (godfather, hooker)), name
