@@ -18,6 +18,7 @@ from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from cities.resident_services import do_set_resident_flags
 from kernel.audit import record_event, record_events
+from kernel.rulesets import ruleset_of
 
 from . import policies
 from .models import (
@@ -94,6 +95,8 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
     unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
     stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
+    A ruleset with ``own_death_memberships`` (``kernel.rulesets.RulesetSpec``) applies the membership changes itself
+    (``after_death_memberships``) instead of the city, voting, mafia and cemetery ones.
 
     By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
     Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
@@ -136,8 +139,9 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     ids = list(spirit_of)
     buried = [pk for pk in ids if not spirit_of[pk]]
     spirits = [pk for pk in ids if spirit_of[pk]]
+    spec = ruleset_of(game)
     cemetery = None
-    if buried:
+    if buried and not spec.own_death_memberships:
         cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
             raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
@@ -148,6 +152,13 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
         if group:
             Resident.objects.filter(pk__in=group).update(status=LifeStatus.DEAD, died_at=now, is_spirit=spirit)
 
+    if spec.own_death_memberships:
+        # The ruleset says what a death does to the seat's inboxes (its threads are its own).
+        spec.after_death_memberships(game, residents, cause=cause, now=now)
+        record_events(game, [("resident.died", {"resident": r.pk, "cause": cause, "spirit": spirit_of[r.pk],
+                                                "killed_inboxes": [], "judge": r.is_judge})
+                             for r in residents], actor=acting_user, at=now)
+        return residents
     mine = Membership.objects.filter(resident_id__in=ids, inbox__game=game)
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(

@@ -57,6 +57,8 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``night_state(game, night)``: build the ``roles.night.NightState`` the steps read.
 - ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
+- ``after_death_memberships(game, residents, *, cause, now)`` with ``own_death_memberships = True``: what a death
+  does to the seat's inboxes, asked by the shared death service instead of its default.
 - ``check_victory(game)``: the winning side's key, or None while the game goes on.
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
   what the ruleset's post builder gathered once for the whole post); ``daily_post_text(game, day, context)`` joins them;
@@ -185,6 +187,9 @@ class RulesetSpec:
     console_tools: ClassVar[frozenset[str]] = frozenset()
 
     #: Whether the ruleset brings a demo game (``load_demo`` and friends).
+    #: True when the ruleset says what a death does to the seat's memberships (``after_death_memberships``); the
+    #: shared death service then leaves the engine's default (city inbox, voting, mafia inbox, cemetery) aside.
+    own_death_memberships: ClassVar[bool] = False
     has_demo: ClassVar[bool] = False
 
     def __repr__(self) -> str:
@@ -218,6 +223,12 @@ class RulesetSpec:
         """Apply a ``roles.night.NightOutcome`` (deaths, private results, public lines) in the caller's
         transaction, writing the audit rows."""
         raise self._missing("an outcome applier")
+
+    def after_death_memberships(self, game, residents, *, cause: str, now) -> None:
+        """What the deaths of ``residents`` (already dead, ``died_at`` = ``now``) do to their memberships and seat
+        flags, in the shared death service's transaction (``inboxes.membership_services.do_kill_residents``);
+        called only when ``own_death_memberships``. ``cause`` a ``DeathCause`` value."""
+        raise self._missing(_("the memberships after a death"))
 
     def after_day_death(self, game, *, now) -> str | None:
         """The aftermath of a death by day (an execution, a suicide, a penalty), run in the caller's transaction

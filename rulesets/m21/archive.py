@@ -31,6 +31,7 @@ from . import selectors, services
 from .console_services import wall_time
 from .models import M21Day, M21PostReceipt, M21Seat, OrderKind
 from .night_models import M21Night
+from .night_story import event_sentence, step_title
 from .roles import ROLES
 
 #: The sections of an M21 archive page, in order (``M21Ruleset.archive_sections``).
@@ -183,11 +184,6 @@ def _receipts(game: Game, viewer) -> dict:
     return {"days": days, "thread": thread if thread and policies.can_read_inbox(viewer, thread) else None}
 
 
-def _event_text(event: dict) -> str:
-    details = ", ".join(f"{k}: {v}" for k, v in event.items() if k not in ("event",) and v not in (None, "", []))
-    return f"{event['event']}" + (f" ({details})" if details else "")
-
-
 def _nights(game: Game, viewer) -> dict:
     nights = []
     for night in M21Night.objects.filter(game=game, resolved_at__isnull=False).order_by("number"):
@@ -204,8 +200,8 @@ def _nights(game: Game, viewer) -> dict:
             "results": [{**r, "answer": ", ".join(r["answer"]) if isinstance(r["answer"], list) else r["answer"]}
                         for r in out.get("results", [])],
             "visits": made,
-            "steps": [{"step": s["step"], "key": s["key"], "events": [_event_text(e) for e in s["events"]]}
-                      for s in steps],
+            "steps": [{"step": s["step"], "key": s["key"], "title": step_title(s["key"]),
+                       "events": [event_sentence(e) for e in s["events"]]} for s in steps],
         })
     return {"nights": nights}
 

@@ -18,12 +18,14 @@ causes, answers), ``night_context`` (the state, its working context, ``M21Step``
 Readings of the seed made here, each marked [interp] where it is made:
 - the last submission of an actor's role actions counts (a reporter visits *or* hides), and each item use is its
   own submission; an actor who is not living at the start of the night acts only if busted out (M-NIGHT-7);
-- a roleblock (step 2) stops every night action of the blocked player that is not yet done and voids a watch they
-  started at step 1 (the hooker's text: "roleblock them for any other night activity"; M-NIGHT-3: "a roleblocked
-  player did not go out"); roleblocks of one step are simultaneous, so two roleblockers on each other both block;
-- an action on a player who is away (balloon) or hiding (from step 3) fails; the actor still went out (a visit),
-  and keeps the use; a use is spent when an action is carried out on its target (M-ROLE coroner: also without an
-  attack);
+- a roleblock (step 2) voids every night activity of the blocked player: the actions not yet done fail and a watch
+  they started at step 1 is void, its item given back (M-NIGHT-7; the hooker's text: "roleblock them for any other
+  night activity"; M-NIGHT-3: "a roleblocked player did not go out"); roleblocks of step 2 are simultaneous, so a
+  hooked player's whiskey still blocks its target and two roleblockers on each other both block;
+- an action on a player who is away (balloon) or hiding (from step 3) fails; the actor still went out (a visit);
+  a limited use (a bag, a shot, an item, a gadget, the strongman's kill) is spent whenever the action is carried
+  out, on a target away or hiding too, and never when the actor is roleblocked or away (M-NIGHT-7; M-ROLE
+  coroner: also without an attack);
 - the ninja is never seen: not by a watch, and not as having gone out (reporter, binoculars, headlines);
 - the thief takes every item the target holds; a protection cancels every pending kill on its target except the
   strongman's; the armour cancels one.
@@ -91,7 +93,7 @@ def outcome_from_trace(state: M21NightState, steps: Sequence[Mapping]) -> dict:
     """Re-derive an outcome's JSON parts (deaths, saved, results, headlines, items) from its trace alone and the
     night's starting items: the audit of a stored night (DESIGN.md "Night resolution")."""
     events = [e for s in steps for e in s["events"]]
-    items = {s.name: list(s.items) for s in state.seats}
+    items = {s.key: list(s.items) for s in state.seats}
     deaths, saved, results, headlines = [], [], [], []
     for e in events:
         kind = e["event"]
@@ -109,7 +111,7 @@ def outcome_from_trace(state: M21NightState, steps: Sequence[Mapping]) -> dict:
             else:
                 items[e["holder"]].remove(e["item"])
     dead = {d["player"] for d in deaths}
-    in_play = [s.name for s in state.seats if s.living and s.name not in dead]
+    in_play = [s.key for s in state.seats if s.living and s.key not in dead]
     return {"deaths": deaths, "saved": saved, "results": results, "headlines": headlines,
             "items": {n: items[n] for n in in_play}}
 

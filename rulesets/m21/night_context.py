@@ -41,7 +41,8 @@ from .roles import (
 class M21NightState:
     """The game at the planned end of night ``night``: ``seats``, the mafia's ``votes``, the night's ``seed``
     (recorded with the night), ``gadget_config`` (M-ITEM-1, see ``items.gadget_effects``), ``confiscated`` the items
-    in the evidence safe, ``stash_assignment`` (item key, mafioso name) or None (M-MAFIA-2)."""
+    in the evidence safe, ``stash_assignment`` (item key, mafioso's seat key) or None (M-MAFIA-2). Players are
+    named by their seat keys (``Seat.key``)."""
 
     night: int
     seed: int
@@ -51,8 +52,9 @@ class M21NightState:
     confiscated: tuple[str, ...] = ()
     stash_assignment: tuple[str, str] | None = None
 
-    def seat(self, name: str | None) -> Seat | None:
-        return next((s for s in self.seats if s.name == name), None)
+    def seat(self, key: str | None) -> Seat | None:
+        """The seat whose key is ``key``, or None."""
+        return next((s for s in self.seats if s.key == key), None)
 
     def new_context(self, actions: Iterable[M21Action]) -> M21Context:
         """The working context of ``roles.night.resolve_night``."""
@@ -84,17 +86,18 @@ class M21Context:
 
     def __init__(self, state: M21NightState, actions: list[M21Action]) -> None:
         self.state = state
-        self.seats = {s.name: s for s in state.seats}
+        self.seats = {s.key: s for s in state.seats}
         self.catalogue = item_data.item_catalogue(state.gadget_config)
         self.rng = random.Random(state.seed)
-        self.items = {s.name: list(s.items) for s in state.seats}
-        self.role_state = {s.name: seat_state(s.role, s.state) for s in state.seats}
+        self.items = {s.key: list(s.items) for s in state.seats}
+        self.role_state = {s.key: seat_state(s.role, s.state) for s in state.seats}
         self.confiscated = list(state.confiscated)
         self.blocked: dict[str, int] = {}
         self.away: set[str] = set()
         self.hidden: set[str] = set()
         self.visits: list[tuple[str, str, int]] = []
         self.watches: list[tuple[str, str, str]] = []  # (watcher, target, result kind)
+        self.early_uses: list[tuple[str, Item]] = []  # items used at step 1, before a roleblock could void them
         self.kills: list[_Kill] = []
         self.protected: set[str] = set()
         self.armoured: set[str] = set()
@@ -232,12 +235,12 @@ class M21Context:
         spec = role(seat.role).action(action.action)
         if spec is None or spec.phase == "day":
             return f"the {seat.role} has no night action {action.action!r}", None
-        if spec.counter is not None and int(self.role_state[seat.name][spec.counter]) <= 0:
+        if spec.counter is not None and int(self.role_state[seat.key][spec.counter]) <= 0:
             return f"no uses of {action.action!r} left", None
         if spec.key == "deliver":
             if action.item not in item_data.GADGET_KEYS:
                 return f"a delivery needs a gadget ({', '.join(item_data.GADGET_KEYS)})", None
-            if action.item in self.role_state[seat.name]["gadgets_delivered"]:
+            if action.item in self.role_state[seat.key]["gadgets_delivered"]:
                 return f"the {action.item} was already invented", None
         if spec.key == "safecrack":
             if action.item not in self.confiscated:
@@ -261,7 +264,7 @@ class M21Context:
             return "a safecrack takes no target"
         if not target.living:
             return "the target is not in play"
-        if kind == OTHER_LIVING and target.name == seat.name:
+        if kind == OTHER_LIVING and target.key == seat.key:
             return "the actor cannot target themselves"
         if kind not in (OTHER_LIVING, ANY_LIVING):
             return f"target kind {kind} is not a night target"
@@ -270,14 +273,14 @@ class M21Context:
     # --- the end -----------------------------------------------------------------------------------------------
     def outcome(self) -> M21NightOutcome:
         dead = {d.player for d in self.deaths}
-        in_play = [s.name for s in self.state.seats if s.living and s.name not in dead]
+        in_play = [s.key for s in self.state.seats if s.living and s.key not in dead]
         return M21NightOutcome(
             night=self.state.night, seed=self.state.seed, deaths=tuple(self.deaths), saved=tuple(self.saved),
             results=tuple(self.results), headlines=tuple(self.headlines),
             items=MappingProxyType({n: tuple(self.items[n]) for n in in_play}),
             state=MappingProxyType({n: MappingProxyType(dict(st)) for n, st in self.role_state.items()}),
             confiscated=tuple(self.confiscated), busted_out=tuple(self.busted_out),
-            winner=winner([s for s in self.state.seats if s.name in in_play]),
+            winner=winner([s for s in self.state.seats if s.key in in_play]),
             steps=tuple(self.trace),
         )
 

@@ -24,6 +24,7 @@ GRENADE_BACKFIRE = "grenade_backfire"
 GUILTY = "guilty"
 INNOCENT = "innocent"
 VANILLA = "vanilla"
+NOT_VANILLA = "not vanilla"
 WENT_OUT_ANSWER = "went out"
 STAYED_HOME = "stayed home"
 SAVED = "saved"
@@ -34,10 +35,13 @@ BUSTED_OUT = "busted out"
 
 @dataclass(frozen=True)
 class Seat:
-    """One player as the night sees it at its start: ``name`` (unique in the game), ``role`` key, ``alive``,
+    """One player as the night sees it at its start: ``name`` the display name (the headlines' and the pages'),
+    ``role`` key, ``alive``,
     ``imprisoned`` (out of play, M-VOTE-4), ``busted_out`` (hiding after a jailbreak: out of play, may still take
     one unused action, M-NIGHT-7), ``sane`` (M-ROLE-1, meaningful for cops), ``items`` held (item keys, in the
-    order received), ``state`` the per-seat role state (``rulesets.m21.roles.seat_state``)."""
+    order received), ``state`` the per-seat role state (``rulesets.m21.roles.seat_state``), ``key`` the seat's
+    identity in the night (unique; the hosted night uses the seat's id, a night file the player's name, which is the
+    default). Actions, votes, results, deaths and the trace name players by ``key``."""
 
     name: str
     role: str
@@ -47,6 +51,11 @@ class Seat:
     sane: bool = True
     items: tuple[str, ...] = ()
     state: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", self.name)
 
     @property
     def living(self) -> bool:
@@ -60,7 +69,8 @@ class Seat:
 
 @dataclass(frozen=True)
 class MafiaVote:
-    """A ``kill name`` line of the mafia thread (M-MAFIA-1): ``voter`` and ``target`` names, ``seq`` the order."""
+    """A ``kill name`` line of the mafia thread (M-MAFIA-1): ``voter`` and ``target`` seat keys, ``seq`` the
+    order."""
 
     voter: str
     target: str
@@ -69,8 +79,8 @@ class MafiaVote:
 
 @dataclass(frozen=True)
 class M21Action:
-    """A submitted night action: ``actor`` name, ``action`` key (a role action of ``rulesets.m21.roles`` or
-    ``use_item``), ``target`` name or None, ``item`` key (``deliver``, ``safecrack``, ``use_item``), ``seq`` the
+    """A submitted night action: ``actor`` seat key, ``action`` key (a role action of ``rulesets.m21.roles`` or
+    ``use_item``), ``target`` seat key or None, ``item`` key (``deliver``, ``safecrack``, ``use_item``), ``seq`` the
     submission order (the last counts, M-NIGHT-1)."""
 
     actor: str
@@ -84,7 +94,8 @@ class M21Action:
 @dataclass(frozen=True)
 class M21Death:
     """A death of the night: ``player``, ``cause`` (mafia, strongman, desperado, desperado_backfire, gun, grenade,
-    grenade_backfire, or another item key), ``killer`` the name of who carried it out (never in the morning post)."""
+    grenade_backfire, or another item key), ``killer`` the seat key of who carried it out (never in the morning post);
+    ``player`` a seat key."""
 
     player: str
     cause: str
@@ -93,8 +104,8 @@ class M21Death:
 
 @dataclass(frozen=True)
 class M21Result:
-    """A private result for ``player`` (M-NIGHT-4): ``kind`` of result, ``target`` the name it is about (or None),
-    ``answer`` a string or a list."""
+    """A private result for ``player`` (M-NIGHT-4): ``kind`` of result, ``target`` the seat it is about (or None),
+    ``answer`` a string or a list (a watch's answer lists seat keys)."""
 
     player: str
     kind: str
@@ -123,9 +134,10 @@ class M21NightOutcome:
     winner: str | None
     steps: tuple[dict, ...]
 
-    def as_json(self) -> dict:
-        """The output of ``manage.py resolve_night m21``: plain JSON types."""
-        return {
+    def as_json(self, names: Mapping[str, str] | None = None) -> dict:
+        """The output of ``manage.py resolve_night m21``: plain JSON types. ``names`` maps seat keys to the names
+        the JSON uses instead (every player named in it, the trace's included); None keeps the keys."""
+        out = {
             "deaths": [{"player": d.player, "cause": d.cause} for d in self.deaths],
             "saved": list(self.saved),
             "results": [{"player": r.player, "kind": r.kind, "target": r.target, "answer": r.answer}
@@ -138,5 +150,23 @@ class M21NightOutcome:
             "winner": self.winner,
             "steps": list(self.steps),
         }
+        return _renamed(out, names) if names else out
+
+
+def _renamed(value: object, names: Mapping[str, str]) -> object:
+    """``value`` (plain JSON) with every seat key of ``names`` replaced by its name: strings equal to a key, dict
+    keys, and the player after the colon of a risk draw's purpose (``grenade_risk:<key>``)."""
+    if isinstance(value, str):
+        if value in names:
+            return names[value]
+        head, sep, tail = value.rpartition(":")
+        if sep and tail in names and head.endswith("_risk"):
+            return f"{head}:{names[tail]}"
+        return value
+    if isinstance(value, dict):
+        return {_renamed(k, names): _renamed(v, names) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_renamed(v, names) for v in value]
+    return value
 
 

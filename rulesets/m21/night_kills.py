@@ -114,17 +114,21 @@ class Kills(M21Step):
             if not ctx.can_act(chosen):
                 continue
             if chosen.item is not None:
-                if not ctx.use_item(chosen) or not ctx.reach(actor, target, 8, chosen.item.key):
+                if not ctx.use_item(chosen):
                     continue
-                ctx.spend_item(actor, chosen.item)
+                reached = ctx.reach(actor, target, 8, chosen.item.key)
+                ctx.spend_item(actor, chosen.item)  # M-NIGHT-7: spent even on a target away or hiding
+                if not reached:
+                    continue
                 self.pend(ctx, target, chosen.item.key, actor)
                 if chosen.item.self_death_chance and ctx.draw(f"{chosen.item.key}_risk:{actor}") < \
                         chosen.item.self_death_chance:
                     self.pend(ctx, actor, f"{chosen.item.key}_backfire", actor)
                 continue
-            if not ctx.reach(actor, target, 8, "shoot"):
+            reached = ctx.reach(actor, target, 8, "shoot")
+            ctx.spend(actor, chosen.spec.counter)  # M-NIGHT-7: a shot is spent even on a target away or hiding
+            if not reached:
                 continue
-            ctx.spend(actor, chosen.spec.counter)
             if ctx.seats[target].alignment == TOWN:
                 self.pend(ctx, actor, DESPERADO_BACKFIRE, actor)
                 ctx.targeted_town.append((actor, target))
@@ -157,10 +161,11 @@ class Kills(M21Step):
             ctx.event("no_kill", target=target, reason="no voter for the target can act")
             return
         ctx.event("carries_out", actor=carrier, target=target)
-        if not ctx.reach(carrier, target, 8, "kill"):
-            return
+        reached = ctx.reach(carrier, target, 8, "kill")
         if unstoppable:
-            ctx.spend(carrier, "strongman_left")
+            ctx.spend(carrier, "strongman_left")  # M-NIGHT-7: spent even on a target away or hiding
+        if not reached:
+            return
         self.pend(ctx, target, STRONGMAN_KILL if unstoppable else MAFIA_KILL, carrier, unstoppable)
 
 
@@ -187,12 +192,15 @@ class Protections(M21Step):
                 continue
             if chosen.item is not None and not ctx.use_item(chosen):
                 continue
-            if not ctx.reach(actor, target, 9, _name(chosen)):
-                continue
+            reached = ctx.reach(actor, target, 9, _name(chosen))
+            # M-NIGHT-7 (and M-ROLE coroner): a protection is spent whenever it is carried out, even on a target
+            # away or hiding, and even with no attack.
             if chosen.item is not None:
                 ctx.spend_item(actor, chosen.item)
             else:
                 ctx.spend(actor, chosen.spec.counter)
+            if not reached:
+                continue
             ctx.protected.add(target)
             ctx.event("protected", target=target)
         self.cancel_kills(ctx)
@@ -254,7 +262,7 @@ class Protections(M21Step):
                 went = any(v == target for v, _ in seen)
                 ctx.result(watcher, kind, target, WENT_OUT_ANSWER if went else STAYED_HOME)
                 if went and kind == "visit":
-                    line = f"{target} went out last night!"
+                    line = f"{ctx.seats[target].name} went out last night!"
                     if line not in ctx.headlines:
                         ctx.headlines.append(line)
                         ctx.event("headline", text=line)

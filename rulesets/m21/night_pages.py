@@ -62,14 +62,23 @@ class NightOption:
         return f"{USE_ITEM}:{self.item}" if self.item else self.action
 
 
+def target_order(name: str, partners: Iterable[str] = ()) -> tuple[bool, str]:
+    """The sort key of a target in the lists a player picks from: the players by name (case-blind), a mafioso's
+    own partners last (M-MAFIA-2, M-ROLE: acting on a partner is allowed but seldom meant)."""
+    return name in partners, name.casefold()
+
+
 def _targets(seats: Sequence[Seat], me: Seat, kind: str) -> tuple[str, ...]:
     if kind == OTHER_LIVING:
-        return tuple(s.name for s in seats if s.living and s.name != me.name)
-    if kind == ANY_LIVING:
-        return tuple(s.name for s in seats if s.living)
-    if kind == IMPRISONED:
-        return tuple(s.name for s in seats if s.alive and s.imprisoned)
-    return ()
+        found = [s.name for s in seats if s.living and s.name != me.name]
+    elif kind == ANY_LIVING:
+        found = [s.name for s in seats if s.living]
+    elif kind == IMPRISONED:
+        found = [s.name for s in seats if s.alive and s.imprisoned]
+    else:
+        return ()
+    partners = {s.name for s in seats if s.alignment == MAFIA and s.name != me.name} if me.alignment == MAFIA else ()
+    return tuple(sorted(found, key=lambda n: target_order(n, partners)))
 
 
 def night_options(seats: Sequence[Seat], me: str, *, confiscated: Iterable[str] = (),
@@ -257,9 +266,7 @@ def result_text(result: M21Result) -> str:
         if isinstance(answer, list):
             found = ", ".join(catalogue[k].name for k in answer) if answer else "no item"
             return f"Your investigation of {target}: {found}."
-        if answer in ("guilty", "innocent", "vanilla"):
-            return f"Your investigation of {target}: {answer.upper()}."
-        return f"Your investigation of {target}: not vanilla; they are the {ROLES[answer].name}."
+        return f"Your investigation of {target}: {str(answer).upper()}."
     if kind in ("visit", "binoculars"):
         return f"You watched {target}: they {answer}."
     if kind in ("watch", "goggles"):

@@ -5,10 +5,11 @@ Every state change is a ``do_<verb>_<noun>(..., *, acting_user, now=None)`` in o
 The night's row (``M21Night``) is made on first need from the clock's ``m21_night_end`` event: its planned end is
 the event's due time, and its seed is drawn once and recorded. ``resolve_m21_night_of`` is registered in
 ``rulesets.m21.night_frame.NIGHT_RESOLVERS``: at the planned end it reads every submission made up to the planned end
-(however late it runs), writes the night as a night file (``M21Night.input``: ``manage.py resolve_night m21`` gives
-the same outcome from it), resolves it with the pure steps of ``rulesets.m21.night`` and applies the outcome:
-deaths, uses spent, items moved, private results in each role inbox (the dead's too, M-NIGHT-4) and the morning
-post; ``rulesets.m21.night_frame.do_end_m21_night`` then checks victory (M-WIN-1) and starts the next day.
+(however late it runs), builds the pure night's state and actions from the rows keyed by seats (``night_input``),
+resolves them with the pure steps of ``rulesets.m21.night`` and applies the outcome seat by seat: deaths through
+the shared death service (``inboxes.services.do_kill_residents``), uses spent, items moved, private results in each
+role inbox (the dead's too, M-NIGHT-4) and the morning post. The night is recorded as a night file
+(``M21Night.input``: ``manage.py resolve_night m21`` gives the same outcome from it) and its outcome by name; ``rulesets.m21.night_frame.do_end_m21_night`` then checks victory (M-WIN-1) and starts the next day.
 
 What must never leak: a submission and its confirmation are posted only in the actor's role inbox; the kill-vote
 tally only in the mafia thread; results only in their addressee's role inbox; the morning post names deaths, the
@@ -24,19 +25,20 @@ from django.utils import timezone
 
 from cities.models import Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident, ScheduledEvent
 from cities.services import record_event
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import DeathCause, Inbox, InboxKind, Message
 from inboxes.rendering import render_markdown
+from inboxes.membership_services import do_kill_residents
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 from roles.draw import system_rng
 from voting.parsing import resolve_forum_name
 
 from . import items as item_data
-from .day_services import _seat_leaves_the_living
 from .models import M21Seat
 from .night import resolve_m21_night
-from .night_data import MafiaVote, Seat
-from .night_file import parse_night_file
+from .night_context import M21NightState
+from .night_data import M21Action, M21Result, MafiaVote, Seat
+from .night_file import night_file_data
 from .night_kills import kill_tally
 from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment
 from .night_pages import (
@@ -110,8 +112,14 @@ def stash_items(game: Game) -> list[str]:
     return [k for k in item_data.STASH_ITEMS if k not in out]
 
 
+def seat_key(resident_id: int) -> str:
+    """The key of the seat of resident ``resident_id`` in the pure night (``Seat.key``): its id as a string."""
+    return str(resident_id)
+
+
 def seats_of(game: Game) -> list[Seat]:
-    """The game's seats as the pure night sees them (``rulesets.m21.night.Seat``), in seat order."""
+    """The game's seats as the pure night sees them (``rulesets.m21.night.Seat``), in seat order, keyed by
+    ``seat_key``."""
     held = _holdings(game)
     seats = []
     for r in Resident.objects.filter(game=game).select_related("m21_seat").order_by("id"):
@@ -123,7 +131,7 @@ def seats_of(game: Game) -> list[Seat]:
         state = {k: stored[k] for k in fresh_state(m21.role) if k in stored}
         seats.append(Seat(name=r.name, role=m21.role, alive=r.status != LifeStatus.DEAD,
                           imprisoned=r.status == LifeStatus.IMPRISONED and not busted, busted_out=busted,
-                          sane=m21.sane, items=tuple(held.get(r.pk, ())), state=state))
+                          sane=m21.sane, items=tuple(held.get(r.pk, ())), state=state, key=seat_key(r.pk)))
     return seats
 
 
@@ -142,6 +150,20 @@ def current_choices(night: M21Night, seat: Resident) -> dict[str, M21NightAction
         group = f"use_item:{row.item}" if row.item and row.action in ("use_item", WITHDRAW) else "role"
         last[group] = row
     return {g: r for g, r in last.items() if r.action != WITHDRAW}
+
+
+def standing_text(seat: Resident, row: M21NightAction) -> str:
+    """A standing submission in words for its player's night page: the action's label, its item, its target
+    ("Roleblock → Carol", "Use the gun → Dave", "Deliver a gadget: Hand grenade → Bob")."""
+    catalogue = item_data.item_catalogue()
+    if row.action == "use_item":
+        words = f"Use the {catalogue[row.item].name.lower()}" if row.item in catalogue else "Use an item"
+    else:
+        spec = ROLES[seat.m21_seat.role].action(row.action)
+        words = (spec.label if spec is not None and spec.label else row.action.replace("_", " ").capitalize())
+        if row.item in catalogue:
+            words += f": {catalogue[row.item].name}"
+    return words + (f" → {row.target.name}" if row.target_id is not None else "")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -243,13 +265,26 @@ def _living_mafia(game: Game) -> list[Resident]:
                 .select_related("m21_seat").filter(m21_seat__role__in=[k for k, r in ROLES.items() if r.is_mafia]))
 
 
+def stash_assignment(night: M21Night | None) -> M21StashAssignment | None:
+    """Tonight's stash assignment (M-MAFIA-2), with its holder and who assigned it, or None."""
+    if night is None:
+        return None
+    return M21StashAssignment.objects.filter(night=night).select_related("holder", "assigned_by").first()
+
+
+def stash_assignment_text(row: M21StashAssignment) -> str:
+    """An assignment in words: "the Gun to Hal"."""
+    return f"the {item_data.STASH_ITEMS[row.item].name} to {row.holder.name}"
+
+
 @transaction.atomic
 def do_assign_stash_item(game: Game, *, item: str, holder: str, acting_user,
                          now: datetime | None = None) -> M21StashAssignment:
     """Assign tonight's one stash item to a living mafioso (M-MAFIA-2): collected at the end of the night; a later
-    assignment the same night replaces it. Announced in the mafia thread. Raises ``NotAllowed`` (not a living
-    mafioso), ``WrongState`` (not night), ``InvalidInput`` (no such item in the stash, holder not a living
-    mafioso)."""
+    assignment the same night replaces it, and says so. Announced in the mafia thread. Returns the new row, whose
+    ``replaced`` attribute is the words of the assignment it replaced ("the Gun to Hal") or "". Raises
+    ``NotAllowed`` (not a living mafioso), ``WrongState`` (not night), ``InvalidInput`` (no such item in the
+    stash, holder not a living mafioso)."""
     now = now or timezone.now()
     seat = _check_player(game, acting_user)
     mafia = _living_mafia(game)
@@ -261,15 +296,20 @@ def do_assign_stash_item(game: Game, *, item: str, holder: str, acting_user,
     to = next((m for m in mafia if m.name == holder), None)
     if to is None:
         raise InvalidInput("Stash items go to a living member of the mafia.", rule="M-MAFIA-2")
+    previous = stash_assignment(night)
+    replaced = stash_assignment_text(previous) if previous is not None else ""
     M21StashAssignment.objects.filter(night=night).delete()
     row = M21StashAssignment.objects.create(night=night, item=item, holder=to, assigned_by=seat, assigned_at=now)
     record_event(game, "m21.stash_assigned", actor=acting_user, at=now,
-                 payload={"night": night.number, "item": item, "holder": to.pk})
+                 payload={"night": night.number, "item": item, "holder": to.pk,
+                          "replaced": {"item": previous.item, "holder": previous.holder_id} if previous else None})
     thread = Inbox.objects.filter(game=game, kind=InboxKind.MAFIA_THREAD).first()
     if thread is not None:
         name = item_data.STASH_ITEMS[item].name
+        instead = f" It replaces {replaced}." if replaced else ""
         _site_message(thread, f"{seat.name} assigns tonight's stash item: **{name}** to {to.name} (collected at "
-                              "the end of the night).", now)
+                              f"the end of the night).{instead}", now)
+    row.replaced = replaced
     return row
 
 
@@ -279,14 +319,14 @@ def do_assign_stash_item(game: Game, *, item: str, holder: str, acting_user,
 
 
 def _kill_targets(game: Game) -> dict[str, list[str]]:
-    return {r.name: [r.name] for r in Resident.objects.filter(game=game, status=LifeStatus.ALIVE,
+    return {seat_key(r.pk): [r.name] for r in Resident.objects.filter(game=game, status=LifeStatus.ALIVE,
                                                                m21_seat__isnull=False).select_related("m21_seat")
             if not ROLES[r.m21_seat.role].is_mafia}
 
 
 def kill_votes(night: M21Night, *, until: datetime | None = None) -> list[MafiaVote]:
     """The ``kill name`` lines of the mafia thread posted during ``night`` up to ``until`` (default: the planned
-    end), resolved to names (M-MAFIA-1: a name matching no single town player is no vote), in order."""
+    end), resolved to seat keys (M-MAFIA-1: a name matching no single town player is no vote), in order."""
     thread = Inbox.objects.filter(game=night.game, kind=InboxKind.MAFIA_THREAD).first()
     if thread is None:
         return []
@@ -300,7 +340,7 @@ def kill_votes(night: M21Night, *, until: datetime | None = None) -> list[MafiaV
         for written in parse_kill_lines(message.body):
             resolution = resolve_forum_name(written, names)
             if resolution.resolved:
-                votes.append(MafiaVote(message.author_resident.name, resolution.seat, len(votes) + 1))
+                votes.append(MafiaVote(seat_key(message.author_resident_id), resolution.seat, len(votes) + 1))
     return votes
 
 
@@ -321,16 +361,25 @@ def record_mafia_thread_post(inbox: Inbox, seat: Resident | None, message: Messa
     for written in lines:
         resolution = resolve_forum_name(written, names)
         if resolution.resolved:
-            said.append(f"{seat.name} votes to kill {resolution.seat}.")
+            said.append(f"{seat.name} votes to kill {names[resolution.seat][0]}.")
         elif resolution.ambiguous:
-            said.append(f"\"kill {written}\" is ambiguous: {', '.join(resolution.candidates)}. Not counted.")
+            candidates = ", ".join(names[c][0] for c in resolution.candidates)
+            said.append(f"\"kill {written}\" is ambiguous: {candidates}. Not counted.")
         else:
             said.append(f"\"kill {written}\" matches no living town player. Not counted.")
-    seats = {s.name: s for s in seats_of(inbox.game)}
-    tally = kill_tally(seats, kill_votes(night, until=now + timedelta(microseconds=1)))
-    living = sum(1 for s in seats.values() if s.living and s.alignment == MAFIA)
-    said.append(tally_text(tally.counts, tally.target, tally.carriers, tally.tie_broken_by, living_mafia=living))
+    said.append(live_tally_text(night, until=now + timedelta(microseconds=1)))
     _site_message(inbox, "\n\n".join(said), now)
+
+
+def live_tally_text(night: M21Night, *, until: datetime | None = None) -> str:
+    """The mafia's kill vote of ``night`` up to ``until`` as the mafia thread and the night page show it
+    (M-MAFIA-1), with the players' names."""
+    seats = {s.key: s for s in seats_of(night.game)}
+    tally = kill_tally(seats, kill_votes(night, until=until))
+    living = sum(1 for s in seats.values() if s.living and s.alignment == MAFIA)
+    counts = {seats[k].name: n for k, n in tally.counts.items()}
+    return tally_text(counts, seats[tally.target].name if tally.target else None,
+                      [seats[k].name for k in tally.carriers], tally.tie_broken_by, living_mafia=living)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -338,85 +387,70 @@ def record_mafia_thread_post(inbox: Inbox, seat: Resident | None, message: Messa
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def night_file(night: M21Night) -> dict:
-    """The night as a night file (``rulesets/m21/examples/README.md``) from the rows, counting what was submitted
-    before the planned end only: the input of the resolution, stored with it."""
+def night_input(night: M21Night) -> tuple[M21NightState, list[M21Action]]:
+    """The pure night's input of ``night`` from the rows, keyed by seats (``seat_key``), counting what was
+    submitted before the planned end only: the seats at the end of the night, the mafia's kill votes, each seat's
+    standing submissions (the last of the role action and of each item use, withdrawn ones left out; M-NIGHT-1),
+    the evidence safe and the stash assignment (M-MAFIA-2). Votes and actions are numbered in submission order."""
     game = night.game
-    seats = seats_of(game)
-    players = []
-    for s in seats:
-        entry = {"name": s.name, "role": s.role, "alive": s.alive, "sane": s.sane, "items": list(s.items),
-                 "state": dict(s.state)}
-        if s.imprisoned:
-            entry["imprisoned"] = True
-        if s.busted_out:
-            entry["busted_out"] = True
-        players.append(entry)
-    seq = 0
-    votes = []
-    for vote in kill_votes(night):
-        seq += 1
-        votes.append({"voter": vote.voter, "target": vote.target, "seq": seq})
-    actions = []
+    seats = tuple(seats_of(game))
+    votes = tuple(kill_votes(night))
+    seq = len(votes)
     standing: dict[tuple[int, str], M21NightAction] = {}
     for row in (M21NightAction.objects.filter(night=night, submitted_at__lt=night.planned_end)
-                .select_related("seat", "target").order_by("submitted_at", "id")):
+                .order_by("submitted_at", "id")):
         group = f"use_item:{row.item}" if row.item and row.action in ("use_item", WITHDRAW) else "role"
         standing[(row.seat_id, group)] = row
+    actions = []
     for row in sorted(standing.values(), key=lambda r: (r.submitted_at, r.pk)):
         if row.action == WITHDRAW:
             continue
         seq += 1
-        entry = {"actor": row.seat.name, "action": row.action, "seq": seq}
-        if row.target is not None:
-            entry["target"] = row.target.name
-        if row.item:
-            entry["item"] = row.item
-        actions.append(entry)
-    data = {"night": night.number, "seed": night.seed, "players": players, "mafia_votes": votes,
-            "actions": actions, "confiscated": confiscated_items(game)}
-    assignment = M21StashAssignment.objects.filter(night=night, assigned_at__lt=night.planned_end).select_related(
-        "holder").first()
-    if assignment is not None:
-        data["stash_assignment"] = {"item": assignment.item, "to": assignment.holder.name}
-    return data
+        actions.append(M21Action(actor=seat_key(row.seat_id), action=row.action,
+                                 target=seat_key(row.target_id) if row.target_id is not None else None,
+                                 item=row.item or None, seq=seq))
+    assignment = M21StashAssignment.objects.filter(night=night, assigned_at__lt=night.planned_end).first()
+    state = M21NightState(night=night.number, seed=night.seed, seats=seats, votes=votes,
+                          confiscated=tuple(confiscated_items(game)),
+                          stash_assignment=(assignment.item, seat_key(assignment.holder_id)) if assignment else None)
+    return state, actions
 
 
 def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
-    """NIGHT_RESOLVERS entry: resolve night ``number`` at its planned end and apply the outcome (see the module
-    docstring). Runs in the clock's transaction; a night already resolved is left alone."""
+    """NIGHT_RESOLVERS entry: resolve night ``number`` at its planned end and apply the outcome seat by seat (see
+    the module docstring). Runs in the clock's transaction; a night already resolved is left alone."""
     night = night_row(game, number, lock=True)
     if night is None or night.resolved_at is not None:
         return
-    data = night_file(night)
-    state, actions = parse_night_file(data)
+    state, actions = night_input(night)
     outcome = resolve_m21_night(state, actions)
-    out = outcome.as_json()
+    names = {s.key: s.name for s in state.seats}
+    out = outcome.as_json(names=names)
     at = night.planned_end
-    by_name = {r.name: r for r in Resident.objects.filter(game=game).select_related("m21_seat")}
-    _apply_items(game, out["steps"], by_name, at)
-    immune = {r["player"] for r in out["results"] if r["kind"] == "immunity"}
-    for name, st in out["state"].items():
-        seat = by_name[name].m21_seat
+    by_key = {seat_key(r.pk): r for r in Resident.objects.filter(game=game).select_related("m21_seat")}
+    _apply_items(game, outcome.steps, by_key, at)
+    immune = {r.player for r in outcome.results if r.kind == "immunity"}
+    for key, st in outcome.state.items():
+        seat = by_key[key].m21_seat
         stored = dict(seat.state or {})
         new_state = stored | dict(st)
-        if name in out["busted_out"]:
+        if key in outcome.busted_out:
             new_state["busted_out"] = True
         elif stored.get("busted_out") and not stored.get("busted_out_acted"):
             # M-NIGHT-7: the night after the bust out is the seat's one night in play, acted or not; then the
             # seat is back in the penitentiary for good.
             new_state["busted_out_acted"] = True
-        if name in immune:
+        if key in immune:
             new_state["immune_day"] = number + 1  # M-ROLE desperado: immune to gunshots the following day
         if new_state != seat.state:
             M21Seat.objects.filter(pk=seat.pk).update(state=new_state)
-    for death in outcome.deaths:
-        _kill(by_name[death.player], at)
-    for result in outcome.results:
-        pm = getattr(by_name[result.player].m21_seat, "role_pm", None)
+    do_kill_residents([(by_key[d.player], False) for d in outcome.deaths], DeathCause.KILLED, acting_user=None,
+                      now=at)
+    for result, named in zip(outcome.results, out["results"], strict=True):
+        pm = getattr(by_key[result.player].m21_seat, "role_pm", None)
         if pm is not None:
-            _site_message(pm, f"**Night {number}.** {result_text(result)}", now)
-    seats = {s.name: s for s in state.seats}
+            _site_message(pm, f"**Night {number}.** {result_text(M21Result(**named))}", now)
+    seats = {s.key: s for s in state.seats}
     text = ruleset_of(game).daily_post_text(game, number + 1,
                                             MorningPost(number, outcome.deaths, seats, outcome.headlines))
     post = PublicPost.objects.create(game=game, kind=PostKind.DAILY, title=f"Morning after night {number}",
@@ -425,13 +459,14 @@ def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
     thread = Inbox.objects.filter(game=game, kind=InboxKind.GAME_THREAD).first()
     if thread is not None:
         _site_message(thread, text, now)
-    M21Night.objects.filter(pk=night.pk).update(input=data, outcome=out, resolved_at=now, morning_post=post)
+    M21Night.objects.filter(pk=night.pk).update(input=night_file_data(state, actions), outcome=out, resolved_at=now,
+                                                morning_post=post)
     record_event(game, "m21.night_resolved", actor=None, at=now,
-                 payload={"night": number, "seed": night.seed, "deaths": [d.player for d in outcome.deaths],
+                 payload={"night": number, "seed": night.seed, "deaths": [names[d.player] for d in outcome.deaths],
                           "winner": outcome.winner})
 
 
-def _apply_items(game: Game, steps: list[dict], by_name: dict[str, Resident], at: datetime) -> None:
+def _apply_items(game: Game, steps, by_key: dict[str, Resident], at: datetime) -> None:
     for step in steps:
         for e in step["events"]:
             if e["event"] == "safe" and e["change"] == "stolen":
@@ -441,7 +476,14 @@ def _apply_items(game: Game, steps: list[dict], by_name: dict[str, Resident], at
                     M21Holding.objects.filter(pk=row.pk).update(until=at)
             if e["event"] != "item":
                 continue
-            seat = by_name[e["holder"]]
+            seat = by_key[e["holder"]]
+            if e["change"] == "gained" and e["reason"] == "roleblocked":
+                # The use of this night's step 1 is void: the same holding goes on.
+                row = M21Holding.objects.filter(game=game, place=HoldingPlace.SEAT, seat=seat, item=e["item"],
+                                                until=at).order_by("-id").first()
+                if row is not None:
+                    M21Holding.objects.filter(pk=row.pk).update(until=None)
+                    continue
             if e["change"] == "lost":
                 row = M21Holding.objects.filter(game=game, place=HoldingPlace.SEAT, seat=seat, item=e["item"],
                                                 until__isnull=True).first()
@@ -450,10 +492,3 @@ def _apply_items(game: Game, steps: list[dict], by_name: dict[str, Resident], at
             else:
                 M21Holding.objects.create(game=game, item=e["item"], place=HoldingPlace.SEAT, seat=seat,
                                           source=e["reason"], since=at)
-
-
-def _kill(resident: Resident, at: datetime) -> None:
-    Resident.objects.filter(pk=resident.pk).update(status=LifeStatus.DEAD, died_at=at, alignment_announced=True)
-    resident.refresh_from_db()
-    _seat_leaves_the_living(resident, reason="killed", now=at)
-    record_event(resident.game, "m21.killed", actor=None, at=at, payload={"resident": resident.pk})

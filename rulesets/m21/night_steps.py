@@ -16,6 +16,7 @@ from .night_data import (
     BUSTED_OUT,
     GUILTY,
     INNOCENT,
+    NOT_VANILLA,
     VANILLA,
     Seat,
 )
@@ -46,10 +47,13 @@ class StartWatching(M21Step):
                 continue
             if chosen.item is not None and not ctx.use_item(chosen):
                 continue
-            if not ctx.reach(actor, target, 1, _name(chosen)):
+            reached = ctx.reach(actor, target, 1, _name(chosen))
+            if chosen.item is not None:
+                ctx.spend_item(actor, chosen.item)  # M-NIGHT-7: spent even on a target away
+                ctx.early_uses.append((actor, chosen.item))
+            if not reached:
                 continue
             if chosen.item is not None:
-                ctx.spend_item(actor, chosen.item)
                 kind = chosen.item.key
                 mode = WATCH if chosen.item.effect == WATCH else WENT_OUT
             else:
@@ -60,8 +64,9 @@ class StartWatching(M21Step):
 
 
 class Roleblocks(M21Step):
-    """Step 2: the hooker's and the whiskey's roleblocks, simultaneous (M-NIGHT-1, M-NIGHT-2): the blocked player's
-    later actions fail and a watch they started is void (M-NIGHT-3 [interp])."""
+    """Step 2: the hooker's and the whiskey's roleblocks, simultaneous (M-NIGHT-1, M-NIGHT-2, M-NIGHT-7: a hooked
+    player's whiskey still blocks): the blocked player's later actions fail, and a watch they started at step 1 is
+    void with its visit (M-NIGHT-3, M-NIGHT-7); the item of a voided watch is not spent (it is given back)."""
 
     number, key = 2, "roleblocks"
 
@@ -73,11 +78,11 @@ class Roleblocks(M21Step):
                 continue
             if chosen.item is not None and not ctx.use_item(chosen):
                 continue
-            if not ctx.reach(actor, target, 2, _name(chosen)):
-                continue
+            reached = ctx.reach(actor, target, 2, _name(chosen))
             if chosen.item is not None:
-                ctx.spend_item(actor, chosen.item)
-            blocks.append((actor, target))
+                ctx.spend_item(actor, chosen.item)  # M-NIGHT-7: spent even on a target away or hiding
+            if reached:
+                blocks.append((actor, target))
         for actor, target in blocks:
             ctx.blocked.setdefault(target, 2)
             ctx.event("roleblocked", actor=actor, target=target)
@@ -88,6 +93,9 @@ class Roleblocks(M21Step):
                     ctx.visits.remove(visit)
                     ctx.event("visit_void", actor=watcher, target=visit[1], step=1)
                 ctx.event("watch_void", actor=watcher, target=target)
+        for actor, item in ctx.early_uses:
+            if actor in ctx.blocked and item.uses is not None:
+                ctx.give_item(actor, item.key, "roleblocked")  # M-NIGHT-7: a roleblocked use is not spent
 
 
 class ReporterHides(M21Step):
@@ -131,28 +139,27 @@ class Investigations(M21Step):
 
 def true_answer(cop_role: str, target: Seat, held: Sequence[str]) -> object:
     """The sane answer of M-NIGHT-6: cop guilty/innocent (the godfather innocent); vanilla cop "vanilla" for a
-    vanilla role (citizen, goon, godfather, M-NIGHT-7) else the role key; item cop the items held at step 4."""
+    vanilla role (citizen, goon, godfather) and "not vanilla" for every other, never the role itself; item cop the
+    items held at step 4."""
     target_role = ROLES[target.role]
     if cop_role == "cop":
         return GUILTY if target_role.is_mafia and target_role.key != "godfather" else INNOCENT
     if cop_role == "vanilla_cop":
-        return VANILLA if target_role.vanilla else target_role.key
+        return VANILLA if target_role.vanilla else NOT_VANILLA
     return list(held)
 
 
 def investigation_answer(ctx: M21Context, cop: Seat, target: Seat) -> object:
     """The answer ``cop`` receives about ``target`` (M-NIGHT-6, M-ROLE-1): the true answer, or its opposite for an
-    insane cop: guilty<->innocent; a non-vanilla role -> "vanilla" and vanilla -> a random non-vanilla role; items ->
-    none and none -> one random item of those that could be in play (seeded, recorded)."""
-    answer = true_answer(cop.role, target, ctx.items[target.name])
+    insane cop: guilty<->innocent; vanilla<->not vanilla; items -> none and none -> one random item of those that
+    could be in play (seeded, recorded)."""
+    answer = true_answer(cop.role, target, ctx.items[target.key])
     if cop.sane:
         return answer
     if cop.role == "cop":
         return INNOCENT if answer == GUILTY else GUILTY
     if cop.role == "vanilla_cop":
-        if answer != VANILLA:
-            return VANILLA
-        return ctx.draw("insane_vanilla_cop", [k for k, r in ROLES.items() if not r.vanilla])
+        return NOT_VANILLA if answer == VANILLA else VANILLA
     if answer:
         return []
     return [ctx.draw("insane_item_cop", item_data.ITEM_KEYS)]
@@ -167,10 +174,14 @@ class InventorDelivers(M21Step):
     def resolve(self, ctx: M21Context) -> None:
         for chosen in ctx.at_step(5):
             actor, target, gadget = chosen.action.actor, chosen.action.target, chosen.action.item
-            if not ctx.can_act(chosen) or not ctx.reach(actor, target, 5, "deliver"):
+            if not ctx.can_act(chosen):
                 continue
+            reached = ctx.reach(actor, target, 5, "deliver")
+            # M-NIGHT-7: the gadget is spent even when its recipient is away or hiding.
             ctx.role_state[actor]["gadgets_delivered"] = [*ctx.role_state[actor]["gadgets_delivered"], gadget]
             ctx.event("spent", actor=actor, counter="gadgets_delivered", left=None, item=gadget)
+            if not reached:
+                continue
             ctx.give_item(target, gadget, "delivered")
             ctx.result(target, "received", None, [gadget])
 
@@ -203,7 +214,7 @@ class Jailbreak(M21Step):
             ctx.result(actor, "safecrack", None, [item])
             for seat in ctx.state.seats:
                 if seat.role == "item_cop":
-                    ctx.result(seat.name, "safe_robbed", None, [item])
+                    ctx.result(seat.key, "safe_robbed", None, [item])
 
 
 class ThiefRobs(M21Step):

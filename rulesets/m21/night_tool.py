@@ -11,10 +11,11 @@ from .night_file import NightFileError, parse_night_file
 
 
 def resolve_night_json(data: object) -> dict:
-    """Resolve one decoded night file; returns the outcome's JSON (``M21NightOutcome.as_json``). Raises
+    """Resolve one decoded night file; returns the outcome's JSON (``M21NightOutcome.as_json``) with the players'
+    names for their seat keys. Raises
     ``NightFileError`` naming the offending field of a malformed file."""
     state, actions = parse_night_file(data)
-    return resolve_m21_night(state, actions).as_json()
+    return resolve_m21_night(state, actions).as_json(names={s.key: s.name for s in state.seats})
 
 
 def run_night_file(path: str | Path) -> dict:

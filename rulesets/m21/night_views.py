@@ -7,6 +7,7 @@ mafia; nothing to anyone else (a spectator or another game's player gets the pag
 """
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
@@ -17,9 +18,8 @@ from inboxes import policies
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 from . import night_services as ns
-from .night_forms import NightActionForm, StashForm
-from .night_kills import kill_tally
-from .night_pages import tally_text, target_refusal
+from .night_forms import NightActionForm, StashForm, WithdrawForm
+from .night_pages import target_refusal
 from .roles import MAFIA
 
 ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
@@ -36,7 +36,8 @@ def _form_refusal(form: NightActionForm, seats) -> str:
 
 
 def m21_night_page(request, slug: str):
-    """GET: the night page of an M21 game; POST ``form=action`` (submit or withdraw) or ``form=stash``."""
+    """GET: the night page of an M21 game; POST ``form=action`` (submit, or with ``withdraw`` take back) or
+    ``form=stash`` (M-MAFIA-2: the page confirms the assignment, says what it replaced, and shows it selected)."""
     game = game_get(slug)
     if game.ruleset != "m21":
         raise Http404("No such page.")
@@ -50,46 +51,51 @@ def m21_night_page(request, slug: str):
     me = seats.get(seat.name) if seat is not None else None
     is_mafia = me is not None and me.living and me.alignment == MAFIA
     mafia = [s.name for s in seats.values() if s.living and s.alignment == MAFIA] if is_mafia else []
+    partners = [n for n in mafia if n != seat.name] if is_mafia else []
     stash = ns.stash_items(game) if is_mafia and night is not None else []
+    assignment = ns.stash_assignment(night) if is_mafia else None
+    current = (assignment.item, assignment.holder.name) if assignment is not None else None
+    standing_rows = ns.current_choices(night, seat) if seat is not None and night is not None else {}
     status, error = 200, None
-    action_form = NightActionForm(options=options)
-    stash_form = StashForm(stash=stash, mafia=mafia)
+    action_form = NightActionForm(options=options, partners=partners)
+    stash_form = StashForm(stash=stash, mafia=mafia, current=current)
     if request.method == "POST":
         if not request.user.is_authenticated:
             raise Http404("No such page.")
         kind = request.POST.get("form")
         try:
             if kind == "stash":
-                stash_form = StashForm(request.POST, stash=stash, mafia=mafia)
+                stash_form = StashForm(request.POST, stash=stash, mafia=mafia, current=current)
                 if not stash_form.is_valid():
                     raise InvalidInput("Choose an item of the stash and a living member of the mafia.")
-                ns.do_assign_stash_item(game, item=stash_form.cleaned_data["item"],
-                                        holder=stash_form.cleaned_data["holder"], acting_user=request.user)
+                row = ns.do_assign_stash_item(game, item=stash_form.cleaned_data["item"],
+                                              holder=stash_form.cleaned_data["holder"], acting_user=request.user)
+                done = f"Assigned {ns.stash_assignment_text(row)}, collected at the end of the night."
+                messages.success(request, done + (f" It replaces {row.replaced}." if row.replaced else ""))
+            elif request.POST.get("withdraw"):
+                withdraw_form = WithdrawForm(request.POST, standing=list(standing_rows))
+                if not withdraw_form.is_valid():
+                    raise WrongState("You have no such action standing tonight.")
+                ns.do_withdraw_night_action(game, option=withdraw_form.cleaned_data["option"],
+                                            acting_user=request.user)
             else:
-                action_form = NightActionForm(request.POST, options=options)
+                action_form = NightActionForm(request.POST, options=options, partners=partners)
                 if not action_form.is_valid():
                     raise InvalidInput(_form_refusal(action_form, seats))
                 data = action_form.cleaned_data
-                if data["withdraw"]:
-                    ns.do_withdraw_night_action(game, option=data["option"], acting_user=request.user)
-                else:
-                    ns.do_submit_night_action(game, option=data["option"], target=data["target"] or None,
-                                              item=data["item"] or None, acting_user=request.user)
+                ns.do_submit_night_action(game, option=data["option"], target=data["target"] or None,
+                                          item=data.get("item") or None, acting_user=request.user)
         except RuleViolation as exc:
             error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
         else:
             return redirect("m21_night_page", slug=game.slug)
-    standing = []
-    if seat is not None and night is not None:
-        for group, row in ns.current_choices(night, seat).items():
-            standing.append({"group": group, "row": row})
-    tally = None
-    if is_mafia and night is not None:
-        t = kill_tally(seats, ns.kill_votes(night))
-        tally = tally_text(t.counts, t.target, t.carriers, t.tie_broken_by, living_mafia=len(mafia))
+    standing = [{"group": group, "row": row, "text": ns.standing_text(seat, row)}
+                for group, row in standing_rows.items()]
+    tally = ns.live_tally_text(night) if is_mafia and night is not None else None
     context = {
         "game": game, "night": night, "seat": seat, "options": options, "standing": standing,
         "action_form": action_form, "stash_form": stash_form, "stash": stash, "tally": tally, "error": error,
+        "stash_assignment": ns.stash_assignment_text(assignment) if assignment is not None else "",
         "alive": seat is not None and seat.status != LifeStatus.DEAD,
     }
     response = render(request, "m21/night.html", context, status=status)

@@ -23,6 +23,7 @@ from .day_services import open_day
 from .host_services import do_remove_m21_player
 from .models import DayStatus, M21DayOrder, M21Seat, OrderKind
 from .night_models import HoldingPlace, M21Holding, M21Night
+from .night_pages import target_order
 from .night_services import _site_message
 from .roles import BUST_OUT_MESSAGE_MAX_WORDS, EXTRA_MAX_WORDS, ROLES
 from .service_common import thread_of
@@ -311,7 +312,10 @@ def day_actions_for(seat: Resident | None, now: datetime) -> dict[str, object]:
     day = open_day(game)
     by_day = day is not None and day.ended_at is None and now < day.deadline
     living = list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).exclude(pk=seat.pk)
-                  .order_by("name").values_list("name", flat=True))
+                  .values_list("name", flat=True))
+    partners = ({n for n, key in Resident.objects.filter(game=game, status=LifeStatus.ALIVE, m21_seat__isnull=False)
+                 .values_list("name", "m21_seat__role") if ROLES[key].is_mafia} if ROLES[role_key].is_mafia else set())
+    living.sort(key=lambda name: target_order(name, partners))
     if by_day and M21Holding.objects.filter(game=game, seat=seat, item="gun", place=HoldingPlace.SEAT,
                                             until__isnull=True).exists():
         offers["gun"] = living

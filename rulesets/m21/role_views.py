@@ -7,10 +7,12 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from inboxes import policies
+from kernel.confirm import confirmation_page
 
 from . import role_services as rs
 from .forms import DayActionForm, day_pick_forms
@@ -57,6 +59,14 @@ def day_action(request, slug: str, action: str):
         if picks is not None and not picks.is_valid():  # not offered at all: the service says why (its status)
             messages.error(request, "; ".join(str(e) for errs in picks.errors.values() for e in errs))
             return _back(request, game, 400)
+    if action == "gun":  # a shot cannot be taken back: the player confirms it first
+        asked = confirmation_page(
+            request, title="Fire your gun?", confirm_label="Fire", game=game,
+            cancel_url=reverse("m21_game", args=[game.slug]),
+            consequence=f"You shoot {form.cleaned_data['target']} now. Your gun has one shot, and the game thread "
+                        "hears it.")
+        if asked is not None:
+            return asked
     call, success = ACTIONS[action]
     _, status = _act(request, game, lambda: call(game, form.cleaned_data, request.user), success)
     return _back(request, game, status)

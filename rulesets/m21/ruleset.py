@@ -47,6 +47,22 @@ class M21Ruleset(RulesetSpec):
     #: would let the dead and the imprisoned talk to the living.
     console_tools = frozenset()
 
+    #: A death bans the seat from the game thread, removes it from the mafia thread and makes it a spectator
+    #: (M-SETUP-3); M21 has no city inbox, voting inbox or cemetery.
+    own_death_memberships = True
+
+    def after_death_memberships(self, game, residents, *, cause: str, now) -> None:
+        """M-VOTE-6, M-NIGHT-4, M-SETUP-3: each dead seat flips (its role is announced) and leaves the living's
+        threads for the spectators' thread."""
+        from cities.models import Resident  # the models, which the spec must not need at import
+
+        from .day_services import _seat_leaves_the_living
+
+        Resident.objects.filter(pk__in=[r.pk for r in residents]).update(alignment_announced=True)
+        for resident in residents:
+            resident.alignment_announced = True
+            _seat_leaves_the_living(resident, reason=cause, now=now)
+
     def check_victory(self, game) -> str | None:
         """M-WIN-1 over the living: "town", "mafia" or None."""
         from .game_end import m21_winner  # it imports the models, which the spec must not need at import

@@ -155,3 +155,15 @@ def test_the_vote_chart_counts_a_vote_by_a_seat_replaced_later_with_the_names_of
     assert f'data-nominee="{godfather}" data-final="4"' in day1
     series = m21_archive.standing_votes(table.day(1))
     assert [(s.nominee, s.points[-1][1]) for s in series] == [(godfather, 4)]
+
+
+def test_the_archive_tells_each_night_step_in_sentences_not_a_trace_M_NIGHT_1():
+    table = build_game()
+    play_to_the_end(table)
+    hooker, cop = table.name_of_role("hooker"), table.name_of_role("cop")
+    night1 = page(table).split('class="m21-night" data-night="1"')[1].split("</section>")[0]
+    assert "<strong>2. Roleblocks</strong>" in night1 and "<strong>8. Shots and the mafia kill</strong>" in night1
+    assert f"<li>{cop} submitted the investigation on {hooker}; it counts (resolved at step 4).</li>" in night1
+    assert f"<li>{hooker} carries out the mafia&#x27;s kill on {table.victim}.</li>" in night1
+    assert f"<li>{table.victim} dies of the mafia kill, carried out by {hooker}.</li>" in night1
+    assert "seq:" not in night1 and "(step:" not in night1 and "counted (" not in night1

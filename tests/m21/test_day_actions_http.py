@@ -2,6 +2,8 @@
 M-MAFIA-2): each offered only to whom it belongs, posted through the page, refused with the service's reason."""
 from __future__ import annotations
 
+from html import unescape
+
 import pytest
 import time_machine
 from django.urls import reverse
@@ -52,7 +54,7 @@ def test_the_coroner_and_the_gun_from_the_game_page_M_ROLE_coroner_M_MAFIA_2(cli
     assert "Fire your gun" in _get(client, table, table.users[goon])
     assert "Fire your gun" not in _get(client, table, table.users[coroner])
     client.force_login(table.users[goon])
-    assert _post(client, table, "gun", {"target": victim}).status_code == 302
+    assert _post(client, table, "gun", {"target": victim, "confirmed": "yes"}).status_code == 302
     assert table.seat(victim).status == LifeStatus.DEAD
     page = _get(client, table, table.users[coroner])
     assert f'<option value="{victim}">{victim}</option>' in page and "Conduct the post mortem" in page
@@ -81,3 +83,32 @@ def test_the_gun_fires_only_at_a_target_the_page_offers_M_ITEM_1(client):
     for bad in (goon, "Nobody", ""):
         assert _post(client, table, "gun", {"target": bad}, htmx=True).status_code == 400, bad
     assert {table.seat(name).status for name in table.users} == {LifeStatus.ALIVE}
+
+
+def test_the_gun_asks_for_a_confirmation_before_it_fires_M_ITEM_1(client):
+    table = build_game(setup=CORONER_SETUP)
+    goon = table.name_of_role("goon")
+    victim = table.names_of_roles("citizen")[0]
+    give(table, goon, "gun")
+    client.force_login(table.users[goon])
+    asked = _post(client, table, "gun", {"target": victim})
+    html = unescape(asked.content.decode())
+    assert asked.status_code == 200
+    assert "Fire your gun?" in html
+    assert f"You shoot {victim} now. Your gun has one shot, and the game thread hears it." in html
+    assert f'name="target" value="{victim}"' in html and 'name="confirmed" value="yes"' in html
+    assert table.seat(victim).status == LifeStatus.ALIVE
+    assert _post(client, table, "gun", {"target": victim, "confirmed": "yes"}).status_code == 302
+    assert table.seat(victim).status == LifeStatus.DEAD
+
+
+def test_the_guns_targets_list_the_town_first_and_the_shooters_partners_last_M_ITEM_1(client):
+    table = build_game(setup=CORONER_SETUP)
+    goon, godfather = table.name_of_role("goon"), table.name_of_role("godfather")
+    give(table, goon, "gun")
+    page = _get(client, table, table.users[goon])
+    select = page.split('id="id_gun_target"')[1].split("</select>")[0]
+    listed = [part.split('"')[0] for part in select.split('<option value="')[1:]]
+    listed = [name for name in listed if name]
+    town = sorted((n for n in table.users if n not in (goon, godfather)), key=str.casefold)
+    assert listed == [*town, godfather]

@@ -3,6 +3,8 @@ targets, submissions and refusals, and the leak suite: nobody sees another playe
 mafia see the tally and the stash."""
 from __future__ import annotations
 
+from html import unescape
+
 import pytest
 import time_machine
 from django.urls import reverse
@@ -58,7 +60,7 @@ def test_a_submission_through_the_page_and_a_refusal_with_the_reason_M_NIGHT_1(c
     bad = _page(client, table, None, {"form": "action", "option": "investigate", "target": victim})
     assert bad.status_code == 400
     page = _page(client, table)
-    assert f"→ {hooker}" in page.content.decode()
+    assert f'<li data-standing="role">Investigate → {hooker}' in page.content.decode()
     gone = _page(client, table, None, {"form": "action", "option": "role", "withdraw": "on"})
     assert gone.status_code == 302
     assert ns.current_choices(ns.open_night(table.game), table.seat(cop)) == {}
@@ -77,7 +79,7 @@ def test_nobody_sees_another_players_submission_on_the_night_page(client, table)
         client.force_login(user)
         html = _page(client, table).content.decode()
         assert ("→ " + godfather in html) == (name == cop), name
-        assert (f"roleblock → {cop}" in html) == (name == hooker), name
+        assert (f"Roleblock → {cop}" in html) == (name == hooker), name
         assert ("Kill vote" in html) == (name in (godfather, hooker)), name
         assert ("Tonight&#x27;s stash item" in html or "Tonight's stash item" in html) == (
             name in (godfather, hooker)), name
@@ -126,3 +128,66 @@ def test_a_dead_or_imprisoned_target_is_refused_for_what_it_is_M_NIGHT_1(client,
     assert f"{dead} is dead: choose one of the players offered for this action." in refused.content.decode()
     unknown = _page(client, table, None, {"form": "action", "option": "investigate", "target": "Nobody"})
     assert "Choose one of the players offered for this action." in unknown.content.decode()
+
+
+def test_the_mafia_see_their_stash_assignment_and_a_second_one_replaces_it_visibly_M_MAFIA_2(client, table):
+    to_night(table)
+    godfather, hooker = table.name_of_role("godfather"), table.name_of_role("hooker")
+    before = _page(client, table, table.users[godfather]).content.decode()
+    assert "Nothing is assigned tonight." in before
+    assert "One stash item per night: a later assignment tonight replaces this one." in before
+    first = _page(client, table, None, {"form": "stash", "item": "gun", "holder": hooker})
+    assert first.status_code == 302
+    page = unescape(client.get(first["Location"]).content.decode())
+    assert f"Assigned the Gun to {hooker}, collected at the end of the night." in page
+    assert f"Tonight's assignment: the Gun to {hooker}, collected at the end of the night." in page
+    assert '<option value="gun" selected>' in page and f'<option value="{hooker}" selected>' in page
+    assert "assigning again replaces tonight's assignment" in page and ">Assign instead</button>" in page
+    with time_machine.travel(table.tick(), tick=False):
+        second = client.post(reverse("m21_night_page", args=[table.game.slug]),
+                             {"form": "stash", "item": "whiskey", "holder": godfather}, follow=True)
+    html = unescape(second.content.decode())
+    assert (f"Assigned the Whiskey to {godfather}, collected at the end of the night. It replaces the Gun to "
+            f"{hooker}.") in html
+    assert f"Tonight's assignment: the Whiskey to {godfather}" in html
+    assert '<option value="whiskey" selected>' in html and f'<option value="{godfather}" selected>' in html
+    thread = mafia_thread_texts(table)
+    assert thread[-1] == (f"{godfather} assigns tonight's stash item: **Whiskey** to {godfather} (collected at the "
+                          f"end of the night). It replaces the Gun to {hooker}.")
+    client.force_login(table.users[hooker])
+    assert f"Tonight's assignment: the Whiskey to {godfather}" in unescape(_page(client, table).content.decode())
+    client.force_login(table.users[table.name_of_role("cop")])
+    assert "assignment" not in _page(client, table).content.decode()
+
+
+def mafia_thread_texts(table) -> list[str]:
+    from inboxes.models import Inbox, InboxKind, Message
+    thread = Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
+    return list(Message.objects.filter(inbox=thread).order_by("received_at", "id").values_list("body", flat=True))
+
+
+def test_the_action_form_offers_only_the_seats_actions_and_an_item_field_only_when_needed_M_NIGHT_1(client, table):
+    to_night(table)
+    cop = table.name_of_role("cop")
+    html = _page(client, table, table.users[cop]).content.decode()
+    form = html.split('class="stacked"')[1].split("</form>")[0]
+    assert "My role action" not in html
+    assert '<option value="role"' not in form
+    assert 'name="item"' not in form
+    refused = _page(client, table, None, {"form": "action", "option": "role", "target": ""})
+    assert refused.status_code == 400
+    assert "That action is not open to you tonight." in refused.content.decode()
+
+
+def test_a_mafiosos_targets_list_the_town_first_and_their_partners_last_M_NIGHT_1(client, table):
+    victim = table.names_of_roles("citizen")[0]
+    to_night(table, victim)
+    godfather, hooker = table.name_of_role("godfather"), table.name_of_role("hooker")
+    html = _page(client, table, table.users[hooker]).content.decode()
+    select = html.split('name="target"')[1].split("</select>")[0]
+    listed = [part.split('"')[0] for part in select.split('<option value="')[1:]][1:]
+    town = sorted((n for n in table.users if n not in (godfather, hooker, victim)), key=str.casefold)
+    assert listed == [*town, godfather]
+    option = html.split('data-option="roleblock"')[1].split("</li>")[0]
+    assert option.split("</strong>: ")[1].replace('<span class="target">', "").replace("</span>", "").split(
+        ", ") == [*town, godfather]

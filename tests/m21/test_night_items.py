@@ -93,7 +93,7 @@ def test_police_radio_hears_every_investigation_of_the_night_M_ITEM_1():
     out = (Night().player("Kim", items=["police_radio"]).use("Kim", "police_radio").act("Ann", "investigate", "Ivy")
            .act("Fay", "investigate", "Hal").resolve())
     assert results_of(out, "Kim") == [("police_radio", None, [{"target": "Ivy", "answer": "guilty"},
-                                                              {"target": "Hal", "answer": "hooker"}])]
+                                                              {"target": "Hal", "answer": "not vanilla"}])]
     assert out["items"]["Kim"] == []
 
 

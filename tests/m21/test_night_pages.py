@@ -36,8 +36,9 @@ def test_night_page_lists_exactly_the_legal_actions_and_targets_M_NIGHT_1_M_ROLE
     assert _options("Cat") == []
     assert _options("Dan") == [("protect", LIVING_BUT["Dan"], (), True)]
     assert _options("Eve") == [("visit", LIVING_BUT["Eve"], (), True), ("hide", (), (), False)]
-    assert _options("Gus") == [("use_item:gun", LIVING_BUT["Gus"], (), True),
-                               ("use_item:binoculars", LIVING_BUT["Gus"], (), True)]
+    # A mafioso's partners come last (Jay, Sam), after the town in name order.
+    gus = ("Ann", "Bob", "Cat", "Dan", "Eve", "Joe", "Jay", "Sam")
+    assert _options("Gus") == [("use_item:gun", gus, (), True), ("use_item:binoculars", gus, (), True)]
     assert _options("Jay") == [("bust_out", ("Pat",), (), True)]
     assert _options("Jay", confiscated=["whiskey"]) == [("bust_out", ("Pat",), (), True),
                                                         ("safecrack", (), ("whiskey",), False)]
@@ -98,7 +99,8 @@ def test_morning_post_reveals_roles_and_insanity_never_the_killer_M_NIGHT_4_M_RO
 
 @pytest.mark.parametrize(("result", "text"), [
     (M21Result("Ann", "investigate", "Gus", "innocent"), "Your investigation of Gus: INNOCENT."),
-    (M21Result("Fay", "investigate", "Hal", "hooker"), "Your investigation of Hal: not vanilla; they are the Hooker."),
+    (M21Result("Fay", "investigate", "Hal", "not vanilla"), "Your investigation of Hal: NOT VANILLA."),
+    (M21Result("Fay", "investigate", "Gus", "vanilla"), "Your investigation of Gus: VANILLA."),
     (M21Result("Ida", "investigate", "Gus", ["gun"]), "Your investigation of Gus: Gun."),
     (M21Result("Ida", "investigate", "Joe", []), "Your investigation of Joe: no item."),
     (M21Result("Eve", "visit", "Hal", "went out"), "You watched Hal: they went out."),

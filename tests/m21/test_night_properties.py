@@ -10,12 +10,18 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesets.m21.items import ITEM_KEYS
+from rulesets.m21.items import ITEM_KEYS, item_catalogue
 from rulesets.m21.night import M21Action, outcome_from_trace, resolve_m21_night
 from rulesets.m21.night_file import ACTION_KEYS, parse_night_file
-from rulesets.m21.roles import ROLES
+from rulesets.m21.roles import NO_TARGET, ROLES
 
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jay"]
+
+
+def _names_nobody(action: str, item: str | None) -> bool:
+    if action == "use_item":
+        return item_catalogue()[item].target == NO_TARGET
+    return action in ("hide", "strongman_kill", "safecrack")
 
 
 @st.composite
@@ -39,11 +45,12 @@ def nights(draw):
     for _ in range(draw(st.integers(min_value=0, max_value=14))):
         action = draw(st.sampled_from(ACTION_KEYS))
         entry = {"actor": draw(st.sampled_from(names)), "action": action, "seq": next(seqs)}
-        chosen_target = draw(target)
-        if chosen_target is not None:
-            entry["target"] = chosen_target
         if action in ("deliver", "safecrack", "use_item"):
             entry["item"] = draw(st.sampled_from(ITEM_KEYS))
+        # A target that an action takes no part of refuses the whole file (M-NIGHT-1): not drawn here.
+        chosen_target = None if _names_nobody(action, entry.get("item")) else draw(target)
+        if chosen_target is not None:
+            entry["target"] = chosen_target
         actions.append(entry)
     data = {"night": draw(st.integers(min_value=1, max_value=5)), "seed": draw(st.integers(0, 2**32)),
             "players": players, "mafia_votes": votes, "actions": actions,

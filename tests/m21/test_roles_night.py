@@ -39,7 +39,7 @@ def test_reporter_hides_once_and_actions_on_them_fail_M_ROLE():
     assert out["saved"] == []
     assert results_of(out, "Ann") == []
     assert out["state"]["Eve"]["hide_left"] == 0
-    assert out["state"]["Dan"]["bag_left"] == 2
+    assert out["state"]["Dan"]["bag_left"] == 1  # M-NIGHT-7: spent on a hiding target too
     assert [(e["actor"], e["reason"]) for e in events(out, "kills", "fails")] == [("Ivy", "target hiding")]
     again = Night().player("Eve", state={"hide_left": 0}).act("Eve", "hide").resolve()
     assert _ignored(again) == [("Eve", "no uses of 'hide' left")]
