@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from cities.models import (
     Game,
+    GameEvent,
     GameStatus,
     LifeStatus,
     Resident,
@@ -104,20 +105,29 @@ def _seat_names(day: M21Day) -> dict[int, str]:
     return names
 
 
+def _seats_at_start(day: M21Day, residents: list[Resident]) -> tuple[dict[int, str], dict[int, int]]:
+    """Resident id -> the seat's name and account when ``day`` began: every replacement since (the day's own
+    orders, and the audit log's later ones) undone, newest first (L-REPLACE-1)."""
+    label, account = {r.pk: r.name for r in residents}, {r.pk: r.user_id for r in residents}
+    rows = [(order.at, order.pk, order.seat_id, order.payload)
+            for order in day.orders.filter(kind=OrderKind.REPLACEMENT, at=day.starts_at)]
+    rows += [(event.at, event.pk, event.payload["resident"], event.payload)
+             for event in GameEvent.objects.filter(game=day.game, kind="resident.replaced", at__gt=day.starts_at)]
+    for _at, _pk, seat, payload in sorted(rows, key=lambda row: (row[0], row[1]), reverse=True):
+        label[seat], account[seat] = payload["old_name"], payload["old_user"]
+    return label, account
+
+
 def _start_run(day: M21Day) -> tuple[M21DayRun, dict[int, str]]:
     """A new run of ``day`` over the residents living when it began (those removed or imprisoned this day
     included), with the Judge's power as it was at its start, and the seats' labels (resident id -> label)."""
     game = day.game
     removed_today = set(day.orders.filter(kind=OrderKind.REMOVAL).values_list("seat_id", flat=True))
     residents = list(Resident.objects.filter(game=game).select_related("m21_seat").order_by("id"))
-    start_names = _seat_names(day)
-    start_accounts = {}
-    for order in day.orders.filter(kind=OrderKind.REPLACEMENT).order_by("at", "id"):
-        start_accounts.setdefault(order.seat_id, order.payload["old_user"])
+    label, account = _seats_at_start(day, residents)
     living_at_start = [r for r in residents if r.status == LifeStatus.ALIVE or r.pk in removed_today
                        or (day.imprisoned_id == r.pk)]
-    label = {r.pk: start_names.get(r.pk, r.name) for r in residents}
-    seats = [ForumSeat(seat=label[r.pk], account=f"u{start_accounts.get(r.pk, r.user_id)}") for r in living_at_start]
+    seats = [ForumSeat(seat=label[r.pk], account=f"u{account[r.pk]}") for r in living_at_start]
     judge = next((r for r in living_at_start if r.m21_seat.role == "judge"), None)
     judge_power_left = bool(judge and judge.m21_seat.state.get("judge_power_left", 0) > 0) or (
         judge is not None and day.result is not None and day.result.get("judge_power") is not None)
@@ -196,9 +206,8 @@ def apply_day_order(day: M21Day, order: M21DayOrder) -> M21DayRun:
     run = stored_run(day)
     if not run.deadline_passed and order.at > day.deadline:
         run.apply(DeadlinePasses(seq=run.next_seq()))
-    names = _seat_names(day)
-    label = {r.pk: names.get(r.pk, r.name)
-             for r in Resident.objects.filter(pk__in=[pk for pk in (order.seat_id, order.target_id) if pk])}
+    label, _ = _seats_at_start(day, list(Resident.objects.filter(
+        pk__in=[pk for pk in (order.seat_id, order.target_id) if pk])))
     run.apply(_order_record(order, label, run.next_seq()))
     _store_run(day, run)
     return run
@@ -228,7 +237,10 @@ def audit_m21_day(day: M21Day, *, now: datetime) -> list[str]:
     for data in (a, b):
         data.pop("seq")
         data["forum"].pop("last_seq")
-    return [f"{key}: stored {a[key]!r}, recounted {b[key]!r}" for key in sorted(a) if a[key] != b[key]]
+    forum_a, forum_b = a.pop("forum"), b.pop("forum")
+    return ([f"{key}: stored {forum_a[key]!r}, recounted {forum_b[key]!r}"
+             for key in sorted(forum_a) if forum_a[key] != forum_b[key]]
+            + [f"{key}: stored {a[key]!r}, recounted {b[key]!r}" for key in sorted(a) if a[key] != b[key]])
 
 
 def _label_to_resident(day: M21Day) -> dict[str, Resident]:
