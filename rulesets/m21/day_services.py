@@ -125,8 +125,10 @@ def _start_run(day: M21Day) -> tuple[M21DayRun, dict[int, str]]:
     removed_today = set(day.orders.filter(kind=OrderKind.REMOVAL).values_list("seat_id", flat=True))
     residents = list(Resident.objects.filter(game=game).select_related("m21_seat").order_by("id"))
     label, account = _seats_at_start(day, residents)
+    # Alive now, or gone after the day's start (a night's deaths are at the night's planned end, the next day's
+    # start, so a past day is read with the seats it had).
     living_at_start = [r for r in residents if r.status == LifeStatus.ALIVE or r.pk in removed_today
-                       or (day.imprisoned_id == r.pk)]
+                       or day.imprisoned_id == r.pk or (r.died_at is not None and r.died_at > day.starts_at)]
     seats = [ForumSeat(seat=label[r.pk], account=f"u{account[r.pk]}") for r in living_at_start]
     judge = next((r for r in living_at_start if r.m21_seat.role == "judge"), None)
     judge_power_left = bool(judge and judge.m21_seat.state.get("judge_power_left", 0) > 0) or (
