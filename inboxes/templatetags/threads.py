@@ -81,7 +81,9 @@ def _author(context, m) -> str:
             return escape(_("commissar"))
         return escape(m.author_name)
     if m.author_resident_id:
-        return f'<a href="{_resident_url(context, m.author_seat_public_id)}">{escape(m.author_name)}</a>'
+        # ``author_display``: the ruleset's name for a seat whose player changed since (a post hook's annotate).
+        shown = getattr(m, "author_display", None) or m.author_name
+        return f'<a href="{_resident_url(context, m.author_seat_public_id)}">{escape(shown)}</a>'
     if m.author_staff_id:
         return (f'{escape(m.author_name)} <span class="badge badge-staff" data-author="staff">'
                 f'{escape(_staff_title(context, m.author_staff_kind))}</span>')

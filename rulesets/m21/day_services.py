@@ -52,6 +52,11 @@ from .service_common import (
 )
 
 
+#: M-VOTE-5's offences in words, for the host's must-vote list.
+OFFENCE_WORDS = {"no_vote_at_end": "no vote in place at the end", "never_voted": "never voted",
+                 "fewer_than_two_posts": "fewer than two posts"}
+
+
 def open_day(game: Game, *, lock: bool = False) -> M21Day | None:
     """The game's day that is open or waiting for the Judge's casting vote, or None (night, not started, over)."""
     qs = M21Day.objects.filter(game=game, status__in=(DayStatus.OPEN, DayStatus.AWAITING_CASTING_VOTE))
@@ -349,14 +354,14 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
         result = "**Nobody is imprisoned** (a tie or no votes)."
     if outcome.judge_power == "casting_vote":
         result += " The Judge's casting vote decided the tie."
-    count_text = vote_count_text(outcome.report)
+    names = display_names(game)
+    count_text = vote_count_text(outcome.report, names)
     site_message(day.thread, f"**Day {day.number} is over:** {how}. {result}\n\n{count_text}", now)
     office = thread_of(game, InboxKind.OFFICE)
     offenders = outcome.report.offenders
     if office is not None:
-        words = {"no_vote_at_end": "no vote in place at the end", "never_voted": "never voted",
-                 "fewer_than_two_posts": "fewer than two posts"}
-        lines = [f"- {o.seat}: {', '.join(words[x.value] for x in o.offences)}" for o in offenders]
+        lines = [f"- {names.get(o.seat, o.seat)}: {', '.join(OFFENCE_WORDS[x.value] for x in o.offences)}"
+                 for o in offenders]
         site_message(office, f"**Day {day.number}: must-vote offenders (M-VOTE-5)**\n\n"
                               + ("\n".join(lines) if lines else "Nobody."), now)
     if _finish_if_won(game, now) is None:
@@ -491,3 +496,17 @@ def do_cast_judge_vote(game: Game, target: Resident | None, *, acting_user, now:
                  payload={"day": day.number, "target": target.pk if target else None})
     return message
 
+
+
+def display_names(game: Game) -> dict[str, str]:
+    """How the game's pages name a seat known by an earlier name (L-REPLACE-1: one name per seat): every name a
+    replaced seat had (a day's label, an old post's author) -> ``"New (replacing Old)"``, New being the seat's
+    name now. A name that is no seat's old name is shown as it is (look it up with ``.get(name, name)``)."""
+    current = dict(Resident.objects.filter(game=game).values_list("pk", "name"))
+    names: dict[str, str] = {}
+    for payload in GameEvent.objects.filter(game=game, kind="resident.replaced").order_by("at", "id").values_list(
+            "payload", flat=True):
+        now_name = current.get(payload["resident"])
+        if now_name is not None and payload["old_name"] != now_name:
+            names[payload["old_name"]] = f"{now_name} (replacing {payload['old_name']})"
+    return names

@@ -26,7 +26,7 @@ from voting.tallies import (
 )
 
 from .day import vote_count_text
-from .day_services import _end_day, _seat_leaves_the_living, _seat_names, apply_day_order, day_outcome, open_day
+from .day_services import _end_day, _seat_leaves_the_living, _seat_names, apply_day_order, day_outcome, display_names, open_day
 from .game_end import _finish_if_won
 from .models import DayStatus, M21DayOrder, OrderKind
 from .night_models import M21Night
@@ -166,7 +166,7 @@ def do_post_vote_count(game: Game, *, acting_user, now: datetime | None = None) 
     if day is None:
         raise WrongState("No day is open.", rule="M-VOTE-8")
     outcome = day_outcome(day, now=now)
-    text = f"Day {day.number}\n\n" + vote_count_text(outcome.report)
+    text = f"Day {day.number}\n\n" + vote_count_text(outcome.report, display_names(game))
     role = next(r for r in policies.staff_roles_in(acting_user, game)
                 if r.kind in (StaffKind.PROCURATOR, StaffKind.COHOST))
     message = Message.objects.create(inbox=day.thread, author_user=acting_user, author_staff=role,
