@@ -124,7 +124,8 @@ def _article(context, pos: int, m) -> str:
         if m.revision_list:
             body += _revisions(m, "body")
         if getattr(m, "receipt_lines", None):  # an M21 game thread's receipt (``inboxes.hooks.annotate_messages``)
-            body.append(get_template("m21/_receipt.html").render({"receipt": m.receipt_lines}))
+            body.append(get_template("m21/_receipt.html").render({"receipt": m.receipt_lines,
+                                                                  "edited": bool(m.edited_at)}))
     joined_header, joined_body = "\n      ".join(header), "\n      ".join(body)
     return (f'<article class="message{" hidden" if m.is_hidden else ""}" id="n{pos}">\n    <header>{joined_header}'
             f'</header>\n    {joined_body}\n  </article>')

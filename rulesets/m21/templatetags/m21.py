@@ -5,6 +5,7 @@ from django import template
 from django.utils import timezone
 
 from rulesets.m21 import selectors
+from rulesets.m21.service_common import wall_text
 
 register = template.Library()
 
@@ -16,3 +17,10 @@ def m21_vote_count(context, inbox):
     template gets ``user`` too (an inclusion tag's template sees only what it returns)."""
     user = context["request"].user
     return {"view": selectors.day_view(user, inbox.game, timezone.now()), "game": inbox.game, "user": user}
+
+
+@register.filter
+def m21_when(moment, zone: str) -> str:
+    """``moment`` (aware) as every M21 page writes a time, in ``zone`` (an IANA name, e.g. the viewer's display
+    zone): "Tue 8 Dec 2026, 04:30 GMT" (``rulesets.m21.service_common.wall_text``). Empty for None."""
+    return wall_text(moment, zone) if moment else ""
