@@ -106,6 +106,10 @@ def _article(context, pos: int, m) -> str:
               f'{_when(context, local)}</time>']  # the date filter's "c" is isoformat()
     if m.edited_at:
         header.append(f'<span class="muted">{escape(_("edited"))}</span>')
+    if context.get("can_post") and not m.is_hidden:
+        # Quoting fills the post box (without JavaScript, through the link's ``?quote=``); the author sends it.
+        header.append(format_html('<a class="quote-link" href="?quote={}#post-form" data-quote-of="n{}">{}</a>',
+                                  pos, pos, _("quote")))
     if pos in context.get("editable", ()):
         header.append(format_html('<a class="edit-link" href="{}">{}</a>',
                                   reverse("message_edit", args=[inbox.public_id, pos]), _("edit")))

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from rulesets.m21 import selectors
 from rulesets.m21.service_common import wall_text
+from rulesets.m21.thread_tools import living_names
 
 register = template.Library()
 
@@ -14,9 +15,13 @@ register = template.Library()
 def m21_vote_count(context, inbox):
     """The live vote count of ``inbox``'s game for the request's user, who reads the thread (the view checked it
     through the policy; ``day_view`` checks again). The deadline is shown in the user's display zone, so the
-    template gets ``user`` too (an inclusion tag's template sees only what it returns)."""
+    template gets ``user`` too (an inclusion tag's template sees only what it returns). A reader who may post
+    while the day is open gets a vote button per living player (``living``): it fills the post box."""
     user = context["request"].user
-    return {"view": selectors.day_view(user, inbox.game, timezone.now()), "game": inbox.game, "user": user}
+    view = selectors.day_view(user, inbox.game, timezone.now())
+    can_post = bool(context.get("can_post")) and view.day is not None and view.day.status == "open"
+    return {"view": view, "game": inbox.game, "user": user, "thread": inbox, "can_post": can_post,
+            "living": living_names(inbox.game) if can_post else []}
 
 
 @register.filter
