@@ -502,10 +502,13 @@ def display_names(game: Game) -> dict[str, str]:
     """How the game's pages name a seat known by an earlier name (L-REPLACE-1: one name per seat): every name a
     replaced seat had (a day's label, an old post's author) -> ``"New (replacing Old)"``, New being the seat's
     name now. A name that is no seat's old name is shown as it is (look it up with ``.get(name, name)``)."""
+    replacements = list(GameEvent.objects.filter(game=game, kind="resident.replaced").order_by("at", "id")
+                        .values_list("payload", flat=True))
+    if not replacements:  # one query in the common case
+        return {}
     current = dict(Resident.objects.filter(game=game).values_list("pk", "name"))
     names: dict[str, str] = {}
-    for payload in GameEvent.objects.filter(game=game, kind="resident.replaced").order_by("at", "id").values_list(
-            "payload", flat=True):
+    for payload in replacements:
         now_name = current.get(payload["resident"])
         if now_name is not None and payload["old_name"] != now_name:
             names[payload["old_name"]] = f"{now_name} (replacing {payload['old_name']})"
