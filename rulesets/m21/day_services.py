@@ -7,6 +7,7 @@ A post received after the deadline carries no vote however late the clock runs: 
 time."""
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -50,7 +51,6 @@ from .service_common import (
     thread_of,
     vote_rules,
 )
-
 
 #: M-VOTE-5's offences in words, for the host's must-vote list.
 OFFENCE_WORDS = {"no_vote_at_end": "no vote in place at the end", "never_voted": "never voted",
@@ -143,7 +143,7 @@ def _start_run(day: M21Day) -> tuple[M21DayRun, dict[int, str]]:
     return run, label
 
 
-def _original_texts(messages: list[Message]) -> dict[int, str]:
+def original_texts(messages: list[Message]) -> dict[int, str]:
     """Message id -> the text as first posted, for the edited ones among ``messages``: an edit never changes what
     a post's commands did (M-VOTE-1, M-VOTE-7; the receipt shows it)."""
     originals: dict[int, str] = {}
@@ -162,7 +162,7 @@ def recount_day(day: M21Day) -> tuple[M21DayRun, dict[int, int]]:
     events: list[tuple[datetime, int, int, object]] = []  # (at, order of kind, id, record builder input)
     messages = list(Message.objects.filter(inbox=day.thread, received_at__gte=day.starts_at,
                                            author_resident__isnull=False).order_by("received_at", "id"))
-    originals = _original_texts(messages)
+    originals = original_texts(messages)
     for message in messages:
         events.append((message.received_at, 1, message.pk, message))
     for order in day.orders.all():
@@ -513,3 +513,13 @@ def display_names(game: Game) -> dict[str, str]:
         if now_name is not None and payload["old_name"] != now_name:
             names[payload["old_name"]] = f"{now_name} (replacing {payload['old_name']})"
     return names
+
+
+def renamed_receipt_lines(lines: list[dict], names: dict[str, str]) -> list[dict]:
+    """A stored receipt's ``lines`` with each seat named as ``display_names`` names it (``names``): the sentence
+    and the candidates (L-REPLACE-1: one name per seat). ``lines`` as stored when ``names`` is empty."""
+    if not names:
+        return lines
+    pattern = re.compile("|".join(rf"(?<!\w){re.escape(n)}(?!\w)" for n in sorted(names, key=len, reverse=True)))
+    return [{**line, "message": pattern.sub(lambda m: names[m[0]], line["message"]),
+             "candidates": [names.get(c, c) for c in line.get("candidates", [])]} for line in lines]

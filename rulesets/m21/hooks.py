@@ -12,7 +12,13 @@ from inboxes.models import InboxKind
 from kernel.errors import RuleViolation
 from voting.parsing import is_forum_no_lynch, resolve_forum_name
 
-from .day_services import do_cast_judge_vote, do_close_proceedings, display_names, record_game_thread_post
+from .day_services import (
+    display_names,
+    do_cast_judge_vote,
+    do_close_proceedings,
+    record_game_thread_post,
+    renamed_receipt_lines,
+)
 from .models import M21PostReceipt
 from .service_common import site_message
 
@@ -36,16 +42,10 @@ class GameThreadHook(PostHook):
         lines = dict(M21PostReceipt.objects.filter(message__in=[m.pk for m in messages])
                      .values_list("message_id", "lines"))
         names = display_names(inbox.game)
-        old_name = re.compile("|".join(rf"(?<!\w){re.escape(n)}(?!\w)" for n in sorted(names, key=len, reverse=True)))
         for message in messages:
-            receipt = lines.get(message.pk, [])
-            if names:
-                receipt = [{**line, "message": old_name.sub(lambda m: names[m[0]], line["message"]),
-                            "candidates": [names.get(c, c) for c in line.get("candidates", [])]}
-                           for line in receipt]
-                if message.author_resident_id and message.author_name in names:
-                    message.author_display = names[message.author_name]
-            message.receipt_lines = receipt
+            if message.author_resident_id and message.author_name in names:
+                message.author_display = names[message.author_name]
+            message.receipt_lines = renamed_receipt_lines(lines.get(message.pk, []), names)
 
 
 @post_hook(InboxKind.ROLE_PM, ruleset="m21")

@@ -26,7 +26,15 @@ from voting.tallies import (
 )
 
 from .day import vote_count_text
-from .day_services import _end_day, _seat_leaves_the_living, _seat_names, apply_day_order, day_outcome, display_names, open_day
+from .day_services import (
+    _end_day,
+    _seat_leaves_the_living,
+    _seat_names,
+    apply_day_order,
+    day_outcome,
+    display_names,
+    open_day,
+)
 from .game_end import _finish_if_won
 from .models import DayStatus, M21DayOrder, OrderKind
 from .night_models import M21Night
@@ -81,8 +89,9 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
         outcome = day_outcome(day, now=now)
         voided = [v for v in outcome.report.voided if v.removed == label and v.voter != label]
         if voided:
-            lines.append(f"Votes on {label} are void: {', '.join(v.voter for v in voided)}, please vote again "
-                         f"(M-VOTE-9).")
+            names = display_names(game)
+            lines.append(f"Votes on {names.get(label, label)} are void: "
+                         f"{', '.join(names.get(v.voter, v.voter) for v in voided)}, please vote again (M-VOTE-9).")
         site_message(thread, " ".join(lines), now)
         if outcome.end is not None:
             _end_day(day, outcome, ended_at=now, actor=acting_user, now=now)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
