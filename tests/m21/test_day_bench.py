@@ -19,6 +19,7 @@ def test_the_day_bench_measures_a_vote_and_both_pages_without_an_error_M_VOTE_8(
     assert {name: f["n"] for name, f in report["figures"].items()} == {
         f"{measure}, {n} posts": 2 for measure in ("vote post", "thread page", "game page") for n in (3, 12)}
     assert all(ratio is not None for ratio in report["ratios"].values())
+    assert all(f["statements"] >= 1 for f in report["figures"].values())  # each request's SQL is counted
     assert "vote post: 12 / 3 posts" in format_day_bench(report)
     days = list(M21Day.objects.filter(game__slug__startswith="m21bench"))
     assert len(days) == 2
