@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.contrib.auth import get_user_model
 from django.db import connection, reset_queries
@@ -123,9 +124,9 @@ def run_day_bench(post_counts: tuple[int, ...] = (30, 2000), *, repeats: int = 2
             game_url = reverse("m21_game", args=[bench.game.slug])
             target = bench.names[2 + r % 2]
             _measure(figures.setdefault(f"vote post, {n} posts", Figure()),
-                     lambda: voter.post(thread_url, {"text": f"##VOTE {target}"}), 302)
-            _measure(figures.setdefault(f"thread page, {n} posts", Figure()), lambda: reader.get(thread_url), 200)
-            _measure(figures.setdefault(f"game page, {n} posts", Figure()), lambda: reader.get(game_url), 200)
+                     partial(voter.post, thread_url, {"text": f"##VOTE {target}"}), 302)
+            _measure(figures.setdefault(f"thread page, {n} posts", Figure()), partial(reader.get, thread_url), 200)
+            _measure(figures.setdefault(f"game page, {n} posts", Figure()), partial(reader.get, game_url), 200)
     lo, hi = min(post_counts), max(post_counts)
     result = {name: figure.as_dict() for name, figure in figures.items()}
     ratios = {}
