@@ -10,14 +10,25 @@ from cities.models import LifeStatus, Resident
 
 
 class PostMessageForm(forms.Form):
-    """A new message: Markdown text. Length and emptiness are checked again by ``do_post_message``."""
+    """A new message: Markdown text. Length and emptiness are checked again by ``do_post_message``.
+
+    The length is checked here, not by the browser: a ``maxlength`` would cut a long paste silently (and a cut
+    command, ``##VOTE Jo``, would still count); an over-long text is refused as a whole and shown again."""
 
     text = forms.CharField(
         label=_("Message"), widget=forms.Textarea(attrs={"rows": 5}), strip=True,
-        max_length=settings.MAFIA_MESSAGE_MAX_LENGTH,
         error_messages={"required": _("The message is empty.")},
     )
     idempotency_key = IdempotencyKeyField()
+
+    def clean_text(self) -> str:
+        text = self.cleaned_data["text"]
+        limit = settings.MAFIA_MESSAGE_MAX_LENGTH
+        if len(text) > limit:
+            # Formatted when shown, in the page's language (the game's, activated after validation).
+            raise forms.ValidationError(_("The message is too long: %(length)d characters, at most %(max)d."),
+                                        code="max_length", params={"length": len(text), "max": limit})
+        return text
 
 
 class EditMessageForm(PostMessageForm):

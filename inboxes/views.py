@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db import OperationalError
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -81,7 +81,7 @@ def inbox_thread(request, inbox_id: str):
     error = None
     fresh_key = None
     if request.method != "POST":
-        form = PostMessageForm()
+        form = PostMessageForm(initial={"text": _prefill(request, inbox)})
     elif not request.user.is_authenticated:
         return redirect(f"{reverse('account_login')}?next={request.path}")
     else:
@@ -108,6 +108,28 @@ def inbox_thread(request, inbox_id: str):
     if status == DatabaseBusy.status:
         response["Retry-After"] = str(retry_after_seconds())
     return response
+
+
+#: The longest text a link may put in the post box (``?say=``): a command or a short phrase, not a message.
+PREFILL_MAX_LENGTH = 200
+
+
+def _prefill(request, inbox) -> str:
+    """The post box's text from the page's link, the author still to send it: ``?quote=<position>`` quotes that
+    message of the thread (Markdown ``>``, its author named; a quote carries no command), ``?say=<text>`` (at most
+    ``PREFILL_MAX_LENGTH`` characters) puts a short text, such as a vote, in the box. Empty otherwise, and for a
+    position the viewer does not read or a hidden message."""
+    position = request.GET.get("quote")
+    if position:
+        try:
+            message = selectors.message_at_position(inbox, position, request.user)
+        except Http404:
+            return ""
+        if message.is_hidden:
+            return ""
+        quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in message.body.splitlines())
+        return f"> **{message.author_name}** wrote:\n>\n{quoted}\n\n"
+    return request.GET.get("say", "")[:PREFILL_MAX_LENGTH]
 
 
 def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=None):

@@ -5,8 +5,9 @@ Moved out of ``voting.tallies`` (which still answers for these names)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from voting.parsing import (
     ForumCommand,
@@ -31,6 +32,7 @@ from .tallies import (
     ForumRecord,
     ForumRefusal,
     ForumRemoval,
+    ForumRemovalCause,
     ForumReplacement,
     ForumSeat,
     ForumVoidedVote,
@@ -268,6 +270,70 @@ class ForumDay:
     def report(self) -> ForumDayReport:
         return ForumDayReport(rules=self.rules, count=self.count(), end=self.end, receipts=self.receipts,
                               voided=self.voided, offenders=self.offenders())
+
+    # -- storing the state ------------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The day's state as JSON-ready data, for a caller that stores the day as it goes and feeds it one record
+        at a time (``restore`` gives the same day back). Receipts are left out: each belongs to its post, which
+        the caller stores with it. Its size depends on the seats, never on how many posts the day has had.
+        ``{"seats": {seat: {"account", "names", "former_accounts"}}, "living": [...], "votes": {voter: [target,
+        order]}, "end_marks": [...], "voided_voters": [...], "posts": {seat: n}, "votes_cast": {seat: n},
+        "order": n, "last_seq": n | None, "voided": [ForumVoidedVote.as_dict()], "end": ... | None}``."""
+        end = self.end
+        return {
+            "seats": {seat: {"account": state.account, "names": list(state.names),
+                             "former_accounts": list(state.former_accounts)} for seat, state in self._seats.items()},
+            "living": list(self._living),
+            "votes": {voter: [vote.target, vote.order] for voter, vote in self._votes.items()},
+            "end_marks": sorted(self._end_marks),
+            "voided_voters": sorted(self._voided_voters),
+            "posts": {seat: n for seat, n in sorted(self._posts.items()) if n},
+            "votes_cast": {seat: n for seat, n in sorted(self._votes_cast.items()) if n},
+            "order": self._order,
+            "last_seq": self._last_seq,
+            "voided": [notice.as_dict() for notice in self._voided],
+            "end": None if end is None else {**end.as_dict(), "count": end.count.as_dict()},
+        }
+
+    @classmethod
+    def restore(cls, rules: ForumVoteRules, data: Mapping[str, Any]) -> ForumDay:
+        """The day stored by ``snapshot``, under ``rules``. Raises ``KeyError``/``ValueError`` for data that is not
+        a snapshot."""
+        day = cls(rules, ())
+        for seat, state in data["seats"].items():
+            day._seats[seat] = _SeatState(account=state["account"], names=list(state["names"]),
+                                          former_accounts=list(state["former_accounts"]))
+            day._account_seat[state["account"]] = seat
+            for former in state["former_accounts"]:
+                day._former_account_seat[former] = seat
+        day._living = list(data["living"])
+        day._votes = {voter: _StandingVote(target=target, order=order) for voter, (target, order) in data["votes"].items()}
+        day._end_marks = set(data["end_marks"])
+        day._voided_voters = set(data["voided_voters"])
+        day._posts = Counter(data["posts"])
+        day._votes_cast = Counter(data["votes_cast"])
+        day._order = data["order"]
+        day._last_seq = data["last_seq"]
+        day._voided = [ForumVoidedVote(seq=v["seq"], voter=v["voter"], target=v["target"], removed=v["removed"],
+                                       cause=ForumRemovalCause(v["cause"])) for v in data["voided"]]
+        end = data["end"]
+        if end is not None:
+            count = end["count"]
+            day.end = ForumDayEnd(
+                how=ForumDayEndHow(end["how"]), result=ForumDayResult(end["result"]), eliminated=end["eliminated"],
+                seq=end["seq"], trigger=end["trigger"], tied=tuple(end["tied"]),
+                count=ForumCount(living=tuple(count["living"]), majority=count["majority"],
+                                 no_lynch_threshold=count["no_lynch_threshold"],
+                                 votes={v["target"]: tuple(v["voters"]) for v in count["votes"]},
+                                 not_voting=tuple(count["not_voting"]), voided=tuple(count["voided"]),
+                                 end_marked=tuple(count["end_marked"])))
+        return day
+
+    def activity(self) -> dict[str, tuple[int, int]]:
+        """Posts and votes cast so far this day per seat (M-VOTE-5), ``{seat: (posts, votes)}`` for every seat of
+        the day, in seating order."""
+        return {seat: (self._posts[seat], self._votes_cast[seat]) for seat in self._seats}
 
     # -- commands --------------------------------------------------------------------------------------------
 

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from markdown_it import MarkdownIt
+
 # ----------------------------------------------------------------------------------------------------------------
 # Forum day votes (M-VOTE): commands
 # ----------------------------------------------------------------------------------------------------------------
@@ -57,7 +59,7 @@ class ForumCommand:
 
 # ``##`` then optional spaces, a keyword that is a whole word, an optional colon, and the argument up to the next
 # ``##`` or the end of the line. The keyword is case-insensitive; "##VOTES" or "##ending" are not commands.
-_COMMAND_RE = re.compile(r"##\s*(?P<keyword>unvote|unend|vote|end)(?!\w)\s*:?(?P<argument>.*?)(?=##|$)",
+_COMMAND_RE = re.compile(r"##\s*(?P<keyword>unvote|unend|vote|end)(?!\w)\s*:?(?P<argument>[^\x00]*?)(?=##|\x00|$)",
                          re.IGNORECASE)
 # Forum markup that can wrap a name: BBCode-like tags ("[b]", "[/vote]", a broken "[\V]") and emphasis marks.
 _TAG_RE = re.compile(r"\[\s*[/\\]?\s*[a-z]+(?:=[^\]]*)?\s*\]", re.IGNORECASE)
@@ -71,18 +73,74 @@ def parse_forum_post(text: str) -> list[ForumCommand]:
     A command is ``##`` + ``VOTE`` / ``UNVOTE`` / ``END`` / ``UNEND`` in any case, with any spacing after the
     ``##`` and an optional colon after the keyword (``##vote: Alice``, ``## VOTE  Alice``). Its argument runs to
     the end of the line or to the next ``##`` command on the same line, so ``##UNVOTE ##VOTE Bob`` is two
-    commands. Lines quoting another post (starting with ``>``, Markdown quotes) carry no commands. Text that is
-    not a command is ignored. Never raises; returns ``[]`` for a post without commands.
+    commands. The post is read as the site renders it (Markdown, markdown-it's token stream): a command inside a
+    quote (``>``), a code block (fenced with backticks or tildes, or indented) or inline code is somebody's words
+    being shown and is not a command (M-VOTE-1). Text that is not a command is ignored. Never raises; returns
+    ``[]`` for a post without commands.
     """
+    if "#" not in text:
+        return []
     commands = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.lstrip().startswith(">"):
-            continue
+    for number, line in _prose_lines(text):
         for match in _COMMAND_RE.finditer(line):
             commands.append(ForumCommand(kind=ForumCommandKind(match["keyword"].lower()),
                                          argument=clean_forum_argument(match["argument"]),
                                          written=match[0].strip(), line=number))
     return commands
+
+
+#: The site's Markdown (``inboxes.rendering``): CommonMark with hard line breaks, strikethrough and tables.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable(
+    "strikethrough").enable("table")
+#: A source line that opens with a quote mark, after any list markers: ``> ...``, ``- > ...``, ``1. > ...``.
+_QUOTED_LINE = re.compile(r"\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)*>")
+#: What stands for a span of inline code in a prose line: no command reaches across it.
+_CODE_SPAN = "\x00"
+
+
+def _prose_lines(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` that a reader sees as the author's own words, as ``(line number, text)``.
+
+    The inline content of paragraphs, headings, list items and table cells, read from markdown-it's tokens: code
+    blocks (fenced or indented) give none, nor do the lines of a quote that start with ``>``; a line right after a
+    quote without ``>`` (Markdown's lazy continuation) is the author's answer, as on a forum. A line is taken as
+    written, unless it holds inline code (whose spans become ``_CODE_SPAN``) or a table cell (its cell's text)."""
+    source = text.splitlines()
+    lines: list[tuple[int, str]] = []
+    quoted = 0
+    cell = False
+    for token in _MARKDOWN.parse(text):
+        if token.type in ("blockquote_open", "blockquote_close"):
+            quoted += 1 if token.type == "blockquote_open" else -1
+        elif token.type in ("th_open", "td_open", "th_close", "td_close"):
+            cell = token.type.endswith("_open")
+        elif token.type == "inline" and token.map is not None:
+            for number, shown, has_code in _inline_lines(token):
+                raw = source[number - 1] if number - 1 < len(source) else ""
+                if quoted and _QUOTED_LINE.match(raw):
+                    continue
+                lines.append((number, shown if has_code or cell else raw))
+    return lines
+
+
+def _inline_lines(token) -> list[tuple[int, str, bool]]:
+    """The lines of one inline token as ``(line number, text with inline code masked, holds inline code)``."""
+    lines = []
+    parts: list[str] = []
+    number, has_code = token.map[0] + 1, False
+    for child in token.children or ():
+        if child.type in ("softbreak", "hardbreak"):
+            lines.append((number, "".join(parts), has_code))
+            parts, number, has_code = [], number + 1, False
+        elif child.type == "code_inline":
+            parts.append(_CODE_SPAN)
+            has_code = True
+        elif child.type in ("text", "html_inline"):
+            parts.append(child.content)
+        elif child.markup and child.type.endswith(("_open", "_close")):
+            parts.append(child.markup)
+    lines.append((number, "".join(parts), has_code))
+    return lines
 
 
 def clean_forum_argument(raw: str) -> str:

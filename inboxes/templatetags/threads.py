@@ -81,7 +81,9 @@ def _author(context, m) -> str:
             return escape(_("commissar"))
         return escape(m.author_name)
     if m.author_resident_id:
-        return f'<a href="{_resident_url(context, m.author_seat_public_id)}">{escape(m.author_name)}</a>'
+        # ``author_display``: the ruleset's name for a seat whose player changed since (a post hook's annotate).
+        shown = getattr(m, "author_display", None) or m.author_name
+        return f'<a href="{_resident_url(context, m.author_seat_public_id)}">{escape(shown)}</a>'
     if m.author_staff_id:
         return (f'{escape(m.author_name)} <span class="badge badge-staff" data-author="staff">'
                 f'{escape(_staff_title(context, m.author_staff_kind))}</span>')
@@ -104,6 +106,10 @@ def _article(context, pos: int, m) -> str:
               f'{_when(context, local)}</time>']  # the date filter's "c" is isoformat()
     if m.edited_at:
         header.append(format_html('<span class="muted">{}</span>', _("edited")))
+    if context.get("can_post") and not m.is_hidden:
+        # Quoting fills the post box (without JavaScript, through the link's ``?quote=``); the author sends it.
+        header.append(format_html('<a class="quote-link" href="?quote={}#post-form" data-quote-of="n{}">{}</a>',
+                                  pos, pos, _("quote")))
     if pos in context.get("editable", ()):
         header.append(format_html('<a class="edit-link" href="{}">{}</a>',
                                   reverse("message_edit", args=[inbox.public_id, pos]), _("edit")))
@@ -122,7 +128,8 @@ def _article(context, pos: int, m) -> str:
         if m.revision_list:
             body += _revisions(m, "body")
         if getattr(m, "receipt_lines", None):  # an M21 game thread's receipt (``inboxes.hooks.annotate_messages``)
-            body.append(get_template("m21/_receipt.html").render({"receipt": m.receipt_lines}))
+            body.append(get_template("m21/_receipt.html").render({"receipt": m.receipt_lines,
+                                                                  "edited": bool(m.edited_at)}))
     joined_header, joined_body = "\n      ".join(header), "\n      ".join(body)
     return (f'<article class="message{" hidden" if m.is_hidden else ""}" id="n{pos}">\n    <header>{joined_header}'
             f'</header>\n    {joined_body}\n  </article>')

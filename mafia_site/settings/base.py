@@ -154,6 +154,8 @@ LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The site's own date formats where Django's differ (English: "Tue 8 Dec 2026, 04:30").
+FORMAT_MODULE_PATH = ["mafia_site.formats"]
 USE_TZ = True
 
 STATIC_URL = "/static/"

@@ -29,6 +29,7 @@ from voting.tallies import FORUM_NO_LYNCH, ForumPost, ForumRemoval, ForumRemoval
 
 from . import selectors, services
 from .console_services import wall_time
+from .day_services import display_names, original_texts, renamed_receipt_lines
 from .models import M21Day, M21PostReceipt, M21Seat, OrderKind
 from .night_models import M21Night
 from .night_story import event_sentence, step_title
@@ -120,8 +121,10 @@ def standing_votes(day: M21Day) -> list[VoteSeries]:
                      [ForumSeat(seat=label[r.pk], account=f"u{account[r.pk]}") for r in living])
     end = day.ended_at or day.deadline
     records: list[tuple[datetime, int, object]] = []
-    for message in Message.objects.filter(inbox=day.thread, received_at__gte=day.starts_at, received_at__lte=end,
-                                          author_resident__isnull=False).order_by("received_at", "id"):
+    messages = list(Message.objects.filter(inbox=day.thread, received_at__gte=day.starts_at, received_at__lte=end,
+                                           author_resident__isnull=False).order_by("received_at", "id"))
+    originals = original_texts(messages)  # an edit changes no vote: the text as first posted counts
+    for message in messages:
         records.append((message.received_at, 1, message))
     for order in day.orders.filter(kind__in=(OrderKind.REMOVAL, OrderKind.REPLACEMENT), at__lte=end):
         records.append((order.at, 0, order))
@@ -130,7 +133,7 @@ def standing_votes(day: M21Day) -> list[VoteSeries]:
     last: dict[str, int] = {}
     for seq, (at, _kind, item) in enumerate(records, start=1):
         if isinstance(item, Message):
-            forum.apply(ForumPost(seq=seq, author=f"u{item.author_user_id}", text=item.body))
+            forum.apply(ForumPost(seq=seq, author=f"u{item.author_user_id}", text=originals.get(item.pk, item.body)))
         elif item.kind == OrderKind.REMOVAL:
             cause = ForumRemovalCause(item.payload.get("cause", ForumRemovalCause.REMOVED))
             forum.apply(ForumRemoval(seq=seq, seat=label[item.seat_id], cause=cause))
@@ -142,13 +145,15 @@ def standing_votes(day: M21Day) -> list[VoteSeries]:
             if counts.get(target, 0) != last.get(target, 0):
                 points.setdefault(target, [(day.starts_at, 0)]).append((at, counts.get(target, 0)))
         last = counts
-    shown = {target: "No Lynch" if target == FORUM_NO_LYNCH else target for target in points}
+    names = display_names(day.game)
+    shown = {target: "No Lynch" if target == FORUM_NO_LYNCH else names.get(target, target) for target in points}
     return [VoteSeries(nominee=shown[t], points=[*p, (max(end, p[-1][0]), p[-1][1])])
             for t, p in sorted(points.items(), key=lambda kv: (-kv[1][-1][1], shown[kv[0]]))]
 
 
 def _votes(game: Game, viewer) -> dict:
     city = game.cities.order_by("number").first()
+    names = display_names(game)
     days = []
     for day in M21Day.objects.filter(game=game).select_related("imprisoned", "game", "game__m21").order_by("number"):
         result = day.result or {}
@@ -162,8 +167,9 @@ def _votes(game: Game, viewer) -> dict:
             outcome = "The day was still open"
         how = {"end_hammer": "the hammer", "majority": "a majority", "deadline": "the deadline",
                "close_proceedings": "the Judge's close proceedings"}.get(day.how, "")
-        rows = [{"target": "No Lynch" if v["target"] == FORUM_NO_LYNCH else v["target"], "count": v["count"],
-                 "voters": v["voters"]} for v in (result.get("count") or {}).get("votes", [])]
+        rows = [{"target": "No Lynch" if v["target"] == FORUM_NO_LYNCH else names.get(v["target"], v["target"]),
+                 "count": v["count"], "voters": [names.get(voter, voter) for voter in v["voters"]]}
+                for v in (result.get("count") or {}).get("votes", [])]
         history = DayHistory(day=day, result=f"{outcome}{' (' + how + ')' if how else ''}.", rows=rows,
                              series=standing_votes(day))
         table = VoteTable(city=city, day=day.number, opens_at=day.starts_at, closes_at=day.ended_at or day.deadline,
@@ -175,8 +181,10 @@ def _votes(game: Game, viewer) -> dict:
 
 def _receipts(game: Game, viewer) -> dict:
     days = []
+    names = display_names(game)
     for day in M21Day.objects.filter(game=game).order_by("number"):
-        posts = [{"author": r.message.author_name, "at": wall_time(r.message.received_at, game), "lines": r.lines}
+        posts = [{"author": names.get(r.message.author_name, r.message.author_name),
+                  "at": wall_time(r.message.received_at, game), "lines": renamed_receipt_lines(r.lines, names)}
                  for r in M21PostReceipt.objects.filter(day=day).select_related("message")
                  .order_by("message__received_at", "message_id")]
         days.append({"number": day.number, "posts": posts})

@@ -16,6 +16,7 @@ from inboxes.models import Message
 from . import items as item_data
 from . import night_services, services
 from .console_services import wall_time
+from .day_services import OFFENCE_WORDS, display_names
 from .models import DayStatus, M21Seat
 from .night_models import HoldingPlace, M21Holding, M21NightAction
 from .roles import ROLES
@@ -115,11 +116,15 @@ def night_submission_count(game: Game) -> int:
 
 
 def last_offenders(game: Game) -> tuple[int | None, list[dict]]:
-    """(day number, offenders) of the latest decided day (M-VOTE-5, as the day stored them), or (None, [])."""
+    """(day number, offenders) of the latest decided day (M-VOTE-5, as the day stored them), or (None, []). Each
+    offender is ``{"seat": the seat's name now (L-REPLACE-1), "offences": [the offences in words]}``."""
     day = game.m21_days.filter(status=DayStatus.DECIDED).order_by("-number").first()
     if day is None or not day.result:
         return None, []
-    return day.number, list(day.result.get("offenders", []))
+    names = display_names(game)
+    return day.number, [{"seat": names.get(o["seat"], o["seat"]),
+                         "offences": [OFFENCE_WORDS.get(code, code) for code in o["offences"]]}
+                        for o in day.result.get("offenders", [])]
 
 
 def silent_players(game: Game, now: datetime) -> list[Resident]:

@@ -10,7 +10,6 @@ domain error whose message the host can read; nothing is changed when it raises.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -24,6 +23,7 @@ from voting.tallies import ForumRemovalCause
 from . import services
 from .models import DayStatus, M21Game
 from .night_models import M21Night
+from .service_common import wall_text
 
 #: The longest shortening of one phase at a time, in hours (M-SETUP-4: the host adjudicates the clock).
 MAX_SHORTEN_HOURS = services.MAX_EXTENSION_HOURS
@@ -33,9 +33,8 @@ MIN_NOTICE_MINUTES = 15
 
 
 def wall_time(moment: datetime, game: Game) -> str:
-    """``moment`` (aware) as a wall-clock time in the game's zone, the zone named: "Mon 05 Jan 2026, 22:00
-    Europe/London"."""
-    return f"{moment.astimezone(ZoneInfo(game.time_zone)):%a %d %b %Y, %H:%M} {game.time_zone}"
+    """``moment`` (aware) as a wall-clock time in the game's zone: "Mon 5 Jan 2026, 22:00 GMT" (``wall_text``)."""
+    return wall_text(moment, game.time_zone)
 
 
 def check_host(game: Game, acting_user) -> M21Game:

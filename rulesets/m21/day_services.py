@@ -7,6 +7,7 @@ A post received after the deadline carries no vote however late the clock runs: 
 time."""
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -14,6 +15,7 @@ from django.utils import timezone
 
 from cities.models import (
     Game,
+    GameEvent,
     GameStatus,
     LifeStatus,
     Resident,
@@ -21,7 +23,7 @@ from cities.models import (
 )
 from cities.services import record_event
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from voting.parsing import parse_forum_post
 from voting.tallies import (
@@ -34,7 +36,7 @@ from voting.tallies import (
     ForumSeat,
 )
 
-from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, run_m21_day, vote_count_text
+from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, M21DayRun, vote_count_text
 from .game_end import _finish_if_won
 from .models import DayStatus, M21Day, M21DayOrder, M21PostReceipt, M21Seat, OrderKind
 from .roles import CASTING_VOTE_WINDOW_MINUTES
@@ -49,6 +51,10 @@ from .service_common import (
     thread_of,
     vote_rules,
 )
+
+#: M-VOTE-5's offences in words, for the host's must-vote list.
+OFFENCE_WORDS = {"no_vote_at_end": "no vote in place at the end", "never_voted": "never voted",
+                 "fewer_than_two_posts": "fewer than two posts"}
 
 
 def open_day(game: Game, *, lock: bool = False) -> M21Day | None:
@@ -82,6 +88,7 @@ def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_us
     thread = thread_of(game)
     deadline = phase_end(planned_at, settings.day_hours, game.time_zone)
     day = M21Day.objects.create(game=game, number=number, thread=thread, starts_at=planned_at, deadline=deadline)
+    _store_run(day, _start_run(day)[0])
     game.day_number = number
     game.save(update_fields=["day_number"])
     ScheduledEvent.objects.create(game=game, kind="m21_day_deadline", due_at=deadline,
@@ -103,67 +110,144 @@ def _seat_names(day: M21Day) -> dict[int, str]:
     return names
 
 
-def day_outcome(day: M21Day, *, now: datetime, casting_window_over: bool | None = None) -> M21DayOutcome:
-    """Re-derive ``day`` from its game thread's posts and its orders at ``now`` (aware): ``run_m21_day`` over the
-    residents living when the day began, posts by staff left out, the deadline passing at its planned time.
+def _seats_at_start(day: M21Day, residents: list[Resident]) -> tuple[dict[int, str], dict[int, int]]:
+    """Resident id -> the seat's name and account when ``day`` began: every replacement since (the day's own
+    orders, and the audit log's later ones) undone, newest first (L-REPLACE-1)."""
+    label, account = {r.pk: r.name for r in residents}, {r.pk: r.user_id for r in residents}
+    rows = [(order.at, order.pk, order.seat_id, order.payload)
+            for order in day.orders.filter(kind=OrderKind.REPLACEMENT, at=day.starts_at)]
+    rows += [(event.at, event.pk, event.payload["resident"], event.payload)
+             for event in GameEvent.objects.filter(game=day.game, kind="resident.replaced", at__gt=day.starts_at)]
+    for _at, _pk, seat, payload in sorted(rows, key=lambda row: (row[0], row[1]), reverse=True):
+        label[seat], account[seat] = payload["old_name"], payload["old_user"]
+    return label, account
 
-    Returns the outcome with ``post_receipts`` keyed by message id.
-    """
+
+def _start_run(day: M21Day) -> tuple[M21DayRun, dict[int, str]]:
+    """A new run of ``day`` over the residents living when it began (those removed or imprisoned this day
+    included), with the Judge's power as it was at its start, and the seats' labels (resident id -> label)."""
     game = day.game
-    settings = game.m21
     removed_today = set(day.orders.filter(kind=OrderKind.REMOVAL).values_list("seat_id", flat=True))
-    residents = list(Resident.objects.filter(game=game).select_related("user", "m21_seat").order_by("id"))
-    start_names = _seat_names(day)
-    start_accounts = {}
-    for order in day.orders.filter(kind=OrderKind.REPLACEMENT).order_by("at", "id"):
-        start_accounts.setdefault(order.seat_id, order.payload["old_user"])
+    residents = list(Resident.objects.filter(game=game).select_related("m21_seat").order_by("id"))
+    label, account = _seats_at_start(day, residents)
+    # Alive now, or gone after the day's start (a night's deaths are at the night's planned end, the next day's
+    # start, so a past day is read with the seats it had).
     living_at_start = [r for r in residents if r.status == LifeStatus.ALIVE or r.pk in removed_today
-                       or (day.imprisoned_id == r.pk)]
-    label = {r.pk: start_names.get(r.pk, r.name) for r in residents}
-    seats = [ForumSeat(seat=label[r.pk], account=f"u{start_accounts.get(r.pk, r.user_id)}") for r in living_at_start]
+                       or day.imprisoned_id == r.pk or (r.died_at is not None and r.died_at > day.starts_at)]
+    seats = [ForumSeat(seat=label[r.pk], account=f"u{account[r.pk]}") for r in living_at_start]
+    judge = next((r for r in living_at_start if r.m21_seat.role == "judge"), None)
+    judge_power_left = bool(judge and judge.m21_seat.state.get("judge_power_left", 0) > 0) or (
+        judge is not None and day.result is not None and day.result.get("judge_power") is not None)
+    run = M21DayRun(vote_rules(game.m21), seats, judge=label[judge.pk] if judge else None,
+                    judge_power_left=judge_power_left)
+    return run, label
 
+
+def original_texts(messages: list[Message]) -> dict[int, str]:
+    """Message id -> the text as first posted, for the edited ones among ``messages``: an edit never changes what
+    a post's commands did (M-VOTE-1, M-VOTE-7; the receipt shows it)."""
+    originals: dict[int, str] = {}
+    for message_id, body in (MessageRevision.objects.filter(message__in=[m.pk for m in messages if m.edited_at])
+                             .order_by("replaced_at", "id").values_list("message_id", "body")):
+        originals.setdefault(message_id, body)
+    return originals
+
+
+def recount_day(day: M21Day) -> tuple[M21DayRun, dict[int, int]]:
+    """Re-derive ``day`` from the records alone: the game thread's posts by players from the day's start, as
+    first posted, and the day's orders, in receive order (an order before a post of the same instant), the
+    deadline passing at its planned time. The audit of the stored ``tally`` (``audit_m21_day``), the archive's
+    reading and the start of a day stored before tallies were. Returns the run and seq -> message id."""
+    run, label = _start_run(day)
     events: list[tuple[datetime, int, int, object]] = []  # (at, order of kind, id, record builder input)
     messages = list(Message.objects.filter(inbox=day.thread, received_at__gte=day.starts_at,
                                            author_resident__isnull=False).order_by("received_at", "id"))
+    originals = original_texts(messages)
     for message in messages:
         events.append((message.received_at, 1, message.pk, message))
     for order in day.orders.all():
         events.append((order.at, 0, order.pk, order))
     events.sort(key=lambda item: (item[0], item[1], item[2]))
-
-    records, message_at_seq = [], {}
-    deadline_placed = False
-    for seq, (at, _kind, _pk, item) in enumerate(events, start=1):
-        if not deadline_placed and at > day.deadline:
-            records.append(DeadlinePasses(seq=seq))
-            deadline_placed = True
+    message_at_seq = {}
+    for at, _kind, _pk, item in events:
+        if not run.deadline_passed and at > day.deadline:
+            run.apply(DeadlinePasses(seq=run.next_seq()))
         if isinstance(item, Message):
-            records.append(ForumPost(seq=seq, author=f"u{item.author_user_id}", text=item.body))
+            seq = run.next_seq()
+            run.apply(ForumPost(seq=seq, author=f"u{item.author_user_id}", text=originals.get(item.pk, item.body)))
             message_at_seq[seq] = item.pk
-        elif item.kind == OrderKind.REMOVAL:
-            cause = ForumRemovalCause(item.payload.get("cause", ForumRemovalCause.REMOVED))
-            records.append(ForumRemoval(seq=seq, seat=label[item.seat_id], cause=cause))
-        elif item.kind == OrderKind.REPLACEMENT:
-            records.append(ForumReplacement(seq=seq, seat=label[item.seat_id], account=f"u{item.payload['new_user']}",
-                                            names=(item.payload["new_name"],)))
-        elif item.kind == OrderKind.CLOSE_PROCEEDINGS:
-            records.append(JudgeCloses(seq=seq, judge=label[item.seat_id]))
-        elif item.kind == OrderKind.CASTING_VOTE:
-            target = FORUM_NO_LYNCH if item.no_lynch else label[item.target_id]
-            records.append(JudgeCasts(seq=seq, judge=label[item.seat_id], target=target))
-    deadline_passed = now >= day.deadline
-    judge = next((r for r in living_at_start if r.m21_seat.role == "judge"), None) if living_at_start else None
-    judge_power_left = bool(judge and judge.m21_seat.state.get("judge_power_left", 0) > 0) or (
-        judge is not None and day.result is not None and day.result.get("judge_power") is not None)
+        else:
+            run.apply(_order_record(item, label, run.next_seq()))
+    return run, message_at_seq
+
+
+def _order_record(order: M21DayOrder, label: dict[int, str], seq: int):
+    """The day record of a host's or the Judge's order (``label``: resident id -> the seat's label)."""
+    if order.kind == OrderKind.REMOVAL:
+        cause = ForumRemovalCause(order.payload.get("cause", ForumRemovalCause.REMOVED))
+        return ForumRemoval(seq=seq, seat=label[order.seat_id], cause=cause)
+    if order.kind == OrderKind.REPLACEMENT:
+        return ForumReplacement(seq=seq, seat=label[order.seat_id], account=f"u{order.payload['new_user']}",
+                                names=(order.payload["new_name"],))
+    if order.kind == OrderKind.CLOSE_PROCEEDINGS:
+        return JudgeCloses(seq=seq, judge=label[order.seat_id])
+    target = FORUM_NO_LYNCH if order.no_lynch else label[order.target_id]
+    return JudgeCasts(seq=seq, judge=label[order.seat_id], target=target)
+
+
+def stored_run(day: M21Day) -> M21DayRun:
+    """The day's vote as stored (``M21Day.tally``), or, for a day stored before it had one, recounted."""
+    if day.tally is not None:
+        return M21DayRun.restore(vote_rules(day.game.m21), day.tally)
+    return recount_day(day)[0]
+
+
+def _store_run(day: M21Day, run: M21DayRun) -> None:
+    day.tally = run.snapshot()
+    day.save(update_fields=["tally"])
+
+
+def apply_day_order(day: M21Day, order: M21DayOrder) -> M21DayRun:
+    """Apply a just-created order of ``day`` (locked by the caller) to its stored vote, in the order's
+    transaction, and store it (M-VOTE-9 deaths and removals, L-REPLACE-1, the Judge's powers). Returns the run."""
+    run = stored_run(day)
+    if not run.deadline_passed and order.at > day.deadline:
+        run.apply(DeadlinePasses(seq=run.next_seq()))
+    label, _ = _seats_at_start(day, list(Resident.objects.filter(
+        pk__in=[pk for pk in (order.seat_id, order.target_id) if pk])))
+    run.apply(_order_record(order, label, run.next_seq()))
+    _store_run(day, run)
+    return run
+
+
+def _casting_window_over(day: M21Day, now: datetime) -> bool:
+    return day.casting_window_ends_at is not None and now >= day.casting_window_ends_at
+
+
+def day_outcome(day: M21Day, *, now: datetime, casting_window_over: bool | None = None) -> M21DayOutcome:
+    """``day`` as it stands at ``now`` (aware), read from its stored vote (no post is read): the deadline passed
+    at its planned time (M-VOTE-4), the casting window over at its end. The stored row is not changed."""
     if casting_window_over is None:
-        casting_window_over = day.casting_window_ends_at is not None and now >= day.casting_window_ends_at
-    outcome = run_m21_day(vote_rules(settings), seats, records, judge=label[judge.pk] if judge else None,
-                          judge_power_left=judge_power_left, deadline_reached=deadline_passed,
-                          casting_window_over=casting_window_over)
-    receipts = {message_at_seq[seq]: lines for seq, lines in outcome.post_receipts.items() if seq in message_at_seq}
-    outcome.post_receipts.clear()
-    outcome.post_receipts.update(receipts)
-    return outcome
+        casting_window_over = _casting_window_over(day, now)
+    return stored_run(day).outcome(deadline_reached=now >= day.deadline, casting_window_over=casting_window_over)
+
+
+def audit_m21_day(day: M21Day, *, now: datetime) -> list[str]:
+    """Compare the stored vote of ``day`` with a recount from its posts and orders (``recount_day``), both seen
+    at ``now``: the differences as sentences (empty: they agree). Record counters are left out (a post after
+    the end changes nothing else)."""
+    stored = stored_run(day)
+    recounted, _ = recount_day(day)
+    for run in (stored, recounted):
+        run.outcome(deadline_reached=now >= day.deadline)
+    a, b = stored.snapshot(), recounted.snapshot()
+    for data in (a, b):
+        data.pop("seq")
+        data["forum"].pop("last_seq")
+    forum_a, forum_b = a.pop("forum"), b.pop("forum")
+    return ([f"{key}: stored {forum_a[key]!r}, recounted {forum_b[key]!r}"
+             for key in sorted(forum_a) if forum_a[key] != forum_b[key]]
+            + [f"{key}: stored {a[key]!r}, recounted {b[key]!r}" for key in sorted(a) if a[key] != b[key]])
 
 
 def _label_to_resident(day: M21Day) -> dict[str, Resident]:
@@ -178,22 +262,31 @@ def _receipt_lines(receipts) -> list[dict]:
 
 def record_game_thread_post(inbox: Inbox, seat: Resident | None, message: Message, now: datetime) -> M21PostReceipt | None:
     """Index a post just stored in an M21 game thread (the game thread's post hook; runs in the post's
-    transaction): re-derive the open day with it, store the post's receipt (M-VOTE-1: what each command did or
-    why it was refused) and, when it hammers (M-VOTE-3), end the day at once. Posts by the hosts carry no votes.
-    Returns the receipt, or None for a post without commands or by a host."""
-    if seat is None or not parse_forum_post(message.body):
+    transaction, the open day's row locked): apply it to the day's stored vote (its commands in the order
+    written, M-VOTE-7; a post counts towards M-VOTE-5 with or without commands), store the post's receipt
+    (M-VOTE-1: what each command did or why it was refused) and, when it hammers (M-VOTE-3), end the day at once.
+    Posts by the hosts carry no votes. Returns the receipt, or None for a post without commands or by a host."""
+    if seat is None:
         return None
+    commands = parse_forum_post(message.body)
     day = open_day(inbox.game, lock=True)
-    if day is None or day.thread_id != inbox.pk or day.status != DayStatus.OPEN:
-        lines = [{"command": c.written, "accepted": False, "message": "No day is open: this carries no vote.",
-                  "candidates": []} for c in parse_forum_post(message.body)]
+    if (day is None or day.thread_id != inbox.pk or day.status != DayStatus.OPEN
+            or message.received_at < day.starts_at):
         last = current_day(inbox.game)
-        if last is None:
+        if last is None or not commands:
             return None
+        lines = [{"command": c.written, "accepted": False, "message": "No day is open: this carries no vote.",
+                  "candidates": []} for c in commands]
         return M21PostReceipt.objects.create(message=message, day=last, lines=lines)
-    outcome = day_outcome(day, now=now)
-    receipt = M21PostReceipt.objects.create(message=message, day=day,
-                                            lines=_receipt_lines(outcome.post_receipts.get(message.pk, ())))
+    run = stored_run(day)
+    if not run.deadline_passed and message.received_at > day.deadline:
+        run.apply(DeadlinePasses(seq=run.next_seq()))
+    receipts = run.apply(ForumPost(seq=run.next_seq(), author=f"u{message.author_user_id}", text=message.body))
+    outcome = run.outcome(deadline_reached=now >= day.deadline)
+    _store_run(day, run)
+    receipt = None
+    if commands:
+        receipt = M21PostReceipt.objects.create(message=message, day=day, lines=_receipt_lines(receipts))
     if outcome.end is not None:
         # A post after a deadline the clock has not yet closed does not end the day: the deadline did, at its time.
         deadline = outcome.end.how is ForumDayEndHow.DEADLINE
@@ -261,14 +354,14 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
         result = "**Nobody is imprisoned** (a tie or no votes)."
     if outcome.judge_power == "casting_vote":
         result += " The Judge's casting vote decided the tie."
-    count_text = vote_count_text(outcome.report)
+    names = display_names(game)
+    count_text = vote_count_text(outcome.report, names)
     site_message(day.thread, f"**Day {day.number} is over:** {how}. {result}\n\n{count_text}", now)
     office = thread_of(game, InboxKind.OFFICE)
     offenders = outcome.report.offenders
     if office is not None:
-        words = {"no_vote_at_end": "no vote in place at the end", "never_voted": "never voted",
-                 "fewer_than_two_posts": "fewer than two posts"}
-        lines = [f"- {o.seat}: {', '.join(words[x.value] for x in o.offences)}" for o in offenders]
+        lines = [f"- {names.get(o.seat, o.seat)}: {', '.join(OFFENCE_WORDS[x.value] for x in o.offences)}"
+                 for o in offenders]
         site_message(office, f"**Day {day.number}: must-vote offenders (M-VOTE-5)**\n\n"
                               + ("\n".join(lines) if lines else "Nobody."), now)
     if _finish_if_won(game, now) is None:
@@ -303,7 +396,9 @@ def _seat_leaves_the_living(resident: Resident, *, reason: str, now: datetime) -
 
 
 def _decide_if_due(day: M21Day, *, now: datetime, actor=None) -> M21DayOutcome:
-    outcome = day_outcome(day, now=now)
+    run = stored_run(day)
+    outcome = run.outcome(deadline_reached=now >= day.deadline, casting_window_over=_casting_window_over(day, now))
+    _store_run(day, run)
     if outcome.end is not None and day.status == DayStatus.OPEN:
         ended_at = day.deadline if outcome.end.how.value == "deadline" else now
         _end_day(day, outcome, ended_at=ended_at, actor=actor, now=now)
@@ -367,8 +462,8 @@ def do_close_proceedings(game: Game, *, acting_user, now: datetime | None = None
     day = open_day(game, lock=True)
     if day is None or day.status != DayStatus.OPEN or now >= day.deadline:
         raise M21Refusal("No day is open.", rule="M-ROLE")
-    M21DayOrder.objects.create(day=day, kind=OrderKind.CLOSE_PROCEEDINGS, at=now, seat=seat)
-    outcome = day_outcome(day, now=now)
+    order = M21DayOrder.objects.create(day=day, kind=OrderKind.CLOSE_PROCEEDINGS, at=now, seat=seat)
+    outcome = apply_day_order(day, order).outcome(deadline_reached=now >= day.deadline)
     message = _refuse_if_judge_refused(outcome, "close_proceedings")
     _end_day(day, outcome, ended_at=now, actor=acting_user, now=now)
     record_event(game, "m21.judge_closed_proceedings", actor=acting_user, at=now, payload={"day": day.number})
@@ -390,9 +485,10 @@ def do_cast_judge_vote(game: Game, target: Resident | None, *, acting_user, now:
         raise M21Refusal("No day is open and no tie waits for a casting vote.", rule="M-ROLE")
     if day.status == DayStatus.AWAITING_CASTING_VOTE and now >= day.casting_window_ends_at:
         raise M21Refusal("The 15 minutes for a casting vote are over.", rule="M-ROLE")
-    M21DayOrder.objects.create(day=day, kind=OrderKind.CASTING_VOTE, at=now, seat=seat, target=target,
-                               no_lynch=target is None)
-    outcome = day_outcome(day, now=now)
+    order = M21DayOrder.objects.create(day=day, kind=OrderKind.CASTING_VOTE, at=now, seat=seat, target=target,
+                                       no_lynch=target is None)
+    outcome = apply_day_order(day, order).outcome(deadline_reached=now >= day.deadline,
+                                                  casting_window_over=_casting_window_over(day, now))
     message = _refuse_if_judge_refused(outcome, "casting_vote")
     if day.status == DayStatus.AWAITING_CASTING_VOTE:
         _decide_day(day, outcome, actor=acting_user, now=now, night_starts_at=now)
@@ -400,3 +496,30 @@ def do_cast_judge_vote(game: Game, target: Resident | None, *, acting_user, now:
                  payload={"day": day.number, "target": target.pk if target else None})
     return message
 
+
+
+def display_names(game: Game) -> dict[str, str]:
+    """How the game's pages name a seat known by an earlier name (L-REPLACE-1: one name per seat): every name a
+    replaced seat had (a day's label, an old post's author) -> ``"New (replacing Old)"``, New being the seat's
+    name now. A name that is no seat's old name is shown as it is (look it up with ``.get(name, name)``)."""
+    replacements = list(GameEvent.objects.filter(game=game, kind="resident.replaced").order_by("at", "id")
+                        .values_list("payload", flat=True))
+    if not replacements:  # one query in the common case
+        return {}
+    current = dict(Resident.objects.filter(game=game).values_list("pk", "name"))
+    names: dict[str, str] = {}
+    for payload in replacements:
+        now_name = current.get(payload["resident"])
+        if now_name is not None and payload["old_name"] != now_name:
+            names[payload["old_name"]] = f"{now_name} (replacing {payload['old_name']})"
+    return names
+
+
+def renamed_receipt_lines(lines: list[dict], names: dict[str, str]) -> list[dict]:
+    """A stored receipt's ``lines`` with each seat named as ``display_names`` names it (``names``): the sentence
+    and the candidates (L-REPLACE-1: one name per seat). ``lines`` as stored when ``names`` is empty."""
+    if not names:
+        return lines
+    pattern = re.compile("|".join(rf"(?<!\w){re.escape(n)}(?!\w)" for n in sorted(names, key=len, reverse=True)))
+    return [{**line, "message": pattern.sub(lambda m: names[m[0]], line["message"]),
+             "candidates": [names.get(c, c) for c in line.get("candidates", [])]} for line in lines]

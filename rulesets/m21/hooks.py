@@ -12,7 +12,13 @@ from inboxes.models import InboxKind
 from kernel.errors import RuleViolation
 from voting.parsing import is_forum_no_lynch, resolve_forum_name
 
-from .day_services import do_cast_judge_vote, do_close_proceedings, record_game_thread_post
+from .day_services import (
+    display_names,
+    do_cast_judge_vote,
+    do_close_proceedings,
+    record_game_thread_post,
+    renamed_receipt_lines,
+)
 from .models import M21PostReceipt
 from .service_common import site_message
 
@@ -30,11 +36,16 @@ class GameThreadHook(PostHook):
         record_game_thread_post(inbox, seat, message, now)
 
     def annotate(self, inbox, messages) -> None:
-        """Each shown post's receipt (M-VOTE-1), as ``receipt_lines``: one query for the whole page."""
+        """Each shown post's receipt (M-VOTE-1), as ``receipt_lines``, and one name per seat (L-REPLACE-1): a post
+        or a receipt naming a seat by an earlier name shows "New (replacing Old)" (``author_display``; receipts
+        rewritten). Three queries for the whole page."""
         lines = dict(M21PostReceipt.objects.filter(message__in=[m.pk for m in messages])
                      .values_list("message_id", "lines"))
+        names = display_names(inbox.game)
         for message in messages:
-            message.receipt_lines = lines.get(message.pk, [])
+            if message.author_resident_id and message.author_name in names:
+                message.author_display = names[message.author_name]
+            message.receipt_lines = renamed_receipt_lines(lines.get(message.pk, []), names)
 
 
 @post_hook(InboxKind.ROLE_PM, ruleset="m21")

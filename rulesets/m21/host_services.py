@@ -26,7 +26,15 @@ from voting.tallies import (
 )
 
 from .day import vote_count_text
-from .day_services import _end_day, _seat_leaves_the_living, _seat_names, day_outcome, open_day
+from .day_services import (
+    _end_day,
+    _seat_leaves_the_living,
+    _seat_names,
+    apply_day_order,
+    day_outcome,
+    display_names,
+    open_day,
+)
 from .game_end import _finish_if_won
 from .models import DayStatus, M21DayOrder, OrderKind
 from .night_models import M21Night
@@ -63,9 +71,11 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
     label = resident.name
     if day is not None and day.status == DayStatus.OPEN and now < day.deadline:
         label = _seat_names(day).get(resident.pk, resident.name)
-        M21DayOrder.objects.create(day=day, kind=OrderKind.REMOVAL, at=now, seat=resident,
-                                   payload={"cause": str(cause)} | ({"killer": killer.pk, "killer_role": killer.m21_seat.role}
-                                                                    if killer is not None else {}))
+        removal = M21DayOrder.objects.create(
+            day=day, kind=OrderKind.REMOVAL, at=now, seat=resident,
+            payload={"cause": str(cause)} | ({"killer": killer.pk, "killer_role": killer.m21_seat.role}
+                                             if killer is not None else {}))
+        apply_day_order(day, removal)
     resident.status = LifeStatus.DEAD
     resident.died_at = now
     resident.alignment_announced = reveal_role
@@ -79,8 +89,9 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
         outcome = day_outcome(day, now=now)
         voided = [v for v in outcome.report.voided if v.removed == label and v.voter != label]
         if voided:
-            lines.append(f"Votes on {label} are void: {', '.join(v.voter for v in voided)}, please vote again "
-                         f"(M-VOTE-9).")
+            names = display_names(game)
+            lines.append(f"Votes on {names.get(label, label)} are void: "
+                         f"{', '.join(names.get(v.voter, v.voter) for v in voided)}, please vote again (M-VOTE-9).")
         site_message(thread, " ".join(lines), now)
         if outcome.end is not None:
             _end_day(day, outcome, ended_at=now, actor=acting_user, now=now)
@@ -98,13 +109,16 @@ def do_replace_m21_player(resident: Resident, new_user, *, acting_user, now: dat
     seat keeps its vote and the votes on it (a replacement record of the day)."""
     now = now or timezone.now()
     _check_m21(resident.game)
+    # The seat as stored now (the caller's copy may predate an earlier replacement).
+    resident = Resident.objects.select_for_update().get(pk=resident.pk)
     old_user_id, old_name = resident.user_id, resident.name
     resident = do_replace_player(resident, new_user, acting_user=acting_user, now=now)
     day = open_day(resident.game, lock=True)
     if day is not None:
-        M21DayOrder.objects.create(day=day, kind=OrderKind.REPLACEMENT, at=now, seat=resident,
-                                   payload={"old_user": old_user_id, "old_name": old_name,
-                                            "new_user": new_user.pk, "new_name": resident.name})
+        replacement = M21DayOrder.objects.create(day=day, kind=OrderKind.REPLACEMENT, at=now, seat=resident,
+                                                 payload={"old_user": old_user_id, "old_name": old_name,
+                                                          "new_user": new_user.pk, "new_name": resident.name})
+        apply_day_order(day, replacement)
     return resident
 
 
@@ -161,7 +175,7 @@ def do_post_vote_count(game: Game, *, acting_user, now: datetime | None = None) 
     if day is None:
         raise WrongState("No day is open.", rule="M-VOTE-8")
     outcome = day_outcome(day, now=now)
-    text = f"Day {day.number}\n\n" + vote_count_text(outcome.report)
+    text = f"Day {day.number}\n\n" + vote_count_text(outcome.report, display_names(game))
     role = next(r for r in policies.staff_roles_in(acting_user, game)
                 if r.kind in (StaffKind.PROCURATOR, StaffKind.COHOST))
     message = Message.objects.create(inbox=day.thread, author_user=acting_user, author_staff=role,

@@ -67,7 +67,8 @@ class DayStatus(models.TextChoices):
 class M21Day(models.Model):
     """One day of the game thread (M-VOTE): when it started, its planned deadline (moved only by the host's
     extension, M-SETUP-2), when it ended and how (``result``: the ``ForumDayEnd`` as data plus the imprisoned
-    seat), and, for a tie waiting for the Judge, the end of the casting window."""
+    seat), for a tie waiting for the Judge, the end of the casting window, and ``tally``, the vote stored as it goes
+    (a page reads it; tests check it against a recount from the posts, ``day_services.audit_m21_day``)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="m21_days")
     number = models.PositiveSmallIntegerField()
@@ -80,6 +81,9 @@ class M21Day(models.Model):
     casting_window_ends_at = models.DateTimeField(null=True, blank=True)
     imprisoned = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     result = models.JSONField(null=True, blank=True)
+    tally = models.JSONField(null=True, blank=True, help_text=(
+        "The day's vote as it stands (rulesets.m21.day.M21DayRun.snapshot): each seat's vote, END mark, posts and "
+        "votes cast, the hammer; updated by each post, death, replacement and Judge's order in its transaction."))
 
     class Meta:
         ordering = ["-game_id", "number"]

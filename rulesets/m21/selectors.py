@@ -10,6 +10,7 @@ from inboxes.models import InboxKind
 from roles.draw import verify_commitment
 
 from . import services
+from .day_services import display_names
 from .models import DayStatus, M21Day, M21Game, M21Seat
 from .roles import ROLES
 
@@ -34,19 +35,24 @@ def day_view(viewer, game: Game, now: datetime) -> DayView:
     if day is None or thread is None or not policies.can_read_inbox(viewer, thread):
         return DayView(day=day if thread and policies.can_read_inbox(viewer, thread) else None, count_text="",
                        count_rows=[], not_voting=[], majority=None)
+    names = display_names(game)
+
+    def shown(label: str) -> str:
+        return "No Lynch" if label == "NO_LYNCH" else names.get(label, label)
+
     if day.status == DayStatus.DECIDED and day.result:
         count = day.result["count"]
-        rows = [{"target": "No Lynch" if v["target"] == "NO_LYNCH" else v["target"], "count": v["count"],
-                 "needed": max(v["needed"] - v["count"], 0), "voters": v["voters"]} for v in count["votes"]]
-        return DayView(day=day, count_text="", count_rows=rows, not_voting=count["not_voting"],
+        rows = [{"target": shown(v["target"]), "count": v["count"], "needed": max(v["needed"] - v["count"], 0),
+                 "voters": [shown(voter) for voter in v["voters"]]} for v in count["votes"]]
+        return DayView(day=day, count_text="", count_rows=rows, not_voting=[shown(s) for s in count["not_voting"]],
                        majority=count["majority"])
     outcome = services.day_outcome(day, now=now)
     count = outcome.report.count
     marked = set(count.end_marked)
-    rows = [{"target": "No Lynch" if target == "NO_LYNCH" else target, "count": len(voters),
-             "needed": max(count.threshold(target) - len(voters), 0),
-             "voters": [v + (" (END)" if v in marked else "") for v in voters]} for target, voters in count.votes.items()]
-    return DayView(day=day, count_text="", count_rows=rows, not_voting=list(count.not_voting),
+    rows = [{"target": shown(target), "count": len(voters), "needed": max(count.threshold(target) - len(voters), 0),
+             "voters": [shown(v) + (" (END)" if v in marked else "") for v in voters]}
+            for target, voters in count.votes.items()]
+    return DayView(day=day, count_text="", count_rows=rows, not_voting=[shown(s) for s in count.not_voting],
                    majority=count.majority)
 
 

@@ -118,7 +118,14 @@ def thread_of(game: Game, kind: str = InboxKind.GAME_THREAD) -> Inbox | None:
     return Inbox.objects.filter(game=game, kind=kind).order_by("id").first()
 
 
+def wall_text(moment: datetime, zone: str) -> str:
+    """``moment`` (aware) as every M21 page and post writes a time: the wall clock in ``zone`` (an IANA name) with
+    the zone's abbreviation, "Tue 8 Dec 2026, 04:30 GMT" (the English ``DATETIME_FORMAT`` plus the zone, as the
+    game thread's post times)."""
+    local = moment.astimezone(ZoneInfo(zone))
+    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {local.tzname()}"
+
+
 def _wall(moment: datetime, game: Game) -> str:
-    local = moment.astimezone(ZoneInfo(game.time_zone))
-    return f"{local:%a %d %b %Y, %H:%M} {game.time_zone}"
+    return wall_text(moment, game.time_zone)
 

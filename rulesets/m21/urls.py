@@ -1,11 +1,14 @@
 """URLs of the M21 pages."""
 from django.urls import path
 
-from . import night_views, role_views, views
+from . import night_views, role_views, thread_views, views
 
 urlpatterns = [
     path("new-game/m21/", views.new_game, name="m21_new_game"),
     path("games/<slug:slug>/m21/", views.game_page, name="m21_game"),
+    path("games/<slug:slug>/m21/iso/", thread_views.iso, name="m21_iso"),
+    path("games/<slug:slug>/m21/activity/", thread_views.activity, name="m21_activity"),
+    path("games/<slug:slug>/m21/activity/day-<int:number>/", thread_views.activity, name="m21_activity_day"),
     path("games/<slug:slug>/m21/night/", night_views.m21_night_page, name="m21_night_page"),
     path("games/<slug:slug>/m21/extend/", views.extend, name="m21_extend"),
     path("games/<slug:slug>/m21/act/<slug:action>/", role_views.day_action, name="m21_day_action"),

@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 
 from cities.models import GameStatus, LifeStatus, PublicPost, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Message
-from rulesets.m21.models import DayStatus, M21Day, M21Seat
+from rulesets.m21.models import DayStatus, M21Day, M21PostReceipt, M21Seat
 from rulesets.m21.night_models import M21Night
 
 from .pages import Person, squash
@@ -192,6 +192,21 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
     player = m21.of(judge)
     player.open(f"/games/{SLUG}/m21/")
     assert m21.count_rows(player) == {goon: (5, "L-1", {f"{n} (END)" for n in voters[:5]}), citizen_d: (1, "L-5", {godfather})}
+    # The thread's tools: the quote link puts a post in the box as a quote, which carries no command (M-VOTE-1);
+    # ISO shows one player's posts with their receipts.
+    quoter = m21.of(citizen_d)
+    quoter.open(f"/inboxes/{m21.thread().public_id}/")
+    quoter.page.locator("article", has_text=f"I think it is {citizen_d}.").locator("a.quote-link").click()
+    quoted = quoter.page.input_value("form.post-form textarea[name=text]")
+    assert quoted.startswith(f"> **{godfather}** wrote:") and f"> ##VOTE {citizen_d}" in quoted, quoted
+    quoter.post_in_thread(quoted + "Not me, surely.")
+    reply = Message.objects.filter(inbox=m21.thread(), author_resident__name=citizen_d).latest("received_at")
+    assert not M21PostReceipt.objects.filter(message=reply).exists()
+    player.open(f"/games/{SLUG}/m21/iso/")
+    player.page.get_by_label(godfather, exact=True).check()
+    player.page.get_by_role("button", name="Show their posts").click()
+    assert f"I think it is {citizen_d}." in player.text("main") and f"{godfather} votes {citizen_d}." in player.text("main")
+    assert "Not me, surely." not in player.text("main")
     last = m21.post(judge, f"Enough.\n##VOTE {goon}\n##END")
     day.refresh_from_db()
     assert (day.status, day.how, day.imprisoned.name) == (DayStatus.DECIDED, "end_hammer", goon)

@@ -89,7 +89,7 @@ def test_day_one_starts_at_the_phase_shift_with_a_48_hour_deadline_M_SETUP_2():
     day = table.day(1)
     assert (day.starts_at, day.deadline) == (START, START + timedelta(hours=48))
     assert table.thread.messages.last().body.startswith("**Day 1 has begun.** It ends at the deadline, "
-                                                        "Wed 07 Jan 2026, 22:00 Europe/London")
+                                                        "Wed 7 Jan 2026, 22:00 GMT")
 
 
 def test_every_post_gets_a_receipt_of_its_commands_M_VOTE_1():

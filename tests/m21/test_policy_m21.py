@@ -132,6 +132,15 @@ def _pages(table, user) -> dict[str, str]:
     urls += [reverse("resident_detail", args=[table.game.slug, r.public_id]) for r in Resident.objects.filter(game=table.game)]
     urls.append(reverse("m21_night_page", args=[table.game.slug]))
     readable = {i.pk for i in policies.readable_inboxes(user, table.game)}
+    # The thread's reading tools answer as the game thread does (the policy's 404 for who may not read it).
+    thread = services.thread_of(table.game)
+    seats = [r.public_id for r in Resident.objects.filter(game=table.game)]
+    tools = {reverse("m21_iso", args=[table.game.slug]) + "?" + "&".join(f"players={s}" for s in seats): None,
+             reverse("m21_activity", args=[table.game.slug]): None}
+    for url in tools:
+        response = client.get(url)
+        assert response.status_code == (200 if thread.pk in readable else 404), url
+        urls.append(url)
     inboxes = {reverse("inbox_thread", args=[i.public_id]): i.pk in readable for i in Inbox.objects.filter(game=table.game)}
     pages = {}
     for url in urls + list(inboxes):

@@ -31,7 +31,7 @@ def kinds_and_arguments(text: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("text", [
     "##VOTE Bob", "##vote Bob", "##Vote Bob", "##VoTe   Bob", "## VOTE Bob", "##  vote:Bob", "##VOTE: Bob",
-    "   ##vote Bob   ", "**##VOTE Bob**", "[b]##VOTE Bob[/b]", "##VOTE [b]Bob[/b].", "##VOTE Bob!", "\t##VOTE\tBob",
+    "   ##vote Bob   ", "**##VOTE Bob**", "[b]##VOTE Bob[/b]", "##VOTE [b]Bob[/b].", "##VOTE Bob!", "##VOTE\tBob", "  - ##VOTE Bob",
 ])
 def test_vote_commands_are_case_and_spacing_tolerant_M_VOTE_1(text):
     assert kinds_and_arguments(text) == [("vote", "Bob")]
@@ -65,6 +65,22 @@ def test_several_commands_in_one_post_come_in_the_order_written_M_VOTE_7():
 ])
 def test_text_that_is_not_a_command_carries_no_vote(text):
     assert parse_forum_post(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "```\n##VOTE Ann\n```", "~~~\n##VOTE Ann\n~~~", "```text\nfirst\n##VOTE Ann\n##END\n```",
+    "    ##VOTE Ann", "\t##VOTE\tAnn", "Paste:\n\n    ##VOTE Ann\n    ##END",
+    "as in `##VOTE Ann`", "``##VOTE Ann ##END``", "> ```\n> ##VOTE Ann\n> ```", "- > ##VOTE Ann",
+    "> > ##VOTE Ann", "> quoting:\n>\n> ##VOTE Ann",
+])
+def test_a_command_in_a_quote_or_a_code_block_is_not_a_command_M_VOTE_1(text):
+    assert parse_forum_post(text) == []
+
+
+def test_the_commands_around_code_and_quotes_still_count_M_VOTE_1():
+    text = "> ##VOTE Ann\n\n```\n##VOTE Cal\n```\nI agree with `##VOTE Dee` but: ##VOTE Ben `aside` ##END\n~~~\n##UNEND\n~~~"
+    assert [(c.kind.value, c.argument, c.line) for c in parse_forum_post(text)] == [
+        ("vote", "Ben", 6), ("end", "", 6)]
 
 
 def test_quoted_lines_are_skipped_but_the_rest_of_the_post_counts():
