@@ -123,6 +123,7 @@ class EventKind(StrEnum):
     COURT_CASE_OPENED = "court.case_opened", Audience.STAFF, "court"
     COURT_SENTENCED = "court.sentenced", Audience.STAFF, "court"
     COURT_VOTED = "court.voted", Audience.PROCURATOR_ARBITER
+    COURT_PROCEDURE_SET = "court.procedure_set", Audience.STAFF
     # Judges (L-JUDGE)
     ELECTION_SCHEDULED = "election.scheduled", Audience.STAFF
     ELECTION_OPENED = "election.opened", Audience.STAFF

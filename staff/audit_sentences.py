@@ -22,7 +22,7 @@ from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditSco
 from inboxes.models import DeathCause, Inbox, Message
 from kernel.events import EventKind, ScheduledKind, scheduled_label
 from kernel.timezones import zoned_time
-from voting.models import SpeechKind
+from voting.models import CourtProcedure, SpeechKind
 
 K = EventKind
 
@@ -94,6 +94,7 @@ SENTENCES = {
     K.COURT_CASE_OPENED: _("%(actor)s put the result before the Supreme Court: %(candidates)s."),
     K.COURT_SENTENCED: _("The Supreme Court sentenced %(resident)s."),
     K.COURT_VOTED: _("Judge %(judge)s confirmed the sentence of %(choice)s."),
+    K.COURT_PROCEDURE_SET: _("%(actor)s set the court's procedure: %(procedure)s (before: %(previous)s)."),
     K.ELECTION_SCHEDULED: _("%(actor)s scheduled the judge election of %(city)s from %(opens_at)s to %(closes_at)s."),
     K.ELECTION_OPENED: _("%(actor)s opened a judge election."),
     K.ELECTION_CLOSED: _("The judge election closed; elected: %(winner)s."),
@@ -180,7 +181,7 @@ MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from",
 
 #: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words; "kind" only for
 #: the event kinds listed in ``KIND_CODES`` (elsewhere it names a scheduled event). An unknown code stays as stored.
-CODE_KEYS = {"cause": DeathCause, "status": GameStatus}
+CODE_KEYS = {"cause": DeathCause, "status": GameStatus, "procedure": CourtProcedure, "previous": CourtProcedure}
 KIND_CODES = {K.VOTING_SPEECH_REQUESTED: SpeechKind}
 
 

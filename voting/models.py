@@ -6,6 +6,7 @@ against double submits (DESIGN.md "Messages are the record").
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
@@ -240,6 +241,35 @@ class CourtVote(models.Model):
         verbose_name_plural = _("court votes")
         ordering = ["at", "id"]
         constraints = [models.UniqueConstraint(fields=["case", "judge"], name="courtvote_one_per_judge_per_case")]
+
+
+class CourtProcedure(models.TextChoices):
+    """How the Supreme Court confirms a sentence (L-COURT-3); the codes of ``voting.court.PROCEDURES``."""
+
+    VOTES_CAST = "votes_cast", _("at least half of the votes cast")
+    SITTING_JUDGES = "sitting_judges", _("at least half of the sitting judges")
+
+
+class CourtProcedureChoice(models.Model):
+    """The procedure the Arbiter chose for a game's court before it sat (L-COURT-3). No row: the default,
+    at least half of the votes cast."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="court_procedure",
+        verbose_name=_("game"))
+    procedure = models.CharField(max_length=16, choices=CourtProcedure.choices, default=CourtProcedure.VOTES_CAST,
+        verbose_name=_("procedure"))
+    set_at = models.DateTimeField(verbose_name=_("set at"))
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("set by"))
+
+    class Meta:
+        verbose_name = _("court procedure")
+        verbose_name_plural = _("court procedures")
+        constraints = [models.CheckConstraint(condition=Q(procedure__in=["votes_cast", "sitting_judges"]),
+                                              name="courtprocedurechoice_known_procedure")]
+
+    def __str__(self) -> str:
+        return f"{self.game}: {self.get_procedure_display()}"
 
 
 class SpeechKind(models.TextChoices):
