@@ -117,6 +117,7 @@ class EventKind(StrEnum):
     VOTING_PROXY_ACCEPTED = "voting.proxy_accepted", Audience.CITY_TRIBUNE
     VOTING_SUICIDE_DECLARED = "voting.suicide_declared", Audience.CITY_TRIBUNE
     VOTING_SUICIDE_CONFIRMED = "voting.suicide_confirmed", Audience.CITY_TRIBUNE
+    VOTING_SUICIDE_REFUSED = "voting.suicide_refused", Audience.CITY_TRIBUNE
     VOTING_SPEECH_REQUESTED = "voting.speech_requested", Audience.CITY_TRIBUNE_PROCURATOR
     # The Supreme Court (L-COURT)
     COURT_RENEWED = "court.renewed", Audience.STAFF

@@ -89,6 +89,7 @@ SENTENCES = {
     K.VOTING_PROXY_ACCEPTED: _("%(actor)s accepted a proxy vote."),
     K.VOTING_SUICIDE_DECLARED: _("%(resident)s declared suicide."),
     K.VOTING_SUICIDE_CONFIRMED: _("%(actor)s confirmed a suicide."),
+    K.VOTING_SUICIDE_REFUSED: _("%(actor)s refused the suicide declaration of %(resident)s."),
     K.VOTING_SPEECH_REQUESTED: _("%(resident)s asked for a speech (%(kind)s) with %(other)s."),
     K.COURT_RENEWED: _("The Supreme Court was renewed: %(judges)s."),
     K.COURT_CASE_OPENED: _("%(actor)s put the result before the Supreme Court: %(candidates)s."),

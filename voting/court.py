@@ -27,8 +27,8 @@ def court_decision(candidates: Sequence[str], votes: Mapping[str, str], sitting_
     ``PROCEDURES``. With ``VOTES_CAST`` (the default) a candidate is sentenced by at least half of the votes cast;
     with ``SITTING_JUDGES`` by at least ``court_threshold(sitting_judges)`` votes. Either way no other candidate may
     equal them: two nominees each at half is no decision. At the deadline (``final`` True) the votes as they are
-    decide; before it (``final`` False) only a result that no judge who has not voted yet can change (each of them
-    might still vote for the strongest other candidate). Without a decision at the deadline the caller falls back
+    decide; before it (``final`` False) only a result that no judge who has not voted yet can change: each of them
+    counts as a vote cast for the strongest other candidate (so a lone leader too needs half of the court). Without a decision at the deadline the caller falls back
     to the L-VOTE-5 leader (L-COURT-4). Raises ``ValueError`` (a vote for a non-candidate, more votes than
     judges, an unknown procedure).
     """
@@ -48,8 +48,8 @@ def court_decision(candidates: Sequence[str], votes: Mapping[str, str], sitting_
             continue
         if procedure == SITTING_JUDGES:
             enough = mine >= court_threshold(sitting_judges)
-        else:  # the judges still to vote count against the candidate unless nobody else can get their votes
-            enough = 2 * mine >= len(votes) + (remaining if others else 0)
+        else:  # before the deadline, at least half of every vote that could still be cast
+            enough = 2 * mine >= len(votes) + remaining
         if enough:
             return candidate
     return None

@@ -155,8 +155,10 @@ class LepraVote(models.Model):
 
 
 class SuicideDeclaration(models.Model):
-    """A suicide declared in the personal inbox before nominations close (L-NOM-5), confirmed by the Tribune and
-    applied when voting starts: the resident dies at that moment and takes no part in voting."""
+    """A suicide declared in the personal inbox before nominations close (L-NOM-5). The Tribune may confirm or
+    refuse it until the planned opening of the city's voting; one not refused by then is confirmed at the opening
+    (``confirmed_at``, by the clock if nobody acted) and applied then (``applied_at``): the resident dies at that
+    moment and takes no part in voting. None is confirmed later that day."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="suicide_declarations",
         verbose_name=_("game"))
@@ -168,6 +170,7 @@ class SuicideDeclaration(models.Model):
     declared_at = models.DateTimeField(verbose_name=_("declared at"))
     confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
     applied_at = models.DateTimeField(null=True, blank=True, verbose_name=_("applied at"))
+    refused_at = models.DateTimeField(null=True, blank=True, verbose_name=_("refused at"))
     public_id = PublicIdField()
 
     class Meta:
@@ -176,6 +179,8 @@ class SuicideDeclaration(models.Model):
         ordering = ["day", "declared_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["resident", "day"], name="suicide_one_per_resident_per_day"),
+            models.CheckConstraint(condition=Q(refused_at__isnull=True) | Q(confirmed_at__isnull=True),
+                                   name="suicide_confirmed_or_refused"),
         ]
 
 

@@ -12,8 +12,8 @@ Scopes:
   and the city's Tribune may know (L-STAFF-6): the Tribune's own city, nobody else;
 * court cases: the Arbiter and the Procurator of the game (the judges are residents and vote on the site).
 
-Actions: the Tribune opens, extends and closes voting, accepts proxies (L-NOM-6), confirms suicides before the
-opening (L-NOM-5); the Arbiter puts a closed session's result before the court (L-COURT-1) and closes a case
+Actions: the Tribune opens, extends and closes voting, accepts proxies (L-NOM-6), confirms or refuses suicides
+before the planned opening (L-NOM-5); the Arbiter puts a closed session's result before the court (L-COURT-1) and closes a case
 (L-COURT-3/4), and chooses the court's procedure on a page of its own (L-COURT-3). The Tribune also schedules
 today's voting from a page linked on the dashboard (L-DAY-3).
 """
@@ -264,11 +264,20 @@ class StaffProxyRequestAdmin(StaffScopedAdmin):
 
 @admin.action(description=gettext_lazy("Confirm"))
 def confirm_suicides(modeladmin, request, queryset):
-    """The Tribune confirms suicides, before voting opens or while it runs (L-NOM-5): ``do_confirm_suicide`` for
-    each."""
+    """The Tribune confirms suicides before the planned opening of the voting (L-NOM-5): ``do_confirm_suicide``
+    for each."""
     _each(request, queryset.select_related("resident"),
           lambda d: services.do_confirm_suicide(d, acting_user=request.user),
           lambda d: _("The suicide of %(name)s is confirmed.") % {"name": d.resident.name})
+
+
+@admin.action(description=gettext_lazy("Refuse"))
+def refuse_suicides(modeladmin, request, queryset):
+    """The Tribune refuses suicide declarations before the planned opening of the voting (L-NOM-5):
+    ``do_refuse_suicide`` for each; a declaration not refused by then is confirmed at the opening."""
+    _each(request, queryset.select_related("resident"),
+          lambda d: services.do_refuse_suicide(d, acting_user=request.user),
+          lambda d: _("The suicide declaration of %(name)s is refused.") % {"name": d.resident.name})
 
 
 @admin.register(SuicideDeclaration, site=staff_admin_site)
@@ -276,11 +285,11 @@ class StaffSuicideDeclarationAdmin(StaffScopedAdmin):
     """Suicide declarations (L-NOM-5) of the Tribune's own city: personal inbox content (L-STAFF-6)."""
     console_tool = "voting"
 
-    list_display = ("resident", "day", "declared_at", "confirmed_at", "applied_at")
+    list_display = ("resident", "day", "declared_at", "confirmed_at", "refused_at", "applied_at")
     list_filter = (("city", ScopedRelatedFilter), "day")
-    fields = ("game", "city", "day", "resident", "declared_at", "confirmed_at", "applied_at")
+    fields = ("game", "city", "day", "resident", "declared_at", "confirmed_at", "refused_at", "applied_at")
     allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "day", "day__isnull"})
-    actions = (confirm_suicides,)
+    actions = (confirm_suicides, refuse_suicides)
 
     def has_module_permission(self, request) -> bool:
         return bool(_tribune_cities(request))

@@ -82,7 +82,8 @@ def test_before_the_deadline_only_a_result_the_missing_judges_cannot_change_deci
     # 5 judges, A A B: the two still to vote could make it A A B B B.
     assert court_decision(["A", "B"], {"j1": "A", "j2": "A", "j3": "B"}, 5, final=False) is None
     assert court_decision(["A", "B"], {"j1": "A", "j2": "A", "j3": "A"}, 5, final=False) == "A"
-    assert court_decision(["A"], {"j1": "A"}, 5, final=False) == "A"  # a lone leader: every vote is for them
+    assert court_decision(["A"], {"j1": "A", "j2": "A"}, 5, final=False) is None  # a lone leader: half the court
+    assert court_decision(["A"], {"j1": "A", "j2": "A", "j3": "A"}, 5, final=False) == "A"
 
 
 def test_the_half_of_the_sitting_judges_procedure_needs_ceil_n_over_2_votes_L_COURT_3():
