@@ -58,6 +58,7 @@ class EventKind(StrEnum):
     CITIES_FORMED = "cities.formed", Audience.STAFF
     CITIES_LISTS_PUBLISHED = "cities.lists_published", Audience.STAFF
     SIGNUP_CREATED = "signup.created", Audience.STAFF
+    SIGNUP_NOT_SEATED = "signup.not_seated", Audience.STAFF
     SIGNUP_WITHDRAWN = "signup.withdrawn", Audience.STAFF
     SIGNUPS_CLOSED = "signups.closed", Audience.STAFF
     RESIDENT_SEATED = "resident.seated", Audience.STAFF
@@ -163,6 +164,7 @@ class EventKind(StrEnum):
     # Play bans are public (L-SANCTION-2); the Consigliere's confirmation names nobody (L-ASSIGN-4)
     PLAY_BAN_RECORDED = "play_ban.recorded", Audience.STAFF
     PLAY_BAN_ENDED = "play_ban.ended", Audience.STAFF
+    PLAY_BAN_LIFTED = "play_ban.lifted", Audience.STAFF
     ASSIGN_CONFIRMED = "assign.confirmed", Audience.STAFF
     # The clock (L-DAY) and the scheduler's own rows
     CLOCK_STARTED = "clock.started", Audience.STAFF
