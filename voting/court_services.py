@@ -252,13 +252,24 @@ def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now
 # Confrontation and last word requests (L-NOM-4)
 # --------------------------------------------------------------------------------------------------------------
 
+def _speech_cutoff(city, day: int, now: datetime) -> datetime | None:
+    """The planned opening of ``city``'s voting on ``day`` when it has passed at ``now`` (or the voting opened),
+    else None: requests of the day close then, as nominations and proxy requests do (L-NOM-4), however late the
+    clock opens the voting."""
+    session = VotingSession.objects.filter(city=city, day=day).only("opens_at", "opened_at").first()
+    if session is None or (session.opened_at is None and now < session.opens_at):
+        return None
+    return session.opens_at  # an early opening by the Tribune moved it to that moment
+
+
 @transaction.atomic
 def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = None, note: str = "",
                       now: datetime | None = None) -> SpeechRequest:
     """``acting_user``'s seat demands a confrontation with ``other`` or a last word (L-NOM-4); the record goes to
     the Tribune and the Procurator. A living resident (or a spirit), from day 2; ``other`` a living resident of the
-    seat's own city, not the seat. Raises ``NotAllowed`` (no seat, dead) or ``InvalidInput`` (unknown kind, bad other, long
-    note) or ``WrongState`` (game not running, day 1)."""
+    seat's own city, not the seat; before the planned opening of the city's voting that day (requests close then,
+    whatever the clock does). Raises ``NotAllowed`` (no seat, dead) or ``InvalidInput`` (unknown kind, bad other,
+    long note) or ``WrongState`` (game not running, day 1, the voting's planned opening passed)."""
     now = now or timezone.now()
     seat = _seat_of(acting_user, game)
     game = seat.game
@@ -267,6 +278,11 @@ def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = 
         raise WrongState(_("Requests start on day 2."), rule="L-NOM-4")
     if seat.status != LifeStatus.ALIVE and not seat.is_spirit:
         raise NotAllowed(_("Only living residents may ask for this."), rule="L-NOM-4")
+    opening = _speech_cutoff(seat.city, game.day_number, now)
+    if opening is not None:
+        raise WrongState(_("Requests for today closed when voting opened at %(at)s: a confrontation or a last word "
+                           "is asked for before the voting.") % {"at": _local(game, opening, acting_user)},
+                         rule="L-NOM-4")
     if kind not in SpeechKind.values:
         raise InvalidInput(_("Choose a confrontation or a last word."), rule="L-NOM-4")
     if kind == SpeechKind.CONFRONTATION:
