@@ -10,6 +10,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident
+from kernel.public_ids import PublicIdField
 
 # --------------------------------------------------------------------------------------------------------------
 # No confidence in the Arbiter or the Consigliere (L-IMPEACH-3)
@@ -116,6 +117,7 @@ class PlayBan(models.Model):
     lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="+", verbose_name=_("lifted by"))
     lift_reason = models.TextField(blank=True, verbose_name=_("why lifted"))
+    public_id = PublicIdField()
 
     class Meta:
         ordering = ["-starts_at", "-id"]

@@ -87,15 +87,19 @@ def test_the_procurator_lifts_a_play_ban_from_the_console_L_SANCTION_2(demo):
     client = staff_client(demo.procurator)
     lifted_at = NOW + timedelta(days=1)
     with time_machine.travel(lifted_at, tick=False):
-        page = client.post(url, {"action": "lift_play_ban", "_selected_action": [str(ban.pk)]})
+        page = client.post(url, {"action": "lift_play_ban", "_selected_action": [ban.public_id]})
         assert page.status_code == 200 and 'name="reason"' in page.content.decode()
+        assert f'value="{ban.public_id}"' in page.content.decode()  # the ban by its public id (L-INBOX-20)
+        listed = client.get(url).content.decode()
+        assert f'/staff/sanctions/playban/{ban.public_id}/change/' in listed
+        assert f'/staff/sanctions/playban/{ban.pk}/change/' not in listed
         assert PlayBan.objects.get(pk=ban.pk).lifted_at is None
-        done = client.post(url, {"action": "lift_play_ban", "_selected_action": [str(ban.pk)], "apply": "1",
+        done = client.post(url, {"action": "lift_play_ban", "_selected_action": [ban.public_id], "apply": "1",
                                  "reason": REASON}, follow=True)
     assert flashed(done) == [f"Запрет играть для {ban.user.public_name} снят."]
     assert PlayBan.objects.get(pk=ban.pk).lifted_at == lifted_at
     # Nobody else: the Arbiter's console does not list the ban.
-    other = staff_client(demo.arbiter).post(url, {"action": "lift_play_ban", "_selected_action": [str(ban.pk)],
+    other = staff_client(demo.arbiter).post(url, {"action": "lift_play_ban", "_selected_action": [ban.public_id],
                                                   "apply": "1", "reason": REASON})
     assert other.status_code in (302, 403, 404)
     assert GameEvent.objects.filter(kind="play_ban.lifted").count() == 1
