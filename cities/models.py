@@ -244,6 +244,7 @@ class Signup(models.Model):
         verbose_name=_("user"))
     signed_up_at = models.DateTimeField(verbose_name=_("signed up at"))
     withdrawn_at = models.DateTimeField(null=True, blank=True, verbose_name=_("withdrawn at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("signup")

@@ -1,7 +1,8 @@
 """Play bans get an opaque public id (the staff console addresses them by it): added empty, each existing row
 given its own random id, then the column as the model declares it."""
-import kernel.public_ids
 from django.db import migrations
+
+import kernel.public_ids
 
 
 def fill_public_ids(apps, schema_editor):
