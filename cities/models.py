@@ -213,6 +213,7 @@ class StaffRole(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_roles",
         verbose_name=_("user"))
     since = models.DateTimeField(auto_now_add=True, verbose_name=_("since"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("staff role")
