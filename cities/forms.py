@@ -140,7 +140,7 @@ class MoveSignupForm(forms.Form):
 
     def __init__(self, *args, signups=(), cities=(), signup_access=None, city_access=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["signup"].choices = [(str(s.pk), s.user.public_name) for s in signups]
+        self.fields["signup"].choices = [(s.public_id, s.user.public_name) for s in signups]
         self.fields["city"].choices = [(str(c.pk), c.name) for c in cities]
         self.fields["signup"].access, self.fields["city"].access = signup_access, city_access
 

@@ -213,6 +213,7 @@ class StaffRole(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_roles",
         verbose_name=_("user"))
     since = models.DateTimeField(auto_now_add=True, verbose_name=_("since"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("staff role")
@@ -244,6 +245,7 @@ class Signup(models.Model):
         verbose_name=_("user"))
     signed_up_at = models.DateTimeField(verbose_name=_("signed up at"))
     withdrawn_at = models.DateTimeField(null=True, blank=True, verbose_name=_("withdrawn at"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("signup")

@@ -89,6 +89,30 @@ def do_append_to_recruitment_post(game: Game, text: str, *, acting_user, now: da
 SIGNUP_GUARDS: list = []
 
 
+#: Checks a signed-up player must still pass when the cities are formed, registered by other apps:
+#: ``guard(user, game, now)`` returns None, or why the player is not seated, a sentence naming them for the
+#: Procurator in the game's language (the play bans of ``sanctions``: a player banned after signing up).
+SEATING_GUARDS: list = []
+
+
+def seating_refusal(user, game: Game, now: datetime) -> str | None:
+    """Why the signed-up ``user`` may not be seated in ``game`` at ``now`` (``SEATING_GUARDS``), or None."""
+    for guard in SEATING_GUARDS:
+        reason = guard(user, game, now)
+        if reason:
+            return reason
+    return None
+
+
+class FormedCities(list):
+    """The cities ``do_form_cities`` formed, in order, with ``left_out``: (signed-up user, why not seated) for
+    each player a seating guard refused."""
+
+    def __init__(self, cities, left_out):
+        super().__init__(cities)
+        self.left_out = left_out
+
+
 def _signups_open(game: Game) -> bool:
     return game.status == GameStatus.RECRUITMENT and game.signups_closed_at is None
 
@@ -195,14 +219,23 @@ def do_form_cities(game: Game, *, acting_user, names: list[str] | None = None, r
     whose sizes differ by at most 1; each player is seated under their public name. ``names`` name the cities
     (default "City 1", ...). Procurator only, after the signups close and before any city exists.
 
-    Returns the cities in order. Raises ``NotAllowed``, ``WrongState`` (signups open, cities exist, lists
-    published) or ``InvalidInput`` (fewer than 2 players per city, wrong number of names).
+    A signed-up player a seating guard refuses at ``now`` (``SEATING_GUARDS``: banned from playing since signing
+    up) is left out, audited (``signup.not_seated``, with the reason) and listed in the result's ``left_out``.
+
+    Returns the cities in order (``FormedCities``). Raises ``NotAllowed``, ``WrongState`` (signups open, cities
+    exist, lists published) or ``InvalidInput`` (fewer than 2 players per city, wrong number of names).
     """
     now = now or timezone.now()
     game = _setup_before_lists(game, acting_user)
     if City.objects.filter(game=game).exists():
         raise WrongState(_("The cities are already formed."), rule="L-CITY-1")
-    signups = list(Signup.objects.filter(game=game, withdrawn_at__isnull=True).select_related("user").order_by("pk"))
+    signups, left_out = [], []
+    for signup in Signup.objects.filter(game=game, withdrawn_at__isnull=True).select_related("user").order_by("pk"):
+        reason = seating_refusal(signup.user, game, now)
+        if reason is None:
+            signups.append(signup)
+        else:
+            left_out.append((signup.user, reason))
     count = planned_city_count(game, len(signups))
     if len(signups) < 2 * count:
         raise InvalidInput(_("%(players)d players are too few for %(cities)d cities (at least 2 per city).")
@@ -220,9 +253,11 @@ def do_form_cities(game: Game, *, acting_user, names: list[str] | None = None, r
         for signup in signups[start:start + size]:
             do_seat_resident(city, signup.user, acting_user=acting_user, now=now)
         start += size
+    for user, reason in left_out:
+        record_event(game, "signup.not_seated", actor=acting_user, at=now, payload={"user": user.pk, "reason": reason})
     record_event(game, "cities.formed", actor=acting_user, at=now,
                  payload={"cities": [c.pk for c in cities], "players": len(signups)})
-    return cities
+    return FormedCities(cities, left_out)
 
 
 @transaction.atomic
@@ -231,7 +266,7 @@ def do_move_signup(signup: Signup, city: City, *, acting_user, now: datetime | N
     their seat, before the city lists are published. Procurator only. Returns the Resident.
 
     Raises ``NotAllowed``, ``WrongState`` (signups open, lists published) or ``InvalidInput`` (a withdrawn
-    sign-up, a city of another game).
+    sign-up, a player a seating guard refuses, a city of another game).
     """
     now = now or timezone.now()
     game = _setup_before_lists(signup.game, acting_user)
@@ -239,6 +274,9 @@ def do_move_signup(signup: Signup, city: City, *, acting_user, now: datetime | N
         raise InvalidInput(_("This city is not a city of this game."))
     if signup.withdrawn_at is not None:
         raise InvalidInput(_("This sign-up was withdrawn."))
+    reason = seating_refusal(signup.user, game, now)
+    if reason is not None:
+        raise InvalidInput(reason)
     resident = Resident.objects.select_for_update().filter(game=game, user=signup.user_id).first()
     if resident is None:
         return do_seat_resident(city, signup.user, acting_user=acting_user, now=now)

@@ -266,7 +266,10 @@ def _step_recruitment_post(request, game):
 
 def _step_form_cities(request, game):
     form = _valid_or_refused(FormCitiesForm(request.POST))
-    services.do_form_cities(game, acting_user=request.user, names=form.cleaned_data.get("names", "").splitlines())
+    cities = services.do_form_cities(game, acting_user=request.user,
+                                     names=form.cleaned_data.get("names", "").splitlines())
+    for _user, reason in cities.left_out:  # the Procurator is told who was left out and why (L-SANCTION-2)
+        messages.warning(request, reason)
 
 
 def _step_move_signup(request, game):

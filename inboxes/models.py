@@ -144,6 +144,7 @@ class Membership(models.Model):
     since = models.DateTimeField(verbose_name=_("since"))
     banned_until = models.DateTimeField(null=True, blank=True, verbose_name=_("banned until"))
     reason = models.CharField(max_length=300, blank=True, verbose_name=_("reason"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("membership")

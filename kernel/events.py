@@ -58,6 +58,7 @@ class EventKind(StrEnum):
     CITIES_FORMED = "cities.formed", Audience.STAFF
     CITIES_LISTS_PUBLISHED = "cities.lists_published", Audience.STAFF
     SIGNUP_CREATED = "signup.created", Audience.STAFF
+    SIGNUP_NOT_SEATED = "signup.not_seated", Audience.STAFF
     SIGNUP_WITHDRAWN = "signup.withdrawn", Audience.STAFF
     SIGNUPS_CLOSED = "signups.closed", Audience.STAFF
     RESIDENT_SEATED = "resident.seated", Audience.STAFF
@@ -117,12 +118,14 @@ class EventKind(StrEnum):
     VOTING_PROXY_ACCEPTED = "voting.proxy_accepted", Audience.CITY_TRIBUNE
     VOTING_SUICIDE_DECLARED = "voting.suicide_declared", Audience.CITY_TRIBUNE
     VOTING_SUICIDE_CONFIRMED = "voting.suicide_confirmed", Audience.CITY_TRIBUNE
+    VOTING_SUICIDE_REFUSED = "voting.suicide_refused", Audience.CITY_TRIBUNE
     VOTING_SPEECH_REQUESTED = "voting.speech_requested", Audience.CITY_TRIBUNE_PROCURATOR
     # The Supreme Court (L-COURT)
     COURT_RENEWED = "court.renewed", Audience.STAFF
     COURT_CASE_OPENED = "court.case_opened", Audience.STAFF, "court"
     COURT_SENTENCED = "court.sentenced", Audience.STAFF, "court"
     COURT_VOTED = "court.voted", Audience.PROCURATOR_ARBITER
+    COURT_PROCEDURE_SET = "court.procedure_set", Audience.STAFF
     # Judges (L-JUDGE)
     ELECTION_SCHEDULED = "election.scheduled", Audience.STAFF
     ELECTION_OPENED = "election.opened", Audience.STAFF
@@ -161,6 +164,7 @@ class EventKind(StrEnum):
     # Play bans are public (L-SANCTION-2); the Consigliere's confirmation names nobody (L-ASSIGN-4)
     PLAY_BAN_RECORDED = "play_ban.recorded", Audience.STAFF
     PLAY_BAN_ENDED = "play_ban.ended", Audience.STAFF
+    PLAY_BAN_LIFTED = "play_ban.lifted", Audience.STAFF
     ASSIGN_CONFIRMED = "assign.confirmed", Audience.STAFF
     # The clock (L-DAY) and the scheduler's own rows
     CLOCK_STARTED = "clock.started", Audience.STAFF

@@ -9,12 +9,16 @@ class SanctionsConfig(AppConfig):
     verbose_name = _("Sanctions")
 
     def ready(self) -> None:
-        """Register the scheduler's ``play_ban_end`` handler and the sign-up guard of play bans (L-SANCTION-2)."""
+        """Register the scheduler's ``play_ban_end`` handler and the sign-up and seating guards of play bans
+        (L-SANCTION-2)."""
+        from cities.recruitment_services import SEATING_GUARDS  # the seating's guards, as the sign-up's
         from cities.scheduler import handler  # the clock's registry: registered once the apps are loaded
         from cities.services import SIGNUP_GUARDS  # the sign-up's guards: registered once the apps are loaded
 
-        from .services import check_may_sign_up, play_ban_end_handler
+        from .services import check_may_sign_up, play_ban_end_handler, play_ban_seating_refusal
 
         handler("play_ban_end")(play_ban_end_handler)
         if check_may_sign_up not in SIGNUP_GUARDS:
             SIGNUP_GUARDS.append(check_may_sign_up)
+        if play_ban_seating_refusal not in SEATING_GUARDS:
+            SEATING_GUARDS.append(play_ban_seating_refusal)

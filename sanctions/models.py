@@ -10,6 +10,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident
+from kernel.public_ids import PublicIdField
 
 # --------------------------------------------------------------------------------------------------------------
 # No confidence in the Arbiter or the Consigliere (L-IMPEACH-3)
@@ -93,7 +94,8 @@ class PlayBanOffence(models.TextChoices):
 
 class PlayBan(models.Model):
     """A ban from playing (L-SANCTION-2): while it runs (``starts_at`` ≤ now < ``ends_at``, or for life when
-    ``ends_at`` is None, and not ``lifted_at``) ``user`` cannot sign up for new games.
+    ``ends_at`` is None, and before ``lifted_at`` when the recorder lifted it early, with ``lift_reason``)
+    ``user`` cannot sign up for new games, nor be seated from an earlier sign-up.
 
     Recorded by the Procurator (the Host in M21) of ``game``, the game of the offence, with ``offence`` and
     ``description`` and evidence (``PlayBanEvidence``: messages he may read). Whether a ban runs is decided by
@@ -111,6 +113,11 @@ class PlayBan(models.Model):
     recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
                                     verbose_name=_("recorded by"))
     ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("end recorded at"))
+    lifted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("lifted at"))
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+", verbose_name=_("lifted by"))
+    lift_reason = models.TextField(blank=True, verbose_name=_("why lifted"))
+    public_id = PublicIdField()
 
     class Meta:
         ordering = ["-starts_at", "-id"]
@@ -119,6 +126,9 @@ class PlayBan(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(ends_at__isnull=True) | Q(ends_at__gt=F("starts_at")),
                                    name="playban_ends_after_start"),
+            models.CheckConstraint(condition=Q(lifted_at__isnull=True, lift_reason="")
+                                   | (Q(lifted_at__isnull=False) & ~Q(lift_reason="")),
+                                   name="playban_lifted_with_reason"),
         ]
         indexes = [models.Index(fields=["user", "ends_at"], name="playban_user_end_idx")]
 

@@ -298,12 +298,13 @@ def do_rule_on_no_confidence(case: NoConfidenceCase, ruling: str, *, reason: str
 
 def running_play_bans(now: datetime | None = None):
     """The play bans running at ``now`` (aware UTC): started, not yet ended by their time (``ends_at`` None = for
-    life). Decided by the time alone, however late the scheduler records the end (L-SANCTION-2). A QuerySet, the
+    life), not lifted before ``now``. Decided by the times alone, however late the scheduler records the end (L-SANCTION-2). A QuerySet, the
     longest first (for life, then the latest end)."""
     from django.db.models import F, Q
 
     now = now or timezone.now()
     return (PlayBan.objects.filter(starts_at__lte=now).filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now))
+            .filter(Q(lifted_at__isnull=True) | Q(lifted_at__gt=now))
             .select_related("user", "game").order_by(F("ends_at").desc(nulls_first=True), "-id"))
 
 
@@ -333,6 +334,26 @@ def check_may_sign_up(user, game: Game, now: datetime | None = None) -> None:
     ban = running_play_ban_of(user, now)
     if ban is not None:
         raise NotAllowed(_in_language(game, lambda: play_ban_sentence(ban, game.time_zone)), rule="L-SANCTION-2")
+
+
+def play_ban_seating_refusal(user, game: Game, now: datetime) -> str | None:
+    """The seating guard of play bans (``cities.recruitment_services.SEATING_GUARDS``, L-SANCTION-2): a player
+    banned at ``now``, though signed up before the ban, is not seated in ``game`` when its cities are formed.
+    Returns why, for the Procurator, in ``game``'s language (the offence and the end, never the description or
+    the evidence: the public list's facts), or None."""
+    ban = running_play_ban_of(user, now)
+    if ban is None:
+        return None
+
+    def text():
+        if ban.ends_at is None:
+            return (_("%(name)s is not seated: banned from playing for life (%(offence)s).")
+                    % {"name": user.public_name, "offence": ban.get_offence_display()})
+        until = date_format(timezone.localtime(ban.ends_at, ZoneInfo(game.time_zone)), "DATETIME_FORMAT")
+        return (_("%(name)s is not seated: banned from playing until %(until)s (%(zone)s) (%(offence)s).")
+                % {"name": user.public_name, "until": until, "zone": game.time_zone,
+                   "offence": ban.get_offence_display()})
+    return _in_language(game, text)
 
 
 def players_of(game: Game):
@@ -416,6 +437,38 @@ def do_record_play_ban_end(ban: PlayBan, *, acting_user=None, now: datetime | No
     return ban
 
 
+@transaction.atomic
+def do_lift_play_ban(ban: PlayBan, *, reason: str, acting_user, now: datetime | None = None) -> PlayBan:
+    """Whoever may record ``ban`` (the Procurator, the Host in M21, of the game of the offence) lifts it early
+    (L-SANCTION-2) with ``reason``: it stops running at ``now``, its scheduled end is cancelled, the player is told
+    by e-mail; audited (``play_ban.lifted``). Returns the PlayBan. Raises ``NotAllowed`` (not a recorder of that
+    game), ``InvalidInput`` (empty or long reason) or ``WrongState`` (not running: over or lifted already)."""
+    now = now or timezone.now()
+    ban = PlayBan.objects.select_for_update(of=("self",)).select_related("game", "user").get(pk=ban.pk)
+    game = ban.game
+    if acting_user is None or not any(policies.holds_role(acting_user, game, kind) for kind in PLAY_BAN_RECORDERS):
+        raise NotAllowed(_("Only the Procurator of the game of the offence lifts a play ban."), rule="L-SANCTION-2")
+    reason = _clean(reason, what=_("reason"))
+    if ban.lifted_at is not None:
+        raise WrongState(_("This play ban was lifted already."), rule="L-SANCTION-2")
+    if ban.ends_at is not None and ban.ends_at <= now:
+        raise WrongState(_("This play ban is over already."), rule="L-SANCTION-2")
+    ban.lifted_at, ban.lifted_by, ban.lift_reason = now, acting_user, reason
+    fields = ["lifted_at", "lifted_by", "lift_reason"]
+    if ban.ended_at is None:
+        ban.ended_at = now
+        fields.append("ended_at")
+    ban.save(update_fields=fields)
+    ScheduledEvent.objects.filter(game=game, kind="play_ban_end", payload__ban=ban.pk, done_at__isnull=True,
+                                  cancelled_at__isnull=True).update(cancelled_at=now)
+    record_event(game, "play_ban.lifted", actor=acting_user, at=now,
+                 payload={"ban": ban.pk, "user": ban.user_id, "reason": reason})
+    _mail(ban.user, _in_language(game, lambda: _("Mafia Host: your play ban is lifted")),
+          _in_language(game, lambda: _("Your play ban is lifted: you may sign up for new games again. %(reason)s")
+                       % {"reason": reason}))
+    return ban
+
+
 def play_ban_end_handler(event: ScheduledEvent, now: datetime) -> str:
     """The scheduler's ``play_ban_end`` handler: record the end of the play ban ``payload["ban"]``
     (L-SANCTION-2). Registered by ``SanctionsConfig.ready``."""
@@ -426,7 +479,7 @@ def play_ban_end_handler(event: ScheduledEvent, now: datetime) -> str:
 
 __all__ = [
     "MAX_TEXT_LENGTH", "PLAY_BAN_RECORDERS", "check_may_sign_up", "do_file_no_confidence_in_arbiter",
-    "do_file_no_confidence_in_consigliere", "do_record_play_ban", "do_record_play_ban_end",
+    "do_file_no_confidence_in_consigliere", "do_lift_play_ban", "do_record_play_ban", "do_record_play_ban_end",
     "do_rule_on_no_confidence", "do_write_in_mafia_complaint", "mafia_signature",
-    "play_ban_end_handler", "play_ban_sentence", "players_of", "running_play_ban_of", "running_play_bans",
+    "play_ban_end_handler", "play_ban_seating_refusal", "play_ban_sentence", "players_of", "running_play_ban_of", "running_play_bans",
 ]

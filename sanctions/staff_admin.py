@@ -261,16 +261,48 @@ def record_play_ban_view(request, game_id: int):
     return TemplateResponse(request, "staff_admin/staff_form.html", context)
 
 
+class LiftPlayBanForm(forms.Form):
+    """Why a play ban is lifted early (L-SANCTION-2)."""
+
+    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}),
+                             max_length=services.MAX_TEXT_LENGTH)
+
+
+@admin.action(description=gettext_lazy("Lift early"))
+def lift_play_ban(modeladmin, request, queryset):
+    """The Procurator lifts one running play ban of his game early, with a reason (``do_lift_play_ban``,
+    L-SANCTION-2)."""
+    bans = list(queryset.select_related("user")[:2])
+    if len(bans) != 1:
+        if bans:
+            messages.error(request, _("Choose one play ban at a time."))
+        return None
+    ban = bans[0]
+    form = _bound_form(request, LiftPlayBanForm)
+    if form.is_valid():
+        try:
+            services.do_lift_play_ban(ban, reason=form.cleaned_data["reason"], acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The play ban of %(name)s is lifted.") % {"name": ban.user.public_name})
+        return None
+    return _action_page(modeladmin, request, action="lift_play_ban", title=_("Lift the play ban early"),
+                        targets=[(ban.pk, ban.user.public_name)], form=form, submit=_("Lift the play ban"))
+
+
 @admin.register(PlayBan, site=staff_admin_site)
 class StaffPlayBanAdmin(StaffScopedAdmin):
     """Play bans recorded in the games where the user is the Procurator, with their evidence: links to the
     messages, shown only while he may read them (L-SANCTION-2)."""
     console_tool = "play_bans"
 
-    list_display = ("user_name", "offence", "starts_at", "ends_shown", "ended_at")
+    list_display = ("user_name", "offence", "starts_at", "ends_shown", "ended_at", "lifted_at")
     list_filter = (("game", ScopedRelatedFilter), "offence")
-    fields = ("game", "user_name", "offence", "description", "starts_at", "ends_shown", "ended_at", "evidence_links")
+    fields = ("game", "user_name", "offence", "description", "starts_at", "ends_shown", "ended_at", "lifted_at",
+              "lift_reason", "evidence_links")
     allowed_lookups = frozenset({"game__id__exact", "offence__exact"})
+    actions = (lift_play_ban,)
 
     def has_module_permission(self, request) -> bool:
         return bool(_role_game_ids(request, StaffKind.PROCURATOR))

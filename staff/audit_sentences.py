@@ -22,7 +22,7 @@ from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditSco
 from inboxes.models import DeathCause, Inbox, Message
 from kernel.events import EventKind, ScheduledKind, scheduled_label
 from kernel.timezones import zoned_time
-from voting.models import SpeechKind
+from voting.models import CourtProcedure, SpeechKind
 
 K = EventKind
 
@@ -35,6 +35,7 @@ SENTENCES = {
     K.CITIES_FORMED: _("%(actor)s formed the cities: %(cities)s."),
     K.CITIES_LISTS_PUBLISHED: _("%(actor)s published the city lists."),
     K.SIGNUP_CREATED: _("%(actor)s signed up to play."),
+    K.SIGNUP_NOT_SEATED: _("Not seated when the cities were formed: %(reason)s"),
     K.SIGNUP_WITHDRAWN: _("%(actor)s withdrew their sign-up."),
     K.SIGNUPS_CLOSED: _("%(actor)s closed the sign-ups (%(signups)s signed up)."),
     K.RESIDENT_SEATED: _("%(resident)s was seated in %(city)s."),
@@ -89,11 +90,13 @@ SENTENCES = {
     K.VOTING_PROXY_ACCEPTED: _("%(actor)s accepted a proxy vote."),
     K.VOTING_SUICIDE_DECLARED: _("%(resident)s declared suicide."),
     K.VOTING_SUICIDE_CONFIRMED: _("%(actor)s confirmed a suicide."),
+    K.VOTING_SUICIDE_REFUSED: _("%(actor)s refused the suicide declaration of %(resident)s."),
     K.VOTING_SPEECH_REQUESTED: _("%(resident)s asked for a speech (%(kind)s) with %(other)s."),
     K.COURT_RENEWED: _("The Supreme Court was renewed: %(judges)s."),
     K.COURT_CASE_OPENED: _("%(actor)s put the result before the Supreme Court: %(candidates)s."),
     K.COURT_SENTENCED: _("The Supreme Court sentenced %(resident)s."),
     K.COURT_VOTED: _("Judge %(judge)s confirmed the sentence of %(choice)s."),
+    K.COURT_PROCEDURE_SET: _("%(actor)s set the court's procedure: %(procedure)s (before: %(previous)s)."),
     K.ELECTION_SCHEDULED: _("%(actor)s scheduled the judge election of %(city)s from %(opens_at)s to %(closes_at)s."),
     K.ELECTION_OPENED: _("%(actor)s opened a judge election."),
     K.ELECTION_CLOSED: _("The judge election closed; elected: %(winner)s."),
@@ -126,6 +129,7 @@ SENTENCES = {
     K.NO_CONFIDENCE_MAFIA_AUTHOR: _("A mafia complaint's author was recorded."),
     K.PLAY_BAN_RECORDED: _("%(actor)s banned %(user)s from playing until %(until)s."),
     K.PLAY_BAN_ENDED: _("The play ban of %(user)s ended."),
+    K.PLAY_BAN_LIFTED: _("%(actor)s lifted the play ban of %(user)s: %(reason)s"),
     K.ASSIGN_CONFIRMED: _("%(actor)s confirmed the role assignment."),
     K.CLOCK_STARTED: _("The game's clock started: day %(first_day)s begins at %(starts_at)s."),
     K.CLOCK_DAY_STARTED: _("Day %(day)s started."),
@@ -180,7 +184,7 @@ MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from",
 
 #: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words; "kind" only for
 #: the event kinds listed in ``KIND_CODES`` (elsewhere it names a scheduled event). An unknown code stays as stored.
-CODE_KEYS = {"cause": DeathCause, "status": GameStatus}
+CODE_KEYS = {"cause": DeathCause, "status": GameStatus, "procedure": CourtProcedure, "previous": CourtProcedure}
 KIND_CODES = {K.VOTING_SPEECH_REQUESTED: SpeechKind}
 
 

@@ -37,8 +37,9 @@ from django.contrib import admin, messages
 from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.core.exceptions import PermissionDenied
+from django.core.handlers.exception import response_for_exception
 from django.db.models import Q
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
@@ -49,9 +50,10 @@ from django.utils.translation import gettext_lazy
 
 from cities.models import Game, StaffKind, StaffRole
 from inboxes import policies
-from kernel.errors import NotProvidedByRuleset
+from kernel.errors import NotProvidedByRuleset, RuleViolation
 from kernel.public_ids import is_database_id, is_public_id
 from kernel.rulesets import ruleset_of
+from mafia_site.middleware import RuleViolationMiddleware
 
 #: How each ruleset-specific tool (``kernel.rulesets.CONSOLE_TOOLS``) is named in a refusal.
 TOOL_LABELS = {
@@ -118,7 +120,13 @@ def _tool_page(view, tool: str):
             named = [r.game for r in roles if r.game_id == kwargs.get("game_id")]
             games = named or ([] if "game_id" in kwargs else [r.game for r in roles])
             if games and not any(game_provides(game, tool) for game in games):
-                raise not_provided(games[0], tool)
+                language = staff_games_language(request)
+                if language is None:
+                    raise not_provided(games[0], tool)
+                with translation.override(language):  # the refusal page in the viewer's games' language
+                    response = _error_response(request, not_provided(games[0], tool))
+                response.headers["Content-Language"] = language
+                return response
         return view(request, *args, **kwargs)
     return update_wrapper(page, view)
 
@@ -232,6 +240,14 @@ def tool_game_ids(request, tool: str | None) -> set[int]:
     return {role.game_id for role in staff_roles_of(request) if game_provides(role.game, tool)}
 
 
+def _error_response(request, exc):
+    """The error page of ``exc`` raised inside a console view, rendered now (in the language the view runs in,
+    the viewer's games'): a ``RuleViolation`` as the refusal page, a 404 or 403 as Django answers them."""
+    if isinstance(exc, RuleViolation):
+        return RuleViolationMiddleware(None).process_exception(request, exc)
+    return response_for_exception(request, exc)
+
+
 class GameStaffAdminSite(AdminSite):
     """The admin for game staff: entry by ``StaffRole`` only (L-STAFF-5), dashboard of the user's roles."""
 
@@ -254,8 +270,9 @@ class GameStaffAdminSite(AdminSite):
 
         When all the viewer's staff roles are in one game, the page shows times in that game's time zone (as
         the game's pages do); otherwise in UTC. When all those games have one language (Russian for Lepra,
-        English for M21), the page, the admin's own chrome, its flash messages and its redirects are in that
-        language, as the player pages are (``cities.i18n``); a viewer staffing games of several languages keeps
+        English for M21), the page, the admin's own chrome, its flash messages, its redirects and the error
+        page of a refusal, a 404 or a 403 raised inside the view are in that language, as the player pages are
+        (``cities.i18n``); a viewer staffing games of several languages keeps
         the browser's (LocaleMiddleware). Every label goes through gettext, so a page is wholly in one language;
         only the audit log's sentences are each in their own game's language (``staff.audit_sentences``)."""
         def with_request(request, *args, **kwargs):
@@ -270,7 +287,12 @@ class GameStaffAdminSite(AdminSite):
                 if language is not None:
                     translation.activate(language)
                     request.LANGUAGE_CODE = language
-                response = view(request, *args, **kwargs)
+                try:
+                    response = view(request, *args, **kwargs)
+                except (Http404, PermissionDenied, RuleViolation) as exc:
+                    if language is None:
+                        raise
+                    response = _error_response(request, exc)  # rendered here, in the page's language
                 if callable(getattr(response, "render", None)) and not getattr(response, "is_rendered", True):
                     response.render()
                 if language is not None:

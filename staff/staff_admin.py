@@ -30,6 +30,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -85,10 +86,12 @@ def _tribune_needs(request, role: StaffRole) -> list[Need]:
     game, city = role.game, role.city_id
     proxies = _scoped(request, ProxyRequest).filter(game=game, city_id=city, day=game.day_number,
                                                     state=ProxyState.REQUESTED).count()
-    closed = VotingSession.objects.filter(city_id=OuterRef("city_id"), day=OuterRef("day"), closed_at__isnull=False)
-    suicides = _scoped(request, SuicideDeclaration).filter(  # only those the Tribune can still confirm (L-NOM-5)
-        game=game, city_id=city, day=game.day_number, confirmed_at__isnull=True, resident__status=LifeStatus.ALIVE,
-    ).exclude(Exists(closed)).count()
+    opened = VotingSession.objects.filter(Q(opened_at__isnull=False) | Q(opens_at__lte=timezone.now()),
+                                          city_id=OuterRef("city_id"), day=OuterRef("day"))
+    suicides = _scoped(request, SuicideDeclaration).filter(  # only those the Tribune can still decide (L-NOM-5)
+        game=game, city_id=city, day=game.day_number, confirmed_at__isnull=True, refused_at__isnull=True,
+        resident__status=LifeStatus.ALIVE,
+    ).exclude(Exists(opened)).count()
     speeches = _scoped(request, SpeechRequest).filter(game=game, city_id=city, day=game.day_number).count()
     return [
         Need("proxy", _("Proxy requests to accept"), proxies,

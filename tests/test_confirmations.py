@@ -108,7 +108,7 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
         resident=demo.seat("honest"))
     client = staff_client(demo.tribune1)
     changelist = "/staff/inboxes/membership/"
-    ask = client.post(changelist, {"action": "remove_members", "_selected_action": [membership.pk], "index": "0"})
+    ask = client.post(changelist, {"action": "remove_members", "_selected_action": [membership.public_id], "index": "0"})
     assert ask.status_code == 200 and membership.resident.name in html.unescape(ask.content.decode())
     # Removal can be undone («Вернуть в ящик»): the page says so instead of "This cannot be undone."
     page = html.unescape(ask.content.decode())

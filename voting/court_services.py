@@ -11,6 +11,8 @@ from django.utils.translation import gettext as _
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import (
+    Game,
+    GameStatus,
     LifeStatus,
     Resident,
     ScheduledEvent,
@@ -28,6 +30,8 @@ from kernel.audit import record_event
 from .court import court_decision
 from .models import (
     CourtCase,
+    CourtProcedure,
+    CourtProcedureChoice,
     CourtVote,
     DecisionSource,
     ExecutionDecision,
@@ -50,6 +54,61 @@ def _sitting_judges(game) -> list[Resident]:
     return list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
 
 
+def court_procedure_of(game) -> str:
+    """The procedure of ``game``'s court (a ``CourtProcedure`` code, L-COURT-3): the Arbiter's choice, else the
+    default, at least half of the votes cast."""
+    chosen = CourtProcedureChoice.objects.filter(game=game).values_list("procedure", flat=True).first()
+    return chosen or CourtProcedure.VOTES_CAST
+
+
+def court_procedure_text(game, procedure: str) -> str:
+    """How a sentence is confirmed under ``procedure`` (L-COURT-3), one sentence in ``game``'s language."""
+    with translation.override(game.language):
+        if procedure == CourtProcedure.SITTING_JUDGES:
+            return _("A sentence is confirmed by at least half of the sitting judges; two nominees with as many "
+                     "votes each is no decision.")
+        return _("A sentence is confirmed by at least half of the votes cast; two nominees with half of the votes "
+                 "each is no decision.")
+
+
+@transaction.atomic
+def do_set_court_procedure(game, procedure: str, *, acting_user, now: datetime | None = None
+                           ) -> CourtProcedureChoice:
+    """The Supreme Arbiter sets how ``game``'s court confirms a sentence (L-COURT-3): ``procedure`` a
+    ``CourtProcedure`` code. Per game, before the court sits: refused once any case of the game has been put before
+    the court. Announced in the court's inbox (when the court is formed; every case's announcement names the
+    procedure too) and audited (``court.procedure_set``). Returns the stored choice. Raises ``NotAllowed`` (not
+    the game's Arbiter), ``InvalidInput`` (unknown procedure, the procedure in force already) or ``WrongState``
+    (game over, the court has sat)."""
+    now = now or timezone.now()
+    game = Game.objects.select_for_update(no_key=True).get(pk=game.pk)  # one choice at a time, before any case
+    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
+        raise NotAllowed(_("Only the Supreme Arbiter sets the court's procedure."), rule="L-COURT-3")
+    if procedure not in CourtProcedure.values:
+        raise InvalidInput(_("Choose one of the court's procedures."), rule="L-COURT-3")
+    if game.status == GameStatus.FINISHED:
+        raise WrongState(_("The game is over."), rule="L-COURT-3")
+    first = CourtCase.objects.filter(game=game).order_by("opened_at", "pk").first()
+    if first is not None:
+        raise WrongState(_("The court has already sat in this game (day %(day)d, %(at)s): its procedure is set "
+                           "before the court sits and can no longer change.")
+                         % {"day": first.day, "at": _local(game, first.opened_at)}, rule="L-COURT-3")
+    previous = court_procedure_of(game)
+    if procedure == previous:
+        raise InvalidInput(_("The court already follows this procedure."), rule="L-COURT-3")
+    choice, _created = CourtProcedureChoice.objects.update_or_create(
+        game=game, defaults={"procedure": procedure, "set_at": now, "set_by": acting_user})
+    court = _court_inbox(game)
+    if court is not None:
+        with translation.override(game.language):
+            text = _("The Supreme Arbiter has set the court's procedure. %(procedure)s") % {
+                "procedure": court_procedure_text(game, procedure)}
+        do_post_site_message(court, text, acting_user=None, now=now)
+    record_event(game, "court.procedure_set", actor=acting_user, at=now,
+                 payload={"procedure": procedure, "previous": previous})
+    return choice
+
+
 @transaction.atomic
 def do_put_before_court(session: VotingSession, deadline: datetime, *, acting_user,
                         now: datetime | None = None) -> CourtCase:
@@ -63,6 +122,8 @@ def do_put_before_court(session: VotingSession, deadline: datetime, *, acting_us
     game, city = session.game, session.city
     if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
         raise NotAllowed(_("Only the Supreme Arbiter puts a case before the court."), rule="L-COURT-1")
+    # The game's row orders this case after any procedure being set (L-COURT-3: set before the court sits).
+    Game.objects.select_for_update(no_key=True).values_list("pk", flat=True).get(pk=game.pk)
     _check_running(game)
     if session.closed_at is None:
         raise WrongState(_("Voting is not closed yet."), rule="L-COURT-1")
@@ -85,6 +146,7 @@ def do_put_before_court(session: VotingSession, deadline: datetime, *, acting_us
             text = _("The court decides on %(city)s: %(candidates)s. Deadline: %(deadline)s.") % {
                 "city": city.name, "candidates": ", ".join(names.get(c, c) for c in candidates),
                 "deadline": _local(game, deadline)}
+            text += "\n\n" + court_procedure_text(game, court_procedure_of(game))
         do_post_site_message(court, text, acting_user=None, now=now)
     record_event(game, "court.case_opened", actor=acting_user, at=now,
                  payload={"case": case.pk, "session": session.pk, "candidates": candidates})
@@ -96,8 +158,9 @@ def do_put_before_court(session: VotingSession, deadline: datetime, *, acting_us
 @transaction.atomic
 def do_court_vote(case: CourtCase, choice: Resident, *, acting_user, now: datetime | None = None) -> CourtVote:
     """A sitting judge confirms the sentence of ``choice`` (L-COURT-2): the leader, or one of the tied leaders.
-    One vote per judge, never changed. When a candidate is confirmed (``voting.court.court_decision``, L-COURT-3)
-    the sentence is executed at once. Raises ``NotAllowed`` (not a sitting judge), ``InvalidInput`` (not a
+    One vote per judge, never changed. When a candidate is confirmed under the game's procedure whatever the
+    judges still to vote do (``voting.court.court_decision``, ``court_procedure_of``, L-COURT-3) the sentence is
+    executed at once. Raises ``NotAllowed`` (not a sitting judge), ``InvalidInput`` (not a
     candidate, voted already) or ``WrongState`` (decided, past the deadline)."""
     now = now or timezone.now()
     case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=case.pk)
@@ -113,7 +176,8 @@ def do_court_vote(case: CourtCase, choice: Resident, *, acting_user, now: dateti
     record_event(game, "court.voted", actor=acting_user, at=now, payload={"case": case.pk, "judge": seat.pk,
                                                                          "choice": choice.pk})
     votes = {str(v.judge_id): str(v.choice_id) for v in CourtVote.objects.filter(case=case)}
-    sentenced = court_decision(case.candidates, votes, len(_sitting_judges(game)), final=False)
+    sentenced = court_decision(case.candidates, votes, len(_sitting_judges(game)), final=False,
+                               procedure=court_procedure_of(game))
     if sentenced is not None:
         _sentence(case, Resident.objects.get(pk=int(sentenced)), fallback=False, actor=acting_user, now=now)
     return vote
@@ -121,8 +185,8 @@ def do_court_vote(case: CourtCase, choice: Resident, *, acting_user, now: dateti
 
 @transaction.atomic
 def do_close_court_case(case: CourtCase, *, acting_user, now: datetime | None = None) -> CourtCase:
-    """At the court's deadline (the scheduler, or the Arbiter): the votes as they are decide (L-COURT-3); without a
-    decision the L-VOTE-5 leader is executed (L-COURT-4). Raises ``NotAllowed`` or ``WrongState`` (decided
+    """At the court's deadline (the scheduler, or the Arbiter): the votes as they are decide under the game's
+    procedure (L-COURT-3: by default at least half of the votes cast); without a decision the L-VOTE-5 leader is executed (L-COURT-4). Raises ``NotAllowed`` or ``WrongState`` (decided
     already, before the deadline for the scheduler)."""
     now = now or timezone.now()
     case = CourtCase.objects.select_for_update(of=("self",)).select_related("game", "city", "leader").get(pk=case.pk)
@@ -133,7 +197,7 @@ def do_close_court_case(case: CourtCase, *, acting_user, now: datetime | None = 
         raise WrongState(_("The court has already decided this case."), rule="L-COURT-3")
     votes = {str(v.judge_id): str(v.choice_id) for v in CourtVote.objects.filter(case=case)}
     judges = max(len(_sitting_judges(game)), len(votes), 1)
-    sentenced = court_decision(case.candidates, votes, judges, final=True)
+    sentenced = court_decision(case.candidates, votes, judges, final=True, procedure=court_procedure_of(game))
     if sentenced is None:
         _sentence(case, case.leader, fallback=True, actor=acting_user, now=now)
     else:
@@ -188,13 +252,24 @@ def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now
 # Confrontation and last word requests (L-NOM-4)
 # --------------------------------------------------------------------------------------------------------------
 
+def _speech_cutoff(city, day: int, now: datetime) -> datetime | None:
+    """The planned opening of ``city``'s voting on ``day`` when it has passed at ``now`` (or the voting opened),
+    else None: requests of the day close then, as nominations and proxy requests do (L-NOM-4), however late the
+    clock opens the voting."""
+    session = VotingSession.objects.filter(city=city, day=day).only("opens_at", "opened_at").first()
+    if session is None or (session.opened_at is None and now < session.opens_at):
+        return None
+    return session.opens_at  # an early opening by the Tribune moved it to that moment
+
+
 @transaction.atomic
 def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = None, note: str = "",
                       now: datetime | None = None) -> SpeechRequest:
     """``acting_user``'s seat demands a confrontation with ``other`` or a last word (L-NOM-4); the record goes to
     the Tribune and the Procurator. A living resident (or a spirit), from day 2; ``other`` a living resident of the
-    seat's own city, not the seat. Raises ``NotAllowed`` (no seat, dead) or ``InvalidInput`` (unknown kind, bad other, long
-    note) or ``WrongState`` (game not running, day 1)."""
+    seat's own city, not the seat; before the planned opening of the city's voting that day (requests close then,
+    whatever the clock does). Raises ``NotAllowed`` (no seat, dead) or ``InvalidInput`` (unknown kind, bad other,
+    long note) or ``WrongState`` (game not running, day 1, the voting's planned opening passed)."""
     now = now or timezone.now()
     seat = _seat_of(acting_user, game)
     game = seat.game
@@ -203,6 +278,11 @@ def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = 
         raise WrongState(_("Requests start on day 2."), rule="L-NOM-4")
     if seat.status != LifeStatus.ALIVE and not seat.is_spirit:
         raise NotAllowed(_("Only living residents may ask for this."), rule="L-NOM-4")
+    opening = _speech_cutoff(seat.city, game.day_number, now)
+    if opening is not None:
+        raise WrongState(_("Requests for today closed when voting opened at %(at)s: a confrontation or a last word "
+                           "is asked for before the voting.") % {"at": _local(game, opening, acting_user)},
+                         rule="L-NOM-4")
     if kind not in SpeechKind.values:
         raise InvalidInput(_("Choose a confrontation or a last word."), rule="L-NOM-4")
     if kind == SpeechKind.CONFRONTATION:

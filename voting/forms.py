@@ -10,6 +10,8 @@ from django.utils.translation import gettext_lazy as _
 from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
 from kernel.form_fields import AccessedChoiceField
 
+from .models import CourtProcedure
+
 
 class NomineeForm(forms.Form):
     """Choose a resident (nomination, L-NOM-1; proxy request, L-NOM-6) among ``choices`` (Residents). Nothing is
@@ -127,6 +129,13 @@ class CourtDeadlineForm(forms.Form):
             return wall_clock_to_utc(self.cleaned_data["deadline"], self.zone)
         except OverflowError:
             raise ValidationError(_("This date is out of range.")) from None
+
+
+class CourtProcedureForm(forms.Form):
+    """The Arbiter's choice of how the court confirms a sentence (L-COURT-3)."""
+
+    procedure = forms.ChoiceField(label=_("The court confirms a sentence by"), choices=CourtProcedure.choices,
+                                  widget=forms.RadioSelect)
 
 
 class JudgeElectionForm(ScheduleVotingForm):

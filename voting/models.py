@@ -6,6 +6,7 @@ against double submits (DESIGN.md "Messages are the record").
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
@@ -154,8 +155,10 @@ class LepraVote(models.Model):
 
 
 class SuicideDeclaration(models.Model):
-    """A suicide declared in the personal inbox before nominations close (L-NOM-5), confirmed by the Tribune and
-    applied when voting starts: the resident dies at that moment and takes no part in voting."""
+    """A suicide declared in the personal inbox before nominations close (L-NOM-5). The Tribune may confirm or
+    refuse it until the planned opening of the city's voting; one not refused by then is confirmed at the opening
+    (``confirmed_at``, by the clock if nobody acted) and applied then (``applied_at``): the resident dies at that
+    moment and takes no part in voting. None is confirmed later that day."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="suicide_declarations",
         verbose_name=_("game"))
@@ -167,6 +170,7 @@ class SuicideDeclaration(models.Model):
     declared_at = models.DateTimeField(verbose_name=_("declared at"))
     confirmed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("confirmed at"))
     applied_at = models.DateTimeField(null=True, blank=True, verbose_name=_("applied at"))
+    refused_at = models.DateTimeField(null=True, blank=True, verbose_name=_("refused at"))
     public_id = PublicIdField()
 
     class Meta:
@@ -175,6 +179,8 @@ class SuicideDeclaration(models.Model):
         ordering = ["day", "declared_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["resident", "day"], name="suicide_one_per_resident_per_day"),
+            models.CheckConstraint(condition=Q(refused_at__isnull=True) | Q(confirmed_at__isnull=True),
+                                   name="suicide_confirmed_or_refused"),
         ]
 
 
@@ -240,6 +246,35 @@ class CourtVote(models.Model):
         verbose_name_plural = _("court votes")
         ordering = ["at", "id"]
         constraints = [models.UniqueConstraint(fields=["case", "judge"], name="courtvote_one_per_judge_per_case")]
+
+
+class CourtProcedure(models.TextChoices):
+    """How the Supreme Court confirms a sentence (L-COURT-3); the codes of ``voting.court.PROCEDURES``."""
+
+    VOTES_CAST = "votes_cast", _("at least half of the votes cast")
+    SITTING_JUDGES = "sitting_judges", _("at least half of the sitting judges")
+
+
+class CourtProcedureChoice(models.Model):
+    """The procedure the Arbiter chose for a game's court before it sat (L-COURT-3). No row: the default,
+    at least half of the votes cast."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="court_procedure",
+        verbose_name=_("game"))
+    procedure = models.CharField(max_length=16, choices=CourtProcedure.choices, default=CourtProcedure.VOTES_CAST,
+        verbose_name=_("procedure"))
+    set_at = models.DateTimeField(verbose_name=_("set at"))
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("set by"))
+
+    class Meta:
+        verbose_name = _("court procedure")
+        verbose_name_plural = _("court procedures")
+        constraints = [models.CheckConstraint(condition=Q(procedure__in=["votes_cast", "sitting_judges"]),
+                                              name="courtprocedurechoice_known_procedure")]
+
+    def __str__(self) -> str:
+        return f"{self.game}: {self.get_procedure_display()}"
 
 
 class SpeechKind(models.TextChoices):

@@ -346,8 +346,9 @@ def do_open_voting(session: VotingSession, *, acting_user, now: datetime | None 
     """Open the voting of ``session`` (L-VOTE-1, L-INBOX-9): one voting inbox per living nominee, organizer the
     city's Tribune, members the living residents of the city and its spirits; then the accepted proxy votes are
     cast at the opening time (L-NOM-6). By the scheduler (``acting_user`` None, at ``opens_at``) or the Tribune
-    (earlier: the opening moves to ``now``). Confirmed suicides are applied first (L-NOM-5): those residents
-die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``NotAllowed`` or ``WrongState``
+    (earlier: the opening moves to ``now``). Suicides are applied first (L-NOM-5): every declaration the Tribune has
+    not refused is confirmed at the planned opening, and its resident dies at that moment (however late the clock
+    runs), gets no inbox and no vote. Returns the inboxes. Raises ``NotAllowed`` or ``WrongState``
     (opened already, closed, game not running)."""
     now = now or timezone.now()
     session = VotingSession.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=session.pk)
@@ -366,7 +367,7 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
         raise WrongState(_("The voting time is already over."), rule="L-VOTE-8")
     session.opened_at = now
     session.save(update_fields=["opens_at", "opened_at"])
-    suicides = _apply_confirmed_suicides(city, session.day, acting_user=acting_user, now=now)
+    suicides = _apply_suicides(game, city, session.day, at=session.opens_at)
     if suicides and _after_day_death(game, now) is not None:
         record_event(game, "voting.opened", actor=acting_user, at=now,
                      payload={"session": session.pk, "inboxes": [], "suicides": suicides})
@@ -382,12 +383,13 @@ die at the opening and get no inbox and no vote. Returns the inboxes. Raises ``N
                            city=city, organizer=tribune, resident=nominee, members=members)
         inboxes[nominee.pk] = inbox
     member_ids = {r.pk for r in members}
-    declarants = set(SuicideDeclaration.objects.filter(city=city, day=session.day).values_list("resident", flat=True))
+    declarants = set(SuicideDeclaration.objects.filter(city=city, day=session.day, confirmed_at__isnull=False)
+                     .values_list("resident", flat=True))
     for proxy in ProxyRequest.objects.filter(city=city, day=session.day, state=ProxyState.ACCEPTED).select_related(
             "resident"):
         inbox = inboxes.get(proxy.nominee_id)
         if inbox is None or proxy.resident_id not in member_ids or proxy.resident_id in declarants:
-            continue  # a declared suicide takes no part in voting (L-NOM-5)
+            continue  # a confirmed suicide takes no part in voting (L-NOM-5)
         message = write_proxy_message(inbox, proxy.resident, "казнить", at=session.opens_at)
         LepraVote.objects.create(inbox=inbox, voter=proxy.resident, message=message, proxy=True,
                                  cast_at=session.opens_at)
@@ -516,7 +518,8 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
 @transaction.atomic
 def do_declare_suicide(game, *, acting_user, now: datetime | None = None) -> SuicideDeclaration:
     """``acting_user``'s seat in ``game`` declares suicide for today (L-NOM-5): a living resident (not a spirit), from day 2,
-    before voting starts (nominations close then). Confirmed by the Tribune, applied at the opening. Raises
+    before voting starts (nominations close then). Confirmed at the opening unless the Tribune refused it before
+    (``do_refuse_suicide``), and applied then. Raises
     ``NotAllowed`` (no seat, dead, spirit), ``InvalidInput`` (declared already) or ``WrongState`` (day 1, voting
     started, game not running)."""
     now = now or timezone.now()
@@ -538,14 +541,20 @@ def do_declare_suicide(game, *, acting_user, now: datetime | None = None) -> Sui
     return declaration
 
 
-@transaction.atomic
-def do_confirm_suicide(declaration: SuicideDeclaration, *, acting_user, now: datetime | None = None
-                       ) -> SuicideDeclaration:
-    """The Tribune confirms a suicide declaration (L-NOM-5): before the opening it is applied at the opening; once
-    voting has opened (until it closes) the resident dies at the confirmation (leaving the voting inboxes, an inbox
-    about them void, L-VOTE-9). A declarant never votes (``check_voting_post``; no proxy cast). Raises
-    ``NotAllowed`` (not the Tribune) or ``WrongState`` (confirmed already, declarant dead, voting over)."""
-    now = now or timezone.now()
+def _check_before_opening(declaration: SuicideDeclaration, session: VotingSession | None, now: datetime) -> None:
+    """L-NOM-5: the Tribune decides on a declaration until the planned opening of the city's voting (``opens_at``,
+    however late the clock opens it); from then on the opening has confirmed it. Raises ``WrongState``."""
+    game = declaration.game
+    if session is not None and (session.opened_at is not None or now >= session.opens_at):
+        raise WrongState(_("Voting opened at %(at)s: a suicide not refused by then is confirmed at the opening, and "
+                           "none can be confirmed or refused later today.") % {"at": _local(game, session.opens_at)},
+                         rule="L-NOM-5")
+
+
+def _decidable_declaration(declaration: SuicideDeclaration, *, acting_user, now: datetime
+                           ) -> tuple[SuicideDeclaration, VotingSession | None]:
+    """The locked ``declaration`` and its day's voting session, when the Tribune may still confirm or refuse it
+    (L-NOM-5). Raises ``NotAllowed`` (not the city's Tribune) or ``WrongState``."""
     declaration = (SuicideDeclaration.objects.select_for_update(of=("self",))
                    .select_related("city", "game", "resident").get(pk=declaration.pk))
     if acting_user is None:
@@ -555,31 +564,72 @@ def do_confirm_suicide(declaration: SuicideDeclaration, *, acting_user, now: dat
     _check_running(game)
     if declaration.confirmed_at is not None:
         raise WrongState(_("This suicide is already confirmed."), rule="L-NOM-5")
+    if declaration.refused_at is not None:
+        raise WrongState(_("This suicide declaration was refused at %(at)s.")
+                         % {"at": _local(game, declaration.refused_at)}, rule="L-NOM-5")
     if declaration.day != game.day_number or declaration.resident.status != LifeStatus.ALIVE:
         raise WrongState(_("This declaration can no longer be confirmed."), rule="L-NOM-5")
     session = session_of(declaration.city, declaration.day)
-    if session is not None and (session.closed_at is not None or now >= session.closes_at):
-        raise WrongState(_("Voting is over: a suicide is confirmed when voting starts."), rule="L-NOM-5")
+    _check_before_opening(declaration, session, now)
+    return declaration, session
+
+
+@transaction.atomic
+def do_confirm_suicide(declaration: SuicideDeclaration, *, acting_user, now: datetime | None = None
+                       ) -> SuicideDeclaration:
+    """The Tribune confirms a suicide declaration before the planned opening of the city's voting (L-NOM-5); it is
+    applied at the opening (``do_open_voting``: the resident dies then). None can be confirmed at or after the
+    planned opening, however late the clock opens the voting: the opening confirms every declaration not refused
+    by then. Returns the declaration. Raises ``NotAllowed`` (not the Tribune) or ``WrongState`` (confirmed or
+    refused already, declarant dead, another day, the planned opening passed)."""
+    now = now or timezone.now()
+    declaration, _session = _decidable_declaration(declaration, acting_user=acting_user, now=now)
     declaration.confirmed_at = now
     declaration.save(update_fields=["confirmed_at"])
-    record_event(game, "voting.suicide_confirmed", actor=acting_user, at=now, payload={"declaration": declaration.pk})
-    if session is not None and session.opened_at is not None and _apply_confirmed_suicides(  # voting runs: dies now
-            declaration.city, declaration.day, acting_user=None, now=now):
-        _after_day_death(game, now)
+    record_event(declaration.game, "voting.suicide_confirmed", actor=acting_user, at=now,
+                 payload={"declaration": declaration.pk})
     return declaration
 
 
-def _apply_confirmed_suicides(city: City, day: int, *, acting_user, now: datetime) -> list[int]:
-    """At the opening, the confirmed suicides of ``city`` die (L-NOM-5, L-DEATH-1: cemetery, status announced by
-    the daily post). Returns the residents' ids."""
+@transaction.atomic
+def do_refuse_suicide(declaration: SuicideDeclaration, *, acting_user, now: datetime | None = None
+                      ) -> SuicideDeclaration:
+    """The Tribune refuses a suicide declaration before the planned opening of the city's voting (L-NOM-5): the
+    resident stays alive and votes as any other; they are told in their personal inbox. Returns the declaration.
+    Raises ``NotAllowed`` (not the Tribune) or ``WrongState`` (as ``do_confirm_suicide``)."""
+    now = now or timezone.now()
+    declaration, _session = _decidable_declaration(declaration, acting_user=acting_user, now=now)
+    declaration.refused_at = now
+    declaration.save(update_fields=["refused_at"])
+    personal = _personal_inbox(declaration.resident)
+    if personal is not None:
+        with translation.override(declaration.game.language):
+            text = _("The Tribune refused your suicide declaration: you stay alive and vote today as everyone else.")
+        do_post_site_message(personal, text, acting_user=None, now=now)
+    record_event(declaration.game, "voting.suicide_refused", actor=acting_user, at=now,
+                 payload={"declaration": declaration.pk, "resident": declaration.resident_id})
+    return declaration
+
+
+def _apply_suicides(game, city: City, day: int, *, at: datetime) -> list[int]:
+    """At the opening of ``city``'s voting (of ``game``) on ``day`` (``at``: the planned opening, aware UTC, however late the
+    clock runs): every declaration not refused is confirmed at ``at`` if the Tribune has not confirmed it, and its
+    resident dies at ``at`` (L-NOM-5, L-DEATH-1: cemetery, status announced by the daily post as a death of that
+    day). Returns the residents' ids."""
     applied = []
     for declaration in SuicideDeclaration.objects.select_for_update(of=("self",)).filter(
-            city=city, day=day, confirmed_at__isnull=False, applied_at__isnull=True).select_related("resident"):
+            city=city, day=day, refused_at__isnull=True, applied_at__isnull=True).select_related("resident"):
+        fields = ["applied_at"]
+        if declaration.confirmed_at is None:
+            declaration.confirmed_at = at
+            fields.append("confirmed_at")
+            record_event(game, "voting.suicide_confirmed", actor=None, at=at,
+                         payload={"declaration": declaration.pk})
         if declaration.resident.status == LifeStatus.ALIVE:
-            do_kill_resident(declaration.resident, DeathCause.SUICIDE, acting_user=None, now=now)
+            do_kill_resident(declaration.resident, DeathCause.SUICIDE, acting_user=None, now=at)
             applied.append(declaration.resident_id)
-        declaration.applied_at = now
-        declaration.save(update_fields=["applied_at"])
+        declaration.applied_at = at
+        declaration.save(update_fields=fields)
     return applied
 
 

@@ -12,9 +12,10 @@ Scopes:
   and the city's Tribune may know (L-STAFF-6): the Tribune's own city, nobody else;
 * court cases: the Arbiter and the Procurator of the game (the judges are residents and vote on the site).
 
-Actions: the Tribune opens, extends and closes voting, accepts proxies (L-NOM-6), confirms suicides before the
-opening (L-NOM-5); the Arbiter puts a closed session's result before the court (L-COURT-1) and closes a case
-(L-COURT-3/4). The Tribune also schedules today's voting from a page linked on the dashboard (L-DAY-3).
+Actions: the Tribune opens, extends and closes voting, accepts proxies (L-NOM-6), confirms or refuses suicides
+before the planned opening (L-NOM-5); the Arbiter puts a closed session's result before the court (L-COURT-1) and closes a case
+(L-COURT-3/4), and chooses the court's procedure on a page of its own (L-COURT-3). The Tribune also schedules
+today's voting from a page linked on the dashboard (L-DAY-3).
 """
 from __future__ import annotations
 
@@ -50,7 +51,15 @@ from staff.console import (
 )
 
 from . import services
-from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
+from .court_services import court_procedure_of, court_procedure_text, do_set_court_procedure
+from .forms import (
+    CourtDeadlineForm,
+    CourtProcedureForm,
+    ElectionProxyForm,
+    JudgeElectionForm,
+    RecusalForm,
+    ScheduleVotingForm,
+)
 from .models import (
     CityJudge,
     CourtCase,
@@ -255,11 +264,20 @@ class StaffProxyRequestAdmin(StaffScopedAdmin):
 
 @admin.action(description=gettext_lazy("Confirm"))
 def confirm_suicides(modeladmin, request, queryset):
-    """The Tribune confirms suicides, before voting opens or while it runs (L-NOM-5): ``do_confirm_suicide`` for
-    each."""
+    """The Tribune confirms suicides before the planned opening of the voting (L-NOM-5): ``do_confirm_suicide``
+    for each."""
     _each(request, queryset.select_related("resident"),
           lambda d: services.do_confirm_suicide(d, acting_user=request.user),
           lambda d: _("The suicide of %(name)s is confirmed.") % {"name": d.resident.name})
+
+
+@admin.action(description=gettext_lazy("Refuse"))
+def refuse_suicides(modeladmin, request, queryset):
+    """The Tribune refuses suicide declarations before the planned opening of the voting (L-NOM-5):
+    ``do_refuse_suicide`` for each; a declaration not refused by then is confirmed at the opening."""
+    _each(request, queryset.select_related("resident"),
+          lambda d: services.do_refuse_suicide(d, acting_user=request.user),
+          lambda d: _("The suicide declaration of %(name)s is refused.") % {"name": d.resident.name})
 
 
 @admin.register(SuicideDeclaration, site=staff_admin_site)
@@ -267,11 +285,11 @@ class StaffSuicideDeclarationAdmin(StaffScopedAdmin):
     """Suicide declarations (L-NOM-5) of the Tribune's own city: personal inbox content (L-STAFF-6)."""
     console_tool = "voting"
 
-    list_display = ("resident", "day", "declared_at", "confirmed_at", "applied_at")
+    list_display = ("resident", "day", "declared_at", "confirmed_at", "refused_at", "applied_at")
     list_filter = (("city", ScopedRelatedFilter), "day")
-    fields = ("game", "city", "day", "resident", "declared_at", "confirmed_at", "applied_at")
+    fields = ("game", "city", "day", "resident", "declared_at", "confirmed_at", "refused_at", "applied_at")
     allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "day", "day__isnull"})
-    actions = (confirm_suicides,)
+    actions = (confirm_suicides, refuse_suicides)
 
     def has_module_permission(self, request) -> bool:
         return bool(_tribune_cities(request))
@@ -359,6 +377,36 @@ def schedule_voting_view(request, city_id: int):
                "events": pending_events(city.game, city=city)}
     request.current_app = staff_admin_site.name
     return TemplateResponse(request, "staff_admin/schedule_voting.html", context)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The Arbiter's "Court procedure" page (L-COURT-3)
+# --------------------------------------------------------------------------------------------------------------
+
+def court_procedure_view(request, game_id: int):
+    """The Arbiter of ``game_id`` chooses how the court confirms a sentence (``do_set_court_procedure``,
+    L-COURT-3); the page shows the procedure in force, a refusal (the court has sat) is shown in the form and
+    changes nothing. Anyone but the game's Arbiter gets the 404 of a missing page."""
+    role = next((r for r in staff_roles_of(request) if r.kind == StaffKind.ARBITER and r.game_id == game_id), None)
+    if role is None:
+        raise Http404
+    game = role.game
+    current = court_procedure_of(game)
+    form = CourtProcedureForm(request.POST if request.method == "POST" else None, initial={"procedure": current})
+    if form.is_valid():
+        try:
+            do_set_court_procedure(game, form.cleaned_data["procedure"], acting_user=request.user)
+        except RuleViolation as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("The court's procedure is set and announced in the court's inbox."))
+            return HttpResponseRedirect(reverse("admin:court_procedure", args=[game.pk],
+                                                current_app=staff_admin_site.name))
+    context = {**staff_admin_site.each_context(request), "title": _("The court's procedure"),
+               "subtitle": game.title, "form": form, "game": game,
+               "current": court_procedure_text(game, current), "submit_label": _("Set the procedure")}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "staff_admin/court_procedure.html", context)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -628,6 +676,13 @@ def _judge_urls(site) -> list:
                  name="schedule_election")]
 
 
+@register_urls(tool="court")
+def _court_urls(site) -> list:
+    """The Arbiter's court procedure (L-COURT-3)."""
+    return [path("games/<id:game_id>/court-procedure/", site.admin_view(court_procedure_view),
+                 name="court_procedure")]
+
+
 @register_dashboard_links(order=0, tool="voting")
 def _schedule_links(request, role) -> list[tuple[str, str]]:
     """The "Schedule" entry of the Tribune (voting times) and of the Arbiter (election times)."""
@@ -658,7 +713,12 @@ def _day_links(request, role) -> list[tuple[str, str]]:
 
 @register_dashboard_links(order=30, tool="court")
 def _court_links(request, role) -> list[tuple[str, str]]:
-    """Court cases, for the Procurator and the Arbiter (L-COURT)."""
+    """Court cases, for the Procurator and the Arbiter (L-COURT); the court's procedure, for the Arbiter
+    (L-COURT-3)."""
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.ARBITER):
         return []
-    return [(_("Court cases"), _changelist("voting_courtcase", role.game_id))]
+    links = [(_("Court cases"), _changelist("voting_courtcase", role.game_id))]
+    if role.kind == StaffKind.ARBITER:
+        links.append((_("The court's procedure"), reverse("admin:court_procedure", args=[role.game_id],
+                                                          current_app=staff_admin_site.name)))
+    return links

@@ -258,8 +258,9 @@ def nominate(request, slug: str):
     elif action == "suicide":
         confirm = confirmation_page(
             request, title=_("Declare suicide?"), game=game,
-            consequence=_("Once the Tribune confirms it when voting starts, you die and leave the game: your "
-                          "alignment is announced and you can no longer post among the living."),
+            consequence=_("Unless the Tribune refuses it before voting starts, it is confirmed when voting starts: "
+                          "you die then and leave the game; your alignment is announced and you can no longer post "
+                          "among the living."),
             confirm_label=_("Declare suicide"), cancel_url=reverse("nominate", args=[slug]))
         if confirm is not None:
             return confirm

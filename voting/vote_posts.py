@@ -51,7 +51,7 @@ def _refusal_error(refusal: LepraRefusal, session: VotingSession | None, game, *
 
 def _session_for_voter(city_id, day, inbox_id, seat_id):
     standing = LepraVote.objects.filter(inbox_id=inbox_id, voter_id=seat_id, state=VoteState.STANDING)
-    declared = SuicideDeclaration.objects.filter(resident_id=seat_id, day=day)
+    declared = SuicideDeclaration.objects.filter(resident_id=seat_id, day=day, confirmed_at__isnull=False)
     return (VotingSession.objects.filter(city_id=city_id, day=day).order_by("pk")
             .annotate(has_standing_vote=Exists(standing), declared_suicide=Exists(declared))[:1])
 
@@ -79,7 +79,7 @@ def _retraction(inbox_id, voter_id, message_id):
 
 _RETRACT_VOTE = PreparedUpdate(_retraction, ints=("inbox_id", "voter_id", "message_id"))
 #: The day's voting session of a voting inbox's city, with whether the voter has a standing vote in the inbox and
-#: has declared suicide that day: read by a vote whose lock did not read them (``voting_post_locked_reads``);
+#: is a confirmed suicide that day: read by a vote whose lock did not read them (``voting_post_locked_reads``);
 #: prepared (``kernel.prepared``).
 _SESSION_FOR_VOTER = PreparedQuery(_session_for_voter, ints=("city_id", "day", "inbox_id", "seat_id"))
 _SESSION_COLUMNS = ("id", "opens_at", "closes_at", "opened_at")
@@ -88,10 +88,12 @@ _SESSION_COLUMNS = ("id", "opens_at", "closes_at", "opened_at")
 def voting_post_locked_reads() -> dict:
     """What a post in a voting inbox reads with the poster's locked membership (``PostHook.locked_reads``): the
     day's voting session of the inbox's city (unique per city and day), whether the seat has a standing vote in
-    the inbox and whether it declared suicide that day; ``check_voting_post`` takes them from the seat."""
+    the inbox and whether it is a confirmed suicide that day (an unconfirmed declaration bars nothing, L-NOM-5);
+    ``check_voting_post`` takes them from the seat."""
     standing = LepraVote.objects.filter(inbox_id=OuterRef("inbox_id"), voter_id=OuterRef("resident_id"),
                                         state=VoteState.STANDING)
-    declared = SuicideDeclaration.objects.filter(resident_id=OuterRef("resident_id"), day=OuterRef("inbox__day_number"))
+    declared = SuicideDeclaration.objects.filter(resident_id=OuterRef("resident_id"), day=OuterRef("inbox__day_number"),
+                                                 confirmed_at__isnull=False)
     return {"_voting_session": FilteredRelation("inbox__city__voting_sessions", condition=Q(
                 inbox__city__voting_sessions__day=F("inbox__day_number"))),
             **{f"_session_{c}": F(f"_voting_session__{c}") for c in _SESSION_COLUMNS},
@@ -130,8 +132,8 @@ def check_voting_post(inbox: Inbox, seat: Resident | None, text: str, now: datet
         session = found[0] if found else None
     if session is None or session.opened_at is None:
         raise _refusal_error(LepraRefusal.NOT_OPEN_YET, session, inbox.game, viewer=seat.user)
-    if session.declared_suicide and parse_lepra_execution(text) is not None:  # a declared suicide takes no part in voting (L-NOM-5)
-        raise NotAllowed(_("You declared suicide today: you take no part in voting."), rule="L-NOM-5")
+    if session.declared_suicide and parse_lepra_execution(text) is not None:  # only a confirmed suicide (L-NOM-5)
+        raise NotAllowed(_("Your suicide is confirmed: you take no part in voting."), rule="L-NOM-5")
     key, nominee = str(seat.pk), str(inbox.resident_id)
     if seat.pk == inbox.resident_id:
         # One query: the nominee's own messages here, each flagged when it is a proxy vote cast for them (L-NOM-6).

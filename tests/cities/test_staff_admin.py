@@ -403,7 +403,7 @@ def test_a_hidden_message_text_is_shown_and_searched_only_for_moderators_L_INBOX
 
 def _act(client: Client, action: str, memberships, **extra):
     """POST the action; follow the redirect back to the changelist, which shows (and consumes) the messages."""
-    data = {"action": action, "_selected_action": [m.pk for m in memberships], "confirmed": "yes", **extra}
+    data = {"action": action, "_selected_action": [m.public_id for m in memberships], "confirmed": "yes", **extra}
     return client.post(CHANGELIST["membership"], data, follow=True)
 
 
@@ -520,7 +520,7 @@ def test_service_refusals_reach_the_admin_in_the_users_language(demo):
     client = Client()
     client.force_login(demo.tribune1)
     membership = _city1_membership(demo)
-    response = client.post(CHANGELIST["membership"], {"action": "unban_members", "_selected_action": [membership.pk]},
+    response = client.post(CHANGELIST["membership"], {"action": "unban_members", "_selected_action": [membership.public_id]},
                            follow=True)
     assert flashed(response) == [f"Участник {membership.resident.name} здесь не забанен."]
 

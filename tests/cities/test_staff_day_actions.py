@@ -122,7 +122,7 @@ def test_each_persona_sees_exactly_its_scope_L_STAFF_6(demo, day2, persona, sess
 
 @pytest.mark.parametrize("persona, session_actions, proxy_actions, suicide_actions, case_actions", [
     ("procurator", set(), set(), set(), set()),
-    ("tribune1", {"open_voting", "extend_voting", "close_voting"}, {"accept_proxies"}, {"confirm_suicides"}, set()),
+    ("tribune1", {"open_voting", "extend_voting", "close_voting"}, {"accept_proxies"}, {"confirm_suicides", "refuse_suicides"}, set()),
     ("arbiter", {"put_before_court"}, set(), set(), {"close_court_cases"}),
     ("consigliere", set(), set(), set(), set()),
 ])

@@ -171,7 +171,7 @@ def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTI
     assert (ban.user_id, ban.offence) == (message.author_user_id, "omerta")
     assert ban.ends_at.isoformat() == "2027-01-31T09:00:00+00:00"  # 12:00 in Moscow
     assert list(ban.evidence.values_list("message_id", flat=True)) == [message.pk]
-    page = client.get(f"/staff/sanctions/playban/{ban.pk}/change/").content.decode()
+    page = client.get(f"/staff/sanctions/playban/{ban.public_id}/change/").content.decode()
     assert f"/inboxes/{message.inbox.public_id}/?page=1#n{position}" in page
     # Nobody else has the page.
     for persona in ("tribune1", "arbiter", "consigliere"):

@@ -185,7 +185,7 @@ CASES = {
                                                      acting_user=fresh(d.tribune1))),
     "grant_stand_in_L_STAFF_2": Case(
         lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/stand-in/", {
-            "absent": _tribune_role(d, 2).pk, "stand_in": _tribune_role(d, 1).pk,
+            "absent": _tribune_role(d, 2).public_id, "stand_in": _tribune_role(d, 1).public_id,
             "starts_at": _local(d, AT + timedelta(hours=1)), "ends_at": _local(d, AT + timedelta(hours=3))}),
         lambda d: staff_services.do_grant_tribune_stand_in(
             _tribune_role(d, 2), _tribune_role(d, 1), (AT + timedelta(hours=1)).replace(second=0, microsecond=0),

@@ -54,7 +54,7 @@ def dead_mafioso(demo):
 
 
 def _act(client, action, memberships, **extra):
-    data = {"action": action, "_selected_action": [m.pk for m in memberships], "confirmed": "yes", **extra}
+    data = {"action": action, "_selected_action": [m.public_id for m in memberships], "confirmed": "yes", **extra}
     return client.post(CHANGELIST["membership"], data, follow=True)
 
 

@@ -47,6 +47,7 @@ def lepra_pages(game) -> list[str]:
              reverse("staff_admin:end_game_early", args=[game.pk]),
              reverse("staff_admin:record_play_ban", args=[game.pk]),
              reverse("staff_admin:schedule_election", args=[game.pk]),
+             reverse("staff_admin:court_procedure", args=[game.pk]),
              reverse("staff_admin:reschedule_voting", args=[1])]
     if city is not None:
         pages.append(reverse("staff_admin:schedule_voting", args=[city.pk]))

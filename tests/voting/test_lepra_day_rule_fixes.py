@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, GameEvent, LifeStatus, Resident
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from inboxes.models import Inbox, InboxKind, Membership
 from inboxes.services import do_post_message
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open, ru
 from tests.voting.test_lepra_day_services import _refusal, english  # noqa: F401 - english: the autouse fixture
@@ -29,7 +29,7 @@ from voting.services import (
 )
 
 
-def test_suicide_confirmed_once_voting_has_started_dies_at_the_confirmation_L_NOM_5(demo):
+def test_a_suicide_not_refused_by_the_opening_is_confirmed_then_and_none_later_L_NOM_5(demo):
     day = city1_day(demo)
     nominee, suicide = day.plain[0], day.plain[4]
     declaration = {}
@@ -39,22 +39,16 @@ def test_suicide_confirmed_once_voting_has_started_dies_at_the_confirmation_L_NO
 
     nominate_and_open(demo, day, [nominee, suicide], before_open=declare)
     suicide.refresh_from_db()
-    assert suicide.status == LifeStatus.ALIVE  # not confirmed yet: still alive at the opening
-    # The declarant takes no part in voting, even before the confirmation.
-    assert _refusal(NotAllowed, do_post_message, day.inbox_of(nominee), "казнить", acting_user=suicide.user,
-                    now=OPENS + timedelta(minutes=1)) == "You declared suicide today: you take no part in voting."
-    assert not LepraVote.objects.filter(voter=suicide).exists()
-    confirmed_at = OPENS + timedelta(minutes=5)
-    do_confirm_suicide(declaration["d"], acting_user=demo.tribune1, now=confirmed_at)
-    suicide.refresh_from_db()
-    assert (suicide.status, suicide.died_at) == (LifeStatus.DEAD, confirmed_at)
+    assert (suicide.status, suicide.died_at) == (LifeStatus.DEAD, OPENS)  # confirmed by the clock at the opening
     assert GameEvent.objects.get(kind="resident.died", payload__resident=suicide.pk).payload["cause"] == "suicide"
     d = SuicideDeclaration.objects.get(pk=declaration["d"].pk)
-    assert (d.confirmed_at, d.applied_at) == (confirmed_at, confirmed_at)
-    assert set(Membership.objects.filter(inbox__kind=InboxKind.VOTING, resident=suicide)
-               .values_list("state", flat=True)) == {MembershipState.REMOVED}
-    assert day.inbox_of(suicide).killed_at == confirmed_at  # the inbox about them is void (L-VOTE-9)
-    assert _refusal(WrongState, do_confirm_suicide, d, acting_user=demo.tribune1, now=confirmed_at) == (
+    assert (d.confirmed_at, d.applied_at, d.refused_at) == (OPENS, OPENS, None)
+    assert not Membership.objects.filter(inbox__kind=InboxKind.VOTING, resident=suicide).exists()
+    assert not Inbox.objects.filter(kind=InboxKind.VOTING, resident=suicide).exists()  # no voting inbox about them
+    assert _refusal(NotAllowed, do_post_message, day.inbox_of(nominee), "казнить", acting_user=suicide.user,
+                    now=OPENS + timedelta(minutes=1)) == "No such inbox."  # the dead have left it (L-DEATH-1)
+    assert not LepraVote.objects.filter(voter=suicide).exists()
+    assert _refusal(WrongState, do_confirm_suicide, d, acting_user=demo.tribune1, now=OPENS + timedelta(minutes=5)) == (
         "This suicide is already confirmed.")
 
 
@@ -70,8 +64,8 @@ def test_suicide_is_declared_only_before_voting_starts_and_not_confirmed_after_i
         "Voting has started: nominations are closed for today.")
     do_close_voting(session, acting_user=None, now=CLOSES)
     assert _refusal(WrongState, do_confirm_suicide, late["d"], acting_user=demo.tribune1, now=CLOSES) == (
-        "Voting is over: a suicide is confirmed when voting starts.")
-    assert Resident.objects.get(pk=day.plain[4].pk).status == LifeStatus.ALIVE
+        "This suicide is already confirmed.")
+    assert Resident.objects.get(pk=day.plain[4].pk).died_at == OPENS
 
 
 def test_no_proxy_vote_is_cast_for_a_declared_suicide_L_NOM_5(demo):
@@ -87,18 +81,21 @@ def test_no_proxy_vote_is_cast_for_a_declared_suicide_L_NOM_5(demo):
     assert not LepraVote.objects.filter(voter=declarant).exists()
 
 
-def test_tribune_confirms_on_the_day_page_after_the_opening_L_NOM_5(demo, client):
+def test_tribune_cannot_confirm_on_the_day_page_after_the_planned_opening_L_NOM_5(demo, client):
     day = city1_day(demo)
     suicide = day.plain[4]
-    holder = {}
-    nominate_and_open(demo, day, [day.plain[0]], before_open=lambda s: holder.setdefault(
-        "d", do_declare_suicide(demo.game, acting_user=suicide.user, now=MORNING)))
+    do_nominate(day.plain[0], acting_user=day.plain[5].user, now=MORNING)
+    do_schedule_voting(day.city, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
+    declaration = do_declare_suicide(demo.game, acting_user=suicide.user, now=MORNING)
     client.force_login(demo.tribune1)
-    with time_machine.travel(OPENS + timedelta(minutes=10), tick=False):
+    with time_machine.travel(OPENS + timedelta(minutes=10), tick=False):  # the clock has not opened it yet
         response = client.post(reverse("city_day", args=[demo.game.slug, 1]),
-                               {"action": "confirm_suicide", "declaration": holder["d"].public_id})
-    assert response.status_code == 302
-    assert Resident.objects.get(pk=suicide.pk).status == LifeStatus.DEAD
+                               {"action": "confirm_suicide", "declaration": declaration.public_id})
+    assert response.status_code == 400
+    assert ru("Voting opened at %(at)s: a suicide not refused by then is confirmed at the opening, and none can be "
+              "confirmed or refused later today.").split("%(at)s")[0] in response.content.decode()
+    assert SuicideDeclaration.objects.get(pk=declaration.pk).confirmed_at is None
+    assert Resident.objects.get(pk=suicide.pk).status == LifeStatus.ALIVE
 
 
 def test_early_opening_is_refused_while_proxy_requests_await_an_answer_L_NOM_6(demo):

@@ -13,6 +13,7 @@ from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate
 from voting.models import DecisionSource, ExecutionDecision
 from voting.services import (
     awaiting_procurator, do_close_voting, do_confirm_suicide, do_decide_execution, do_declare_suicide,
+    do_refuse_suicide,
 )
 
 
@@ -30,12 +31,13 @@ def _refusal(exc_type, fn, *args, **kwargs) -> str:
 
 def test_confirmed_suicide_dies_at_the_opening_and_takes_no_part_in_voting_L_NOM_5(demo):
     day = city1_day(demo)
-    nominee, suicide, unconfirmed = day.plain[0], day.plain[4], day.plain[3]
+    nominee, suicide, refused = day.plain[0], day.plain[4], day.plain[3]
 
     def declare(session):
         declaration = do_declare_suicide(demo.game, acting_user=suicide.user, now=MORNING)
         do_confirm_suicide(declaration, acting_user=demo.tribune1, now=MORNING + timedelta(hours=1))
-        do_declare_suicide(demo.game, acting_user=unconfirmed.user, now=MORNING)
+        do_refuse_suicide(do_declare_suicide(demo.game, acting_user=refused.user, now=MORNING),
+                          acting_user=demo.tribune1, now=MORNING + timedelta(hours=1))
 
     nominate_and_open(demo, day, [nominee, suicide], before_open=declare)
     suicide.refresh_from_db()
@@ -43,10 +45,10 @@ def test_confirmed_suicide_dies_at_the_opening_and_takes_no_part_in_voting_L_NOM
     assert GameEvent.objects.filter(kind="resident.died", payload__resident=suicide.pk).get().payload["cause"] == "suicide"
     assert [i.resident for i in Inbox.objects.filter(kind=InboxKind.VOTING, city=day.city)] == [nominee]
     assert not Membership.objects.filter(inbox__kind=InboxKind.VOTING, resident=suicide).exists()
-    assert Resident.objects.get(pk=unconfirmed.pk).status == LifeStatus.ALIVE
+    assert Resident.objects.get(pk=refused.pk).status == LifeStatus.ALIVE
 
 
-def test_suicide_is_declared_before_voting_starts_and_confirmed_by_the_tribune_L_NOM_5(demo):
+def test_suicide_is_declared_before_voting_starts_and_confirmed_at_the_opening_L_NOM_5(demo):
     day = city1_day(demo)
     declaration = do_declare_suicide(demo.game, acting_user=day.plain[4].user, now=MORNING)
     assert _refusal(InvalidInput, do_declare_suicide, demo.game, acting_user=day.plain[4].user, now=MORNING) == (
@@ -56,8 +58,10 @@ def test_suicide_is_declared_before_voting_starts_and_confirmed_by_the_tribune_L
     nominate_and_open(demo, day, [day.plain[0]])
     assert _refusal(WrongState, do_declare_suicide, demo.game, acting_user=day.plain[5].user, now=OPENS) == (
         "Voting has started: nominations are closed for today.")
-    do_confirm_suicide(declaration, acting_user=demo.tribune1, now=OPENS)  # when voting starts: dies then
-    assert Resident.objects.get(pk=day.plain[4].pk).status == LifeStatus.DEAD
+    resident = Resident.objects.get(pk=day.plain[4].pk)  # not refused by the opening: confirmed then, dies then
+    assert (resident.status, resident.died_at) == (LifeStatus.DEAD, OPENS)
+    assert _refusal(WrongState, do_confirm_suicide, declaration, acting_user=demo.tribune1, now=OPENS) == (
+        "This suicide is already confirmed.")
 
 
 def test_city_without_votes_awaits_the_procurator_who_names_the_executed_L_VOTE_7(demo):
