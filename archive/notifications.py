@@ -22,6 +22,7 @@ from cities.models import City, Game, GameStatus, LifeStatus, Resident, Schedule
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
+from kernel.rulesets import ruleset_of
 from kernel.timezones import display_zone_name, zoned_time
 from roles.models import CommissarOffer
 from voting.models import VotingSession
@@ -285,9 +286,9 @@ PROXY_TEXT = gettext_lazy("%(game)s: %(name)s asks for a proxy vote.")
 def notification_text(notification: Notification, zone: str) -> str:
     """What ``notification`` says, in the active language, a time written in ``zone`` with its abbreviation."""
     game = notification.game
-    if notification.message_id is not None:
-        return str(NOTIFICATION_TEXTS[notification.kind]) % {"game": game.title,
-                                                              "inbox": notification.message.inbox.title}
+    if notification.message_id is not None:  # the game's ruleset may word a kind in its own terms
+        text = ruleset_of(game).wording(f"notification_{notification.kind}", NOTIFICATION_TEXTS[notification.kind])
+        return text % {"game": game.title, "inbox": notification.message.inbox.title}
     if notification.event_id is not None:
         event = notification.event
         return str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "when": zoned_time(event.due_at, zone),

@@ -49,7 +49,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # round trip, which also reads what the hook needs to decide the post (``PostHook.locked_reads``).
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("No such inbox."))  # no post without an account (L-INBOX-17)
-    locked = policies.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key)
+    known = (inbox.game.ruleset,) if Inbox.game.is_cached(inbox) else None  # else the seats' rulesets
+    locked = policies.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key, rulesets=known)
     if locked is None:
         raise Inbox.DoesNotExist("No such inbox.")
     return _post(locked, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)

@@ -208,6 +208,8 @@ MAFIA_MESSAGES_PER_PAGE = env_int("MAFIA_MESSAGES_PER_PAGE", 50)
 MAFIA_LIVE_POLL_SECONDS = env_int("MAFIA_LIVE_POLL_SECONDS", 10)
 MAFIA_LIVE_BADGE_SECONDS = env_int("MAFIA_LIVE_BADGE_SECONDS", 30)
 # Whether the demo game may be loaded (never in production settings: mafia_site/checks.py).
+#: The ruleset of a game created without naming one (a key a ruleset app of INSTALLED_APPS registers).
+MAFIA_DEFAULT_RULESET = env_str("MAFIA_DEFAULT_RULESET", "lepra")
 MAFIA_ALLOW_DEMO = False
 
 LOGGING = {
