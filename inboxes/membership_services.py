@@ -18,6 +18,7 @@ from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from cities.resident_services import do_set_resident_flags
 from kernel.audit import record_event, record_events
+from kernel.rulesets import ruleset_of
 
 from . import policies
 from .models import (
@@ -92,8 +93,8 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
     keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
     inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
-    unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
-    stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
+    unless a spirit (in a game whose ruleset has cemeteries); a judge loses ``is_judge`` and the court inbox is
+    renewed (L-INBOX-2). Personal, secret, stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
 
     By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
     Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
@@ -137,7 +138,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     buried = [pk for pk in ids if not spirit_of[pk]]
     spirits = [pk for pk in ids if spirit_of[pk]]
     cemetery = None
-    if buried:
+    if buried and ruleset_of(game).has_inbox_kind(K.CEMETERY):  # where the ruleset has one (L-INBOX-6)
         cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
             raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")

@@ -117,7 +117,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
     else:
         grants = [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                   if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
-                         for g in policies.STAFF_GRANTS.get(r.kind, ()))]
+                         for g in policies.staff_grants_of(inbox.game.ruleset, r.kind))]
         grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                    if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter

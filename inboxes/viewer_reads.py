@@ -20,12 +20,14 @@ from .models import Inbox, Membership, Message, Spectator
 
 _ROLE_FIELDS = ("id", "game_id", "kind", "city_id", "user_id")
 # Ordered by columns of the row itself: the model's default ordering would join games and cities.
+# Each role with its game's ruleset (``_game_ruleset``): the access policy reads that ruleset's grants.
 _ROLES_OF_USER = PreparedQuery(lambda user_id: StaffRole.objects.filter(user_id=user_id).only(*_ROLE_FIELDS)
+                               .annotate(_game_ruleset=F("game__ruleset"))
                                .order_by("game_id", "kind", "city_id", "id"), ints=("user_id",))
 # One seat per game: no order needed (the model's default would sort by city and name).
 # Each seat with its game's ruleset (``_game_ruleset``): a post reads the post hooks of those rulesets only.
 _SEATS_AND_ROLES_OF_USER = PreparedQuery(lambda user_id: Resident.objects.filter(user_id=user_id).select_related(
-    "city").annotate(_game_ruleset=F("game__ruleset"),
+    "city").annotate(_game_ruleset=F("game__ruleset"), _role_game_ruleset=F("user__staff_roles__game__ruleset"),
                      **{f"_role_{f}": F(f"user__staff_roles__{f}") for f in _ROLE_FIELDS}).order_by(),
     ints=("user_id",))
 
@@ -36,10 +38,10 @@ def _role_order(role: StaffRole) -> tuple:
 
 
 def seats_and_roles_of(user_id: int) -> tuple[dict[int, Resident], list[StaffRole]]:
-    """The seats (``{game id: Resident}``, each with its city and its game's ruleset key as ``_game_ruleset``) and
-    the staff roles (``StaffRole`` with only
-    ``id, game_id, kind, city_id, user_id`` loaded, ordered by game, kind, city and id) of the user ``user_id``
-    in every game: one statement when the user holds a seat, two otherwise."""
+    """The seats (``{game id: Resident}``, each with its city) and the staff roles (``StaffRole`` with only
+    ``id, game_id, kind, city_id, user_id`` loaded, ordered by game, kind, city and id) of the user ``user_id`` in
+    every game, each with its game's ruleset key as ``_game_ruleset``: one statement when the user holds a seat,
+    two otherwise."""
     rows = _SEATS_AND_ROLES_OF_USER(user_id=user_id)
     if not rows:
         return {}, _ROLES_OF_USER(user_id=user_id)
@@ -48,8 +50,9 @@ def seats_and_roles_of(user_id: int) -> tuple[dict[int, Resident], list[StaffRol
     for seat in rows:
         seats.setdefault(seat.game_id, seat)
         if seat._role_id is not None and seat._role_id not in roles:
-            roles[seat._role_id] = StaffRole.from_db(seat._state.db, list(_ROLE_FIELDS),
-                                                     [getattr(seat, f"_role_{f}") for f in _ROLE_FIELDS])
+            role = roles[seat._role_id] = StaffRole.from_db(seat._state.db, list(_ROLE_FIELDS),
+                                                            [getattr(seat, f"_role_{f}") for f in _ROLE_FIELDS])
+            role._game_ruleset = seat._role_game_ruleset
     return seats, sorted(roles.values(), key=_role_order)
 
 

@@ -15,6 +15,7 @@ from roles import victory
 from roles.services import do_after_day_death, night_state_of, scoreboard_of
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
+from .policy_grants import POLICY_GRANTS
 
 
 class LepraRuleset(RulesetSpec):
@@ -38,6 +39,8 @@ class LepraRuleset(RulesetSpec):
     self_opened_inbox_kinds = frozenset({InboxKind.SECRET})
     post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
+    #: The L-INBOX table's staff grants (``policy_grants.POLICY_GRANTS``).
+    policy_grants = POLICY_GRANTS
     night_steps = NIGHT_STEPS
     first_action_night = FIRST_ACTION_NIGHT
     #: The shared pages only Lepra has: the cities' day pages, nominations, the per-city score and the archive's

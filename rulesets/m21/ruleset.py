@@ -11,6 +11,7 @@ from inboxes.models import InboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec
 
 from .night_pages import MORNING_POST_SECTIONS
+from .policy_grants import POLICY_GRANTS
 
 
 class M21Ruleset(RulesetSpec):
@@ -32,7 +33,8 @@ class M21Ruleset(RulesetSpec):
     post_hook_kinds = (InboxKind.GAME_THREAD,)
     scheduler_kinds = ("m21_day_start", "m21_day_deadline", "m21_casting_window_end", "m21_night_start",
                        "m21_night_end")
-    policy_grants = {"hosts_know_alignments": True}
+    #: The hosts' and the spectators' grants, and the hosts' knowledge of alignments (``policy_grants``).
+    policy_grants = POLICY_GRANTS
     first_action_night = 1
     #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
     page_sections = frozenset()
@@ -50,6 +52,7 @@ class M21Ruleset(RulesetSpec):
         "notification_night_result": "%(game)s: news from the hosts in your role PM “%(inbox)s”.",
     })
     new_game_url_name = "m21_new_game"
+    urls_module = "rulesets.m21.urls"
     summary = "English, one city, power roles"
     has_demo = True
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
