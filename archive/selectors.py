@@ -310,8 +310,8 @@ def winner_of(game: Game, residents: list[Resident]) -> str:
     """The winning side of a finished game, a side key of its ruleset ("honest", "mafia", "town"...) or "": the
     ``GameResult`` the victory service recorded ("" for a game ended early by its staff); without one (a game
     finished by a bare status change), the winner of its last ``game.finished`` event; else what the game's
-    ruleset decides over the living (``RulesetSpec.check_victory``; "" when it decides none or has no victory
-    check). ``residents``: the game's residents, as the caller read them (unused by the ruleset's check)."""
+    ruleset decides over the living of ``residents`` (the game's seats as the caller read them:
+    ``RulesetSpec.winner_among``; "" when it decides none or has no victory check)."""
 
     result = GameResult.objects.filter(game=game).only("winner").first()
     if result is not None:
@@ -320,7 +320,7 @@ def winner_of(game: Game, residents: list[Resident]) -> str:
     if event is not None and isinstance(event.payload.get("winner"), str):
         return event.payload["winner"]
     try:
-        return ruleset_of(game).check_victory(game) or ""
+        return ruleset_of(game).winner_among(game, residents) or ""
     except NotProvidedByRuleset:
         return ""
 

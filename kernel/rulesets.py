@@ -243,6 +243,12 @@ class RulesetSpec:
         """The winning side's key when the game is won, else None (read-only; the service ends the game)."""
         raise self._missing("a victory check")
 
+    def winner_among(self, game, residents) -> str | None:
+        """The winning side of ``game`` over ``residents`` (its seats as a caller read them, each with
+        ``alignment`` and ``status``), or None: what the archive shows for a game that recorded no result. The
+        default asks ``check_victory(game)``."""
+        return self.check_victory(game)
+
     def daily_post_section(self, game, day: int, key: str, context) -> str:
         """The Markdown of one section (a key of ``daily_post_sections``) of the morning post of ``day``, from
         ``context`` (what the ruleset's post builder gathered once: its type is the ruleset's own); "" when the

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from django.utils.translation import gettext_lazy as _
 
 from cities.daily_post import DAILY_POST_SECTIONS
-from cities.models import StaffKind
+from cities.models import Alignment, LifeStatus, StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
 from kernel.rulesets import PhasePlan, RulesetSpec
@@ -99,6 +99,12 @@ class LepraRuleset(RulesetSpec):
         """L-WIN-1 over the living of every city: "honest", "mafia" or None."""
         board = scoreboard_of(game)
         return victory.decide_winner({int(k): victory.CityCount(v["honest"], v["mafia"]) for k, v in board.items()})
+
+    def winner_among(self, game, residents) -> str | None:
+        """L-WIN-1 over the living of ``residents``, all cities together: "honest", "mafia" or None."""
+        alive = [r for r in residents if r.status == LifeStatus.ALIVE]
+        mafia = sum(1 for r in alive if r.alignment == Alignment.MAFIA)
+        return victory.decide_winner({0: victory.CityCount(honest=len(alive) - mafia, mafia=mafia)})
 
     def daily_post_section(self, game, day: int, key: str, context) -> str:
         """One section of the daily post of ``day`` (``cities.daily_post.DAILY_POST_SECTIONS``; ``context`` a
