@@ -166,6 +166,11 @@ class RulesetSpec:
     #: The kinds of ``inbox_kinds`` that a player or a staff member opens on their own (Lepra's secret inboxes);
     #: the others are opened by the ruleset's own services only.
     self_opened_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The inbox kinds whose new messages notify every reader ("new messages in your inboxes"); in the others a
+    #: message notifies only those it mentions. ``night_result_inbox_kinds``: those where a message of the site is a
+    #: night result for its readers (worded by the ruleset: ``wording("notification_night_result", ...)``).
+    reader_notified_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    night_result_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
     #: The inbox kinds whose messages run a post hook (registered in ``inboxes.hooks``).
     post_hook_kinds: ClassVar[tuple[str, ...]] = ()
     #: The scheduled-event kinds the ruleset handles (handlers registered in ``cities.scheduler``).

@@ -13,8 +13,8 @@ from django.utils import translation
 
 from archive.models import Notification, NotificationKind
 from archive.notifications import notification_text
-from cities.models import Game, StaffKind
-from inboxes.models import InboxKind
+from cities.models import Game, Resident, StaffKind
+from inboxes.models import Inbox, InboxKind
 from kernel.rulesets import (
     get_ruleset,
     known_console_tools,
@@ -110,3 +110,20 @@ def test_an_m21_role_pm_notification_is_no_night_result_in_its_words_M_NIGHT_1()
         text = notification_text(notification, "Europe/London")
     assert text == f"{table.game.title}: news from the hosts in your role PM “{pm.title}”."
     assert "night result" not in text
+
+
+@pytest.mark.django_db
+def test_which_inboxes_notify_their_readers_is_the_rulesets_word_M_SETUP_3():
+    from archive.notifications import message_audience
+    from inboxes.models import Message
+
+    table = build_game(slug="m21-audience")
+    alice = Resident.objects.get(game=table.game, name="Alice")
+    pm = Inbox.objects.get(game=table.game, kind=InboxKind.ROLE_PM, resident=alice)
+    result = site_message(pm, "Your action is recorded.", table.tick())
+    square = site_message(thread_of(table.game), "The day goes on.", table.tick())
+    messages = list(Message.objects.filter(pk__in=[result.pk, square.pk]).select_related("inbox", "inbox__game"))
+    told = {(uid, kind, m.pk) for uid, kind, m in message_audience(messages)}
+    assert (table.users["Alice"].pk, NotificationKind.NIGHT_RESULT, result.pk) in told
+    assert not [t for t in told if t[2] == square.pk]  # the game thread tells only those it mentions
+    assert get_ruleset("m21").night_result_inbox_kinds <= get_ruleset("m21").reader_notified_inbox_kinds

@@ -37,6 +37,13 @@ class LepraRuleset(RulesetSpec):
                              InboxKind.IMPEACHMENT, InboxKind.COMPLAINT, InboxKind.MAFIA_COMPLAINT, InboxKind.SECRET})
     #: L-INBOX-13: residents and staff (but the Consigliere) open secret inboxes.
     self_opened_inbox_kinds = frozenset({InboxKind.SECRET})
+    #: "Your inboxes": the personal and secret inboxes, the team and staff inboxes a seat or a role is in; the
+    #: city inbox, the court and the voting inboxes (a vote is a message) notify only those they mention. The site's
+    #: messages in the check channel (L-NIGHT-5) and the mafia inbox (L-NIGHT) are night results.
+    reader_notified_inbox_kinds = frozenset({InboxKind.PERSONAL, InboxKind.SECRET, InboxKind.MAFIA, InboxKind.CHECK,
+                                             InboxKind.OFFICE, InboxKind.IMPEACHMENT, InboxKind.COMPLAINT,
+                                             InboxKind.MAFIA_COMPLAINT, InboxKind.REMOVAL})
+    night_result_inbox_kinds = frozenset({InboxKind.CHECK, InboxKind.MAFIA})
     post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
     #: The L-INBOX table's staff grants (``policy_grants.POLICY_GRANTS``).

@@ -30,6 +30,11 @@ class M21Ruleset(RulesetSpec):
     #: M-SETUP-5: the game thread, the mafia thread, each player's role PM with the hosts, the spectators' thread
     #: and the hosts' office, nothing else; nobody opens an inbox of their own (no private channel).
     inbox_kinds = frozenset(standing_inbox_kinds)
+    #: A player's role PM, the mafia thread and the hosts' office notify their readers; the game thread and the
+    #: spectators' thread only those a post mentions. The site's messages in a role PM (a night's result, an
+    #: action's confirmation) and in the mafia thread are worded by ``texts["notification_night_result"]``.
+    reader_notified_inbox_kinds = frozenset({InboxKind.ROLE_PM, InboxKind.MAFIA_THREAD, InboxKind.OFFICE})
+    night_result_inbox_kinds = frozenset({InboxKind.ROLE_PM, InboxKind.MAFIA_THREAD})
     post_hook_kinds = (InboxKind.GAME_THREAD,)
     scheduler_kinds = ("m21_day_start", "m21_day_deadline", "m21_casting_window_end", "m21_night_start",
                        "m21_night_end")
