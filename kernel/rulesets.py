@@ -40,13 +40,18 @@ Plain attributes (override as class attributes):
 - ``inbox_kinds``: every inbox kind that exists in the ruleset's games (``inboxes.services`` refuses to create any
   other, the pages offer none); ``self_opened_inbox_kinds``: those a player or staff member opens on their own
   (Lepra's secret inboxes; M21 has none: its seed allows no private channel).
+  ``InboxKind`` and ``StaffKind`` stay the shared vocabulary (one column each, no migration per ruleset); which of
+  them a game may use is its ruleset's declaration (``inbox_kinds``, ``staff_kinds``).
+- ``reader_notified_inbox_kinds`` / ``night_result_inbox_kinds``: which inboxes notify every reader of a new
+  message, and where a message of the site is a night result (worded by ``wording("notification_night_result")``).
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
   ``inboxes.services.do_post_message`` calls the hook of the inbox's kind inside its transaction.
 - ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
   ``cities.scheduler.handler(kind)`` by the package when it loads.
-- ``policy_grants``: the policy's grant and disclosure tables (a mapping the access policy reads; keys are
-  documented next to the policy function that reads each).
+- ``policy_grants``: the policy's grant tables, read for the ruleset's games only (a mapping: ``"staff"`` {staff kind:
+  ``inboxes.policies.StaffGrant`` tuple}, ``"conditional_staff"``, ``"spectators"``, ``"hosts_know_alignments"``;
+  each documented next to the policy function that reads it): a ruleset inherits no other's grants.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
 - ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
 - ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page;
@@ -56,7 +61,12 @@ Plain attributes (override as class attributes):
 - ``page_sections`` / ``texts``: the sections of the shared pages the ruleset's games have and its wording of the
   shared texts. What every registered ruleset declares is the known set (``known_console_tools``,
   ``known_page_sections``, ``known_text_keys``, ``known_inbox_kinds``): the engine asking for a name no ruleset
-  declares is a loud ``ValueError`` (a typo), not a silent "no".
+  declares is a loud ``ValueError`` (a typo), not a silent "no". ``wording(key, default)`` lets a ruleset word an
+  engine text its own way (a notification about an M21 role PM); ``winner_sentence(side)`` is the archive's line
+  (texts ``won_<side>`` and ``no_winner``).
+- ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
+  ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
+  links the shared game page shows to the ruleset's own pages.
 
 Methods (override; the default raises ``NotProvidedByRuleset`` naming the ruleset and the part):
 
@@ -64,7 +74,8 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``night_state(game, night)``: build the ``roles.night.NightState`` the steps read.
 - ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
-- ``check_victory(game)``: the winning side's key, or None while the game goes on.
+- ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
+  residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
   what the ruleset's post builder gathered once for the whole post); ``daily_post_text(game, day, context)`` joins them;
   ``archive_section(game, key, viewer=...)``: one ``ArchiveSection`` of the game's archive page as ``viewer`` may
