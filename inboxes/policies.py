@@ -3,7 +3,8 @@
 Every question "may this user see or do this?" about inboxes, messages, residents' secrets and staff identities
 is answered here and nowhere else. Each inbox rule is written once, as data (the staff grants each ruleset declares
 in ``RulesetSpec.policy_grants``, read for games of that ruleset only: ``staff_grants_of``; the membership
-states, and for a finished game ``PUBLIC_AFTER_GAME``, ``OPEN_ON_REQUEST_AFTER_GAME``, ``CONSENT_AFTER_GAME`` with
+states, and for a finished game the kinds its ruleset discloses, ``public_after_game_kinds``,
+``open_on_request_kinds``, and ``CONSENT_AFTER_GAME`` with
 the ``archive`` app's consent and open-request rows), and read by two renderings that must agree
 (tests/inboxes/test_policy_matrix.py, tests/archive/test_disclosure_matrix.py):
 
@@ -51,9 +52,7 @@ from .policy_tables import (
     DATED_KINDS,
     DEAD_POST_KINDS,
     IMPRISONED_POST_KINDS,
-    OPEN_ON_REQUEST_AFTER_GAME,
     PENALTY_BAN_KINDS,  # noqa: F401 - re-exported: part of the policy's public names
-    PUBLIC_AFTER_GAME,
     READING_STATES,
     SECRET_MEMBER_KINDS,  # noqa: F401 - re-exported: part of the policy's public names
     SECRET_ORGANIZER_KINDS,
@@ -94,6 +93,28 @@ def spectator_grants_of(ruleset: str) -> tuple[StaffGrant, ...]:
     """What a spectator of a game of ``ruleset`` reads (and posts, ``post``) by inbox kind: its
     ``policy_grants["spectators"]`` (M21's game thread and spectators' thread); () where a ruleset has none."""
     return tuple(get_ruleset(ruleset).policy_grants.get("spectators", ()))
+
+
+def public_after_game_kinds(ruleset: str) -> frozenset[str]:
+    """The inbox kinds a finished game of ``ruleset`` discloses to everyone (L-ARCH-1 "public"): its
+    ``policy_grants["public_after_game"]``."""
+    return frozenset(get_ruleset(ruleset).policy_grants.get("public_after_game", ()))
+
+
+def open_on_request_kinds(ruleset: str) -> frozenset[str]:
+    """The inbox kinds of a finished game of ``ruleset`` open to any logged-in user who asks (L-ARCH-1): its
+    ``policy_grants["open_on_request_after_game"]``."""
+    return frozenset(get_ruleset(ruleset).policy_grants.get("open_on_request_after_game", ()))
+
+
+def _kinds_of_rulesets_q(kinds_of) -> Q:
+    """``Q`` over Inbox: an inbox of a game of some registered ruleset whose kind is in ``kinds_of(ruleset)``."""
+    q = Q(pk__in=[])
+    for key in registered_rulesets():
+        kinds = kinds_of(key)
+        if kinds:
+            q |= Q(game__ruleset=key, kind__in=sorted(kinds))
+    return q
 
 
 def _ruleset_of_role(role: StaffRole) -> str:
@@ -343,7 +364,8 @@ def _draw_notary_q():
 
 def _disclosed_q() -> Q:
     """``Q`` over Inbox: what a finished game discloses to everyone, visitors included (L-ARCH-1, L-ARCH-2)."""
-    return Q(game__status=GameStatus.FINISHED) & (Q(kind__in=PUBLIC_AFTER_GAME) | _draw_notary_q() | _consented_q())
+    return Q(game__status=GameStatus.FINISHED) & (_kinds_of_rulesets_q(public_after_game_kinds) | _draw_notary_q()
+                                                  | _consented_q())
 
 
 def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> bool:
@@ -364,7 +386,7 @@ def is_disclosed(inbox: Inbox) -> bool:
     ``_disclosed_q``): a public kind, the draw's notary, a consented personal or secret inbox (L-ARCH-1/2)."""
     if not _is_finished(inbox):
         return False
-    if inbox.kind in PUBLIC_AFTER_GAME:
+    if inbox.kind in public_after_game_kinds(inbox.game.ruleset):
         return True
     if inbox.kind == K.NOTARY:
         return MafiaDraw.objects.filter(notary=inbox).exists()
@@ -376,7 +398,8 @@ def is_disclosed(inbox: Inbox) -> bool:
 def can_request_inbox(user, inbox: Inbox) -> bool:
     """True when ``user`` may open ``inbox`` by the one logged click (L-ARCH-1): a logged-in user, a finished
     game, a kind "open to anyone who asks". Says nothing of whether they already did."""
-    return _is_authenticated(user) and _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME
+    return (_is_authenticated(user) and _is_finished(inbox)
+            and inbox.kind in open_on_request_kinds(inbox.game.ruleset))
 
 
 def _has_requested(user, inbox: Inbox) -> bool:
@@ -388,7 +411,7 @@ def requestable_inboxes(user, game: Game) -> QuerySet[Inbox]:
     empty for a visitor or a game not finished. Their titles are public after the game."""
     if not _is_authenticated(user) or game.status != GameStatus.FINISHED:
         return Inbox.objects.none()
-    return Inbox.objects.filter(game=game, kind__in=OPEN_ON_REQUEST_AFTER_GAME)
+    return Inbox.objects.filter(game=game, kind__in=sorted(open_on_request_kinds(game.ruleset)))
 
 
 def can_read_inbox(user, inbox: Inbox) -> bool:
@@ -497,7 +520,7 @@ def _readable_q(user) -> Q:
     q = _disclosed_q()
     if not _is_authenticated(user):
         return q
-    q |= Q(game__status=GameStatus.FINISHED, kind__in=OPEN_ON_REQUEST_AFTER_GAME) & Q(
+    q |= Q(game__status=GameStatus.FINISHED) & _kinds_of_rulesets_q(open_on_request_kinds) & Q(
         Exists(OpenRequest.objects.filter(inbox=OuterRef("pk"), user=user)))
     seats = list(_seats_of(user).values())
     for seat in seats:  # the dead: dated in DATED_KINDS while the game runs (``_membership_reads``)
@@ -568,7 +591,7 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
     if inbox.kind in DATED_KINDS and not _is_finished(inbox):
         q &= Q(seats__status=LifeStatus.ALIVE) | Q(seats__died_at__isnull=True)
-    if _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME:
+    if _is_finished(inbox) and inbox.kind in open_on_request_kinds(inbox.game.ruleset):
         q |= Q(archive_open_requests__inbox=inbox)
     ruleset = inbox.game.ruleset
     for kind, grants in get_ruleset(ruleset).policy_grants.get("staff", {}).items():

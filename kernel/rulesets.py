@@ -49,9 +49,10 @@ Plain attributes (override as class attributes):
   ``inboxes.services.do_post_message`` calls the hook of the inbox's kind inside its transaction.
 - ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
   ``cities.scheduler.handler(kind)`` by the package when it loads.
-- ``policy_grants``: the policy's grant tables, read for the ruleset's games only (a mapping: ``"staff"`` {staff kind:
-  ``inboxes.policies.StaffGrant`` tuple}, ``"conditional_staff"``, ``"spectators"``, ``"hosts_know_alignments"``;
-  each documented next to the policy function that reads it): a ruleset inherits no other's grants.
+- ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
+  ``"staff"`` {staff kind: ``inboxes.policies.StaffGrant`` tuple}, ``"conditional_staff"``, ``"spectators"``,
+  ``"public_after_game"``, ``"open_on_request_after_game"``, ``"hosts_know_alignments"``; each documented next to
+  the policy function that reads it): a ruleset inherits no other's grants or disclosures.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
 - ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
 - ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page;

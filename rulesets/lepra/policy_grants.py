@@ -1,5 +1,5 @@
-"""Lepra's grant tables for the access policy (RULES.md L-INBOX table, L-STAFF-1..4, L-STAFF-6): what each staff
-role may read and post while the game runs, by inbox kind. Pure data, declared by ``LepraRuleset.policy_grants``
+"""Lepra's grant tables for the access policy (RULES.md L-INBOX table, L-STAFF-1..4, L-STAFF-6, L-ARCH-1): what
+each staff role may read and post while the game runs, by inbox kind, and what a finished game discloses. Pure data, declared by ``LepraRuleset.policy_grants``
 and read by ``inboxes.policies`` for Lepra games only."""
 from __future__ import annotations
 
@@ -63,4 +63,13 @@ CONDITIONAL_STAFF_GRANTS = (
     (StaffKind.ARBITER, StaffGrant(K.REMOVAL, post=True), Q(removal_demand__valid_at__isnull=False)),
 )
 
-POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CONDITIONAL_STAFF_GRANTS})
+#: The L-INBOX table's "after the game" column (L-ARCH-1): the kinds public to everyone once the game ends (the
+#: complaints too, L-IMPEACH-3: "the whole exchange is disclosed after the game"), and those open to any logged-in
+#: user who asks by one logged click (an ``archive.OpenRequest`` row); a visitor never.
+PUBLIC_AFTER_GAME = frozenset({K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL,
+                               K.IMPEACHMENT, K.CHECK, K.STAGE, K.COMPLAINT, K.MAFIA_COMPLAINT})
+OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR})
+
+POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CONDITIONAL_STAFF_GRANTS,
+                                  "public_after_game": PUBLIC_AFTER_GAME,
+                                  "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME})

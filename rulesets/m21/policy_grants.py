@@ -1,5 +1,5 @@
-"""M21's grant tables for the access policy (RULES.md M-SETUP-3/4): the hosts run every inbox of the game, a
-spectator reads the game thread and talks in the spectators' thread. Pure data, declared by
+"""M21's grant tables for the access policy (RULES.md M-SETUP-3/4, L-ARCH-1): the hosts run every inbox of the
+game, a spectator reads the game thread and talks in the spectators' thread; what a finished game discloses. Pure data, declared by
 ``M21Ruleset.policy_grants`` and read by ``inboxes.policies`` for M21 games only."""
 from __future__ import annotations
 
@@ -26,6 +26,13 @@ STAFF_GRANTS = MappingProxyType({StaffKind.PROCURATOR: HOST_GRANTS, StaffKind.CO
 #: follows from state (``inboxes.policies.spectator_of``), never from a flag.
 SPECTATOR_GRANTS = (StaffGrant(K.GAME_THREAD, post=False), StaffGrant(K.SPECTATORS, post=True))
 
+#: After the game (L-ARCH-1, as the archive page says): the game thread and the spectators' thread are public; the
+#: mafia thread and the hosts' office open to any logged-in user who asks. A role PM opens with its player's consent.
+PUBLIC_AFTER_GAME = frozenset({K.GAME_THREAD, K.SPECTATORS})
+OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA_THREAD, K.OFFICE})
+
 POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "spectators": SPECTATOR_GRANTS,
+                                  "public_after_game": PUBLIC_AFTER_GAME,
+                                  "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME,
                                   # M-SETUP-4: the hosts know every role and alignment.
                                   "hosts_know_alignments": True})

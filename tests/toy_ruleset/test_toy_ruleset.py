@@ -136,6 +136,12 @@ def test_the_toy_deals_plays_a_day_and_a_night_in_the_client_and_shows_in_list_c
     assert '<p class="winner" data-winner="town">The town won.</p>' in archive
     assert 'data-section="cast"' in archive and f'<li data-player="{mafia[0].name}">{mafia[0].name}: mafioso</li>' \
         in archive
+    # It inherits no other ruleset's disclosure: its threads stay closed to a visitor after the game (M21 makes its
+    # game thread public, Lepra its city inbox; the toy declares nothing).
+    with time_machine.travel(START + timedelta(hours=61), tick=False):
+        for inbox in (square, den):
+            assert Client().get(reverse("inbox_thread", args=[inbox.public_id])).status_code == 404
+    assert not policies.public_after_game_kinds("toy") and not policies.open_on_request_kinds("toy")
 
 
 def test_the_toy_has_no_secret_inboxes_and_no_page_offers_one(table):
