@@ -22,6 +22,7 @@ from cities.models import City, Game, GameStatus, LifeStatus, Resident, Schedule
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
+from kernel.rulesets import ruleset_of
 from kernel.timezones import display_zone_name, zoned_date, zoned_time
 from roles.models import CommissarOffer
 from voting.models import VotingSession
@@ -177,18 +178,6 @@ def attention_everywhere(user, now: datetime) -> list[tuple[Game, list[Attention
 # Notifications of each kind: who is told (the policy at writing time), whether they still may be (at send time)
 # --------------------------------------------------------------------------------------------------------------
 
-#: "Your inboxes": the kinds whose new messages notify their readers (``NotificationKind.REPLY``): the personal and
-#: secret inboxes, the team and staff inboxes a seat or a role is in. Public threads (the city inbox, the court, the
-#: game thread...) and the voting inboxes (a vote is a message) notify only those they mention.
-REPLY_KINDS = frozenset({InboxKind.PERSONAL, InboxKind.SECRET, InboxKind.MAFIA, InboxKind.CHECK, InboxKind.ROLE_PM,
-                         InboxKind.MAFIA_THREAD, InboxKind.OFFICE, InboxKind.IMPEACHMENT, InboxKind.COMPLAINT,
-                         InboxKind.MAFIA_COMPLAINT, InboxKind.REMOVAL})
-
-#: Where the site posts a night's result to those it concerns: the commissar's answer (L-NIGHT-5), the mafia's
-#: night in its inbox (L-NIGHT), an M21 player's result in their role PM. A site message there is a night result.
-NIGHT_RESULT_KINDS = frozenset({InboxKind.CHECK, InboxKind.MAFIA, InboxKind.MAFIA_THREAD, InboxKind.ROLE_PM})
-
-
 def _is_site_message(message: Message) -> bool:
     return message.author_user_id is None and message.author_staff_id is None and message.author_resident_id is None
 
@@ -209,10 +198,11 @@ def _names_in_game(game_id: int) -> dict[str, set[int]]:
 
 def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
     """``(user id, kind, message)`` for every person ``messages`` (not hidden) should be told of,
-    decided now by the policy: the users a message mentions (``@name``) and, in ``REPLY_KINDS`` inboxes, every
-    reader (``readers_of_inbox``), each kept only when ``readable_messages`` gives them the message (a dead
+    decided now by the policy: the users a message mentions (``@name``) and, in the inboxes whose kind the game's
+    ruleset has its readers notified of (``RulesetSpec.reader_notified_inbox_kinds``), every reader
+    (``readers_of_inbox``), each kept only when ``readable_messages`` gives them the message (a dead
     seat learns nothing posted after its death). The author is never told of their own message. A mention wins
-    over a new message; a site message in ``NIGHT_RESULT_KINDS`` is a night result; the site's messages in a
+    over a new message; a site message in the ruleset's ``night_result_inbox_kinds`` is a night result; the site's messages in a
     commissar offer's inbox are left to the offer's own notification."""
     plans: list[tuple[int, str, Message]] = []
     by_inbox: dict[int, list[Message]] = {}
@@ -232,8 +222,9 @@ def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
             names_of_game[inbox.game_id] = _names_in_game(inbox.game_id)
         names = names_of_game[inbox.game_id]
         wanted: dict[int, dict[int, str]] = {}  # user id -> message id -> kind
+        spec = ruleset_of(inbox.game)  # which kinds notify their readers, and which hold night results
         readers = (set(policies.readers_of_inbox(inbox).values_list("pk", flat=True))
-                   if inbox.kind in REPLY_KINDS else set())
+                   if inbox.kind in spec.reader_notified_inbox_kinds else set())
         for m in batch:
             body = m.body.casefold()
             mentioned = {uid for name, uids in names.items() if f"@{name}" in body for uid in uids}
@@ -242,7 +233,7 @@ def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
                     continue
                 if uid in mentioned:
                     kind = NotificationKind.MENTION
-                elif _is_site_message(m) and inbox.kind in NIGHT_RESULT_KINDS:
+                elif _is_site_message(m) and inbox.kind in spec.night_result_inbox_kinds:
                     kind = NotificationKind.NIGHT_RESULT
                 else:
                     kind = NotificationKind.REPLY
@@ -292,9 +283,9 @@ PROXY_TEXT = gettext_lazy("%(game)s: %(name)s asks for a proxy vote.")
 def notification_text(notification: Notification, zone: str) -> str:
     """What ``notification`` says, in the active language, a time written in ``zone`` with its abbreviation."""
     game = notification.game
-    if notification.message_id is not None:
-        return str(NOTIFICATION_TEXTS[notification.kind]) % {"game": game.title,
-                                                              "inbox": notification.message.inbox.title}
+    if notification.message_id is not None:  # the game's ruleset may word a kind in its own terms
+        text = ruleset_of(game).wording(f"notification_{notification.kind}", NOTIFICATION_TEXTS[notification.kind])
+        return text % {"game": game.title, "inbox": notification.message.inbox.title}
     if notification.event_id is not None:
         event = notification.event
         return reminder_text(event, game, zone)

@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.errors import NotProvidedByRuleset
 from kernel.events import EventKind
 from kernel.rulesets import ruleset_of
 from roles.models import GameResult
@@ -306,25 +307,22 @@ class FrontPage:
 
 
 def winner_of(game: Game, residents: list[Resident]) -> str:
-    """The winning side of a finished game, "honest", "mafia" or "": the ``GameResult`` the victory service
-    recorded ("" for a game the Procurator ended early, L-WIN-3); without one (a game finished by a bare status
-    change), the winner of its last ``game.finished`` event; else L-WIN-1 over all cities ("honest" when no mafia
-    lives, "mafia" when the living mafia are at least the living honest, else "")."""
+    """The winning side of a finished game, a side key of its ruleset ("honest", "mafia", "town"...) or "": the
+    ``GameResult`` the victory service recorded ("" for a game ended early by its staff); without one (a game
+    finished by a bare status change), the winner of its last ``game.finished`` event; else what the game's
+    ruleset decides over the living of ``residents`` (the game's seats as the caller read them:
+    ``RulesetSpec.winner_among``; "" when it decides none or has no victory check)."""
 
     result = GameResult.objects.filter(game=game).only("winner").first()
     if result is not None:
         return result.winner
     event = GameEvent.objects.filter(game=game, kind="game.finished", payload__has_key="winner").order_by("-at", "-id").first()
-    if event is not None and event.payload.get("winner") in (Alignment.HONEST, Alignment.MAFIA):
+    if event is not None and isinstance(event.payload.get("winner"), str):
         return event.payload["winner"]
-    alive = [r for r in residents if r.status == LifeStatus.ALIVE]
-    mafia = sum(1 for r in alive if r.alignment == Alignment.MAFIA)
-    honest = len(alive) - mafia
-    if mafia == 0:
-        return Alignment.HONEST
-    if mafia >= honest:
-        return Alignment.MAFIA
-    return ""
+    try:
+        return ruleset_of(game).winner_among(game, residents) or ""
+    except NotProvidedByRuleset:
+        return ""
 
 
 def front_page_for(viewer, game: Game) -> FrontPage | None:

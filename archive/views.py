@@ -84,13 +84,15 @@ def archive_game(request, slug: str):
     game = game_get(slug)
     activate_game_language(request, game)
     spec = ruleset_of(game)
+    front = selectors.front_page_for(request.user, game)
     context = {
         "game": game,
         # The score by city and the Lepra cast only where the ruleset has cities (an M21 archive has its own cast).
         "has_cities": spec.has_page_section("cities"),
         "log_in_to_open": spec.text("archive_log_in_to_open"),
         "finished": selectors.is_finished(game),
-        "front": selectors.front_page_for(request.user, game),
+        "front": front,
+        "winner_sentence": spec.winner_sentence(front.winner) if front is not None else "",
         "openable": selectors.openable_rows_for(request.user, game),
         "inboxes": selectors.readable_inbox_list(request.user, game),
         "sections": selectors.ruleset_sections_for(request.user, game),

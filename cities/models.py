@@ -13,14 +13,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from kernel.public_ids import PublicIdField
-from kernel.rulesets import registered_rulesets
-
-
-class Ruleset(models.TextChoices):
-    """The hosted rulesets (RULES.md)."""
-
-    LEPRA = "lepra", _("Lepra")
-    M21 = "m21", _("M21")
+from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_choices
 
 
 class GameStatus(models.TextChoices):
@@ -51,7 +44,9 @@ class Game(models.Model):
 
     slug = models.SlugField(max_length=60, unique=True, verbose_name=_("slug"))
     title = models.CharField(_("title"), max_length=200)
-    ruleset = models.CharField(max_length=10, choices=Ruleset.choices, default=Ruleset.LEPRA, verbose_name=_("ruleset"))
+    #: The key of a registered ruleset (``kernel.rulesets``): the choices are the registry's, read when asked.
+    ruleset = models.CharField(max_length=10, choices=ruleset_choices, default=default_ruleset_key,
+                               verbose_name=_("ruleset"))
     status = models.CharField(max_length=12, choices=GameStatus.choices, default=GameStatus.RECRUITMENT,
         verbose_name=_("status"))
     time_zone = models.CharField(max_length=64, default="Europe/Moscow", verbose_name=_("time zone"))

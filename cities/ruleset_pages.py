@@ -1,5 +1,5 @@
 """Which shared pages a game has (DESIGN.md "Rulesets and layers"): a page of a section the game's ruleset does not
-have (``kernel.rulesets.PAGE_SECTIONS``: a Lepra city's day page of an M21 game, say) is a missing page."""
+have (``RulesetSpec.page_sections``: a Lepra city's day page of an M21 game, say) is a missing page."""
 from __future__ import annotations
 
 from django.http import Http404
@@ -8,6 +8,6 @@ from kernel.rulesets import ruleset_of
 
 
 def check_page_section(game, key: str) -> None:
-    """Raise ``Http404`` unless the ruleset of ``game`` has the page section ``key`` (of ``PAGE_SECTIONS``)."""
+    """Raise ``Http404`` unless the ruleset of ``game`` has the page section ``key`` (``RulesetSpec.page_sections``)."""
     if not ruleset_of(game).has_page_section(key):
         raise Http404("This game has no such page.")

@@ -17,8 +17,8 @@ from django.utils.translation import gettext as _
 from inboxes.policies import forget_viewer_cache, holds_role
 from inboxes.rendering import render_markdown
 from kernel.audit import record_event
-from kernel.errors import InvalidInput, NotAllowed, UnknownRuleset, WrongState
-from kernel.rulesets import get_ruleset, ruleset_of
+from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rulesets import default_ruleset_key, get_ruleset, ruleset_of
 
 from .models import (
     City,
@@ -27,7 +27,6 @@ from .models import (
     PostKind,
     PublicPost,
     Resident,
-    Ruleset,
     ScheduledEvent,
     Signup,
     StaffKind,
@@ -59,7 +58,7 @@ MAX_CITY_SIZE = 200
 
 
 @transaction.atomic
-def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset.LEPRA,
+def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = None,
                    time_zone: str | None = None, rules_text: str = "", city_count: int | None = None,
                    city_size: int = 20, day_start: time | None = None, now: datetime | None = None) -> Game:
     """Create a game in recruitment (signups open). ``acting_user`` becomes its Procurator (L-STAFF-1).
@@ -67,6 +66,7 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset
     ``city_count`` (1..20) fixes the number of cities; otherwise the cities are about ``city_size`` (2..200)
     residents each (L-CITY-2: 20 by default). ``day_start`` is a wall-clock time in ``time_zone`` (L-DAY-1);
     ``time_zone`` and ``day_start`` default to the ruleset's (``RulesetSpec.default_time_zone``, ``phase_plan``).
+    ``ruleset``: a registered ruleset's key (None: ``settings.MAFIA_DEFAULT_RULESET``).
     Returns the Game. Raises ``UnknownRuleset`` (an ``InvalidInput``) for a ruleset that is not registered with
     ``kernel.rulesets``, ``InvalidInput`` for an empty title, a taken or reserved slug, an unknown time zone or an
     impossible city setting.
@@ -83,9 +83,8 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset
     if len(rules_text) > MAX_POST_LENGTH:
         raise InvalidInput(_("The %(field)s is too long: %(length)d characters, at most %(max)d.")
                            % {"field": _("rules"), "length": len(rules_text), "max": MAX_POST_LENGTH})
-    spec = get_ruleset(ruleset)  # UnknownRuleset (an InvalidInput) unless registered and a model choice
-    if ruleset not in Ruleset.values:
-        raise UnknownRuleset(_("Unknown ruleset: %(r)s.") % {"r": ruleset})
+    ruleset = ruleset or default_ruleset_key()
+    spec = get_ruleset(ruleset)  # UnknownRuleset (an InvalidInput) unless registered
     time_zone = time_zone or spec.default_time_zone
     try:
         ZoneInfo(time_zone)

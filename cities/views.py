@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from archive.notifications import attention_everywhere, attention_for
 from inboxes import access, policies
 from inboxes.selectors import messages_by_resident_for
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_of
 from roles import services as role_services
 from roles.services import touring_rotation_list
 from sanctions.services import play_ban_sentence, running_play_ban_of
@@ -61,19 +61,25 @@ def game_detail(request, slug: str):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     spec = ruleset_of(game)  # the sections of this page the game's ruleset has
+    staff_roles = policies.staff_roles_in(request.user, game)
+    staff = policies.visible_staff(request.user, game)
+    for role in staff:  # the title the ruleset gives the game's Procurator (an M21 game's Host)
+        role.title = spec.text("procurator_title") if role.kind == StaffKind.PROCURATOR else role.get_kind_display()
     context = {
         "game": game,
+        "ruleset_links": spec.game_page_links(game, is_staff=bool(staff_roles)),
+        "has_cities": spec.has_page_section("cities"),
         "has_lepra_setup": spec.has_page_section("lepra_setup"),
         "has_mafia_draw": spec.has_page_section("mafia_draw"),
         "posts": selectors.published_posts(game),
         "cities": selectors.city_list(game),
-        "staff": policies.visible_staff(request.user, game),
+        "staff": staff,
         "seat": policies.seat_in(request.user, game),
         "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
         "signup": selectors.active_signup(request.user, game),
         "signups_open": selectors.signups_open(game),
         "play_ban": _play_ban_notice(request.user, game),
-        "is_staff_of_game": bool(policies.staff_roles_in(request.user, game)),
+        "is_staff_of_game": bool(staff_roles),
         "known_commissars": selectors.known_commissars(request.user, game) if spec.has_page_section("cities") else [],
         "touring_rotation": _touring_rotation(game) if spec.has_page_section("touring") else [],
         "day_page_cities": _day_page_cities(request.user, game) if spec.has_page_section("cities") else set(),
@@ -178,7 +184,9 @@ def new_game(request):
                 return redirect("game_setup", slug=game.slug)
         else:
             status = 400
-    return render(request, "cities/new_game.html", {"form": form}, status=status)
+    rulesets = [(spec.name, spec.summary, reverse(spec.new_game_url_name), spec.language, key == default_ruleset_key())
+                for key, spec in registered_rulesets().items() if spec.new_game_url_name]
+    return render(request, "cities/new_game.html", {"form": form, "rulesets": rulesets}, status=status)
 
 
 @require_POST

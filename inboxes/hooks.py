@@ -5,8 +5,9 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 ``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
 0. ``hook.locked_reads()``: annotations that the statement locking the poster's membership of the inbox
    (``policies.lock_for_post``) reads as well, so that ``check`` needs no statement of its own under the lock
-   (that statement reads those of every registered hook, since the inbox's kind is known only once it is read:
-   names must not clash, and reads of another kind's inbox are ignored);
+   (that statement reads those of the hooks of the rulesets of the games where the poster holds a seat,
+   ``hooks_of_rulesets``, since the inbox's kind is known only once it is read: names must not clash, and reads of
+   another kind's inbox are ignored; another ruleset's hooks are never read);
    their values reach ``check`` as ``seat.locked_reads`` (``(inbox id, {name: value})``; absent when the poster
    has no membership there);
 1. ``hook.check(inbox, seat, text, now)`` before the message is stored: return a value describing what the post
@@ -99,6 +100,14 @@ def post_hook(kind: str, *, ruleset: str | None = None):
         register_post_hook(kind, cls(), ruleset=ruleset)
         return cls
     return register
+
+
+def hooks_of_rulesets(rulesets) -> tuple[PostHook, ...]:
+    """The registered hooks that may serve a post in a game of one of ``rulesets`` (ruleset keys): those registered
+    for one of them and those for every ruleset, in registration order. A post reads only these hooks'
+    ``locked_reads``: never another ruleset's."""
+    keys = set(rulesets)
+    return tuple(hook for (ruleset, _kind), hook in POST_HOOKS.items() if ruleset is None or ruleset in keys)
 
 
 def post_hook_for(inbox) -> PostHook | None:

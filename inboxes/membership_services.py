@@ -93,10 +93,11 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
     keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
     inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
-    unless a spirit; a judge loses ``is_judge`` and the court inbox is renewed (L-INBOX-2). Personal, secret,
-    stage and other inboxes are left as they are. The cause is stored in the ``resident.died`` GameEvent.
-    A ruleset with ``own_death_memberships`` (``kernel.rulesets.RulesetSpec``) applies the membership changes itself
-    (``after_death_memberships``) instead of the city, voting, mafia and cemetery ones.
+    unless a spirit (in a game whose ruleset has cemeteries); a judge loses ``is_judge`` and the court inbox is
+    renewed (L-INBOX-2). Personal, secret, stage and other inboxes are left as they are. The cause is stored in
+    the ``resident.died`` GameEvent. A ruleset with ``own_death_memberships`` (``kernel.rulesets.RulesetSpec``)
+    applies the membership changes itself (``after_death_memberships``) instead of the city, voting, mafia and
+    cemetery ones.
 
     By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
     Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
@@ -141,7 +142,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     spirits = [pk for pk in ids if spirit_of[pk]]
     spec = ruleset_of(game)
     cemetery = None
-    if buried and not spec.own_death_memberships:
+    if buried and not spec.own_death_memberships and spec.has_inbox_kind(K.CEMETERY):  # where it has one
         cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
             raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")

@@ -1,11 +1,15 @@
 """What a thread page offers its viewer besides the messages (links and buttons), decided by the access policy
 (``inboxes.policies``, which re-exports these names): leaving a secret inbox, the nomination link, the night link,
-whether authors are named.
+whether authors are named; and what "my inboxes" offers: opening a secret inbox.
 """
 from __future__ import annotations
 
+from cities.models import Game, GameStatus, LifeStatus, StaffKind
+from kernel.rulesets import ruleset_of
+
 from .models import Inbox, InboxKind
-from .policies import _is_authenticated, membership_of
+from .policies import _is_authenticated, membership_of, seat_in, staff_roles_in
+from .policy_tables import SECRET_ORGANIZER_KINDS
 
 
 def can_leave_inbox(user, inbox: Inbox) -> bool:
@@ -31,3 +35,21 @@ def links_night_page(inbox: Inbox) -> bool:
     """Whether the thread links to the night page: the mafia inbox and the check channel, where the night's
     business is discussed (L-INBOX-4, L-INBOX-15)."""
     return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
+
+
+def offers_secret_inbox(user, game: Game) -> bool:
+    """Whether the pages of ``game`` offer ``user`` to open a secret inbox (L-INBOX-13): only where the game's
+    ruleset has them (``RulesetSpec.lets_open_inbox_kind``; an M21 game never, M-SETUP-5), while the game is not
+    over, to a living seat or a staff member who may organise one (never the Consigliere, L-STAFF-4, nor a
+    spectator). ``do_create_secret_inbox`` decides again when the form is sent."""
+    if not _is_authenticated(user) or game.status == GameStatus.FINISHED:
+        return False
+    if not ruleset_of(game).lets_open_inbox_kind(InboxKind.SECRET):
+        return False
+    roles = staff_roles_in(user, game)
+    if any(r.kind == StaffKind.CONSIGLIERE for r in roles):
+        return False
+    seat = seat_in(user, game)
+    if seat is not None:
+        return seat.status == LifeStatus.ALIVE
+    return any(r.kind in SECRET_ORGANIZER_KINDS for r in roles)

@@ -1,8 +1,10 @@
 """THE access policy (DESIGN.md "The access policy: the heart of the product").
 
 Every question "may this user see or do this?" about inboxes, messages, residents' secrets and staff identities
-is answered here and nowhere else. Each inbox rule is written once, as data (``STAFF_GRANTS``, the membership
-states, and for a finished game ``PUBLIC_AFTER_GAME``, ``OPEN_ON_REQUEST_AFTER_GAME``, ``CONSENT_AFTER_GAME`` with
+is answered here and nowhere else. Each inbox rule is written once, as data (the staff grants each ruleset declares
+in ``RulesetSpec.policy_grants``, read for games of that ruleset only: ``staff_grants_of``; the membership
+states, and for a finished game the kinds its ruleset discloses, ``public_after_game_kinds``,
+``open_on_request_kinds``, and ``CONSENT_AFTER_GAME`` with
 the ``archive`` app's consent and open-request rows), and read by two renderings that must agree
 (tests/inboxes/test_policy_matrix.py, tests/archive/test_disclosure_matrix.py):
 
@@ -39,7 +41,7 @@ from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import get_ruleset, registered_rulesets, ruleset_of
 from kernel.timezones import time_for
 from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
@@ -50,9 +52,7 @@ from .policy_tables import (
     DATED_KINDS,
     DEAD_POST_KINDS,
     IMPRISONED_POST_KINDS,
-    OPEN_ON_REQUEST_AFTER_GAME,
     PENALTY_BAN_KINDS,  # noqa: F401 - re-exported: part of the policy's public names
-    PUBLIC_AFTER_GAME,
     READING_STATES,
     SECRET_MEMBER_KINDS,  # noqa: F401 - re-exported: part of the policy's public names
     SECRET_ORGANIZER_KINDS,
@@ -76,77 +76,52 @@ class StaffGrant:
     own_city: bool = False
 
 
-#: The staff side of the L-INBOX table and of L-STAFF-1..4 / L-STAFF-6, while the game runs.
-#: The Procurator reads what the game's hosting needs but never a mafia inbox, a personal inbox, a secret inbox,
-#: the notary or the check channel (L-STAFF-1, L-STAFF-5, L-STAFF-6). A Tribune runs their city's inbox, personal
-#: and voting inboxes (L-INBOX-1, -5, -9). The Arbiter runs the court and the precincts and reads the voting
-#: inboxes whose results reach him (L-STAFF-3, L-VOTE-6). The Consigliere organises the mafia inboxes, sits in the
-#: bar and answers the check channel (L-STAFF-4, L-INBOX-4, -8, -15) and may not join secret inboxes.
-STAFF_GRANTS: dict[str, tuple[StaffGrant, ...]] = {
-    StaffKind.PROCURATOR: (
-        StaffGrant(K.CITY, post=False),
-        StaffGrant(K.COURT, post=False),
-        StaffGrant(K.VOTING, post=False),
-        StaffGrant(K.PRECINCT, post=False),
-        StaffGrant(K.REMOVAL, post=False),
-        StaffGrant(K.POLICE, post=True),
-        StaffGrant(K.CEMETERY, post=True),
-        StaffGrant(K.OFFICE, post=True),
-        StaffGrant(K.BAR, post=True),
-        StaffGrant(K.IMPEACHMENT, post=True),
-        StaffGrant(K.STAGE, post=True),
-        # L-IMPEACH-3: complaints of no confidence are made to the Procurator, who answers there.
-        StaffGrant(K.COMPLAINT, post=True),
-        StaffGrant(K.MAFIA_COMPLAINT, post=True),
-    ),
-    StaffKind.TRIBUNE: (
-        StaffGrant(K.CITY, post=True, own_city=True),
-        StaffGrant(K.PERSONAL, post=True, own_city=True),
-        # Reads the voting inboxes he runs, never posts there: a voting inbox takes only votes (L-VOTE-3).
-        StaffGrant(K.VOTING, post=False, own_city=True),
-        StaffGrant(K.OFFICE, post=True),
-        # L-IMPEACH-2: the Procurator "hears the Tribune" in the impeachment inbox of the Tribune's city.
-        StaffGrant(K.IMPEACHMENT, post=True, own_city=True),
-    ),
-    StaffKind.ARBITER: (
-        StaffGrant(K.COURT, post=True),
-        StaffGrant(K.OFFICE, post=True),
-        # Runs the precincts but never posts there: a precinct takes only ballots (L-JUDGE-4).
-        StaffGrant(K.PRECINCT, post=False),
-        StaffGrant(K.VOTING, post=False),
-    ),
-    StaffKind.CONSIGLIERE: (
-        StaffGrant(K.MAFIA, post=True),
-        StaffGrant(K.BAR, post=True),
-        StaffGrant(K.CHECK, post=True),
-    ),
-    StaffKind.COHOST: (),
-}
+def staff_grants_of(ruleset: str, kind: str) -> tuple[StaffGrant, ...]:
+    """The grants of a staff role of ``kind`` in a game of the ruleset ``ruleset`` (a key): its
+    ``policy_grants["staff"]`` table (Lepra's L-INBOX table, M21's hosts). A ruleset never inherits another's."""
+    return get_ruleset(ruleset).policy_grants.get("staff", {}).get(kind, ())
 
-#: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each
-#: role PM, the mafia thread, the spectators' thread and their office. These kinds exist only in M21 games, so the
-#: grants change nothing for Lepra. Players get their access from memberships (their seat's state).
-M21_HOST_GRANTS: tuple[StaffGrant, ...] = (
-    StaffGrant(K.GAME_THREAD, post=True),
-    StaffGrant(K.ROLE_PM, post=True),
-    StaffGrant(K.MAFIA_THREAD, post=True),
-    StaffGrant(K.SPECTATORS, post=True),
-)
-STAFF_GRANTS[StaffKind.PROCURATOR] += M21_HOST_GRANTS  # the Procurator already runs the office
-STAFF_GRANTS[StaffKind.COHOST] += (*M21_HOST_GRANTS, StaffGrant(K.OFFICE, post=True))
 
-#: A spectator of an M21 game (M-SETUP-3: the spectators' thread is "for spectators and eliminated players") reads
-#: the game thread and talks in the spectators' thread; never a role PM, the mafia thread or the office. Who is a
-#: spectator follows from state (``spectator_of``), never from a flag.
-SPECTATOR_GRANTS: tuple[StaffGrant, ...] = (StaffGrant(K.GAME_THREAD, post=False), StaffGrant(K.SPECTATORS, post=True))
+def conditional_staff_grants_of(ruleset: str) -> tuple[tuple[str, StaffGrant, Q], ...]:
+    """The grants of ``ruleset`` that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over
+    Inbox): its ``policy_grants["conditional_staff"]``. The instance form asks the same ``Q`` of the one inbox,
+    so both renderings agree by construction."""
+    return tuple(get_ruleset(ruleset).policy_grants.get("conditional_staff", ()))
 
-#: Staff grants that hold only for inboxes matching a condition, as (staff kind, grant, ``Q`` over Inbox). The
-#: instance form asks the same ``Q`` of the one inbox, so both renderings agree by construction. The Arbiter is
-#: added to a judge removal demand once it is valid (L-INBOX-11, L-JUDGE-8: ``RemovalDemand.valid_at``).
-CONDITIONAL_STAFF_GRANTS: tuple[tuple[str, StaffGrant, Q], ...] = (
-    (StaffKind.ARBITER, StaffGrant(K.REMOVAL, post=True), Q(removal_demand__valid_at__isnull=False)),
-)
 
+def spectator_grants_of(ruleset: str) -> tuple[StaffGrant, ...]:
+    """What a spectator of a game of ``ruleset`` reads (and posts, ``post``) by inbox kind: its
+    ``policy_grants["spectators"]`` (M21's game thread and spectators' thread); () where a ruleset has none."""
+    return tuple(get_ruleset(ruleset).policy_grants.get("spectators", ()))
+
+
+def public_after_game_kinds(ruleset: str) -> frozenset[str]:
+    """The inbox kinds a finished game of ``ruleset`` discloses to everyone (L-ARCH-1 "public"): its
+    ``policy_grants["public_after_game"]``."""
+    return frozenset(get_ruleset(ruleset).policy_grants.get("public_after_game", ()))
+
+
+def open_on_request_kinds(ruleset: str) -> frozenset[str]:
+    """The inbox kinds of a finished game of ``ruleset`` open to any logged-in user who asks (L-ARCH-1): its
+    ``policy_grants["open_on_request_after_game"]``."""
+    return frozenset(get_ruleset(ruleset).policy_grants.get("open_on_request_after_game", ()))
+
+
+def _kinds_of_rulesets_q(kinds_of) -> Q:
+    """``Q`` over Inbox: an inbox of a game of some registered ruleset whose kind is in ``kinds_of(ruleset)``."""
+    q = Q(pk__in=[])
+    for key in registered_rulesets():
+        kinds = kinds_of(key)
+        if kinds:
+            q |= Q(game__ruleset=key, kind__in=sorted(kinds))
+    return q
+
+
+def _ruleset_of_role(role: StaffRole) -> str:
+    """The ruleset key of ``role``'s game: read with the role by the viewer's reads (``_game_ruleset``), else from
+    its game."""
+    key = getattr(role, "_game_ruleset", None)
+    return key if key is not None else role.game.ruleset
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -253,7 +228,7 @@ def spectator_of(user, game: Game | int) -> bool:
 
 
 def _spectator_grants(user, inbox: Inbox) -> list[StaffGrant]:
-    grants = [g for g in SPECTATOR_GRANTS if g.inbox_kind == inbox.kind]  # M21 kinds only: no read for the rest
+    grants = [g for g in spectator_grants_of(inbox.game.ruleset) if g.inbox_kind == inbox.kind]
     return grants if grants and spectator_of(user, inbox.game_id) else []
 
 
@@ -267,14 +242,15 @@ def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) ->
 # --------------------------------------------------------------------------------------------------------------
 
 def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
+    ruleset = inbox.game.ruleset
     grants = [
         grant
         for role in roles
         if role.game_id == inbox.game_id
-        for grant in STAFF_GRANTS.get(role.kind, ())
+        for grant in staff_grants_of(ruleset, role.kind)
         if grant.inbox_kind == inbox.kind and (not grant.own_city or role.city_id == inbox.city_id)
     ]
-    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+    for kind, grant, condition in conditional_staff_grants_of(ruleset):
         if (grant.inbox_kind == inbox.kind and any(r.game_id == inbox.game_id and r.kind == kind for r in roles)
                 and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists()):
             grants.append(grant)
@@ -282,10 +258,10 @@ def _grants_matching(roles: list[StaffRole], inbox: Inbox) -> list[StaffGrant]:
 
 
 def conditional_grant_roles(user, inbox: Inbox, *, post: bool) -> list[StaffRole]:
-    """The roles of ``user`` that a ``CONDITIONAL_STAFF_GRANTS`` entry lets read (``post``: and post) in
-    ``inbox``: for ``do_post_message`` to name the staff author."""
+    """The roles of ``user`` that a conditional grant of the game's ruleset (``conditional_staff_grants_of``) lets
+    read (``post``: and post) in ``inbox``: for ``do_post_message`` to name the staff author."""
     out = []
-    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+    for kind, grant, condition in conditional_staff_grants_of(inbox.game.ruleset):
         if grant.inbox_kind != inbox.kind or (post and not grant.post):
             continue
         roles = [r for r in staff_roles_in(user, inbox.game_id) if r.kind == kind]
@@ -388,7 +364,8 @@ def _draw_notary_q():
 
 def _disclosed_q() -> Q:
     """``Q`` over Inbox: what a finished game discloses to everyone, visitors included (L-ARCH-1, L-ARCH-2)."""
-    return Q(game__status=GameStatus.FINISHED) & (Q(kind__in=PUBLIC_AFTER_GAME) | _draw_notary_q() | _consented_q())
+    return Q(game__status=GameStatus.FINISHED) & (_kinds_of_rulesets_q(public_after_game_kinds) | _draw_notary_q()
+                                                  | _consented_q())
 
 
 def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> bool:
@@ -409,7 +386,7 @@ def is_disclosed(inbox: Inbox) -> bool:
     ``_disclosed_q``): a public kind, the draw's notary, a consented personal or secret inbox (L-ARCH-1/2)."""
     if not _is_finished(inbox):
         return False
-    if inbox.kind in PUBLIC_AFTER_GAME:
+    if inbox.kind in public_after_game_kinds(inbox.game.ruleset):
         return True
     if inbox.kind == K.NOTARY:
         return MafiaDraw.objects.filter(notary=inbox).exists()
@@ -421,7 +398,8 @@ def is_disclosed(inbox: Inbox) -> bool:
 def can_request_inbox(user, inbox: Inbox) -> bool:
     """True when ``user`` may open ``inbox`` by the one logged click (L-ARCH-1): a logged-in user, a finished
     game, a kind "open to anyone who asks". Says nothing of whether they already did."""
-    return _is_authenticated(user) and _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME
+    return (_is_authenticated(user) and _is_finished(inbox)
+            and inbox.kind in open_on_request_kinds(inbox.game.ruleset))
 
 
 def _has_requested(user, inbox: Inbox) -> bool:
@@ -433,7 +411,7 @@ def requestable_inboxes(user, game: Game) -> QuerySet[Inbox]:
     empty for a visitor or a game not finished. Their titles are public after the game."""
     if not _is_authenticated(user) or game.status != GameStatus.FINISHED:
         return Inbox.objects.none()
-    return Inbox.objects.filter(game=game, kind__in=OPEN_ON_REQUEST_AFTER_GAME)
+    return Inbox.objects.filter(game=game, kind__in=sorted(open_on_request_kinds(game.ruleset)))
 
 
 def can_read_inbox(user, inbox: Inbox) -> bool:
@@ -461,7 +439,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
 
     Call only for a readable inbox: for an unreadable one the answer must be a 404, not a reason.
     Rule: L-INBOX (killed inboxes take no posts, banned members read only, L-INBOX-18 bans end at their time),
-    L-STAFF grants (``STAFF_GRANTS``), and no posting once the game is over.
+    the staff grants of the game's ruleset (``staff_grants_of``), and no posting once the game is over.
     """
     now = now or timezone.now()
     if not _is_authenticated(user):
@@ -542,7 +520,7 @@ def _readable_q(user) -> Q:
     q = _disclosed_q()
     if not _is_authenticated(user):
         return q
-    q |= Q(game__status=GameStatus.FINISHED, kind__in=OPEN_ON_REQUEST_AFTER_GAME) & Q(
+    q |= Q(game__status=GameStatus.FINISHED) & _kinds_of_rulesets_q(open_on_request_kinds) & Q(
         Exists(OpenRequest.objects.filter(inbox=OuterRef("pk"), user=user)))
     seats = list(_seats_of(user).values())
     for seat in seats:  # the dead: dated in DATED_KINDS while the game runs (``_membership_reads``)
@@ -554,19 +532,23 @@ def _readable_q(user) -> Q:
             q |= Q(Exists(held)) & (~Q(kind__in=DATED_KINDS) | Q(game__status=GameStatus.FINISHED))
             q |= Q(Exists(held.filter(since__lte=died)))
     for role in _roles_of(user):
-        for grant in STAFF_GRANTS.get(role.kind, ()):
+        ruleset = _ruleset_of_role(role)
+        for grant in staff_grants_of(ruleset, role.kind):
             clause = Q(game_id=role.game_id, kind=grant.inbox_kind)
             if grant.own_city:
                 clause &= Q(city_id=role.city_id)
             q |= clause
         if role.kind in SECRET_ORGANIZER_KINDS and not _is_stand_in(role):
             q |= Q(kind=K.SECRET, organizer_id=role.pk)
-        for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+        for kind, grant, condition in conditional_staff_grants_of(ruleset):
             if role.kind == kind:
                 q |= Q(game_id=role.game_id, kind=grant.inbox_kind) & condition
     watched = spectated_games(user)
-    if watched:
-        q |= Q(game_id__in=watched, kind__in=[g.inbox_kind for g in SPECTATOR_GRANTS])
+    if watched:  # each ruleset's spectator grants, in the watched games of that ruleset
+        for key in registered_rulesets():
+            kinds = [g.inbox_kind for g in spectator_grants_of(key)]
+            if kinds:
+                q |= Q(game_id__in=watched, game__ruleset=key, kind__in=kinds)
     return q
 
 
@@ -609,9 +591,10 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
     if inbox.kind in DATED_KINDS and not _is_finished(inbox):
         q &= Q(seats__status=LifeStatus.ALIVE) | Q(seats__died_at__isnull=True)
-    if _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME:
+    if _is_finished(inbox) and inbox.kind in open_on_request_kinds(inbox.game.ruleset):
         q |= Q(archive_open_requests__inbox=inbox)
-    for kind, grants in STAFF_GRANTS.items():
+    ruleset = inbox.game.ruleset
+    for kind, grants in get_ruleset(ruleset).policy_grants.get("staff", {}).items():
         for grant in grants:
             if grant.inbox_kind != inbox.kind:
                 continue
@@ -626,10 +609,10 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             q |= clause
     if inbox.kind == K.SECRET and inbox.organizer_id is not None:
         q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=SECRET_ORGANIZER_KINDS)
-    for kind, grant, condition in CONDITIONAL_STAFF_GRANTS:
+    for kind, grant, condition in conditional_staff_grants_of(ruleset):
         if grant.inbox_kind == inbox.kind and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
             q |= Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
-    if any(g.inbox_kind == inbox.kind for g in SPECTATOR_GRANTS):  # spectators: as ``spectated_games`` says
+    if any(g.inbox_kind == inbox.kind for g in spectator_grants_of(ruleset)):  # spectators: as ``spectated_games`` says
         q |= Q(pk__in=Spectator.objects.filter(game=inbox.game_id, left_at__isnull=True)
                .exclude(user__in=Resident.objects.filter(game=inbox.game_id).values("user"))
                .exclude(user__in=StaffRole.objects.filter(game=inbox.game_id).values("user")).values("user"))

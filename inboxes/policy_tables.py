@@ -9,17 +9,6 @@ from .models import InboxKind, MembershipState
 
 K = InboxKind
 
-#: Kinds whose "after the game" column says *public* (L-ARCH-1): readable by everyone once the game ends.
-PUBLIC_AFTER_GAME = frozenset({
-    K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, K.PRECINCT, K.REMOVAL, K.IMPEACHMENT, K.CHECK, K.STAGE,
-    K.COMPLAINT, K.MAFIA_COMPLAINT,  # L-IMPEACH-3: "the whole exchange is disclosed after the game"
-    K.GAME_THREAD, K.SPECTATORS,
-})
-
-#: Kinds "open to anyone who asks" after the game (L-ARCH-1): a logged-in user reads one after one logged click
-#: (an ``archive.OpenRequest`` row); a visitor never.
-OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR, K.MAFIA_THREAD})
-
 #: Kinds disclosed after the game only with consent (L-ARCH-2): a personal inbox with its resident's consent
 #: (L-INBOX-5); a secret inbox when the last of its members (and its staff organizer) consents (L-INBOX-13).
 #: Once disclosed they are public, visitors included. The draw's notary is public after the game (L-INBOX-12);

@@ -50,7 +50,8 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # round trip, which also reads what the hook needs to decide the post (``PostHook.locked_reads``).
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("No such inbox."))  # no post without an account (L-INBOX-17)
-    locked = policies.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key)
+    known = (inbox.game.ruleset,) if Inbox.game.is_cached(inbox) else None  # else the seats' rulesets
+    locked = policies.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key, rulesets=known)
     if locked is None:
         raise Inbox.DoesNotExist("No such inbox.")
     return _post(locked, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)
@@ -117,7 +118,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
     else:
         grants = [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                   if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
-                         for g in policies.STAFF_GRANTS.get(r.kind, ()))]
+                         for g in policies.staff_grants_of(inbox.game.ruleset, r.kind))]
         grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
                    if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.audit import record_event, record_events
+from kernel.rulesets import ruleset_of
 
 from . import policies
 from .models import (
@@ -32,6 +33,16 @@ from .rendering import render_markdown
 K = InboxKind
 
 
+def check_inbox_kind_exists(game: Game, kind: str) -> None:
+    """Raise ``NotAllowed`` unless inboxes of ``kind`` exist in games of ``game``'s ruleset
+    (``RulesetSpec.inbox_kinds``): an M21 game has no secret inbox, whoever asks. Every creation of an inbox
+    goes through it."""
+    if not ruleset_of(game).has_inbox_kind(kind):
+        label = K(kind).label if kind in K.values else kind
+        raise NotAllowed(_("This game has no inboxes of the kind “%(kind)s”: its rules do not provide them.")
+                         % {"kind": label})
+
+
 @transaction.atomic
 def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None, organizer: StaffRole | None = None,
                     resident: Resident | None = None, members: Iterable[Resident] = (),
@@ -44,6 +55,7 @@ def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None
     now = now or timezone.now()
     if acting_user is not None:
         raise NotAllowed(_("Inboxes of this kind are created by the site."))
+    check_inbox_kind_exists(game, kind)
     inbox = Inbox.objects.create(game=game, kind=kind, title=title.strip(), city=city, organizer=organizer,
                                  resident=resident, created_at=now, day_number=game.day_number)
     rows = [Membership(inbox=inbox, resident=r, state=MembershipState.MEMBER, since=now) for r in members]
@@ -282,7 +294,9 @@ def new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: 
     """Create one inbox and its memberships, and audit it; returns the Inbox. ``banned`` holds residents or
     (resident, until, reason) triples. A building block of the services of the inboxes and of the rulesets
     (voting inboxes, precincts, removal demands): callers have checked the rules and hold the transaction.
-    ``idempotency_key``: the key of the form that asked for it (a secret inbox), unique per game."""
+    ``idempotency_key``: the key of the form that asked for it (a secret inbox), unique per game. Raises
+    ``NotAllowed`` for a kind the game's ruleset does not have (``check_inbox_kind_exists``)."""
+    check_inbox_kind_exists(game, kind)
     inbox = Inbox.objects.create(game=game, kind=kind, title=title, city=city, organizer=organizer,
                                  organizer_resident=organizer_resident, resident=resident, created_at=now,
                                  day_number=game.day_number, predecessor=predecessor,
@@ -557,13 +571,16 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     posts by it. The Consigliere may not create or join one (L-STAFF-4); only residents can be members, so the
     Consigliere, who cannot hold a seat, is never a member. The dead neither open one (L-DEATH-1) nor are invited
     (L-STAFF-6 [interp]: they learn nothing created after their death). Returns the Inbox. Raises ``NotAllowed``
-    (the Consigliere, someone outside the game, a dead creator), ``InvalidInput`` (empty or long title, no other
+    (a game whose ruleset has no secret inboxes, ``RulesetSpec.lets_open_inbox_kind``; the Consigliere, someone
+    outside the game, a dead creator), ``InvalidInput`` (empty or long title, no other
     member, a resident of another game) or ``WrongState`` (a dead invitee; game over).
 
     ``idempotency_key`` (the form's key): a re-submission of the same form returns the inbox it created, creating
     nothing more (checked first, and a concurrent duplicate meets the unique constraint and gets the same inbox).
     """
     now = now or timezone.now()
+    if not ruleset_of(game).lets_open_inbox_kind(K.SECRET):
+        raise NotAllowed(_("This game's rules allow no private conversations: there are no secret inboxes in it."))
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("Log in to create a secret inbox."))
     if idempotency_key:

@@ -20,11 +20,15 @@ from .models import Inbox, Membership, Message, Spectator
 
 _ROLE_FIELDS = ("id", "game_id", "kind", "city_id", "user_id")
 # Ordered by columns of the row itself: the model's default ordering would join games and cities.
+# Each role with its game's ruleset (``_game_ruleset``): the access policy reads that ruleset's grants.
 _ROLES_OF_USER = PreparedQuery(lambda user_id: StaffRole.objects.filter(user_id=user_id).only(*_ROLE_FIELDS)
+                               .annotate(_game_ruleset=F("game__ruleset"))
                                .order_by("game_id", "kind", "city_id", "id"), ints=("user_id",))
 # One seat per game: no order needed (the model's default would sort by city and name).
+# Each seat with its game's ruleset (``_game_ruleset``): a post reads the post hooks of those rulesets only.
 _SEATS_AND_ROLES_OF_USER = PreparedQuery(lambda user_id: Resident.objects.filter(user_id=user_id).select_related(
-    "city").annotate(**{f"_role_{f}": F(f"user__staff_roles__{f}") for f in _ROLE_FIELDS}).order_by(),
+    "city").annotate(_game_ruleset=F("game__ruleset"), _role_game_ruleset=F("user__staff_roles__game__ruleset"),
+                     **{f"_role_{f}": F(f"user__staff_roles__{f}") for f in _ROLE_FIELDS}).order_by(),
     ints=("user_id",))
 
 
@@ -35,8 +39,9 @@ def _role_order(role: StaffRole) -> tuple:
 
 def seats_and_roles_of(user_id: int) -> tuple[dict[int, Resident], list[StaffRole]]:
     """The seats (``{game id: Resident}``, each with its city) and the staff roles (``StaffRole`` with only
-    ``id, game_id, kind, city_id, user_id`` loaded, ordered by game, kind, city and id) of the user ``user_id``
-    in every game: one statement when the user holds a seat, two otherwise."""
+    ``id, game_id, kind, city_id, user_id`` loaded, ordered by game, kind, city and id) of the user ``user_id`` in
+    every game, each with its game's ruleset key as ``_game_ruleset``: one statement when the user holds a seat,
+    two otherwise."""
     rows = _SEATS_AND_ROLES_OF_USER(user_id=user_id)
     if not rows:
         return {}, _ROLES_OF_USER(user_id=user_id)
@@ -45,8 +50,9 @@ def seats_and_roles_of(user_id: int) -> tuple[dict[int, Resident], list[StaffRol
     for seat in rows:
         seats.setdefault(seat.game_id, seat)
         if seat._role_id is not None and seat._role_id not in roles:
-            roles[seat._role_id] = StaffRole.from_db(seat._state.db, list(_ROLE_FIELDS),
-                                                     [getattr(seat, f"_role_{f}") for f in _ROLE_FIELDS])
+            role = roles[seat._role_id] = StaffRole.from_db(seat._state.db, list(_ROLE_FIELDS),
+                                                            [getattr(seat, f"_role_{f}") for f in _ROLE_FIELDS])
+            role._game_ruleset = seat._role_game_ruleset
     return seats, sorted(roles.values(), key=_role_order)
 
 
@@ -106,13 +112,27 @@ _LOCKED_INBOX = PreparedQuery(lambda public_id, user_id, form_key: Inbox.objects
                               ints=("user_id",), strs=("public_id", "form_key"))
 
 
-def lock_for_post(user, inbox_id: str, *, form_key: str | None = None) -> Inbox | None:
+def _post_hooks_of(user, rulesets) -> tuple:
+    """The post hooks whose ``locked_reads`` a post by ``user`` reads: those of ``rulesets`` when given (the inbox's
+    game's, known to the caller), else of the rulesets of the games where the request read the user's seats (a
+    membership, hence a hook's reads, exists only there), else, the seats unread, every registered hook."""
+    if rulesets is None:
+        seats = getattr(user, "_mafia_seats", None)
+        known = {getattr(seat, "_game_ruleset", None) for seat in seats.values()} if seats is not None else {None}
+        if None in known:
+            return tuple(post_hooks.POST_HOOKS.values())
+        rulesets = known
+    return post_hooks.hooks_of_rulesets(rulesets)
+
+
+def lock_for_post(user, inbox_id: str, *, form_key: str | None = None, rulesets=None) -> Inbox | None:
     """Lock the row of the inbox of public id ``inbox_id`` for a post by the logged-in ``user`` and read what the
     post is decided on, as it is once the lock is held, in one round trip: ``SELECT ... FOR UPDATE`` of the inbox,
     then (a statement whose snapshot is taken once the lock is granted) the user's membership of the inbox, locked
     too, with their seat, the inbox and its game, the post's message id reserved, the form key's message and the
-    reads of the inbox kind's post hook (``PostHook.locked_reads``; those of every registered hook, since the kind
-    is not known before the inbox is read).
+    reads of the inbox kind's post hook (``PostHook.locked_reads``: since the kind is not known before the inbox is
+    read, those of the hooks of ``rulesets`` (ruleset keys: the inbox's game's when the caller knows it), else of
+    the rulesets of the user's seats as the request read them, ``_post_hooks_of``; never another ruleset's).
 
     This is the post's only read of its inbox, so the caller decides whether the user may read it
     (``access_inbox_for_post``, ``can_read_inbox``). The lock is held for the post's writes and commit alone; the
@@ -132,7 +152,7 @@ def lock_for_post(user, inbox_id: str, *, form_key: str | None = None) -> Inbox 
         raise ValueError("only a logged-in user's post locks an inbox")
     # A database without row locks (SQLite) serializes writing transactions as a whole: there is nothing to lock.
     lock = [_INBOX_LOCK.statement(public_id=inbox_id)] if connection.features.has_select_for_update else []
-    hooks = tuple(post_hooks.POST_HOOKS.values())
+    hooks = _post_hooks_of(user, rulesets)
     prepared = _LOCKED_MEMBERSHIP.get(hooks)
     if prepared is None:
         names = tuple(name for name, read in _hook_reads(hooks).items() if not isinstance(read, FilteredRelation))
@@ -156,6 +176,7 @@ def lock_for_post(user, inbox_id: str, *, form_key: str | None = None) -> Inbox 
         seat, before = membership.resident, seats.get(locked.game_id)
         if before is not None and before.city_id == seat.city_id and Resident.city.is_cached(before):
             seat.city = before.city  # a seat's city never changes: the one the request read serves
+        seat._game_ruleset = locked.game.ruleset
         seats[locked.game_id] = seat
     cache = getattr(user, "_mafia_memberships", None)
     if cache is None:

@@ -19,10 +19,13 @@ from kernel import live
 from kernel.busy import DatabaseBusy, is_database_busy, retry_after_seconds
 from kernel.confirm import confirmation_page
 from kernel.public_ids import new_idempotency_key
+from kernel.rulesets import ruleset_of
 from voting.selectors import tally_box_for_inbox
 
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
+from .models import InboxKind
+from .page_policy import offers_secret_inbox
 
 
 @login_required
@@ -33,6 +36,7 @@ def my_inboxes(request, slug: str):
     inboxes = selectors.inbox_list_for(request.user, game)
     context = {
         "game": game,
+        "offers_secret_inbox": offers_secret_inbox(request.user, game),
         "active": [i for i in inboxes if i.is_open],
         "closed": [i for i in inboxes if not i.is_open],
     }
@@ -351,9 +355,20 @@ def secret_leave(request, inbox_id: str):
 @require_http_methods(["GET", "HEAD", "POST"])
 def secret_new(request, slug: str):
     """Create a secret inbox (L-INBOX-13): any resident or staff member of the game but the Consigliere. A refusal
-    is shown on the form with status 400 / 403 / 409; success opens the new inbox."""
+    is shown on the form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no
+    secret inboxes (M21, M-SETUP-5) there is no form: the page is a 404, and a form sent anyway is refused with the
+    service's reason (403), creating nothing."""
     game = game_get(slug)
     activate_game_language(request, game)
+    if not ruleset_of(game).lets_open_inbox_kind(InboxKind.SECRET):
+        if request.method != "POST":
+            raise Http404
+        try:
+            services.do_create_secret_inbox(game, title=request.POST.get("title", ""), members=[],
+                                            acting_user=request.user)
+        except RuleViolation as exc:
+            return render(request, "inboxes/secret_new.html", {"game": game, "form": None, "error": str(exc)},
+                          status=_STATUS.get(type(exc), 400))
     seat = policies.seat_in(request.user, game)
     form = SecretInboxForm(request.POST or None, game=game, exclude=seat)
     status, error = 200, None

@@ -37,19 +37,37 @@ Plain attributes (override as class attributes):
 - ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
 - ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
   (a Lepra city's inbox and mafia inbox, an M21 game thread); ``create_standing_inboxes`` makes them.
+- ``inbox_kinds``: every inbox kind that exists in the ruleset's games (``inboxes.services`` refuses to create any
+  other, the pages offer none); ``self_opened_inbox_kinds``: those a player or staff member opens on their own
+  (Lepra's secret inboxes; M21 has none: its seed allows no private channel).
+  ``InboxKind`` and ``StaffKind`` stay the shared vocabulary (one column each, no migration per ruleset); which of
+  them a game may use is its ruleset's declaration (``inbox_kinds``, ``staff_kinds``).
+- ``reader_notified_inbox_kinds`` / ``night_result_inbox_kinds``: which inboxes notify every reader of a new
+  message, and where a message of the site is a night result (worded by ``wording("notification_night_result")``).
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
   ``inboxes.services.do_post_message`` calls the hook of the inbox's kind inside its transaction.
 - ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
   ``cities.scheduler.handler(kind)`` by the package when it loads.
-- ``policy_grants``: the policy's grant and disclosure tables (a mapping the access policy reads; keys are
-  documented next to the policy function that reads each).
+- ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
+  ``"staff"`` {staff kind: ``inboxes.policies.StaffGrant`` tuple}, ``"conditional_staff"``, ``"spectators"``,
+  ``"public_after_game"``, ``"open_on_request_after_game"``, ``"hosts_know_alignments"``; each documented next to
+  the policy function that reads it): a ruleset inherits no other's grants or disclosures.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
 - ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
 - ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page;
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
-- ``console_tools``: the names of the staff console's ruleset-specific tools (``CONSOLE_TOOLS``) the ruleset
-  provides; the console shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
+- ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
+  shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
+- ``page_sections`` / ``texts``: the sections of the shared pages the ruleset's games have and its wording of the
+  shared texts. What every registered ruleset declares is the known set (``known_console_tools``,
+  ``known_page_sections``, ``known_text_keys``, ``known_inbox_kinds``): the engine asking for a name no ruleset
+  declares is a loud ``ValueError`` (a typo), not a silent "no". ``wording(key, default)`` lets a ruleset word an
+  engine text its own way (a notification about an M21 role PM); ``winner_sentence(side)`` is the archive's line
+  (texts ``won_<side>`` and ``no_winner``).
+- ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
+  ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
+  links the shared game page shows to the ruleset's own pages.
 
 Methods (override; the default raises ``NotProvidedByRuleset`` naming the ruleset and the part):
 
@@ -59,7 +77,8 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
 - ``after_death_memberships(game, residents, *, cause, now)`` with ``own_death_memberships = True``: what a death
   does to the seat's inboxes, asked by the shared death service instead of its default.
-- ``check_victory(game)``: the winning side's key, or None while the game goes on.
+- ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
+  residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
   what the ruleset's post builder gathered once for the whole post); ``daily_post_text(game, day, context)`` joins them;
   ``archive_section(game, key, viewer=...)``: one ``ArchiveSection`` of the game's archive page as ``viewer`` may
@@ -81,28 +100,11 @@ from dataclasses import dataclass, field
 from datetime import time
 from typing import Any, ClassVar
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext as _
 
 from .errors import NotProvidedByRuleset, UnknownRuleset
-
-#: The staff console's tools that belong to one ruleset's rules, by name (``RulesetSpec.console_tools``). Pages,
-#: actions, dashboard links and lines not named here are every ruleset's (residents, inboxes, messages, audit).
-CONSOLE_TOOLS = frozenset({
-    "clock",            # the day/night schedule page, the daily post page, rescheduling a missed voting
-    "stage",            # opening a stage inbox
-    "record_death",     # recording a death from the residents' list
-    "replace_player",   # handing a seat to another account from the residents' list
-    "penalty_ban",      # the Arbiter's penalty ban
-    "voting",           # voting sessions, proxies, suicides, speech requests, voting times
-    "court",            # court cases
-    "judges",           # city judges, judge elections, removal demands, election times
-    "stand_ins",        # Tribune stand-ins
-    "impeachment",      # impeachment demands
-    "end_game_early",   # ending the game early with a reason
-    "no_confidence",    # complaints of no confidence
-    "play_bans",        # play bans
-    "commissar_offers", # the commissar offers awaiting an answer (a dashboard line)
-})
 
 
 @dataclass(frozen=True)
@@ -124,22 +126,30 @@ class PhasePlan:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-#: The sections of the shared game pages that only some rulesets have (``RulesetSpec.page_sections``): a page or
-#: part of a page of a section the game's ruleset lacks is not shown (a page answers 404).
-PAGE_SECTIONS = frozenset({
-    "cities",         # the cities' day pages, nominations, the per-city score and cast of the archive's front
-    "touring",        # the touring rotation and the Lepra night page (L-NIGHT)
-    "lepra_setup",    # the Procurator's setup pages, mafia numbers, commissar offers, scheduled posts
-    "mafia_draw",     # the verification of the mafia draw (L-ASSIGN-3)
-    "lepra_staff",    # impeachment, the mafia's role acknowledgement, complaints of no confidence
-})
-#: The texts of shared pages and services each ruleset words in its own terms (``RulesetSpec.texts``).
-TEXT_KEYS = frozenset({
-    "dead_may_not_post",      # the refusal of a post by a dead player where the living read
-    "imprisoned_may_not_post",  # the refusal of a post by an imprisoned player where the living read
-    "archive_log_in_to_open",  # the archive's invitation to log in and open the inboxes open on request
-    "procurator_title",  # the title of the game's Procurator beside their posts (an M21 game's Host, M-SETUP-4)
-})
+def known_console_tools() -> dict[str, Any]:
+    """Every staff console tool some registered ruleset provides (``RulesetSpec.console_tools``): name -> the
+    label a refusal names it by (the first registration's). Pages, actions, dashboard links and lines of no tool
+    are every ruleset's (residents, inboxes, messages, audit)."""
+    tools: dict[str, Any] = {}
+    for spec in _REGISTRY.values():
+        for name, label in spec.console_tools.items():
+            tools.setdefault(name, label)
+    return tools
+
+
+def known_page_sections() -> frozenset[str]:
+    """Every section of the shared game pages some registered ruleset has (``RulesetSpec.page_sections``)."""
+    return frozenset().union(*(spec.page_sections for spec in _REGISTRY.values()))
+
+
+def known_text_keys() -> frozenset[str]:
+    """Every shared text some registered ruleset words (``RulesetSpec.texts``)."""
+    return frozenset().union(*(spec.texts.keys() for spec in _REGISTRY.values()))
+
+
+def known_inbox_kinds() -> frozenset[str]:
+    """Every inbox kind that exists in the games of some registered ruleset (``RulesetSpec.inbox_kinds``)."""
+    return frozenset().union(*(spec.inbox_kinds for spec in _REGISTRY.values()))
 
 
 class RulesetSpec:
@@ -164,15 +174,28 @@ class RulesetSpec:
     staff_kinds: ClassVar[tuple[str, ...]] = ()
     #: The inbox kinds the ruleset keeps open for the whole game.
     standing_inbox_kinds: ClassVar[tuple[str, ...]] = ()
+    #: Every inbox kind (``inboxes.models.InboxKind`` values) that exists in the ruleset's games: the engine
+    #: creates no inbox of another kind in them and its pages offer none.
+    inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The kinds of ``inbox_kinds`` that a player or a staff member opens on their own (Lepra's secret inboxes);
+    #: the others are opened by the ruleset's own services only.
+    self_opened_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The inbox kinds whose new messages notify every reader ("new messages in your inboxes"); in the others a
+    #: message notifies only those it mentions. ``night_result_inbox_kinds``: those where a message of the site is a
+    #: night result for its readers (worded by the ruleset: ``wording("notification_night_result", ...)``).
+    reader_notified_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    night_result_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
     #: The inbox kinds whose messages run a post hook (registered in ``inboxes.hooks``).
     post_hook_kinds: ClassVar[tuple[str, ...]] = ()
     #: The scheduled-event kinds the ruleset handles (handlers registered in ``cities.scheduler``).
     scheduler_kinds: ClassVar[tuple[str, ...]] = ()
     #: The policy's grant and disclosure tables, read by ``inboxes.policies``.
     policy_grants: ClassVar[Mapping[str, Any]] = {}
-    #: The sections of the shared pages (keys of ``PAGE_SECTIONS``) the ruleset's games have.
+    #: The sections of the shared pages the ruleset's games have (a page or a part of a page of a section the
+    #: game's ruleset lacks is not shown; a page answers 404). Names are the ruleset's (``known_page_sections``).
     page_sections: ClassVar[frozenset[str]] = frozenset()
-    #: The ruleset's wording of the shared texts (keys of ``TEXT_KEYS``; values may be lazily translated).
+    #: The ruleset's wording of the shared texts the engine shows (key -> text; values may be lazily translated):
+    #: e.g. ``dead_may_not_post``, ``imprisoned_may_not_post``, ``archive_log_in_to_open``, ``procurator_title``.
     texts: ClassVar[Mapping[str, Any]] = {}
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
@@ -183,8 +206,16 @@ class RulesetSpec:
     #: Ordered section keys of the archive page.
     archive_sections: ClassVar[tuple[str, ...]] = ()
 
-    #: The staff console's tools (names of ``CONSOLE_TOOLS``) the ruleset provides.
-    console_tools: ClassVar[frozenset[str]] = frozenset()
+    #: The staff console's tools that belong to the ruleset's rules: name -> the label a refusal names it by (a
+    #: lazily translated string). The console shows, and accepts, a tool for a game only when its ruleset has it.
+    console_tools: ClassVar[Mapping[str, Any]] = {}
+
+    #: The URL name of the page that creates a game of this ruleset ("" when there is none); the "new game" page
+    #: offers every registered ruleset's. ``summary``: a short description beside its name there.
+    new_game_url_name: ClassVar[str] = ""
+    #: The dotted path of the ruleset's URLconf ("" when it has no pages of its own), included by the project's.
+    urls_module: ClassVar[str] = ""
+    summary: ClassVar[Any] = ""
 
     #: Whether the ruleset brings a demo game (``load_demo`` and friends).
     #: True when the ruleset says what a death does to the seat's memberships (``after_death_memberships``); the
@@ -196,15 +227,16 @@ class RulesetSpec:
         return f"<{type(self).__name__} {self.key!r}>"
 
     def provides_console_tool(self, name: str) -> bool:
-        """True when the staff console's tool ``name`` (of ``CONSOLE_TOOLS``) is part of this ruleset's rules.
-        Raises ``ValueError`` for a name not in ``CONSOLE_TOOLS`` (a typo would hide a tool silently)."""
-        if name not in CONSOLE_TOOLS:
-            raise ValueError(f"unknown console tool {name!r}")
+        """True when the staff console's tool ``name`` is part of this ruleset's rules. Raises ``ValueError`` for
+        a name no registered ruleset provides (``known_console_tools``: a typo would hide a tool silently)."""
+        if name not in self.console_tools and name not in known_console_tools():
+            raise ValueError(f"unknown console tool {name!r}: no registered ruleset provides it")
         return name in self.console_tools
 
-    def missing_console_tool(self, label: str) -> NotProvidedByRuleset:
-        """The refusal of a console tool this ruleset does not provide; ``label`` is the tool's translated name."""
-        return self._missing(label)
+    def missing_console_tool(self, name: str) -> NotProvidedByRuleset:
+        """The refusal of the console tool ``name``, which this ruleset does not provide, naming the tool by the
+        label of the ruleset that does (``known_console_tools``)."""
+        return self._missing(str(known_console_tools().get(name, name)))
 
     def _missing(self, part: str) -> NotProvidedByRuleset:
         return NotProvidedByRuleset(_("The %(ruleset)s ruleset does not provide %(part)s.")
@@ -238,6 +270,12 @@ class RulesetSpec:
     def check_victory(self, game) -> str | None:
         """The winning side's key when the game is won, else None (read-only; the service ends the game)."""
         raise self._missing("a victory check")
+
+    def winner_among(self, game, residents) -> str | None:
+        """The winning side of ``game`` over ``residents`` (its seats as a caller read them, each with
+        ``alignment`` and ``status``), or None: what the archive shows for a game that recorded no result. The
+        default asks ``check_victory(game)``."""
+        return self.check_victory(game)
 
     def daily_post_section(self, game, day: int, key: str, context) -> str:
         """The Markdown of one section (a key of ``daily_post_sections``) of the morning post of ``day``, from
@@ -274,18 +312,46 @@ class RulesetSpec:
         roles), with ``url`` the site's address; [] when there is no demo."""
         return []
 
+    def wording(self, key: str, default: Any) -> str:
+        """The ruleset's own wording of ``key`` when it has one (``texts``), else ``default``: for the engine's
+        texts a ruleset may word in its own terms (a notification about an M21 role PM is no "night result")."""
+        return str(self.texts.get(key, default))
+
+    def winner_sentence(self, winner: str) -> str:
+        """How the archive says the game ended: the ruleset's text ``won_<winner>`` (``winner`` a side key its
+        ``check_victory`` returns), ``no_winner`` for "". Raises ``NotProvidedByRuleset`` when it has none."""
+        key = f"won_{winner}" if winner else "no_winner"
+        if key not in self.texts:
+            raise self._missing(_("the text %(key)s") % {"key": key})
+        return str(self.texts[key])
+
+    def game_page_links(self, game, *, is_staff: bool) -> list[tuple[str, str]]:
+        """The links the shared game page shows for this ruleset's pages of ``game`` as (label, URL), the staff's
+        (``is_staff``: the viewer holds a staff role in the game) included; [] by default."""
+        return []
+
+    def has_inbox_kind(self, kind: str) -> bool:
+        """True when inboxes of ``kind`` (an ``InboxKind`` value) exist in this ruleset's games."""
+        return kind in self.inbox_kinds
+
+    def lets_open_inbox_kind(self, kind: str) -> bool:
+        """True when a player or a staff member of this ruleset's games may open an inbox of ``kind`` on their own
+        (whom exactly the access policy and the kind's service decide)."""
+        return kind in self.self_opened_inbox_kinds and kind in self.inbox_kinds
+
     def has_page_section(self, key: str) -> bool:
-        """True when the ruleset's games have the shared page section ``key`` (of ``PAGE_SECTIONS``). Raises
-        ``ValueError`` for any other key (a typo would hide a section silently)."""
-        if key not in PAGE_SECTIONS:
-            raise ValueError(f"unknown page section {key!r}")
+        """True when the ruleset's games have the shared page section ``key``. Raises ``ValueError`` for a key no
+        registered ruleset has (``known_page_sections``: a typo would hide a section silently)."""
+        if key not in self.page_sections and key not in known_page_sections():
+            raise ValueError(f"unknown page section {key!r}: no registered ruleset has it")
         return key in self.page_sections
 
     def text(self, key: str) -> str:
-        """The ruleset's wording of the shared text ``key`` (of ``TEXT_KEYS``) in the active language. Raises
-        ``ValueError`` for an unknown key and ``NotProvidedByRuleset`` when the ruleset has no wording for it."""
-        if key not in TEXT_KEYS:
-            raise ValueError(f"unknown text {key!r}")
+        """The ruleset's wording of the shared text ``key`` in the active language. Raises ``ValueError`` for a key
+        no registered ruleset words (``known_text_keys``) and ``NotProvidedByRuleset`` when this ruleset has no
+        wording for it."""
+        if key not in self.texts and key not in known_text_keys():
+            raise ValueError(f"unknown text {key!r}: no registered ruleset words it")
         if key not in self.texts:
             raise self._missing(_("the text %(key)s") % {"key": key})
         return str(self.texts[key])
@@ -319,6 +385,21 @@ def ruleset_of(game) -> RulesetSpec:
     """The spec of ``game`` (anything with a ``ruleset`` key). Raises ``UnknownRuleset`` when it is not
     registered: an engine never falls back to another ruleset's rules."""
     return get_ruleset(game.ruleset)
+
+
+def ruleset_choices() -> list[tuple[str, Any]]:
+    """(key, name) of every registered ruleset, in registration order: the choices of ``Game.ruleset`` and of the
+    forms that pick a ruleset (a callable, so a new ruleset needs no migration)."""
+    return [(key, spec.name) for key, spec in _REGISTRY.items()]
+
+
+def default_ruleset_key() -> str:
+    """The ruleset of a game created without naming one: ``settings.MAFIA_DEFAULT_RULESET``. Raises
+    ``ImproperlyConfigured`` when that ruleset is not registered."""
+    key = settings.MAFIA_DEFAULT_RULESET
+    if key not in _REGISTRY:
+        raise ImproperlyConfigured(f"MAFIA_DEFAULT_RULESET {key!r} is not a registered ruleset")
+    return key
 
 
 def registered_rulesets() -> dict[str, RulesetSpec]:

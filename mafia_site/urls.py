@@ -4,6 +4,7 @@ from django.urls import include, path, register_converter
 
 from cities import views as city_views
 from inboxes import views as inbox_views
+from kernel.rulesets import registered_rulesets
 from mafia_site.converters import IdConverter, PublicIdConverter
 from roles import views as role_views
 from sanctions import views as sanction_views
@@ -54,7 +55,8 @@ urlpatterns = [
     path("inboxes/<pid:inbox_id>/read/", inbox_views.inbox_mark_read, name="inbox_mark_read"),
     path("inboxes/<pid:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("", include("archive.urls")),
-    path("", include("rulesets.m21.urls")),
+    # Each registered ruleset's own pages (``RulesetSpec.urls_module``): the project names no ruleset.
+    *(path("", include(spec.urls_module)) for spec in registered_rulesets().values() if spec.urls_module),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("staff/", staff_admin_site.urls),

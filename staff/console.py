@@ -13,7 +13,7 @@ This module holds what every app's console pages build on: the site (``GameStaff
   now" lines; each must count only objects of the viewer's scope (use the registered ModelAdmin's
   ``get_queryset``).
 
-Tools of one ruleset (``kernel.rulesets.CONSOLE_TOOLS``: Lepra's clock, stage, votings, court...) are named by
+Tools of one ruleset (``RulesetSpec.console_tools``: Lepra's clock, stage, votings, court...) are named by
 ``tool``: a link or line is shown only in the rows of games whose ruleset provides it (``ruleset_of(game)
 .provides_console_tool``), a page of such a game refuses with ``NotProvidedByRuleset`` (a clear refusal, see
 ``mafia_site.middleware.RuleViolationMiddleware``), and a ``StaffScopedAdmin`` with ``console_tool`` (or an action
@@ -55,33 +55,16 @@ from kernel.public_ids import is_database_id, is_public_id
 from kernel.rulesets import ruleset_of
 from mafia_site.middleware import RuleViolationMiddleware
 
-#: How each ruleset-specific tool (``kernel.rulesets.CONSOLE_TOOLS``) is named in a refusal.
-TOOL_LABELS = {
-    "clock": gettext_lazy("the schedule of days and votings"),
-    "stage": gettext_lazy("stage inboxes"),
-    "record_death": gettext_lazy("recording a death from the residents' list"),
-    "replace_player": gettext_lazy("replacing a player from the residents' list"),
-    "penalty_ban": gettext_lazy("penalty bans"),
-    "voting": gettext_lazy("voting sessions, proxies, suicides and speech requests"),
-    "court": gettext_lazy("court cases"),
-    "judges": gettext_lazy("judges and judge elections"),
-    "stand_ins": gettext_lazy("Tribune stand-ins"),
-    "impeachment": gettext_lazy("impeachment demands"),
-    "end_game_early": gettext_lazy("ending the game early"),
-    "no_confidence": gettext_lazy("complaints of no confidence"),
-    "play_bans": gettext_lazy("play bans"),
-    "commissar_offers": gettext_lazy("commissar offers"),
-}
-
 
 def game_provides(game, tool: str | None) -> bool:
-    """True when ``tool`` (a name of ``CONSOLE_TOOLS``, or None for every ruleset's) is part of ``game``'s rules."""
+    """True when ``tool`` (a tool some ruleset declares in ``RulesetSpec.console_tools``, or None for every
+    ruleset's) is part of ``game``'s rules."""
     return tool is None or ruleset_of(game).provides_console_tool(tool)
 
 
 def not_provided(game, tool: str) -> NotProvidedByRuleset:
     """The refusal of ``tool`` for ``game`` (naming its ruleset and the tool)."""
-    return ruleset_of(game).missing_console_tool(str(TOOL_LABELS[tool]))
+    return ruleset_of(game).missing_console_tool(tool)
 
 # --------------------------------------------------------------------------------------------------------------
 # The registries the apps fill (their staff_admin.py)
@@ -388,7 +371,7 @@ class StaffScopedAdmin(admin.ModelAdmin):
     view_on_site = False
     actions = ()
     show_facets = admin.ShowFacets.NEVER
-    #: The ruleset-specific tool (``kernel.rulesets.CONSOLE_TOOLS``) this model's pages are, or None (every
+    #: The ruleset-specific tool (``RulesetSpec.console_tools``) this model's pages are, or None (every
     #: ruleset's); ``action_tools`` maps an action's name to its tool. ``game_field`` leads to the object's game.
     console_tool: ClassVar[str | None] = None
     action_tools: ClassVar[Mapping[str, str]] = MappingProxyType({})

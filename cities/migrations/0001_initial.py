@@ -4,6 +4,7 @@ import datetime
 import django.db.models.deletion
 import django.db.models.functions.text
 import kernel.public_ids
+import kernel.rulesets
 from django.conf import settings
 from django.db import migrations, models
 
@@ -36,7 +37,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('slug', models.SlugField(max_length=60, unique=True, verbose_name='slug')),
                 ('title', models.CharField(max_length=200, verbose_name='title')),
-                ('ruleset', models.CharField(choices=[('lepra', 'Lepra'), ('m21', 'M21')], default='lepra', max_length=10, verbose_name='ruleset')),
+                ('ruleset', models.CharField(choices=kernel.rulesets.ruleset_choices, default=kernel.rulesets.default_ruleset_key, max_length=10, verbose_name='ruleset')),
                 ('status', models.CharField(choices=[('recruitment', 'Recruitment'), ('setup', 'Setup'), ('running', 'Running'), ('finished', 'Finished')], default='recruitment', max_length=12, verbose_name='status')),
                 ('time_zone', models.CharField(default='Europe/Moscow', max_length=64, verbose_name='time zone')),
                 ('day_number', models.PositiveSmallIntegerField(default=0, verbose_name='day number')),

@@ -235,6 +235,8 @@ MAFIA_LIVE_SHORTCUT = env_bool("MAFIA_LIVE_SHORTCUT", bool(REDIS_URL))
 # lost cache write can delay.
 MAFIA_LIVE_TOKEN_SECONDS = env_int("MAFIA_LIVE_TOKEN_SECONDS", 600)
 # Whether the demo game may be loaded (never in production settings: mafia_site/checks.py).
+#: The ruleset of a game created without naming one (a key a ruleset app of INSTALLED_APPS registers).
+MAFIA_DEFAULT_RULESET = env_str("MAFIA_DEFAULT_RULESET", "lepra")
 MAFIA_ALLOW_DEMO = False
 
 LOGGING = {

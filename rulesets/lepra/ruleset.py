@@ -7,14 +7,15 @@ from types import MappingProxyType
 from django.utils.translation import gettext_lazy as _
 
 from cities.daily_post import DAILY_POST_SECTIONS
-from cities.models import StaffKind
+from cities.models import Alignment, LifeStatus, StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
-from kernel.rulesets import CONSOLE_TOOLS, PAGE_SECTIONS, PhasePlan, RulesetSpec
+from kernel.rulesets import PhasePlan, RulesetSpec
 from roles import victory
 from roles.services import do_after_day_death, night_state_of, scoreboard_of
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
+from .policy_grants import POLICY_GRANTS
 
 
 class LepraRuleset(RulesetSpec):
@@ -29,22 +30,63 @@ class LepraRuleset(RulesetSpec):
     staff_kinds = (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)
     standing_inbox_kinds = (InboxKind.CITY, InboxKind.PERSONAL, InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR,
                             InboxKind.POLICE, InboxKind.COURT)
+    #: The L-INBOX table's kinds: the standing ones, the draw's mafia inboxes and notary, the day's voting inboxes,
+    #: precincts and removal demands, the check channel, stages, impeachments, complaints and secret inboxes.
+    inbox_kinds = frozenset({*standing_inbox_kinds, InboxKind.MAFIA, InboxKind.NOTARY, InboxKind.VOTING,
+                             InboxKind.PRECINCT, InboxKind.REMOVAL, InboxKind.CHECK, InboxKind.STAGE,
+                             InboxKind.IMPEACHMENT, InboxKind.COMPLAINT, InboxKind.MAFIA_COMPLAINT, InboxKind.SECRET})
+    #: L-INBOX-13: residents and staff (but the Consigliere) open secret inboxes.
+    self_opened_inbox_kinds = frozenset({InboxKind.SECRET})
+    #: "Your inboxes": the personal and secret inboxes, the team and staff inboxes a seat or a role is in; the
+    #: city inbox, the court and the voting inboxes (a vote is a message) notify only those they mention. The site's
+    #: messages in the check channel (L-NIGHT-5) and the mafia inbox (L-NIGHT) are night results.
+    reader_notified_inbox_kinds = frozenset({InboxKind.PERSONAL, InboxKind.SECRET, InboxKind.MAFIA, InboxKind.CHECK,
+                                             InboxKind.OFFICE, InboxKind.IMPEACHMENT, InboxKind.COMPLAINT,
+                                             InboxKind.MAFIA_COMPLAINT, InboxKind.REMOVAL})
+    night_result_inbox_kinds = frozenset({InboxKind.CHECK, InboxKind.MAFIA})
     post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
+    #: The L-INBOX table's staff grants (``policy_grants.POLICY_GRANTS``).
+    policy_grants = POLICY_GRANTS
     night_steps = NIGHT_STEPS
     first_action_night = FIRST_ACTION_NIGHT
-    page_sections = PAGE_SECTIONS
+    #: The shared pages only Lepra has: the cities' day pages, nominations, the per-city score and the archive's
+    #: cast by city ("cities"); the touring rotation and the night page (L-NIGHT, "touring"); the Procurator's setup
+    #: pages, mafia numbers, commissar offers and scheduled posts ("lepra_setup"); the verification of the mafia
+    #: draw (L-ASSIGN-3, "mafia_draw"); impeachment, the mafia's role acknowledgement and complaints of no
+    #: confidence ("lepra_staff").
+    page_sections = frozenset({"cities", "touring", "lepra_setup", "mafia_draw", "lepra_staff"})
     texts = MappingProxyType({
         "dead_may_not_post": _("The dead have no voice among the living: they post only in the cemetery, their "
                                "personal inbox and on a stage opened for them."),
         "imprisoned_may_not_post": _("An imprisoned player posts only in their personal inbox."),
         "archive_log_in_to_open": _("Log in to open the mafia inboxes, the office and the bar."),
         "procurator_title": _("Procurator"),
+        "won_honest": _("The honest residents won."),
+        "won_mafia": _("The mafia won."),
+        "no_winner": _("The game ended without a winner."),
     })
+    new_game_url_name = "new_game"
     #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
     daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")
-    #: Every ruleset-specific tool of the staff console is Lepra's (L-STAFF, L-DAY, L-COURT, L-JUDGE, L-SANCTION).
-    console_tools = CONSOLE_TOOLS
+    #: The staff console's tools of Lepra's rules (L-STAFF, L-DAY, L-COURT, L-JUDGE, L-SANCTION), each with the
+    #: words a refusal names it by.
+    console_tools = MappingProxyType({
+        "clock": _("the schedule of days and votings"),  # the day/night schedule, the daily post, a missed voting
+        "stage": _("stage inboxes"),
+        "record_death": _("recording a death from the residents' list"),
+        "replace_player": _("replacing a player from the residents' list"),
+        "penalty_ban": _("penalty bans"),  # the Arbiter's
+        "voting": _("voting sessions, proxies, suicides and speech requests"),  # and voting times
+        "court": _("court cases"),
+        "judges": _("judges and judge elections"),  # city judges, elections, removal demands, election times
+        "stand_ins": _("Tribune stand-ins"),
+        "impeachment": _("impeachment demands"),
+        "end_game_early": _("ending the game early"),  # with a reason
+        "no_confidence": _("complaints of no confidence"),
+        "play_bans": _("play bans"),
+        "commissar_offers": _("commissar offers"),  # the offers awaiting an answer (a dashboard line)
+    })
 
     def create_standing_inboxes(self, game, *, now) -> list:
         """The L-INBOX table's standing inboxes (city, personal, cemetery, office, bar, police, court), skipping
@@ -64,6 +106,12 @@ class LepraRuleset(RulesetSpec):
         """L-WIN-1 over the living of every city: "honest", "mafia" or None."""
         board = scoreboard_of(game)
         return victory.decide_winner({int(k): victory.CityCount(v["honest"], v["mafia"]) for k, v in board.items()})
+
+    def winner_among(self, game, residents) -> str | None:
+        """L-WIN-1 over the living of ``residents``, all cities together: "honest", "mafia" or None."""
+        alive = [r for r in residents if r.status == LifeStatus.ALIVE]
+        mafia = sum(1 for r in alive if r.alignment == Alignment.MAFIA)
+        return victory.decide_winner({0: victory.CityCount(honest=len(alive) - mafia, mafia=mafia)})
 
     def daily_post_section(self, game, day: int, key: str, context) -> str:
         """One section of the daily post of ``day`` (``cities.daily_post.DAILY_POST_SECTIONS``; ``context`` a

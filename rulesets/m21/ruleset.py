@@ -4,11 +4,14 @@ from __future__ import annotations
 from datetime import time
 from types import MappingProxyType
 
+from django.urls import reverse
+
 from cities.models import StaffKind
 from inboxes.models import InboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec
 
 from .night_pages import MORNING_POST_SECTIONS
+from .policy_grants import POLICY_GRANTS
 
 
 class M21Ruleset(RulesetSpec):
@@ -24,10 +27,19 @@ class M21Ruleset(RulesetSpec):
     staff_kinds = (StaffKind.PROCURATOR, StaffKind.COHOST)
     standing_inbox_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD, InboxKind.SPECTATORS, InboxKind.OFFICE,
                             InboxKind.ROLE_PM)
+    #: M-SETUP-5: the game thread, the mafia thread, each player's role PM with the hosts, the spectators' thread
+    #: and the hosts' office, nothing else; nobody opens an inbox of their own (no private channel).
+    inbox_kinds = frozenset(standing_inbox_kinds)
+    #: A player's role PM, the mafia thread and the hosts' office notify their readers; the game thread and the
+    #: spectators' thread only those a post mentions. The site's messages in a role PM (a night's result, an
+    #: action's confirmation) and in the mafia thread are worded by ``texts["notification_night_result"]``.
+    reader_notified_inbox_kinds = frozenset({InboxKind.ROLE_PM, InboxKind.MAFIA_THREAD, InboxKind.OFFICE})
+    night_result_inbox_kinds = frozenset({InboxKind.ROLE_PM, InboxKind.MAFIA_THREAD})
     post_hook_kinds = (InboxKind.GAME_THREAD,)
     scheduler_kinds = ("m21_day_start", "m21_day_deadline", "m21_casting_window_end", "m21_night_start",
                        "m21_night_end")
-    policy_grants = {"hosts_know_alignments": True}
+    #: The hosts' and the spectators' grants, and the hosts' knowledge of alignments (``policy_grants``).
+    policy_grants = POLICY_GRANTS
     first_action_night = 1
     #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
     page_sections = frozenset()
@@ -38,14 +50,29 @@ class M21Ruleset(RulesetSpec):
                                    "thread (M-VOTE-6, M-SETUP-3).",
         "archive_log_in_to_open": "Log in to open the mafia thread.",
         "procurator_title": "Host",
+        "won_town": "The town won.",
+        "won_mafia": "The mafia won.",
+        "no_winner": "The game ended without a winner.",
+        # A site message in a role PM is a night result, an action's confirmation or a host's word (M-NIGHT-1).
+        "notification_night_result": "%(game)s: news from the hosts in your role PM “%(inbox)s”.",
     })
+    new_game_url_name = "m21_new_game"
+    urls_module = "rulesets.m21.urls"
+    summary = "English, one city, power roles"
     has_demo = True
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
     #: M-NIGHT-4: the morning's deaths with roles, then the reporter's headlines.
     daily_post_sections = ("deaths", "herald")
     #: None of the console's Lepra tools: the hosts run the game from the M21 console page (M-SETUP-4); a stage
     #: would let the dead and the imprisoned talk to the living.
-    console_tools = frozenset()
+    console_tools = MappingProxyType({})
+
+    def game_page_links(self, game, *, is_staff: bool) -> list[tuple[str, str]]:
+        """The M21 game page (the day's count, deadline and powers) and, for the hosts, its setup page."""
+        links = [("The day: vote count, deadline, powers", reverse("m21_game", args=[game.slug]))]
+        if is_staff:
+            links.append(("M21 setup", reverse("m21_setup", args=[game.slug])))
+        return links
 
     #: A death bans the seat from the game thread, removes it from the mafia thread and makes it a spectator
     #: (M-SETUP-3); M21 has no city inbox, voting inbox or cemetery.

@@ -17,6 +17,7 @@ from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.rendering import render_markdown
+from inboxes.services import check_inbox_kind_exists
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from voting.tallies import (
     ForumVoteRules,
@@ -104,6 +105,7 @@ def site_message(inbox: Inbox, text: str, now: datetime) -> Message:
 
 
 def _new_inbox(game: Game, kind: str, title: str, city: City, now: datetime, *, members=(), resident=None) -> Inbox:
+    check_inbox_kind_exists(game, kind)
     inbox = Inbox.objects.create(game=game, kind=kind, title=title, city=city, resident=resident, created_at=now,
                                  day_number=game.day_number)
     Membership.objects.bulk_create(

@@ -115,6 +115,14 @@ def test_after_the_end_a_visitor_reads_roles_votes_receipts_nights_and_the_deal_
     assert f'data-nominee="{godfather}" data-final="4"' in votes and "No voting you can read." not in votes
 
 
+def test_the_archive_says_the_town_won_in_the_rulesets_words_M_WIN_1_L_ARCH_3():
+    table = build_game()
+    play_to_the_end(table)
+    body = page(table)
+    assert '<p class="winner" data-winner="town">The town won.</p>' in body
+    assert "honest residents" not in body
+
+
 def test_role_pms_open_with_their_players_consent_and_the_mafia_thread_on_request_L_ARCH_1_L_ARCH_2():
     table = build_game()
     play_to_the_end(table)

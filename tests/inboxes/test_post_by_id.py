@@ -126,8 +126,9 @@ def test_a_post_to_a_forbidden_inbox_runs_the_statements_of_a_post_to_a_missing_
 
 def test_a_hook_registered_later_has_its_reads_under_the_lock_and_a_clash_of_names_is_refused_L_INBOX_17(
         voting, monkeypatch):
-    """Every registered hook's ``locked_reads`` are read by the post's locked statement, from the registry as it is
-    (a test's registry too); two hooks that read one name would give one of them the other's value: refused."""
+    """The post's locked statement reads the ``locked_reads`` of the hooks of its game's ruleset, from the registry
+    as it is (a test's registry too), and never another ruleset's; two hooks that read one name would give one of
+    them the other's value: refused."""
     from django.core.exceptions import ImproperlyConfigured
     from django.db.models import BigIntegerField, Value
 
@@ -137,22 +138,31 @@ def test_a_hook_registered_later_has_its_reads_under_the_lock_and_a_clash_of_nam
     inbox, voter = voting
     monkeypatch.setattr("inboxes.hooks.POST_HOOKS", dict(hooks.POST_HOOKS))
 
-    @post_hook("bar", ruleset="m21")
+    @post_hook("bar", ruleset=inbox.game.ruleset)
     class Reading(PostHook):
         def locked_reads(self):
             return {"_reading_answer": Value(42, output_field=BigIntegerField())}
 
-    with transaction.atomic():
-        user = fresh(voter.user)
-        policies.seat_in(user, inbox.game_id)  # the request's read of the viewer, as a post's page has done
-        locked = policies.lock_for_post(user, inbox.public_id)
-        inbox_id, reads = policies.seat_in(user, locked.game_id).locked_reads
-    assert inbox_id == inbox.pk and reads["_reading_answer"] == 42 and "_session_id" in reads
+    @post_hook("bar", ruleset="another")
+    class Foreign(PostHook):
+        def locked_reads(self):
+            return {"_foreign_answer": Value(9, output_field=BigIntegerField())}
 
-    @post_hook("court", ruleset="m21")
+    for rulesets in (None, (inbox.game.ruleset,)):  # the seats' rulesets, or the inbox's game's
+        with transaction.atomic():
+            user = fresh(voter.user)
+            policies.seat_in(user, inbox.game_id)  # the request's read of the viewer, as a post's page has done
+            locked = policies.lock_for_post(user, inbox.public_id, rulesets=rulesets)
+            inbox_id, reads = policies.seat_in(user, locked.game_id).locked_reads
+        assert inbox_id == inbox.pk and reads["_reading_answer"] == 42 and "_session_id" in reads
+        assert "_foreign_answer" not in reads
+
+    @post_hook("court", ruleset=inbox.game.ruleset)
     class Clashing(PostHook):
         def locked_reads(self):
             return {"_reading_answer": Value(7, output_field=BigIntegerField())}
 
     with transaction.atomic(), pytest.raises(ImproperlyConfigured, match="_reading_answer"):
-        policies.lock_for_post(fresh(voter.user), inbox.public_id)
+        user = fresh(voter.user)
+        policies.seat_in(user, inbox.game_id)
+        policies.lock_for_post(user, inbox.public_id)

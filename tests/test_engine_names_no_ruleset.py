@@ -1,0 +1,129 @@
+"""The engine names no ruleset (DESIGN.md "Rulesets and layers"): no template or engine module branches on a
+ruleset's key; what differs comes from what each ruleset declares (its page sections, its texts, its links, its
+inbox kinds, its console tools), and a name no registered ruleset declares is a loud error, never a silent "no"."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from archive.models import Notification, NotificationKind
+from archive.notifications import notification_text
+from cities.models import Game, Resident, StaffKind
+from inboxes.models import Inbox, InboxKind
+from kernel.rulesets import (
+    get_ruleset,
+    known_console_tools,
+    known_inbox_kinds,
+    known_page_sections,
+    known_text_keys,
+    registered_rulesets,
+    ruleset_choices,
+)
+from rulesets.m21.service_common import site_message, thread_of
+from tests.m21.day_helpers import build_game
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ("kernel", "accounts", "cities", "inboxes", "voting", "roles", "archive", "staff", "sanctions", "mafia_site")
+#: A comparison with a ruleset's key: ``ruleset == "m21"``, ``!= 'lepra'``, ``"m21" == game.ruleset``...
+KEY_COMPARISON = re.compile(r"""(ruleset\s*[!=]=\s*["'](m21|lepra)["'])|(["'](m21|lepra)["']\s*[!=]=\s*\S*ruleset)""")
+
+
+def _files(suffixes: tuple[str, ...]):
+    for top in (*ENGINE, "templates"):
+        for path in (ROOT / top).rglob("*"):
+            if path.suffix in suffixes and "migrations" not in path.parts:
+                yield path
+
+
+def test_no_template_or_engine_module_compares_a_ruleset_key():
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".html", ".py", ".txt"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if KEY_COMPARISON.search(line)]
+    assert not found, f"branches on a ruleset's key (declare it in the ruleset instead): {found}"
+
+
+def test_the_closed_sets_are_what_the_registered_rulesets_declare():
+    specs = registered_rulesets()
+    assert set(specs) >= {"lepra", "m21"}
+    assert [key for key, _name in ruleset_choices()] == list(specs)
+    assert set(known_console_tools()) == set().union(*(s.console_tools for s in specs.values()))
+    assert known_page_sections() == frozenset().union(*(s.page_sections for s in specs.values()))
+    assert known_text_keys() == frozenset().union(*(s.texts for s in specs.values()))
+    assert known_inbox_kinds() <= set(InboxKind.values)
+    lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
+    assert lepra.provides_console_tool("court") and not m21.provides_console_tool("court")
+    assert lepra.has_page_section("cities") and not m21.has_page_section("cities")
+    assert not lepra.has_inbox_kind(InboxKind.GAME_THREAD) and not m21.has_inbox_kind(InboxKind.VOTING)
+    for ask in (lambda: m21.provides_console_tool("cort"), lambda: m21.has_page_section("citys"),
+                lambda: m21.text("no_such_text")):
+        with pytest.raises(ValueError, match="no registered ruleset"):
+            ask()
+
+
+@pytest.mark.django_db
+def test_the_game_field_takes_its_choices_from_the_registry_and_refuses_another_key():
+    from django.core.exceptions import ValidationError
+
+    field = Game._meta.get_field("ruleset")
+    assert list(field.choices) == ruleset_choices()
+    game = Game(title="T", slug="t-registry", ruleset="toy-unregistered")
+    with pytest.raises(ValidationError, match="ruleset"):
+        game.full_clean(exclude=["day_start"])
+    assert Game(title="T", slug="t-default").ruleset == "lepra"  # settings.MAFIA_DEFAULT_RULESET
+
+
+@pytest.mark.django_db
+def test_the_game_page_shows_the_rulesets_links_roster_and_host_title_M_SETUP_4(demo):
+    table = build_game(slug="m21-page", start_day=False)
+    client = Client()
+    client.force_login(table.host)
+    body = client.get(reverse("game_detail", args=[table.game.slug])).content.decode()
+    assert f'href="{reverse("m21_game", args=[table.game.slug])}"' in body
+    assert f'href="{reverse("m21_setup", args=[table.game.slug])}"' in body
+    assert f'data-fact="staff:{StaffKind.PROCURATOR}">Host: ' in body and "<h2>Players</h2>" in body
+    lepra = Client().get(reverse("game_detail", args=[demo.game.slug])).content.decode()
+    assert "ruleset-links" not in lepra and f'data-fact="staff:{StaffKind.PROCURATOR}">Прокурор: ' in lepra
+    assert "<h2>Города</h2>" in lepra
+
+
+@pytest.mark.django_db
+def test_the_new_game_page_offers_every_registered_ruleset(django_user_model):
+    client = Client()
+    client.force_login(django_user_model.objects.create_user("creator", "c@example.com", "x-secret-123"))
+    body = client.get(reverse("new_game")).content.decode()
+    assert f'href="{reverse("m21_new_game")}" lang="en">M21 (English, one city, power roles)</a>' in body
+
+
+@pytest.mark.django_db
+def test_an_m21_role_pm_notification_is_no_night_result_in_its_words_M_NIGHT_1():
+    table = build_game(slug="m21-notify")
+    pm = thread_of(table.game, InboxKind.ROLE_PM)
+    message = site_message(pm, "Your action is recorded.", table.tick())
+    notification = Notification(user=table.users["Alice"], game=table.game, kind=NotificationKind.NIGHT_RESULT,
+                                message=message, created_at=table.now)
+    with translation.override("en"):
+        text = notification_text(notification, "Europe/London")
+    assert text == f"{table.game.title}: news from the hosts in your role PM “{pm.title}”."
+    assert "night result" not in text
+
+
+@pytest.mark.django_db
+def test_which_inboxes_notify_their_readers_is_the_rulesets_word_M_SETUP_3():
+    from archive.notifications import message_audience
+    from inboxes.models import Message
+
+    table = build_game(slug="m21-audience")
+    alice = Resident.objects.get(game=table.game, name="Alice")
+    pm = Inbox.objects.get(game=table.game, kind=InboxKind.ROLE_PM, resident=alice)
+    result = site_message(pm, "Your action is recorded.", table.tick())
+    square = site_message(thread_of(table.game), "The day goes on.", table.tick())
+    messages = list(Message.objects.filter(pk__in=[result.pk, square.pk]).select_related("inbox", "inbox__game"))
+    told = {(uid, kind, m.pk) for uid, kind, m in message_audience(messages)}
+    assert (table.users["Alice"].pk, NotificationKind.NIGHT_RESULT, result.pk) in told
+    assert not [t for t in told if t[2] == square.pk]  # the game thread tells only those it mentions
+    assert get_ruleset("m21").night_result_inbox_kinds <= get_ruleset("m21").reader_notified_inbox_kinds

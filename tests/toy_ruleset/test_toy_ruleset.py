@@ -1,0 +1,153 @@
+"""The seam holds: a toy third ruleset (``tests.toy_ruleset``), registered by a fixture without editing any shared
+file, signs players up, deals, plays days and a night through the shared engine in the test client (the engine's
+thread pages carry the day's votes and the mafia's kill), and shows in the game list, the host's console and the
+archive; it never inherits another ruleset's grants, inbox kinds or pages."""
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from html import unescape
+
+import pytest
+import time_machine
+from django.test import Client
+from django.urls import reverse
+
+from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind
+from cities.scheduler import advance_clock
+from cities.services import do_create_game
+from inboxes import policies
+from inboxes.models import Inbox, InboxKind
+from inboxes.page_policy import offers_secret_inbox
+from inboxes.services import do_create_secret_inbox
+from kernel.errors import NotAllowed
+from kernel.public_ids import new_idempotency_key
+from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
+from tests.conftest import fresh
+from tests.factories import UserFactory
+from tests.toy_ruleset import ruleset as toy
+
+pytestmark = pytest.mark.django_db
+
+START = datetime(2031, 3, 3, 12, 0, tzinfo=UTC)
+NAMES = ("Ann", "Ben", "Cid", "Dot", "Eve", "Fay", "Gus", "Hal")
+
+
+@pytest.fixture
+def spec(monkeypatch):
+    return toy.register(monkeypatch)
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _post(user, inbox: Inbox, text: str):
+    return _client(user).post(reverse("inbox_thread", args=[inbox.public_id]),
+                              {"text": text, "idempotency_key": new_idempotency_key()})
+
+
+@pytest.fixture
+def table(spec):
+    host = UserFactory(username="toyhost", display_name="Toyhost")
+    players = {name: UserFactory(username=name.lower(), display_name=name) for name in NAMES}
+    with time_machine.travel(START - timedelta(hours=1), tick=False):
+        game = do_create_game(title="Toy Town", slug="toy-town", ruleset=toy.KEY, acting_user=host)
+        for user in players.values():
+            response = _client(user).post(reverse("signup_toggle", args=[game.slug]), {"action": "sign-up"})
+            assert response.status_code == 302
+    toy.do_deal_toy_game(game, acting_user=host, rng=random.Random(4), now=START)
+    roles = toy.roles_of(game)
+    by_role = {}
+    for seat in Resident.objects.filter(game=game):
+        by_role.setdefault(roles[str(seat.pk)], []).append(seat)
+    return game, host, players, by_role
+
+
+def _seat(game, name) -> Resident:
+    return Resident.objects.get(game=game, name=name)
+
+
+def test_the_toy_registers_and_its_choices_and_sections_come_from_the_registry(spec):
+    assert ("toy", "Toy") in ruleset_choices()
+    assert ruleset_of(Game(ruleset="toy")) is spec
+    assert not spec.has_page_section("cities") and "cities" in known_page_sections()
+    # It inherits no other ruleset's grants: its host reads its two threads, nothing else by kind.
+    assert [g.inbox_kind for g in policies.staff_grants_of("toy", StaffKind.PROCURATOR)] == \
+        [InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD]
+    assert policies.staff_grants_of("toy", StaffKind.TRIBUNE) == ()
+    assert policies.spectator_grants_of("toy") == ()
+
+
+def test_the_toy_deals_plays_a_day_and_a_night_in_the_client_and_shows_in_list_console_and_archive(table):
+    game, host, players, by_role = table
+    square, den = toy.thread(game), toy.thread(game, InboxKind.MAFIA_THREAD)
+    mafia = sorted(by_role["mafioso"], key=lambda r: r.name)
+    town = sorted(by_role["citizen"] + by_role["witness"], key=lambda r: r.name)
+    assert len(mafia) == 2 and len(by_role["witness"]) == 1
+    assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {InboxKind.GAME_THREAD,
+                                                                                    InboxKind.MAFIA_THREAD}
+    # The game list shows it with its ruleset's name.
+    home = Client().get(reverse("home")).content.decode()
+    assert "Toy Town" in home and "Toy ·" in home
+
+    # Day 1: five votes on the first mafioso, two on a townie; a bad name is refused in words and stores nothing.
+    with time_machine.travel(START + timedelta(hours=2), tick=False):
+        refused = _post(players[town[0].name], square, "vote Nobody")
+        assert refused.status_code == 400 and "No living player is named Nobody." in unescape(refused.content.decode())
+        for voter in town[:5]:
+            assert _post(players[voter.name], square, f"vote {mafia[0].name}").status_code == 302
+        for voter in mafia:
+            assert _post(players[voter.name], square, f"vote {town[0].name}").status_code == 302
+        # An outsider and the town never read the mafia's thread: the same 404 as a missing one.
+        assert _client(players[town[0].name]).get(reverse("inbox_thread", args=[den.public_id])).status_code == 404
+        assert _client(host).get(reverse("inbox_thread", args=[den.public_id])).status_code == 200
+    advance_clock(START + timedelta(hours=24, minutes=1), game=game)
+    assert _seat(game, mafia[0].name).status == LifeStatus.DEAD
+    assert square.messages.filter(body=f"Day 1: {mafia[0].name} is executed with 5 votes.").exists()
+
+    # Night 1: the surviving mafioso kills in the mafia thread; the last line counts; by day it was refused.
+    with time_machine.travel(START + timedelta(hours=26), tick=False):
+        assert _post(players[mafia[1].name], den, f"kill {town[0].name}").status_code == 302
+        assert _post(players[mafia[1].name], den, f"kill {town[1].name}").status_code == 302
+        dead_voice = _post(players[mafia[0].name], square, "I was town!")
+        assert dead_voice.status_code == 403
+    advance_clock(START + timedelta(hours=36, minutes=1), game=game)
+    assert _seat(game, town[1].name).status == LifeStatus.DEAD and _seat(game, town[0].name).status == "alive"
+    assert square.messages.filter(body=f"Night 1: {town[1].name} died.").exists()
+    game.refresh_from_db()
+    assert game.day_number == 2 and game.status == GameStatus.RUNNING
+
+    # The host's console lists the game (the engine's dashboard), with no tool of another ruleset.
+    console = _client(host).get(reverse("staff_admin:index"))
+    assert console.status_code == 200 and "Toy Town" in console.content.decode()
+
+    # Day 2: the town executes the last mafioso; the town wins, and the archive says so in the toy's words.
+    with time_machine.travel(START + timedelta(hours=40), tick=False):
+        for voter in [t for t in town if t.name != town[1].name][:4]:
+            assert _post(players[voter.name], square, f"vote {mafia[1].name}").status_code == 302
+    advance_clock(START + timedelta(hours=60, minutes=1), game=game)
+    game.refresh_from_db()
+    assert game.status == GameStatus.FINISHED
+    with time_machine.travel(START + timedelta(hours=61), tick=False):
+        archive = Client().get(reverse("archive_game", args=[game.slug])).content.decode()
+    assert '<p class="winner" data-winner="town">The town won.</p>' in archive
+    assert 'data-section="cast"' in archive and f'<li data-player="{mafia[0].name}">{mafia[0].name}: mafioso</li>' \
+        in archive
+    # It inherits no other ruleset's disclosure: its threads stay closed to a visitor after the game (M21 makes its
+    # game thread public, Lepra its city inbox; the toy declares nothing).
+    with time_machine.travel(START + timedelta(hours=61), tick=False):
+        for inbox in (square, den):
+            assert Client().get(reverse("inbox_thread", args=[inbox.public_id])).status_code == 404
+    assert not policies.public_after_game_kinds("toy") and not policies.open_on_request_kinds("toy")
+
+
+def test_the_toy_has_no_secret_inboxes_and_no_page_offers_one(table):
+    game, _host, players, _roles = table
+    alice = players[NAMES[0]]
+    assert not offers_secret_inbox(fresh(alice), game)
+    with pytest.raises(NotAllowed):
+        do_create_secret_inbox(game, title="x", members=[_seat(game, NAMES[1])], acting_user=alice)
+    assert _client(alice).get(reverse("secret_new", args=[game.slug])).status_code == 404
