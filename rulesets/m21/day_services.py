@@ -67,8 +67,8 @@ def current_day(game: Game) -> M21Day | None:
 @transaction.atomic
 def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_user=None,
                      now: datetime | None = None) -> M21Day:
-    """Start day ``number`` at its planned time ``planned_at`` (M-SETUP-2): the deadline is ``day_hours`` after
-    ``planned_at`` (``phase_end``); the clock gets ``m21_day_deadline`` at that time; the game thread
+    """Start day ``number`` at its planned time ``planned_at`` (M-SETUP-2): the deadline is the phase shift nearest
+    ``day_hours`` after ``planned_at`` (``phase_end``); the clock gets ``m21_day_deadline`` at that time; the game thread
     announces it. By the site (the clock) or a host. Raises ``WrongState`` for a day that exists or a game that
     is not running."""
     now = now or timezone.now()
@@ -80,7 +80,7 @@ def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_us
     if M21Day.objects.filter(game=game, number=number).exists() or open_day(game) is not None:
         raise WrongState(f"Day {number} has already started.")
     thread = thread_of(game)
-    deadline = phase_end(planned_at, settings.day_hours, game.time_zone)
+    deadline = phase_end(planned_at, settings.day_hours, game.time_zone, settings.phase_shift)
     day = M21Day.objects.create(game=game, number=number, thread=thread, starts_at=planned_at, deadline=deadline)
     game.day_number = number
     game.save(update_fields=["day_number"])

@@ -39,6 +39,8 @@ from .service_common import (
     _check_host,
     _check_m21,
     _new_inbox,
+    _wall,
+    phase_end,
     site_message,
 )
 from .setup import M21Setup, PostRules, SetupError, check_setup, deal_roles, draw_setup, role_pm_text, setup_post_text
@@ -174,9 +176,15 @@ def do_draw_m21_setup(game: Game, *, cop_insanity=0, exclude: tuple[str, ...] = 
     return setup
 
 
-def _post_rules(game: Game, settings: M21Game) -> PostRules:
+def _post_rules(game: Game, settings: M21Game, first_day_starts_at: datetime | None = None) -> PostRules:
+    first_day = ""
+    if first_day_starts_at is not None:
+        # The same function the clock uses for day 1's deadline (M-SETUP-2): the post and the clock agree.
+        deadline = phase_end(first_day_starts_at, settings.day_hours, game.time_zone, settings.phase_shift)
+        first_day = (f"Day 1 starts {_wall(first_day_starts_at, game)} and ends at the deadline, "
+                     f"{_wall(deadline, game)}, unless the hammer falls first.")
     return PostRules(day_hours=settings.day_hours, night_hours=settings.night_hours,
-                     phase_shift=f"{settings.phase_shift:%H:%M} {game.time_zone}",
+                     phase_shift=f"{settings.phase_shift:%H:%M} {game.time_zone}", first_day=first_day,
                      self_votes_allowed=settings.self_votes_allowed, no_lynch_allowed=settings.no_lynch_allowed)
 
 
@@ -217,7 +225,7 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
         raise InvalidInput("Two players share a name; they must differ before the deal.")
     deal = deal_roles(setup, names, rng or system_rng())
 
-    post_text = (setup_post_text(setup, _post_rules(game, settings))
+    post_text = (setup_post_text(setup, _post_rules(game, settings, first_day_starts_at))
                  + f"\n## The deal\n\nThe roles were dealt by the site. Commitment (SHA-256): `{deal.commitment}`. "
                    f"The deal and its salt are published when the game ends, so that anyone can check it.\n")
     post = PublicPost.objects.create(game=game, kind=PostKind.ANNOUNCEMENT, title=f"{game.title}: setup and rules",
