@@ -35,6 +35,7 @@ from voting.tallies import (
 )
 
 from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, run_m21_day, vote_count_text
+from .flips import flip_text
 from .game_end import _finish_if_won
 from .models import DayStatus, M21Day, M21DayOrder, M21PostReceipt, M21Seat, OrderKind
 from .roles import CASTING_VOTE_WINDOW_MINUTES
@@ -254,7 +255,8 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
     how = {"end_hammer": "the hammer fell", "majority": "a majority was reached", "deadline": "the deadline passed",
            "close_proceedings": "the Judge closed proceedings"}[day.how]
     if imprisoned is not None:
-        result = f"**{imprisoned.name} is imprisoned.**"
+        seat = imprisoned.m21_seat
+        result = f"**{imprisoned.name} is imprisoned.** {flip_text(seat.role, sane=seat.sane)}"
     elif outcome.no_lynch:
         result = "**No Lynch: nobody is imprisoned.**"
     else:
@@ -280,11 +282,13 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
 
 
 def _imprison(resident: Resident, now: datetime) -> None:
-    """M-VOTE-6, M-SETUP-3: the seat is imprisoned; it reads the game thread but no longer posts there, leaves the
+    """M-VOTE-6, M-SETUP-3: the seat is imprisoned and flipped; it reads the game thread but no longer posts there, leaves the
     mafia thread and joins the spectators' thread."""
     resident.status = LifeStatus.IMPRISONED
     resident.died_at = now
-    resident.save(update_fields=["status", "died_at"])
+    # The day's announcement flips the seat (M-VOTE-6): its side is public knowledge from now on.
+    resident.alignment_announced = True
+    resident.save(update_fields=["status", "died_at", "alignment_announced"])
     _seat_leaves_the_living(resident, reason="imprisoned", now=now)
     record_event(resident.game, "m21.imprisoned", actor=None, at=now, payload={"resident": resident.pk})
 
