@@ -336,10 +336,30 @@ def message_cutoff(user, inbox: Inbox) -> datetime | None:
     return knowledge_cutoff(seat_in(user, inbox.game_id))
 
 
+def held_back_kinds(game: Game) -> tuple[str, ...]:
+    """The inbox kinds of ``game``'s ruleset whose memberships an out-of-play seat uses only once it is out for
+    good (``RulesetSpec.held_back_kinds``). No query."""
+    return ruleset_of(game).held_back_kinds
+
+
+def is_held_back(seat: Resident | None, inbox: Inbox) -> bool:
+    """True when ``seat`` is out of play but may still come back, so that its membership in ``inbox`` (a kind of
+    ``held_back_kinds``) neither reads nor posts now (M-SETUP-3 [interp]: an imprisoned player a bust-out could
+    still bring back never reads what the eliminated and the spectators say). Computed from the seats' state by
+    the ruleset (``RulesetSpec.seats_held_back``) at each call, so the seat joins by itself once no return is
+    possible. A living seat is never held back (no query for it)."""
+    if seat is None or seat.status == LifeStatus.ALIVE or inbox.kind not in held_back_kinds(inbox.game):
+        return False
+    return seat.pk in ruleset_of(inbox.game).seats_held_back(inbox.game)
+
+
 def _membership_reads(seat: Resident | None, membership: Membership | None, inbox: Inbox) -> bool:
-    """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (L-INBOX-17) and, for a dead
-    seat in ``DATED_KINDS`` while the game runs, a membership it held at its death (L-STAFF-6 [interp])."""
+    """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (L-INBOX-17), a seat not held
+    back from the inbox's kind (``is_held_back``) and, for a dead seat in ``DATED_KINDS`` while the game runs, a
+    membership it held at its death (L-STAFF-6 [interp])."""
     if membership is None or membership.state not in READING_STATES:
+        return False
+    if is_held_back(seat, inbox):
         return False
     died = knowledge_cutoff(seat)
     return died is None or inbox.kind not in DATED_KINDS or _is_finished(inbox) or membership.since <= died
@@ -548,6 +568,9 @@ def _readable_q(user) -> Q:
     for seat in seats:  # the dead: dated in DATED_KINDS while the game runs (``_membership_reads``)
         held = Membership.objects.filter(inbox=OuterRef("pk"), resident=seat.pk, state__in=READING_STATES)
         died = knowledge_cutoff(seat)
+        if seat.status != LifeStatus.ALIVE and held_back_kinds(seat.game) and \
+                seat.pk in ruleset_of(seat.game).seats_held_back(seat.game):  # ``is_held_back``
+            held = held.exclude(inbox__kind__in=held_back_kinds(seat.game))
         if died is None:
             q |= Q(Exists(held))
         else:
@@ -609,6 +632,10 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
     if inbox.kind in DATED_KINDS and not _is_finished(inbox):
         q &= Q(seats__status=LifeStatus.ALIVE) | Q(seats__died_at__isnull=True)
+    if inbox.kind in held_back_kinds(inbox.game):  # ``is_held_back``: not their audience yet
+        held_back = ruleset_of(inbox.game).seats_held_back(inbox.game)
+        if held_back:
+            q &= ~Q(seats__in=held_back)
     if _is_finished(inbox) and inbox.kind in OPEN_ON_REQUEST_AFTER_GAME:
         q |= Q(archive_open_requests__inbox=inbox)
     for kind, grants in STAFF_GRANTS.items():

@@ -187,6 +187,16 @@ class RulesetSpec:
     #: Whether the ruleset brings a demo game (``load_demo`` and friends).
     has_demo: ClassVar[bool] = False
 
+    #: The inbox kinds in which an out-of-play seat's membership counts only once the seat is out for good
+    #: (``seats_held_back``): the access policy asks about these kinds alone.
+    held_back_kinds: ClassVar[tuple[str, ...]] = ()
+
+    def seats_held_back(self, game) -> frozenset[int]:
+        """Ids of ``game``'s seats (``Resident``) that are out of play (not alive) but may still come back, so
+        that their memberships in ``held_back_kinds`` neither read nor post now; the policy computes access from
+        it (``inboxes.policies``), never a stored flag. Read-only; none by default."""
+        return frozenset()
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.key!r}>"
 

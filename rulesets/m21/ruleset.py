@@ -46,6 +46,15 @@ class M21Ruleset(RulesetSpec):
     #: None of the console's Lepra tools: the hosts run the game from the M21 console page (M-SETUP-4); a stage
     #: would let the dead and the imprisoned talk to the living.
     console_tools = frozenset()
+    #: M-SETUP-3 [interp]: the spectators' thread is for those out for good (``seats_held_back``).
+    held_back_kinds = (InboxKind.SPECTATORS,)
+
+    def seats_held_back(self, game) -> frozenset[int]:
+        """The imprisoned seats a bust-out could still bring back (``rulesets.m21.bust_out``): they neither read
+        nor post in the spectators' thread yet."""
+        from .bust_out import seats_held_back  # it reads the models, which the spec must not need at import
+
+        return seats_held_back(game)
 
     def check_victory(self, game) -> str | None:
         """M-WIN-1 over the living: "town", "mafia" or None."""
