@@ -39,7 +39,7 @@ from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import registered_rulesets, ruleset_of
 from kernel.timezones import time_for
 from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
@@ -424,6 +424,28 @@ def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> boo
     return role is None or active.filter(staff_role_id=role).exists()
 
 
+def is_public_now(inbox: Inbox) -> bool:
+    """True when ``inbox`` is read by anyone, visitors included, because its game runs and its ruleset keeps its
+    kind public meanwhile (``RulesetSpec.public_while_running_kinds``, M-SETUP-6 [interp]: the game thread is read
+    as a forum thread is), unless the game's settings make it members-only. Reading it makes nobody a member, a
+    spectator or a reader to be told of new posts (``readers_of_inbox`` leaves the public out). The bool form of
+    ``_public_now_q``."""
+    if inbox.game.status != GameStatus.RUNNING:
+        return False
+    spec = ruleset_of(inbox.game)
+    return inbox.kind in spec.public_while_running_kinds and spec.public_while_running(inbox.game)
+
+
+def _public_now_q() -> Q:
+    """``Q`` over Inbox: what ``is_public_now`` opens, for every registered ruleset that declares public kinds."""
+    q = Q(pk__in=[])
+    for key, spec in registered_rulesets().items():
+        if spec.public_while_running_kinds:
+            q |= (Q(game__ruleset=key, game__status=GameStatus.RUNNING, kind__in=spec.public_while_running_kinds)
+                  & spec.public_while_running_q())
+    return q
+
+
 def is_disclosed(inbox: Inbox) -> bool:
     """True when ``inbox``'s game is over and its "after the game" column opens it to everyone (the bool form of
     ``_disclosed_q``): a public kind, the draw's notary, a consented personal or secret inbox (L-ARCH-1/2)."""
@@ -462,18 +484,20 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
     Args: ``user`` any user or AnonymousUser; ``inbox`` an Inbox (its ``game`` is read).
     Rule: L-INBOX table and L-INBOX-17 (banned reads, removed sees nothing), L-STAFF-5/6, and after the game
     L-ARCH-1/2: public kinds, the draw's notary and consented personal/secret inboxes to everyone; "open to anyone
-    who asks" kinds to a logged-in user who clicked (logged). Agrees with ``readable_inboxes`` on every case.
+    who asks" kinds to a logged-in user who clicked (logged); while the game runs, a ruleset's public kinds to
+    everyone (``is_public_now``). Agrees with ``readable_inboxes`` on every case.
     """
     if is_disclosed(inbox):
         return True
     if not _is_authenticated(user):
-        return False
+        return is_public_now(inbox)
     roles = _roles_of(user)
     if _grants_matching(roles, inbox) or _secret_organizer_roles(roles, inbox) or _spectator_grants(user, inbox):
         return True
     if _membership_reads(seat_in(user, inbox.game_id), membership_of(user, inbox), inbox):
         return True
-    return _has_requested(user, inbox)
+    # Asked last: the public clause reads the game's settings, which a member's read never needs.
+    return is_public_now(inbox) or _has_requested(user, inbox)
 
 
 def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str | None:
@@ -559,7 +583,7 @@ def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:
 def _readable_q(user) -> Q:
     """The ``Q`` over Inbox that selects what ``user`` may read: the query form of ``can_read_inbox``."""
 
-    q = _disclosed_q()
+    q = _disclosed_q() | _public_now_q()
     if not _is_authenticated(user):
         return q
     q |= Q(game__status=GameStatus.FINISHED, kind__in=OPEN_ON_REQUEST_AFTER_GAME) & Q(
@@ -624,7 +648,8 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     their ``readable_messages``: a dead seat reading a ``DATED_KINDS`` inbox as it was at its death is left out,
     L-STAFF-6 [interp]): the audience for notifications and e-mail (L-INBOX-20). Compute it when sending, never
     earlier: memberships and roles change. Returns a User QuerySet without duplicates. After the game a disclosed inbox (``is_disclosed``) is readable by every account, and an
-    "open to anyone who asks" inbox by those who asked (L-ARCH-1).
+    "open to anyone who asks" inbox by those who asked (L-ARCH-1). An inbox public while its game runs
+    (``is_public_now``) is told to its participants only: the public reads it without being told of each post.
     """
     User = get_user_model()
     if is_disclosed(inbox):

@@ -41,6 +41,19 @@ class LepraRuleset(RulesetSpec):
         "archive_log_in_to_open": _("Log in to open the mafia inboxes, the office and the bar."),
         "procurator_title": _("Procurator"),
     })
+    #: Reminded deadlines: nominations close when voting opens (L-NOM), voting closes (L-VOTE-8), the night ends.
+    reminder_texts = MappingProxyType({
+        "voting_open": _("%(game)s: nominations close at %(when)s (%(zone)s)."),
+        "voting_close": _("%(game)s: voting closes at %(when)s (%(zone)s)."),
+        "night_end": _("%(game)s: the night ends at %(when)s (%(zone)s)."),
+    })
+
+    def reminder_audience(self, event) -> list:
+        """The living residents of the deadline's city and its Tribune (``archive.notifications``)."""
+        from archive.notifications import city_deadline_audience  # the notifications read the day's models
+
+        return city_deadline_audience(event)
+
     #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
     daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")
     #: Every ruleset-specific tool of the staff console is Lepra's (L-STAFF, L-DAY, L-COURT, L-JUDGE, L-SANCTION).

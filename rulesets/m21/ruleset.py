@@ -46,6 +46,38 @@ class M21Ruleset(RulesetSpec):
     #: None of the console's Lepra tools: the hosts run the game from the M21 console page (M-SETUP-4); a stage
     #: would let the dead and the imprisoned talk to the living.
     console_tools = frozenset()
+    #: The day's deadline, the night's end and the Judge's casting window are reminded (``reminders``).
+    reminder_texts = MappingProxyType({
+        "m21_day_deadline": "%(game)s: the day ends at %(when)s (%(zone)s). Have your vote in place (M-VOTE-5).",
+        "m21_night_end": "%(game)s: the night ends at %(when)s (%(zone)s). Send or check your night action.",
+        "m21_casting_window_end": "%(game)s: the day ended in a tie; your casting vote as the Judge closes at "
+                                  "%(when)s (%(zone)s).",
+    })
+
+    def reminder_audience(self, event) -> list:
+        """Whom an approaching M21 deadline concerns (``rulesets.m21.reminders``)."""
+        from .reminders import reminder_audience  # it reads the models, which the spec must not need at import
+
+        return reminder_audience(event)
+
+    #: M-SETUP-6 [interp]: the game thread is public during the game unless the host makes it members-only.
+    public_while_running_kinds = (InboxKind.GAME_THREAD,)
+
+    def public_while_running(self, game) -> bool:
+        """The host's setting (``M21Game.game_thread_public``); a game without M21 settings is members-only."""
+        from .models import M21Game  # the spec must not need the models at import
+
+        try:
+            return game.m21.game_thread_public
+        except M21Game.DoesNotExist:
+            return False
+
+    def public_while_running_q(self):
+        """The query form of ``public_while_running`` over Inbox."""
+        from django.db.models import Q
+
+        return Q(game__m21__game_thread_public=True)
+
     #: M-SETUP-3 [interp]: the spectators' thread is for those out for good (``seats_held_back``).
     held_back_kinds = (InboxKind.SPECTATORS,)
 

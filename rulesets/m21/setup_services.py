@@ -55,12 +55,13 @@ def _check_hours(value: int, what: str) -> int:
 @transaction.atomic
 def do_create_m21_game(*, title: str, slug: str, acting_user, time_zone: str | None = None, day_hours: int = 48,
                        night_hours: int = 24, phase_shift: time = time(22, 0), self_votes_allowed: bool = True,
-                       no_lynch_allowed: bool = True, vote_preset: str = "m21", now: datetime | None = None) -> Game:
+                       no_lynch_allowed: bool = True, vote_preset: str = "m21", game_thread_public: bool = True,
+                       now: datetime | None = None) -> Game:
     """Create an M21 game with sign-ups open; ``acting_user`` becomes its host (M-SETUP-4). One city, English
     pages, Europe/London, days of 48 h and nights of 24 h shifting at 22:00 by default (M-SETUP-1/2). Returns the
     Game. ``vote_preset`` "m21" (M-VOTE) or "classic" (a majority ends the day at once, no END marks). Raises
     ``InvalidInput`` as ``cities.services.do_create_game`` does, for phase lengths outside 1..168 hours and an
-    unknown preset."""
+    unknown preset. ``game_thread_public``: anyone reads the game thread during the game (M-SETUP-6)."""
     now = now or timezone.now()
     if vote_preset not in ("m21", "classic"):
         raise InvalidInput(f"Unknown vote rules {vote_preset!r}: choose m21 or classic.")
@@ -70,10 +71,30 @@ def do_create_m21_game(*, title: str, slug: str, acting_user, time_zone: str | N
                           city_count=1, day_start=phase_shift, now=now)
     M21Game.objects.create(game=game, day_hours=day_hours, night_hours=night_hours, phase_shift=phase_shift,
                            self_votes_allowed=self_votes_allowed, no_lynch_allowed=no_lynch_allowed,
-                           vote_preset=vote_preset)
+                           vote_preset=vote_preset, game_thread_public=bool(game_thread_public))
     record_event(game, "m21.created", actor=acting_user, at=now,
-                 payload={"day_hours": day_hours, "night_hours": night_hours, "phase_shift": phase_shift.isoformat()})
+                 payload={"day_hours": day_hours, "night_hours": night_hours, "phase_shift": phase_shift.isoformat(),
+                          "game_thread_public": bool(game_thread_public)})
     return game
+
+
+@transaction.atomic
+def do_set_m21_game_thread_public(game: Game, public: bool, *, acting_user, now: datetime | None = None) -> bool:
+    """The host makes the game thread public (anyone reads it during the game) or members-only (M-SETUP-6), at any
+    time before the game ends. Hosts only. Returns the new setting. Raises ``InvalidInput`` for a non-bool,
+    ``WrongState`` once the game is over (the archive decides then)."""
+    now = now or timezone.now()
+    settings = _check_m21(game)
+    _check_host(game, acting_user)
+    if not isinstance(public, bool):
+        raise InvalidInput("Say whether the game thread is public.", rule="M-SETUP-6")
+    if game.status == GameStatus.FINISHED:
+        raise WrongState("The game is over: the archive shows the game thread.", rule="M-SETUP-6")
+    settings = M21Game.objects.select_for_update().get(pk=settings.pk)
+    settings.game_thread_public = public
+    settings.save(update_fields=["game_thread_public"])
+    record_event(game, "m21.game_thread_visibility_set", actor=acting_user, at=now, payload={"public": public})
+    return public
 
 
 @transaction.atomic

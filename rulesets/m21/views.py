@@ -90,7 +90,8 @@ def game_page(request, slug: str):
     context = {
         "game": game, "settings": selectors.settings_of(game), "view": view, "is_host": is_host,
         "judge": judge, "role_name": selectors.own_role(request.user, game),
-        "inboxes": selectors.game_inboxes(request.user, game) if request.user.is_authenticated else [],
+        # The policy's query form: a visitor gets the game thread while it is public (M-SETUP-6).
+        "inboxes": selectors.game_inboxes(request.user, game),
         "extend_form": ExtendForm() if is_host else None,
         "casting_form": CastingVoteForm(game=game, user=request.user,
                                         candidates=selectors.living_players(game)) if judge else None,
