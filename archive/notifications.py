@@ -29,6 +29,7 @@ from voting.models import VotingSession
 
 from .models import Notification, NotificationKind
 
+
 def reminded_kinds_q() -> Q:
     """``Q`` over ScheduledEvent: the deadlines some ruleset reminds of (``RulesetSpec.reminder_texts``), each
     only in that ruleset's games."""

@@ -9,6 +9,7 @@ from inboxes import policies
 
 from .service_common import thread_of
 
+
 def reminder_audience(event: ScheduledEvent) -> list:
     """The users ``event`` concerns: the living players who read the game thread for the day's deadline and the
     night's end; the living Judge with the casting vote unspent for the casting window. Users, not ids."""

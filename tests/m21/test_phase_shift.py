@@ -2,7 +2,7 @@
 nearest to the phase's nominal end; the setup post, the game page and the clock say the same time."""
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, time
 
 import pytest
 from django.test import Client
