@@ -302,8 +302,11 @@ def notification_text(notification: Notification, zone: str) -> str:
     """What ``notification`` says, in the active language, a time written in ``zone`` with its abbreviation."""
     game = notification.game
     if notification.message_id is not None:
-        return str(NOTIFICATION_TEXTS[notification.kind]) % {"game": game.title,
-                                                              "inbox": notification.message.inbox.title}
+        message = notification.message
+        text = (ruleset_of(game).site_message_notice(notification.kind, message.body)
+                if _is_site_message(message) else None)
+        return str(text or NOTIFICATION_TEXTS[notification.kind]) % {"game": game.title,
+                                                                      "inbox": message.inbox.title}
     if notification.event_id is not None:
         event = notification.event
         return reminder_text(event, zone)

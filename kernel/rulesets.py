@@ -196,6 +196,12 @@ class RulesetSpec:
         ``reminder_texts``) concerns, each one able to read where it happens. Read-only; nobody by default."""
         return []
 
+    def site_message_notice(self, kind: str, body: str):
+        """The ruleset's wording of the notification (of ``kind``, a ``NotificationKind`` value) of a message from
+        the site whose text is ``body``, with ``%(game)s`` and ``%(inbox)s``; None for the engine's own wording
+        (the default)."""
+        return None
+
     #: The inbox kinds anyone reads while the game runs, logged in or not, as a forum thread is read
     #: (``public_while_running``); posting stays with the members.
     public_while_running_kinds: ClassVar[tuple[str, ...]] = ()

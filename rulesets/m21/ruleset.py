@@ -60,6 +60,12 @@ class M21Ruleset(RulesetSpec):
 
         return reminder_audience(event)
 
+    def site_message_notice(self, kind: str, body: str):
+        """A role PM's site message is told as the role card, an action recorded or a prod (``notices``)."""
+        from .notices import notice_of
+
+        return notice_of(body)
+
     #: M-SETUP-6 [interp]: the game thread is public during the game unless the host makes it members-only.
     public_while_running_kinds = (InboxKind.GAME_THREAD,)
 

@@ -43,6 +43,7 @@ from .service_common import (
     phase_end,
     site_message,
 )
+from .notices import ROLE_CARD_HEADING
 from .setup import M21Setup, PostRules, SetupError, check_setup, deal_roles, draw_setup, role_pm_text, setup_post_text
 
 
@@ -275,7 +276,7 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
                                state=fresh_state(role_key), role_pm=pm)
         partners = [(r.name, ROLES[deal.roles[r.name]].name) for r in mafia if r.pk != resident.pk]
         text = role_pm_text(role_key, partners=partners, mafia_thread=f"the mafia thread ({mafia_thread.title})")
-        site_message(pm, f"**Your role: {ROLES[role_key].name}**\n\n{text}", now)
+        site_message(pm, f"{ROLE_CARD_HEADING}{ROLES[role_key].name}**\n\n{text}", now)
 
     settings.setup_post = post
     settings.deal_commitment, settings.deal_salt = deal.commitment, deal.salt

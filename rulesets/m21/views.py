@@ -22,7 +22,7 @@ from inboxes import policies
 from inboxes.access import access_resident_by_id
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
-from . import selectors, services
+from . import host_tools, selectors, services
 from .forms import (
     NO_LYNCH,
     CastingVoteForm,
@@ -101,6 +101,8 @@ def game_page(request, slug: str):
         "day_picks": day_pick_forms(day_actions),
         "spectating": policies.spectator_of(request.user, game),
         "may_spectate": may_join_as_spectator(request.user, game),
+        "volunteering": host_tools.is_volunteer(request.user, game),
+        "may_volunteer": host_tools.volunteer_refusal(request.user, game) is None,
     }
     return render(request, "m21/game.html", context)
 
@@ -149,6 +151,21 @@ def spectate(request, slug: str):
         _, status = _act(request, game, lambda: services.do_join_as_spectator(game, acting_user=request.user),
                          "You watch this game as a spectator: you read the game thread and talk in the "
                          "spectators' thread. You can never play in this game.")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def volunteer(request, slug: str):
+    """Go on (``withdraw`` absent) or leave (``withdraw`` posted) the game's replacement list (L-REPLACE-1); the
+    services decide who may."""
+    game = _m21_game(slug, request)
+    if request.POST.get("withdraw"):
+        _, status = _act(request, game, lambda: host_tools.do_withdraw_volunteering(game, acting_user=request.user),
+                         "You are no longer on the replacement list.")
+    else:
+        _, status = _act(request, game, lambda: host_tools.do_volunteer_to_replace(game, acting_user=request.user),
+                         "You are on the replacement list: the host may give you a seat.")
     return _back(request, game, status)
 
 
