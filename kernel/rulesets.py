@@ -187,6 +187,13 @@ class RulesetSpec:
     #: Whether the ruleset brings a demo game (``load_demo`` and friends).
     has_demo: ClassVar[bool] = False
 
+    #: The archive's winner line in the ruleset's words, by winning side ("honest", "mafia"); a side missing here
+    #: is written in the engine's words.
+    winner_lines: ClassVar[Mapping[str, Any]] = {}
+
+    #: Whether the game page lists the signed-up players by name before the deal (a forum sign-up thread does).
+    public_signups: ClassVar[bool] = False
+
     #: The deadlines (``ScheduledEvent`` kinds) whose approach is told to those they concern, with the ruleset's
     #: wording: ``%(game)s`` (the title), ``%(when)s`` (the time in the reader's zone) and ``%(zone)s``.
     reminder_texts: ClassVar[Mapping[str, Any]] = {}

@@ -46,6 +46,10 @@ class M21Ruleset(RulesetSpec):
     #: None of the console's Lepra tools: the hosts run the game from the M21 console page (M-SETUP-4); a stage
     #: would let the dead and the imprisoned talk to the living.
     console_tools = frozenset()
+    #: The archive says who won in the seed's words (M-WIN-1).
+    winner_lines = MappingProxyType({"honest": "The town won.", "mafia": "The mafia won."})
+    #: The game page lists the signed-up players before the deal, as a forum sign-up thread does.
+    public_signups = True
     #: The day's deadline, the night's end and the Judge's casting window are reminded (``reminders``).
     reminder_texts = MappingProxyType({
         "m21_day_deadline": "%(game)s: the day ends at %(when)s (%(zone)s). Have your vote in place (M-VOTE-5).",
