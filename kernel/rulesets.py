@@ -203,11 +203,11 @@ class RulesetSpec:
         ``reminder_texts``) concerns, each one able to read where it happens. Read-only; nobody by default."""
         return []
 
-    def site_message_notice(self, kind: str, body: str):
+    def site_message_notice(self, kind: str, body: str) -> str | None:
         """The ruleset's wording of the notification (of ``kind``, a ``NotificationKind`` value) of a message from
         the site whose text is ``body``, with ``%(game)s`` and ``%(inbox)s``; None for the engine's own wording
         (the default)."""
-        return None
+        del kind, body  # the engine's wording for every message
 
     #: The inbox kinds anyone reads while the game runs, logged in or not, as a forum thread is read
     #: (``public_while_running``); posting stays with the members.
