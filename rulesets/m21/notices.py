@@ -8,7 +8,7 @@ import re
 
 #: How the role card opens (``setup_services.do_deal_m21_roles``).
 ROLE_CARD_HEADING = "**Your role: "
-#: How a prod opens (``host_tools.do_prod_m21_players``).
+#: How a prod opens (``host_tool_services.do_prod_m21_players``).
 PROD_HEADING = "**A prod from the host.**"
 #: How a night action's confirmation or withdrawal opens (``night_services``).
 _ACTION_RECORDED = re.compile(r"^Night \d+: you(r action is | withdrew your action)")

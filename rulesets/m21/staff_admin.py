@@ -25,7 +25,8 @@ from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation
 from staff.console import Need, register_dashboard_links, register_dashboard_needs, register_urls, staff_admin_site
 
-from . import console_selectors, console_services, host_tools, selectors, services
+from . import console_selectors, console_services, selectors, services
+from . import host_tool_services as host_tools
 from .ruleset import M21Ruleset
 
 HOST_KINDS = (StaffKind.PROCURATOR, StaffKind.COHOST)

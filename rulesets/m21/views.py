@@ -22,7 +22,8 @@ from inboxes import policies
 from inboxes.access import access_resident_by_id
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
-from . import host_tools, selectors, services
+from . import host_tool_services as host_tools
+from . import selectors, services
 from .forms import (
     NO_LYNCH,
     CastingVoteForm,

@@ -14,8 +14,9 @@ from archive.notifications import notification_text
 from cities.models import GameEvent, LifeStatus
 from inboxes.models import Message
 from kernel.errors import NotAllowed, WrongState
-from rulesets.m21 import host_tools, services
+from rulesets.m21 import host_tool_services as host_tools
 from rulesets.m21 import night_services as ns
+from rulesets.m21 import services
 from rulesets.m21.models import M21ReplacementVolunteer, M21Seat
 from tests.conftest import fresh
 

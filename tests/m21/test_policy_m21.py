@@ -139,6 +139,8 @@ def test_a_logged_out_visitor_follows_the_game_thread_but_nothing_else_M_SETUP_6
     html = page.content.decode()
     assert "PUBLIC-TOWN-TALK" in html
     assert 'name="text"' not in html  # no post form for a visitor
+    live = visitor.get(reverse("inbox_live", args=[thread.public_id]) + "?after=0")
+    assert live.status_code == 200 and "PUBLIC-TOWN-TALK" in live.content.decode()
     game_page = visitor.get(reverse("m21_game", args=[table.game.slug])).content.decode()
     assert reverse("inbox_thread", args=[thread.public_id]) in game_page
     for inbox in Inbox.objects.filter(game=table.game).exclude(pk=thread.pk):
