@@ -34,7 +34,7 @@ class M21Game(models.Model):
     self_votes_allowed = models.BooleanField(default=True)
     no_lynch_allowed = models.BooleanField(default=True)
     #: M-SETUP-6 [interp]: anyone, logged in or not, reads the game thread during the game; off, its members only.
-    game_thread_public = models.BooleanField(default=True)
+    game_thread_public = models.BooleanField(default=True, db_default=True)
     setup = models.JSONField(null=True, blank=True)
     setup_drawn = models.BooleanField(default=False)
     setup_post = models.OneToOneField(PublicPost, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
