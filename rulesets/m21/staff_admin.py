@@ -127,8 +127,8 @@ def _act(request, game: Game, which: str, form, url: str) -> str | HttpResponse:
 
 
 def m21_console_view(request, game_id: int):
-    """The console page (see the module docstring). POST ``form`` = extend | shorten | vote_count | prod | modkill |
-    replace | volunteer; each calls one service and redirects back (a refusal is shown in its form); modkill and replace
+    """The console page (see the module docstring). POST ``form`` = extend | shorten | vote_count | prod | visibility
+    (``public`` = yes | no) | modkill | replace | volunteer; each calls one service and redirects back (a refusal is shown in its form); modkill and replace
     first answer a confirmation page and act on its confirmed POST (``confirmed=yes``)."""
     game = _hosted_game(request, game_id)
     with translation.override(M21Ruleset.language):
@@ -148,6 +148,16 @@ def _console(request, game: Game):
         "volunteer": VolunteerForm(request.POST if which == "volunteer" else None, players=seats,
                                    volunteers=host_tools.volunteers_of(game), prefix="volunteer"),
     }
+    if which == "visibility":
+        public = request.POST.get("public") == "yes"
+        try:
+            services.do_set_m21_game_thread_public(game, public, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, "The game thread is public: anyone reads it." if public
+                             else "The game thread is members-only: players, hosts and spectators read it.")
+        return HttpResponseRedirect(url)
     if which == "prod":
         try:
             prods = host_tools.do_prod_m21_players(game, acting_user=request.user)
@@ -188,6 +198,7 @@ def _console(request, game: Game):
         "to_prod": [(seat.name, [host_tools.PROD_REASONS[r] for r in reasons])
                     for seat, reasons in host_tools.players_to_prod(game, now)],
         "prods": host_tools.prods_of(game), "volunteers": host_tools.volunteers_of(game),
+        "thread_public": selectors.settings_of(game).game_thread_public,
         "player_rows": [(row, notes.get(row.resident.pk, "")) for row in players],
     }
     request.current_app = staff_admin_site.name

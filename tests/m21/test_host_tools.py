@@ -167,3 +167,17 @@ def test_notifications_call_the_role_pm_your_role_and_a_confirmation_your_action
     texts = texts_for(table.users[cop], table.game)
     assert texts == [f"Prohibition Wars: your action was recorded in “Role PM: {cop}”."]
     assert Notification.objects.filter(user=table.users[cop], kind=NotificationKind.NIGHT_RESULT).exists()
+
+
+def test_the_host_makes_the_game_thread_members_only_and_public_again_in_the_console_M_SETUP_6():
+    table = build_game()
+    thread_url = reverse("inbox_thread", args=[table.thread.public_id])
+    assert Client().get(thread_url).status_code == 200
+    assert "Make it members-only" in get(table, table.host).content.decode()
+    post(table, table.host, {"form": "visibility", "public": "no"})
+    assert Client().get(thread_url).status_code == 404
+    assert "Make it public" in get(table, table.host).content.decode()
+    post(table, table.cohost, {"form": "visibility", "public": "yes"})
+    assert Client().get(thread_url).status_code == 200
+    assert [e.payload["public"] for e in GameEvent.objects.filter(
+        game=table.game, kind="m21.game_thread_visibility_set").order_by("id")] == [False, True]
