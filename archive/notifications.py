@@ -22,28 +22,33 @@ from cities.models import City, Game, GameStatus, LifeStatus, Resident, Schedule
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import registered_rulesets, ruleset_of
 from kernel.timezones import display_zone_name, zoned_date, zoned_time
 from roles.models import CommissarOffer
 from voting.models import VotingSession
 
 from .models import Notification, NotificationKind
 
-#: Reminded deadlines (ScheduledEvent kinds) and their texts: nominations close when voting opens (L-NOM),
-#: voting closes (L-VOTE-8), the night ends (the night issue's kind).
-#: The date and the time are separate placeholders: a language puts its own words between them («6 декабря в 18:00»).
-REMINDER_TEXTS = {
-    "voting_open": gettext_lazy("%(game)s: nominations close on %(date)s at %(time)s (%(zone)s)."),
-    "voting_close": gettext_lazy("%(game)s: voting closes on %(date)s at %(time)s (%(zone)s)."),
-    "night_end": gettext_lazy("%(game)s: the night ends on %(date)s at %(time)s (%(zone)s)."),
-}
+
+def reminded_kinds_q() -> Q:
+    """``Q`` over ScheduledEvent: the deadlines some ruleset reminds of (``RulesetSpec.reminder_texts``), each
+    only in that ruleset's games."""
+    q = Q(pk__in=[])
+    for key, spec in registered_rulesets().items():
+        if spec.reminder_texts:
+            q |= Q(game__ruleset=key, kind__in=list(spec.reminder_texts))
+    return q
 
 
-def reminder_text(event: ScheduledEvent, game: Game, zone: str) -> str:
-    """The reminder of ``event``'s deadline in the active language: its date and time in ``zone`` (the time with
-    the zone's abbreviation), e.g. «Лепра: голосование закрывается 6 декабря 2026 г. в 18:00 MSK (Europe/Moscow).»"""
-    return str(REMINDER_TEXTS[event.kind]) % {"game": game.title, "date": zoned_date(event.due_at, zone),
-                                              "time": zoned_time(event.due_at, zone, "TIME_FORMAT"), "zone": zone}
+def reminder_text(event: ScheduledEvent, zone: str) -> str:
+    """The reminder of the approaching ``event`` in its ruleset's wording and the active language, its time written
+    in ``zone``. Raises ``KeyError`` for a kind its ruleset does not remind of."""
+    text = ruleset_of(event.game).reminder_texts[event.kind]
+    # The date and the time are separate placeholders too: a language puts its own words between them
+    # («6 декабря в 18:00»); ``when`` is both in the engine's format.
+    return str(text) % {"game": event.game.title, "when": zoned_time(event.due_at, zone),
+                        "date": zoned_date(event.due_at, zone), "time": zoned_time(event.due_at, zone, "TIME_FORMAT"),
+                        "zone": zone}
 
 
 def _games_of(user) -> list[Game]:
@@ -85,10 +90,17 @@ def mentions_for(user, limit: int = 50) -> list[Message]:
 
 
 def concerned_users(event: ScheduledEvent) -> list:
-    """The users a deadline concerns, each one able to read the inbox where it happens (``readers_of_inbox``):
-    for a voting (``voting_open``/``voting_close``), the living residents of its city and its Tribune, among the
-    readers of the city's current inbox; for the night's end, the living residents of the game among the readers
-    of their city's inbox. The person's notification choices are not looked at here."""
+    """The active users the deadline ``event`` concerns, as its ruleset says (``RulesetSpec.reminder_audience``),
+    ordered by id. The person's notification choices are not looked at here."""
+    ids = {getattr(u, "pk", u) for u in ruleset_of(event.game).reminder_audience(event)}
+    return list(get_user_model().objects.filter(pk__in=ids, is_active=True).order_by("pk"))
+
+
+def city_deadline_audience(event: ScheduledEvent) -> list:
+    """The users a city game's deadline concerns, each one able to read the inbox where it happens
+    (``readers_of_inbox``): for a voting (``voting_open``/``voting_close``), the living residents of its city and
+    its Tribune, among the readers of the city's current inbox; for the night's end, the living residents of the
+    game among the readers of their city's inbox. For a ruleset's ``reminder_audience``."""
 
     User = get_user_model()
     cities: list[City] = []
@@ -115,8 +127,8 @@ REMINDER_LEAD = timedelta(hours=1)
 
 
 def due_deadlines(now: datetime) -> list[ScheduledEvent]:
-    """Pending deadlines (``REMINDER_TEXTS`` kinds) of running games due in (``now``, ``now`` + ``REMINDER_LEAD``]."""
-    return list(ScheduledEvent.objects.filter(kind__in=list(REMINDER_TEXTS), done_at__isnull=True,
+    """Pending deadlines (``reminded_kinds_q``) of running games due in (``now``, ``now`` + ``REMINDER_LEAD``]."""
+    return list(ScheduledEvent.objects.filter(reminded_kinds_q(), done_at__isnull=True,
                                               cancelled_at__isnull=True, due_at__gt=now,
                                               due_at__lte=now + REMINDER_LEAD, game__status=GameStatus.RUNNING)
                 .select_related("game").order_by("due_at", "pk"))
@@ -152,14 +164,14 @@ def attention_for(user, game: Game, now: datetime) -> list[Attention]:
             items.append(Attention(str(gettext_lazy("You are offered the commissar's post: answer the offer.")),
                                    reverse("commissar_offer", args=[game.slug, offer.public_id])))
     zone = display_zone_name(user, game)
-    events = (ScheduledEvent.objects.filter(game=game, kind__in=list(REMINDER_TEXTS), done_at__isnull=True,
+    events = (ScheduledEvent.objects.filter(reminded_kinds_q(), game=game, done_at__isnull=True,
                                             cancelled_at__isnull=True, due_at__gt=now,
                                             due_at__lte=now + ATTENTION_LEAD)
               .select_related("game").order_by("due_at", "pk"))
     for event in events:
         if user.pk not in {u.pk for u in concerned_users(event)}:
             continue
-        text = reminder_text(event, game, zone)
+        text = reminder_text(event, zone)
         items.append(Attention(text, reverse("game_detail", args=[game.slug]), event.due_at))
     return items
 
@@ -283,12 +295,15 @@ PROXY_TEXT = gettext_lazy("%(game)s: %(name)s asks for a proxy vote.")
 def notification_text(notification: Notification, zone: str) -> str:
     """What ``notification`` says, in the active language, a time written in ``zone`` with its abbreviation."""
     game = notification.game
-    if notification.message_id is not None:  # the game's ruleset may word a kind in its own terms
-        text = ruleset_of(game).wording(f"notification_{notification.kind}", NOTIFICATION_TEXTS[notification.kind])
-        return text % {"game": game.title, "inbox": notification.message.inbox.title}
+    if notification.message_id is not None:  # the game's ruleset may word a kind, or a site message, its own way
+        message = notification.message
+        spec = ruleset_of(game)
+        text = spec.site_message_notice(notification.kind, message.body) if _is_site_message(message) else None
+        text = text or spec.wording(f"notification_{notification.kind}", NOTIFICATION_TEXTS[notification.kind])
+        return str(text) % {"game": game.title, "inbox": message.inbox.title}
     if notification.event_id is not None:
         event = notification.event
-        return reminder_text(event, game, zone)
+        return reminder_text(event, zone)
     if notification.offer_id is not None:
         return str(OFFER_TEXT) % {"game": game.title}
     return str(PROXY_TEXT) % {"game": game.title, "name": notification.proxy.resident.name}

@@ -86,6 +86,18 @@ def active_signup(viewer, game: Game) -> Signup | None:
     return Signup.objects.filter(game=game, user=viewer, withdrawn_at__isnull=True).first()
 
 
+def public_signup_names(game: Game) -> list[str]:
+    """The public names of ``game``'s active sign-ups in the order they came, while no seat is dealt yet, when its
+    ruleset shows sign-ups publicly (``RulesetSpec.public_signups``, as a forum sign-up thread does); else []."""
+    from kernel.rulesets import ruleset_of
+
+    if not ruleset_of(game).public_signups or game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP) \
+            or Resident.objects.filter(game=game).exists():
+        return []
+    return [s.user.public_name for s in Signup.objects.filter(game=game, withdrawn_at__isnull=True)
+            .select_related("user").order_by("signed_up_at", "id")]
+
+
 def known_commissars(viewer, game: Game) -> list[Resident]:
     """The commissars of ``game`` that ``viewer`` may know (L-STAFF-6 via ``policies.knows_commissar``): the
     Procurator all, a Tribune their city's (L-COMM-4), commissars each other; living commissars only, and nothing

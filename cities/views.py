@@ -73,6 +73,7 @@ def game_detail(request, slug: str):
         "has_mafia_draw": spec.has_page_section("mafia_draw"),
         "posts": selectors.published_posts(game),
         "cities": selectors.city_list(game),
+        "signup_names": selectors.public_signup_names(game),
         "staff": staff,
         "seat": policies.seat_in(request.user, game),
         "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),

@@ -312,10 +312,30 @@ def message_cutoff(user, inbox: Inbox) -> datetime | None:
     return knowledge_cutoff(seat_in(user, inbox.game_id))
 
 
+def held_back_kinds(game: Game) -> tuple[str, ...]:
+    """The inbox kinds of ``game``'s ruleset whose memberships an out-of-play seat uses only once it is out for
+    good (``RulesetSpec.held_back_kinds``). No query."""
+    return ruleset_of(game).held_back_kinds
+
+
+def is_held_back(seat: Resident | None, inbox: Inbox) -> bool:
+    """True when ``seat`` is out of play but may still come back, so that its membership in ``inbox`` (a kind of
+    ``held_back_kinds``) neither reads nor posts now (M-SETUP-3 [interp]: an imprisoned player a bust-out could
+    still bring back never reads what the eliminated and the spectators say). Computed from the seats' state by
+    the ruleset (``RulesetSpec.seats_held_back``) at each call, so the seat joins by itself once no return is
+    possible. A living seat is never held back (no query for it)."""
+    if seat is None or seat.status == LifeStatus.ALIVE or inbox.kind not in held_back_kinds(inbox.game):
+        return False
+    return seat.pk in ruleset_of(inbox.game).seats_held_back(inbox.game)
+
+
 def _membership_reads(seat: Resident | None, membership: Membership | None, inbox: Inbox) -> bool:
-    """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (L-INBOX-17) and, for a dead
-    seat in ``DATED_KINDS`` while the game runs, a membership it held at its death (L-STAFF-6 [interp])."""
+    """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (L-INBOX-17), a seat not held
+    back from the inbox's kind (``is_held_back``) and, for a dead seat in ``DATED_KINDS`` while the game runs, a
+    membership it held at its death (L-STAFF-6 [interp])."""
     if membership is None or membership.state not in READING_STATES:
+        return False
+    if is_held_back(seat, inbox):
         return False
     died = knowledge_cutoff(seat)
     return died is None or inbox.kind not in DATED_KINDS or _is_finished(inbox) or membership.since <= died
@@ -381,6 +401,28 @@ def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> boo
     return role is None or active.filter(staff_role_id=role).exists()
 
 
+def is_public_now(inbox: Inbox) -> bool:
+    """True when ``inbox`` is read by anyone, visitors included, because its game runs and its ruleset keeps its
+    kind public meanwhile (``RulesetSpec.public_while_running_kinds``, M-SETUP-6 [interp]: the game thread is read
+    as a forum thread is), unless the game's settings make it members-only. Reading it makes nobody a member, a
+    spectator or a reader to be told of new posts (``readers_of_inbox`` leaves the public out). The bool form of
+    ``_public_now_q``."""
+    if inbox.game.status != GameStatus.RUNNING:
+        return False
+    spec = ruleset_of(inbox.game)
+    return inbox.kind in spec.public_while_running_kinds and spec.public_while_running(inbox.game)
+
+
+def _public_now_q() -> Q:
+    """``Q`` over Inbox: what ``is_public_now`` opens, for every registered ruleset that declares public kinds."""
+    q = Q(pk__in=[])
+    for key, spec in registered_rulesets().items():
+        if spec.public_while_running_kinds:
+            q |= (Q(game__ruleset=key, game__status=GameStatus.RUNNING, kind__in=spec.public_while_running_kinds)
+                  & spec.public_while_running_q())
+    return q
+
+
 def is_disclosed(inbox: Inbox) -> bool:
     """True when ``inbox``'s game is over and its "after the game" column opens it to everyone (the bool form of
     ``_disclosed_q``): a public kind, the draw's notary, a consented personal or secret inbox (L-ARCH-1/2)."""
@@ -420,18 +462,20 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
     Args: ``user`` any user or AnonymousUser; ``inbox`` an Inbox (its ``game`` is read).
     Rule: L-INBOX table and L-INBOX-17 (banned reads, removed sees nothing), L-STAFF-5/6, and after the game
     L-ARCH-1/2: public kinds, the draw's notary and consented personal/secret inboxes to everyone; "open to anyone
-    who asks" kinds to a logged-in user who clicked (logged). Agrees with ``readable_inboxes`` on every case.
+    who asks" kinds to a logged-in user who clicked (logged); while the game runs, a ruleset's public kinds to
+    everyone (``is_public_now``). Agrees with ``readable_inboxes`` on every case.
     """
     if is_disclosed(inbox):
         return True
     if not _is_authenticated(user):
-        return False
+        return is_public_now(inbox)
     roles = _roles_of(user)
     if _grants_matching(roles, inbox) or _secret_organizer_roles(roles, inbox) or _spectator_grants(user, inbox):
         return True
     if _membership_reads(seat_in(user, inbox.game_id), membership_of(user, inbox), inbox):
         return True
-    return _has_requested(user, inbox)
+    # Asked last: the public clause reads the game's settings, which a member's read never needs.
+    return is_public_now(inbox) or _has_requested(user, inbox)
 
 
 def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str | None:
@@ -517,7 +561,7 @@ def can_post_in_inbox(user, inbox: Inbox, now: datetime | None = None) -> bool:
 def _readable_q(user) -> Q:
     """The ``Q`` over Inbox that selects what ``user`` may read: the query form of ``can_read_inbox``."""
 
-    q = _disclosed_q()
+    q = _disclosed_q() | _public_now_q()
     if not _is_authenticated(user):
         return q
     q |= Q(game__status=GameStatus.FINISHED) & _kinds_of_rulesets_q(open_on_request_kinds) & Q(
@@ -526,6 +570,9 @@ def _readable_q(user) -> Q:
     for seat in seats:  # the dead: dated in DATED_KINDS while the game runs (``_membership_reads``)
         held = Membership.objects.filter(inbox=OuterRef("pk"), resident=seat.pk, state__in=READING_STATES)
         died = knowledge_cutoff(seat)
+        if seat.status != LifeStatus.ALIVE and held_back_kinds(seat.game) and \
+                seat.pk in ruleset_of(seat.game).seats_held_back(seat.game):  # ``is_held_back``
+            held = held.exclude(inbox__kind__in=held_back_kinds(seat.game))
         if died is None:
             q |= Q(Exists(held))
         else:
@@ -583,7 +630,8 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     their ``readable_messages``: a dead seat reading a ``DATED_KINDS`` inbox as it was at its death is left out,
     L-STAFF-6 [interp]): the audience for notifications and e-mail (L-INBOX-20). Compute it when sending, never
     earlier: memberships and roles change. Returns a User QuerySet without duplicates. After the game a disclosed inbox (``is_disclosed``) is readable by every account, and an
-    "open to anyone who asks" inbox by those who asked (L-ARCH-1).
+    "open to anyone who asks" inbox by those who asked (L-ARCH-1). An inbox public while its game runs
+    (``is_public_now``) is told to its participants only: the public reads it without being told of each post.
     """
     User = get_user_model()
     if is_disclosed(inbox):
@@ -591,6 +639,10 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
     if inbox.kind in DATED_KINDS and not _is_finished(inbox):
         q &= Q(seats__status=LifeStatus.ALIVE) | Q(seats__died_at__isnull=True)
+    if inbox.kind in held_back_kinds(inbox.game):  # ``is_held_back``: not their audience yet
+        held_back = ruleset_of(inbox.game).seats_held_back(inbox.game)
+        if held_back:
+            q &= ~Q(seats__in=held_back)
     if _is_finished(inbox) and inbox.kind in open_on_request_kinds(inbox.game.ruleset):
         q |= Q(archive_open_requests__inbox=inbox)
     ruleset = inbox.game.ruleset

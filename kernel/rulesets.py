@@ -223,6 +223,49 @@ class RulesetSpec:
     own_death_memberships: ClassVar[bool] = False
     has_demo: ClassVar[bool] = False
 
+    #: Whether the game page lists the signed-up players by name before the deal (a forum sign-up thread does).
+    public_signups: ClassVar[bool] = False
+
+    #: The deadlines (``ScheduledEvent`` kinds) whose approach is told to those they concern, with the ruleset's
+    #: wording: ``%(game)s`` (the title), ``%(when)s`` (the time in the reader's zone) and ``%(zone)s``.
+    reminder_texts: ClassVar[Mapping[str, Any]] = {}
+
+    def reminder_audience(self, event) -> list:
+        """The users (active or not; the caller filters) whom the approaching deadline ``event`` (a kind of
+        ``reminder_texts``) concerns, each one able to read where it happens. Read-only; nobody by default."""
+        return []
+
+    def site_message_notice(self, kind: str, body: str) -> str | None:
+        """The ruleset's wording of the notification (of ``kind``, a ``NotificationKind`` value) of a message from
+        the site whose text is ``body``, with ``%(game)s`` and ``%(inbox)s``; None for the engine's own wording
+        (the default)."""
+        del kind, body  # the engine's wording for every message
+
+    #: The inbox kinds anyone reads while the game runs, logged in or not, as a forum thread is read
+    #: (``public_while_running``); posting stays with the members.
+    public_while_running_kinds: ClassVar[tuple[str, ...]] = ()
+
+    def public_while_running(self, game) -> bool:
+        """Whether ``game``'s settings keep ``public_while_running_kinds`` public (a host may make them
+        members-only); the instance form of ``public_while_running_q``. True by default."""
+        return True
+
+    def public_while_running_q(self):
+        """``Q`` over Inbox: the query form of ``public_while_running`` (of the inbox's game). All by default."""
+        from django.db.models import Q
+
+        return Q()
+
+    #: The inbox kinds in which an out-of-play seat's membership counts only once the seat is out for good
+    #: (``seats_held_back``): the access policy asks about these kinds alone.
+    held_back_kinds: ClassVar[tuple[str, ...]] = ()
+
+    def seats_held_back(self, game) -> frozenset[int]:
+        """Ids of ``game``'s seats (``Resident``) that are out of play (not alive) but may still come back, so
+        that their memberships in ``held_back_kinds`` neither read nor post now; the policy computes access from
+        it (``inboxes.policies``), never a stored flag. Read-only; none by default."""
+        return frozenset()
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.key!r}>"
 

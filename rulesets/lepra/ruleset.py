@@ -67,6 +67,20 @@ class LepraRuleset(RulesetSpec):
         "no_winner": _("The game ended without a winner."),
     })
     new_game_url_name = "new_game"
+    #: Reminded deadlines: nominations close when voting opens (L-NOM), voting closes (L-VOTE-8), the night ends.
+    #: The date and the time are separate: a language puts its own words between them («6 декабря в 18:00»).
+    reminder_texts = MappingProxyType({
+        "voting_open": _("%(game)s: nominations close on %(date)s at %(time)s (%(zone)s)."),
+        "voting_close": _("%(game)s: voting closes on %(date)s at %(time)s (%(zone)s)."),
+        "night_end": _("%(game)s: the night ends on %(date)s at %(time)s (%(zone)s)."),
+    })
+
+    def reminder_audience(self, event) -> list:
+        """The living residents of the deadline's city and its Tribune (``archive.notifications``)."""
+        from archive.notifications import city_deadline_audience  # the notifications read the day's models
+
+        return city_deadline_audience(event)
+
     #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
     daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")
     #: The staff console's tools of Lepra's rules (L-STAFF, L-DAY, L-COURT, L-JUDGE, L-SANCTION), each with the

@@ -37,6 +37,7 @@ from voting.tallies import (
 )
 
 from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, M21DayRun, vote_count_text
+from .flips import flip_text
 from .game_end import _finish_if_won
 from .models import DayStatus, M21Day, M21DayOrder, M21PostReceipt, M21Seat, OrderKind
 from .roles import CASTING_VOTE_WINDOW_MINUTES
@@ -73,8 +74,8 @@ def current_day(game: Game) -> M21Day | None:
 @transaction.atomic
 def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_user=None,
                      now: datetime | None = None) -> M21Day:
-    """Start day ``number`` at its planned time ``planned_at`` (M-SETUP-2): the deadline is ``day_hours`` after
-    ``planned_at`` (``phase_end``); the clock gets ``m21_day_deadline`` at that time; the game thread
+    """Start day ``number`` at its planned time ``planned_at`` (M-SETUP-2): the deadline is the phase shift nearest
+    ``day_hours`` after ``planned_at`` (``phase_end``); the clock gets ``m21_day_deadline`` at that time; the game thread
     announces it. By the site (the clock) or a host. Raises ``WrongState`` for a day that exists or a game that
     is not running."""
     now = now or timezone.now()
@@ -86,7 +87,7 @@ def do_start_m21_day(game: Game, number: int, *, planned_at: datetime, acting_us
     if M21Day.objects.filter(game=game, number=number).exists() or open_day(game) is not None:
         raise WrongState(f"Day {number} has already started.")
     thread = thread_of(game)
-    deadline = phase_end(planned_at, settings.day_hours, game.time_zone)
+    deadline = phase_end(planned_at, settings.day_hours, game.time_zone, settings.phase_shift)
     day = M21Day.objects.create(game=game, number=number, thread=thread, starts_at=planned_at, deadline=deadline)
     _store_run(day, _start_run(day)[0])
     game.day_number = number
@@ -347,7 +348,8 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
     how = {"end_hammer": "the hammer fell", "majority": "a majority was reached", "deadline": "the deadline passed",
            "close_proceedings": "the Judge closed proceedings"}[day.how]
     if imprisoned is not None:
-        result = f"**{imprisoned.name} is imprisoned.**"
+        seat = imprisoned.m21_seat
+        result = f"**{imprisoned.name} is imprisoned.** {flip_text(seat.role, sane=seat.sane)}"
     elif outcome.no_lynch:
         result = "**No Lynch: nobody is imprisoned.**"
     else:
@@ -373,11 +375,13 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
 
 
 def _imprison(resident: Resident, now: datetime) -> None:
-    """M-VOTE-6, M-SETUP-3: the seat is imprisoned; it reads the game thread but no longer posts there, leaves the
+    """M-VOTE-6, M-SETUP-3: the seat is imprisoned and flipped; it reads the game thread but no longer posts there, leaves the
     mafia thread and joins the spectators' thread."""
     resident.status = LifeStatus.IMPRISONED
     resident.died_at = now
-    resident.save(update_fields=["status", "died_at"])
+    # The day's announcement flips the seat (M-VOTE-6): its side is public knowledge from now on.
+    resident.alignment_announced = True
+    resident.save(update_fields=["status", "died_at", "alignment_announced"])
     _seat_leaves_the_living(resident, reason="imprisoned", now=now)
     record_event(resident.game, "m21.imprisoned", actor=None, at=now, payload={"resident": resident.pk})
 

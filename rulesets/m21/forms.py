@@ -29,6 +29,10 @@ class NewM21GameForm(forms.Form):
         ("classic", "Classic forum: a majority ends the day at once")])
     self_votes_allowed = forms.BooleanField(label="Self-votes allowed", required=False, initial=True)
     no_lynch_allowed = forms.BooleanField(label="No Lynch allowed", required=False, initial=True)
+    game_thread_public = forms.BooleanField(
+        label="Public game thread", required=False, initial=True,
+        help_text="Anyone, logged in or not, reads the game thread during the game, as a forum thread. "
+                  "Untick to keep it to the players, the hosts and the spectators.")
 
 
 class TimingForm(forms.Form):

@@ -35,10 +35,10 @@ from .day_services import (
     display_names,
     open_day,
 )
+from .flips import flip_text
 from .game_end import _finish_if_won
 from .models import DayStatus, M21DayOrder, OrderKind
 from .night_models import M21Night
-from .roles import ROLES
 from .service_common import (
     MAX_EXTENSION_HOURS,
     _check_host,
@@ -55,7 +55,8 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
                          now: datetime | None = None) -> Resident:
     """Remove a living player from the game (the host's modkill, M-SETUP-4) or record a death during the day
     (``cause="killed"``, by the site): the seat is dead; during a day its vote and the votes on it are void and
-    those voters are told in the game thread (M-VOTE-9); the role is revealed when ``reveal_role``. Hosts (or
+    those voters are told in the game thread (M-VOTE-9); the announcement flips the seat (its role, side and an
+    insane cop's insanity, M-VOTE-6) when ``reveal_role``. Hosts (or
     the site). ``killer``: the seat that killed them by day (a gun), kept with the day's removal for the coroner's
     post mortem (M-ROLE coroner). Raises ``WrongState`` for a seat that is not alive."""
     now = now or timezone.now()
@@ -81,7 +82,8 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
     resident.alignment_announced = reveal_role
     resident.save(update_fields=["status", "died_at", "alignment_announced"])
     _seat_leaves_the_living(resident, reason="dead", now=now)
-    role_text = f" They were the {ROLES[resident.m21_seat.role].name}." if reveal_role else ""
+    seat = resident.m21_seat
+    role_text = f" {flip_text(seat.role, sane=seat.sane)}" if reveal_role else ""
     thread = thread_of(game)
     verb = "has died" if cause == "killed" else "has been removed from the game"
     lines = [f"**{resident.name} {verb}.**{role_text}"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import time
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -32,6 +33,8 @@ class M21Game(models.Model):
                                             ("classic", "classic forum (a majority ends the day at once)")])
     self_votes_allowed = models.BooleanField(default=True)
     no_lynch_allowed = models.BooleanField(default=True)
+    #: M-SETUP-6 [interp]: anyone, logged in or not, reads the game thread during the game; off, its members only.
+    game_thread_public = models.BooleanField(default=True, db_default=True)
     setup = models.JSONField(null=True, blank=True)
     setup_drawn = models.BooleanField(default=False)
     setup_post = models.OneToOneField(PublicPost, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -134,5 +137,27 @@ class M21PostReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"receipt of message {self.message_id}"
+
+class M21ReplacementVolunteer(models.Model):
+    """An account on the replacement list of a running game (forum practice: replacements on deck; L-REPLACE-1):
+    it volunteered at ``volunteered_at`` and may withdraw (``withdrawn_at``); the host picks it for a seat
+    (``seat``, ``taken_at``, ``replaced_name``: the name the seat had, for the "replacing" note)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="m21_volunteers")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="m21_volunteering")
+    volunteered_at = models.DateTimeField()
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    taken_at = models.DateTimeField(null=True, blank=True)
+    seat = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    replaced_name = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        ordering = ["volunteered_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], condition=models.Q(
+            withdrawn_at__isnull=True, taken_at__isnull=True), name="m21_one_open_volunteering_per_account")]
+
+    def __str__(self) -> str:
+        return f"{self.user} volunteers in {self.game}"
+
 
 from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment  # noqa: E402,F401

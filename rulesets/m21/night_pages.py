@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from kernel.rulesets import get_ruleset
 
 from . import items as item_data
+from .flips import flip_text
 from .night_data import (
     DESPERADO_BACKFIRE,
     GRENADE_BACKFIRE,
@@ -33,7 +34,6 @@ from .roles import (
     ANY_LIVING,
     CONFISCATED_ITEM,
     IMPRISONED,
-    MAFIA,
     NIGHT,
     NO_TARGET,
     OTHER_LIVING,
@@ -207,10 +207,7 @@ def death_line(death: M21Death, seat: Seat) -> str:
     """One death of the morning post: name, what happened (never by whom), role, alignment and an insane cop's
     insanity (M-NIGHT-4, M-ROLE-1)."""
     what = _CAUSES.get(death.cause, "died in the night")
-    the_role = ROLES[seat.role]
-    side = "Mafia" if the_role.alignment == MAFIA else "Town"
-    insane = " They were INSANE." if the_role.is_cop and not seat.sane else ""
-    return f"**{seat.name}** {what}. They were the {the_role.name} ({side}).{insane}"
+    return f"**{seat.name}** {what}. {flip_text(seat.role, sane=seat.sane)}"
 
 
 @dataclass(frozen=True)

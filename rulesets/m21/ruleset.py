@@ -90,6 +90,56 @@ class M21Ruleset(RulesetSpec):
             resident.alignment_announced = True
             _seat_leaves_the_living(resident, reason=cause, now=now)
 
+    #: The game page lists the signed-up players before the deal, as a forum sign-up thread does.
+    public_signups = True
+    #: The day's deadline, the night's end and the Judge's casting window are reminded (``reminders``).
+    reminder_texts = MappingProxyType({
+        "m21_day_deadline": "%(game)s: the day ends at %(when)s (%(zone)s). Have your vote in place (M-VOTE-5).",
+        "m21_night_end": "%(game)s: the night ends at %(when)s (%(zone)s). Send or check your night action.",
+        "m21_casting_window_end": "%(game)s: the day ended in a tie; your casting vote as the Judge closes at "
+                                  "%(when)s (%(zone)s).",
+    })
+
+    def reminder_audience(self, event) -> list:
+        """Whom an approaching M21 deadline concerns (``rulesets.m21.reminders``)."""
+        from .reminders import reminder_audience  # it reads the models, which the spec must not need at import
+
+        return reminder_audience(event)
+
+    def site_message_notice(self, kind: str, body: str):
+        """A role PM's site message is told as the role card, an action recorded or a prod (``notices``)."""
+        from .notices import notice_of
+
+        return notice_of(body)
+
+    #: M-SETUP-6 [interp]: the game thread is public during the game unless the host makes it members-only.
+    public_while_running_kinds = (InboxKind.GAME_THREAD,)
+
+    def public_while_running(self, game) -> bool:
+        """The host's setting (``M21Game.game_thread_public``); a game without M21 settings is members-only."""
+        from .models import M21Game  # the spec must not need the models at import
+
+        try:
+            return game.m21.game_thread_public
+        except M21Game.DoesNotExist:
+            return False
+
+    def public_while_running_q(self):
+        """The query form of ``public_while_running`` over Inbox."""
+        from django.db.models import Q
+
+        return Q(game__m21__game_thread_public=True)
+
+    #: M-SETUP-3 [interp]: the spectators' thread is for those out for good (``seats_held_back``).
+    held_back_kinds = (InboxKind.SPECTATORS,)
+
+    def seats_held_back(self, game) -> frozenset[int]:
+        """The imprisoned seats a bust-out could still bring back (``rulesets.m21.bust_out``): they neither read
+        nor post in the spectators' thread yet."""
+        from .bust_out import seats_held_back  # it reads the models, which the spec must not need at import
+
+        return seats_held_back(game)
+
     def check_victory(self, game) -> str | None:
         """M-WIN-1 over the living: "town", "mafia" or None."""
         from .game_end import m21_winner  # it imports the models, which the spec must not need at import

@@ -4,7 +4,7 @@ standing inboxes (making one, finding one) and how a planned time is written for
 change of its own except the site's messages and new inboxes, made inside the calling service's transaction."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from cities.models import (
@@ -69,23 +69,46 @@ def vote_rules(settings: M21Game) -> ForumVoteRules:
                                      "no_lynch_allowed": settings.no_lynch_allowed})
 
 
-def phase_end(start: datetime, hours: int, zone: str) -> datetime:
-    """When a phase that starts at ``start`` (aware) and lasts ``hours`` ends (M-SETUP-2): ``hours`` later on the
-    wall clock of ``zone`` (a phase started at the 22:00 shift ends at a 22:00 shift across a change of summer
-    time). A phase started early (the night after a hammer) lasts its own length too, and every later boundary
-    moves with it [interp]. Aware UTC."""
-    local = start.astimezone(ZoneInfo(zone))
-    return (local + timedelta(hours=hours)).astimezone(ZoneInfo("UTC"))
+def phase_end(start: datetime, hours: int, zone: str, shift: time) -> datetime:
+    """When a phase that starts at ``start`` (aware) and lasts ``hours`` ends (M-SETUP-2): at the phase shift
+    (``shift``, wall clock in ``zone``) nearest to its nominal end ``start + hours``; on a tie, the later one. Each
+    phase shift is built with ``zoneinfo`` on its own date, so it stays at ``shift`` across a change of summer
+    time. A phase cut short (a hammer, close proceedings) does not move the phase shift: the next phase is measured
+    from its own start and lands on a phase shift again. The end is always after ``start``: a phase shorter than
+    half a day that would round back to its own start ends at the first phase shift after it. Aware UTC."""
+    tz = ZoneInfo(zone)
+    nominal = start + timedelta(hours=hours)
+    local_date = nominal.astimezone(tz).date()
+    candidates = sorted(
+        datetime.combine(local_date + timedelta(days=offset), shift, tzinfo=tz).astimezone(UTC)
+        for offset in (-1, 0, 1))
+    after_start = [moment for moment in candidates if moment > start]
+    if not after_start:
+        return next_phase_shift(start, zone, shift)
+    # Nearest first; on a tie the later one (the larger moment sorts first with the negated key).
+    return min(after_start, key=lambda moment: (abs(moment - nominal), -moment.timestamp()))
+
+
+def next_phase_shift(moment: datetime, zone: str, shift: time) -> datetime:
+    """The first phase shift (``shift`` on the wall clock of ``zone``) strictly after ``moment`` (aware). Aware
+    UTC."""
+    tz = ZoneInfo(zone)
+    day = moment.astimezone(tz).date()
+    while True:
+        candidate = datetime.combine(day, shift, tzinfo=tz).astimezone(UTC)
+        if candidate > moment:
+            return candidate
+        day += timedelta(days=1)
 
 
 def start_night(game: Game, day_number: int, *, planned_at: datetime, now: datetime) -> datetime | None:
     """Start night ``day_number`` at ``planned_at`` (aware; the end of its day) in the caller's transaction: the
-    clock gets ``m21_night_end`` ``night_hours`` later (M-SETUP-2) and the game thread announces it. Returns the
+    clock gets ``m21_night_end`` at the phase shift nearest ``night_hours`` later (M-SETUP-2) and the game thread announces it. Returns the
     planned end, or None when the night has started already."""
     settings = M21Game.objects.get(game=game)
     if ScheduledEvent.objects.filter(game=game, kind="m21_night_end", payload__night=day_number).exists():
         return None
-    ends = phase_end(planned_at, settings.night_hours, game.time_zone)
+    ends = phase_end(planned_at, settings.night_hours, game.time_zone, settings.phase_shift)
     ScheduledEvent.objects.create(game=game, kind="m21_night_end", due_at=ends, payload={"night": day_number},
                                   created_at=now)
     site_message(thread_of(game), f"**Night {day_number} has begun.** It ends at {_wall(ends, game)}.",

@@ -49,6 +49,7 @@ from .setup_services import (
     do_create_m21_game,
     do_deal_m21_roles,
     do_draw_m21_setup,
+    do_set_m21_game_thread_public,
     do_set_m21_timing,
 )
 
@@ -58,6 +59,6 @@ __all__ = [
     "do_close_m21_casting_window", "do_close_m21_day_at_deadline", "do_close_proceedings", "do_create_m21_game",
     "do_deal_m21_roles", "do_draw_m21_setup", "do_end_m21_night", "do_extend_m21_phase", "do_join_as_spectator",
     "do_leave_as_spectator", "do_post_vote_count", "do_remove_m21_player", "do_replace_m21_player",
-    "do_set_m21_timing", "do_start_m21_day", "do_start_m21_night", "is_host", "m21_winner", "open_day", "phase_end",
+    "do_set_m21_game_thread_public", "do_set_m21_timing", "do_start_m21_day", "do_start_m21_night", "is_host", "m21_winner", "open_day", "phase_end",
     "record_game_thread_post", "site_message", "thread_of", "vote_rules",
 ]

@@ -239,11 +239,13 @@ def verify_deal(roles: Mapping[str, str], insane: str | None, salt: str, publish
 @dataclass(frozen=True)
 class PostRules:
     """What the setup post says of the day: the phase lengths in hours, the phase shift (wall clock in the game's
-    zone, e.g. "22:00 Europe/London"), whether self-votes and No Lynch are allowed (M-VOTE-1, M-VOTE-7)."""
+    zone, e.g. "22:00 Europe/London"), the first day's planned start and end as the clock has them (written in the
+    game's zone; empty when not known), whether self-votes and No Lynch are allowed (M-VOTE-1, M-VOTE-7)."""
 
     day_hours: int = 48
     night_hours: int = 24
     phase_shift: str = "22:00 Europe/London"
+    first_day: str = ""
     self_votes_allowed: bool = True
     no_lynch_allowed: bool = True
 
@@ -290,7 +292,9 @@ def setup_post_text(setup: M21Setup, rules: PostRules = PostRules()) -> str:
         "- The imprisoned and the dead can no longer post in the game thread. Votes on a player who dies during "
         "the day are void and their voters are told. Once the hammer falls, later posts carry no votes.",
         f"- **Deadlines:** days last {rules.day_hours} hours and nights {rules.night_hours} hours; phases shift "
-        f"at {rules.phase_shift}. The host may extend a phase. The page shows each deadline in your time zone.",
+        f"at {rules.phase_shift}: every phase ends at the phase shift nearest to its nominal end (on a tie, the "
+        "later one), also after a hammer. The host may extend a phase. The page shows each deadline in your time "
+        "zone." + (f" {rules.first_day}" if rules.first_day else ""),
         "- Spectators and eliminated players talk in the spectators' thread; players may not read it.",
         "",
     ]

@@ -39,8 +39,11 @@ from .service_common import (
     _check_host,
     _check_m21,
     _new_inbox,
+    _wall,
+    phase_end,
     site_message,
 )
+from .notices import ROLE_CARD_HEADING
 from .setup import M21Setup, PostRules, SetupError, check_setup, deal_roles, draw_setup, role_pm_text, setup_post_text
 
 
@@ -53,12 +56,13 @@ def _check_hours(value: int, what: str) -> int:
 @transaction.atomic
 def do_create_m21_game(*, title: str, slug: str, acting_user, time_zone: str | None = None, day_hours: int = 48,
                        night_hours: int = 24, phase_shift: time = time(22, 0), self_votes_allowed: bool = True,
-                       no_lynch_allowed: bool = True, vote_preset: str = "m21", now: datetime | None = None) -> Game:
+                       no_lynch_allowed: bool = True, vote_preset: str = "m21", game_thread_public: bool = True,
+                       now: datetime | None = None) -> Game:
     """Create an M21 game with sign-ups open; ``acting_user`` becomes its host (M-SETUP-4). One city, English
     pages, Europe/London, days of 48 h and nights of 24 h shifting at 22:00 by default (M-SETUP-1/2). Returns the
     Game. ``vote_preset`` "m21" (M-VOTE) or "classic" (a majority ends the day at once, no END marks). Raises
     ``InvalidInput`` as ``cities.services.do_create_game`` does, for phase lengths outside 1..168 hours and an
-    unknown preset."""
+    unknown preset. ``game_thread_public``: anyone reads the game thread during the game (M-SETUP-6)."""
     now = now or timezone.now()
     if vote_preset not in ("m21", "classic"):
         raise InvalidInput(f"Unknown vote rules {vote_preset!r}: choose m21 or classic.")
@@ -68,10 +72,30 @@ def do_create_m21_game(*, title: str, slug: str, acting_user, time_zone: str | N
                           city_count=1, day_start=phase_shift, now=now)
     M21Game.objects.create(game=game, day_hours=day_hours, night_hours=night_hours, phase_shift=phase_shift,
                            self_votes_allowed=self_votes_allowed, no_lynch_allowed=no_lynch_allowed,
-                           vote_preset=vote_preset)
+                           vote_preset=vote_preset, game_thread_public=bool(game_thread_public))
     record_event(game, "m21.created", actor=acting_user, at=now,
-                 payload={"day_hours": day_hours, "night_hours": night_hours, "phase_shift": phase_shift.isoformat()})
+                 payload={"day_hours": day_hours, "night_hours": night_hours, "phase_shift": phase_shift.isoformat(),
+                          "game_thread_public": bool(game_thread_public)})
     return game
+
+
+@transaction.atomic
+def do_set_m21_game_thread_public(game: Game, public: bool, *, acting_user, now: datetime | None = None) -> bool:
+    """The host makes the game thread public (anyone reads it during the game) or members-only (M-SETUP-6), at any
+    time before the game ends. Hosts only. Returns the new setting. Raises ``InvalidInput`` for a non-bool,
+    ``WrongState`` once the game is over (the archive decides then)."""
+    now = now or timezone.now()
+    settings = _check_m21(game)
+    _check_host(game, acting_user)
+    if not isinstance(public, bool):
+        raise InvalidInput("Say whether the game thread is public.", rule="M-SETUP-6")
+    if game.status == GameStatus.FINISHED:
+        raise WrongState("The game is over: the archive shows the game thread.", rule="M-SETUP-6")
+    settings = M21Game.objects.select_for_update().get(pk=settings.pk)
+    settings.game_thread_public = public
+    settings.save(update_fields=["game_thread_public"])
+    record_event(game, "m21.game_thread_visibility_set", actor=acting_user, at=now, payload={"public": public})
+    return public
 
 
 @transaction.atomic
@@ -174,9 +198,15 @@ def do_draw_m21_setup(game: Game, *, cop_insanity=0, exclude: tuple[str, ...] = 
     return setup
 
 
-def _post_rules(game: Game, settings: M21Game) -> PostRules:
+def _post_rules(game: Game, settings: M21Game, first_day_starts_at: datetime | None = None) -> PostRules:
+    first_day = ""
+    if first_day_starts_at is not None:
+        # The same function the clock uses for day 1's deadline (M-SETUP-2): the post and the clock agree.
+        deadline = phase_end(first_day_starts_at, settings.day_hours, game.time_zone, settings.phase_shift)
+        first_day = (f"Day 1 starts {_wall(first_day_starts_at, game)} and ends at the deadline, "
+                     f"{_wall(deadline, game)}, unless the hammer falls first.")
     return PostRules(day_hours=settings.day_hours, night_hours=settings.night_hours,
-                     phase_shift=f"{settings.phase_shift:%H:%M} {game.time_zone}",
+                     phase_shift=f"{settings.phase_shift:%H:%M} {game.time_zone}", first_day=first_day,
                      self_votes_allowed=settings.self_votes_allowed, no_lynch_allowed=settings.no_lynch_allowed)
 
 
@@ -217,7 +247,7 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
         raise InvalidInput("Two players share a name; they must differ before the deal.")
     deal = deal_roles(setup, names, rng or system_rng())
 
-    post_text = (setup_post_text(setup, _post_rules(game, settings))
+    post_text = (setup_post_text(setup, _post_rules(game, settings, first_day_starts_at))
                  + f"\n## The deal\n\nThe roles were dealt by the site. Commitment (SHA-256): `{deal.commitment}`. "
                    f"The deal and its salt are published when the game ends, so that anyone can check it.\n")
     post = PublicPost.objects.create(game=game, kind=PostKind.ANNOUNCEMENT, title=f"{game.title}: setup and rules",
@@ -246,7 +276,7 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
                                state=fresh_state(role_key), role_pm=pm)
         partners = [(r.name, ROLES[deal.roles[r.name]].name) for r in mafia if r.pk != resident.pk]
         text = role_pm_text(role_key, partners=partners, mafia_thread=f"the mafia thread ({mafia_thread.title})")
-        site_message(pm, f"**Your role: {ROLES[role_key].name}**\n\n{text}", now)
+        site_message(pm, f"{ROLE_CARD_HEADING}{ROLES[role_key].name}**\n\n{text}", now)
 
     settings.setup_post = post
     settings.deal_commitment, settings.deal_salt = deal.commitment, deal.salt

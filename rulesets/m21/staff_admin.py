@@ -26,6 +26,7 @@ from kernel.errors import RuleViolation
 from staff.console import Need, register_dashboard_links, register_dashboard_needs, register_urls, staff_admin_site
 
 from . import console_selectors, console_services, selectors, services
+from . import host_tool_services as host_tools
 from .ruleset import M21Ruleset
 
 HOST_KINDS = (StaffKind.PROCURATOR, StaffKind.COHOST)
@@ -61,6 +62,20 @@ class ReplaceForm(forms.Form):
         self.fields["player"].choices = [(r.public_id, r.name) for r in players]
 
 
+class VolunteerForm(forms.Form):
+    """A seat and a volunteer from the game's replacement list (L-REPLACE-1)."""
+
+    player = forms.ChoiceField(label="Seat")
+    volunteer = forms.TypedChoiceField(label="Volunteer", coerce=int)
+
+    def __init__(self, *args, players=(), volunteers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["player"].choices = [(r.public_id, r.name) for r in players]
+        self.fields["volunteer"].choices = [
+            (v.pk, f"{v.user.public_name} (login {v.user.username}, since {v.volunteered_at:%d %b %H:%M} UTC)")
+            for v in volunteers]
+
+
 def _confirmation(request, game: Game, which: str, form, seat: Resident, cancel_url: str) -> HttpResponse | None:
     """The confirmation page of the modkill or the replacement (both cannot be undone; M-SETUP-4, L-REPLACE-1)
     with the valid ``form`` of ``which`` on ``seat``; None once the POST carries the confirmation."""
@@ -71,6 +86,12 @@ def _confirmation(request, game: Game, which: str, form, seat: Resident, cancel_
         return confirmation_page(
             request, title="Modkill this player?", confirm_label="Modkill", cancel_url=cancel_url,
             consequence=f"{seat.name} is removed from the game of “{game.title}” as dead. {reveal}")
+    if which == "volunteer":
+        chosen = dict(form.fields["volunteer"].choices).get(data["volunteer"], "")
+        return confirmation_page(
+            request, title="Replace this player?", confirm_label="Replace", cancel_url=cancel_url,
+            consequence=f"The volunteer {chosen} takes over the seat of {seat.name} in “{game.title}” with its "
+                        f"role, items and history; {seat.name} no longer plays in the game.")
     return confirmation_page(
         request, title="Replace this player?", confirm_label="Replace", cancel_url=cancel_url,
         consequence=f"The account with the login “{data['username'].strip()}” takes over the seat of {seat.name} "
@@ -97,13 +118,17 @@ def _act(request, game: Game, which: str, form, url: str) -> str | HttpResponse:
     if which == "modkill":
         console_services.do_modkill_m21_player(seat, reveal_role=data["reveal_role"], acting_user=user)
         return f"{seat.name} is removed from the game."
+    if which == "volunteer":
+        old_name = seat.name
+        taken = host_tools.do_replace_with_volunteer(seat, data["volunteer"], acting_user=user)
+        return f"{taken.name} is replacing {old_name}."
     replaced = console_services.do_replace_m21_player_by_login(seat, data["username"], acting_user=user)
     return f"{replaced.name} now plays the seat."
 
 
 def m21_console_view(request, game_id: int):
-    """The console page (see the module docstring). POST ``form`` = extend | shorten | vote_count | modkill |
-    replace; each calls one service and redirects back (a refusal is shown in its form); modkill and replace
+    """The console page (see the module docstring). POST ``form`` = extend | shorten | vote_count | prod | visibility
+    (``public`` = yes | no) | modkill | replace | volunteer; each calls one service and redirects back (a refusal is shown in its form); modkill and replace
     first answer a confirmation page and act on its confirmed POST (``confirmed=yes``)."""
     game = _hosted_game(request, game_id)
     with translation.override(M21Ruleset.language):
@@ -120,7 +145,28 @@ def _console(request, game: Game):
         "shorten": HoursForm(request.POST if which == "shorten" else None, prefix="shorten"),
         "modkill": ModkillForm(request.POST if which == "modkill" else None, players=living, prefix="modkill"),
         "replace": ReplaceForm(request.POST if which == "replace" else None, players=seats, prefix="replace"),
+        "volunteer": VolunteerForm(request.POST if which == "volunteer" else None, players=seats,
+                                   volunteers=host_tools.volunteers_of(game), prefix="volunteer"),
     }
+    if which == "visibility":
+        public = request.POST.get("public") == "yes"
+        try:
+            services.do_set_m21_game_thread_public(game, public, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, "The game thread is public: anyone reads it." if public
+                             else "The game thread is members-only: players, hosts and spectators read it.")
+        return HttpResponseRedirect(url)
+    if which == "prod":
+        try:
+            prods = host_tools.do_prod_m21_players(game, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Prodded: {', '.join(p.name for p in prods)}." if prods
+                             else "Everyone has voted and posted twice today: nobody to prod.")
+        return HttpResponseRedirect(url)
     if which == "vote_count":
         try:
             services.do_post_vote_count(game, acting_user=request.user)
@@ -141,13 +187,19 @@ def _console(request, game: Game):
             messages.success(request, done)
             return HttpResponseRedirect(url)
     now = timezone.now()
+    players, notes = console_selectors.player_rows(game), host_tools.replacing_notes(game)
     context = {
         **staff_admin_site.each_context(request), "title": f"Host console: {game.title}", "subtitle": game.title,
         "game": game, "running": game.status == GameStatus.RUNNING,
         "needs": console_selectors.host_needs(game, now), "clock": console_selectors.phase_clock(game, now),
-        "day": selectors.day_view(request.user, game, now), "players": console_selectors.player_rows(game),
+        "day": selectors.day_view(request.user, game, now), "players": players,
         "silent": console_selectors.silent_players(game, now), "offenders": console_selectors.last_offenders(game),
         "stash": console_selectors.stash_of(game), "forms": forms_,
+        "to_prod": [(seat.name, [host_tools.PROD_REASONS[r] for r in reasons])
+                    for seat, reasons in host_tools.players_to_prod(game, now)],
+        "prods": host_tools.prods_of(game), "volunteers": host_tools.volunteers_of(game),
+        "thread_public": selectors.settings_of(game).game_thread_public,
+        "player_rows": [(row, notes.get(row.resident.pk, "")) for row in players],
     }
     request.current_app = staff_admin_site.name
     response = TemplateResponse(request, "m21/console.html", context, status=400 if bound is not None else 200)

@@ -13,6 +13,7 @@ urlpatterns = [
     path("games/<slug:slug>/m21/extend/", views.extend, name="m21_extend"),
     path("games/<slug:slug>/m21/act/<slug:action>/", role_views.day_action, name="m21_day_action"),
     path("games/<slug:slug>/m21/spectate/", views.spectate, name="m21_spectate"),
+    path("games/<slug:slug>/m21/volunteer/", views.volunteer, name="m21_volunteer"),
     path("games/<slug:slug>/m21/vote-count/", views.post_vote_count, name="m21_vote_count"),
     path("games/<slug:slug>/m21/judge/close/", views.judge_close, name="m21_judge_close"),
     path("games/<slug:slug>/m21/judge/cast/", views.judge_cast, name="m21_judge_cast"),

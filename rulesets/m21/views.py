@@ -22,6 +22,7 @@ from inboxes import policies
 from inboxes.access import access_resident_by_id
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
+from . import host_tool_services as host_tools
 from . import selectors, services
 from .forms import (
     NO_LYNCH,
@@ -90,7 +91,8 @@ def game_page(request, slug: str):
     context = {
         "game": game, "settings": selectors.settings_of(game), "view": view, "is_host": is_host,
         "judge": judge, "role_name": selectors.own_role(request.user, game),
-        "inboxes": selectors.game_inboxes(request.user, game) if request.user.is_authenticated else [],
+        # The policy's query form: a visitor gets the game thread while it is public (M-SETUP-6).
+        "inboxes": selectors.game_inboxes(request.user, game),
         "extend_form": ExtendForm() if is_host else None,
         "casting_form": CastingVoteForm(game=game, user=request.user,
                                         candidates=selectors.living_players(game)) if judge else None,
@@ -100,6 +102,8 @@ def game_page(request, slug: str):
         "day_picks": day_pick_forms(day_actions),
         "spectating": policies.spectator_of(request.user, game),
         "may_spectate": may_join_as_spectator(request.user, game),
+        "volunteering": host_tools.is_volunteer(request.user, game),
+        "may_volunteer": host_tools.volunteer_refusal(request.user, game) is None,
     }
     return render(request, "m21/game.html", context)
 
@@ -148,6 +152,21 @@ def spectate(request, slug: str):
         _, status = _act(request, game, lambda: services.do_join_as_spectator(game, acting_user=request.user),
                          "You watch this game as a spectator: you read the game thread and talk in the "
                          "spectators' thread. You can never play in this game.")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def volunteer(request, slug: str):
+    """Go on (``withdraw`` absent) or leave (``withdraw`` posted) the game's replacement list (L-REPLACE-1); the
+    services decide who may."""
+    game = _m21_game(slug, request)
+    if request.POST.get("withdraw"):
+        _, status = _act(request, game, lambda: host_tools.do_withdraw_volunteering(game, acting_user=request.user),
+                         "You are no longer on the replacement list.")
+    else:
+        _, status = _act(request, game, lambda: host_tools.do_volunteer_to_replace(game, acting_user=request.user),
+                         "You are on the replacement list: the host may give you a seat.")
     return _back(request, game, status)
 
 

@@ -5,7 +5,9 @@ posts in the game thread (M-VOTE-1..3); night 1 the mafia vote a kill with ``kil
 (M-MAFIA-1), the cop investigates, the hooker blocks, the coroner protects on the night page (M-NIGHT-1); day 2
 shows the morning post and the private results (M-NIGHT-4), the count on the game page, and ends at its deadline
 with a tie that the Judge's casting vote decides (M-VOTE-4, M-ROLE judge); night 2's kill, day 3's hammer, and the
-town wins (M-WIN-1); a logged-out spectator checks the deal on the game page and reads the archive: roles, the
+town wins (M-WIN-1); every deadline falls on the 22:00 phase shift, also the night after the hammer (M-SETUP-2); the
+hammer's post flips the imprisoned (M-VOTE-6); a logged-out visitor follows the public game thread during the game
+(M-SETUP-6); a logged-out spectator checks the deal on the game page and reads the archive: roles, the
 vote history, the receipts, every night's trace (L-ARCH-1..3).
 
 Setup (10): Judge, Cop, Coroner, 4 citizens; Godfather, Hooker, goon. The deal is the site's (random): the test reads
@@ -210,9 +212,24 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
     last = m21.post(judge, f"Enough.\n##VOTE {goon}\n##END")
     day.refresh_from_db()
     assert (day.status, day.how, day.imprisoned.name) == (DayStatus.DECIDED, "end_hammer", goon)
-    assert f"**{goon} is imprisoned.**" in Message.objects.filter(
+    goon_role = "Mafia goon"
+    assert f"**{goon} is imprisoned.** They were the {goon_role} (Mafia)." in Message.objects.filter(
         inbox=m21.thread(), body__startswith="**Day 1 is over:** the hammer fell.").get().body
-    assert f"{goon} is imprisoned." in last.text("main")
+    assert f"{goon} is imprisoned. They were the {goon_role} (Mafia)." in last.text("main")  # the flip (M-VOTE-6)
+    # The phase shift (M-SETUP-2): the hammer fell seconds after 22:00; the night ends at the next 22:00 London,
+    # not 24 h after the hammer, and the game thread says so.
+    night1_end = datetime.combine((day1 + timedelta(days=1)).astimezone(LONDON).date(), day1.astimezone(LONDON).time(),
+                                  tzinfo=LONDON).astimezone(UTC)
+    assert m21.night_end(1) == night1_end
+    # A logged-out visitor follows the public game thread during the game (M-SETUP-6): the hammer and the flip,
+    # no post form, and nothing else of the game opens.
+    visitor = Person(m21.browser, stack, None, label="visitor")
+    visitor.open(f"/games/{SLUG}/m21/")
+    visitor.follow(f"main a[href='/inboxes/{m21.thread().public_id}/']")
+    assert f"{goon} is imprisoned. They were the {goon_role} (Mafia)." in visitor.text("main")
+    assert visitor.page.locator("form.post-form").count() == 0
+    visitor.open(f"/inboxes/{m21.thread(InboxKind.MAFIA_THREAD).public_id}/", status=404)
+    visitor.close()
     # The imprisoned can no longer post in the game thread (M-VOTE-6).
     prisoner = m21.of(goon)
     prisoner.open(f"/inboxes/{m21.thread().public_id}/")
@@ -237,6 +254,7 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
     # --- Day 2: the morning post and the private results (M-NIGHT-4) -------------------------------------------
     clock.set(m21.night_end(1) + timedelta(seconds=1))
     day = m21.wait_for_day(2)
+    assert day.deadline.astimezone(LONDON).strftime("%H:%M") == "22:00"  # on the phase shift (M-SETUP-2)
     night = M21Night.objects.get(game__slug=SLUG, number=1)
     assert night.outcome["deaths"] == [] and night.outcome["saved"] == [citizen_a]
     assert any(e["event"] == "roleblocked" and e["target"] == judge

@@ -78,11 +78,12 @@ class M21Table:
 
 
 def build_game(names=("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace"), setup=SEVEN, *, seed: int = 1,
-               cop_insanity=0, start_day=True, slug="m21-test", **create) -> M21Table:
+               cop_insanity=0, start_day=True, slug="m21-test", first_day_starts_at: datetime = START,
+               **create) -> M21Table:
     """An M21 game created, signed up, set up with ``setup``, dealt with ``random.Random(seed)`` and, with
-    ``start_day``, at the start of day 1 (22:00 London)."""
+    ``start_day``, at the start of day 1 (``first_day_starts_at``, by default 22:00 London)."""
     host, cohost = make_user("Host"), make_user("Cohost")
-    now = START - timedelta(days=2)
+    now = min(START, first_day_starts_at) - timedelta(days=2)
     game = services.do_create_m21_game(title="Prohibition Wars", slug=slug, acting_user=host, now=now, **create)
     services.do_add_cohost(game, cohost, acting_user=host, now=now)
     users = {name: make_user(name) for name in names}
@@ -91,10 +92,11 @@ def build_game(names=("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace")
     do_close_signups(game, acting_user=host, now=now)
     game.refresh_from_db()
     services.do_choose_m21_setup(game, setup, cop_insanity=cop_insanity, acting_user=host, now=now)
-    roles = services.do_deal_m21_roles(game, first_day_starts_at=START, acting_user=host, rng=random.Random(seed),
+    roles = services.do_deal_m21_roles(game, first_day_starts_at=first_day_starts_at, acting_user=host,
+                                       rng=random.Random(seed),
                                        now=now)
     table = M21Table(game=game, host=host, cohost=cohost, users=users, now=now, roles=roles)
     if start_day:
-        table.run_clock(START)
+        table.run_clock(first_day_starts_at)
     game.refresh_from_db()
     return table

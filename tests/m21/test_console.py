@@ -176,7 +176,8 @@ def test_modkill_with_and_without_role_reveal_through_the_console_M_SETUP_4():
     bob_role = ROLES[table.roles["Bob"]].name
     carol_role = ROLES[table.roles["Carol"]].name
     assert "**Bob has been removed from the game.**" in texts
-    assert f"**Carol has been removed from the game.** They were the {carol_role}." in texts
+    carol_side = "Mafia" if ROLES[table.roles["Carol"]].alignment == "mafia" else "Town"
+    assert f"**Carol has been removed from the game.** They were the {carol_role} ({carol_side})." in texts
     assert not any(f"Bob has been removed from the game.** They were the {bob_role}" in t for t in texts)
     bob.refresh_from_db()
     carol.refresh_from_db()

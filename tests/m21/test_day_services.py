@@ -129,22 +129,23 @@ def test_the_hammer_ends_the_day_at_once_and_starts_the_night_on_the_clock_M_VOT
     assert announcements[-1].startswith("**Night 1 has begun.**")
 
 
-def test_a_night_after_a_hammer_lasts_its_24_hours_and_moves_the_later_boundaries_M_SETUP_2():
+def test_a_night_after_a_hammer_ends_at_the_phase_shift_and_keeps_the_later_boundaries_on_it_M_SETUP_2():
     table = build_game()
     voters = [n for n in table.users if n != "Bob"][:4]
     hammered_at = hammer(table, "Bob", voters)[-1].received_at
+    night_end = START + timedelta(hours=24)  # the phase shift nearest the hammer + 24 h, not the hammer + 24 h
+    assert hammered_at > START
     # The night starts with the hammer, in the same transaction: no moment without a phase, no stale deadline.
     pending = list(ScheduledEvent.objects.filter(game=table.game, done_at__isnull=True, cancelled_at__isnull=True)
                    .values_list("kind", "due_at"))
-    assert pending == [("m21_night_end", hammered_at + timedelta(hours=24))]
+    assert pending == [("m21_night_end", night_end)]
     stale = ScheduledEvent.objects.get(game=table.game, kind="m21_day_deadline")
     assert (stale.due_at, stale.cancelled_at, stale.done_at) == (START + timedelta(hours=48), hammered_at, None)
     clock = phase_clock(table.game, hammered_at)
-    assert (clock.phase, clock.number, clock.starts_at, clock.ends_at) == (
-        "night", 1, hammered_at, hammered_at + timedelta(hours=24))
-    table.run_clock(hammered_at + timedelta(hours=24))
+    assert (clock.phase, clock.number, clock.starts_at, clock.ends_at) == ("night", 1, hammered_at, night_end)
+    table.run_clock(night_end)
     day2 = table.day(2)
-    assert (day2.starts_at, day2.deadline) == (hammered_at + timedelta(hours=24), hammered_at + timedelta(hours=72))
+    assert (day2.starts_at, day2.deadline) == (night_end, night_end + timedelta(hours=48))
     assert ScheduledEvent.objects.get(game=table.game, kind="m21_day_deadline", payload__day=2,
                                       cancelled_at__isnull=True).due_at == day2.deadline
 

@@ -83,10 +83,15 @@ def expected(t) -> dict[str, tuple[set[str], set[str]]]:
         "host": hosts, "cohost": hosts, "town": living("town"), "cop": living("cop"), "judge": living("judge"),
         "godfather": living("godfather", True), "hooker": living("hooker", True), "ninja": living("ninja", True),
         "imprisoned": gone("imprisoned"), "dead": gone("dead"),
-        "spectator": ({"game_thread", "spectators"}, {"spectators"}), "former_spectator": (set(), set()),
-        "outsider": (set(), set()),
-        "anonymous": (set(), set()),
+        # M-SETUP-6: the game thread is public while the game runs; reading it makes nobody a spectator.
+        "spectator": ({"game_thread", "spectators"}, {"spectators"}), "former_spectator": ({"game_thread"}, set()),
+        "outsider": ({"game_thread"}, set()),
+        "anonymous": ({"game_thread"}, set()),
     }
+
+
+#: Personas who read the game thread only because it is public: they are not told of its posts (readers_of_inbox).
+PUBLIC_ONLY = ("former_spectator", "outsider", "anonymous")
 
 
 def test_the_m21_policy_matrix_four_forms_agree_M_SETUP_3_M_VOTE_6(table):
@@ -104,7 +109,58 @@ def test_the_m21_policy_matrix_four_forms_agree_M_SETUP_3_M_VOTE_6(table):
         messages = policies.readable_messages(user, Message.objects.filter(inbox__game=table.game))
         assert {label(m.inbox) for m in messages} <= readable, persona
         if user.is_authenticated:
-            assert {lab for lab, users in readers.items() if user.pk in users} == readable, persona
+            told = readable - {"game_thread"} if persona in PUBLIC_ONLY else readable
+            assert {lab for lab, users in readers.items() if user.pk in users} == told, persona
+
+
+def test_a_members_only_game_thread_is_closed_to_the_public_M_SETUP_6(table):
+    services.do_set_m21_game_thread_public(table.game, False, acting_user=table.host, now=table.tick())
+    table.game.refresh_from_db()
+    thread = services.thread_of(table.game)
+    for persona in PUBLIC_ONLY:
+        user = policies_fresh(personas(table)[persona])
+        assert policies.can_read_inbox(user, thread) is False, persona
+        assert not policies.readable_inboxes(user, table.game).exists(), persona
+        assert not policies.readable_messages(user, Message.objects.filter(inbox=thread)).exists(), persona
+    assert Client().get(reverse("inbox_thread", args=[thread.public_id])).status_code == 404
+    for persona in ("town", "imprisoned", "spectator", "host"):
+        assert policies.can_read_inbox(policies_fresh(personas(table)[persona]), thread), persona
+    services.do_set_m21_game_thread_public(table.game, True, acting_user=table.host, now=table.tick())
+    assert Client().get(reverse("inbox_thread", args=[thread.public_id])).status_code == 200
+
+
+def test_a_logged_out_visitor_follows_the_game_thread_but_nothing_else_M_SETUP_6(table):
+    thread = services.thread_of(table.game)
+    town = next(n for n in table.names_of_roles("citizen") if n not in (table.imprisoned, table.dead))
+    do_post_message(thread, "PUBLIC-TOWN-TALK: I trust nobody", acting_user=table.users[town], now=table.tick())
+    visitor = Client()
+    page = visitor.get(reverse("inbox_thread", args=[thread.public_id]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "PUBLIC-TOWN-TALK" in html
+    assert 'name="text"' not in html  # no post form for a visitor
+    live = visitor.get(reverse("inbox_live", args=[thread.public_id]) + "?after=0")
+    assert live.status_code == 200 and "PUBLIC-TOWN-TALK" in live.content.decode()
+    game_page = visitor.get(reverse("m21_game", args=[table.game.slug])).content.decode()
+    assert reverse("inbox_thread", args=[thread.public_id]) in game_page
+    for inbox in Inbox.objects.filter(game=table.game).exclude(pk=thread.pk):
+        assert visitor.get(reverse("inbox_thread", args=[inbox.public_id])).status_code == 404, inbox.kind
+    refused = visitor.post(reverse("inbox_thread", args=[thread.public_id]), {"text": "##VOTE Alice"})
+    assert refused.status_code in (302, 403)
+    assert not Message.objects.filter(inbox=thread, body="##VOTE Alice").exists()
+
+
+def test_reading_the_game_thread_never_bars_playing_or_replacing_M_SETUP_6(table):
+    reader = make_user("Reader")
+    client = Client()
+    client.force_login(reader)
+    thread = services.thread_of(table.game)
+    assert client.get(reverse("inbox_thread", args=[thread.public_id])).status_code == 200
+    assert client.get(reverse("m21_game", args=[table.game.slug])).status_code == 200
+    assert not policies.spectator_of(policies_fresh(reader), table.game)
+    town = next(n for n in table.names_of_roles("citizen") if n not in (table.imprisoned, table.dead))
+    seat = services.do_replace_m21_player(table.seat(town), reader, acting_user=table.host, now=table.tick())
+    assert seat.user_id == reader.pk
 
 
 def policies_fresh(user):

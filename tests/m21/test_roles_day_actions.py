@@ -52,7 +52,7 @@ def test_a_gun_fired_by_day_kills_at_once_and_is_spent_M_MAFIA_2_M_ITEM_1():
     give(table, goon, "gun")
     assert rs.do_fire_gun(table.game, target=citizen, acting_user=table.users[goon], now=table.tick()) is True
     assert table.seat(citizen).status == LifeStatus.DEAD
-    assert thread_texts(table)[-1].startswith(f"**{citizen} has died.** They were the Law-abiding citizen.")
+    assert thread_texts(table)[-1].startswith(f"**{citizen} has died.** They were the Law-abiding citizen (Town).")
     with pytest.raises(NotAllowed, match="You hold no gun."):
         rs.do_fire_gun(table.game, target=table.name_of_role("reporter"), acting_user=table.users[goon],
                        now=table.tick())

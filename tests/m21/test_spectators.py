@@ -103,7 +103,7 @@ def test_leaving_closes_both_threads_at_once_and_one_can_watch_again_M_SETUP_3()
         services.do_join_as_spectator(table.game, acting_user=watcher, now=table.tick())
     left = services.do_leave_as_spectator(table.game, acting_user=watcher, now=table.tick())
     assert left.left_at == table.now
-    assert _labels(watcher, table.game) == set()
+    assert _labels(watcher, table.game) == {InboxKind.GAME_THREAD}  # public (M-SETUP-6), the spectators' closed
     with pytest.raises(WrongState, match="You do not watch this game."):
         services.do_leave_as_spectator(table.game, acting_user=watcher, now=table.tick())
     services.do_join_as_spectator(table.game, acting_user=watcher, now=table.tick())
@@ -147,7 +147,7 @@ def test_the_game_page_offers_watching_and_a_spectator_sees_no_night_secrets_M_S
     watcher = make_user("Watcher")
     client.force_login(watcher)
     page = client.get(reverse("m21_game", args=[table.game.slug])).content.decode()
-    assert "Watch this game" in page
+    assert "Join the spectators' thread</button>" in page
     response = client.post(reverse("m21_spectate", args=[table.game.slug]))
     assert response.status_code == 302
     assert policies.spectator_of(fresh(watcher), table.game)
@@ -166,7 +166,10 @@ def test_the_game_page_offers_watching_and_a_spectator_sees_no_night_secrets_M_S
     assert night is not None
     left = client.post(reverse("m21_spectate", args=[table.game.slug]), {"leave": "1"})
     assert left.status_code == 302
-    assert client.get(reverse("inbox_thread", args=[table.thread.public_id])).status_code == 404
+    spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
+    assert client.get(reverse("inbox_thread", args=[spectators.public_id])).status_code == 404
+    # The game thread is public (M-SETUP-6): leaving the spectators' thread does not close it.
+    assert client.get(reverse("inbox_thread", args=[table.thread.public_id])).status_code == 200
     refused = client.post(reverse("m21_spectate", args=[table.game.slug]), {"leave": "1"},
                           headers={"HX-Request": "true"})
     assert refused.status_code == 409
