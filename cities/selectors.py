@@ -9,6 +9,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from inboxes import policies
+from kernel.rulesets import ruleset_of
 from roles.models import CommissarOffer, MafiaDraw
 from roles.services import city_commissar_state
 
@@ -89,8 +90,6 @@ def active_signup(viewer, game: Game) -> Signup | None:
 def public_signup_names(game: Game) -> list[str]:
     """The public names of ``game``'s active sign-ups in the order they came, while no seat is dealt yet, when its
     ruleset shows sign-ups publicly (``RulesetSpec.public_signups``, as a forum sign-up thread does); else []."""
-    from kernel.rulesets import ruleset_of
-
     if not ruleset_of(game).public_signups or game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP) \
             or Resident.objects.filter(game=game).exists():
         return []

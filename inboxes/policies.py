@@ -2,11 +2,10 @@
 
 Every question "may this user see or do this?" about inboxes, messages, residents' secrets and staff identities
 is answered here and nowhere else. Each inbox rule is written once, as data (the staff grants each ruleset declares
-in ``RulesetSpec.policy_grants``, read for games of that ruleset only: ``staff_grants_of``; the membership
-states, and for a finished game the kinds its ruleset discloses, ``public_after_game_kinds``,
-``open_on_request_kinds``, and ``CONSENT_AFTER_GAME`` with
-the ``archive`` app's consent and open-request rows), and read by two renderings that must agree
-(tests/inboxes/test_policy_matrix.py, tests/archive/test_disclosure_matrix.py):
+in ``RulesetSpec.policy_grants``, read for games of that ruleset only: ``staff_grants_of``; the membership states;
+for a finished game the kinds its ruleset discloses, ``public_after_game_kinds``, ``open_on_request_kinds``,
+``CONSENT_AFTER_GAME``, with the ``archive`` app's consent and open-request rows), and read by two renderings that
+must agree (tests/inboxes/test_policy_matrix.py, tests/archive/test_disclosure_matrix.py):
 
 * the instance checks ``can_read_inbox`` / ``can_post_in_inbox`` (one object);
 * the query forms ``readable_inboxes`` / ``readable_messages`` (lists, counts, search, feeds) and

@@ -34,10 +34,10 @@ from .roles import (
     ANY_LIVING,
     CONFISCATED_ITEM,
     IMPRISONED,
+    MAFIA,
     NIGHT,
     NO_TARGET,
     OTHER_LIVING,
-    ROLES,
     role,
     seat_state,
 )

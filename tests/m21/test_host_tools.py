@@ -53,7 +53,7 @@ def test_the_host_prods_who_has_not_voted_or_posted_twice_M_VOTE_5():
                                                     ("Grace", ("never_voted", "fewer_than_two_posts"))]
     assert role_pm_bodies(table, "Grace")[-1] == (
         "**A prod from the host.** Day 1: you have not voted yet today and you have posted fewer than twice today. "
-        "Please vote and post in the game thread before the deadline, Wed 07 Jan 2026, 22:00 Europe/London "
+        "Please vote and post in the game thread before the deadline, Wed 7 Jan 2026, 22:00 GMT "
         "(M-VOTE-5).")
     assert not any("prod" in b for b in role_pm_bodies(table, "Alice"))
     assert [(p.name, p.day, p.at) for p in host_tools.prods_of(table.game)] == [

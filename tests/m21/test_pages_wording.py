@@ -46,5 +46,5 @@ def test_the_archive_says_the_town_won_in_m21_words_M_WIN_1():
     play_to_the_end(table)
     assert table.game.status == GameStatus.FINISHED
     html = page(table)
-    assert '<p class="winner" data-winner="honest">The town won.</p>' in html
+    assert '<p class="winner" data-winner="town">The town won.</p>' in html
     assert "The honest residents won." not in html

@@ -69,11 +69,11 @@ def test_a_first_day_started_at_05_00_ends_at_22_00_on_the_post_the_page_and_the
     assert day.deadline == deadline
     assert deadline_events(table.game, "m21_day_deadline") == [deadline]
     setup_post = table.game.m21.setup_post.body
-    assert ("Day 1 starts Mon 05 Jan 2026, 05:00 Europe/London and ends at the deadline, "
-            "Tue 06 Jan 2026, 22:00 Europe/London, unless the hammer falls first.") in setup_post
+    assert ("Day 1 starts Mon 5 Jan 2026, 05:00 GMT and ends at the deadline, "
+            "Tue 6 Jan 2026, 22:00 GMT, unless the hammer falls first.") in setup_post
     assert "phases shift at 22:00 Europe/London: every phase ends at the phase shift nearest" in setup_post
     assert table.thread.messages.filter(
-        body__startswith="**Day 1 has begun.** It ends at the deadline, Tue 06 Jan 2026, 22:00 Europe/London").exists()
+        body__startswith="**Day 1 has begun.** It ends at the deadline, Tue 6 Jan 2026, 22:00 GMT").exists()
     client = Client()
     client.force_login(table.users["Alice"])
     page = client.get(f"/games/{table.game.slug}/m21/").content.decode()
@@ -92,7 +92,7 @@ def test_after_a_hammer_at_05_03_the_night_and_the_next_day_end_on_phase_shifts_
     night_end = utc(2026, 1, 7, 22, 0)
     assert deadline_events(table.game, "m21_night_end") == [night_end]
     assert table.thread.messages.filter(
-        body="**Night 1 has begun.** It ends at Wed 07 Jan 2026, 22:00 Europe/London.").exists()
+        body="**Night 1 has begun.** It ends at Wed 7 Jan 2026, 22:00 GMT.").exists()
     table.run_clock(night_end)
     day2 = table.day(2)
     assert (day2.starts_at, day2.deadline) == (night_end, utc(2026, 1, 9, 22, 0))
@@ -119,4 +119,4 @@ def test_a_night_across_the_autumn_change_of_summer_time_ends_at_22_00_london_M_
     table.run_clock(deadline)
     assert deadline_events(table.game, "m21_night_end") == [utc(2026, 10, 26, 22, 0)]
     assert table.thread.messages.filter(
-        body="**Night 1 has begun.** It ends at Mon 26 Oct 2026, 22:00 Europe/London.").exists()
+        body="**Night 1 has begun.** It ends at Mon 26 Oct 2026, 22:00 GMT.").exists()

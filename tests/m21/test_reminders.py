@@ -39,7 +39,7 @@ def test_the_living_players_are_reminded_of_the_days_deadline_in_m21_words_M_SET
     archive_services.do_collect_notifications(now=deadline - timedelta(minutes=30))
     texts = told(table, "m21_day_deadline")
     assert set(texts) == {n for n in table.users if n != dead}
-    assert set(texts.values()) == {"Prohibition Wars: the day ends at Jan. 7, 2026, 10 p.m. GMT (Europe/London). "
+    assert set(texts.values()) == {"Prohibition Wars: the day ends at Wed 7 Jan 2026, 22:00 GMT (Europe/London). "
                                    "Have your vote in place (M-VOTE-5)."}
 
 
@@ -53,7 +53,7 @@ def test_the_nights_end_is_reminded_to_the_living_only_M_SETUP_2():
     archive_services.do_collect_notifications(now=end - timedelta(minutes=20))
     texts = told(table, "m21_night_end")
     assert set(texts) == {n for n in table.users if n != prisoner}
-    assert next(iter(texts.values())).startswith("Prohibition Wars: the night ends at Jan. 6, 2026, 10 p.m. GMT")
+    assert next(iter(texts.values())).startswith("Prohibition Wars: the night ends at Tue 6 Jan 2026, 22:00 GMT")
     assert ns.open_night(table.game) is not None
 
 
