@@ -1,4 +1,4 @@
-"""The Procurator's clock pages on the staff admin (``/staff/``; issue 6 items 1, 4 and 6).
+"""The Procurator's clock pages on the staff admin (``/staff/``).
 
 - ``/staff/games/<id>/clock/``: starting the clock (``do_start_game_clock``), the phase plan (days, their start, end and night end, long and shortened days),
   the forms that change it (``do_set_day_start``, ``do_declare_long_day``, ``do_shorten_day``: the services
@@ -30,6 +30,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from cities import clock_services
+from kernel.errors import RuleViolation
+from kernel.form_fields import IdField
 from staff.console import (
     register_dashboard_links,
     register_dashboard_needs,
@@ -40,9 +43,8 @@ from staff.console import (
 from voting.models import JudgeElection, VotingSession
 from voting.window_services import can_reschedule, do_reschedule_missed_voting, is_missed, suggested_window
 
-from . import scheduler, services
-from .errors import RuleViolation
-from .forms import IdField, WallClockField, wall_clock_to_utc
+from . import scheduler
+from .forms import WallClockField, wall_clock_to_utc
 from .models import Game, GameDay, ScheduledEvent, StaffKind
 from .staff_needs import clock_needs, clock_problems
 
@@ -84,7 +86,7 @@ def failing_events(game: Game) -> list[ScheduledEvent]:
 
 def pending_events(game: Game, *, kinds: tuple[str, ...] | None = None, city=None) -> list[ScheduledEvent]:
     """The pending (not done, not cancelled) scheduled events of ``game``, soonest first, each with ``local_due``
-    (its ``due_at`` in the game's time zone) for the schedule pages (issue 7 point 2). ``kinds`` narrows to those
+    (its ``due_at`` in the game's time zone) for the schedule pages . ``kinds`` narrows to those
     event kinds; ``city`` to the events whose payload names that city (or a session/election of it)."""
     zone = ZoneInfo(game.time_zone)
     events = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
@@ -120,7 +122,7 @@ class RetryForm(forms.Form):
 
 class EditWindowForm(forms.Form):
     minutes = forms.IntegerField(label=gettext_lazy("Daily post edit window (minutes)"), min_value=0,
-                                 max_value=services.MAX_EDIT_WINDOW_MINUTES)
+                                 max_value=clock_services.MAX_EDIT_WINDOW_MINUTES)
 
 
 class DayStartForm(forms.Form):
@@ -179,19 +181,19 @@ def game_clock_view(request, game_id: int):
         data = bound.cleaned_data
         try:
             if which == "edit_window":
-                services.do_set_daily_post_edit_window(game, data["minutes"], acting_user=request.user)
+                clock_services.do_set_daily_post_edit_window(game, data["minutes"], acting_user=request.user)
             elif which == "start":
-                services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
+                clock_services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
                                              acting_user=request.user)
             elif which == "day_start":
-                services.do_set_day_start(game, data["day_start"], acting_user=request.user)
+                clock_services.do_set_day_start(game, data["day_start"], acting_user=request.user)
             elif which == "long_day":
-                services.do_declare_long_day(game, data["day"], data["calendar_days"], acting_user=request.user)
+                clock_services.do_declare_long_day(game, data["day"], data["calendar_days"], acting_user=request.user)
             else:
-                services.do_shorten_day(game, data["day"], data["hours"], acting_user=request.user,
+                clock_services.do_shorten_day(game, data["day"], data["hours"], acting_user=request.user,
                                         next_day_starts_at=data["next_day_starts_at"])
         except RuleViolation as exc:
-            bound.add_error(None, str(exc))  # shown inside the form that caused it (issue 7 point 2)
+            bound.add_error(None, str(exc))  # shown inside the form that caused it 
         else:
             messages.success(request, _("The plan is changed and the pending events are rescheduled."))
             return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))
@@ -239,7 +241,7 @@ def daily_post_view(request, game_id: int, day: int):
     which = request.POST.get("form") if request.method == "POST" else None
     if which == "publish_now" and post is not None and post.published_at is None:
         try:
-            services.do_publish_daily_post(game, day, acting_user=request.user)
+            clock_services.do_publish_daily_post(game, day, acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
         else:
@@ -255,11 +257,11 @@ def daily_post_view(request, game_id: int, day: int):
         data = form.cleaned_data
         try:
             if isinstance(form, FreeTextForm):
-                services.do_set_daily_post_text(game, day, data["free_text"], acting_user=request.user)
+                clock_services.do_set_daily_post_text(game, day, data["free_text"], acting_user=request.user)
             elif isinstance(form, EditPostForm):
-                services.do_edit_daily_post(post, title=data["title"], body=data["body"], acting_user=request.user)
+                clock_services.do_edit_daily_post(post, title=data["title"], body=data["body"], acting_user=request.user)
             else:
-                services.do_append_to_daily_post(post, data["text"], acting_user=request.user)
+                clock_services.do_append_to_daily_post(post, data["text"], acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
         else:

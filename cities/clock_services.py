@@ -1,7 +1,5 @@
 """The phase plan and the clock's services (DESIGN.md "The clock"; RULES.md L-DAY-1..3, L-POST-2): the days'
-planned times, the clock events laid out from them, day start and night start, the daily post.
-
-Moved out of ``cities.services`` (which still answers for these names)."""
+planned times, the clock events laid out from them, day start and night start, the daily post."""
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
@@ -11,8 +9,9 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from inboxes.membership_services import do_lay_spirit_to_rest
 from inboxes.rendering import render_markdown
-from inboxes.services import do_lay_spirit_to_rest, do_roll_over_city_inboxes_for_new_day
+from inboxes.services import do_roll_over_city_inboxes_for_new_day
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.events import ScheduledKind
@@ -42,7 +41,7 @@ from .services import (
 )
 
 # --------------------------------------------------------------------------------------------------------------
-# The phase plan (issue 6 item 1; DESIGN.md "The clock"; RULES.md L-DAY-1..3, L-POST-2)
+# The phase plan (DESIGN.md "The clock"; RULES.md L-DAY-1..3, L-POST-2)
 # --------------------------------------------------------------------------------------------------------------
 #
 # The plan is ``GameDay`` rows (``cities.clock`` computes their times) and the ScheduledEvents laid out from them.
@@ -648,7 +647,7 @@ def _publish_daily_post_at_day_start(game: Game, day: int, *, acting_user, now: 
 
 
 # --------------------------------------------------------------------------------------------------------------
-# The daily post (issue 6 item 4; RULES.md L-POST-2, L-DEATH-2)
+# The daily post (RULES.md L-POST-2, L-DEATH-2)
 # --------------------------------------------------------------------------------------------------------------
 
 def _daily_day(game: Game, day: int):

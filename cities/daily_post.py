@@ -1,10 +1,10 @@
-"""The site's draft of the daily post (issue 6 item 4; RULES.md L-POST-2, L-DEATH-2, L-WIN-1): reads only.
+"""The site's draft of the daily post (RULES.md L-POST-2, L-DEATH-2, L-WIN-1): reads only.
 
 ``daily_post_record(game, day, now)`` composes, from the records, the Markdown the site drafts for the post
 published at the start of game day ``day``: the victims of night ``day - 1`` with their alignment (L-DEATH-2),
 yesterday's results per city (nominees, counted voters by name, changed minds, the court's decision, the executed
 and their alignment), the other deaths of the day (suicides, penalties), the sitting judges (elections), and the
-scoreboard per city and in total. ``cities.services.do_draft_daily_post`` stores it as an unpublished daily post.
+scoreboard per city and in total. ``cities.clock_services.do_draft_daily_post`` stores it as an unpublished daily post.
 
 What it discloses and why that is allowed: the alignment of the dead (they are announced in this very post,
 L-DEATH-2; the Procurator, who reads the draft before publication, is the one who announces it, L-COURT-4) and the

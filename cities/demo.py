@@ -1,4 +1,4 @@
-"""The demo Lepra game of ``make run`` (issues 2 and 9): 3 cities x 20 residents, full staff, roles drawn as in
+"""The demo Lepra game of ``make run`` : 3 cities x 20 residents, full staff, roles drawn as in
 L-ASSIGN / L-COMM, played through the real services and the game clock up to the morning of day 2: day 1's judge
 elections (proposals, precincts with «Он - Ганди!» / «Он - Гитлер!» ballots, a judge per city, the court
 formed), night 1's godfather elections, the first daily post published by the clock, and on day 2 talk in every
@@ -24,33 +24,33 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
 
+from cities.clock_services import do_declare_long_day, do_set_daily_post_text, do_start_game_clock
+from cities.recruitment_services import (
+    do_close_signups,
+    do_move_signup,
+    do_publish_city_lists,
+    do_publish_recruitment_post,
+    do_sign_up,
+)
+from cities.resident_services import do_set_resident_flags
 from inboxes.models import Inbox, InboxKind
+from inboxes.posting import do_post_message
 from inboxes.services import (
     do_create_secret_inbox,
     do_create_stage_inbox,
     do_open_game_inboxes,
-    do_post_message,
     do_post_site_message,
 )
+from roles.night_services import do_open_godfather_election, do_vote_godfather, mafia_inbox_of
 from roles.services import (
     do_answer_commissar_offer,
     do_name_mafia_numbers,
     do_offer_commissar,
-    do_open_godfather_election,
     do_start_mafia_draw,
-    do_vote_godfather,
-    mafia_inbox_of,
 )
+from voting.judge_services import do_pass_candidates, do_propose_candidate, do_schedule_judge_election
 from voting.models import Precinct
-from voting.services import (
-    do_accept_proxy,
-    do_nominate,
-    do_pass_candidates,
-    do_propose_candidate,
-    do_request_proxy,
-    do_schedule_judge_election,
-    do_schedule_voting,
-)
+from voting.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 
 from . import clock
 from .models import Alignment, City, Game, GameStatus, PostKind, Resident, StaffKind
@@ -58,19 +58,10 @@ from .scheduler import advance_clock
 from .services import (
     do_add_city,
     do_appoint_staff,
-    do_close_signups,
     do_create_game,
     do_create_public_post,
-    do_declare_long_day,
-    do_move_signup,
-    do_publish_city_lists,
-    do_publish_recruitment_post,
     do_schedule_public_post,
-    do_set_daily_post_text,
     do_set_game_status,
-    do_set_resident_flags,
-    do_sign_up,
-    do_start_game_clock,
     record_event,
 )
 
@@ -504,7 +495,7 @@ def _quiet_day_two(demo: DemoGame, game: Game, cities: list[City], rng: random.R
                    t: datetime) -> DemoGame:
     """The test suite's shared demo (``lively=False``): day 1 and night 1 skipped by hand (judges and godfathers set
     by flags), the game set running on day 2 without a clock, a few posts in every standing inbox. Kept for the
-    suite's fixture until its expectations are moved to the lively demo (issue 9 point 3)."""
+    suite's fixture that pins the older demo's expectations."""
     procurator = demo.staff["procurator"]
 
     def tick() -> datetime:

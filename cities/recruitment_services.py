@@ -1,6 +1,4 @@
-"""Recruitment (RULES.md L-CITY, L-POST-1): the recruitment post, sign-ups, forming the cities, the city lists.
-
-Moved out of ``cities.services`` (which still answers for these names)."""
+"""Recruitment (RULES.md L-CITY, L-POST-1): the recruitment post, sign-ups, forming the cities, the city lists."""
 from __future__ import annotations
 
 import random
@@ -36,7 +34,7 @@ from .services import (
 )
 
 # --------------------------------------------------------------------------------------------------------------
-# Recruitment (issue 3 item 1): the recruitment post, sign-ups, cities, the city lists (L-CITY, L-POST-1)
+# Recruitment : the recruitment post, sign-ups, cities, the city lists (L-CITY, L-POST-1)
 # --------------------------------------------------------------------------------------------------------------
 
 def recruitment_post_of(game: Game) -> PublicPost | None:

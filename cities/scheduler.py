@@ -23,22 +23,20 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from kernel.audit import record_events
-from kernel.prepared import PreparedQuery, PreparedUpdate
-
-from .errors import NotAllowed, WrongState
-from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
-from .services import (
-    _check_procurator,
+from cities.clock_services import (
     do_begin_day,
     do_begin_night,
     do_draft_daily_post,
     do_publish_daily_post,
-    do_publish_post,
     do_replan_clock,
     pending_day_deadline,
-    record_event,
 )
+from kernel.audit import record_events
+from kernel.errors import NotAllowed, WrongState
+from kernel.prepared import PreparedQuery, PreparedUpdate
+
+from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
+from .services import _check_procurator, do_publish_post, record_event
 
 logger = logging.getLogger(__name__)
 
@@ -122,13 +120,13 @@ def _publish_post(event: ScheduledEvent, now: datetime) -> str:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The phase plan's events (issue 6; see the comment above ``cities.services.CLOCK_EVENT_KINDS``). ``night_end`` is
+# The phase plan's events (see the comment above ``cities.clock_services.CLOCK_EVENT_KINDS``). ``night_end`` is
 # the night resolution's, registered by ``roles``.
 # ----------------------------------------------------------------------------------------------------------------
 
 @handler("day_start")
 def _day_start(event: ScheduledEvent, now: datetime) -> str:
-    """Start game day ``payload["day"]`` (L-DAY-1, L-POST-2): ``cities.services.do_begin_day``. A day that
+    """Start game day ``payload["day"]`` (L-DAY-1, L-POST-2): ``cities.clock_services.do_begin_day``. A day that
     already started is left as it is (a repeated or duplicated event changes nothing)."""
     day = event.payload["day"]
     try:
@@ -142,10 +140,10 @@ def _day_start(event: ScheduledEvent, now: datetime) -> str:
 
 @handler("night_start")
 def _night_start(event: ScheduledEvent, now: datetime) -> str:
-    """Close game day ``payload["day"]`` (L-DAY-3): ``cities.services.do_begin_night``. While a voting, court or
+    """Close game day ``payload["day"]`` (L-DAY-3): ``cities.clock_services.do_begin_night``. While a voting, court or
     judge election deadline of that day is still pending at or after this event's due time (a court deadline past
     00:00, an election closing after midnight), the night waits: the plan is re-derived
-    (``cities.services.do_replan_clock``), which lays out a new ``night_start`` after that deadline and moves the
+    (``cities.clock_services.do_replan_clock``), which lays out a new ``night_start`` after that deadline and moves the
     night's end, the daily post's draft and the next day's start with it, in order and audited."""
     day = event.payload["day"]
     game = Game.objects.get(pk=event.game_id)
@@ -168,7 +166,7 @@ def _night_start(event: ScheduledEvent, now: datetime) -> str:
 @handler("daily_post_draft")
 def _daily_post_draft(event: ScheduledEvent, now: datetime) -> str:
     """Draft the daily post of game day ``payload["day"]`` after the night's resolution (L-POST-2):
-    ``cities.services.do_draft_daily_post`` (an existing draft is kept)."""
+    ``cities.clock_services.do_draft_daily_post`` (an existing draft is kept)."""
     day = event.payload["day"]
     post = do_draft_daily_post(event.game, day, acting_user=None, now=now)
     return f"daily post of day {day} drafted: post {post.pk}"

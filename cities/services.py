@@ -6,7 +6,6 @@ the rules refuse. ``acting_user=None`` means the scheduler or a trusted setup co
 """
 from __future__ import annotations
 
-import importlib
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -14,8 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from inboxes.policies import forget_viewer_cache, holds_role
+from inboxes.policies import holds_role
 from inboxes.rendering import render_markdown
+from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, UnknownRuleset, WrongState
 from kernel.rulesets import get_ruleset, ruleset_of
@@ -33,7 +33,6 @@ from .models import (
     StaffKind,
     StaffRole,
 )
-from .resident_services import do_set_resident_flags  # noqa: F401  (public name kept for callers)
 
 MAX_POST_LENGTH = 50_000
 #: How far ahead a post may be scheduled, in days (a game lasts 10-14 days, L-DAY-6; recruitment comes first).
@@ -278,36 +277,3 @@ def do_publish_post(post: PublicPost, *, acting_user, now: datetime | None = Non
     record_event(post.game, "scheduler.post_published" if acting_user is None else "post.published",
                  actor=acting_user, at=now, payload={"post": post.pk})
     return post
-
-
-
-
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
-#: before.
-_MOVED: dict[str, str] = {
-    **dict.fromkeys([
-        "CLOCK_EVENT_KINDS", "DAY_DEADLINE_KINDS", "MAX_EDIT_WINDOW_MINUTES", "_apply_plan_change",
-        "_check_changeable_day", "_check_clock", "_check_future_days_fit", "_check_game_not_over",
-        "_check_voting_fits", "_daily_day", "_deadline_after", "_editable_daily_post", "_expected_clock_events",
-        "_local_time", "_lock_days", "_night_hold", "_payload_key", "_plan_payload",
-        "_publish_daily_post_at_day_start", "_replan", "_sync_clock_events", "_zone", "do_append_to_daily_post",
-        "do_begin_day", "do_begin_night", "do_declare_long_day", "do_draft_daily_post", "do_edit_daily_post",
-        "do_publish_daily_post", "do_replan_clock", "do_set_daily_post_edit_window", "do_set_daily_post_text",
-        "do_set_day_start", "do_shorten_day", "do_start_game_clock", "game_day_of", "night_cutoff",
-        "pending_day_deadline", "voting_window_limits"
-    ], "clock_services"),
-    **dict.fromkeys([
-        "SIGNUP_GUARDS", "_setup_before_lists", "_signups_open", "balanced_sizes", "city_lists_markdown",
-        "do_append_to_recruitment_post", "do_close_signups", "do_form_cities", "do_move_signup",
-        "do_publish_city_lists", "do_publish_recruitment_post", "do_sign_up", "do_withdraw_signup",
-        "planned_city_count", "recruitment_post_of", "system_rng"
-    ], "recruitment_services"),
-}
-
-
-def __getattr__(name: str):
-    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
-    # imported on first use, not at the top.
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,15 +13,16 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from archive.notifications import attention_everywhere, attention_for
-from inboxes import access, policies
+from cities import recruitment_services
+from inboxes import access, knowledge, policies
 from inboxes.selectors import messages_by_resident_for
+from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from kernel.rulesets import ruleset_of
 from roles import services as role_services
-from roles.services import touring_rotation_list
+from roles.night_services import touring_rotation_list
 from sanctions.services import play_ban_sentence, running_play_ban_of
 
 from . import selectors, services
-from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from .forms import (
     AppointStaffForm,
     FormCitiesForm,
@@ -67,7 +68,7 @@ def game_detail(request, slug: str):
         "has_mafia_draw": spec.has_page_section("mafia_draw"),
         "posts": selectors.published_posts(game),
         "cities": selectors.city_list(game),
-        "staff": policies.visible_staff(request.user, game),
+        "staff": knowledge.visible_staff(request.user, game),
         "seat": policies.seat_in(request.user, game),
         "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
         "signup": selectors.active_signup(request.user, game),
@@ -191,10 +192,10 @@ def signup_toggle(request, slug: str):
     action = request.POST.get("action")
     try:
         if action == "sign-up":
-            services.do_sign_up(game, acting_user=request.user)
+            recruitment_services.do_sign_up(game, acting_user=request.user)
             messages.success(request, _("You are signed up."))
         elif action == "withdraw":
-            services.do_withdraw_signup(game, acting_user=request.user)
+            recruitment_services.do_withdraw_signup(game, acting_user=request.user)
             messages.success(request, _("Your sign-up is withdrawn."))
         else:
             raise InvalidInput(_("Unknown action."))
@@ -224,7 +225,7 @@ def _setup_context(request, game) -> dict:
         "cities_form": FormCitiesForm(),
         "staff_form": _appoint_form(request, game),
         "move_form": _move_signup_form(request, game, setup=setup),
-        "staff": policies.visible_staff(request.user, game),
+        "staff": knowledge.visible_staff(request.user, game),
     }
 
 
@@ -245,7 +246,7 @@ def _appoint_form(request, game, data=None) -> AppointStaffForm:
 
 @login_required
 def game_setup(request, slug: str):
-    """The Procurator's setup page: each step of issue 3 in order, buttons only where the step applies."""
+    """The Procurator's setup page: each setup step in order (signups, cities, lists, draws), buttons only where the step applies."""
     game = _procurator_game(request, slug)
     return render(request, "cities/setup.html", _setup_context(request, game))
 
@@ -260,13 +261,13 @@ def _valid_or_refused(form):
 
 def _step_recruitment_post(request, game):
     form = _valid_or_refused(RecruitmentPostForm(request.POST))
-    services.do_publish_recruitment_post(game, acting_user=request.user, title=form.cleaned_data.get("title", ""),
+    recruitment_services.do_publish_recruitment_post(game, acting_user=request.user, title=form.cleaned_data.get("title", ""),
                                          body=form.cleaned_data.get("body", ""))
 
 
 def _step_form_cities(request, game):
     form = _valid_or_refused(FormCitiesForm(request.POST))
-    services.do_form_cities(game, acting_user=request.user, names=form.cleaned_data.get("names", "").splitlines())
+    recruitment_services.do_form_cities(game, acting_user=request.user, names=form.cleaned_data.get("names", "").splitlines())
 
 
 def _step_move_signup(request, game):
@@ -279,7 +280,7 @@ def _step_move_signup(request, game):
         raise InvalidInput(_("Choose a player and a city."))
     signup = access.access_signup_by_id(request.user, form.cleaned_data["signup"], game=game)
     city = access.access_city_by_id(request.user, form.cleaned_data["city"], game=game)
-    services.do_move_signup(signup, city, acting_user=request.user)
+    recruitment_services.do_move_signup(signup, city, acting_user=request.user)
 
 
 def _step_appoint(request, game):
@@ -317,11 +318,11 @@ def _step_add_city(request, game):
 SETUP_STEPS = {
     "add-city": _step_add_city,
     "recruitment-post": _step_recruitment_post,
-    "close-signups": lambda request, game: services.do_close_signups(game, acting_user=request.user),
+    "close-signups": lambda request, game: recruitment_services.do_close_signups(game, acting_user=request.user),
     "form-cities": _step_form_cities,
     "move-signup": _step_move_signup,
     "appoint": _step_appoint,
-    "publish-lists": lambda request, game: services.do_publish_city_lists(game, acting_user=request.user),
+    "publish-lists": lambda request, game: recruitment_services.do_publish_city_lists(game, acting_user=request.user),
     "start-draw": lambda request, game: role_services.do_start_mafia_draw(game, acting_user=request.user),
     "site-numbers": lambda request, game: role_services.do_name_mafia_numbers(game, None, acting_user=request.user),
     "offer-commissar": _step_offer,

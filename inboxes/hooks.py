@@ -2,7 +2,7 @@
 of a given kind (a Lepra voting inbox counts «казнить», a precinct takes a ballot, an M21 game thread parses
 ``##VOTE``). The scheduler's handler table (``cities.scheduler.HANDLERS``) is the model.
 
-``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
+``inboxes.posting.do_post_message`` calls, inside its transaction and with the inbox row locked:
 0. ``hook.locked_reads()``: annotations that the statement locking the poster's membership of the inbox
    (``policies.lock_for_post``) reads as well, so that ``check`` needs no statement of its own under the lock
    (that statement reads those of every registered hook, since the inbox's kind is known only once it is read:

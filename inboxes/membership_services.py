@@ -1,8 +1,6 @@
 """Deaths and memberships (RULES.md L-DEATH-1, L-SPIRIT-2, L-INBOX-2/17/18, L-STAFF-3): what a death does to a
 seat's inboxes, bans, unbans, removals and the Arbiter's penalty bans; hiding and editing messages (L-INBOX-21);
-replacing a player (L-REPLACE-1).
-
-Moved out of ``inboxes.services`` (which still answers for these names)."""
+replacing a player (L-REPLACE-1)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -14,10 +12,11 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from cities.resident_services import do_set_resident_flags
+from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 
 from . import policies
 from .models import (
@@ -44,7 +43,7 @@ from .services import (
 )
 
 # ==============================================================================================================
-# Death and membership (issue 3 item 5): L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
+# Death and membership : L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
 # ==============================================================================================================
 
 def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
@@ -224,7 +223,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     """The Supreme Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): ``resident`` reads but cannot post in each of
     ``inboxes`` until ``until`` (aware UTC, in the future), for ``reason`` (shown to nobody but moderators).
 
-    Arbiter only, in inboxes of ``policies.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
+    Arbiter only, in inboxes of ``policy_tables.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
     shortens: a ban for good stays, a later end stays. All or nothing. Returns the memberships, in the order of
     ``inboxes``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (no inbox, another game's inbox, a kind
     outside ``PENALTY_BAN_KINDS``, not in the inbox, naive or past end, empty reason) or ``WrongState`` (killed
@@ -249,7 +248,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     for inbox in inboxes:
         if inbox.game_id != game.pk:
             raise InvalidInput(_("An inbox of another game was named."), rule="L-INBOX-18")
-        if inbox.kind not in policies.PENALTY_BAN_KINDS:
+        if inbox.kind not in policy_tables.PENALTY_BAN_KINDS:
             raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
                                  "and precinct inboxes only."), rule="L-INBOX-18")
         inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
@@ -279,7 +278,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
 
 
 # ==============================================================================================================
-# Messages (issue 3 item 6): L-INBOX-21
+# Messages : L-INBOX-21
 # ==============================================================================================================
 
 @transaction.atomic
@@ -288,7 +287,7 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     ``MessageRevision`` (every reader sees every revision) and setting ``edited_at`` = ``now`` (aware UTC).
 
     Allowed to the message's author (``author_user``) while they may post in the inbox, within
-    ``policies.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``IMMUTABLE_KINDS``),
+    ``moderation_policy.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``IMMUTABLE_KINDS``),
     never for a hidden message. Returns the Message. Raises, changing nothing: ``NotAllowed`` ("No such inbox."
     when unreadable; not the author; an immutable kind; banned), ``InvalidInput`` (empty, too long, unchanged)
     or ``WrongState`` (window over, hidden, inbox closed or rolled over, game over).
@@ -305,14 +304,14 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     inbox = message.inbox
     if acting_user is None:
         raise NotAllowed(_("Only the author may edit a message."), rule="L-INBOX-21")
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
-    reason = policies.edit_denial_reason(acting_user, message, now)
+    reason = moderation_policy.edit_denial_reason(acting_user, message, now)
     if reason is not None:
         if message.author_user_id != acting_user.pk or inbox.kind in IMMUTABLE_KINDS:
             error = NotAllowed
-        elif (message.is_hidden or now >= message.received_at + policies.EDIT_WINDOW or not inbox.is_open
+        elif (message.is_hidden or now >= message.received_at + moderation_policy.EDIT_WINDOW or not inbox.is_open
               or inbox.game.is_finished):
             error = WrongState
         else:
@@ -341,10 +340,10 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
     inbox = message.inbox
     if acting_user is None:
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
-    if not policies.can_moderate_inbox(acting_user, inbox):
+    if not moderation_policy.can_moderate_inbox(acting_user, inbox):
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
     if message.is_hidden:
         raise WrongState(_("This message is already hidden."), rule="L-INBOX-21")
@@ -358,7 +357,7 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
 
 
 # ==============================================================================================================
-# Replacements (issue 3 item 7): L-REPLACE-1
+# Replacements : L-REPLACE-1
 # ==============================================================================================================
 
 @transaction.atomic
@@ -399,8 +398,8 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     resident.user = new_user
     resident.name = new_name
     resident.save(update_fields=["user", "name"])
-    policies.forget_viewer_cache(old_user)
-    policies.forget_viewer_cache(new_user)
+    viewer_reads.forget_viewer_cache(old_user)
+    viewer_reads.forget_viewer_cache(new_user)
     record_event(game, "resident.replaced", actor=acting_user, at=now,
                  payload={"resident": resident.pk, "old_user": old_user.pk, "new_user": new_user.pk,
                           "old_name": old_name, "new_name": new_name})

@@ -11,8 +11,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from inboxes import viewer_reads
 from kernel.audit import event_statement
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.prepared import PreparedInsert, execute_together
 
 from . import policies
@@ -49,7 +50,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # round trip, which also reads what the hook needs to decide the post (``PostHook.locked_reads``).
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("No such inbox."))  # no post without an account (L-INBOX-17)
-    locked = policies.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key)
+    locked = viewer_reads.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key)
     if locked is None:
         raise Inbox.DoesNotExist("No such inbox.")
     return _post(locked, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)

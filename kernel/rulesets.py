@@ -39,7 +39,7 @@ Plain attributes (override as class attributes):
   (a Lepra city's inbox and mafia inbox, an M21 game thread); ``create_standing_inboxes`` makes them.
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
-  ``inboxes.services.do_post_message`` calls the hook of the inbox's kind inside its transaction.
+  ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction.
 - ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
   ``cities.scheduler.handler(kind)`` by the package when it loads.
 - ``policy_grants``: the policy's grant and disclosure tables (a mapping the access policy reads; keys are

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from cities.forms import AccessedChoiceField, IdField, PublicIdFormField
+from kernel.form_fields import AccessedChoiceField, IdField, PublicIdFormField
 
 
 class MafiaNumbersForm(forms.Form):

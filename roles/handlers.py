@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cities.errors import WrongState
 from cities.models import Game, GameDay, GameStatus, ScheduledEvent
 from cities.scheduler import Waits, handler
-
-from .services import do_resolve_night
+from kernel.errors import WrongState
+from roles.night_services import do_resolve_night
 
 
 @handler("night_end")
@@ -17,7 +16,7 @@ def _night_end(event: ScheduledEvent, now: datetime) -> str:
     """Resolve the night (once: a second run returns the stored outcome and changes nothing). A game that is no
     longer running (ended by victory or by the Procurator) is left as it is. A night that has not started yet (its
     day is still running on the plan) is never resolved: the event waits (``Waits``), and the resolution counts
-    only what was decided before the planned end of the night (``cities.services.night_cutoff``)."""
+    only what was decided before the planned end of the night (``cities.clock_services.night_cutoff``)."""
     game = Game.objects.get(pk=event.game_id)
     night = int(event.payload["night"])
     if game.status != GameStatus.FINISHED and game.day_number == night and GameDay.objects.filter(game=game, number=night, ended_at__isnull=True).exists():

@@ -90,7 +90,7 @@ class CommissarOffer(models.Model):
 
 
 # ==============================================================================================================
-# The night (issue 6): godfather elections, night actions, commissar checks, gifts, resolution, the game's end
+# The night : godfather elections, night actions, commissar checks, gifts, resolution, the game's end
 # ==============================================================================================================
 
 class GodfatherElection(models.Model):

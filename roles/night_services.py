@@ -3,9 +3,7 @@
 resolution at night end through the ruleset's pipeline (``roles.night``), the aftermath of a death by day.
 
 What must never leak (L-STAFF-6): the godfather, the decisions and their targets are the city's mafia's and the
-Consigliere's; a check's asker is the commissar's. Audit payloads carry ids of rows and counts only.
-
-Moved out of ``roles.services`` (which still answers for these names)."""
+Consigliere's; a check's asker is the commissar's. Audit payloads carry ids of rows and counts only."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -15,7 +13,7 @@ from django.db.models import Count
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.clock_services import night_cutoff
 from cities.models import (
     Alignment,
     City,
@@ -27,16 +25,16 @@ from cities.models import (
     StaffKind,
 )
 from cities.resident_services import do_set_resident_flags
-from cities.services import (
-    night_cutoff,
-)
+from inboxes.membership_services import do_kill_residents
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
-from inboxes.policies import forget_viewer_cache, holds_role, seat_in
-from inboxes.services import do_create_inbox, do_kill_residents, do_post_site_message
+from inboxes.policies import holds_role, seat_in
+from inboxes.services import do_create_inbox, do_post_site_message
+from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
-from voting.services import ELECTION_NOTICE, cities_needing_judge_election, do_schedule_judge_election
+from voting.judge_services import ELECTION_NOTICE, cities_needing_judge_election, do_schedule_judge_election
 
 from . import night as night_rules
 from .models import (
@@ -52,7 +50,7 @@ from .models import (
 from .services import MAX_REASON_LENGTH, _check_procurator, do_check_victory
 
 # ==============================================================================================================
-# The night (issue 6): godfathers (L-NIGHT-3), decisions (L-NIGHT-1/2/4/6), checks (L-NIGHT-5), gifts
+# The night : godfathers (L-NIGHT-3), decisions (L-NIGHT-1/2/4/6), checks (L-NIGHT-5), gifts
 # (L-NIGHT-7), resolution, victory (L-WIN)
 #
 # What must never leak (L-STAFF-6): the godfather, the decisions and their targets are the city's mafia's and the
@@ -552,7 +550,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
                      ) -> night_rules.NightOutcome:
     """Resolve ``night`` of ``game`` once (L-NIGHT-6), in one transaction: run ``roles.night.resolve_night`` with
     the night steps of the game's ruleset (``ruleset_of(game).night_steps``) over the stored decisions and
-    checks; kill the victims at once with ``inboxes.services.do_kill_residents`` (cause killed; the spirit rule's
+    checks; kill the victims at once with ``inboxes.membership_services.do_kill_residents`` (cause killed; the spirit rule's
     victims as spirits, L-SPIRIT-1: not in the cemetery, a vote today); close open godfather elections, and open a new one where a godfather died
     (L-NIGHT-3); record ``night.resolved`` {night, deaths: [{resident, city, cause, touring, by_city, spirit}],
     checks: count, touring_city}; then ``do_check_victory``.
@@ -607,7 +605,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
 
 #: The election the site schedules when a judge dies (L-JUDGE-2): it opens at the earliest notice L-DAY-4 allows
 #: (6 h), rounded up to the next full hour, and lasts this long. The Arbiter may move it before it opens
-#: (``voting.services.do_schedule_judge_election`` moves a pending election and announces it again).
+#: (``voting.judge_services.do_schedule_judge_election`` moves a pending election and announces it again).
 SITE_ELECTION_LENGTH = timedelta(hours=6)
 
 

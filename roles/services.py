@@ -3,7 +3,7 @@ night (godfathers L-NIGHT-3, decisions L-NIGHT-1/2/4/6, checks L-NIGHT-5, gifts 
 night end) and the end of the game (victory L-WIN-1, the early end L-WIN-3).
 
 Each ``do_<verb>_<noun>(..., *, acting_user, now=None)`` runs in one transaction, checks the rules first, writes
-a ``GameEvent`` and raises a ``cities.errors.RuleViolation`` subclass (nothing changed) when refused.
+a ``GameEvent`` and raises a ``kernel.errors.RuleViolation`` subclass (nothing changed) when refused.
 Randomness comes from ``system_rng()`` (``secrets.SystemRandom()``, L-ASSIGN-3) unless a caller passes ``rng``.
 
 What must never leak: the shuffled lists together with the numbers name the mafia, so ``MafiaDraw.lists`` is
@@ -13,7 +13,6 @@ shown to nobody but the candidate (L-COMM-2); audit payloads name no alignment a
 """
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -23,7 +22,6 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import (
     Alignment,
     City,
@@ -35,17 +33,16 @@ from cities.models import (
     StaffKind,
     StaffRole,
 )
+from cities.recruitment_services import do_append_to_recruitment_post, recruitment_post_of
 from cities.resident_services import do_set_resident_flags
-from cities.services import (
-    do_append_to_recruitment_post,
-    do_create_public_post,
-    do_set_game_status,
-    recruitment_post_of,
-)
+from cities.services import do_create_public_post, do_set_game_status
+from inboxes.membership_services import do_add_member_by_site
 from inboxes.models import Inbox, InboxKind
-from inboxes.policies import forget_viewer_cache, holds_role, seat_in
-from inboxes.services import do_add_member_by_site, do_create_inbox, do_post_site_message
+from inboxes.policies import holds_role, seat_in
+from inboxes.services import do_create_inbox, do_post_site_message
+from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 
 from . import draw, victory
@@ -493,27 +490,3 @@ def do_end_game_early(game: Game, *, reason: str, acting_user, now: datetime | N
     if game.status != GameStatus.RUNNING:
         raise WrongState(_("The game is not running."), rule="L-WIN-3")
     return _finish(game, winner="", reason=reason, acting_user=acting_user, now=now)
-
-
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
-#: before.
-_MOVED: dict[str, str] = {
-    **dict.fromkeys([
-        "SITE_ELECTION_LENGTH", "_check_game_running", "_ensure_check_channel", "_has_living_mafia",
-        "_in_game_language", "_is_consigliere", "_living_mafioso_of", "_make_godfather", "_night_resolved",
-        "_schedule_judge_elections_where_needed", "_tell_mafia", "_zone_of", "check_channel_of", "check_night_is_on",
-        "current_night", "do_after_day_death", "do_appoint_godfather", "do_check_resident",
-        "do_close_godfather_election", "do_open_godfather_election", "do_resolve_night", "do_send_gift",
-        "do_submit_night_decision", "do_vote_godfather", "last_decision", "living_godfather", "mafia_inbox_of",
-        "night_actions_of", "night_state_of", "night_window", "open_godfather_election", "toured_cities",
-        "touring_city_for", "touring_rotation_list"
-    ], "night_services"),
-}
-
-
-def __getattr__(name: str):
-    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
-    # imported on first use, not at the top.
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

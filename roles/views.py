@@ -10,14 +10,15 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods
 
-from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
-from inboxes import access, policies
+from inboxes import access, knowledge, policies
 from kernel.confirm import confirmation_page
+from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from kernel.rulesets import ruleset_of
+from roles import night_services
 
 from . import draw, selectors, services
 from .forms import AnswerOfferForm, EndGameForm, GiftForm, MafiaNumbersForm, NightActionForm, NightTargetForm
@@ -129,32 +130,32 @@ def draw_verification(request, slug: str):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# The night page (issue 6): godfathers, decisions, touring, checks, gifts; the early end (L-WIN-3)
+# The night page : godfathers, decisions, touring, checks, gifts; the early end (L-WIN-3)
 # --------------------------------------------------------------------------------------------------------------
 
 def _night_panels(user, game):
-    """Per city the night business ``user`` may see (``policies.knows_night_of``): godfather, open election with
+    """Per city the night business ``user`` may see (``knowledge.knows_night_of``): godfather, open election with
     its votes, tonight's decisions, the targets the godfather may choose. Nothing for anyone else."""
-    night = services.current_night(game)
-    touring = services.touring_city_for(game, night)
+    night = night_services.current_night(game)
+    touring = night_services.touring_city_for(game, night)
     residents = selectors.living_residents(game)
     panels = []
     for city in selectors.cities_in_order(game):
-        if not policies.knows_night_of(user, city):
+        if not knowledge.knows_night_of(user, city):
             continue
-        election = services.open_godfather_election(city)
-        godfather = services.living_godfather(city)
+        election = night_services.open_godfather_election(city)
+        godfather = night_services.living_godfather(city)
         votes = list(election.votes.select_related("voter", "candidate")) if election else []
         mafia = [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.MAFIA]
         panels.append({
             "city": city,
             "godfather": godfather,
-            "may_decide": policies.may_enter_night_decision(user, city, godfather),
+            "may_decide": knowledge.may_enter_night_decision(user, city, godfather),
             "election": election,
             "votes": votes,
             "mafia": mafia,
-            "kill": services.last_decision(city, night, NightActionKind.KILL),
-            "tour": services.last_decision(city, night, NightActionKind.TOUR),
+            "kill": night_services.last_decision(city, night, NightActionKind.KILL),
+            "tour": night_services.last_decision(city, night, NightActionKind.TOUR),
             "kill_targets": [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.HONEST],
             "is_touring": touring is not None and touring.pk == city.pk,
             "tour_targets": [r for r in residents if r.city_id != city.pk and not r.is_judge],
@@ -165,7 +166,7 @@ def _night_panels(user, game):
 @require_http_methods(["GET", "HEAD", "POST"])
 def night_page(request, slug: str):
     """The night page (L-NIGHT): the public touring rotation for everyone; for the living mafia of a city and the
-    Consigliere, that city's godfather election and night decision (``policies.knows_night_of``); for a living
+    Consigliere, that city's godfather election and night decision (``knowledge.knows_night_of``); for a living
     commissar, the check form and their own checks; for the Consigliere, gifts and fish. Each POST is one service
     call; a refusal re-renders with the reason (400/403/409)."""
     game = game_get(slug)
@@ -179,11 +180,11 @@ def night_page(request, slug: str):
     if seat is not None and seat.is_commissar:
         checks = selectors.own_checks(seat)
         check_targets = selectors.check_targets(seat)
-        channel = services.check_channel_of(seat.city)
+        channel = night_services.check_channel_of(seat.city)
     cities = selectors.cities_in_order(game)
-    toured = services.toured_cities(game) if is_consigliere else []
+    toured = night_services.toured_cities(game) if is_consigliere else []
     panels = _night_panels(request.user, game)
-    night = services.current_night(game)
+    night = night_services.current_night(game)
     actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
     pickers = _night_pickers(request.user, game, panels, check_targets, cities, toured)
     if request.method == "POST":
@@ -219,7 +220,7 @@ def night_page(request, slug: str):
     context = {
         "game": game, "night": night, "error": error, "actions_open": actions_open,
         "shows_checks": seat is not None and seat.is_commissar, "may_check": is_commissar and actions_open,
-        "rotation": services.touring_rotation_list(game),
+        "rotation": night_services.touring_rotation_list(game),
         "panels": panels,
         "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere,
         "checks": checks, "channel": channel,
@@ -334,29 +335,29 @@ def _night_action(user, game, data) -> None:
     if action in ("vote_godfather", "appoint_godfather", "check") and target is None:
         raise InvalidInput(_("Choose a resident."))
     if action == "open_election":
-        services.do_open_godfather_election(city, acting_user=user)
+        night_services.do_open_godfather_election(city, acting_user=user)
     elif action == "vote_godfather":
-        election = services.open_godfather_election(city)
-        if election is None or not policies.knows_night_of(user, city):
+        election = night_services.open_godfather_election(city)
+        if election is None or not knowledge.knows_night_of(user, city):
             raise WrongState(_("No godfather election is open."))
-        services.do_vote_godfather(election, target, acting_user=user)
+        night_services.do_vote_godfather(election, target, acting_user=user)
     elif action == "close_election":
-        election = services.open_godfather_election(city)
-        if election is None or not policies.knows_night_of(user, city):
+        election = night_services.open_godfather_election(city)
+        if election is None or not knowledge.knows_night_of(user, city):
             raise WrongState(_("No godfather election is open."))
-        services.do_close_godfather_election(election, acting_user=user)
+        night_services.do_close_godfather_election(election, acting_user=user)
     elif action == "appoint_godfather":
-        services.do_appoint_godfather(city, target, acting_user=user)
+        night_services.do_appoint_godfather(city, target, acting_user=user)
     elif action in ("decide", "tour"):
         kind = NightActionKind.TOUR if action == "tour" else NightActionKind.KILL
-        services.do_submit_night_decision(city, target, kind=kind, acting_user=user)
+        night_services.do_submit_night_decision(city, target, kind=kind, acting_user=user)
     elif action == "check":
-        services.do_check_resident(target, acting_user=user)
+        night_services.do_check_resident(target, acting_user=user)
     elif action == "gift":
         to_city = _named(access.access_city_by_number, user, game, data.get("to_city"))
         if to_city is None:
             raise InvalidInput(_("Choose a city."))
-        services.do_send_gift(city, to_city, data.get("kind") or "", data.get("text") or "", acting_user=user)
+        night_services.do_send_gift(city, to_city, data.get("kind") or "", data.get("text") or "", acting_user=user)
 
 
 @login_required

@@ -10,8 +10,10 @@ class SanctionsConfig(AppConfig):
 
     def ready(self) -> None:
         """Register the scheduler's ``play_ban_end`` handler and the sign-up guard of play bans (L-SANCTION-2)."""
+        from cities.recruitment_services import (
+            SIGNUP_GUARDS,  # the sign-up's guards: registered once the apps are loaded
+        )
         from cities.scheduler import handler  # the clock's registry: registered once the apps are loaded
-        from cities.services import SIGNUP_GUARDS  # the sign-up's guards: registered once the apps are loaded
 
         from .services import check_may_sign_up, play_ban_end_handler
 

@@ -4,7 +4,7 @@ of URL lookups, every write one service call with ``acting_user=request.user``.
 
 What must never leak here: who of the mafia complained about the Consigliere. A mafia complaint is listed as
 "the mafia of city C" (the case stores no complainant), its inbox's memberships are not listed
-(``policies.SECRET_MEMBER_KINDS``), its messages are the site's; nothing on these pages links to a resident.
+(``policy_tables.SECRET_MEMBER_KINDS``), its messages are the site's; nothing on these pages links to a resident.
 """
 from __future__ import annotations
 
@@ -25,24 +25,25 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cities.errors import RuleViolation
-from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
+from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, StaffKind
 from inboxes import policies
 from inboxes.models import Message
 from inboxes.selectors import message_at_position
+from kernel.errors import RuleViolation
+from kernel.form_fields import ObjectChoiceField
 from staff.console import (
     Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
-    _action_page,
-    _bound_form,
-    _role_game_ids,
+    action_page,
+    bound_form,
     changelist_url,
     current_viewer,
     register_dashboard_links,
     register_dashboard_needs,
     register_urls,
+    role_game_ids,
     staff_admin_site,
     staff_roles_of,
 )
@@ -84,7 +85,7 @@ def rule_on_no_confidence(modeladmin, request, queryset):
             messages.error(request, _("Choose one complaint at a time."))
         return None
     case = cases[0]
-    form = _bound_form(request, NoConfidenceRulingForm)
+    form = bound_form(request, NoConfidenceRulingForm)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -97,7 +98,7 @@ def rule_on_no_confidence(modeladmin, request, queryset):
                              % {"who": complainants_label(case)})
         return None
     label = f"{case.get_target_display()} · {complainants_label(case)}"
-    return _action_page(modeladmin, request, action="rule_on_no_confidence", title=_("Rule on the complaint"),
+    return action_page(modeladmin, request, action="rule_on_no_confidence", title=_("Rule on the complaint"),
                         targets=[(case.pk, label)], form=form, submit=_("Rule"))
 
 
@@ -114,13 +115,13 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
     actions = (rule_on_no_confidence,)
 
     def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
 
     def get_ordering(self, request):
         return ("-filed_at", "-id")
 
     def scoped_queryset(self, request):
-        return (NoConfidenceCase.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR))
+        return (NoConfidenceCase.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR))
                 .select_related("game", "city", "complainant", "inbox"))
 
     @admin.display(description=gettext_lazy("complainants"))
@@ -273,13 +274,13 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
     allowed_lookups = frozenset({"game__id__exact", "offence__exact"})
 
     def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
 
     def get_ordering(self, request):
         return ("-starts_at", "-id")
 
     def scoped_queryset(self, request):
-        return PlayBan.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)).select_related(
+        return PlayBan.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)).select_related(
             "game", "user")
 
     @admin.display(description=gettext_lazy("player"))

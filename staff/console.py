@@ -48,7 +48,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy
 
 from cities.models import Game, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import moderation_policy, policies
 from kernel.errors import NotProvidedByRuleset
 from kernel.public_ids import is_database_id, is_public_id
 from kernel.rulesets import ruleset_of
@@ -549,7 +549,7 @@ def _hidden_text_inbox_ids(request) -> set[int]:
     cached = getattr(request, "_staff_admin_hidden_ok", None)
     if cached is None:
         cached = {inbox.pk for inbox in readable_inboxes_for_staff(request).select_related("game")
-                  if policies.can_see_hidden_text(request.user, inbox)}
+                  if moderation_policy.can_see_hidden_text(request.user, inbox)}
         request._staff_admin_hidden_ok = cached
     return cached
 
@@ -592,8 +592,3 @@ def bound_form(request, form_class, **kwargs):
     """The action's form, bound to the POST when it is the intermediate page's submission (``apply``)."""
     return form_class(request.POST if "apply" in request.POST else None, **kwargs)
 
-
-#: The names the apps' staff_admin modules used before the console moved here.
-_action_page = action_page
-_bound_form = bound_form
-_role_game_ids = role_game_ids

@@ -9,13 +9,13 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
   events; the Arbiter's open court cases (L-COURT). Other apps add theirs with
   ``staff.console.register_dashboard_needs`` (the judges' removal demands, L-JUDGE-8).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
-  ``inboxes.policies.AUDIT_LOG_AUDIENCE`` (``policies.visible_events``); the Consigliere's name as actor only to
+  ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
 * **Tribune stand-ins** (L-STAFF-2): listed to every staff member of the game; the Procurator grants them on a
   page and ends them with an action (``staff.services``).
 * **Impeachment demands** (L-IMPEACH): the Procurator only (who signed is his to know); actions open the
   impeachment inbox and record a ruling.
-* **Speech requests** (L-NOM-4): the Procurator and the city's Tribune (``policies.can_see_speech_requests``).
+* **Speech requests** (L-NOM-4): the Procurator and the city's Tribune (``day_policy.can_see_speech_requests``).
 * **The early end of a game** (L-WIN-3): a Procurator's page, then a confirmation page (``kernel.confirm``).
 """
 from __future__ import annotations
@@ -34,11 +34,12 @@ from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cities.errors import RuleViolation
-from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
+from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, GameEvent, LifeStatus, ScheduledEvent, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import audit_policy
 from kernel.confirm import confirmation_page
+from kernel.errors import RuleViolation
+from kernel.form_fields import ObjectChoiceField
 from kernel.timezones import zoned_time
 from roles import services as roles_services
 from roles.models import CommissarOffer
@@ -47,15 +48,15 @@ from staff.console import (
     Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
-    _action_page,
-    _bound_form,
     _current_request,
-    _role_game_ids,
+    action_page,
+    bound_form,
     changelist_url,
     game_provides,
     register_dashboard_links,
     register_dashboard_needs,
     register_urls,
+    role_game_ids,
     staff_admin_site,
     staff_roles_of,
     tribune_scope,
@@ -180,17 +181,17 @@ class EventKindFilter(admin.SimpleListFilter):
         return queryset.filter(kind=self.value()) if self.value() else queryset
 
 
-def _audit_scopes(request) -> dict[int, policies.AuditScope]:
+def _audit_scopes(request) -> dict[int, audit_policy.AuditScope]:
     cached = getattr(request, "_staff_audit_scopes", None)
     if cached is None:
-        cached = {gid: policies.AuditScope(request.user, gid) for gid in {r.game_id for r in staff_roles_of(request)}}
+        cached = {gid: audit_policy.AuditScope(request.user, gid) for gid in {r.game_id for r in staff_roles_of(request)}}
         request._staff_audit_scopes = cached
     return cached
 
 
 @admin.register(GameEvent, site=staff_admin_site)
 class StaffGameEventAdmin(StaffScopedAdmin):
-    """The audit log of the games the user hosts: only the events of their scope (``policies.visible_events``,
+    """The audit log of the games the user hosts: only the events of their scope (``audit_policy.visible_events``,
     the per-kind table ``AUDIT_LOG_AUDIENCE``)."""
 
     list_display = ("at_shown", "sentence")
@@ -207,7 +208,7 @@ class StaffGameEventAdmin(StaffScopedAdmin):
     def scoped_queryset(self, request):
         ids: list[int] = []
         for game_id in sorted({r.game_id for r in staff_roles_of(request)}):
-            ids += list(policies.visible_events(request.user, game_id).values_list("pk", flat=True))
+            ids += list(audit_policy.visible_events(request.user, game_id).values_list("pk", flat=True))
         return GameEvent.objects.filter(pk__in=ids).select_related("game", "actor")
 
     def _scope(self, obj):
@@ -258,14 +259,14 @@ class StaffSpeechRequestAdmin(StaffScopedAdmin):
                                  "day__isnull"})
 
     def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR) or
+        return bool(role_game_ids(request, StaffKind.PROCURATOR) or
                     any(r.kind == StaffKind.TRIBUNE for r in staff_roles_of(request)))
 
     def get_ordering(self, request):
         return ("-day", "at", "id")
 
     def scoped_queryset(self, request):
-        scope = Q(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)) | _tribune_scope(request)
+        scope = Q(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)) | _tribune_scope(request)
         return SpeechRequest.objects.filter(scope).select_related("game", "city", "resident", "other")
 
 
@@ -300,7 +301,7 @@ class StaffTribuneStandInAdmin(StaffScopedAdmin):
         return ("-starts_at", "-id")
 
     def offers_action(self, request, name: str) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
 
     def scoped_queryset(self, request):
         games = {r.game_id for r in staff_roles_of(request)}
@@ -464,14 +465,14 @@ def rule_on_impeachments(modeladmin, request, queryset):
             messages.error(request, _("Choose one demand at a time."))
         return None
     demand = demands[0]
-    form = _bound_form(request, RulingForm)
+    form = bound_form(request, RulingForm)
     if form.is_valid():
         data = form.cleaned_data
         _each(request, [demand], lambda d: services.do_rule_on_impeachment(
             d, data["ruling"], acting_user=request.user, reason=data["reason"], new_tribune_user=data["username"]),
             lambda d: _("The ruling on the impeachment in %(city)s is recorded.") % {"city": d.city.name})
         return None
-    return _action_page(modeladmin, request, action="rule_on_impeachments", title=_("Rule"),
+    return action_page(modeladmin, request, action="rule_on_impeachments", title=_("Rule"),
                         targets=[(demand.pk, str(demand.city.name))], form=form, submit=_("Rule"))
 
 
@@ -488,13 +489,13 @@ class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
     actions = (open_impeachment_inboxes, rule_on_impeachments)
 
     def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
 
     def get_ordering(self, request):
         return ("-created_at", "-id")
 
     def scoped_queryset(self, request):
-        return ImpeachmentDemand.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)) \
+        return ImpeachmentDemand.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)) \
             .select_related("game", "city", "tribune__city", "inbox")
 
     @admin.display(description=gettext_lazy("living signers"))

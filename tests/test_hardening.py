@@ -10,13 +10,13 @@ from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.errors import InvalidInput
 from cities.forms import SchedulePostForm
 from cities.selectors import post_get
 from cities.services import do_schedule_public_post
-from inboxes import services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.rendering import render_markdown
+from kernel.errors import InvalidInput
 from kernel.public_ids import new_public_id
 from tests.conftest import fresh
 
@@ -42,7 +42,7 @@ def test_invisible_only_message_is_empty(demo, text):
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     before = Message.objects.filter(inbox=inbox).count()
     with override("en"), pytest.raises(InvalidInput) as exc:
-        services.do_post_message(inbox, text, acting_user=fresh(demo.honest))
+        posting.do_post_message(inbox, text, acting_user=fresh(demo.honest))
     assert str(exc.value) == "The message is empty."
     assert Message.objects.filter(inbox=inbox).count() == before
 
@@ -155,9 +155,9 @@ def _setup_game(django_user_model, slug="hard"):
 
 
 def test_nobody_holds_two_staff_roles_the_procurator_cannot_become_consigliere_L_STAFF_5(db, django_user_model):
-    from cities.errors import NotAllowed as NA
     from cities.models import StaffRole
     from cities.services import do_appoint_staff
+    from kernel.errors import NotAllowed as NA
 
     game, proc, (north, south) = _setup_game(django_user_model)
     other = django_user_model.objects.create_user("hard-trib", "ht@example.com", "x-secret-123")

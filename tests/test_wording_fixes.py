@@ -10,7 +10,7 @@ from django.test import Client
 
 from archive.models import Notification, NotificationKind
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.staff.conftest import NOW

@@ -1,6 +1,4 @@
-"""The Supreme Court (RULES.md L-COURT-1..4) and confrontation and last-word requests (L-NOM-4).
-
-Moved out of ``voting.services`` (which still answers for these names)."""
+"""The Supreme Court (RULES.md L-COURT-1..4) and confrontation and last-word requests (L-NOM-4)."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -9,21 +7,19 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.clock_services import do_replan_clock
 from cities.models import (
     LifeStatus,
     Resident,
     ScheduledEvent,
     StaffKind,
 )
-from cities.services import do_replan_clock
 from inboxes import policies
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind
-from inboxes.services import (
-    do_kill_resident,
-    do_post_site_message,
-)
+from inboxes.services import do_post_site_message
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 
 from .court import court_decision
 from .models import (

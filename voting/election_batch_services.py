@@ -14,11 +14,11 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import NotAllowed
 from cities.models import City, GameStatus, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.rendering import render_markdown
 from kernel.audit import record_events
+from kernel.errors import NotAllowed
 
 from .judge_services import (
     ELECTION_NOTICE,

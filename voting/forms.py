@@ -7,8 +7,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
-from kernel.form_fields import AccessedChoiceField
+from cities.forms import WallClockField, wall_clock_to_utc
+from kernel.form_fields import AccessedChoiceField, ObjectChoiceField
 
 
 class NomineeForm(forms.Form):

@@ -38,8 +38,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from voting.forum_tally import ForumDay
 from voting.tallies import (
-    ForumDay, ForumPost, ForumRecord, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat, ForumVoteRules,
+    ForumPost,
+    ForumRecord,
+    ForumRemoval,
+    ForumRemovalCause,
+    ForumReplacement,
+    ForumSeat,
+    ForumVoteRules,
 )
 
 FORUM_DAY_EXPORT_FORMAT = "forum-day/v1"

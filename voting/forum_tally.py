@@ -1,7 +1,5 @@
 """The forum day vote (RULES.md M-VOTE) as a pure function: a day's thread of ``##VOTE`` messages counted under
-the rules (``voting.tallies`` holds the rules as data, the records, receipts and results). No ORM, no clock.
-
-Moved out of ``voting.tallies`` (which still answers for these names)."""
+the rules (``voting.tallies`` holds the rules as data, the records, receipts and results). No ORM, no clock."""
 from __future__ import annotations
 
 from collections import Counter

@@ -1,7 +1,5 @@
 """Judges (RULES.md L-JUDGE): candidates (L-JUDGE-3), elections and precincts (L-JUDGE-4..6, L-DAY-4/5,
-L-INBOX-10), recusal, removal demands (L-JUDGE-8/9), the court renewed after a change of judges (L-JUDGE-10).
-
-Moved out of ``voting.services`` (which still answers for these names)."""
+L-INBOX-10), recusal, removal demands (L-JUDGE-8/9), the court renewed after a change of judges (L-JUDGE-10)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -11,7 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.clock_services import do_replan_clock
 from cities.models import (
     City,
     GameStatus,
@@ -22,17 +20,13 @@ from cities.models import (
     StaffRole,
 )
 from cities.resident_services import do_set_resident_flags
-from cities.services import do_replan_clock
-from inboxes import policies
+from inboxes import policies, viewer_reads
+from inboxes.membership_services import renew_court
 from inboxes.models import Inbox, InboxKind, Membership, Message
-from inboxes.services import (
-    do_post_site_message,
-    ensure_member,
-    new_inbox,
-    renew_court,
-    write_proxy_message,
-)
+from inboxes.services import do_post_site_message, ensure_member, new_inbox, write_proxy_message
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
+from voting.lepra_tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_election
 
 from .models import (
     ElectionBallot,
@@ -47,10 +41,9 @@ from .models import (
 )
 from .parsing import LepraBallot, parse_lepra_election
 from .services import FIRST_EXECUTION_DAY, _check_running, _check_tribune, _local, _personal_inbox, _seat_of, session_of
-from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_election
 
 # ==============================================================================================================
-# Judges (issue 5): candidates (L-JUDGE-3), elections and precincts (L-JUDGE-4..6, L-DAY-4/5, L-INBOX-10),
+# Judges : candidates (L-JUDGE-3), elections and precincts (L-JUDGE-4..6, L-DAY-4/5, L-INBOX-10),
 # removal demands (L-JUDGE-8, L-INBOX-11), recusal (L-JUDGE-9) and the court that follows the judges
 # (L-JUDGE-10, L-INBOX-2)
 # ==============================================================================================================
@@ -70,7 +63,7 @@ REMOVED_JUDGE_BAR_DAYS = 2
 def _is_arbiter(user, game) -> bool:
     if user is None:
         return False
-    policies.forget_viewer_cache(user)
+    viewer_reads.forget_viewer_cache(user)
     return policies.holds_role(user, game, StaffKind.ARBITER)
 
 
@@ -518,7 +511,7 @@ def _every_city_has_a_judge(game) -> bool:
 
 
 def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbox | None:
-    """L-JUDGE-10 / L-DAY-5: after a change of judges, a new court inbox (``inboxes.services.renew_court``),
+    """L-JUDGE-10 / L-DAY-5: after a change of judges, a new court inbox (``inboxes.membership_services.renew_court``),
     except while the court is not formed yet: then it is formed (renewed) once every city has a judge, and a
     judge leaving before that changes nothing. ``joining``: the change added a judge."""
     if _court_formed(game) or (joining and _every_city_has_a_judge(game)):
@@ -648,7 +641,7 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
                                           inbox=inbox, opened_at=now, deadline=deadline, considered=considered)
     RemovalConfirmation.objects.create(demand=demand, resident=seat, at=now, considered=considered)
     for r in members:
-        policies.forget_viewer_cache(r.user)
+        viewer_reads.forget_viewer_cache(r.user)
     _announce_in_city(seat.city, lambda: _("%(organizer)s demands the removal of judge %(judge)s: confirm in the "
                                            "demand's inbox.") % {"organizer": seat.name, "judge": judge.name}, now)
     record_event(game, "removal.opened", actor=acting_user, at=now,

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from voting.tallies import LepraVoteMessage, tally_lepra_election, tally_lepra_execution
+from voting.lepra_tally import LepraVoteMessage, tally_lepra_election, tally_lepra_execution
 
 
 class LepraExportError(ValueError):

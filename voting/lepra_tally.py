@@ -1,7 +1,5 @@
 """The Lepra tallies as pure functions (RULES.md L-VOTE, L-JUDGE-4..6): execution voting and judge elections,
-from messages to receipts and results. No ORM, no clock, no I/O.
-
-Moved out of ``voting.tallies`` (which still answers for these names)."""
+from messages to receipts and results. No ORM, no clock, no I/O."""
 from __future__ import annotations
 
 from collections import Counter

@@ -1,4 +1,4 @@
-"""Lepra day tables (issue 4): nominations, proxy requests, voting sessions and standing votes.
+"""Lepra day tables : nominations, proxy requests, voting sessions and standing votes.
 
 Tables and named constraints only; every write goes through ``voting.services`` (DESIGN.md). The record of a
 vote is its ``inboxes.Message``; ``LepraVote`` is the standing-vote index that the unique constraint protects
@@ -274,7 +274,7 @@ class SpeechRequest(models.Model):
 
 
 # ==============================================================================================================
-# Judges (issue 5): elections (L-JUDGE-3..6, L-DAY-4/5), removal demands (L-JUDGE-8) and recusals (L-JUDGE-9)
+# Judges : elections (L-JUDGE-3..6, L-DAY-4/5), removal demands (L-JUDGE-8) and recusals (L-JUDGE-9)
 # ==============================================================================================================
 
 class ElectionReason(models.TextChoices):

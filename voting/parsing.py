@@ -4,7 +4,7 @@ Forum day votes (RULES.md M-VOTE)
     ``parse_forum_post(text)`` reads the ``##`` commands of one game-thread post, in the order written
     (M-VOTE-7); ``resolve_forum_name(written, names)`` turns the written name of a ``##VOTE`` into exactly one
     seat or refuses it with the candidates (M-VOTE-1). What the commands do to the day is
-    ``voting.tallies.ForumDay``'s business.
+    ``voting.forum_tally.ForumDay``'s business.
 
 Lepra keywords (RULES.md L-VOTE-2, L-JUDGE-4)
     ``parse_lepra_execution(text)`` reads a whole voting-inbox message as **казнить** / **не казнить** or flood;

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cities.models import City, LifeStatus, Resident
-from inboxes import policies
+from inboxes import day_policy, policies
 from inboxes.models import Inbox, InboxKind
+from voting.judge_services import candidates_of, compute_election_tally, pending_election, sitting_judge_of
 
 from .models import (
     CourtCase,
@@ -22,15 +23,7 @@ from .models import (
     SuicideDeclaration,
     VotingSession,
 )
-from .services import (
-    FIRST_EXECUTION_DAY,
-    awaiting_procurator,
-    candidates_of,
-    compute_election_tally,
-    nominees_of,
-    pending_election,
-    sitting_judge_of,
-)
+from .services import FIRST_EXECUTION_DAY, awaiting_procurator, nominees_of
 from .standing import stored_session_tally, voting_inboxes_of
 
 
@@ -107,7 +100,7 @@ class CityDay:
     is_arbiter: bool = False
     judge_seat: Resident | None = None  # the viewer's seat when a sitting judge who has not voted in the case
     court_choices: list[Resident] = field(default_factory=list)
-    judges: object | None = None  # JudgesBox (issue 5)
+    judges: object | None = None  # JudgesBox 
 
 
 def city_day_for(viewer, city: City) -> CityDay:
@@ -117,7 +110,7 @@ def city_day_for(viewer, city: City) -> CityDay:
     day = game.day_number
     session = VotingSession.objects.filter(city=city, day=day).first()
     is_tribune = policies.holds_role(viewer, game, "tribune", city_id=city.pk)
-    see_nominations = policies.can_see_nominations(viewer, city)
+    see_nominations = day_policy.can_see_nominations(viewer, city)
     nominations = (list(Nomination.objects.filter(city=city, day=day).select_related("nominator", "nominee"))
                    if see_nominations else None)
     opened = session is not None and session.opened_at is not None
@@ -128,7 +121,7 @@ def city_day_for(viewer, city: City) -> CityDay:
     readable_ids = set(policies.readable_inboxes(viewer, game).filter(pk__in=[i.pk for i in voting_inboxes])
                        .values_list("pk", flat=True))
     readable = [i for i in voting_inboxes if i.pk in readable_ids]
-    tally = tally_box(session) if opened and policies.can_see_voting_tally(viewer, city, readable) else None
+    tally = tally_box(session) if opened and day_policy.can_see_voting_tally(viewer, city, readable) else None
     proxies = (list(ProxyRequest.objects.filter(city=city, day=day).select_related("resident", "nominee"))
                if is_tribune else [])
     suicides = (list(SuicideDeclaration.objects.filter(city=city, day=day).select_related("resident"))
@@ -143,7 +136,7 @@ def city_day_for(viewer, city: City) -> CityDay:
                    decision=ExecutionDecision.objects.filter(city=city, day=day).select_related("resident").first(),
                    is_procurator=is_procurator, decision_choices=choices,
                    speech_requests=(list(SpeechRequest.objects.filter(city=city, day=day).select_related(
-                       "resident", "other")) if policies.can_see_speech_requests(viewer, city) else None),
+                       "resident", "other")) if day_policy.can_see_speech_requests(viewer, city) else None),
                    judges=judges_box(viewer, city), **_court_part(viewer, city, session))
 
 
@@ -180,7 +173,7 @@ def my_day(seat: Resident) -> dict:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Judges (issue 5): the city's bench on the day page
+# Judges : the city's bench on the day page
 # --------------------------------------------------------------------------------------------------------------
 
 @dataclass

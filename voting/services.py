@@ -1,14 +1,13 @@
-"""State changes of the Lepra day (issue 4): nominations (L-NOM), proxy requests (L-NOM-6), the voting session
+"""State changes of the Lepra day : nominations (L-NOM), proxy requests (L-NOM-6), the voting session
 (L-VOTE, L-DAY-3) and the votes posted in voting inboxes (L-VOTE-2..9).
 
 Conventions of DESIGN.md: each service is ``do_<verb>_<noun>(..., *, acting_user, now=None)`` in one transaction,
 checks the rules first, writes a ``GameEvent`` and raises a ``RuleViolation`` with a translated message, changing
-nothing, when refused. Counting is never done here: ``voting.tallies.tally_lepra_execution`` decides what a
+nothing, when refused. Counting is never done here: ``voting.lepra_tally.tally_lepra_execution`` decides what a
 message is (the same function the pages and the ``tally`` command use).
 """
 from __future__ import annotations
 
-import importlib
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -17,7 +16,7 @@ from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.clock_services import do_replan_clock, voting_window_limits
 from cities.models import (
     Alignment,
     City,
@@ -28,19 +27,15 @@ from cities.models import (
     StaffKind,
     StaffRole,
 )
-from cities.services import do_replan_clock, voting_window_limits
-from inboxes import policies
+from inboxes import policies, viewer_reads
+from inboxes.membership_services import do_kill_resident, do_lay_spirit_to_rest
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
-from inboxes.services import (
-    do_kill_resident,
-    do_lay_spirit_to_rest,
-    do_post_site_message,
-    new_inbox,
-    write_proxy_message,
-)
+from inboxes.services import do_post_site_message, new_inbox, write_proxy_message
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
+from voting.lepra_tally import LepraVoteMessage, tally_lepra_execution
 
 from .models import (
     DecisionSource,
@@ -52,7 +47,6 @@ from .models import (
     SuicideDeclaration,
     VotingSession,
 )
-from .tallies import LepraVoteMessage, tally_lepra_execution
 
 #: The first game day with nominations and executions (L-DAY-5, L-NOM-1).
 FIRST_EXECUTION_DAY = 2
@@ -76,7 +70,7 @@ def _check_tribune(city: City, acting_user, rule: str) -> None:
     """The city's Tribune (or the site, ``acting_user`` None)."""
     if acting_user is None:
         return
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     if not policies.holds_role(acting_user, city.game_id, StaffKind.TRIBUNE, city_id=city.pk):
         raise NotAllowed(_("Only the Tribune of %(city)s may do this.") % {"city": city.name}, rule=rule)
 
@@ -274,7 +268,7 @@ def do_schedule_voting(city: City, opens_at: datetime, closes_at: datetime, *, a
         raise InvalidInput(_("Voting must open before it closes."), rule="L-DAY-3")
     if opens_at <= now:
         raise InvalidInput(_("The opening of voting must be in the future."), rule="L-DAY-3")
-    announce_by, midnight = voting_window_limits(game, game.day_number, now)  # the phase plan's day (issue 6)
+    announce_by, midnight = voting_window_limits(game, game.day_number, now)  # the phase plan's day 
     if announce_by is not None and now >= announce_by:
         raise WrongState(_("Voting times are announced in the first half of the day, before %(at)s.")
                          % {"at": _local(game, announce_by, acting_user)}, rule="L-DAY-3")
@@ -640,37 +634,3 @@ def do_decide_execution(city: City, resident: Resident, *, acting_user, now: dat
 
 def _personal_inbox(resident: Resident) -> Inbox | None:
     return Inbox.objects.filter(kind=InboxKind.PERSONAL, resident=resident, rolled_over_at__isnull=True).first()
-
-
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
-#: before.
-_MOVED: dict[str, str] = {
-    **dict.fromkeys([
-        "_court_inbox", "_sentence", "_sitting_judges", "check_court_vote", "do_close_court_case", "do_court_vote",
-        "do_put_before_court",
-        "do_request_speech"
-    ], "court_services"),
-    **dict.fromkeys([
-        "ELECTION_NOTICE", "ELECTION_NOTICE_AFTER_REMOVAL", "REMOVAL_CONFIRMATIONS", "REMOVAL_CUTOFF",
-        "REMOVED_JUDGE_BAR_DAYS", "_announce_election", "_announce_in_city", "_barred_as_removed",
-        "_check_arbiter_or_site", "_confirmation_considered", "_court_formed", "_create_election_events",
-        "current_city_inbox", "_election_reason", "election_announcement", "election_result_text", "_every_city_has_a_judge", "_is_arbiter",
-        "_judge_leaves", "_precinct_refusal_error", "_precinct_title", "_renew_court_if_formed", "candidates_of",
-        "check_precinct_post", "cities_needing_judge_election", "city_needs_judge_election", "compute_election_tally", "do_close_election",
-        "do_confirm_removal_demand", "do_open_election", "do_open_removal_demand", "do_pass_candidates",
-        "do_propose_candidate", "do_record_election_proxy", "do_recuse_judge", "do_remove_judge",
-        "do_schedule_judge_election", "pending_election", "record_precinct_post", "removal_deadline",
-        "sitting_judge_of"
-    ], "judge_services"),
-    **dict.fromkeys(["_night_start", "do_apply_spirit_rule"], "spirit_services"),
-    **dict.fromkeys(["_refusal_error", "_SESSION_FOR_VOTER", "check_voting_post", "voting_post_locked_reads",
-                     "voting_post_writes"], "vote_posts"),
-}
-
-
-def __getattr__(name: str):
-    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
-    # imported on first use, not at the top.
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

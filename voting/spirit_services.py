@@ -9,12 +9,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cities.errors import NotAllowed, WrongState
 from cities.models import Alignment, City, GameEvent, LifeStatus, Resident, StaffKind
-from inboxes import policies
+from inboxes import policies, viewer_reads
 from inboxes.models import DeathCause
 from inboxes.services import release_from_cemetery
 from kernel.audit import record_event
+from kernel.errors import NotAllowed, WrongState
 
 from .services import _check_running, _voting_started
 from .spirits import spirit_rule_applies
@@ -36,7 +36,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     mafia (``voting.spirits.spirit_rule_applies``), the honest residents of the city killed that night (cause
     killed, died since ``_night_start``) become spirits for the day (L-SPIRIT-2): ``is_spirit`` set, taken out of
     the cemetery (removed there), still banned in the city inbox; they get a vote in every voting inbox opened
-    today and go to the cemetery at the end of the day (``inboxes.services.do_lay_spirit_to_rest``).
+    today and go to the cemetery at the end of the day (``inboxes.membership_services.do_lay_spirit_to_rest``).
 
     By the site (``acting_user`` None) or the Procurator, before the city's voting opens. Returns the new spirits
     (empty when the rule does not apply; a second run changes nothing). Raises ``NotAllowed`` or ``WrongState``
@@ -65,7 +65,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
         r.is_spirit = True
         r.save(update_fields=["is_spirit"])
         release_from_cemetery(r, now=now)
-        policies.forget_viewer_cache(r.user)
+        viewer_reads.forget_viewer_cache(r.user)
     if spirits:
         record_event(game, "voting.spirits", actor=acting_user, at=now,
                      payload={"city": city.pk, "spirits": [r.pk for r in spirits]})

@@ -1,4 +1,4 @@
-"""The Lepra day in the staff console (issue 4 item 6; RULES.md L-DAY-3, L-VOTE, L-NOM-5/6, L-COURT, L-STAFF-6).
+"""The Lepra day in the staff console (RULES.md L-DAY-3, L-VOTE, L-NOM-5/6, L-COURT, L-STAFF-6).
 
 Registered on ``cities.staff_admin.staff_admin_site`` (imported at the end of that module). Same conventions as
 the rest of the console: read-only, policy-scoped querysets (an object outside the scope behaves like a missing
@@ -32,22 +32,24 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.clock_admin import pending_events
-from cities.errors import RuleViolation
-from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
+from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import City, LifeStatus, Resident, StaffKind
 from kernel.confirm import confirmation_page
+from kernel.errors import RuleViolation
+from kernel.form_fields import ObjectChoiceField
 from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
-    _action_page,
-    _bound_form,
-    _role_game_ids,
+    action_page,
+    bound_form,
     register_dashboard_links,
     register_urls,
+    role_game_ids,
     staff_admin_site,
     staff_roles_of,
     tribune_scope,
 )
+from voting import court_services, judge_services
 
 from . import services
 from .forms import CourtDeadlineForm, ElectionProxyForm, JudgeElectionForm, RecusalForm, ScheduleVotingForm
@@ -68,7 +70,7 @@ def _tribune_cities(request) -> list[tuple[int, int]]:
 
 
 def _procurator_or_arbiter_games(request) -> set[int]:
-    return _role_game_ids(request, StaffKind.PROCURATOR) | _role_game_ids(request, StaffKind.ARBITER)
+    return role_game_ids(request, StaffKind.PROCURATOR) | role_game_ids(request, StaffKind.ARBITER)
 
 
 _tribune_scope = tribune_scope
@@ -154,14 +156,14 @@ def extend_voting(modeladmin, request, queryset):
     session = _one_session(request, queryset)
     if session is None:
         return None
-    form = _bound_form(request, ExtendVotingForm, time_zone=session.game.time_zone)
+    form = bound_form(request, ExtendVotingForm, time_zone=session.game.time_zone)
     if form.is_valid():
         closes_at = form.cleaned_data["closes_at"]
         _each(request, [session], lambda s: services.do_extend_voting(s, closes_at, acting_user=request.user),
               lambda s: _("Voting in %(city)s now closes at %(time)s (%(tz)s).")
               % {"city": s.city.name, "time": _local(s.game, closes_at), "tz": s.game.time_zone})
         return None
-    return _action_page(modeladmin, request, action="extend_voting", title=_("Extend voting"),
+    return action_page(modeladmin, request, action="extend_voting", title=_("Extend voting"),
                         targets=_session_target(session), form=form, submit=_("Extend"))
 
 
@@ -172,14 +174,14 @@ def put_before_court(modeladmin, request, queryset):
     session = _one_session(request, queryset)
     if session is None:
         return None
-    form = _bound_form(request, CourtDeadlineForm, time_zone=session.game.time_zone)
+    form = bound_form(request, CourtDeadlineForm, time_zone=session.game.time_zone)
     if form.is_valid():
         deadline = form.cleaned_data["deadline"]
-        _each(request, [session], lambda s: services.do_put_before_court(s, deadline, acting_user=request.user),
+        _each(request, [session], lambda s: court_services.do_put_before_court(s, deadline, acting_user=request.user),
               lambda s: _("The result of %(city)s is before the court until %(time)s (%(tz)s).")
               % {"city": s.city.name, "time": _local(s.game, deadline), "tz": s.game.time_zone})
         return None
-    return _action_page(modeladmin, request, action="put_before_court", title=_("Put before the court"),
+    return action_page(modeladmin, request, action="put_before_court", title=_("Put before the court"),
                         targets=_session_target(session), form=form, submit=_("Put before the court"))
 
 
@@ -205,7 +207,7 @@ class StaffVotingSessionAdmin(StaffScopedAdmin):
         if name in ("open_voting", "extend_voting", "close_voting"):
             return bool(_tribune_cities(request))
         if name == "put_before_court":
-            return bool(_role_game_ids(request, StaffKind.ARBITER))
+            return bool(role_game_ids(request, StaffKind.ARBITER))
         return True
 
     def scoped_queryset(self, request):
@@ -300,7 +302,7 @@ def close_court_cases(modeladmin, request, queryset):
             "city": case.city.name, "name": case.sentenced.name}
 
     _each(request, queryset.select_related("city", "game"),
-          lambda c: services.do_close_court_case(c, acting_user=request.user), success)
+          lambda c: court_services.do_close_court_case(c, acting_user=request.user), success)
 
 
 @admin.register(CourtCase, site=staff_admin_site)
@@ -319,7 +321,7 @@ class StaffCourtCaseAdmin(StaffScopedAdmin):
         return ("-day", "city__number", "id")
 
     def offers_action(self, request, name: str) -> bool:
-        return bool(_role_game_ids(request, StaffKind.ARBITER))
+        return bool(role_game_ids(request, StaffKind.ARBITER))
 
     def scoped_queryset(self, request):
         return CourtCase.objects.filter(game_id__in=_procurator_or_arbiter_games(request)).select_related(
@@ -347,7 +349,7 @@ def schedule_voting_view(request, city_id: int):
         try:
             services.do_schedule_voting(city, opens_at, closes_at, acting_user=request.user)
         except RuleViolation as exc:
-            form.add_error(None, str(exc))  # shown in the form (issue 7 point 2); nothing changed
+            form.add_error(None, str(exc))  # shown in the form ; nothing changed
         else:
             messages.success(request, _("Voting in %(city)s is scheduled from %(opens)s to %(closes)s (%(tz)s).") % {
                 "city": city.name, "opens": _local(city.game, opens_at), "closes": _local(city.game, closes_at),
@@ -362,11 +364,11 @@ def schedule_voting_view(request, city_id: int):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Judges (issue 5): the Arbiter's elections, removals and recusals; the Tribune passes the candidates
+# Judges : the Arbiter's elections, removals and recusals; the Tribune passes the candidates
 # --------------------------------------------------------------------------------------------------------------
 
 def _arbiter_games(request) -> set[int]:
-    return _role_game_ids(request, StaffKind.ARBITER)
+    return role_game_ids(request, StaffKind.ARBITER)
 
 
 def _one(request, queryset, what: str):
@@ -401,7 +403,7 @@ def schedule_election_view(request, game_id: int):
         city = form.cleaned_data["city"]
         opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
         try:
-            services.do_schedule_judge_election(city, opens_at, closes_at, acting_user=request.user)
+            judge_services.do_schedule_judge_election(city, opens_at, closes_at, acting_user=request.user)
         except RuleViolation as exc:
             form.add_error(None, str(exc))
         else:
@@ -424,16 +426,16 @@ def schedule_judge_election(modeladmin, request, queryset):
     city = _one(request, queryset.select_related("game"), _("city"))
     if city is None:
         return None
-    form = _bound_form(request, JudgeElectionForm, time_zone=city.game.time_zone)
+    form = bound_form(request, JudgeElectionForm, time_zone=city.game.time_zone)
     if form.is_valid():
         opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
         _each(request, [city],
-              lambda c: services.do_schedule_judge_election(c, opens_at, closes_at, acting_user=request.user),
+              lambda c: judge_services.do_schedule_judge_election(c, opens_at, closes_at, acting_user=request.user),
               lambda c: _("The judge election of %(city)s is scheduled from %(opens)s to %(closes)s (%(tz)s).") % {
                   "city": c.name, "opens": _local(c.game, opens_at), "closes": _local(c.game, closes_at),
                   "tz": c.game.time_zone})
         return None
-    return _action_page(modeladmin, request, action="schedule_judge_election", title=_("Schedule the judge election"),
+    return action_page(modeladmin, request, action="schedule_judge_election", title=_("Schedule the judge election"),
                         targets=[(city.pk, city.name)], form=form, submit=_("Schedule"))
 
 
@@ -444,17 +446,17 @@ def record_recusal(modeladmin, request, queryset):
     city = _one(request, queryset.select_related("game"), _("city"))
     if city is None:
         return None
-    judge = services.sitting_judge_of(city)
+    judge = judge_services.sitting_judge_of(city)
     if judge is None:
         messages.error(request, _("%(city)s has no sitting judge.") % {"city": city.name})
         return None
-    form = _bound_form(request, RecusalForm, time_zone=city.game.time_zone)
+    form = bound_form(request, RecusalForm, time_zone=city.game.time_zone)
     if form.is_valid():
         received_at = form.cleaned_data["received_at"]
-        _each(request, [judge], lambda j: services.do_recuse_judge(j, acting_user=request.user, received_at=received_at),
+        _each(request, [judge], lambda j: judge_services.do_recuse_judge(j, acting_user=request.user, received_at=received_at),
               lambda j: _("Judge %(name)s has resigned.") % {"name": j.name})
         return None
-    return _action_page(modeladmin, request, action="record_recusal", title=_("Record the judge's recusal"),
+    return action_page(modeladmin, request, action="record_recusal", title=_("Record the judge's recusal"),
                         targets=[(city.pk, f"{city.name} · {judge.name}")], form=form, submit=_("Record"))
 
 
@@ -472,12 +474,12 @@ class StaffCityJudgeAdmin(StaffScopedAdmin):
 
     @admin.display(description=gettext_lazy("Judge"))
     def judge(self, obj):
-        judge = services.sitting_judge_of(obj)
+        judge = judge_services.sitting_judge_of(obj)
         return judge.name if judge else "—"
 
     @admin.display(description=gettext_lazy("Needs an election"), boolean=True)
     def needs_election(self, obj):
-        return services.city_needs_judge_election(obj)
+        return judge_services.city_needs_judge_election(obj)
 
     def get_ordering(self, request):
         return ("game", "number")
@@ -496,7 +498,7 @@ class StaffCityJudgeAdmin(StaffScopedAdmin):
 def pass_candidates(modeladmin, request, queryset):
     """The Tribune passes the list of candidates (L-JUDGE-3): ``do_pass_candidates``."""
     _each(request, queryset.select_related("city", "game"),
-          lambda e: services.do_pass_candidates(e, acting_user=request.user),
+          lambda e: judge_services.do_pass_candidates(e, acting_user=request.user),
           lambda e: _("The candidates of %(city)s are passed to the Arbiter.") % {"city": e.city.name})
 
 
@@ -504,7 +506,7 @@ def pass_candidates(modeladmin, request, queryset):
 def open_election(modeladmin, request, queryset):
     """The Arbiter opens the precincts now (L-JUDGE-4): ``do_open_election``."""
     _each(request, queryset.select_related("city", "game"),
-          lambda e: services.do_open_election(e, acting_user=request.user),
+          lambda e: judge_services.do_open_election(e, acting_user=request.user),
           lambda e: _("The judge election of %(city)s is open.") % {"city": e.city.name})
 
 
@@ -512,7 +514,7 @@ def open_election(modeladmin, request, queryset):
 def close_election(modeladmin, request, queryset):
     """The Arbiter closes the election now (L-JUDGE-5): ``do_close_election``."""
     _each(request, queryset.select_related("city", "game"),
-          lambda e: services.do_close_election(e, acting_user=request.user),
+          lambda e: judge_services.do_close_election(e, acting_user=request.user),
           lambda e: _("The judge election of %(city)s is closed.") % {"city": e.city.name})
 
 
@@ -522,17 +524,17 @@ def record_election_proxy(modeladmin, request, queryset):
     election = _one(request, queryset.select_related("city", "game"), _("election"))
     if election is None:
         return None
-    candidates = Resident.objects.filter(pk__in=[c.pk for c in services.candidates_of(election)])
-    form = _bound_form(request, ElectionProxyForm, candidates=candidates,
+    candidates = Resident.objects.filter(pk__in=[c.pk for c in judge_services.candidates_of(election)])
+    form = bound_form(request, ElectionProxyForm, candidates=candidates,
                        voters=Resident.objects.filter(city=election.city, status=LifeStatus.ALIVE))
     if form.is_valid():
         data = form.cleaned_data
         _each(request, [election],
-              lambda e: services.do_record_election_proxy(e, data["voter"], data["candidate"], data["ballot"],
+              lambda e: judge_services.do_record_election_proxy(e, data["voter"], data["candidate"], data["ballot"],
                                                           acting_user=request.user),
               lambda e: _("The proxy ballot of %(name)s is recorded.") % {"name": data["voter"].name})
         return None
-    return _action_page(modeladmin, request, action="record_election_proxy", title=_("Record a proxy ballot"),
+    return action_page(modeladmin, request, action="record_election_proxy", title=_("Record a proxy ballot"),
                         targets=[(election.pk, str(election))], form=form, submit=_("Record"))
 
 
@@ -553,7 +555,7 @@ class StaffJudgeElectionAdmin(StaffScopedAdmin):
 
     @admin.display(description=gettext_lazy("Candidates"))
     def candidate_names(self, obj):
-        return ", ".join(c.name for c in services.candidates_of(obj)) or "—"
+        return ", ".join(c.name for c in judge_services.candidates_of(obj)) or "—"
 
     def get_ordering(self, request):
         return ("-opens_at", "city__number", "id")
@@ -576,7 +578,7 @@ def remove_judge(modeladmin, request, queryset):
     """The Arbiter announces the removal demanded by a valid demand (L-JUDGE-8): ``do_remove_judge``; the
     election is then scheduled from the city judges list."""
     _each(request, queryset.select_related("judge", "city", "game"),
-          lambda d: services.do_remove_judge(d, acting_user=request.user),
+          lambda d: judge_services.do_remove_judge(d, acting_user=request.user),
           lambda d: _("Judge %(name)s is removed.") % {"name": d.judge.name})
 
 
@@ -605,7 +607,7 @@ class StaffRemovalDemandAdmin(StaffScopedAdmin):
 
     def scoped_queryset(self, request):
         return RemovalDemand.objects.filter(
-            Q(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR))
+            Q(game_id__in=role_game_ids(request, StaffKind.PROCURATOR))
             | Q(game_id__in=_arbiter_games(request), valid_at__isnull=False)).select_related(
                 "game", "city", "judge", "organizer")
 

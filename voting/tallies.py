@@ -28,7 +28,6 @@ side by side.
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -394,28 +393,3 @@ class ForumDayReport:
     @property
     def refused(self) -> tuple[ForumReceipt, ...]:
         return tuple(receipt for receipt in self.receipts if not receipt.accepted)
-
-
-
-
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
-#: before.
-_MOVED: dict[str, str] = {
-    **dict.fromkeys([
-        "ForumDay", "_AUTHOR_REFUSALS", "_SeatState", "_StandingVote", "_day_end", "tally_forum_day"
-    ], "forum_tally"),
-    **dict.fromkeys([
-        "LepraAccepted", "LepraCandidateTally", "LepraElectionResult", "LepraExecutionResult", "LepraNomineeTally",
-        "LepraReceipt", "LepraRefusal", "LepraVoteMessage", "_LepraInboxVoter", "_lepra_check_window",
-        "_lepra_execution_step", "_lepra_gate", "_lepra_nominee_tally", "_lepra_rank_key", "_lepra_unique",
-        "lepra_ordered", "lepra_time", "tally_lepra_election", "tally_lepra_execution"
-    ], "lepra_tally"),
-}
-
-
-def __getattr__(name: str):
-    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
-    # imported on first use, not at the top.
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

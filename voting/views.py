@@ -1,4 +1,4 @@
-"""Lepra day pages (issue 4): the city day page (nominations, voting times, proxies, the standing tally) and the
+"""Lepra day pages : the city day page (nominations, voting times, proxies, the standing tally) and the
 resident's nomination page. Thin: a form, the policy, one service or selector call."""
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, policies
 from kernel.confirm import confirmation_page
+from kernel.errors import RuleViolation
 from kernel.timezones import zoned_time
+from voting import court_services, judge_services
 
 from . import selectors, services
 from .forms import (
@@ -67,15 +68,15 @@ def city_day(request, slug: str, number: int):
                 court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
                 if not court_form.is_valid():
                     raise _FormInvalid()
-                case = services.do_put_before_court(day.session, court_form.cleaned_data["deadline"],
+                case = court_services.do_put_before_court(day.session, court_form.cleaned_data["deadline"],
                                                     acting_user=request.user)
                 done = _("The result is before the Supreme Court until %(time)s.") % {
                     "time": zoned_time(case.deadline, game.time_zone)}
             elif action == "close_case" and day.court_case is not None:
-                services.do_close_court_case(day.court_case, acting_user=request.user)
+                court_services.do_close_court_case(day.court_case, acting_user=request.user)
             elif action == "court_vote" and day.court_case is not None:
                 if day.judge_seat is None:  # no vote form for them: the service says why (voted, not a judge...)
-                    services.check_court_vote(day.court_case, acting_user=request.user, now=timezone.now())
+                    court_services.check_court_vote(day.court_case, acting_user=request.user, now=timezone.now())
                     raise Http404("No such action.")
                 vote_form = CourtVoteForm(request.POST, choices=day.court_choices)
                 if not vote_form.is_valid():
@@ -88,7 +89,7 @@ def city_day(request, slug: str, number: int):
                     confirm_label=_("Record my vote"), cancel_url=request.get_full_path())
                 if confirm is not None:
                     return confirm
-                services.do_court_vote(day.court_case, choice, acting_user=request.user)
+                court_services.do_court_vote(day.court_case, choice, acting_user=request.user)
                 done = _("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
                          "changed.") % {"name": choice.name}
                 day.court_case.refresh_from_db()
@@ -183,7 +184,7 @@ class _FormInvalid(Exception):
     when the page must show that one)."""
 
 
-#: The city day page's judge actions (issue 5); each is one service call that checks who may (L-JUDGE-3/8/9).
+#: The city day page's judge actions ; each is one service call that checks who may (L-JUDGE-3/8/9).
 JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal", "recuse"})
 
 #: Every action the city day page posts; any other is refused with a reason (400) and changes nothing.
@@ -205,17 +206,17 @@ def _judge_action(request, game, city, day, action: str) -> None:
         form = _candidate_form(request, city, day, request.POST)
         if not form.is_valid():
             raise _FormInvalid(form)
-        services.do_propose_candidate(form.chosen(), acting_user=request.user)
+        judge_services.do_propose_candidate(form.chosen(), acting_user=request.user)
     elif action == "open_removal":
-        services.do_open_removal_demand(acting_user=request.user, game=game)
+        judge_services.do_open_removal_demand(acting_user=request.user, game=game)
     elif action == "confirm_removal":
         demand = access.access_removal_demand_by_id(request.user, request.POST.get("demand"), city=city)
-        services.do_confirm_removal_demand(demand, acting_user=request.user)
+        judge_services.do_confirm_removal_demand(demand, acting_user=request.user)
     elif action == "recuse":
-        judge = services.sitting_judge_of(city)
+        judge = judge_services.sitting_judge_of(city)
         if judge is None:
             raise Http404("No such action.")
-        services.do_recuse_judge(judge, acting_user=request.user)
+        judge_services.do_recuse_judge(judge, acting_user=request.user)
 
 
 #: The actions the nomination page posts; any other is refused with a reason and changes nothing.
@@ -245,7 +246,7 @@ def nominate(request, slug: str):
         speech_form = SpeechRequestForm(request.POST, choices=others)
         if speech_form.is_valid():  # no other resident named: the service says what the request needs
             try:
-                services.do_request_speech(game, request.POST["action"], other=speech_form.other_resident(),
+                court_services.do_request_speech(game, request.POST["action"], other=speech_form.other_resident(),
                                            note=speech_form.cleaned_data["note"], acting_user=request.user)
             except RuleViolation as exc:
                 speech_form.add_error(None, str(exc))

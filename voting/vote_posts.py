@@ -1,6 +1,5 @@
 """A post in a Lepra voting inbox (the post hook's rule, ``rulesets.lepra.hooks``): deciding it before it is
-stored (L-VOTE-2, L-VOTE-3, L-VOTE-8, L-NOM-5) and its standing-vote row (the stored tally, ``voting.standing``).
-Moved out of ``voting.services`` (which still answers for these names)."""
+stored (L-VOTE-2, L-VOTE-3, L-VOTE-8, L-NOM-5) and its standing-vote row (the stored tally, ``voting.standing``)."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -8,16 +7,16 @@ from datetime import datetime
 from django.db.models import BigIntegerField, Case, Exists, F, FilteredRelation, OuterRef, Q, Subquery, Value, When
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Resident
 from inboxes.hooks import HookWrites
 from inboxes.models import Inbox, Message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.prepared import PreparedInsert, PreparedQuery, PreparedUpdate
 from kernel.timezones import time_for
+from voting.lepra_tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 
 from .models import LepraVote, SuicideDeclaration, VoteState, VotingSession
 from .parsing import parse_lepra_execution
-from .tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 
 
 def _local(game, moment: datetime, viewer=None) -> str:

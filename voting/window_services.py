@@ -16,12 +16,13 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.clock_services import do_replan_clock, voting_window_limits
 from cities.models import Game, GameDay, GameEvent, GameStatus, ScheduledEvent, StaffKind
-from cities.services import do_replan_clock, record_event, voting_window_limits
-from inboxes import policies
+from cities.services import record_event
+from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind
 from inboxes.services import do_post_site_message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.timezones import zoned_time
 
 from .models import VotingSession
@@ -105,7 +106,7 @@ def can_reschedule(user, session: VotingSession) -> bool:
     """``user`` is the Tribune of the session's city, the Arbiter or the Procurator of its game."""
     if user is None or not user.is_authenticated:
         return False
-    policies.forget_viewer_cache(user)
+    viewer_reads.forget_viewer_cache(user)
     return (policies.holds_role(user, session.game_id, StaffKind.TRIBUNE, city_id=session.city_id)
             or policies.holds_role(user, session.game_id, StaffKind.ARBITER)
             or policies.holds_role(user, session.game_id, StaffKind.PROCURATOR))

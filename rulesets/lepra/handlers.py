@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cities.errors import WrongState
 from cities.models import ScheduledEvent
 from cities.scheduler import batch_handler, handler
+from kernel.errors import WrongState
+from voting.court_services import do_close_court_case
 from voting.election_batch_services import do_close_elections, do_open_elections
+from voting.judge_services import do_close_election, do_open_election
 from voting.models import CourtCase, JudgeElection, VotingSession
-from voting.services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
+from voting.services import do_close_voting, do_open_voting
 from voting.window_services import do_report_missed_voting, is_missed
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from inboxes.hooks import PostHook, post_hook
 from inboxes.models import InboxKind
-from voting.services import check_precinct_post, record_precinct_post
+from voting.judge_services import check_precinct_post, record_precinct_post
 from voting.vote_posts import check_voting_post, voting_post_locked_reads, voting_post_writes
 
 

@@ -1,7 +1,7 @@
 """The Lepra ruleset's night (RULES.md L-NIGHT, L-DAY-5, L-SPIRIT-1) as pipeline steps for ``roles.night``.
 
 ``NIGHT_STEPS`` is the ordered list the Lepra spec declares (``LepraRuleset.night_steps``) and
-``roles.services.do_resolve_night`` runs through ``ruleset_of(game)``. Each step is pure.
+``roles.night_services.do_resolve_night`` runs through ``ruleset_of(game)``. Each step is pure.
 """
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
 from kernel.rulesets import CONSOLE_TOOLS, PAGE_SECTIONS, PhasePlan, RulesetSpec
 from roles import victory
-from roles.services import do_after_day_death, night_state_of, scoreboard_of
+from roles.night_services import do_after_day_death, night_state_of
+from roles.services import scoreboard_of
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 

@@ -20,7 +20,7 @@ from cities.models import (
     ScheduledEvent,
 )
 from cities.services import record_event
-from inboxes import policies
+from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from voting.parsing import parse_forum_post
@@ -299,7 +299,7 @@ def _seat_leaves_the_living(resident: Resident, *, reason: str, now: datetime) -
     if spectators is not None:
         Membership.objects.update_or_create(inbox=spectators, resident=resident,
                                             defaults={"state": MembershipState.MEMBER, "since": now})
-    policies.forget_viewer_cache(resident.user)
+    viewer_reads.forget_viewer_cache(resident.user)
 
 
 def _decide_if_due(day: M21Day, *, now: datetime, actor=None) -> M21DayOutcome:

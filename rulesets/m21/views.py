@@ -16,8 +16,8 @@ from django.views.decorators.http import require_POST
 from cities.forms import wall_clock_to_utc
 from cities.i18n import activate_game_language
 from cities.models import Game
+from cities.recruitment_services import do_close_signups
 from cities.selectors import game_get
-from cities.services import do_close_signups
 from inboxes import policies
 from inboxes.access import access_resident_by_id
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
@@ -236,7 +236,7 @@ def setup_timing(request, slug: str):
 @require_POST
 @login_required
 def setup_close_signups(request, slug: str):
-    """The host (the Procurator) closes the sign-ups (``cities.services.do_close_signups``)."""
+    """The host (the Procurator) closes the sign-ups (``cities.recruitment_services.do_close_signups``)."""
     return _setup_action(request, slug, None, lambda game, _form: do_close_signups(game, acting_user=request.user),
                          "Sign-ups are closed.")
 

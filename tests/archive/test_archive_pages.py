@@ -9,7 +9,7 @@ from django.utils import translation
 
 from archive import charts, selectors, services
 from cities.models import Alignment, City, LifeStatus, Resident
-from inboxes import services as inbox_services
+from inboxes import membership_services, posting
 from tests.archive.conftest import MAFIA_PHRASE
 from tests.conftest import fresh
 from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
@@ -25,10 +25,10 @@ def _voting_day(world):
     voters = [r for r in day.plain if r not in (a, b)][:5]
     minute = timedelta(minutes=1)
     for n, voter in enumerate(voters[:3]):
-        inbox_services.do_post_message(day.inbox_of(a), "казнить", acting_user=voter.user, now=OPENS + (n + 1) * minute)
-    inbox_services.do_post_message(day.inbox_of(b), "казнить", acting_user=voters[3].user, now=OPENS + 10 * minute)
-    inbox_services.do_post_message(day.inbox_of(a), "казнить", acting_user=voters[4].user, now=OPENS + 11 * minute)
-    inbox_services.do_post_message(day.inbox_of(a), "не казнить", acting_user=voters[4].user, now=OPENS + 20 * minute)
+        posting.do_post_message(day.inbox_of(a), "казнить", acting_user=voter.user, now=OPENS + (n + 1) * minute)
+    posting.do_post_message(day.inbox_of(b), "казнить", acting_user=voters[3].user, now=OPENS + 10 * minute)
+    posting.do_post_message(day.inbox_of(a), "казнить", acting_user=voters[4].user, now=OPENS + 11 * minute)
+    posting.do_post_message(day.inbox_of(a), "не казнить", acting_user=voters[4].user, now=OPENS + 20 * minute)
     do_close_voting(session, acting_user=None, now=CLOSES)
     return day, a, b, voters
 
@@ -219,7 +219,7 @@ def test_vote_chart_legend_uses_the_names_of_the_day_as_the_table_does_L_ARCH_3_
     _day, a, b, _voters = _voting_day(world)
     name_of_the_day = a.name
     newcomer = get_user_model().objects.create_user("newcomer", "newcomer@example.org", "x", display_name="Newcomer")
-    inbox_services.do_replace_player(a, newcomer, acting_user=fresh(world.demo.procurator), now=CLOSES + timedelta(hours=1))
+    membership_services.do_replace_player(a, newcomer, acting_user=fresh(world.demo.procurator), now=CLOSES + timedelta(hours=1))
     a.refresh_from_db()
     assert a.name == "Newcomer"
     world.end()

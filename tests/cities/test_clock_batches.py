@@ -19,7 +19,7 @@ from bench import world as bench_world
 from cities import scheduler
 from cities.models import City, GameEvent, Resident, ScheduledEvent
 from cities.scheduler import advance_clock, dispatch_due_events
-from inboxes import services as inbox_services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message
 from voting import judge_services
 from voting.models import JudgeElection
@@ -117,7 +117,7 @@ def test_elections_with_candidates_run_one_by_one_inside_the_batch_with_the_same
             precinct = Inbox.objects.get(game=night.game, kind=InboxKind.PRECINCT, resident=candidate)
             voter = Resident.objects.filter(city=candidate.city, status="alive").exclude(pk=candidate.pk).order_by(
                 "pk").first()
-            inbox_services.do_post_message(precinct, ballot, acting_user=voter.user,
+            posting.do_post_message(precinct, ballot, acting_user=voter.user,
                                            now=opening + timedelta(minutes=2))
         advance_clock(night.until, game=night.game)
 

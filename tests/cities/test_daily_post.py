@@ -13,20 +13,21 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from cities.errors import NotAllowed, WrongState
-from cities.models import Alignment, City, GameDay, GameEvent, LifeStatus, PostKind, PublicPost, Resident
-from cities.services import (
+from cities.clock_services import (
     do_append_to_daily_post,
     do_draft_daily_post,
     do_edit_daily_post,
     do_set_daily_post_text,
 )
+from cities.models import Alignment, City, GameDay, GameEvent, LifeStatus, PostKind, PublicPost, Resident
+from inboxes.knowledge import visible_alignment
 from inboxes.models import Inbox, InboxKind
-from inboxes.policies import visible_alignment
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
+from kernel.errors import NotAllowed, WrongState
 from tests.cities.clock_helpers import advance, clocked_game, night_handler, victim_of
 from tests.setup_factory import in_game_language as t
-from voting.services import do_decide_execution, do_nominate, do_put_before_court, do_schedule_voting
+from voting.court_services import do_put_before_court
+from voting.services import do_decide_execution, do_nominate, do_schedule_voting
 
 pytestmark = pytest.mark.django_db
 
@@ -241,8 +242,8 @@ def test_procurator_clock_and_daily_post_pages_work_and_refuse_others_L_POST_2(b
 def test_touring_victims_and_spirits_are_named_as_such_in_the_post_L_NIGHT_4_L_SPIRIT_2():
     from cities import scheduler
     from cities.services import record_event
+    from inboxes.membership_services import do_kill_resident
     from inboxes.models import DeathCause
-    from inboxes.services import do_kill_resident
 
     picked = {}
 

@@ -17,12 +17,16 @@ from django.core.management import call_command
 from django.utils import translation
 
 from cities import scheduler
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent, GameStatus, PostKind, PublicPost, ScheduledEvent
 from cities.scheduler import dispatch_due_events, try_run_one_due_event
 from cities.services import (
-    do_create_game, do_create_public_post, do_publish_post, do_schedule_public_post, do_set_game_status,
+    do_create_game,
+    do_create_public_post,
+    do_publish_post,
+    do_schedule_public_post,
+    do_set_game_status,
 )
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 
 pytestmark = pytest.mark.django_db
 

@@ -7,10 +7,10 @@ import pytest
 from django.test import Client
 from django.utils.translation import override
 
-from cities.errors import NotAllowed, WrongState
 from cities.models import Alignment, City, Resident
-from inboxes import policies
+from inboxes import knowledge
 from inboxes.models import Inbox, InboxKind, Membership
+from kernel.errors import NotAllowed, WrongState
 from roles import services as role_services
 from roles.models import CommissarOffer
 from tests.conftest import fresh
@@ -135,9 +135,9 @@ def test_acceptance_makes_the_commissar_joins_the_police_and_tells_the_tribune_L
     t1 = _client(built.staff["tribune1"]).get(f"/games/{built.game.slug}/").content.decode()
     assert f"City 1: {honest1.name}" in t1 and f"City 2: {honest2.name}" not in t1
     honest1.refresh_from_db()
-    assert policies.knows_commissar(fresh(built.staff["tribune1"]), honest1) is True
-    assert policies.knows_commissar(fresh(built.staff["tribune2"]), honest1) is False
-    assert policies.knows_commissar(fresh(built.staff["consigliere"]), honest1) is False
+    assert knowledge.knows_commissar(fresh(built.staff["tribune1"]), honest1) is True
+    assert knowledge.knows_commissar(fresh(built.staff["tribune2"]), honest1) is False
+    assert knowledge.knows_commissar(fresh(built.staff["consigliere"]), honest1) is False
     other = Resident.objects.filter(game=built.game, city__number=1).exclude(pk=honest1.pk).first()
     assert f"City 1: {honest1.name}" not in _client(other.user).get(f"/games/{built.game.slug}/").content.decode()
 

@@ -19,7 +19,7 @@ from django.utils import translation
 
 from cities.demo import STAFF_NAMES
 from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import policies, policy_tables
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.admin_keys import key_of
 from tests.cities.test_staff_admin import (
@@ -245,7 +245,7 @@ def expected_candidates(demo, seat: Resident) -> dict[int, str]:
     out = {}
     for m in Membership.objects.filter(resident=seat, state__in=["member", "banned"]).select_related("inbox__city"):
         i = m.inbox
-        if i.kind in policies.PENALTY_BAN_KINDS and i.killed_at is None and i.rolled_over_at is None:
+        if i.kind in policy_tables.PENALTY_BAN_KINDS and i.killed_at is None and i.rolled_over_at is None:
             readable = label(i) in allowed
             out[i.pk] = i.title if readable else (
                 f"{kind_name(i)} · {i.city.name}" if i.city_id else kind_name(i))
@@ -267,7 +267,7 @@ def test_the_penalty_ban_lists_only_what_the_arbiter_may_name_L_STAFF_6(demo):
         assert labels, persona
         kinds_seen[persona] = sorted(Inbox.objects.get(pk=pk).kind for pk in labels)
         # Never a mafia inbox, police station, secret inbox or any title the Arbiter may not read.
-        assert not Inbox.objects.filter(pk__in=labels).exclude(kind__in=policies.PENALTY_BAN_KINDS).exists()
+        assert not Inbox.objects.filter(pk__in=labels).exclude(kind__in=policy_tables.PENALTY_BAN_KINDS).exists()
         for title in unreadable_titles:
             assert html.escape(title) not in page, (persona, title)
         assert "data-fact" not in page and STAFF_NAMES["consigliere"] not in page

@@ -18,7 +18,7 @@ from django.test import Client
 
 from cities.models import City, GameEvent, LifeStatus, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.cities.test_staff_admin import STAFF_PERSONAS, flashed, staff_client
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from inboxes import posting
 from inboxes import services as inbox_services
 from inboxes.models import InboxKind
 
@@ -60,7 +61,7 @@ def test_unread_badge_appears_and_clears_and_the_inbox_opens_at_the_first_unread
     reader.open(f"/games/{lepra.slug}/")
     assert reader.page.locator("#unread-badge .unread").count() == 0
     for n in range(3):
-        inbox_services.do_post_message(inbox, f"Новость номер {n + 1}", acting_user=first.user,
+        posting.do_post_message(inbox, f"Новость номер {n + 1}", acting_user=first.user,
                                        now=lepra.stack.clock.now())
     badge = reader.page.locator("#unread-badge .unread")
     # The badge may poll between the three posts and first show 1 or 2: wait for the count of all three.

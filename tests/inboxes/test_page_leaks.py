@@ -209,7 +209,7 @@ def test_the_procurator_never_learns_which_mafioso_complained_about_the_consigli
     from archive.services import do_send_notifications, do_update_notification_settings
     from cities.models import Alignment
     from inboxes.models import Membership
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     from sanctions import services as sanctions
     from tests.conftest import DEMO_NOW, fresh
 

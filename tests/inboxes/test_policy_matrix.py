@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from cities.models import GameStatus, Resident
-from inboxes import policies
+from inboxes import membership_services, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.conftest import PERSONA_NAMES, fresh
 
@@ -294,13 +294,13 @@ def _scenario(demo, name: str) -> tuple[Inbox, dict[str, tuple[bool, bool]]]:
         return inbox, {"procurator": (True, True), "honest": (True, True), "mafioso": (True, True),
                        "commissar": (True, False), "judge": (True, False)}
     if name == "mafia inbox after its mafioso died":
-        services.do_kill_resident(seat("mafioso"), "executed", acting_user=None)
+        membership_services.do_kill_resident(seat("mafioso"), "executed", acting_user=None)
         return Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1), {"consigliere": (True, True)}
     if name == "police station after its commissar died":
-        services.do_kill_resident(seat("commissar"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("commissar"), "killed", acting_user=None)
         return Inbox.objects.get(game=demo.game, kind=InboxKind.POLICE), {"procurator": (True, True)}
     if name == "city inbox of a replaced user":
-        services.do_replace_player(seat("honest"), get_user_model().objects.create_user("sub", "s@example.com", "x-1234567"),
+        membership_services.do_replace_player(seat("honest"), get_user_model().objects.create_user("sub", "s@example.com", "x-1234567"),
                                    acting_user=fresh(demo.procurator))
         return _city1(demo), {"procurator": (True, False), "tribune1": (True, True), "mafioso": (True, True),
                               "commissar": (True, True), "judge": (True, True)}
@@ -309,16 +309,16 @@ def _scenario(demo, name: str) -> tuple[Inbox, dict[str, tuple[bool, bool]]]:
         services.do_roll_over_inbox(old, acting_user=fresh(demo.tribune1))
         return old, {p: (True, False) for p in ("procurator", "tribune1", "mafioso", "honest", "commissar", "judge")}
     if name == "rolled-over city inbox (new)":
-        services.do_kill_resident(seat("honest"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("honest"), "killed", acting_user=None)
         new = services.do_roll_over_inbox(_city1(demo), acting_user=fresh(demo.tribune1))
         return new, {"procurator": (True, False), "tribune1": (True, True), "mafioso": (True, True), "honest": (True, False),
                      "commissar": (True, True), "judge": (True, True)}
     if name == "old court after its judge died":
-        services.do_kill_resident(seat("judge"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("judge"), "killed", acting_user=None)
         old = Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, predecessor__isnull=True)
         return old, {"procurator": (True, False), "arbiter": (True, False), "judge": (True, False)}
     if name == "new court after its judge died":
-        services.do_kill_resident(seat("judge"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("judge"), "killed", acting_user=None)
         return (Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, rolled_over_at__isnull=True),
                 {"procurator": (True, False), "arbiter": (True, True)})
     raise AssertionError(name)

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.m21.day_helpers import build_game
 
 pytestmark = pytest.mark.django_db

@@ -36,13 +36,13 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from cities.errors import RuleViolation
+from cities.clock_services import do_declare_long_day, do_start_game_clock
 from cities.models import City, GameDay, GameEvent, Resident, ScheduledEvent, StaffKind, StaffRole
 from cities.scheduler import advance_clock
-from cities.services import do_declare_long_day, do_start_game_clock
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
-from roles.services import do_submit_night_decision
+from inboxes.posting import do_post_message
+from kernel.errors import RuleViolation
+from roles.night_services import do_submit_night_decision
 from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
     _celery_command,
     only_our_events,

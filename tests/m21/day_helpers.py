@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 from django.contrib.auth import get_user_model
 
 from cities.models import Game, Resident
+from cities.recruitment_services import do_close_signups, do_sign_up
 from cities.scheduler import advance_clock
-from cities.services import do_close_signups, do_sign_up
 from inboxes.models import Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from rulesets.m21 import services
 from rulesets.m21.models import M21Day, M21PostReceipt
 

@@ -10,7 +10,7 @@ import pytest
 
 from cities.models import GameEvent, GameStatus, LifeStatus, ScheduledEvent
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from rulesets.m21 import night_services as ns
 from rulesets.m21.models import M21Day
 

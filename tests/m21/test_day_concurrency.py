@@ -38,7 +38,7 @@ def test_a_hammer_posted_by_two_tabs_at_once_ends_the_day_once_M_VOTE_3(transact
             user = get_user_model().objects.get(pk=table.users[name].pk)
             barrier.wait(timeout=60)
             if kind == "service":
-                from inboxes.services import do_post_message
+                from inboxes.posting import do_post_message
                 try:
                     do_post_message(thread, f"##VOTE {target}\n##END", acting_user=user, now=moment)
                     result = "stored"

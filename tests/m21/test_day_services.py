@@ -63,7 +63,7 @@ def test_the_setup_must_seat_exactly_the_players_M_SETUP_1():
 
 
 def test_choosing_a_setup_for_the_wrong_number_of_players_is_refused_M_SETUP_1(django_user_model):
-    from cities.services import do_close_signups, do_sign_up
+    from cities.recruitment_services import do_close_signups, do_sign_up
     from tests.m21.day_helpers import make_user
     host = make_user("Solo")
     game = services.do_create_m21_game(title="Small", slug="m21-small", acting_user=host, now=START)
@@ -371,7 +371,7 @@ def _pm_of(table, name):
 
 
 def test_the_judge_gives_orders_in_the_role_pm_M_ROLE_judge():
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     table = build_game()
     judge_name = table.name_of_role("judge")
     judge, pm = table.users[judge_name], _pm_of(table, judge_name)
@@ -390,7 +390,7 @@ def test_the_judge_gives_orders_in_the_role_pm_M_ROLE_judge():
 
 
 def test_orders_from_anyone_but_the_judge_are_refused_in_their_pm_M_ROLE_judge():
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     table = build_game()
     name = table.name_of_role("cop")
     pm = _pm_of(table, name)

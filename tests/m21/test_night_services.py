@@ -10,7 +10,7 @@ import pytest
 from cities.models import GameStatus, LifeStatus, PublicPost, ScheduledEvent
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.m21 import night_services as ns
 from rulesets.m21 import services

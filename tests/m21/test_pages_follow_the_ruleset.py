@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from cities.i18n import account_language, permission_denied
 from cities.models import Game, GameStatus
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
 from rulesets.m21 import console_services
 from tests.m21.day_helpers import build_game, make_user

@@ -13,9 +13,9 @@ from django.test import Client
 from django.urls import reverse
 
 from cities.models import Resident
-from inboxes import policies
+from inboxes import knowledge, policies
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from kernel.public_ids import new_public_id
 from rulesets.m21 import services
 from tests.m21.day_helpers import build_game, make_user
@@ -116,7 +116,7 @@ def test_only_the_mafia_and_the_hosts_know_the_mafia_M_SETUP_4(table):
     mafia = [table.seat(n) for n in table.names_of_roles("godfather", "hooker", "ninja")]
     for persona, user in personas(table).items():
         user = policies_fresh(user)
-        known = {r.name for r in mafia if policies.visible_alignment(user, r) == "mafia"}
+        known = {r.name for r in mafia if knowledge.visible_alignment(user, r) == "mafia"}
         if persona in ("host", "cohost", "godfather", "hooker", "ninja"):
             assert known == {r.name for r in mafia}, persona
         else:

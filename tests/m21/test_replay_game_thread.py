@@ -12,9 +12,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from cities.models import LifeStatus, Resident, ScheduledEvent, Signup
-from cities.services import do_close_signups, do_sign_up
+from cities.recruitment_services import do_close_signups, do_sign_up
 from inboxes.models import Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from rulesets.m21 import services
 from rulesets.m21.models import DayStatus, M21Day, M21Seat
 from tests.m21.day_helpers import START

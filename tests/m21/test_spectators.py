@@ -10,10 +10,10 @@ from django.urls import reverse
 from django.utils import translation
 
 from cities.models import GameEvent, Resident, Signup
-from cities.services import do_sign_up, do_withdraw_signup
+from cities.recruitment_services import do_sign_up, do_withdraw_signup
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message, Spectator
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.m21 import night_services as ns
 from rulesets.m21 import services

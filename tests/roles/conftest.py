@@ -10,7 +10,8 @@ import pytest
 from django.utils import timezone
 
 from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
-from cities.services import do_set_game_status, do_set_resident_flags
+from cities.resident_services import do_set_resident_flags
+from cities.services import do_set_game_status
 from inboxes.services import do_open_game_inboxes
 from roles.draw import mafia_count
 from tests.factories import (
@@ -144,7 +145,7 @@ def ng10(db) -> NightGame:
 
 def kill(resident: Resident, cause: str = "executed", now=NOW) -> None:
     """A death by the site (setup of a test), without the victory check."""
-    from inboxes.services import do_kill_resident
+    from inboxes.membership_services import do_kill_resident
     do_kill_resident(Resident.objects.get(pk=resident.pk), cause, acting_user=None, now=now)
 
 

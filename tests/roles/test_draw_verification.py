@@ -12,10 +12,10 @@ from django.test import Client
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, City, GameEvent, GameStatus, PostKind, PublicPost, Resident
 from cities.services import do_set_game_status
 from inboxes.models import Inbox, InboxKind
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from roles import draw
 from roles import services as role_services
 from roles.models import MafiaDraw
@@ -106,7 +106,7 @@ def test_the_draw_needs_published_lists_and_a_consigliere_and_runs_once(db):
     built = build_game("staffed", slug="draw-order", cities=2, size=10)
     with override("en"), pytest.raises(WrongState, match="Publish the city lists first."):
         role_services.do_start_mafia_draw(built.game, acting_user=built.procurator)
-    from cities.services import do_publish_city_lists
+    from cities.recruitment_services import do_publish_city_lists
 
     do_publish_city_lists(built.game, acting_user=built.procurator)
     with override("en"), pytest.raises(NotAllowed, match="Only the Procurator of this game may do this."):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time_machine
 
 from cities.models import LifeStatus
-from roles import services
+from roles import night_services
 from roles.models import CommissarCheck, NightActionKind, NightDecision
 from tests.roles.conftest import NOW
 from tests.setup_factory import in_game_language
@@ -24,7 +24,7 @@ def test_godfather_decides_through_the_night_page_L_NIGHT_1(ng, client):
     assert (decision.target_id, decision.kind, decision.by_consigliere) == (victim.pk, NightActionKind.KILL, False)
     with time_machine.travel(NOW, tick=False):
         response = client.post(url(ng), {"action": "decide", "city": 1, "target": ""})
-    assert services.last_decision(ng.cities[0], 2, NightActionKind.KILL).target is None
+    assert night_services.last_decision(ng.cities[0], 2, NightActionKind.KILL).target is None
     page = client.get(url(ng)).content.decode()
     assert in_game_language(ng.game, "no kill") in page
 
@@ -67,7 +67,7 @@ def test_consigliere_opens_and_mafia_vote_and_consigliere_closes_through_the_pag
         assert client.post(url(ng10), {"action": "vote_godfather", "city": 1, "target": b.public_id}).status_code == 302
     client.force_login(ng10.consigliere)
     assert client.post(url(ng10), {"action": "close_election", "city": 1}).status_code == 302
-    assert services.living_godfather(ng10.cities[0]).pk == b.pk
+    assert night_services.living_godfather(ng10.cities[0]).pk == b.pk
     assert ng10.r(a).status == LifeStatus.ALIVE
 
 

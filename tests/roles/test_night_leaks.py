@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from inboxes import policies
-from roles import services
+from inboxes import knowledge
+from roles import night_services
 from tests.roles.conftest import NOW, build_night_game_rows
 
 
@@ -19,10 +19,10 @@ def night_scene(db):
     ng = build_night_game_rows("leaks", cities=2, size=10)
     city1 = ng.cities[0]
     _a, b = ng.mafia[1]
-    election = services.do_open_godfather_election(city1, acting_user=b.user, now=NOW)
-    services.do_vote_godfather(election, b, acting_user=b.user, now=NOW)
-    services.do_submit_night_decision(city1, ng.honest[1][0], acting_user=ng.godfather[1].user, now=NOW)
-    services.do_check_resident(ng.mafia[1][0], acting_user=ng.commissar[1].user, now=NOW + timedelta(minutes=1))
+    election = night_services.do_open_godfather_election(city1, acting_user=b.user, now=NOW)
+    night_services.do_vote_godfather(election, b, acting_user=b.user, now=NOW)
+    night_services.do_submit_night_decision(city1, ng.honest[1][0], acting_user=ng.godfather[1].user, now=NOW)
+    night_services.do_check_resident(ng.mafia[1][0], acting_user=ng.commissar[1].user, now=NOW + timedelta(minutes=1))
     return ng
 
 
@@ -60,9 +60,9 @@ def test_non_mafia_never_see_the_decision_the_godfather_or_the_election_L_STAFF_
             assert leaked == [], (name, url, leaked)
             own = 1 if name == "mafioso2" and url.endswith("/night/") else 0
             assert html.count('data-fact="godfather"') == own, (name, url)
-        assert not policies.knows_godfather(user, ng.r(ng.godfather[1])), name
-        assert not policies.knows_night_of(user, ng.cities[0]), name
-        mafia_inbox = services.mafia_inbox_of(ng.cities[0])
+        assert not knowledge.knows_godfather(user, ng.r(ng.godfather[1])), name
+        assert not knowledge.knows_night_of(user, ng.cities[0]), name
+        mafia_inbox = night_services.mafia_inbox_of(ng.cities[0])
         assert client.get(f"/inboxes/{mafia_inbox.public_id}/").status_code == 404, name
 
 
@@ -78,7 +78,7 @@ def test_city_mafia_and_the_consigliere_do_see_the_night(night_scene, client):
 def test_check_asker_is_seen_by_the_asker_only_L_NIGHT_5(night_scene, client):
     ng = night_scene
     commissar = ng.commissar[1]
-    channel = services.check_channel_of(ng.cities[0])
+    channel = night_services.check_channel_of(ng.cities[0])
     client.force_login(ng.consigliere)
     thread = client.get(f"/inboxes/{channel.public_id}/").content.decode()
     assert ng.mafia[1][0].name in thread
@@ -106,7 +106,7 @@ def test_night_page_is_private_for_logged_in_users(night_scene, client):
 
 def test_staff_console_does_not_list_the_check_channels_member_to_the_consigliere_L_NIGHT_5(night_scene, client):
     ng = night_scene
-    channel = services.check_channel_of(ng.cities[0])
+    channel = night_services.check_channel_of(ng.cities[0])
     client.force_login(ng.consigliere)
     response = client.get(f"/staff/inboxes/membership/?inbox={channel.public_id}")
     assert response.status_code == 200

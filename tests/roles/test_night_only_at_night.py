@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils.translation import override
 
-from cities.errors import WrongState
 from cities.models import GameDay, GameEvent
-from roles import services
+from kernel.errors import WrongState
+from roles import night_services
 from roles.models import CommissarCheck, GodfatherElection, GodfatherVote, NightActionKind, NightDecision
 from tests.roles.conftest import NOW, set_day
 
@@ -32,15 +32,15 @@ def clocked(ng):
 
 
 def _attempts(ng):
-    city1, touring = ng.cities[0], services.touring_city_for(ng.game, 2)
+    city1, touring = ng.cities[0], night_services.touring_city_for(ng.game, 2)
     return {
-        "kill": lambda at: services.do_submit_night_decision(city1, ng.honest[1][0], acting_user=ng.godfather[1].user,
+        "kill": lambda at: night_services.do_submit_night_decision(city1, ng.honest[1][0], acting_user=ng.godfather[1].user,
                                                              now=at),
-        "tour": lambda at: services.do_submit_night_decision(
+        "tour": lambda at: night_services.do_submit_night_decision(
             touring, next(r for c in ng.cities if c.pk != touring.pk for r in ng.honest[c.number]),
             kind=NightActionKind.TOUR, acting_user=ng.godfather[touring.number].user, now=at),
-        "check": lambda at: services.do_check_resident(ng.honest[1][0], acting_user=ng.commissar[1].user, now=at),
-        "godfather election": lambda at: services.do_open_godfather_election(city1, acting_user=ng.consigliere, now=at),
+        "check": lambda at: night_services.do_check_resident(ng.honest[1][0], acting_user=ng.commissar[1].user, now=at),
+        "godfather election": lambda at: night_services.do_open_godfather_election(city1, acting_user=ng.consigliere, now=at),
     }
 
 
@@ -71,13 +71,13 @@ def test_every_night_decision_is_taken_at_night_and_refused_after_its_planned_en
 
 def test_godfather_votes_only_at_night_L_NIGHT_3(clocked):
     city = clocked.cities[0]
-    election = services.do_open_godfather_election(city, acting_user=None, now=BY_DAY)  # the site, by day: allowed
+    election = night_services.do_open_godfather_election(city, acting_user=None, now=BY_DAY)  # the site, by day: allowed
     voter, candidate = clocked.mafia[1][0], clocked.mafia[1][0]
     with override("en"), pytest.raises(WrongState) as refused:
-        services.do_vote_godfather(election, candidate, acting_user=voter.user, now=BY_DAY)
+        night_services.do_vote_godfather(election, candidate, acting_user=voter.user, now=BY_DAY)
     assert str(refused.value) == NOT_YET
     assert not GodfatherVote.objects.filter(election=election).exists()
-    services.do_vote_godfather(election, candidate, acting_user=voter.user, now=AT_NIGHT)
+    night_services.do_vote_godfather(election, candidate, acting_user=voter.user, now=AT_NIGHT)
     assert GodfatherVote.objects.filter(election=election).count() == 1
 
 

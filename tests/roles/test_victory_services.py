@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent, GameStatus, PostKind, PublicPost
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
-from roles import services
+from kernel.errors import InvalidInput, NotAllowed, WrongState
+from roles import night_services, services
 from roles.models import GameResult, NightActionKind
 from tests.roles.conftest import NOW, kill
 from tests.setup_factory import in_game_language
@@ -47,10 +47,10 @@ def test_mafia_win_after_the_night_when_as_many_as_the_honest_L_WIN_1(ng):
     kill(ng.judge[3])
     kill(ng.commissar[3])
     assert services.do_check_victory(ng.game, now=NOW) is None
-    services.do_submit_night_decision(ng.cities[0], ng.judge[1], acting_user=ng.godfather[1].user, now=NOW)
-    services.do_submit_night_decision(ng.cities[0], ng.commissar[2], kind=NightActionKind.TOUR,
+    night_services.do_submit_night_decision(ng.cities[0], ng.judge[1], acting_user=ng.godfather[1].user, now=NOW)
+    night_services.do_submit_night_decision(ng.cities[0], ng.commissar[2], kind=NightActionKind.TOUR,
                                       acting_user=ng.godfather[1].user, now=NOW)
-    services.do_resolve_night(ng.game, night=2, now=LATER)
+    night_services.do_resolve_night(ng.game, night=2, now=LATER)
     game = ng.refresh()
     assert game.status == GameStatus.FINISHED
     assert GameResult.objects.get(game=game).winner == "mafia"
@@ -106,7 +106,7 @@ def test_city_without_living_mafia_holds_no_more_executions_L_WIN_2(ng):
 def test_night_end_after_the_game_ended_changes_nothing(ng):
     services.do_end_game_early(ng.game, reason="Конец.", acting_user=ng.procurator, now=NOW)
     with pytest.raises(WrongState):
-        services.do_resolve_night(ng.game, night=2, now=LATER)
+        night_services.do_resolve_night(ng.game, night=2, now=LATER)
 
 
 def test_a_city_that_never_had_mafia_is_not_concerned_by_L_WIN_2_and_no_victory_without_a_draw(db):

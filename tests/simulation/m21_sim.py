@@ -25,7 +25,7 @@ from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.recruitment_services import do_close_signups, do_sign_up
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from rulesets.m21 import night_services, services
 from rulesets.m21.models import DayStatus, M21Day
 from rulesets.m21.roles import ROLES

@@ -5,8 +5,8 @@ from datetime import UTC, datetime, timedelta
 
 from cities.models import GameDay, StaffKind
 from tests.cities.clock_helpers import DAY1, advance, clocked_game
+from voting.judge_services import do_schedule_judge_election
 from voting.models import JudgeElection
-from voting.services import do_schedule_judge_election
 
 H = timedelta(hours=1)
 
@@ -73,8 +73,8 @@ def test_final_post_of_a_game_won_by_day_tells_of_no_night_that_never_was_L_POST
 def test_day_1_start_opens_the_standing_inboxes_of_a_game_set_up_without_them_L_INBOX_1_L_INBOX_5(db):
     # Nothing but the demo opened the city, personal, cemetery, office, bar and court inboxes: a game set up
     # through the pages started with none. The day 1 start opens them (by the site), with the day's number.
+    from cities.clock_services import do_start_game_clock
     from cities.models import Resident
-    from cities.services import do_start_game_clock
     from inboxes.models import Inbox, InboxKind, Membership
     from tests.setup_factory import build_game
 
@@ -102,10 +102,10 @@ def test_a_city_without_living_mafia_or_honest_awaits_no_procurator_decision_L_W
     # city without living mafia) holds no more executions.
     import pytest
 
-    from cities.errors import WrongState
     from cities.models import Alignment, Resident
+    from inboxes.membership_services import do_kill_resident
     from inboxes.models import DeathCause
-    from inboxes.services import do_kill_resident
+    from kernel.errors import WrongState
     from voting.services import awaiting_procurator, do_decide_execution
 
     built = clocked_game("clock-no-votes")

@@ -31,6 +31,7 @@ from tests.factories import (
     SuicideDeclarationFactory,
     in_language,
 )
+from voting import court_services
 from voting import services as voting_services
 from voting.models import SpeechKind
 
@@ -114,7 +115,7 @@ def populate_by_services(demo, *, console_cases: bool) -> None:
     game = demo.game
     with time_machine.travel(NOW, tick=False):
         for speaker, nominator, nominee, proxy, suicide in _day_requests(demo):
-            voting_services.do_request_speech(game, SpeechKind.LAST_WORD, acting_user=speaker.user, note="please")
+            court_services.do_request_speech(game, SpeechKind.LAST_WORD, acting_user=speaker.user, note="please")
             voting_services.do_nominate(nominee, acting_user=nominator.user)
             voting_services.do_request_proxy(nominee, acting_user=proxy.user)
             voting_services.do_declare_suicide(game, acting_user=suicide.user)

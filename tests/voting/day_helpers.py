@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from cities.models import City, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.conftest import DEMO_NOW
 from voting.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 

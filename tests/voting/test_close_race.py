@@ -17,9 +17,9 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.utils import timezone
 
-from cities.errors import RuleViolation
 from cities.models import StaffKind, StaffRole
-from inboxes.services import do_post_message, do_post_message_by_id
+from inboxes.posting import do_post_message, do_post_message_by_id
+from kernel.errors import RuleViolation
 from tests.voting.day_helpers import OPENS
 from tests.voting.test_lepra_day_concurrency import _big_city_voting
 from voting import services as voting_services

@@ -14,8 +14,9 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from inboxes import viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
 
 #: The pinned budgets. Lower them when a cut lands; never raise them without saying why in the commit.
@@ -100,10 +101,10 @@ def test_a_vote_decides_on_the_session_read_with_its_locked_membership_as_on_its
     from django.db import transaction
     from django.utils import translation
 
-    from cities.errors import InvalidInput
     from inboxes import policies
+    from kernel.errors import InvalidInput
     from tests.conftest import fresh
-    from voting.tallies import LepraAccepted
+    from voting.lepra_tally import LepraAccepted
     from voting.vote_posts import check_voting_post
 
     inbox, _city_inbox, voters = voting
@@ -116,7 +117,7 @@ def test_a_vote_decides_on_the_session_read_with_its_locked_membership_as_on_its
         with transaction.atomic():
             policies.seat_in(user, inbox.game_id)  # the request's read of the viewer, as a post's page has done
             if locked:
-                policies.lock_for_post(user, inbox.public_id)
+                viewer_reads.lock_for_post(user, inbox.public_id)
             seat = policies.seat_in(user, inbox.game_id)
             assert hasattr(seat, "locked_reads") == locked
             try:

@@ -6,14 +6,14 @@ from datetime import timedelta
 import pytest
 from django.utils import translation
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.voting.day_helpers import CLOSES, US, ru, tied_session
 from voting.court import court_decision, court_threshold
+from voting.court_services import do_close_court_case, do_court_vote, do_put_before_court
 from voting.models import DecisionSource, ExecutionDecision
-from voting.services import do_close_court_case, do_court_vote, do_put_before_court
 
 DEADLINE = CLOSES + timedelta(minutes=50)  # 23:50 in Moscow
 

@@ -20,7 +20,7 @@ from django.urls import reverse
 from cities.models import GameStatus, StaffKind
 from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, ru
 from voting.models import LepraVote, VoteState
 from voting.services import do_nominate, do_open_voting, do_schedule_voting
@@ -70,7 +70,7 @@ def test_simultaneous_votes_and_double_submits_leave_one_standing_vote_per_voter
                                     now=moment)
                     result = "stored"
                 except Exception as exc:  # a RuleViolation is a refusal, anything else is a bug
-                    from cities.errors import RuleViolation
+                    from kernel.errors import RuleViolation
                     if not isinstance(exc, RuleViolation):
                         raise
                     result = str(exc)

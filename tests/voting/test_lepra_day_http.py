@@ -100,7 +100,7 @@ def test_scheduler_opens_and_closes_voting_and_posts_the_result_once_L_VOTE_6_L_
     do_schedule_voting(day.city, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
     dispatch_due_events(now=OPENS)
     inbox = day.inbox_of(nominee)
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     do_post_message(inbox, "казнить", acting_user=day.plain[5].user, now=CLOSES - US)
     city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
     before = Message.objects.filter(inbox=city_inbox).count()
@@ -153,7 +153,7 @@ def test_day_page_shows_nominees_publicly_once_voting_opens_but_tallies_only_to_
     from voting.services import do_open_voting, do_schedule_voting
     session = do_schedule_voting(day.city, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
     do_open_voting(session, acting_user=None, now=OPENS)
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     do_post_message(day.inbox_of(nominee), "казнить", acting_user=voter.user, now=OPENS + US)
     for viewer in (None, demo.resident2):
         if viewer is None:
@@ -190,7 +190,7 @@ def test_confrontation_request_is_seen_by_the_tribune_and_the_procurator_only_L_
 
 def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_page_L_COURT_1_L_COURT_2(demo, client):
     from cities.models import Resident
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     from voting.models import CourtCase
     from voting.services import do_close_voting
     day = city1_day(demo)
@@ -215,7 +215,7 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
 
 def _before_the_court(demo, client):
     """Day 2 of city 1: one nominee, one «казнить», voting closed; the Arbiter logged in. Returns (url, nominee)."""
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     from voting.services import do_close_voting
     day = city1_day(demo)
     a = day.plain[0]

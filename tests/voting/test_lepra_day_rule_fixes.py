@@ -9,12 +9,13 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, GameEvent, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open, ru
 from tests.voting.test_lepra_day_services import _refusal, english  # noqa: F401 - english: the autouse fixture
+from voting.court_services import do_request_speech
 from voting.models import LepraVote, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 from voting.services import (
     do_accept_proxy,
@@ -24,7 +25,6 @@ from voting.services import (
     do_nominate,
     do_open_voting,
     do_request_proxy,
-    do_request_speech,
     do_schedule_voting,
 )
 

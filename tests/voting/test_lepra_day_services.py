@@ -7,15 +7,21 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import translation
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, LifeStatus, Resident
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_kill_resident, do_post_message
+from inboxes.posting import do_post_message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.setup_factory import in_game_language
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
 from voting.models import LepraVote, Nomination, VoteState
 from voting.services import (
-    compute_session_tally, do_accept_proxy, do_close_voting, do_nominate, do_request_proxy, do_schedule_voting,
+    compute_session_tally,
+    do_accept_proxy,
+    do_close_voting,
+    do_nominate,
+    do_request_proxy,
+    do_schedule_voting,
 )
 
 

@@ -6,12 +6,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import translation
 
-from cities.errors import NotAllowed
 from cities.models import Alignment, LifeStatus, Resident
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import InboxKind, Membership, MembershipState
-from inboxes.services import do_kill_resident
+from kernel.errors import NotAllowed
 from tests.voting.day_helpers import MORNING, city1_day, nominate_and_open
-from voting.services import do_apply_spirit_rule, do_nominate
+from voting.services import do_nominate
+from voting.spirit_services import do_apply_spirit_rule
 from voting.spirits import spirit_rule_applies
 
 TONIGHT = datetime(2026, 11, 20, 1, 0, tzinfo=UTC)  # 04:00 in Moscow, the night before day 2

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.voting.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
+from voting.lepra_tally import LepraAccepted, LepraVoteMessage, tally_lepra_election
 from voting.parsing import LepraBallot, parse_lepra_election
-from voting.tallies import LepraAccepted, LepraVoteMessage, tally_lepra_election
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLE = ROOT / "voting" / "examples" / "lepra_election_example.jsonl"

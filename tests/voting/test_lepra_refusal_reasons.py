@@ -9,12 +9,12 @@ import time_machine
 from django.urls import reverse
 
 from cities.models import Resident
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
-from inboxes.services import do_kill_resident
 from sanctions.models import NoConfidenceCase
 from tests.voting.day_helpers import CLOSES, MORNING, US, ru, tied_session
+from voting.court_services import do_court_vote, do_put_before_court
 from voting.models import CourtCase, CourtVote
-from voting.services import do_court_vote, do_put_before_court
 
 DEADLINE = CLOSES + timedelta(minutes=50)
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from tests.voting.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
 from voting.lepra_export import LepraExportError, lepra_execution_export
+from voting.lepra_tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 from voting.parsing import LepraKeyword, parse_lepra_execution
-from voting.tallies import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLE = ROOT / "voting" / "examples" / "lepra_execution_example.jsonl"

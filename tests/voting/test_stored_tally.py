@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cities.models import LifeStatus
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
-from inboxes.services import do_kill_resident, do_post_message
+from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
 from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
 from voting.models import LepraVote, VoteState

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cities.errors import RuleViolation
 from cities.models import Game
+from kernel.errors import RuleViolation
 from roles import draw
 from roles.services import draw_for_verification, verification_problems
 

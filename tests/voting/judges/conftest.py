@@ -10,9 +10,15 @@ import pytest
 from cities.models import City, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from cities.services import do_set_game_status
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_open_game_inboxes, do_post_message
+from inboxes.posting import do_post_message
+from inboxes.services import do_open_game_inboxes
 from tests.setup_factory import build_game
-from voting.services import do_close_election, do_open_election, do_propose_candidate, do_schedule_judge_election
+from voting.judge_services import (
+    do_close_election,
+    do_open_election,
+    do_propose_candidate,
+    do_schedule_judge_election,
+)
 
 DAY1 = datetime(2026, 11, 19, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morning of day 1
 OPENS = DAY1 + timedelta(hours=6)  # 16:00 in Moscow

@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 
-from cities.errors import RuleViolation
 from inboxes.models import Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
+from kernel.errors import RuleViolation
 from tests.voting.judges.conftest import OPENS, PRO
 from tests.voting.judges.test_elections import precinct, start
 from voting.models import ElectionBallot

@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from cities.errors import RuleViolation
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
+from kernel.errors import RuleViolation
 from tests.voting.judges.conftest import CLOSES, OPENS
 from tests.voting.judges.test_elections import precinct, start
-from voting.services import do_close_election
+from voting.judge_services import do_close_election
 
 TEXTS = ["Он - Ганди!", "он–ганди", "Он — Гитлер!", "ОН-ГИТЛЕР.", "Голосуйте!", "Он Ганди", "Он - Ганди! да"]
 

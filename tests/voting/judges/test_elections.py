@@ -7,15 +7,15 @@ from datetime import timedelta
 import pytest
 from django.utils.translation import gettext
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Resident, ScheduledEvent
 from cities.scheduler import dispatch_due_events
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
-from inboxes.services import do_kill_resident, do_post_message
+from inboxes.posting import do_post_message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.setup_factory import in_game_language
 from tests.voting.judges.conftest import CLOSES, CON, DAY1, OPENS, PRO
-from voting.models import ElectionBallot, ElectionReason, JudgeElection
-from voting.services import (
+from voting.judge_services import (
     city_needs_judge_election,
     do_close_election,
     do_open_election,
@@ -25,6 +25,7 @@ from voting.services import (
     do_record_election_proxy,
     do_schedule_judge_election,
 )
+from voting.models import ElectionBallot, ElectionReason, JudgeElection
 
 
 def local(jg, moment) -> str:
@@ -313,8 +314,8 @@ def test_a_double_submit_that_passed_the_check_is_refused_by_the_unique_ballot_L
     refuses the second ballot with the player's message, and the transaction leaves no second message."""
     from django.db import transaction
 
-    from voting.services import record_precinct_post
-    from voting.tallies import LepraAccepted
+    from voting.judge_services import record_precinct_post
+    from voting.lepra_tally import LepraAccepted
     candidate = jg.residents(1)[0]
     _, others = start(jg, 1, [candidate])
     first = vote(others[0], candidate, PRO, 1)

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from inboxes import policies
 from inboxes.models import Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.conftest import fresh
 from tests.voting.judges.test_elections import precinct, start
 from tests.voting.judges.test_removal import DAY2, demand_with, judge_of
@@ -49,7 +49,7 @@ def test_the_arbiter_joins_a_removal_demand_once_it_is_valid_L_INBOX_11_L_JUDGE_
     demand, others = demand_with(jg, 1, 3)
     assert judge_of(jg, 1).pk != others[0].pk
     assert readers(jg, demand.inbox) == {"procurator", "resident1"}
-    from voting.services import do_confirm_removal_demand
+    from voting.judge_services import do_confirm_removal_demand
     do_confirm_removal_demand(demand, acting_user=others[4].user, now=DAY2 + timedelta(hours=2))
     demand.refresh_from_db()
     assert readers(jg, demand.inbox) == {"arbiter", "procurator", "resident1"}

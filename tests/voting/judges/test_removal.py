@@ -7,24 +7,24 @@ from datetime import timedelta
 import pytest
 from django.utils.translation import gettext
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Resident
 from inboxes import policies
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership
-from inboxes.services import do_kill_resident
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.conftest import fresh
 from tests.setup_factory import in_game_language
 from tests.voting.judges.conftest import DAY1
-from voting.models import ElectionReason, RemovalConfirmation, RemovalDemand
-from voting.services import (
+from voting.judge_services import (
     do_confirm_removal_demand,
     do_open_removal_demand,
     do_propose_candidate,
     do_recuse_judge,
     do_remove_judge,
     do_schedule_judge_election,
-    do_schedule_voting,
 )
+from voting.models import ElectionReason, RemovalConfirmation, RemovalDemand
+from voting.services import do_schedule_voting
 
 DAY2 = DAY1 + timedelta(days=1)  # 10:00 in Moscow, day 2
 VOTING_OPENS = DAY2 + timedelta(hours=8)  # 18:00 in Moscow
