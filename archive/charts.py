@@ -16,8 +16,8 @@ from cities.models import City, Game, Resident, StaffKind
 from inboxes import day_policy, knowledge, policies, policy_tables
 from inboxes.models import InboxKind, Membership
 from kernel.timezones import display_zone_name, zoned_time
+from rulesets.lepra.day.selectors import tally_box
 from voting.models import LepraVote, VotingSession
-from voting.selectors import tally_box
 
 
 @dataclass
@@ -30,7 +30,7 @@ class VoteSeries:
 
 @dataclass
 class VoteTable:
-    """One day and city: the tally box of ``voting.selectors`` (who voted for whom, who changed their mind) and the
+    """One day and city: the tally box of ``rulesets.lepra.day.selectors`` (who voted for whom, who changed their mind) and the
     standing votes over the voting window as an SVG chart."""
 
     city: City

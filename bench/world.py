@@ -17,17 +17,18 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from cities import clock_services, recruitment_services
+from cities import recruitment_services
 from cities import services as city_services
 from cities.models import City, Game, GameDay, GameStatus, Resident, StaffKind
 from cities.scheduler import advance_clock
 from inboxes import policies, posting
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
-from roles import night_services
-from roles import services as role_services
 from roles.models import MafiaDraw, NightActionKind
-from voting import services as voting_services
+from rulesets.lepra.clock import services as clock_services
+from rulesets.lepra.day import services as voting_services
+from rulesets.lepra.night import services as night_services
+from rulesets.lepra.setup import services as role_services
 
 #: Posted by the voters: a vote and its retraction (L-VOTE-2).
 VOTE, RETRACT = "казнить", "не казнить"

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404
 
 from inboxes import knowledge, policies
 from roles.models import CommissarOffer, MafiaDraw
-from roles.services import city_commissar_state
+from rulesets.lepra.setup.services import city_commissar_state
 
 from .models import City, Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident, Signup, StaffKind, StaffRole
 

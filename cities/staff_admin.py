@@ -83,7 +83,6 @@ from staff.console import (  # noqa: F401  (the console's names, kept importable
     staff_roles_of,
 )
 
-from . import clock_admin  # noqa: F401  (registers the Procurator's clock and daily post pages)
 from .forms import WallClockField, wall_clock_to_utc
 from .models import City, Game, GameStatus, Resident, StaffKind
 

@@ -18,8 +18,8 @@ from inboxes import access, knowledge, policies
 from inboxes.selectors import messages_by_resident_for
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from kernel.rulesets import ruleset_of
-from roles import services as role_services
-from roles.night_services import touring_rotation_list
+from rulesets.lepra.night.services import touring_rotation_list
+from rulesets.lepra.setup import services as role_services
 from sanctions.services import play_ban_sentence, running_play_ban_of
 
 from . import selectors, services
@@ -111,7 +111,7 @@ def _day_page_cities(user, game) -> set[int]:
 
 
 def _touring_rotation(game):
-    """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``roles.services``)."""
+    """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``rulesets.lepra.setup.services``)."""
     return touring_rotation_list(game)
 
 

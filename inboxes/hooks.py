@@ -20,7 +20,8 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 ``seat`` is the author's ``Resident`` when a member posts, None for a staff post. Hooks change state only through
 their own app's rows and services; they never read the clock (``now`` is the message's receive time).
 
-A thread page (``inboxes.selectors``) calls ``hook.annotate(inbox, messages)`` with the messages it shows, so that
+A thread page asks ``hook.thread_box(viewer, inbox)`` for what it shows above the messages (a voting inbox's
+standing tally) and (``inboxes.selectors``) calls ``hook.annotate(inbox, messages)`` with the messages it shows, so that
 the hook attaches what it recorded beside each one (an M21 game thread's receipt: ``receipt_lines``) in a constant
 number of queries, never one per message.
 
@@ -76,6 +77,11 @@ class PostHook:
 
     def record(self, inbox, seat, message, accepted: Any, now: datetime) -> None:
         """Index the stored ``message`` given what ``check`` returned (``accepted``)."""
+
+    def thread_box(self, viewer, inbox) -> Any:
+        """What the thread page of ``inbox`` shows above its messages to ``viewer`` (who reads ``inbox``: the caller
+        checked), e.g. a voting inbox's standing tally; None (the default) shows nothing."""
+        return None
 
     def annotate(self, inbox, messages: list) -> None:
         """Attach to each of ``messages`` (of ``inbox``, about to be shown) what the page shows beside it, in a

@@ -14,10 +14,10 @@ from django.views.decorators.http import require_http_methods
 from cities.i18n import activate_game_language
 from cities.selectors import game_get
 from inboxes import membership_services, moderation_policy, page_policy, posting, read_marks
+from inboxes.hooks import post_hook_for
 from kernel.confirm import confirmation_page
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from kernel.public_ids import new_idempotency_key
-from voting.selectors import tally_box_for_inbox
 
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
@@ -188,11 +188,10 @@ def unread_badge(request, slug: str):
 
 
 def _voting_tally(user, inbox):
-    """The standing tally shown above a voting inbox's thread (L-VOTE-4) or a precinct's (L-JUDGE-4/5), computed
-    by the pure core."""
-    if inbox.kind not in ("voting", "precinct"):
-        return None
-    return tally_box_for_inbox(user, inbox)
+    """What the inbox's post hook shows above the thread (a voting inbox's or a precinct's standing tally), or
+    None."""
+    hook = post_hook_for(inbox)
+    return hook.thread_box(user, inbox) if hook is not None else None
 
 
 def _thread_url(inbox, position: int) -> str:

@@ -66,7 +66,7 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 A ruleset may also bring a demo game for ``manage.py load_demo`` (development only): ``has_demo = True`` and
 ``demo_exists()``, ``load_demo(make_user=..., rng=..., now=...)`` (built through the ruleset's services; the command
 passes ``make_user(username, display_name) -> User``, which creates the demo accounts with the demo password) and
-``demo_logins(url) -> [lines]`` (what the command prints). Lepra's demo is ``cities.demo``, loaded first.
+``demo_logins(url) -> [lines]`` (what the command prints). Lepra's demo is ``rulesets.lepra.demo``, loaded first.
 
 Every method is called inside the service's ``transaction.atomic`` (explicit registries, not signals: the
 aftermath of a death runs in order, in one transaction). Methods take ``now`` from the caller and never read the

@@ -5,11 +5,12 @@ from django.urls import include, path, register_converter
 from cities import views as city_views
 from inboxes import views as inbox_views
 from mafia_site.converters import IdConverter, PublicIdConverter
-from roles import views as role_views
+from rulesets.lepra.day import views as lepra_day_views
+from rulesets.lepra.night import views as lepra_night_views
+from rulesets.lepra.setup import views as lepra_setup_views
 from sanctions import views as sanction_views
 from staff import views as staff_views
 from staff.console import staff_admin_site
-from voting import views as voting_views
 
 register_converter(IdConverter, "id")
 register_converter(PublicIdConverter, "pid")
@@ -25,15 +26,15 @@ urlpatterns = [
     path("games/<slug:slug>/", city_views.game_detail, name="game_detail"),
     path("games/<slug:slug>/signup/", city_views.signup_toggle, name="signup_toggle"),
     path("games/<slug:slug>/setup/", city_views.game_setup, name="game_setup"),
-    path("games/<slug:slug>/setup/numbers/", role_views.mafia_numbers, name="mafia_numbers"),
+    path("games/<slug:slug>/setup/numbers/", lepra_setup_views.mafia_numbers, name="mafia_numbers"),
     path("games/<slug:slug>/setup/<slug:step>/", city_views.game_setup_step, name="game_setup_step"),
-    path("games/<slug:slug>/offers/<pid:offer_id>/", role_views.commissar_offer, name="commissar_offer"),
-    path("games/<slug:slug>/draw/", role_views.draw_verification, name="draw_verification"),
-    path("games/<slug:slug>/night/", role_views.night_page, name="night_page"),
-    path("games/<slug:slug>/end/", role_views.end_game, name="end_game"),
+    path("games/<slug:slug>/offers/<pid:offer_id>/", lepra_setup_views.commissar_offer, name="commissar_offer"),
+    path("games/<slug:slug>/draw/", lepra_setup_views.draw_verification, name="draw_verification"),
+    path("games/<slug:slug>/night/", lepra_night_views.night_page, name="night_page"),
+    path("games/<slug:slug>/end/", lepra_night_views.end_game, name="end_game"),
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),
-    path("games/<slug:slug>/cities/<id:number>/day/", voting_views.city_day, name="city_day"),
-    path("games/<slug:slug>/nominate/", voting_views.nominate, name="nominate"),
+    path("games/<slug:slug>/cities/<id:number>/day/", lepra_day_views.city_day, name="city_day"),
+    path("games/<slug:slug>/nominate/", lepra_day_views.nominate, name="nominate"),
     path("games/<slug:slug>/impeachment/", staff_views.impeachment, name="impeachment"),
     path("games/<slug:slug>/mafia-role/", staff_views.mafia_role, name="mafia_role"),
     path("games/<slug:slug>/no-confidence/", sanction_views.no_confidence, name="no_confidence"),

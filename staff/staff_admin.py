@@ -41,8 +41,8 @@ from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
 from kernel.timezones import zoned_time
-from roles import services as roles_services
 from roles.models import CommissarOffer
+from rulesets.lepra import game_end_services
 from staff.console import (
     DASHBOARD_NEEDS,
     Need,
@@ -394,7 +394,7 @@ def end_game_early_view(request, game_id: int):
         if confirm is not None:
             return confirm
         try:
-            roles_services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
+            game_end_services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
         else:

@@ -159,7 +159,7 @@ class SpeechRequestFactory(DjangoModelFactory):
 
 class NominationFactory(DjangoModelFactory):
     """``nominator`` nominates ``nominee`` today (L-NOM-1), recorded as the site's message in the nominator's
-    personal inbox, in the game's language, as ``voting.services.do_nominate`` records it."""
+    personal inbox, in the game's language, as ``rulesets.lepra.day.services.do_nominate`` records it."""
 
     class Meta:
         model = Nomination

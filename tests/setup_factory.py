@@ -9,7 +9,7 @@ from django.utils.translation import gettext, override
 
 from cities import recruitment_services, services
 from cities.models import City, Game, StaffKind
-from roles import services as role_services
+from rulesets.lepra.setup import services as role_services
 
 
 def in_game_language(game: Game, msgid: str, **params) -> str:

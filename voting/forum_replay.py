@@ -24,7 +24,7 @@ from enum import StrEnum
 from typing import Any
 
 from voting.forum_tally import ForumDay
-from voting.tallies import (
+from voting.forum_vote import (
     CLASSIC_FORUM_RULES,
     ForumCount,
     ForumDayEnd,

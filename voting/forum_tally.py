@@ -1,20 +1,12 @@
 """The forum day vote (RULES.md M-VOTE) as a pure function: a day's thread of ``##VOTE`` messages counted under
-the rules (``voting.tallies`` holds the rules as data, the records, receipts and results). No ORM, no clock."""
+the rules (``voting.forum_vote`` holds the rules as data, the records, receipts and results). No ORM, no clock."""
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from voting.parsing import (
-    ForumCommand,
-    ForumCommandKind,
-    ForumMatchKind,
-    parse_forum_post,
-    resolve_forum_name,
-)
-
-from .tallies import (
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
     ForumCount,
     ForumDayEnd,
@@ -35,6 +27,13 @@ from .tallies import (
     ForumVoteRules,
     forum_majority,
     forum_threshold,
+)
+from voting.parsing import (
+    ForumCommand,
+    ForumCommandKind,
+    ForumMatchKind,
+    parse_forum_post,
+    resolve_forum_name,
 )
 
 # ----------------------------------------------------------------------------------------------------------------

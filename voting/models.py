@@ -1,6 +1,6 @@
 """Lepra day tables : nominations, proxy requests, voting sessions and standing votes.
 
-Tables and named constraints only; every write goes through ``voting.services`` (DESIGN.md). The record of a
+Tables and named constraints only; every write goes through ``rulesets.lepra.day.services`` (DESIGN.md). The record of a
 vote is its ``inboxes.Message``; ``LepraVote`` is the standing-vote index that the unique constraint protects
 against double submits (DESIGN.md "Messages are the record").
 """
@@ -129,7 +129,7 @@ class LepraVote(models.Model):
     proxy = models.BooleanField(default=False, verbose_name=_("proxy"))
     cast_at = models.DateTimeField(verbose_name=_("cast at"))
     #: True on the voter's latest retracted vote in the inbox, and on no other row: with the standing vote, the
-    #: stored tally reads at most two rows per voter, whatever the number of their votes (``voting.standing``).
+    #: stored tally reads at most two rows per voter, whatever the number of their votes (``rulesets.lepra.day.standing``).
     latest_retraction = models.BooleanField(default=False, db_default=False, verbose_name=_("latest retraction"))
     #: The receive time of the «не казнить» that retracted the vote (``retracted_by``'s), kept on the row so that
     #: the tally orders retractions without reading the messages.
@@ -145,7 +145,7 @@ class LepraVote(models.Model):
         ]
         # Not unique: a retraction moves the flag from one row to another in one UPDATE, and a unique index is
         # checked row by row (the tests check one flag per voter after random sequences).
-        # The standing tally reads exactly the rows of this second index's condition (``voting.standing``): an
+        # The standing tally reads exactly the rows of this second index's condition (``rulesets.lepra.day.standing``): an
         # index scan of a voting's few hundred counted rows, however many retracted votes lie beside them.
         indexes = [models.Index(fields=["inbox", "voter"], condition=Q(latest_retraction=True),
                                 name="lepravote_latest_retraction"),

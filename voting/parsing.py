@@ -9,7 +9,7 @@ Forum day votes (RULES.md M-VOTE)
 Lepra keywords (RULES.md L-VOTE-2, L-JUDGE-4)
     ``parse_lepra_execution(text)`` reads a whole voting-inbox message as **казнить** / **не казнить** or flood;
     ``parse_lepra_election(text)`` reads a whole precinct message as **Он - Ганди!** / **Он - Гитлер!** or
-    nothing. Both match through ``lepra_keyword_key``. What a keyword does is ``voting.tallies``' business
+    nothing. Both match through ``lepra_keyword_key``. What a keyword does is ``voting.forum_vote``' business
     (``tally_lepra_execution``, ``tally_lepra_election``). The forum names all start with ``Forum``/``forum_``,
     the Lepra ones with ``Lepra``/``lepra_``.
 """

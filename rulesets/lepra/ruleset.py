@@ -6,14 +6,14 @@ from types import MappingProxyType
 
 from django.utils.translation import gettext_lazy as _
 
-from cities.daily_post import DAILY_POST_SECTIONS
 from cities.models import StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
 from kernel.rulesets import CONSOLE_TOOLS, PAGE_SECTIONS, PhasePlan, RulesetSpec
-from roles import victory
-from roles.night_services import do_after_day_death, night_state_of
-from roles.services import scoreboard_of
+from rulesets.lepra import victory
+from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
+from rulesets.lepra.game_end_services import scoreboard_of
+from rulesets.lepra.night.services import do_after_day_death, night_state_of
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 
@@ -67,6 +67,6 @@ class LepraRuleset(RulesetSpec):
         return victory.decide_winner({int(k): victory.CityCount(v["honest"], v["mafia"]) for k, v in board.items()})
 
     def daily_post_section(self, game, day: int, key: str, context) -> str:
-        """One section of the daily post of ``day`` (``cities.daily_post.DAILY_POST_SECTIONS``; ``context`` a
-        ``cities.daily_post.DailyPostContext``), in the active language."""
+        """One section of the daily post of ``day`` (``rulesets.lepra.clock.daily_post.DAILY_POST_SECTIONS``; ``context`` a
+        ``rulesets.lepra.clock.daily_post.DailyPostContext``), in the active language."""
         return DAILY_POST_SECTIONS[key](game, day, context)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from voting.forum_tally import ForumDay
-from voting.tallies import (
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
     ForumDayEnd,
     ForumDayEndHow,

@@ -23,8 +23,7 @@ from cities.services import record_event
 from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from voting.parsing import parse_forum_post
-from voting.tallies import (
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
     ForumDayEndHow,
     ForumPost,
@@ -33,6 +32,7 @@ from voting.tallies import (
     ForumReplacement,
     ForumSeat,
 )
+from voting.parsing import parse_forum_post
 
 from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, run_m21_day, vote_count_text
 from .game_end import _finish_if_won

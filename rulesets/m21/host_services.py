@@ -21,9 +21,7 @@ from inboxes.membership_services import do_replace_player
 from inboxes.models import Message
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput, WrongState
-from voting.tallies import (
-    ForumRemovalCause,
-)
+from voting.forum_vote import ForumRemovalCause
 
 from .day import vote_count_text
 from .day_services import _end_day, _seat_leaves_the_living, _seat_names, day_outcome, open_day

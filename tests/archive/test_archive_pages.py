@@ -10,10 +10,10 @@ from django.utils import translation
 from archive import charts, selectors, services
 from cities.models import Alignment, City, LifeStatus, Resident
 from inboxes import membership_services, posting
+from rulesets.lepra.day.services import do_close_voting
 from tests.archive.conftest import MAFIA_PHRASE
 from tests.conftest import fresh
 from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
-from voting.services import do_close_voting
 
 
 def _voting_day(world):
@@ -175,7 +175,7 @@ def test_search_is_full_text_on_postgresql_and_a_substring_match_on_sqlite_L_ARC
 
 def test_winner_of_a_game_ended_early_is_none_even_if_L_WIN_1_would_name_one_L_WIN_3(world):
     """The GameResult of the early end (winner "") is the word of record, not a count of the living."""
-    from roles.services import do_end_game_early
+    from rulesets.lepra.game_end_services import do_end_game_early
     do_end_game_early(world.game, reason="Too few players left.", acting_user=fresh(world.demo.procurator))
     residents = [Resident(alignment=Alignment.HONEST, status=LifeStatus.ALIVE)]  # L-WIN-1 alone would say "honest"
     assert selectors.winner_of(world.game, residents) == ""

@@ -9,7 +9,7 @@ import time_machine
 from django.utils import timezone
 
 from archive.notifications import attention_for
-from roles import services as role_services
+from rulesets.lepra.setup import services as role_services
 from tests.cities.test_setup_commissar import FixedChoice
 from tests.conftest import fresh
 from tests.setup_factory import build_game
@@ -42,7 +42,7 @@ def test_a_commissar_offer_is_announced_to_its_candidate_only_until_answered_L_C
 
 
 def test_a_deadline_within_a_day_concerns_the_living_of_its_city_only_L_VOTE_8(demo, client):
-    from voting.services import do_schedule_voting
+    from rulesets.lepra.day.services import do_schedule_voting
 
     day = city1_day(demo)
     do_schedule_voting(day.city, CLOSES - timedelta(hours=3), CLOSES, acting_user=demo.tribune1, now=MORNING)

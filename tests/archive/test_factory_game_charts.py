@@ -11,8 +11,8 @@ from cities.models import City, GameStatus, LifeStatus, Resident
 from cities.services import do_set_game_status
 from inboxes import posting
 from inboxes.models import Inbox, InboxKind
+from rulesets.lepra.day.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 from tests.setup_factory import build_game
-from voting.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 
 MORNING = datetime(2026, 12, 3, 7, 0, tzinfo=UTC)  # 10:00 Moscow
 OPENS = datetime(2026, 12, 3, 15, 0, tzinfo=UTC)

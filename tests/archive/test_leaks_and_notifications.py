@@ -137,7 +137,7 @@ def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_IN
 
 
 def test_reminders_before_voting_close_reach_the_city_in_each_users_time_zone_once_L_INBOX_20(world):
-    from voting.services import do_schedule_voting
+    from rulesets.lepra.day.services import do_schedule_voting
 
     day = city1_day(world.demo)
     do_schedule_voting(day.city, CLOSES - timedelta(hours=3), CLOSES, acting_user=world.demo.tribune1, now=MORNING)

@@ -6,13 +6,13 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 from cities import scheduler
-from cities.clock_services import do_start_game_clock
 from cities.models import Alignment, City, Game, GameEvent, LifeStatus, Resident, ScheduledEvent
 from cities.scheduler import advance_clock
 from cities.services import record_event
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
 from inboxes.services import do_open_game_inboxes
+from rulesets.lepra.clock.services import do_start_game_clock
 from tests.setup_factory import build_game
 
 #: Day 1 starts at 10:00 in Moscow (07:00 UTC) on Monday 1 March 2027.

@@ -21,7 +21,7 @@ from cities.models import City, GameEvent, Resident, ScheduledEvent
 from cities.scheduler import advance_clock, dispatch_due_events
 from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message
-from voting import judge_services
+from rulesets.lepra.court import judge_services
 from voting.models import JudgeElection
 
 pytestmark = pytest.mark.django_db

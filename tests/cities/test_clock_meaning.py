@@ -34,15 +34,15 @@ from django.db.models import NOT_PROVIDED
 from django.test import Client, override_settings
 
 from cities import scheduler
-from cities.clock_services import do_publish_daily_post, do_set_day_start, do_start_game_clock
 from cities.models import City, Game, GameDay, GameEvent, LifeStatus, PublicPost, Resident, ScheduledEvent
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import NotAllowed, WrongState
 from roles.models import NightDecision
-from roles.night_services import do_check_resident, do_submit_night_decision
+from rulesets.lepra.clock.services import do_publish_daily_post, do_set_day_start, do_start_game_clock
+from rulesets.lepra.day.services import do_schedule_voting
+from rulesets.lepra.night.services import do_check_resident, do_submit_night_decision
 from tests.cities.clock_helpers import DAY1, US, advance, clocked_game, night_handler, ran
-from voting.services import do_schedule_voting
 
 pytestmark = pytest.mark.django_db
 

@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from cities import clock, scheduler
-from cities.clock_services import do_declare_long_day, do_replan_clock, do_start_game_clock
 from cities.models import GameDay, LifeStatus, Resident, ScheduledEvent
 from cities.scheduler import dispatch_due_events
 from kernel.errors import WrongState
 from roles.models import NightResolution
-from roles.night_services import do_submit_night_decision
+from rulesets.lepra.clock.services import do_declare_long_day, do_replan_clock, do_start_game_clock
+from rulesets.lepra.night.services import do_submit_night_decision
 
 BASE = datetime(2027, 3, 2, tzinfo=UTC)
 

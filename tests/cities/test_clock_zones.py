@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cities import clock
-from cities.clock_services import voting_window_limits
 from cities.models import GameDay, ScheduledEvent
+from rulesets.lepra.clock.services import voting_window_limits
 from tests.cities.clock_helpers import advance, clocked_game, night_handler
 
 MOSCOW, LONDON = ZoneInfo("Europe/Moscow"), ZoneInfo("Europe/London")

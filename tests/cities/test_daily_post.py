@@ -13,21 +13,21 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from cities.clock_services import (
-    do_append_to_daily_post,
-    do_draft_daily_post,
-    do_edit_daily_post,
-    do_set_daily_post_text,
-)
 from cities.models import Alignment, City, GameDay, GameEvent, LifeStatus, PostKind, PublicPost, Resident
 from inboxes.knowledge import visible_alignment
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import NotAllowed, WrongState
+from rulesets.lepra.clock.services import (
+    do_append_to_daily_post,
+    do_draft_daily_post,
+    do_edit_daily_post,
+    do_set_daily_post_text,
+)
+from rulesets.lepra.court.services import do_put_before_court
+from rulesets.lepra.day.services import do_decide_execution, do_nominate, do_schedule_voting
 from tests.cities.clock_helpers import advance, clocked_game, night_handler, victim_of
 from tests.setup_factory import in_game_language as t
-from voting.court_services import do_put_before_court
-from voting.services import do_decide_execution, do_nominate, do_schedule_voting
 
 pytestmark = pytest.mark.django_db
 

@@ -10,18 +10,18 @@ from datetime import UTC, datetime, time, timedelta
 import pytest
 from django.utils import translation
 
-from cities.clock_services import (
+from cities.models import City, GameDay, GameEvent, GameStatus, ScheduledEvent
+from inboxes.models import Inbox, InboxKind
+from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra.clock.services import (
     do_declare_long_day,
     do_set_day_start,
     do_shorten_day,
     do_start_game_clock,
     voting_window_limits,
 )
-from cities.models import City, GameDay, GameEvent, GameStatus, ScheduledEvent
-from inboxes.models import Inbox, InboxKind
-from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra.day.services import _local, do_schedule_voting
 from tests.cities.clock_helpers import DAY1, US, advance, clocked_game, night_handler, pending, ran
-from voting.services import _local, do_schedule_voting
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from cities.models import Alignment, City, Resident
 from inboxes import knowledge
 from inboxes.models import Inbox, InboxKind, Membership
 from kernel.errors import NotAllowed, WrongState
-from roles import services as role_services
 from roles.models import CommissarOffer
+from rulesets.lepra.setup import services as role_services
 from tests.conftest import fresh
 from tests.setup_factory import build_game, in_game_language
 

@@ -17,10 +17,10 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from cities.demo import STAFF_NAMES
 from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import policies, policy_tables
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import key_of
 from tests.cities.test_staff_admin import (
     CHANGELIST,

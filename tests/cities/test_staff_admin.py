@@ -20,9 +20,9 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.utils import translation
 
-from cities.demo import STAFF_NAMES
 from cities.models import City, Game, GameEvent, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
 from tests.inboxes.test_page_leaks import expected_facts

@@ -19,11 +19,7 @@ from django.test import Client
 from cities.models import City, GameEvent, LifeStatus, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
-from tests.admin_keys import key_of, missing_key, pks_from_keys
-from tests.cities.test_staff_admin import STAFF_PERSONAS, flashed, staff_client
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day
-from voting.models import CourtCase, ProxyRequest, ProxyState, SuicideDeclaration, VotingSession
-from voting.services import (
+from rulesets.lepra.day.services import (
     do_accept_proxy,
     do_close_voting,
     do_declare_suicide,
@@ -32,6 +28,10 @@ from voting.services import (
     do_request_proxy,
     do_schedule_voting,
 )
+from tests.admin_keys import key_of, missing_key, pks_from_keys
+from tests.cities.test_staff_admin import STAFF_PERSONAS, flashed, staff_client
+from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day
+from voting.models import CourtCase, ProxyRequest, ProxyState, SuicideDeclaration, VotingSession
 
 LIST = {
     "session": "/staff/voting/votingsession/",

@@ -23,8 +23,8 @@ from cities import recruitment_services
 from cities import services as city_services
 from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
 from inboxes.models import Inbox, InboxKind
-from roles import services as role_services
 from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.setup import services as role_services
 
 from .pages import Person, ru, run_admin_action, squash
 

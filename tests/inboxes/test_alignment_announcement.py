@@ -10,14 +10,14 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from django.utils import translation
 
-from cities.clock_services import do_draft_daily_post, do_publish_daily_post
 from cities.models import City, GameDay, LifeStatus, Resident
 from inboxes.knowledge import visible_alignment
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
+from rulesets.lepra.clock.services import do_draft_daily_post, do_publish_daily_post
+from rulesets.lepra.court.services import do_close_court_case, do_put_before_court
+from rulesets.lepra.day.services import do_confirm_suicide, do_decide_execution, do_declare_suicide
 from tests.voting.day_helpers import CLOSES, MORNING, US, city1_day, nominate_and_open, tied_session
-from voting.court_services import do_close_court_case, do_put_before_court
-from voting.services import do_confirm_suicide, do_decide_execution, do_declare_suicide
 
 NEXT_DAY = MORNING + timedelta(days=1)
 

@@ -29,11 +29,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.demo import STAFF_NAMES
 from cities.models import Resident
 from cities.resident_services import do_set_resident_flags
 from inboxes import membership_services, policies, posting
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.conftest import fresh, load_personas
 from tests.inboxes.test_page_leaks import client_for, facts_by_resident, pages_for
 from tests.inboxes.test_policy_matrix import expected_access, label

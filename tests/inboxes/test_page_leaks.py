@@ -17,9 +17,9 @@ import re
 import pytest
 from django.test import Client
 
-from cities.demo import STAFF_NAMES
 from cities.models import PublicPost, Resident
 from inboxes.models import Inbox, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import pks_from_keys
 from tests.conftest import PERSONA_NAMES
 from tests.inboxes.test_policy_matrix import expected_access, label

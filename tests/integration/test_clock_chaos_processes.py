@@ -36,13 +36,14 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from cities.clock_services import do_declare_long_day, do_start_game_clock
 from cities.models import City, GameDay, GameEvent, Resident, ScheduledEvent, StaffKind, StaffRole
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
-from roles.night_services import do_submit_night_decision
+from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clock
+from rulesets.lepra.day.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
+from rulesets.lepra.night.services import do_submit_night_decision
 from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
     _celery_command,
     only_our_events,
@@ -50,7 +51,6 @@ from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
     subprocess_env,
 )
 from voting.models import VotingSession
-from voting.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

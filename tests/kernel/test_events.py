@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 from archive.selectors import PUBLIC_EVENT_KINDS
-from cities.clock_services import CLOCK_EVENT_KINDS, DAY_DEADLINE_KINDS
 from cities.scheduler import HANDLERS
 from inboxes import audit_policy
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from rulesets.lepra.clock.services import CLOCK_EVENT_KINDS, DAY_DEADLINE_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = re.compile(r'record_event\(\s*[\w.\[\]]+,\s*"([\w.]+)"')

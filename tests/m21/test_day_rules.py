@@ -13,7 +13,7 @@ from rulesets.m21.day import (
     run_m21_day,
     vote_count_text,
 )
-from voting.tallies import (
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
     M21_FORUM_RULES,
     ForumDayEndHow,

@@ -19,7 +19,7 @@ from rulesets.m21 import services
 from rulesets.m21.models import DayStatus, M21Day, M21Seat
 from tests.m21.day_helpers import START
 from voting.forum_replay import replay_forum_game
-from voting.tallies import ForumRemovalCause
+from voting.forum_vote import ForumRemovalCause
 
 pytestmark = pytest.mark.django_db
 

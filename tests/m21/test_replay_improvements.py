@@ -15,7 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from voting.forum_replay import CountCheckStatus, ReplayFormatError, replay_forum_game, replay_rules
-from voting.tallies import ForumDeadlineOutcome
+from voting.forum_vote import ForumDeadlineOutcome
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REAL_GAMES = ROOT / "tests" / "data" / "real_games"

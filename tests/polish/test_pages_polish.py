@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra.day.services import do_nominate
 from tests.conftest import DEMO_NOW
-from voting.services import do_nominate
 
 
 def client_of(user) -> Client:

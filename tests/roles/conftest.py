@@ -13,7 +13,7 @@ from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
 from cities.resident_services import do_set_resident_flags
 from cities.services import do_set_game_status
 from inboxes.services import do_open_game_inboxes
-from roles.draw import mafia_count
+from rulesets.lepra.setup.draw import mafia_count
 from tests.factories import (
     CityFactory,
     GameFactory,

@@ -4,8 +4,8 @@ from __future__ import annotations
 import time_machine
 
 from cities.models import LifeStatus
-from roles import night_services
 from roles.models import CommissarCheck, NightActionKind, NightDecision
+from rulesets.lepra.night import services as night_services
 from tests.roles.conftest import NOW
 from tests.setup_factory import in_game_language
 

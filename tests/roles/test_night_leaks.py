@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from inboxes import knowledge
-from roles import night_services
+from rulesets.lepra.night import services as night_services
 from tests.roles.conftest import NOW, build_night_game_rows
 
 

@@ -11,8 +11,8 @@ from django.utils.translation import override
 
 from cities.models import GameDay, GameEvent
 from kernel.errors import WrongState
-from roles import night_services
 from roles.models import CommissarCheck, GodfatherElection, GodfatherVote, NightActionKind, NightDecision
+from rulesets.lepra.night import services as night_services
 from tests.roles.conftest import NOW, set_day
 
 DAY_END = NOW + timedelta(hours=2)   # 00:00 in Moscow: night 2 starts

@@ -11,8 +11,8 @@ from cities.scheduler import try_run_one_due_event
 from inboxes import knowledge, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from roles import night_services
 from roles.models import GodfatherElection, NightActionKind, NightResolution
+from rulesets.lepra.night import services as night_services
 from tests.roles.conftest import NOW, kill, set_day
 
 TOUR = NightActionKind.TOUR
@@ -198,7 +198,7 @@ def test_dead_godfather_triggers_a_new_election_L_NIGHT_3(ng10):
 
 
 def test_godfather_executed_by_day_triggers_a_new_election_L_NIGHT_3(ng10):
-    from voting.services import do_decide_execution
+    from rulesets.lepra.day.services import do_decide_execution
     do_decide_execution(ng10.cities[1], ng10.godfather[2], acting_user=ng10.procurator, now=NOW)
     assert GodfatherElection.objects.filter(city=ng10.cities[1], closed_at__isnull=True).count() == 1
 
@@ -352,9 +352,9 @@ def test_spirit_rule_day_night_victim_becomes_a_spirit_L_SPIRIT_1(ng):
     assert (judge.status, judge.is_spirit) == (LifeStatus.DEAD, True)
     cemetery = Inbox.objects.get(game=ng.game, kind=InboxKind.CEMETERY)
     assert not Membership.objects.filter(inbox=cemetery, resident=judge, state=MembershipState.MEMBER).exists()
-    assert GameEvent.objects.get(game=ng.game, kind="voting.spirits").payload == {
+    assert GameEvent.objects.get(game=ng.game, kind="rulesets.lepra.day.spirits").payload == {
         "city": ng.cities[0].pk, "spirits": [judge.pk]}
-    from voting.spirit_services import do_apply_spirit_rule
+    from rulesets.lepra.day.spirit_services import do_apply_spirit_rule
     assert do_apply_spirit_rule(ng.cities[0], now=LATER) == []  # the morning rule finds nothing more to do
     assert ng.refresh().status == GameStatus.RUNNING  # 1 honest + 1 mafia here, 8 honest vs 3 mafia overall
 

@@ -10,11 +10,12 @@ from cities.models import GameEvent, GameStatus, PostKind, PublicPost
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from roles import night_services, services
 from roles.models import GameResult, NightActionKind
+from rulesets.lepra import game_end_services
+from rulesets.lepra.day.services import do_decide_execution, do_schedule_voting
+from rulesets.lepra.night import services as night_services
 from tests.roles.conftest import NOW, kill
 from tests.setup_factory import in_game_language
-from voting.services import do_decide_execution, do_schedule_voting
 
 LATER = NOW + timedelta(hours=10)
 
@@ -26,7 +27,7 @@ def final_post(game) -> PublicPost:
 def test_honest_win_when_the_last_mafioso_is_executed_L_WIN_1(ng):
     kill(ng.mafia[1][0])
     kill(ng.mafia[2][0])
-    assert services.do_check_victory(ng.game, now=NOW) is None
+    assert game_end_services.do_check_victory(ng.game, now=NOW) is None
     do_decide_execution(ng.cities[2], ng.mafia[3][0], acting_user=ng.procurator, now=NOW)
     game = ng.refresh()
     assert (game.status, game.ended_at) == (GameStatus.FINISHED, NOW)
@@ -46,7 +47,7 @@ def test_mafia_win_after_the_night_when_as_many_as_the_honest_L_WIN_1(ng):
             kill(r)
     kill(ng.judge[3])
     kill(ng.commissar[3])
-    assert services.do_check_victory(ng.game, now=NOW) is None
+    assert game_end_services.do_check_victory(ng.game, now=NOW) is None
     night_services.do_submit_night_decision(ng.cities[0], ng.judge[1], acting_user=ng.godfather[1].user, now=NOW)
     night_services.do_submit_night_decision(ng.cities[0], ng.commissar[2], kind=NightActionKind.TOUR,
                                       acting_user=ng.godfather[1].user, now=NOW)
@@ -63,23 +64,23 @@ def test_mafia_win_after_the_night_when_as_many_as_the_honest_L_WIN_1(ng):
 def test_victory_is_not_decided_twice(ng):
     for r in (ng.mafia[1][0], ng.mafia[2][0], ng.mafia[3][0]):
         kill(r)
-    assert services.do_check_victory(ng.game, now=NOW) == "honest"
-    assert services.do_check_victory(ng.game, now=LATER) is None
+    assert game_end_services.do_check_victory(ng.game, now=NOW) == "honest"
+    assert game_end_services.do_check_victory(ng.game, now=LATER) is None
     assert GameResult.objects.filter(game=ng.game).count() == 1
 
 
 def test_procurator_ends_the_game_early_with_a_reason_L_WIN_3(ng):
     with pytest.raises(NotAllowed):
-        services.do_end_game_early(ng.game, reason="Тест", acting_user=ng.consigliere, now=NOW)
+        game_end_services.do_end_game_early(ng.game, reason="Тест", acting_user=ng.consigliere, now=NOW)
     with pytest.raises(InvalidInput):
-        services.do_end_game_early(ng.game, reason="  ", acting_user=ng.procurator, now=NOW)
-    result = services.do_end_game_early(ng.game, reason="Половина игроков пропала.", acting_user=ng.procurator,
+        game_end_services.do_end_game_early(ng.game, reason="  ", acting_user=ng.procurator, now=NOW)
+    result = game_end_services.do_end_game_early(ng.game, reason="Половина игроков пропала.", acting_user=ng.procurator,
                                         now=NOW)
     game = ng.refresh()
     assert (game.status, result.winner, result.reason) == (GameStatus.FINISHED, "", "Половина игроков пропала.")
     assert "Половина игроков пропала." in final_post(game).body
     with pytest.raises(WrongState):
-        services.do_end_game_early(game, reason="again", acting_user=ng.procurator, now=NOW)
+        game_end_services.do_end_game_early(game, reason="again", acting_user=ng.procurator, now=NOW)
 
 
 def test_end_game_page_is_the_procurators_only_L_WIN_3(ng, client):
@@ -104,7 +105,7 @@ def test_city_without_living_mafia_holds_no_more_executions_L_WIN_2(ng):
 
 
 def test_night_end_after_the_game_ended_changes_nothing(ng):
-    services.do_end_game_early(ng.game, reason="Конец.", acting_user=ng.procurator, now=NOW)
+    game_end_services.do_end_game_early(ng.game, reason="Конец.", acting_user=ng.procurator, now=NOW)
     with pytest.raises(WrongState):
         night_services.do_resolve_night(ng.game, night=2, now=LATER)
 
@@ -123,6 +124,6 @@ def test_a_city_that_never_had_mafia_is_not_concerned_by_L_WIN_2_and_no_victory_
     for i in range(3):
         do_seat_resident(city, User.objects.create_user(f"nd{i}", f"nd{i}@example.com", "x"), acting_user=proc, now=NOW)
     game = do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=proc, now=NOW)
-    assert services.do_check_victory(game, now=NOW) is None
+    assert game_end_services.do_check_victory(game, now=NOW) is None
     opens = NOW + timedelta(hours=1)
     assert do_schedule_voting(city, opens, opens + timedelta(hours=1), acting_user=tribune, now=NOW).city == city

@@ -221,7 +221,7 @@ def test_residents_page_files_both_kinds_and_refuses_others_L_IMPEACH_3(demo):
 def test_complaints_are_disclosed_after_the_game_L_IMPEACH_3_L_ARCH_1(demo):
     from django.contrib.auth.models import AnonymousUser
 
-    from roles.services import do_end_game_early
+    from rulesets.lepra.game_end_services import do_end_game_early
 
     case = services.do_file_no_confidence_in_consigliere(demo.game, "Жалоба", acting_user=demo.mafioso, now=NOW)
     other = services.do_file_no_confidence_in_arbiter(demo.game, "Жалоба", acting_user=demo.honest, now=NOW)

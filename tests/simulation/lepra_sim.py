@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 import time_machine
 from django.contrib.auth import get_user_model
 
-from cities import clock_services, recruitment_services
+from cities import recruitment_services
 from cities import services as city_services
 from cities.models import (
     Alignment,
@@ -36,11 +36,13 @@ from cities.models import (
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Membership
 from inboxes.posting import do_post_message
-from roles import night_services
-from roles import services as role_services
 from roles.models import CommissarCheck, MafiaDraw
-from voting import court_services, judge_services
-from voting import services as voting_services
+from rulesets.lepra.clock import services as clock_services
+from rulesets.lepra.court import judge_services
+from rulesets.lepra.court import services as court_services
+from rulesets.lepra.day import services as voting_services
+from rulesets.lepra.night import services as night_services
+from rulesets.lepra.setup import services as role_services
 from voting.models import CourtCase, DecisionSource, ExecutionDecision, JudgeElection
 
 #: Day 1 starts at 10:00 in Moscow (07:00 UTC) on Monday 1 March 2027; the setup happens two days before.

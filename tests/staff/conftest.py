@@ -14,6 +14,8 @@ import time_machine
 
 from cities.models import Alignment, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.models import InboxKind, Message
+from rulesets.lepra.court import services as court_services
+from rulesets.lepra.day import services as voting_services
 from sanctions import services as sanctions_services
 from sanctions.models import NoConfidenceTarget
 from staff import services as staff_services
@@ -31,8 +33,6 @@ from tests.factories import (
     SuicideDeclarationFactory,
     in_language,
 )
-from voting import court_services
-from voting import services as voting_services
 from voting.models import SpeechKind
 
 NOW = DEMO_NOW + timedelta(minutes=30)

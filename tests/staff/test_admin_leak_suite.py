@@ -18,10 +18,10 @@ import pytest
 from django.contrib import admin as django_admin
 from django.test import Client
 
-from cities.demo import STAFF_NAMES
 from cities.models import GameEvent, PublicPost, Resident, ScheduledEvent, StaffKind, StaffRole
 from cities.staff_admin import staff_admin_site
 from inboxes.models import Inbox, InboxKind, Membership, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from sanctions.models import NoConfidenceCase, PlayBan
 from staff.models import ImpeachmentDemand, TribuneStandIn
 from tests.admin_keys import key_of, missing_key, pks_from_keys

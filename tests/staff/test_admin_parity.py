@@ -27,13 +27,13 @@ from cities.models import Game, GameEvent, Resident, StaffKind, StaffRole
 from inboxes import membership_services
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, Message
-from roles import services as roles_services
+from rulesets.lepra import game_end_services
+from rulesets.lepra.day import services as voting_services
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand, ImpeachmentSignature, TribuneStandIn
 from tests.admin_keys import key_of
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from voting import services as voting_services
 from voting.models import ProxyRequest, SuicideDeclaration
 
 from .conftest import NOW
@@ -210,7 +210,7 @@ CASES = {
     "end_game_early_L_WIN_3": Case(
         lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/end/",
                                                   {"reason": "servers on fire", "confirmed": "yes"}),
-        lambda d: roles_services.do_end_game_early(d.game, reason="servers on fire", acting_user=fresh(d.procurator))),
+        lambda d: game_end_services.do_end_game_early(d.game, reason="servers on fire", acting_user=fresh(d.procurator))),
 }
 
 SETUP = {

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from cities.demo import STAFF_NAMES
 from cities.models import GameEvent, GameStatus, StaffKind, StaffRole
 from cities.services import record_event
 from inboxes import audit_policy, policies
 from inboxes.models import Inbox
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import pks_from_keys
 from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
@@ -40,7 +40,7 @@ KNOWN_KINDS = {
     "scheduler.voting_close", "scheduler.court_deadline", "signup.created", "signup.withdrawn", "signups.closed",
     "staff.appointed", "voting.closed", "voting.execution_decided", "voting.extended", "voting.nominated",
     "voting.opened", "voting.proxy_accepted", "voting.proxy_requested", "voting.scheduled",
-    "voting.speech_requested", "voting.spirits", "voting.suicide_confirmed", "voting.suicide_declared",
+    "voting.speech_requested", "rulesets.lepra.day.spirits", "voting.suicide_confirmed", "voting.suicide_declared",
 }
 
 

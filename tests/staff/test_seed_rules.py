@@ -20,7 +20,7 @@ from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Messag
 from inboxes.posting import do_post_message
 from inboxes.services import do_roll_over_inbox
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from roles import night_services
+from rulesets.lepra.night import services as night_services
 from staff import services
 from staff.models import RoleAcknowledgement
 from tests.cities.test_staff_admin import staff_client
@@ -175,7 +175,7 @@ def test_the_cemetery_holds_the_dead_not_the_spirits_and_the_procurator_runs_it_
 
 
 def test_the_cemetery_is_public_after_the_game_L_INBOX_6_L_ARCH_1(demo):
-    from roles.services import do_end_game_early
+    from rulesets.lepra.game_end_services import do_end_game_early
 
     cemetery = Inbox.objects.get(game=demo.game, kind=InboxKind.CEMETERY)
     do_kill_resident(demo.seat("honest"), "executed", acting_user=None, now=NOW)
@@ -242,7 +242,7 @@ def test_the_check_channel_shows_each_side_only_as_a_role_L_INBOX_15(checked):
 
 
 def test_the_check_channel_is_public_after_the_game_with_its_member_L_INBOX_15_L_ARCH_1(checked):
-    from roles.services import do_end_game_early
+    from rulesets.lepra.game_end_services import do_end_game_early
     from tests.roles.conftest import NOW as NIGHT
 
     ng, _check, channel = checked

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from cities.models import City, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
+from rulesets.lepra.day.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 from tests.conftest import DEMO_NOW
-from voting.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 
 MORNING = DEMO_NOW  # 10:00 in Moscow, day 2
 OPENS = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)  # 18:00 in Moscow

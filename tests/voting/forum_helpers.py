@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from voting.forum_tally import ForumDay
-from voting.tallies import (
+from voting.forum_vote import (
     M21_FORUM_RULES,
     ForumPost,
     ForumReceipt,

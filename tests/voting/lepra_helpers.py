@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from voting.lepra_tally import LepraVoteMessage
+from rulesets.lepra.day.tally import LepraVoteMessage
 
 OPEN = datetime(2026, 3, 2, 16, 0, tzinfo=UTC)  # 19:00 in Moscow
 CLOSE = datetime(2026, 3, 2, 20, 0, tzinfo=UTC)  # 23:00 in Moscow

@@ -20,14 +20,14 @@ from django.utils import timezone
 from cities.models import StaffKind, StaffRole
 from inboxes.posting import do_post_message, do_post_message_by_id
 from kernel.errors import RuleViolation
+from rulesets.lepra.day import services as voting_services
 from tests.voting.day_helpers import OPENS
 from tests.voting.test_lepra_day_concurrency import _big_city_voting
-from voting import services as voting_services
 from voting.models import LepraVote, VoteState, VotingSession
 
 
 class _SlowClock:
-    """``voting.services.timezone`` whose first ``now()`` says so and then takes a moment: the gap in which the old
+    """``rulesets.lepra.day.services.timezone`` whose first ``now()`` says so and then takes a moment: the gap in which the old
     close let a post slip between its clock reading and its locks."""
 
     def __init__(self) -> None:

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voting.forum_tally import ForumDay, tally_forum_day
-from voting.tallies import (
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
     ForumDeadlineOutcome,
     ForumNoLynchThreshold,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.voting.forum_helpers import NAMES, Thread
-from voting.tallies import (
+from voting.forum_vote import (
     CLASSIC_FORUM_RULES,
     FORUM_NO_LYNCH,
     FORUM_RULE_PRESETS,

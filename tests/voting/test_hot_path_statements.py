@@ -103,9 +103,9 @@ def test_a_vote_decides_on_the_session_read_with_its_locked_membership_as_on_its
 
     from inboxes import policies
     from kernel.errors import InvalidInput
+    from rulesets.lepra.day.tally import LepraAccepted
+    from rulesets.lepra.day.vote_posts import check_voting_post
     from tests.conftest import fresh
-    from voting.lepra_tally import LepraAccepted
-    from voting.vote_posts import check_voting_post
 
     inbox, _city_inbox, voters = voting
     voter = voters[0]

@@ -10,9 +10,9 @@ from cities.models import LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra.court.decision import court_decision, court_threshold
+from rulesets.lepra.court.services import do_close_court_case, do_court_vote, do_put_before_court
 from tests.voting.day_helpers import CLOSES, US, ru, tied_session
-from voting.court import court_decision, court_threshold
-from voting.court_services import do_close_court_case, do_court_vote, do_put_before_court
 from voting.models import DecisionSource, ExecutionDecision
 
 DEADLINE = CLOSES + timedelta(minutes=50)  # 23:50 in Moscow

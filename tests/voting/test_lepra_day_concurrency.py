@@ -21,9 +21,9 @@ from cities.models import GameStatus, StaffKind
 from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
+from rulesets.lepra.day.services import do_nominate, do_open_voting, do_schedule_voting
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, ru
 from voting.models import LepraVote, VoteState
-from voting.services import do_nominate, do_open_voting, do_schedule_voting
 
 ON_POSTGRES = connection.vendor == "postgresql"
 RESIDENTS = 60 if ON_POSTGRES else 20

@@ -12,9 +12,9 @@ from django.utils import translation
 from cities.models import ScheduledEvent
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra.day.services import do_nominate
 from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open, ru
 from voting.models import LepraVote, Nomination, VotingSession
-from voting.services import do_nominate
 
 
 @pytest.fixture(autouse=True)
@@ -83,7 +83,7 @@ def test_posting_kaznit_in_the_browser_shows_in_the_tally_box_L_VOTE_2_L_VOTE_4(
         assert ru("You already vote here: this vote does not count again.") in twice.content.decode()
         page = client.get(url).content.decode()
     box = page[page.index('class="tally-box"'):page.index("</section>", page.index('class="tally-box"'))]
-    assert f'<td class="count">1</td>' in box
+    assert '<td class="count">1</td>' in box
     assert f"<td>{voter.name}</td>" in box
     assert f"{ru('Leader')}: <strong>{nominee.name}</strong>" in box
     client.force_login(demo.tribune1)
@@ -93,7 +93,7 @@ def test_posting_kaznit_in_the_browser_shows_in_the_tally_box_L_VOTE_2_L_VOTE_4(
 
 
 def test_scheduler_opens_and_closes_voting_and_posts_the_result_once_L_VOTE_6_L_VOTE_8(demo):
-    from voting.services import do_schedule_voting
+    from rulesets.lepra.day.services import do_schedule_voting
     day = city1_day(demo)
     nominee = day.plain[0]
     do_nominate(nominee, acting_user=day.plain[4].user, now=MORNING)
@@ -150,7 +150,7 @@ def test_day_page_shows_nominees_publicly_once_voting_opens_but_tallies_only_to_
     url = reverse("city_day", args=[demo.game.slug, 1])
     do_nominate(nominee, acting_user=nominator.user, now=MORNING)
     assert nominee.name not in client.get(url).content.decode()  # anonymous, before the opening
-    from voting.services import do_open_voting, do_schedule_voting
+    from rulesets.lepra.day.services import do_open_voting, do_schedule_voting
     session = do_schedule_voting(day.city, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
     do_open_voting(session, acting_user=None, now=OPENS)
     from inboxes.posting import do_post_message
@@ -191,8 +191,8 @@ def test_confrontation_request_is_seen_by_the_tribune_and_the_procurator_only_L_
 def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_page_L_COURT_1_L_COURT_2(demo, client):
     from cities.models import Resident
     from inboxes.posting import do_post_message
+    from rulesets.lepra.day.services import do_close_voting
     from voting.models import CourtCase
-    from voting.services import do_close_voting
     day = city1_day(demo)
     a = day.plain[0]
     session = nominate_and_open(demo, day, [a])
@@ -216,7 +216,7 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
 def _before_the_court(demo, client):
     """Day 2 of city 1: one nominee, one «казнить», voting closed; the Arbiter logged in. Returns (url, nominee)."""
     from inboxes.posting import do_post_message
-    from voting.services import do_close_voting
+    from rulesets.lepra.day.services import do_close_voting
     day = city1_day(demo)
     a = day.plain[0]
     session = nominate_and_open(demo, day, [a])

@@ -13,11 +13,8 @@ from cities.models import City, GameEvent, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open, ru
-from tests.voting.test_lepra_day_services import _refusal, english  # noqa: F401 - english: the autouse fixture
-from voting.court_services import do_request_speech
-from voting.models import LepraVote, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
-from voting.services import (
+from rulesets.lepra.court.services import do_request_speech
+from rulesets.lepra.day.services import (
     do_accept_proxy,
     do_close_voting,
     do_confirm_suicide,
@@ -27,6 +24,9 @@ from voting.services import (
     do_request_proxy,
     do_schedule_voting,
 )
+from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open, ru
+from tests.voting.test_lepra_day_services import _refusal, english  # noqa: F401 - english: the autouse fixture
+from voting.models import LepraVote, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 
 
 def test_suicide_confirmed_once_voting_has_started_dies_at_the_confirmation_L_NOM_5(demo):

@@ -12,10 +12,7 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from tests.setup_factory import in_game_language
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
-from voting.models import LepraVote, Nomination, VoteState
-from voting.services import (
+from rulesets.lepra.day.services import (
     compute_session_tally,
     do_accept_proxy,
     do_close_voting,
@@ -23,6 +20,9 @@ from voting.services import (
     do_request_proxy,
     do_schedule_voting,
 )
+from tests.setup_factory import in_game_language
+from tests.voting.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, nominate_and_open
+from voting.models import LepraVote, Nomination, VoteState
 
 
 @pytest.fixture(autouse=True)
@@ -300,7 +300,7 @@ def test_voters_are_told_when_the_nominee_dies_during_voting_L_VOTE_9(demo):
 
 def test_tribune_extends_open_voting_until_midnight_at_most_L_DAY_3(demo):
     from cities.models import ScheduledEvent
-    from voting.services import do_extend_voting
+    from rulesets.lepra.day.services import do_extend_voting
     day = city1_day(demo)
     session = nominate_and_open(demo, day, [day.plain[0]])
     midnight = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)

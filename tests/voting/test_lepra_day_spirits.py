@@ -10,10 +10,10 @@ from cities.models import Alignment, LifeStatus, Resident
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import InboxKind, Membership, MembershipState
 from kernel.errors import NotAllowed
+from rulesets.lepra.day.services import do_nominate
+from rulesets.lepra.day.spirit_services import do_apply_spirit_rule
+from rulesets.lepra.day.spirits import spirit_rule_applies
 from tests.voting.day_helpers import MORNING, city1_day, nominate_and_open
-from voting.services import do_nominate
-from voting.spirit_services import do_apply_spirit_rule
-from voting.spirits import spirit_rule_applies
 
 TONIGHT = datetime(2026, 11, 20, 1, 0, tzinfo=UTC)  # 04:00 in Moscow, the night before day 2
 EARLIER = datetime(2026, 11, 18, 1, 0, tzinfo=UTC)

@@ -9,15 +9,15 @@ from django.utils import translation
 from cities.models import GameEvent, LifeStatus, Resident
 from inboxes.models import Inbox, InboxKind, Membership
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open
-from voting.models import DecisionSource, ExecutionDecision
-from voting.services import (
+from rulesets.lepra.day.services import (
     awaiting_procurator,
     do_close_voting,
     do_confirm_suicide,
     do_decide_execution,
     do_declare_suicide,
 )
+from tests.voting.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open
+from voting.models import DecisionSource, ExecutionDecision
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ from django.core.management import CommandError, call_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rulesets.lepra.day.tally import LepraAccepted, LepraVoteMessage, tally_lepra_election
 from tests.voting.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
-from voting.lepra_tally import LepraAccepted, LepraVoteMessage, tally_lepra_election
 from voting.parsing import LepraBallot, parse_lepra_election
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -11,9 +11,9 @@ from django.urls import reverse
 from cities.models import Resident
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
+from rulesets.lepra.court.services import do_court_vote, do_put_before_court
 from sanctions.models import NoConfidenceCase
 from tests.voting.day_helpers import CLOSES, MORNING, US, ru, tied_session
-from voting.court_services import do_court_vote, do_put_before_court
 from voting.models import CourtCase, CourtVote
 
 DEADLINE = CLOSES + timedelta(minutes=50)

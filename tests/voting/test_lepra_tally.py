@@ -16,9 +16,9 @@ from django.core.management import CommandError, call_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rulesets.lepra.day.export import LepraExportError, lepra_execution_export
+from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 from tests.voting.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
-from voting.lepra_export import LepraExportError, lepra_execution_export
-from voting.lepra_tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 from voting.parsing import LepraKeyword, parse_lepra_execution
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -1,4 +1,4 @@
-"""The standing tally kept as data (``voting.standing``: the ``LepraVote`` rows written in the vote's transaction)
+"""The standing tally kept as data (``rulesets.lepra.day.standing``: the ``LepraVote`` rows written in the vote's transaction)
 against the full recount from the messages (``compute_session_tally``, the oracle), after random sequences of
 votes, retractions, repeated votes, deaths of nominees and voters, and the close (L-VOTE-2, L-VOTE-4, L-VOTE-5,
 L-VOTE-9); the voting inbox page reads the stored tally; ``manage.py audit_tallies`` reports agreement."""
@@ -17,11 +17,11 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
 from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
+from rulesets.lepra.day.selectors import tally_box
+from rulesets.lepra.day.services import compute_session_tally, do_close_voting
+from rulesets.lepra.day.standing import audit_session_tally, comparable, stored_session_tally
 from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
 from voting.models import LepraVote, VoteState
-from voting.selectors import tally_box
-from voting.services import compute_session_tally, do_close_voting
-from voting.standing import audit_session_tally, comparable, stored_session_tally
 
 STEP = st.tuples(st.integers(0, 5), st.integers(0, 2),
                  st.sampled_from(["казнить", "казнить", "не казнить", "не казнить", "kill nominee", "kill voter"]))

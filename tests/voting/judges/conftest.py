@@ -12,13 +12,13 @@ from cities.services import do_set_game_status
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
 from inboxes.services import do_open_game_inboxes
-from tests.setup_factory import build_game
-from voting.judge_services import (
+from rulesets.lepra.court.judge_services import (
     do_close_election,
     do_open_election,
     do_propose_candidate,
     do_schedule_judge_election,
 )
+from tests.setup_factory import build_game
 
 DAY1 = datetime(2026, 11, 19, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morning of day 1
 OPENS = DAY1 + timedelta(hours=6)  # 16:00 in Moscow

@@ -11,9 +11,9 @@ import pytest
 
 from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
+from rulesets.lepra.court.judge_services import do_close_election
 from tests.voting.judges.conftest import CLOSES, OPENS
 from tests.voting.judges.test_elections import precinct, start
-from voting.judge_services import do_close_election
 
 TEXTS = ["Он - Ганди!", "он–ганди", "Он — Гитлер!", "ОН-ГИТЛЕР.", "Голосуйте!", "Он Ганди", "Он - Ганди! да"]
 

@@ -13,9 +13,7 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from tests.setup_factory import in_game_language
-from tests.voting.judges.conftest import CLOSES, CON, DAY1, OPENS, PRO
-from voting.judge_services import (
+from rulesets.lepra.court.judge_services import (
     city_needs_judge_election,
     do_close_election,
     do_open_election,
@@ -25,6 +23,8 @@ from voting.judge_services import (
     do_record_election_proxy,
     do_schedule_judge_election,
 )
+from tests.setup_factory import in_game_language
+from tests.voting.judges.conftest import CLOSES, CON, DAY1, OPENS, PRO
 from voting.models import ElectionBallot, ElectionReason, JudgeElection
 
 
@@ -32,7 +32,7 @@ def local(jg, moment) -> str:
     """``moment`` as the game's posts show it (its zone and language)."""
     from django.utils import translation
 
-    from voting.services import _local
+    from rulesets.lepra.day.services import _local
     with translation.override(jg.game.language):
         return _local(jg.game, moment)
 
@@ -314,8 +314,8 @@ def test_a_double_submit_that_passed_the_check_is_refused_by_the_unique_ballot_L
     refuses the second ballot with the player's message, and the transaction leaves no second message."""
     from django.db import transaction
 
-    from voting.judge_services import record_precinct_post
-    from voting.lepra_tally import LepraAccepted
+    from rulesets.lepra.court.judge_services import record_precinct_post
+    from rulesets.lepra.day.tally import LepraAccepted
     candidate = jg.residents(1)[0]
     _, others = start(jg, 1, [candidate])
     first = vote(others[0], candidate, PRO, 1)

@@ -25,7 +25,7 @@ def day_url(jg, number: int) -> str:
 
 
 def test_a_resident_proposes_a_candidate_on_the_day_page_L_JUDGE_3(jg):
-    from voting.judge_services import do_schedule_judge_election
+    from rulesets.lepra.court.judge_services import do_schedule_judge_election
     do_schedule_judge_election(jg.cities[1], OPENS, OPENS + timedelta(hours=4), acting_user=jg.arbiter,
                                now=DAY1)
     ann, ben = jg.residents(1)[:2]

@@ -49,7 +49,7 @@ def test_the_arbiter_joins_a_removal_demand_once_it_is_valid_L_INBOX_11_L_JUDGE_
     demand, others = demand_with(jg, 1, 3)
     assert judge_of(jg, 1).pk != others[0].pk
     assert readers(jg, demand.inbox) == {"procurator", "resident1"}
-    from voting.judge_services import do_confirm_removal_demand
+    from rulesets.lepra.court.judge_services import do_confirm_removal_demand
     do_confirm_removal_demand(demand, acting_user=others[4].user, now=DAY2 + timedelta(hours=2))
     demand.refresh_from_db()
     assert readers(jg, demand.inbox) == {"arbiter", "procurator", "resident1"}

@@ -12,10 +12,7 @@ from inboxes import policies
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from tests.conftest import fresh
-from tests.setup_factory import in_game_language
-from tests.voting.judges.conftest import DAY1
-from voting.judge_services import (
+from rulesets.lepra.court.judge_services import (
     do_confirm_removal_demand,
     do_open_removal_demand,
     do_propose_candidate,
@@ -23,8 +20,11 @@ from voting.judge_services import (
     do_remove_judge,
     do_schedule_judge_election,
 )
+from rulesets.lepra.day.services import do_schedule_voting
+from tests.conftest import fresh
+from tests.setup_factory import in_game_language
+from tests.voting.judges.conftest import DAY1
 from voting.models import ElectionReason, RemovalConfirmation, RemovalDemand
-from voting.services import do_schedule_voting
 
 DAY2 = DAY1 + timedelta(days=1)  # 10:00 in Moscow, day 2
 VOTING_OPENS = DAY2 + timedelta(hours=8)  # 18:00 in Moscow
@@ -211,7 +211,7 @@ def test_the_chain_of_court_inboxes_after_day_one_a_removal_in_city_two_and_a_ki
 
 
 def test_an_elected_judge_is_immune_to_nomination_until_removed_L_JUDGE_7(day2):
-    from voting.services import do_nominate
+    from rulesets.lepra.day.services import do_nominate
     jg = day2
     judge = judge_of(jg, 2)
     demand, others = demand_with(jg, 2, 4)

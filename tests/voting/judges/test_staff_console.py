@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import time_machine
 
+from rulesets.lepra.court.judge_services import do_propose_candidate
 from tests.cities.test_staff_admin import flashed, staff_client
 from tests.voting.judges.conftest import CLOSES, DAY1, OPENS
-from voting.judge_services import do_propose_candidate
 from voting.models import JudgeElection, JudgeRecusal
 
 CITIES = "/staff/voting/cityjudge/"
@@ -46,7 +46,7 @@ def test_the_arbiter_schedules_an_election_from_the_city_judges_list_L_DAY_4(jg)
 
 
 def test_the_tribune_passes_the_candidates_and_only_the_arbiter_opens_L_JUDGE_3(jg):
-    from voting.judge_services import do_schedule_judge_election
+    from rulesets.lepra.court.judge_services import do_schedule_judge_election
     election = do_schedule_judge_election(jg.cities[1], OPENS, CLOSES, acting_user=jg.arbiter, now=DAY1)
     ann, ben = jg.residents(1)[:2]
     do_propose_candidate(ben, acting_user=ann.user, now=DAY1)
