@@ -28,7 +28,7 @@ from kernel.errors import NotAllowed, WrongState
 from kernel.prepared import PreparedQuery, PreparedUpdate
 
 from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
-from .services import _check_procurator, do_publish_post, record_event
+from .services import check_procurator, do_publish_post, record_event
 
 logger = logging.getLogger(__name__)
 
@@ -432,7 +432,7 @@ def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetim
     if acting_user is None:
         raise NotAllowed(_("Only the Procurator of this game may do this."))
     event = ScheduledEvent.objects.select_for_update().select_related("game").get(pk=event.pk)
-    _check_procurator(event.game, acting_user)
+    check_procurator(event.game, acting_user)
     if event.done_at is not None or event.cancelled_at is not None:
         raise WrongState(_("This event is no longer pending."))
     if event.attempts == 0 or event.due_at > now:

@@ -102,9 +102,13 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str = Ruleset
     return game
 
 
-def _check_procurator(game: Game, acting_user) -> None:
-    if acting_user is not None and not holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-STAFF-1")
+def check_procurator(game: Game, acting_user, *, rule: str = "L-STAFF-1", site_may: bool = True) -> None:
+    """Raise ``NotAllowed`` (citing ``rule``) unless ``acting_user`` is the Procurator of ``game``; ``acting_user``
+    None (the site: the scheduler or a setup command) passes when ``site_may``."""
+    if acting_user is None and site_may:
+        return
+    if acting_user is None or not holds_role(acting_user, game, StaffKind.PROCURATOR):
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
 
 
 @transaction.atomic
@@ -112,7 +116,7 @@ def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = No
     """Add the next city (numbered 1, 2, ...) to ``game`` before it starts and before its city lists are
     published (L-CITY-1, L-CITY-4: the published cities are final). Procurator only."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("Cities are formed before the game starts."), rule="L-CITY-1")
     if game.lists_published_at is not None:
@@ -135,7 +139,7 @@ def do_seat_resident(city: City, user, *, acting_user, name: str | None = None, 
     """
     now = now or timezone.now()
     game = city.game
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("Residents are seated before the game starts."), rule="L-CITY-1")
     if StaffRole.objects.filter(game=game, user=user).exists():
@@ -160,7 +164,7 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
     per person: L-STAFF-1, L-STAFF-5) and ``InvalidInput`` when the role is taken, a Tribune has no city (or another role has one), or the city is of another game.
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if kind not in ruleset_of(game).staff_kinds or kind == StaffKind.PROCURATOR:  # the ruleset's staff (L-STAFF)
         raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
     if (kind == StaffKind.TRIBUNE) != (city is not None) or (city is not None and city.game_id != game.pk):
@@ -193,7 +197,7 @@ def do_set_game_status(game: Game, status: str, *, acting_user, day_number: int 
                        now: datetime | None = None) -> Game:
     """Move ``game`` to ``status`` (and ``day_number`` when given). Procurator only; a finished game stays so."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
@@ -216,7 +220,7 @@ def do_create_public_post(game: Game, *, kind: str, title: str, body: str, actin
     when the game already has its recruitment post.
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     title = _clean_text(title, field=_("title"), max_length=200)
     body = _clean_text(body, field=_("text"), max_length=MAX_POST_LENGTH)
     if kind not in PostKind.values:
@@ -241,7 +245,7 @@ def do_schedule_public_post(game: Game, *, title: str, body: str, publish_at: da
     Raises ``NotAllowed``, ``InvalidInput`` (empty, too long, naive or past time) or ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     if timezone.is_naive(publish_at):
@@ -268,7 +272,7 @@ def do_publish_post(post: PublicPost, *, acting_user, now: datetime | None = Non
     Raises ``WrongState`` when it is already published, so a duplicate run can never publish twice.
     """
     now = now or timezone.now()
-    _check_procurator(post.game, acting_user)
+    check_procurator(post.game, acting_user)
     post = PublicPost.objects.select_for_update().get(pk=post.pk)
     if post.published_at is not None:
         raise WrongState(_("This post is already published."))

@@ -64,8 +64,7 @@ from kernel.form_fields import ObjectMultipleChoiceField
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
-from staff.console import (  # noqa: F401  (the console's names, kept importable from here)
-    GameStaffAdminSite,
+from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
     _current_request,
@@ -77,7 +76,6 @@ from staff.console import (  # noqa: F401  (the console's names, kept importable
     register_dashboard_links,
     register_urls,
     role_game_ids,
-    single_staff_game,
     staff_admin_site,
     staff_game_ids,
     staff_roles_of,

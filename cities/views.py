@@ -205,7 +205,7 @@ def signup_toggle(request, slug: str):
     return redirect("game_detail", slug=game.slug)
 
 
-def _procurator_game(request, slug: str):
+def _setup_game(request, slug: str):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     check_page_section(game, "lepra_setup")
@@ -247,7 +247,7 @@ def _appoint_form(request, game, data=None) -> AppointStaffForm:
 @login_required
 def game_setup(request, slug: str):
     """The Procurator's setup page: each setup step in order (signups, cities, lists, draws), buttons only where the step applies."""
-    game = _procurator_game(request, slug)
+    game = _setup_game(request, slug)
     return render(request, "cities/setup.html", _setup_context(request, game))
 
 
@@ -334,7 +334,7 @@ SETUP_STEPS = {
 def game_setup_step(request, slug: str, step: str):
     """One step of the setup (POST): parse, one service call, back to the setup page; a refusal re-renders the
     setup page with the reason and 400/403/409."""
-    game = _procurator_game(request, slug)
+    game = _setup_game(request, slug)
     handler = SETUP_STEPS.get(step)
     if handler is None:
         raise Http404("No such step.")

@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cities.i18n import in_game_language
 from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from cities.resident_services import do_set_resident_flags
 from inboxes import moderation_policy, policy_tables, viewer_reads
@@ -36,7 +37,6 @@ from .services import (
     _check_seat_state_allows_moderation,
     _check_site_or_procurator,
     _current_inboxes,
-    _in_game_language,
     _is_procurator,
     _make_member,
     new_inbox,
@@ -53,7 +53,7 @@ def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
     arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
-    title = _in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
+    title = in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
     if old is not None:
         old.rolled_over_at = now
         old.save(update_fields=["rolled_over_at"])
@@ -162,7 +162,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     for inbox_id, kind, resident_id in killed:
         if kind != K.VOTING:
             continue
-        text = _in_game_language(game, lambda rid=resident_id: _(  # L-VOTE-9: voters are told
+        text = in_game_language(game, lambda rid=resident_id: _(  # L-VOTE-9: voters are told
             "%(name)s has died: this voting is void and its votes do not count.") % {"name": name_of[rid]})
         notices.append(Message(inbox_id=inbox_id, author_name="Mafia Host", body=text,
                                body_html=render_markdown(text), received_at=now))

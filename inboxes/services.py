@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from cities.i18n import in_game_language
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
@@ -233,12 +234,6 @@ def _check_not_finished(game: Game) -> None:
         raise WrongState(_("The game is over."))
 
 
-def _in_game_language(game: Game, text_fn):
-    """Run ``text_fn()`` (which calls gettext) in the game's language: stored titles are in the game's language."""
-    with translation.override(game.language):
-        return text_fn()
-
-
 def _clean_title(title: str) -> str:
     title = (title or "").strip()
     if not title:
@@ -344,14 +339,14 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
         tribune = tribunes[city.pk]
         of_city = [r for r in residents if r.city_id == city.pk]
         if city.pk not in cities_with_inbox:
-            title = _in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
+            title = in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
             created.append(new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, members=living(of_city),
                                       banned=[r for r in of_city if r.status != LifeStatus.ALIVE]))
         for r in of_city:
             if r.pk in with_personal:
                 continue
-            title = _in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
+            title = in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
             created.append(new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, resident=r, members=[r]))
     per_game = [
@@ -365,7 +360,7 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     for kind, organizer, members, title_fn in per_game:
         if kind in existing_kinds:
             continue
-        created.append(new_inbox(game, kind, title=_in_game_language(game, title_fn), actor=acting_user, now=now,
+        created.append(new_inbox(game, kind, title=in_game_language(game, title_fn), actor=acting_user, now=now,
                                   organizer=organizer, members=members))
     record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})
     return created
@@ -482,7 +477,7 @@ def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, n
     inbox = _lock_open_inbox(inbox)
     if title is None:
         root_title, length = _chain_root_title_and_length(inbox)
-        title = _in_game_language(inbox.game, lambda: _("%(title)s, part %(n)d") % {"title": root_title, "n": length + 1})
+        title = in_game_language(inbox.game, lambda: _("%(title)s, part %(n)d") % {"title": root_title, "n": length + 1})
     return _roll_over(inbox, actor=acting_user, now=now, title=_clean_title(title))
 
 

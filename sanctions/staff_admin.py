@@ -45,7 +45,7 @@ from staff.console import (
     register_urls,
     role_game_ids,
     staff_admin_site,
-    staff_roles_of,
+    staff_game,
 )
 
 from . import services
@@ -233,17 +233,10 @@ class PlayBanForm(forms.Form):
         return data
 
 
-def _procurator_game(request, game_id: int) -> Game:
-    game = next((r.game for r in staff_roles_of(request)
-                 if r.game_id == game_id and r.kind in services.PLAY_BAN_RECORDERS), None)
-    if game is None:
-        raise Http404
-    return game
-
 
 def record_play_ban_view(request, game_id: int):
     """The Procurator's page recording a play ban in his game (``do_record_play_ban``); a 404 for anyone else."""
-    game = _procurator_game(request, game_id)
+    game = staff_game(request, game_id, services.PLAY_BAN_RECORDERS)
     form = PlayBanForm(request.POST if request.method == "POST" else None, game=game, viewer=request.user)
     if form.is_valid():
         data = form.cleaned_data

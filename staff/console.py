@@ -38,7 +38,7 @@ from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
@@ -586,6 +586,16 @@ def action_page(modeladmin, request, *, action: str, title: str, targets, form, 
     }
     request.current_app = modeladmin.admin_site.name
     return TemplateResponse(request, "staff_admin/action_form.html", context)
+
+
+def staff_game(request, game_id: int, kinds=(StaffKind.PROCURATOR,)) -> Game:
+    """The game ``game_id`` in which the request's user holds a staff role of one of ``kinds`` (the Procurator by
+    default), from the request's cached roles (``staff_roles_of``); ``Http404`` otherwise, alike for a game that
+    does not exist and one the user does not host."""
+    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind in kinds), None)
+    if game is None:
+        raise Http404
+    return game
 
 
 def bound_form(request, form_class, **kwargs):

@@ -14,6 +14,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.services import check_procurator
 from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_create_inbox, do_post_site_message
@@ -24,11 +25,6 @@ from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, 
 
 #: L-IMPEACH-1: the share of a city's living residents whose signatures bring a demand to the Procurator.
 IMPEACHMENT_SHARE = (3, 10)
-
-
-def _check_procurator(game: Game, acting_user, rule: str) -> None:
-    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
 
 
 def _check_running(game: Game) -> None:
@@ -52,7 +48,7 @@ def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at:
     """
     now = now or timezone.now()
     game = absent.game
-    _check_procurator(game, acting_user, "L-STAFF-2")
+    check_procurator(game, acting_user, rule="L-STAFF-2", site_may=False)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     if (absent.kind != StaffKind.TRIBUNE or stand_in.kind != StaffKind.TRIBUNE or stand_in.game_id != game.pk
@@ -81,7 +77,7 @@ def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetim
     Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (already ended or over)."""
     now = now or timezone.now()
     period = TribuneStandIn.objects.select_for_update(of=("self",)).select_related("game").get(pk=period.pk)
-    _check_procurator(period.game, acting_user, "L-STAFF-2")
+    check_procurator(period.game, acting_user, rule="L-STAFF-2", site_may=False)
     if period.ended_at is not None or period.ends_at <= now:
         raise WrongState(_("This stand-in period is already over."), rule="L-STAFF-2")
     period.ended_at = now
@@ -130,7 +126,7 @@ def do_replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime 
     (not a Tribune role; inactive account), ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    _check_procurator(role.game, acting_user, "L-IMPEACH-2")
+    check_procurator(role.game, acting_user, rule="L-IMPEACH-2", site_may=False)
     if role.game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     return _replace_tribune(role, new_user, acting_user=acting_user, now=now)
@@ -236,7 +232,7 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
     now = now or timezone.now()
     demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=demand.pk)
     game = demand.game
-    _check_procurator(game, acting_user, "L-IMPEACH-2")
+    check_procurator(game, acting_user, rule="L-IMPEACH-2", site_may=False)
     _check_running(game)
     if demand.reached_at is None:
         raise WrongState(_("The demand has not reached 30 percent of the living residents."), rule="L-IMPEACH-1")
@@ -276,7 +272,7 @@ def do_rule_on_impeachment(demand: ImpeachmentDemand, ruling: str, *, acting_use
     now = now or timezone.now()
     demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "tribune").get(pk=demand.pk)
     game = demand.game
-    _check_procurator(game, acting_user, "L-IMPEACH-2")
+    check_procurator(game, acting_user, rule="L-IMPEACH-2", site_may=False)
     _check_running(game)
     if ruling not in ImpeachmentRuling.values:
         raise InvalidInput(_("Choose one of the four rulings."), rule="L-IMPEACH-2")

@@ -27,7 +27,7 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
-from django.http import Http404, HttpResponseRedirect
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html_join
@@ -58,6 +58,7 @@ from staff.console import (
     register_urls,
     role_game_ids,
     staff_admin_site,
+    staff_game,
     staff_roles_of,
     tribune_scope,
 )
@@ -339,17 +340,10 @@ class StandInForm(forms.Form):
         return data
 
 
-def _procurator_game(request, game_id: int) -> Game:
-    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind == StaffKind.PROCURATOR),
-                None)
-    if game is None:
-        raise Http404
-    return game
-
 
 def grant_stand_in_view(request, game_id: int):
     """The Procurator's page granting a stand-in (``do_grant_tribune_stand_in``); a 404 for anyone else."""
-    game = _procurator_game(request, game_id)
+    game = staff_game(request, game_id)
     form = StandInForm(request.POST if request.method == "POST" else None, game=game)
     if form.is_valid():
         data = form.cleaned_data
@@ -383,7 +377,7 @@ class EndGameForm(forms.Form):
 def end_game_early_view(request, game_id: int):
     """The Procurator ends the game early with a reason (``do_end_game_early``, L-WIN-3), after a confirmation page
     (the game cannot be resumed); 404 for anyone else."""
-    game = _procurator_game(request, game_id)
+    game = staff_game(request, game_id)
     form = EndGameForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         confirm = confirmation_page(

@@ -11,14 +11,14 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.models import Alignment, City, Game, GameStatus, LifeStatus, PostKind, Resident, StaffKind
-from cities.services import do_create_public_post, do_set_game_status
+from cities.services import check_procurator, do_create_public_post, do_set_game_status
 from inboxes.policies import holds_role
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 from roles.models import GameResult
 from rulesets.lepra import victory
-from rulesets.lepra.setup.services import MAX_REASON_LENGTH, _check_procurator
+from rulesets.lepra.setup.services import MAX_REASON_LENGTH
 
 
 def scoreboard_of(game: Game) -> dict[str, dict]:
@@ -66,7 +66,7 @@ def do_check_victory(game: Game, *, acting_user=None, now: datetime | None = Non
     Returns "honest", "mafia" or None (the game goes on, it is not running, or it has no mafia at all: no draw
     yet). By the site or the Procurator."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status != GameStatus.RUNNING:
         return None

@@ -15,8 +15,8 @@ from cities.resident_services import do_set_resident_flags  # noqa: F401  (publi
 from cities.services import (
     MAX_POST_LENGTH,
     MAX_SCHEDULE_DAYS,
-    _check_procurator,
     _clean_text,
+    check_procurator,
     do_create_public_post,
     do_publish_post,
 )
@@ -262,7 +262,7 @@ def do_start_game_clock(game: Game, *, first_day_starts_at: datetime, acting_use
     ``WrongState`` (game over, lists not published, clock already started)."""
 
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_game_not_over(game)
     if game.status == GameStatus.RECRUITMENT or game.lists_published_at is None and game.day_number == 0:
@@ -296,7 +296,7 @@ def do_start_game_clock(game: Game, *, first_day_starts_at: datetime, acting_use
 
 
 def _check_clock(game: Game, acting_user) -> Game:
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_game_not_over(game)
     if game_day_of(game, max(game.day_number, 1)) is None:
@@ -467,7 +467,7 @@ def do_set_daily_post_edit_window(game: Game, minutes: int, *, acting_user, now:
     now = now or timezone.now()
     if acting_user is None:
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_game_not_over(game)
     if not isinstance(minutes, int) or not 0 <= minutes <= MAX_EDIT_WINDOW_MINUTES:
@@ -496,7 +496,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     and changes nothing; so do a missing plan and a day out of turn. Site or Procurator."""
 
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     plan = game_day_of(game, day)
     if plan is None:
@@ -552,7 +552,7 @@ def do_begin_night(game: Game, day: int, *, acting_user=None, now: datetime | No
     already night, game over). Site or Procurator."""
 
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_game_not_over(game)
     plan = GameDay.objects.select_for_update().filter(game=game, number=day).first()
@@ -665,7 +665,7 @@ def do_draft_daily_post(game: Game, day: int, *, acting_user=None, now: datetime
     ``InvalidInput`` (day < 2) or ``WrongState`` (day not planned)."""
 
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.get(pk=game.pk)
     plan = _daily_day(game, day)
     if plan.post_id is not None:
@@ -692,7 +692,7 @@ def do_publish_daily_post(game: Game, day: int, *, acting_user=None, now: dateti
     Procurator ("publish now", once the day has started: the site otherwise waits for the edit window).
     Raises ``NotAllowed``, ``InvalidInput`` (day < 2) or ``WrongState`` (day not planned or not started)."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.get(pk=game.pk)
     plan = _daily_day(game, day)
     if acting_user is not None and plan.started_at is None and game.status != GameStatus.FINISHED:
@@ -710,7 +710,7 @@ def do_publish_daily_post(game: Game, day: int, *, acting_user=None, now: dateti
 def _editable_daily_post(post: PublicPost, acting_user) -> PublicPost:
     if acting_user is None:
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
-    _check_procurator(post.game, acting_user)
+    check_procurator(post.game, acting_user)
     post = PublicPost.objects.select_for_update().select_related("game").get(pk=post.pk)
     if post.kind != PostKind.DAILY:
         raise InvalidInput(_("This is not a daily post."), rule="L-POST-2")
@@ -767,7 +767,7 @@ def do_set_daily_post_text(game: Game, day: int, text: str, *, acting_user, now:
     now = now or timezone.now()
     if acting_user is None:
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-POST-2")
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_game_not_over(game)
     plan = _daily_day(game, day)

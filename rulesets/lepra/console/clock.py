@@ -48,7 +48,7 @@ from staff.console import (
     register_dashboard_needs,
     register_urls,
     staff_admin_site,
-    staff_roles_of,
+    staff_game,
 )
 from voting.models import JudgeElection, VotingSession
 
@@ -64,14 +64,6 @@ _register_dashboard_needs()
 #: Event kinds whose error text may carry secrets of the night (L-STAFF-6): shown by error class only.
 SECRET_ERROR_KINDS = frozenset({"night_end"})
 
-
-def _procurator_game(request, game_id: int) -> Game:
-
-    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind == StaffKind.PROCURATOR),
-                None)
-    if game is None:
-        raise Http404
-    return game
 
 
 def shown_error(event: ScheduledEvent) -> str:
@@ -158,7 +150,7 @@ class ShortenDayForm(forms.Form):
 def game_clock_view(request, game_id: int):
     """The Procurator's clock page (see the module docstring). POST ``form`` = day_start | long_day | shorten."""
 
-    game = _procurator_game(request, game_id)
+    game = staff_game(request, game_id)
     which = request.POST.get("form") if request.method == "POST" else None
     day_start_form = DayStartForm(request.POST if which == "day_start" else None,
                                   initial={"day_start": game.day_start})
@@ -237,7 +229,7 @@ def daily_post_view(request, game_id: int, day: int):
     """The Procurator's page of the daily post of ``day`` (L-POST-2): free text before the draft, edit the draft,
     append after publication. Each form calls its service; refusals are shown as they are."""
 
-    game = _procurator_game(request, game_id)
+    game = staff_game(request, game_id)
     plan = GameDay.objects.filter(game=game, number=day).select_related("post").first()
     if plan is None or day < 2:
         raise Http404

@@ -1,6 +1,6 @@
 """The Lepra day in the staff console (RULES.md L-DAY-3, L-VOTE, L-NOM-5/6, L-COURT, L-STAFF-6).
 
-Registered on ``cities.staff_admin.staff_admin_site`` (imported at the end of that module). Same conventions as
+Registered on ``staff.console.staff_admin_site`` by ``rulesets.lepra.staff_admin``. Same conventions as
 the rest of the console: read-only, policy-scoped querysets (an object outside the scope behaves like a missing
 id), and every write is one ``rulesets.lepra.day.services`` call with ``acting_user=request.user``; the service checks the
 persona and the state, writes the ``GameEvent`` audit row, and its ``RuleViolation`` message is shown as is.

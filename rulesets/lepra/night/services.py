@@ -10,9 +10,10 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Count
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cities.i18n import in_game_language
 from cities.models import (
     Alignment,
     City,
@@ -24,6 +25,7 @@ from cities.models import (
     StaffKind,
 )
 from cities.resident_services import do_set_resident_flags
+from cities.services import check_procurator
 from inboxes.membership_services import do_kill_residents
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
 from inboxes.policies import holds_role, seat_in
@@ -51,7 +53,7 @@ from rulesets.lepra.court.judge_services import (
     do_schedule_judge_election,
 )
 from rulesets.lepra.game_end_services import do_check_victory
-from rulesets.lepra.setup.services import MAX_REASON_LENGTH, _check_procurator
+from rulesets.lepra.setup.services import MAX_REASON_LENGTH
 
 # ==============================================================================================================
 # The night : godfathers (L-NIGHT-3), decisions (L-NIGHT-1/2/4/6), checks (L-NIGHT-5), gifts
@@ -67,11 +69,6 @@ from rulesets.lepra.setup.services import MAX_REASON_LENGTH, _check_procurator
 def current_night(game: Game) -> int:
     """The night that follows the current game day: night n follows day n (L-DAY-5)."""
     return game.day_number
-
-
-def _in_game_language(game: Game, fn):
-    with translation.override(game.language):
-        return fn()
 
 
 def _check_game_running(game: Game) -> None:
@@ -106,7 +103,7 @@ def _tell_mafia(city: City, fn, now: datetime) -> None:
     """Post the site's message ``fn()`` (built in the game's language) in ``city``'s mafia inbox, if it has one."""
     inbox = mafia_inbox_of(city)
     if inbox is not None and inbox.killed_at is None:
-        do_post_site_message(inbox, _in_game_language(city.game, fn), acting_user=None, now=now)
+        do_post_site_message(inbox, in_game_language(city.game, fn), acting_user=None, now=now)
 
 
 def living_godfather(city: City) -> Resident | None:
@@ -415,7 +412,7 @@ def _ensure_check_channel(city: City, commissar: Resident, now: datetime) -> Inb
     so the Consigliere never sees the asker's name (L-NIGHT-5); the Consigliere reads it by role."""
     inbox = check_channel_of(city)
     if inbox is None:
-        title = _in_game_language(city.game, lambda: _("Check channel: %(city)s") % {"city": city.name})
+        title = in_game_language(city.game, lambda: _("Check channel: %(city)s") % {"city": city.name})
         inbox = do_create_inbox(city.game, InboxKind.CHECK, title=title, city=city, banned=[commissar],
                                 acting_user=None, now=now)
     elif not Membership.objects.filter(inbox=inbox, resident=commissar).exists():
@@ -457,9 +454,9 @@ def do_check_resident(target: Resident, *, acting_user, now: datetime | None = N
     check = CommissarCheck.objects.create(game=game, city=city, night=night, commissar=seat, target=target,
                                           is_mafia=is_mafia, at=now)
     channel = _ensure_check_channel(city, seat, now)
-    question = _in_game_language(game, lambda: _("Night %(night)d. Question from the commissar: is %(name)s mafia?")
+    question = in_game_language(game, lambda: _("Night %(night)d. Question from the commissar: is %(name)s mafia?")
                                  % {"night": night, "name": target.name})
-    answer = _in_game_language(game, lambda: (_("Answer: %(name)s is mafia.") if is_mafia
+    answer = in_game_language(game, lambda: (_("Answer: %(name)s is mafia.") if is_mafia
                                               else _("Answer: %(name)s is not mafia.")) % {"name": target.name})
     do_post_site_message(channel, question, acting_user=None, now=now)
     do_post_site_message(channel, answer, acting_user=None, now=now)
@@ -563,7 +560,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
     outcome. By the scheduler (``acting_user`` None, the ``night_end`` event) or the Procurator. Returns the
     ``NightOutcome``. Raises ``NotAllowed`` or ``WrongState`` (game not running and the night not resolved)."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     stored = NightResolution.objects.filter(game=game, night=night).first()
     if stored is not None:

@@ -17,9 +17,10 @@ from datetime import datetime
 
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cities.i18n import in_game_language
 from cities.models import (
     Alignment,
     City,
@@ -31,9 +32,10 @@ from cities.models import (
 )
 from cities.recruitment_services import do_append_to_recruitment_post, recruitment_post_of
 from cities.resident_services import do_set_resident_flags
+from cities.services import check_procurator
 from inboxes.membership_services import do_add_member_by_site
 from inboxes.models import Inbox, InboxKind
-from inboxes.policies import holds_role, seat_in
+from inboxes.policies import seat_in
 from inboxes.services import do_create_inbox, do_post_site_message
 from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
@@ -52,11 +54,6 @@ def system_rng() -> random.Random:
     return draw.system_rng()
 
 
-def _check_procurator(game: Game, acting_user) -> None:
-    if acting_user is not None and not holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-STAFF-1")
-
-
 def _role(game: Game, kind: str) -> StaffRole | None:
     return StaffRole.objects.filter(game=game, kind=kind).first()
 
@@ -66,17 +63,11 @@ def mafia_draw_of(game: Game) -> MafiaDraw | None:
     return MafiaDraw.objects.filter(game=game).first()
 
 
-def _in_game_language(game: Game, text_fn) -> str:
-    """``text_fn()`` rendered in ``game``'s language: a stored title reads the same whoever's request made it."""
-    with translation.override(game.language):
-        return str(text_fn())
-
-
 def _bar_of(game: Game, now: datetime) -> Inbox:
     """The bar (L-INBOX-8: Procurator organizes, the Consigliere reads), created when missing."""
     bar = Inbox.objects.filter(game=game, kind=InboxKind.BAR, killed_at__isnull=True).order_by("pk").first()
     if bar is None:
-        bar = do_create_inbox(game, InboxKind.BAR, title=_in_game_language(game, lambda: _("Bar")),
+        bar = do_create_inbox(game, InboxKind.BAR, title=in_game_language(game, lambda: _("Bar")),
                               organizer=_role(game, StaffKind.PROCURATOR),
                               acting_user=None, now=now)
     return bar
@@ -107,7 +98,7 @@ def do_start_mafia_draw(game: Game, *, acting_user, rng: random.Random | None = 
     started, game not in setup).
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status != GameStatus.SETUP:
         raise WrongState(_("The mafia draw takes place during the setup of the game."), rule="L-ASSIGN-1")
@@ -123,7 +114,7 @@ def do_start_mafia_draw(game: Game, *, acting_user, rng: random.Random | None = 
     lists = setup_draw.shuffled_lists(by_city, rng)
     salt = draw.new_salt(rng)
     digest = draw.commitment(lists, salt)
-    notary = do_create_inbox(game, InboxKind.NOTARY, title=_in_game_language(game, lambda: _("Notary: the mafia draw")),
+    notary = do_create_inbox(game, InboxKind.NOTARY, title=in_game_language(game, lambda: _("Notary: the mafia draw")),
                              acting_user=None, now=now)
     do_post_site_message(notary, notary_text(lists, {str(c.number): c.name for c in cities}, salt),
                          acting_user=None, now=now)
@@ -176,7 +167,7 @@ def do_name_mafia_numbers(game: Game, numbers: Mapping[int, Sequence[int]] | Non
     Raises ``NotAllowed``, ``WrongState`` (no draw, numbers already named) or ``InvalidInput`` (bad numbers).
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     mafia_draw = MafiaDraw.objects.select_for_update().filter(game=game).first()
     if mafia_draw is None:
@@ -212,7 +203,7 @@ def do_name_mafia_numbers(game: Game, numbers: Mapping[int, Sequence[int]] | Non
             do_set_resident_flags(resident, alignment=Alignment.MAFIA, acting_user=None, now=now)
             forget_viewer_cache(resident.user)
         do_create_inbox(game, InboxKind.MAFIA, city=city,
-                        title=_in_game_language(game, lambda: _("%(city)s: mafia") % {"city": city.name}),
+                        title=in_game_language(game, lambda: _("%(city)s: mafia") % {"city": city.name}),
                         organizer=consigliere, members=mafia, acting_user=None, now=now)
         lines.append(f"{city.name}: {', '.join(map(str, chosen[str(city.number)]))}")
     who = _("drawn by the site") if by_site else _("named by the Procurator")
@@ -287,7 +278,7 @@ def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = N
     """
     now = now or timezone.now()
     game = city.game
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status != GameStatus.SETUP:
         raise WrongState(_("The commissar draw takes place during the setup of the game."), rule="L-COMM-1")
@@ -309,7 +300,7 @@ def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = N
     # The title carries no offer number: "3 of 3" would tell the last candidate, who may be a mafioso, that a
     # decline leaves the city without a commissar, which only the Procurator may know (L-STAFF-6).
     inbox = do_create_inbox(game, InboxKind.SECRET,
-                            title=_in_game_language(
+                            title=in_game_language(
                                 game, lambda: _("Commissar offer (%(city)s)") % {"city": city.name}),
                             city=city, organizer=procurator, members=[candidate], acting_user=None, now=now)
     offer = CommissarOffer.objects.create(game=game, city=city, candidate=candidate, inbox=inbox, number=number,
@@ -381,7 +372,7 @@ def do_answer_commissar_offer(offer: CommissarOffer, *, accept: bool, acting_use
         do_set_resident_flags(candidate, is_commissar=True, acting_user=None, now=now)
         police = Inbox.objects.filter(game=game, kind=InboxKind.POLICE, killed_at__isnull=True).order_by("pk").first()
         if police is None:
-            do_create_inbox(game, InboxKind.POLICE, title=_in_game_language(game, lambda: _("Police station")),
+            do_create_inbox(game, InboxKind.POLICE, title=in_game_language(game, lambda: _("Police station")),
                             organizer=_role(game, StaffKind.PROCURATOR), members=[candidate], acting_user=None, now=now)
         else:
             do_add_member_by_site(police, candidate, acting_user=None, now=now)
