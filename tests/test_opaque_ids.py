@@ -18,9 +18,9 @@ from cities.models import GameEvent, Resident
 from inboxes import audit_policy, policies
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.public_ids import PUBLIC_ID_REGEX, PublicIdField, is_public_id, new_public_id
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from tests.inboxes.test_page_leaks import client_for
+from tests.support.page_leaks import client_for
+from tests.support.staff_console import staff_client
 
 #: Site URLs whose path names an inbox, a resident, a post or an offer by a database id.
 NUMERIC_OBJECT_URL = re.compile(r'/(?:inboxes|residents|posts|offers|archive/open)/\d+/')

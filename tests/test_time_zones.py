@@ -87,7 +87,7 @@ def test_a_thread_shows_each_reader_the_times_in_their_own_zone_with_its_abbrevi
 
 @pytest.mark.django_db
 def test_the_m21_deadline_is_shown_in_the_viewers_zone_M21(db, client):
-    from tests.m21.day_helpers import build_game
+    from tests.rulesets.m21.day_helpers import build_game
 
     table = build_game(slug="m21-zones")
     viewer = table.users["Alice"]

@@ -9,28 +9,11 @@ from django.utils import translation
 
 from archive import charts, selectors, services
 from cities.models import Alignment, City, LifeStatus, Resident
-from inboxes import membership_services, posting
-from rulesets.lepra.day.services import do_close_voting
+from inboxes import membership_services
+from tests.archive.archive_helpers import _voting_day
 from tests.archive.conftest import MAFIA_PHRASE
 from tests.conftest import fresh
-from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
-
-
-def _voting_day(world):
-    """City 1 votes on day 2: two nominees; three votes for the first, one for the second, and one voter who
-    voted for the first then took it back (changed their mind). Closed at 23:00 Moscow."""
-    day = city1_day(world.demo)
-    a, b = day.plain[0], day.plain[1]
-    session = nominate_and_open(world.demo, day, [a, b])
-    voters = [r for r in day.plain if r not in (a, b)][:5]
-    minute = timedelta(minutes=1)
-    for n, voter in enumerate(voters[:3]):
-        posting.do_post_message(day.inbox_of(a), "казнить", acting_user=voter.user, now=OPENS + (n + 1) * minute)
-    posting.do_post_message(day.inbox_of(b), "казнить", acting_user=voters[3].user, now=OPENS + 10 * minute)
-    posting.do_post_message(day.inbox_of(a), "казнить", acting_user=voters[4].user, now=OPENS + 11 * minute)
-    posting.do_post_message(day.inbox_of(a), "не казнить", acting_user=voters[4].user, now=OPENS + 20 * minute)
-    do_close_voting(session, acting_user=None, now=CLOSES)
-    return day, a, b, voters
+from tests.rulesets.lepra.day.day_helpers import CLOSES
 
 
 def test_front_page_after_the_end_has_winner_scoreboard_and_cast_L_ARCH_3(world, client):

@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from archive.notifications import attention_for
 from rulesets.lepra.setup import services as role_services
-from tests.cities.test_setup_commissar import FixedChoice
 from tests.conftest import fresh
+from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, city1_day
+from tests.rulesets.lepra.setup.setup_helpers import FixedChoice
 from tests.setup_factory import build_game
-from tests.voting.day_helpers import CLOSES, MORNING, city1_day
 
 pytestmark = pytest.mark.django_db
 

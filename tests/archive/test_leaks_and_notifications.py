@@ -16,7 +16,7 @@ from cities.models import ScheduledEvent
 from inboxes import posting
 from tests.archive.conftest import MAFIA_PHRASE
 from tests.conftest import fresh
-from tests.voting.day_helpers import CLOSES, MORNING, city1_day
+from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, city1_day
 
 NON_MEMBERS = ["honest", "procurator", "tribune1", "outsider", "anonymous"]
 
@@ -183,7 +183,7 @@ def test_notification_settings_page_refuses_an_unknown_zone(world, client):
 
 def test_vote_tables_chart_and_timeline_of_a_city_stay_with_its_readers_during_the_game_L_INBOX_9(world):
     from archive import charts, selectors
-    from tests.archive.test_archive_pages import _voting_day
+    from tests.archive.archive_helpers import _voting_day
 
     _day, a, _b, _voters = _voting_day(world)
     city1_name = world.demo.seat("honest").city.name

@@ -163,7 +163,7 @@ DUE = datetime(2021, 7, 1, 9, tzinfo=UTC)  # long before anything the session's 
 def ticks(monkeypatch):
     """A kind ``tick`` with a handler and a batch handler; ``calls`` lists the batch sizes the handler ran."""
     from cities.services import do_create_game
-    from tests.cities.test_scheduler import make_user
+    from tests.cities.clock_helpers import make_user
 
     game = do_create_game(title="Batches", slug="batches", acting_user=make_user("batches-proc"),
                           now=DUE - timedelta(days=1))

@@ -62,7 +62,7 @@ def test_a_held_night_moves_its_end_and_the_next_day_in_order_L_DAY_3(ends_at, h
 def clocked_night(db):
     """Three cities of five on day 2 (2 March 2027 from 10:00 MSK) on the real clock, night 2 planned to end at
     09:00 MSK; handlers for deadlines of the day that only mark them."""
-    from tests.roles.conftest import build_night_game
+    from tests.rulesets.lepra.night.conftest import build_night_game
 
     ng = build_night_game("generated")
     do_start_game_clock(ng.game, first_day_starts_at=utc(2027, 3, 3, 7), acting_user=ng.procurator,

@@ -12,7 +12,6 @@ from io import StringIO
 
 import pytest
 import time_machine
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import translation
 
@@ -27,6 +26,7 @@ from cities.services import (
     do_set_game_status,
 )
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from tests.cities.clock_helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -38,10 +38,6 @@ US = timedelta(microseconds=1)
 # ----------------------------------------------------------------------------------------------------------------
 # Builders
 # ----------------------------------------------------------------------------------------------------------------
-
-def make_user(username: str):
-    return get_user_model().objects.create_user(username, f"{username}@example.com", "x-secret-123",
-                                                display_name=username.title())
 
 
 def make_game(slug: str):

@@ -21,26 +21,20 @@ from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, Staf
 from inboxes import policies, policy_tables
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from rulesets.lepra.demo import STAFF_NAMES
-from tests.admin_keys import key_of
-from tests.cities.test_staff_admin import (
+from tests.support.policy_matrix import expected_access, label
+from tests.support.staff_console import (
     CHANGELIST,
     STAFF_PERSONAS,
+    act,
     flashed,
     listed_ids,
     staff_client,
     without_kind_filter_choices,
 )
-from tests.inboxes.test_policy_matrix import expected_access, label
 
 K = InboxKind
 NO_ACTION = "Действие не выбрано."
 OPTION = re.compile(r'<option value="([a-z_]+)">')
-
-
-def act(client: Client, model: str, action: str, objects, **extra):
-    """POST ``action`` on the changelist of ``model`` for ``objects`` (instances or ids), following redirects."""
-    ids = [key_of(o) if hasattr(o, "pk") else o for o in objects]
-    return client.post(CHANGELIST[model], {"action": action, "_selected_action": ids, **extra}, follow=True)
 
 
 def offered(client: Client, model: str) -> set[str]:

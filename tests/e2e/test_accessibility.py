@@ -8,9 +8,9 @@ from django.contrib.auth import get_user_model
 
 from cities.models import Resident
 from inboxes.models import InboxKind
+from tests.e2e.game_helpers import _open_game
 
 from .pages import Person
-from .test_live import _open_game
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

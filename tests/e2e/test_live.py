@@ -6,17 +6,12 @@ from __future__ import annotations
 import pytest
 
 from inboxes import posting
-from inboxes import services as inbox_services
 from inboxes.models import InboxKind
+from tests.e2e.game_helpers import _open_game
 
 from .stack import LIVE_POLL_SECONDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-def _open_game(lepra) -> None:
-    """A game set up through the services, its standing inboxes open (as the clock's start does)."""
-    lepra.set_up_with_services()
-    inbox_services.do_open_game_inboxes(lepra.game(), acting_user=None, now=lepra.stack.clock.now())
 
 
 #: How long a page may take to show news: two poll intervals and the request.

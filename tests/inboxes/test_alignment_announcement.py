@@ -17,7 +17,14 @@ from inboxes.models import DeathCause
 from rulesets.lepra.clock.services import do_draft_daily_post, do_publish_daily_post
 from rulesets.lepra.court.services import do_close_court_case, do_put_before_court
 from rulesets.lepra.day.services import do_confirm_suicide, do_decide_execution, do_declare_suicide
-from tests.voting.day_helpers import CLOSES, MORNING, US, city1_day, nominate_and_open, tied_session
+from tests.rulesets.lepra.day.day_helpers import (
+    CLOSES,
+    MORNING,
+    US,
+    city1_day,
+    nominate_and_open,
+    tied_session,
+)
 
 NEXT_DAY = MORNING + timedelta(days=1)
 

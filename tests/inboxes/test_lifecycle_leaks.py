@@ -35,8 +35,8 @@ from inboxes import membership_services, policies, posting
 from inboxes.models import Inbox, InboxKind, Message
 from rulesets.lepra.demo import STAFF_NAMES
 from tests.conftest import fresh, load_personas
-from tests.inboxes.test_page_leaks import client_for, facts_by_resident, pages_for
-from tests.inboxes.test_policy_matrix import expected_access, label
+from tests.support.page_leaks import client_for, facts_by_resident, pages_for
+from tests.support.policy_matrix import expected_access, label
 
 K = InboxKind
 # After the demo's rows were written (staff roles are dated by the wall clock when the session loads the demo).

@@ -127,7 +127,7 @@ def test_voting_inbox_poll_refreshes_the_tally_out_of_band_L_VOTE_4(demo, client
 
     import time_machine
 
-    from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+    from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
 
     day = city1_day(demo)
     nominate_and_open(demo, day, [day.plain[0]])
@@ -142,7 +142,7 @@ def test_voting_inbox_poll_refreshes_the_tally_out_of_band_L_VOTE_4(demo, client
 
 
 def test_live_poll_costs_the_same_with_10_and_2000_messages(demo, client):
-    from tests.inboxes.test_query_budgets import _fill
+    from tests.inboxes.inbox_helpers import _fill
 
     seat = demo.seat("honest")
     inbox = _city1(demo)

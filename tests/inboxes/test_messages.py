@@ -61,7 +61,7 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
     if case == "court":
         inbox, author, editor = Inbox.objects.get(game=demo.game, kind=K.COURT, rolled_over_at__isnull=True), demo.judge, demo.judge
     elif case == "voting":  # a real voting session (issue 4): only a keyword can be posted there (L-VOTE-3)
-        from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+        from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
         nominate_and_open(demo, city1_day(demo), [demo.seat("mafioso")])
         inbox, now = Inbox.objects.get(kind=K.VOTING, resident=demo.seat("mafioso")), OPENS + timedelta(minutes=1)
     original = "казнить" if case == "voting" else "Исходный текст"

@@ -1,7 +1,7 @@
 """The page's post: ``do_post_message_by_id`` locks the inbox's row and reads it, once, through the access policy
 (``access_inbox_for_post``, ``lock_for_post``). It answers as the page always did: one 404 for an inbox
 the poster may not read, whatever the text; refusals in the game's language; the vote counted once (L-VOTE-2,
-L-INBOX-17). The lock itself is shown by the race with the Tribune's close (``tests/voting/test_close_race.py``)."""
+L-INBOX-17). The lock itself is shown by the race with the Tribune's close (``tests/rulesets/lepra/day/test_close_race.py``)."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -19,7 +19,7 @@ from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message_by_id
 from kernel.errors import InvalidInput
 from tests.conftest import fresh
-from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
 from voting.models import LepraVote, VoteState
 
 pytestmark = pytest.mark.django_db

@@ -20,8 +20,7 @@ from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, Sta
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.posting import do_post_message, do_post_message_by_id
 from kernel.errors import RuleViolation
-from tests.voting.day_helpers import OPENS
-from tests.voting.test_lepra_day_concurrency import _big_city_voting
+from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting
 from voting.models import LepraVote, VoteState
 
 

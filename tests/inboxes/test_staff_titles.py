@@ -9,7 +9,7 @@ from django.test import Client
 
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
-from tests.m21.day_helpers import build_game
+from tests.rulesets.m21.day_helpers import build_game
 
 pytestmark = pytest.mark.django_db
 

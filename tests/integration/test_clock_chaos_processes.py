@@ -44,12 +44,7 @@ from kernel.errors import RuleViolation
 from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clock
 from rulesets.lepra.day.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 from rulesets.lepra.night.services import do_submit_night_decision
-from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
-    _celery_command,
-    only_our_events,
-    processes,
-    subprocess_env,
-)
+from tests.integration.celery_helpers import _celery_command, only_our_events, processes, subprocess_env  # noqa: F401 - fixtures, used by name
 from voting.models import VotingSession
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -64,7 +59,7 @@ def _at(day, hour: int, minute: int = 0) -> datetime:
 
 def build_scenario(slug: str):
     """The game described in the module docstring; returns the ``NightGame``."""
-    from tests.roles.conftest import build_night_game
+    from tests.rulesets.lepra.night.conftest import build_night_game
 
     ng = build_night_game(slug)
     game = ng.game

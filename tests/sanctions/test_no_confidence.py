@@ -16,9 +16,9 @@ from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from sanctions import services
 from sanctions.models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
+from tests.support.staff_console import staff_client
 
 
 def city1_mafia(demo) -> list[Resident]:

@@ -18,9 +18,9 @@ from inboxes.models import InboxKind, Message
 from kernel.errors import InvalidInput, NotAllowed
 from sanctions import services
 from sanctions.models import PlayBan, PlayBanEvidence
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
+from tests.support.staff_console import staff_client
 
 DESCRIPTION = "Назвал в городском инбоксе двух мафиози своего города."
 

@@ -32,8 +32,8 @@ from rulesets.lepra.day import services as voting_services
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand, ImpeachmentSignature, TribuneStandIn
 from tests.admin_keys import key_of
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.support.staff_console import _opened_demand, staff_client
 from voting.models import ProxyRequest, SuicideDeclaration
 
 from .conftest import NOW
@@ -114,15 +114,6 @@ def _member(demo, persona="honest") -> Membership:
 def _tribune_role(demo, number: int) -> StaffRole:
     return StaffRole.objects.select_related("game", "city", "user").get(game=demo.game, kind=StaffKind.TRIBUNE,
                                                                         city__number=number)
-
-
-def _opened_demand(demo) -> ImpeachmentDemand:
-    residents = list(Resident.objects.filter(game=demo.game, city__number=1).exclude(user=demo.honest)
-                     .select_related("user").order_by("name")[:5])
-    demand = staff_services.do_demand_impeachment(demo.game, acting_user=demo.honest, now=NOW)
-    for r in residents:
-        staff_services.do_sign_impeachment_demand(demand, acting_user=r.user, now=NOW)
-    return demand
 
 
 M = "/staff/inboxes/membership/"

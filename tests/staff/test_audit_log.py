@@ -16,8 +16,8 @@ from inboxes import audit_policy, policies
 from inboxes.models import Inbox
 from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import pks_from_keys
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.support.staff_console import staff_client
 
 from .conftest import NOW
 

@@ -16,7 +16,7 @@ from inboxes.models import Inbox, InboxKind
 from kernel.events import SCHEDULED_LABELS, EventKind, ScheduledKind
 from staff.audit_sentences import SENTENCES, audit_sentence, kind_label
 from tests.conftest import fresh
-from tests.polish.conftest import MARK, marked_russian  # noqa: F401 - the fixture, used by name
+from tests.pages.conftest import MARK, marked_russian  # noqa: F401 - the fixture, used by name
 
 
 def _client(user, language: str = "ru") -> Client:
@@ -62,7 +62,7 @@ def test_the_lepra_console_log_reads_as_russian_sentences_with_times_in_moscow_L
 
 
 def test_the_m21_console_log_reads_in_english_L_STAFF(db):
-    from tests.m21.day_helpers import build_game
+    from tests.rulesets.m21.day_helpers import build_game
 
     table = build_game(slug="m21-audit-words")
     body = _client(table.host, "ru").get("/staff/cities/gameevent/?all=").content.decode()

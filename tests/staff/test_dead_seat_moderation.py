@@ -18,8 +18,8 @@ from cities.models import GameEvent
 from inboxes import membership_services, policies, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import WrongState
-from tests.cities.test_staff_admin import CHANGELIST, flashed, staff_client
 from tests.conftest import fresh
+from tests.support.staff_console import CHANGELIST, flashed, staff_client
 
 K = InboxKind
 DEAD_REFUSAL = "{name} is dead: the dead have no voice in an inbox of the living, and no moderation action changes their place in it."

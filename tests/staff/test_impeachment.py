@@ -15,9 +15,9 @@ from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from staff import services
 from staff.models import ImpeachmentDemand, ImpeachmentRuling
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from tests.voting.day_helpers import ru
+from tests.rulesets.lepra.day.day_helpers import ru
+from tests.support.staff_console import staff_client
 
 from .conftest import NOW
 

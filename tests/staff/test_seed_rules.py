@@ -23,9 +23,9 @@ from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.night import services as night_services
 from staff import services
 from staff.models import RoleAcknowledgement
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
+from tests.support.staff_console import staff_client
 
 
 def _client(user) -> Client:
@@ -195,8 +195,8 @@ def test_the_cemetery_is_public_after_the_game_L_INBOX_6_L_ARCH_1(demo):
 def checked(db):
     """Night 2 of a two-city game of ten: city 1's commissar has checked a mafioso; the Consigliere answers a
     line in the channel."""
-    from tests.roles.conftest import NOW as NIGHT
-    from tests.roles.conftest import build_night_game
+    from tests.rulesets.lepra.night.conftest import NOW as NIGHT
+    from tests.rulesets.lepra.night.conftest import build_night_game
 
     ng = build_night_game("checks", cities=2, size=10)
     check = night_services.do_check_resident(ng.mafia[1][0], acting_user=ng.commissar[1].user, now=NIGHT)
@@ -243,7 +243,7 @@ def test_the_check_channel_shows_each_side_only_as_a_role_L_INBOX_15(checked):
 
 def test_the_check_channel_is_public_after_the_game_with_its_member_L_INBOX_15_L_ARCH_1(checked):
     from rulesets.lepra.game_end_services import do_end_game_early
-    from tests.roles.conftest import NOW as NIGHT
+    from tests.rulesets.lepra.night.conftest import NOW as NIGHT
 
     ng, _check, channel = checked
     do_end_game_early(ng.game, reason="Конец", acting_user=fresh(ng.procurator), now=NIGHT + timedelta(hours=1))

@@ -16,8 +16,8 @@ from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from staff import services
 from staff.models import TribuneStandIn
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.support.staff_console import staff_client
 
 from .conftest import NOW
 
