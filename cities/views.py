@@ -16,7 +16,7 @@ from archive.notifications import attention_everywhere, attention_for
 from cities import recruitment_services
 from inboxes import access, knowledge, policies
 from inboxes.selectors import messages_by_resident_for
-from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from kernel.errors import InvalidInput, RuleViolation, page_status
 from kernel.rulesets import ruleset_of
 from rulesets.lepra.night.services import touring_rotation_list
 from rulesets.lepra.setup import services as role_services
@@ -38,7 +38,6 @@ from .scheduler import clock_paused
 from .services import do_schedule_public_post
 
 #: HTTP status of a refused request, by error class (400 bad input, 403 not allowed, 409 wrong state).
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 
@@ -174,7 +173,7 @@ def new_game(request):
                 game = services.do_create_game(acting_user=request.user, **form.cleaned_data)
             except RuleViolation as exc:
                 form.add_error(None, str(exc))
-                status = ERROR_STATUS.get(type(exc), 400)
+                status = page_status(exc)
             else:
                 return redirect("game_setup", slug=game.slug)
         else:
@@ -201,7 +200,7 @@ def signup_toggle(request, slug: str):
             raise InvalidInput(_("Unknown action."))
     except RuleViolation as exc:
         context = {"game": game, "error": str(exc)}
-        return render(request, "cities/error.html", context, status=ERROR_STATUS.get(type(exc), 400))
+        return render(request, "cities/error.html", context, status=page_status(exc))
     return redirect("game_detail", slug=game.slug)
 
 
@@ -343,5 +342,5 @@ def game_setup_step(request, slug: str, step: str):
     except RuleViolation as exc:
         game.refresh_from_db()
         context = _setup_context(request, game) | {"error": str(exc)}
-        return render(request, "cities/setup.html", context, status=ERROR_STATUS.get(type(exc), 400))
+        return render(request, "cities/setup.html", context, status=page_status(exc))
     return redirect("game_setup", slug=game.slug)

@@ -14,15 +14,13 @@ from cities.i18n import activate_game_language
 from cities.models import LifeStatus
 from cities.selectors import game_get
 from inboxes import policies
-from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from kernel.errors import InvalidInput, RuleViolation, page_status
 
 from . import night_services as ns
 from .night_forms import NightActionForm, StashForm
 from .night_kills import kill_tally
 from .night_pages import tally_text, target_refusal
 from .roles import MAFIA
-
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 def _form_refusal(form: NightActionForm, seats) -> str:
@@ -76,7 +74,7 @@ def m21_night_page(request, slug: str):
                     ns.do_submit_night_action(game, option=data["option"], target=data["target"] or None,
                                               item=data["item"] or None, acting_user=request.user)
         except RuleViolation as exc:
-            error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
+            error, status = str(exc), page_status(exc)
         else:
             return redirect("m21_night_page", slug=game.slug)
     standing = []

@@ -20,7 +20,7 @@ from cities.recruitment_services import do_close_signups
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.access import access_resident_by_id
-from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from kernel.errors import InvalidInput, RuleViolation, page_status
 
 from . import selectors, services
 from .forms import (
@@ -40,8 +40,6 @@ from .roles import ROLES
 from .ruleset import M21Ruleset
 from .setup import M21Setup
 from .spectator_services import may_join_as_spectator
-
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 def _m21_game(slug: str, request=None) -> Game:
@@ -69,7 +67,7 @@ def new_game(request):
                 game = services.do_create_m21_game(acting_user=request.user, **form.cleaned_data)
             except RuleViolation as exc:
                 form.add_error(None, str(exc))
-                status = ERROR_STATUS.get(type(exc), 400)
+                status = page_status(exc)
             else:
                 return redirect("m21_setup", slug=game.slug)
         else:
@@ -109,7 +107,7 @@ def _act(request, game: Game, action, success: str):
         result = action()
     except RuleViolation as exc:
         messages.error(request, str(exc))
-        return None, ERROR_STATUS.get(type(exc), 400)
+        return None, page_status(exc)
     messages.success(request, success if success else str(result))
     return result, 200
 

@@ -17,7 +17,7 @@ from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, knowledge, policies
 from kernel.confirm import confirmation_page
-from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from kernel.errors import InvalidInput, RuleViolation, WrongState, page_status
 from kernel.rulesets import ruleset_of
 from roles.models import NightActionKind
 from rulesets.lepra import game_end_services
@@ -25,9 +25,6 @@ from rulesets.lepra.night import services as night_services
 
 from . import selectors
 from .forms import EndGameForm, GiftForm, NightActionForm, NightTargetForm
-
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
-
 
 # --------------------------------------------------------------------------------------------------------------
 # The night page : godfathers, decisions, touring, checks, gifts; the early end (L-WIN-3)
@@ -106,7 +103,7 @@ def night_page(request, slug: str):
                 try:
                     _night_action(request.user, game, form.cleaned_data)
                 except RuleViolation as exc:
-                    status = ERROR_STATUS.get(type(exc), 400)
+                    status = page_status(exc)
                     if bound is not None:
                         bound.add_error(None, str(exc))  # the refusal inside the form it refuses
                     else:
@@ -283,7 +280,7 @@ def end_game(request, slug: str):
             try:
                 game_end_services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
             except RuleViolation as exc:
-                error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
+                error, status = str(exc), page_status(exc)
             else:
                 return redirect("game_detail", slug=game.slug)
         else:

@@ -13,15 +13,13 @@ from cities.models import StaffKind
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
-from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from kernel.errors import RuleViolation, page_status
 from roles import draw
 from rulesets.lepra.night import selectors
 from rulesets.lepra.setup import draw as setup_draw
 from rulesets.lepra.setup import services
 
 from .forms import AnswerOfferForm, MafiaNumbersForm
-
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 def _cities_with_counts(game, mafia_draw):
@@ -56,7 +54,7 @@ def mafia_numbers(request, slug: str):
                 services.do_name_mafia_numbers(game, numbers, acting_user=request.user)
             except RuleViolation as exc:
                 error = str(exc)
-                status = ERROR_STATUS.get(type(exc), 400)
+                status = page_status(exc)
             else:
                 return redirect("game_setup", slug=game.slug)
         else:
@@ -89,7 +87,7 @@ def commissar_offer(request, slug: str, offer_id: str):
                                                    reason=form.cleaned_data["reason"], acting_user=request.user)
             except RuleViolation as exc:
                 error = str(exc)
-                status = ERROR_STATUS.get(type(exc), 400)
+                status = page_status(exc)
             else:
                 return redirect("commissar_offer", slug=game.slug, offer_id=offer.public_id)
         else:
