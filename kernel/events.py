@@ -111,7 +111,7 @@ class EventKind(StrEnum):
     VOTING_OPENED = "voting.opened", Audience.STAFF, "vote"
     VOTING_CLOSED = "voting.closed", Audience.STAFF, "vote"
     VOTING_EXECUTION_DECIDED = "voting.execution_decided", Audience.STAFF, "court"
-    VOTING_SPIRITS = "rulesets.lepra.day.spirits", Audience.STAFF
+    VOTING_SPIRITS = "voting.spirits", Audience.STAFF
     VOTING_NOMINATED = "voting.nominated", Audience.CITY_HOSTS
     VOTING_PROXY_REQUESTED = "voting.proxy_requested", Audience.CITY_TRIBUNE
     VOTING_PROXY_ACCEPTED = "voting.proxy_accepted", Audience.CITY_TRIBUNE

@@ -119,8 +119,8 @@ def test_every_response_to_a_logged_in_user_is_private(client, django_user_model
     assert "private" in response["Cache-Control"]
 
 
-#: The apps and the project package. (Tests are not linted: hypothesis takes naive bounds for its datetimes.)
-LINTED = ("accounts", "cities", "inboxes", "voting", "roles", "mafia_site")
+#: The apps, the rulesets and the project package. (Tests are not linted: hypothesis takes naive bounds for its datetimes.)
+LINTED = ("accounts", "cities", "inboxes", "voting", "roles", "rulesets", "mafia_site")
 
 
 def test_no_naive_datetime_anywhere_ruff_DTZ():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from pathlib import Path
 from datetime import timedelta
 
 import pytest
@@ -119,11 +120,17 @@ def test_no_path_merges_cities_or_moves_a_resident_to_another_city_L_CITY_3(demo
     # A replacement keeps the seat's city (L-REPLACE-1).
     replaced = do_replace_player(seat, demo.outsider, acting_user=procurator, now=NOW)
     assert replaced.city_id == city1.pk
-    # No service of any app merges cities.
-    for app in ("cities", "inboxes", "voting", "roles", "staff", "sanctions", "archive"):
-        module = importlib.import_module(f"{app}.services")
+    # No service of any app or ruleset merges cities.
+    root = Path(__file__).resolve().parents[2]
+    service_modules = sorted(
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for app in ("cities", "inboxes", "voting", "roles", "staff", "sanctions", "archive", "rulesets")
+        for path in (root / app).rglob("*.py") if path.stem == "services" or path.stem.endswith("_services"))
+    assert "rulesets.lepra.day.services" in service_modules and "cities.services" in service_modules
+    for name in service_modules:
+        module = importlib.import_module(name)
         merging = [n for n, f in inspect.getmembers(module, inspect.isfunction) if "merge" in n.lower()]
-        assert merging == [], app
+        assert merging == [], name
     # The console cannot change a resident's city.
     client = staff_client(demo.procurator)
     response = client.post(f"/staff/cities/resident/{seat.pk}/change/", {"city": city2.pk, "name": seat.name})

@@ -67,6 +67,6 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
         release_from_cemetery(r, now=now)
         viewer_reads.forget_viewer_cache(r.user)
     if spirits:
-        record_event(game, "rulesets.lepra.day.spirits", actor=acting_user, at=now,
+        record_event(game, "voting.spirits", actor=acting_user, at=now,
                      payload={"city": city.pk, "spirits": [r.pk for r in spirits]})
     return spirits

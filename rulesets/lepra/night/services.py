@@ -584,7 +584,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         if victim.is_godfather:
             dead_godfather_cities.add(victim.city_id)
     for city_id, spirits in spirits_by_city.items():
-        record_event(game, "rulesets.lepra.day.spirits", actor=None, at=now, payload={"city": city_id, "spirits": spirits})
+        record_event(game, "voting.spirits", actor=None, at=now, payload={"city": city_id, "spirits": spirits})
     # Godfathers (L-NIGHT-3): the night's elections close at night end; a dead godfather's city elects anew.
     for election in GodfatherElection.objects.filter(game=game, closed_at__isnull=True):
         do_close_godfather_election(election, acting_user=None, now=now, cutoff=cutoff)

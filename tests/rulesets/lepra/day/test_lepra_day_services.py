@@ -19,6 +19,7 @@ from rulesets.lepra.day.services import (
     do_request_proxy,
     do_schedule_voting,
 )
+from tests.rulesets.lepra.day.day_helpers import english  # noqa: F401 - the autouse fixture (messages in English)
 from tests.rulesets.lepra.day.day_helpers import (
     CLOSES,
     MORNING,

@@ -352,7 +352,7 @@ def test_spirit_rule_day_night_victim_becomes_a_spirit_L_SPIRIT_1(ng):
     assert (judge.status, judge.is_spirit) == (LifeStatus.DEAD, True)
     cemetery = Inbox.objects.get(game=ng.game, kind=InboxKind.CEMETERY)
     assert not Membership.objects.filter(inbox=cemetery, resident=judge, state=MembershipState.MEMBER).exists()
-    assert GameEvent.objects.get(game=ng.game, kind="rulesets.lepra.day.spirits").payload == {
+    assert GameEvent.objects.get(game=ng.game, kind="voting.spirits").payload == {
         "city": ng.cities[0].pk, "spirits": [judge.pk]}
     from rulesets.lepra.day.spirit_services import do_apply_spirit_rule
     assert do_apply_spirit_rule(ng.cities[0], now=LATER) == []  # the morning rule finds nothing more to do
