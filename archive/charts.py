@@ -13,11 +13,11 @@ from datetime import datetime
 from django.template.loader import render_to_string
 
 from cities.models import City, Game, Resident, StaffKind
-from inboxes import policies
+from inboxes import day_policy, knowledge, policies, policy_tables
 from inboxes.models import InboxKind, Membership
 from kernel.timezones import display_zone_name, zoned_time
+from rulesets.lepra.day.selectors import tally_box
 from voting.models import LepraVote, VotingSession
-from voting.selectors import tally_box
 
 
 @dataclass
@@ -30,7 +30,7 @@ class VoteSeries:
 
 @dataclass
 class VoteTable:
-    """One day and city: the tally box of ``voting.selectors`` (who voted for whom, who changed their mind) and the
+    """One day and city: the tally box of ``rulesets.lepra.day.selectors`` (who voted for whom, who changed their mind) and the
     standing votes over the voting window as an SVG chart."""
 
     city: City
@@ -52,7 +52,7 @@ def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
     for session in (VotingSession.objects.filter(game=game, opened_at__isnull=False)
                     .select_related("city").order_by("day", "city__number")):
         inboxes = [i for i in readable.values() if i.city_id == session.city_id and i.day_number == session.day]
-        if not inboxes or not policies.can_see_voting_tally(viewer, session.city, inboxes):
+        if not inboxes or not day_policy.can_see_voting_tally(viewer, session.city, inboxes):
             continue
         opens = session.opened_at or session.opens_at
         closes = session.closed_at or session.closes_at
@@ -133,11 +133,11 @@ def game_map_svg(viewer, game: Game) -> str:
     residents = list(Resident.objects.filter(game=game).select_related("game").order_by("name"))
     if game.lists_published_at is None and game.status != "finished":
         residents = []  # the city lists are not public yet
-    staff = policies.visible_staff(viewer, game)
+    staff = knowledge.visible_staff(viewer, game)
     inboxes = list(policies.readable_inboxes(viewer, game).filter(rolled_over_at__isnull=True)
                    .exclude(kind__in=[InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT])
                    .order_by("kind", "city__number", "pk"))
-    member_rows = list(Membership.objects.filter(inbox__in=inboxes, state__in=policies.READING_STATES)
+    member_rows = list(Membership.objects.filter(inbox__in=inboxes, state__in=policy_tables.READING_STATES)
                        .values_list("inbox_id", "resident__city_id"))
     col_w, row_h = 260, 14
     per_city = {c.pk: [r for r in residents if r.city_id == c.pk] for c in cities}
@@ -158,7 +158,7 @@ def game_map_svg(viewer, game: Game) -> str:
             "number": city.number, "name": city.name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
             "tribune_y": city_top + 34,
             "tribune": {"label": tribune.get_kind_display(), "name": tribune.user.public_name} if tribune else None,
-            "residents": [{"name": r.name, "alignment": policies.visible_alignment(viewer, r),
+            "residents": [{"name": r.name, "alignment": knowledge.visible_alignment(viewer, r),
                            "dead": r.status != "alive", "y": city_top + 50 + row_h * k}
                           for k, r in enumerate(per_city[city.pk])],
         })

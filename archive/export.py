@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cities.models import City, Game, PublicPost, Resident
-from inboxes import policies
+from inboxes import knowledge, moderation_policy, policies
 from inboxes.models import Message
 
 from .selectors import winner_of
@@ -26,7 +26,7 @@ def export_for(viewer, game: Game) -> dict[str, Any]:
     inboxes = list(policies.readable_inboxes(viewer, game).select_related("city", "game").order_by("kind", "city__number", "pk"))
     messages = (policies.readable_messages(viewer, Message.objects.filter(inbox__game=game))
                 .order_by("inbox_id", "received_at", "id"))
-    moderated = {i.pk for i in inboxes if not finished and policies.can_see_hidden_text(viewer, i)}
+    moderated = {i.pk for i in inboxes if not finished and moderation_policy.can_see_hidden_text(viewer, i)}
     by_inbox: dict[int, list[dict]] = {i.pk: [] for i in inboxes}
     for m in messages:
         hidden_text = m.is_hidden and m.inbox_id not in moderated
@@ -38,10 +38,10 @@ def export_for(viewer, game: Game) -> dict[str, Any]:
                  "ended_at": game.ended_at.isoformat() if game.ended_at else None},
         "cities": [{"number": c.number, "name": c.name} for c in City.objects.filter(game=game).order_by("number")],
         "staff": [{"kind": r.kind, "city": r.city.number if r.city else None, "user": r.user.public_name}
-                  for r in policies.visible_staff(viewer, game)],
+                  for r in knowledge.visible_staff(viewer, game)],
         "residents": [{"name": r.name, "city": r.city.number, "status": r.status,
-                       "alignment": policies.visible_alignment(viewer, r),
-                       "commissar": policies.knows_commissar(viewer, r), "godfather": policies.knows_godfather(viewer, r),
+                       "alignment": knowledge.visible_alignment(viewer, r),
+                       "commissar": knowledge.knows_commissar(viewer, r), "godfather": knowledge.knows_godfather(viewer, r),
                        "judge": r.is_judge} for r in residents],
         "posts": [{"kind": p.kind, "title": p.title, "at": p.published_at.isoformat(), "text": p.body}
                   for p in PublicPost.objects.filter(game=game, published_at__isnull=False).order_by("published_at")],

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
-from inboxes import policies
+from inboxes import knowledge, policies, policy_tables, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import NotProvidedByRuleset
 from kernel.events import EventKind
@@ -47,12 +47,12 @@ def consent_rows_for(viewer) -> list[ConsentRow]:
 
     if not getattr(viewer, "is_authenticated", False):
         return []
-    policies.forget_viewer_cache(viewer)
+    viewer_reads.forget_viewer_cache(viewer)
     seats = list(Resident.objects.filter(user=viewer).values_list("pk", flat=True))
     role_ids = list(StaffRole.objects.filter(user=viewer).values_list("pk", flat=True))
     inboxes = (Inbox.objects.filter(kind__in=(InboxKind.PERSONAL, InboxKind.ROLE_PM), resident__in=seats)
                | Inbox.objects.filter(kind=InboxKind.SECRET, memberships__resident__in=seats,
-                                      memberships__state__in=policies.READING_STATES)
+                                      memberships__state__in=policy_tables.READING_STATES)
                | Inbox.objects.filter(kind=InboxKind.SECRET, organizer__in=role_ids))
     rows = []
     for inbox in inboxes.distinct().select_related("game", "city").order_by("game_id", "kind", "pk"):
@@ -214,7 +214,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         resident = residents.get(payload.get("resident"))
         if resident is None:
             return None
-        alignment = policies.visible_alignment(viewer, resident)
+        alignment = knowledge.visible_alignment(viewer, resident)
         text = _("%(name)s died") % {"name": resident.name}
         if alignment:
 
@@ -346,15 +346,15 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
     cast = []
     for r in residents:
         roles = []
-        if policies.knows_commissar(viewer, r):
+        if knowledge.knows_commissar(viewer, r):
             roles.append("commissar")
-        if policies.knows_godfather(viewer, r):
+        if knowledge.knows_godfather(viewer, r):
             roles.append("godfather")
         if r.is_judge:
             roles.append("judge")
         if r.is_spirit:
             roles.append("spirit")
-        cast.append(CastRow(resident=r, alignment=policies.visible_alignment(viewer, r), roles=roles))
+        cast.append(CastRow(resident=r, alignment=knowledge.visible_alignment(viewer, r), roles=roles))
     return FrontPage(winner=winner_of(game, residents), scores=scores, total=total, cast=cast)
 
 

@@ -14,11 +14,11 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameStatus, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, Message
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.site import absolute_url
 from kernel.timezones import display_zone_name, time_zone_names
 from roles.models import CommissarOffer
@@ -72,7 +72,7 @@ def do_give_consent(inbox: Inbox, *, acting_user, now: datetime | None = None) -
     """
     now = now or timezone.now()
     inbox = _lock_inbox(inbox)
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     who = consenter_for(acting_user, inbox)
     if who is None:
         raise NotAllowed(_("Only the residents of this inbox can consent to its disclosure."), rule="L-ARCH-2")
@@ -97,7 +97,7 @@ def do_revoke_consent(inbox: Inbox, *, acting_user, now: datetime | None = None)
     the inbox is already disclosed (what was read cannot be unread)."""
     now = now or timezone.now()
     inbox = _lock_inbox(inbox)
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     who = consenter_for(acting_user, inbox)
     if who is None:
         raise NotAllowed(_("Only the residents of this inbox can consent to its disclosure."), rule="L-ARCH-2")

@@ -14,13 +14,13 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from cities.errors import RuleViolation
 from cities.i18n import activate_account_language, activate_game_language
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.models import InboxKind
 from inboxes.rendering import render_markdown
 from kernel.confirm import confirmation_page
+from kernel.errors import RuleViolation
 from kernel.rulesets import ruleset_of
 from kernel.timezones import display_zone_name, time_for
 

@@ -25,7 +25,7 @@ from django.urls import reverse
 from cities.models import Game, GameEvent, GameStatus
 from cities.scheduler import advance_clock, dispatch_due_events
 from kernel.public_ids import new_idempotency_key
-from roles.services import do_end_game_early
+from rulesets.lepra.game_end_services import do_end_game_early
 
 from . import world as bench_world
 from .http import Client, start_server

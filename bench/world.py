@@ -17,15 +17,18 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from cities import recruitment_services
 from cities import services as city_services
 from cities.models import City, Game, GameDay, GameStatus, Resident, StaffKind
 from cities.scheduler import advance_clock
-from inboxes import policies
+from inboxes import policies, posting
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
-from roles import services as role_services
 from roles.models import MafiaDraw, NightActionKind
-from voting import services as voting_services
+from rulesets.lepra.clock import services as clock_services
+from rulesets.lepra.day import services as voting_services
+from rulesets.lepra.night import services as night_services
+from rulesets.lepra.setup import services as role_services
 
 #: Posted by the voters: a vote and its retraction (L-VOTE-2).
 VOTE, RETRACT = "казнить", "не казнить"
@@ -131,7 +134,7 @@ def build_voting_world(slug: str, *, vote_city_size: int, message_counts: list[i
 
 def _midnight_before(game: Game, now: datetime) -> datetime:
     """The game's midnight ending the calendar day of ``now`` (the latest close of a voting, L-DAY-3)."""
-    return city_services.voting_window_limits(game, game.day_number, now)[1]
+    return clock_services.voting_window_limits(game, game.day_number, now)[1]
 
 
 def fill_votes(inbox: Inbox, voters: list[Resident], count: int) -> None:
@@ -142,7 +145,7 @@ def fill_votes(inbox: Inbox, voters: list[Resident], count: int) -> None:
         for i in range(count):
             voter = voters[i % len(voters)]
             text = RETRACT if voter.pk in standing else VOTE
-            inbox_services.do_post_message(inbox, text, acting_user=voter.user)
+            posting.do_post_message(inbox, text, acting_user=voter.user)
             standing.symmetric_difference_update({voter.pk})
 
 
@@ -151,7 +154,7 @@ def fill_thread(inbox: Inbox, authors: list[Resident], count: int) -> None:
     with transaction.atomic():
         for i in range(count):
             author = authors[i % len(authors)]
-            inbox_services.do_post_message(inbox, f"Message {i} of the discussion: who is the mafia?",
+            posting.do_post_message(inbox, f"Message {i} of the discussion: who is the mafia?",
                                            acting_user=author.user)
 
 
@@ -179,11 +182,11 @@ def build_night_game(slug: str, *, cities: int, size: int, first_day: datetime, 
     planned = {"city_count": cities} if cities <= city_services.MAX_CITIES else {"city_size": size}
     game = city_services.do_create_game(title=f"Bench {slug}", slug=slug, acting_user=procurator, now=setup_at,
                                         **planned)
-    city_services.do_publish_recruitment_post(game, acting_user=procurator, now=setup_at)
+    recruitment_services.do_publish_recruitment_post(game, acting_user=procurator, now=setup_at)
     for user in make_users(slug, cities * size):
-        city_services.do_sign_up(game, acting_user=user, now=setup_at)
-    city_services.do_close_signups(game, acting_user=procurator, now=setup_at)
-    city_services.do_form_cities(game, acting_user=procurator, rng=rng, now=setup_at,
+        recruitment_services.do_sign_up(game, acting_user=user, now=setup_at)
+    recruitment_services.do_close_signups(game, acting_user=procurator, now=setup_at)
+    recruitment_services.do_form_cities(game, acting_user=procurator, rng=rng, now=setup_at,
                                  names=[f"City {n}" for n in range(1, cities + 1)])
     for city in City.objects.filter(game=game).order_by("number"):
         tribune = make_users(f"{slug}-t{city.number}", 1)[0]
@@ -192,12 +195,12 @@ def build_night_game(slug: str, *, cities: int, size: int, first_day: datetime, 
     arbiter, consigliere = make_users(f"{slug}-staff", 2)
     city_services.do_appoint_staff(game, arbiter, StaffKind.ARBITER, acting_user=procurator, now=setup_at)
     city_services.do_appoint_staff(game, consigliere, StaffKind.CONSIGLIERE, acting_user=procurator, now=setup_at)
-    city_services.do_publish_city_lists(game, acting_user=procurator, now=setup_at)
+    recruitment_services.do_publish_city_lists(game, acting_user=procurator, now=setup_at)
     role_services.do_start_mafia_draw(game, acting_user=procurator, rng=rng, now=setup_at)
     committed = MafiaDraw.objects.get(game=game).committed_at
     role_services.do_name_mafia_numbers(game, None, acting_user=procurator, rng=rng,
                                         now=committed + timedelta(seconds=1))
-    city_services.do_start_game_clock(game, first_day_starts_at=first_day, acting_user=procurator,
+    clock_services.do_start_game_clock(game, first_day_starts_at=first_day, acting_user=procurator,
                                       now=committed + timedelta(seconds=2))
     advance_clock(GameDay.objects.get(game=game, number=1).starts_at + timedelta(minutes=1), game=game)
     day2 = GameDay.objects.get(game=game, number=2)  # planned when day 1 starts
@@ -206,7 +209,7 @@ def build_night_game(slug: str, *, cities: int, size: int, first_day: datetime, 
     for city in City.objects.filter(game=game).order_by("number"):
         target = (Resident.objects.filter(city=city, status="alive", alignment="honest", is_judge=False)
                   .order_by("pk").first())
-        role_services.do_submit_night_decision(city, target, kind=NightActionKind.KILL, acting_user=consigliere,
+        night_services.do_submit_night_decision(city, target, kind=NightActionKind.KILL, acting_user=consigliere,
                                                now=night_start)
     day3 = GameDay.objects.get(game=game, number=3)  # planned when day 2 starts
     return NightGame(game=Game.objects.get(pk=game.pk), procurator=procurator, cities=cities, night_start=night_start,

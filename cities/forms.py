@@ -8,17 +8,13 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from kernel.form_fields import (  # re-exported: the id fields every app's forms use
+from kernel.errors import InvalidInput
+from kernel.form_fields import (
     AccessedChoiceField,
-    IdempotencyKeyField,
     IdField,
     ObjectChoiceField,
-    ObjectMultipleChoiceField,
-    PublicIdFormField,
 )
 from kernel.timezones import TimeZoneField
-
-__all__ = ["IdField", "IdempotencyKeyField", "ObjectChoiceField", "ObjectMultipleChoiceField", "PublicIdFormField"]
 
 WALL_CLOCK_FORMATS = ("%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M")
 
@@ -34,8 +30,6 @@ def pick(data, name: str, queryset, *, required: bool = True):
     Returns the object, or None when the field is empty and not ``required``. Raises ``InvalidInput`` with the
     field's readable error for a missing, malformed or unknown id (the view answers 400 and changes nothing).
     """
-    from .errors import InvalidInput
-
     form = _PickForm(data, name=name, queryset=queryset, required=required)
     if not form.is_valid():
         raise InvalidInput("; ".join(str(e) for e in form.errors[name]))
@@ -101,7 +95,7 @@ class SchedulePostForm(forms.Form):
 
 
 class NewGameForm(forms.Form):
-    """A new Lepra game (issue 3 item 1): its title and address, rules, time zone, how the cities are formed and
+    """A new Lepra game : its title and address, rules, time zone, how the cities are formed and
     when the day starts (a wall-clock time in the game's zone, L-DAY-1). ``do_create_game`` checks it again."""
 
     title = forms.CharField(label=_("Title"), max_length=200)

@@ -13,6 +13,7 @@ from django.http import HttpResponseBadRequest
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.views.defaults import permission_denied as django_permission_denied
 
@@ -96,3 +97,11 @@ def bad_request(request, exception=None):
         reason = _("The request is too large: at most %(size)s may be sent at once.") % {
             "size": filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}
     return HttpResponseBadRequest(render_to_string("400.html", {"reason": reason}, request=request))
+
+
+def in_game_language(game: Game, text_fn):
+    """Run ``text_fn()`` (which calls gettext) in ``game``'s language and return its result (a lazy string
+    rendered): a title or notice stored in the database reads the same whoever's request wrote it."""
+    with translation.override(game.language):
+        value = text_fn()
+        return str(value) if isinstance(value, Promise) else value

@@ -53,7 +53,7 @@ class Game(models.Model):
     day_number = models.PositiveSmallIntegerField(default=0, verbose_name=_("day number"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
-    # Recruitment (issue 3 item 1, L-CITY-1, L-POST-1).
+    # Recruitment (L-CITY-1, L-POST-1).
     rules_text = models.TextField(_("rules"), blank=True, default="", db_default="")
     #: How cities are formed: ``city_count`` cities when set, else as many cities of about ``city_size`` as fit.
     city_count = models.PositiveSmallIntegerField(_("number of cities"), null=True, blank=True)
@@ -133,7 +133,7 @@ class Resident(models.Model):
 
     ``user`` is whoever holds the seat now; a replacement changes it and nothing else. ``alignment``,
     ``is_commissar`` and ``is_godfather`` are secrets of L-STAFF-6: pages learn them only through
-    ``inboxes.policies.visible_alignment`` / ``knows_commissar``. ``alignment_announced`` becomes true when a
+    ``inboxes.knowledge.visible_alignment`` / ``knows_commissar``. ``alignment_announced`` becomes true when a
     death announcement discloses the alignment (L-DEATH-2).
     """
 
@@ -198,7 +198,7 @@ class StaffRole(models.Model):
 
     A Tribune has a ``city``; the other roles have none. Replacing a staff member changes ``user`` and moves
     every power at once, because the access policy derives staff powers from this row. Who holds the
-    Consigliere role is a secret (L-STAFF-6): list staff only through ``inboxes.policies.visible_staff``.
+    Consigliere role is a secret (L-STAFF-6): list staff only through ``inboxes.knowledge.visible_staff``.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="staff_roles", verbose_name=_("game"))
@@ -342,7 +342,7 @@ class GameEvent(models.Model):
     """The audit log: one row per staff, player or scheduler action (``actor`` None = the scheduler).
 
     ``payload`` may name secrets (who posted in a mafia inbox), so the log is shown only through the access
-    policy of issue 7 and after the game; it is not registered in the admin.
+    policy (the staff's audit scopes) and after the game; it is not registered in the admin.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", verbose_name=_("game"))

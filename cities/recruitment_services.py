@@ -1,6 +1,4 @@
-"""Recruitment (RULES.md L-CITY, L-POST-1): the recruitment post, sign-ups, forming the cities, the city lists.
-
-Moved out of ``cities.services`` (which still answers for these names)."""
+"""Recruitment (RULES.md L-CITY, L-POST-1): the recruitment post, sign-ups, forming the cities, the city lists."""
 from __future__ import annotations
 
 import random
@@ -28,15 +26,15 @@ from .models import (
 from .resident_services import do_set_resident_flags  # noqa: F401  (public name kept for callers)
 from .services import (
     MAX_POST_LENGTH,
-    _check_procurator,
     _clean_text,
+    check_procurator,
     do_add_city,
     do_create_public_post,
     do_seat_resident,
 )
 
 # --------------------------------------------------------------------------------------------------------------
-# Recruitment (issue 3 item 1): the recruitment post, sign-ups, cities, the city lists (L-CITY, L-POST-1)
+# Recruitment : the recruitment post, sign-ups, cities, the city lists (L-CITY, L-POST-1)
 # --------------------------------------------------------------------------------------------------------------
 
 def recruitment_post_of(game: Game) -> PublicPost | None:
@@ -54,7 +52,7 @@ def do_publish_recruitment_post(game: Game, *, acting_user, title: str = "", bod
     ``WrongState`` (the game has started) or ``InvalidInput`` (already published, too long).
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("The recruitment post is published before the game starts."), rule="L-POST-1")
     title = (title or "").strip() or game.title
@@ -69,7 +67,7 @@ def do_append_to_recruitment_post(game: Game, text: str, *, acting_user, now: da
     and the draw commitment). Procurator or the site (``acting_user`` None). Audited with the appended text's
     length. Raises ``WrongState`` when there is no published recruitment post, ``InvalidInput`` when too long."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     post = PublicPost.objects.select_for_update().filter(game=game, kind=PostKind.RECRUITMENT).first()
     if post is None or post.published_at is None:
         raise WrongState(_("Publish the recruitment post first."), rule="L-POST-1")
@@ -169,7 +167,7 @@ def do_close_signups(game: Game, *, acting_user, now: datetime | None = None) ->
     """Close the signups of ``game`` and move it to setup (L-CITY-1: the Procurator then forms the cities).
     Procurator only. Raises ``NotAllowed`` or ``WrongState`` (already closed, not in recruitment)."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if not _signups_open(game):
         raise WrongState(_("Signups for this game are closed."), rule="L-CITY-1")
@@ -202,7 +200,7 @@ def planned_city_count(game: Game, players: int) -> int:
 
 
 def _setup_before_lists(game: Game, acting_user) -> Game:
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status != GameStatus.SETUP or game.signups_closed_at is None:
         raise WrongState(_("Close the signups first."), rule="L-CITY-1")

@@ -45,7 +45,7 @@ def do_set_resident_flags(resident: Resident, *, acting_user, now: datetime | No
         setattr(resident, key, value)
     resident.save(update_fields=fields)
     # The payload names the flags but not their values: the audit log must not become a list of the mafia.
-    # The audit log will be browsed by staff (issue 7): a row naming the resident of a secret flag (alignment,
+    # The audit log will be browsed by staff : a row naming the resident of a secret flag (alignment,
     # commissar, godfather) would be a list of the mafia for the Procurator. Only the public judge flag names
     # its resident; the secret ones are recorded without anyone's name (the draws audit themselves).
     public = {key: value for key, value in flags.items() if key == "is_judge"}

@@ -25,21 +25,11 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from kernel.audit import record_events
+from kernel.errors import NotAllowed, WrongState
 from kernel.prepared import PreparedQuery, PreparedUpdate
 
-from .errors import NotAllowed, WrongState
 from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
-from .services import (
-    _check_procurator,
-    do_begin_day,
-    do_begin_night,
-    do_draft_daily_post,
-    do_publish_daily_post,
-    do_publish_post,
-    do_replan_clock,
-    pending_day_deadline,
-    record_event,
-)
+from .services import check_procurator, do_publish_post, record_event
 
 logger = logging.getLogger(__name__)
 
@@ -120,69 +110,6 @@ def _publish_post(event: ScheduledEvent, now: datetime) -> str:
     except WrongState:
         return f"post {post.pk} was already published"
     return f"published post {post.pk}: {post.title}"
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The phase plan's events (issue 6; see the comment above ``cities.services.CLOCK_EVENT_KINDS``). ``night_end`` is
-# the night resolution's, registered by ``roles``.
-# ----------------------------------------------------------------------------------------------------------------
-
-@handler("day_start")
-def _day_start(event: ScheduledEvent, now: datetime) -> str:
-    """Start game day ``payload["day"]`` (L-DAY-1, L-POST-2): ``cities.services.do_begin_day``. A day that
-    already started is left as it is (a repeated or duplicated event changes nothing)."""
-    day = event.payload["day"]
-    try:
-        plan = do_begin_day(event.game, day, acting_user=None, now=now)
-    except WrongState as exc:
-        return f"day {day} not started: {exc}"
-    if event.game.status == GameStatus.FINISHED:
-        return f"game over: daily post of day {day} published"
-    return f"day {day} started; its night resolves at {plan.night_ends_at.isoformat()}"
-
-
-@handler("night_start")
-def _night_start(event: ScheduledEvent, now: datetime) -> str:
-    """Close game day ``payload["day"]`` (L-DAY-3): ``cities.services.do_begin_night``. While a voting, court or
-    judge election deadline of that day is still pending at or after this event's due time (a court deadline past
-    00:00, an election closing after midnight), the night waits: the plan is re-derived
-    (``cities.services.do_replan_clock``), which lays out a new ``night_start`` after that deadline and moves the
-    night's end, the daily post's draft and the next day's start with it, in order and audited."""
-    day = event.payload["day"]
-    game = Game.objects.get(pk=event.game_id)
-    if game.status == GameStatus.FINISHED:
-        return "game over"
-    later = pending_day_deadline(game, event.due_at, day)
-    if later is not None:
-        counts = do_replan_clock(game, reason="night_waits", now=now, running=event.pk)
-        if not counts.get("created"):  # no plan (a game started by hand): wait for the deadline all the same
-            ScheduledEvent.objects.create(game=game, kind="night_start", due_at=max(later, event.due_at),
-                                          payload={"day": day}, created_at=now)
-        return f"night {day} waits for the deadline at {later.isoformat()}"
-    try:
-        do_begin_night(game, day, acting_user=None, now=now)
-    except WrongState as exc:
-        return f"night {day} not started: {exc}"
-    return f"night {day} started"
-
-
-@handler("daily_post_draft")
-def _daily_post_draft(event: ScheduledEvent, now: datetime) -> str:
-    """Draft the daily post of game day ``payload["day"]`` after the night's resolution (L-POST-2):
-    ``cities.services.do_draft_daily_post`` (an existing draft is kept)."""
-    day = event.payload["day"]
-    post = do_draft_daily_post(event.game, day, acting_user=None, now=now)
-    return f"daily post of day {day} drafted: post {post.pk}"
-
-
-@handler("daily_post_publish")
-def _daily_post_publish(event: ScheduledEvent, now: datetime) -> str:
-    """Publish the daily post of day ``payload["day"]`` once the Procurator's edit window after its draft has
-    passed (L-POST-2; laid out by the day start when the draft was too fresh). A post the Procurator published
-    meanwhile is left as it is."""
-    day = event.payload["day"]
-    post = do_publish_daily_post(event.game, day, acting_user=None, now=now)
-    return f"daily post of day {day} published: post {post.pk}"
 
 
 class Waits(Exception):
@@ -544,7 +471,7 @@ def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetim
     if acting_user is None:
         raise NotAllowed(_("Only the Procurator of this game may do this."))
     event = ScheduledEvent.objects.select_for_update(of=("self",)).select_related("game").get(pk=event.pk)
-    _check_procurator(event.game, acting_user)
+    check_procurator(event.game, acting_user)
     if event.done_at is not None or event.cancelled_at is not None:
         raise WrongState(_("This event is no longer pending."))
     if event.attempts == 0 or event.due_at > now:

@@ -8,10 +8,10 @@ from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from inboxes import policies
+from inboxes import knowledge, policies
 from kernel.rulesets import ruleset_of
 from roles.models import CommissarOffer, MafiaDraw
-from roles.services import city_commissar_state
+from rulesets.lepra.setup.services import city_commissar_state
 
 from .models import City, Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident, Signup, StaffKind, StaffRole
 
@@ -68,9 +68,9 @@ def resident_profile_for(viewer, game: Game, resident_id: str) -> ResidentProfil
     seat = policies.seat_in(viewer, game)
     return ResidentProfile(
         resident=resident,
-        alignment=policies.visible_alignment(viewer, resident),
-        is_commissar=policies.knows_commissar(viewer, resident),
-        is_godfather=policies.knows_godfather(viewer, resident),
+        alignment=knowledge.visible_alignment(viewer, resident),
+        is_commissar=knowledge.knows_commissar(viewer, resident),
+        is_godfather=knowledge.knows_godfather(viewer, resident),
         is_self=seat is not None and seat.pk == resident.pk,
     )
 
@@ -98,17 +98,17 @@ def public_signup_names(game: Game) -> list[str]:
 
 
 def known_commissars(viewer, game: Game) -> list[Resident]:
-    """The commissars of ``game`` that ``viewer`` may know (L-STAFF-6 via ``policies.knows_commissar``): the
+    """The commissars of ``game`` that ``viewer`` may know (L-STAFF-6 via ``knowledge.knows_commissar``): the
     Procurator all, a Tribune their city's (L-COMM-4), commissars each other; living commissars only, and nothing
     to a seat that is not living (L-STAFF-6 [interp]: the roster is of the living). Before the game is over only."""
     if game.status == GameStatus.FINISHED or not getattr(viewer, "is_authenticated", False):
         return []
-    if not policies.in_living_rosters(viewer, game):  # the police's roster is of the living (L-STAFF-6 [interp])
+    if not knowledge.in_living_rosters(viewer, game):  # the police's roster is of the living (L-STAFF-6 [interp])
         return []
     # A roster of the police station: a killed commissar leaves it (L-INBOX-3); his page still says what he was.
     commissars = Resident.objects.filter(game=game, is_commissar=True, status=LifeStatus.ALIVE).select_related(
         "city", "game")
-    return [r for r in commissars if policies.knows_commissar(viewer, r)]
+    return [r for r in commissars if knowledge.knows_commissar(viewer, r)]
 
 
 @dataclass

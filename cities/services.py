@@ -6,7 +6,6 @@ the rules refuse. ``acting_user=None`` means the scheduler or a trusted setup co
 """
 from __future__ import annotations
 
-import importlib
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -14,8 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from inboxes.policies import forget_viewer_cache, holds_role
+from inboxes.policies import holds_role
 from inboxes.rendering import render_markdown
+from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import default_ruleset_key, get_ruleset, ruleset_of
@@ -32,7 +32,6 @@ from .models import (
     StaffKind,
     StaffRole,
 )
-from .resident_services import do_set_resident_flags  # noqa: F401  (public name kept for callers)
 
 MAX_POST_LENGTH = 50_000
 #: How far ahead a post may be scheduled, in days (a game lasts 10-14 days, L-DAY-6; recruitment comes first).
@@ -102,9 +101,13 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = 
     return game
 
 
-def _check_procurator(game: Game, acting_user) -> None:
-    if acting_user is not None and not holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-STAFF-1")
+def check_procurator(game: Game, acting_user, *, rule: str = "L-STAFF-1", site_may: bool = True) -> None:
+    """Raise ``NotAllowed`` (citing ``rule``) unless ``acting_user`` is the Procurator of ``game``; ``acting_user``
+    None (the site: the scheduler or a setup command) passes when ``site_may``."""
+    if acting_user is None and site_may:
+        return
+    if acting_user is None or not holds_role(acting_user, game, StaffKind.PROCURATOR):
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
 
 
 @transaction.atomic
@@ -112,7 +115,7 @@ def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = No
     """Add the next city (numbered 1, 2, ...) to ``game`` before it starts and before its city lists are
     published (L-CITY-1, L-CITY-4: the published cities are final). Procurator only."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("Cities are formed before the game starts."), rule="L-CITY-1")
     if game.lists_published_at is not None:
@@ -135,7 +138,7 @@ def do_seat_resident(city: City, user, *, acting_user, name: str | None = None, 
     """
     now = now or timezone.now()
     game = city.game
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("Residents are seated before the game starts."), rule="L-CITY-1")
     if StaffRole.objects.filter(game=game, user=user).exists():
@@ -160,7 +163,7 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
     per person: L-STAFF-1, L-STAFF-5) and ``InvalidInput`` when the role is taken, a Tribune has no city (or another role has one), or the city is of another game.
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if kind not in ruleset_of(game).staff_kinds or kind == StaffKind.PROCURATOR:  # the ruleset's staff (L-STAFF)
         raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
     if (kind == StaffKind.TRIBUNE) != (city is not None) or (city is not None and city.game_id != game.pk):
@@ -193,7 +196,7 @@ def do_set_game_status(game: Game, status: str, *, acting_user, day_number: int 
                        now: datetime | None = None) -> Game:
     """Move ``game`` to ``status`` (and ``day_number`` when given). Procurator only; a finished game stays so."""
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
@@ -216,7 +219,7 @@ def do_create_public_post(game: Game, *, kind: str, title: str, body: str, actin
     when the game already has its recruitment post.
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     title = _clean_text(title, field=_("title"), max_length=200)
     body = _clean_text(body, field=_("text"), max_length=MAX_POST_LENGTH)
     if kind not in PostKind.values:
@@ -241,7 +244,7 @@ def do_schedule_public_post(game: Game, *, title: str, body: str, publish_at: da
     Raises ``NotAllowed``, ``InvalidInput`` (empty, too long, naive or past time) or ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    _check_procurator(game, acting_user)
+    check_procurator(game, acting_user)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     if timezone.is_naive(publish_at):
@@ -268,7 +271,7 @@ def do_publish_post(post: PublicPost, *, acting_user, now: datetime | None = Non
     Raises ``WrongState`` when it is already published, so a duplicate run can never publish twice.
     """
     now = now or timezone.now()
-    _check_procurator(post.game, acting_user)
+    check_procurator(post.game, acting_user)
     post = PublicPost.objects.select_for_update().get(pk=post.pk)
     if post.published_at is not None:
         raise WrongState(_("This post is already published."))
@@ -277,36 +280,3 @@ def do_publish_post(post: PublicPost, *, acting_user, now: datetime | None = Non
     record_event(post.game, "scheduler.post_published" if acting_user is None else "post.published",
                  actor=acting_user, at=now, payload={"post": post.pk})
     return post
-
-
-
-
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
-#: before.
-_MOVED: dict[str, str] = {
-    **dict.fromkeys([
-        "CLOCK_EVENT_KINDS", "DAY_DEADLINE_KINDS", "MAX_EDIT_WINDOW_MINUTES", "_apply_plan_change",
-        "_check_changeable_day", "_check_clock", "_check_future_days_fit", "_check_game_not_over",
-        "_check_voting_fits", "_daily_day", "_deadline_after", "_editable_daily_post", "_expected_clock_events",
-        "_local_time", "_lock_days", "_night_hold", "_payload_key", "_plan_payload",
-        "_publish_daily_post_at_day_start", "_replan", "_sync_clock_events", "_zone", "do_append_to_daily_post",
-        "do_begin_day", "do_begin_night", "do_declare_long_day", "do_draft_daily_post", "do_edit_daily_post",
-        "do_publish_daily_post", "do_replan_clock", "do_set_daily_post_edit_window", "do_set_daily_post_text",
-        "do_set_day_start", "do_shorten_day", "do_start_game_clock", "game_day_of", "night_cutoff",
-        "pending_day_deadline", "voting_window_limits"
-    ], "clock_services"),
-    **dict.fromkeys([
-        "SIGNUP_GUARDS", "_setup_before_lists", "_signups_open", "balanced_sizes", "city_lists_markdown",
-        "do_append_to_recruitment_post", "do_close_signups", "do_form_cities", "do_move_signup",
-        "do_publish_city_lists", "do_publish_recruitment_post", "do_sign_up", "do_withdraw_signup",
-        "planned_city_count", "recruitment_post_of", "system_rng"
-    ], "recruitment_services"),
-}
-
-
-def __getattr__(name: str):
-    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
-    # imported on first use, not at the top.
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
   "doesn't exist" redirect to the index; 403 for the add/delete/POST-change URLs, alike for both).
 * **Secrets are never a model field in a page**: no list column, filter, search field, ordering or detail field
   names ``alignment``, ``is_commissar`` or ``is_godfather``. They appear only as computed, unsortable columns
-  asked of ``policies.visible_alignment`` / ``knows_commissar`` / ``knows_godfather`` for the viewer (L-STAFF-6):
+  asked of ``knowledge.visible_alignment`` / ``knows_commissar`` / ``knows_godfather`` for the viewer (L-STAFF-6):
   among staff only the Consigliere sees alignments and godfathers; the Procurator and the city's Tribune see
   the commissar.
 * **URL lookups are a whitelist** (``allowed_lookups``): any other query parameter, such as ``?alignment=mafia``
@@ -55,35 +55,33 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from inboxes import policies
+from inboxes import knowledge, membership_services, policies, policy_tables
 from inboxes import services as inbox_services
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.confirm import confirmation_page
+from kernel.errors import RuleViolation
+from kernel.form_fields import ObjectMultipleChoiceField
 from kernel.public_ids import is_public_id
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
-from staff.console import (  # noqa: F401  (the console's names, kept importable from here)
-    GameStaffAdminSite,
+from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
-    _action_page,
-    _bound_form,
     _current_request,
     _hidden_text_inbox_ids,
-    _role_game_ids,
+    action_page,
+    bound_form,
     current_viewer,
     readable_inboxes_for_staff,
     register_dashboard_links,
     register_urls,
-    single_staff_game,
+    role_game_ids,
     staff_admin_site,
     staff_game_ids,
     staff_roles_of,
 )
 
-from . import clock_admin  # noqa: F401  (registers the Procurator's clock and daily post pages)
-from .errors import RuleViolation
-from .forms import ObjectMultipleChoiceField, WallClockField, wall_clock_to_utc
+from .forms import WallClockField, wall_clock_to_utc
 from .models import City, Game, GameStatus, Resident, StaffKind
 
 
@@ -129,11 +127,11 @@ def _organized_readable_inboxes(request):
 
 
 def _may_moderate_somewhere(request) -> bool:
-    """True when the user is a moderator (``policies.can_moderate_inbox``: organizer or Procurator) of some
+    """True when the user is a moderator (``moderation_policy.can_moderate_inbox``: organizer or Procurator) of some
     inbox in scope; cached per request."""
     cached = getattr(request, "_staff_admin_moderates", None)
     if cached is None:
-        cached = bool(_role_game_ids(request, StaffKind.PROCURATOR)) or _organized_readable_inboxes(request).exists()
+        cached = bool(role_game_ids(request, StaffKind.PROCURATOR)) or _organized_readable_inboxes(request).exists()
         request._staff_admin_moderates = cached
     return cached
 
@@ -180,11 +178,11 @@ def replace_player(modeladmin, request, queryset):
     resident = _one_resident(request, queryset)
     if resident is None:
         return None
-    form = _bound_form(request, ReplacePlayerForm)
+    form = bound_form(request, ReplacePlayerForm)
     if form.is_valid():
         old_name = resident.name
         try:
-            resident = inbox_services.do_replace_player(resident, form.cleaned_data["username"],
+            resident = membership_services.do_replace_player(resident, form.cleaned_data["username"],
                                                         acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
@@ -192,7 +190,7 @@ def replace_player(modeladmin, request, queryset):
             messages.success(request, _("%(new)s takes over the seat of %(old)s.")
                              % {"new": resident.name, "old": old_name})
         return None
-    return _action_page(modeladmin, request, action="replace_player", title=_("Replace the player"),
+    return action_page(modeladmin, request, action="replace_player", title=_("Replace the player"),
                         targets=_resident_target(resident), form=form, submit=_("Replace"))
 
 
@@ -210,7 +208,7 @@ def record_death(modeladmin, request, queryset):
     residents = list(queryset.select_related("game", "city"))
     if not residents:
         return None
-    form = _bound_form(request, DeathForm)
+    form = bound_form(request, DeathForm)
     if form.is_valid():
         confirm = confirmation_page(
             request, title=_("Record a death?"),
@@ -222,7 +220,7 @@ def record_death(modeladmin, request, queryset):
             return confirm
         for resident in residents:
             try:
-                inbox_services.do_kill_resident(resident, form.cleaned_data["cause"], acting_user=request.user,
+                membership_services.do_kill_resident(resident, form.cleaned_data["cause"], acting_user=request.user,
                                                 spirit=form.cleaned_data["spirit"])
             except RuleViolation as exc:
                 messages.error(request, str(exc))
@@ -232,19 +230,19 @@ def record_death(modeladmin, request, queryset):
         ruleset_of(residents[0].game).after_day_death(residents[0].game, now=timezone.now())
         return None
     targets = [(r.pk, f"{r.name} · {r.city.name}") for r in residents]
-    return _action_page(modeladmin, request, action="record_death", title=_("Record a death"), targets=targets,
+    return action_page(modeladmin, request, action="record_death", title=_("Record a death"), targets=targets,
                         form=form, submit=_("Record"))
 
 
 def penalty_ban_candidates(resident: Resident):
     """The inboxes the Arbiter may name for a penalty ban of ``resident``, by the service's own rule
-    (``do_penalty_ban``): open inboxes of the resident's game of ``policies.PENALTY_BAN_KINDS`` (kinds whose
+    (``do_penalty_ban``): open inboxes of the resident's game of ``policy_tables.PENALTY_BAN_KINDS`` (kinds whose
     membership is no secret) where the resident reads. Never a mafia inbox, police station, secret inbox, bar,
     notary or check channel, so the list tells nothing of who is mafia, who is the commissar or who talks to whom.
     """
-    return (Inbox.objects.filter(game_id=resident.game_id, kind__in=policies.PENALTY_BAN_KINDS, killed_at__isnull=True,
+    return (Inbox.objects.filter(game_id=resident.game_id, kind__in=policy_tables.PENALTY_BAN_KINDS, killed_at__isnull=True,
                                  rolled_over_at__isnull=True, memberships__resident=resident,
-                                 memberships__state__in=policies.READING_STATES)
+                                 memberships__state__in=policy_tables.READING_STATES)
             .select_related("game", "city").order_by("kind", "city__number", "id"))
 
 
@@ -286,11 +284,11 @@ def penalty_ban(modeladmin, request, queryset):
     resident = _one_resident(request, queryset)
     if resident is None:
         return None
-    form = _bound_form(request, PenaltyBanForm, resident=resident, viewer=request.user)
+    form = bound_form(request, PenaltyBanForm, resident=resident, viewer=request.user)
     if form.is_valid():
         inboxes = list(form.cleaned_data["inboxes"])
         try:
-            inbox_services.do_penalty_ban(resident, inboxes, form.cleaned_data["until"], form.cleaned_data["reason"],
+            membership_services.do_penalty_ban(resident, inboxes, form.cleaned_data["until"], form.cleaned_data["reason"],
                                           acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
@@ -300,7 +298,7 @@ def penalty_ban(modeladmin, request, queryset):
                 "name": resident.name, "until": local.strftime("%Y-%m-%d %H:%M"), "tz": form.zone.key,
                 "inboxes": ", ".join(penalty_ban_label(request.user, inbox) for inbox in inboxes)})
         return None
-    return _action_page(modeladmin, request, action="penalty_ban", title=_("Penalty ban"),
+    return action_page(modeladmin, request, action="penalty_ban", title=_("Penalty ban"),
                         targets=_resident_target(resident), form=form, submit=_("Ban"))
 
 
@@ -315,7 +313,7 @@ def roll_over_inboxes(modeladmin, request, queryset):
     inboxes = list(queryset)
     if not inboxes:
         return None
-    form = _bound_form(request, RollOverForm)
+    form = bound_form(request, RollOverForm)
     if form.is_valid():
         for inbox in inboxes:
             try:
@@ -327,7 +325,7 @@ def roll_over_inboxes(modeladmin, request, queryset):
                 messages.success(request, _("“%(old)s” is rolled over into “%(new)s”.")
                                  % {"old": inbox.title, "new": new.title})
         return None
-    return _action_page(modeladmin, request, action="roll_over_inboxes", title=_("Roll over"),
+    return action_page(modeladmin, request, action="roll_over_inboxes", title=_("Roll over"),
                         targets=[(i.pk, i.title) for i in inboxes], form=form, submit=_("Roll over"))
 
 
@@ -337,7 +335,7 @@ def kill_inboxes(modeladmin, request, queryset):
     inboxes = list(queryset)
     if not inboxes:
         return None
-    form = _bound_form(request, forms.Form)
+    form = bound_form(request, forms.Form)
     if form.is_valid():
         for inbox in inboxes:
             try:
@@ -347,7 +345,7 @@ def kill_inboxes(modeladmin, request, queryset):
             else:
                 messages.success(request, _("“%(inbox)s” is closed.") % {"inbox": inbox.title})
         return None
-    return _action_page(modeladmin, request, action="kill_inboxes", title=_("Close these inboxes?"),
+    return action_page(modeladmin, request, action="kill_inboxes", title=_("Close these inboxes?"),
                         targets=[(i.pk, i.title) for i in inboxes], form=form, submit=_("Close"))
 
 
@@ -356,7 +354,7 @@ def hide_messages(modeladmin, request, queryset):
     """A moderator hides messages for abuse: ``do_hide_message`` for each (L-INBOX-21)."""
     for message in queryset.select_related("inbox"):
         try:
-            inbox_services.do_hide_message(message, acting_user=request.user)
+            membership_services.do_hide_message(message, acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
         else:
@@ -441,9 +439,9 @@ class StaffResidentAdmin(StaffScopedAdmin):
 
     def offers_action(self, request, name: str) -> bool:
         if name in ("replace_player", "record_death"):
-            return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+            return bool(role_game_ids(request, StaffKind.PROCURATOR))
         if name == "penalty_ban":
-            return bool(_role_game_ids(request, StaffKind.ARBITER))
+            return bool(role_game_ids(request, StaffKind.ARBITER))
         return True
 
     def scoped_queryset(self, request):
@@ -457,7 +455,7 @@ class StaffResidentAdmin(StaffScopedAdmin):
 
     @admin.display(description=gettext_lazy("Alignment"))
     def alignment_known(self, obj: Resident) -> str:
-        alignment = policies.visible_alignment(current_viewer(), obj)
+        alignment = knowledge.visible_alignment(current_viewer(), obj)
         if alignment is None:
             return ""
         return _fact(f"alignment:{alignment}", _("mafia") if alignment == "mafia" else _("honest"))
@@ -465,9 +463,9 @@ class StaffResidentAdmin(StaffScopedAdmin):
     @admin.display(description=gettext_lazy("Role"))
     def roles_known(self, obj: Resident) -> str:
         facts = []
-        if policies.knows_commissar(current_viewer(), obj):
+        if knowledge.knows_commissar(current_viewer(), obj):
             facts.append(("commissar", _("commissar")))
-        if policies.knows_godfather(current_viewer(), obj):
+        if knowledge.knows_godfather(current_viewer(), obj):
             facts.append(("godfather", _("godfather")))
         return format_html_join(" ", '<span data-fact="{}">{}</span>', facts)
 
@@ -618,9 +616,9 @@ class StaffMembershipAdmin(StaffScopedAdmin):
 
     def scoped_queryset(self, request):
         # The check channel's member is the commissar, secret to the Consigliere; a mafia complaint's members are
-        # the mafia, secret to the Procurator (policies.SECRET_MEMBER_KINDS, can_see_members).
+        # the mafia, secret to the Procurator (policy_tables.SECRET_MEMBER_KINDS, can_see_members).
         return (Membership.objects.filter(inbox__in=readable_inboxes_for_staff(request).values("pk"))
-                .exclude(Q(inbox__kind__in=policies.SECRET_MEMBER_KINDS)
+                .exclude(Q(inbox__kind__in=policy_tables.SECRET_MEMBER_KINDS)
                          & ~Q(inbox__game__status=GameStatus.FINISHED))
                 .select_related("inbox__game", "resident"))
 

@@ -13,15 +13,16 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from archive.notifications import attention_everywhere, attention_for
-from inboxes import access, policies
+from cities import recruitment_services
+from inboxes import access, knowledge, policies
 from inboxes.selectors import messages_by_resident_for
+from kernel.errors import InvalidInput, RuleViolation, page_status
 from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_of
-from roles import services as role_services
-from roles.services import touring_rotation_list
+from rulesets.lepra.night.services import touring_rotation_list
+from rulesets.lepra.setup import services as role_services
 from sanctions.services import play_ban_sentence, running_play_ban_of
 
 from . import selectors, services
-from .errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from .forms import (
     AppointStaffForm,
     FormCitiesForm,
@@ -37,7 +38,6 @@ from .scheduler import clock_paused
 from .services import do_schedule_public_post
 
 #: HTTP status of a refused request, by error class (400 bad input, 403 not allowed, 409 wrong state).
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 
@@ -62,7 +62,7 @@ def game_detail(request, slug: str):
     activate_game_language(request, game)
     spec = ruleset_of(game)  # the sections of this page the game's ruleset has
     staff_roles = policies.staff_roles_in(request.user, game)
-    staff = policies.visible_staff(request.user, game)
+    staff = knowledge.visible_staff(request.user, game)
     for role in staff:  # the title the ruleset gives the game's Procurator (an M21 game's Host)
         role.title = spec.text("procurator_title") if role.kind == StaffKind.PROCURATOR else role.get_kind_display()
     context = {
@@ -117,7 +117,7 @@ def _day_page_cities(user, game) -> set[int]:
 
 
 def _touring_rotation(game):
-    """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``roles.services``)."""
+    """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``rulesets.lepra.setup.services``)."""
     return touring_rotation_list(game)
 
 
@@ -180,7 +180,7 @@ def new_game(request):
                 game = services.do_create_game(acting_user=request.user, **form.cleaned_data)
             except RuleViolation as exc:
                 form.add_error(None, str(exc))
-                status = ERROR_STATUS.get(type(exc), 400)
+                status = page_status(exc)
             else:
                 return redirect("game_setup", slug=game.slug)
         else:
@@ -200,20 +200,20 @@ def signup_toggle(request, slug: str):
     action = request.POST.get("action")
     try:
         if action == "sign-up":
-            services.do_sign_up(game, acting_user=request.user)
+            recruitment_services.do_sign_up(game, acting_user=request.user)
             messages.success(request, _("You are signed up."))
         elif action == "withdraw":
-            services.do_withdraw_signup(game, acting_user=request.user)
+            recruitment_services.do_withdraw_signup(game, acting_user=request.user)
             messages.success(request, _("Your sign-up is withdrawn."))
         else:
             raise InvalidInput(_("Unknown action."))
     except RuleViolation as exc:
         context = {"game": game, "error": str(exc)}
-        return render(request, "cities/error.html", context, status=ERROR_STATUS.get(type(exc), 400))
+        return render(request, "cities/error.html", context, status=page_status(exc))
     return redirect("game_detail", slug=game.slug)
 
 
-def _procurator_game(request, slug: str):
+def _setup_game(request, slug: str):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     check_page_section(game, "lepra_setup")
@@ -233,7 +233,7 @@ def _setup_context(request, game) -> dict:
         "cities_form": FormCitiesForm(),
         "staff_form": _appoint_form(request, game),
         "move_form": _move_signup_form(request, game, setup=setup),
-        "staff": policies.visible_staff(request.user, game),
+        "staff": knowledge.visible_staff(request.user, game),
     }
 
 
@@ -254,8 +254,8 @@ def _appoint_form(request, game, data=None) -> AppointStaffForm:
 
 @login_required
 def game_setup(request, slug: str):
-    """The Procurator's setup page: each step of issue 3 in order, buttons only where the step applies."""
-    game = _procurator_game(request, slug)
+    """The Procurator's setup page: each setup step in order (signups, cities, lists, draws), buttons only where the step applies."""
+    game = _setup_game(request, slug)
     return render(request, "cities/setup.html", _setup_context(request, game))
 
 
@@ -269,14 +269,14 @@ def _valid_or_refused(form):
 
 def _step_recruitment_post(request, game):
     form = _valid_or_refused(RecruitmentPostForm(request.POST))
-    services.do_publish_recruitment_post(game, acting_user=request.user, title=form.cleaned_data.get("title", ""),
+    recruitment_services.do_publish_recruitment_post(game, acting_user=request.user, title=form.cleaned_data.get("title", ""),
                                          body=form.cleaned_data.get("body", ""))
 
 
 def _step_form_cities(request, game):
     form = _valid_or_refused(FormCitiesForm(request.POST))
-    cities = services.do_form_cities(game, acting_user=request.user,
-                                     names=form.cleaned_data.get("names", "").splitlines())
+    cities = recruitment_services.do_form_cities(game, acting_user=request.user,
+                                                 names=form.cleaned_data.get("names", "").splitlines())
     for _user, reason in cities.left_out:  # the Procurator is told who was left out and why (L-SANCTION-2)
         messages.warning(request, reason)
 
@@ -291,7 +291,7 @@ def _step_move_signup(request, game):
         raise InvalidInput(_("Choose a player and a city."))
     signup = access.access_signup_by_id(request.user, form.cleaned_data["signup"], game=game)
     city = access.access_city_by_id(request.user, form.cleaned_data["city"], game=game)
-    services.do_move_signup(signup, city, acting_user=request.user)
+    recruitment_services.do_move_signup(signup, city, acting_user=request.user)
 
 
 def _step_appoint(request, game):
@@ -329,11 +329,11 @@ def _step_add_city(request, game):
 SETUP_STEPS = {
     "add-city": _step_add_city,
     "recruitment-post": _step_recruitment_post,
-    "close-signups": lambda request, game: services.do_close_signups(game, acting_user=request.user),
+    "close-signups": lambda request, game: recruitment_services.do_close_signups(game, acting_user=request.user),
     "form-cities": _step_form_cities,
     "move-signup": _step_move_signup,
     "appoint": _step_appoint,
-    "publish-lists": lambda request, game: services.do_publish_city_lists(game, acting_user=request.user),
+    "publish-lists": lambda request, game: recruitment_services.do_publish_city_lists(game, acting_user=request.user),
     "start-draw": lambda request, game: role_services.do_start_mafia_draw(game, acting_user=request.user),
     "site-numbers": lambda request, game: role_services.do_name_mafia_numbers(game, None, acting_user=request.user),
     "offer-commissar": _step_offer,
@@ -345,7 +345,7 @@ SETUP_STEPS = {
 def game_setup_step(request, slug: str, step: str):
     """One step of the setup (POST): parse, one service call, back to the setup page; a refusal re-renders the
     setup page with the reason and 400/403/409."""
-    game = _procurator_game(request, slug)
+    game = _setup_game(request, slug)
     handler = SETUP_STEPS.get(step)
     if handler is None:
         raise Http404("No such step.")
@@ -354,5 +354,5 @@ def game_setup_step(request, slug: str, step: str):
     except RuleViolation as exc:
         game.refresh_from_db()
         context = _setup_context(request, game) | {"error": str(exc)}
-        return render(request, "cities/setup.html", context, status=ERROR_STATUS.get(type(exc), 400))
+        return render(request, "cities/setup.html", context, status=page_status(exc))
     return redirect("game_setup", slug=game.slug)

@@ -26,11 +26,12 @@ from django.db.models import Model, QuerySet
 from django.http import Http404
 
 from cities.models import City, Game, Resident, Signup, StaffKind
+from inboxes.day_policy import can_see_speech_requests
 from kernel.public_ids import is_database_id, is_public_id
 from roles.models import CommissarOffer
 from voting.models import CourtCase, ProxyRequest, RemovalDemand, SpeechRequest, SuicideDeclaration, VotingSession
 
-from .policies import can_see_speech_requests, holds_role, seat_in
+from .policies import holds_role, seat_in
 
 
 def _pk(raw) -> int | None:

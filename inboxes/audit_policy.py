@@ -1,8 +1,6 @@
 """The audit log's audience (RULES.md L-STAFF-6, L-ARCH-1): which staff member may browse which ``GameEvent`` of a
 running game (``AuditScope``, ``visible_events``), read from the typed kinds of ``kernel.events``. A clause of the one
-access policy (DESIGN.md "The access policy").
-
-Moved out of ``inboxes.policies`` (which still answers for these names)."""
+access policy (DESIGN.md "The access policy")."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
@@ -16,7 +14,7 @@ from .models import Inbox, Message
 from .policies import readable_inboxes, staff_roles_in
 
 # --------------------------------------------------------------------------------------------------------------
-# The audit log (issue 7 item 5): which staff member may browse which GameEvent
+# The audit log : which staff member may browse which GameEvent
 # --------------------------------------------------------------------------------------------------------------
 #
 # Every staff action and scheduler action is a ``GameEvent``; staff browse the events of their scope in /staff/.

@@ -1,5 +1,5 @@
 """The access policy of the Lepra day (RULES.md L-NOM-1, L-NOM-4, L-VOTE-6, L-INBOX-9): who sees nominations, the
-standing tally of a city and speech requests. Clauses of ``inboxes.policies`` (importable from there as before),
+standing tally of a city and speech requests. Clauses of ``inboxes.policies``,
 built on its staff roles and inbox reads."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 of a given kind (a Lepra voting inbox counts «казнить», a precinct takes a ballot, an M21 game thread parses
 ``##VOTE``). The scheduler's handler table (``cities.scheduler.HANDLERS``) is the model.
 
-``inboxes.services.do_post_message`` calls, inside its transaction and with the inbox row locked:
+``inboxes.posting.do_post_message`` calls, inside its transaction and with the inbox row locked:
 0. ``hook.locked_reads()``: annotations that the statement locking the poster's membership of the inbox
    (``policies.lock_for_post``) reads as well, so that ``check`` needs no statement of its own under the lock
    (that statement reads those of the hooks of the rulesets of the games where the poster holds a seat,
@@ -21,7 +21,8 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 ``seat`` is the author's ``Resident`` when a member posts, None for a staff post. Hooks change state only through
 their own app's rows and services; they never read the clock (``now`` is the message's receive time).
 
-A thread page (``inboxes.selectors``) calls ``hook.annotate(inbox, messages)`` with the messages it shows, so that
+A thread page asks ``hook.thread_box(viewer, inbox)`` for what it shows above the messages (a voting inbox's
+standing tally) and (``inboxes.selectors``) calls ``hook.annotate(inbox, messages)`` with the messages it shows, so that
 the hook attaches what it recorded beside each one (an M21 game thread's receipt: ``receipt_lines``) in a constant
 number of queries, never one per message.
 
@@ -77,6 +78,11 @@ class PostHook:
 
     def record(self, inbox, seat, message, accepted: Any, now: datetime) -> None:
         """Index the stored ``message`` given what ``check`` returned (``accepted``)."""
+
+    def thread_box(self, viewer, inbox) -> Any:
+        """What the thread page of ``inbox`` shows above its messages to ``viewer`` (who reads ``inbox``: the caller
+        checked), e.g. a voting inbox's standing tally; None (the default) shows nothing."""
+        return None
 
     def annotate(self, inbox, messages: list) -> None:
         """Attach to each of ``messages`` (of ``inbox``, about to be shown) what the page shows beside it, in a

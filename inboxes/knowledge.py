@@ -1,20 +1,18 @@
 """The knowledge matrix of RULES.md L-STAFF-6: what a viewer may know about a resident or a city's night
 (``visible_alignment``, ``knows_commissar``, ``knows_godfather``, ``knows_consigliere``, ``knows_night_of``, ...).
 A clause of the one access policy (DESIGN.md "The access policy"); knowledge is dated: a dead seat keeps what it
-knew at death.
-
-Moved out of ``inboxes.policies`` (which still answers for these names)."""
+knew at death."""
 from __future__ import annotations
 
 from datetime import datetime
 
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from inboxes.policy_tables import SECRET_MEMBER_KINDS
 from kernel.rulesets import ruleset_of
 from roles.models import CommissarCheck
 
 from .models import Inbox
 from .policies import (
-    SECRET_MEMBER_KINDS,
     _is_authenticated,
     _is_finished,
     holds_role,

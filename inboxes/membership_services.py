@@ -1,8 +1,6 @@
 """Deaths and memberships (RULES.md L-DEATH-1, L-SPIRIT-2, L-INBOX-2/17/18, L-STAFF-3): what a death does to a
 seat's inboxes, bans, unbans, removals and the Arbiter's penalty bans; hiding and editing messages (L-INBOX-21);
-replacing a player (L-REPLACE-1).
-
-Moved out of ``inboxes.services`` (which still answers for these names)."""
+replacing a player (L-REPLACE-1)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -14,10 +12,12 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.i18n import in_game_language
 from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from cities.resident_services import do_set_resident_flags
+from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 
 from . import policies
@@ -38,14 +38,13 @@ from .services import (
     _check_seat_state_allows_moderation,
     _check_site_or_procurator,
     _current_inboxes,
-    _in_game_language,
     _is_procurator,
     _make_member,
     new_inbox,
 )
 
 # ==============================================================================================================
-# Death and membership (issue 3 item 5): L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
+# Death and membership : L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
 # ==============================================================================================================
 
 def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
@@ -55,7 +54,7 @@ def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
     arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
-    title = _in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
+    title = in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
     if old is not None:
         old.rolled_over_at = now
         old.save(update_fields=["rolled_over_at"])
@@ -175,7 +174,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     for inbox_id, kind, resident_id in killed:
         if kind != K.VOTING:
             continue
-        text = _in_game_language(game, lambda rid=resident_id: _(  # L-VOTE-9: voters are told
+        text = in_game_language(game, lambda rid=resident_id: _(  # L-VOTE-9: voters are told
             "%(name)s has died: this voting is void and its votes do not count.") % {"name": name_of[rid]})
         notices.append(Message(inbox_id=inbox_id, author_name="Mafia Host", body=text,
                                body_html=render_markdown(text), received_at=now))
@@ -236,7 +235,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     """The Supreme Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): ``resident`` reads but cannot post in each of
     ``inboxes`` until ``until`` (aware UTC, in the future), for ``reason`` (shown to nobody but moderators).
 
-    Arbiter only, in inboxes of ``policies.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
+    Arbiter only, in inboxes of ``policy_tables.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
     shortens: a ban for good stays, a later end stays. All or nothing. Returns the memberships, in the order of
     ``inboxes``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (no inbox, another game's inbox, a kind
     outside ``PENALTY_BAN_KINDS``, not in the inbox, naive or past end, empty reason) or ``WrongState`` (killed
@@ -261,7 +260,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     for inbox in inboxes:
         if inbox.game_id != game.pk:
             raise InvalidInput(_("An inbox of another game was named."), rule="L-INBOX-18")
-        if inbox.kind not in policies.PENALTY_BAN_KINDS:
+        if inbox.kind not in policy_tables.PENALTY_BAN_KINDS:
             raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
                                  "and precinct inboxes only."), rule="L-INBOX-18")
         inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
@@ -291,7 +290,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
 
 
 # ==============================================================================================================
-# Messages (issue 3 item 6): L-INBOX-21
+# Messages : L-INBOX-21
 # ==============================================================================================================
 
 @transaction.atomic
@@ -300,7 +299,7 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     ``MessageRevision`` (every reader sees every revision) and setting ``edited_at`` = ``now`` (aware UTC).
 
     Allowed to the message's author (``author_user``) while they may post in the inbox, within
-    ``policies.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``IMMUTABLE_KINDS``),
+    ``moderation_policy.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``IMMUTABLE_KINDS``),
     never for a hidden message. Returns the Message. Raises, changing nothing: ``NotAllowed`` ("No such inbox."
     when unreadable; not the author; an immutable kind; banned), ``InvalidInput`` (empty, too long, unchanged)
     or ``WrongState`` (window over, hidden, inbox closed or rolled over, game over).
@@ -317,14 +316,14 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     inbox = message.inbox
     if acting_user is None:
         raise NotAllowed(_("Only the author may edit a message."), rule="L-INBOX-21")
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
-    reason = policies.edit_denial_reason(acting_user, message, now)
+    reason = moderation_policy.edit_denial_reason(acting_user, message, now)
     if reason is not None:
         if message.author_user_id != acting_user.pk or inbox.kind in IMMUTABLE_KINDS:
             error = NotAllowed
-        elif (message.is_hidden or now >= message.received_at + policies.EDIT_WINDOW or not inbox.is_open
+        elif (message.is_hidden or now >= message.received_at + moderation_policy.EDIT_WINDOW or not inbox.is_open
               or inbox.game.is_finished):
             error = WrongState
         else:
@@ -353,10 +352,10 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
     inbox = message.inbox
     if acting_user is None:
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
-    if not policies.can_moderate_inbox(acting_user, inbox):
+    if not moderation_policy.can_moderate_inbox(acting_user, inbox):
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
     if message.is_hidden:
         raise WrongState(_("This message is already hidden."), rule="L-INBOX-21")
@@ -370,7 +369,7 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
 
 
 # ==============================================================================================================
-# Replacements (issue 3 item 7): L-REPLACE-1
+# Replacements : L-REPLACE-1
 # ==============================================================================================================
 
 @transaction.atomic
@@ -411,8 +410,8 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     resident.user = new_user
     resident.name = new_name
     resident.save(update_fields=["user", "name"])
-    policies.forget_viewer_cache(old_user)
-    policies.forget_viewer_cache(new_user)
+    viewer_reads.forget_viewer_cache(old_user)
+    viewer_reads.forget_viewer_cache(new_user)
     record_event(game, "resident.replaced", actor=acting_user, at=now,
                  payload={"resident": resident.pk, "old_user": old_user.pk, "new_user": new_user.pk,
                           "old_name": old_name, "new_name": new_name})

@@ -1,6 +1,6 @@
 """The access policy of moderation and editing in an inbox (RULES.md L-INBOX-21): who bans, unbans, adds or
 removes members and hides messages, who sees the text of hidden messages, and who may edit a message and until
-when. Clauses of ``inboxes.policies`` (importable from there as before), built on its staff roles, seats,
+when. Clauses of ``inboxes.policies``, built on its staff roles, seats,
 memberships and the posting rule."""
 from __future__ import annotations
 

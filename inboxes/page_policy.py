@@ -1,6 +1,6 @@
 """What a thread page offers its viewer besides the messages (links and buttons), decided by the access policy
-(``inboxes.policies``, which re-exports these names): leaving a secret inbox, the nomination link, the night link,
-whether authors are named; and what "my inboxes" offers: opening a secret inbox.
+(``inboxes.policies``): leaving a secret inbox, the nomination link, the night link, whether authors are named;
+and what "my inboxes" offers: opening a secret inbox.
 """
 from __future__ import annotations
 

@@ -26,7 +26,6 @@ be undone. Hence:
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -51,14 +50,12 @@ from .policy_tables import (
     DATED_KINDS,
     DEAD_POST_KINDS,
     IMPRISONED_POST_KINDS,
-    PENALTY_BAN_KINDS,  # noqa: F401 - re-exported: part of the policy's public names
     READING_STATES,
-    SECRET_MEMBER_KINDS,  # noqa: F401 - re-exported: part of the policy's public names
     SECRET_ORGANIZER_KINDS,
     SPIRIT_POST_KINDS,
     VOTE_ONLY_KINDS,
 )
-from .viewer_reads import forget_viewer_cache, lock_for_post, seats_and_roles_of  # noqa: F401
+from .viewer_reads import lock_for_post, seats_and_roles_of
 
 K = InboxKind
 
@@ -772,32 +769,3 @@ def access_inbox_for_post(user, inbox_id, *, form_key: str | None = None) -> Inb
     if inbox is None or not can_read_inbox(user, inbox):
         raise Http404("No such inbox.")
     return inbox
-
-
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here as
-#: before.
-_MOVED: dict[str, str] = {
-    **dict.fromkeys([
-        "_checked", "_hosts_know_alignments", "can_see_members", "in_living_rosters", "knows_check_asker", "knows_commissar", "knows_consigliere", "knows_godfather", "knows_night_of",
-        "may_enter_night_decision", "visible_alignment", "visible_staff", "was_commissar_at", "was_godfather_at"
-    ], "knowledge"),
-    **dict.fromkeys([
-        "AUDIT_APPOINTMENT", "AUDIT_CITY_HOSTS", "AUDIT_CITY_TRIBUNE", "AUDIT_CITY_TRIBUNE_PROCURATOR",
-        "AUDIT_CONSIGLIERE", "AUDIT_INBOX", "AUDIT_LOG_AUDIENCE", "AUDIT_LOG_PREFIXES", "AUDIT_NOBODY",
-        "AUDIT_PROCURATOR", "AUDIT_PROCURATOR_ARBITER", "AUDIT_STAFF", "AuditScope", "audit_audience",
-        "visible_events"
-    ], "audit_policy"),
-    **dict.fromkeys(["can_see_nominations", "can_see_speech_requests", "can_see_voting_tally"], "day_policy"),
-    **dict.fromkeys(["can_leave_inbox", "links_night_page", "names_message_authors", "offers_nomination_link"],
-                    "page_policy"),
-    **dict.fromkeys(["EDIT_WINDOW", "can_moderate_inbox", "can_see_hidden_text", "edit_denial_reason",
-                     "editable_positions"], "moderation_policy"),
-}
-
-
-def __getattr__(name: str):
-    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
-    # imported on first use, not at the top.
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """The access policy's tables by inbox kind: what each kind allows after the game, to whom by membership state,
 and where a seat that is not living may still post (the L-INBOX table, L-ARCH-1/2, L-STAFF-6, L-DEATH-1,
-L-SPIRIT-2, M-SETUP-3). Pure data, read by ``inboxes.policies`` (which re-exports every name)."""
+L-SPIRIT-2, M-SETUP-3). Pure data, read by ``inboxes.policies``."""
 from __future__ import annotations
 
 from cities.models import StaffKind

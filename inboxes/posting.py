@@ -11,8 +11,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from inboxes import viewer_reads
 from kernel.audit import event_statement
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.live import note_new_messages, note_reads_changed
 from kernel.prepared import PreparedInsert, execute_together
 
@@ -51,7 +52,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("No such inbox."))  # no post without an account (L-INBOX-17)
     known = (inbox.game.ruleset,) if Inbox.game.is_cached(inbox) else None  # else the seats' rulesets
-    locked = policies.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key, rulesets=known)
+    locked = viewer_reads.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key, rulesets=known)
     if locked is None:
         raise Inbox.DoesNotExist("No such inbox.")
     return _post(locked, text, body_html, acting_user=acting_user, now=now, idempotency_key=idempotency_key)

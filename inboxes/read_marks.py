@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db import connection
 from django.utils.translation import gettext as _
 
-from cities.errors import NotAllowed
+from kernel.errors import NotAllowed
 from kernel.live import note_reads_changed
 from kernel.prepared import Statement, execute_prepared
 

@@ -16,6 +16,7 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from cities.models import Game, GameStatus
+from inboxes import knowledge, moderation_policy, policy_tables
 from kernel.errors import InvalidInput
 from kernel.public_ids import is_public_id
 
@@ -49,7 +50,7 @@ def _dated_out(viewer, game: Game) -> Q | None:
     died = policies.knowledge_cutoff(seat)
     if died is None or game.status == GameStatus.FINISHED:
         return None
-    return Q(inbox__kind__in=policies.DATED_KINDS, received_at__gt=died)
+    return Q(inbox__kind__in=policy_tables.DATED_KINDS, received_at__gt=died)
 
 
 @lru_cache(maxsize=65536)
@@ -114,7 +115,7 @@ class ThreadPage:
     shows_unread: bool = True
 
 
-#: The columns a shown message needs (``inboxes.templatetags.threads``, ``policies.editable_positions``, the post
+#: The columns a shown message needs (``inboxes.templatetags.threads``, ``moderation_policy.editable_positions``, the post
 #: hooks' ``annotate``): its body is never shown (``body_html`` is).
 _DISPLAYED = ("id", "inbox_id", "author_user_id", "author_resident_id", "author_staff_id", "author_name",
               "body_html", "received_at", "edited_at", "is_hidden")
@@ -224,12 +225,12 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     if cutoff is not None:  # a dead viewer knows the members of the moment of death (L-STAFF-6 [interp])
         members = members.filter(since__lte=cutoff)
     members = list(members.select_related("resident").only("inbox_id", "state", "banned_until", "resident__name")
-                   .order_by("resident__name")) if policies.can_see_members(viewer, inbox) else []
+                   .order_by("resident__name")) if knowledge.can_see_members(viewer, inbox) else []
     marks_read = first_unread is None or (page.start_index() or 1) <= first_unread
     # The first ``read`` messages in thread order are exactly those received at or before the read mark, so a
     # page ending at or before position ``read`` shows nothing the mark does not already cover.
     shows_unread = counts is None or page.end_index() > counts[0]
-    return ThreadPage(page=page, show_hidden_text=policies.can_see_hidden_text(viewer, inbox), members=members,
+    return ThreadPage(page=page, show_hidden_text=moderation_policy.can_see_hidden_text(viewer, inbox), members=members,
                       first_unread=first_unread, marks_read=marks_read, shows_unread=shows_unread)
 
 

@@ -5,7 +5,6 @@ raises a ``RuleViolation`` subclass with a player-readable message, changing not
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -13,9 +12,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities.i18n import in_game_language
 from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 
 from . import policies
@@ -26,8 +27,6 @@ from .models import (
     MembershipState,
     Message,
 )
-from .posting import do_post_message, do_post_message_by_id  # noqa: F401  (public here)
-from .read_marks import advance_read_mark, do_mark_inbox_read  # noqa: F401  (do_mark_inbox_read: public here)
 from .rendering import render_markdown
 
 K = InboxKind
@@ -67,7 +66,7 @@ def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None
 
 
 def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Membership:
-    if not policies.can_moderate_inbox(acting_user, inbox):
+    if not moderation_policy.can_moderate_inbox(acting_user, inbox):
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."), rule="L-INBOX")
     if resident.game_id != inbox.game_id:
         raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
@@ -124,7 +123,7 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
     """Make ``resident`` a member of ``inbox`` (or a member again after removal). Organizer or Procurator only.
     Raises ``NotAllowed``, ``InvalidInput`` (another game, already a member) or ``WrongState`` (inbox killed)."""
     now = now or timezone.now()
-    if not policies.can_moderate_inbox(acting_user, inbox):
+    if not moderation_policy.can_moderate_inbox(acting_user, inbox):
         raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."), rule="L-INBOX")
     return _make_member(inbox, resident, actor=acting_user, now=now)
 
@@ -185,7 +184,7 @@ def _make_member(inbox: Inbox, resident: Resident, *, actor, now: datetime) -> M
         membership.banned_until = until
         membership.since = now
         membership.save(update_fields=["state", "banned_until", "since"])
-    policies.forget_viewer_cache(resident.user)
+    viewer_reads.forget_viewer_cache(resident.user)
     record_event(inbox.game, "membership.added", actor=actor, at=now,
                  payload={"inbox": inbox.pk, "resident": resident.pk, "banned": membership.state == MembershipState.BANNED})
     return membership
@@ -230,7 +229,7 @@ def do_post_site_message(inbox: Inbox, text: str, *, acting_user, now: datetime 
 
 
 # ==============================================================================================================
-# Inbox lifecycle (issue 3 item 4): the standing inboxes of a game, rollover, killing, secret and stage inboxes
+# Inbox lifecycle : the standing inboxes of a game, rollover, killing, secret and stage inboxes
 # ==============================================================================================================
 
 def _is_procurator(user, game: Game) -> bool:
@@ -245,12 +244,6 @@ def _check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
 def _check_not_finished(game: Game) -> None:
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
-
-
-def _in_game_language(game: Game, text_fn):
-    """Run ``text_fn()`` (which calls gettext) in the game's language: stored titles are in the game's language."""
-    with translation.override(game.language):
-        return text_fn()
 
 
 def _clean_title(title: str) -> str:
@@ -360,14 +353,14 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
         tribune = tribunes[city.pk]
         of_city = [r for r in residents if r.city_id == city.pk]
         if city.pk not in cities_with_inbox:
-            title = _in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
+            title = in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
             created.append(new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, members=living(of_city),
                                       banned=[r for r in of_city if r.status != LifeStatus.ALIVE]))
         for r in of_city:
             if r.pk in with_personal:
                 continue
-            title = _in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
+            title = in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
             created.append(new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, resident=r, members=[r]))
     per_game = [
@@ -381,7 +374,7 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     for kind, organizer, members, title_fn in per_game:
         if kind in existing_kinds:
             continue
-        created.append(new_inbox(game, kind, title=_in_game_language(game, title_fn), actor=acting_user, now=now,
+        created.append(new_inbox(game, kind, title=in_game_language(game, title_fn), actor=acting_user, now=now,
                                   organizer=organizer, members=members))
     record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})
     return created
@@ -488,7 +481,7 @@ def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, n
     """
     now = now or timezone.now()
     if acting_user is not None:
-        policies.forget_viewer_cache(acting_user)
+        viewer_reads.forget_viewer_cache(acting_user)
         if not policies.can_read_inbox(acting_user, inbox):
             raise NotAllowed(_("No such inbox."))
         if not _is_organizer(acting_user, inbox):
@@ -498,7 +491,7 @@ def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, n
     inbox = _lock_open_inbox(inbox)
     if title is None:
         root_title, length = _chain_root_title_and_length(inbox)
-        title = _in_game_language(inbox.game, lambda: _("%(title)s, part %(n)d") % {"title": root_title, "n": length + 1})
+        title = in_game_language(inbox.game, lambda: _("%(title)s, part %(n)d") % {"title": root_title, "n": length + 1})
     return _roll_over(inbox, actor=acting_user, now=now, title=_clean_title(title))
 
 
@@ -534,10 +527,10 @@ def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> 
     unreadable) or ``WrongState`` (already killed, game over)."""
     now = now or timezone.now()
     if acting_user is not None:
-        policies.forget_viewer_cache(acting_user)
+        viewer_reads.forget_viewer_cache(acting_user)
         if not policies.can_read_inbox(acting_user, inbox):
             raise NotAllowed(_("No such inbox."))
-        if not policies.can_moderate_inbox(acting_user, inbox):
+        if not moderation_policy.can_moderate_inbox(acting_user, inbox):
             raise NotAllowed(_("Only the organizer of this inbox or the Procurator may close it."), rule="L-INBOX")
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     _check_not_finished(inbox.game)
@@ -588,12 +581,12 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
         if already is not None:
             return already
     _check_not_finished(game)
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     if policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
         raise NotAllowed(_("The Consigliere may not take part in secret inboxes."), rule="L-STAFF-4")
     seat = policies.seat_in(acting_user, game)
     order = {StaffKind.PROCURATOR: 0, StaffKind.ARBITER: 1, StaffKind.TRIBUNE: 2}
-    roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in policies.SECRET_ORGANIZER_KINDS),
+    roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in policy_tables.SECRET_ORGANIZER_KINDS),
                    key=lambda r: (order[r.kind], r.pk))
     if seat is None and not roles:
         raise NotAllowed(_("Only residents and staff of this game may create secret inboxes."), rule="L-INBOX-13")
@@ -640,7 +633,7 @@ def do_leave_secret_inbox(inbox: Inbox, *, acting_user, now: datetime | None = N
     they cannot read it), ``InvalidInput`` (not a secret inbox; a staff organizer, who is no member) or
     ``WrongState`` (game over)."""
     now = now or timezone.now()
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     if acting_user is None or not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     _check_not_finished(inbox.game)
@@ -655,7 +648,7 @@ def do_leave_secret_inbox(inbox: Inbox, *, acting_user, now: datetime | None = N
     membership.banned_until = None
     membership.since = now
     membership.save(update_fields=["state", "banned_until", "since"])
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     record_event(inbox.game, "membership.left", actor=acting_user, at=now,
                  payload={"inbox": inbox.pk, "resident": seat.pk})
     return membership
@@ -698,20 +691,3 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
     procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
     return new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
                       members=speakers, banned=[r for r in listeners if r.pk not in speaker_ids])
-
-
-#: Names that moved to modules of their own subject (name -> module of this package), importable from here.
-_MOVED: dict[str, str] = {
-    **dict.fromkeys([
-        "do_add_member_by_site", "do_edit_message", "do_hide_message", "do_kill_resident", "do_kill_residents",
-        "do_lay_spirit_to_rest", "do_penalty_ban", "do_renew_court_inbox", "do_replace_player", "renew_court"
-    ], "membership_services"),
-}
-
-
-def __getattr__(name: str):
-    # Lazy re-export (PEP 562): the modules that took these names import helpers from this one, so they are
-    # imported on first use, not at the top.
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """The viewer's seats, staff roles and (under a post's lock) membership, as the access policy reads them
-(``inboxes.policies`` caches them on the user for the request, and re-exports these names). Prepared once
+(``inboxes.policies`` caches them on the user for the request). Prepared once
 (``kernel.prepared``).
 
 The seats come each joined with every staff role the viewer holds (one row per seat and role, the role's columns

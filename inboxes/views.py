@@ -12,15 +12,16 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from cities.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.selectors import game_get
+from inboxes import membership_services, moderation_policy, page_policy, posting, read_marks
+from inboxes.hooks import post_hook_for
 from kernel import live
 from kernel.busy import DatabaseBusy, is_database_busy, retry_after_seconds
 from kernel.confirm import confirmation_page
+from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 from kernel.public_ids import new_idempotency_key
 from kernel.rulesets import ruleset_of
-from voting.selectors import tally_box_for_inbox
 
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
@@ -62,7 +63,7 @@ def inbox_thread(request, inbox_id: str):
         if form.is_valid():
             # The inbox is locked and read, once, through the policy, in the post's transaction.
             try:
-                message = services.do_post_message_by_id(
+                message = posting.do_post_message_by_id(
                     inbox_id, form.cleaned_data["text"], acting_user=request.user,
                     idempotency_key=form.cleaned_data["idempotency_key"] or None)
             except RuleViolation as exc:
@@ -142,7 +143,7 @@ def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=N
     # A page that shows nothing new writes nothing (its read mark already covers it): most views are reads only.
     if (request.user.is_authenticated and messages_on_page and thread.marks_read and thread.shows_unread
             and request.method in ("GET", "HEAD")):
-        services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=messages_on_page[-1].received_at)
+        read_marks.do_mark_inbox_read(inbox, acting_user=request.user, up_to=messages_on_page[-1].received_at)
     now = timezone.now()
     denial = policies.post_denial_reason(request.user, inbox, now) if request.user.is_authenticated else None
     predecessor, successor = selectors.chain_links_for(request.user, inbox)
@@ -163,11 +164,11 @@ def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=N
         "members": thread.members,
         "show_hidden_text": thread.show_hidden_text,
         "can_moderate": thread.show_hidden_text,
-        "editable": policies.editable_positions(request.user, inbox, messages_on_page,
+        "editable": moderation_policy.editable_positions(request.user, inbox, messages_on_page,
                                                 thread.page.start_index() or 1, now),
-        "can_leave": policies.can_leave_inbox(request.user, inbox),
-        "names_authors": policies.names_message_authors(inbox),
-        "night_link": policies.links_night_page(inbox),
+        "can_leave": page_policy.can_leave_inbox(request.user, inbox),
+        "names_authors": page_policy.names_message_authors(inbox),
+        "night_link": page_policy.links_night_page(inbox),
         "predecessor": predecessor,
         "successor": successor,
         "form": form,
@@ -175,7 +176,7 @@ def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=N
         "denial": denial,
         "error": error,
         "tally": _voting_tally(request.user, inbox),
-        "nominate_link": policies.offers_nomination_link(request.user, inbox),
+        "nominate_link": page_policy.offers_nomination_link(request.user, inbox),
     }
     return render(request, "inboxes/thread.html", context, status=status)
 
@@ -201,17 +202,17 @@ def inbox_live(request, inbox_id: str):
     update = selectors.thread_updates_for(request.user, inbox, after, LIVE_LIMIT)
     shown = [m for _pos, m in update.messages]
     if request.user.is_authenticated and shown and update.marks_read and update.shows_unread:
-        services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=shown[-1].received_at)
-    show_hidden = policies.can_see_hidden_text(request.user, inbox)
+        read_marks.do_mark_inbox_read(inbox, acting_user=request.user, up_to=shown[-1].received_at)
+    show_hidden = moderation_policy.can_see_hidden_text(request.user, inbox)
     context = {
         "inbox": inbox, "game": inbox.game, "new_messages": update.messages,
-        "names_authors": policies.names_message_authors(inbox),
+        "names_authors": page_policy.names_message_authors(inbox),
         "live_after": after + len(shown), "live_interval": settings.MAFIA_LIVE_POLL_SECONDS,
         "live_url": _live_url(request, inbox, after + len(shown), snapshot),
         "was_empty": after == 0,
         "more": update.more,
         "more_url": f"{reverse('inbox_thread', args=[inbox.public_id])}?page=last#latest" if update.more else None,
-        "editable": policies.editable_positions(request.user, inbox, shown, after + 1, timezone.now()),
+        "editable": moderation_policy.editable_positions(request.user, inbox, shown, after + 1, timezone.now()),
         "show_hidden_text": show_hidden, "can_moderate": show_hidden,
         "tally": _voting_tally(request.user, inbox) if shown else None,
     }
@@ -255,11 +256,10 @@ def _live_url(request, inbox, after: int, snapshot) -> str:
 
 
 def _voting_tally(user, inbox):
-    """The standing tally shown above a voting inbox's thread (L-VOTE-4) or a precinct's (L-JUDGE-4/5), computed
-    by the pure core."""
-    if inbox.kind not in ("voting", "precinct"):
-        return None
-    return tally_box_for_inbox(user, inbox)
+    """What the inbox's post hook shows above the thread (a voting inbox's or a precinct's standing tally), or
+    None."""
+    hook = post_hook_for(inbox)
+    return hook.thread_box(user, inbox) if hook is not None else None
 
 
 def _thread_url(inbox, position: int) -> str:
@@ -281,7 +281,7 @@ def message_edit(request, inbox_id: str, position: int):
         form = EditMessageForm(request.POST)
         if form.is_valid():
             try:
-                services.do_edit_message(message, form.cleaned_data["text"], acting_user=request.user)
+                membership_services.do_edit_message(message, form.cleaned_data["text"], acting_user=request.user)
             except RuleViolation as exc:
                 error, status = str(exc), _STATUS.get(type(exc), 400)
             else:
@@ -291,7 +291,7 @@ def message_edit(request, inbox_id: str, position: int):
             status = 400
         message.refresh_from_db()
     # The form (and so the text) is shown only while the viewer may edit: never a hidden text to a non-author.
-    denial = policies.edit_denial_reason(request.user, message, timezone.now())
+    denial = moderation_policy.edit_denial_reason(request.user, message, timezone.now())
     if denial is not None:
         form, error = None, error or denial
         status = status if status != 200 else 403
@@ -310,7 +310,7 @@ def message_hide(request, inbox_id: str, position: int):
     activate_game_language(request, inbox.game)
     message = selectors.message_at_position(inbox, position, request.user)
     try:
-        services.do_hide_message(message, acting_user=request.user)
+        membership_services.do_hide_message(message, acting_user=request.user)
     except RuleViolation as exc:
         page = (int(position) - 1) // settings.MAFIA_MESSAGES_PER_PAGE + 1
         return _render_thread(request, inbox, form=PostMessageForm(), error=str(exc),
@@ -327,7 +327,7 @@ def inbox_mark_read(request, inbox_id: str):
     activate_game_language(request, inbox.game)
     latest = selectors.latest_message_time(request.user, inbox)
     if latest is not None:
-        services.do_mark_inbox_read(inbox, acting_user=request.user, up_to=latest)
+        read_marks.do_mark_inbox_read(inbox, acting_user=request.user, up_to=latest)
     return redirect(f"{reverse('inbox_thread', args=[inbox.public_id])}?page=last#latest")
 
 

@@ -43,3 +43,15 @@ class NotProvidedByRuleset(WrongState):
     Raised by the spec's defaults, so that an engine asking a ruleset for something it has not declared fails
     loudly with the ruleset key and the part's name instead of running another ruleset's rules.
     """
+
+
+#: The HTTP status of a refusal a page answers in its own template, by the error's own class.
+_PAGE_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
+
+
+def page_status(error: RuleViolation) -> int:
+    """The status a page answers ``error`` with when it shows the refusal in its own template (the form comes
+    back with the reason): 400 for ``InvalidInput``, 403 for ``NotAllowed``, 409 for ``WrongState``, looked up by
+    the error's own class, so a refinement (a ruleset's own refusal, ``NotProvidedByRuleset``) is a 400. A
+    refusal no view catches is answered by ``mafia_site.middleware.RuleViolationMiddleware`` instead."""
+    return _PAGE_STATUS.get(type(error), 400)

@@ -46,7 +46,7 @@ Plain attributes (override as class attributes):
   message, and where a message of the site is a night result (worded by ``wording("notification_night_result")``).
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
-  ``inboxes.services.do_post_message`` calls the hook of the inbox's kind inside its transaction.
+  ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction.
 - ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
   ``cities.scheduler.handler(kind)`` by the package when it loads.
 - ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
@@ -87,7 +87,7 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 A ruleset may also bring a demo game for ``manage.py load_demo`` (development only): ``has_demo = True`` and
 ``demo_exists()``, ``load_demo(make_user=..., rng=..., now=...)`` (built through the ruleset's services; the command
 passes ``make_user(username, display_name) -> User``, which creates the demo accounts with the demo password) and
-``demo_logins(url) -> [lines]`` (what the command prints). Lepra's demo is ``cities.demo``, loaded first.
+``demo_logins(url) -> [lines]`` (what the command prints). Lepra's demo is ``rulesets.lepra.demo``, loaded first.
 
 Every method is called inside the service's ``transaction.atomic`` (explicit registries, not signals: the
 aftermath of a death runs in order, in one transaction). Methods take ``now`` from the caller and never read the

@@ -6,11 +6,9 @@ from cities import views as city_views
 from inboxes import views as inbox_views
 from kernel.rulesets import registered_rulesets
 from mafia_site.converters import IdConverter, PublicIdConverter
-from roles import views as role_views
 from sanctions import views as sanction_views
 from staff import views as staff_views
 from staff.console import staff_admin_site
-from voting import views as voting_views
 
 register_converter(IdConverter, "id")
 register_converter(PublicIdConverter, "pid")
@@ -23,18 +21,14 @@ urlpatterns = [
     path("", city_views.home, name="home"),
     path("healthz", city_views.healthz, name="healthz"),
     path("new-game/", city_views.new_game, name="new_game"),
+    # Each registered ruleset's own pages (``RulesetSpec.urls_module``): the project names no ruleset. Before the
+    # shared game pages, whose patterns (``setup/<step>/``) would otherwise take a ruleset's more precise ones.
+    *(path("", include(spec.urls_module)) for spec in registered_rulesets().values() if spec.urls_module),
     path("games/<slug:slug>/", city_views.game_detail, name="game_detail"),
     path("games/<slug:slug>/signup/", city_views.signup_toggle, name="signup_toggle"),
     path("games/<slug:slug>/setup/", city_views.game_setup, name="game_setup"),
-    path("games/<slug:slug>/setup/numbers/", role_views.mafia_numbers, name="mafia_numbers"),
     path("games/<slug:slug>/setup/<slug:step>/", city_views.game_setup_step, name="game_setup_step"),
-    path("games/<slug:slug>/offers/<pid:offer_id>/", role_views.commissar_offer, name="commissar_offer"),
-    path("games/<slug:slug>/draw/", role_views.draw_verification, name="draw_verification"),
-    path("games/<slug:slug>/night/", role_views.night_page, name="night_page"),
-    path("games/<slug:slug>/end/", role_views.end_game, name="end_game"),
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),
-    path("games/<slug:slug>/cities/<id:number>/day/", voting_views.city_day, name="city_day"),
-    path("games/<slug:slug>/nominate/", voting_views.nominate, name="nominate"),
     path("games/<slug:slug>/impeachment/", staff_views.impeachment, name="impeachment"),
     path("games/<slug:slug>/mafia-role/", staff_views.mafia_role, name="mafia_role"),
     path("games/<slug:slug>/no-confidence/", sanction_views.no_confidence, name="no_confidence"),
@@ -55,8 +49,6 @@ urlpatterns = [
     path("inboxes/<pid:inbox_id>/read/", inbox_views.inbox_mark_read, name="inbox_mark_read"),
     path("inboxes/<pid:inbox_id>/leave/", inbox_views.secret_leave, name="secret_leave"),
     path("", include("archive.urls")),
-    # Each registered ruleset's own pages (``RulesetSpec.urls_module``): the project names no ruleset.
-    *(path("", include(spec.urls_module)) for spec in registered_rulesets().values() if spec.urls_module),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("staff/", staff_admin_site.urls),

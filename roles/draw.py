@@ -1,15 +1,14 @@
-"""The draws of game setup as pure functions: the mafia draw (L-ASSIGN) and the commissar draw (L-COMM).
+"""The provable draw (a commitment published before the numbers are drawn) as pure functions: the generator of
+every production draw, the salt, the commitment and its verification. No ORM, no clock.
 
-No ORM, no clock: callers pass the lists and a random generator. Production passes ``secrets.SystemRandom()``
-(a cryptographically secure generator, L-ASSIGN-3); tests pass ``random.Random(seed)``.
-
-The commitment (L-ASSIGN-3) is SHA-256, in lowercase hex, over the UTF-8 bytes of this canonical JSON::
+Production passes ``secrets.SystemRandom()`` (a cryptographically secure generator); tests pass
+``random.Random(seed)``. The commitment is SHA-256, in lowercase hex, over the UTF-8 bytes of this canonical JSON::
 
     {"lists":{"1":["name", ...],"2":[...]},"salt":"<64 lowercase hex digits>"}
 
 that is ``json.dumps({"lists": lists, "salt": salt_hex}, ensure_ascii=False, sort_keys=True,
-separators=(",", ":"))`` where ``lists`` maps the city number (a decimal string) to the shuffled list of
-resident names in notary order (position 1 first). Anyone holding the lists and the salt can recompute it.
+separators=(",", ":"))`` where ``lists`` maps a group's key (a decimal string) to its shuffled list of names in
+order (position 1 first). Anyone holding the lists and the salt can recompute it.
 """
 from __future__ import annotations
 
@@ -18,9 +17,7 @@ import hmac
 import json
 import random
 import secrets
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from collections.abc import Mapping, Sequence
 
 SALT_BYTES = 32
 
@@ -28,27 +25,6 @@ SALT_BYTES = 32
 def system_rng() -> random.Random:
     """The generator of every production draw and split: ``secrets.SystemRandom()`` (L-ASSIGN-3)."""
     return secrets.SystemRandom()
-
-
-def mafia_count(population: int) -> int:
-    """Mafia in a city of ``population`` residents: 20% rounded half up, at least 1 (L-CITY-2 [interp]).
-
-    Raises ``ValueError`` for a population below 2 (a city needs an honest resident and a mafioso).
-    """
-    if population < 2:
-        raise ValueError("a city needs at least 2 residents")
-    count = int((Decimal(population) * Decimal("0.2")).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-    return max(1, count)
-
-
-def shuffled_lists(city_lists: Mapping[int, Sequence[str]], rng: random.Random) -> dict[str, list[str]]:
-    """Shuffle each city's list of names with ``rng`` (L-ASSIGN-1). Returns {city number as str: names}."""
-    result = {}
-    for number in sorted(city_lists):
-        names = list(city_lists[number])
-        rng.shuffle(names)
-        result[str(number)] = names
-    return result
 
 
 def canonical_bytes(lists: Mapping[str, Sequence[str]], salt_hex: str) -> bytes:
@@ -71,50 +47,3 @@ def verify_commitment(lists: Mapping[str, Sequence[str]], salt_hex: str, publish
 def new_salt(rng: random.Random) -> str:
     """A 32-byte salt from ``rng`` as 64 lowercase hex digits."""
     return rng.getrandbits(SALT_BYTES * 8).to_bytes(SALT_BYTES, "big").hex()
-
-
-def draw_numbers(population: int, count: int, rng: random.Random) -> list[int]:
-    """``count`` distinct numbers from 1..``population``, sorted (L-ASSIGN-2, the site drawing for the Procurator)."""
-    if not 0 < count <= population:
-        raise ValueError("count must be between 1 and the population")
-    return sorted(rng.sample(range(1, population + 1), count))
-
-
-def check_numbers(numbers: Sequence[int], population: int, count: int) -> list[int]:
-    """Validate the Procurator's numbers for one city (L-ASSIGN-2): exactly ``count`` distinct integers in
-    1..``population``. Returns them sorted; raises ``ValueError`` with the reason otherwise."""
-    if len(numbers) != count:
-        raise ValueError(f"exactly {count} numbers are needed, {len(numbers)} given")
-    if len(set(numbers)) != len(numbers):
-        raise ValueError("the numbers must be distinct")
-    bad = [n for n in numbers if not 1 <= n <= population]
-    if bad:
-        raise ValueError(f"numbers must be between 1 and {population}: {bad}")
-    return sorted(numbers)
-
-
-@dataclass
-class CommissarDraw:
-    """The outcome of one city's commissar draw (L-COMM): the offers in order and the commissar (or None)."""
-
-    offers: list[tuple[str, bool]] = field(default_factory=list)  # (candidate, accepted)
-    commissar: str | None = None
-
-
-def draw_commissar(residents: Sequence[str], is_mafia: Callable[[str], bool], accepts: Callable[[str], bool],
-                   rng: random.Random, max_offers: int = 3) -> CommissarDraw:
-    """Offer the commissar's post to random distinct residents, at most ``max_offers`` (L-COMM-1, L-COMM-3).
-
-    A mafioso always declines (L-COMM-2); an honest candidate accepts when ``accepts(name)``. Returns the draw;
-    ``commissar`` None means the city has no commissar (known to the Procurator only, L-STAFF-6).
-    """
-    draw = CommissarDraw()
-    pool = list(residents)
-    for _ in range(min(max_offers, len(pool))):
-        candidate = pool.pop(rng.randrange(len(pool)))
-        accepted = (not is_mafia(candidate)) and accepts(candidate)
-        draw.offers.append((candidate, accepted))
-        if accepted:
-            draw.commissar = candidate
-            break
-    return draw

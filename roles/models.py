@@ -1,8 +1,8 @@
 """The records of the setup draws: the mafia draw (L-ASSIGN) and the commissar offers (L-COMM).
 
-Tables and named constraints only; every write goes through ``roles.services``. Both tables hold secrets of
+Tables and named constraints only; every write goes through ``rulesets.lepra.setup.services``. Both tables hold secrets of
 L-STAFF-6: the shuffled lists with the numbers name the mafia, a declined offer's reason is the candidate's
-alone. Pages read them only through ``roles.services``/views that check the game state and the viewer.
+alone. Pages read them only through ``rulesets.lepra.setup.services``/views that check the game state and the viewer.
 """
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ class CommissarOffer(models.Model):
 
 
 # ==============================================================================================================
-# The night (issue 6): godfather elections, night actions, commissar checks, gifts, resolution, the game's end
+# The night : godfather elections, night actions, commissar checks, gifts, resolution, the game's end
 # ==============================================================================================================
 
 class GodfatherElection(models.Model):

@@ -3,7 +3,7 @@
 ``resolve_night(state, actions, steps) -> NightOutcome`` walks a ruleset's ordered steps (in the manner of
 allauth's login stages). Each step is a small class with a ``key`` and an ``apply(context)`` that reads the
 state and the submitted actions and adds pending deaths, private results and public lines to the context. The
-Lepra steps live in ``rulesets.lepra.night``; a service (``roles.services.do_resolve_night``) applies the outcome
+Lepra steps live in ``rulesets.lepra.night``; a service (``rulesets.lepra.night.services.do_resolve_night``) applies the outcome
 in one transaction.
 
 Shapes: resident, city and action ids are ints; ``NightAction.seq`` orders submissions (last counts, L-NIGHT-6).

@@ -11,9 +11,11 @@ class SanctionsConfig(AppConfig):
     def ready(self) -> None:
         """Register the scheduler's ``play_ban_end`` handler and the sign-up and seating guards of play bans
         (L-SANCTION-2)."""
-        from cities.recruitment_services import SEATING_GUARDS  # the seating's guards, as the sign-up's
+        from cities.recruitment_services import (  # the guards' registries: filled once the apps are loaded
+            SEATING_GUARDS,
+            SIGNUP_GUARDS,
+        )
         from cities.scheduler import handler  # the clock's registry: registered once the apps are loaded
-        from cities.services import SIGNUP_GUARDS  # the sign-up's guards: registered once the apps are loaded
 
         from .services import check_may_sign_up, play_ban_end_handler, play_ban_seating_refusal
 

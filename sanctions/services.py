@@ -3,13 +3,13 @@ play bans (L-SANCTION-1/2), with the scheduler's ``play_ban_end`` handler and th
 by ``SanctionsConfig.ready``).
 
 Every ``do_`` function is one transaction that checks the rules, writes its ``GameEvent`` audit row and raises a
-``cities.errors.RuleViolation`` subclass with a readable message, changing nothing when refused.
+``kernel.errors.RuleViolation`` subclass with a readable message, changing nothing when refused.
 
 What must never leak, and why (L-IMPEACH-3, L-STAFF-6): the Procurator must not learn who the mafia are. A mafia
 complaint therefore reaches him only as messages written by the site and signed "the mafia of city C": the
 message rows carry no author seat and no author account, so no page, console column, notification, search,
 profile or export can name or link a mafioso from them; the complaint inbox's member list is hidden
-(``policies.SECRET_MEMBER_KINDS``); the audit rows the Procurator can browse have no actor and name no resident,
+(``policy_tables.SECRET_MEMBER_KINDS``); the audit rows the Procurator can browse have no actor and name no resident,
 and the one row that records which mafioso wrote is of a kind nobody sees while the game runs
 (``no_confidence.mafia_author``). The e-mail to the Procurator names the city only.
 """
@@ -25,13 +25,14 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
+from inboxes.posting import do_post_message
 from inboxes.rendering import has_visible_text, render_markdown
-from inboxes.services import do_create_inbox, do_post_message
+from inboxes.services import do_create_inbox
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 
 from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanEvidence, PlayBanOffence
 
@@ -86,7 +87,7 @@ def mafia_signature(city) -> str:
 
 
 def _living_seat(game: Game, acting_user) -> Resident:
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     seat = policies.seat_in(acting_user, game) if acting_user is not None else None
     if seat is None or seat.status != LifeStatus.ALIVE:
         raise NotAllowed(_("Only living residents may express no confidence."), rule="L-IMPEACH-3")
@@ -159,7 +160,7 @@ def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
                             members=[seat], acting_user=None, now=now)
     case = NoConfidenceCase.objects.create(game=game, target=NoConfidenceTarget.ARBITER, city=seat.city,
                                            complainant=seat, inbox=inbox, filed_at=now)
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     do_post_message(inbox, text, acting_user=acting_user, now=now)
     record_event(game, "no_confidence.filed", actor=acting_user, at=now,
                  payload={"case": case.pk, "target": case.target, "city": seat.city_id, "inbox": inbox.pk,
@@ -212,7 +213,7 @@ def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
     inbox = do_create_inbox(game, InboxKind.MAFIA_COMPLAINT, title=title, city=seat.city, organizer=procurator,
                             banned=mafia, acting_user=None, now=now)
     for resident in mafia:
-        policies.forget_viewer_cache(resident.user)
+        viewer_reads.forget_viewer_cache(resident.user)
     case = NoConfidenceCase.objects.create(game=game, target=NoConfidenceTarget.CONSIGLIERE, city=seat.city,
                                            inbox=inbox, filed_at=now)
     _post_signed(case, seat, text, acting_user=acting_user, now=now)
@@ -397,7 +398,7 @@ def do_record_play_ban(game: Game, user, offence: str, description: str, *, ends
     messages = list(dict.fromkeys(evidence or ()))
     if not messages:
         raise InvalidInput(_("Give at least one message as evidence."), rule="L-SANCTION-2")
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     readable = set(policies.readable_messages(acting_user, Message.objects.filter(
         pk__in=[m.pk for m in messages], inbox__game=game)).values_list("pk", flat=True))
     if any(m.pk not in readable for m in messages):

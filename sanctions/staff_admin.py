@@ -4,7 +4,7 @@ of URL lookups, every write one service call with ``acting_user=request.user``.
 
 What must never leak here: who of the mafia complained about the Consigliere. A mafia complaint is listed as
 "the mafia of city C" (the case stores no complainant), its inbox's memberships are not listed
-(``policies.SECRET_MEMBER_KINDS``), its messages are the site's; nothing on these pages links to a resident.
+(``policy_tables.SECRET_MEMBER_KINDS``), its messages are the site's; nothing on these pages links to a resident.
 """
 from __future__ import annotations
 
@@ -25,26 +25,27 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cities.errors import RuleViolation
-from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
+from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, StaffKind
 from inboxes import policies
 from inboxes.models import Message
 from inboxes.selectors import message_at_position
+from kernel.errors import RuleViolation
+from kernel.form_fields import ObjectChoiceField
 from staff.console import (
     Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
-    _action_page,
-    _bound_form,
-    _role_game_ids,
+    action_page,
+    bound_form,
     changelist_url,
     current_viewer,
     register_dashboard_links,
     register_dashboard_needs,
     register_urls,
+    role_game_ids,
     staff_admin_site,
-    staff_roles_of,
+    staff_game,
 )
 
 from . import services
@@ -84,7 +85,7 @@ def rule_on_no_confidence(modeladmin, request, queryset):
             messages.error(request, _("Choose one complaint at a time."))
         return None
     case = cases[0]
-    form = _bound_form(request, NoConfidenceRulingForm)
+    form = bound_form(request, NoConfidenceRulingForm)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -97,7 +98,7 @@ def rule_on_no_confidence(modeladmin, request, queryset):
                              % {"who": complainants_label(case)})
         return None
     label = f"{case.get_target_display()} · {complainants_label(case)}"
-    return _action_page(modeladmin, request, action="rule_on_no_confidence", title=_("Rule on the complaint"),
+    return action_page(modeladmin, request, action="rule_on_no_confidence", title=_("Rule on the complaint"),
                         targets=[(case.pk, label)], form=form, submit=_("Rule"))
 
 
@@ -114,13 +115,13 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
     actions = (rule_on_no_confidence,)
 
     def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
 
     def get_ordering(self, request):
         return ("-filed_at", "-id")
 
     def scoped_queryset(self, request):
-        return (NoConfidenceCase.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR))
+        return (NoConfidenceCase.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR))
                 .select_related("game", "city", "complainant", "inbox"))
 
     @admin.display(description=gettext_lazy("complainants"))
@@ -232,17 +233,10 @@ class PlayBanForm(forms.Form):
         return data
 
 
-def _procurator_game(request, game_id: int) -> Game:
-    game = next((r.game for r in staff_roles_of(request)
-                 if r.game_id == game_id and r.kind in services.PLAY_BAN_RECORDERS), None)
-    if game is None:
-        raise Http404
-    return game
-
 
 def record_play_ban_view(request, game_id: int):
     """The Procurator's page recording a play ban in his game (``do_record_play_ban``); a 404 for anyone else."""
-    game = _procurator_game(request, game_id)
+    game = staff_game(request, game_id, services.PLAY_BAN_RECORDERS)
     form = PlayBanForm(request.POST if request.method == "POST" else None, game=game, viewer=request.user)
     if form.is_valid():
         data = form.cleaned_data
@@ -278,7 +272,7 @@ def lift_play_ban(modeladmin, request, queryset):
             messages.error(request, _("Choose one play ban at a time."))
         return None
     ban = bans[0]
-    form = _bound_form(request, LiftPlayBanForm)
+    form = bound_form(request, LiftPlayBanForm)
     if form.is_valid():
         try:
             services.do_lift_play_ban(ban, reason=form.cleaned_data["reason"], acting_user=request.user)
@@ -287,7 +281,7 @@ def lift_play_ban(modeladmin, request, queryset):
         else:
             messages.success(request, _("The play ban of %(name)s is lifted.") % {"name": ban.user.public_name})
         return None
-    return _action_page(modeladmin, request, action="lift_play_ban", title=_("Lift the play ban early"),
+    return action_page(modeladmin, request, action="lift_play_ban", title=_("Lift the play ban early"),
                         targets=[(ban.pk, ban.user.public_name)], form=form, submit=_("Lift the play ban"))
 
 
@@ -305,13 +299,13 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
     actions = (lift_play_ban,)
 
     def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
 
     def get_ordering(self, request):
         return ("-starts_at", "-id")
 
     def scoped_queryset(self, request):
-        return PlayBan.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)).select_related(
+        return PlayBan.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)).select_related(
             "game", "user")
 
     @admin.display(description=gettext_lazy("player"))

@@ -10,12 +10,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from cities.errors import NotAllowed, RuleViolation, WrongState
 from cities.i18n import activate_game_language
 from cities.models import Alignment, LifeStatus
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
+from kernel.errors import NotAllowed, RuleViolation, WrongState
 
 from . import selectors, services
 from .forms import ComplaintForm

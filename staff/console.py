@@ -49,7 +49,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy
 
 from cities.models import Game, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import moderation_policy, policies
 from kernel.errors import NotProvidedByRuleset, RuleViolation
 from kernel.public_ids import is_database_id, is_public_id
 from kernel.rulesets import ruleset_of
@@ -554,7 +554,7 @@ def _hidden_text_inbox_ids(request) -> set[int]:
     cached = getattr(request, "_staff_admin_hidden_ok", None)
     if cached is None:
         cached = {inbox.pk for inbox in readable_inboxes_for_staff(request).select_related("game")
-                  if policies.can_see_hidden_text(request.user, inbox)}
+                  if moderation_policy.can_see_hidden_text(request.user, inbox)}
         request._staff_admin_hidden_ok = cached
     return cached
 
@@ -593,12 +593,17 @@ def action_page(modeladmin, request, *, action: str, title: str, targets, form, 
     return TemplateResponse(request, "staff_admin/action_form.html", context)
 
 
+def staff_game(request, game_id: int, kinds=(StaffKind.PROCURATOR,)) -> Game:
+    """The game ``game_id`` in which the request's user holds a staff role of one of ``kinds`` (the Procurator by
+    default), from the request's cached roles (``staff_roles_of``); ``Http404`` otherwise, alike for a game that
+    does not exist and one the user does not host."""
+    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind in kinds), None)
+    if game is None:
+        raise Http404
+    return game
+
+
 def bound_form(request, form_class, **kwargs):
     """The action's form, bound to the POST when it is the intermediate page's submission (``apply``)."""
     return form_class(request.POST if "apply" in request.POST else None, **kwargs)
 
-
-#: The names the apps' staff_admin modules used before the console moved here.
-_action_page = action_page
-_bound_form = bound_form
-_role_game_ids = role_game_ids

@@ -1,4 +1,4 @@
-"""Staff consoles (issue 7): Tribune stand-ins (L-STAFF-2) and impeachment of a Tribune (L-IMPEACH-1/2).
+"""Staff consoles : Tribune stand-ins (L-STAFF-2) and impeachment of a Tribune (L-IMPEACH-1/2).
 
 Tables and named constraints only; every write goes through ``staff.services``. The access policy
 (``inboxes.policies``) reads ``TribuneStandIn`` to give a standing-in Tribune the other city's grants for the

@@ -1,8 +1,8 @@
-"""Services of the staff consoles (issue 7): Tribune stand-ins (L-STAFF-2), replacing a Tribune, impeachment
+"""Services of the staff consoles : Tribune stand-ins (L-STAFF-2), replacing a Tribune, impeachment
 (L-IMPEACH-1/2, L-INBOX-14) and the early end of a game (L-WIN-3).
 
 Every function is one transaction that checks the rules, writes its ``GameEvent`` audit row and raises a
-``cities.errors.RuleViolation`` subclass with a readable message. The admin (``staff.staff_admin``) calls these
+``kernel.errors.RuleViolation`` subclass with a readable message. The admin (``staff.staff_admin``) calls these
 and nothing else; so would any page.
 """
 from __future__ import annotations
@@ -13,22 +13,18 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from inboxes import policies
+from cities.services import check_procurator
+from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_create_inbox, do_post_site_message
 from kernel.audit import record_event
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 
 from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, RoleAcknowledgement, TribuneStandIn
 
 #: L-IMPEACH-1: the share of a city's living residents whose signatures bring a demand to the Procurator.
 IMPEACHMENT_SHARE = (3, 10)
-
-
-def _check_procurator(game: Game, acting_user, rule: str) -> None:
-    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
 
 
 def _check_running(game: Game) -> None:
@@ -52,7 +48,7 @@ def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at:
     """
     now = now or timezone.now()
     game = absent.game
-    _check_procurator(game, acting_user, "L-STAFF-2")
+    check_procurator(game, acting_user, rule="L-STAFF-2", site_may=False)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     if (absent.kind != StaffKind.TRIBUNE or stand_in.kind != StaffKind.TRIBUNE or stand_in.game_id != game.pk
@@ -68,7 +64,7 @@ def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at:
     period = TribuneStandIn.objects.create(game=game, city_id=absent.city_id, absent=absent, stand_in=stand_in,
                                            starts_at=starts_at, ends_at=ends_at, granted_by=acting_user,
                                            granted_at=now)
-    policies.forget_viewer_cache(stand_in.user)
+    viewer_reads.forget_viewer_cache(stand_in.user)
     record_event(game, "tribune.stand_in_granted", actor=acting_user, at=now,
                  payload={"stand_in": period.pk, "city": absent.city_id, "absent": absent.pk,
                           "tribune": stand_in.pk, "from": starts_at.isoformat(), "until": ends_at.isoformat()})
@@ -81,7 +77,7 @@ def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetim
     Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (already ended or over)."""
     now = now or timezone.now()
     period = TribuneStandIn.objects.select_for_update(of=("self",)).select_related("game").get(pk=period.pk)
-    _check_procurator(period.game, acting_user, "L-STAFF-2")
+    check_procurator(period.game, acting_user, rule="L-STAFF-2", site_may=False)
     if period.ended_at is not None or period.ends_at <= now:
         raise WrongState(_("This stand-in period is already over."), rule="L-STAFF-2")
     period.ended_at = now
@@ -112,8 +108,8 @@ def _replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime) -
     old_user = role.user
     role.user = new_user
     role.save(update_fields=["user"])
-    policies.forget_viewer_cache(old_user)
-    policies.forget_viewer_cache(new_user)
+    viewer_reads.forget_viewer_cache(old_user)
+    viewer_reads.forget_viewer_cache(new_user)
     record_event(game, "staff.tribune_replaced", actor=acting_user, at=now,
                  payload={"role": role.pk, "city": role.city_id, "old_user": old_user.pk, "new_user": new_user.pk})
     return role
@@ -130,7 +126,7 @@ def do_replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime 
     (not a Tribune role; inactive account), ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    _check_procurator(role.game, acting_user, "L-IMPEACH-2")
+    check_procurator(role.game, acting_user, rule="L-IMPEACH-2", site_may=False)
     if role.game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     return _replace_tribune(role, new_user, acting_user=acting_user, now=now)
@@ -187,7 +183,7 @@ def do_demand_impeachment(game: Game, *, acting_user, now: datetime | None = Non
     """
     now = now or timezone.now()
     _check_running(game)
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     seat = _living_seat(game, acting_user)
     tribune = StaffRole.objects.filter(game=game, kind=StaffKind.TRIBUNE, city_id=seat.city_id).first()
     if tribune is None:
@@ -213,7 +209,7 @@ def do_sign_impeachment_demand(demand: ImpeachmentDemand, *, acting_user,
     now = now or timezone.now()
     demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game").get(pk=demand.pk)
     _check_running(demand.game)
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     seat = _living_seat(demand.game, acting_user)
     if seat.city_id != demand.city_id:
         raise NotAllowed(_("Only living residents of the city may demand an impeachment."), rule="L-IMPEACH-1")
@@ -236,7 +232,7 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
     now = now or timezone.now()
     demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=demand.pk)
     game = demand.game
-    _check_procurator(game, acting_user, "L-IMPEACH-2")
+    check_procurator(game, acting_user, rule="L-IMPEACH-2", site_may=False)
     _check_running(game)
     if demand.reached_at is None:
         raise WrongState(_("The demand has not reached 30 percent of the living residents."), rule="L-IMPEACH-1")
@@ -276,7 +272,7 @@ def do_rule_on_impeachment(demand: ImpeachmentDemand, ruling: str, *, acting_use
     now = now or timezone.now()
     demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "tribune").get(pk=demand.pk)
     game = demand.game
-    _check_procurator(game, acting_user, "L-IMPEACH-2")
+    check_procurator(game, acting_user, rule="L-IMPEACH-2", site_may=False)
     _check_running(game)
     if ruling not in ImpeachmentRuling.values:
         raise InvalidInput(_("Choose one of the four rulings."), rule="L-IMPEACH-2")
@@ -317,7 +313,7 @@ def visible_ruling_reason(viewer, demand: ImpeachmentDemand) -> str | None:
 
 def mafia_acknowledgements(game: Game) -> list[tuple[City, list[Resident], list[Resident]]]:
     """Per city of ``game`` in order: (city, its mafia who acknowledged their role, those who did not yet), each by
-    name (L-ASSIGN-4). Names the mafia: for the Consigliere's page only (``policies.knows_night_of``-like
+    name (L-ASSIGN-4). Names the mafia: for the Consigliere's page only (``knowledge.knows_night_of``-like
     knowledge: the Consigliere knows all mafia, L-STAFF-4)."""
     acknowledged = set(RoleAcknowledgement.objects.filter(game=game).values_list("resident_id", flat=True))
     rows = []
@@ -339,7 +335,7 @@ def do_acknowledge_mafia_role(game: Game, *, acting_user, now: datetime | None =
     (``mafia.*`` events). Returns the RoleAcknowledgement. Raises ``NotAllowed`` (not a mafioso of the game:
     the same refusal for every other account), ``WrongState`` (game over; already acknowledged)."""
     now = now or timezone.now()
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     seat = policies.seat_in(acting_user, game) if acting_user is not None else None
     if seat is None or seat.alignment != Alignment.MAFIA:
         raise NotAllowed(_("Only the mafia acknowledge a mafia role."), rule="L-ASSIGN-4")

@@ -9,13 +9,13 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
   events; the Arbiter's open court cases (L-COURT). Other apps add theirs with
   ``staff.console.register_dashboard_needs`` (the judges' removal demands, L-JUDGE-8).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
-  ``inboxes.policies.AUDIT_LOG_AUDIENCE`` (``policies.visible_events``); the Consigliere's name as actor only to
+  ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
 * **Tribune stand-ins** (L-STAFF-2): listed to every staff member of the game; the Procurator grants them on a
   page and ends them with an action (``staff.services``).
 * **Impeachment demands** (L-IMPEACH): the Procurator only (who signed is his to know); actions open the
   impeachment inbox and record a ruling.
-* **Speech requests** (L-NOM-4): the Procurator and the city's Tribune (``policies.can_see_speech_requests``).
+* **Speech requests** (L-NOM-4): the Procurator and the city's Tribune (``day_policy.can_see_speech_requests``).
 * **The early end of a game** (L-WIN-3): a Procurator's page, then a confirmation page (``kernel.confirm``).
 """
 from __future__ import annotations
@@ -24,10 +24,9 @@ from zoneinfo import ZoneInfo
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
-from django.http import Http404, HttpResponseRedirect
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -35,29 +34,27 @@ from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cities.errors import RuleViolation
-from cities.forms import ObjectChoiceField, WallClockField, wall_clock_to_utc
+from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, GameEvent, LifeStatus, ScheduledEvent, StaffKind, StaffRole
-from inboxes import policies
-from kernel.confirm import confirmation_page
+from inboxes import audit_policy
+from kernel.errors import RuleViolation
+from kernel.form_fields import ObjectChoiceField
 from kernel.timezones import zoned_time
-from roles import services as roles_services
 from roles.models import CommissarOffer
 from staff.console import (
     DASHBOARD_NEEDS,
     Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
-    _action_page,
-    _bound_form,
     _current_request,
-    _role_game_ids,
     changelist_url,
     game_provides,
     register_dashboard_links,
     register_dashboard_needs,
     register_urls,
+    role_game_ids,
     staff_admin_site,
+    staff_game,
     staff_roles_of,
     tribune_scope,
 )
@@ -65,7 +62,7 @@ from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, Su
 
 from . import services
 from .audit_sentences import audit_sentence, kind_label
-from .models import ImpeachmentDemand, ImpeachmentRuling, TribuneStandIn
+from .models import ImpeachmentDemand, TribuneStandIn
 
 _tribune_scope = tribune_scope
 _changelist = changelist_url
@@ -152,9 +149,7 @@ def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
         links += [("stand_ins", _("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game_id],
                                                                current_app=staff_admin_site.name)),
                   ("impeachment", _("Impeachment demands"),
-                   _changelist("staff_impeachmentdemand", game__id__exact=role.game_id)),
-                  ("end_game_early", _("End the game early"), reverse("admin:end_game_early", args=[role.game_id],
-                                                                      current_app=staff_admin_site.name))]
+                   _changelist("staff_impeachmentdemand", game__id__exact=role.game_id))]
     links = [(label, url) for tool, label, url in links if game_provides(role.game, tool)]
     if getattr(role, "stands_in_now", False):
         links.insert(0, (_("You stand in for this city"), _changelist("cities_resident",
@@ -183,17 +178,17 @@ class EventKindFilter(admin.SimpleListFilter):
         return queryset.filter(kind=self.value()) if self.value() else queryset
 
 
-def _audit_scopes(request) -> dict[int, policies.AuditScope]:
+def _audit_scopes(request) -> dict[int, audit_policy.AuditScope]:
     cached = getattr(request, "_staff_audit_scopes", None)
     if cached is None:
-        cached = {gid: policies.AuditScope(request.user, gid) for gid in {r.game_id for r in staff_roles_of(request)}}
+        cached = {gid: audit_policy.AuditScope(request.user, gid) for gid in {r.game_id for r in staff_roles_of(request)}}
         request._staff_audit_scopes = cached
     return cached
 
 
 @admin.register(GameEvent, site=staff_admin_site)
 class StaffGameEventAdmin(StaffScopedAdmin):
-    """The audit log of the games the user hosts: only the events of their scope (``policies.visible_events``,
+    """The audit log of the games the user hosts: only the events of their scope (``audit_policy.visible_events``,
     the per-kind table ``AUDIT_LOG_AUDIENCE``)."""
 
     list_display = ("at_shown", "sentence")
@@ -210,7 +205,7 @@ class StaffGameEventAdmin(StaffScopedAdmin):
     def scoped_queryset(self, request):
         ids: list[int] = []
         for game_id in sorted({r.game_id for r in staff_roles_of(request)}):
-            ids += list(policies.visible_events(request.user, game_id).values_list("pk", flat=True))
+            ids += list(audit_policy.visible_events(request.user, game_id).values_list("pk", flat=True))
         return GameEvent.objects.filter(pk__in=ids).select_related("game", "actor")
 
     def _scope(self, obj):
@@ -261,14 +256,14 @@ class StaffSpeechRequestAdmin(StaffScopedAdmin):
                                  "day__isnull"})
 
     def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR) or
+        return bool(role_game_ids(request, StaffKind.PROCURATOR) or
                     any(r.kind == StaffKind.TRIBUNE for r in staff_roles_of(request)))
 
     def get_ordering(self, request):
         return ("-day", "at", "id")
 
     def scoped_queryset(self, request):
-        scope = Q(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)) | _tribune_scope(request)
+        scope = Q(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)) | _tribune_scope(request)
         return SpeechRequest.objects.filter(scope).select_related("game", "city", "resident", "other")
 
 
@@ -303,7 +298,7 @@ class StaffTribuneStandInAdmin(StaffScopedAdmin):
         return ("-starts_at", "-id")
 
     def offers_action(self, request, name: str) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
 
     def scoped_queryset(self, request):
         games = {r.game_id for r in staff_roles_of(request)}
@@ -341,17 +336,10 @@ class StandInForm(forms.Form):
         return data
 
 
-def _procurator_game(request, game_id: int) -> Game:
-    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind == StaffKind.PROCURATOR),
-                None)
-    if game is None:
-        raise Http404
-    return game
-
 
 def grant_stand_in_view(request, game_id: int):
     """The Procurator's page granting a stand-in (``do_grant_tribune_stand_in``); a 404 for anyone else."""
-    game = _procurator_game(request, game_id)
+    game = staff_game(request, game_id)
     form = StandInForm(request.POST if request.method == "POST" else None, game=game)
     if form.is_valid():
         data = form.cleaned_data
@@ -374,136 +362,8 @@ def _page(request, title: str, game: Game, form, submit: str):
     return TemplateResponse(request, "staff_admin/staff_form.html", context)
 
 
-# --------------------------------------------------------------------------------------------------------------
-# The early end of a game (L-WIN-3)
-# --------------------------------------------------------------------------------------------------------------
-
-class EndGameForm(forms.Form):
-    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 4}), max_length=1000)
-
-
-def end_game_early_view(request, game_id: int):
-    """The Procurator ends the game early with a reason (``do_end_game_early``, L-WIN-3), after a confirmation page
-    (the game cannot be resumed); 404 for anyone else."""
-    game = _procurator_game(request, game_id)
-    form = EndGameForm(request.POST if request.method == "POST" else None)
-    if form.is_valid():
-        confirm = confirmation_page(
-            request, title=_("End the game early?"),
-            consequence=_("“%(title)s” ends now, without a winner by the rules: %(reason)s")
-            % {"title": game.title, "reason": form.cleaned_data["reason"]},
-            confirm_label=_("End the game"), cancel_url=request.get_full_path())
-        if confirm is not None:
-            return confirm
-        try:
-            roles_services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
-        except RuleViolation as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, _("The game is over."))
-            return HttpResponseRedirect(reverse("admin:index", current_app=staff_admin_site.name))
-    return _page(request, _("End the game early"), game, form, _("End the game"))
-
-
 @register_urls(tool="stand_ins")
 def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``): granting a
     stand-in."""
     return [path("games/<id:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in")]
-
-
-@register_urls(tool="end_game_early")
-def end_game_urls(site) -> list:
-    """The early end of a game (L-WIN-3)."""
-    return [path("games/<id:game_id>/end/", site.admin_view(end_game_early_view), name="end_game_early")]
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Impeachment (L-IMPEACH)
-# --------------------------------------------------------------------------------------------------------------
-
-def _each(request, objects, call, success) -> None:
-    for obj in objects:
-        try:
-            call(obj)
-        except RuleViolation as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, success(obj))
-
-
-@admin.action(description=gettext_lazy("Open the impeachment inbox"))
-def open_impeachment_inboxes(modeladmin, request, queryset):
-    """The Procurator opens the impeachment inbox (``do_open_impeachment_inbox``, L-IMPEACH-2, L-INBOX-14)."""
-    _each(request, queryset.select_related("city"),
-          lambda d: services.do_open_impeachment_inbox(d, acting_user=request.user),
-          lambda d: _("The impeachment inbox of %(city)s is open.") % {"city": d.city.name})
-
-
-class RulingForm(forms.Form):
-    """One of the four rulings (L-IMPEACH-2); the new Tribune's username when replacing."""
-
-    ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=ImpeachmentRuling.choices)
-    username = forms.CharField(label=gettext_lazy("Username of the new Tribune (replacement only)"), max_length=150,
-                               required=False)
-    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}), required=False)
-
-    def clean_username(self):
-        username = self.cleaned_data["username"].strip()
-        if not username:
-            return None
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise ValidationError(_("No account has this username."))
-        return user
-
-
-@admin.action(description=gettext_lazy("Rule"))
-def rule_on_impeachments(modeladmin, request, queryset):
-    """The Procurator records a ruling (``do_rule_on_impeachment``, L-IMPEACH-2), one demand at a time."""
-    demands = list(queryset.select_related("city")[:2])
-    if len(demands) != 1:
-        if demands:
-            messages.error(request, _("Choose one demand at a time."))
-        return None
-    demand = demands[0]
-    form = _bound_form(request, RulingForm)
-    if form.is_valid():
-        data = form.cleaned_data
-        _each(request, [demand], lambda d: services.do_rule_on_impeachment(
-            d, data["ruling"], acting_user=request.user, reason=data["reason"], new_tribune_user=data["username"]),
-            lambda d: _("The ruling on the impeachment in %(city)s is recorded.") % {"city": d.city.name})
-        return None
-    return _action_page(modeladmin, request, action="rule_on_impeachments", title=_("Rule"),
-                        targets=[(demand.pk, str(demand.city.name))], form=form, submit=_("Rule"))
-
-
-@admin.register(ImpeachmentDemand, site=staff_admin_site)
-class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
-    """Impeachment demands of the games where the user is the Procurator (who signed is his to know)."""
-    console_tool = "impeachment"
-
-    list_display = ("city", "created_at", "signers", "reached_at", "opened_at", "ruling", "ruled_at")
-    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
-    fields = ("game", "city", "tribune", "created_at", "signers", "reached_at", "inbox", "opened_at", "ruling",
-              "ruled_at", "reason")
-    allowed_lookups = frozenset({"game__id__exact", "city__id__exact"})
-    actions = (open_impeachment_inboxes, rule_on_impeachments)
-
-    def has_module_permission(self, request) -> bool:
-        return bool(_role_game_ids(request, StaffKind.PROCURATOR))
-
-    def get_ordering(self, request):
-        return ("-created_at", "-id")
-
-    def scoped_queryset(self, request):
-        return ImpeachmentDemand.objects.filter(game_id__in=_role_game_ids(request, StaffKind.PROCURATOR)) \
-            .select_related("game", "city", "tribune__city", "inbox")
-
-    @admin.display(description=gettext_lazy("living signers"))
-    def signers(self, obj: ImpeachmentDemand) -> str:
-        signers, living = services.living_signatures(obj)
-        return f"{signers} / {living}"
-
-
-__all__ = ["DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls"]

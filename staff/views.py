@@ -9,12 +9,12 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from cities.errors import RuleViolation
 from cities.i18n import activate_game_language
 from cities.models import Alignment, StaffKind
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
+from kernel.errors import RuleViolation
 
 from . import selectors, services
 

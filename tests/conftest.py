@@ -1,6 +1,6 @@
 """Shared fixtures: the demo Lepra game built once per test session (seeded), and its personas.
 
-The demo game is the one ``make run`` loads (cities.demo), built with a fixed random seed so that the
+The demo game is the one ``make run`` loads (rulesets.lepra.demo), built with a fixed random seed so that the
 personas are stable: a Procurator, the Tribunes of cities 1 and 2, the Arbiter, the Consigliere, a mafioso of
 city 1, an honest resident of city 1, the commissar of city 1, the judge of city 1, a resident of city 2, a
 logged-out visitor, an account outside the game, and a Django superuser outside the game (L-STAFF-5).
@@ -25,8 +25,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 
-from cities.demo import DEMO_SLUG, demo_exists, load_demo_game
 from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
+from rulesets.lepra.demo import DEMO_SLUG, demo_exists, load_demo_game
 from tests import lock_scope
 from tests.crawl_cache import crawl_cache, demo_pages  # noqa: F401  (fixtures: the leak crawl once per persona)
 

@@ -1,8 +1,8 @@
 """The leak crawl fetched once per persona per test session (per pytest-xdist worker).
 
 Several leak suites crawl the same unmodified demo game as the same persona: every site page
-(``tests.inboxes.test_page_leaks.pages_for``) and every staff console page
-(``tests.cities.test_staff_admin.staff_pages_for``). The pages a persona gets depend only on the database, which
+(``tests.support.page_leaks.pages_for``) and every staff console page
+(``tests.support.staff_console.staff_pages_for``). The pages a persona gets depend only on the database, which
 each test receives in the same state (the demo loaded once, every test rolled back), so the first test that asks
 crawls and later tests of the session reuse its pages.
 
@@ -73,7 +73,7 @@ class DemoPages:
     def site(self, persona: str) -> dict[str, str]:
         """Every site page ``persona`` can open in the demo (``pages_for``), url -> html."""
         # Imported when used: tests/conftest.py loads this module before the test modules, which import it.
-        from tests.inboxes.test_page_leaks import client_for, pages_for
+        from tests.support.page_leaks import client_for, pages_for
 
         return self.cache.pages("site", persona, self.demo.game,
                                 lambda: pages_for(self.demo, client_for(getattr(self.demo, persona))))
@@ -81,7 +81,7 @@ class DemoPages:
     def staff(self, persona: str) -> dict[str, str]:
         """Every /staff/ page ``persona`` reaches (``staff_pages_for``), url -> html."""
         # Imported when used, as in ``site``.
-        from tests.cities.test_staff_admin import staff_client, staff_pages_for
+        from tests.support.staff_console import staff_client, staff_pages_for
 
         return self.cache.pages("staff", persona, self.demo.game,
                                 lambda: staff_pages_for(staff_client(getattr(self.demo, persona))))

@@ -123,7 +123,7 @@ class InboxFactory(DjangoModelFactory):
 class MessageFactory(DjangoModelFactory):
     """A message in ``inbox`` received at ``received_at``, its HTML rendered from ``body`` as the services do.
     With ``author_resident`` (and no other author given) the resident's account and name sign it, and the author's
-    read mark moves to the message (``inboxes.services.do_post_message``); with none, the site posts it
+    read mark moves to the message (``inboxes.posting.do_post_message``); with none, the site posts it
     ("Mafia Host", ``do_post_site_message``)."""
 
     class Meta:
@@ -159,7 +159,7 @@ class SpeechRequestFactory(DjangoModelFactory):
 
 class NominationFactory(DjangoModelFactory):
     """``nominator`` nominates ``nominee`` today (L-NOM-1), recorded as the site's message in the nominator's
-    personal inbox, in the game's language, as ``voting.services.do_nominate`` records it."""
+    personal inbox, in the game's language, as ``rulesets.lepra.day.services.do_nominate`` records it."""
 
     class Meta:
         model = Nomination

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext, override
 
-from cities import services
+from cities import recruitment_services, services
 from cities.models import City, Game, StaffKind
-from roles import services as role_services
+from rulesets.lepra.setup import services as role_services
+
 
 def in_game_language(game: Game, msgid: str, **params) -> str:
     """``msgid`` as a page of ``game`` shows it (the game's language, DESIGN.md "Pages"), formatted with
@@ -45,17 +46,17 @@ def build_game(stage: str, *, slug: str = "setup-game", cities: int = 2, size: i
     game = services.do_create_game(title=f"Game {slug}", slug=slug, acting_user=proc, city_count=cities,
                                    rules_text="Rules.")
     built = SetupGame(game=game, procurator=proc)
-    services.do_publish_recruitment_post(game, acting_user=proc)
+    recruitment_services.do_publish_recruitment_post(game, acting_user=proc)
     upto = STAGES.index(stage)
     if upto >= 1:
         for i in range(cities * size):
             user = make(f"{slug}-p{i:03d}", f"{slug}-p{i}@example.com", "x-secret-123", display_name=f"{slug}_P{i:03d}")
-            services.do_sign_up(game, acting_user=user)
+            recruitment_services.do_sign_up(game, acting_user=user)
             built.players.append(user)
     if upto >= 2:
-        services.do_close_signups(game, acting_user=proc)
+        recruitment_services.do_close_signups(game, acting_user=proc)
     if upto >= 3:
-        services.do_form_cities(game, acting_user=proc, rng=rng, names=[f"City {n}" for n in range(1, cities + 1)])
+        recruitment_services.do_form_cities(game, acting_user=proc, rng=rng, names=[f"City {n}" for n in range(1, cities + 1)])
     if upto >= 4:
         for city in City.objects.filter(game=game).order_by("number"):
             user = make(f"{slug}-t{city.number}", f"{slug}-t{city.number}@example.com", "x-secret-123",
@@ -67,7 +68,7 @@ def build_game(stage: str, *, slug: str = "setup-game", cities: int = 2, size: i
             services.do_appoint_staff(game, user, kind, acting_user=proc)
             built.staff[kind] = user
     if upto >= 5:
-        services.do_publish_city_lists(game, acting_user=proc)
+        recruitment_services.do_publish_city_lists(game, acting_user=proc)
     if upto >= 6:
         role_services.do_start_mafia_draw(game, acting_user=proc, rng=rng)
     if upto >= 7:

@@ -155,7 +155,7 @@ def test_views_reach_game_objects_only_through_the_policy():
     function and reads lists through selectors; no view calls ``get_object_or_404`` or ``<GameModel>.objects``."""
     offences = []
     paths = [p for p in sorted(ROOT.glob("*/views.py")) if p.parent.name in GAME_APPS]
-    for path in paths + sorted(ROOT.glob("rulesets/*/views.py")):
+    for path in paths + sorted(ROOT.glob("rulesets/**/views.py")):
         tree = ast.parse(path.read_text())
         models = _game_model_names(tree)
         for node in ast.walk(tree):

@@ -347,7 +347,7 @@ def test_a_nul_in_a_post_is_refused_in_the_players_language_and_to_an_open_page_
     from django.test import Client
 
     from inboxes.models import Inbox, InboxKind, Message
-    from tests.m21.day_helpers import build_game
+    from tests.rulesets.m21.day_helpers import build_game
 
     table = build_game(slug="m21-nul")
     thread = Inbox.objects.get(game=table.game, kind=InboxKind.GAME_THREAD)

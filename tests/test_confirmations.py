@@ -15,11 +15,10 @@ from django.utils.translation import gettext
 from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
-from tests.cities.test_staff_actions import act
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from tests.m21.day_helpers import build_game, make_user
-from tests.voting.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
+from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
+from tests.rulesets.m21.day_helpers import build_game, make_user
+from tests.support.staff_console import act, staff_client
 from voting.models import SuicideDeclaration, VotingSession
 
 
@@ -142,7 +141,10 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
     """The court vote is final (L-COURT-2: a judge's vote cannot be changed): the first POST records nothing and
     says so; the confirmation re-posts the same choice."""
     from cities.models import Resident
-    from tests.voting.test_lepra_day_http import CLOSES, _before_the_court  # the court scene of those tests
+    from tests.rulesets.lepra.day.day_helpers import (
+        CLOSES,  # the court scene of those tests
+        _before_the_court,
+    )
     from voting.models import CourtVote
 
     url, nominee = _before_the_court(demo, client)

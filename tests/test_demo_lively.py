@@ -10,10 +10,10 @@ from django.contrib.auth import get_user_model
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 
-from cities.demo import DEMO_SLUG, load_demo_game
 from cities.models import Game, GameDay, GameStatus, LifeStatus, PostKind, PublicPost, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from roles.models import GodfatherElection
+from rulesets.lepra.demo import DEMO_SLUG, load_demo_game
 from tests.conftest import DEMO_NOW, DEMO_SEED
 from voting.models import ElectionBallot, JudgeElection, Nomination, ProxyRequest, VotingSession
 

@@ -14,9 +14,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.urls import reverse
 
-from cities.demo import demo_account_maker
 from cities.models import Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident
 from inboxes.models import Message
+from rulesets.lepra.demo import demo_account_maker
 from rulesets.m21 import console_selectors, services
 from rulesets.m21.demo import M21_DEMO_SETUP, M21_DEMO_SLUG, load_m21_demo
 from rulesets.m21.models import DayStatus, M21Day, M21Seat

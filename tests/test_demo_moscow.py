@@ -13,8 +13,8 @@ from django.db.models import F, Value
 from django.db.models.functions import Concat
 
 from cities import clock
-from cities.demo import DEMO_SLUG, DEMO_TIME_ZONE, DEMO_VOTING, demo_day_two, load_demo_game
 from cities.models import Game, GameDay, GameStatus
+from rulesets.lepra.demo import DEMO_SLUG, DEMO_TIME_ZONE, DEMO_VOTING, demo_day_two, load_demo_game
 from tests.conftest import DEMO_SEED
 from voting.models import VotingSession
 

@@ -5,10 +5,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from cities.demo import RESIDENT_NAMES, STAFF_NAMES, load_demo_game
 from cities.models import Alignment, Resident, StaffKind, StaffRole
 from inboxes.models import Inbox, InboxKind, Membership
 from roles import draw
+from rulesets.lepra.demo import RESIDENT_NAMES, STAFF_NAMES, load_demo_game
+from rulesets.lepra.setup import draw as setup_draw
 
 
 def test_demo_names_are_not_substrings_of_each_other():
@@ -21,7 +22,7 @@ def test_demo_has_three_cities_of_twenty_with_four_mafia_and_a_commissar_each_L_
     for number in (1, 2, 3):
         residents = Resident.objects.filter(game=demo.game, city__number=number)
         assert residents.count() == 20
-        assert residents.filter(alignment=Alignment.MAFIA).count() == draw.mafia_count(20) == 4
+        assert residents.filter(alignment=Alignment.MAFIA).count() == setup_draw.mafia_count(20) == 4
         assert residents.filter(is_commissar=True, alignment=Alignment.HONEST).count() == 1
         assert residents.filter(is_judge=True).count() == 1
         assert residents.filter(is_godfather=True, alignment=Alignment.MAFIA).count() == 1

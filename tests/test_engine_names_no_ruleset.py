@@ -25,7 +25,7 @@ from kernel.rulesets import (
     ruleset_choices,
 )
 from rulesets.m21.service_common import site_message, thread_of
-from tests.m21.day_helpers import build_game
+from tests.rulesets.m21.day_helpers import build_game
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ("kernel", "accounts", "cities", "inboxes", "voting", "roles", "archive", "staff", "sanctions", "mafia_site")

@@ -6,7 +6,7 @@ import pytest
 
 from cities.models import City, Game, Resident, Signup, StaffRole
 from inboxes.models import Inbox
-from tests.roles.conftest import build_night_game, build_night_game_rows
+from tests.rulesets.lepra.night.conftest import build_night_game, build_night_game_rows
 
 pytestmark = pytest.mark.django_db
 

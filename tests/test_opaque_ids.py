@@ -15,12 +15,12 @@ from django.apps import apps as django_apps
 from django.core.exceptions import FieldDoesNotExist
 
 from cities.models import GameEvent, Resident
-from inboxes import policies
+from inboxes import audit_policy, policies
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.public_ids import PUBLIC_ID_REGEX, PublicIdField, is_public_id, new_public_id
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from tests.inboxes.test_page_leaks import client_for
+from tests.support.page_leaks import client_for
+from tests.support.staff_console import staff_client
 
 #: Site URLs whose path names an inbox, a resident, a post or an offer by a database id.
 NUMERIC_OBJECT_URL = re.compile(r'/(?:inboxes|residents|posts|offers|archive/open)/\d+/')
@@ -117,7 +117,7 @@ def test_no_staff_console_page_shows_a_sequential_id_and_the_audit_log_names_no_
     assert _numeric_ids(pages) == []
     assert NUMERIC_REFERENCE.findall(audit) == []
     # The audit log does show the events of the viewer's scope, with public ids of what they may read.
-    scope = policies.AuditScope(fresh(getattr(demo, persona)), demo.game)
+    scope = audit_policy.AuditScope(fresh(getattr(demo, persona)), demo.game)
     shown = [e for e in GameEvent.objects.filter(game=demo.game) if scope.can_see(e)]
     assert shown
     readable = Inbox.objects.filter(pk__in=scope.readable_inbox_ids()).first()
@@ -135,11 +135,11 @@ def test_audit_details_replace_every_id_and_show_nothing_outside_the_scope_L_INB
     event = GameEvent(game=demo.game, kind="voting.opened", at=message.received_at,
                       payload={"inboxes": [mafia1.pk, city1.pk], "message": message.pk, "resident": seat.pk,
                                "day": 2, "mystery": 77})
-    scope = policies.AuditScope(fresh(demo.tribune1), demo.game)
+    scope = audit_policy.AuditScope(fresh(demo.tribune1), demo.game)
     assert scope.shown_details(event) == [
         ("day", "2"), ("inboxes", f"—, {city1.title} [{city1.public_id}]"), ("message", "—"), ("mystery", "…"),
         ("resident", seat.name)]
-    consigliere = policies.AuditScope(fresh(demo.consigliere), demo.game)
+    consigliere = audit_policy.AuditScope(fresh(demo.consigliere), demo.game)
     assert dict(consigliere.shown_details(event))["message"] == f"[{message.public_id}]"
 
 

@@ -7,10 +7,10 @@ import re
 
 from django.test import Client
 
-from inboxes import services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.support.staff_console import staff_client
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -42,7 +42,7 @@ def test_the_unread_badge_says_its_count_once_L_INBOX_20(demo, client):
     client.force_login(demo.honest)
     for active in client.get(f"/games/{demo.game.slug}/inboxes/").context["active"]:
         client.post(f"/inboxes/{active.public_id}/read/")
-    services.do_post_message(inbox, "Раз", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "Раз", acting_user=fresh(demo.mafioso))
     badge = client.get(f"/games/{demo.game.slug}/live/unread/", **HX).content.decode()
     # The visible number is hidden from the screen reader; the words say it once.
     assert re.search(r'<span class="unread" aria-hidden="true"[^>]*>1</span>', badge), badge

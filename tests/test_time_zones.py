@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from archive.services import do_update_notification_settings
 from cities.forms import NewGameForm
-from inboxes import services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput
 from kernel.timezones import TimeZoneField, display_zone_name, time_zone_choices, time_zone_names, utc_offset_label
@@ -74,7 +74,7 @@ def test_times_default_to_the_games_zone_and_a_player_may_choose_their_own(demo,
 def test_a_thread_shows_each_reader_the_times_in_their_own_zone_with_its_abbreviation(demo, client):
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     with time_machine.travel(POSTED_AT, tick=False):
-        services.do_post_message(inbox, "Доброе утро.", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(inbox, "Доброе утро.", acting_user=fresh(demo.mafioso))
     url = f"/inboxes/{inbox.public_id}/"
     client.force_login(demo.honest)
     assert "20 ноября 2026 г. 10:05 MSK</time>" in client.get(url).content.decode()  # nobody chose: the game's zone
@@ -87,7 +87,7 @@ def test_a_thread_shows_each_reader_the_times_in_their_own_zone_with_its_abbrevi
 
 @pytest.mark.django_db
 def test_the_m21_deadline_is_shown_in_the_viewers_zone_M21(db, client):
-    from tests.m21.day_helpers import build_game
+    from tests.rulesets.m21.day_helpers import build_game
 
     table = build_game(slug="m21-zones")
     viewer = table.users["Alice"]
@@ -101,7 +101,7 @@ def test_the_m21_deadline_is_shown_in_the_viewers_zone_M21(db, client):
 def test_mentions_are_shown_in_the_games_zone_with_its_abbreviation(demo, client):
     inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     with time_machine.travel(POSTED_AT, tick=False):
-        services.do_post_message(inbox, f"@{demo.seat('honest').name}, ты где?", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(inbox, f"@{demo.seat('honest').name}, ты где?", acting_user=fresh(demo.mafioso))
     client.force_login(demo.honest)
     page = client.get("/me/mentions/").content.decode()
     assert '<time datetime="2026-11-20T10:05:00+03:00">20 ноября 2026 г. 10:05 MSK</time>' in page

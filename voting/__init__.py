@@ -1,1 +1,1 @@
-"""Turning messages into counted votes and results (issues 4, 5, 10)."""
+"""Turning messages into counted votes and results (vote parsers and tally toolkits)."""

@@ -1,7 +1,7 @@
 """A forum day from a JSON-lines thread export, counted by the forum day tally: pure, no ORM, no clock, no I/O.
 
 A host who runs a game on a forum can export one day of the game thread and have it counted with the rules of
-``voting.tallies`` (M-VOTE): ``manage.py tally forum-day FILE`` reads the file and prints ``forum_day_export``'s
+``voting.forum_vote`` (M-VOTE): ``manage.py tally forum-day FILE`` reads the file and prints ``forum_day_export``'s
 result. Example with comments: ``voting/examples/README.md``.
 
 Format ``forum-day/v1``: UTF-8, one JSON object per line, blank lines ignored.
@@ -38,8 +38,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from voting.tallies import (
-    ForumDay, ForumPost, ForumRecord, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat, ForumVoteRules,
+from voting.forum_tally import ForumDay
+from voting.forum_vote import (
+    ForumPost,
+    ForumRecord,
+    ForumRemoval,
+    ForumRemovalCause,
+    ForumReplacement,
+    ForumSeat,
+    ForumVoteRules,
 )
 
 FORUM_DAY_EXPORT_FORMAT = "forum-day/v1"

@@ -4,7 +4,7 @@ The input is a decoded ``real-game-replay/v1`` file (format: tests/data/real_gam
 games with the hosts' official results. ``replay_forum_game`` replays every day the way the README's section 5
 says: each vote action becomes a post in canonical syntax (VOTE → ``##VOTE P05``, UNVOTE → ``##UNVOTE``,
 NO_LYNCH → ``##VOTE No Lynch``; the actions of one forum post form one multi-line post, in file order) by the
-account that wrote it, through the same parser and ``voting.tallies.ForumDay`` as a game on this site, with the
+account that wrote it, through the same parser and ``voting.forum_tally.ForumDay`` as a game on this site, with the
 replacements (accounts per seat by post ranges) and host removals applied where they happened. The day must end
 by itself at the deciding vote, or, for a day with a ``deadline_post``, when the deadline passes after that post
 (resolved by the file's ``ruleset.deadline_rule``); the result is compared with the host's (README section 4),
@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from voting.tallies import (
+from voting.forum_tally import ForumDay
+from voting.forum_vote import (
     CLASSIC_FORUM_RULES,
     ForumCount,
-    ForumDay,
     ForumDayEnd,
     ForumDayEndHow,
     ForumDayResult,

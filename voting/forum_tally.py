@@ -1,7 +1,5 @@
 """The forum day vote (RULES.md M-VOTE) as a pure function: a day's thread of ``##VOTE`` messages counted under
-the rules (``voting.tallies`` holds the rules as data, the records, receipts and results). No ORM, no clock.
-
-Moved out of ``voting.tallies`` (which still answers for these names)."""
+the rules (``voting.forum_vote`` holds the rules as data, the records, receipts and results). No ORM, no clock."""
 from __future__ import annotations
 
 from collections import Counter
@@ -9,15 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from voting.parsing import (
-    ForumCommand,
-    ForumCommandKind,
-    ForumMatchKind,
-    parse_forum_post,
-    resolve_forum_name,
-)
-
-from .tallies import (
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
     ForumCount,
     ForumDayEnd,
@@ -39,6 +29,13 @@ from .tallies import (
     ForumVoteRules,
     forum_majority,
     forum_threshold,
+)
+from voting.parsing import (
+    ForumCommand,
+    ForumCommandKind,
+    ForumMatchKind,
+    parse_forum_post,
+    resolve_forum_name,
 )
 
 # ----------------------------------------------------------------------------------------------------------------

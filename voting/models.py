@@ -1,6 +1,6 @@
-"""Lepra day tables (issue 4): nominations, proxy requests, voting sessions and standing votes.
+"""Lepra day tables : nominations, proxy requests, voting sessions and standing votes.
 
-Tables and named constraints only; every write goes through ``voting.services`` (DESIGN.md). The record of a
+Tables and named constraints only; every write goes through ``rulesets.lepra.day.services`` (DESIGN.md). The record of a
 vote is its ``inboxes.Message``; ``LepraVote`` is the standing-vote index that the unique constraint protects
 against double submits (DESIGN.md "Messages are the record").
 """
@@ -130,7 +130,7 @@ class LepraVote(models.Model):
     proxy = models.BooleanField(default=False, verbose_name=_("proxy"))
     cast_at = models.DateTimeField(verbose_name=_("cast at"))
     #: True on the voter's latest retracted vote in the inbox, and on no other row: with the standing vote, the
-    #: stored tally reads at most two rows per voter, whatever the number of their votes (``voting.standing``).
+    #: stored tally reads at most two rows per voter, whatever the number of their votes (``rulesets.lepra.day.standing``).
     latest_retraction = models.BooleanField(default=False, db_default=False, verbose_name=_("latest retraction"))
     #: The receive time of the «не казнить» that retracted the vote (``retracted_by``'s), kept on the row so that
     #: the tally orders retractions without reading the messages.
@@ -146,7 +146,7 @@ class LepraVote(models.Model):
         ]
         # Not unique: a retraction moves the flag from one row to another in one UPDATE, and a unique index is
         # checked row by row (the tests check one flag per voter after random sequences).
-        # The standing tally reads exactly the rows of this second index's condition (``voting.standing``): an
+        # The standing tally reads exactly the rows of this second index's condition (``rulesets.lepra.day.standing``): an
         # index scan of a voting's few hundred counted rows, however many retracted votes lie beside them.
         indexes = [models.Index(fields=["inbox", "voter"], condition=Q(latest_retraction=True),
                                 name="lepravote_latest_retraction"),
@@ -249,7 +249,7 @@ class CourtVote(models.Model):
 
 
 class CourtProcedure(models.TextChoices):
-    """How the Supreme Court confirms a sentence (L-COURT-3); the codes of ``voting.court.PROCEDURES``."""
+    """How the Supreme Court confirms a sentence (L-COURT-3); the codes of ``rulesets.lepra.court.decision.PROCEDURES``."""
 
     VOTES_CAST = "votes_cast", _("at least half of the votes cast")
     SITTING_JUDGES = "sitting_judges", _("at least half of the sitting judges")
@@ -309,7 +309,7 @@ class SpeechRequest(models.Model):
 
 
 # ==============================================================================================================
-# Judges (issue 5): elections (L-JUDGE-3..6, L-DAY-4/5), removal demands (L-JUDGE-8) and recusals (L-JUDGE-9)
+# Judges : elections (L-JUDGE-3..6, L-DAY-4/5), removal demands (L-JUDGE-8) and recusals (L-JUDGE-9)
 # ==============================================================================================================
 
 class ElectionReason(models.TextChoices):

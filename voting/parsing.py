@@ -4,12 +4,12 @@ Forum day votes (RULES.md M-VOTE)
     ``parse_forum_post(text)`` reads the ``##`` commands of one game-thread post, in the order written
     (M-VOTE-7); ``resolve_forum_name(written, names)`` turns the written name of a ``##VOTE`` into exactly one
     seat or refuses it with the candidates (M-VOTE-1). What the commands do to the day is
-    ``voting.tallies.ForumDay``'s business.
+    ``voting.forum_tally.ForumDay``'s business.
 
 Lepra keywords (RULES.md L-VOTE-2, L-JUDGE-4)
     ``parse_lepra_execution(text)`` reads a whole voting-inbox message as **казнить** / **не казнить** or flood;
     ``parse_lepra_election(text)`` reads a whole precinct message as **Он - Ганди!** / **Он - Гитлер!** or
-    nothing. Both match through ``lepra_keyword_key``. What a keyword does is ``voting.tallies``' business
+    nothing. Both match through ``lepra_keyword_key``. What a keyword does is ``voting.forum_vote``' business
     (``tally_lepra_execution``, ``tally_lepra_election``). The forum names all start with ``Forum``/``forum_``,
     the Lepra ones with ``Lepra``/``lepra_``.
 """

@@ -16,6 +16,8 @@ class LepraConfig(AppConfig):
         from kernel.rulesets import register_ruleset
 
         from . import handlers, hooks  # noqa: F401  (register the scheduler handlers and the post hooks)
+        from .clock import handlers as clock_handlers  # noqa: F401  (registers the phase plan's handlers)
+        from .night import handlers as night_handlers  # noqa: F401  (registers the night_end handler)
         from .ruleset import LepraRuleset
 
         register_ruleset(LepraRuleset())

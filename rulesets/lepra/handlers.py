@@ -7,19 +7,21 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cities.errors import WrongState
 from cities.models import ScheduledEvent
 from cities.scheduler import batch_handler, handler
-from voting.election_batch_services import do_close_elections, do_open_elections
+from kernel.errors import WrongState
+from rulesets.lepra.court.election_batch_services import do_close_elections, do_open_elections
+from rulesets.lepra.court.judge_services import do_close_election, do_open_election
+from rulesets.lepra.court.services import do_close_court_case
+from rulesets.lepra.day.services import do_close_voting, do_open_voting
+from rulesets.lepra.day.window_services import do_report_missed_voting, is_missed
 from voting.models import CourtCase, JudgeElection, VotingSession
-from voting.services import do_close_court_case, do_close_election, do_close_voting, do_open_election, do_open_voting
-from voting.window_services import do_report_missed_voting, is_missed
 
 
 @handler("voting_open")
 def _voting_open(event: ScheduledEvent, now: datetime) -> str:
     """Open the session's voting inboxes (L-VOTE-1). A session the Tribune opened by hand is left as it is. A window
-    that passed entirely while the clock was down is reported to the staff (``voting.window_services``), never skipped
+    that passed entirely while the clock was down is reported to the staff (``rulesets.lepra.day.window_services``), never skipped
     silently."""
     session = VotingSession.objects.get(pk=event.payload["session"], game=event.game_id)
     if is_missed(session, now):  # the clock was down over the whole window: never skipped silently

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from inboxes.hooks import PostHook, post_hook
 from inboxes.models import InboxKind
-from voting.services import check_precinct_post, record_precinct_post
-from voting.vote_posts import check_voting_post, voting_post_locked_reads, voting_post_writes
+from rulesets.lepra.court.judge_services import check_precinct_post, record_precinct_post
+from rulesets.lepra.day.selectors import tally_box_for_inbox
+from rulesets.lepra.day.vote_posts import check_voting_post, voting_post_locked_reads, voting_post_writes
 
 
 @post_hook(InboxKind.VOTING, ruleset="lepra")
@@ -19,6 +20,10 @@ class VotingInboxHook(PostHook):
     def check(self, inbox, seat, text, now):
         return check_voting_post(inbox, seat, text, now)
 
+    def thread_box(self, viewer, inbox):
+        """The standing tally above the thread (L-VOTE-4)."""
+        return tally_box_for_inbox(viewer, inbox)
+
     def writes(self, inbox, seat, message, accepted, now):
         return voting_post_writes(inbox, seat, message, accepted, now)
 
@@ -29,6 +34,10 @@ class PrecinctHook(PostHook):
 
     def check(self, inbox, seat, text, now):
         return check_precinct_post(inbox, seat, text, now)
+
+    def thread_box(self, viewer, inbox):
+        """The precinct's scores above the thread (L-JUDGE-4/5)."""
+        return tally_box_for_inbox(viewer, inbox)
 
     def record(self, inbox, seat, message, accepted, now):
         record_precinct_post(inbox, seat, message, accepted, now)

@@ -6,13 +6,14 @@ from types import MappingProxyType
 
 from django.utils.translation import gettext_lazy as _
 
-from cities.daily_post import DAILY_POST_SECTIONS
 from cities.models import Alignment, LifeStatus, StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
 from kernel.rulesets import PhasePlan, RulesetSpec
-from roles import victory
-from roles.services import do_after_day_death, night_state_of, scoreboard_of
+from rulesets.lepra import victory
+from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
+from rulesets.lepra.game_end_services import scoreboard_of
+from rulesets.lepra.night.services import do_after_day_death, night_state_of
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 from .policy_grants import POLICY_GRANTS
@@ -67,6 +68,7 @@ class LepraRuleset(RulesetSpec):
         "no_winner": _("The game ended without a winner."),
     })
     new_game_url_name = "new_game"
+    urls_module = "rulesets.lepra.urls"
     #: Reminded deadlines: nominations close when voting opens (L-NOM), voting closes (L-VOTE-8), the night ends.
     #: The date and the time are separate: a language puts its own words between them («6 декабря в 18:00»).
     reminder_texts = MappingProxyType({
@@ -128,6 +130,6 @@ class LepraRuleset(RulesetSpec):
         return victory.decide_winner({0: victory.CityCount(honest=len(alive) - mafia, mafia=mafia)})
 
     def daily_post_section(self, game, day: int, key: str, context) -> str:
-        """One section of the daily post of ``day`` (``cities.daily_post.DAILY_POST_SECTIONS``; ``context`` a
-        ``cities.daily_post.DailyPostContext``), in the active language."""
+        """One section of the daily post of ``day`` (``rulesets.lepra.clock.daily_post.DAILY_POST_SECTIONS``; ``context`` a
+        ``rulesets.lepra.clock.daily_post.DailyPostContext``), in the active language."""
         return DAILY_POST_SECTIONS[key](game, day, context)

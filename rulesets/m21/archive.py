@@ -25,7 +25,14 @@ from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.rulesets import ArchiveSection
 from voting.forum_tally import ForumDay
-from voting.tallies import FORUM_NO_LYNCH, ForumPost, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat
+from voting.forum_vote import (
+    FORUM_NO_LYNCH,
+    ForumPost,
+    ForumRemoval,
+    ForumRemovalCause,
+    ForumReplacement,
+    ForumSeat,
+)
 
 from . import selectors, services
 from .console_services import wall_time

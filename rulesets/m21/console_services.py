@@ -18,7 +18,7 @@ from django.utils import timezone
 from cities.models import Game, GameStatus, Resident, ScheduledEvent
 from cities.services import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from voting.tallies import ForumRemovalCause
+from voting.forum_vote import ForumRemovalCause
 
 from . import services
 from .models import DayStatus, M21Game

@@ -1,7 +1,7 @@
 """The M21 day as a pure function over its records (RULES.md M-VOTE-1..9, M-ROLE judge): no ORM, no clock, no I/O.
 
 ``run_m21_day`` re-derives a whole day of the game thread from its ordered records: the posts (through
-``voting.tallies.ForumDay``, the same engine as ``tally forum-day`` and the replay tool), deaths and removals
+``voting.forum_tally.ForumDay``, the same engine as ``tally forum-day`` and the replay tool), deaths and removals
 during the day (M-VOTE-9), replacements (L-REPLACE-1), and the Judge's two powers, once per game:
 
 - *close proceedings* (``JudgeCloses``): while a majority of the living have a vote in place, the day ends now on
@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from voting.tallies import (
+from voting.forum_tally import ForumDay
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
-    ForumDay,
     ForumDayEnd,
     ForumDayEndHow,
     ForumDayReport,

@@ -26,8 +26,8 @@ from django.utils import timezone
 
 from cities.models import Game
 from cities.scheduler import advance_clock
-from cities.services import do_close_signups, do_sign_up
-from inboxes.services import do_post_message
+from cities.recruitment_services import do_close_signups, do_sign_up
+from inboxes.posting import do_post_message
 
 from . import services
 

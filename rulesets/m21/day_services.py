@@ -22,11 +22,10 @@ from cities.models import (
     ScheduledEvent,
 )
 from cities.services import record_event
-from inboxes import policies
+from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from voting.parsing import parse_forum_post
-from voting.tallies import (
+from voting.forum_vote import (
     FORUM_NO_LYNCH,
     ForumDayEndHow,
     ForumPost,
@@ -35,6 +34,7 @@ from voting.tallies import (
     ForumReplacement,
     ForumSeat,
 )
+from voting.parsing import parse_forum_post
 
 from .day import DayState, DeadlinePasses, JudgeCasts, JudgeCloses, M21DayOutcome, M21DayRun, vote_count_text
 from .flips import flip_text
@@ -396,7 +396,7 @@ def _seat_leaves_the_living(resident: Resident, *, reason: str, now: datetime) -
     if spectators is not None:
         Membership.objects.update_or_create(inbox=spectators, resident=resident,
                                             defaults={"state": MembershipState.MEMBER, "since": now})
-    policies.forget_viewer_cache(resident.user)
+    viewer_reads.forget_viewer_cache(resident.user)
 
 
 def _decide_if_due(day: M21Day, *, now: datetime, actor=None) -> M21DayOutcome:

@@ -22,10 +22,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from cities.models import Game
+from cities.recruitment_services import do_close_signups, do_sign_up
 from cities.scheduler import advance_clock
-from cities.services import do_close_signups, do_sign_up
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 
 from . import night_services, services
 from .models import M21Seat

@@ -17,13 +17,11 @@ from cities.models import (
 )
 from cities.services import record_event
 from inboxes import policies
+from inboxes.membership_services import do_replace_player
 from inboxes.models import Message
 from inboxes.rendering import render_markdown
-from inboxes.services import do_replace_player
 from kernel.errors import InvalidInput, WrongState
-from voting.tallies import (
-    ForumRemovalCause,
-)
+from voting.forum_vote import ForumRemovalCause
 
 from .day import vote_count_text
 from .day_services import (
@@ -107,7 +105,7 @@ def do_remove_m21_player(resident: Resident, *, acting_user, cause: str = ForumR
 
 @transaction.atomic
 def do_replace_m21_player(resident: Resident, new_user, *, acting_user, now: datetime | None = None) -> Resident:
-    """A new account takes over a seat (L-REPLACE-1): ``inboxes.services.do_replace_player``, and during a day the
+    """A new account takes over a seat (L-REPLACE-1): ``inboxes.membership_services.do_replace_player``, and during a day the
     seat keeps its vote and the votes on it (a replacement record of the day)."""
     now = now or timezone.now()
     _check_m21(resident.game)

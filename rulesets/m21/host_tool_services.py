@@ -23,7 +23,7 @@ from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident, Sta
 from cities.services import record_event
 from inboxes.models import Inbox, Spectator
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from voting.tallies import ForumOffence
+from voting.forum_vote import ForumOffence
 
 from .day_services import day_outcome, open_day
 from .host_services import do_replace_m21_player

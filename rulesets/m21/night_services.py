@@ -7,7 +7,7 @@ the event's due time, and its seed is drawn once and recorded. ``resolve_m21_nig
 ``rulesets.m21.night_frame.NIGHT_RESOLVERS``: at the planned end it reads every submission made up to the planned end
 (however late it runs), builds the pure night's state and actions from the rows keyed by seats (``night_input``),
 resolves them with the pure steps of ``rulesets.m21.night`` and applies the outcome seat by seat: deaths through
-the shared death service (``inboxes.services.do_kill_residents``), uses spent, items moved, private results in each
+the shared death service (``inboxes.membership_services.do_kill_residents``), uses spent, items moved, private results in each
 role inbox (the dead's too, M-NIGHT-4) and the morning post. The night is recorded as a night file
 (``M21Night.input``: ``manage.py resolve_night m21`` gives the same outcome from it) and its outcome by name; ``rulesets.m21.night_frame.do_end_m21_night`` then checks victory (M-WIN-1) and starts the next day.
 

@@ -15,14 +15,12 @@ from cities.i18n import activate_game_language
 from cities.models import LifeStatus
 from cities.selectors import game_get
 from inboxes import policies
-from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from kernel.errors import InvalidInput, RuleViolation, WrongState, page_status
 
 from . import night_services as ns
 from .night_forms import NightActionForm, StashForm, WithdrawForm
 from .night_pages import target_refusal
 from .roles import MAFIA
-
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 def _form_refusal(form: NightActionForm, seats) -> str:
@@ -86,7 +84,7 @@ def m21_night_page(request, slug: str):
                 ns.do_submit_night_action(game, option=data["option"], target=data["target"] or None,
                                           item=data.get("item") or None, acting_user=request.user)
         except RuleViolation as exc:
-            error, status = str(exc), ERROR_STATUS.get(type(exc), 400)
+            error, status = str(exc), page_status(exc)
         else:
             return redirect("m21_night_page", slug=game.slug)
     standing = [{"group": group, "row": row, "text": ns.standing_text(seat, row)}

@@ -16,7 +16,7 @@ from django.utils import timezone
 from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.services import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from voting.tallies import ForumRemovalCause
+from voting.forum_vote import ForumRemovalCause
 
 from . import items as item_data
 from .day_services import open_day

@@ -19,9 +19,7 @@ from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Messag
 from inboxes.rendering import render_markdown
 from inboxes.services import check_inbox_kind_exists
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from voting.tallies import (
-    ForumVoteRules,
-)
+from voting.forum_vote import ForumVoteRules
 
 from .models import M21Game
 
@@ -63,7 +61,7 @@ def _check_m21(game: Game) -> M21Game:
 
 def vote_rules(settings: M21Game) -> ForumVoteRules:
     """The game's day vote (M-VOTE): its preset (M21's END-hammer and plurality, or the classic forum majority
-    hammer of ``voting.tallies.CLASSIC_FORUM_RULES``) with the host's self-vote and No Lynch settings."""
+    hammer of ``voting.forum_vote.CLASSIC_FORUM_RULES``) with the host's self-vote and No Lynch settings."""
     return ForumVoteRules.from_dict({"preset": settings.vote_preset,
                                      "self_votes_allowed": settings.self_votes_allowed,
                                      "no_lynch_allowed": settings.no_lynch_allowed})

@@ -24,7 +24,7 @@ from cities.models import (
     StaffRole,
 )
 from cities.services import do_create_game, record_event
-from inboxes import policies
+from inboxes import viewer_reads
 from inboxes.models import InboxKind
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput, WrongState
@@ -117,7 +117,7 @@ def do_add_cohost(game: Game, user, *, acting_user, now: datetime | None = None)
             game=game, user=user, withdrawn_at__isnull=True).exists():
         raise InvalidInput(f"{user.public_name} plays in this game and cannot host it.", rule="M-SETUP-4")
     role = StaffRole.objects.create(game=game, kind=StaffKind.COHOST, user=user)
-    policies.forget_viewer_cache(user)
+    viewer_reads.forget_viewer_cache(user)
     record_event(game, "m21.cohost_added", actor=acting_user, at=now, payload={"user": user.pk})
     return role
 
@@ -262,7 +262,7 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
             game=game, city=city, user=signup.user, name=name,
             # Lepra's public judge flag and the godfather flag stay off: in M21 every role is secret (M-SETUP-1).
             alignment=Alignment.MAFIA if ROLES[role_key].alignment == MAFIA else Alignment.HONEST))
-        policies.forget_viewer_cache(signup.user)
+        viewer_reads.forget_viewer_cache(signup.user)
     mafia = [r for r in residents if r.alignment == Alignment.MAFIA]
     _new_inbox(game, InboxKind.GAME_THREAD, f"{game.title}: game thread", city, now, members=residents)
     mafia_thread = _new_inbox(game, InboxKind.MAFIA_THREAD, f"{game.title}: mafia thread", city, now, members=mafia)

@@ -11,7 +11,7 @@ must never reach a seat):
 - a player replaced out of the game (L-REPLACE-1) holds no seat any more and may watch like any outsider: they are
   out of the game for good, as the eliminated beside them in the spectators' thread are;
 - an account that has ever watched a game (left or not) never signs up for it (``refuse_spectator_sign_up``, a
-  sign-up guard) and never takes a seat in it as a replacement (``inboxes.services.do_replace_player``).
+  sign-up guard) and never takes a seat in it as a replacement (``inboxes.membership_services.do_replace_player``).
 
 Every ``do_<verb>_<noun>(game, *, acting_user, now=None)`` runs in one transaction under the game's row lock (the
 sign-up takes the same lock, so a sign-up and a join cannot cross), writes a ``GameEvent`` and raises a
@@ -25,8 +25,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from cities.models import Game, GameStatus, Resident, Signup, StaffRole
-from cities.services import SIGNUP_GUARDS, record_event
-from inboxes import policies
+from cities.recruitment_services import SIGNUP_GUARDS
+from cities.services import record_event
+from inboxes import policies, viewer_reads
 from inboxes.models import Spectator
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 
@@ -74,7 +75,7 @@ def do_join_as_spectator(game: Game, *, acting_user, now: datetime | None = None
     else:
         row.joined_at, row.left_at = now, None
         row.save(update_fields=["joined_at", "left_at"])
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     record_event(game, "m21.spectator_joined", actor=acting_user, at=now, payload={"user": acting_user.pk})
     return row
 
@@ -92,13 +93,13 @@ def do_leave_as_spectator(game: Game, *, acting_user, now: datetime | None = Non
         raise WrongState("You do not watch this game.", rule="M-SETUP-3")
     row.left_at = now
     row.save(update_fields=["left_at"])
-    policies.forget_viewer_cache(acting_user)
+    viewer_reads.forget_viewer_cache(acting_user)
     record_event(game, "m21.spectator_left", actor=acting_user, at=now, payload={"user": acting_user.pk})
     return row
 
 
 def refuse_spectator_sign_up(user, game: Game, now: datetime) -> None:
-    """The sign-up guard of M-SETUP-3 (``cities.services.SIGNUP_GUARDS``): an account that has watched ``game`` as a
+    """The sign-up guard of M-SETUP-3 (``cities.recruitment_services.SIGNUP_GUARDS``): an account that has watched ``game`` as a
     spectator, left or not, never signs up for it. Raises ``NotAllowed``."""
     if Spectator.objects.filter(game=game, user=user).exists():
         raise NotAllowed("You have watched this game as a spectator: you cannot play in it.", rule="M-SETUP-3")

@@ -16,11 +16,11 @@ from django.views.decorators.http import require_POST
 from cities.forms import wall_clock_to_utc
 from cities.i18n import activate_game_language
 from cities.models import Game
+from cities.recruitment_services import do_close_signups
 from cities.selectors import game_get
-from cities.services import do_close_signups
 from inboxes import policies
 from inboxes.access import access_resident_by_id
-from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
+from kernel.errors import InvalidInput, RuleViolation, page_status
 
 from . import host_tool_services as host_tools
 from . import selectors, services
@@ -41,8 +41,6 @@ from .roles import ROLES
 from .ruleset import M21Ruleset
 from .setup import M21Setup
 from .spectator_services import may_join_as_spectator
-
-ERROR_STATUS = {InvalidInput: 400, NotAllowed: 403, WrongState: 409}
 
 
 def _m21_game(slug: str, request=None) -> Game:
@@ -70,7 +68,7 @@ def new_game(request):
                 game = services.do_create_m21_game(acting_user=request.user, **form.cleaned_data)
             except RuleViolation as exc:
                 form.add_error(None, str(exc))
-                status = ERROR_STATUS.get(type(exc), 400)
+                status = page_status(exc)
             else:
                 return redirect("m21_setup", slug=game.slug)
         else:
@@ -113,7 +111,7 @@ def _act(request, game: Game, action, success: str):
         result = action()
     except RuleViolation as exc:
         messages.error(request, str(exc))
-        return None, ERROR_STATUS.get(type(exc), 400)
+        return None, page_status(exc)
     messages.success(request, success if success else str(result))
     return result, 200
 
@@ -255,7 +253,7 @@ def setup_timing(request, slug: str):
 @require_POST
 @login_required
 def setup_close_signups(request, slug: str):
-    """The host (the Procurator) closes the sign-ups (``cities.services.do_close_signups``)."""
+    """The host (the Procurator) closes the sign-ups (``cities.recruitment_services.do_close_signups``)."""
     return _setup_action(request, slug, None, lambda game, _form: do_close_signups(game, acting_user=request.user),
                          "Sign-ups are closed.")
 

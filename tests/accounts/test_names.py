@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.translation import override
 
 from accounts.names import impersonation_problem, name_skeleton, skeleton
-from inboxes import services
+from inboxes import posting, services
 from inboxes.models import Inbox, InboxKind
 from tests.conftest import fresh
 
@@ -105,9 +105,9 @@ def test_an_operator_cannot_rename_an_account_to_an_impersonating_name(demo, dja
 
 def test_staff_and_site_posts_carry_a_badge_no_name_can_produce(demo):
     city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
-    services.do_post_message(city1, "Голосование в 18:00.", acting_user=fresh(demo.tribune1))
+    posting.do_post_message(city1, "Голосование в 18:00.", acting_user=fresh(demo.tribune1))
     services.do_post_site_message(city1, "Сообщение сайта.", acting_user=None)
-    services.do_post_message(city1, "Я тоже ведущий, честно.", acting_user=fresh(demo.honest))
+    posting.do_post_message(city1, "Я тоже ведущий, честно.", acting_user=fresh(demo.honest))
     client = Client()
     client.force_login(demo.honest)
     getter = getattr(city1, "get_absolute_url", None)

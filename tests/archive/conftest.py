@@ -8,6 +8,7 @@ import pytest
 
 from cities.models import Game, GameStatus
 from cities.services import do_set_game_status
+from inboxes import membership_services, posting
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
 from tests.conftest import fresh
@@ -68,11 +69,11 @@ def world(demo) -> World:
         "police": q.get(kind=InboxKind.POLICE),
         "cemetery": q.get(kind=InboxKind.CEMETERY, rolled_over_at__isnull=True),
     }
-    inbox_services.do_post_message(inboxes["mafia1"], f"Tonight we take the baker. {MAFIA_PHRASE}",
+    posting.do_post_message(inboxes["mafia1"], f"Tonight we take the baker. {MAFIA_PHRASE}",
                                    acting_user=fresh(demo.mafioso))
-    inbox_services.do_post_message(secret, "secretfourphrase: let us vote together", acting_user=fresh(demo.honest))
-    inbox_services.do_post_message(inboxes["personal:winner"], "personalwinnerphrase", acting_user=fresh(demo.honest))
+    posting.do_post_message(secret, "secretfourphrase: let us vote together", acting_user=fresh(demo.honest))
+    posting.do_post_message(inboxes["personal:winner"], "personalwinnerphrase", acting_user=fresh(demo.honest))
     # The dead resident dies after the talk: a member of the secret inbox at death, who keeps what was said up to
     # then (L-STAFF-6 [interp]; a secret inbox cannot be opened with the dead, ``do_create_secret_inbox``).
-    inbox_services.do_kill_resident(seat("resident2"), "killed", acting_user=None)
+    membership_services.do_kill_resident(seat("resident2"), "killed", acting_user=None)
     return World(demo=demo, game=game, inboxes=inboxes)

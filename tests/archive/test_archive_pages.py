@@ -9,28 +9,11 @@ from django.utils import translation
 
 from archive import charts, selectors, services
 from cities.models import Alignment, City, LifeStatus, Resident
-from inboxes import services as inbox_services
+from inboxes import membership_services
+from tests.archive.archive_helpers import _voting_day
 from tests.archive.conftest import MAFIA_PHRASE
 from tests.conftest import fresh
-from tests.voting.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
-from voting.services import do_close_voting
-
-
-def _voting_day(world):
-    """City 1 votes on day 2: two nominees; three votes for the first, one for the second, and one voter who
-    voted for the first then took it back (changed their mind). Closed at 23:00 Moscow."""
-    day = city1_day(world.demo)
-    a, b = day.plain[0], day.plain[1]
-    session = nominate_and_open(world.demo, day, [a, b])
-    voters = [r for r in day.plain if r not in (a, b)][:5]
-    minute = timedelta(minutes=1)
-    for n, voter in enumerate(voters[:3]):
-        inbox_services.do_post_message(day.inbox_of(a), "казнить", acting_user=voter.user, now=OPENS + (n + 1) * minute)
-    inbox_services.do_post_message(day.inbox_of(b), "казнить", acting_user=voters[3].user, now=OPENS + 10 * minute)
-    inbox_services.do_post_message(day.inbox_of(a), "казнить", acting_user=voters[4].user, now=OPENS + 11 * minute)
-    inbox_services.do_post_message(day.inbox_of(a), "не казнить", acting_user=voters[4].user, now=OPENS + 20 * minute)
-    do_close_voting(session, acting_user=None, now=CLOSES)
-    return day, a, b, voters
+from tests.rulesets.lepra.day.day_helpers import CLOSES
 
 
 def test_front_page_after_the_end_has_winner_scoreboard_and_cast_L_ARCH_3(world, client):
@@ -175,7 +158,7 @@ def test_search_is_full_text_on_postgresql_and_a_substring_match_on_sqlite_L_ARC
 
 def test_winner_of_a_game_ended_early_is_none_even_if_L_WIN_1_would_name_one_L_WIN_3(world):
     """The GameResult of the early end (winner "") is the word of record, not a count of the living."""
-    from roles.services import do_end_game_early
+    from rulesets.lepra.game_end_services import do_end_game_early
     do_end_game_early(world.game, reason="Too few players left.", acting_user=fresh(world.demo.procurator))
     residents = [Resident(alignment=Alignment.HONEST, status=LifeStatus.ALIVE)]  # L-WIN-1 alone would say "honest"
     assert selectors.winner_of(world.game, residents) == ""
@@ -219,7 +202,7 @@ def test_vote_chart_legend_uses_the_names_of_the_day_as_the_table_does_L_ARCH_3_
     _day, a, b, _voters = _voting_day(world)
     name_of_the_day = a.name
     newcomer = get_user_model().objects.create_user("newcomer", "newcomer@example.org", "x", display_name="Newcomer")
-    inbox_services.do_replace_player(a, newcomer, acting_user=fresh(world.demo.procurator), now=CLOSES + timedelta(hours=1))
+    membership_services.do_replace_player(a, newcomer, acting_user=fresh(world.demo.procurator), now=CLOSES + timedelta(hours=1))
     a.refresh_from_db()
     assert a.name == "Newcomer"
     world.end()

@@ -10,11 +10,11 @@ import time_machine
 from django.utils import timezone
 
 from archive.notifications import attention_for
-from roles import services as role_services
-from tests.cities.test_setup_commissar import FixedChoice
+from rulesets.lepra.setup import services as role_services
 from tests.conftest import fresh
+from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, city1_day
+from tests.rulesets.lepra.setup.setup_helpers import FixedChoice
 from tests.setup_factory import build_game
-from tests.voting.day_helpers import CLOSES, MORNING, city1_day
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ def test_a_commissar_offer_is_announced_to_its_candidate_only_until_answered_L_C
 
 
 def test_a_deadline_within_a_day_concerns_the_living_of_its_city_only_L_VOTE_8(demo, client):
-    from voting.services import do_schedule_voting
+    from rulesets.lepra.day.services import do_schedule_voting
 
     day = city1_day(demo)
     do_schedule_voting(day.city, CLOSES - timedelta(hours=3), CLOSES, acting_user=demo.tribune1, now=MORNING)

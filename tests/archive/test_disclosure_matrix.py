@@ -11,10 +11,10 @@ from django.http import Http404
 
 from archive import services
 from archive.models import OpenRequest
-from cities.errors import NotAllowed, WrongState
 from cities.models import GameEvent
 from inboxes import policies
 from inboxes.models import Message
+from kernel.errors import NotAllowed, WrongState
 from tests.conftest import fresh
 
 PERSONAS = ["winner", "loser", "dead", "spectator", "visitor"]

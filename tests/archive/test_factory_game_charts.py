@@ -9,10 +9,10 @@ import time_machine
 from archive import charts
 from cities.models import City, GameStatus, LifeStatus, Resident
 from cities.services import do_set_game_status
-from inboxes import services as inbox_services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind
+from rulesets.lepra.day.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 from tests.setup_factory import build_game
-from voting.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 
 MORNING = datetime(2026, 12, 3, 7, 0, tzinfo=UTC)  # 10:00 Moscow
 OPENS = datetime(2026, 12, 3, 15, 0, tzinfo=UTC)
@@ -35,8 +35,8 @@ def test_vote_chart_and_map_of_a_finished_factory_game_have_the_expected_structu
     inbox_a = Inbox.objects.get(kind=InboxKind.VOTING, resident=a)
     inbox_b = Inbox.objects.get(kind=InboxKind.VOTING, resident=b)
     for n, voter in enumerate(residents[2:6]):
-        inbox_services.do_post_message(inbox_a, "казнить", acting_user=voter.user, now=OPENS + timedelta(minutes=n + 1))
-    inbox_services.do_post_message(inbox_b, "казнить", acting_user=residents[6].user, now=OPENS + timedelta(minutes=30))
+        posting.do_post_message(inbox_a, "казнить", acting_user=voter.user, now=OPENS + timedelta(minutes=n + 1))
+    posting.do_post_message(inbox_b, "казнить", acting_user=residents[6].user, now=OPENS + timedelta(minutes=30))
     do_close_voting(session, acting_user=None, now=CLOSES)
     do_set_game_status(game, GameStatus.FINISHED, acting_user=built.procurator, now=CLOSES + timedelta(minutes=5))
     game.refresh_from_db()

@@ -13,10 +13,10 @@ from django.core import mail
 from archive import notifications, services
 from archive.models import NotificationSettings
 from cities.models import ScheduledEvent
-from inboxes import services as inbox_services
+from inboxes import posting
 from tests.archive.conftest import MAFIA_PHRASE
 from tests.conftest import fresh
-from tests.voting.day_helpers import CLOSES, MORNING, city1_day
+from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, city1_day
 
 NON_MEMBERS = ["honest", "procurator", "tribune1", "outsider", "anonymous"]
 
@@ -75,10 +75,10 @@ def test_map_shows_the_mafia_inbox_and_the_consigliere_only_to_who_may_know_them
 def test_mentions_list_only_from_readable_inboxes_L_INBOX_20(world):
     honest = fresh(world.demo.honest)
     name = world.demo.seat("honest").name
-    inbox_services.do_post_message(world.inbox("mafia1"), f"@{name} {MAFIA_PHRASE} is our target",
+    posting.do_post_message(world.inbox("mafia1"), f"@{name} {MAFIA_PHRASE} is our target",
                                    acting_user=fresh(world.demo.mafioso))
     assert notifications.mentions_for(honest) == []
-    inbox_services.do_post_message(world.inbox("city1"), f"@{name} what do you think?", acting_user=fresh(world.demo.mafioso))
+    posting.do_post_message(world.inbox("city1"), f"@{name} what do you think?", acting_user=fresh(world.demo.mafioso))
     found = notifications.mentions_for(fresh(world.demo.honest))
     assert [m.inbox_id for m in found] == [world.inboxes["city1"].pk]
     assert all(MAFIA_PHRASE not in m.body for m in found)
@@ -89,11 +89,11 @@ def test_unread_badges_count_only_readable_inboxes_L_INBOX_20(world, client):
         return {g.pk: n for g, n in notifications.unread_badges_for(fresh(getattr(world.demo, persona)))}[world.game.pk]
 
     before_honest, before_mafioso = badge("honest"), badge("mafioso")
-    inbox_services.do_post_message(world.inbox("mafia1"), "another secret", acting_user=fresh(world.demo.mafioso))
-    inbox_services.do_post_message(world.inbox("mafia1"), "and another", acting_user=fresh(world.demo.consigliere))
+    posting.do_post_message(world.inbox("mafia1"), "another secret", acting_user=fresh(world.demo.mafioso))
+    posting.do_post_message(world.inbox("mafia1"), "and another", acting_user=fresh(world.demo.consigliere))
     assert badge("honest") == before_honest
     assert badge("mafioso") == before_mafioso + 1  # the Consigliere's; one's own post is read
-    inbox_services.do_post_message(world.inbox("city1"), "hello city", acting_user=fresh(world.demo.mafioso))
+    posting.do_post_message(world.inbox("city1"), "hello city", acting_user=fresh(world.demo.mafioso))
     assert badge("honest") == before_honest + 1
     client.force_login(world.demo.honest)
     page = client.get("/me/mentions/")
@@ -108,9 +108,9 @@ def _choose(user, time_zone: str = "", **channels) -> None:
 def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_INBOX_20(world):
     for persona in ("honest", "mafioso", "outsider", "procurator"):
         _choose(getattr(world.demo, persona), reply="digest_hourly", mention="digest_hourly")
-    inbox_services.do_post_message(world.inbox("mafia1"), f"Consigliere agrees: {MAFIA_PHRASE}",
+    posting.do_post_message(world.inbox("mafia1"), f"Consigliere agrees: {MAFIA_PHRASE}",
                                    acting_user=fresh(world.demo.consigliere))
-    inbox_services.do_post_message(world.inbox("personal:winner"), "Your Tribune here.", acting_user=fresh(world.demo.tribune1))
+    posting.do_post_message(world.inbox("personal:winner"), "Your Tribune here.", acting_user=fresh(world.demo.tribune1))
     mail.outbox.clear()
     now = max(m.received_at for m in world.inbox("mafia1").messages.all()) + timedelta(minutes=1)
     sent = services.do_send_notifications(now=now)
@@ -129,7 +129,7 @@ def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_IN
     assert f"http://{settings.MAFIA_SITE_DOMAIN}/me/notifications/settings/" in by_user[world.demo.honest.email]
     assert f"/inboxes/{world.inboxes['mafia1'].public_id}/" not in by_user[world.demo.honest.email]
     assert services.do_send_notifications(now=now) == 0  # nothing new since
-    inbox_services.do_post_message(world.inbox("personal:winner"), "Again.", acting_user=fresh(world.demo.tribune1),
+    posting.do_post_message(world.inbox("personal:winner"), "Again.", acting_user=fresh(world.demo.tribune1),
                                    now=now + timedelta(minutes=1))
     assert services.do_send_notifications(now=now + timedelta(minutes=30)) == 0  # the hour has not passed
     assert services.do_send_notifications(now=now + timedelta(minutes=61)) == 1
@@ -137,7 +137,7 @@ def test_email_digest_goes_to_readers_of_each_inbox_only_and_quotes_nothing_L_IN
 
 
 def test_reminders_before_voting_close_reach_the_city_in_each_users_time_zone_once_L_INBOX_20(world):
-    from voting.services import do_schedule_voting
+    from rulesets.lepra.day.services import do_schedule_voting
 
     day = city1_day(world.demo)
     do_schedule_voting(day.city, CLOSES - timedelta(hours=3), CLOSES, acting_user=world.demo.tribune1, now=MORNING)
@@ -183,7 +183,7 @@ def test_notification_settings_page_refuses_an_unknown_zone(world, client):
 
 def test_vote_tables_chart_and_timeline_of_a_city_stay_with_its_readers_during_the_game_L_INBOX_9(world):
     from archive import charts, selectors
-    from tests.archive.test_archive_pages import _voting_day
+    from tests.archive.archive_helpers import _voting_day
 
     _day, a, _b, _voters = _voting_day(world)
     city1_name = world.demo.seat("honest").city.name
@@ -207,7 +207,7 @@ def test_send_notifications_command_sends_the_due_digests(world):
     from django.core.management import call_command
 
     _choose(world.demo.mafioso, reply="email_now")
-    inbox_services.do_post_message(world.inbox("mafia1"), "news", acting_user=fresh(world.demo.consigliere))
+    posting.do_post_message(world.inbox("mafia1"), "news", acting_user=fresh(world.demo.consigliere))
     mail.outbox.clear()
     out = StringIO()
     call_command("send_notifications", stdout=out)

@@ -15,13 +15,13 @@ from archive import services as archive_services
 from cities.models import GameStatus
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from kernel.rulesets import ruleset_of
 from rulesets.m21 import archive as m21_archive
-from rulesets.m21 import services
 from rulesets.m21 import night_services as ns
+from rulesets.m21 import services
 from rulesets.m21.roles import ROLES
-from tests.m21.day_helpers import build_game, make_user
+from tests.rulesets.m21.day_helpers import build_game, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from archive import notifications, services
 from archive.models import Notification, NotificationKind
-from inboxes import policies
+from inboxes import membership_services, policies, posting
 from inboxes import services as inbox_services
 from inboxes.membership_services import do_replace_player
 from inboxes.models import Message
@@ -56,7 +56,7 @@ def _all_names(demo) -> str:
 @pytest.mark.parametrize("persona", PERSONA_NAMES)
 def test_a_mafia_message_naming_everyone_tells_only_the_readers_the_policy_allows_L_INBOX_20(world, persona):
     now = timezone.now() + MINUTE
-    message = inbox_services.do_post_message(world.inbox("mafia1"), f"{MAFIA_PHRASE} {_all_names(world.demo)}",
+    message = posting.do_post_message(world.inbox("mafia1"), f"{MAFIA_PHRASE} {_all_names(world.demo)}",
                                              acting_user=fresh(world.demo.consigliere), now=now)
     services.do_collect_notifications(now=now + MINUTE)
     user = getattr(world.demo, persona)
@@ -81,8 +81,8 @@ def test_a_dead_member_is_told_nothing_posted_after_the_death_L_INBOX_20_L_DEATH
     victim, control = world.demo.seat("mafioso"), next(r for r in members if r.user_id != world.demo.mafioso.pk)
     _email_now(world.demo.mafioso, control.user)
     now = timezone.now() + MINUTE
-    inbox_services.do_kill_resident(victim, "killed", acting_user=None, now=now)
-    after = inbox_services.do_post_message(world.inbox("mafia1"), f"After his death. @{victim.name}",
+    membership_services.do_kill_resident(victim, "killed", acting_user=None, now=now)
+    after = posting.do_post_message(world.inbox("mafia1"), f"After his death. @{victim.name}",
                                            acting_user=fresh(control.user), now=now + MINUTE)
     mail.outbox.clear()
     services.do_send_notifications(now=now + 2 * MINUTE)
@@ -92,7 +92,7 @@ def test_a_dead_member_is_told_nothing_posted_after_the_death_L_INBOX_20_L_DEATH
     assert mafia_link not in _mail_of(world.demo.mafioso)
     assert all(n.notification.message_id != after.pk
                for n in notifications.notification_list_for(fresh(world.demo.mafioso)))
-    reply = inbox_services.do_post_message(world.inbox("mafia1"), "And the living hear it.",
+    reply = posting.do_post_message(world.inbox("mafia1"), "And the living hear it.",
                                            acting_user=fresh(world.demo.consigliere), now=now + 3 * MINUTE)
     services.do_send_notifications(now=now + 4 * MINUTE)
     assert control.user_id in _told(reply) and world.demo.mafioso.pk not in _told(reply)  # control: a living member
@@ -105,7 +105,7 @@ def test_a_member_removed_after_the_notification_was_written_gets_nothing_at_sen
     for user in (world.demo.commissar, world.demo.mafioso):
         services.do_update_notification_settings(acting_user=fresh(user), channels={"reply": "digest_hourly"})
     now = timezone.now() + MINUTE
-    message = inbox_services.do_post_message(secret, "Meet at noon.", acting_user=fresh(world.demo.honest), now=now)
+    message = posting.do_post_message(secret, "Meet at noon.", acting_user=fresh(world.demo.honest), now=now)
     services.do_collect_notifications(now=now + MINUTE)
     readers = {u.pk for u in policies.readers_of_inbox(secret)
                if policies.readable_messages(u).filter(pk=message.pk).exists()} - {world.demo.honest.pk}
@@ -128,7 +128,7 @@ def test_after_a_replacement_the_old_account_gets_nothing_and_the_new_one_is_tol
     new_user = get_user_model().objects.create_user("taker", "taker@example.org", "x", display_name="Taker")
     _email_now(old_user, new_user)
     now = timezone.now() + MINUTE
-    before = inbox_services.do_post_message(personal, "A word from your Tribune.", acting_user=fresh(world.demo.tribune1),
+    before = posting.do_post_message(personal, "A word from your Tribune.", acting_user=fresh(world.demo.tribune1),
                                             now=now)
     services.do_collect_notifications(now=now + MINUTE)
     assert _told(before) == {old_user.pk}
@@ -138,7 +138,7 @@ def test_after_a_replacement_the_old_account_gets_nothing_and_the_new_one_is_tol
     assert old_user.email not in _mailed_to()
     assert Notification.objects.get(message=before, user=old_user).withheld_at is not None
     assert notifications.notification_list_for(fresh(old_user)) == []
-    after = inbox_services.do_post_message(personal, "Welcome, Taker.", acting_user=fresh(world.demo.tribune1),
+    after = posting.do_post_message(personal, "Welcome, Taker.", acting_user=fresh(world.demo.tribune1),
                                            now=now + 4 * MINUTE)
     services.do_send_notifications(now=now + 5 * MINUTE)
     assert old_user.pk not in _told(after) and new_user.pk in _told(after)
@@ -148,8 +148,8 @@ def test_after_a_replacement_the_old_account_gets_nothing_and_the_new_one_is_tol
 
 def test_a_commissar_offer_is_told_to_its_candidate_only_and_not_after_a_replacement_L_COMM_2(db):
     from roles.models import CommissarOffer
-    from roles.services import do_offer_commissar
-    from tests.cities.test_setup_commissar import FixedChoice
+    from rulesets.lepra.setup.services import do_offer_commissar
+    from tests.rulesets.lepra.setup.setup_helpers import FixedChoice
     from tests.setup_factory import build_game
 
     built = build_game("numbers", slug="notify-offer", cities=2, size=10)
@@ -174,7 +174,7 @@ def test_a_commissar_offer_is_told_to_its_candidate_only_and_not_after_a_replace
 
 def test_the_notifications_page_lists_marks_shown_read_and_marks_all_read_explicitly_L_INBOX_20(world, client):
     now = timezone.now() + MINUTE
-    message = inbox_services.do_post_message(world.inbox("personal:winner"), "Are you there?",
+    message = posting.do_post_message(world.inbox("personal:winner"), "Are you there?",
                                              acting_user=fresh(world.demo.tribune1), now=now)
     services.do_collect_notifications(now=now + MINUTE)
     client.force_login(world.demo.honest)

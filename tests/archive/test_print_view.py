@@ -8,7 +8,7 @@ from django.test import Client
 
 from cities.models import PublicPost
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from tests.conftest import fresh
 
 

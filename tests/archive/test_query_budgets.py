@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inboxes import services as inbox_services
+from inboxes import posting
 from tests.conftest import fresh
 
 PAGES = {"archive/timeline/": 13, "archive/export.json": 13, "archive/print/": 13, "archive/map/": 10,
@@ -22,7 +22,7 @@ def test_archive_pages_stay_within_their_query_budget_whatever_the_thread_length
     Game = world.game.__class__
     Game.objects.filter(pk=world.game.pk).update(status="running")
     for n in range(15):
-        inbox_services.do_post_message(world.inbox("city1"), f"hello {n}", acting_user=fresh(world.demo.honest))
+        posting.do_post_message(world.inbox("city1"), f"hello {n}", acting_user=fresh(world.demo.honest))
     Game.objects.filter(pk=world.game.pk).update(status="finished")
     with django_assert_max_num_queries(PAGES[path]):
         assert client.get(url).status_code == 200

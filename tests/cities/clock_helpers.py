@@ -5,12 +5,26 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
+from django.contrib.auth import get_user_model
+
 from cities import scheduler
-from cities.models import Alignment, City, Game, GameEvent, LifeStatus, Resident, ScheduledEvent
+from cities.models import (
+    Alignment,
+    City,
+    Game,
+    GameEvent,
+    LifeStatus,
+    Resident,
+    ScheduledEvent,
+)
 from cities.scheduler import advance_clock
-from cities.services import do_start_game_clock, record_event
+from cities.services import (
+    record_event,
+)
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
-from inboxes.services import do_kill_resident, do_open_game_inboxes
+from inboxes.services import do_open_game_inboxes
+from rulesets.lepra.clock.services import do_start_game_clock
 from tests.setup_factory import build_game
 
 #: Day 1 starts at 10:00 in Moscow (07:00 UTC) on Monday 1 March 2027.
@@ -96,3 +110,8 @@ def night_handler(func=fake_night_end):
 def advance(game: Game, until: datetime) -> int:
     """Run the plan up to ``until`` (``cities.scheduler.advance_clock``). Returns how many events ran."""
     return advance_clock(until, game=game)
+
+
+def make_user(username: str):
+    return get_user_model().objects.create_user(username, f"{username}@example.com", "x-secret-123",
+                                                display_name=username.title())

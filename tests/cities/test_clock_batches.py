@@ -19,9 +19,9 @@ from bench import world as bench_world
 from cities import scheduler
 from cities.models import City, GameEvent, Resident, ScheduledEvent
 from cities.scheduler import advance_clock, dispatch_due_events
-from inboxes import services as inbox_services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message
-from voting import judge_services
+from rulesets.lepra.court import judge_services
 from voting.models import JudgeElection
 
 pytestmark = pytest.mark.django_db
@@ -117,7 +117,7 @@ def test_elections_with_candidates_run_one_by_one_inside_the_batch_with_the_same
             precinct = Inbox.objects.get(game=night.game, kind=InboxKind.PRECINCT, resident=candidate)
             voter = Resident.objects.filter(city=candidate.city, status="alive").exclude(pk=candidate.pk).order_by(
                 "pk").first()
-            inbox_services.do_post_message(precinct, ballot, acting_user=voter.user,
+            posting.do_post_message(precinct, ballot, acting_user=voter.user,
                                            now=opening + timedelta(minutes=2))
         advance_clock(night.until, game=night.game)
 
@@ -163,7 +163,7 @@ DUE = datetime(2021, 7, 1, 9, tzinfo=UTC)  # long before anything the session's 
 def ticks(monkeypatch):
     """A kind ``tick`` with a handler and a batch handler; ``calls`` lists the batch sizes the handler ran."""
     from cities.services import do_create_game
-    from tests.cities.test_scheduler import make_user
+    from tests.cities.clock_helpers import make_user
 
     game = do_create_game(title="Batches", slug="batches", acting_user=make_user("batches-proc"),
                           now=DUE - timedelta(days=1))

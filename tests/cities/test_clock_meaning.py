@@ -11,7 +11,7 @@ One or more regression tests per problem found on PostgreSQL with real processes
 5. votes accepted after the Tribune's close (``test_clock_close_race.py``);
 6. the daily post published in the same tick as its draft after an outage;
 7. no "retry now", failures not on the dashboards, tick pile-up;
-8. ties at equal times (``tests/voting/test_lepra_tally.py``);
+8. ties at equal times (``tests/rulesets/lepra/day/test_lepra_tally.py``);
 9. migrations, pause/resume, backup and restore.
 
 A small Moscow game's clock starts on Monday 1 March 2027, day 1 at 10:00 MSK (07:00 UTC); ``now`` is passed down.
@@ -35,7 +35,6 @@ from django.db.models import NOT_PROVIDED
 from django.test import Client, override_settings
 
 from cities import scheduler
-from cities.errors import NotAllowed, WrongState
 from cities.models import (
     City,
     ClockPause,
@@ -48,12 +47,13 @@ from cities.models import (
     ScheduledEvent,
 )
 from cities.scheduler import dispatch_due_events
-from cities.services import do_publish_daily_post, do_set_day_start, do_start_game_clock
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.errors import NotAllowed, WrongState
 from roles.models import NightDecision
-from roles.services import do_check_resident, do_submit_night_decision
+from rulesets.lepra.clock.services import do_publish_daily_post, do_set_day_start, do_start_game_clock
+from rulesets.lepra.day.services import do_schedule_voting
+from rulesets.lepra.night.services import do_check_resident, do_submit_night_decision
 from tests.cities.clock_helpers import DAY1, US, advance, clocked_game, night_handler, ran
-from voting.services import do_schedule_voting
 
 pytestmark = pytest.mark.django_db
 
@@ -155,7 +155,7 @@ def test_night_end_waits_while_its_night_has_not_started_DESIGN_clock(built):
 def clocked_night():
     """The night game of ``tests/roles`` (3 cities of 5 on day 2, godfathers and commissars) on the real clock: day 2
     started on 2 March 2027 10:00 MSK, day 3 starts at 10:00 MSK on 3 March; night 2 ends at 09:00 MSK (06:00 UTC)."""
-    from tests.roles.conftest import build_night_game
+    from tests.rulesets.lepra.night.conftest import build_night_game
 
     ng = build_night_game("cutoff")
     do_start_game_clock(ng.game, first_day_starts_at=utc(2027, 3, 3, 7), acting_user=ng.procurator,

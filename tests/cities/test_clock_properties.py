@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from cities import clock, scheduler
-from cities.errors import WrongState
 from cities.models import GameDay, LifeStatus, Resident, ScheduledEvent
 from cities.scheduler import dispatch_due_events
-from cities.services import do_declare_long_day, do_replan_clock, do_start_game_clock
+from kernel.errors import WrongState
 from roles.models import NightResolution
-from roles.services import do_submit_night_decision
+from rulesets.lepra.clock.services import do_declare_long_day, do_replan_clock, do_start_game_clock
+from rulesets.lepra.night.services import do_submit_night_decision
 
 BASE = datetime(2027, 3, 2, tzinfo=UTC)
 
@@ -62,7 +62,7 @@ def test_a_held_night_moves_its_end_and_the_next_day_in_order_L_DAY_3(ends_at, h
 def clocked_night(db):
     """Three cities of five on day 2 (2 March 2027 from 10:00 MSK) on the real clock, night 2 planned to end at
     09:00 MSK; handlers for deadlines of the day that only mark them."""
-    from tests.roles.conftest import build_night_game
+    from tests.rulesets.lepra.night.conftest import build_night_game
 
     ng = build_night_game("generated")
     do_start_game_clock(ng.game, first_day_starts_at=utc(2027, 3, 3, 7), acting_user=ng.procurator,

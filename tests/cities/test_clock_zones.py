@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cities import clock
 from cities.models import GameDay, ScheduledEvent
-from cities.services import voting_window_limits
+from rulesets.lepra.clock.services import voting_window_limits
 from tests.cities.clock_helpers import advance, clocked_game, night_handler
 
 MOSCOW, LONDON = ZoneInfo("Europe/Moscow"), ZoneInfo("Europe/London")

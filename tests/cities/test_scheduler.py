@@ -12,17 +12,21 @@ from io import StringIO
 
 import pytest
 import time_machine
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import translation
 
 from cities import scheduler
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent, GameStatus, PostKind, PublicPost, ScheduledEvent
 from cities.scheduler import dispatch_due_events, try_run_one_due_event
 from cities.services import (
-    do_create_game, do_create_public_post, do_publish_post, do_schedule_public_post, do_set_game_status,
+    do_create_game,
+    do_create_public_post,
+    do_publish_post,
+    do_schedule_public_post,
+    do_set_game_status,
 )
+from kernel.errors import InvalidInput, NotAllowed, WrongState
+from tests.cities.clock_helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -34,10 +38,6 @@ US = timedelta(microseconds=1)
 # ----------------------------------------------------------------------------------------------------------------
 # Builders
 # ----------------------------------------------------------------------------------------------------------------
-
-def make_user(username: str):
-    return get_user_model().objects.create_user(username, f"{username}@example.com", "x-secret-123",
-                                                display_name=username.title())
 
 
 def make_game(slug: str):

@@ -9,7 +9,18 @@ import random
 import pytest
 from django.test import Client
 
-from cities.models import Alignment, City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Signup, StaffRole
+from cities.models import (
+    Alignment,
+    City,
+    Game,
+    GameEvent,
+    GameStatus,
+    PostKind,
+    PublicPost,
+    Resident,
+    Signup,
+    StaffRole,
+)
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from roles import draw
 from roles.models import CommissarOffer, MafiaDraw
@@ -22,7 +33,7 @@ SLUG = "lepra-autumn"
 def seeded(monkeypatch):
     """Make the site's generators reproducible for this test (production uses secrets.SystemRandom)."""
     rng = random.Random(20261130)
-    monkeypatch.setattr("roles.services.system_rng", lambda: rng)
+    monkeypatch.setattr("rulesets.lepra.setup.services.system_rng", lambda: rng)
     monkeypatch.setattr("cities.recruitment_services.system_rng", lambda: rng)
     return rng
 

@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 from django.utils.translation import override
 
-from cities import services
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities import recruitment_services, services
 from cities.models import City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Signup, StaffKind
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.setup_factory import build_game, in_game_language
 
 
@@ -63,7 +63,7 @@ def test_sign_up_and_withdraw_with_one_click_and_staff_cannot_sign_up_L_CITY_1(d
     proc = _client(built.procurator)
     assert 'value="sign-up"' not in proc.get("/games/signups/").content.decode()
     with override("en"), pytest.raises(NotAllowed, match="Staff of a game cannot sign up to play in it."):
-        services.do_sign_up(built.game, acting_user=built.procurator)
+        recruitment_services.do_sign_up(built.game, acting_user=built.procurator)
     # Logged out: the button leads to the login page.
     response = Client().post("/games/signups/signup/", {"action": "sign-up"})
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
@@ -72,44 +72,44 @@ def test_sign_up_and_withdraw_with_one_click_and_staff_cannot_sign_up_L_CITY_1(d
 def test_closing_signups_moves_to_setup_and_refuses_late_signups_L_CITY_1(db, django_user_model):
     built = build_game("signed_up", slug="closing", cities=2, size=3)
     with override("en"), pytest.raises(NotAllowed, match="Only the Procurator of this game may do this."):
-        services.do_close_signups(built.game, acting_user=built.players[0])
-    services.do_close_signups(built.game, acting_user=built.procurator)
+        recruitment_services.do_close_signups(built.game, acting_user=built.players[0])
+    recruitment_services.do_close_signups(built.game, acting_user=built.procurator)
     game = built.refresh()
     assert game.status == GameStatus.SETUP and game.signups_closed_at is not None
     late = django_user_model.objects.create_user("late", "late@example.com", "x-secret-123")
     with override("en"), pytest.raises(WrongState, match="Signups for this game are closed."):
-        services.do_sign_up(game, acting_user=late)
+        recruitment_services.do_sign_up(game, acting_user=late)
     with override("en"), pytest.raises(WrongState, match="Signups are closed; ask the Procurator to replace you."):
-        services.do_withdraw_signup(game, acting_user=built.players[0])
+        recruitment_services.do_withdraw_signup(game, acting_user=built.players[0])
     assert Signup.objects.filter(game=game, withdrawn_at__isnull=True).count() == 6
 
 
 @pytest.mark.parametrize("players, city_count, sizes", [(60, 3, [20, 20, 20]), (61, 3, [21, 20, 20]),
                                                         (62, 3, [21, 21, 20]), (7, 2, [4, 3]), (5, 1, [5])])
 def test_balanced_sizes_differ_by_at_most_one_L_CITY_1(players, city_count, sizes):
-    assert services.balanced_sizes(players, city_count) == sizes
+    assert recruitment_services.balanced_sizes(players, city_count) == sizes
 
 
 def test_forming_cities_splits_at_random_into_balanced_cities_L_CITY_1(db):
     built = build_game("closed", slug="forming", cities=3, size=7)
-    cities = services.do_form_cities(built.game, acting_user=built.procurator, names=["North", "South", "East"],
+    cities = recruitment_services.do_form_cities(built.game, acting_user=built.procurator, names=["North", "South", "East"],
                                      rng=random.Random(4))
     sizes = [Resident.objects.filter(city=c).count() for c in cities]
     assert [c.name for c in cities] == ["North", "South", "East"] and sizes == [7, 7, 7]
     assert set(Resident.objects.filter(game=built.game).values_list("user", flat=True)) == {u.pk for u in built.players}
     with override("en"), pytest.raises(WrongState, match="The cities are already formed."):
-        services.do_form_cities(built.game, acting_user=built.procurator)
+        recruitment_services.do_form_cities(built.game, acting_user=built.procurator)
     # By target size: 21 players, size 20 -> one city.
     solo = build_game("closed", slug="by-size", cities=1, size=21)
     Game.objects.filter(pk=solo.game.pk).update(city_count=None, city_size=20)
-    assert [Resident.objects.filter(city=c).count() for c in services.do_form_cities(
+    assert [Resident.objects.filter(city=c).count() for c in recruitment_services.do_form_cities(
         solo.refresh(), acting_user=solo.procurator, rng=random.Random(1))] == [21]
 
 
 def test_too_few_players_for_the_cities_is_refused_and_nothing_changes_L_CITY_2(db):
     built = build_game("closed", slug="few", cities=3, size=1)
     with override("en"), pytest.raises(InvalidInput, match=r"3 players are too few for 3 cities \(at least 2 per city\)."):
-        services.do_form_cities(built.game, acting_user=built.procurator)
+        recruitment_services.do_form_cities(built.game, acting_user=built.procurator)
     assert not City.objects.filter(game=built.game).exists()
 
 
@@ -123,7 +123,7 @@ def test_moving_a_player_by_hand_before_the_lists_are_published_L_CITY_1(db):
     resident.refresh_from_db()
     assert resident.city == city2
     assert [Resident.objects.filter(city__game=built.game, city__number=n).count() for n in (1, 2)] == [4, 6]
-    services.do_publish_city_lists(built.game, acting_user=built.procurator)
+    recruitment_services.do_publish_city_lists(built.game, acting_user=built.procurator)
     refused = client.post("/games/moving/setup/move-signup/", {"signup": signup.public_id, "city": city2.pk - 1})
     assert refused.status_code == 409
     assert in_game_language(built.game, "The city lists are published; the cities cannot change any more.") in \
@@ -149,7 +149,7 @@ def test_players_and_staff_are_disjoint_L_STAFF_1(db):
     built = build_game("closed", slug="disjoint", cities=2, size=3)
     with override("en"), pytest.raises(NotAllowed, match=r"signed up to play; players cannot be staff of the same game."):
         services.do_appoint_staff(built.game, built.players[0], StaffKind.ARBITER, acting_user=built.procurator)
-    services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(2))
+    recruitment_services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(2))
     with override("en"), pytest.raises(NotAllowed, match="Residents of a game cannot be its staff."):
         services.do_appoint_staff(built.game, built.players[1], StaffKind.ARBITER, acting_user=built.procurator)
 
@@ -157,7 +157,7 @@ def test_players_and_staff_are_disjoint_L_STAFF_1(db):
 def test_city_lists_are_published_in_the_recruitment_post_names_only_L_CITY_4(db):
     built = build_game("staffed", slug="lists", cities=2, size=4)
     before = PublicPost.objects.get(game=built.game, kind=PostKind.RECRUITMENT).body
-    services.do_publish_city_lists(built.game, acting_user=built.procurator)
+    recruitment_services.do_publish_city_lists(built.game, acting_user=built.procurator)
     post = PublicPost.objects.get(game=built.game, kind=PostKind.RECRUITMENT)
     expected = "\n\n".join(["## " + in_game_language(built.game, "City lists")] + [
         f"**City {n}** (4): " + ", ".join(sorted(Resident.objects.filter(city__game=built.game, city__number=n)
@@ -168,7 +168,7 @@ def test_city_lists_are_published_in_the_recruitment_post_names_only_L_CITY_4(db
     html = Client().get("/games/lists/").content.decode()
     assert "City 1" in html and "mafia" not in html.lower().replace("mafia host", "")
     with override("en"), pytest.raises(WrongState, match="The city lists are published; the cities cannot change any more."):
-        services.do_publish_city_lists(built.game, acting_user=built.procurator)
+        recruitment_services.do_publish_city_lists(built.game, acting_user=built.procurator)
 
 
 def test_setup_page_is_the_procurators_and_shows_only_the_steps_that_apply(db):

@@ -17,30 +17,24 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from cities.demo import STAFF_NAMES
 from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import policies, policy_tables
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
-from tests.admin_keys import key_of
-from tests.cities.test_staff_admin import (
+from rulesets.lepra.demo import STAFF_NAMES
+from tests.support.policy_matrix import expected_access, label
+from tests.support.staff_console import (
     CHANGELIST,
     STAFF_PERSONAS,
+    act,
     flashed,
     listed_ids,
     staff_client,
     without_kind_filter_choices,
 )
-from tests.inboxes.test_policy_matrix import expected_access, label
 
 K = InboxKind
 NO_ACTION = "Действие не выбрано."
 OPTION = re.compile(r'<option value="([a-z_]+)">')
-
-
-def act(client: Client, model: str, action: str, objects, **extra):
-    """POST ``action`` on the changelist of ``model`` for ``objects`` (instances or ids), following redirects."""
-    ids = [key_of(o) if hasattr(o, "pk") else o for o in objects]
-    return client.post(CHANGELIST[model], {"action": action, "_selected_action": ids, **extra}, follow=True)
 
 
 def offered(client: Client, model: str) -> set[str]:
@@ -245,7 +239,7 @@ def expected_candidates(demo, seat: Resident) -> dict[int, str]:
     out = {}
     for m in Membership.objects.filter(resident=seat, state__in=["member", "banned"]).select_related("inbox__city"):
         i = m.inbox
-        if i.kind in policies.PENALTY_BAN_KINDS and i.killed_at is None and i.rolled_over_at is None:
+        if i.kind in policy_tables.PENALTY_BAN_KINDS and i.killed_at is None and i.rolled_over_at is None:
             readable = label(i) in allowed
             out[i.pk] = i.title if readable else (
                 f"{kind_name(i)} · {i.city.name}" if i.city_id else kind_name(i))
@@ -267,7 +261,7 @@ def test_the_penalty_ban_lists_only_what_the_arbiter_may_name_L_STAFF_6(demo):
         assert labels, persona
         kinds_seen[persona] = sorted(Inbox.objects.get(pk=pk).kind for pk in labels)
         # Never a mafia inbox, police station, secret inbox or any title the Arbiter may not read.
-        assert not Inbox.objects.filter(pk__in=labels).exclude(kind__in=policies.PENALTY_BAN_KINDS).exists()
+        assert not Inbox.objects.filter(pk__in=labels).exclude(kind__in=policy_tables.PENALTY_BAN_KINDS).exists()
         for title in unreadable_titles:
             assert html.escape(title) not in page, (persona, title)
         assert "data-fact" not in page and STAFF_NAMES["consigliere"] not in page

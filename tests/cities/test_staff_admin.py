@@ -16,50 +16,28 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.contrib.messages import get_messages
 from django.test import Client
-from django.utils import translation
 
-from cities.demo import STAFF_NAMES
-from cities.models import City, Game, GameEvent, Resident
+from cities.models import GameEvent, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
-from tests.admin_keys import key_of, missing_key, pks_from_keys
+from rulesets.lepra.demo import STAFF_NAMES
+from tests.admin_keys import key_of, missing_key
 from tests.conftest import PERSONA_NAMES
-from tests.inboxes.test_page_leaks import expected_facts
-from tests.inboxes.test_policy_matrix import expected_access, label
+from tests.support.page_leaks import expected_facts
+from tests.support.policy_matrix import expected_access, label
+from tests.support.staff_console import (
+    CHANGELIST,
+    MODELS,
+    STAFF_PERSONAS,
+    _normalized,
+    flashed,
+    listed_ids,
+    readable_inbox_ids,
+    staff_client,
+    without_kind_filter_choices,
+)
 
-STAFF_PERSONAS = ["procurator", "tribune1", "tribune2", "arbiter", "consigliere"]
-CHANGE_LINK = {
-    "inbox": re.compile(r'href="/staff/inboxes/inbox/([a-z0-9]+)/change/'),
-    "resident": re.compile(r'href="/staff/cities/resident/([a-z0-9]+)/change/'),
-    "membership": re.compile(r'href="/staff/inboxes/membership/([a-z0-9]+)/change/'),
-    "message": re.compile(r'href="/staff/inboxes/message/([a-z0-9]+)/change/'),
-}
-CHANGELIST = {
-    "inbox": "/staff/inboxes/inbox/",
-    "resident": "/staff/cities/resident/",
-    "membership": "/staff/inboxes/membership/",
-    "message": "/staff/inboxes/message/",
-}
 FACT = re.compile(r'data-fact="([^"]+)"')
-MODELS = {"inbox": Inbox, "resident": Resident, "membership": Membership, "message": Message}
-
-
-def staff_client(user) -> Client:
-    """A client whose browser asks for English, logged in as ``user`` unless anonymous. The console speaks the
-    language of the viewer's games whatever the browser asks: Russian for the Lepra demo's staff."""
-    client = Client(HTTP_ACCEPT_LANGUAGE="en")
-    if getattr(user, "is_authenticated", False):
-        client.force_login(user)
-    return client
-
-
-def listed_ids(client: Client, model: str, query: str = "") -> list[int]:
-    """The object ids listed by the changelist of ``model`` (all rows, in order)."""
-    response = client.get(CHANGELIST[model] + "?all=" + (("&" + query) if query else ""))
-    assert response.status_code == 200, (model, query, response.status_code)
-    keys = list(dict.fromkeys(CHANGE_LINK[model].findall(response.content.decode())))
-    return pks_from_keys(MODELS[model], keys)
 
 
 def expected_residents(demo, persona: str) -> set[int]:
@@ -69,33 +47,6 @@ def expected_residents(demo, persona: str) -> set[int]:
     elif persona not in ("procurator", "arbiter", "consigliere"):
         return set()
     return set(qs.values_list("pk", flat=True))
-
-
-def readable_inbox_ids(demo, persona: str) -> set[int]:
-    allowed, _ = expected_access(demo)[persona]
-    inboxes = Inbox.objects.filter(game=demo.game).select_related("city", "resident")
-    return {i.pk for i in inboxes if label(i) in allowed}
-
-
-#: A list filter's choice by inbox kind: ``<a href="?...kind__exact=<kind>">label</a>``.
-KIND_FILTER_CHOICE = re.compile(r'<a href="\?[^"]*kind__exact=([a-z_]+)">([^<]*)</a>')
-
-
-def without_kind_filter_choices(page: str) -> str:
-    """``page`` without the kind filter's choices, each removed only where its label is exactly the Russian name
-    of its kind (a public list of every kind). Lepra names some inboxes after their kind ("Бар", "Кладбище"), so
-    a title check must not count the filter's choice as the title; anywhere else the title still counts."""
-    with translation.override("ru"):
-        names = {kind.value: str(kind.label) for kind in InboxKind}
-
-    def drop(match: re.Match) -> str:
-        return "" if names.get(match.group(1)) == html.unescape(match.group(2)) else match.group(0)
-
-    return KIND_FILTER_CHOICE.sub(drop, page)
-
-
-def flashed(response) -> list[str]:
-    return [str(m) for m in get_messages(response.wsgi_request)]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -199,17 +150,6 @@ def _missing_id(model: str) -> str:
     if model not in _MISSING:
         _MISSING[model] = missing_key(MODELS[model])
     return _MISSING[model]
-
-
-def _normalized(response, pk: int) -> tuple:
-    """What a response tells: status, target, page text and flashed messages, with the id blanked out."""
-    def blank(text: str) -> str:  # the admin's "… with ID “5” doesn't exist" names the id asked for
-        return re.sub(f"[“«]{pk}[”“»]", "“ID”", text).replace(f"/{pk}/", "/ID/")
-
-    chain = [(blank(url), status) for url, status in getattr(response, "redirect_chain", [])]
-    body = blank(response.content.decode())
-    body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", body)
-    return response.status_code, chain, body
 
 
 @pytest.mark.parametrize("model", ["resident", "inbox", "membership", "message"])
@@ -341,7 +281,7 @@ def test_nothing_can_be_added_changed_or_deleted_from_the_admin(demo):
 def test_computed_columns_fail_closed_outside_a_request(demo):
     # The ModelAdmin is shared by every thread: the viewer comes from the request being served, never from state
     # left on the instance. With no request, no secret is shown to anyone.
-    from cities.staff_admin import staff_admin_site
+    from staff.console import staff_admin_site
 
     resident_admin = staff_admin_site._registry[Resident]
     for resident in Resident.objects.filter(game=demo.game, alignment="mafia").select_related("game"):
@@ -528,38 +468,6 @@ def test_service_refusals_reach_the_admin_in_the_users_language(demo):
 # --------------------------------------------------------------------------------------------------------------
 # The leak sweep over every /staff/ page (L-STAFF-6, L-INBOX-17, L-INBOX-20)
 # --------------------------------------------------------------------------------------------------------------
-
-def staff_pages_for(client: Client) -> dict[str, str]:
-    """url -> HTML of every /staff/ page this client reaches: dashboard, app pages, changelists and every
-    object page (and history page) linked from them (status 200 only)."""
-    urls = ["/staff/", "/staff/cities/", "/staff/inboxes/", "/staff/cities/game/", "/staff/password_change/",
-            *(f"/staff/games/{pk}/stage/" for pk in Game.objects.values_list("pk", flat=True)),
-            *(f"/staff/games/{pk}/clock/" for pk in Game.objects.values_list("pk", flat=True)),  # issue 6
-            # The Lepra day (issue 4 item 6): its app page, changelists and the Tribunes' schedule pages.
-            "/staff/voting/", "/staff/voting/votingsession/?all=", "/staff/voting/proxyrequest/?all=",
-            "/staff/voting/suicidedeclaration/?all=", "/staff/voting/courtcase/?all=",
-            *(f"/staff/cities/{pk}/schedule-voting/" for pk in City.objects.values_list("pk", flat=True))]
-    pages: dict[str, str] = {}
-    for url in urls:
-        response = client.get(url, follow=True)
-        final = response.redirect_chain[-1][0] if response.redirect_chain else url
-        if response.status_code == 200 and final.startswith("/staff/"):
-            pages[url] = response.content.decode()
-    for model, changelist in CHANGELIST.items():
-        response = client.get(changelist + "?all=")
-        if response.status_code != 200:
-            continue
-        body = response.content.decode()
-        pages[changelist] = body
-        for n, pk in enumerate(dict.fromkeys(CHANGE_LINK[model].findall(body))):
-            for suffix in ("change/", "history/") if n < 3 else ("change/",):
-                url = f"{changelist}{pk}/{suffix}"
-                response = client.get(url)
-                assert response.status_code == 200, url
-                pages[url] = response.content.decode()
-    for pk in re.findall(r'href="/staff/cities/game/(\d+)/change/', pages.get("/staff/cities/game/", "")):
-        pages[f"/staff/cities/game/{pk}/change/"] = client.get(f"/staff/cities/game/{pk}/change/").content.decode()
-    return pages
 
 
 @pytest.mark.parametrize("persona", PERSONA_NAMES)

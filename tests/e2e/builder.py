@@ -19,11 +19,12 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 
+from cities import recruitment_services
 from cities import services as city_services
 from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
 from inboxes.models import Inbox, InboxKind
-from roles import services as role_services
 from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.setup import services as role_services
 
 from .pages import Person, ru, run_admin_action, squash
 
@@ -252,18 +253,18 @@ class BrowserGame:
         game = city_services.do_create_game(title=self.title, slug=self.slug, acting_user=proc, city_size=CITY_SIZE,
                                             time_zone="Europe/Moscow", rules_text="Классическая Лепра.",
                                             now=clock.now())
-        city_services.do_publish_recruitment_post(game, acting_user=proc, now=clock.now())
+        recruitment_services.do_publish_recruitment_post(game, acting_user=proc, now=clock.now())
         for username in self.player_usernames():
-            city_services.do_sign_up(game, acting_user=self.users[username], now=clock.now())
-        city_services.do_close_signups(game, acting_user=proc, now=clock.now())
-        cities = city_services.do_form_cities(game, acting_user=proc, names=CITY_NAMES, rng=rng, now=clock.now())
+            recruitment_services.do_sign_up(game, acting_user=self.users[username], now=clock.now())
+        recruitment_services.do_close_signups(game, acting_user=proc, now=clock.now())
+        cities = recruitment_services.do_form_cities(game, acting_user=proc, names=CITY_NAMES, rng=rng, now=clock.now())
         for number, city in enumerate(cities, 1):
             city_services.do_appoint_staff(game, self.users[staff_username(f"tribune{number}")], StaffKind.TRIBUNE,
                                            city=city, acting_user=proc, now=clock.now())
         for kind in (StaffKind.ARBITER, StaffKind.CONSIGLIERE):
             city_services.do_appoint_staff(game, self.users[staff_username(kind)], kind, acting_user=proc,
                                            now=clock.now())
-        city_services.do_publish_city_lists(game, acting_user=proc, now=clock.now())
+        recruitment_services.do_publish_city_lists(game, acting_user=proc, now=clock.now())
         role_services.do_start_mafia_draw(game, acting_user=proc, rng=rng, now=clock.now())
         role_services.do_name_mafia_numbers(game, None, acting_user=proc, rng=rng, now=clock.now())
         for city in cities:

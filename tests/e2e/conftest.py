@@ -89,7 +89,7 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory):
     """The live stack (web + Celery worker + beat on the game clock) for the e2e package. Afterwards the seeded
     demo game is loaded again (each e2e test is transactional: its flush removed it) so that later tests find it
     as ``tests/conftest.py`` left it."""
-    from cities.demo import demo_exists, load_demo_game
+    from rulesets.lepra.demo import demo_exists, load_demo_game
     from tests.conftest import DEMO_NOW, DEMO_SEED
 
     from .stack import start_stack

@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.conf import settings
 
-from tests.integration.test_celery_clock import Processes, subprocess_env
+from tests.integration.celery_helpers import Processes, subprocess_env
 
 BASE_DIR = Path(settings.BASE_DIR)
 CLOCK_RUN = BASE_DIR / "tests" / "e2e" / "clock_run.py"

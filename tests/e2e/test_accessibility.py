@@ -16,15 +16,18 @@ import time_machine
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
 
-from cities.demo import demo_account_maker
 from cities.models import Game, Resident
 from inboxes.models import Inbox, InboxKind
+from rulesets.lepra.demo import demo_account_maker
 from rulesets.m21.demo import M21_DEMO_SLUG, load_m21_demo
 from rulesets.m21.models import DayStatus, M21Day
 from tests.conftest import load_personas
+from tests.e2e.game_helpers import _open_game
 
 from .pages import Person, ru
-from .test_live import WAIT_MS, _open_game
+from .stack import LIVE_POLL_SECONDS
+
+WAIT_MS = (2 * LIVE_POLL_SECONDS + 5) * 1000  # two polls of an open page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from archive.models import DisclosureConsent
+from inboxes import membership_services, posting
 from inboxes import services as inbox_services
 from inboxes.models import InboxKind, Membership, MembershipState
 
@@ -54,14 +55,14 @@ def test_leaving_and_consenting_ask_first_in_the_browser_L_INBOX_13_L_ARCH_2(lep
 
 def test_a_dead_members_open_secret_thread_shows_nothing_posted_after_the_death_L_STAFF_6(lepra):
     inbox, first, second, third = _secret_of_three(lepra)
-    inbox_services.do_post_message(inbox, "Сказано при жизни.", acting_user=first.user, now=lepra.stack.clock.now())
+    posting.do_post_message(inbox, "Сказано при жизни.", acting_user=first.user, now=lepra.stack.clock.now())
     dead, living = lepra.of(second), lepra.of(third)
     thread = f"/inboxes/{inbox.public_id}/"
     dead.open(thread)
     living.open(thread)
     death = lepra.stack.clock.now()
-    inbox_services.do_kill_resident(second, "killed", acting_user=None, now=death)
-    inbox_services.do_post_message(inbox, "Сказано после смерти.", acting_user=first.user,
+    membership_services.do_kill_resident(second, "killed", acting_user=None, now=death)
+    posting.do_post_message(inbox, "Сказано после смерти.", acting_user=first.user,
                                    now=death + timedelta(seconds=1))
     living.page.locator("article.message", has_text="Сказано после смерти.").wait_for(timeout=WAIT_MS)
     dead.page.wait_for_timeout(WAIT_MS)  # two polls of his open page

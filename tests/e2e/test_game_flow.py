@@ -251,7 +251,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     assert Resident.objects.get(pk=c.pk).status == LifeStatus.ALIVE  # city 2's leader awaits the court
 
     # --- Night 2: a home kill, a touring kill and a commissar check on the night page (L-NIGHT) ----------------
-    from roles.services import touring_city_for
+    from rulesets.lepra.night.services import touring_city_for
     night_two = clock.at(morning + timedelta(days=1), 0) + timedelta(seconds=1)
     clock.set(night_two)
     lepra.wait_for_night(2)

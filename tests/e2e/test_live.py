@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from inboxes import services as inbox_services
+from inboxes import posting
 from inboxes.models import InboxKind
+from tests.e2e.game_helpers import _open_game
 
 from .stack import LIVE_POLL_SECONDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-def _open_game(lepra) -> None:
-    """A game set up through the services, its standing inboxes open (as the clock's start does)."""
-    lepra.set_up_with_services()
-    inbox_services.do_open_game_inboxes(lepra.game(), acting_user=None, now=lepra.stack.clock.now())
 
 
 #: How long a page may take to show news: two poll intervals and the request.
@@ -60,7 +56,7 @@ def test_unread_badge_appears_and_clears_and_the_inbox_opens_at_the_first_unread
     reader.open(f"/games/{lepra.slug}/")
     assert reader.page.locator("#unread-badge .unread").count() == 0
     for n in range(3):
-        inbox_services.do_post_message(inbox, f"Новость номер {n + 1}", acting_user=first.user,
+        posting.do_post_message(inbox, f"Новость номер {n + 1}", acting_user=first.user,
                                        now=lepra.stack.clock.now())
     badge = reader.page.locator("#unread-badge .unread")
     # The badge may poll between the three posts and first show 1 or 2: wait for the count of all three.

@@ -11,17 +11,19 @@ from django.urls import reverse
 from django.utils import translation
 
 from cities.models import City, GameDay, LifeStatus, Resident
-from cities.services import do_draft_daily_post, do_publish_daily_post
+from inboxes.knowledge import visible_alignment
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
-from inboxes.policies import visible_alignment
-from inboxes.services import do_kill_resident
-from tests.voting.day_helpers import CLOSES, MORNING, US, city1_day, nominate_and_open, tied_session
-from voting.services import (
-    do_close_court_case,
-    do_confirm_suicide,
-    do_decide_execution,
-    do_declare_suicide,
-    do_put_before_court,
+from rulesets.lepra.clock.services import do_draft_daily_post, do_publish_daily_post
+from rulesets.lepra.court.services import do_close_court_case, do_put_before_court
+from rulesets.lepra.day.services import do_confirm_suicide, do_decide_execution, do_declare_suicide
+from tests.rulesets.lepra.day.day_helpers import (
+    CLOSES,
+    MORNING,
+    US,
+    city1_day,
+    nominate_and_open,
+    tied_session,
 )
 
 NEXT_DAY = MORNING + timedelta(days=1)

@@ -1,5 +1,5 @@
 """Knowledge is dated in the inboxes whose content is their members' alone (RULES.md L-STAFF-6 [interp],
-L-INBOX-13, L-INBOX-15; ``policies.DATED_KINDS``): a dead seat reads a secret inbox or a check channel only as it
+L-INBOX-13, L-INBOX-15; ``policy_tables.DATED_KINDS``): a dead seat reads a secret inbox or a check channel only as it
 was at its death. It reads the inbox it was a member of then and the messages received up to then; it reads
 nothing of an inbox or membership made later, or of a message posted later: in the four forms of the policy, by
 id, on the thread page, in the live poll, in unread badges and in notifications. Each refusal has a living control
@@ -19,12 +19,12 @@ from django.utils import timezone
 from archive import notifications
 from archive import services as archive_services
 from archive.models import Notification, NotificationKind
-from cities.errors import NotAllowed, WrongState
 from cities.models import GameStatus
 from cities.services import do_set_game_status
-from inboxes import policies, selectors, services
+from inboxes import membership_services, policies, posting, selectors, services
 from inboxes.forms import SecretInboxForm
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.errors import NotAllowed, WrongState
 from tests.conftest import fresh
 
 MINUTE = timedelta(minutes=1)
@@ -68,10 +68,10 @@ def talk(demo):
     inbox = services.do_create_secret_inbox(demo.game, title="Тайна троих",
                                             members=[demo.seat("mafioso"), demo.seat("judge")],
                                             acting_user=fresh(demo.honest), now=now)
-    before = services.do_post_message(inbox, BEFORE, acting_user=fresh(demo.honest), now=now + MINUTE)
+    before = posting.do_post_message(inbox, BEFORE, acting_user=fresh(demo.honest), now=now + MINUTE)
     death = now + 2 * MINUTE
-    services.do_kill_resident(demo.seat("mafioso"), "killed", acting_user=None, now=death)
-    after = services.do_post_message(inbox, AFTER, acting_user=fresh(demo.honest), now=death + MINUTE)
+    membership_services.do_kill_resident(demo.seat("mafioso"), "killed", acting_user=None, now=death)
+    after = posting.do_post_message(inbox, AFTER, acting_user=fresh(demo.honest), now=death + MINUTE)
     inbox = Inbox.objects.select_related("game").get(pk=inbox.pk)
     return inbox, before, after, death
 
@@ -94,11 +94,11 @@ def test_a_secret_inbox_made_after_a_death_with_the_dead_among_its_rows_reaches_
     """The rows as an older site wrote them (the service now refuses the dead): a secret inbox opened after the
     death with the dead seat among its members. The membership dates from after the death: it gives nothing."""
     now = timezone.now() + MINUTE
-    services.do_kill_resident(demo.seat("resident2"), "killed", acting_user=None, now=now)
+    membership_services.do_kill_resident(demo.seat("resident2"), "killed", acting_user=None, now=now)
     inbox = services.do_create_inbox(demo.game, InboxKind.SECRET, title="Сговор после похорон",
                                      members=[demo.seat("honest"), demo.seat("resident2")], acting_user=None,
                                      now=now + MINUTE)
-    message = services.do_post_message(inbox, AFTER, acting_user=fresh(demo.honest), now=now + 2 * MINUTE)
+    message = posting.do_post_message(inbox, AFTER, acting_user=fresh(demo.honest), now=now + 2 * MINUTE)
     inbox = Inbox.objects.select_related("game").get(pk=inbox.pk)
     assert _forms(demo.resident2, inbox, message) == {"can_read": False, "listed": False, "audience": False,
                                                       "by_id": False, "message": False}
@@ -124,7 +124,7 @@ def test_pages_live_poll_and_unread_badge_stop_at_the_death_of_the_reader_L_STAF
     # Unread: the dead counts what he never read of his time (the word before his death), never what came after.
     listed = {i.pk: i.unread for i in selectors.inbox_list_for(fresh(demo.mafioso), demo.game)}
     assert listed[inbox.pk] == 0  # he opened the thread above: the word before the death is read
-    services.do_post_message(inbox, "Ещё одно слово после смерти.", acting_user=fresh(demo.honest),
+    posting.do_post_message(inbox, "Ещё одно слово после смерти.", acting_user=fresh(demo.honest),
                              now=timezone.now() + 10 * MINUTE)
     listed = {i.pk: i.unread for i in selectors.inbox_list_for(fresh(demo.mafioso), demo.game)}
     assert listed[inbox.pk] == 0
@@ -163,10 +163,10 @@ def test_a_dead_commissar_reads_no_check_made_after_his_death_in_his_citys_chann
     commissar = demo.seat("commissar")
     channel = services.do_create_inbox(demo.game, InboxKind.CHECK, title="Check channel", city=commissar.city,
                                        banned=[commissar], acting_user=None, now=now)
-    asked = services.do_post_message(channel, "Проверка при жизни.", acting_user=fresh(demo.consigliere),
+    asked = posting.do_post_message(channel, "Проверка при жизни.", acting_user=fresh(demo.consigliere),
                                      now=now + MINUTE)
-    services.do_kill_resident(commissar, "killed", acting_user=None, now=now + 2 * MINUTE)
-    later = services.do_post_message(channel, "Проверка нового комиссара.", acting_user=fresh(demo.consigliere),
+    membership_services.do_kill_resident(commissar, "killed", acting_user=None, now=now + 2 * MINUTE)
+    later = posting.do_post_message(channel, "Проверка нового комиссара.", acting_user=fresh(demo.consigliere),
                                      now=now + 3 * MINUTE)
     channel = Inbox.objects.select_related("game").get(pk=channel.pk)
     assert _forms(demo.commissar, channel, asked)["message"] is True
@@ -186,7 +186,7 @@ def test_after_the_game_the_dead_members_dating_ends_with_the_knowledge_matrix_L
 
 def test_the_dead_neither_open_nor_are_invited_to_a_secret_inbox_L_DEATH_1_L_STAFF_6(demo):
     now = timezone.now() + MINUTE
-    services.do_kill_resident(demo.seat("resident2"), "killed", acting_user=None, now=now)
+    membership_services.do_kill_resident(demo.seat("resident2"), "killed", acting_user=None, now=now)
     count = Inbox.objects.filter(kind=InboxKind.SECRET).count()
     with pytest.raises(WrongState, match="^Abrikos мёртв: секретный ящик, открытый сейчас, — новость, которой мёртвые не"):
         services.do_create_secret_inbox(demo.game, title="С мёртвым", members=[demo.seat("resident2")],

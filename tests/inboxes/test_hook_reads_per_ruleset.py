@@ -8,12 +8,12 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from inboxes import policies
+from inboxes import policies, viewer_reads
 from inboxes.hooks import POST_HOOKS
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message, do_post_message_by_id
 from tests.conftest import fresh
-from tests.m21.day_helpers import build_game
+from tests.rulesets.m21.day_helpers import build_game
 
 pytestmark = pytest.mark.django_db
 
@@ -26,12 +26,10 @@ def _reads_of(ruleset: str) -> set[str]:
 def _locked_statement_and_reads(user, inbox: Inbox) -> tuple[str, set[str]]:
     """The SQL of the statement that locked ``user``'s membership of ``inbox`` for a post (as compiled, whatever
     the database runs) and the hook reads it gave the seat."""
-    from inboxes import viewer_reads
-
     with transaction.atomic():
         policies.seat_in(user, inbox.game_id)  # the request's read of the viewer, as a post's page has done
         hooks = viewer_reads._post_hooks_of(user, None)
-        assert policies.lock_for_post(user, inbox.public_id) is not None
+        assert viewer_reads.lock_for_post(user, inbox.public_id) is not None
         _inbox_id, reads = getattr(policies.seat_in(user, inbox.game_id), "locked_reads", (None, {}))
     query, _names = viewer_reads._LOCKED_MEMBERSHIP[hooks]
     return query.compiled(connection.alias).sql, set(reads)

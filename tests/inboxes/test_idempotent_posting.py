@@ -9,10 +9,10 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils.translation import override
 
-from cities.errors import InvalidInput
 from cities.models import GameEvent
-from inboxes import selectors, services
+from inboxes import posting, selectors, services
 from inboxes.models import Inbox, InboxKind, Message
+from kernel.errors import InvalidInput
 from tests.conftest import fresh
 
 KEY = re.compile(r'name="idempotency_key" value="([^"]+)"')
@@ -50,18 +50,18 @@ def test_two_renderings_of_the_form_post_two_messages_L_INBOX_21(demo, client):
 
 def test_the_service_returns_the_stored_message_for_a_repeated_key_L_INBOX_21(demo):
     inbox = _city1(demo)
-    first = services.do_post_message(inbox, "Ключ", acting_user=fresh(demo.honest), idempotency_key="k" * 22)
-    again = services.do_post_message(inbox, "Ключ", acting_user=fresh(demo.honest), idempotency_key="k" * 22)
+    first = posting.do_post_message(inbox, "Ключ", acting_user=fresh(demo.honest), idempotency_key="k" * 22)
+    again = posting.do_post_message(inbox, "Ключ", acting_user=fresh(demo.honest), idempotency_key="k" * 22)
     assert again.pk == first.pk
     # Another author with the same key is another submission.
-    other = services.do_post_message(inbox, "Ключ", acting_user=fresh(demo.mafioso), idempotency_key="k" * 22)
+    other = posting.do_post_message(inbox, "Ключ", acting_user=fresh(demo.mafioso), idempotency_key="k" * 22)
     assert other.pk != first.pk
     assert Message.objects.filter(inbox=inbox, body="Ключ").count() == 2
 
 
 def test_the_database_refuses_a_second_message_with_the_same_key_L_INBOX_21(demo):
     inbox = _city1(demo)
-    first = services.do_post_message(inbox, "Раз", acting_user=fresh(demo.honest), idempotency_key="q" * 22)
+    first = posting.do_post_message(inbox, "Раз", acting_user=fresh(demo.honest), idempotency_key="q" * 22)
     with pytest.raises(IntegrityError), transaction.atomic():
         Message.objects.create(inbox=inbox, author_user=first.author_user, author_name="x", body="x", body_html="x",
                                received_at=first.received_at, idempotency_key="q" * 22)
@@ -120,12 +120,12 @@ STALE = ("This form was already used to post another message, so nothing was pos
 
 def test_a_key_reused_for_another_inbox_or_text_is_refused_not_dropped_L_INBOX_21(demo):
     city, personal = _city1(demo), _personal(demo, demo.honest)
-    first = services.do_post_message(city, "Первое", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
+    first = posting.do_post_message(city, "Первое", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
     with override("en"):
         with pytest.raises(InvalidInput) as other_inbox:
-            services.do_post_message(personal, "Первое", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
+            posting.do_post_message(personal, "Первое", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
         with pytest.raises(InvalidInput) as other_text:
-            services.do_post_message(city, "Второе", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
+            posting.do_post_message(city, "Второе", acting_user=fresh(demo.honest), idempotency_key="r" * 22)
     assert str(other_inbox.value) == str(other_text.value) == STALE
     assert not Message.objects.filter(inbox=personal, body="Первое").exists()
     assert list(Message.objects.filter(author_user=demo.honest, idempotency_key="r" * 22)) == [first]

@@ -10,13 +10,18 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import City, GameEvent, GameStatus, Resident, StaffKind, StaffRole
+from cities.resident_services import do_set_resident_flags
 from cities.services import (
-    do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status, do_set_resident_flags,
+    do_add_city,
+    do_appoint_staff,
+    do_create_game,
+    do_seat_resident,
+    do_set_game_status,
 )
-from inboxes import policies, services
+from inboxes import membership_services, policies, posting, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.conftest import fresh
 
 K = InboxKind
@@ -135,7 +140,7 @@ def test_open_game_inboxes_is_refused_to_others_and_without_organizers(small_gam
 def test_organizer_rolls_over_a_heavy_inbox_dead_banned_old_all_banned_links_both_ways(demo, client):
     inbox = city1(demo)
     honest, mafioso = demo.seat("honest"), demo.seat("mafioso")
-    services.do_kill_resident(mafioso, "killed", acting_user=None)
+    membership_services.do_kill_resident(mafioso, "killed", acting_user=None)
     later = datetime.now(UTC) + timedelta(hours=2)
     services.do_ban_member(inbox, honest, acting_user=fresh(demo.tribune1), until=later, reason="flood")
     new = services.do_roll_over_inbox(inbox, acting_user=fresh(demo.tribune1))
@@ -154,9 +159,9 @@ def test_organizer_rolls_over_a_heavy_inbox_dead_banned_old_all_banned_links_bot
     assert Membership.objects.get(inbox=new, resident=honest).banned_until == later
     # Nobody posts in the old one any more, the organizer neither.
     with override("en"), pytest.raises(WrongState) as exc:
-        services.do_post_message(inbox, "ещё тут?", acting_user=fresh(demo.tribune1))
+        posting.do_post_message(inbox, "ещё тут?", acting_user=fresh(demo.tribune1))
     assert str(exc.value) == "This inbox continues in a newer one."
-    services.do_post_message(new, "Продолжаем здесь.", acting_user=fresh(demo.tribune1))
+    posting.do_post_message(new, "Продолжаем здесь.", acting_user=fresh(demo.tribune1))
     # The thread pages link both ways.
     client.force_login(demo.judge)
     old_page = client.get(f"/inboxes/{inbox.public_id}/").content.decode()
@@ -191,7 +196,7 @@ def test_only_the_organizer_or_the_site_rolls_over_L_INBOX(demo):
 def test_rolling_over_a_mafia_inbox_keeps_one_current_per_city_and_the_dead_stay_out_L_INBOX_4(demo):
     mafia1 = Inbox.objects.get(game=demo.game, kind=K.MAFIA, city__number=1)
     dead = demo.seat("mafioso")
-    services.do_kill_resident(dead, "executed", acting_user=None)
+    membership_services.do_kill_resident(dead, "executed", acting_user=None)
     new = services.do_roll_over_inbox(mafia1, acting_user=fresh(demo.consigliere))
     living = names(Resident.objects.filter(game=demo.game, city__number=1, alignment="mafia", status="alive"))
     assert states(new) == {n: MembershipState.MEMBER for n in living}
@@ -288,7 +293,7 @@ def test_a_staff_member_organises_a_secret_inbox_through_their_role_L_INBOX_13(d
     assert inbox.organizer.kind == StaffKind.TRIBUNE and inbox.organizer.user == demo.tribune2
     assert states(inbox) == {honest.name: "member"}
     assert policies.can_post_in_inbox(fresh(demo.tribune2), inbox)
-    message = services.do_post_message(inbox, "Поговорим?", acting_user=fresh(demo.tribune2))
+    message = posting.do_post_message(inbox, "Поговорим?", acting_user=fresh(demo.tribune2))
     assert message.author_staff == inbox.organizer
     assert set(policies.readers_of_inbox(inbox).values_list("pk", flat=True)) == {demo.tribune2.pk, demo.honest.pk}
     for persona in ("procurator", "tribune1", "arbiter", "consigliere", "mafioso"):
@@ -314,7 +319,7 @@ def test_the_procurator_opens_a_stage_speakers_post_the_audience_reads_L_INBOX_1
     expected.update({honest.name: MembershipState.MEMBER, mafioso.name: MembershipState.MEMBER})
     assert states(stage) == expected
     assert (stage.organizer.kind, stage.city) == (StaffKind.PROCURATOR, city)
-    services.do_post_message(stage, "Я невиновен.", acting_user=fresh(demo.honest))
+    posting.do_post_message(stage, "Я невиновен.", acting_user=fresh(demo.honest))
     judge = fresh(demo.judge)
     assert policies.can_read_inbox(judge, stage) and not policies.can_post_in_inbox(judge, stage)
     assert policies.can_read_inbox(fresh(demo.resident2), stage) is False

@@ -9,11 +9,11 @@ import pytest
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent, Resident
-from cities.services import do_set_resident_flags
-from inboxes import policies, services
+from cities.resident_services import do_set_resident_flags
+from inboxes import membership_services, policies, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.conftest import fresh
 
 K = InboxKind
@@ -37,7 +37,7 @@ def test_a_killed_mafioso_is_banned_in_the_city_removed_from_the_mafia_and_sent_
     now = timezone.now()
     voting = services.do_create_inbox(demo.game, K.VOTING, title="Голосование: X", city=seat.city, acting_user=None,
                                       resident=demo.seat("honest"), members=[seat, demo.seat("honest")])
-    services.do_kill_resident(seat, "killed", acting_user=None, now=now)
+    membership_services.do_kill_resident(seat, "killed", acting_user=None, now=now)
     seat.refresh_from_db()
     assert (seat.status, seat.died_at, seat.is_spirit) == ("dead", now, False)
     assert state(get(demo, K.CITY, 1), seat) == MembershipState.BANNED
@@ -59,7 +59,7 @@ def test_a_killed_mafioso_is_banned_in_the_city_removed_from_the_mafia_and_sent_
 
 def test_a_dead_commissar_is_removed_from_the_police_station_L_INBOX_3(demo):
     seat = demo.seat("commissar")
-    services.do_kill_resident(seat, "executed", acting_user=fresh(demo.procurator))
+    membership_services.do_kill_resident(seat, "executed", acting_user=fresh(demo.procurator))
     police = get(demo, K.POLICE)
     assert state(police, seat) == MembershipState.REMOVED
     assert policies.can_read_inbox(fresh(demo.commissar), police) is False
@@ -69,7 +69,7 @@ def test_a_dead_nominee_voting_inbox_is_killed_L_VOTE_9(demo):
     seat = demo.seat("honest")
     voting = services.do_create_inbox(demo.game, K.VOTING, title="Голосование: H", city=seat.city, acting_user=None,
                                       resident=seat, members=[demo.seat("mafioso")])
-    services.do_kill_resident(seat, "suicide", acting_user=None)
+    membership_services.do_kill_resident(seat, "suicide", acting_user=None)
     voting.refresh_from_db()
     assert voting.killed_at is not None
     assert GameEvent.objects.filter(kind="resident.died").latest("id").payload["killed_inboxes"] == [voting.pk]
@@ -79,19 +79,19 @@ def test_a_spirit_is_banned_in_the_city_and_stays_out_of_the_cemetery_until_laid
     seat = demo.seat("honest")
     voting = services.do_create_inbox(demo.game, K.VOTING, title="Голосование: S", city=seat.city, acting_user=None,
                                       resident=demo.seat("mafioso"), members=[seat])
-    services.do_kill_resident(seat, "killed", spirit=True, acting_user=None)
+    membership_services.do_kill_resident(seat, "killed", spirit=True, acting_user=None)
     seat.refresh_from_db()
     assert seat.is_spirit and seat.status == "dead"
     assert state(get(demo, K.CITY, 1), seat) == MembershipState.BANNED
     assert state(get(demo, K.CEMETERY), seat) is None
     assert state(voting, seat) == MembershipState.MEMBER  # a spirit votes that day
-    services.do_lay_spirit_to_rest(seat, acting_user=None)
+    membership_services.do_lay_spirit_to_rest(seat, acting_user=None)
     seat.refresh_from_db()
     assert not seat.is_spirit
     assert state(get(demo, K.CEMETERY), seat) == MembershipState.MEMBER
     assert state(voting, seat) == MembershipState.REMOVED
     with override("en"), pytest.raises(InvalidInput) as exc:
-        services.do_kill_resident(demo.seat("mafioso"), "executed", spirit=True, acting_user=None)
+        membership_services.do_kill_resident(demo.seat("mafioso"), "executed", spirit=True, acting_user=None)
     assert str(exc.value) == "Only a resident killed at night can become a spirit."
 
 
@@ -99,7 +99,7 @@ def test_a_dead_judge_leaves_the_court_and_a_new_court_inbox_replaces_the_old_L_
     judge = demo.seat("judge")
     old = get(demo, K.COURT)
     others = set(Resident.objects.filter(game=demo.game, is_judge=True).exclude(pk=judge.pk).values_list("name", flat=True))
-    services.do_kill_resident(judge, "killed", acting_user=None)
+    membership_services.do_kill_resident(judge, "killed", acting_user=None)
     judge.refresh_from_db()
     assert judge.is_judge is False
     old.refresh_from_db()
@@ -111,7 +111,7 @@ def test_a_dead_judge_leaves_the_court_and_a_new_court_inbox_replaces_the_old_L_
     successor = Resident.objects.filter(game=demo.game, city=judge.city, status="alive", is_commissar=False).exclude(
         pk=demo.seat("honest").pk).first()
     do_set_resident_flags(successor, is_judge=True, acting_user=None)
-    newest = services.do_renew_court_inbox(demo.game, acting_user=fresh(demo.arbiter))
+    newest = membership_services.do_renew_court_inbox(demo.game, acting_user=fresh(demo.arbiter))
     assert newest.predecessor == new
     assert set(Membership.objects.filter(inbox=newest).values_list("resident__name", flat=True)) == others | {successor.name}
     user = fresh(successor.user)
@@ -125,16 +125,16 @@ def test_only_the_site_or_the_procurator_records_a_death_and_refusals_change_not
     before = snapshot(seat)
     for persona in ("tribune1", "arbiter", "consigliere", "honest"):
         with override("en"), pytest.raises(NotAllowed) as exc:
-            services.do_kill_resident(seat, "killed", acting_user=fresh(getattr(demo, persona)))
+            membership_services.do_kill_resident(seat, "killed", acting_user=fresh(getattr(demo, persona)))
         assert str(exc.value) == "Only the Procurator of this game may do this."
     with override("en"), pytest.raises(InvalidInput) as exc:
-        services.do_kill_resident(seat, "lightning", acting_user=None)
+        membership_services.do_kill_resident(seat, "lightning", acting_user=None)
     assert str(exc.value) == "Unknown cause of death: lightning."
     seat.refresh_from_db()
     assert seat.status == "alive" and snapshot(seat) == before
-    services.do_kill_resident(seat, "penalty", acting_user=None)
+    membership_services.do_kill_resident(seat, "penalty", acting_user=None)
     with override("en"), pytest.raises(WrongState) as exc:
-        services.do_kill_resident(seat, "killed", acting_user=None)
+        membership_services.do_kill_resident(seat, "killed", acting_user=None)
     assert str(exc.value) == f"{seat.name} is not alive."
 
 
@@ -147,7 +147,7 @@ def test_the_arbiter_bans_a_resident_in_named_inboxes_until_a_time_L_INBOX_18(de
     now = timezone.now()
     until = now + timedelta(hours=3)
     city, personal = get(demo, K.CITY, 1), Inbox.objects.get(kind=K.PERSONAL, resident=seat)
-    rows = services.do_penalty_ban(seat, [city, personal], until, "Оскорбление", acting_user=fresh(demo.arbiter), now=now)
+    rows = membership_services.do_penalty_ban(seat, [city, personal], until, "Оскорбление", acting_user=fresh(demo.arbiter), now=now)
     assert [(m.inbox_id, m.state, m.banned_until, m.reason) for m in rows] == [
         (city.pk, "banned", until, "Оскорбление"), (personal.pk, "banned", until, "Оскорбление")]
     user = fresh(demo.honest)
@@ -157,7 +157,7 @@ def test_the_arbiter_bans_a_resident_in_named_inboxes_until_a_time_L_INBOX_18(de
     event = GameEvent.objects.filter(kind="membership.penalty_banned").latest("id")
     assert event.actor == demo.arbiter and event.payload["inboxes"] == [city.pk, personal.pk]
     # A later, shorter penalty does not shorten the running one.
-    services.do_penalty_ban(seat, [city], now + timedelta(hours=1), "ещё", acting_user=fresh(demo.arbiter), now=now)
+    membership_services.do_penalty_ban(seat, [city], now + timedelta(hours=1), "ещё", acting_user=fresh(demo.arbiter), now=now)
     assert Membership.objects.get(inbox=city, resident=seat).banned_until == until
 
 
@@ -186,6 +186,6 @@ def test_penalty_ban_refusals_change_nothing_L_INBOX_18(demo, case, error_class,
         inboxes = [city, get(demo, K.CITY, 2)]
     before = snapshot(seat)
     with override("en"), pytest.raises(error_class) as exc:
-        services.do_penalty_ban(seat, inboxes, until, reason, acting_user=actor, now=now)
+        membership_services.do_penalty_ban(seat, inboxes, until, reason, acting_user=actor, now=now)
     assert str(exc.value) == message.format(name=seat.name, title=get(demo, K.CITY, 2).title)
     assert snapshot(seat) == before

@@ -29,14 +29,14 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.demo import STAFF_NAMES
 from cities.models import Resident
-from cities.services import do_set_resident_flags
-from inboxes import policies, services
+from cities.resident_services import do_set_resident_flags
+from inboxes import membership_services, policies, posting
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.conftest import fresh, load_personas
-from tests.inboxes.test_page_leaks import client_for, facts_by_resident, pages_for
-from tests.inboxes.test_policy_matrix import expected_access, label
+from tests.support.page_leaks import client_for, facts_by_resident, pages_for
+from tests.support.policy_matrix import expected_access, label
 
 K = InboxKind
 # After the demo's rows were written (staff roles are dated by the wall clock when the session loads the demo).
@@ -105,20 +105,20 @@ def _build(demo) -> dict:
     old_user = replaced.user
     newcomer = get_user_model().objects.create_user("newcomer", "newcomer@example.com", "x-secret-123",
                                                     display_name="Novichok")
-    services.do_kill_resident(dead_mafioso, "killed", acting_user=None, now=DEATH)
-    services.do_kill_resident(demo.seat("commissar"), "executed", acting_user=None, now=DEATH)
-    services.do_kill_resident(demo.seat("honest"), "killed", spirit=True, acting_user=None, now=DEATH)
-    services.do_replace_player(replaced, newcomer, acting_user=procurator, now=DEATH)
+    membership_services.do_kill_resident(dead_mafioso, "killed", acting_user=None, now=DEATH)
+    membership_services.do_kill_resident(demo.seat("commissar"), "executed", acting_user=None, now=DEATH)
+    membership_services.do_kill_resident(demo.seat("honest"), "killed", spirit=True, acting_user=None, now=DEATH)
+    membership_services.do_replace_player(replaced, newcomer, acting_user=procurator, now=DEATH)
     # Secrets created after the deaths (L-STAFF-6 [interp]: the dead learn none of them).
     do_set_resident_flags(Resident.objects.get(pk=godfather.pk), is_godfather=False, acting_user=None, now=AFTER)
     do_set_resident_flags(Resident.objects.get(pk=heir.pk), is_godfather=True, acting_user=None, now=AFTER)
     late_commissar = Resident.objects.get(game=game, city__number=2, is_commissar=True)
     Resident.objects.filter(pk=late_commissar.pk).update(commissar_since=AFTER)  # as if named after the deaths
     mafia1 = Inbox.objects.get(game=game, kind=K.MAFIA, city__number=1, rolled_over_at__isnull=True)
-    services.do_post_message(mafia1, MAFIA_AFTER, acting_user=fresh(heir.user), now=AFTER)
+    posting.do_post_message(mafia1, MAFIA_AFTER, acting_user=fresh(heir.user), now=AFTER)
     police = Inbox.objects.get(game=game, kind=K.POLICE, rolled_over_at__isnull=True)
     living_commissar = Resident.objects.get(game=game, city__number=3, is_commissar=True)
-    services.do_post_message(police, POLICE_AFTER, acting_user=fresh(living_commissar.user), now=AFTER)
+    posting.do_post_message(police, POLICE_AFTER, acting_user=fresh(living_commissar.user), now=AFTER)
     return {"old_godfather": godfather.name, "heir": heir.name, "replaced": Resident.objects.get(pk=replaced.pk).name,
             "late_commissar": late_commissar.name, "old_user": old_user, "newcomer": newcomer,
             "dead_mafioso": dead_mafioso.name, "dead_commissar": demo.seat("commissar").name,

@@ -7,7 +7,7 @@ import re
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from inboxes import services
+from inboxes import posting, services
 from inboxes.models import Inbox, InboxKind, Message, ReadMark
 from tests.conftest import fresh
 
@@ -34,8 +34,8 @@ def test_open_thread_page_polls_from_its_last_position_and_gets_only_new_message
     live = client.get(f"/inboxes/{inbox.public_id}/live/?after={total}", **HX)
     assert live.status_code == 200
     assert 'class="message' not in live.content.decode() and _poll_after(live.content.decode()) == total
-    services.do_post_message(inbox, "Свежая новость", acting_user=fresh(demo.mafioso))
-    services.do_post_message(inbox, "И ещё одна", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "Свежая новость", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "И ещё одна", acting_user=fresh(demo.mafioso))
     live = client.get(f"/inboxes/{inbox.public_id}/live/?after={total}", **HX).content.decode()
     assert re.findall(r'<article class="message[^"]*" id="n(\d+)"', live) == [str(total + 1), str(total + 2)]
     assert "Свежая новость" in live and "И ещё одна" in live
@@ -52,7 +52,7 @@ def test_live_poll_does_not_mark_read_across_an_unread_gap_L_INBOX_20(demo, clie
     mark = ReadMark.objects.get(user=demo.honest, inbox=inbox).last_read_at
     total = Message.objects.filter(inbox=inbox).count()
     for i in range(3):
-        services.do_post_message(inbox, f"n{i}", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(inbox, f"n{i}", acting_user=fresh(demo.mafioso))
     # A page that claims to have shown two more than were read skips them: nothing is marked.
     live = client.get(f"/inboxes/{inbox.public_id}/live/?after={total + 2}", **HX)
     assert live.status_code == 200 and "<p>n2</p>" in live.content.decode()
@@ -66,7 +66,7 @@ def test_live_poll_answers_the_policy_of_now_a_removed_reader_gets_the_missing_4
     client.force_login(demo.resident2)
     assert client.get(f"/inboxes/{inbox.public_id}/live/?after=0", **HX).status_code == 200
     services.do_leave_secret_inbox(inbox, acting_user=fresh(demo.resident2))
-    services.do_post_message(inbox, "Без него", acting_user=fresh(demo.honest))
+    posting.do_post_message(inbox, "Без него", acting_user=fresh(demo.honest))
     gone = client.get(f"/inboxes/{inbox.public_id}/live/?after=0", **HX)
     missing = client.get("/inboxes/99999999/live/?after=0", **HX)
     assert (gone.status_code, missing.status_code) == (404, 404)
@@ -112,10 +112,10 @@ def test_unread_badge_counts_what_the_policy_lets_the_viewer_read_L_INBOX_20(dem
     for i in client.get(f"/games/{demo.game.slug}/inboxes/").context["active"]:
         client.post(f"/inboxes/{i.public_id}/read/")
     assert 'class="unread"' not in client.get(url, **HX).content.decode()
-    services.do_post_message(inbox, "Раз", acting_user=fresh(demo.mafioso))
-    services.do_post_message(inbox, "Два", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "Раз", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "Два", acting_user=fresh(demo.mafioso))
     mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
-    services.do_post_message(mafia2, "Тайна", acting_user=fresh(mafia2.memberships.first().resident.user))
+    posting.do_post_message(mafia2, "Тайна", acting_user=fresh(mafia2.memberships.first().resident.user))
     badge = client.get(url, **HX).content.decode()
     assert re.search(r'<span class="unread"[^>]*>2</span>', badge), badge
     client.get(f"/inboxes/{inbox.public_id}/")
@@ -127,7 +127,7 @@ def test_voting_inbox_poll_refreshes_the_tally_out_of_band_L_VOTE_4(demo, client
 
     import time_machine
 
-    from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+    from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
 
     day = city1_day(demo)
     nominate_and_open(demo, day, [day.plain[0]])
@@ -135,14 +135,14 @@ def test_voting_inbox_poll_refreshes_the_tally_out_of_band_L_VOTE_4(demo, client
     client.force_login(day.plain[3].user)
     with time_machine.travel(OPENS + timedelta(minutes=1), tick=False):
         after = Message.objects.filter(inbox=voting).count()
-        services.do_post_message(voting, "казнить", acting_user=fresh(day.plain[5].user))
+        posting.do_post_message(voting, "казнить", acting_user=fresh(day.plain[5].user))
         live = client.get(f"/inboxes/{voting.public_id}/live/?after={after}", **HX).content.decode()
     assert 'id="tally-slot" hx-swap-oob="true"' in live
     assert day.plain[5].name in live.split('id="tally-slot"')[1]
 
 
 def test_live_poll_costs_the_same_with_10_and_2000_messages(demo, client):
-    from tests.inboxes.test_query_budgets import _fill
+    from tests.inboxes.inbox_helpers import _fill
 
     seat = demo.seat("honest")
     inbox = _city1(demo)
@@ -167,7 +167,7 @@ def test_live_poll_deletes_the_empty_thread_notice_only_when_the_thread_was_empt
     client.force_login(demo.honest)
     total = Message.objects.filter(inbox=inbox).count()
     assert total > 0
-    services.do_post_message(inbox, "Ещё одно", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "Ещё одно", acting_user=fresh(demo.mafioso))
     live = client.get(f"/inboxes/{inbox.public_id}/live/?after={total}", **HX).content.decode()
     assert "<p>Ещё одно</p>" in live and 'id="no-messages"' not in live
     from_empty = client.get(f"/inboxes/{inbox.public_id}/live/?after=0", **HX).content.decode()

@@ -18,6 +18,8 @@ from mafia_site.checks import check_mafia_settings
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
 from tests.conftest import fresh
+from inboxes import membership_services
+from inboxes import posting
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -71,7 +73,7 @@ def test_a_new_message_sends_the_next_poll_to_the_full_view_which_shows_it_L_INB
     client.force_login(demo.honest)
     url = _open(client, inbox)
     with committed():
-        services.do_post_message(inbox, "Свежая новость", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(inbox, "Свежая новость", acting_user=fresh(demo.mafioso))
     response = client.get(url, **HX)
     assert response.status_code == 200 and "Свежая новость" in response.content.decode()
     # The answer carries a new token, which stands until the next change.
@@ -85,7 +87,7 @@ def test_a_message_the_reader_cannot_read_changes_nothing_for_their_poll_L_INBOX
     url = _open(client, _city1(demo))
     mafia = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
     with committed():
-        services.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
     assert client.get(url, **HX).status_code == 204
 
 
@@ -99,10 +101,10 @@ def test_a_replaced_reader_gets_the_404_whether_or_not_anything_is_new_L_INBOX_1
     newcomer = django_user_model.objects.create_user("newcomer", "n@example.com", "x-secret-123",
                                                      display_name="Smenshik")
     with committed():
-        services.do_replace_player(demo.seat("honest"), newcomer, acting_user=fresh(demo.procurator))
+        membership_services.do_replace_player(demo.seat("honest"), newcomer, acting_user=fresh(demo.procurator))
     if something_new:
         with committed():
-            services.do_post_message(inbox, "Добро пожаловать", acting_user=fresh(demo.tribune1))
+            posting.do_post_message(inbox, "Добро пожаловать", acting_user=fresh(demo.tribune1))
     assert client.get(url, **HX).status_code == 404
 
 
@@ -167,12 +169,12 @@ def test_the_unread_badge_idles_on_a_204_and_counts_a_new_readable_message_L_INB
     # A message where the reader cannot read: still nothing new for them.
     mafia = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
     with committed():
-        services.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
     assert client.get(url, **HX).status_code == 204
     # A message in the reader's city square: the count is built again and grows by one.
     before = first.context["unread"]
     with committed():
-        services.do_post_message(_city1(demo), "Всем привет", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(_city1(demo), "Всем привет", acting_user=fresh(demo.mafioso))
     again = client.get(url, **HX)
     assert again.status_code == 200 and again.context["unread"] == before + 1
     # The reader reads it in another tab: their read mark moved, so the badge is built again (one fewer).

@@ -10,10 +10,10 @@ import pytest
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent
-from inboxes import services
+from inboxes import membership_services, posting, services
 from inboxes.models import Inbox, InboxKind, Message, MessageRevision
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.conftest import fresh
 
 K = InboxKind
@@ -29,9 +29,9 @@ def position(message: Message) -> int:
 
 def test_the_author_edits_within_10_minutes_and_every_revision_stays_L_INBOX_21(demo):
     t0 = timezone.now()
-    message = services.do_post_message(city1(demo), "Первый вариант", acting_user=fresh(demo.honest), now=t0)
-    services.do_edit_message(message, "Второй вариант", acting_user=fresh(demo.honest), now=t0 + timedelta(minutes=3))
-    services.do_edit_message(message, "Третий **вариант**", acting_user=fresh(demo.honest),
+    message = posting.do_post_message(city1(demo), "Первый вариант", acting_user=fresh(demo.honest), now=t0)
+    membership_services.do_edit_message(message, "Второй вариант", acting_user=fresh(demo.honest), now=t0 + timedelta(minutes=3))
+    membership_services.do_edit_message(message, "Третий **вариант**", acting_user=fresh(demo.honest),
                              now=t0 + timedelta(minutes=9, seconds=59))
     message.refresh_from_db()
     assert (message.body, message.body_html) == ("Третий **вариант**", "<p>Третий <strong>вариант</strong></p>\n")
@@ -40,7 +40,7 @@ def test_the_author_edits_within_10_minutes_and_every_revision_stays_L_INBOX_21(
         ("Первый вариант", t0 + timedelta(minutes=3)), ("Второй вариант", t0 + timedelta(minutes=9, seconds=59))]
     assert GameEvent.objects.filter(kind="message.edited").count() == 2
     with override("en"), pytest.raises(WrongState) as exc:
-        services.do_edit_message(message, "Поздно", acting_user=fresh(demo.honest), now=t0 + timedelta(minutes=10))
+        membership_services.do_edit_message(message, "Поздно", acting_user=fresh(demo.honest), now=t0 + timedelta(minutes=10))
     assert str(exc.value) == "A message can be edited only within 10 minutes of posting."
     assert MessageRevision.objects.filter(message=message).count() == 2
 
@@ -61,15 +61,15 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
     if case == "court":
         inbox, author, editor = Inbox.objects.get(game=demo.game, kind=K.COURT, rolled_over_at__isnull=True), demo.judge, demo.judge
     elif case == "voting":  # a real voting session (issue 4): only a keyword can be posted there (L-VOTE-3)
-        from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+        from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
         nominate_and_open(demo, city1_day(demo), [demo.seat("mafioso")])
         inbox, now = Inbox.objects.get(kind=K.VOTING, resident=demo.seat("mafioso")), OPENS + timedelta(minutes=1)
     original = "казнить" if case == "voting" else "Исходный текст"
-    message = services.do_post_message(inbox, original, acting_user=fresh(author), now=now)
+    message = posting.do_post_message(inbox, original, acting_user=fresh(author), now=now)
     if case == "other":
         editor = demo.mafioso
     elif case == "hidden":
-        services.do_hide_message(message, acting_user=fresh(demo.tribune1), now=now)
+        membership_services.do_hide_message(message, acting_user=fresh(demo.tribune1), now=now)
     elif case == "banned":
         services.do_ban_member(inbox, demo.seat("honest"), acting_user=fresh(demo.tribune1), now=now)
     elif case == "unchanged":
@@ -79,7 +79,7 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
     elif case == "unreadable":
         editor = demo.resident2
     with override("en"), pytest.raises(error_class) as exc:
-        services.do_edit_message(message, new_text, acting_user=fresh(editor), now=now + timedelta(minutes=1))
+        membership_services.do_edit_message(message, new_text, acting_user=fresh(editor), now=now + timedelta(minutes=1))
     assert str(exc.value) == text
     message.refresh_from_db()
     assert message.body == original and message.edited_at is None
@@ -87,7 +87,7 @@ def test_edit_refusals_change_nothing_L_INBOX_21(demo, case, error_class, text):
 
 
 def test_edit_page_for_the_author_and_revisions_shown_to_every_reader_L_INBOX_21(demo, client):
-    message = services.do_post_message(city1(demo), "Черновик мысли", acting_user=fresh(demo.honest))
+    message = posting.do_post_message(city1(demo), "Черновик мысли", acting_user=fresh(demo.honest))
     pos = position(message)
     thread = f"/inboxes/{message.inbox.public_id}/"
     edit_url = f"/inboxes/{message.inbox.public_id}/n{pos}/edit/"
@@ -115,7 +115,7 @@ def test_edit_page_for_the_author_and_revisions_shown_to_every_reader_L_INBOX_21
 
 
 def test_a_moderator_hides_a_message_readers_see_it_was_hidden_moderators_see_the_text_L_INBOX_21(demo, client):
-    message = services.do_post_message(city1(demo), "Оскорбительный текст", acting_user=fresh(demo.mafioso))
+    message = posting.do_post_message(city1(demo), "Оскорбительный текст", acting_user=fresh(demo.mafioso))
     pos = position(message)
     thread = f"/inboxes/{message.inbox.public_id}/"
     hide_url = f"/inboxes/{message.inbox.public_id}/n{pos}/hide/"
@@ -141,17 +141,17 @@ def test_a_moderator_hides_a_message_readers_see_it_was_hidden_moderators_see_th
     edit = client.get(f"/inboxes/{message.inbox.public_id}/n{pos}/edit/")
     assert edit.status_code == 403 and "Оскорбительный текст" not in edit.content.decode()
     with override("en"), pytest.raises(WrongState) as exc:
-        services.do_hide_message(message, acting_user=fresh(demo.procurator))
+        membership_services.do_hide_message(message, acting_user=fresh(demo.procurator))
     assert str(exc.value) == "This message is already hidden."
 
 
 def test_only_moderators_hide_L_INBOX_21(demo):
-    message = services.do_post_message(city1(demo), "Текст", acting_user=fresh(demo.mafioso))
+    message = posting.do_post_message(city1(demo), "Текст", acting_user=fresh(demo.mafioso))
     for persona, text in (("honest", "Only the organizer of this inbox or the Procurator may hide messages."),
                           ("arbiter", "No such inbox."), ("tribune2", "No such inbox.")):
         with override("en"), pytest.raises(NotAllowed) as exc:
-            services.do_hide_message(message, acting_user=fresh(getattr(demo, persona)))
+            membership_services.do_hide_message(message, acting_user=fresh(getattr(demo, persona)))
         assert str(exc.value) == text, persona
-    services.do_hide_message(message, acting_user=fresh(demo.procurator))
+    membership_services.do_hide_message(message, acting_user=fresh(demo.procurator))
     message.refresh_from_db()
     assert message.is_hidden

@@ -17,84 +17,15 @@ import re
 import pytest
 from django.test import Client
 
-from cities.demo import STAFF_NAMES
-from cities.models import PublicPost, Resident
+from cities.models import Resident
 from inboxes.models import Inbox, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import pks_from_keys
 from tests.conftest import PERSONA_NAMES
-from tests.inboxes.test_policy_matrix import expected_access, label
+from tests.support.page_leaks import client_for, expected_facts, facts_by_resident, pages_for
+from tests.support.policy_matrix import expected_access, label
 
 PASSWORD = "mafia-demo-2026"
-FACT = re.compile(r'<(?:dd|li)[^>]*data-fact="([^"]+)"')
-
-
-def pages_for(demo, client: Client) -> dict[str, str]:
-    """url -> HTML of every page this client can open in the demo game (status 200 only)."""
-    game = demo.game
-    urls = [f"/games/{game.slug}/", f"/games/{game.slug}/inboxes/", "/", "/admin/"]
-    urls += [f"/games/{game.slug}/residents/{pk}/" for pk in Resident.objects.filter(game=game).values_list("public_id", flat=True)]
-    urls += [f"/games/{game.slug}/posts/{pk}/" for pk in PublicPost.objects.filter(game=game).values_list("public_id", flat=True)]
-    urls += [f"/inboxes/{pk}/" for pk in Inbox.objects.filter(game=game).values_list("public_id", flat=True)]
-    # The setup pages, the numbers page, the draw verification page and every commissar offer page.
-    from roles.models import CommissarOffer
-
-    urls += [f"/games/{game.slug}/setup/", f"/games/{game.slug}/setup/numbers/", f"/games/{game.slug}/draw/"]
-    urls += [f"/games/{game.slug}/offers/{pk}/" for pk in CommissarOffer.objects.filter(game=game).values_list("public_id", flat=True)]
-    pages = {}
-    for url in urls:
-        response = client.get(url, follow=True)
-        final = response.redirect_chain[-1][0] if response.redirect_chain else url
-        # A page that sends the visitor to log in is not a page he opened (the login form is all he sees).
-        if response.status_code == 200 and not final.startswith("/accounts/login/"):
-            pages[url] = response.content.decode()
-    return pages
-
-
-def client_for(user) -> Client:
-    client = Client()
-    if getattr(user, "is_authenticated", False):
-        client.force_login(user)
-    return client
-
-
-def facts_by_resident(pages: dict[str, str], demo) -> set[tuple[str, str]]:
-    """{(resident name, fact)} shown on resident pages."""
-    names = dict(Resident.objects.filter(game=demo.game).values_list("public_id", "name"))
-    found = set()
-    for url, text in pages.items():
-        m = re.fullmatch(rf"/games/{demo.game.slug}/residents/([a-z0-9]+)/", url)
-        if m:
-            found |= {(names[m.group(1)], fact) for fact in FACT.findall(text)}
-        elif FACT.findall(text):
-            found |= {("<page " + url + ">", fact) for fact in FACT.findall(text) if not fact.startswith("staff:")}
-    return found
-
-
-def expected_facts(demo, persona: str) -> set[tuple[str, str]]:
-    """The knowledge matrix L-STAFF-6 for the demo personas, written out."""
-    residents = list(Resident.objects.filter(game=demo.game).select_related("city"))
-    mafia = {r.name for r in residents if r.alignment == "mafia"}
-    commissars = {r.name for r in residents if r.is_commissar}
-    godfathers = {r.name for r in residents if r.is_godfather}
-    user = getattr(demo, persona)
-    seat = Resident.objects.filter(game=demo.game, user=user).first() if getattr(user, "is_authenticated", False) else None
-    facts: set[tuple[str, str]] = set()
-    if persona == "consigliere":
-        facts |= {(r.name, f"alignment:{r.alignment}") for r in residents}
-        facts |= {(n, "godfather") for n in godfathers}
-    if persona == "procurator":
-        facts |= {(n, "commissar") for n in commissars}
-    if persona in ("tribune1", "tribune2"):
-        city = int(persona[-1])
-        facts |= {(r.name, "commissar") for r in residents if r.is_commissar and r.city.number == city}
-    if seat is not None:
-        facts.add((seat.name, f"alignment:{seat.alignment}"))
-        if seat.is_commissar:
-            facts |= {(n, "commissar") for n in commissars}
-        if seat.alignment == "mafia":
-            facts |= {(r.name, "alignment:mafia") for r in residents if r.name in mafia and r.city_id == seat.city_id}
-            facts |= {(r.name, "godfather") for r in residents if r.is_godfather and r.city_id == seat.city_id}
-    return facts
 
 
 @pytest.mark.parametrize("persona", PERSONA_NAMES)
@@ -148,7 +79,7 @@ def test_mafia_plans_are_visible_to_their_mafia_and_never_to_an_honest_neighbour
 
 @pytest.mark.parametrize("persona", ["procurator", "tribune1", "consigliere", "honest", "anonymous"])
 def test_a_declined_offers_reason_appears_on_no_page_L_COMM_2(demo, persona):
-    from tests.inboxes.test_policy_matrix import _offer_inbox
+    from tests.support.policy_matrix import _offer_inbox
 
     offer_inbox, plain = _offer_inbox(demo)
     pages = pages_for(demo, client_for(getattr(demo, persona)))
@@ -160,7 +91,7 @@ def test_a_declined_offers_reason_appears_on_no_page_L_COMM_2(demo, persona):
 def _staff_pages(client: Client, game, detail: dict[str, set[int]] | None = None) -> dict[str, str]:
     """url -> HTML of the /staff/ console a staff member opens: the dashboard, every changelist (all rows), and
     the change page of each listed object named in ``detail`` (model name -> ids)."""
-    from cities.staff_admin import staff_admin_site
+    from staff.console import staff_admin_site
 
     pages = {}
     response = client.get("/staff/")
@@ -209,7 +140,7 @@ def test_the_procurator_never_learns_which_mafioso_complained_about_the_consigli
     from archive.services import do_send_notifications, do_update_notification_settings
     from cities.models import Alignment
     from inboxes.models import Membership
-    from inboxes.services import do_post_message
+    from inboxes.posting import do_post_message
     from sanctions import services as sanctions
     from tests.conftest import DEMO_NOW, fresh
 

@@ -15,97 +15,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from cities.models import GameStatus, Resident
-from inboxes import policies
+from inboxes import membership_services, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.conftest import PERSONA_NAMES, fresh
-
-
-def label(inbox: Inbox) -> str:
-    """A stable name for a demo inbox: city1, mafia2, personal:<name>, offer:<candidate>, police, court, ..."""
-    if inbox.kind in (InboxKind.CITY, InboxKind.MAFIA):
-        return f"{inbox.kind}{inbox.city.number}"
-    if inbox.kind == InboxKind.PERSONAL:
-        return f"personal:{inbox.resident.name}"
-    if inbox.kind == InboxKind.SECRET:
-        from roles.models import CommissarOffer
-
-        candidate = CommissarOffer.objects.filter(inbox=inbox).values_list("candidate__name", flat=True).first()
-        return f"offer:{candidate}" if candidate else f"secret:{inbox.title}"
-    if inbox.kind == InboxKind.COMPLAINT:
-        return f"complaint:{inbox.no_confidence_case.complainant.name}"
-    if inbox.kind == InboxKind.MAFIA_COMPLAINT:
-        return f"mafia_compl{inbox.city.number}"
-    return inbox.kind
-
-
-def offer_labels(game) -> dict[str, str]:
-    """Candidate name -> label of the commissar offer inbox the demo's draw sent them (L-COMM-1)."""
-    from roles.models import CommissarOffer
-
-    return {name: f"offer:{name}" for name in CommissarOffer.objects.filter(game=game).values_list("candidate__name", flat=True)}
-
-
-def personal_of_city(game, number: int) -> set[str]:
-    return {f"personal:{n}" for n in Resident.objects.filter(game=game, city__number=number).values_list("name", flat=True)}
-
-
-def expected_access(demo) -> dict[str, tuple[set[str], set[str]]]:
-    """persona -> (labels they may read, labels they may post in), while the demo game runs."""
-    game = demo.game
-
-    def own(persona: str) -> str:
-        return f"personal:{demo.seat(persona).name}"
-
-    def mafia_inbox_if_mafia(persona: str) -> set[str]:
-        seat = demo.seat(persona)
-        return {f"mafia{seat.city.number}"} if seat.alignment == "mafia" else set()
-
-    offers = offer_labels(game)
-
-    # L-IMPEACH-3: complaints of no confidence (when a test filed some): the Procurator reads and answers them;
-    # a resident's complaint is theirs to read and post in; a mafia complaint the living mafia of its city read
-    # (they write through the complaint page, signed by the city).
-    complaints = {label(i) for i in Inbox.objects.filter(game=game, kind__in=[InboxKind.COMPLAINT,
-                                                                              InboxKind.MAFIA_COMPLAINT])
-                  .select_related("city", "no_confidence_case__complainant")}
-
-    def resident(persona: str, extra: set[str] = frozenset()) -> tuple[set[str], set[str]]:
-        seat = demo.seat(persona)
-        labels = {f"city{seat.city.number}", own(persona)} | mafia_inbox_if_mafia(persona) | set(extra)
-        if seat.name in offers:  # the commissar offer made to this resident, answered or not (L-COMM-1)
-            labels.add(offers[seat.name])
-        if seat.is_commissar:
-            labels.add("police")
-        if seat.is_judge:
-            labels.add("court")
-        labels |= {f"complaint:{seat.name}"} & complaints
-        readable = set(labels)
-        if seat.alignment == "mafia" and seat.status == "alive":
-            readable |= {f"mafia_compl{seat.city.number}"} & complaints
-        return readable, labels
-
-    return {
-        # L-STAFF-1, L-STAFF-5: hosts, reads the cities, the court, runs police/cemetery/office/bar and the
-        # commissar offers he sent (L-COMM-1); never a mafia inbox, a personal inbox, the notary.
-        "procurator": ({"city1", "city2", "city3", "court", "police", "cemetery", "office", "bar"} | set(offers.values())
-                       | complaints,
-                       {"police", "cemetery", "office", "bar"} | set(offers.values()) | complaints),
-        # L-STAFF-2, L-INBOX-1, L-INBOX-5: own city's inbox and personal inboxes, and the office.
-        "tribune1": ({"city1", "office"} | personal_of_city(game, 1),) * 2,
-        "tribune2": ({"city2", "office"} | personal_of_city(game, 2),) * 2,
-        # L-STAFF-3, L-INBOX-2, L-INBOX-7: the court and the office.
-        "arbiter": ({"court", "office"},) * 2,
-        # L-STAFF-4, L-INBOX-4, L-INBOX-8: every mafia inbox and the bar.
-        "consigliere": ({"mafia1", "mafia2", "mafia3", "bar"},) * 2,
-        "mafioso": resident("mafioso"),
-        "honest": resident("honest"),
-        "commissar": resident("commissar"),
-        "judge": resident("judge"),
-        "resident2": resident("resident2"),
-        "anonymous": (set(), set()),
-        "outsider": (set(), set()),
-        "superuser": (set(), set()),  # L-STAFF-5: a site administrator is nobody in the game
-    }
+from tests.support.policy_matrix import _offer_inbox, expected_access, label, offer_labels
 
 
 def observed(demo, user) -> tuple[set[str], set[str], set[str]]:
@@ -294,13 +207,13 @@ def _scenario(demo, name: str) -> tuple[Inbox, dict[str, tuple[bool, bool]]]:
         return inbox, {"procurator": (True, True), "honest": (True, True), "mafioso": (True, True),
                        "commissar": (True, False), "judge": (True, False)}
     if name == "mafia inbox after its mafioso died":
-        services.do_kill_resident(seat("mafioso"), "executed", acting_user=None)
+        membership_services.do_kill_resident(seat("mafioso"), "executed", acting_user=None)
         return Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1), {"consigliere": (True, True)}
     if name == "police station after its commissar died":
-        services.do_kill_resident(seat("commissar"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("commissar"), "killed", acting_user=None)
         return Inbox.objects.get(game=demo.game, kind=InboxKind.POLICE), {"procurator": (True, True)}
     if name == "city inbox of a replaced user":
-        services.do_replace_player(seat("honest"), get_user_model().objects.create_user("sub", "s@example.com", "x-1234567"),
+        membership_services.do_replace_player(seat("honest"), get_user_model().objects.create_user("sub", "s@example.com", "x-1234567"),
                                    acting_user=fresh(demo.procurator))
         return _city1(demo), {"procurator": (True, False), "tribune1": (True, True), "mafioso": (True, True),
                               "commissar": (True, True), "judge": (True, True)}
@@ -309,16 +222,16 @@ def _scenario(demo, name: str) -> tuple[Inbox, dict[str, tuple[bool, bool]]]:
         services.do_roll_over_inbox(old, acting_user=fresh(demo.tribune1))
         return old, {p: (True, False) for p in ("procurator", "tribune1", "mafioso", "honest", "commissar", "judge")}
     if name == "rolled-over city inbox (new)":
-        services.do_kill_resident(seat("honest"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("honest"), "killed", acting_user=None)
         new = services.do_roll_over_inbox(_city1(demo), acting_user=fresh(demo.tribune1))
         return new, {"procurator": (True, False), "tribune1": (True, True), "mafioso": (True, True), "honest": (True, False),
                      "commissar": (True, True), "judge": (True, True)}
     if name == "old court after its judge died":
-        services.do_kill_resident(seat("judge"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("judge"), "killed", acting_user=None)
         old = Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, predecessor__isnull=True)
         return old, {"procurator": (True, False), "arbiter": (True, False), "judge": (True, False)}
     if name == "new court after its judge died":
-        services.do_kill_resident(seat("judge"), "killed", acting_user=None)
+        membership_services.do_kill_resident(seat("judge"), "killed", acting_user=None)
         return (Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, rolled_over_at__isnull=True),
                 {"procurator": (True, False), "arbiter": (True, True)})
     raise AssertionError(name)
@@ -347,27 +260,6 @@ def test_policy_matrix_for_lifecycle_kinds_and_states_all_forms_agree_L_INBOX(de
     # The Consigliere never reads a secret inbox (L-STAFF-4), and nobody outside the game reads anything here.
     assert "consigliere" not in got or inbox.kind == InboxKind.MAFIA
     assert not {"outsider", "superuser", "anonymous"} & set(got)
-def _offer_inbox(demo, persona: str = "honest"):
-    """A commissar offer's inbox for ``persona`` in the demo game (the offer clause, L-COMM-1/2), plus a plain
-    secret inbox with the same member for contrast."""
-    from cities.models import StaffRole
-    from inboxes.services import do_create_inbox
-    from roles.models import CommissarOffer
-
-    seat = demo.seat(persona)
-    procurator = StaffRole.objects.get(game=demo.game, kind="procurator")
-    offer_inbox = do_create_inbox(demo.game, InboxKind.SECRET, title="Offer", city=seat.city, organizer=procurator,
-                                  members=[seat], acting_user=None)
-    number = CommissarOffer.objects.filter(city=seat.city).count() + 1  # after the demo draw's own offers
-    assert number <= 3
-    CommissarOffer.objects.create(game=demo.game, city=seat.city, candidate=seat, inbox=offer_inbox, number=number,
-                                  offered_at=timezone.now(), answered_at=timezone.now(), accepted=False,
-                                  decline_reason="Secret reason of the candidate")
-    from inboxes.services import do_post_site_message
-
-    do_post_site_message(offer_inbox, "The Procurator offers you the post.", acting_user=None)
-    plain = do_create_inbox(demo.game, InboxKind.SECRET, title="Plain secret", members=[seat], acting_user=None)
-    return Inbox.objects.select_related("game").get(pk=offer_inbox.pk), Inbox.objects.select_related("game").get(pk=plain.pk)
 
 
 def test_offer_inbox_clause_bool_queryset_and_audience_agree_L_COMM_2(demo):

@@ -1,7 +1,7 @@
 """The page's post: ``do_post_message_by_id`` locks the inbox's row and reads it, once, through the access policy
 (``access_inbox_for_post``, ``lock_for_post``). It answers as the page always did: one 404 for an inbox
 the poster may not read, whatever the text; refusals in the game's language; the vote counted once (L-VOTE-2,
-L-INBOX-17). The lock itself is shown by the race with the Tribune's close (``tests/voting/test_close_race.py``)."""
+L-INBOX-17). The lock itself is shown by the race with the Tribune's close (``tests/rulesets/lepra/day/test_close_race.py``)."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -14,12 +14,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from cities.errors import InvalidInput
-from inboxes import policies
+from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message_by_id
+from inboxes.posting import do_post_message_by_id
+from kernel.errors import InvalidInput
 from tests.conftest import fresh
-from tests.voting.day_helpers import OPENS, city1_day, nominate_and_open
+from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
 from voting.models import LepraVote, VoteState
 
 pytestmark = pytest.mark.django_db
@@ -88,7 +88,7 @@ def test_a_posts_lock_reads_the_inbox_the_membership_and_the_form_key_once_the_l
                                        idempotency_key="k" * 22)
     with transaction.atomic():
         with CaptureQueriesContext(connection) as reads:
-            locked = policies.lock_for_post(user, inbox.public_id, form_key="k" * 22)
+            locked = viewer_reads.lock_for_post(user, inbox.public_id, form_key="k" * 22)
         assert len(reads.captured_queries) == 1
         if connection.vendor == "postgresql":  # the lock, then the read: two prepared statements, one round trip
             assert reads.captured_queries[0]["sql"].count("EXECUTE ") == 2
@@ -96,13 +96,13 @@ def test_a_posts_lock_reads_the_inbox_the_membership_and_the_form_key_once_the_l
         assert locked.form_key_message_id == posted.pk
         assert (locked.next_message_id is None) == (connection.vendor != "postgresql")
         assert policies.membership_of(user, locked).resident_id == voter.pk
-        unused = policies.lock_for_post(fresh(voter.user), inbox.public_id, form_key="u" * 22)
+        unused = viewer_reads.lock_for_post(fresh(voter.user), inbox.public_id, form_key="u" * 22)
         assert unused.form_key_message_id is None
-        staff = policies.lock_for_post(fresh(demo.procurator), inbox.public_id, form_key="k" * 22)  # no membership
+        staff = viewer_reads.lock_for_post(fresh(demo.procurator), inbox.public_id, form_key="k" * 22)  # no membership
         assert staff.pk == inbox.pk and staff.form_key_message_id is None
-        assert policies.lock_for_post(user, "x" * 22) is None  # no inbox of that id
+        assert viewer_reads.lock_for_post(user, "x" * 22) is None  # no inbox of that id
         with pytest.raises(ValueError, match="logged-in"):
-            policies.lock_for_post(demo.anonymous, inbox.public_id)
+            viewer_reads.lock_for_post(demo.anonymous, inbox.public_id)
 
 
 @pytest.mark.parametrize("who", ["outsider", "honest", "tribune1", "procurator"])
@@ -152,7 +152,7 @@ def test_a_hook_registered_later_has_its_reads_under_the_lock_and_a_clash_of_nam
         with transaction.atomic():
             user = fresh(voter.user)
             policies.seat_in(user, inbox.game_id)  # the request's read of the viewer, as a post's page has done
-            locked = policies.lock_for_post(user, inbox.public_id, rulesets=rulesets)
+            locked = viewer_reads.lock_for_post(user, inbox.public_id, rulesets=rulesets)
             inbox_id, reads = policies.seat_in(user, locked.game_id).locked_reads
         assert inbox_id == inbox.pk and reads["_reading_answer"] == 42 and "_session_id" in reads
         assert "_foreign_answer" not in reads
@@ -165,4 +165,4 @@ def test_a_hook_registered_later_has_its_reads_under_the_lock_and_a_clash_of_nam
     with transaction.atomic(), pytest.raises(ImproperlyConfigured, match="_reading_answer"):
         user = fresh(voter.user)
         policies.seat_in(user, inbox.game_id)
-        policies.lock_for_post(user, inbox.public_id)
+        viewer_reads.lock_for_post(user, inbox.public_id)

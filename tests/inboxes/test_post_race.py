@@ -16,12 +16,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection, connections, transaction
 from django.http import Http404
 
-from cities.errors import RuleViolation
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
-from inboxes.services import do_post_message, do_post_message_by_id
-from tests.voting.day_helpers import OPENS
-from tests.voting.test_lepra_day_concurrency import _big_city_voting
+from inboxes.posting import do_post_message, do_post_message_by_id
+from kernel.errors import RuleViolation
+from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting
 from voting.models import LepraVote, VoteState
 
 

@@ -2,30 +2,17 @@
 and with 2,000 messages (L-INBOX-20: the per-viewer counts are computed in the database, not in a loop)."""
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.rendering import render_markdown
+from tests.inboxes.inbox_helpers import _fill
 
 MY_INBOXES_BUDGET = 7
 THREAD_BUDGET = 13
-
-
-def _fill(inbox: Inbox, author_seat, total: int) -> None:
-    """Bring ``inbox`` to ``total`` messages (test data, written directly)."""
-    have = Message.objects.filter(inbox=inbox).count()
-    last = Message.objects.filter(inbox=inbox).order_by("-received_at").values_list("received_at", flat=True).first()
-    rows = [
-        Message(inbox=inbox, author_user=author_seat.user, author_resident=author_seat, author_name=author_seat.name,
-                body=f"message {i}", body_html=render_markdown(f"message {i}"), received_at=last + timedelta(seconds=i + 1))
-        for i in range(total - have)
-    ]
-    Message.objects.bulk_create(rows, batch_size=500)
-    assert Message.objects.filter(inbox=inbox).count() == total
 
 
 def _count(client, url: str) -> tuple[int, int]:

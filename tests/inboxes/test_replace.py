@@ -6,10 +6,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils.translation import override
 
-from cities.errors import InvalidInput, NotAllowed
 from cities.models import GameEvent, Resident
-from inboxes import policies, services
+from inboxes import membership_services, policies, posting
 from inboxes.models import Inbox, InboxKind, Membership, Message
+from kernel.errors import InvalidInput, NotAllowed
 from tests.conftest import fresh
 
 
@@ -27,7 +27,7 @@ def test_the_replaced_user_gets_404_on_every_inbox_they_read_before_and_the_new_
     old_posts = list(Message.objects.filter(author_resident=seat).values_list("pk", "author_name"))
     assert old_posts and {n for _pk, n in old_posts} == {old_name}
     new_user = newcomer()
-    services.do_replace_player(seat, new_user, acting_user=fresh(demo.procurator))
+    membership_services.do_replace_player(seat, new_user, acting_user=fresh(demo.procurator))
     seat.refresh_from_db()
     assert (seat.user, seat.name) == (new_user, "Smenshik")
     assert sorted(Membership.objects.filter(resident=seat).values_list("inbox_id", "state")) == memberships
@@ -40,7 +40,7 @@ def test_the_replaced_user_gets_404_on_every_inbox_they_read_before_and_the_new_
     assert list(Message.objects.filter(author_resident=seat, pk__in=[p for p, _n in old_posts])
                 .values_list("pk", "author_name")) == old_posts
     city = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
-    message = services.do_post_message(city, "Я на замене.", acting_user=fresh(new_user))
+    message = posting.do_post_message(city, "Я на замене.", acting_user=fresh(new_user))
     assert (message.author_resident, message.author_name, message.author_user) == (seat, "Smenshik", new_user)
     event = GameEvent.objects.filter(kind="resident.replaced").latest("id")
     assert event.payload == {"resident": seat.pk, "old_user": demo.mafioso.pk, "new_user": new_user.pk,
@@ -62,6 +62,6 @@ def test_replacement_refusals_change_nothing_L_REPLACE_1(demo, case, error_class
     elif case == "staff":
         new_user = demo.arbiter
     with override("en"), pytest.raises(error_class) as exc:
-        services.do_replace_player(seat, new_user, acting_user=actor)
+        membership_services.do_replace_player(seat, new_user, acting_user=actor)
     assert str(exc.value) == text.format(name=new_user.public_name)
     assert Resident.objects.get(pk=seat.pk).user == demo.honest

@@ -9,11 +9,11 @@ import pytest
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent
-from inboxes import services
+from inboxes import posting, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.rendering import render_markdown
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.conftest import fresh
 
 
@@ -28,7 +28,7 @@ def counts(inbox):
 def test_post_message_stores_author_seat_microsecond_time_html_and_an_audit_row(demo):
     inbox = city1(demo)
     now = timezone.now().replace(microsecond=123456)
-    message = services.do_post_message(inbox, "  Я **честный** житель  ", acting_user=fresh(demo.honest), now=now)
+    message = posting.do_post_message(inbox, "  Я **честный** житель  ", acting_user=fresh(demo.honest), now=now)
     message.refresh_from_db()
     assert message.author_resident == demo.seat("honest")
     assert message.author_name == demo.seat("honest").name
@@ -40,7 +40,7 @@ def test_post_message_stores_author_seat_microsecond_time_html_and_an_audit_row(
 
 
 def test_staff_post_is_signed_with_the_role(demo):
-    message = services.do_post_message(city1(demo), "Голосование в 18:00.", acting_user=fresh(demo.tribune1))
+    message = posting.do_post_message(city1(demo), "Голосование в 18:00.", acting_user=fresh(demo.tribune1))
     assert message.author_resident is None and message.author_staff.kind == "tribune"
     assert message.author_name == demo.tribune1.public_name
 
@@ -53,7 +53,7 @@ def test_empty_message_is_refused_and_nothing_changes(demo, text, error):
     inbox = city1(demo)
     before = counts(inbox)
     with override("en"), pytest.raises(InvalidInput) as exc:
-        services.do_post_message(inbox, text, acting_user=fresh(demo.honest))
+        posting.do_post_message(inbox, text, acting_user=fresh(demo.honest))
     assert str(exc.value) == error
     assert counts(inbox) == before
 
@@ -63,7 +63,7 @@ def test_over_long_message_is_refused_with_its_length(demo, settings):
     inbox = city1(demo)
     before = counts(inbox)
     with override("en"), pytest.raises(InvalidInput) as exc:
-        services.do_post_message(inbox, "x" * 101, acting_user=fresh(demo.honest))
+        posting.do_post_message(inbox, "x" * 101, acting_user=fresh(demo.honest))
     assert str(exc.value) == "The message is too long: 101 characters, at most 100."
     assert counts(inbox) == before
 
@@ -74,7 +74,7 @@ def test_banned_member_cannot_post_and_is_told_why_L_INBOX_17(demo):
     services.do_ban_member(inbox, demo.seat("honest"), until=until, reason="оскорбление", acting_user=fresh(demo.tribune1))
     before = counts(inbox)
     with override("en"), pytest.raises(NotAllowed) as exc:
-        services.do_post_message(inbox, "Можно?", acting_user=fresh(demo.honest))
+        posting.do_post_message(inbox, "Можно?", acting_user=fresh(demo.honest))
     assert str(exc.value).startswith("You are banned in this inbox until ")
     assert counts(inbox) == before
 
@@ -84,7 +84,7 @@ def test_killed_inbox_refuses_posts_L_INBOX(demo):
     Inbox.objects.filter(pk=inbox.pk).update(killed_at=timezone.now())
     before = counts(inbox)
     with override("en"), pytest.raises(WrongState) as exc:
-        services.do_post_message(inbox, "Эй!", acting_user=fresh(demo.honest))
+        posting.do_post_message(inbox, "Эй!", acting_user=fresh(demo.honest))
     assert str(exc.value) == "This inbox is closed."
     assert counts(inbox) == before
 
@@ -93,14 +93,14 @@ def test_non_member_cannot_post_even_knowing_the_id(demo):
     mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
     before = counts(mafia2)
     with override("en"), pytest.raises(NotAllowed) as exc:
-        services.do_post_message(mafia2, "Привет, мафия!", acting_user=fresh(demo.honest))
+        posting.do_post_message(mafia2, "Привет, мафия!", acting_user=fresh(demo.honest))
     assert str(exc.value) == "No such inbox."
     assert counts(mafia2) == before
 
 
 def test_read_only_staff_cannot_post_L_STAFF_1(demo):
     with override("en"), pytest.raises(NotAllowed) as exc:
-        services.do_post_message(city1(demo), "Прокурор здесь", acting_user=fresh(demo.procurator))
+        posting.do_post_message(city1(demo), "Прокурор здесь", acting_user=fresh(demo.procurator))
     assert str(exc.value) == "You can read this inbox but not post in it."
 
 

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
-from tests.m21.day_helpers import build_game
+from inboxes.posting import do_post_message
+from tests.rulesets.m21.day_helpers import build_game
 
 pytestmark = pytest.mark.django_db
 

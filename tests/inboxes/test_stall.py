@@ -1,7 +1,7 @@
 """A hung transaction never takes the site (DESIGN.md "The clock"), proved on the real stack: gunicorn with the
 production settings (``mafia_site.settings.bench``: production on loopback HTTP; 3 sync workers and gunicorn's
 default 30 s worker timeout, as ``docker-compose.yml`` runs it) on this test database, and a separate process that
-holds, for 75 s, the row locks a voting close takes (``voting.services.do_close_voting``: the voting session's row
+holds, for 75 s, the row locks a voting close takes (``rulesets.lepra.day.services.do_close_voting``: the voting session's row
 and every open voting inbox of the city's day, ``FOR UPDATE``), as a close hung inside its transaction would.
 
 Meanwhile two players keep posting to the held voting inbox, others post elsewhere in that game (the same city's

@@ -2,7 +2,7 @@
 marked read, and "mark all read" is an explicit action."""
 from __future__ import annotations
 
-from inboxes import services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message, ReadMark
 from tests.conftest import fresh
 
@@ -26,7 +26,7 @@ def _setup(demo, client, settings, new: int) -> tuple[Inbox, int]:
     assert _unread(client, demo, inbox) == 0
     read = Message.objects.filter(inbox=inbox).count()
     for i in range(new):
-        services.do_post_message(inbox, f"Новость {i + 1}", acting_user=fresh(demo.mafioso))
+        posting.do_post_message(inbox, f"Новость {i + 1}", acting_user=fresh(demo.mafioso))
     return inbox, read + 1
 
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from inboxes import services
+from inboxes import posting, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.conftest import fresh
 
@@ -89,7 +89,7 @@ def test_logged_out_visitor_sees_public_pages_but_no_inbox(demo, client):
 
 def test_my_inboxes_counts_unread_per_viewer_and_reading_clears_it_L_INBOX_20(demo, client):
     inbox = city1(demo)
-    services.do_post_message(inbox, "Новость!", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "Новость!", acting_user=fresh(demo.mafioso))
     client.force_login(demo.honest)
     rows = {i.pk: i.unread for i in client.get(f"/games/{demo.game.slug}/inboxes/").context["active"]}
     # Never opened: unread is everything received after the reader's own last post (posting marks read).
@@ -98,7 +98,7 @@ def test_my_inboxes_counts_unread_per_viewer_and_reading_clears_it_L_INBOX_20(de
     client.get(f"/inboxes/{inbox.public_id}/")
     rows = {i.pk: i.unread for i in client.get(f"/games/{demo.game.slug}/inboxes/").context["active"]}
     assert rows[inbox.pk] == 0
-    services.do_post_message(inbox, "И ещё одна.", acting_user=fresh(demo.mafioso))
+    posting.do_post_message(inbox, "И ещё одна.", acting_user=fresh(demo.mafioso))
     rows = {i.pk: i.unread for i in client.get(f"/games/{demo.game.slug}/inboxes/").context["active"]}
     assert rows[inbox.pk] == 1
     # The poster's own message does not count as unread for them.

@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.errors import NotAllowed
-from inboxes import policies, services
+from inboxes import policies, posting, services
 from inboxes.models import InboxKind, Message
+from kernel.errors import NotAllowed
 from tests.conftest import fresh
 
 STAFF_REFUSAL = "Only those who vote here post in this inbox; staff speak in the city inbox or the office."
@@ -33,7 +33,7 @@ def test_staff_read_a_voting_inbox_but_may_not_post_there_L_VOTE_3(demo, voting,
     with override("en"):
         assert policies.post_denial_reason(user, voting) == STAFF_REFUSAL
     with override("en"), pytest.raises(NotAllowed) as refused:
-        services.do_post_message(voting, text, acting_user=user, now=timezone.now())
+        posting.do_post_message(voting, text, acting_user=user, now=timezone.now())
     assert str(refused.value) == STAFF_REFUSAL
     assert not Message.objects.filter(inbox=voting).exists()
 
@@ -55,5 +55,5 @@ def test_the_arbiter_reads_a_precinct_but_may_not_post_there_L_JUDGE_4(demo):
     arbiter = fresh(demo.arbiter)
     assert policies.can_read_inbox(arbiter, precinct) is True
     with override("en"), pytest.raises(NotAllowed) as refused:
-        services.do_post_message(precinct, "Он - Ганди!", acting_user=arbiter)
+        posting.do_post_message(precinct, "Он - Ганди!", acting_user=arbiter)
     assert str(refused.value) == STAFF_REFUSAL

@@ -36,21 +36,16 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from cities.errors import RuleViolation
 from cities.models import City, GameDay, GameEvent, Resident, ScheduledEvent, StaffKind, StaffRole
 from cities.scheduler import advance_clock
-from cities.services import do_declare_long_day, do_start_game_clock
 from inboxes.models import Inbox, InboxKind
-from inboxes.services import do_post_message
-from roles.services import do_submit_night_decision
-from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
-    _celery_command,
-    only_our_events,
-    processes,
-    subprocess_env,
-)
+from inboxes.posting import do_post_message
+from kernel.errors import RuleViolation
+from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clock
+from rulesets.lepra.day.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
+from rulesets.lepra.night.services import do_submit_night_decision
+from tests.integration.celery_helpers import _celery_command, only_our_events, processes, subprocess_env  # noqa: F401 - fixtures, used by name
 from voting.models import VotingSession
-from voting.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -64,7 +59,7 @@ def _at(day, hour: int, minute: int = 0) -> datetime:
 
 def build_scenario(slug: str):
     """The game described in the module docstring; returns the ``NightGame``."""
-    from tests.roles.conftest import build_night_game
+    from tests.rulesets.lepra.night.conftest import build_night_game
 
     ng = build_night_game(slug)
     game = ng.game

@@ -19,13 +19,7 @@ from django.utils import timezone
 
 from cities.models import GameDay, GameEvent, LifeStatus, ScheduledEvent
 from tests.cities.clock_helpers import clocked_game, ran
-from tests.integration.test_celery_clock import (  # noqa: F401 - fixtures
-    Processes,
-    _Gate,
-    only_our_events,
-    processes,
-    subprocess_env,
-)
+from tests.integration.celery_helpers import Processes, _Gate, only_our_events, processes, subprocess_env  # noqa: F401 - fixtures, used by name
 
 # xdist_group: all tests that start processes run on one worker, one at a time (tests/conftest.py).
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("processes")]

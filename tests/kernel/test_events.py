@@ -7,9 +7,9 @@ from pathlib import Path
 
 from archive.selectors import PUBLIC_EVENT_KINDS
 from cities.scheduler import HANDLERS
-from cities.services import CLOCK_EVENT_KINDS, DAY_DEADLINE_KINDS
-from inboxes import policies
+from inboxes import audit_policy
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from rulesets.lepra.clock.services import CLOCK_EVENT_KINDS, DAY_DEADLINE_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = re.compile(r'record_event\(\s*[\w.\[\]]+,\s*"([\w.]+)"')
@@ -44,8 +44,8 @@ def test_a_kind_carries_its_audience_and_timeline_L_STAFF_6_L_ARCH_3():
 
 
 def test_the_policy_and_the_timeline_read_the_enums():
-    assert policies.AUDIT_LOG_AUDIENCE["staff.appointed"] == policies.AUDIT_APPOINTMENT == "appointment"
-    assert policies.audit_audience("membership.penalty_banned") == "procurator+arbiter"
+    assert audit_policy.AUDIT_LOG_AUDIENCE["staff.appointed"] == audit_policy.AUDIT_APPOINTMENT == "appointment"
+    assert audit_policy.audit_audience("membership.penalty_banned") == "procurator+arbiter"
     assert PUBLIC_EVENT_KINDS == {"resident.died": "death", "voting.opened": "vote", "voting.closed": "vote",
                                   "voting.execution_decided": "court", "court.sentenced": "court",
                                   "court.case_opened": "court", "election.closed": "election",

@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 
 from cities.models import GameDay, PublicPost, ScheduledEvent
 from cities.scheduler import do_retry_scheduled_event
-from cities.services import do_edit_daily_post
+from rulesets.lepra.clock.services import do_edit_daily_post
 from inboxes.models import Membership
 from tests import lock_scope
 from tests.cities.clock_helpers import advance, clocked_game, night_handler

@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from cities.daily_post import daily_post_record
 from cities.models import Game, GameEvent
 from cities.services import do_create_game
 from kernel.errors import InvalidInput, NotProvidedByRuleset, UnknownRuleset
 from kernel.rulesets import RulesetSpec, get_ruleset, register_ruleset, registered_rulesets, ruleset_of
+from rulesets.lepra.clock.daily_post import daily_post_record
 from rulesets.lepra.night import NIGHT_STEPS
 from rulesets.lepra.ruleset import LepraRuleset
 from rulesets.m21.night_data import M21Death, Seat
@@ -93,7 +93,7 @@ def test_each_rulesets_morning_post_names_its_sections_in_order_L_POST_2_M_NIGHT
 
 
 def test_the_lepra_daily_post_is_composed_from_the_sections_the_spec_declares_L_POST_2(demo, monkeypatch):
-    """``cities.daily_post.daily_post_record`` goes through ``ruleset_of(game).daily_post_text``: the body is the
+    """``rulesets.lepra.clock.daily_post.daily_post_record`` goes through ``ruleset_of(game).daily_post_text``: the body is the
     non-empty sections in the spec's order, and a spec that declares fewer or reordered sections changes it."""
     spec = ruleset_of(demo.game)
     original = type(spec).daily_post_section

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from roles import draw
+from rulesets.lepra.setup import draw as setup_draw
 
 #: L-CITY-2: 20% of the population rounded half up, at least 1; written out for 5..40 (not computed).
 MAFIA_TABLE = {
@@ -16,17 +17,17 @@ MAFIA_TABLE = {
 
 
 def test_mafia_count_follows_the_table_for_sizes_5_to_40_L_CITY_2():
-    assert {n: draw.mafia_count(n) for n in range(5, 41)} == MAFIA_TABLE
+    assert {n: setup_draw.mafia_count(n) for n in range(5, 41)} == MAFIA_TABLE
 
 
 def test_mafia_count_rounds_half_up_and_is_at_least_one_L_CITY_2():
-    assert [draw.mafia_count(n) for n in (2, 3, 4, 5)] == [1, 1, 1, 1]  # 0.4, 0.6, 0.8, 1.0 -> at least 1
-    assert draw.mafia_count(13) == 3  # 2.6
-    assert draw.mafia_count(12) == 2  # 2.4
-    assert draw.mafia_count(17) == 3  # 3.4
-    assert draw.mafia_count(38) == 8  # 7.6
+    assert [setup_draw.mafia_count(n) for n in (2, 3, 4, 5)] == [1, 1, 1, 1]  # 0.4, 0.6, 0.8, 1.0 -> at least 1
+    assert setup_draw.mafia_count(13) == 3  # 2.6
+    assert setup_draw.mafia_count(12) == 2  # 2.4
+    assert setup_draw.mafia_count(17) == 3  # 3.4
+    assert setup_draw.mafia_count(38) == 8  # 7.6
     with pytest.raises(ValueError):
-        draw.mafia_count(1)
+        setup_draw.mafia_count(1)
 
 
 LISTS = {"1": ["Ания", "Boris", "Clara"], "2": ["Dmitri", "Ева", "Fyodor"]}
@@ -57,7 +58,7 @@ def test_salt_is_32_bytes_of_hex_and_shuffles_keep_every_name():
     rng = random.Random(3)
     salt = draw.new_salt(rng)
     assert len(salt) == 64 and int(salt, 16) >= 0 and salt == salt.lower()
-    lists = draw.shuffled_lists({2: ["a", "b", "c"], 1: ["d", "e"]}, rng)
+    lists = setup_draw.shuffled_lists({2: ["a", "b", "c"], 1: ["d", "e"]}, rng)
     assert list(lists) == ["1", "2"]
     assert sorted(lists["1"]) == ["d", "e"] and sorted(lists["2"]) == ["a", "b", "c"]
 
@@ -65,9 +66,9 @@ def test_salt_is_32_bytes_of_hex_and_shuffles_keep_every_name():
 def test_drawn_numbers_are_distinct_in_range_and_checked_numbers_are_refused_when_wrong_L_ASSIGN_2():
     rng = random.Random(5)
     for n in range(5, 41):
-        numbers = draw.draw_numbers(n, draw.mafia_count(n), rng)
+        numbers = setup_draw.draw_numbers(n, setup_draw.mafia_count(n), rng)
         assert numbers == sorted(set(numbers)) and len(numbers) == MAFIA_TABLE[n] and 1 <= numbers[0] and numbers[-1] <= n
-    assert draw.check_numbers([9, 2, 5, 1], 20, 4) == [1, 2, 5, 9]
+    assert setup_draw.check_numbers([9, 2, 5, 1], 20, 4) == [1, 2, 5, 9]
     for bad in ([1, 2, 3], [1, 1, 2, 3], [0, 1, 2, 3], [1, 2, 3, 21]):
         with pytest.raises(ValueError):
-            draw.check_numbers(bad, 20, 4)
+            setup_draw.check_numbers(bad, 20, 4)

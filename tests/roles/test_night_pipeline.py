@@ -1,4 +1,4 @@
-"""The pure night pipeline (roles/night.py, rulesets/lepra/night.py) and victory (roles/victory.py): every Lepra
+"""The pure night pipeline (roles/night.py, rulesets/lepra/night/__init__.py) and victory (rulesets/lepra/victory.py): every Lepra
 step by its rule, and hypothesis properties against slow reference implementations."""
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from roles.night import (
     resolve_night,
     touring_rotation,
 )
-from roles.victory import CityCount, decide_winner
 from rulesets.lepra.night import NIGHT_STEPS
+from rulesets.lepra.victory import CityCount, decide_winner
 
 H, M = "honest", "mafia"
 

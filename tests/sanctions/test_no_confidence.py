@@ -8,16 +8,17 @@ import pytest
 import time_machine
 from django.core import mail
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, GameEvent, GameStatus, LifeStatus, Resident
-from inboxes import policies
+from inboxes import audit_policy, knowledge, policies
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import InboxKind, Membership, MembershipState, Message
-from inboxes.services import do_kill_resident, do_post_message
+from inboxes.posting import do_post_message
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from sanctions import services
 from sanctions.models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
+from tests.support.staff_console import staff_client
 
 
 def city1_mafia(demo) -> list[Resident]:
@@ -95,8 +96,8 @@ def test_the_mafias_complaint_is_signed_by_their_city_and_names_nobody_L_IMPEACH
     assert policies.can_post_in_inbox(procurator, inbox, NOW)
     do_post_message(inbox, "Приму к сведению.", acting_user=procurator, now=NOW + timedelta(minutes=1))
     assert policies.can_read_inbox(fresh(other.user), inbox)
-    assert not policies.can_see_members(fresh(demo.procurator), inbox)
-    assert policies.can_see_members(fresh(demo.mafioso), inbox)
+    assert not knowledge.can_see_members(fresh(demo.procurator), inbox)
+    assert knowledge.can_see_members(fresh(demo.mafioso), inbox)
     assert "complaint page" in policies.post_denial_reason(fresh(demo.mafioso), inbox, NOW) or \
         "странице жалобы" in policies.post_denial_reason(fresh(demo.mafioso), inbox, NOW)
     # Only the living mafia of that city; one open complaint per city (the next message goes into it).
@@ -124,7 +125,7 @@ def test_the_audit_rows_of_a_mafia_complaint_have_no_actor_but_for_the_hidden_au
                                                    "inbox": case.inbox_id}
     assert rows["no_confidence.mafia_author"].actor_id == demo.mafioso.pk
     for persona in ("procurator", "tribune1", "arbiter", "consigliere"):
-        visible = set(policies.visible_events(fresh(getattr(demo, persona)), demo.game)
+        visible = set(audit_policy.visible_events(fresh(getattr(demo, persona)), demo.game)
                       .filter(kind__startswith="no_confidence.").values_list("kind", flat=True))
         expected = {"no_confidence.filed", "no_confidence.posted"} if persona == "procurator" else set()
         assert visible == expected, persona
@@ -220,7 +221,7 @@ def test_residents_page_files_both_kinds_and_refuses_others_L_IMPEACH_3(demo):
 def test_complaints_are_disclosed_after_the_game_L_IMPEACH_3_L_ARCH_1(demo):
     from django.contrib.auth.models import AnonymousUser
 
-    from roles.services import do_end_game_early
+    from rulesets.lepra.game_end_services import do_end_game_early
 
     case = services.do_file_no_confidence_in_consigliere(demo.game, "Жалоба", acting_user=demo.mafioso, now=NOW)
     other = services.do_file_no_confidence_in_arbiter(demo.game, "Жалоба", acting_user=demo.honest, now=NOW)
@@ -232,7 +233,7 @@ def test_complaints_are_disclosed_after_the_game_L_IMPEACH_3_L_ARCH_1(demo):
         assert c.inbox.game.status == GameStatus.FINISHED
         assert policies.is_disclosed(c.inbox)
         assert policies.can_read_inbox(AnonymousUser(), c.inbox)
-        assert policies.can_see_members(AnonymousUser(), c.inbox)
+        assert knowledge.can_see_members(AnonymousUser(), c.inbox)
 
 
 def test_a_mafioso_posting_in_the_complaint_from_its_page_is_sent_to_the_complaint_page_L_IMPEACH_3(demo):

@@ -12,19 +12,19 @@ from django.core import mail
 from django.test import Client
 from django.utils.translation import override
 
-from cities import services as city_services
-from cities.errors import InvalidInput, NotAllowed, WrongState
+from cities import recruitment_services
 from cities.models import GameEvent, Resident, ScheduledEvent, Signup
+from cities.recruitment_services import do_sign_up
 from cities.scheduler import dispatch_due_events
-from cities.services import do_sign_up
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from sanctions import services
 from sanctions.models import PlayBan
-from tests.cities.test_staff_admin import flashed, staff_client
 from tests.conftest import fresh
 from tests.factories import PlayBanFactory
 from tests.sanctions.test_play_bans import _ban, _new_game
 from tests.setup_factory import build_game
 from tests.staff.conftest import NOW
+from tests.support.staff_console import flashed, staff_client
 
 REASON = "Доказательства оказались поддельными."
 
@@ -120,7 +120,7 @@ def _closed_with_ban(*, ends_in=timedelta(days=30)):
 def test_a_player_banned_after_signing_up_is_not_seated_and_the_procurator_is_told_why_L_SANCTION_2(db):
     built, banned = _closed_with_ban()
     with time_machine.travel(NOW + timedelta(hours=1), tick=False):
-        cities = city_services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(3))
+        cities = recruitment_services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(3))
     assert not Resident.objects.filter(game=built.game, user=banned).exists()
     assert Resident.objects.filter(game=built.game).count() == 9
     reason = (f"{banned.public_name} не рассажен: запрещено играть до 20 декабря 2026 г. 10:30 (Europe/Moscow) "
@@ -146,10 +146,10 @@ def test_the_setup_page_tells_the_procurator_who_was_left_out_L_SANCTION_2(db):
 def test_a_banned_player_is_not_moved_into_a_city_by_hand_L_SANCTION_2(db):
     built, banned = _closed_with_ban()
     with time_machine.travel(NOW + timedelta(hours=1), tick=False):
-        cities = city_services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(3))
+        cities = recruitment_services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(3))
         signup = Signup.objects.get(game=built.game, user=banned, withdrawn_at__isnull=True)
         with pytest.raises(InvalidInput) as refused:
-            city_services.do_move_signup(signup, cities[0], acting_user=built.procurator)
+            recruitment_services.do_move_signup(signup, cities[0], acting_user=built.procurator)
     assert str(refused.value) == cities.left_out[0][1]
     assert not Resident.objects.filter(game=built.game, user=banned).exists()
 
@@ -159,6 +159,6 @@ def test_a_ban_lifted_before_the_cities_are_formed_seats_the_player_L_SANCTION_2
     ban = PlayBan.objects.get(user=banned)
     services.do_lift_play_ban(ban, reason=REASON, acting_user=ban.recorded_by, now=NOW + timedelta(minutes=5))
     with time_machine.travel(NOW + timedelta(hours=1), tick=False):
-        cities = city_services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(3))
+        cities = recruitment_services.do_form_cities(built.game, acting_user=built.procurator, rng=random.Random(3))
     assert cities.left_out == []
     assert Resident.objects.filter(game=built.game, user=banned).exists()

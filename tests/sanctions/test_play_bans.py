@@ -10,16 +10,17 @@ import time_machine
 from django.core import mail
 from django.test import Client
 
-from cities.errors import InvalidInput, NotAllowed
 from cities.models import GameEvent, ScheduledEvent, Signup
+from cities.recruitment_services import do_sign_up
 from cities.scheduler import dispatch_due_events
-from cities.services import do_create_game, do_sign_up
+from cities.services import do_create_game
 from inboxes.models import InboxKind, Message
+from kernel.errors import InvalidInput, NotAllowed
 from sanctions import services
 from sanctions.models import PlayBan, PlayBanEvidence
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
+from tests.support.staff_console import staff_client
 
 DESCRIPTION = "Назвал в городском инбоксе двух мафиози своего города."
 

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 import time_machine
 from django.contrib.auth import get_user_model
 
+from cities import recruitment_services
 from cities import services as city_services
 from cities.models import (
     Alignment,
@@ -34,10 +35,14 @@ from cities.models import (
 )
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Membership
-from inboxes.services import do_post_message
-from roles import services as role_services
+from inboxes.posting import do_post_message
 from roles.models import CommissarCheck, MafiaDraw
-from voting import services as voting_services
+from rulesets.lepra.clock import services as clock_services
+from rulesets.lepra.court import judge_services
+from rulesets.lepra.court import services as court_services
+from rulesets.lepra.day import services as voting_services
+from rulesets.lepra.night import services as night_services
+from rulesets.lepra.setup import services as role_services
 from voting.models import CourtCase, DecisionSource, ExecutionDecision, JudgeElection
 
 #: Day 1 starts at 10:00 in Moscow (07:00 UTC) on Monday 1 March 2027; the setup happens two days before.
@@ -113,12 +118,12 @@ def _setup(clock: _Clock, rng: random.Random) -> tuple[Game, dict]:
     proc = make("sim-proc", "sim-proc@example.com", "x-secret-123", display_name="Prokuror")
     game = city_services.do_create_game(title="Lepra simulated", slug=SLUG, acting_user=proc, city_count=3,
                                         rules_text="Lepra rules.", now=clock.step())
-    city_services.do_publish_recruitment_post(game, acting_user=proc, now=clock.step())
+    recruitment_services.do_publish_recruitment_post(game, acting_user=proc, now=clock.step())
     for i in range(1, PLAYERS + 1):
         user = make(f"sim-p{i:02d}", f"sim-p{i:02d}@example.com", "x-secret-123", display_name=f"P{i:02d}")
-        city_services.do_sign_up(game, acting_user=user, now=clock.step())
-    city_services.do_close_signups(game, acting_user=proc, now=clock.step())
-    city_services.do_form_cities(game, acting_user=proc, rng=rng, names=["Alpha", "Beta", "Gamma"], now=clock.step())
+        recruitment_services.do_sign_up(game, acting_user=user, now=clock.step())
+    recruitment_services.do_close_signups(game, acting_user=proc, now=clock.step())
+    recruitment_services.do_form_cities(game, acting_user=proc, rng=rng, names=["Alpha", "Beta", "Gamma"], now=clock.step())
     staff = {StaffKind.PROCURATOR: proc}
     for city in City.objects.filter(game=game).order_by("number"):
         user = make(f"sim-t{city.number}", f"sim-t{city.number}@example.com", "x-secret-123",
@@ -129,7 +134,7 @@ def _setup(clock: _Clock, rng: random.Random) -> tuple[Game, dict]:
         user = make(f"sim-{kind}", f"sim-{kind}@example.com", "x-secret-123", display_name=name)
         city_services.do_appoint_staff(game, user, kind, acting_user=proc, now=clock.step())
         staff[kind] = user
-    city_services.do_publish_city_lists(game, acting_user=proc, now=clock.step())
+    recruitment_services.do_publish_city_lists(game, acting_user=proc, now=clock.step())
     role_services.do_start_mafia_draw(game, acting_user=proc, rng=rng, now=clock.step())
     assert MafiaDraw.objects.get(game=game).numbers is None
     role_services.do_name_mafia_numbers(game, None, acting_user=proc, rng=rng, now=clock.step())
@@ -145,7 +150,7 @@ def _setup(clock: _Clock, rng: random.Random) -> tuple[Game, dict]:
     # The session's demo game has events of its own due earlier; they are not this game's (rolled back anyway).
     ScheduledEvent.objects.filter(done_at__isnull=True, cancelled_at__isnull=True).exclude(game=game).update(
         cancelled_at=clock.now)
-    city_services.do_start_game_clock(game, first_day_starts_at=DAY1, acting_user=proc, now=clock.step())
+    clock_services.do_start_game_clock(game, first_day_starts_at=DAY1, acting_user=proc, now=clock.step())
     return Game.objects.get(pk=game.pk), staff
 
 
@@ -164,8 +169,8 @@ def _prepare_elections(clock: _Clock, game: Game, sim: SimGame, rng: random.Rand
         living = _living(city)
         pool = rng.sample(living, min(3, len(living)))
         for proposer in rng.sample(living, min(5, len(living))):
-            voting_services.do_propose_candidate(rng.choice(pool), acting_user=proposer.user, now=clock.step())
-        voting_services.do_pass_candidates(election, acting_user=sim.staff[f"tribune{city.number}"], now=clock.step())
+            judge_services.do_propose_candidate(rng.choice(pool), acting_user=proposer.user, now=clock.step())
+        judge_services.do_pass_candidates(election, acting_user=sim.staff[f"tribune{city.number}"], now=clock.step())
     return elections
 
 
@@ -192,42 +197,42 @@ def _godfathers(clock: _Clock, game: Game, sim: SimGame, rng: random.Random) -> 
     consigliere = sim.staff[StaffKind.CONSIGLIERE]
     for city in _cities(game):
         mafia = _living(city, alignment=Alignment.MAFIA)
-        if not mafia or role_services.living_godfather(city) is not None:
+        if not mafia or night_services.living_godfather(city) is not None:
             continue
-        election = role_services.open_godfather_election(city)
+        election = night_services.open_godfather_election(city)
         if election is None:
-            election = role_services.do_open_godfather_election(city, acting_user=consigliere, now=clock.step())
+            election = night_services.do_open_godfather_election(city, acting_user=consigliere, now=clock.step())
         favourite = rng.choice(mafia)
         for voter in mafia:
             choice = favourite if rng.random() < 0.75 else rng.choice(mafia)
-            role_services.do_vote_godfather(election, choice, acting_user=voter.user, now=clock.step())
-        if role_services.do_close_godfather_election(election, acting_user=consigliere, now=clock.step()) is None:
-            role_services.do_appoint_godfather(city, rng.choice(mafia), acting_user=consigliere, now=clock.step())
+            night_services.do_vote_godfather(election, choice, acting_user=voter.user, now=clock.step())
+        if night_services.do_close_godfather_election(election, acting_user=consigliere, now=clock.step()) is None:
+            night_services.do_appoint_godfather(city, rng.choice(mafia), acting_user=consigliere, now=clock.step())
 
 
 def _night_actions(clock: _Clock, game: Game, sim: SimGame, rng: random.Random) -> None:
     """From night 2: each godfather decides the kill (and the touring city's the touring kill); each living
     commissar checks a resident not checked before (L-NIGHT-1/4/5)."""
     night = game.day_number
-    touring = role_services.touring_city_for(game, night)
+    touring = night_services.touring_city_for(game, night)
     for city in _cities(game):
-        godfather = role_services.living_godfather(city)
+        godfather = night_services.living_godfather(city)
         if godfather is None:
             continue
         honest = _living(city, alignment=Alignment.HONEST)
         target = rng.choice(honest) if honest and rng.random() < 0.9 else None
-        role_services.do_submit_night_decision(city, target, acting_user=godfather.user, now=clock.step())
+        night_services.do_submit_night_decision(city, target, acting_user=godfather.user, now=clock.step())
         if touring is not None and touring.pk == city.pk:
             others = list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE, is_judge=False)
                           .exclude(city=city).order_by("name"))
             target = rng.choice(others) if others and rng.random() < 0.8 else None
-            role_services.do_submit_night_decision(city, target, acting_user=godfather.user, kind="tour",
+            night_services.do_submit_night_decision(city, target, acting_user=godfather.user, kind="tour",
                                                    now=clock.step())
     for commissar in Resident.objects.filter(game=game, is_commissar=True, status=LifeStatus.ALIVE).order_by("name"):
         checked = set(CommissarCheck.objects.filter(commissar=commissar).values_list("target_id", flat=True))
         pool = [r for r in _living(commissar.city) if r.pk != commissar.pk and r.pk not in checked]
         if pool:
-            role_services.do_check_resident(rng.choice(pool), acting_user=commissar.user, now=clock.step())
+            night_services.do_check_resident(rng.choice(pool), acting_user=commissar.user, now=clock.step())
 
 
 def _known_mafia(city: City) -> set[int]:
@@ -309,7 +314,7 @@ def _court(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, plan: Ga
                 voting_services.do_decide_execution(session.city, rng.choice(pool),
                                                     acting_user=sim.staff[StaffKind.PROCURATOR], now=clock.step())
             continue
-        cases.append(voting_services.do_put_before_court(session, closes + H, acting_user=arbiter,
+        cases.append(court_services.do_put_before_court(session, closes + H, acting_user=arbiter,
                                                          now=clock.step()))
     for case in cases:
         for judge in Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("name"):
@@ -318,7 +323,7 @@ def _court(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, plan: Ga
                 break
             if rng.random() < 0.6:
                 choice = Resident.objects.get(pk=int(rng.choice(case.candidates)))
-                voting_services.do_court_vote(case, choice, acting_user=judge.user, now=clock.step())
+                court_services.do_court_vote(case, choice, acting_user=judge.user, now=clock.step())
 
 
 def _play_day(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, plan: GameDay, day: SimDay) -> None:
@@ -326,7 +331,7 @@ def _play_day(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, plan:
     then each opening (precincts, voting inboxes) at its time; then the closings and the court."""
     if plan.number == 1:
         for city in _cities(game):
-            voting_services.do_schedule_judge_election(
+            judge_services.do_schedule_judge_election(
                 city, plan.starts_at + 7 * H, plan.starts_at + 11 * H,
                 acting_user=sim.staff[StaffKind.ARBITER], now=clock.step())
     elections = _prepare_elections(clock, game, sim, rng)

@@ -25,11 +25,11 @@ from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.recruitment_services import do_close_signups, do_sign_up
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_post_message
+from inboxes.posting import do_post_message
 from rulesets.m21 import night_services, services
 from rulesets.m21.models import DayStatus, M21Day
 from rulesets.m21.roles import ROLES
-from voting.tallies import FORUM_NO_LYNCH
+from voting.forum_vote import FORUM_NO_LYNCH
 
 #: Day 1 starts at the phase shift, 22:00 in London (UTC in winter), on Monday 4 January 2027; setup two days before.
 DAY1 = datetime(2027, 1, 4, 22, 0, tzinfo=UTC)

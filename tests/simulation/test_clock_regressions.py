@@ -4,9 +4,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from cities.models import GameDay, StaffKind
+from rulesets.lepra.court.judge_services import do_schedule_judge_election
 from tests.cities.clock_helpers import DAY1, advance, clocked_game
 from voting.models import JudgeElection
-from voting.services import do_schedule_judge_election
 
 H = timedelta(hours=1)
 
@@ -52,8 +52,8 @@ def test_final_post_of_a_game_won_by_day_tells_of_no_night_that_never_was_L_POST
     # and the honest win (L-WIN-1). The next morning's daily post closes the game; it reports day 2's results but
     # no "night 2" with "nobody was killed": that night never took place.
     from cities.models import Alignment, GameStatus, PostKind, PublicPost, Resident
+    from rulesets.lepra.day.services import do_decide_execution
     from tests.setup_factory import in_game_language
-    from voting.services import do_decide_execution
 
     built = clocked_game("clock-won-by-day")
     game = built.game
@@ -74,8 +74,8 @@ def test_day_1_start_opens_the_standing_inboxes_of_a_game_set_up_without_them_L_
     # Nothing but the demo opened the city, personal, cemetery, office, bar and court inboxes: a game set up
     # through the pages started with none. The day 1 start opens them (by the site), with the day's number.
     from cities.models import Resident
-    from cities.services import do_start_game_clock
     from inboxes.models import Inbox, InboxKind, Membership
+    from rulesets.lepra.clock.services import do_start_game_clock
     from tests.setup_factory import build_game
 
     built = build_game("numbers", slug="clock-no-inboxes", cities=2, size=5)
@@ -102,11 +102,11 @@ def test_a_city_without_living_mafia_or_honest_awaits_no_procurator_decision_L_W
     # city without living mafia) holds no more executions.
     import pytest
 
-    from cities.errors import WrongState
     from cities.models import Alignment, Resident
+    from inboxes.membership_services import do_kill_resident
     from inboxes.models import DeathCause
-    from inboxes.services import do_kill_resident
-    from voting.services import awaiting_procurator, do_decide_execution
+    from kernel.errors import WrongState
+    from rulesets.lepra.day.services import awaiting_procurator, do_decide_execution
 
     built = clocked_game("clock-no-votes")
     game = built.game

@@ -14,6 +14,8 @@ import time_machine
 
 from cities.models import Alignment, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.models import InboxKind, Message
+from rulesets.lepra.court import services as court_services
+from rulesets.lepra.day import services as voting_services
 from sanctions import services as sanctions_services
 from sanctions.models import NoConfidenceTarget
 from staff import services as staff_services
@@ -31,7 +33,6 @@ from tests.factories import (
     SuicideDeclarationFactory,
     in_language,
 )
-from voting import services as voting_services
 from voting.models import SpeechKind
 
 NOW = DEMO_NOW + timedelta(minutes=30)
@@ -114,7 +115,7 @@ def populate_by_services(demo, *, console_cases: bool) -> None:
     game = demo.game
     with time_machine.travel(NOW, tick=False):
         for speaker, nominator, nominee, proxy, suicide in _day_requests(demo):
-            voting_services.do_request_speech(game, SpeechKind.LAST_WORD, acting_user=speaker.user, note="please")
+            court_services.do_request_speech(game, SpeechKind.LAST_WORD, acting_user=speaker.user, note="please")
             voting_services.do_nominate(nominee, acting_user=nominator.user)
             voting_services.do_request_proxy(nominee, acting_user=proxy.user)
             voting_services.do_declare_suicide(game, acting_user=suicide.user)

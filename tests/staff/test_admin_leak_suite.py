@@ -18,15 +18,15 @@ import pytest
 from django.contrib import admin as django_admin
 from django.test import Client
 
-from cities.demo import STAFF_NAMES
 from cities.models import GameEvent, PublicPost, Resident, ScheduledEvent, StaffKind, StaffRole
-from cities.staff_admin import staff_admin_site
+from staff.console import staff_admin_site
 from inboxes.models import Inbox, InboxKind, Membership, Message
+from rulesets.lepra.demo import STAFF_NAMES
 from sanctions.models import NoConfidenceCase, PlayBan
 from staff.models import ImpeachmentDemand, TribuneStandIn
 from tests.admin_keys import key_of, missing_key, pks_from_keys
-from tests.cities.test_staff_admin import _normalized, readable_inbox_ids, staff_client
 from tests.conftest import PERSONA_NAMES
+from tests.support.staff_console import _normalized, readable_inbox_ids, staff_client
 from voting.models import CourtCase, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession
 
 from .conftest import NOW

@@ -24,15 +24,16 @@ from django.db import connection, transaction
 from django.forms.models import model_to_dict
 
 from cities.models import Game, GameEvent, Resident, StaffKind, StaffRole
+from inboxes import membership_services
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, Message
-from roles import services as roles_services
+from rulesets.lepra import game_end_services
+from rulesets.lepra.day import services as voting_services
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand, ImpeachmentSignature, TribuneStandIn
 from tests.admin_keys import key_of
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from voting import services as voting_services
+from tests.support.staff_console import _opened_demand, staff_client
 from voting.models import ProxyRequest, SuicideDeclaration
 
 from .conftest import NOW
@@ -115,15 +116,6 @@ def _tribune_role(demo, number: int) -> StaffRole:
                                                                         city__number=number)
 
 
-def _opened_demand(demo) -> ImpeachmentDemand:
-    residents = list(Resident.objects.filter(game=demo.game, city__number=1).exclude(user=demo.honest)
-                     .select_related("user").order_by("name")[:5])
-    demand = staff_services.do_demand_impeachment(demo.game, acting_user=demo.honest, now=NOW)
-    for r in residents:
-        staff_services.do_sign_impeachment_demand(demand, acting_user=r.user, now=NOW)
-    return demand
-
-
 M = "/staff/inboxes/membership/"
 UNTIL = AT + timedelta(days=1)
 
@@ -142,7 +134,7 @@ CASES = {
     "hide_message_L_INBOX_21": Case(
         lambda d: post_action(staff_client(d.tribune1), "/staff/inboxes/message/", "hide_messages",
                               [Message.objects.filter(inbox=_city1(d)).order_by("pk").first().pk]),
-        lambda d: inbox_services.do_hide_message(Message.objects.filter(inbox=_city1(d)).order_by("pk").first(),
+        lambda d: membership_services.do_hide_message(Message.objects.filter(inbox=_city1(d)).order_by("pk").first(),
                                                  acting_user=fresh(d.tribune1))),
     "roll_over_inbox": Case(
         lambda d: post_action(staff_client(d.tribune1), "/staff/inboxes/inbox/", "roll_over_inboxes",
@@ -161,17 +153,17 @@ CASES = {
     "replace_player_L_REPLACE_1": Case(
         lambda d: post_action(staff_client(d.procurator), "/staff/cities/resident/", "replace_player",
                               [d.seat("honest").pk], username="outsider"),
-        lambda d: inbox_services.do_replace_player(d.seat("honest"), get_user_model().objects.get(username="outsider"),
+        lambda d: membership_services.do_replace_player(d.seat("honest"), get_user_model().objects.get(username="outsider"),
                                                    acting_user=fresh(d.procurator))),
     "record_death_L_DEATH_1": Case(
         lambda d: post_action(staff_client(d.procurator), "/staff/cities/resident/", "record_death",
                               [d.seat("honest").pk], cause="penalty"),
-        lambda d: inbox_services.do_kill_resident(d.seat("honest"), "penalty", acting_user=fresh(d.procurator),
+        lambda d: membership_services.do_kill_resident(d.seat("honest"), "penalty", acting_user=fresh(d.procurator),
                                                   spirit=False)),
     "penalty_ban_L_STAFF_3": Case(
         lambda d: post_action(staff_client(d.arbiter), "/staff/cities/resident/", "penalty_ban",
                               [d.seat("honest").pk], inboxes=[_city1(d).public_id], until=_local(d, UNTIL), reason="insult"),
-        lambda d: inbox_services.do_penalty_ban(d.seat("honest"), [_city1(d)], UNTIL.replace(second=0, microsecond=0),
+        lambda d: membership_services.do_penalty_ban(d.seat("honest"), [_city1(d)], UNTIL.replace(second=0, microsecond=0),
                                                 "insult", acting_user=fresh(d.arbiter))),
     "accept_proxy_L_NOM_6": Case(
         lambda d: post_action(staff_client(d.tribune1), "/staff/voting/proxyrequest/", "accept_proxies",
@@ -209,7 +201,7 @@ CASES = {
     "end_game_early_L_WIN_3": Case(
         lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/end/",
                                                   {"reason": "servers on fire", "confirmed": "yes"}),
-        lambda d: roles_services.do_end_game_early(d.game, reason="servers on fire", acting_user=fresh(d.procurator))),
+        lambda d: game_end_services.do_end_game_early(d.game, reason="servers on fire", acting_user=fresh(d.procurator))),
 }
 
 SETUP = {

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from cities.demo import STAFF_NAMES
 from cities.models import GameEvent, GameStatus, StaffKind, StaffRole
 from cities.services import record_event
-from inboxes import policies
+from inboxes import audit_policy, policies
 from inboxes.models import Inbox
+from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import pks_from_keys
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.support.staff_console import staff_client
 
 from .conftest import NOW
 
@@ -26,7 +26,7 @@ KIND = re.compile(r'record_event\(\s*[\w.]+,\s*"([a-z_.]+)"')
 
 
 #: The kinds the other apps recorded when the table was written (issue 7). Kinds added later by other apps are
-#: shown to nobody until their authors add them to ``policies.AUDIT_LOG_AUDIENCE`` (fail closed; see the next
+#: shown to nobody until their authors add them to ``audit_policy.AUDIT_LOG_AUDIENCE`` (fail closed; see the next
 #: test), so a merge never makes this test fail; the staff app's own kinds are read from its source.
 KNOWN_KINDS = {
     "cities.formed", "cities.lists_published", "city.added", "commissar.answered", "commissar.offered",
@@ -52,16 +52,16 @@ def staff_app_kinds() -> set[str]:
 def test_every_recorded_event_kind_has_a_decided_audience(demo):
     kinds = KNOWN_KINDS | staff_app_kinds()
     assert {"impeachment.ruled", "tribune.stand_in_granted", "staff.tribune_replaced"} <= staff_app_kinds()
-    undecided = sorted(k for k in kinds if policies.audit_audience(k) == policies.AUDIT_NOBODY
+    undecided = sorted(k for k in kinds if audit_policy.audit_audience(k) == audit_policy.AUDIT_NOBODY
                        and k != "resident.flags")
     assert undecided == []
-    assert policies.audit_audience("resident.flags") == policies.AUDIT_NOBODY  # decided: commissar/godfather flags
+    assert audit_policy.audit_audience("resident.flags") == audit_policy.AUDIT_NOBODY  # decided: commissar/godfather flags
 
 
 def test_an_undecided_kind_is_shown_to_nobody_fail_closed(demo):
     event = record_event(demo.game, "something.new", actor=None, at=NOW, payload={"x": 1})
     for persona in STAFF_PERSONAS:
-        assert not policies.visible_events(fresh(getattr(demo, persona)), demo.game).filter(pk=event.pk).exists()
+        assert not audit_policy.visible_events(fresh(getattr(demo, persona)), demo.game).filter(pk=event.pk).exists()
 
 
 def _expected(demo, persona: str) -> set[int]:
@@ -109,8 +109,8 @@ def _expected(demo, persona: str) -> set[int]:
 def test_each_staff_member_lists_exactly_the_events_of_their_scope_L_STAFF_6(populated_by_services, persona):
     demo = populated_by_services
     expected = _expected(demo, persona)
-    assert policies.AuditScope(fresh(getattr(demo, persona)), demo.game).kinds
-    assert set(policies.visible_events(fresh(getattr(demo, persona)), demo.game).values_list("pk", flat=True)) == \
+    assert audit_policy.AuditScope(fresh(getattr(demo, persona)), demo.game).kinds
+    assert set(audit_policy.visible_events(fresh(getattr(demo, persona)), demo.game).values_list("pk", flat=True)) == \
         expected
     client = staff_client(getattr(demo, persona))
     body = client.get("/staff/cities/gameevent/?all=").content.decode()
@@ -129,7 +129,7 @@ def test_secret_events_reach_only_their_audience(populated_by_services):
     demo = populated_by_services
     def who_sees(event) -> set[str]:
         return {p for p in STAFF_PERSONAS
-                if policies.visible_events(fresh(getattr(demo, p)), demo.game).filter(pk=event.pk).exists()}
+                if audit_policy.visible_events(fresh(getattr(demo, p)), demo.game).filter(pk=event.pk).exists()}
 
     mafia1 = Inbox.objects.get(game=demo.game, kind="mafia", city__number=1)
     posted = GameEvent.objects.filter(game=demo.game, kind="message.posted", payload__inbox=mafia1.pk).first()
@@ -149,10 +149,10 @@ def test_after_the_game_every_staff_member_sees_the_whole_log_L_ARCH_1(populated
     type(demo.game).objects.filter(pk=demo.game.pk).update(status=GameStatus.FINISHED)
     everyone = set(GameEvent.objects.filter(game=demo.game).values_list("pk", flat=True))
     for persona in STAFF_PERSONAS:
-        assert set(policies.visible_events(fresh(getattr(demo, persona)), demo.game).values_list("pk", flat=True)) \
+        assert set(audit_policy.visible_events(fresh(getattr(demo, persona)), demo.game).values_list("pk", flat=True)) \
             == everyone
     for persona in ("honest", "mafioso", "superuser", "outsider"):
-        assert not policies.visible_events(fresh(getattr(demo, persona)), demo.game).exists()
+        assert not audit_policy.visible_events(fresh(getattr(demo, persona)), demo.game).exists()
 
 
 #: Kinds the code records that no staff member sees while the game runs, on purpose: who the commissar asked about
@@ -167,12 +167,12 @@ def test_every_event_kind_the_code_records_has_a_decided_audience_L_STAFF_6():
     import re
     from pathlib import Path
 
-    from inboxes.policies import AUDIT_LOG_AUDIENCE, AUDIT_LOG_PREFIXES
+    from inboxes.audit_policy import AUDIT_LOG_AUDIENCE, AUDIT_LOG_PREFIXES
 
     root = Path(__file__).resolve().parents[2]
     recorded = set()
-    for path in root.glob("*/*.py"):
-        if path.parts[-2] in {"tests", ".venv", "migrations"}:
+    for path in root.glob("**/*.py"):  # the apps' and the rulesets' modules, sub-packages included
+        if {"tests", ".venv", "migrations", "var", "node_modules"} & set(path.relative_to(root).parts):
             continue
         recorded |= set(re.findall(r'record_event\(\s*[\w.]+,\s*"([\w.]+)"', path.read_text(encoding="utf-8")))
     assert len(recorded) > 60

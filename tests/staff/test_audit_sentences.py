@@ -11,13 +11,12 @@ from django.utils import timezone, translation
 
 from cities.models import GameEvent, Resident
 from cities.services import record_event
-from inboxes import policies
-from inboxes import services as inbox_services
+from inboxes import audit_policy, posting
 from inboxes.models import Inbox, InboxKind
 from kernel.events import SCHEDULED_LABELS, EventKind, ScheduledKind
 from staff.audit_sentences import SENTENCES, audit_sentence, kind_label
 from tests.conftest import fresh
-from tests.polish.conftest import MARK, marked_russian  # noqa: F401 - the fixture, used by name
+from tests.pages.conftest import MARK, marked_russian  # noqa: F401 - the fixture, used by name
 
 
 def _client(user, language: str = "ru") -> Client:
@@ -36,9 +35,9 @@ def test_every_typed_kind_has_a_sentence_and_every_scheduled_kind_words():
 
 def test_a_mafia_message_is_a_sentence_with_a_link_for_the_consigliere_only_L_STAFF_4_L_STAFF_6(demo):
     mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
-    message = inbox_services.do_post_message(mafia1, "Tonight.", acting_user=fresh(demo.consigliere))
+    message = posting.do_post_message(mafia1, "Tonight.", acting_user=fresh(demo.consigliere))
     event = GameEvent.objects.filter(game=demo.game, kind="message.posted", payload__message=message.pk).get()
-    consigliere = policies.AuditScope(fresh(demo.consigliere), demo.game)
+    consigliere = audit_policy.AuditScope(fresh(demo.consigliere), demo.game)
     with translation.override("en"):
         text = audit_sentence(consigliere, event)
     link = f'<a href="/inboxes/{mafia1.public_id}/">'
@@ -46,7 +45,7 @@ def test_a_mafia_message_is_a_sentence_with_a_link_for_the_consigliere_only_L_ST
     assert text.startswith(f"{demo.consigliere.public_name} отправил {link}сообщение</a> в ящик {link}")
     assert "inbox=" not in text and f"={mafia1.pk}" not in text and str(message.pk) not in re.sub(r"<[^>]+>", "", text)
     for persona in ("tribune1", "arbiter", "procurator"):
-        scope = policies.AuditScope(fresh(getattr(demo, persona)), demo.game)
+        scope = audit_policy.AuditScope(fresh(getattr(demo, persona)), demo.game)
         assert audit_sentence(scope, event) == "", persona
         assert mafia1.public_id not in audit_sentence(scope, event)
 
@@ -63,7 +62,7 @@ def test_the_lepra_console_log_reads_as_russian_sentences_with_times_in_moscow_L
 
 
 def test_the_m21_console_log_reads_in_english_L_STAFF(db):
-    from tests.m21.day_helpers import build_game
+    from tests.rulesets.m21.day_helpers import build_game
 
     table = build_game(slug="m21-audit-words")
     body = _client(table.host, "ru").get("/staff/cities/gameevent/?all=").content.decode()
@@ -74,7 +73,7 @@ def test_the_m21_console_log_reads_in_english_L_STAFF(db):
 
 def test_codes_in_a_sentence_read_as_translated_words_L_STAFF_6(demo):
     resident, other = Resident.objects.filter(game=demo.game, city__number=1).order_by("pk")[:2]
-    scope = policies.AuditScope(fresh(demo.procurator), demo.game)
+    scope = audit_policy.AuditScope(fresh(demo.procurator), demo.game)
     texts = {}
     for key, kind, payload in [
         ("speech", "voting.speech_requested", {"kind": "confrontation", "resident": resident.pk, "other": other.pk}),

@@ -19,10 +19,9 @@ from inboxes.models import InboxKind, Membership, MembershipState, Message
 from rulesets.m21.setup_services import do_create_m21_game
 from staff import services as staff_services
 from tests.admin_keys import key_of
-from tests.cities.test_staff_admin import flashed
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
-from tests.staff.test_admin_parity import _opened_demand
+from tests.support.staff_console import _opened_demand, flashed
 
 pytestmark = pytest.mark.django_db
 

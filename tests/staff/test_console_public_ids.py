@@ -11,7 +11,7 @@ import time_machine
 from cities.models import StaffKind, StaffRole
 from inboxes.models import InboxKind, Membership
 from staff.models import TribuneStandIn
-from tests.cities.test_staff_admin import staff_client
+from tests.support.staff_console import staff_client
 from tests.staff.conftest import NOW
 
 AT = NOW + timedelta(minutes=10)

@@ -15,7 +15,7 @@ from roles.models import CommissarOffer
 from staff import console
 from staff import services as staff_services
 from staff.staff_admin import Need
-from tests.cities.test_staff_admin import staff_client
+from tests.support.staff_console import staff_client
 
 from .conftest import NOW
 

@@ -14,12 +14,12 @@ import pytest
 from django.utils import timezone
 from django.utils.translation import override
 
-from cities.errors import WrongState
 from cities.models import GameEvent
-from inboxes import policies, services
+from inboxes import membership_services, policies, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
-from tests.cities.test_staff_admin import CHANGELIST, flashed, staff_client
+from kernel.errors import WrongState
 from tests.conftest import fresh
+from tests.support.staff_console import CHANGELIST, flashed, staff_client
 
 K = InboxKind
 DEAD_REFUSAL = "{name} is dead: the dead have no voice in an inbox of the living, and no moderation action changes their place in it."
@@ -49,7 +49,7 @@ def snapshot(game) -> list[tuple]:
 def dead_mafioso(demo):
     """The demo's mafioso of city 1 killed at night (L-DEATH-1): banned in the city inbox, removed from the mafia
     inbox, a member of the cemetery. Returns the demo."""
-    services.do_kill_resident(demo.seat("mafioso"), "killed", acting_user=None, now=timezone.now())
+    membership_services.do_kill_resident(demo.seat("mafioso"), "killed", acting_user=None, now=timezone.now())
     return demo
 
 
@@ -139,7 +139,7 @@ def test_a_spirit_keeps_its_votes_but_no_unban_opens_the_city_inbox_L_SPIRIT_2(d
     seat = demo.seat("honest")
     voting = services.do_create_inbox(demo.game, K.VOTING, title="Голосование: X", city=seat.city, acting_user=None,
                                       resident=demo.seat("judge"), members=[seat])
-    services.do_kill_resident(seat, "killed", spirit=True, acting_user=None)
+    membership_services.do_kill_resident(seat, "killed", spirit=True, acting_user=None)
     user = fresh(demo.honest)
     assert policies.can_post_in_inbox(user, voting) is True
     assert policies.post_denial_reason(user, current(demo, K.CITY, 1)) is not None
@@ -190,7 +190,7 @@ def test_the_arbiters_penalty_ban_of_a_dead_seat_in_the_city_inbox_is_refused_an
     seat = demo.seat("mafioso")
     before, events = snapshot(demo.game), GameEvent.objects.filter(game=demo.game).count()
     with override("en"), pytest.raises(WrongState) as refused:
-        services.do_penalty_ban(seat, [current(demo, K.CITY, 1)], timezone.now() + timedelta(days=1), "insult",
+        membership_services.do_penalty_ban(seat, [current(demo, K.CITY, 1)], timezone.now() + timedelta(days=1), "insult",
                                 acting_user=fresh(demo.arbiter))
     assert str(refused.value) == DEAD_REFUSAL.format(name=seat.name)
     assert (snapshot(demo.game), GameEvent.objects.filter(game=demo.game).count()) == (before, events)

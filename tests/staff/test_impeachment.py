@@ -9,15 +9,15 @@ import time_machine
 from django.contrib.auth import get_user_model
 from django.utils import translation
 
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import GameEvent, Resident, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import moderation_policy, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from kernel.errors import InvalidInput, NotAllowed, WrongState
 from staff import services
 from staff.models import ImpeachmentDemand, ImpeachmentRuling
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
-from tests.voting.day_helpers import ru
+from tests.rulesets.lepra.day.day_helpers import ru
+from tests.support.staff_console import staff_client
 
 from .conftest import NOW
 
@@ -169,7 +169,7 @@ def test_replacing_the_tribune_moves_every_power_and_the_old_one_loses_access_at
             assert policies.can_read_inbox(fresh(demo.tribune1), inbox) is False
             assert policies.readers_of_inbox(inbox).filter(pk=demo.tribune1.pk).exists() is False
             assert policies.can_post_in_inbox(fresh(new), inbox) is True
-        assert policies.can_moderate_inbox(fresh(new), city1) is True
+        assert moderation_policy.can_moderate_inbox(fresh(new), city1) is True
         # The old session is refused at once; the new Tribune's console shows city 1.
         assert old_client.get("/staff/", follow=True).status_code == 403
         body = staff_client(new).get("/staff/cities/resident/?all=").content.decode()

@@ -17,7 +17,7 @@ from inboxes.models import Message
 from rulesets.m21 import night_services as ns
 from rulesets.m21 import services
 from rulesets.m21.roles import ROLES
-from tests.m21.day_helpers import build_game, make_user
+from tests.rulesets.m21.day_helpers import build_game, make_user
 
 pytestmark = pytest.mark.django_db
 

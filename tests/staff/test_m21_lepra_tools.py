@@ -14,9 +14,9 @@ import time_machine
 from django.test import Client
 from django.urls import reverse
 
-from cities.demo import demo_account_maker
 from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.models import Inbox
+from rulesets.lepra.demo import demo_account_maker
 from rulesets.m21.demo import load_m21_demo
 
 pytestmark = pytest.mark.django_db

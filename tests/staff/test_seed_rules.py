@@ -5,23 +5,28 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from pathlib import Path
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
+from cities import recruitment_services
 from cities import services as city_services
-from cities.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, City, GameEvent, GameStatus, Resident, Signup, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import audit_policy, knowledge, policies
+from inboxes.membership_services import do_kill_resident, do_replace_player
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
-from inboxes.services import do_kill_resident, do_post_message, do_replace_player, do_roll_over_inbox
+from inboxes.posting import do_post_message
+from inboxes.services import do_roll_over_inbox
+from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra.night import services as night_services
 from staff import services
 from staff.models import RoleAcknowledgement
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
+from tests.support.staff_console import staff_client
 
 
 def _client(user) -> Client:
@@ -77,7 +82,7 @@ def test_the_consigliere_confirms_to_the_procurator_that_every_mafioso_acknowled
     assert row.payload == {"inbox": message.inbox_id}
     for persona, expected in (("procurator", {"assign.confirmed"}), ("tribune1", {"assign.confirmed"}),
                               ("consigliere", {"assign.confirmed", "mafia.acknowledged"})):
-        kinds = set(policies.visible_events(fresh(getattr(demo, persona)), demo.game)
+        kinds = set(audit_policy.visible_events(fresh(getattr(demo, persona)), demo.game)
                     .filter(kind__in=["assign.confirmed", "mafia.acknowledged"]).values_list("kind", flat=True))
         assert kinds == expected, persona
 
@@ -105,21 +110,27 @@ def test_no_path_merges_cities_or_moves_a_resident_to_another_city_L_CITY_3(demo
     procurator = fresh(demo.procurator)
     signup = Signup.objects.get(game=game, user=seat.user, withdrawn_at__isnull=True)
     with pytest.raises(WrongState):  # the lists are published: nobody moves
-        city_services.do_move_signup(signup, city2, acting_user=procurator, now=NOW)
+        recruitment_services.do_move_signup(signup, city2, acting_user=procurator, now=NOW)
     with pytest.raises(WrongState):
         city_services.do_seat_resident(city2, seat.user, acting_user=procurator, now=NOW)
     with pytest.raises(WrongState):
         city_services.do_add_city(game, name="Объединённый город", acting_user=procurator, now=NOW)
     with pytest.raises((WrongState, InvalidInput)):
-        city_services.do_form_cities(game, acting_user=procurator, now=NOW)
+        recruitment_services.do_form_cities(game, acting_user=procurator, now=NOW)
     # A replacement keeps the seat's city (L-REPLACE-1).
     replaced = do_replace_player(seat, demo.outsider, acting_user=procurator, now=NOW)
     assert replaced.city_id == city1.pk
-    # No service of any app merges cities.
-    for app in ("cities", "inboxes", "voting", "roles", "staff", "sanctions", "archive"):
-        module = importlib.import_module(f"{app}.services")
+    # No service of any app or ruleset merges cities.
+    root = Path(__file__).resolve().parents[2]
+    service_modules = sorted(
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for app in ("cities", "inboxes", "voting", "roles", "staff", "sanctions", "archive", "rulesets")
+        for path in (root / app).rglob("*.py") if path.stem == "services" or path.stem.endswith("_services"))
+    assert "rulesets.lepra.day.services" in service_modules and "cities.services" in service_modules
+    for name in service_modules:
+        module = importlib.import_module(name)
         merging = [n for n, f in inspect.getmembers(module, inspect.isfunction) if "merge" in n.lower()]
-        assert merging == [], app
+        assert merging == [], name
     # The console cannot change a resident's city.
     client = staff_client(demo.procurator)
     response = client.post(f"/staff/cities/resident/{seat.pk}/change/", {"city": city2.pk, "name": seat.name})
@@ -171,7 +182,7 @@ def test_the_cemetery_holds_the_dead_not_the_spirits_and_the_procurator_runs_it_
 
 
 def test_the_cemetery_is_public_after_the_game_L_INBOX_6_L_ARCH_1(demo):
-    from roles.services import do_end_game_early
+    from rulesets.lepra.game_end_services import do_end_game_early
 
     cemetery = Inbox.objects.get(game=demo.game, kind=InboxKind.CEMETERY)
     do_kill_resident(demo.seat("honest"), "executed", acting_user=None, now=NOW)
@@ -191,13 +202,12 @@ def test_the_cemetery_is_public_after_the_game_L_INBOX_6_L_ARCH_1(demo):
 def checked(db):
     """Night 2 of a two-city game of ten: city 1's commissar has checked a mafioso; the Consigliere answers a
     line in the channel."""
-    from roles import services as roles_services
-    from tests.roles.conftest import NOW as NIGHT
-    from tests.roles.conftest import build_night_game
+    from tests.rulesets.lepra.night.conftest import NOW as NIGHT
+    from tests.rulesets.lepra.night.conftest import build_night_game
 
     ng = build_night_game("checks", cities=2, size=10)
-    check = roles_services.do_check_resident(ng.mafia[1][0], acting_user=ng.commissar[1].user, now=NIGHT)
-    channel = roles_services.check_channel_of(ng.cities[0])
+    check = night_services.do_check_resident(ng.mafia[1][0], acting_user=ng.commissar[1].user, now=NIGHT)
+    channel = night_services.check_channel_of(ng.cities[0])
     do_post_message(channel, "Принято.", acting_user=fresh(ng.consigliere), now=NIGHT + timedelta(minutes=1))
     return ng, check, channel
 
@@ -220,12 +230,12 @@ def test_the_check_channel_shows_each_side_only_as_a_role_L_INBOX_15(checked):
     page = _client(ng.consigliere).get(f"/inboxes/{channel.public_id}/").content.decode()
     assert messages[1].body_html in page
     assert commissar.name not in page and f"/residents/{commissar.public_id}/" not in page
-    assert not policies.can_see_members(fresh(ng.consigliere), channel)
-    assert not policies.knows_check_asker(fresh(ng.consigliere), check)
+    assert not knowledge.can_see_members(fresh(ng.consigliere), channel)
+    assert not knowledge.knows_check_asker(fresh(ng.consigliere), check)
     # The commissar's page: the Consigliere's line signed with the role, never the Consigliere's name.
     page = _client(commissar.user).get(f"/inboxes/{channel.public_id}/").content.decode()
     assert "Принято." in page and "Консильери" in page and consigliere_name not in page
-    assert policies.knows_check_asker(fresh(commissar.user), check)
+    assert knowledge.knows_check_asker(fresh(commissar.user), check)
     # The Consigliere's console: the messages by role, the membership not listed.
     client = staff_client(ng.consigliere)
     listing = client.get(f"/staff/inboxes/message/?inbox={channel.public_id}").content.decode()
@@ -239,12 +249,12 @@ def test_the_check_channel_shows_each_side_only_as_a_role_L_INBOX_15(checked):
 
 
 def test_the_check_channel_is_public_after_the_game_with_its_member_L_INBOX_15_L_ARCH_1(checked):
-    from roles.services import do_end_game_early
-    from tests.roles.conftest import NOW as NIGHT
+    from rulesets.lepra.game_end_services import do_end_game_early
+    from tests.rulesets.lepra.night.conftest import NOW as NIGHT
 
     ng, _check, channel = checked
     do_end_game_early(ng.game, reason="Конец", acting_user=fresh(ng.procurator), now=NIGHT + timedelta(hours=1))
     channel = Inbox.objects.select_related("game").get(pk=channel.pk)
     assert channel.game.status == GameStatus.FINISHED
-    assert policies.can_read_inbox(AnonymousUser(), channel) and policies.can_see_members(AnonymousUser(), channel)
+    assert policies.can_read_inbox(AnonymousUser(), channel) and knowledge.can_see_members(AnonymousUser(), channel)
     assert ng.commissar[1].name in Client().get(f"/inboxes/{channel.public_id}/").content.decode()

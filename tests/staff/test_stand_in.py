@@ -9,15 +9,15 @@ import pytest
 import time_machine
 from django.utils import translation
 
-from cities.errors import InvalidInput, NotAllowed
 from cities.models import GameEvent, Resident, StaffKind, StaffRole
-from inboxes import policies
+from inboxes import knowledge, moderation_policy, policies
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
+from kernel.errors import InvalidInput, NotAllowed
 from staff import services
 from staff.models import TribuneStandIn
-from tests.cities.test_staff_admin import staff_client
 from tests.conftest import fresh
+from tests.support.staff_console import staff_client
 
 from .conftest import NOW
 
@@ -64,7 +64,7 @@ def test_the_stand_in_holds_the_other_citys_grants_only_during_the_period_all_fo
         with time_machine.travel(moment, tick=False):
             for inbox in inboxes:
                 assert _all_forms(demo.tribune1, inbox) == (expected,) * 3, (moment, inbox.title)
-            assert policies.knows_commissar(fresh(demo.tribune1), commissar2) is expected
+            assert knowledge.knows_commissar(fresh(demo.tribune1), commissar2) is expected
             assert policies.holds_role(fresh(demo.tribune1), demo.game, StaffKind.TRIBUNE,
                                        city_id=commissar2.city_id) is expected
             # The absent Tribune keeps his own powers; the stand-in keeps his own city.
@@ -83,7 +83,7 @@ def test_the_stand_in_never_reads_the_absent_tribunes_secret_inboxes_L_INBOX_13(
     with time_machine.travel(START + timedelta(minutes=5), tick=False):
         assert _all_forms(demo.tribune2, secret) == (True,) * 3
         assert _all_forms(demo.tribune1, secret) == (False,) * 3
-        assert not policies.can_moderate_inbox(fresh(demo.tribune1), secret)
+        assert not moderation_policy.can_moderate_inbox(fresh(demo.tribune1), secret)
 
 
 def test_the_stand_in_runs_the_city_in_the_staff_admin_and_services_during_the_period_L_STAFF_2(demo, period):

@@ -1,9 +1,17 @@
 """Builders for forum day tests: a day with named seats, and posting in order."""
 from __future__ import annotations
 
-from voting.tallies import (
-    ForumDay, ForumPost, ForumReceipt, ForumRemoval, ForumRemovalCause, ForumReplacement, ForumSeat,
-    ForumVoidedVote, ForumVoteRules, M21_FORUM_RULES,
+from voting.forum_tally import ForumDay
+from voting.forum_vote import (
+    M21_FORUM_RULES,
+    ForumPost,
+    ForumReceipt,
+    ForumRemoval,
+    ForumRemovalCause,
+    ForumReplacement,
+    ForumSeat,
+    ForumVoidedVote,
+    ForumVoteRules,
 )
 
 # Twenty names with distinct first letters, so that a one-letter prefix names exactly one seat.

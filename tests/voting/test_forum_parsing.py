@@ -13,8 +13,16 @@ from pathlib import Path
 import pytest
 
 from voting.parsing import (
-    ForumCommand, ForumCommandKind, ForumMatchKind, ForumNameResolution, clean_forum_argument, forum_edit_distance,
-    forum_name_key, is_forum_no_lynch, parse_forum_post, resolve_forum_name,
+    ForumCommand,
+    ForumCommandKind,
+    ForumMatchKind,
+    ForumNameResolution,
+    clean_forum_argument,
+    forum_edit_distance,
+    forum_name_key,
+    is_forum_no_lynch,
+    parse_forum_post,
+    resolve_forum_name,
 )
 
 REAL_GAMES = Path(__file__).resolve().parent.parent / "data" / "real_games"

@@ -13,9 +13,18 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voting.tallies import (
-    FORUM_NO_LYNCH, ForumDay, ForumDeadlineOutcome, ForumNoLynchThreshold, ForumPost, ForumRecord, ForumRemoval,
-    ForumRemovalCause, ForumReplacement, ForumSeat, ForumVoteRules, tally_forum_day,
+from voting.forum_tally import ForumDay, tally_forum_day
+from voting.forum_vote import (
+    FORUM_NO_LYNCH,
+    ForumDeadlineOutcome,
+    ForumNoLynchThreshold,
+    ForumPost,
+    ForumRecord,
+    ForumRemoval,
+    ForumRemovalCause,
+    ForumReplacement,
+    ForumSeat,
+    ForumVoteRules,
 )
 
 SEATS = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus")

@@ -1,4 +1,4 @@
-"""The forum day vote (RULES.md M-VOTE): every rule by ID, with exact counts, on ``voting.tallies.ForumDay``.
+"""The forum day vote (RULES.md M-VOTE): every rule by ID, with exact counts, on ``voting.forum_tally.ForumDay``.
 
 Pure tests: no database. Seats are named Ann, Ben, Cat, ... (tests/voting/forum_helpers.py), played by the
 accounts ann, ben, cat, ...
@@ -8,10 +8,23 @@ from __future__ import annotations
 import pytest
 
 from tests.voting.forum_helpers import NAMES, Thread
-from voting.tallies import (
-    CLASSIC_FORUM_RULES, FORUM_NO_LYNCH, FORUM_RULE_PRESETS, M21_FORUM_RULES, ForumDayEndHow, ForumDayResult,
-    ForumDeadlineOutcome, ForumNoLynchThreshold, ForumOffence, ForumOffender, ForumRefusal, ForumRemovalCause,
-    ForumVoidedVote, ForumVoteRules, forum_majority, forum_threshold,
+from voting.forum_vote import (
+    CLASSIC_FORUM_RULES,
+    FORUM_NO_LYNCH,
+    FORUM_RULE_PRESETS,
+    M21_FORUM_RULES,
+    ForumDayEndHow,
+    ForumDayResult,
+    ForumDeadlineOutcome,
+    ForumNoLynchThreshold,
+    ForumOffence,
+    ForumOffender,
+    ForumRefusal,
+    ForumRemovalCause,
+    ForumVoidedVote,
+    ForumVoteRules,
+    forum_majority,
+    forum_threshold,
 )
 
 NO_SELF_VOTES = ForumVoteRules(self_votes_allowed=False)

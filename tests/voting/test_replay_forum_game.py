@@ -17,7 +17,7 @@ from django.contrib.staticfiles import finders
 from django.core.management import CommandError, call_command
 
 from voting.forum_replay import CountCheckStatus, ReplayFormatError, forum_winner, replay_forum_game, replay_rules
-from voting.tallies import CLASSIC_FORUM_RULES, ForumDeadlineOutcome, ForumNoLynchThreshold, ForumVoteRules
+from voting.forum_vote import CLASSIC_FORUM_RULES, ForumDeadlineOutcome, ForumNoLynchThreshold, ForumVoteRules
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REAL_GAMES = ROOT / "tests" / "data" / "real_games"

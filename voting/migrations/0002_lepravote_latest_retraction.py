@@ -1,6 +1,6 @@
 """``LepraVote.latest_retraction`` and ``retracted_at``: the voter's latest retracted vote in a voting inbox, flagged,
 and each retraction's receive time on its row, so that the stored tally reads at most two rows per voter and no
-message (``voting.standing``). Expand-only: a column with a database default, a nullable column and a partial
+message (``rulesets.lepra.day.standing``). Expand-only: a column with a database default, a nullable column and a partial
 index; existing rows are filled from their retractions (the latest by receive time, then the message id)."""
 
 from django.db import migrations, models

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from voting.forum_replay import CountCheckStatus, DayReplay, GameReplay, ReplayFormatError, replay_forum_game
-from voting.tallies import FORUM_NO_LYNCH, ForumNoLynchThreshold, ForumVoteRules
+from voting.forum_vote import FORUM_NO_LYNCH, ForumNoLynchThreshold, ForumVoteRules
 
 
 class Command(BaseCommand):

@@ -1,0 +1,337 @@
+"""The Procurator's clock pages on the staff admin (``/staff/``).
+
+- ``/staff/games/<id>/clock/``: starting the clock (``do_start_game_clock``), the phase plan (days, their start, end and night end, long and shortened days),
+  the forms that change it (``do_set_day_start``, ``do_declare_long_day``, ``do_shorten_day``: the services
+  validate L-DAY-1..3 and reschedule), the pending events, and the **failing events** with their attempts, retry
+  time and last error (DESIGN.md "The clock": a failing handler is retried, logged and shown to the Procurator).
+- ``/staff/games/<id>/daily-post/<day>/``: the daily post of a day (L-POST-2): the free text before the site drafts
+  it, the draft to edit before publication ("publish now" once the day has started), the published post to append
+  to.
+- ``/staff/votings/<id>/reschedule/``: a missed voting window (``rulesets.lepra.day.window_services``), for the city's Tribune, the
+  Arbiter or the Procurator: one form, prefilled with a window that fits the day (L-DAY-3).
+
+The clock page also shows when the site's clock is paused (``manage.py clock pause``), attempts that started and
+never finished (a crashed worker), failing and waiting events with a "retry now" button, and missed voting windows.
+
+Only the game's Procurator reaches them; anyone else gets the 404 of a missing page (the ids tell nothing).
+Nothing secret is shown: the plan and post texts are public or the Procurator's own; a failure of the night's
+resolution (``night_end``, whose error text could name a mafioso or a target) is shown by its error class only.
+"""
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from cities import scheduler
+from cities.forms import WallClockField, wall_clock_to_utc
+from cities.models import Game, GameDay, ScheduledEvent, StaffKind
+from kernel.errors import RuleViolation
+from kernel.form_fields import IdField
+from rulesets.lepra.clock import services as clock_services
+from rulesets.lepra.console.clock_needs import clock_needs, clock_problems
+from rulesets.lepra.day.window_services import (
+    can_reschedule,
+    do_reschedule_missed_voting,
+    is_missed,
+    suggested_window,
+)
+from staff.console import (
+    register_dashboard_links,
+    register_dashboard_needs,
+    register_urls,
+    staff_admin_site,
+    staff_game,
+)
+from voting.models import JudgeElection, VotingSession
+
+
+def _register_dashboard_needs() -> None:
+
+
+    register_dashboard_needs(clock_needs, tool="clock")
+
+
+_register_dashboard_needs()
+
+#: Event kinds whose error text may carry secrets of the night (L-STAFF-6): shown by error class only.
+SECRET_ERROR_KINDS = frozenset({"night_end"})
+
+
+
+def shown_error(event: ScheduledEvent) -> str:
+    """The last error of ``event`` as the Procurator sees it: the error class only for ``SECRET_ERROR_KINDS``."""
+    if event.kind in SECRET_ERROR_KINDS:
+        return event.last_error.split(":", 1)[0]
+    return event.last_error
+
+
+def failing_events(game: Game) -> list[ScheduledEvent]:
+    """The pending events of ``game`` that have failed at least once (oldest first): they block the later events
+    of the game until they succeed (per-game order)."""
+    return list(ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
+                                              attempts__gt=0).order_by("due_at", "id"))
+
+
+def pending_events(game: Game, *, kinds: tuple[str, ...] | None = None, city=None) -> list[ScheduledEvent]:
+    """The pending (not done, not cancelled) scheduled events of ``game``, soonest first, each with ``local_due``
+    (its ``due_at`` in the game's time zone) for the schedule pages . ``kinds`` narrows to those
+    event kinds; ``city`` to the events whose payload names that city (or a session/election of it)."""
+    zone = ZoneInfo(game.time_zone)
+    events = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
+    if kinds is not None:
+        events = events.filter(kind__in=kinds)
+    events = list(events.order_by("due_at", "id"))
+    if city is not None:
+
+        sessions = set(VotingSession.objects.filter(city=city).values_list("pk", flat=True))
+        elections = set(JudgeElection.objects.filter(city=city).values_list("pk", flat=True))
+        events = [e for e in events if (e.payload or {}).get("city") == city.pk
+                  or (e.payload or {}).get("session") in sessions or (e.payload or {}).get("election") in elections]
+    for event in events:
+        event.local_due = timezone.localtime(event.due_at, zone)
+    return events
+
+
+class StartClockForm(forms.Form):
+    first_day_starts_at = WallClockField(label=gettext_lazy("The next day starts at (game time)"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_first_day_starts_at(self):
+        """The wall-clock time entered, read in the game's zone (aware UTC)."""
+        return wall_clock_to_utc(self.cleaned_data["first_day_starts_at"], self.zone)
+
+
+class RetryForm(forms.Form):
+    event = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
+
+
+class EditWindowForm(forms.Form):
+    minutes = forms.IntegerField(label=gettext_lazy("Daily post edit window (minutes)"), min_value=0,
+                                 max_value=clock_services.MAX_EDIT_WINDOW_MINUTES)
+
+
+class DayStartForm(forms.Form):
+    day_start = forms.TimeField(label=gettext_lazy("Day start (game time)"))
+
+
+class LongDayForm(forms.Form):
+    day = IdField(label=gettext_lazy("Day"), min_value=1, max_value=1000)
+    calendar_days = IdField(label=gettext_lazy("Calendar days"), min_value=1, max_value=3)
+
+
+class ShortenDayForm(forms.Form):
+    day = IdField(label=gettext_lazy("Day"), min_value=1, max_value=1000)
+    hours = IdField(label=gettext_lazy("Hours (empty: an ordinary day)"), required=False, min_value=1,
+                    max_value=1000)
+    next_day_starts_at = WallClockField(label=gettext_lazy("Next day starts at (game time, optional)"),
+                                        required=False)
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_next_day_starts_at(self):
+        """The wall-clock time entered, read in the game's zone (aware UTC), or None."""
+        value = self.cleaned_data.get("next_day_starts_at")
+        return None if value is None else wall_clock_to_utc(value, self.zone)
+
+
+def game_clock_view(request, game_id: int):
+    """The Procurator's clock page (see the module docstring). POST ``form`` = day_start | long_day | shorten."""
+
+    game = staff_game(request, game_id)
+    which = request.POST.get("form") if request.method == "POST" else None
+    day_start_form = DayStartForm(request.POST if which == "day_start" else None,
+                                  initial={"day_start": game.day_start})
+    long_form = LongDayForm(request.POST if which == "long_day" else None)
+    shorten_form = ShortenDayForm(request.POST if which == "shorten" else None, time_zone=game.time_zone)
+    start_form = StartClockForm(request.POST if which == "start" else None, time_zone=game.time_zone)
+    retry_form = RetryForm(request.POST if which == "retry" else None)
+    window_form = EditWindowForm(request.POST if which == "edit_window" else None,
+                                 initial={"minutes": game.daily_post_edit_minutes})
+    bound = {"day_start": day_start_form, "long_day": long_form, "shorten": shorten_form,
+             "start": start_form, "retry": retry_form, "edit_window": window_form}.get(which)
+    if which == "retry" and bound.is_valid():
+        event = ScheduledEvent.objects.filter(game=game, pk=bound.cleaned_data["event"]).first()
+        try:
+            if event is None:
+                raise Http404
+            scheduler.do_retry_scheduled_event(event, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The event is tried again now."))
+        return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))
+    if bound is not None and bound.is_valid():
+        data = bound.cleaned_data
+        try:
+            if which == "edit_window":
+                clock_services.do_set_daily_post_edit_window(game, data["minutes"], acting_user=request.user)
+            elif which == "start":
+                clock_services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
+                                             acting_user=request.user)
+            elif which == "day_start":
+                clock_services.do_set_day_start(game, data["day_start"], acting_user=request.user)
+            elif which == "long_day":
+                clock_services.do_declare_long_day(game, data["day"], data["calendar_days"], acting_user=request.user)
+            else:
+                clock_services.do_shorten_day(game, data["day"], data["hours"], acting_user=request.user,
+                                        next_day_starts_at=data["next_day_starts_at"])
+        except RuleViolation as exc:
+            bound.add_error(None, str(exc))  # shown inside the form that caused it 
+        else:
+            messages.success(request, _("The plan is changed and the pending events are rescheduled."))
+            return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))
+    zone = ZoneInfo(game.time_zone)
+    days = list(GameDay.objects.filter(game=game).select_related("post").order_by("number"))
+    for day in days:
+        day.local = {name: timezone.localtime(getattr(day, name), zone)
+                     for name in ("starts_at", "ends_at", "night_ends_at")}
+    events = list(ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
+                  .order_by("due_at", "id"))
+    for event in events:
+        event.local_due = timezone.localtime(event.due_at, zone)
+        event.shown_error = shown_error(event)
+    context = {**staff_admin_site.each_context(request), "title": _("Game clock"), "subtitle": game.title,
+               "game": game, "days": days, "events": events, "failing": [e for e in events if e.attempts],
+               "day_start_form": day_start_form, "long_form": long_form, "shorten_form": shorten_form,
+               "start_form": start_form, "window_form": window_form, "pause": scheduler.clock_paused(),
+               "problems": clock_problems(game, timezone.now())}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "lepra/console/game_clock.html", context)
+
+
+class FreeTextForm(forms.Form):
+    free_text = forms.CharField(label=gettext_lazy("Your text for the post"), widget=forms.Textarea, required=False)
+
+
+class EditPostForm(forms.Form):
+    title = forms.CharField(label=gettext_lazy("title"), max_length=200)
+    body = forms.CharField(label=gettext_lazy("text"), widget=forms.Textarea(attrs={"rows": 30}))
+
+
+class AppendForm(forms.Form):
+    text = forms.CharField(label=gettext_lazy("Append"), widget=forms.Textarea)
+
+
+def daily_post_view(request, game_id: int, day: int):
+    """The Procurator's page of the daily post of ``day`` (L-POST-2): free text before the draft, edit the draft,
+    append after publication. Each form calls its service; refusals are shown as they are."""
+
+    game = staff_game(request, game_id)
+    plan = GameDay.objects.filter(game=game, number=day).select_related("post").first()
+    if plan is None or day < 2:
+        raise Http404
+    post = plan.post
+    which = request.POST.get("form") if request.method == "POST" else None
+    if which == "publish_now" and post is not None and post.published_at is None:
+        try:
+            clock_services.do_publish_daily_post(game, day, acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The daily post is published."))
+        return HttpResponseRedirect(reverse("admin:daily_post", args=[game.pk, day], current_app=staff_admin_site.name))
+    if post is None:
+        form = FreeTextForm(request.POST if which == "free_text" else None, initial={"free_text": plan.free_text})
+    elif post.published_at is None:
+        form = EditPostForm(request.POST if which == "edit" else None, initial={"title": post.title, "body": post.body})
+    else:
+        form = AppendForm(request.POST if which == "append" else None)
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        try:
+            if isinstance(form, FreeTextForm):
+                clock_services.do_set_daily_post_text(game, day, data["free_text"], acting_user=request.user)
+            elif isinstance(form, EditPostForm):
+                clock_services.do_edit_daily_post(post, title=data["title"], body=data["body"], acting_user=request.user)
+            else:
+                clock_services.do_append_to_daily_post(post, data["text"], acting_user=request.user)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("The daily post is saved."))
+            return HttpResponseRedirect(reverse("admin:daily_post", args=[game.pk, day],
+                                                current_app=staff_admin_site.name))
+    form_name = {FreeTextForm: "free_text", EditPostForm: "edit", AppendForm: "append"}[type(form)]
+    context = {**staff_admin_site.each_context(request), "title": _("Daily post, day %(day)d") % {"day": day},
+               "subtitle": game.title, "game": game, "plan": plan, "post": post, "form": form,
+               "form_name": form_name, "publish_at": post.publish_at if post is not None else None}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "lepra/console/daily_post.html", context)
+
+
+class RescheduleVotingForm(forms.Form):
+    opens_at = WallClockField(label=gettext_lazy("Voting opens at (game time)"))
+    closes_at = WallClockField(label=gettext_lazy("Voting closes at (game time)"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+
+    def clean_opens_at(self):
+        return wall_clock_to_utc(self.cleaned_data["opens_at"], self.zone)
+
+    def clean_closes_at(self):
+        return wall_clock_to_utc(self.cleaned_data["closes_at"], self.zone)
+
+
+def reschedule_voting_view(request, session_id: int):
+    """A missed voting window, rescheduled in one action (``rulesets.lepra.day.window_services.do_reschedule_missed_voting``) by the
+    city's Tribune, the Arbiter or the Procurator; anyone else gets a 404. The form is prefilled with
+    ``suggested_window``; refusals (L-DAY-3) are shown in the form."""
+
+    session = VotingSession.objects.select_related("game", "city").filter(pk=session_id).first()
+    if session is None or not can_reschedule(request.user, session):
+        raise Http404
+    game, now = session.game, timezone.now()
+    zone = ZoneInfo(game.time_zone)
+    opens, closes = suggested_window(session, now)
+    form = RescheduleVotingForm(request.POST if request.method == "POST" else None, time_zone=game.time_zone,
+                                initial={"opens_at": timezone.localtime(opens, zone).replace(tzinfo=None),
+                                         "closes_at": timezone.localtime(closes, zone).replace(tzinfo=None)})
+    if form.is_bound and form.is_valid():
+        try:
+            do_reschedule_missed_voting(session, form.cleaned_data["opens_at"], form.cleaned_data["closes_at"],
+                                        acting_user=request.user)
+        except RuleViolation as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("The voting is rescheduled."))
+            return HttpResponseRedirect(reverse("admin:index", current_app=staff_admin_site.name))
+    context = {**staff_admin_site.each_context(request), "title": _("Missed voting: %(city)s, day %(day)d")
+               % {"city": session.city.name, "day": session.day}, "subtitle": game.title, "game": game,
+               "session": session, "missed": is_missed(session, now), "form": form,
+               "local_opens": timezone.localtime(session.opens_at, zone),
+               "local_closes": timezone.localtime(session.closes_at, zone)}
+    request.current_app = staff_admin_site.name
+    return TemplateResponse(request, "lepra/console/reschedule_voting.html", context)
+
+
+@register_urls(tool="clock")
+def _urls(site) -> list:
+    """The Procurator's clock page and daily post pages (L-DAY, L-POST-2)."""
+    return [path("games/<id:game_id>/clock/", site.admin_view(game_clock_view), name="game_clock"),
+            path("games/<id:game_id>/daily-post/<id:day>/", site.admin_view(daily_post_view), name="daily_post"),
+            path("votings/<id:session_id>/reschedule/", site.admin_view(reschedule_voting_view),
+                 name="reschedule_voting")]
+
+
+@register_dashboard_links(order=0, tool="clock")
+def _schedule_link(request, role) -> list[tuple[str, str]]:
+    """The Procurator's "Schedule" entry: the clock (day starts, long and shortened days)."""
+    if role.kind != StaffKind.PROCURATOR:
+        return []
+    return [(_("Schedule: times and pending events"), reverse("admin:game_clock", args=[role.game_id],
+                                                               current_app=staff_admin_site.name))]

@@ -1,0 +1,1 @@
+"""Lepra's management commands."""

@@ -1,0 +1,288 @@
+"""Lepra's night page (RULES.md L-NIGHT): godfathers and their elections, the night's decisions, touring, commissar
+checks and gifts, and the Procurator's early end of the game (L-WIN-3). Thin: parse, the policy, one service call,
+render."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
+from django.views.decorators.http import require_http_methods
+
+from cities.i18n import activate_game_language
+from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
+from cities.ruleset_pages import check_page_section
+from cities.selectors import game_get
+from inboxes import access, knowledge, policies
+from kernel.confirm import confirmation_page
+from kernel.errors import InvalidInput, RuleViolation, WrongState, page_status
+from kernel.rulesets import ruleset_of
+from roles.models import NightActionKind
+from rulesets.lepra import game_end_services
+from rulesets.lepra.night import services as night_services
+
+from . import selectors
+from .forms import EndGameForm, GiftForm, NightActionForm, NightTargetForm
+
+# --------------------------------------------------------------------------------------------------------------
+# The night page : godfathers, decisions, touring, checks, gifts; the early end (L-WIN-3)
+# --------------------------------------------------------------------------------------------------------------
+
+def _night_panels(user, game):
+    """Per city the night business ``user`` may see (``knowledge.knows_night_of``): godfather, open election with
+    its votes, tonight's decisions, the targets the godfather may choose. Nothing for anyone else."""
+    night = night_services.current_night(game)
+    touring = night_services.touring_city_for(game, night)
+    residents = selectors.living_residents(game)
+    panels = []
+    for city in selectors.cities_in_order(game):
+        if not knowledge.knows_night_of(user, city):
+            continue
+        election = night_services.open_godfather_election(city)
+        godfather = night_services.living_godfather(city)
+        votes = list(election.votes.select_related("voter", "candidate")) if election else []
+        mafia = [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.MAFIA]
+        panels.append({
+            "city": city,
+            "godfather": godfather,
+            "may_decide": knowledge.may_enter_night_decision(user, city, godfather),
+            "election": election,
+            "votes": votes,
+            "mafia": mafia,
+            "kill": night_services.last_decision(city, night, NightActionKind.KILL),
+            "tour": night_services.last_decision(city, night, NightActionKind.TOUR),
+            "kill_targets": [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.HONEST],
+            "is_touring": touring is not None and touring.pk == city.pk,
+            "tour_targets": [r for r in residents if r.city_id != city.pk and not r.is_judge],
+        })
+    return panels
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def night_page(request, slug: str):
+    """The night page (L-NIGHT): the public touring rotation for everyone; for the living mafia of a city and the
+    Consigliere, that city's godfather election and night decision (``knowledge.knows_night_of``); for a living
+    commissar, the check form and their own checks; for the Consigliere, gifts and fish. Each POST is one service
+    call; a refusal re-renders with the reason (400/403/409)."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    check_page_section(game, "touring")
+    status, error = 200, None
+    seat = policies.seat_in(request.user, game)
+    is_commissar = seat is not None and seat.is_commissar and seat.status == LifeStatus.ALIVE
+    is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
+    checks, check_targets, channel = [], [], None
+    if seat is not None and seat.is_commissar:
+        checks = selectors.own_checks(seat)
+        check_targets = selectors.check_targets(seat)
+        channel = night_services.check_channel_of(seat.city)
+    cities = selectors.cities_in_order(game)
+    toured = night_services.toured_cities(game) if is_consigliere else []
+    panels = _night_panels(request.user, game)
+    night = night_services.current_night(game)
+    actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
+    pickers = _night_pickers(request.user, game, panels, check_targets, cities, toured)
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            raise Http404("No such page.")
+        form = NightActionForm(request.POST)
+        if form.is_valid():
+            shown = _shown_pickers(panels, actions_open, is_consigliere=is_consigliere,
+                                   may_check=is_commissar and actions_open)
+            bound = _bind_picker(pickers, form.cleaned_data, request.POST, shown)
+            try:
+                valid = bound is None or bound.is_valid()
+            except Http404:  # a resident id that names nobody the viewer may see: as an empty choice
+                bound.add_error(None, _("Choose a resident."))
+                valid = False
+            if not valid:
+                status = 400
+            else:
+                try:
+                    _night_action(request.user, game, form.cleaned_data)
+                except RuleViolation as exc:
+                    status = page_status(exc)
+                    if bound is not None:
+                        bound.add_error(None, str(exc))  # the refusal inside the form it refuses
+                    else:
+                        error = str(exc)
+                else:
+                    return redirect("night_page", slug=game.slug)
+        else:
+            error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
+    for panel in panels:
+        panel["forms"] = pickers.get(panel["city"].number, {})
+    context = {
+        "game": game, "night": night, "error": error, "actions_open": actions_open,
+        "shows_checks": seat is not None and seat.is_commissar, "may_check": is_commissar and actions_open,
+        "rotation": night_services.touring_rotation_list(game),
+        "panels": panels,
+        "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere,
+        "checks": checks, "channel": channel,
+        "check_form": pickers[None].get("check"), "gift_form": pickers[None].get("gift"),
+        "toured": toured,
+        "may_end_game": (policies.holds_role(request.user, game, StaffKind.PROCURATOR)
+                         and game.status == GameStatus.RUNNING),
+    }
+    response = render(request, "lepra/night/night.html", context, status=status)
+    response["Cache-Control"] = "private"
+    return response
+
+
+#: The night page's pickers by the action their button posts: (key in a city's panel, label, "no kill" allowed).
+_PANEL_PICKERS = {
+    "vote_godfather": ("mafia", _lazy("Godfather"), False),
+    "appoint_godfather": ("mafia", _lazy("Godfather"), False),
+    "decide": ("kill_targets", _lazy("Kill"), True),
+    "tour": ("tour_targets", _lazy("Touring"), True),
+}
+
+
+def _night_pickers(user, game, panels, check_targets, cities, toured, data=None) -> dict:
+    """The forms of the night page, unbound: per city number, one ``NightTargetForm`` per action of
+    ``_PANEL_PICKERS`` over that panel's legal targets; under the key None, the commissar's check and the
+    Consigliere's gift. Ids are resolved through the access policy (``access_resident_by_id``); each form's
+    element ids are its own (several pickers share the field name ``target``)."""
+    def resident(resident_id):
+        return access.access_resident_by_id(user, resident_id, game=game)
+
+    pickers: dict = {None: {}}
+    for panel in panels:
+        number = panel["city"].number
+        pickers[number] = {
+            action: NightTargetForm(data, label=label, choices=panel[key], access=resident,
+                                    none_label=_("no kill") if may_skip else None, with_city=action == "tour",
+                                    auto_id=f"id_{action}_{number}_%s")
+            for action, (key, label, may_skip) in _PANEL_PICKERS.items()}
+    pickers[None]["check"] = NightTargetForm(data, label=_("Check"), choices=check_targets, access=resident,
+                                             auto_id="id_check_%s")
+    if toured:
+        pickers[None]["gift"] = GiftForm(data, cities=cities, toured=toured, auto_id="id_gift_%s")
+    return pickers
+
+
+def _shown_pickers(panels, actions_open: bool, *, is_consigliere: bool, may_check: bool) -> set:
+    """The pickers the night page shows, as (city number or None, action) pairs, as ``lepra/night/night.html`` decides:
+    only a shown form can hold its errors; a night action posted from elsewhere is left to its service."""
+    shown = set()
+    for p in panels:
+        number = p["city"].number
+        if p["election"] and not is_consigliere:
+            shown.add((number, "vote_godfather"))
+        if is_consigliere:
+            shown.add((number, "appoint_godfather"))
+        if actions_open and p["may_decide"]:
+            shown.add((number, "decide"))
+            if p["is_touring"]:
+                shown.add((number, "tour"))
+    if may_check:
+        shown.add((None, "check"))
+    if is_consigliere:
+        shown.add((None, "gift"))
+    return shown
+
+
+def _bind_picker(pickers: dict, cleaned: dict, data, shown: set):
+    """The form of ``pickers`` that a posted night action (``NightActionForm.cleaned_data``) came from, bound to
+    ``data`` and put in its place (so that its errors show inside it); None when the action has no picker the
+    page shows (``shown``, from ``_shown_pickers``), e.g. for a city whose panel the viewer does not see: the
+    service then refuses it and the page says why."""
+    action = cleaned["action"]
+    if (cleaned.get("city") if action in _PANEL_PICKERS else None, action) not in shown:
+        return None
+    if action in _PANEL_PICKERS:
+        forms_of_city = pickers.get(cleaned.get("city"))
+        if forms_of_city is None:
+            return None
+    elif action in ("check", "gift"):
+        forms_of_city = pickers[None]
+    else:
+        return None
+    unbound = forms_of_city.get(action)
+    if unbound is None:
+        return None
+    if isinstance(unbound, GiftForm):
+        bound = GiftForm(data, cities=[], toured=[], auto_id=unbound.auto_id)
+        bound.fields = unbound.fields
+    else:
+        bound = type(unbound)(data, label="", choices=[], access=None, auto_id=unbound.auto_id)
+        bound.fields = unbound.fields
+    forms_of_city[action] = bound
+    return bound
+
+
+def _named(access_function, *args, **kwargs):
+    """The object a form names through its access function, or None when it names none (or none such): the
+    action then says what it needs (a city, a resident)."""
+    try:
+        return access_function(*args, **kwargs)
+    except Http404:
+        return None
+
+
+def _night_action(user, game, data) -> None:
+    """Map one posted night action to its service (errors propagate as ``RuleViolation``)."""
+    city = _named(access.access_city_by_number, user, game, data.get("city"))
+    target = _named(access.access_resident_by_id, user, data.get("target"), game=game)
+    action = data["action"]
+    if action not in ("check",) and city is None:
+        raise InvalidInput(_("Choose a city."))
+    if action in ("vote_godfather", "appoint_godfather", "check") and target is None:
+        raise InvalidInput(_("Choose a resident."))
+    if action == "open_election":
+        night_services.do_open_godfather_election(city, acting_user=user)
+    elif action == "vote_godfather":
+        election = night_services.open_godfather_election(city)
+        if election is None or not knowledge.knows_night_of(user, city):
+            raise WrongState(_("No godfather election is open."))
+        night_services.do_vote_godfather(election, target, acting_user=user)
+    elif action == "close_election":
+        election = night_services.open_godfather_election(city)
+        if election is None or not knowledge.knows_night_of(user, city):
+            raise WrongState(_("No godfather election is open."))
+        night_services.do_close_godfather_election(election, acting_user=user)
+    elif action == "appoint_godfather":
+        night_services.do_appoint_godfather(city, target, acting_user=user)
+    elif action in ("decide", "tour"):
+        kind = NightActionKind.TOUR if action == "tour" else NightActionKind.KILL
+        night_services.do_submit_night_decision(city, target, kind=kind, acting_user=user)
+    elif action == "check":
+        night_services.do_check_resident(target, acting_user=user)
+    elif action == "gift":
+        to_city = _named(access.access_city_by_number, user, game, data.get("to_city"))
+        if to_city is None:
+            raise InvalidInput(_("Choose a city."))
+        night_services.do_send_gift(city, to_city, data.get("kind") or "", data.get("text") or "", acting_user=user)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def end_game(request, slug: str):
+    """The Procurator ends the game early with a reason (L-WIN-3), after a confirmation page (the game cannot be
+    resumed). 404 for everyone else."""
+    game = game_get(slug)
+    activate_game_language(request, game)
+    if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
+        raise Http404("No such page.")
+    form = EndGameForm(request.POST or None)
+    status, error = 200, None
+    if request.method == "POST":
+        if form.is_valid():
+            confirm = confirmation_page(
+                request, title=_("End the game early?"), game=game,
+                consequence=_("“%(title)s” ends now, without a winner by the rules: %(reason)s")
+                % {"title": game.title, "reason": form.cleaned_data["reason"]},
+                confirm_label=_("End the game"), cancel_url=reverse("end_game", args=[game.slug]))
+            if confirm is not None:
+                return confirm
+            try:
+                game_end_services.do_end_game_early(game, reason=form.cleaned_data["reason"], acting_user=request.user)
+            except RuleViolation as exc:
+                error, status = str(exc), page_status(exc)
+            else:
+                return redirect("game_detail", slug=game.slug)
+        else:
+            error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
+    return render(request, "lepra/night/end_game.html", {"game": game, "form": form, "error": error}, status=status)

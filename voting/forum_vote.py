@@ -1,0 +1,395 @@
+"""Counting votes, as pure functions over plain dataclasses: no ORM, no clock, no I/O. This module holds the forum
+day vote's rules as data, records, receipts and results; the forum day itself is in ``voting.forum_tally`` and
+the Lepra tallies in ``rulesets.lepra.day.tally``. Every name below is importable from here.
+
+Forum day votes (RULES.md M-VOTE)
+    ``ForumVoteRules`` is the day vote's rules as data (M21's M-VOTE by default, ``CLASSIC_FORUM_RULES`` for the
+    plain-majority forum rule). ``ForumDay`` is the state of one game-thread day: each seat's standing vote and
+    END mark, the living seats and who plays them. It takes the day's records in order (posts, removals and
+    deaths, replacements), applies every command of a post through ``voting.parsing``, and decides when and how
+    the day ends. ``tally_forum_day`` runs a whole day from its ordered records: a day's result is always
+    re-derived from the messages, so it can be audited and replayed.
+
+    ``seq`` is the caller's order key of a record (a message id, a forum post number): records must come in
+    non-decreasing ``seq``; records of one post split into several messages share it. Time is not read here:
+    the caller says when the deadline has come (``ForumDay.close_at_deadline``).
+
+Lepra execution voting (RULES.md L-VOTE) and judge elections (L-JUDGE-4..6)
+    ``tally_lepra_execution`` counts one city's voting inboxes from their messages (``LepraVoteMessage``: id,
+    aware receive time, author, the nominee's inbox, text, proxy flag) and returns every nominee's counted
+    voters, who changed their mind, the ranking with its L-VOTE-5 tie-break, the leader (or "awaiting a
+    decision", L-VOTE-7), the tied leaders for the court (L-COURT-2) and a receipt for every message, refused
+    ones with a reason (``LepraRefusal``). ``tally_lepra_election`` does the same for one city's precincts
+    (L-JUDGE-4..6). Both are re-derived from the whole record every time; the caller passes the window
+    (``opens_at``, ``closes_at``) and the members, never the clock. Times are aware datetimes, reported in UTC.
+
+The forum names all start with ``Forum``/``forum_`` and the Lepra ones with ``Lepra``/``lepra_``, so both live
+side by side.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from voting.parsing import (
+    ForumCommand,
+)
+
+# ----------------------------------------------------------------------------------------------------------------
+# Forum day votes (M-VOTE): the rules as data
+# ----------------------------------------------------------------------------------------------------------------
+
+FORUM_NO_LYNCH = "NO_LYNCH"
+"""The vote target No Lynch (M-VOTE-1), as it appears in counts. No seat may use this label."""
+
+
+class ForumDeadlineOutcome(StrEnum):
+    """What the deadline does when no hammer fell (M-VOTE-4)."""
+
+    PLURALITY = "plurality"
+    """The target with the most votes is eliminated (No Lynch winning: nobody); a tie eliminates nobody."""
+    NOBODY = "nobody"
+    """Nobody is eliminated."""
+    EARLIEST_LEADER = "earliest_leader"
+    """The target with the most votes; among tied targets, the one whose last counted vote came first (it reached
+    the count first)."""
+
+
+class ForumNoLynchThreshold(StrEnum):
+    """Votes No Lynch needs to end the day."""
+
+    SAME_AS_LYNCH = "same_as_lynch"
+    """The majority, as for a lynch (M-VOTE-8)."""
+    ONE_FEWER = "one_fewer"
+    """One vote fewer than the majority, at least 1 (n/2 when n is even)."""
+
+
+@dataclass(frozen=True)
+class ForumVoteRules:
+    """The rules of a forum day vote. The defaults are M21's (RULES.md M-VOTE).
+
+    - ``majority_ends_day`` (default off): a majority on one target ends the day at once, END marks or not (the
+      classic forum hammer).
+    - ``end_hammer`` (default on, M-VOTE-3): the day ends at once when a majority of the living are marked END
+      (``##END``, M-VOTE-2) and vote for the same target. Off: END marks are kept but end nothing.
+    - ``deadline_outcome`` (default plurality, tie → nobody, M-VOTE-4): see ``ForumDeadlineOutcome``.
+    - ``no_lynch_allowed`` (default on, M-VOTE-1) and ``no_lynch_threshold`` (default the majority).
+    - ``self_votes_allowed`` (default on, M-VOTE-7).
+
+    The majority is ``forum_majority`` of the living (M-VOTE-8), whichever rule applies it.
+    """
+
+    majority_ends_day: bool = False
+    end_hammer: bool = True
+    deadline_outcome: ForumDeadlineOutcome = ForumDeadlineOutcome.PLURALITY
+    no_lynch_allowed: bool = True
+    no_lynch_threshold: ForumNoLynchThreshold = ForumNoLynchThreshold.SAME_AS_LYNCH
+    self_votes_allowed: bool = True
+
+    def __post_init__(self):
+        for name in ("majority_ends_day", "end_hammer", "no_lynch_allowed", "self_votes_allowed"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false")
+        # Accept the enum values as strings too (rules read from JSON), and store the enum members.
+        object.__setattr__(self, "deadline_outcome", ForumDeadlineOutcome(self.deadline_outcome))
+        object.__setattr__(self, "no_lynch_threshold", ForumNoLynchThreshold(self.no_lynch_threshold))
+
+    def as_dict(self) -> dict[str, bool | str]:
+        """The rules as JSON-ready data: ``{"majority_ends_day": false, ..., "deadline_outcome": "plurality"}``."""
+        return {
+            "majority_ends_day": self.majority_ends_day,
+            "end_hammer": self.end_hammer,
+            "deadline_outcome": self.deadline_outcome.value,
+            "no_lynch_allowed": self.no_lynch_allowed,
+            "no_lynch_threshold": self.no_lynch_threshold.value,
+            "self_votes_allowed": self.self_votes_allowed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ForumVoteRules:
+        """Rules from data: an optional ``"preset"`` (a key of ``FORUM_RULE_PRESETS``, default ``"m21"``) and any
+        fields of ``as_dict`` overriding it. Raises ``ValueError`` naming an unknown preset, key or value."""
+        values = dict(data)
+        preset_name = values.pop("preset", "m21")
+        if preset_name not in FORUM_RULE_PRESETS:
+            raise ValueError(f"unknown rules preset {preset_name!r}; known: {', '.join(sorted(FORUM_RULE_PRESETS))}")
+        unknown = sorted(set(values) - set(FORUM_RULE_PRESETS[preset_name].as_dict()))
+        if unknown:
+            raise ValueError(f"unknown rules field(s): {', '.join(unknown)}")
+        return cls(**{**FORUM_RULE_PRESETS[preset_name].as_dict(), **values})
+
+
+M21_FORUM_RULES = ForumVoteRules()
+"""M21's day vote (M-VOTE): END-hammer, plurality at the deadline with a tie eliminating nobody."""
+
+CLASSIC_FORUM_RULES = ForumVoteRules(majority_ends_day=True, end_hammer=False,
+                                     deadline_outcome=ForumDeadlineOutcome.EARLIEST_LEADER)
+"""The classic forum rule (the mafiascum games of tests/data/real_games): a plain majority ends the day the moment
+the deciding vote is posted, no END marks; No Lynch needs a majority too; self-votes count. [interp] At the
+deadline the leader is eliminated, a tie going to whoever reached the count first (no replayed day reaches it)."""
+
+FORUM_RULE_PRESETS: dict[str, ForumVoteRules] = {"m21": M21_FORUM_RULES, "classic": CLASSIC_FORUM_RULES}
+
+
+def forum_majority(living: int) -> int:
+    """More than half of ``living`` players: ``floor(living / 2) + 1`` (M-VOTE-8). 4 of 8 is not a majority, 5 is.
+
+    The one function behind both what a vote count shows and what ends the day. Raises ``ValueError`` for a
+    negative number.
+    """
+    if living < 0:
+        raise ValueError("the number of living players cannot be negative")
+    return living // 2 + 1
+
+
+def forum_threshold(target: str, living: int, rules: ForumVoteRules) -> int:
+    """Votes ``target`` (a seat or ``FORUM_NO_LYNCH``) needs to end the day with ``living`` players: the majority
+    (M-VOTE-8), or for No Lynch under ``ForumNoLynchThreshold.ONE_FEWER`` one fewer, at least 1."""
+    majority = forum_majority(living)
+    if target == FORUM_NO_LYNCH and rules.no_lynch_threshold is ForumNoLynchThreshold.ONE_FEWER:
+        return max(1, majority - 1)
+    return majority
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Forum day votes (M-VOTE): records, receipts and results
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ForumSeat:
+    """A seat at the start of the day: its label, the account playing it, and extra names it answers to.
+
+    A vote may name the seat by its label, by any account that has played it (a vote for a replaced player's
+    old name is a vote for the seat) or by one of ``names``.
+    """
+
+    seat: str
+    account: str
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ForumPost:
+    """A game-thread post by ``author`` (an account) with its text."""
+
+    seq: int
+    author: str
+    text: str
+
+
+class ForumRemovalCause(StrEnum):
+    REMOVED = "removed"
+    """The host removed the seat from the game (e.g. a penalty)."""
+    KILLED = "killed"
+    """The player died during the day (e.g. a day shot)."""
+
+
+@dataclass(frozen=True)
+class ForumRemoval:
+    """A living seat leaves the game during the day (M-VOTE-9)."""
+
+    seq: int
+    seat: str
+    cause: ForumRemovalCause = ForumRemovalCause.REMOVED
+
+
+@dataclass(frozen=True)
+class ForumReplacement:
+    """A new account takes over a living seat (L-REPLACE-1): the seat keeps its vote, its END mark and the votes
+    on it; ``names`` are extra names the seat answers to from now on."""
+
+    seq: int
+    seat: str
+    account: str
+    names: tuple[str, ...] = ()
+
+
+ForumRecord = ForumPost | ForumRemoval | ForumReplacement
+
+
+class ForumRefusal(StrEnum):
+    """Why a command was refused. Each value is also the machine-readable reason in exports."""
+
+    NOT_A_PLAYER = "not_a_player"
+    """The author plays no seat in this game."""
+    REPLACED = "replaced"
+    """The author's seat has been taken over by a replacement (L-REPLACE-1)."""
+    NOT_LIVING = "not_living"
+    """The author's seat is dead, imprisoned or removed (M-VOTE-6)."""
+    DAY_OVER = "day_over"
+    """The day has ended: later posts carry no votes (M-VOTE-7)."""
+    MISSING_NAME = "missing_name"
+    """``##VOTE`` without a name (M-VOTE-1)."""
+    UNKNOWN_NAME = "unknown_name"
+    """No living player matches the name (M-VOTE-1)."""
+    AMBIGUOUS_NAME = "ambiguous_name"
+    """Several living players match the name equally well; they are listed (M-VOTE-1)."""
+    TARGET_NOT_LIVING = "target_not_living"
+    """The name is exactly that of a seat that is no longer alive, and of no living one (M-VOTE-1)."""
+    SELF_VOTE = "self_vote"
+    """The host disabled self-votes (M-VOTE-7)."""
+    NO_LYNCH_DISABLED = "no_lynch_disabled"
+    """The rules do not allow No Lynch."""
+    END_WITHOUT_VOTE = "end_without_vote"
+    """``##END`` while not voting anyone (M-VOTE-7)."""
+    NOT_VOTING = "not_voting"
+    """``##UNVOTE`` without a vote to withdraw."""
+    UNVOTE_OTHER = "unvote_other"
+    """``##UNVOTE name`` naming someone the voter does not vote for: the vote stays (forum convention)."""
+    NO_END_MARK = "no_end_mark"
+    """``##UNEND`` without an END mark to clear."""
+
+
+@dataclass(frozen=True)
+class ForumReceipt:
+    """What became of one command. ``refusal`` None means it was applied. ``seat`` is the author's seat (None
+    when the author plays none); ``target`` is the vote's target for an applied ``##VOTE`` or the withdrawn one
+    for an applied ``##UNVOTE``; ``candidates`` lists the seats of an ambiguous name (M-VOTE-1); ``message`` is a
+    sentence for the player or the host."""
+
+    seq: int
+    author: str
+    seat: str | None
+    command: ForumCommand
+    refusal: ForumRefusal | None
+    message: str
+    target: str | None = None
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        return self.refusal is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "author": self.author, "seat": self.seat, "command": self.command.written,
+                "line": self.command.line, "reason": self.refusal.value if self.refusal else None,
+                "message": self.message, "candidates": list(self.candidates)}
+
+
+@dataclass(frozen=True)
+class ForumVoidedVote:
+    """A vote voided because ``removed`` left the game during the day (M-VOTE-9): either a vote on ``removed``
+    (its ``voter`` is told, and is not listed as a non-voter) or ``removed``'s own vote."""
+
+    seq: int
+    voter: str
+    target: str
+    removed: str
+    cause: ForumRemovalCause
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "voter": self.voter, "target": self.target, "removed": self.removed,
+                "cause": self.cause.value}
+
+
+@dataclass(frozen=True)
+class ForumCount:
+    """A vote count (M-VOTE-8): what a count post shows, and what the day's end is decided on.
+
+    ``votes`` maps each target with votes (a seat or ``FORUM_NO_LYNCH``) to its voters in the order their votes
+    were cast; targets come by most votes, then by who reached the count first. ``not_voting``: living seats with
+    no vote, except those whose vote a death voided (``voided``, M-VOTE-9). ``majority`` and
+    ``no_lynch_threshold`` come from ``forum_threshold`` over ``len(living)``.
+    """
+
+    living: tuple[str, ...]
+    majority: int
+    no_lynch_threshold: int
+    votes: Mapping[str, tuple[str, ...]]
+    not_voting: tuple[str, ...]
+    voided: tuple[str, ...]
+    end_marked: tuple[str, ...]
+
+    def threshold(self, target: str) -> int:
+        """Votes ``target`` needs to end the day: the number shown next to it and the number that decides."""
+        return self.no_lynch_threshold if target == FORUM_NO_LYNCH else self.majority
+
+    def voters(self) -> set[str]:
+        """Every seat with a vote in place."""
+        return {voter for voters in self.votes.values() for voter in voters}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "living": list(self.living), "majority": self.majority, "no_lynch_threshold": self.no_lynch_threshold,
+            "votes": [{"target": target, "count": len(voters), "needed": self.threshold(target),
+                       "voters": list(voters)} for target, voters in self.votes.items()],
+            "not_voting": list(self.not_voting), "voided": list(self.voided), "end_marked": list(self.end_marked),
+        }
+
+
+class ForumDayEndHow(StrEnum):
+    MAJORITY = "majority"
+    """A target reached its threshold with ``majority_ends_day`` on."""
+    END_HAMMER = "end_hammer"
+    """A majority marked END and voting for one target (M-VOTE-3)."""
+    DEADLINE = "deadline"
+    """The deadline came without a hammer (M-VOTE-4)."""
+    CLOSE_PROCEEDINGS = "close_proceedings"
+    """The Judge closed proceedings: the day ends now on the votes in place, as at a deadline (M-ROLE judge)."""
+
+
+class ForumDayResult(StrEnum):
+    LYNCH = "lynch"
+    NO_LYNCH = "no_lynch"
+    NOBODY = "nobody"
+    """A deadline with a tie, no votes, or the ``nobody`` outcome."""
+
+
+@dataclass(frozen=True)
+class ForumDayEnd:
+    """How the day ended. ``seq`` is the record whose command or event ended it (None at the deadline);
+    ``trigger`` the seat whose command did (None for an event or the deadline); ``count`` the count at that
+    moment, the triggering vote included; ``tied`` the targets sharing the most votes at the deadline (for the
+    Judge's casting vote, M-VOTE-4), else empty."""
+
+    how: ForumDayEndHow
+    result: ForumDayResult
+    eliminated: str | None
+    seq: int | None
+    trigger: str | None
+    count: ForumCount
+    tied: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"how": self.how.value, "result": self.result.value, "eliminated": self.eliminated, "seq": self.seq,
+                "trigger": self.trigger, "tied": list(self.tied)}
+
+
+class ForumOffence(StrEnum):
+    """What M-VOTE-5 asks of every living player each day."""
+
+    NO_VOTE_AT_END = "no_vote_at_end"
+    """No vote in place when the day ended (ending the day on an unvote is allowed but listed, M-VOTE-7)."""
+    NEVER_VOTED = "never_voted"
+    FEWER_THAN_TWO_POSTS = "fewer_than_two_posts"
+
+
+@dataclass(frozen=True)
+class ForumOffender:
+    """A living seat that broke M-VOTE-5, for the host (there is no automatic penalty)."""
+
+    seat: str
+    offences: tuple[ForumOffence, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "offences": [offence.value for offence in self.offences]}
+
+
+@dataclass(frozen=True)
+class ForumDayReport:
+    """Everything a host needs about a day: the rules, the standing count (at the end once the day is over), how
+    the day ended (None while open), every command's receipt, the voided votes and the M-VOTE-5 offenders."""
+
+    rules: ForumVoteRules
+    count: ForumCount
+    end: ForumDayEnd | None
+    receipts: tuple[ForumReceipt, ...]
+    voided: tuple[ForumVoidedVote, ...]
+    offenders: tuple[ForumOffender, ...]
+
+    @property
+    def refused(self) -> tuple[ForumReceipt, ...]:
+        return tuple(receipt for receipt in self.receipts if not receipt.accepted)
