@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
 from django.http import HttpResponseRedirect
@@ -47,6 +48,8 @@ from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
     _current_request,
+    action_page,
+    bound_form,
     changelist_url,
     game_provides,
     register_dashboard_links,
@@ -62,7 +65,7 @@ from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, Su
 
 from . import services
 from .audit_sentences import audit_sentence, kind_label
-from .models import ImpeachmentDemand, TribuneStandIn
+from .models import ImpeachmentDemand, ImpeachmentRuling, TribuneStandIn
 
 _tribune_scope = tribune_scope
 _changelist = changelist_url
@@ -367,3 +370,94 @@ def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``): granting a
     stand-in."""
     return [path("games/<id:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in")]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Impeachment (L-IMPEACH)
+# --------------------------------------------------------------------------------------------------------------
+
+def _each(request, objects, call, success) -> None:
+    for obj in objects:
+        try:
+            call(obj)
+        except RuleViolation as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, success(obj))
+
+
+@admin.action(description=gettext_lazy("Open the impeachment inbox"))
+def open_impeachment_inboxes(modeladmin, request, queryset):
+    """The Procurator opens the impeachment inbox (``do_open_impeachment_inbox``, L-IMPEACH-2, L-INBOX-14)."""
+    _each(request, queryset.select_related("city"),
+          lambda d: services.do_open_impeachment_inbox(d, acting_user=request.user),
+          lambda d: _("The impeachment inbox of %(city)s is open.") % {"city": d.city.name})
+
+
+class RulingForm(forms.Form):
+    """One of the four rulings (L-IMPEACH-2); the new Tribune's username when replacing."""
+
+    ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=ImpeachmentRuling.choices)
+    username = forms.CharField(label=gettext_lazy("Username of the new Tribune (replacement only)"), max_length=150,
+                               required=False)
+    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        if not username:
+            return None
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise ValidationError(_("No account has this username."))
+        return user
+
+
+@admin.action(description=gettext_lazy("Rule"))
+def rule_on_impeachments(modeladmin, request, queryset):
+    """The Procurator records a ruling (``do_rule_on_impeachment``, L-IMPEACH-2), one demand at a time."""
+    demands = list(queryset.select_related("city")[:2])
+    if len(demands) != 1:
+        if demands:
+            messages.error(request, _("Choose one demand at a time."))
+        return None
+    demand = demands[0]
+    form = bound_form(request, RulingForm)
+    if form.is_valid():
+        data = form.cleaned_data
+        _each(request, [demand], lambda d: services.do_rule_on_impeachment(
+            d, data["ruling"], acting_user=request.user, reason=data["reason"], new_tribune_user=data["username"]),
+            lambda d: _("The ruling on the impeachment in %(city)s is recorded.") % {"city": d.city.name})
+        return None
+    return action_page(modeladmin, request, action="rule_on_impeachments", title=_("Rule"),
+                        targets=[(demand.pk, str(demand.city.name))], form=form, submit=_("Rule"))
+
+
+@admin.register(ImpeachmentDemand, site=staff_admin_site)
+class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
+    """Impeachment demands of the games where the user is the Procurator (who signed is his to know)."""
+    console_tool = "impeachment"
+
+    list_display = ("city", "created_at", "signers", "reached_at", "opened_at", "ruling", "ruled_at")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
+    fields = ("game", "city", "tribune", "created_at", "signers", "reached_at", "inbox", "opened_at", "ruling",
+              "ruled_at", "reason")
+    allowed_lookups = frozenset({"game__id__exact", "city__id__exact"})
+    actions = (open_impeachment_inboxes, rule_on_impeachments)
+
+    def has_module_permission(self, request) -> bool:
+        return bool(role_game_ids(request, StaffKind.PROCURATOR))
+
+    def get_ordering(self, request):
+        return ("-created_at", "-id")
+
+    def scoped_queryset(self, request):
+        return ImpeachmentDemand.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)) \
+            .select_related("game", "city", "tribune__city", "inbox")
+
+    @admin.display(description=gettext_lazy("living signers"))
+    def signers(self, obj: ImpeachmentDemand) -> str:
+        signers, living = services.living_signatures(obj)
+        return f"{signers} / {living}"
+
+
+__all__ = ["DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls"]
