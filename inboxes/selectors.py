@@ -266,10 +266,10 @@ def message_at_position(inbox: Inbox, position, viewer=None) -> Message:
     (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
     (L-INBOX-20). Raises Http404 for a malformed or out-of-range position."""
 
-    try:
-        position = int(position)
-    except (TypeError, ValueError):
-        raise Http404("No such message.") from None
+    raw = str(position)
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):  # no sign, no other script's digits, in range
+        raise Http404("No such message.")
+    position = int(raw)
     if position < 1:
         raise Http404("No such message.")
     shown = Message.objects.filter(inbox=inbox) if viewer is None else messages_shown_to(viewer, inbox)

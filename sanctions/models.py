@@ -116,7 +116,7 @@ class PlayBan(models.Model):
     lifted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("lifted at"))
     lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="+", verbose_name=_("lifted by"))
-    lift_reason = models.TextField(blank=True, verbose_name=_("why lifted"))
+    lift_reason = models.TextField(blank=True, default="", db_default="", verbose_name=_("why lifted"))
     public_id = PublicIdField()
 
     class Meta:

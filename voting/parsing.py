@@ -98,6 +98,15 @@ _QUOTED_LINE = re.compile(r"\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)*>")
 _CODE_SPAN = "\x00"
 
 
+_NEWLINES = re.compile(r"\r\n?")
+
+
+def prose_lines(text: str) -> list[str]:
+    """The lines of a post that a reader sees as its author's own words (``_prose_lines``): no line of a code
+    block, fenced or indented, nor of a ``>`` quote, and inline code masked. Where a thread's commands are read."""
+    return [line for _number, line in _prose_lines(text)]
+
+
 def _prose_lines(text: str) -> list[tuple[int, str]]:
     """The lines of ``text`` that a reader sees as the author's own words, as ``(line number, text)``.
 
@@ -105,7 +114,10 @@ def _prose_lines(text: str) -> list[tuple[int, str]]:
     blocks (fenced or indented) give none, nor do the lines of a quote that start with ``>``; a line right after a
     quote without ``>`` (Markdown's lazy continuation) is the author's answer, as on a forum. A line is taken as
     written, unless it holds inline code (whose spans become ``_CODE_SPAN``) or a table cell (its cell's text)."""
-    source = text.splitlines()
+    # Lines as markdown-it counts them: only \n, \r\n and \r end a line (str.splitlines would also split at
+    # U+2028, a form feed and the like, shifting every line after them off markdown-it's line numbers).
+    text = _NEWLINES.sub("\n", text)
+    source = text.split("\n")
     lines: list[tuple[int, str]] = []
     quoted = 0
     cell = False

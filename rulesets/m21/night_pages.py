@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kernel.rulesets import get_ruleset
+from voting.parsing import prose_lines
 
 from . import items as item_data
 from .flips import flip_text
@@ -168,9 +169,10 @@ _KILL_LINE = re.compile(r"^\s*(?:\*\*|__|<b>|<strong>)?\s*kill\s+(?P<name>.+?)\s
 
 def parse_kill_lines(text: str) -> list[str]:
     """The names written in ``kill name`` lines of a mafia-thread post, in order (M-MAFIA-1): one per line, any
-    case, bold or not (``**kill Bob**``, ``<b>kill Bob</b>``). The last line of a post is the post's vote."""
+    case, bold or not (``**kill Bob**``, ``<b>kill Bob</b>``), never inside a quote or a code block (M-VOTE-1's
+    reading of a thread's commands). The last such line of a post is the post's vote."""
     names = []
-    for line in text.splitlines():
+    for line in prose_lines(text):
         match = _KILL_LINE.match(line)
         if match and match.group("name").strip("*_ "):
             names.append(match.group("name").strip("*_ "))

@@ -5,7 +5,7 @@ the standing inboxes. Every ``do_<verb>_<noun>`` runs in one transaction, checks
 from __future__ import annotations
 
 import random
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -210,6 +210,10 @@ def _post_rules(game: Game, settings: M21Game, first_day_starts_at: datetime | N
                      self_votes_allowed=settings.self_votes_allowed, no_lynch_allowed=settings.no_lynch_allowed)
 
 
+#: How far ahead the first day may be planned: a game's clock and the phase ends it computes stay in range.
+MAX_START_AHEAD = timedelta(days=366)
+
+
 @transaction.atomic
 def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user, rng: random.Random | None = None,
                       now: datetime | None = None) -> dict[str, str]:
@@ -236,6 +240,8 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
         raise WrongState("Choose a setup (or let the site draw one) before dealing the roles.", rule="M-SETUP-1")
     if first_day_starts_at.tzinfo is None or first_day_starts_at < now:
         raise InvalidInput("The first day must start now or later.", rule="M-SETUP-2")
+    if first_day_starts_at > now + MAX_START_AHEAD:
+        raise InvalidInput("The first day must start within a year.", rule="M-SETUP-2")
     signups = list(_active_signups(game))
     try:
         setup = check_setup(settings.setup["counts"], players=len(signups),

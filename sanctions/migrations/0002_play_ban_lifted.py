@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='playban',
             name='lift_reason',
-            field=models.TextField(blank=True, verbose_name='why lifted'),
+            field=models.TextField(blank=True, db_default='', default='', verbose_name='why lifted'),
         ),
         migrations.AddField(
             model_name='playban',

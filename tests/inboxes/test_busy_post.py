@@ -15,7 +15,7 @@ import pytest
 from django.db import OperationalError, connection, connections, transaction
 from django.test import RequestFactory
 
-from inboxes import services
+from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.busy import DatabaseBusy, is_database_busy
 from mafia_site.middleware import DatabaseBusyMiddleware
@@ -40,7 +40,7 @@ def inbox_row_held(inbox: Inbox, monkeypatch):
             raise OperationalError("database is locked")
 
         with monkeypatch.context() as patched:
-            patched.setattr(services, "do_post_message_by_id", locked)
+            patched.setattr(posting, "do_post_message_by_id", locked)
             yield
         return
     held, release = threading.Event(), threading.Event()

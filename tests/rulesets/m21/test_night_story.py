@@ -8,7 +8,7 @@ import pytest
 from rulesets.m21 import night_story
 from rulesets.m21.night_tool import run_night_file
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "rulesets" / "m21" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "rulesets" / "m21" / "examples"
 
 
 @pytest.mark.parametrize("name", ["night2_basic", "night3_bug_bank", "night4_items"])

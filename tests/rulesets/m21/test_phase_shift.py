@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from cities.models import ScheduledEvent
+from kernel.errors import InvalidInput
 from rulesets.m21 import services
 from rulesets.m21.models import DayStatus
 from rulesets.m21.service_common import phase_end
@@ -120,3 +121,9 @@ def test_a_night_across_the_autumn_change_of_summer_time_ends_at_22_00_london_M_
     assert deadline_events(table.game, "m21_night_end") == [utc(2026, 10, 26, 22, 0)]
     assert table.thread.messages.filter(
         body="**Night 1 has begun.** It ends at Mon 26 Oct 2026, 22:00 GMT.").exists()
+
+
+@pytest.mark.django_db
+def test_a_first_day_more_than_a_year_ahead_is_refused_in_words_M_SETUP_2():
+    with pytest.raises(InvalidInput, match="The first day must start within a year."):
+        build_game(slug="m21-far", first_day_starts_at=datetime(9999, 12, 31, 23, 59, tzinfo=UTC))

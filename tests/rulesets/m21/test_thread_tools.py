@@ -45,7 +45,7 @@ def test_a_quote_link_fills_the_post_box_and_the_quote_carries_no_command_M_VOTE
 def test_a_quote_of_a_position_out_of_range_fills_nothing():
     table = build_game()
     client = _client(table.users["Bob"])
-    for bad in ("999", "x", "-1"):
+    for bad in ("999", "x", "-1", "99999999999999999999999", "\u0663", "1e3"):
         response = client.get(f"{_thread_url(table)}?quote={bad}")
         assert response.status_code == 200 and (response.context["form"]["text"].value() or "") == ""
 

@@ -128,7 +128,7 @@ def test_vote_at_closes_at_minus_1us_counts_and_at_closes_at_is_refused_L_VOTE_8
     inbox = day.inbox_of(a)
     _post(day.plain[5], inbox, "казнить", CLOSES - US)
     message = _refusal(WrongState, _post, day.plain[6], inbox, "Казнить!", CLOSES)
-    assert message == "Voting closed at Nov. 20, 2026, 11 p.m. MSK: your message came too late."
+    assert message == "Voting closed at Fri 20 Nov 2026, 23:00 MSK: your message came too late."
     do_close_voting(session, acting_user=None, now=CLOSES + timedelta(minutes=3))  # a late job
     session.refresh_from_db()
     tally = session.result["nominees"][0]

@@ -30,7 +30,12 @@ def _statements_of_the_night(cities: int) -> tuple[int, object]:
     statements: list[str] = []
 
     def counter(execute, sql, params, many, context):
-        if not sql.lstrip().upper().startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")):
+        head = sql.lstrip().upper()
+        # SQLite caps a statement's parameters, so Django sends one bulk INSERT in batches there: a batch that
+        # continues the INSERT before it is the same statement on PostgreSQL, counted once.
+        continued = head.startswith("INSERT") and statements and \
+            statements[-1].split(" VALUES ")[0] == sql.split(" VALUES ")[0]
+        if not head.startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")) and not continued:
             statements.append(sql)
         return execute(sql, params, many, context)
 
