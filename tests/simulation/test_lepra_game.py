@@ -74,10 +74,10 @@ DAYS = {
                                   "Gamma": ("P35", "court")},
             "court": {"P26", "P15", "P51"}},
     # Night 7: Alpha's mafia killed their own judge P26 (L-JUDGE-7); Gamma's touring was "no kill". The site
-    # scheduled the election (L-JUDGE-2); its only candidate, P20 (a mafioso), got two "Гитлер" and no "Ганди", so it failed
-    # (L-JUDGE-5) and the court sat with P15 and P51. Alpha's P18 was sentenced by P51 (1 vote, half of the
-    # court). Beta's and Gamma's cases got no vote: at the deadline their leaders P21 and P06, both honest, were
-    # executed (L-COURT-4); after P06, 10 honest and 10 mafia live, the mafia win (L-WIN-1). The failed
+    # scheduled the election (L-JUDGE-2); its only candidate, P20 (a mafioso), got two "Гитлер" and no "Ганди",
+    # so it failed (L-JUDGE-5) and the court sat with P15 and P51. Alpha's P18 was sentenced by P51 (1 vote, half
+    # of the court). Beta's and Gamma's cases got no vote: at the deadline their leaders P21 and P06, both honest,
+    # were executed (L-COURT-4); after P06, 10 honest and 10 mafia live, the mafia win (L-WIN-1). The failed
     # election's successor, due on night 8, never opens.
     8: {"night": [("P26", "killed", None, False), ("P05", "killed", None, False), ("P14", "killed", None, False)],
             "elected": {"Alpha": None}, "executed": {"Alpha": ("P18", "court"), "Beta": ("P21", "fallback"),
