@@ -12,7 +12,6 @@ services shows up as a disagreement with the reference, not only as a changed li
 from __future__ import annotations
 
 from collections import defaultdict
-from math import ceil
 
 from cities.models import GameDay, GameEvent, GameStatus, LifeStatus, PostKind, PublicPost, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Message
@@ -35,53 +34,59 @@ MAFIA = {"Alpha": {"P20", "P40", "P49", "P50"}, "Beta": {"P36", "P39", "P42", "P
 COMMISSARS = {"P28", "P37"}
 
 #: Per day: the night's victims before it (name, cause, touring mafia's city, spirit), in resolution order; the
-#: judges elected that day; the executed per city (name, how: "court" = confirmed by the court, "fallback" = the
-#: court's deadline executed the L-VOTE-5 leader, L-COURT-4); the sitting judges at the end of the day.
+#: judges elected that day (None: the election failed, L-JUDGE-5); the executed per city (name, how: "court" =
+#: confirmed by the court, at least half of the votes cast in the case, L-COURT-3; "fallback" = the court's
+#: deadline executed the L-VOTE-5 leader, L-COURT-4); the sitting judges at the end of the day.
 DAYS = {
     1: {"night": [], "elected": {"Alpha": "P26", "Beta": "P15", "Gamma": "P51"}, "executed": {},
             "court": {"P26", "P15", "P51"}},
     2: {"night": [], "elected": {},
             "executed": {"Alpha": ("P43", "court"), "Beta": ("P37", "court"), "Gamma": ("P34", "court")},
             "court": {"P26", "P15", "P51"}},
+    # Day 3: one judge of three voted in each case. Before the deadline a case is decided only when the judges
+    # still to vote cannot change the result, which for a lone leader takes half of the court (2 of 3); so each
+    # case waited for its deadline, where 1 of the 1 vote cast confirmed the sentence (L-COURT-3): "court", not
+    # the L-COURT-4 fallback.
     3: {"night": [("P28", "killed", None, False), ("P46", "killed", None, False), ("P53", "killed", "Alpha", False)],
-            "elected": {}, "executed": {"Alpha": ("P48", "fallback"), "Beta": ("P01", "fallback"),
-                                  "Gamma": ("P22", "fallback")},
+            "elected": {}, "executed": {"Alpha": ("P48", "court"), "Beta": ("P01", "court"),
+                                  "Gamma": ("P22", "court")},
             "court": {"P26", "P15", "P51"}},
+    # Day 4: Beta's P55 and P24 tied (P55 the L-VOTE-5 leader, his latest counted vote the earlier); one judge
+    # chose P24 and the others did not vote: at the deadline 1 of 1 vote cast sentences P24 (L-COURT-2/3).
     4: {"night": [("P33", "killed", None, False), ("P08", "killed", None, False), ("P13", "killed", None, False),
                    ("P58", "killed", "Beta", False)],
-            "elected": {}, "executed": {"Alpha": ("P50", "court"), "Beta": ("P55", "fallback"), "Gamma": ("P19", "court")},
+            "elected": {}, "executed": {"Alpha": ("P50", "court"), "Beta": ("P24", "court"), "Gamma": ("P19", "court")},
             "court": {"P26", "P15", "P51"}},
-    5: {"night": [("P24", "killed", None, False), ("P31", "killed", None, False), ("P56", "killed", "Gamma", False)],
-            "elected": {}, "executed": {"Alpha": ("P09", "fallback"), "Beta": ("P60", "court"),
-                                  "Gamma": ("P38", "fallback")},
+    5: {"night": [("P30", "killed", None, False), ("P31", "killed", None, False), ("P56", "killed", "Gamma", False)],
+            "elected": {}, "executed": {"Alpha": ("P09", "court"), "Beta": ("P60", "court"),
+                                  "Gamma": ("P16", "court")},
             "court": {"P26", "P15", "P51"}},
-    6: {"night": [("P04", "killed", None, False), ("P21", "killed", None, False), ("P41", "killed", None, False),
-                   ("P12", "killed", "Alpha", False)],
-            "elected": {}, "executed": {"Alpha": ("P07", "fallback"), "Beta": ("P05", "fallback"),
-                                  "Gamma": ("P57", "court")},
+    # Night 5: Alpha's touring was "no kill" (L-NIGHT-2).
+    6: {"night": [("P52", "killed", None, False), ("P55", "killed", None, False), ("P29", "killed", None, False)],
+            "elected": {}, "executed": {"Alpha": ("P27", "court"), "Beta": ("P45", "court"),
+                                  "Gamma": ("P02", "court")},
             "court": {"P26", "P15", "P51"}},
-    # Night 6: Beta's mafia killed their own judge P15 (L-JUDGE-7); the site scheduled the election (L-JUDGE-2),
-    # which elected P59, a mafioso (L-JUDGE-1 allows it). Beta's touring was "no kill" (L-NIGHT-2).
-    7: {"night": [("P18", "killed", None, False), ("P15", "killed", None, False), ("P47", "killed", None, False)],
-            "elected": {"Beta": "P59"}, "executed": {"Alpha": ("P20", "court"), "Beta": ("P45", "court"),
-                                               "Gamma": ("P16", "fallback")},
-            "court": {"P26", "P51", "P59"}},
-    # Morning of day 8: Gamma has 3 living honest and 3 living mafia, so P35, killed that night, is a spirit
-    # for the day (L-SPIRIT-1); the touring Gamma mafia killed P42, a Beta mafioso (L-NIGHT-4).
-    8: {"night": [("P54", "killed", None, False), ("P11", "killed", None, False), ("P35", "killed", None, True),
-                   ("P42", "killed", "Gamma", False)],
-            "elected": {}, "executed": {"Alpha": ("P52", "fallback"), "Beta": ("P30", "fallback"),
-                                  "Gamma": ("P25", "court")},
-            "court": {"P26", "P51", "P59"}},
-    # Day 9: Beta has no living honest resident left and holds no vote (L-WIN-2). Alpha's P10 (honest) is
-    # executed at the court's deadline: 7 honest and 7 mafia live, the mafia win (L-WIN-1); Gamma's case, due at
-    # the same instant, is no longer decided (the game is over).
-    9: {"night": [("P26", "killed", None, False), ("P29", "killed", None, False), ("P23", "killed", "Alpha", False)],
-            "elected": {"Alpha": "P17"}, "executed": {"Alpha": ("P10", "fallback")},
-            "court": {"P17", "P51", "P59"}},
-    10: {"night": [], "elected": {}, "executed": {}, "court": None},
+    # Morning of day 7: Beta has 4 living honest and 4 living mafia, so P11, killed that night, is a spirit for
+    # the day (L-SPIRIT-1); Beta's touring was "no kill". Gamma's P38 and P35 tied: two of the three judges chose
+    # P35, which the third could no longer outweigh (L-COURT-3).
+    7: {"night": [("P10", "killed", None, False), ("P11", "killed", None, True), ("P41", "killed", None, False)],
+            "elected": {}, "executed": {"Alpha": ("P03", "court"), "Beta": ("P12", "court"),
+                                  "Gamma": ("P35", "court")},
+            "court": {"P26", "P15", "P51"}},
+    # Night 7: Alpha's mafia killed their own judge P26 (L-JUDGE-7); Gamma's touring was "no kill". The site
+    # scheduled the election (L-JUDGE-2); its only candidate, P20 (a mafioso), got two "Гитлер" and no "Ганди",
+    # so it failed (L-JUDGE-5) and the court sat with P15 and P51. Alpha's P18 was sentenced by P51 (1 vote, half
+    # of the court). Beta's and Gamma's cases got no vote: at the deadline their leaders P21 and P06, both honest,
+    # were executed (L-COURT-4); after P06, 10 honest and 10 mafia live, the mafia win (L-WIN-1). The failed
+    # election's successor, due on night 8, never opens.
+    8: {"night": [("P26", "killed", None, False), ("P05", "killed", None, False), ("P14", "killed", None, False)],
+            "elected": {"Alpha": None}, "executed": {"Alpha": ("P18", "court"), "Beta": ("P21", "fallback"),
+                                               "Gamma": ("P06", "fallback")},
+            "court": {"P15", "P51"}},
+    # Day 9: only the final daily post (no night 8: the game ended on day 8).
+    9: {"night": [], "elected": {}, "executed": {}, "court": None},
 }
-LAST_DAY = 10
+LAST_DAY = 9
 
 
 def _city_of(name: str) -> str:
@@ -113,8 +118,9 @@ def _reference_execution_tally(city, day: int):
     return tallies, [n for n in ranked if tallies[n][0] == top]
 
 
-def _reference_election_winner(election) -> str:
-    """L-JUDGE-4/5 recount of the precinct messages: score = pros - cons; tie: the earlier latest pro wins."""
+def _reference_election_winner(election) -> str | None:
+    """L-JUDGE-4/5 recount of the precinct messages: score = pros - cons; tie: the earlier latest pro wins; None
+    when no candidate has pros >= cons (the election fails)."""
     scores = {}
     for precinct in election.precincts.select_related("inbox", "candidate"):
         pros = cons = 0
@@ -130,7 +136,18 @@ def _reference_election_winner(election) -> str:
                 cons += 1
         scores[precinct.candidate.name] = (pros - cons, latest_pro, pros >= cons)
     eligible = [n for n, s in scores.items() if s[2]]
-    return min(eligible, key=lambda n: (-scores[n][0], scores[n][1]))
+    return min(eligible, key=lambda n: (-scores[n][0], scores[n][1])) if eligible else None
+
+
+def _court_confirms(case) -> str | None:
+    """L-COURT-3 (default procedure) over the case's ``CourtVote`` rows: the candidate holding at least half of the
+    votes cast, no other candidate with as many (two at half is no decision); None without a decision."""
+    counts = defaultdict(int)
+    for vote in CourtVote.objects.filter(case=case).select_related("choice"):
+        counts[vote.choice.name] += 1
+    cast = sum(counts.values())
+    return next((name for name, n in counts.items()
+                 if 2 * n >= cast and all(m < n for other, m in counts.items() if other != name)), None)
 
 
 def _night_targets(game, night: int) -> set[str]:
@@ -148,7 +165,7 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
     game = sim.game
     days = {d.number: d for d in sim.days}
 
-    # The game ran by the clock alone: no scheduled event failed, it ended on day 9 within 14 days (L-DAY-6).
+    # The game ran by the clock alone: no scheduled event failed, it ended on day 8 within 14 days (L-DAY-6).
     assert not GameEvent.objects.filter(game=game, kind="scheduler.event_failed").exists()
     assert sorted(days) == list(range(1, LAST_DAY + 1))
     assert game.status == GameStatus.FINISHED and game.day_number == LAST_DAY - 1
@@ -168,29 +185,33 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
         # The night before: exactly the godfathers' last decisions died (L-NIGHT-1/2/4/6), recorded as expected.
         assert day.night_deaths == expected["night"], number
         victims = {name for name, *_rest in expected["night"]}
-        assert victims == (_night_targets(game, number - 1) if number <= 9 else set()), number
+        assert victims == (_night_targets(game, number - 1) if number < LAST_DAY else set()), number
         assert not victims & dead
         dead |= victims
 
-        # Judges: each election's winner is the recount's (L-JUDGE-4/5).
+        # Judges: each election's winner, or its failure, is the recount's (L-JUDGE-4/5).
         assert day.elections == expected["elected"], number
         for city, winner in expected["elected"].items():
-            election = JudgeElection.objects.get(game=game, city__name=city, winner__name=winner)
+            election = JudgeElection.objects.get(game=game, city__name=city, closed_at__isnull=False,
+                                                 **({"winner__name": winner} if winner else {"winner__isnull": True}))
             assert _reference_election_winner(election) == winner
 
         # Executions: the leader of an independent tally of the posted votes, or (a tie before the court) the
-        # tied leader the court chose by at least half of the sitting judges (L-VOTE-5, L-COURT-2..4).
+        # tied leader the court chose, confirmed by at least half of the votes cast in the case (its CourtVote
+        # rows), no other candidate with as many; the fallback only when the votes cast decided nothing
+        # (L-VOTE-5, L-COURT-1..4). Only sitting judges voted (L-COURT-1).
         assert day.executed == expected["executed"], number
         assert sorted(day.day_deaths) == sorted((n, "executed", None, False) for n, _h in expected["executed"].values())
         for city, (name, how) in expected["executed"].items():
             case = CourtCase.objects.get(game=game, city__name=city, day=number)
             _tallies, leaders = _reference_execution_tally(case.city, number)
             assert case.sentenced.name == name and case.fallback == (how == "fallback")
+            sitting = (judges_before | {w for w in expected["elected"].values() if w}) - dead
+            assert set(CourtVote.objects.filter(case=case).values_list("judge__name", flat=True)) <= sitting
             if how == "fallback":
-                assert name == leaders[0]
+                assert name == leaders[0] and _court_confirms(case) is None
             else:
-                votes = list(CourtVote.objects.filter(case=case, choice__name=name))
-                assert name in leaders and len(votes) >= ceil(len(judges_before - dead) / 2)
+                assert name in leaders and _court_confirms(case) == name
         dead |= {name for name, _how in expected["executed"].values()}
 
         # Memberships at the end of the day (L-INBOX-1/2/4/6, L-DEATH-1): the dead banned in their city inbox,
@@ -208,11 +229,11 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
                        .values_list("name", flat=True)) == dead
             judges_before = expected["court"]
 
-    # The spirit of day 8 (L-SPIRIT-2): a member of every voting inbox of Gamma that day, in the cemetery after.
-    spirit = Resident.objects.get(game=game, name="P35")
-    gamma_voting = Inbox.objects.filter(game=game, city__name="Gamma", kind=InboxKind.VOTING, day_number=8)
-    assert gamma_voting.count() == 3
-    assert {m.state for i in gamma_voting for m in i.memberships.filter(resident=spirit)} == {"member"}
+    # The spirit of day 7 (L-SPIRIT-2): a member of every voting inbox of Beta that day, in the cemetery after.
+    spirit = Resident.objects.get(game=game, name="P11")
+    beta_voting = Inbox.objects.filter(game=game, city__name="Beta", kind=InboxKind.VOTING, day_number=7)
+    assert beta_voting.count() == 3
+    assert {m.state for i in beta_voting for m in i.memberships.filter(resident=spirit)} == {"member"}
 
     # The daily posts (L-POST-2, L-DEATH-2): one per day from day 2, published once at the day start, naming
     # each night victim and each executed resident with their side.
@@ -245,37 +266,37 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
         for name, _how in DAYS[number - 1]["executed"].values():
             assert in_game_language(game, "Executed: %(name)s (%(side)s).", name=name,
                                     side=_side(game, name)) in post.body.splitlines()
-    # The last post closes the game; the game ended on day 9, so there is no night 9 to report.
+    # The last post closes the game; the game ended on day 8, so there is no night 8 to report.
     assert posts[-1].body.endswith(f"**{in_game_language(game, 'The game is over.')}**")
-    assert in_game_language(game, "Night %(night)d", night=9) not in posts[-1].body
-    assert in_game_language(game, "Results of day %(day)d", day=9) in posts[-1].body
+    assert in_game_language(game, "Night %(night)d", night=8) not in posts[-1].body
+    assert in_game_language(game, "Results of day %(day)d", day=8) in posts[-1].body
 
-    # The victory (L-WIN-1): after the last execution 7 honest and 7 mafia live, all cities together; before it
-    # the honest still outnumbered the mafia (8 to 7).
+    # The victory (L-WIN-1): after the last execution (Gamma's P06, at the court's deadline of day 8) 10 honest
+    # and 10 mafia live, all cities together; before it the honest still outnumbered the mafia (11 to 10).
     living = Resident.objects.filter(game=game, status=LifeStatus.ALIVE)
     honest, mafia = living.filter(alignment="honest").count(), living.filter(alignment="mafia").count()
-    assert (honest, mafia) == (7, 7)
-    assert living.count() == 60 - len(dead) == 14
+    assert (honest, mafia) == (10, 10)
+    assert living.count() == 60 - len(dead) == 20
     result = GameResult.objects.get(game=game)
-    assert result.winner == "mafia" and result.ended_at == plans[9].starts_at + (DAY1.replace(hour=19) - DAY1)
-    assert result.scoreboard == {"1": {"name": "Alpha", "honest": 4, "mafia": 2},
-                                 "2": {"name": "Beta", "honest": 0, "mafia": 3},
-                                 "3": {"name": "Gamma", "honest": 3, "mafia": 2}}
+    assert result.winner == "mafia" and result.ended_at == plans[8].starts_at + (DAY1.replace(hour=19) - DAY1)
+    assert result.scoreboard == {"1": {"name": "Alpha", "honest": 5, "mafia": 3},
+                                 "2": {"name": "Beta", "honest": 1, "mafia": 4},
+                                 "3": {"name": "Gamma", "honest": 4, "mafia": 3}}
     assert result.post.published_at == result.ended_at
     assert result.post.body.splitlines()[0] == in_game_language(game, "The game is over: the mafia win.")
 
     # Touring follows the public rotation in city order (L-NIGHT-4); night 1 has none (L-DAY-5).
     assert [(r.night, r.touring_city.name if r.touring_city else None) for r in NightResolution.objects.filter(
         game=game).order_by("night").select_related("touring_city")] == [
-        (1, None), (2, "Alpha"), (3, "Beta"), (4, "Gamma"), (5, "Alpha"), (6, "Beta"), (7, "Gamma"), (8, "Alpha")]
+        (1, None), (2, "Alpha"), (3, "Beta"), (4, "Gamma"), (5, "Alpha"), (6, "Beta"), (7, "Gamma")]
 
-    # Godfathers (L-NIGHT-3): elected on night 1 by the mafia; Gamma's P25, executed on day 8, was succeeded by
-    # P32, elected that night in the election the site opened. The commissar's only check was answered truly.
+    # Godfathers (L-NIGHT-3): elected on night 1 by the mafia; all three lived to the end, so no other election
+    # was opened. The commissar's only check was answered truly.
     elected = defaultdict(list)
     for election in GodfatherElection.objects.filter(game=game).order_by("opened_at", "id").select_related(
             "city", "winner"):
         elected[election.city.name].append((election.night, election.winner.name))
-    assert dict(elected) == {"Alpha": [(1, "P40")], "Beta": [(1, "P59")], "Gamma": [(1, "P25"), (8, "P32")]}
+    assert dict(elected) == {"Alpha": [(1, "P40")], "Beta": [(1, "P59")], "Gamma": [(1, "P25")]}
     assert [(c.night, c.commissar.name, c.target.name, c.is_mafia) for c in CommissarCheck.objects.filter(
         game=game).select_related("commissar", "target")] == [(2, "P28", "P26", False)]
 
