@@ -15,6 +15,7 @@ night page offers (``night_services.options_for``), sometimes changes or withdra
 from __future__ import annotations
 
 import random
+from unittest import mock
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -279,7 +280,11 @@ def _play_night(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, nig
 def run_game(seed: int = SEED) -> SimGame:
     """Set up and play the whole game to victory; returns the ``SimGame``."""
     rng = random.Random(seed)
-    with time_machine.travel(SETUP_AT, tick=False) as traveller:
+    # The seed each night records is drawn from the system's random source in play; here from a generator of the
+    # game's seed, so that the whole game, its nights' draws included, is the same on every run and database.
+    night_seeds = random.Random(seed + 1)
+    with mock.patch("rulesets.m21.night_services.system_rng", lambda: night_seeds), \
+            time_machine.travel(SETUP_AT, tick=False) as traveller:
         clock = _Clock(traveller, SETUP_AT)
         game, host, roles = _setup(clock, rng)
         sim = SimGame(game=game, seed=seed, host=host, roles=roles)

@@ -275,11 +275,11 @@ def test_simulated_m21_game_from_sign_up_to_victory_M_WIN_1_M_VOTE_3_M_VOTE_4_M_
 #: Recorded from a run and checked by the references above.
 EXPECTED = {
     "days": [(1, "deadline", "Percival"), (2, "deadline", "Eleanor"), (3, "end_hammer", "Valentine"),
-             (4, "end_hammer", "Theodora"), (5, "deadline", "Jasper"), (6, "deadline", "Genevieve"),
-             (7, "end_hammer", "Abigail"), (8, "deadline", None), (9, "deadline", "Nathaniel")],
-    "nights": [(1, ["Sebastian"]), (2, ["Cordelia", "Katarina"]), (3, ["Fitzgerald"]), (4, ["Imogen", "Marguerite"]),
-               (5, ["Leopold"]), (6, ["Rosalind"]), (7, ["Octavia"]), (8, ["Desmond"])],
-    "winner": "town",
+             (4, "end_hammer", "Theodora"), (5, "end_hammer", "Leopold"), (6, "end_hammer", "Jasper"),
+             (7, "end_hammer", "Benedict")],
+    "nights": [(1, ["Sebastian"]), (2, ["Cordelia", "Katarina"]), (3, ["Fitzgerald"]),
+               (4, ["Imogen", "Marguerite", "Rosalind"]), (5, ["Octavia"]), (6, []), (7, ["Horatio"])],
+    "winner": "mafia",
 }
 
 
