@@ -127,31 +127,37 @@ def _prose_lines(text: str) -> list[tuple[int, str]]:
         elif token.type in ("th_open", "td_open", "th_close", "td_close"):
             cell = token.type.endswith("_open")
         elif token.type == "inline" and token.map is not None:
-            for number, shown, has_code in _inline_lines(token):
+            for number, shown, rewritten in _inline_lines(token):
                 raw = source[number - 1] if number - 1 < len(source) else ""
                 if quoted and _QUOTED_LINE.match(raw):
                     continue
-                lines.append((number, shown if has_code or cell else raw))
+                lines.append((number, shown if rewritten or cell else raw))
     return lines
 
 
 def _inline_lines(token) -> list[tuple[int, str, bool]]:
-    """The lines of one inline token as ``(line number, text with inline code masked, holds inline code)``."""
+    """The lines of one inline token as ``(line number, text as shown, differs from the source line)``.
+
+    Inline code becomes ``_CODE_SPAN``; a link keeps only its text and an image nothing, since a link's address
+    and title and an image's description are not words a reader sees in the post. Such a line is read as shown,
+    any other line as written."""
     lines = []
     parts: list[str] = []
-    number, has_code = token.map[0] + 1, False
+    number, rewritten = token.map[0] + 1, False
     for child in token.children or ():
         if child.type in ("softbreak", "hardbreak"):
-            lines.append((number, "".join(parts), has_code))
-            parts, number, has_code = [], number + 1, False
+            lines.append((number, "".join(parts), rewritten))
+            parts, number, rewritten = [], number + 1, False
         elif child.type == "code_inline":
             parts.append(_CODE_SPAN)
-            has_code = True
+            rewritten = True
+        elif child.type in ("link_open", "link_close", "image"):
+            rewritten = True
         elif child.type in ("text", "html_inline"):
             parts.append(child.content)
         elif child.markup and child.type.endswith(("_open", "_close")):
             parts.append(child.markup)
-    lines.append((number, "".join(parts), has_code))
+    lines.append((number, "".join(parts), rewritten))
     return lines
 
 

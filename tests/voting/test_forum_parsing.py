@@ -91,6 +91,18 @@ def test_the_commands_around_code_and_quotes_still_count_M_VOTE_1():
         ("vote", "Ben", 6), ("end", "", 6)]
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ('see [the rules](https://example.org/rules "##VOTE Ann")', []),
+    ("[rules](https://example.org/##VOTE-Ann)", []),
+    ('![##VOTE Ann](https://example.org/a.png "##END")', []),
+    ("[rules](https://example.org/##VOTE) ##VOTE Ben", [("vote", "Ben")]),
+    ("[##VOTE Cal](https://example.org/)", [("vote", "Cal")]),
+    ('two lines [x](https://e.org "##VOTE Ann")\n##VOTE Dee', [("vote", "Dee")]),
+])
+def test_a_link_counts_by_its_shown_text_not_its_address_or_title_M_VOTE_1(text, expected):
+    assert kinds_and_arguments(text) == expected
+
+
 def test_quoted_lines_are_skipped_but_the_rest_of_the_post_counts():
     assert kinds_and_arguments("> ##VOTE Ann\nMy own vote:\n##VOTE Ben") == [("vote", "Ben")]
 
