@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone, translation
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from cities.forms import wall_clock_to_utc
@@ -20,6 +21,7 @@ from cities.recruitment_services import do_close_signups
 from cities.selectors import game_get
 from inboxes import policies
 from inboxes.access import access_resident_by_id
+from kernel.confirm import confirmation_page
 from kernel.errors import InvalidInput, RuleViolation, page_status
 
 from . import host_tool_services as host_tools
@@ -181,8 +183,16 @@ def post_vote_count(request, slug: str):
 @require_POST
 @login_required
 def judge_close(request, slug: str):
-    """The Judge closes proceedings (M-ROLE judge)."""
+    """The Judge closes proceedings (M-ROLE judge), after a confirmation page: the power is once per game and ends
+    the day on the count as it stands."""
     game = _m21_game(slug, request)
+    asked = confirmation_page(
+        request, title="Close proceedings now?", confirm_label="Close proceedings", game=game,
+        cancel_url=reverse("m21_game", args=[game.slug]),
+        consequence="The day ends now on the vote count as it stands, if a majority of the living have a vote in "
+                    "place. You can close proceedings once per game.")
+    if asked is not None:
+        return asked
     _, status = _act(request, game, lambda: services.do_close_proceedings(game, acting_user=request.user), "")
     return _back(request, game, status)
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cities.models import Game, GameStatus, ScheduledEvent
-from rulesets.m21.models import M21Day, M21Game, M21Seat
+from rulesets.m21.models import DayStatus, M21Day, M21Game, M21Seat
 from tests.rulesets.m21.day_helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +75,11 @@ def test_the_host_extends_the_day_from_the_game_page_M_SETUP_2():
         assert M21Day.objects.get(game=table.game, number=1).deadline == START + timedelta(hours=60)
         judge = client_for(table.user_of_role("judge"))
         assert "Close proceedings now" in judge.get(reverse("m21_game", args=[table.game.slug])).content.decode()
-        refused = judge.post(reverse("m21_judge_close", args=[table.game.slug]), follow=True).content.decode()
+        asked = judge.post(reverse("m21_judge_close", args=[table.game.slug]))
+        assert asked.status_code == 200 and "Close proceedings now?" in asked.content.decode()
+        assert M21Day.objects.get(game=table.game, number=1).status == DayStatus.OPEN
+        refused = judge.post(reverse("m21_judge_close", args=[table.game.slug]), {"confirmed": "yes"},
+                             follow=True).content.decode()
         assert "have a vote in place; 0 do." in refused
         name = next(n for n, r in table.roles.items() if r == "citizen")
         player = client_for(table.users[name])
