@@ -95,3 +95,25 @@ def backfill_public_ids(app_label: str, model_names: list[str]):
                     model.objects.filter(pk=pk, public_id__isnull=True).update(public_id=new_public_id())
 
     return forward
+
+
+def add_public_id_operations(app_label: str, model_name: str) -> list:
+    """The migration operations that give an existing table its ``public_id`` without a long lock: the column added
+    empty (nullable, no default: instant on a live table), each existing row given its own random id in batches of
+    1,000, then the column as ``PublicIdField`` declares it. ``model_name`` is the model's lower-case name.
+    Reversing drops the column."""
+    from django.db import migrations
+
+    def fill_public_ids(apps, schema_editor):
+        model = apps.get_model(app_label, model_name)
+        rows = list(model.objects.filter(public_id__isnull=True).only("pk"))
+        for row in rows:
+            row.public_id = new_public_id()
+        model.objects.bulk_update(rows, ["public_id"], batch_size=1000)
+
+    return [
+        migrations.AddField(model_name=model_name, name="public_id",
+                            field=PublicIdField(default=None, null=True), preserve_default=False),
+        migrations.RunPython(fill_public_ids, migrations.RunPython.noop),
+        migrations.AlterField(model_name=model_name, name="public_id", field=PublicIdField()),
+    ]

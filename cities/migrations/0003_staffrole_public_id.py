@@ -1,16 +1,7 @@
-"""Staff roles get an opaque public id (the staff console's forms address them by it): added empty, each existing
-row given its own random id, then the column as the model declares it."""
+"""Staff roles get an opaque public id (the staff console's forms address them by it)."""
 from django.db import migrations
 
-import kernel.public_ids
-
-
-def fill_public_ids(apps, schema_editor):
-    StaffRole = apps.get_model("cities", "StaffRole")
-    rows = list(StaffRole.objects.filter(public_id__isnull=True).only("pk"))
-    for row in rows:
-        row.public_id = kernel.public_ids.new_public_id()
-    StaffRole.objects.bulk_update(rows, ["public_id"], batch_size=1000)
+from kernel.public_ids import add_public_id_operations
 
 
 class Migration(migrations.Migration):
@@ -19,19 +10,4 @@ class Migration(migrations.Migration):
         ("cities", "0002_signup_public_id"),
     ]
 
-    operations = [
-        migrations.AddField(
-            model_name="staffrole",
-            name="public_id",
-            field=kernel.public_ids.PublicIdField(default=None, editable=False, max_length=12, null=True,
-                                                  unique=True, verbose_name="public id"),
-            preserve_default=False,
-        ),
-        migrations.RunPython(fill_public_ids, migrations.RunPython.noop),
-        migrations.AlterField(
-            model_name="staffrole",
-            name="public_id",
-            field=kernel.public_ids.PublicIdField(default=kernel.public_ids.new_public_id, editable=False,
-                                                  max_length=12, null=True, unique=True, verbose_name="public id"),
-        ),
-    ]
+    operations = add_public_id_operations("cities", "staffrole")
