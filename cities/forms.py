@@ -135,7 +135,7 @@ class MoveSignupForm(forms.Form):
     def __init__(self, *args, signups=(), cities=(), signup_access=None, city_access=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["signup"].choices = [(s.public_id, s.user.public_name) for s in signups]
-        self.fields["city"].choices = [(str(c.pk), c.name) for c in cities]
+        self.fields["city"].choices = [(c.public_id, c.name) for c in cities]
         self.fields["signup"].access, self.fields["city"].access = signup_access, city_access
 
 
@@ -149,5 +149,5 @@ class AppointStaffForm(forms.Form):
 
     def __init__(self, *args, cities=(), city_access=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["city"].choices = [("", "—"), *[(str(c.pk), c.name) for c in cities]]
+        self.fields["city"].choices = [("", "—"), *[(c.public_id, c.name) for c in cities]]
         self.fields["city"].access = city_access

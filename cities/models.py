@@ -93,11 +93,13 @@ class Game(models.Model):
 
 
 class City(models.Model):
-    """A city of a game (L-CITY). ``number`` is 1-based and fixes the city order (touring rotation)."""
+    """A city of a game (L-CITY). ``number`` is 1-based and fixes the city order (touring rotation); the staff
+    console and forms address a city by its ``public_id`` (its database id would count every game's cities)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="cities", verbose_name=_("game"))
     number = models.PositiveSmallIntegerField(verbose_name=_("number"))
     name = models.CharField(_("name"), max_length=100)
+    public_id = PublicIdField()
 
     class Meta:
         ordering = ["-game_id", "number"]

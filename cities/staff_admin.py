@@ -44,7 +44,7 @@ from django.contrib.admin import helpers
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
-from django.http import Http404, HttpResponseRedirect
+from django.http import HttpResponseRedirect
 from django.template.defaultfilters import linebreaksbr
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -77,6 +77,7 @@ from staff.console import (
     register_urls,
     role_game_ids,
     staff_admin_site,
+    staff_game,
     staff_game_ids,
     staff_roles_of,
 )
@@ -397,8 +398,10 @@ class StageInboxForm(forms.Form):
 
 @admin.register(Game, site=staff_admin_site)
 class StaffGameAdmin(StaffScopedAdmin):
-    """The games where the user holds a role, with the user's roles there."""
+    """The games where the user holds a role, with the user's roles there; a game is named by its slug (public,
+    unique), never by its database id."""
 
+    url_key = "slug"
     list_display = ("title", "status", "day_number", "time_zone", "your_roles")
     ordering = ("-created_at", "-id")
     fields = ("title", "slug", "ruleset", "status", "day_number", "time_zone", "your_roles")
@@ -430,7 +433,8 @@ class StaffResidentAdmin(StaffScopedAdmin):
     search_fields = ("name",)
     fields = ("name", "game", "city", "status", "died_at", "is_judge", "alignment_known", "roles_known")
     allowed_lookups = frozenset({
-        "game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "status__exact", "status__isnull",
+        "game__slug__exact", "game__isnull", "city__public_id__exact", "city__isnull", "status__exact",
+        "status__isnull",
         "is_judge__exact", "is_judge__isnull",
     })
     actions = (replace_player, record_death, penalty_ban)
@@ -484,7 +488,7 @@ class StaffInboxAdmin(StaffScopedAdmin):
     fields = ("title", "game", "kind", "city", "organizer", "resident", "day_number", "created_at", "killed_at",
               "previous_inbox", "member_count")
     allowed_lookups = frozenset({
-        "game__id__exact", "game__isnull", "kind__exact", "kind__isnull", "city__id__exact", "city__isnull",
+        "game__slug__exact", "game__isnull", "kind__exact", "kind__isnull", "city__public_id__exact", "city__isnull",
     })
     actions = (roll_over_inboxes, kill_inboxes)
 
@@ -611,7 +615,7 @@ class StaffMembershipAdmin(StaffScopedAdmin):
     fields = ("resident", "inbox", "state", "since", "banned_until", "reason")
     actions = (ban_members, unban_members, remove_members, add_back_members)
     allowed_lookups = frozenset({
-        "state__exact", "state__isnull", "inbox", "inbox__game__id__exact",
+        "state__exact", "state__isnull", "inbox", "inbox__game__slug__exact",
     })
 
     def scoped_queryset(self, request):
@@ -641,7 +645,7 @@ class StaffMessageAdmin(StaffScopedAdmin):
     search_fields = ("body",)
     fields = ("inbox", "author", "received", "edited", "is_hidden", "hidden", "text")
     allowed_lookups = frozenset({
-        "inbox", "is_hidden__exact", "is_hidden__isnull", "inbox__game__id__exact",
+        "inbox", "is_hidden__exact", "is_hidden__isnull", "inbox__game__slug__exact",
     })
     actions = (hide_messages,)
 
@@ -712,14 +716,11 @@ class StaffMessageAdmin(StaffScopedAdmin):
 # The Procurator's stage page and this app's dashboard links (registered on the console, staff.console)
 # --------------------------------------------------------------------------------------------------------------
 
-def stage_inbox_view(request, game_id: int):
-    """The Procurator's page opening a stage inbox (L-INBOX-19) in ``game_id``: title, speakers, audience;
-    calls ``inboxes.services.do_create_stage_inbox``. Anyone but the game's Procurator gets the 404 of a
-    missing page (the game id tells nothing)."""
-    game = next((r.game for r in staff_roles_of(request)
-                 if r.game_id == game_id and r.kind == StaffKind.PROCURATOR), None)
-    if game is None:
-        raise Http404
+def stage_inbox_view(request, slug: str):
+    """The Procurator's page opening a stage inbox (L-INBOX-19) in the game of ``slug``: title, speakers,
+    audience; calls ``inboxes.services.do_create_stage_inbox``. Anyone but the game's Procurator gets the 404 of
+    a missing page, alike for a game that does not exist."""
+    game = staff_game(request, slug)
     form = StageInboxForm(request.POST if request.method == "POST" else None, game=game)
     if form.is_valid():
         try:
@@ -741,15 +742,15 @@ def stage_inbox_view(request, game_id: int):
 @register_urls(tool="stage")
 def _urls(site) -> list:
     """The stage page (L-INBOX-19)."""
-    return [path("games/<id:game_id>/stage/", site.admin_view(stage_inbox_view), name="stage_inbox")]
+    return [path("games/<slug:slug>/stage/", site.admin_view(stage_inbox_view), name="stage_inbox")]
 
 
 @register_dashboard_links(order=10)
 def _game_links(request, role) -> list[tuple[str, str]]:
     """Residents, inboxes, memberships and messages of the role's game (the changelists apply the role's scope:
     links narrow to the game only)."""
-    game_scope = urlencode({"game__id__exact": role.game_id})
-    inbox_scope = urlencode({"inbox__game__id__exact": role.game_id})
+    game_scope = urlencode({"game__slug__exact": role.game.slug})
+    inbox_scope = urlencode({"inbox__game__slug__exact": role.game.slug})
 
     def link(model: str, params: str) -> str:
         return reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name) + "?" + params
@@ -767,4 +768,4 @@ def _stage_link(request, role) -> list[tuple[str, str]]:
     """The Procurator opens a stage (L-INBOX-19)."""
     if role.kind != StaffKind.PROCURATOR:
         return []
-    return [(_("Open a stage"), reverse("admin:stage_inbox", args=[role.game_id], current_app=staff_admin_site.name))]
+    return [(_("Open a stage"), reverse("admin:stage_inbox", args=[role.game.slug], current_app=staff_admin_site.name))]

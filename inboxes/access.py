@@ -2,7 +2,7 @@
 "The access policy": the only way a request id becomes an object, in the manner of Zulip's ``access_stream_by_id``).
 
 Each function takes the viewer and the id as the request gave it: the object's opaque public id
-(``kernel.public_ids``) for the models that have one (residents, sessions, cases, requests, demands, offers: a
+(``kernel.public_ids``) for the models that have one (cities, residents, sessions, cases, requests, demands, offers: a
 sequential id would count what the viewer may not see, L-INBOX-20), else its database id, an int or a string of
 ASCII digits; a malformed id is treated as a missing one, narrows to the scope the page is about (``game=``, ``city=``), and returns the object or raises
 ``Http404``, the same one for a malformed, a missing and a forbidden id, so that a page never tells whether an

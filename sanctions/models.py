@@ -58,6 +58,7 @@ class NoConfidenceCase(models.Model):
     ruled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ruled at"))
     reason = models.TextField(blank=True, verbose_name=_("reason"))
     bonus = models.TextField(blank=True, verbose_name=_("bonus"))
+    public_id = PublicIdField()
 
     class Meta:
         ordering = ["-filed_at", "-id"]

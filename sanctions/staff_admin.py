@@ -111,7 +111,7 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
     list_display = ("filed_at", "target", "complainants", "thread", "ruling", "ruled_at")
     list_filter = (("game", ScopedRelatedFilter), "target")
     fields = ("game", "target", "complainants", "thread", "filed_at", "ruling", "ruled_at", "reason", "bonus")
-    allowed_lookups = frozenset({"game__id__exact", "target__exact", "ruled_at__isnull"})
+    allowed_lookups = frozenset({"game__slug__exact", "target__exact", "ruled_at__isnull"})
     actions = (rule_on_no_confidence,)
 
     def has_module_permission(self, request) -> bool:
@@ -139,7 +139,7 @@ def _procurator_no_confidence_needs(request, role) -> list[Need]:
         return []
     count = NoConfidenceCase.objects.filter(game_id=role.game_id, ruled_at__isnull=True).count()
     return [Need("no_confidence", _("Complaints of no confidence before you"), count,
-                 _changelist("sanctions_noconfidencecase", game__id__exact=role.game_id))]
+                 _changelist("sanctions_noconfidencecase", game=role.game))]
 
 
 
@@ -234,9 +234,10 @@ class PlayBanForm(forms.Form):
 
 
 
-def record_play_ban_view(request, game_id: int):
-    """The Procurator's page recording a play ban in his game (``do_record_play_ban``); a 404 for anyone else."""
-    game = staff_game(request, game_id, services.PLAY_BAN_RECORDERS)
+def record_play_ban_view(request, slug: str):
+    """The Procurator's page recording a play ban in his game (of ``slug``: ``do_record_play_ban``); a 404 for
+    anyone else."""
+    game = staff_game(request, slug, services.PLAY_BAN_RECORDERS)
     form = PlayBanForm(request.POST if request.method == "POST" else None, game=game, viewer=request.user)
     if form.is_valid():
         data = form.cleaned_data
@@ -248,7 +249,7 @@ def record_play_ban_view(request, game_id: int):
             messages.error(request, str(exc))
         else:
             messages.success(request, _("%(name)s is banned from playing.") % {"name": ban.user.public_name})
-            return HttpResponseRedirect(_changelist("sanctions_playban", game__id__exact=game.pk))
+            return HttpResponseRedirect(_changelist("sanctions_playban", game=game))
     context = {**staff_admin_site.each_context(request), "title": _("Record a play ban"), "subtitle": game.title,
                "form": form, "submit_label": _("Ban from playing")}
     request.current_app = staff_admin_site.name
@@ -295,7 +296,7 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
     list_filter = (("game", ScopedRelatedFilter), "offence")
     fields = ("game", "user_name", "offence", "description", "starts_at", "ends_shown", "ended_at", "lifted_at",
               "lift_reason", "evidence_links")
-    allowed_lookups = frozenset({"game__id__exact", "offence__exact"})
+    allowed_lookups = frozenset({"game__slug__exact", "offence__exact"})
     actions = (lift_play_ban,)
 
     def has_module_permission(self, request) -> bool:
@@ -329,15 +330,15 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
 def _no_confidence_links(request, role) -> list[tuple[str, str]]:
     if role.kind != StaffKind.PROCURATOR:
         return []
-    return [(_("Complaints of no confidence"), _changelist("sanctions_noconfidencecase", game__id__exact=role.game_id))]
+    return [(_("Complaints of no confidence"), _changelist("sanctions_noconfidencecase", game=role.game))]
 
 
 @register_dashboard_links(order=61, tool="play_bans")
 def _procurator_links(request, role) -> list[tuple[str, str]]:
     if role.kind != StaffKind.PROCURATOR:
         return []
-    return [(_("Play bans"), _changelist("sanctions_playban", game__id__exact=role.game_id)),
-            (_("Record a play ban"), reverse("admin:record_play_ban", args=[role.game_id],
+    return [(_("Play bans"), _changelist("sanctions_playban", game=role.game)),
+            (_("Record a play ban"), reverse("admin:record_play_ban", args=[role.game.slug],
                                              current_app=staff_admin_site.name))]
 
 
@@ -345,7 +346,7 @@ def _procurator_links(request, role) -> list[tuple[str, str]]:
 @register_urls(tool="play_bans")
 def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``)."""
-    return [path("games/<id:game_id>/play-ban/", site.admin_view(record_play_ban_view), name="record_play_ban")]
+    return [path("games/<slug:slug>/play-ban/", site.admin_view(record_play_ban_view), name="record_play_ban")]
 
 
 __all__ = ["complainants_label", "extra_urls", "message_from_link", "message_url"]

@@ -25,6 +25,7 @@ queryset starts from the access policy, secrets are never a model field in a pag
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from zoneinfo import ZoneInfo
 
 from django.contrib import admin, messages
 from django.contrib.admin import AdminSite, RelatedOnlyFieldListFilter, helpers
+from django.contrib.admin.views.autocomplete import AutocompleteJsonView
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.core.exceptions import PermissionDenied
 from django.core.handlers.exception import response_for_exception
@@ -85,6 +87,12 @@ UrlProvider = Callable[["GameStaffAdminSite"], list]
 LinkProvider = Callable[[object, StaffRole], list[tuple[str, str]]]
 NeedProvider = Callable[[object, StaffRole], list[Need]]
 
+#: The changelist parameters narrowing to one game (by its slug) and to one city (by its public id), as the list
+#: filters by game and city (``ScopedRelatedFilter``) write them: the dashboard's links use them
+#: (``changelist_url``), and every changelist with such a filter lists them in ``allowed_lookups``.
+GAME_LOOKUP = "game__slug__exact"
+CITY_LOOKUP = "city__public_id__exact"
+
 #: Providers of the console's own pages (see ``register_urls``).
 CONSOLE_URLS: list[UrlProvider] = []
 #: (order, provider) of the dashboard's links (see ``register_dashboard_links``).
@@ -94,14 +102,14 @@ DASHBOARD_NEEDS: list[NeedProvider] = []
 
 
 def _tool_page(view, tool: str):
-    """``view`` (an ``admin_view``) refusing with ``NotProvidedByRuleset`` when the game it names (``game_id``,
+    """``view`` (an ``admin_view``) refusing with ``NotProvidedByRuleset`` when the game it names (its ``slug``,
     a game where the viewer is staff) or, for a page naming no game, every staff game of the viewer has a ruleset
     without ``tool``. Who may not enter the console at all gets the admin's own answer first."""
     def page(request, *args, **kwargs):
         if staff_admin_site.has_permission(request):
             roles = staff_roles_of(request)
-            named = [r.game for r in roles if r.game_id == kwargs.get("game_id")]
-            games = named or ([] if "game_id" in kwargs else [r.game for r in roles])
+            named = [r.game for r in roles if r.game.slug == kwargs.get("slug")]
+            games = named or ([] if "slug" in kwargs else [r.game for r in roles])
             if games and not any(game_provides(game, tool) for game in games):
                 language = staff_games_language(request)
                 if language is None:
@@ -163,8 +171,13 @@ def register_dashboard_needs(provider: NeedProvider | None = None, *, tool: str 
     return register(provider) if provider is not None else register
 
 
-def changelist_url(model: str, **params) -> str:
-    """The console's changelist of ``model`` ("app_model") narrowed by ``params`` (whitelisted lookups only)."""
+def changelist_url(model: str, *, game: Game | None = None, city=None, **params) -> str:
+    """The console's changelist of ``model`` ("app_model") narrowed to ``game`` (by its slug), to ``city`` (a
+    ``City``, by its public id) and by ``params`` (whitelisted lookups only): no database id in the link."""
+    if game is not None:
+        params = {GAME_LOOKUP: game.slug, **params}
+    if city is not None:
+        params = {CITY_LOOKUP: city.public_id, **params}
     url = reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name)
     return url + ("?" + urlencode(params) if params else "")
 
@@ -229,6 +242,13 @@ def _error_response(request, exc):
     if isinstance(exc, RuleViolation):
         return RuleViolationMiddleware(None).process_exception(request, exc)
     return response_for_exception(request, exc)
+
+
+class _KeyedAutocompleteView(AutocompleteJsonView):
+    """Django's autocomplete answer with each object's console key (``url_key_of``) as its id."""
+
+    def serialize_result(self, obj, to_field_name):
+        return {"id": str(getattr(obj, url_key_of(type(obj)))), "text": str(obj)}
 
 
 class GameStaffAdminSite(AdminSite):
@@ -300,6 +320,11 @@ class GameStaffAdminSite(AdminSite):
 
         return super().admin_view(update_wrapper(with_request, view), cacheable)
 
+    def autocomplete_view(self, request):
+        """Django's autocomplete over the scoped querysets, each object named by its console key (``url_key_of``),
+        never by its database id."""
+        return _KeyedAutocompleteView.as_view(admin_site=self)(request)
+
     def get_urls(self):
         """The pages the apps registered (``register_urls``) before the admin's own; "view on site"
         (r/<content type>/<id>/, which answers for any model and id) is not mounted."""
@@ -336,19 +361,47 @@ class GameStaffAdminSite(AdminSite):
 staff_admin_site = GameStaffAdminSite()
 
 
+#: The shape of a game's slug in a URL (Django's ``slug`` path converter, ``SlugField``'s validator).
+_SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+
+
+def _default_url_key(model) -> str:
+    return "public_id" if any(f.name == "public_id" for f in model._meta.concrete_fields) else "pk"
+
+
+def url_key_of(model) -> str:
+    """The field naming objects of ``model`` in the console's URLs, filters and links: its console admin's
+    ``url_key_field`` where it is registered, else ``public_id`` where it has one, else ``pk``."""
+    model_admin = staff_admin_site._registry.get(model)
+    if isinstance(model_admin, StaffScopedAdmin):
+        return model_admin.url_key_field()
+    return _default_url_key(model)
+
+
+def well_formed_url_key(model, key: str, value) -> bool:
+    """True when ``value`` has the shape of ``model``'s console key ``key``: a public id, a database id in ASCII
+    digits, or a slug no longer than the field (anything else names no object, and is never put to the
+    database)."""
+    if key == "public_id":
+        return is_public_id(value)
+    if key == "pk":
+        return is_database_id(str(value))
+    return (isinstance(value, str) and _SLUG.fullmatch(value) is not None
+            and len(value) <= (model._meta.get_field(key).max_length or len(value)))
+
+
 _django_readonly_admin_url = helpers.AdminReadonlyField.get_admin_url
 
 
 def _readonly_admin_url(self, remote_field, remote_obj):
-    """Django's link from an object page to a related object, by the related object's public id on this console
-    (where objects with one are addressed by it); unchanged elsewhere (the operators' /admin/)."""
-    key = getattr(remote_obj, "public_id", None)
-    if key is None or self.model_admin is None or self.model_admin.admin_site is not staff_admin_site:
+    """Django's link from an object page to a related object, by the related object's console key on this
+    console (``url_key_of``: its public id, a game's slug); unchanged elsewhere (the operators' /admin/)."""
+    if self.model_admin is None or self.model_admin.admin_site is not staff_admin_site:
         return _django_readonly_admin_url(self, remote_field, remote_obj)
     opts = remote_field.model._meta
     try:
-        url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[key],
-                      current_app=staff_admin_site.name)
+        url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change",
+                      args=[getattr(remote_obj, url_key_of(remote_field.model))], current_app=staff_admin_site.name)
     except NoReverseMatch:
         return str(remote_obj)
     return format_html('<a href="{}">{}</a>', url, remote_obj)
@@ -368,6 +421,10 @@ class StaffScopedAdmin(admin.ModelAdmin):
     """
 
     allowed_lookups: frozenset[str] = frozenset()
+    #: The field naming an object in the console's URLs, action forms and links (``url_key_field``): None for
+    #: the ``public_id`` where the model has one (else the database id); a model whose objects have a public,
+    #: unique name may give it instead (a game's ``slug``).
+    url_key: ClassVar[str | None] = None
     view_on_site = False
     actions = ()
     show_facets = admin.ShowFacets.NEVER
@@ -471,63 +528,70 @@ class StaffScopedAdmin(admin.ModelAdmin):
             return func(modeladmin, request, queryset.filter(**{f"{self.game_field}__in": allowed}))
         return update_wrapper(run, func)
 
-    # Opaque ids (kernel.public_ids): for a model with a ``public_id``, the console's URLs, action checkboxes and
-    # links carry it instead of the database id, which would count the objects the viewer may not read
-    # (L-INBOX-20). A malformed id of any model is the admin's "doesn't exist", never a database error.
+    # Opaque ids (kernel.public_ids): the console's URLs, action checkboxes and links carry an object's key
+    # (``url_key_field``: its public id, a game's slug) instead of the database id, which would count the objects
+    # the viewer may not read (L-INBOX-20). A malformed key is the admin's "doesn't exist", never a database error.
 
-    def uses_public_id(self) -> bool:
-        """True when the model has an opaque ``public_id`` (then the console never shows its database id)."""
-        return any(f.name == "public_id" for f in self.model._meta.concrete_fields)
+    def url_key_field(self) -> str:
+        """The field naming this model's objects on the console: ``url_key``, else ``public_id`` when the model
+        has one, else ``pk``."""
+        return self.url_key or _default_url_key(self.model)
 
     def get_object(self, request, object_id, from_field=None):
-        """The object of the scoped queryset named by ``object_id`` (its public id where the model has one), or
-        None (the admin's "doesn't exist") for a malformed, missing or out-of-scope id."""
-        if self.uses_public_id() and from_field is None:
-            if not is_public_id(object_id):
-                return None
-            return self.get_queryset(request).filter(public_id=object_id).first()
-        if from_field is None and not is_database_id(str(object_id)):
+        """The object of the scoped queryset named by ``object_id`` (its console key), or None (the admin's
+        "doesn't exist") for a malformed, missing or out-of-scope key."""
+        if from_field is not None:
+            return super().get_object(request, object_id, from_field)
+        key = self.url_key_field()
+        if not well_formed_url_key(self.model, key, object_id):
             return None
-        return super().get_object(request, object_id, from_field)
+        if key == "pk":
+            return super().get_object(request, object_id, from_field)
+        return self.get_queryset(request).filter(**{key: object_id}).first()
 
     def get_changelist(self, request, **kwargs):
         changelist = super().get_changelist(request, **kwargs)
-        if not self.uses_public_id():
+        key = self.url_key_field()
+        if key == "pk":
             return changelist
 
-        class PublicIdChangeList(changelist):
+        class KeyedChangeList(changelist):
             def url_for_result(self, result):
                 return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
-                               args=(result.public_id,), current_app=self.model_admin.admin_site.name)
+                               args=(getattr(result, key),), current_app=self.model_admin.admin_site.name)
 
-        return PublicIdChangeList
+        return KeyedChangeList
 
     def action_checkbox(self, obj):
-        """Django's action checkbox, valued with the public id where the model has one."""
+        """Django's action checkbox, valued with the object's console key."""
         html = super().action_checkbox(obj)
-        if not self.uses_public_id():
+        key = self.url_key_field()
+        if key == "pk":
             return html
-        return mark_safe(html.replace(f'value="{obj.pk}"', f'value="{obj.public_id}"'))  # noqa: S308 - Django's own HTML
+        return mark_safe(html.replace(f'value="{obj.pk}"', format_html('value="{}"', getattr(obj, key))))  # noqa: S308 - Django's own HTML
 
     def action_keys(self, pks) -> dict[int, str]:
-        """Database id -> the key an action page posts back for it (the public id where the model has one)."""
-        if not self.uses_public_id():
+        """Database id -> the key an action page posts back for it (``url_key_field``)."""
+        key = self.url_key_field()
+        if key == "pk":
             return {pk: str(pk) for pk in pks}
-        return dict(self.model.objects.filter(pk__in=list(pks)).values_list("pk", "public_id"))
+        return dict(self.model.objects.filter(pk__in=list(pks)).values_list("pk", key))
 
     def _changelist_view(self, request, extra_context=None):
-        """Django's changelist, with the posted action selection read as public ids (or well-formed database
-        ids): each becomes the database id of an object in scope; anything else names no object (a missing id)."""
+        """Django's changelist, with the posted action selection read as console keys (``url_key_field``): each
+        becomes the database id of an object in scope; anything else names no object (a missing id)."""
         if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:
             posted = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
             # An unknown, out-of-scope or malformed key becomes "0", which names no row: the action then finds
             # nothing, exactly as for a missing id.
-            if self.uses_public_id():
-                by_key = dict(self.get_queryset(request).filter(public_id__in=[v for v in posted if is_public_id(v)])
-                              .values_list("public_id", "pk"))
+            key = self.url_key_field()
+            well_formed = [v for v in posted if well_formed_url_key(self.model, key, v)]
+            if key != "pk":
+                by_key = dict(self.get_queryset(request).filter(**{f"{key}__in": well_formed})
+                              .values_list(key, "pk"))
                 pks = [str(by_key.get(v, 0)) for v in posted]
             else:
-                pks = [v if is_database_id(v) else "0" for v in posted]
+                pks = [v if v in well_formed else "0" for v in posted]
             data = request.POST.copy()
             data.setlist(helpers.ACTION_CHECKBOX_NAME, pks)
             request.posted_as_sent = request.POST  # what a confirmation page posts back (kernel.confirm)
@@ -536,9 +600,34 @@ class StaffScopedAdmin(admin.ModelAdmin):
 
 
 class ScopedRelatedFilter(RelatedOnlyFieldListFilter):
-    """A filter by a related object, offering only the values present in the scoped queryset. Always shown, so
-    that its parameter is always applied: Django drops the parameter of a filter with one choice, which would
-    turn "?city__id__exact=<another city>" into "everything in scope" instead of "nothing"."""
+    """A filter by a related object, offering only the values present in the scoped queryset, each by the related
+    object's console key (``url_key_of``): ``?game__slug__exact=<slug>``, ``?city__public_id__exact=<public
+    id>``, never a database id. Always shown, so that its parameter is always applied: Django drops the parameter
+    of a filter with one choice, which would turn "?city__public_id__exact=<another city>" into "everything in
+    scope" instead of "nothing". An unknown or malformed key filters to nothing."""
+
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        # Read by Django's __init__ through ``lookup_kwarg`` before it sets ``field_path``.
+        self._key_lookup = f"{field_path}__{url_key_of(field.related_model)}__exact"
+        super().__init__(field, request, params, model, model_admin, field_path)
+
+    @property
+    def lookup_kwarg(self) -> str:
+        return self._key_lookup
+
+    @lookup_kwarg.setter
+    def lookup_kwarg(self, value) -> None:
+        """Django's own parameter (``<field>__id__exact``) is never used."""
+
+    def field_choices(self, field, request, model_admin):
+        """(key, label) of the related objects present in the scoped queryset, in the related admin's order."""
+        present = model_admin.get_queryset(request).distinct().values_list(f"{self.field_path}__pk", flat=True)
+        related = field.related_model._default_manager.filter(pk__in=present)
+        ordering = self.field_admin_ordering(field, request, model_admin)
+        if ordering:
+            related = related.order_by(*ordering)
+        key = url_key_of(field.related_model)
+        return [(getattr(obj, key), str(obj)) for obj in related]
 
     def has_output(self) -> bool:
         return True
@@ -593,11 +682,11 @@ def action_page(modeladmin, request, *, action: str, title: str, targets, form, 
     return TemplateResponse(request, "staff_admin/action_form.html", context)
 
 
-def staff_game(request, game_id: int, kinds=(StaffKind.PROCURATOR,)) -> Game:
-    """The game ``game_id`` in which the request's user holds a staff role of one of ``kinds`` (the Procurator by
-    default), from the request's cached roles (``staff_roles_of``); ``Http404`` otherwise, alike for a game that
-    does not exist and one the user does not host."""
-    game = next((r.game for r in staff_roles_of(request) if r.game_id == game_id and r.kind in kinds), None)
+def staff_game(request, slug: str, kinds=(StaffKind.PROCURATOR,)) -> Game:
+    """The game of ``slug`` (a console page's ``games/<slug>/`` URL) in which the request's user holds a staff
+    role of one of ``kinds`` (the Procurator by default), from the request's cached roles (``staff_roles_of``);
+    ``Http404`` otherwise, alike for a game that does not exist and one the user does not host."""
+    game = next((r.game for r in staff_roles_of(request) if r.game.slug == slug and r.kind in kinds), None)
     if game is None:
         raise Http404
     return game

@@ -37,6 +37,7 @@ class TribuneStandIn(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
     ended_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                  related_name="+", verbose_name=_("ended by"))
+    public_id = PublicIdField()
 
     class Meta:
         ordering = ["starts_at", "id"]

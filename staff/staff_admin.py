@@ -83,24 +83,24 @@ def _scoped(request, model):
 def _tribune_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.TRIBUNE:
         return []
-    game, city = role.game, role.city_id
-    proxies = _scoped(request, ProxyRequest).filter(game=game, city_id=city, day=game.day_number,
+    game, city = role.game, role.city
+    proxies = _scoped(request, ProxyRequest).filter(game=game, city=city, day=game.day_number,
                                                     state=ProxyState.REQUESTED).count()
     opened = VotingSession.objects.filter(Q(opened_at__isnull=False) | Q(opens_at__lte=timezone.now()),
                                           city_id=OuterRef("city_id"), day=OuterRef("day"))
     suicides = _scoped(request, SuicideDeclaration).filter(  # only those the Tribune can still decide (L-NOM-5)
-        game=game, city_id=city, day=game.day_number, confirmed_at__isnull=True, refused_at__isnull=True,
+        game=game, city=city, day=game.day_number, confirmed_at__isnull=True, refused_at__isnull=True,
         resident__status=LifeStatus.ALIVE,
     ).exclude(Exists(opened)).count()
-    speeches = _scoped(request, SpeechRequest).filter(game=game, city_id=city, day=game.day_number).count()
+    speeches = _scoped(request, SpeechRequest).filter(game=game, city=city, day=game.day_number).count()
     return [
         Need("proxy", _("Proxy requests to accept"), proxies,
-             _changelist("voting_proxyrequest", city__id__exact=city, state__exact=ProxyState.REQUESTED,
+             _changelist("voting_proxyrequest", city=city, state__exact=ProxyState.REQUESTED,
                          day=game.day_number)),
         Need("suicide", _("Suicide declarations to confirm"), suicides,
-             _changelist("voting_suicidedeclaration", city__id__exact=city, day=game.day_number)),
+             _changelist("voting_suicidedeclaration", city=city, day=game.day_number)),
         Need("speech", _("Confrontation and last-word requests"), speeches,
-             _changelist("voting_speechrequest", city__id__exact=city, day=game.day_number)),
+             _changelist("voting_speechrequest", city=city, day=game.day_number)),
     ]
 
 
@@ -117,13 +117,13 @@ def _procurator_needs(request, role: StaffRole) -> list[Need]:
                                            attempts__gt=0).exclude(last_error="").count()
     needs = [
         ("voting", Need("speech", _("Confrontation and last-word requests"), speeches,
-                        _changelist("voting_speechrequest", game__id__exact=game.pk, day=game.day_number))),
+                        _changelist("voting_speechrequest", game=game, day=game.day_number))),
         ("commissar_offers", Need("commissar", _("Commissar offers awaiting an answer"), offers,
                                   reverse("game_setup", args=[game.slug]))),
         ("impeachment", Need("impeachment", _("Impeachment demands before you"), demands,
-                             _changelist("staff_impeachmentdemand", game__id__exact=game.pk))),
+                             _changelist("staff_impeachmentdemand", game=game))),
         (None, Need("failed", _("Failed scheduled events"), failed,
-                    _changelist("cities_gameevent", game__id__exact=game.pk, kind="scheduler.event_failed"))),
+                    _changelist("cities_gameevent", game=game, kind="scheduler.event_failed"))),
     ]
     return [need for tool, need in needs if game_provides(game, tool)]
 
@@ -134,7 +134,7 @@ def _arbiter_needs(request, role: StaffRole) -> list[Need]:
         return []
     cases = _scoped(request, CourtCase).filter(game=role.game, decided_at__isnull=True).count()
     return [Need("court", _("Court cases awaiting a decision"), cases,
-                 _changelist("voting_courtcase", game__id__exact=role.game_id))]
+                 _changelist("voting_courtcase", game=role.game))]
 
 
 def dashboard_needs(request, role: StaffRole) -> list[Need]:
@@ -146,17 +146,17 @@ def dashboard_needs(request, role: StaffRole) -> list[Need]:
 @register_dashboard_links(order=50)
 def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
     """Links this app adds to a role's dashboard row."""
-    links = [(None, _("Audit log"), _changelist("cities_gameevent", game__id__exact=role.game_id)),
-             ("stand_ins", _("Tribune stand-ins"), _changelist("staff_tribunestandin", game__id__exact=role.game_id))]
+    links = [(None, _("Audit log"), _changelist("cities_gameevent", game=role.game)),
+             ("stand_ins", _("Tribune stand-ins"), _changelist("staff_tribunestandin", game=role.game))]
     if role.kind == StaffKind.PROCURATOR:
-        links += [("stand_ins", _("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game_id],
+        links += [("stand_ins", _("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game.slug],
                                                                current_app=staff_admin_site.name)),
                   ("impeachment", _("Impeachment demands"),
-                   _changelist("staff_impeachmentdemand", game__id__exact=role.game_id))]
+                   _changelist("staff_impeachmentdemand", game=role.game))]
     links = [(label, url) for tool, label, url in links if game_provides(role.game, tool)]
     if getattr(role, "stands_in_now", False):
         links.insert(0, (_("You stand in for this city"), _changelist("cities_resident",
-                                                                             city__id__exact=role.city_id)))
+                                                                             city=role.city)))
     return links
 
 
@@ -200,7 +200,7 @@ class StaffGameEventAdmin(StaffScopedAdmin):
     list_filter = (("game", ScopedRelatedFilter), EventKindFilter)
     search_fields = ("kind",)
     fields = ("game", "at_shown", "sentence")
-    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "kind"})
+    allowed_lookups = frozenset({"game__slug__exact", "game__isnull", "kind"})
 
     def get_ordering(self, request):
         return ("-at", "-id")
@@ -255,7 +255,7 @@ class StaffSpeechRequestAdmin(StaffScopedAdmin):
     list_display = ("resident", "kind", "other", "note", "day", "at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "kind", "day")
     fields = ("game", "city", "day", "resident", "kind", "other", "note", "at")
-    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "kind__exact", "day",
+    allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact", "city__isnull", "kind__exact", "day",
                                  "day__isnull"})
 
     def has_module_permission(self, request) -> bool:
@@ -294,7 +294,7 @@ class StaffTribuneStandInAdmin(StaffScopedAdmin):
     list_display = ("city", "stand_in", "starts_at", "ends_at", "ended_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
     fields = ("game", "city", "absent", "stand_in", "starts_at", "ends_at", "granted_at", "ended_at")
-    allowed_lookups = frozenset({"game__id__exact", "city__id__exact"})
+    allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact"})
     actions = (end_stand_ins,)
 
     def get_ordering(self, request):
@@ -340,9 +340,10 @@ class StandInForm(forms.Form):
 
 
 
-def grant_stand_in_view(request, game_id: int):
-    """The Procurator's page granting a stand-in (``do_grant_tribune_stand_in``); a 404 for anyone else."""
-    game = staff_game(request, game_id)
+def grant_stand_in_view(request, slug: str):
+    """The Procurator's page granting a stand-in in the game of ``slug`` (``do_grant_tribune_stand_in``); a 404
+    for anyone else."""
+    game = staff_game(request, slug)
     form = StandInForm(request.POST if request.method == "POST" else None, game=game)
     if form.is_valid():
         data = form.cleaned_data
@@ -354,7 +355,7 @@ def grant_stand_in_view(request, game_id: int):
         else:
             messages.success(request, _("%(name)s stands in for the Tribune of %(city)s.")
                              % {"name": period.stand_in.user.public_name, "city": period.city.name})
-            return HttpResponseRedirect(_changelist("staff_tribunestandin", game__id__exact=game.pk))
+            return HttpResponseRedirect(_changelist("staff_tribunestandin", game=game))
     return _page(request, _("Grant a stand-in"), game, form, _("Grant"))
 
 
@@ -369,7 +370,7 @@ def _page(request, title: str, game: Game, form, submit: str):
 def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``): granting a
     stand-in."""
-    return [path("games/<id:game_id>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in")]
+    return [path("games/<slug:slug>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in")]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -441,7 +442,7 @@ class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
     fields = ("game", "city", "tribune", "created_at", "signers", "reached_at", "inbox", "opened_at", "ruling",
               "ruled_at", "reason")
-    allowed_lookups = frozenset({"game__id__exact", "city__id__exact"})
+    allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact"})
     actions = (open_impeachment_inboxes, rule_on_impeachments)
 
     def has_module_permission(self, request) -> bool:

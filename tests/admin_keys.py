@@ -1,7 +1,8 @@
-"""Staff console object keys in tests: the console addresses objects of models with a ``public_id`` by it
-(kernel.public_ids), others by their database id."""
+"""Staff console object keys in tests: the console addresses a game by its slug, objects of models with a
+``public_id`` by it (kernel.public_ids), others by their database id."""
 from __future__ import annotations
 
+from cities.models import Game
 from kernel.public_ids import new_public_id
 
 
@@ -9,9 +10,16 @@ def has_public_id(model) -> bool:
     return any(f.name == "public_id" for f in model._meta.concrete_fields)
 
 
+def _key_field(model) -> str:
+    """The field the console names ``model``'s objects by: a game's slug, a public id, else the database id."""
+    if issubclass(model, Game):
+        return "slug"
+    return "public_id" if has_public_id(model) else "pk"
+
+
 def key_of(obj) -> str:
     """The key of ``obj`` in the console's URLs and action forms."""
-    return obj.public_id if has_public_id(type(obj)) else str(obj.pk)
+    return str(getattr(obj, _key_field(type(obj))))
 
 
 def keys_of(objs) -> list[str]:
@@ -20,19 +28,21 @@ def keys_of(objs) -> list[str]:
 
 def pks_from_keys(model, keys) -> list[int]:
     """The database ids of the objects of ``model`` whose console keys are ``keys``, in the order of ``keys``."""
-    keys = list(keys)
-    if not has_public_id(model):
+    keys, field = list(keys), _key_field(model)
+    if field == "pk":
         return [int(k) for k in keys]
-    by_key = dict(model.objects.filter(public_id__in=keys).values_list("public_id", "pk"))
+    by_key = dict(model.objects.filter(**{f"{field}__in": keys}).values_list(field, "pk"))
     return [by_key[k] for k in keys]
 
 
 def missing_key(model) -> str:
     """A key of the right shape that names no object of ``model``."""
+    if _key_field(model) == "slug":
+        return "no-such-game"
     if has_public_id(model):
         return new_public_id()
     return str(model.objects.order_by("-pk").first().pk + 1000)
 
 
-#: A console key in a URL: a public id or a database id.
-KEY_PATTERN = r"([a-z0-9]+)"
+#: A console key in a URL: a public id, a game's slug or a database id.
+KEY_PATTERN = r"([-a-zA-Z0-9_]+)"

@@ -195,7 +195,7 @@ def test_ending_the_game_early_asks_first_L_WIN_3(demo):
 
 def test_console_ending_the_game_early_asks_first_L_WIN_3(demo):
     client = staff_client(demo.procurator)
-    url = f"/staff/games/{demo.game.pk}/end/"
+    url = f"/staff/games/{demo.game.slug}/end/"
     events = GameEvent.objects.filter(game=demo.game).count()
     ask = client.post(url, {"reason": "Сервер горит"})
     page = html.unescape(ask.content.decode())
@@ -216,7 +216,7 @@ def _m21_console_ask(table, user, data):
     client = Client()
     client.force_login(user)
     with time_machine.travel(table.tick(), tick=False):
-        return client, client.post(reverse("staff_admin:m21_console", args=[table.game.pk]), data)
+        return client, client.post(reverse("staff_admin:m21_console", args=[table.game.slug]), data)
 
 
 def _m21_state(table) -> tuple:
@@ -240,7 +240,7 @@ def test_m21_modkill_with_a_role_reveal_asks_first_M_SETUP_4(db):
     assert "This cannot be undone." in page
     assert _m21_state(table) == before
     action, fields = _reposted(ask)
-    assert action == reverse("staff_admin:m21_console", args=[table.game.pk])
+    assert action == reverse("staff_admin:m21_console", args=[table.game.slug])
     assert sorted(fields) == [("confirmed", "yes"), ("form", "modkill"), ("modkill-player", carol.public_id),
                               ("modkill-reveal_role", "on")]
     with time_machine.travel(table.tick(), tick=False):

@@ -87,7 +87,7 @@ def test_load_demo_loads_the_m21_demo_and_prints_its_personas(demo):
     text = out.getvalue()
     game = Game.objects.get(slug=M21_DEMO_SLUG)
     assert f"M21 demo (English, day 2): open http://127.0.0.1:8000/games/{M21_DEMO_SLUG}/m21/" in text
-    assert f"m21host (host), m21cohost (co-host); host console http://127.0.0.1:8000/staff/m21/{game.pk}/" in text
+    assert f"m21host (host), m21cohost (co-host); host console http://127.0.0.1:8000/staff/m21/{game.slug}/" in text
     assert "Players:    m21p01..m21p20; mafia " in text and "(Godfather)" in text
     assert M21Day.objects.get(game=game, number=2).status == DayStatus.OPEN
     again = io.StringIO()
@@ -98,7 +98,7 @@ def test_load_demo_loads_the_m21_demo_and_prints_its_personas(demo):
 
 def test_the_demo_personas_open_their_pages_and_nobody_else_the_console_M_SETUP_4(m21_demo, client):
     game = m21_demo.game
-    console = reverse("staff_admin:m21_console", args=[game.pk])
+    console = reverse("staff_admin:m21_console", args=[game.slug])
     with time_machine.travel(NOW, tick=False):
         client.force_login(m21_demo.host)
         page = client.get(console).content.decode()

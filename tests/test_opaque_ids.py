@@ -24,11 +24,14 @@ from tests.support.staff_console import staff_client
 
 #: Site URLs whose path names an inbox, a resident, a post or an offer by a database id.
 NUMERIC_OBJECT_URL = re.compile(r'/(?:inboxes|residents|posts|offers|archive/open)/\d+/')
-#: Staff console URLs of objects with a public id, by a database id.
+#: Staff console URLs of objects with a public id (or of a game, named by its slug), by a database id: object pages,
+#: the console's own pages of a game, a city or a voting session, and list filters by a game's or a city's id.
 NUMERIC_CONSOLE_URL = re.compile(
-    r'/staff/(?:inboxes/(?:inbox|message)|cities/(?:resident|gameevent)|voting/(?:votingsession|proxyrequest|suicidedeclaration|'
-    r'courtcase|speechrequest|removaldemand)|staff/impeachmentdemand)/\d+/')
-#: Form fields that name an inbox, a message or a resident.
+    r'/staff/(?:inboxes/(?:inbox|message|membership)|cities/(?:game|resident|gameevent)|voting/(?:votingsession|'
+    r'proxyrequest|suicidedeclaration|courtcase|speechrequest|removaldemand|cityjudge|judgeelection)|'
+    r'staff/(?:impeachmentdemand|tribunestandin)|sanctions/(?:playban|noconfidencecase)|games|cities|votings|m21)/\d+/'
+    r'|__id__exact=')
+#: Form fields that name an inbox, a message or a resident (a city is named by its number, a public fact).
 OBJECT_FIELDS = ("inbox", "inboxes", "message", "members", "candidate", "choice", "resident", "proxy", "declaration",
                  "demand", "other", "nominee", "target", "voter", "speakers")
 _FIELDS = "|".join(OBJECT_FIELDS)

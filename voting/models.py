@@ -346,6 +346,7 @@ class JudgeElection(models.Model):
     result = models.JSONField(null=True, blank=True, verbose_name=_("result"))
     follows = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="followed_by",
         verbose_name=_("follows"))
+    public_id = PublicIdField()
 
     class Meta:
         verbose_name = _("judge election")

@@ -176,6 +176,6 @@ def demo_logins(url: str) -> list[str]:
     town = [f"{login} ({ROLES[s.role].name})" for login, s in sorted(seats.items())
             if ROLES[s.role].alignment != MAFIA and s.role != "citizen"]
     return [f"M21 demo (English, day 2): open {url}games/{M21_DEMO_SLUG}/m21/",
-            f"  Hosts:      {HOST[0]} (host), {COHOST[0]} (co-host); host console {url}staff/m21/{game.pk}/",
+            f"  Hosts:      {HOST[0]} (host), {COHOST[0]} (co-host); host console {url}staff/m21/{game.slug}/",
             f"  Players:    {demo_username(1)}..{demo_username(len(PLAYER_NAMES))}; mafia {', '.join(mafia)}",
             f"  Town roles: {', '.join(town)}; the other players are citizens"]

@@ -1,4 +1,4 @@
-"""The M21 host's console on the staff console (``/staff/m21/<game id>/``; RULES.md M-SETUP-2, M-SETUP-4, M-VOTE-5,
+"""The M21 host's console on the staff console (``/staff/m21/<game slug>/``; RULES.md M-SETUP-2, M-SETUP-4, M-VOTE-5,
 M-VOTE-8, M-MAFIA-2, L-REPLACE-1): what needs the hosts now, the phase clock with its planned times (extend,
 shorten), the live vote count and posting it in the game thread, replacements, the modkill with or without a role
 reveal, and the items in play. The page, its dashboard link and its "what needs you now" lines are registered on
@@ -32,9 +32,9 @@ from .ruleset import M21Ruleset
 HOST_KINDS = (StaffKind.PROCURATOR, StaffKind.COHOST)
 
 
-def _hosted_game(request, game_id: int) -> Game:
-    """The M21 game ``game_id`` when the request's user hosts it; else the 404 of a missing page."""
-    game = Game.objects.filter(pk=game_id, ruleset=M21Ruleset.key).first()
+def _hosted_game(request, slug: str) -> Game:
+    """The M21 game of ``slug`` when the request's user hosts it; else the 404 of a missing page."""
+    game = Game.objects.filter(slug=slug, ruleset=M21Ruleset.key).first()
     if game is None or not services.is_host(request.user, game):
         raise Http404
     return game
@@ -126,17 +126,17 @@ def _act(request, game: Game, which: str, form, url: str) -> str | HttpResponse:
     return f"{replaced.name} now plays the seat."
 
 
-def m21_console_view(request, game_id: int):
+def m21_console_view(request, slug: str):
     """The console page (see the module docstring). POST ``form`` = extend | shorten | vote_count | prod | visibility
     (``public`` = yes | no) | modkill | replace | volunteer; each calls one service and redirects back (a refusal is shown in its form); modkill and replace
     first answer a confirmation page and act on its confirmed POST (``confirmed=yes``)."""
-    game = _hosted_game(request, game_id)
+    game = _hosted_game(request, slug)
     with translation.override(M21Ruleset.language):
         return _console(request, game)
 
 
 def _console(request, game: Game):
-    url = reverse("admin:m21_console", args=[game.pk], current_app=staff_admin_site.name)
+    url = reverse("admin:m21_console", args=[game.slug], current_app=staff_admin_site.name)
     which = request.POST.get("form") if request.method == "POST" else None
     living = list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).order_by("name"))
     seats = list(Resident.objects.filter(game=game).order_by("name"))
@@ -210,7 +210,7 @@ def _console(request, game: Game):
 @register_urls
 def _urls(site) -> list:
     """The M21 host console."""
-    return [path("m21/<id:game_id>/", site.admin_view(m21_console_view), name="m21_console")]
+    return [path("m21/<slug:slug>/", site.admin_view(m21_console_view), name="m21_console")]
 
 
 def _is_m21_host_role(role) -> bool:
@@ -222,7 +222,7 @@ def _console_link(request, role) -> list[tuple[str, str]]:
     """A host's (or co-host's) entry to the M21 console of their game."""
     if not _is_m21_host_role(role):
         return []
-    return [("M21 host console", reverse("admin:m21_console", args=[role.game_id], current_app=staff_admin_site.name))]
+    return [("M21 host console", reverse("admin:m21_console", args=[role.game.slug], current_app=staff_admin_site.name))]
 
 
 @register_dashboard_needs
@@ -230,5 +230,5 @@ def _host_needs(request, role) -> list[Need]:
     """The "what needs you now" lines of an M21 host's role: ``console_selectors.host_needs``, by count."""
     if not _is_m21_host_role(role):
         return []
-    url = reverse("admin:m21_console", args=[role.game_id], current_app=staff_admin_site.name)
+    url = reverse("admin:m21_console", args=[role.game.slug], current_app=staff_admin_site.name)
     return [Need(n.key, n.label, n.count, url) for n in console_selectors.host_needs(role.game, timezone.now())]

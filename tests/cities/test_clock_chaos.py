@@ -141,7 +141,7 @@ def test_dispatcher_dying_in_the_middle_of_a_night_resolution_leaves_nothing_hal
     # The Procurator sees the failing event, by its error class only (the night's errors may name secrets).
     client = Client()
     client.force_login(built.procurator)
-    page = client.get(f"/staff/games/{game.pk}/clock/").content.decode()
+    page = client.get(f"/staff/games/{game.slug}/clock/").content.decode()
     assert "failing-events" in page and "SystemError" in page and "worker killed" not in page
 
     # The worker is back: the retry applies the whole night once, then the draft and the day start.
@@ -154,7 +154,7 @@ def test_dispatcher_dying_in_the_middle_of_a_night_resolution_leaves_nothing_hal
     assert calls == [NIGHT2_END, DAY3]
     post.refresh_from_db()
     assert post.published_at == night_end.retry_at + timedelta(minutes=30)
-    page = client.get(f"/staff/games/{game.pk}/clock/").content.decode()
+    page = client.get(f"/staff/games/{game.slug}/clock/").content.decode()
     assert "failing-events" not in page
 
 
@@ -168,8 +168,8 @@ def test_failing_day_event_shows_its_error_to_the_procurator_DESIGN_clock(built,
     assert dispatch_due_events(now=utc(2027, 3, 1, 7)) == 0
     client = Client()
     client.force_login(built.procurator)
-    page = client.get(f"/staff/games/{game.pk}/clock/").content.decode()
+    page = client.get(f"/staff/games/{game.slug}/clock/").content.decode()
     assert "RuntimeError: inbox rollover exploded" in page
     other = Client()
     other.force_login(built.staff["tribune1"])
-    assert other.get(f"/staff/games/{game.pk}/clock/").status_code == 404
+    assert other.get(f"/staff/games/{game.slug}/clock/").status_code == 404

@@ -49,6 +49,7 @@ from cities.models import (
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import NotAllowed, WrongState
+from kernel.public_ids import new_public_id
 from roles.models import NightDecision
 from rulesets.lepra.clock.services import do_publish_daily_post, do_set_day_start, do_start_game_clock
 from rulesets.lepra.day.services import do_schedule_voting
@@ -211,10 +212,10 @@ def test_a_crashed_attempt_leaves_a_trace_shows_on_the_clock_page_and_is_retried
     client = Client()
     with time_machine.travel(DAY1 + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 1), tick=False):
         client.force_login(built.procurator)  # logged in at the travelled time (sessions expire)
-        page = client.get(f"/staff/games/{game.pk}/clock/").content.decode()
+        page = client.get(f"/staff/games/{game.slug}/clock/").content.decode()
         dashboard = client.get("/staff/").content.decode()
     assert "attempt-started" in page and "failing-events" in page
-    assert f"/staff/games/{game.pk}/clock/" in dashboard
+    assert f"/staff/games/{game.slug}/clock/" in dashboard
     retry_at = event.retry_at
     assert dispatch_due_events(now=retry_at) == 1
     event.refresh_from_db()
@@ -339,11 +340,11 @@ def test_missed_voting_window_is_reported_to_the_staff_at_once_L_VOTE_7_L_DAY_3(
         with time_machine.travel(utc(2027, 3, 2, 19, 31), tick=False):
             client.force_login(user)
             dashboard = client.get("/staff/").content.decode()
-        assert f"/staff/votings/{session.pk}/reschedule/" in dashboard, user
+        assert f"/staff/votings/{session.public_id}/reschedule/" in dashboard, user
     client = Client()
     with time_machine.travel(utc(2027, 3, 2, 19, 31), tick=False):
         client.force_login(built.procurator)
-        page = client.get(f"/staff/games/{game.pk}/clock/").content.decode()
+        page = client.get(f"/staff/games/{game.slug}/clock/").content.decode()
     assert "missed-votings" in page
 
 
@@ -351,11 +352,14 @@ def test_missed_voting_is_rescheduled_the_same_day_in_one_action_and_runs_L_DAY_
     built, _city, session = missed
     game = built.game
     client = Client()
-    url = f"/staff/votings/{session.pk}/reschedule/"
+    url = f"/staff/votings/{session.public_id}/reschedule/"
     with time_machine.travel(utc(2027, 3, 2, 19, 35), tick=False):
         client.force_login(built.staff["tribune1"])
         form = client.get(url)
         assert form.status_code == 200 and "missed-window" in form.content.decode()
+        # The session is named by its public id only: its database id, an unknown and a malformed id are a 404.
+        for other in (str(session.pk), new_public_id(), session.public_id.upper()):
+            assert client.get(f"/staff/votings/{other}/reschedule/").status_code == 404, other
         late = client.post(url, {"opens_at": "2027-03-02T22:45", "closes_at": "2027-03-03T00:30"})
         assert late.status_code == 200  # refused: all voting is over by 00:00 (L-DAY-3)
         session.refresh_from_db()
@@ -427,10 +431,10 @@ def test_procurator_retries_a_failing_event_now_from_the_clock_page_DESIGN_clock
     moment = DAY1 + timedelta(seconds=5)
     with time_machine.travel(moment, tick=False):
         client.force_login(built.procurator)
-        response = client.post(f"/staff/games/{game.pk}/clock/", {"form": "retry", "event": event.pk})
+        response = client.post(f"/staff/games/{game.slug}/clock/", {"form": "retry", "event": event.pk})
         tribune = Client()
         tribune.force_login(built.staff["tribune1"])
-        assert tribune.post(f"/staff/games/{game.pk}/clock/", {"form": "retry", "event": event.pk}).status_code == 404
+        assert tribune.post(f"/staff/games/{game.slug}/clock/", {"form": "retry", "event": event.pk}).status_code == 404
     assert response.status_code == 302
     event.refresh_from_db()
     assert event.retry_at == moment
@@ -450,7 +454,7 @@ def test_clock_pause_holds_every_event_and_resume_runs_them_in_order_DESIGN_cloc
     assert dispatch_due_events(now=DAY1 + H) == 0
     client = Client()
     client.force_login(built.procurator)
-    assert "clock-paused" in client.get(f"/staff/games/{game.pk}/clock/").content.decode()
+    assert "clock-paused" in client.get(f"/staff/games/{game.slug}/clock/").content.decode()
     call_command("clock", "status")
     assert "paused since" in capsys.readouterr().out
     call_command("clock", "resume")

@@ -85,7 +85,7 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
     assert [c.residents.count() for c in cities] == [20, 20, 20]
     assert set(Resident.objects.filter(game=game).values_list("user", flat=True)) == {u.pk for u in players}
     for n, city in enumerate(cities, 1):
-        _ok(proc.post(f"/games/{SLUG}/setup/appoint/", {"kind": "tribune", "username": f"s_trib{n}", "city": city.pk}))
+        _ok(proc.post(f"/games/{SLUG}/setup/appoint/", {"kind": "tribune", "username": f"s_trib{n}", "city": city.public_id}))
     _ok(proc.post(f"/games/{SLUG}/setup/appoint/", {"kind": "arbiter", "username": "s_arbiter"}))
     # A player cannot be staff (L-STAFF): refused, nothing changes.
     assert proc.post(f"/games/{SLUG}/setup/appoint/", {"kind": "consigliere", "username": "p05"}).status_code == 403
@@ -142,7 +142,7 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
     honest_declined = False
     for city in cities:
         while True:
-            response = proc.post(f"/games/{SLUG}/setup/offer-commissar/", {"city": city.pk})
+            response = proc.post(f"/games/{SLUG}/setup/offer-commissar/", {"city": city.public_id})
             if response.status_code == 409:
                 break
             _ok(response)

@@ -119,18 +119,18 @@ def test_moving_a_player_by_hand_before_the_lists_are_published_L_CITY_1(db):
     signup = Signup.objects.get(game=built.game, user=resident.user, withdrawn_at__isnull=True)
     city2 = City.objects.get(game=built.game, number=2)
     client = _client(built.procurator)
-    assert client.post("/games/moving/setup/move-signup/", {"signup": signup.public_id, "city": city2.pk}).status_code == 302
+    assert client.post("/games/moving/setup/move-signup/", {"signup": signup.public_id, "city": city2.public_id}).status_code == 302
     resident.refresh_from_db()
     assert resident.city == city2
     assert [Resident.objects.filter(city__game=built.game, city__number=n).count() for n in (1, 2)] == [4, 6]
     recruitment_services.do_publish_city_lists(built.game, acting_user=built.procurator)
-    refused = client.post("/games/moving/setup/move-signup/", {"signup": signup.public_id, "city": city2.pk - 1})
+    refused = client.post("/games/moving/setup/move-signup/", {"signup": signup.public_id, "city": City.objects.get(game=built.game, number=1).public_id})
     assert refused.status_code == 409
     assert in_game_language(built.game, "The city lists are published; the cities cannot change any more.") in \
         refused.content.decode()
 
 
-def test_the_setup_page_names_sign_ups_by_public_id_and_refuses_a_database_id_L_CITY_1(db):
+def test_the_setup_page_names_sign_ups_and_cities_by_public_id_and_refuses_a_database_id_L_CITY_1(db):
     built = build_game("formed", slug="opaque-signups", cities=2, size=3)
     resident = Resident.objects.filter(game=built.game, city__number=1).first()
     signup = Signup.objects.get(game=built.game, user=resident.user, withdrawn_at__isnull=True)
@@ -139,7 +139,13 @@ def test_the_setup_page_names_sign_ups_by_public_id_and_refuses_a_database_id_L_
     page = client.get("/games/opaque-signups/setup/").content.decode()
     assert f'value="{signup.public_id}"' in page and f'<option value="{signup.pk}"' not in page
     for bad in (signup.pk, "abc", "x" * 400):
-        refused = client.post("/games/opaque-signups/setup/move-signup/", {"signup": bad, "city": city2.pk})
+        refused = client.post("/games/opaque-signups/setup/move-signup/", {"signup": bad, "city": city2.public_id})
+        assert refused.status_code == 400
+        assert in_game_language(built.game, "Choose a player and a city.") in refused.content.decode()
+    # Cities too: named by public id, a database id is refused like a malformed one.
+    assert f'value="{city2.public_id}"' in page and f'<option value="{city2.pk}"' not in page
+    for bad in (city2.pk, str(city2.pk), "٣"):
+        refused = client.post("/games/opaque-signups/setup/move-signup/", {"signup": signup.public_id, "city": bad})
         assert refused.status_code == 400
         assert in_game_language(built.game, "Choose a player and a city.") in refused.content.decode()
     assert Resident.objects.get(pk=resident.pk).city.number == 1
@@ -202,7 +208,7 @@ def test_cities_formed_by_hand_add_cities_and_move_each_player_L_CITY_1(db):
     signups = list(Signup.objects.filter(game=built.game, withdrawn_at__isnull=True).order_by("pk"))
     assert client.post("/games/by-hand/setup/publish-lists/").status_code == 400  # nobody seated yet
     for signup, city in zip(signups, [left, left, right, right], strict=True):
-        assert client.post("/games/by-hand/setup/move-signup/", {"signup": signup.public_id, "city": city.pk}).status_code == 302
+        assert client.post("/games/by-hand/setup/move-signup/", {"signup": signup.public_id, "city": city.public_id}).status_code == 302
     assert client.post("/games/by-hand/setup/form-cities/").status_code == 409  # the cities exist
     assert client.post("/games/by-hand/setup/publish-lists/").status_code == 302
     assert {c.name: sorted(c.residents.values_list("user", flat=True)) for c in (left, right)} == {

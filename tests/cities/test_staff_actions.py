@@ -449,7 +449,7 @@ def test_hiding_is_refused_to_readers_who_do_not_moderate_and_invisible_to_stran
 # --------------------------------------------------------------------------------------------------------------
 
 def stage_url(demo) -> str:
-    return f"/staff/games/{demo.game.pk}/stage/"
+    return f"/staff/games/{demo.game.slug}/stage/"
 
 
 def test_the_procurator_opens_a_stage_for_a_city_L_INBOX_19(demo):
@@ -500,7 +500,7 @@ def test_only_the_procurator_has_the_stage_page(demo, persona):
     client = staff_client(getattr(demo, persona))
     honest = demo.seat("honest")
     n_inboxes = Inbox.objects.count()
-    missing = f"/staff/games/{demo.game.pk + 1000}/stage/"
+    missing = "/staff/games/no-such-game/stage/"
     for method in ("get", "post"):
         answers = [getattr(client, method)(url, {"title": "x", "speakers": [honest.pk], "audience": "all"},
                                            follow=True) for url in (stage_url(demo), missing)]

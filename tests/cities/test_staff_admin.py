@@ -86,8 +86,8 @@ def test_dashboard_lists_the_users_own_roles_and_scoped_links(demo, persona):
     body = staff_client(getattr(demo, persona)).get("/staff/").content.decode()
     roles = re.findall(r'<tr data-role="([^"]+)">', body)
     assert roles == [persona.rstrip("12")]
-    assert f'href="/staff/inboxes/inbox/?game__id__exact={demo.game.pk}"' in body
-    assert f'href="/staff/cities/resident/?game__id__exact={demo.game.pk}"' in body
+    assert f'href="/staff/inboxes/inbox/?game__slug__exact={demo.game.slug}"' in body
+    assert f'href="/staff/cities/resident/?game__slug__exact={demo.game.slug}"' in body
     # The dashboard names no other staff member.
     others = [name for key, name in STAFF_NAMES.items() if key != persona]
     assert not any(name in body for name in others)
@@ -116,7 +116,7 @@ def test_changelists_show_exactly_the_policy_scope_L_INBOX_20(demo, persona):
     assert set(listed_ids(client, "message")) == set(
         Message.objects.filter(inbox__in=inbox_ids).values_list("pk", flat=True))
     # The dashboard's game filter narrows nothing away.
-    assert {labels[pk] for pk in listed_ids(client, "inbox", f"game__id__exact={demo.game.pk}")} == \
+    assert {labels[pk] for pk in listed_ids(client, "inbox", f"game__slug__exact={demo.game.slug}")} == \
         expected_access(demo)[persona][0]
 
 
@@ -176,9 +176,9 @@ def test_tribune2_cannot_list_filter_search_or_autocomplete_city1(demo):
     honest = demo.seat("honest")
     city1 = honest.city
     city1_inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=city1, rolled_over_at__isnull=True)
-    assert listed_ids(client, "resident", f"city__id__exact={city1.pk}") == []
+    assert listed_ids(client, "resident", f"city__public_id__exact={city1.public_id}") == []
     assert listed_ids(client, "resident", f"q={honest.name}") == []
-    assert listed_ids(client, "inbox", f"city__id__exact={city1.pk}") == []
+    assert listed_ids(client, "inbox", f"city__public_id__exact={city1.public_id}") == []
     assert listed_ids(client, "inbox", "q=" + city1_inbox.title) == []
     assert listed_ids(client, "membership", f"inbox={city1_inbox.public_id}") == []
     assert listed_ids(client, "membership", f"q={honest.name}") == []
@@ -197,7 +197,7 @@ def test_tribune2_cannot_list_filter_search_or_autocomplete_city1(demo):
     assert listed_ids(client1, "resident", f"q={honest.name}") == [honest.pk]
     response = client1.get("/staff/autocomplete/", {"app_label": "inboxes", "model_name": "membership",
                                                      "field_name": "resident", "term": honest.name})
-    assert [r["id"] for r in json.loads(response.content)["results"]] == [str(honest.pk)]
+    assert [r["id"] for r in json.loads(response.content)["results"]] == [honest.public_id]
 
 
 @pytest.mark.parametrize("field", [
@@ -363,6 +363,8 @@ def test_ban_and_unban_through_the_services_with_audit_rows_L_INBOX_17(demo):
     response = _act(client, "ban_members", [membership])
     assert response.status_code == 200
     assert name in response.content.decode() and 'name="until"' in response.content.decode()
+    # ... which posts the selection back by public id (a database id would name no membership of the scope).
+    assert re.findall(r'name="_selected_action" value="([^"]+)"', response.content.decode()) == [membership.public_id]
     membership.refresh_from_db()
     assert membership.state == MembershipState.MEMBER
 

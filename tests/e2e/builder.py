@@ -293,7 +293,7 @@ class BrowserGame:
     def start_clock(self, first_day_starts_at: datetime) -> None:
         """The Procurator starts the game clock on its staff page (L-DAY-1): day 1 at ``first_day_starts_at``."""
         proc = self.procurator
-        proc.open(f"/staff/games/{self.game().pk}/clock/")
+        proc.open(f"/staff/games/{self.game().slug}/clock/")
         proc.page.fill("form:has(input[name=form][value=start]) input[name=first_day_starts_at]",
                        wall(first_day_starts_at))
         proc.submit("form:has(input[name=form][value=start]) input[type=submit]")

@@ -106,7 +106,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     tribune1 = lepra.staff("tribune1", form_login=True)
     tribune1.open("/staff/")
     screenshots.take(tribune1.page, "tribune-dashboard")
-    tribune1.follow(f"a[href='/staff/cities/{city1.pk}/schedule-voting/']")
+    tribune1.follow(f"a[href='/staff/cities/{city1.public_id}/schedule-voting/']")
     tribune1.page.fill("input[name=opens_at]", wall(clock.at(morning, 18)))
     tribune1.page.fill("input[name=closes_at]", wall(clock.at(morning, 23)))
     tribune1.submit("input[type=submit].default")

@@ -171,7 +171,7 @@ def test_the_procurator_never_learns_which_mafioso_complained_about_the_consigli
     thread = f"/inboxes/{case.inbox.public_id}/"
     assert thread in after and "Консильери путает наши решения." in after[thread]
     assert "Мафия города Малиновка" in after[thread]
-    assert f"/staff/sanctions/noconfidencecase/{case.pk}/change/" in after
+    assert f"/staff/sanctions/noconfidencecase/{case.public_id}/change/" in after
     assert "Мафия города Малиновка" in after["/staff/sanctions/noconfidencecase/"]
     secret_lines = []
     memberships = list(Membership.objects.filter(inbox=case.inbox).values_list("pk", flat=True))

@@ -62,7 +62,7 @@ def test_each_scheduling_role_has_one_schedule_entry_on_its_dashboard(built, per
 def test_procurator_long_day_refused_in_the_form_then_moves_the_pending_events_L_DAY_2(built):
     game = built.game
     advance(game, DAY1)
-    url = f"/staff/games/{game.pk}/clock/"
+    url = f"/staff/games/{game.slug}/clock/"
     client = client_of(built.procurator)
     before = pending(game)
     with time_machine.travel(utc(2027, 3, 1, 14), tick=False):  # 17:00 MSK: past day 1's first half
@@ -87,7 +87,7 @@ def test_tribune_voting_refused_in_the_form_then_rescheduled_with_its_events_L_D
     game = built.game
     advance(game, utc(2027, 3, 2, 7))  # day 2: first half until 17:00 MSK (14:00 UTC)
     city = City.objects.get(game=game, number=1)
-    url = f"/staff/cities/{city.pk}/schedule-voting/"
+    url = f"/staff/cities/{city.public_id}/schedule-voting/"
     client = client_of(built.staff["tribune1"])
 
     def voting_events():
@@ -116,7 +116,7 @@ def test_arbiter_election_refused_in_the_form_then_rescheduled_with_its_events_L
     advance(game, utc(2027, 3, 2, 7))
     city = City.objects.get(game=game, number=1)
     Resident.objects.filter(city=city).update(is_judge=False)
-    url = f"/staff/games/{game.pk}/schedule-election/"
+    url = f"/staff/games/{game.slug}/schedule-election/"
     client = client_of(built.staff["arbiter"])
 
     def election_events():
@@ -126,16 +126,16 @@ def test_arbiter_election_refused_in_the_form_then_rescheduled_with_its_events_L
 
     before = election_events()
     with time_machine.travel(utc(2027, 3, 2, 8), tick=False):
-        refused = client.post(url, {"city": city.pk, "opens_at": "2027-03-02T13:00", "closes_at": "2027-03-02T20:00"})
+        refused = client.post(url, {"city": city.public_id, "opens_at": "2027-03-02T13:00", "closes_at": "2027-03-02T20:00"})
         assert refused.status_code == 200
         assert form_error(refused.content.decode()) == (
             "Выборы объявляются не менее чем за 6 ч до начала.")
         assert election_events() == before
-        first = client.post(url, {"city": city.pk, "opens_at": "2027-03-02T18:00", "closes_at": "2027-03-02T23:00"},
+        first = client.post(url, {"city": city.public_id, "opens_at": "2027-03-02T18:00", "closes_at": "2027-03-02T23:00"},
                             follow=True)
         assert first.redirect_chain == [(url, 302)]
         assert election_events() == [("election_close", utc(2027, 3, 2, 20)), ("election_open", utc(2027, 3, 2, 15))]
-        moved = client.post(url, {"city": city.pk, "opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:30"},
+        moved = client.post(url, {"city": city.public_id, "opens_at": "2027-03-02T19:00", "closes_at": "2027-03-02T23:30"},
                             follow=True)
     assert election_events() == [("election_close", utc(2027, 3, 2, 20, 30)), ("election_open", utc(2027, 3, 2, 16))]
     assert shown_due(moved.content.decode()) == ["2027-03-02 19:00 MSK", "2027-03-02 23:30 MSK"]

@@ -171,10 +171,10 @@ def test_the_procurator_rules_from_the_staff_console_L_IMPEACH_3(demo):
     client = staff_client(demo.procurator)
     url = "/staff/sanctions/noconfidencecase/"
     listing = client.get(url + "?all=").content.decode()
-    assert f'{url}{case.pk}/change/' in listing and demo.seat("honest").name in listing
-    page = client.post(url, {"action": "rule_on_no_confidence", "_selected_action": [case.pk]})
+    assert f'{url}{case.public_id}/change/' in listing and demo.seat("honest").name in listing
+    page = client.post(url, {"action": "rule_on_no_confidence", "_selected_action": [case.public_id]})
     assert page.status_code == 200 and "reason" in page.content.decode()
-    response = client.post(url, {"action": "rule_on_no_confidence", "_selected_action": [case.pk], "apply": "1",
+    response = client.post(url, {"action": "rule_on_no_confidence", "_selected_action": [case.public_id], "apply": "1",
                                  "ruling": NoConfidenceRuling.UNFOUNDED, "reason": "Арбитр действовал по правилам",
                                  "bonus": ""})
     assert response.status_code == 302
@@ -182,8 +182,8 @@ def test_the_procurator_rules_from_the_staff_console_L_IMPEACH_3(demo):
     assert (case.ruling, case.reason) == ("unfounded", "Арбитр действовал по правилам")
     # Nobody else has the console page.
     for persona in ("arbiter", "consigliere", "tribune1"):
-        assert staff_client(getattr(demo, persona)).get(url + f"{case.pk}/change/", follow=True).status_code in (200, 403)
-        assert f"{url}{case.pk}/change/" not in staff_client(getattr(demo, persona)).get(url).content.decode()
+        assert staff_client(getattr(demo, persona)).get(url + f"{case.public_id}/change/", follow=True).status_code in (200, 403)
+        assert f"{url}{case.public_id}/change/" not in staff_client(getattr(demo, persona)).get(url).content.decode()
 
 
 def test_residents_page_files_both_kinds_and_refuses_others_L_IMPEACH_3(demo):

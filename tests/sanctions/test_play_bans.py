@@ -156,7 +156,7 @@ def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTI
     position = Message.objects.filter(inbox=message.inbox, received_at__lt=message.received_at).count() + 1
     mafia_inbox = Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.MAFIA).first().inbox.public_id
     client = staff_client(demo.procurator)
-    url = f"/staff/games/{demo.game.pk}/play-ban/"
+    url = f"/staff/games/{demo.game.slug}/play-ban/"
     data = {"player": message.author_user_id, "offence": "omerta", "description": DESCRIPTION,
             "until": "2027-01-31T12:00", "evidence": f"https://mafia.example/inboxes/{mafia_inbox}/#n1"}
     with time_machine.travel(NOW, tick=False):

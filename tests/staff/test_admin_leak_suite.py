@@ -24,6 +24,7 @@ from inboxes.models import Inbox, InboxKind, Membership, Message
 from rulesets.lepra.demo import STAFF_NAMES
 from sanctions.models import NoConfidenceCase, PlayBan
 from staff.models import ImpeachmentDemand, TribuneStandIn
+from kernel.public_ids import new_public_id
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
 from tests.support.staff_console import _normalized, readable_inbox_ids, staff_client
@@ -194,12 +195,13 @@ def test_changelists_list_exactly_the_policy_scope_and_nothing_else_answers_L_ST
 def test_whitelisted_filters_with_out_of_scope_values_return_nothing_outside_the_scope(full, persona):
     demo = full
     client = staff_client(getattr(demo, persona))
-    cities = {c.number: c.pk for c in demo.game.cities.all()}
+    cities = {c.number: c.public_id for c in demo.game.cities.all()}
     # One inbox of each kind and city (the mafia, personal, bar, notary... ones among them).
     inboxes = list({(kind, city): pk for pk, kind, city in Inbox.objects.filter(game=demo.game).order_by("-pk")
                     .values_list("public_id", "kind", "city_id")}.values())
-    values = {"city__id__exact": list(cities.values()), "inbox": inboxes,
-              "game__id__exact": [demo.game.pk, demo.game.pk + 999]}
+    values = {"city__public_id__exact": [*cities.values(), new_public_id(), "12"], "inbox": inboxes,
+              "game__slug__exact": [demo.game.slug, "no-such-game", "1"],
+              "inbox__game__slug__exact": [demo.game.slug, "no-such-game"]}
     for label, _model, model_admin, url in registered():
         status, scope = listed(client, url)
         if status != 200:
@@ -229,7 +231,7 @@ def test_autocomplete_from_every_source_field_returns_only_the_scope(full, perso
                 assert response.status_code in (403, 404), (source_label, field.name)
                 continue
             checked += 1
-            results = {int(r["id"]) for r in json.loads(response.content)["results"]}
+            results = set(pks_from_keys(target, [r["id"] for r in json.loads(response.content)["results"]]))
             target_url = f"/staff/{target._meta.app_label}/{target._meta.model_name}/"
             if target_url not in scopes:
                 scopes[target_url] = listed(client, target_url)[1]
@@ -242,12 +244,12 @@ def test_the_staff_site_has_no_export_or_unscoped_page(demo):
     assert not [n for n in names if n and "export" in n]
     # Each own page answers 404 to everyone but its owner (ids tell nothing).
     city1 = demo.seat("honest").city
-    for user, url in [(demo.tribune2, f"/staff/cities/{city1.pk}/schedule-voting/"),
-                      (demo.tribune1, f"/staff/games/{demo.game.pk}/stand-in/"),
-                      (demo.arbiter, f"/staff/games/{demo.game.pk}/end/"),
-                      (demo.consigliere, f"/staff/games/{demo.game.pk}/stage/"),
+    for user, url in [(demo.tribune2, f"/staff/cities/{city1.public_id}/schedule-voting/"),
+                      (demo.tribune1, f"/staff/games/{demo.game.slug}/stand-in/"),
+                      (demo.arbiter, f"/staff/games/{demo.game.slug}/end/"),
+                      (demo.consigliere, f"/staff/games/{demo.game.slug}/stage/"),
                       # the M21 host console of a Lepra game is nobody's, its Procurator's neither
-                      (demo.procurator, f"/staff/m21/{demo.game.pk}/")]:
+                      (demo.procurator, f"/staff/m21/{demo.game.slug}/")]:
         assert staff_client(user).get(url).status_code == 404, url
 
 

@@ -144,7 +144,7 @@ CASES = {
         lambda d: post_action(staff_client(d.tribune1), "/staff/inboxes/inbox/", "kill_inboxes", [_city1(d).pk]),
         lambda d: inbox_services.do_kill_inbox(_city1(d), acting_user=fresh(d.tribune1))),
     "stage_inbox_L_INBOX_19": Case(
-        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/stage/", {
+        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.slug}/stage/", {
             "title": "Confrontation", "speakers": [d.seat("honest").public_id, d.seat("mafioso").public_id],
             "audience": str(d.seat("honest").city.number)}),
         lambda d: inbox_services.do_create_stage_inbox(
@@ -176,7 +176,7 @@ CASES = {
         lambda d: voting_services.do_confirm_suicide(SuicideDeclaration.objects.get(city__number=1),
                                                      acting_user=fresh(d.tribune1))),
     "grant_stand_in_L_STAFF_2": Case(
-        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/stand-in/", {
+        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.slug}/stand-in/", {
             "absent": _tribune_role(d, 2).public_id, "stand_in": _tribune_role(d, 1).public_id,
             "starts_at": _local(d, AT + timedelta(hours=1)), "ends_at": _local(d, AT + timedelta(hours=3))}),
         lambda d: staff_services.do_grant_tribune_stand_in(
@@ -199,7 +199,7 @@ CASES = {
             ImpeachmentDemand.objects.get(), "replace", acting_user=fresh(d.procurator), reason="abuse",
             new_tribune_user=get_user_model().objects.get(username="outsider"))),
     "end_game_early_L_WIN_3": Case(
-        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.pk}/end/",
+        lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.slug}/end/",
                                                   {"reason": "servers on fire", "confirmed": "yes"}),
         lambda d: game_end_services.do_end_game_early(d.game, reason="servers on fire", acting_user=fresh(d.procurator))),
 }

@@ -25,7 +25,7 @@ def _user(name: str):
 
 def test_a_404_inside_a_lepra_console_view_is_russian_with_an_english_browser(demo):
     # The Arbiter is staff of the demo, but not its Procurator: the play-ban page is a 404 from inside the view.
-    response = _browser(fresh(demo.arbiter), "en").get(f"/staff/games/{demo.game.pk}/play-ban/")
+    response = _browser(fresh(demo.arbiter), "en").get(f"/staff/games/{demo.game.slug}/play-ban/")
     assert response.status_code == 404
     body = response.content.decode()
     assert "<h1>Не найдено</h1>" in body and "Not found" not in body
@@ -46,7 +46,7 @@ def test_a_refusal_by_the_rules_raised_inside_a_console_view_is_in_the_games_lan
 def test_a_lepra_tool_refused_to_an_m21_host_is_english_with_a_russian_browser():
     host = _user("M21Host")
     game = do_create_m21_game(title="Mafia Wars", slug="m21-errors", acting_user=host)
-    response = _browser(host, "ru").get(f"/staff/games/{game.pk}/play-ban/")
+    response = _browser(host, "ru").get(f"/staff/games/{game.slug}/play-ban/")
     assert response.status_code in (400, 403, 409)
     body = response.content.decode()
     assert "<h1>Refused</h1>" in body and "Отказано" not in body

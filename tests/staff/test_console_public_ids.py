@@ -28,7 +28,7 @@ def _tribune_role(demo, number: int) -> StaffRole:
 def test_the_stand_in_form_offers_and_reads_staff_roles_by_public_id(demo):
     absent, stand_in = _tribune_role(demo, 2), _tribune_role(demo, 1)
     client = staff_client(demo.procurator)
-    url = f"/staff/games/{demo.game.pk}/stand-in/"
+    url = f"/staff/games/{demo.game.slug}/stand-in/"
     with time_machine.travel(AT, tick=False):
         page = client.get(url).content.decode()
         assert f'value="{absent.public_id}"' in page and f'<option value="{absent.pk}"' not in page

@@ -69,7 +69,7 @@ def test_nobody_but_the_hosts_reaches_the_console_or_its_actions_M_SETUP_4(night
     table = night_table
     procurator = make_user("LepraProc")
     do_create_game(title="Лепра", slug="lepra-other", acting_user=procurator, now=table.now)
-    url = reverse("staff_admin:m21_console", args=[table.game.pk])
+    url = reverse("staff_admin:m21_console", args=[table.game.slug])
     player_key = table.seat("Bob").public_id
     events = GameEvent.objects.filter(game=table.game).count()
     messages = Message.objects.filter(inbox__game=table.game).count()
@@ -100,7 +100,7 @@ def test_nobody_but_the_hosts_reaches_the_console_or_its_actions_M_SETUP_4(night
 
 def test_the_host_and_the_cohost_get_the_console_with_the_night_by_count_M_SETUP_4(night_table):
     table = night_table
-    url = reverse("staff_admin:m21_console", args=[table.game.pk])
+    url = reverse("staff_admin:m21_console", args=[table.game.slug])
     with time_machine.travel(table.tick(), tick=False):
         for user in (table.host, table.cohost):
             page = client_of(user).get(url)

@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.models import Inbox
+from kernel.public_ids import new_public_id
 from rulesets.lepra.demo import demo_account_maker
 from rulesets.m21.demo import load_m21_demo
 
@@ -41,16 +42,16 @@ def host_client(demo) -> Client:
 
 def lepra_pages(game) -> list[str]:
     city = City.objects.filter(game=game).first()
-    pages = [reverse("staff_admin:stage_inbox", args=[game.pk]), reverse("staff_admin:game_clock", args=[game.pk]),
-             reverse("staff_admin:daily_post", args=[game.pk, 1]),
-             reverse("staff_admin:grant_stand_in", args=[game.pk]),
-             reverse("staff_admin:end_game_early", args=[game.pk]),
-             reverse("staff_admin:record_play_ban", args=[game.pk]),
-             reverse("staff_admin:schedule_election", args=[game.pk]),
-             reverse("staff_admin:court_procedure", args=[game.pk]),
-             reverse("staff_admin:reschedule_voting", args=[1])]
+    pages = [reverse("staff_admin:stage_inbox", args=[game.slug]), reverse("staff_admin:game_clock", args=[game.slug]),
+             reverse("staff_admin:daily_post", args=[game.slug, 1]),
+             reverse("staff_admin:grant_stand_in", args=[game.slug]),
+             reverse("staff_admin:end_game_early", args=[game.slug]),
+             reverse("staff_admin:record_play_ban", args=[game.slug]),
+             reverse("staff_admin:schedule_election", args=[game.slug]),
+             reverse("staff_admin:court_procedure", args=[game.slug]),
+             reverse("staff_admin:reschedule_voting", args=[new_public_id()])]
     if city is not None:
-        pages.append(reverse("staff_admin:schedule_voting", args=[city.pk]))
+        pages.append(reverse("staff_admin:schedule_voting", args=[city.public_id]))
     return pages
 
 
@@ -87,7 +88,7 @@ def test_the_m21_hosts_console_offers_no_lepra_tool(m21):
         assert url not in body, url
     for model in LEPRA_MODELS:
         assert reverse(f"staff_admin:{model}_changelist") not in body, model
-    assert reverse("staff_admin:m21_console", args=[m21.game.pk]) in body  # the M21 console stays
+    assert reverse("staff_admin:m21_console", args=[m21.game.slug]) in body  # the M21 console stays
     residents = client.get(reverse("staff_admin:cities_resident_changelist"))
     assert residents.status_code == 200
     for action in ("record_death", "replace_player", "penalty_ban"):

@@ -94,14 +94,14 @@ def test_the_stand_in_runs_the_city_in_the_staff_admin_and_services_during_the_p
         body = client.get("/staff/cities/resident/?all=").content.decode()
         assert f"/staff/cities/resident/{resident.public_id}/change/" in body
         assert client.get(f"/staff/inboxes/inbox/{city2.public_id}/change/").status_code == 200
-        assert client.get(f"/staff/cities/{resident.city_id}/schedule-voting/").status_code == 200
+        assert client.get(f"/staff/cities/{resident.city.public_id}/schedule-voting/").status_code == 200
         membership = inbox_services.do_ban_member(city2, resident, acting_user=fresh(demo.tribune1), reason="flood")
         assert membership.state == "banned"
     with time_machine.travel(END, tick=False):
         client = staff_client(demo.tribune1)
         body = client.get("/staff/cities/resident/?all=").content.decode()
         assert f"/staff/cities/resident/{resident.public_id}/change/" not in body
-        assert client.get(f"/staff/cities/{resident.city_id}/schedule-voting/").status_code == 404
+        assert client.get(f"/staff/cities/{resident.city.public_id}/schedule-voting/").status_code == 404
         with pytest.raises(NotAllowed):
             inbox_services.do_unban_member(city2, resident, acting_user=fresh(demo.tribune1))
 

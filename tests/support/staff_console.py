@@ -97,12 +97,12 @@ def staff_pages_for(client: Client) -> dict[str, str]:
     """url -> HTML of every /staff/ page this client reaches: dashboard, app pages, changelists and every
     object page (and history page) linked from them (status 200 only)."""
     urls = ["/staff/", "/staff/cities/", "/staff/inboxes/", "/staff/cities/game/", "/staff/password_change/",
-            *(f"/staff/games/{pk}/stage/" for pk in Game.objects.values_list("pk", flat=True)),
-            *(f"/staff/games/{pk}/clock/" for pk in Game.objects.values_list("pk", flat=True)),  # issue 6
+            *(f"/staff/games/{slug}/stage/" for slug in Game.objects.values_list("slug", flat=True)),
+            *(f"/staff/games/{slug}/clock/" for slug in Game.objects.values_list("slug", flat=True)),
             # The Lepra day (issue 4 item 6): its app page, changelists and the Tribunes' schedule pages.
             "/staff/voting/", "/staff/voting/votingsession/?all=", "/staff/voting/proxyrequest/?all=",
             "/staff/voting/suicidedeclaration/?all=", "/staff/voting/courtcase/?all=",
-            *(f"/staff/cities/{pk}/schedule-voting/" for pk in City.objects.values_list("pk", flat=True))]
+            *(f"/staff/cities/{key}/schedule-voting/" for key in City.objects.values_list("public_id", flat=True))]
     pages: dict[str, str] = {}
     for url in urls:
         response = client.get(url, follow=True)
@@ -121,8 +121,8 @@ def staff_pages_for(client: Client) -> dict[str, str]:
                 response = client.get(url)
                 assert response.status_code == 200, url
                 pages[url] = response.content.decode()
-    for pk in re.findall(r'href="/staff/cities/game/(\d+)/change/', pages.get("/staff/cities/game/", "")):
-        pages[f"/staff/cities/game/{pk}/change/"] = client.get(f"/staff/cities/game/{pk}/change/").content.decode()
+    for slug in re.findall(r'href="/staff/cities/game/([-a-zA-Z0-9_]+)/change/', pages.get("/staff/cities/game/", "")):
+        pages[f"/staff/cities/game/{slug}/change/"] = client.get(f"/staff/cities/game/{slug}/change/").content.decode()
     return pages
 
 

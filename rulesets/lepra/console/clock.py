@@ -1,19 +1,20 @@
 """The Procurator's clock pages on the staff admin (``/staff/``).
 
-- ``/staff/games/<id>/clock/``: starting the clock (``do_start_game_clock``), the phase plan (days, their start, end and night end, long and shortened days),
+- ``/staff/games/<slug>/clock/``: starting the clock (``do_start_game_clock``), the phase plan (days, their start, end and night end, long and shortened days),
   the forms that change it (``do_set_day_start``, ``do_declare_long_day``, ``do_shorten_day``: the services
   validate L-DAY-1..3 and reschedule), the pending events, and the **failing events** with their attempts, retry
   time and last error (DESIGN.md "The clock": a failing handler is retried, logged and shown to the Procurator).
-- ``/staff/games/<id>/daily-post/<day>/``: the daily post of a day (L-POST-2): the free text before the site drafts
+- ``/staff/games/<slug>/daily-post/<day>/``: the daily post of a day (L-POST-2): the free text before the site drafts
   it, the draft to edit before publication ("publish now" once the day has started), the published post to append
   to.
-- ``/staff/votings/<id>/reschedule/``: a missed voting window (``rulesets.lepra.day.window_services``), for the city's Tribune, the
+- ``/staff/votings/<public id>/reschedule/``: a missed voting window (``rulesets.lepra.day.window_services``), for the city's Tribune, the
   Arbiter or the Procurator: one form, prefilled with a window that fits the day (L-DAY-3).
 
 The clock page also shows when the site's clock is paused (``manage.py clock pause``), attempts that started and
 never finished (a crashed worker), failing and waiting events with a "retry now" button, and missed voting windows.
 
-Only the game's Procurator reaches them; anyone else gets the 404 of a missing page (the ids tell nothing).
+Only the game's Procurator reaches them; anyone else gets the 404 of a missing page, as does an unknown slug or
+public id (no database id is in these URLs: it would count every game's objects).
 Nothing secret is shown: the plan and post texts are public or the Procurator's own; a failure of the night's
 resolution (``night_end``, whose error text could name a mafioso or a target) is shown by its error class only.
 """
@@ -147,10 +148,11 @@ class ShortenDayForm(forms.Form):
         return None if value is None else wall_clock_to_utc(value, self.zone)
 
 
-def game_clock_view(request, game_id: int):
-    """The Procurator's clock page (see the module docstring). POST ``form`` = day_start | long_day | shorten."""
+def game_clock_view(request, slug: str):
+    """The Procurator's clock page of the game of ``slug`` (see the module docstring). POST ``form`` = day_start |
+    long_day | shorten | start | retry | edit_window."""
 
-    game = staff_game(request, game_id)
+    game = staff_game(request, slug)
     which = request.POST.get("form") if request.method == "POST" else None
     day_start_form = DayStartForm(request.POST if which == "day_start" else None,
                                   initial={"day_start": game.day_start})
@@ -172,7 +174,7 @@ def game_clock_view(request, game_id: int):
             messages.error(request, str(exc))
         else:
             messages.success(request, _("The event is tried again now."))
-        return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))
+        return HttpResponseRedirect(reverse("admin:game_clock", args=[game.slug], current_app=staff_admin_site.name))
     if bound is not None and bound.is_valid():
         data = bound.cleaned_data
         try:
@@ -192,7 +194,7 @@ def game_clock_view(request, game_id: int):
             bound.add_error(None, str(exc))  # shown inside the form that caused it 
         else:
             messages.success(request, _("The plan is changed and the pending events are rescheduled."))
-            return HttpResponseRedirect(reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name))
+            return HttpResponseRedirect(reverse("admin:game_clock", args=[game.slug], current_app=staff_admin_site.name))
     zone = ZoneInfo(game.time_zone)
     days = list(GameDay.objects.filter(game=game).select_related("post").order_by("number"))
     for day in days:
@@ -225,11 +227,12 @@ class AppendForm(forms.Form):
     text = forms.CharField(label=gettext_lazy("Append"), widget=forms.Textarea)
 
 
-def daily_post_view(request, game_id: int, day: int):
-    """The Procurator's page of the daily post of ``day`` (L-POST-2): free text before the draft, edit the draft,
-    append after publication. Each form calls its service; refusals are shown as they are."""
+def daily_post_view(request, slug: str, day: int):
+    """The Procurator's page of the daily post of ``day`` of the game of ``slug`` (L-POST-2): free text before the
+    draft, edit the draft, append after publication. Each form calls its service; refusals are shown as they
+    are."""
 
-    game = staff_game(request, game_id)
+    game = staff_game(request, slug)
     plan = GameDay.objects.filter(game=game, number=day).select_related("post").first()
     if plan is None or day < 2:
         raise Http404
@@ -242,7 +245,7 @@ def daily_post_view(request, game_id: int, day: int):
             messages.error(request, str(exc))
         else:
             messages.success(request, _("The daily post is published."))
-        return HttpResponseRedirect(reverse("admin:daily_post", args=[game.pk, day], current_app=staff_admin_site.name))
+        return HttpResponseRedirect(reverse("admin:daily_post", args=[game.slug, day], current_app=staff_admin_site.name))
     if post is None:
         form = FreeTextForm(request.POST if which == "free_text" else None, initial={"free_text": plan.free_text})
     elif post.published_at is None:
@@ -262,7 +265,7 @@ def daily_post_view(request, game_id: int, day: int):
             messages.error(request, str(exc))
         else:
             messages.success(request, _("The daily post is saved."))
-            return HttpResponseRedirect(reverse("admin:daily_post", args=[game.pk, day],
+            return HttpResponseRedirect(reverse("admin:daily_post", args=[game.slug, day],
                                                 current_app=staff_admin_site.name))
     form_name = {FreeTextForm: "free_text", EditPostForm: "edit", AppendForm: "append"}[type(form)]
     context = {**staff_admin_site.each_context(request), "title": _("Daily post, day %(day)d") % {"day": day},
@@ -287,12 +290,12 @@ class RescheduleVotingForm(forms.Form):
         return wall_clock_to_utc(self.cleaned_data["closes_at"], self.zone)
 
 
-def reschedule_voting_view(request, session_id: int):
-    """A missed voting window, rescheduled in one action (``rulesets.lepra.day.window_services.do_reschedule_missed_voting``) by the
+def reschedule_voting_view(request, session_id: str):
+    """A missed voting window (the session of public id ``session_id``), rescheduled in one action (``rulesets.lepra.day.window_services.do_reschedule_missed_voting``) by the
     city's Tribune, the Arbiter or the Procurator; anyone else gets a 404. The form is prefilled with
     ``suggested_window``; refusals (L-DAY-3) are shown in the form."""
 
-    session = VotingSession.objects.select_related("game", "city").filter(pk=session_id).first()
+    session = VotingSession.objects.select_related("game", "city").filter(public_id=session_id).first()
     if session is None or not can_reschedule(request.user, session):
         raise Http404
     game, now = session.game, timezone.now()
@@ -322,9 +325,9 @@ def reschedule_voting_view(request, session_id: int):
 @register_urls(tool="clock")
 def _urls(site) -> list:
     """The Procurator's clock page and daily post pages (L-DAY, L-POST-2)."""
-    return [path("games/<id:game_id>/clock/", site.admin_view(game_clock_view), name="game_clock"),
-            path("games/<id:game_id>/daily-post/<id:day>/", site.admin_view(daily_post_view), name="daily_post"),
-            path("votings/<id:session_id>/reschedule/", site.admin_view(reschedule_voting_view),
+    return [path("games/<slug:slug>/clock/", site.admin_view(game_clock_view), name="game_clock"),
+            path("games/<slug:slug>/daily-post/<id:day>/", site.admin_view(daily_post_view), name="daily_post"),
+            path("votings/<pid:session_id>/reschedule/", site.admin_view(reschedule_voting_view),
                  name="reschedule_voting")]
 
 
@@ -333,5 +336,5 @@ def _schedule_link(request, role) -> list[tuple[str, str]]:
     """The Procurator's "Schedule" entry: the clock (day starts, long and shortened days)."""
     if role.kind != StaffKind.PROCURATOR:
         return []
-    return [(_("Schedule: times and pending events"), reverse("admin:game_clock", args=[role.game_id],
+    return [(_("Schedule: times and pending events"), reverse("admin:game_clock", args=[role.game.slug],
                                                                current_app=staff_admin_site.name))]

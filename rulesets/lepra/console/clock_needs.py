@@ -59,11 +59,11 @@ def clock_needs(request, role) -> list:
     missed = missed_votings(game, now, city=role.city if role.kind == StaffKind.TRIBUNE else None)
     needs = []
     if missed:
-        url = reverse("admin:reschedule_voting", args=[missed[0].pk], current_app=staff_admin_site.name)
+        url = reverse("admin:reschedule_voting", args=[missed[0].public_id], current_app=staff_admin_site.name)
         needs.append(Need("missed_voting", _("Missed voting windows to reschedule"), len(missed), url))
     if role.kind == StaffKind.PROCURATOR:
         problems = clock_problems(game, now)
-        clock = reverse("admin:game_clock", args=[game.pk], current_app=staff_admin_site.name)
+        clock = reverse("admin:game_clock", args=[game.slug], current_app=staff_admin_site.name)
         needs.append(Need("clock_problems", _("Clock problems (paused, crashed or failing events)"),
                           int(problems.paused is not None) + len({e.pk for e in problems.crashed + problems.failing}),
                           clock))

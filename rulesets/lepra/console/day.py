@@ -28,7 +28,6 @@ from django.db.models import Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -55,10 +54,12 @@ from staff.console import (
     StaffScopedAdmin,
     action_page,
     bound_form,
+    changelist_url,
     register_dashboard_links,
     register_urls,
     role_game_ids,
     staff_admin_site,
+    staff_game,
     staff_roles_of,
     tribune_scope,
 )
@@ -202,7 +203,7 @@ class StaffVotingSessionAdmin(StaffScopedAdmin):
     list_display = ("city", "day", "opens_at", "closes_at", "opened_at", "closed_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
     fields = ("game", "city", "day", "opens_at", "closes_at", "opened_at", "closed_at")
-    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+    allowed_lookups = frozenset({"game__slug__exact", "game__isnull", "city__public_id__exact", "city__isnull", "day",
                                  "day__isnull"})
     actions = (open_voting, extend_voting, close_voting, put_before_court)
 
@@ -246,7 +247,7 @@ class StaffProxyRequestAdmin(StaffScopedAdmin):
     list_display = ("resident", "nominee", "day", "state", "requested_at", "accepted_at")
     list_filter = (("city", ScopedRelatedFilter), "state", "day")
     fields = ("game", "city", "day", "resident", "nominee", "state", "requested_at", "accepted_at")
-    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "state__exact",
+    allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact", "city__isnull", "state__exact",
                                  "state__isnull", "day", "day__isnull"})
     actions = (accept_proxies,)
 
@@ -290,7 +291,7 @@ class StaffSuicideDeclarationAdmin(StaffScopedAdmin):
     list_display = ("resident", "day", "declared_at", "confirmed_at", "refused_at", "applied_at")
     list_filter = (("city", ScopedRelatedFilter), "day")
     fields = ("game", "city", "day", "resident", "declared_at", "confirmed_at", "refused_at", "applied_at")
-    allowed_lookups = frozenset({"game__id__exact", "city__id__exact", "city__isnull", "day", "day__isnull"})
+    allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact", "city__isnull", "day", "day__isnull"})
     actions = (confirm_suicides, refuse_suicides)
 
     def has_module_permission(self, request) -> bool:
@@ -331,7 +332,7 @@ class StaffCourtCaseAdmin(StaffScopedAdmin):
     list_display = ("city", "day", "leader", "deadline", "opened_at", "decided_at", "sentenced", "fallback")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
     fields = ("game", "city", "day", "leader", "deadline", "opened_at", "decided_at", "sentenced", "fallback")
-    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+    allowed_lookups = frozenset({"game__slug__exact", "game__isnull", "city__public_id__exact", "city__isnull", "day",
                                  "day__isnull"})
     actions = (close_court_cases,)
 
@@ -353,14 +354,16 @@ class StaffCourtCaseAdmin(StaffScopedAdmin):
 # The Tribune's "Schedule voting" page (L-DAY-3)
 # --------------------------------------------------------------------------------------------------------------
 
-def schedule_voting_view(request, city_id: int):
-    """The Tribune of ``city_id`` sets today's voting (times in the game's zone): ``do_schedule_voting``; a
-    refusal (L-DAY-3) is shown in the form and changes nothing; after a change the page comes back listing the
-    city's pending scheduled events at their new times. Anyone else gets the 404 of a missing page."""
-    role = next((r for r in staff_roles_of(request) if r.kind == StaffKind.TRIBUNE and r.city_id == city_id), None)
+def schedule_voting_view(request, city_id: str):
+    """The Tribune of the city of public id ``city_id`` sets today's voting (times in the game's zone):
+    ``do_schedule_voting``; a refusal (L-DAY-3) is shown in the form and changes nothing; after a change the page
+    comes back listing the city's pending scheduled events at their new times. Anyone else gets the 404 of a
+    missing page, alike for a city that does not exist."""
+    role = next((r for r in staff_roles_of(request)
+                 if r.kind == StaffKind.TRIBUNE and r.city is not None and r.city.public_id == city_id), None)
     if role is None:
         raise Http404
-    city = City.objects.select_related("game").get(pk=city_id)
+    city = City.objects.select_related("game").get(pk=role.city_id)
     form = ScheduleVotingForm(request.POST if request.method == "POST" else None, time_zone=city.game.time_zone)
     if form.is_valid():
         opens_at, closes_at = form.cleaned_data["opens_at"], form.cleaned_data["closes_at"]
@@ -372,7 +375,7 @@ def schedule_voting_view(request, city_id: int):
             messages.success(request, _("Voting in %(city)s is scheduled from %(opens)s to %(closes)s (%(tz)s).") % {
                 "city": city.name, "opens": _local(city.game, opens_at), "closes": _local(city.game, closes_at),
                 "tz": city.game.time_zone})
-            return HttpResponseRedirect(reverse("admin:schedule_voting", args=[city.pk],
+            return HttpResponseRedirect(reverse("admin:schedule_voting", args=[city.public_id],
                                                 current_app=staff_admin_site.name))
     context = {**staff_admin_site.each_context(request), "title": _("Schedule voting"),
                "subtitle": f"{city.game.title} · {city.name}", "form": form, "city": city, "game": city.game,
@@ -385,14 +388,11 @@ def schedule_voting_view(request, city_id: int):
 # The Arbiter's "Court procedure" page (L-COURT-3)
 # --------------------------------------------------------------------------------------------------------------
 
-def court_procedure_view(request, game_id: int):
-    """The Arbiter of ``game_id`` chooses how the court confirms a sentence (``do_set_court_procedure``,
+def court_procedure_view(request, slug: str):
+    """The Arbiter of the game of ``slug`` chooses how the court confirms a sentence (``do_set_court_procedure``,
     L-COURT-3); the page shows the procedure in force, a refusal (the court has sat) is shown in the form and
     changes nothing. Anyone but the game's Arbiter gets the 404 of a missing page."""
-    role = next((r for r in staff_roles_of(request) if r.kind == StaffKind.ARBITER and r.game_id == game_id), None)
-    if role is None:
-        raise Http404
-    game = role.game
+    game = staff_game(request, slug, kinds=(StaffKind.ARBITER,))
     current = court_procedure_of(game)
     form = CourtProcedureForm(request.POST if request.method == "POST" else None, initial={"procedure": current})
     if form.is_valid():
@@ -402,7 +402,7 @@ def court_procedure_view(request, game_id: int):
             form.add_error(None, str(exc))
         else:
             messages.success(request, _("The court's procedure is set and announced in the court's inbox."))
-            return HttpResponseRedirect(reverse("admin:court_procedure", args=[game.pk],
+            return HttpResponseRedirect(reverse("admin:court_procedure", args=[game.slug],
                                                 current_app=staff_admin_site.name))
     context = {**staff_admin_site.each_context(request), "title": _("The court's procedure"),
                "subtitle": game.title, "form": form, "game": game,
@@ -436,14 +436,11 @@ class ElectionScheduleForm(JudgeElectionForm):
                        **self.fields}
 
 
-def schedule_election_view(request, game_id: int):
-    """The Arbiter's "Schedule" page of ``game_id`` (L-DAY-4, L-JUDGE): a city's judge election times through
+def schedule_election_view(request, slug: str):
+    """The Arbiter's "Schedule" page of the game of ``slug`` (L-DAY-4, L-JUDGE): a city's judge election times through
     ``do_schedule_judge_election``; a refusal is shown in the form and changes nothing; the page lists the game's
     pending election events in the game's zone. Anyone but the game's Arbiter gets a 404."""
-    role = next((r for r in staff_roles_of(request) if r.kind == StaffKind.ARBITER and r.game_id == game_id), None)
-    if role is None:
-        raise Http404
-    game = role.game
+    game = staff_game(request, slug, kinds=(StaffKind.ARBITER,))
     cities = City.objects.filter(game=game).order_by("number")
     form = ElectionScheduleForm(request.POST if request.method == "POST" else None, time_zone=game.time_zone,
                                 cities=cities)
@@ -458,7 +455,7 @@ def schedule_election_view(request, game_id: int):
             messages.success(request, _("The judge election of %(city)s is scheduled from %(opens)s to %(closes)s "
                                         "(%(tz)s).") % {"city": city.name, "opens": _local(game, opens_at),
                                                         "closes": _local(game, closes_at), "tz": game.time_zone})
-            return HttpResponseRedirect(reverse("admin:schedule_election", args=[game.pk],
+            return HttpResponseRedirect(reverse("admin:schedule_election", args=[game.slug],
                                                 current_app=staff_admin_site.name))
     context = {**staff_admin_site.each_context(request), "title": _("Schedule the judge election"),
                "subtitle": game.title, "form": form, "game": game,
@@ -517,7 +514,7 @@ class StaffCityJudgeAdmin(StaffScopedAdmin):
     list_display = ("name", "game", "judge", "needs_election")
     list_filter = (("game", ScopedRelatedFilter),)
     fields = ("game", "number", "name")
-    allowed_lookups = frozenset({"game__id__exact", "game__isnull"})
+    allowed_lookups = frozenset({"game__slug__exact", "game__isnull"})
     actions = (schedule_judge_election, record_recusal)
 
     @admin.display(description=gettext_lazy("Judge"))
@@ -597,7 +594,7 @@ class StaffJudgeElectionAdmin(StaffScopedAdmin):
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
     fields = ("game", "city", "day", "reason", "announced_at", "opens_at", "closes_at", "candidates_passed_at",
               "opened_at", "closed_at", "winner")
-    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+    allowed_lookups = frozenset({"game__slug__exact", "game__isnull", "city__public_id__exact", "city__isnull", "day",
                                  "day__isnull"})
     actions = (pass_candidates, record_election_proxy, open_election, close_election)
 
@@ -640,7 +637,7 @@ class StaffRemovalDemandAdmin(StaffScopedAdmin):
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "day")
     fields = ("game", "city", "day", "judge", "organizer", "opened_at", "deadline", "considered", "valid_at",
               "removed_at")
-    allowed_lookups = frozenset({"game__id__exact", "game__isnull", "city__id__exact", "city__isnull", "day",
+    allowed_lookups = frozenset({"game__slug__exact", "game__isnull", "city__public_id__exact", "city__isnull", "day",
                                  "day__isnull"})
     actions = (remove_judge,)
 
@@ -667,38 +664,37 @@ class StaffRemovalDemandAdmin(StaffScopedAdmin):
 @register_urls(tool="voting")
 def _urls(site) -> list:
     """The Tribune's voting times (L-DAY-3)."""
-    return [path("cities/<id:city_id>/schedule-voting/", site.admin_view(schedule_voting_view),
+    return [path("cities/<pid:city_id>/schedule-voting/", site.admin_view(schedule_voting_view),
                  name="schedule_voting")]
 
 
 @register_urls(tool="judges")
 def _judge_urls(site) -> list:
     """The Arbiter's election times (L-JUDGE-4)."""
-    return [path("games/<id:game_id>/schedule-election/", site.admin_view(schedule_election_view),
+    return [path("games/<slug:slug>/schedule-election/", site.admin_view(schedule_election_view),
                  name="schedule_election")]
 
 
 @register_urls(tool="court")
 def _court_urls(site) -> list:
     """The Arbiter's court procedure (L-COURT-3)."""
-    return [path("games/<id:game_id>/court-procedure/", site.admin_view(court_procedure_view),
+    return [path("games/<slug:slug>/court-procedure/", site.admin_view(court_procedure_view),
                  name="court_procedure")]
 
 
 @register_dashboard_links(order=0, tool="voting")
 def _schedule_links(request, role) -> list[tuple[str, str]]:
     """The "Schedule" entry of the Tribune (voting times) and of the Arbiter (election times)."""
-    target = {StaffKind.TRIBUNE: ("admin:schedule_voting", role.city_id),
-              StaffKind.ARBITER: ("admin:schedule_election", role.game_id)}.get(role.kind)
+    target = {StaffKind.TRIBUNE: ("admin:schedule_voting", role.city.public_id if role.city else None),
+              StaffKind.ARBITER: ("admin:schedule_election", role.game.slug)}.get(role.kind)
     if target is None:
         return []
     return [(_("Schedule: times and pending events"), reverse(target[0], args=[target[1]],
                                                                current_app=staff_admin_site.name))]
 
 
-def _changelist(model: str, game_id: int) -> str:
-    return (reverse(f"admin:{model}_changelist", current_app=staff_admin_site.name) + "?"
-            + urlencode({"game__id__exact": game_id}))
+def _changelist(model: str, game) -> str:
+    return changelist_url(model, game=game)
 
 
 @register_dashboard_links(order=20, tool="voting")
@@ -706,10 +702,10 @@ def _day_links(request, role) -> list[tuple[str, str]]:
     """Voting sessions (not the Consigliere's), the Tribune's proxy requests and suicide declarations."""
     links = []
     if role.kind != StaffKind.CONSIGLIERE:
-        links.append((_("Voting sessions"), _changelist("voting_votingsession", role.game_id)))
+        links.append((_("Voting sessions"), _changelist("voting_votingsession", role.game)))
     if role.kind == StaffKind.TRIBUNE:
-        links += [(_("Proxy requests"), _changelist("voting_proxyrequest", role.game_id)),
-                  (_("Suicide declarations"), _changelist("voting_suicidedeclaration", role.game_id))]
+        links += [(_("Proxy requests"), _changelist("voting_proxyrequest", role.game)),
+                  (_("Suicide declarations"), _changelist("voting_suicidedeclaration", role.game))]
     return links
 
 
@@ -719,8 +715,8 @@ def _court_links(request, role) -> list[tuple[str, str]]:
     (L-COURT-3)."""
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.ARBITER):
         return []
-    links = [(_("Court cases"), _changelist("voting_courtcase", role.game_id))]
+    links = [(_("Court cases"), _changelist("voting_courtcase", role.game))]
     if role.kind == StaffKind.ARBITER:
-        links.append((_("The court's procedure"), reverse("admin:court_procedure", args=[role.game_id],
+        links.append((_("The court's procedure"), reverse("admin:court_procedure", args=[role.game.slug],
                                                           current_app=staff_admin_site.name)))
     return links

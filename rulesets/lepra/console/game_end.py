@@ -23,10 +23,10 @@ class EndGameForm(forms.Form):
     reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 4}), max_length=1000)
 
 
-def end_game_early_view(request, game_id: int):
-    """The Procurator ends the game early with a reason (``do_end_game_early``, L-WIN-3), after a confirmation page
+def end_game_early_view(request, slug: str):
+    """The Procurator ends the game of ``slug`` early with a reason (``do_end_game_early``, L-WIN-3), after a confirmation page
     (the game cannot be resumed); 404 for anyone else."""
-    game = staff_game(request, game_id)
+    game = staff_game(request, slug)
     form = EndGameForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         confirm = confirmation_page(
@@ -52,7 +52,7 @@ def end_game_early_view(request, game_id: int):
 @register_urls(tool="end_game_early")
 def end_game_urls(site) -> list:
     """The early end of a game (L-WIN-3)."""
-    return [path("games/<id:game_id>/end/", site.admin_view(end_game_early_view), name="end_game_early")]
+    return [path("games/<slug:slug>/end/", site.admin_view(end_game_early_view), name="end_game_early")]
 
 
 @register_dashboard_links(order=55)
@@ -60,5 +60,5 @@ def end_game_link(request, role) -> list[tuple[str, str]]:
     """The Procurator's link to the early end of the game, where the game's ruleset has the tool."""
     if role.kind != StaffKind.PROCURATOR or not game_provides(role.game, "end_game_early"):
         return []
-    return [(_("End the game early"), reverse("admin:end_game_early", args=[role.game_id],
+    return [(_("End the game early"), reverse("admin:end_game_early", args=[role.game.slug],
                                               current_app=staff_admin_site.name))]

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 
 def console_url(table) -> str:
-    return reverse("staff_admin:m21_console", args=[table.game.pk])
+    return reverse("staff_admin:m21_console", args=[table.game.slug])
 
 
 def web(user) -> Client:
@@ -100,6 +100,15 @@ def test_a_shortening_into_the_next_quarter_hour_is_refused_and_changes_nothing_
     assert "less than 15 minutes from now: shorten it by less." in response.content.decode()
     day.refresh_from_db()
     assert day.deadline == table.day(1).deadline and not GameEvent.objects.filter(kind="m21.phase_shortened").exists()
+
+
+def test_the_console_is_named_by_the_games_slug_and_its_database_id_is_a_404_M_SETUP_4():
+    table = build_game()
+    assert console_url(table) == f"/staff/m21/{table.game.slug}/"
+    for url in (f"/staff/m21/{table.game.pk}/", "/staff/m21/no-such-game/", "/staff/m21/%C2%B2/"):
+        response = get(table, table.host, url)
+        assert response.status_code == 404, url
+        assert "404.html" in [t.name for t in response.templates], url
 
 
 def test_a_player_cannot_shorten_or_modkill_M_SETUP_4():

@@ -217,22 +217,28 @@ def test_procurator_clock_and_daily_post_pages_work_and_refuse_others_L_POST_2(b
     advance(game, utc(2027, 3, 3, 6))
     client = Client()
     client.force_login(built.procurator)
-    page = client.get(f"/staff/games/{game.pk}/clock/")
+    page = client.get(f"/staff/games/{game.slug}/clock/")
     assert page.status_code == 200
     body = page.content.decode()
     assert "day_start" in body and "2027-03-03 10:00" in body
-    response = client.post(f"/staff/games/{game.pk}/daily-post/3/",
+    response = client.post(f"/staff/games/{game.slug}/daily-post/3/",
                            {"form": "edit", "title": "Утро", "body": "Текст поста."})
     assert response.status_code == 302
     assert GameDay.objects.get(game=game, number=3).post.title == "Утро"
-    response = client.post(f"/staff/games/{game.pk}/clock/", {"form": "day_start", "day_start": "11:00"})
+    response = client.post(f"/staff/games/{game.slug}/clock/", {"form": "day_start", "day_start": "11:00"})
     assert response.status_code == 302
     assert GameDay.objects.get(game=game, number=3).starts_at == utc(2027, 3, 3, 8)
+    # The pages name the game by its slug: its database id, like an unknown slug, is the 404 of a missing page.
+    for key in (str(game.pk), "no-such-game"):
+        for url in (f"/staff/games/{key}/clock/", f"/staff/games/{key}/daily-post/3/"):
+            assert client.get(url).status_code == 404, url
+    assert f'href="/staff/games/{game.slug}/daily-post/3/"' in client.get(
+        f"/staff/games/{game.slug}/clock/").content.decode()
     # Other staff of the game get the 404 of a missing page; a player is no staff and is sent to log in.
     for user, status in ((built.staff["tribune1"], 404), (built.staff["consigliere"], 404), (built.players[0], 302)):
         other = Client()
         other.force_login(user)
-        for url in (f"/staff/games/{game.pk}/clock/", f"/staff/games/{game.pk}/daily-post/3/"):
+        for url in (f"/staff/games/{game.slug}/clock/", f"/staff/games/{game.slug}/daily-post/3/"):
             response = other.get(url)
             assert response.status_code == status, (user, url)
             if status == 302:

@@ -19,6 +19,7 @@ from django.test import Client
 from cities.models import City, GameEvent, LifeStatus, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
+from kernel.public_ids import new_public_id
 from rulesets.lepra.day.services import (
     do_accept_proxy,
     do_close_voting,
@@ -156,13 +157,13 @@ def test_tribune2_opens_a_city1_object_like_a_missing_one_L_STAFF_2(demo, day2, 
 
 def test_the_dashboard_links_the_tribune_to_his_day(demo, day2):
     body = staff_client(demo.tribune1).get("/staff/").content.decode()
-    game = demo.game.pk
+    game = demo.game.slug
     for url in (LIST["session"], LIST["proxy"], LIST["suicide"]):
-        assert f'href="{url}?game__id__exact={game}"' in body
-    assert f'href="/staff/cities/{day2.city1.pk}/schedule-voting/"' in body
+        assert f'href="{url}?game__slug__exact={game}"' in body
+    assert f'href="/staff/cities/{day2.city1.public_id}/schedule-voting/"' in body
     assert f'href="{LIST["case"]}' not in body
     arbiter = staff_client(demo.arbiter).get("/staff/").content.decode()
-    assert f'href="{LIST["case"]}?game__id__exact={game}"' in arbiter and "schedule-voting" not in arbiter
+    assert f'href="{LIST["case"]}?game__slug__exact={game}"' in arbiter and "schedule-voting" not in arbiter
     assert LIST["proxy"] not in arbiter and LIST["suicide"] not in arbiter
 
 
@@ -189,7 +190,7 @@ def test_staff_day_pages_render_and_leak_no_request_to_other_staff_L_STAFF_6(dem
 
 def test_the_tribune_schedules_voting_in_the_games_zone_L_DAY_3(demo):
     city = City.objects.get(game=demo.game, number=1)
-    url = f"/staff/cities/{city.pk}/schedule-voting/"
+    url = f"/staff/cities/{city.public_id}/schedule-voting/"
     client = staff_client(demo.tribune1)
     with time_machine.travel(MORNING, tick=False):
         page = client.get(url)
@@ -219,9 +220,9 @@ def test_the_tribune_schedules_voting_in_the_games_zone_L_DAY_3(demo):
 def test_only_the_citys_tribune_has_its_schedule_page(demo, persona):
     city = City.objects.get(game=demo.game, number=1)
     client = staff_client(getattr(demo, persona))
-    for pk in (city.pk, city.pk + 10_000):  # another city's page answers like a missing one
-        assert client.get(f"/staff/cities/{pk}/schedule-voting/").status_code == 404
-        assert client.post(f"/staff/cities/{pk}/schedule-voting/",
+    for key in (city.public_id, new_public_id()):  # another city's page answers like a missing one
+        assert client.get(f"/staff/cities/{key}/schedule-voting/").status_code == 404
+        assert client.post(f"/staff/cities/{key}/schedule-voting/",
                            {"opens_at": "2026-11-20T18:00", "closes_at": "2026-11-20T23:00"}).status_code == 404
     assert not VotingSession.objects.filter(city=city).exists()
 

@@ -200,7 +200,7 @@ def test_the_choice_is_announced_in_the_courts_inbox_in_russian_and_audited_L_CO
 
 
 def test_the_arbiter_sets_the_procedure_on_the_console_page_L_COURT_3(demo):
-    url = reverse("staff_admin:court_procedure", args=[demo.game.pk])
+    url = reverse("staff_admin:court_procedure", args=[demo.game.slug])
     for persona in ("procurator", "tribune1", "consigliere"):
         assert staff_client(getattr(demo, persona)).get(url).status_code == 404
     assert staff_client(demo.judge).get(url).status_code == 302  # not staff: the console's login

@@ -30,14 +30,14 @@ def test_the_arbiter_schedules_an_election_from_the_city_judges_list_L_DAY_4(jg)
     assert f"{CITIES}{city.pk}/change/" not in tribune_page.content.decode()
     assert offered(staff_client(jg.tribunes[1]), CITIES) == set()
     with time_machine.travel(DAY1, tick=False):
-        page = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.pk]})
+        page = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.public_id]})
         assert page.status_code == 200 and 'name="opens_at"' in page.content.decode()
-        too_soon = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.pk],
+        too_soon = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.public_id],
                                          "apply": "1", "opens_at": "2026-11-19T15:00", "closes_at": "2026-11-19T20:00"},
                                 follow=True)
         assert flashed(too_soon) == ["Выборы объявляются не менее чем за 6 ч до начала."]
         assert JudgeElection.objects.count() == 0
-        done = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.pk],
+        done = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.public_id],
                                      "apply": "1", "opens_at": "2026-11-19T16:00", "closes_at": "2026-11-19T20:00"},
                             follow=True)
     election = JudgeElection.objects.get(city=city)
@@ -56,11 +56,11 @@ def test_the_tribune_passes_the_candidates_and_only_the_arbiter_opens_L_JUDGE_3(
                                                             "close_election"}
     assert staff_client(jg.tribunes[2]).get(ELECTIONS).content.decode().count(f"{ELECTIONS}{election.pk}/change/") == 0
     with time_machine.travel(DAY1 + timedelta(hours=1), tick=False):
-        response = tribune.post(ELECTIONS, {"action": "pass_candidates", "_selected_action": [election.pk]},
+        response = tribune.post(ELECTIONS, {"action": "pass_candidates", "_selected_action": [election.public_id]},
                                 follow=True)
         assert flashed(response) == ["Кандидаты города City 1 переданы арбитру."]
         refused = staff_client(jg.tribunes[1]).post(ELECTIONS, {"action": "open_election",
-                                                                "_selected_action": [election.pk]}, follow=True)
+                                                                "_selected_action": [election.public_id]}, follow=True)
     election.refresh_from_db()
     assert (election.candidates_passed_at, election.opened_at) == (DAY1 + timedelta(hours=1), None)
     assert refused.status_code == 200
@@ -71,7 +71,7 @@ def test_the_arbiter_records_a_recusal_with_the_time_received_L_JUDGE_9(jg):
     jg.elect(2, judge)
     arbiter = staff_client(jg.arbiter)
     with time_machine.travel(DAY1 + timedelta(hours=12), tick=False):
-        response = arbiter.post(CITIES, {"action": "record_recusal", "_selected_action": [jg.cities[2].pk],
+        response = arbiter.post(CITIES, {"action": "record_recusal", "_selected_action": [jg.cities[2].public_id],
                                          "apply": "1", "received_at": "2026-11-19T21:30"}, follow=True)
     assert flashed(response) == [f"Судья {judge.name} взял самоотвод."]
     recusal = JudgeRecusal.objects.get()

@@ -49,7 +49,7 @@ def test_a_mafioso_offered_the_post_cannot_accept_through_any_url_L_COMM_2(db):
     assert client.post(f"/games/{built.game.slug}/offers/{offer.public_id}x/", {"answer": "accept"}).status_code == 404
     assert client.post(f"/inboxes/{offer.inbox.public_id}/", {"text": "accept"}).status_code == 302  # just a message
     for step in ("offer-commissar", "site-numbers", "start-draw"):
-        assert client.post(f"/games/{built.game.slug}/setup/{step}/", {"city": mafioso.city_id}).status_code == 404
+        assert client.post(f"/games/{built.game.slug}/setup/{step}/", {"city": mafioso.city.public_id}).status_code == 404
     with override("en"), pytest.raises(NotAllowed, match="You cannot accept this offer: decline it."):
         role_services.do_answer_commissar_offer(offer, accept=True, acting_user=fresh(mafioso.user))
     offer.refresh_from_db()
