@@ -115,3 +115,16 @@ def test_a_password_reset_after_a_refused_address_reaches_no_operator_mailbox_L_
         "user": demo.procurator.pk, "email": "attacker@evil.example", "verified": "on", "primary": "on"})
     Client().post(reverse("account_reset_password"), {"email": "attacker@evil.example"})
     assert [m.to for m in mailoutbox if "attacker@evil.example" in m.to and demo.procurator.username in m.body] == []
+
+
+def test_the_operators_admin_links_an_objects_history_by_its_database_id_as_it_opens_it(demo):
+    """The admin templates shared with the staff console (which names objects by public id or slug) keep the
+    operators' admin's own key: a city with a public id opens and links its history by its database id."""
+    city = demo.seat("honest").city
+    client = operator(demo)
+    page = client.get(f"/admin/cities/city/{city.pk}/change/")
+    assert page.status_code == 200
+    assert f'href="/admin/cities/city/{city.pk}/history/"' in page.content.decode()
+    history = client.get(f"/admin/cities/city/{city.pk}/history/")
+    assert history.status_code == 200
+    assert f'href="/admin/cities/city/{city.pk}/change/"' in history.content.decode()
