@@ -16,7 +16,7 @@ from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.conftest import fresh
-from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
+from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, day_action, nominate_and_open, ru
 from tests.rulesets.m21.day_helpers import build_game, make_user
 from tests.support.staff_console import act, staff_client
 from voting.models import SuicideDeclaration, VotingSession
@@ -59,13 +59,13 @@ def test_leaving_a_secret_inbox_asks_first_and_changes_nothing_until_confirmed_L
 def test_declaring_suicide_asks_first_L_NOM_5(demo, client):
     resident = city1_day(demo).plain[4]
     client.force_login(resident.user)
-    url = reverse("nominate", args=[demo.game.slug])
+    url = reverse("declare_suicide", args=[demo.game.slug])
     with time_machine.travel(MORNING, tick=False):
-        ask = client.post(url, {"action": "suicide"})
+        ask = client.post(url)
         assert ask.status_code == 200 and ru("Declare suicide?") in html.unescape(ask.content.decode())
         assert not SuicideDeclaration.objects.filter(resident=resident).exists()
         action, fields = _reposted(ask)
-        assert sorted(fields) == [("action", "suicide"), ("confirmed", "yes")]
+        assert (action, fields) == (url, [("confirmed", "yes")])  # the action's own URL: no field names it
         assert _post_fields(client, action, fields).status_code == 302
     assert SuicideDeclaration.objects.filter(resident=resident).count() == 1
 
@@ -74,12 +74,13 @@ def test_closing_voting_now_on_the_day_page_asks_first_L_VOTE_6(demo, client):
     day = city1_day(demo)
     session = nominate_and_open(demo, day, [day.plain[0]])
     client.force_login(demo.tribune1)
-    url = reverse("city_day", args=[demo.game.slug, 1])
+    url = day_action(demo, "close_voting")
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
-        ask = client.post(url, {"action": "close"})
+        ask = client.post(url)
         assert ask.status_code == 200
         assert VotingSession.objects.get(pk=session.pk).closed_at is None
         action, fields = _reposted(ask)
+        assert (action, fields) == (url, [("confirmed", "yes")])
         assert _post_fields(client, action, fields).status_code == 302
     assert VotingSession.objects.get(pk=session.pk).closed_at == OPENS + timedelta(minutes=5)
 
@@ -126,13 +127,14 @@ def test_consenting_to_disclosure_asks_first_and_records_nothing_until_confirmed
 
     personal = Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident=demo.seat("honest"))
     client.force_login(demo.honest)
-    ask = client.post("/me/consents/", {"inbox": personal.public_id, "action": "give"})
+    ask = client.post(reverse("archive_give_consent"), {"inbox": personal.public_id})
     assert ask.status_code == 200
     assert ru("After the game the inbox opens to everyone once every consent it needs is given; once it is "
               "disclosed, your consent cannot be withdrawn.") in html.unescape(ask.content.decode())
     assert not DisclosureConsent.objects.filter(inbox=personal).exists()
     action, fields = _reposted(ask)
-    assert sorted(fields) == sorted([("inbox", personal.public_id), ("action", "give"), ("confirmed", "yes")])
+    assert action == reverse("archive_give_consent")
+    assert sorted(fields) == sorted([("inbox", personal.public_id), ("confirmed", "yes")])
     assert _post_fields(client, action, fields).status_code == 302
     assert DisclosureConsent.objects.filter(inbox=personal, revoked_at__isnull=True).count() == 1
 
@@ -149,16 +151,17 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
 
     url, nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"})
+        client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
         judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
         client.force_login(judge.user)
-        ask = client.post(url, {"action": "court_vote", "choice": nominee.public_id})
+        ask = client.post(day_action(demo, "court_vote"), {"choice": nominee.public_id})
         assert ask.status_code == 200
         assert ru("A judge's vote cannot be changed: once recorded, it counts towards the Supreme Court's decision "
                   "on %(city)s.", city=judge.city.name) in html.unescape(ask.content.decode())
         assert not CourtVote.objects.filter(judge=judge).exists()
         action, fields = _reposted(ask)
-        assert sorted(fields) == sorted([("action", "court_vote"), ("choice", nominee.public_id), ("confirmed", "yes")])
+        assert action == day_action(demo, "court_vote")
+        assert sorted(fields) == sorted([("choice", nominee.public_id), ("confirmed", "yes")])
         assert _post_fields(client, action, fields).status_code == 302
     assert list(CourtVote.objects.filter(judge=judge).values_list("choice", flat=True)) == [nominee.pk]
 
