@@ -96,7 +96,9 @@ def test_console_close_voting_asks_first_then_closes_the_same_selection_L_VOTE_6
         assert day.city.name in html.unescape(ask.content.decode())
         assert VotingSession.objects.get(pk=session.pk).closed_at is None
         action, fields = _reposted(ask)
-        assert ("_selected_action", session.public_id) in fields and ("action", "close_voting") in fields
+        # Posted to the action's own URL: the selection and the confirmation, no field naming the action.
+        assert (action, fields) == (changelist + "actions/close_voting/",
+                                    [("_selected_action", session.public_id), ("confirmed", "yes")])
         done = _post_fields(client, action, fields, follow=True)
         assert done.status_code == 200
     assert VotingSession.objects.get(pk=session.pk).closed_at == OPENS + timedelta(minutes=5)
@@ -117,6 +119,8 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
         assert gettext("“Add back to the inbox” undoes it.") == "Действие отменяет «Вернуть в ящик»."
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.MEMBER
     action, fields = _reposted(ask)
+    assert (action, fields) == (changelist + "actions/remove_members/",
+                                [("_selected_action", membership.public_id), ("confirmed", "yes")])
     _post_fields(client, action, fields, follow=True)
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.REMOVED
     assert Inbox.objects.filter(pk=membership.inbox_id).exists()
@@ -169,13 +173,15 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
 def test_console_record_death_asks_first_L_DEATH_1(demo):
     seat = demo.seat("honest")
     client = staff_client(demo.procurator)
-    ask = act(client, "resident", "record_death", [seat], apply="1", cause="executed")
+    ask = act(client, "resident", "record_death", [seat], submit=True, cause="executed")
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200 and "Записать смерть?" in page  # the console speaks the game's language
     assert f"Эти жители погибнут (казнён): {seat.name} ({seat.city.name})." in page
     assert "Это действие нельзя отменить." in page
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.ALIVE
     action, fields = _reposted(ask)
+    assert action == "/staff/cities/resident/actions/record_death/"
+    assert sorted(fields) == [("_selected_action", seat.public_id), ("cause", "executed"), ("confirmed", "yes")]
     _post_fields(client, action, fields, follow=True)
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.DEAD
     with translation.override("ru"):

@@ -152,13 +152,15 @@ class ScheduleVotingForm(forms.Form):
 
 
 class ExtendVotingForm(forms.Form):
-    """The new closing time of open voting, typed in the game's zone (L-DAY-3); the service checks the rules."""
+    """The new closing time of open voting, typed in the game's zone (L-DAY-3); the service checks the rules.
+    The day page's and the console's."""
 
     closes_at = WallClockField(label=_("Voting closes at"))
 
     def __init__(self, *args, time_zone: str, **kwargs):
         super().__init__(*args, **kwargs)
         self.zone = ZoneInfo(time_zone)
+        self.fields["closes_at"].help_text = _("Time in the game's time zone (%(tz)s).") % {"tz": time_zone}
 
     def clean_closes_at(self):
         try:

@@ -95,6 +95,27 @@ def test_the_console_lists_whom_to_prod_prods_them_and_lists_when_M_VOTE_5():
     assert GameEvent.objects.filter(game=table.game, kind="m21.prodded").count() == 7
 
 
+def test_a_volunteer_leaves_the_replacement_list_by_its_own_button_L_REPLACE_1():
+    """Going on the list and leaving it are two buttons, each posting to its own URL (no field chooses); leaving
+    when not on the list is the service's 409 and changes nothing."""
+    table = build_game()
+    sub = make_user("Sub")
+    client = Client()
+    client.force_login(sub)
+    leave = reverse("m21_withdraw_volunteering", args=[table.game.slug])
+    assert client.get(leave).status_code == 405
+    refused = client.post(leave, follow=True)
+    assert refused.redirect_chain[-1][1] == 302
+    assert [str(m) for m in refused.context["messages"]] == ["You are not on the replacement list."]
+    assert not M21ReplacementVolunteer.objects.filter(game=table.game).exists()
+    assert client.post(reverse("m21_volunteer", args=[table.game.slug])).status_code == 302
+    page = client.get(reverse("m21_game", args=[table.game.slug])).content.decode()
+    assert f'action="{leave}"' in page and 'name="withdraw"' not in page
+    assert client.post(leave).status_code == 302
+    assert not host_tools.is_volunteer(fresh(sub), table.game)
+    assert M21ReplacementVolunteer.objects.get(game=table.game, user=sub).withdrawn_at is not None
+
+
 def test_an_account_volunteers_and_the_host_gives_it_a_seat_that_keeps_its_role_L_REPLACE_1():
     table = build_game()
     sub = make_user("Sub")
