@@ -220,12 +220,13 @@ def test_console_ending_the_game_early_asks_first_L_WIN_3(demo):
     assert GameEvent.objects.filter(game=demo.game).count() > events
 
 
-def _m21_console_ask(table, user, data):
-    """The first POST of an M21 console form, at the table's next minute: (client, response)."""
+def _m21_console_ask(table, user, button, data):
+    """The first POST of an M21 console form (``button``: its own URL), at the table's next minute:
+    (client, response)."""
     client = Client()
     client.force_login(user)
     with time_machine.travel(table.tick(), tick=False):
-        return client, client.post(reverse("staff_admin:m21_console", args=[table.game.pk]), data)
+        return client, client.post(reverse(f"staff_admin:m21_console_{button}", args=[table.game.pk]), data)
 
 
 def _m21_state(table) -> tuple:
@@ -240,7 +241,7 @@ def test_m21_modkill_with_a_role_reveal_asks_first_M_SETUP_4(db):
     table = build_game()
     carol = table.seat("Carol")
     before = _m21_state(table)
-    client, ask = _m21_console_ask(table, table.host, {"form": "modkill", "modkill-player": carol.public_id,
+    client, ask = _m21_console_ask(table, table.host, "modkill", {"modkill-player": carol.public_id,
                                                       "modkill-reveal_role": "on"})
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200 and "Modkill this player?" in page  # English, the language of M21
@@ -249,9 +250,8 @@ def test_m21_modkill_with_a_role_reveal_asks_first_M_SETUP_4(db):
     assert "This cannot be undone." in page
     assert _m21_state(table) == before
     action, fields = _reposted(ask)
-    assert action == reverse("staff_admin:m21_console", args=[table.game.pk])
-    assert sorted(fields) == [("confirmed", "yes"), ("form", "modkill"), ("modkill-player", carol.public_id),
-                              ("modkill-reveal_role", "on")]
+    assert action == reverse("staff_admin:m21_console_modkill", args=[table.game.pk])
+    assert sorted(fields) == [("confirmed", "yes"), ("modkill-player", carol.public_id), ("modkill-reveal_role", "on")]
     with time_machine.travel(table.tick(), tick=False):
         done = _post_fields(client, action, fields)
     assert done.status_code == 302
@@ -264,7 +264,7 @@ def test_m21_modkill_without_a_role_reveal_says_so_M_SETUP_4(db):
     table = build_game()
     bob = table.seat("Bob")
     before = _m21_state(table)
-    client, ask = _m21_console_ask(table, table.cohost, {"form": "modkill", "modkill-player": bob.public_id})
+    client, ask = _m21_console_ask(table, table.cohost, "modkill", {"modkill-player": bob.public_id})
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200
     assert ("Bob is removed from the game of “Prohibition Wars” as dead. The game thread announces it without "
@@ -282,7 +282,7 @@ def test_m21_replacing_a_player_asks_first_L_REPLACE_1(db):
     newcomer = make_user("Newcomer")
     seat = table.seat("Dave")
     before = _m21_state(table)
-    client, ask = _m21_console_ask(table, table.host, {"form": "replace", "replace-player": seat.public_id,
+    client, ask = _m21_console_ask(table, table.host, "replace", {"replace-player": seat.public_id,
                                                       "replace-username": "NEWCOMER"})
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200 and "Replace this player?" in page
@@ -291,8 +291,8 @@ def test_m21_replacing_a_player_asks_first_L_REPLACE_1(db):
     assert "This cannot be undone." in page
     assert _m21_state(table) == before
     action, fields = _reposted(ask)
-    assert sorted(fields) == [("confirmed", "yes"), ("form", "replace"), ("replace-player", seat.public_id),
-                              ("replace-username", "NEWCOMER")]
+    assert action == reverse("staff_admin:m21_console_replace", args=[table.game.pk])
+    assert sorted(fields) == [("confirmed", "yes"), ("replace-player", seat.public_id), ("replace-username", "NEWCOMER")]
     with time_machine.travel(table.tick(), tick=False):
         assert _post_fields(client, action, fields).status_code == 302
     seat.refresh_from_db()
