@@ -153,7 +153,7 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
     )
     from voting.models import CourtVote
 
-    url, nominee = _before_the_court(demo, client)
+    _url, nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
         judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()

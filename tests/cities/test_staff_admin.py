@@ -396,7 +396,7 @@ def test_the_ban_page_posts_its_form_to_the_actions_own_url_as_a_browser_does_L_
     client = staff_client(demo.tribune1)
     membership = _city1_membership(demo)
     page = _act(client, "ban_members", [membership]).content.decode()  # from the changelist's action menu
-    form = re.search(r'<form method="post" action="([^"]+)" novalidate>(.*?)</form>', page, re.S)
+    form = re.search(r'<form method="post" action="([^"]+)" novalidate>(.*?)</form>', page, re.DOTALL)
     url = CHANGELIST["membership"] + "actions/ban_members/"
     assert form.group(1) == url and 'name="action"' not in form.group(2) and 'name="apply"' not in form.group(2)
     selection = re.findall(r'<input type="hidden" name="_selected_action" value="([^"]+)">', form.group(2))
@@ -412,8 +412,8 @@ def test_the_ban_page_posts_its_form_to_the_actions_own_url_as_a_browser_does_L_
 
     nothing = client.post(url, {"until": "", "reason": "flood"}, follow=True)
     assert nothing.redirect_chain == [(CHANGELIST["membership"], 302)]
-    assert flashed(nothing) == ["Чтобы произвести действия над объектами, необходимо их выбрать. Объекты не были "
-                                "изменены."]
+    assert flashed(nothing) == [("Чтобы произвести действия над объектами, необходимо их выбрать. Объекты не были "
+                                 "изменены.")]
     assert events.count() == before
 
     done = client.post(url, {"_selected_action": selection, "until": "", "reason": "flood"}, follow=True)

@@ -106,8 +106,10 @@ def _shown_forms(day) -> set[str]:
         shown.add("court_vote")
     if day.decision is None and day.awaiting_decision and day.is_procurator:
         shown.add("decide")
-    if day.is_tribune:
-        shown.add("schedule" if day.session is None or day.session.opened_at is None else "extend")
+    if day.is_tribune and (day.session is None or day.session.opened_at is None):
+        shown.add("schedule")
+    elif day.is_tribune and day.session.closed_at is None:
+        shown.add("extend")
     if day.judges is not None and day.judges.election is not None and day.judges.my_proposal is None \
             and day.judges.propose_choices:
         shown.add("propose_candidate")

@@ -251,7 +251,7 @@ def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_
 def test_a_court_vote_without_a_choice_is_a_form_error_and_records_nothing_L_COURT_2(demo, client):
     from cities.models import Resident
     from voting.models import CourtVote
-    url, _nominee = _before_the_court(demo, client)
+    _url, _nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
         judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
