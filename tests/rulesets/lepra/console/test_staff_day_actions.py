@@ -338,18 +338,23 @@ def test_closing_before_the_opening_is_the_services_refusal(demo, day2):
 @pytest.mark.parametrize("action, extra", [
     ("open_voting", {}),
     ("close_voting", {}),
-    ("extend_voting", {"apply": "1", "closes_at": "2026-11-20T23:30"}),
-    ("put_before_court", {"apply": "1", "deadline": "2026-11-20T23:50"}),
+    ("extend_voting", {"closes_at": "2026-11-20T23:30"}),
+    ("put_before_court", {"deadline": "2026-11-20T23:50"}),
 ])
 def test_tribune2_cannot_touch_city1_sessions_same_as_a_missing_id(demo, day2, action, extra):
+    """From the action menu and at the action's own URL alike, a session of another city is answered as a
+    missing id (the Tribune of city 2 has no "put before the court" at all: 403 at its URL)."""
     session = day2.sessions[1]
     before, n_events = session_state(session), events().count()
     client = staff_client(demo.tribune2)
+    keys = (session.public_id, missing_key(VotingSession))
     with time_machine.travel(NOON, tick=False):
-        answers = [act(client, "session", action, [pk], **extra) for pk in (session.public_id, missing_key(VotingSession))]
+        menu = [act(client, "session", action, [pk], **extra) for pk in keys]
+        own = [act(client, "session", action, [pk], submit=True, **extra) for pk in keys]
     expected = [NO_ACTION] if action == "put_before_court" else []
-    assert [flashed(r) for r in answers] == [expected, expected]
-    assert answers[0].status_code == answers[1].status_code == 200
+    assert [flashed(r) for r in menu] == [expected, expected]
+    assert menu[0].status_code == menu[1].status_code == 200
+    assert [(r.status_code, flashed(r)) for r in own] == 2 * [(403, []) if action == "put_before_court" else (200, [])]
     assert session_state(session) == before and events().count() == n_events
 
 
