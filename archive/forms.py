@@ -4,9 +4,21 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from kernel.form_fields import AccessedObjectField
 from kernel.timezones import TimeZoneField
 
 from .models import Channel, NotificationKind
+
+
+class ConsentForm(forms.Form):
+    """A consent button of the consents page (L-ARCH-2): the inbox, by public id, resolved by ``access`` (the
+    access policy's ``access_inbox_by_id`` for the viewer: a bad id is its 404)."""
+
+    inbox = AccessedObjectField()
+
+    def __init__(self, *args, access, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["inbox"].access = access
 
 
 class NotificationSettingsForm(forms.Form):

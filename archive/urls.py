@@ -5,6 +5,8 @@ from . import views
 
 urlpatterns = [
     path("me/consents/", views.my_consents, name="archive_consents"),
+    path("me/consents/give/", views.give_consent, name="archive_give_consent"),
+    path("me/consents/revoke/", views.revoke_consent, name="archive_revoke_consent"),
     path("me/mentions/", views.mentions, name="archive_mentions"),
     path("me/notifications/", views.notification_list, name="archive_notifications"),
     path("me/notifications/settings/", views.notification_settings, name="archive_notification_settings"),

@@ -25,41 +25,60 @@ from kernel.rulesets import ruleset_of
 from kernel.timezones import display_zone_name, time_for
 
 from . import charts, export, selectors, services
-from .forms import MarkAllReadForm, NotificationSettingsForm, TimelineFilterForm
+from .forms import ConsentForm, MarkAllReadForm, NotificationSettingsForm, TimelineFilterForm
 from .models import NotificationKind
 from .notifications import attention_everywhere, mentions_for, notification_list_for, unread_badges_for
 
 
 @login_required
-@require_http_methods(["GET", "HEAD", "POST"])
+@require_http_methods(["GET", "HEAD"])
 def my_consents(request):
     """The resident's one page of consents (L-ARCH-2): each personal or secret inbox whose disclosure waits for
-    them, with give / withdraw buttons (POST ``inbox`` and ``action`` = give | revoke)."""
+    them, with its give or withdraw button (``give_consent``, ``revoke_consent``)."""
     activate_account_language(request)
-    if request.method == "POST":
-        inbox = policies.access_inbox_by_id(request.user, request.POST.get("inbox"))
-        if request.POST.get("action") not in ("give", "revoke"):  # an unknown action changes nothing
-            flash.error(request, _("Unknown action: nothing was changed."))
-            return render(request, "archive/consents.html", {"rows": selectors.consent_rows_for(request.user)},
-                          status=400)
-        if request.POST.get("action") != "revoke":
-            activate_game_language(request, inbox.game)
-            confirm = confirmation_page(
-                request, title=_("Consent to disclose “%(title)s”?") % {"title": inbox.title},
-                consequence=_("After the game the inbox opens to everyone once every consent it needs is given; "
-                              "once it is disclosed, your consent cannot be withdrawn."),
-                confirm_label=_("Consent to disclose"), cancel_url=reverse("archive_consents"))
-            if confirm is not None:
-                return confirm
-        try:
-            if request.POST.get("action") == "revoke":
-                services.do_revoke_consent(inbox, acting_user=request.user)
-            else:
-                services.do_give_consent(inbox, acting_user=request.user)
-        except RuleViolation as exc:
-            flash.error(request, str(exc))
-        return redirect("archive_consents")
     return render(request, "archive/consents.html", {"rows": selectors.consent_rows_for(request.user)})
+
+
+def _consent_inbox(request):
+    """The inbox a consent button names (``ConsentForm``): through the access policy, so a malformed, missing or
+    unreadable id is the one 404 (L-INBOX-20)."""
+    form = ConsentForm(request.POST, access=lambda inbox_id: policies.access_inbox_by_id(request.user, inbox_id))
+    form.is_valid()  # the only field raises the 404 itself; a valid form always names an inbox
+    return form.cleaned_data["inbox"]
+
+
+@login_required
+@require_POST
+def give_consent(request):
+    """Consent to disclose one inbox after the game (L-ARCH-2), after a confirmation page (a consent cannot be
+    withdrawn once the inbox is disclosed): ``do_give_consent``, which decides who may; a refusal is flashed."""
+    inbox = _consent_inbox(request)
+    activate_game_language(request, inbox.game)
+    confirm = confirmation_page(
+        request, title=_("Consent to disclose “%(title)s”?") % {"title": inbox.title},
+        consequence=_("After the game the inbox opens to everyone once every consent it needs is given; "
+                      "once it is disclosed, your consent cannot be withdrawn."),
+        confirm_label=_("Consent to disclose"), cancel_url=reverse("archive_consents"))
+    if confirm is not None:
+        return confirm
+    try:
+        services.do_give_consent(inbox, acting_user=request.user)
+    except RuleViolation as exc:
+        flash.error(request, str(exc))
+    return redirect("archive_consents")
+
+
+@login_required
+@require_POST
+def revoke_consent(request):
+    """Withdraw one's consent to disclose an inbox (L-ARCH-2): ``do_revoke_consent``, which decides whether it
+    still may be; a refusal is flashed."""
+    inbox = _consent_inbox(request)
+    try:
+        services.do_revoke_consent(inbox, acting_user=request.user)
+    except RuleViolation as exc:
+        flash.error(request, str(exc))
+    return redirect("archive_consents")
 
 
 @require_POST

@@ -40,7 +40,6 @@ from zoneinfo import ZoneInfo
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
@@ -58,7 +57,6 @@ from django.utils.translation import gettext_lazy
 from inboxes import knowledge, membership_services, policies, policy_tables
 from inboxes import services as inbox_services
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
-from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectMultipleChoiceField
 from kernel.public_ids import is_public_id
@@ -71,6 +69,7 @@ from staff.console import (
     _hidden_text_inbox_ids,
     action_page,
     bound_form,
+    confirm_action,
     current_viewer,
     readable_inboxes_for_staff,
     register_dashboard_links,
@@ -211,12 +210,12 @@ def record_death(modeladmin, request, queryset):
         return None
     form = bound_form(request, DeathForm)
     if form.is_valid():
-        confirm = confirmation_page(
-            request, title=_("Record a death?"),
+        confirm = confirm_action(
+            modeladmin, request, "record_death", title=_("Record a death?"),
             consequence=_("These residents die (%(cause)s): %(names)s.")
             % {"cause": DeathCause(form.cleaned_data["cause"]).label,
                "names": ", ".join(f"{r.name} ({r.city.name})" for r in residents)},
-            confirm_label=_("Record"), cancel_url=request.get_full_path())
+            confirm_label=_("Record"))
         if confirm is not None:
             return confirm
         for resident in residents:
@@ -544,37 +543,28 @@ def _run_service(request, memberships, service, success: str, **kwargs) -> None:
 
 @admin.action(description=gettext_lazy("Ban in the inbox (reads, cannot post)"))
 def ban_members(modeladmin, request, queryset):
-    """Ask for the ban's end and reason on an intermediate page, then call ``do_ban_member`` for each."""
+    """Ask for the ban's end and reason on an intermediate page, then call ``do_ban_member`` for each (the end
+    read in each inbox's game time zone)."""
     memberships = list(queryset.select_related("inbox__game", "resident"))
-    if "apply" in request.POST:
-        form = BanForm(request.POST)
-        if form.is_valid():
-            naive = form.cleaned_data["until"]
-            for membership in memberships:
-                until = None
-                if naive is not None:
-                    try:
-                        until = wall_clock_to_utc(naive, ZoneInfo(membership.inbox.game.time_zone))
-                    except (ValidationError, OverflowError) as exc:
-                        messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
-                        continue
-                _run_service(request, [membership], inbox_services.do_ban_member,
-                             _("%(name)s is banned in “%(inbox)s”."), until=until,
-                             reason=form.cleaned_data["reason"])
-            return None
-    else:
-        form = BanForm()
-    context = {
-        **modeladmin.admin_site.each_context(request),
-        "title": _("Ban members"),
-        "opts": modeladmin.opts,
-        "form": form,
-        "memberships": memberships,
-        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-        "action": "ban_members",
-    }
-    request.current_app = modeladmin.admin_site.name
-    return TemplateResponse(request, "staff_admin/ban_members.html", context)
+    if not memberships:
+        return None
+    form = bound_form(request, BanForm)
+    if form.is_valid():
+        naive = form.cleaned_data["until"]
+        for membership in memberships:
+            until = None
+            if naive is not None:
+                try:
+                    until = wall_clock_to_utc(naive, ZoneInfo(membership.inbox.game.time_zone))
+                except (ValidationError, OverflowError) as exc:
+                    messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
+                    continue
+            _run_service(request, [membership], inbox_services.do_ban_member,
+                         _("%(name)s is banned in “%(inbox)s”."), until=until, reason=form.cleaned_data["reason"])
+        return None
+    targets = [(m.pk, f"{m.resident.name} · {m.inbox.title} ({m.inbox.game.time_zone})") for m in memberships]
+    return action_page(modeladmin, request, action="ban_members", title=_("Ban members"), targets=targets,
+                       form=form, submit=_("Ban"))
 
 
 @admin.action(description=gettext_lazy("Lift the ban"))
@@ -587,12 +577,11 @@ def unban_members(modeladmin, request, queryset):
 def remove_members(modeladmin, request, queryset):
     """Remove the selected members after a confirmation page: a removed member no longer sees the inbox."""
     memberships = list(queryset.select_related("inbox__game", "resident"))
-    confirm = None if not memberships else confirmation_page(
-        request, title=_("Remove from the inbox?"),
+    confirm = None if not memberships else confirm_action(
+        modeladmin, request, "remove_members", title=_("Remove from the inbox?"),
         consequence=_("These residents will no longer see the inbox at all: %(names)s.")
         % {"names": ", ".join(f"{m.resident.name} ({m.inbox.title})" for m in memberships)},
-        confirm_label=_("Remove from the inbox"), cancel_url=request.get_full_path(),
-        undo=_("“Add back to the inbox” undoes it."))
+        confirm_label=_("Remove from the inbox"), undo=_("“Add back to the inbox” undoes it."))
     if confirm is not None:
         return confirm
     _run_service(request, memberships, inbox_services.do_remove_member,

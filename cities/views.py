@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 
 from archive.notifications import attention_everywhere, attention_for
@@ -190,27 +191,34 @@ def new_game(request):
     return render(request, "cities/new_game.html", {"form": form, "rulesets": rulesets}, status=status)
 
 
-@require_POST
-def signup_toggle(request, slug: str):
-    """One-click sign-up ("action=sign-up") or withdrawal ("action=withdraw") on the public game page."""
+def _signup_action(request, slug: str, service, done: str):
+    """A one-click sign-up action of the public game page: a visitor is sent to log in; otherwise one call of
+    ``service(game, acting_user=...)``, then back to the game page with ``done``; a refusal is the error page with
+    the service's reason (400/403/409) and changes nothing."""
     game = selectors.game_get(slug)
     if not request.user.is_authenticated:
         return redirect(f"{reverse('account_login')}?next={reverse('game_detail', args=[slug])}")
     activate_game_language(request, game)
-    action = request.POST.get("action")
     try:
-        if action == "sign-up":
-            recruitment_services.do_sign_up(game, acting_user=request.user)
-            messages.success(request, _("You are signed up."))
-        elif action == "withdraw":
-            recruitment_services.do_withdraw_signup(game, acting_user=request.user)
-            messages.success(request, _("Your sign-up is withdrawn."))
-        else:
-            raise InvalidInput(_("Unknown action."))
+        service(game, acting_user=request.user)
     except RuleViolation as exc:
         context = {"game": game, "error": str(exc)}
         return render(request, "cities/error.html", context, status=page_status(exc))
+    messages.success(request, _(done))
     return redirect("game_detail", slug=game.slug)
+
+
+@require_POST
+def sign_up(request, slug: str):
+    """The public game page's "Sign up to play" (POST): ``do_sign_up``, which decides who may."""
+    return _signup_action(request, slug, recruitment_services.do_sign_up, gettext_noop("You are signed up."))
+
+
+@require_POST
+def withdraw_signup(request, slug: str):
+    """The public game page's "Withdraw" (POST): ``do_withdraw_signup``, which decides who may."""
+    return _signup_action(request, slug, recruitment_services.do_withdraw_signup,
+                          gettext_noop("Your sign-up is withdrawn."))
 
 
 def _setup_game(request, slug: str):

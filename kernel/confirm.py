@@ -1,9 +1,10 @@
 """A second step for irreversible actions: a page that says what will happen and asks again (works without JS).
 
 Views call ``confirmation_page`` first thing when handling an irreversible POST; it returns None once the POST
-carries the confirmation, else the page, which re-posts the very same fields plus the confirmation. The Django
-admin's actions (the staff console) use the same page: their POST (``action``, ``_selected_action``...) is
-re-posted unchanged, so the action runs again on the same selection, confirmed.
+carries the confirmation, else the page, which re-posts the very same fields plus the confirmation to the same
+URL: each action has its own URL, so no field says which action runs. The staff console's actions use the same
+page (``staff.console.confirm_action``): their selection is posted to the action's own URL (``post_to``), without
+the fields of the changelist's action menu (``omit``).
 """
 from __future__ import annotations
 
@@ -21,20 +22,22 @@ def is_confirmed(request: HttpRequest) -> bool:
 
 
 def confirmation_page(request: HttpRequest, *, title: str, consequence: str, confirm_label: str,
-                      cancel_url: str, game=None, undo: str = "") -> HttpResponse | None:
+                      cancel_url: str, game=None, undo: str = "", post_to: str | None = None,
+                      omit: frozenset[str] = frozenset()) -> HttpResponse | None:
     """None when ``request`` is a confirmed POST; otherwise the confirmation page (status 200): ``title``, the
-    ``consequence`` in plain words, a button ``confirm_label`` that re-posts the same fields to the same URL
-    with the confirmation, and a link back to ``cancel_url``. ``game`` (optional) gives the page its game's
-    navigation. ``undo`` says how the action is undone, for one that can be (the page then does not say "This
-    cannot be undone."). Texts are already translated by the caller."""
+    ``consequence`` in plain words, a button ``confirm_label`` that re-posts the same fields (but those named in
+    ``omit``) with the confirmation to ``post_to`` (the same URL by default), and a link back to ``cancel_url``.
+    ``game`` (optional) gives the page its game's navigation. ``undo`` says how the action is undone, for one
+    that can be (the page then does not say "This cannot be undone."). Texts are already translated by the
+    caller."""
     if is_confirmed(request):
         return None
     # The fields as the browser sent them (the staff console reads an action's selection into database ids,
     # keeping what was posted in ``posted_as_sent``): the confirmation posts back the same opaque keys.
     posted = getattr(request, "posted_as_sent", request.POST)
-    fields = [(name, value) for name, values in posted.lists() if name not in _NOT_REPOSTED
+    fields = [(name, value) for name, values in posted.lists() if name not in _NOT_REPOSTED | omit
               for value in values]
     context = {"title": title, "consequence": consequence, "confirm_label": confirm_label,
                "cancel_url": cancel_url, "fields": fields, "confirm_field": CONFIRM_FIELD, "game": game,
-               "undo": undo}
+               "undo": undo, "post_to": post_to or request.get_full_path()}
     return render(request, "confirm.html", context)

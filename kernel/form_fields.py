@@ -136,3 +136,22 @@ class AccessedChoiceField(forms.ChoiceField):
         if value not in self.empty_values:
             self.access(value)  # raises Http404, before a choice is compared: as the page's other id fields
         super().validate(value)
+
+
+class AccessedObjectField(forms.CharField):
+    """A hidden field naming one object by its id (a button's object on a page: a declaration to confirm, a
+    request to accept), cleaned to the object by ``access``: a callable taking the posted value and returning the
+    object, raising ``Http404`` for an empty, malformed, missing or forbidden id (an
+    ``inboxes.access.access_<noun>_by_id`` bound to the viewer and the page). So every bad id is the page's one
+    404, never a form error that would tell a forbidden object from a missing one (L-INBOX-20). The form sets
+    ``access`` when it is built for a request."""
+
+    widget = forms.HiddenInput
+
+    def __init__(self, *, access=None, **kwargs):
+        kwargs["required"] = False  # an empty id is the access function's 404, as any other bad id
+        super().__init__(**kwargs)
+        self.access = access
+
+    def clean(self, value):
+        return self.access(super().clean(value))

@@ -25,7 +25,8 @@ urlpatterns = [
     # shared game pages, whose patterns (``setup/<step>/``) would otherwise take a ruleset's more precise ones.
     *(path("", include(spec.urls_module)) for spec in registered_rulesets().values() if spec.urls_module),
     path("games/<slug:slug>/", city_views.game_detail, name="game_detail"),
-    path("games/<slug:slug>/signup/", city_views.signup_toggle, name="signup_toggle"),
+    path("games/<slug:slug>/signup/", city_views.sign_up, name="sign_up"),
+    path("games/<slug:slug>/signup/withdraw/", city_views.withdraw_signup, name="withdraw_signup"),
     path("games/<slug:slug>/setup/", city_views.game_setup, name="game_setup"),
     path("games/<slug:slug>/setup/<slug:step>/", city_views.game_setup_step, name="game_setup_step"),
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import update_wrapper
+from functools import partial, update_wrapper
 from types import MappingProxyType
 from typing import ClassVar
 from zoneinfo import ZoneInfo
@@ -41,17 +41,19 @@ from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.core.exceptions import PermissionDenied
 from django.core.handlers.exception import response_for_exception
 from django.db.models import Q
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http.response import HttpResponseBase
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, path, reverse
 from django.utils import timezone, translation
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from cities.models import Game, StaffKind, StaffRole
 from inboxes import moderation_policy, policies
+from kernel.confirm import confirmation_page
 from kernel.errors import NotProvidedByRuleset, RuleViolation
 from kernel.public_ids import is_database_id, is_public_id
 from kernel.rulesets import ruleset_of
@@ -470,6 +472,55 @@ class StaffScopedAdmin(admin.ModelAdmin):
             self._refuse_tool(request, self.console_tool)
         return super().history_view(request, object_id, extra_context)
 
+    def get_urls(self):
+        """Django's admin URLs of the model, after one URL per action (``action_view``): an action's
+        intermediate page and its confirmation post there, so that no field names the action to run."""
+        info = self.opts.app_label, self.opts.model_name
+        own = [path(f"actions/{name}/", self.admin_site.admin_view(partial(self.action_view, name=name)),
+                    name=f"{info[0]}_{info[1]}_action_{name}")
+               for name in (getattr(action, "__name__", action) for action in self.actions or ())]
+        return own + super().get_urls()
+
+    def action_view(self, request, name: str):
+        """The submission of the action ``name`` at its own URL (POST only, else 405): its intermediate page's
+        form or its confirmation, with the selection (``_selected_action``, keys as the changelist posts them)
+        read into the objects in scope (an unknown, forbidden or malformed key names nothing). Refused as on
+        the changelist: ``NotProvidedByRuleset`` for a tool the viewer's games lack, 403 for an action not
+        offered to the viewer (``get_actions``). The action then runs with its form bound (``bound_form``); its
+        page (a form with errors: 400) or its confirmation is answered, otherwise back to the changelist, which
+        shows the services' messages."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if self.console_tool is not None:
+            self._refuse_tool(request, self.console_tool)
+        if name in self.action_tools:
+            self._refuse_tool(request, self.action_tools[name])
+        action = self.get_actions(request).get(name)
+        if action is None:
+            raise PermissionDenied
+        changelist = changelist_url(f"{self.opts.app_label}_{self.opts.model_name}")
+        posted = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+        if not posted:
+            messages.warning(request, gettext("Items must be selected in order to perform actions on them. No "
+                                              "items have been changed."))
+            return HttpResponseRedirect(changelist)
+        request.console_action = name  # the action's own submission: ``bound_form`` binds its form to the POST
+        request.posted_as_sent = request.POST  # what a confirmation page posts back (kernel.confirm)
+        queryset = self.get_queryset(request).filter(pk__in=self._selected_pks(request, posted))
+        response = action[0](self, request, queryset)
+        return response if isinstance(response, HttpResponseBase) else HttpResponseRedirect(changelist)
+
+    def _selected_pks(self, request, posted: list[str]) -> list[str]:
+        """The database ids of the posted action selection: each key a console key (``url_key_field``) of an object
+        in scope; anything else becomes "0", which names no row, so the action finds nothing, exactly as for a
+        missing id."""
+        key = self.url_key_field()
+        well_formed = [v for v in posted if well_formed_url_key(self.model, key, v)]
+        if key == "pk":
+            return [v if v in well_formed else "0" for v in posted]
+        by_key = dict(self.get_queryset(request).filter(**{f"{key}__in": well_formed}).values_list(key, "pk"))
+        return [str(by_key.get(v, 0)) for v in posted]
+
     def get_readonly_fields(self, request, obj=None):
         return tuple(self.fields or ())
 
@@ -581,19 +632,9 @@ class StaffScopedAdmin(admin.ModelAdmin):
         """Django's changelist, with the posted action selection read as console keys (``url_key_field``): each
         becomes the database id of an object in scope; anything else names no object (a missing id)."""
         if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:
-            posted = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
-            # An unknown, out-of-scope or malformed key becomes "0", which names no row: the action then finds
-            # nothing, exactly as for a missing id.
-            key = self.url_key_field()
-            well_formed = [v for v in posted if well_formed_url_key(self.model, key, v)]
-            if key != "pk":
-                by_key = dict(self.get_queryset(request).filter(**{f"{key}__in": well_formed})
-                              .values_list(key, "pk"))
-                pks = [str(by_key.get(v, 0)) for v in posted]
-            else:
-                pks = [v if v in well_formed else "0" for v in posted]
             data = request.POST.copy()
-            data.setlist(helpers.ACTION_CHECKBOX_NAME, pks)
+            data.setlist(helpers.ACTION_CHECKBOX_NAME,
+                         self._selected_pks(request, request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)))
             request.posted_as_sent = request.POST  # what a confirmation page posts back (kernel.confirm)
             request.POST = data
         return super().changelist_view(request, extra_context)
@@ -662,10 +703,17 @@ def tribune_scope(request) -> Q:
     return scope
 
 
+def action_url(modeladmin, action: str) -> str:
+    """The own URL of ``modeladmin``'s action ``action`` (``StaffScopedAdmin.action_view``)."""
+    return reverse(f"admin:{modeladmin.opts.app_label}_{modeladmin.opts.model_name}_action_{action}",
+                   current_app=modeladmin.admin_site.name)
+
+
 def action_page(modeladmin, request, *, action: str, title: str, targets, form, submit: str):
     """The intermediate page of ``action``: the selected objects (``targets``: (pk, label) pairs, labels the
-    viewer may see), the form, and the same action posted again with ``apply``. The page names each target by
-    the key the changelist uses (its public id where the model has one)."""
+    viewer may see) and the form, posted to the action's own URL (``action_url``). The page names each target
+    by the key the changelist uses (its public id where the model has one). Status 400 when ``form`` was posted
+    and refused (its errors on the page), else 200."""
     targets = list(targets)
     keys = modeladmin.action_keys([pk for pk, _label in targets])
     context = {
@@ -675,11 +723,26 @@ def action_page(modeladmin, request, *, action: str, title: str, targets, form, 
         "form": form,
         "targets": [(keys.get(pk, ""), label) for pk, label in targets],
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-        "action": action,
+        "action_url": action_url(modeladmin, action),
         "submit_label": submit,
     }
     request.current_app = modeladmin.admin_site.name
-    return TemplateResponse(request, "staff_admin/action_form.html", context)
+    return TemplateResponse(request, "staff_admin/action_form.html", context, status=400 if form.is_bound else 200)
+
+
+def confirm_action(modeladmin, request, action: str, *, title: str, consequence: str, confirm_label: str,
+                   undo: str = ""):
+    """The confirmation page of ``modeladmin``'s irreversible action ``action`` (``kernel.confirm``), or None once
+    confirmed: it posts the selection and the action's own fields back to the action's own URL, never the
+    changelist's action menu; Cancel leads back to the changelist."""
+    return confirmation_page(request, title=title, consequence=consequence, confirm_label=confirm_label,
+                             cancel_url=changelist_url(f"{modeladmin.opts.app_label}_{modeladmin.opts.model_name}"),
+                             undo=undo, post_to=action_url(modeladmin, action),
+                             omit=_CHANGELIST_FIELDS)
+
+
+#: The changelist's own fields of an action's POST (the action menu, its index, "select all"): never re-posted.
+_CHANGELIST_FIELDS = frozenset({"action", "index", "select_across"})
 
 
 def staff_game(request, slug: str, kinds=(StaffKind.PROCURATOR,)) -> Game:
@@ -693,6 +756,6 @@ def staff_game(request, slug: str, kinds=(StaffKind.PROCURATOR,)) -> Game:
 
 
 def bound_form(request, form_class, **kwargs):
-    """The action's form, bound to the POST when it is the intermediate page's submission (``apply``)."""
-    return form_class(request.POST if "apply" in request.POST else None, **kwargs)
-
+    """The action's form, bound to the POST when it is the action's own submission (``action_view``, its
+    intermediate page's form posted to the action's own URL); unbound when the changelist's action menu asks."""
+    return form_class(request.POST if getattr(request, "console_action", None) else None, **kwargs)

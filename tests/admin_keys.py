@@ -46,3 +46,20 @@ def missing_key(model) -> str:
 
 #: A console key in a URL: a public id, a game's slug or a database id.
 KEY_PATTERN = r"([-a-zA-Z0-9_]+)"
+
+
+def action_url(changelist: str, action: str) -> str:
+    """The own URL of the console action ``action`` of the changelist at ``changelist``: its intermediate page's
+    form and its confirmation post there (the changelist's action menu posts to the changelist)."""
+    return f"{changelist}actions/{action}/"
+
+
+def post_console_action(client, changelist: str, action: str, keys, *, submit: bool = False, follow: bool = True,
+                        **fields):
+    """POST the console action ``action`` on the objects of ``keys`` as a browser does: from the changelist's
+    action menu (the action's name and the selection), or with ``submit`` as the action's intermediate page (the
+    selection and its form's ``fields``) to the action's own URL."""
+    data = {"_selected_action": list(keys), **fields}
+    if submit:
+        return client.post(action_url(changelist, action), data, follow=follow)
+    return client.post(changelist, {"action": action, **data}, follow=follow)

@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from cities.models import City, PublicPost
 from inboxes.models import Inbox, InboxKind
@@ -111,7 +111,8 @@ def _client(demo, persona: str) -> Client:
 
 
 class _Forms(HTMLParser):
-    """The POST forms of a page: (action, fields [(name, value)], submit buttons [(name, value)])."""
+    """The POST forms of a page: (action, fields [(name, value)], submit buttons [(name, value)], and the other
+    URLs its buttons post to with ``formaction``)."""
 
     def __init__(self):
         super().__init__()
@@ -139,8 +140,11 @@ class _Forms(HTMLParser):
                     self._form.setdefault("unchecked", []).append((a["name"], a.get("value") or "on"))
             else:
                 self._form["fields"].append((a["name"], a.get("value") or ""))
-        elif tag == "button" and a.get("name") and (a.get("type") or "submit") == "submit":
-            self._form["buttons"].append((a["name"], a.get("value") or ""))
+        elif tag == "button" and (a.get("type") or "submit") == "submit":
+            if a.get("formaction"):
+                self._form.setdefault("formactions", []).append(a["formaction"])
+            if a.get("name"):
+                self._form["buttons"].append((a["name"], a.get("value") or ""))
         elif tag == "select" and a.get("name"):
             self._select = [a["name"], None]
         elif tag == "option" and self._select is not None and self._select[1] is None:
@@ -245,8 +249,10 @@ def test_malformed_query_and_form_values_never_give_500(demo, valid, persona):
         response = client.get(url)
         if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
             continue
-        for form in _post_forms(response.content.decode()):
-            target = urljoin(url, form["action"]) if form["action"] else url
+        posts = [(form, action) for form in _post_forms(response.content.decode())
+                 for action in [form["action"], *form.get("formactions", [])]]
+        for form, action in posts:
+            target = urljoin(url, action) if action else url
             if urlsplit(target).netloc or target.startswith(("/accounts/logout", "/staff/logout")):
                 continue
             buttons = form["buttons"] or [None]
@@ -281,8 +287,8 @@ BAD_IDS = ["\u00b2", "\u0663", "99999999999999999999999", "1.5", "abc", "-1", "a
 
 @pytest.mark.parametrize("persona, action, field", [
     ("tribune1", "accept_proxy", "proxy"), ("tribune1", "confirm_suicide", "declaration"),
-    ("procurator", "decide", "resident"), ("honest", "propose_candidate", "candidate"),
-    ("honest", "confirm_removal", "demand"),
+    ("procurator", "decide_execution", "resident"), ("honest", "propose_candidate", "candidate"),
+    ("honest", "confirm_removal_demand", "demand"),
 ])
 def test_day_page_fields_with_bad_ids_are_the_404_of_a_missing_object_and_change_nothing(demo, persona, action, field):
     """A malformed, huge, non-ASCII or unknown id, and the database id of a real object (never accepted: pages name
@@ -290,10 +296,11 @@ def test_day_page_fields_with_bad_ids_are_the_404_of_a_missing_object_and_change
     from cities.models import GameEvent
 
     client = _client(demo, persona)
-    url = f"/games/{demo.game.slug}/cities/1/day/"
+    url = reverse(action, args=[demo.game.slug, 1])
     events = GameEvent.objects.count()
-    for bad in [*BAD_IDS, str(demo.seat("honest").pk)]:
-        response = client.post(url, {"action": action, field: bad})
+    hidden = field in ("proxy", "declaration", "demand")  # a button's hidden id: empty is a bad id too
+    for bad in [*BAD_IDS, str(demo.seat("honest").pk), *([""] if hidden else [])]:
+        response = client.post(url, {field: bad})
         assert response.status_code == 404, (field, bad)
     assert GameEvent.objects.count() == events
 
@@ -302,12 +309,11 @@ def test_nominate_other_and_a_nul_in_the_note_are_a_400(demo):
     from voting.models import SpeechRequest
 
     client = _client(demo, "honest")
-    url = f"/games/{demo.game.slug}/nominate/"
     for bad in BAD_IDS:
-        response = client.post(url, {"action": "confrontation", "other": bad, "note": "x"})
+        response = client.post(reverse("request_confrontation", args=[demo.game.slug]), {"other": bad, "note": "x"})
         assert response.status_code == 400, bad
     before = SpeechRequest.objects.count()  # (a NUL cannot even be sent to PostgreSQL in a query)
-    response = client.post(url, {"action": "last_word", "note": "a\x00b"})
+    response = client.post(reverse("request_last_word", args=[demo.game.slug]), {"note": "a\x00b"})
     assert response.status_code == 400
     assert "Нулевые символы недопустимы." in response.content.decode()
     assert SpeechRequest.objects.count() == before
@@ -337,7 +343,8 @@ def test_huge_and_malformed_inbox_ids_are_404_on_every_inbox_url(demo):
     assert client.get(f"/inboxes/{inbox.public_id}/n99999999999999999999999/edit/").status_code == 404
     assert client.get(f"/inboxes/{inbox.public_id}/n999999999999999999/edit/").status_code == 404
     for bad in ("99999999999999999999999", "\u00b2", "abc", ""):
-        assert client.post("/me/consents/", {"inbox": bad, "action": "give"}).status_code == 404
+        assert client.post(reverse("archive_give_consent"), {"inbox": bad}).status_code == 404
+        assert client.post(reverse("archive_revoke_consent"), {"inbox": bad}).status_code == 404
 
 
 

@@ -16,7 +16,7 @@ from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from tests.conftest import fresh
-from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, nominate_and_open, ru
+from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, day_action, nominate_and_open, ru
 from tests.rulesets.m21.day_helpers import build_game, make_user
 from tests.support.staff_console import act, staff_client
 from voting.models import SuicideDeclaration, VotingSession
@@ -59,13 +59,13 @@ def test_leaving_a_secret_inbox_asks_first_and_changes_nothing_until_confirmed_L
 def test_declaring_suicide_asks_first_L_NOM_5(demo, client):
     resident = city1_day(demo).plain[4]
     client.force_login(resident.user)
-    url = reverse("nominate", args=[demo.game.slug])
+    url = reverse("declare_suicide", args=[demo.game.slug])
     with time_machine.travel(MORNING, tick=False):
-        ask = client.post(url, {"action": "suicide"})
+        ask = client.post(url)
         assert ask.status_code == 200 and ru("Declare suicide?") in html.unescape(ask.content.decode())
         assert not SuicideDeclaration.objects.filter(resident=resident).exists()
         action, fields = _reposted(ask)
-        assert sorted(fields) == [("action", "suicide"), ("confirmed", "yes")]
+        assert (action, fields) == (url, [("confirmed", "yes")])  # the action's own URL: no field names it
         assert _post_fields(client, action, fields).status_code == 302
     assert SuicideDeclaration.objects.filter(resident=resident).count() == 1
 
@@ -74,12 +74,13 @@ def test_closing_voting_now_on_the_day_page_asks_first_L_VOTE_6(demo, client):
     day = city1_day(demo)
     session = nominate_and_open(demo, day, [day.plain[0]])
     client.force_login(demo.tribune1)
-    url = reverse("city_day", args=[demo.game.slug, 1])
+    url = day_action(demo, "close_voting")
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
-        ask = client.post(url, {"action": "close"})
+        ask = client.post(url)
         assert ask.status_code == 200
         assert VotingSession.objects.get(pk=session.pk).closed_at is None
         action, fields = _reposted(ask)
+        assert (action, fields) == (url, [("confirmed", "yes")])
         assert _post_fields(client, action, fields).status_code == 302
     assert VotingSession.objects.get(pk=session.pk).closed_at == OPENS + timedelta(minutes=5)
 
@@ -95,7 +96,9 @@ def test_console_close_voting_asks_first_then_closes_the_same_selection_L_VOTE_6
         assert day.city.name in html.unescape(ask.content.decode())
         assert VotingSession.objects.get(pk=session.pk).closed_at is None
         action, fields = _reposted(ask)
-        assert ("_selected_action", session.public_id) in fields and ("action", "close_voting") in fields
+        # Posted to the action's own URL: the selection and the confirmation, no field naming the action.
+        assert (action, fields) == (changelist + "actions/close_voting/",
+                                    [("_selected_action", session.public_id), ("confirmed", "yes")])
         done = _post_fields(client, action, fields, follow=True)
         assert done.status_code == 200
     assert VotingSession.objects.get(pk=session.pk).closed_at == OPENS + timedelta(minutes=5)
@@ -116,6 +119,8 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
         assert gettext("“Add back to the inbox” undoes it.") == "Действие отменяет «Вернуть в ящик»."
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.MEMBER
     action, fields = _reposted(ask)
+    assert (action, fields) == (changelist + "actions/remove_members/",
+                                [("_selected_action", membership.public_id), ("confirmed", "yes")])
     _post_fields(client, action, fields, follow=True)
     assert Membership.objects.get(pk=membership.pk).state == MembershipState.REMOVED
     assert Inbox.objects.filter(pk=membership.inbox_id).exists()
@@ -126,13 +131,14 @@ def test_consenting_to_disclosure_asks_first_and_records_nothing_until_confirmed
 
     personal = Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident=demo.seat("honest"))
     client.force_login(demo.honest)
-    ask = client.post("/me/consents/", {"inbox": personal.public_id, "action": "give"})
+    ask = client.post(reverse("archive_give_consent"), {"inbox": personal.public_id})
     assert ask.status_code == 200
     assert ru("After the game the inbox opens to everyone once every consent it needs is given; once it is "
               "disclosed, your consent cannot be withdrawn.") in html.unescape(ask.content.decode())
     assert not DisclosureConsent.objects.filter(inbox=personal).exists()
     action, fields = _reposted(ask)
-    assert sorted(fields) == sorted([("inbox", personal.public_id), ("action", "give"), ("confirmed", "yes")])
+    assert action == reverse("archive_give_consent")
+    assert sorted(fields) == sorted([("inbox", personal.public_id), ("confirmed", "yes")])
     assert _post_fields(client, action, fields).status_code == 302
     assert DisclosureConsent.objects.filter(inbox=personal, revoked_at__isnull=True).count() == 1
 
@@ -147,18 +153,19 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
     )
     from voting.models import CourtVote
 
-    url, nominee = _before_the_court(demo, client)
+    _url, nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"})
+        client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
         judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
         client.force_login(judge.user)
-        ask = client.post(url, {"action": "court_vote", "choice": nominee.public_id})
+        ask = client.post(day_action(demo, "court_vote"), {"choice": nominee.public_id})
         assert ask.status_code == 200
         assert ru("A judge's vote cannot be changed: once recorded, it counts towards the Supreme Court's decision "
                   "on %(city)s.", city=judge.city.name) in html.unescape(ask.content.decode())
         assert not CourtVote.objects.filter(judge=judge).exists()
         action, fields = _reposted(ask)
-        assert sorted(fields) == sorted([("action", "court_vote"), ("choice", nominee.public_id), ("confirmed", "yes")])
+        assert action == day_action(demo, "court_vote")
+        assert sorted(fields) == sorted([("choice", nominee.public_id), ("confirmed", "yes")])
         assert _post_fields(client, action, fields).status_code == 302
     assert list(CourtVote.objects.filter(judge=judge).values_list("choice", flat=True)) == [nominee.pk]
 
@@ -166,13 +173,15 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
 def test_console_record_death_asks_first_L_DEATH_1(demo):
     seat = demo.seat("honest")
     client = staff_client(demo.procurator)
-    ask = act(client, "resident", "record_death", [seat], apply="1", cause="executed")
+    ask = act(client, "resident", "record_death", [seat], submit=True, cause="executed")
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200 and "Записать смерть?" in page  # the console speaks the game's language
     assert f"Эти жители погибнут (казнён): {seat.name} ({seat.city.name})." in page
     assert "Это действие нельзя отменить." in page
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.ALIVE
     action, fields = _reposted(ask)
+    assert action == "/staff/cities/resident/actions/record_death/"
+    assert sorted(fields) == [("_selected_action", seat.public_id), ("cause", "executed"), ("confirmed", "yes")]
     _post_fields(client, action, fields, follow=True)
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.DEAD
     with translation.override("ru"):
@@ -211,12 +220,13 @@ def test_console_ending_the_game_early_asks_first_L_WIN_3(demo):
     assert GameEvent.objects.filter(game=demo.game).count() > events
 
 
-def _m21_console_ask(table, user, data):
-    """The first POST of an M21 console form, at the table's next minute: (client, response)."""
+def _m21_console_ask(table, user, button, data):
+    """The first POST of an M21 console form (``button``: its own URL), at the table's next minute:
+    (client, response)."""
     client = Client()
     client.force_login(user)
     with time_machine.travel(table.tick(), tick=False):
-        return client, client.post(reverse("staff_admin:m21_console", args=[table.game.slug]), data)
+        return client, client.post(reverse(f"staff_admin:m21_console_{button}", args=[table.game.slug]), data)
 
 
 def _m21_state(table) -> tuple:
@@ -231,7 +241,7 @@ def test_m21_modkill_with_a_role_reveal_asks_first_M_SETUP_4(db):
     table = build_game()
     carol = table.seat("Carol")
     before = _m21_state(table)
-    client, ask = _m21_console_ask(table, table.host, {"form": "modkill", "modkill-player": carol.public_id,
+    client, ask = _m21_console_ask(table, table.host, "modkill", {"modkill-player": carol.public_id,
                                                       "modkill-reveal_role": "on"})
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200 and "Modkill this player?" in page  # English, the language of M21
@@ -240,9 +250,8 @@ def test_m21_modkill_with_a_role_reveal_asks_first_M_SETUP_4(db):
     assert "This cannot be undone." in page
     assert _m21_state(table) == before
     action, fields = _reposted(ask)
-    assert action == reverse("staff_admin:m21_console", args=[table.game.slug])
-    assert sorted(fields) == [("confirmed", "yes"), ("form", "modkill"), ("modkill-player", carol.public_id),
-                              ("modkill-reveal_role", "on")]
+    assert action == reverse("staff_admin:m21_console_modkill", args=[table.game.slug])
+    assert sorted(fields) == [("confirmed", "yes"), ("modkill-player", carol.public_id), ("modkill-reveal_role", "on")]
     with time_machine.travel(table.tick(), tick=False):
         done = _post_fields(client, action, fields)
     assert done.status_code == 302
@@ -255,7 +264,7 @@ def test_m21_modkill_without_a_role_reveal_says_so_M_SETUP_4(db):
     table = build_game()
     bob = table.seat("Bob")
     before = _m21_state(table)
-    client, ask = _m21_console_ask(table, table.cohost, {"form": "modkill", "modkill-player": bob.public_id})
+    client, ask = _m21_console_ask(table, table.cohost, "modkill", {"modkill-player": bob.public_id})
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200
     assert ("Bob is removed from the game of “Prohibition Wars” as dead. The game thread announces it without "
@@ -273,7 +282,7 @@ def test_m21_replacing_a_player_asks_first_L_REPLACE_1(db):
     newcomer = make_user("Newcomer")
     seat = table.seat("Dave")
     before = _m21_state(table)
-    client, ask = _m21_console_ask(table, table.host, {"form": "replace", "replace-player": seat.public_id,
+    client, ask = _m21_console_ask(table, table.host, "replace", {"replace-player": seat.public_id,
                                                       "replace-username": "NEWCOMER"})
     page = html.unescape(ask.content.decode())
     assert ask.status_code == 200 and "Replace this player?" in page
@@ -282,8 +291,8 @@ def test_m21_replacing_a_player_asks_first_L_REPLACE_1(db):
     assert "This cannot be undone." in page
     assert _m21_state(table) == before
     action, fields = _reposted(ask)
-    assert sorted(fields) == [("confirmed", "yes"), ("form", "replace"), ("replace-player", seat.public_id),
-                              ("replace-username", "NEWCOMER")]
+    assert action == reverse("staff_admin:m21_console_replace", args=[table.game.slug])
+    assert sorted(fields) == [("confirmed", "yes"), ("replace-player", seat.public_id), ("replace-username", "NEWCOMER")]
     with time_machine.travel(table.tick(), tick=False):
         assert _post_fields(client, action, fields).status_code == 302
     seat.refresh_from_db()

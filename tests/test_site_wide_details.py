@@ -44,8 +44,7 @@ def test_pages_have_a_favicon_and_announce_flash_messages(demo, client):
 
     client.force_login(city1_day(demo).plain[4].user)
     with time_machine.travel(MORNING, tick=False):
-        response = client.post(reverse("nominate", args=[demo.game.slug]), {"action": "suicide", "confirmed": "yes"},
-                               follow=True)
+        response = client.post(reverse("declare_suicide", args=[demo.game.slug]), {"confirmed": "yes"}, follow=True)
     page = response.content.decode()
     assert '<ul class="flash" role="status" aria-live="polite"><li class="success">' in page
     assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in page

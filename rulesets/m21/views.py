@@ -142,31 +142,41 @@ def extend(request, slug: str):
 @require_POST
 @login_required
 def spectate(request, slug: str):
-    """Join (``leave`` absent) or leave (``leave`` posted) the game as a spectator (M-SETUP-3); the services
-    decide who may."""
+    """Join the game as a spectator (M-SETUP-3): ``do_join_as_spectator``, which decides who may."""
     game = _m21_game(slug, request)
-    if request.POST.get("leave"):
-        _, status = _act(request, game, lambda: services.do_leave_as_spectator(game, acting_user=request.user),
-                         "You no longer watch this game.")
-    else:
-        _, status = _act(request, game, lambda: services.do_join_as_spectator(game, acting_user=request.user),
-                         "You watch this game as a spectator: you read the game thread and talk in the "
-                         "spectators' thread. You can never play in this game.")
+    _, status = _act(request, game, lambda: services.do_join_as_spectator(game, acting_user=request.user),
+                     "You watch this game as a spectator: you read the game thread and talk in the "
+                     "spectators' thread. You can never play in this game.")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def stop_spectating(request, slug: str):
+    """Leave the game's spectators (M-SETUP-3): ``do_leave_as_spectator``, which decides who may."""
+    game = _m21_game(slug, request)
+    _, status = _act(request, game, lambda: services.do_leave_as_spectator(game, acting_user=request.user),
+                     "You no longer watch this game.")
     return _back(request, game, status)
 
 
 @require_POST
 @login_required
 def volunteer(request, slug: str):
-    """Go on (``withdraw`` absent) or leave (``withdraw`` posted) the game's replacement list (L-REPLACE-1); the
-    services decide who may."""
+    """Go on the game's replacement list (L-REPLACE-1): ``do_volunteer_to_replace``, which decides who may."""
     game = _m21_game(slug, request)
-    if request.POST.get("withdraw"):
-        _, status = _act(request, game, lambda: host_tools.do_withdraw_volunteering(game, acting_user=request.user),
-                         "You are no longer on the replacement list.")
-    else:
-        _, status = _act(request, game, lambda: host_tools.do_volunteer_to_replace(game, acting_user=request.user),
-                         "You are on the replacement list: the host may give you a seat.")
+    _, status = _act(request, game, lambda: host_tools.do_volunteer_to_replace(game, acting_user=request.user),
+                     "You are on the replacement list: the host may give you a seat.")
+    return _back(request, game, status)
+
+
+@require_POST
+@login_required
+def withdraw_volunteering(request, slug: str):
+    """Leave the game's replacement list (L-REPLACE-1): ``do_withdraw_volunteering``, which decides who may."""
+    game = _m21_game(slug, request)
+    _, status = _act(request, game, lambda: host_tools.do_withdraw_volunteering(game, acting_user=request.user),
+                     "You are no longer on the replacement list.")
     return _back(request, game, status)
 
 

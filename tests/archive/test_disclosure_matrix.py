@@ -156,16 +156,25 @@ def test_consents_page_lists_and_changes_the_residents_consents_L_ARCH_2(world, 
     assert world.inboxes["personal:winner"].pk in shown and world.inboxes["secret4"].pk in shown
     assert world.inboxes["mafia1"].pk not in shown and world.inboxes["personal:dead"].pk not in shown
     # Consent is permanent once disclosed: the first POST only asks again, changing nothing.
-    ask = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].public_id, "action": "give"})
+    ask = client.post("/me/consents/give/", {"inbox": world.inboxes["secret4"].public_id})
     assert ask.status_code == 200 and 'class="inline confirm-form"' in ask.content.decode()
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == world.inboxes["secret4"].pk)
     assert row.consented is False
-    response = client.post("/me/consents/", {"inbox": world.inboxes["secret4"].public_id, "action": "give", "confirmed": "yes"})
+    response = client.post("/me/consents/give/", {"inbox": world.inboxes["secret4"].public_id, "confirmed": "yes"})
     assert response.status_code == 302
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == world.inboxes["secret4"].pk)
     assert (row.consented, row.given, row.needed, row.disclosed) == (True, 1, 4, False)
-    # An inbox the user may not read is a 404, not a refusal.
-    assert client.post("/me/consents/", {"inbox": world.inboxes["mafia1"].public_id}).status_code == 404
+    # Withdrawn by its own button, which asks nothing (a consent not yet used can be given again).
+    page = client.get("/me/consents/").content.decode()
+    assert 'action="/me/consents/revoke/"' in page and 'name="action"' not in page
+    assert client.post("/me/consents/revoke/", {"inbox": world.inboxes["secret4"].public_id}).status_code == 302
+    row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == world.inboxes["secret4"].pk)
+    assert (row.consented, row.given) == (False, 0)
+    # An inbox the user may not read is a 404, not a refusal; the page and the buttons' URLs take no other method.
+    assert client.post("/me/consents/give/", {"inbox": world.inboxes["mafia1"].public_id}).status_code == 404
+    assert client.post("/me/consents/revoke/", {"inbox": world.inboxes["mafia1"].public_id}).status_code == 404
+    assert client.post("/me/consents/", {"inbox": world.inboxes["secret4"].public_id}).status_code == 405
+    assert client.get("/me/consents/give/").status_code == 405
 
 
 def test_one_click_open_page_flow_and_the_visitor_is_sent_to_log_in_L_ARCH_1(world, client):
@@ -209,7 +218,7 @@ def test_a_secret_inbox_a_tribune_organised_also_waits_for_the_tribunes_consent_
     client.force_login(demo.tribune2)
     row = next(r for r in client.get("/me/consents/").context["rows"] if r.inbox.pk == inbox.pk)
     assert (row.consented, row.given, row.needed) == (False, 1, 2)
-    client.post("/me/consents/", {"inbox": inbox.public_id, "action": "give", "confirmed": "yes"})
+    client.post("/me/consents/give/", {"inbox": inbox.public_id, "confirmed": "yes"})
     assert policies.can_read_inbox(demo.anonymous, inbox) is True
     assert policies.readable_inboxes(demo.anonymous, world.game).filter(pk=inbox.pk).exists() is True
     assert policies.readers_of_inbox(inbox).filter(pk=demo.outsider.pk).exists()

@@ -431,10 +431,10 @@ def test_procurator_retries_a_failing_event_now_from_the_clock_page_DESIGN_clock
     moment = DAY1 + timedelta(seconds=5)
     with time_machine.travel(moment, tick=False):
         client.force_login(built.procurator)
-        response = client.post(f"/staff/games/{game.slug}/clock/", {"form": "retry", "event": event.pk})
+        response = client.post(f"/staff/games/{game.slug}/clock/retry/", {"event": event.pk})
         tribune = Client()
         tribune.force_login(built.staff["tribune1"])
-        assert tribune.post(f"/staff/games/{game.slug}/clock/", {"form": "retry", "event": event.pk}).status_code == 404
+        assert tribune.post(f"/staff/games/{game.slug}/clock/retry/", {"event": event.pk}).status_code == 404
     assert response.status_code == 302
     event.refresh_from_db()
     assert event.retry_at == moment

@@ -69,16 +69,16 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
 
     # 60 players sign up with one click; one withdraws and signs up again; staff cannot sign up.
     for user in players:
-        _ok(_client(user).post(f"/games/{SLUG}/signup/", {"action": "sign-up"}))
-    _ok(_client(players[0]).post(f"/games/{SLUG}/signup/", {"action": "withdraw"}))
-    _ok(_client(players[0]).post(f"/games/{SLUG}/signup/", {"action": "sign-up"}))
-    assert proc.post(f"/games/{SLUG}/signup/", {"action": "sign-up"}).status_code == 403
+        _ok(_client(user).post(f"/games/{SLUG}/signup/"))
+    _ok(_client(players[0]).post(f"/games/{SLUG}/signup/withdraw/"))
+    _ok(_client(players[0]).post(f"/games/{SLUG}/signup/"))
+    assert proc.post(f"/games/{SLUG}/signup/").status_code == 403
     assert Signup.objects.filter(game=game, withdrawn_at__isnull=True).count() == 60
     assert Signup.objects.filter(game=game).count() == 61
 
     # Close, form three cities of 20 at random, appoint the staff, publish the lists (L-CITY-4).
     _ok(proc.post(f"/games/{SLUG}/setup/close-signups/"))
-    assert _client(players[1]).post(f"/games/{SLUG}/signup/", {"action": "withdraw"}).status_code == 409
+    assert _client(players[1]).post(f"/games/{SLUG}/signup/withdraw/").status_code == 409
     _ok(proc.post(f"/games/{SLUG}/setup/form-cities/", {"names": "Alpha\nBeta\nGamma"}))
     cities = list(City.objects.filter(game=game).order_by("number"))
     assert [c.name for c in cities] == ["Alpha", "Beta", "Gamma"]

@@ -51,21 +51,23 @@ def test_sign_up_and_withdraw_with_one_click_and_staff_cannot_sign_up_L_CITY_1(d
     player = django_user_model.objects.create_user("pl", "pl@example.com", "x-secret-123", display_name="Pl")
     client = _client(player)
     page = client.get("/games/signups/").content.decode()
-    assert 'value="sign-up"' in page
-    assert client.post("/games/signups/signup/", {"action": "sign-up"}).status_code == 302
-    assert 'value="withdraw"' in client.get("/games/signups/").content.decode()
-    twice = client.post("/games/signups/signup/", {"action": "sign-up"})
+    assert 'action="/games/signups/signup/"' in page and 'action="/games/signups/signup/withdraw/"' not in page
+    assert client.get("/games/signups/signup/").status_code == 405  # a POST-only URL
+    assert client.post("/games/signups/signup/").status_code == 302
+    page = client.get("/games/signups/").content.decode()
+    assert 'action="/games/signups/signup/withdraw/"' in page and 'action="/games/signups/signup/"' not in page
+    twice = client.post("/games/signups/signup/")
     assert twice.status_code == 409
     assert in_game_language(built.game, "You are already signed up.") in twice.content.decode()
-    assert client.post("/games/signups/signup/", {"action": "withdraw"}).status_code == 302
+    assert client.post("/games/signups/signup/withdraw/").status_code == 302
     assert Signup.objects.get(game=built.game, user=player).withdrawn_at is not None
     # The Procurator (staff) is offered no button and is refused.
     proc = _client(built.procurator)
-    assert 'value="sign-up"' not in proc.get("/games/signups/").content.decode()
+    assert 'action="/games/signups/signup/"' not in proc.get("/games/signups/").content.decode()
     with override("en"), pytest.raises(NotAllowed, match="Staff of a game cannot sign up to play in it."):
         recruitment_services.do_sign_up(built.game, acting_user=built.procurator)
     # Logged out: the button leads to the login page.
-    response = Client().post("/games/signups/signup/", {"action": "sign-up"})
+    response = Client().post("/games/signups/signup/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
 
 

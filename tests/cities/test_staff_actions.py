@@ -21,6 +21,7 @@ from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, Staf
 from inboxes import policies, policy_tables
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from rulesets.lepra.demo import STAFF_NAMES
+from tests.admin_keys import action_url
 from tests.support.policy_matrix import expected_access, label
 from tests.support.staff_console import (
     CHANGELIST,
@@ -98,16 +99,16 @@ def test_the_procurator_replaces_a_player_L_REPLACE_1(demo):
     assert state_of(seat) == before
 
     # An unknown username is the form's error; nothing is called.
-    page = act(client, "resident", "replace_player", [seat], apply="1", username="nobody-such")
+    page = act(client, "resident", "replace_player", [seat], submit=True, username="nobody-such")
     assert "Аккаунта с таким логином нет." in page.content.decode()
     assert state_of(seat) == before and events().count() == n_events
 
     # A staff account is refused by the service, with its message.
-    response = act(client, "resident", "replace_player", [seat], apply="1", username=demo.tribune1.username)
+    response = act(client, "resident", "replace_player", [seat], submit=True, username=demo.tribune1.username)
     assert flashed(response) == ["Ведущие игры не могут быть её жителями."]
     assert state_of(seat) == before and events().count() == n_events
 
-    response = act(client, "resident", "replace_player", [seat], apply="1", username=demo.outsider.username)
+    response = act(client, "resident", "replace_player", [seat], submit=True, username=demo.outsider.username)
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
     seat.refresh_from_db()
     assert (seat.user_id, seat.name) == (demo.outsider.pk, demo.outsider.public_name)
@@ -125,7 +126,7 @@ def test_the_procurator_replaces_a_player_L_REPLACE_1(demo):
 def test_replacement_takes_one_resident_at_a_time(demo):
     seats = [demo.seat("honest"), demo.seat("mafioso")]
     before = [state_of(s) for s in seats]
-    response = act(staff_client(demo.procurator), "resident", "replace_player", seats, apply="1",
+    response = act(staff_client(demo.procurator), "resident", "replace_player", seats, submit=True,
                    username=demo.outsider.username)
     assert flashed(response) == ["Выбирайте по одному жителю за раз."]
     assert [state_of(s) for s in seats] == before
@@ -146,10 +147,12 @@ def test_the_wrong_persona_cannot_act_on_residents(demo, persona, action, data):
     client = staff_client(getattr(demo, persona))
     # With other actions offered, the admin says "No action selected."; with none, the POST is just the list.
     expected = [NO_ACTION] if offered(client, "resident") else []
-    for extra in ({}, {"apply": "1", "inboxes": [city.public_id], **data}):
-        response = act(client, "resident", action, [seat], **extra)
-        assert response.status_code == 200 and flashed(response) == expected
-        assert 'name="apply"' not in response.content.decode()
+    response = act(client, "resident", action, [seat])
+    assert response.status_code == 200 and flashed(response) == expected
+    assert action_url(CHANGELIST["resident"], action) not in response.content.decode()  # no intermediate page
+    # Its form posted to the action's own URL anyway: the action is not offered to the persona, a 403.
+    response = act(client, "resident", action, [seat], submit=True, inboxes=[city.public_id], **data)
+    assert response.status_code == 403 and flashed(response) == []
     assert state_of(seat) == before and events().count() == n_events
 
 
@@ -159,7 +162,7 @@ def test_tribune2_cannot_reach_city1_residents_not_even_in_the_queryset(demo):
     before, n_events = state_of(seat), events().count()
     client = staff_client(demo.tribune2)
     assert seat.pk not in listed_ids(client, "resident")
-    assert flashed(act(client, "resident", "record_death", [seat], apply="1", cause="killed")) == []
+    assert flashed(act(client, "resident", "record_death", [seat], submit=True, cause="killed")) == []
     assert state_of(seat) == before and events().count() == n_events
 
 
@@ -177,7 +180,7 @@ def test_the_procurator_records_a_death_with_its_membership_changes_L_DEATH_1(de
     assert Resident.objects.get(pk=seat.pk).status == LifeStatus.ALIVE
 
     city, cemetery = inbox(demo, K.CITY, 1), inbox(demo, K.CEMETERY)
-    response = act(client, "resident", "record_death", [seat], apply="1", cause="executed", confirmed="yes")
+    response = act(client, "resident", "record_death", [seat], submit=True, cause="executed", confirmed="yes")
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
     assert flashed(response) == [f"Смерть жителя {seat.name} записана."]
     seat.refresh_from_db()
@@ -190,7 +193,7 @@ def test_the_procurator_records_a_death_with_its_membership_changes_L_DEATH_1(de
 
     # Again: the service refuses, changing nothing.
     before, n_events = state_of(seat), events().count()
-    response = act(client, "resident", "record_death", [seat], apply="1", cause="killed", confirmed="yes")
+    response = act(client, "resident", "record_death", [seat], submit=True, cause="killed", confirmed="yes")
     assert flashed(response) == [f"Житель {seat.name} не жив."]
     assert state_of(seat) == before and events().count() == n_events
 
@@ -199,12 +202,12 @@ def test_a_spirit_is_only_a_night_victim_L_SPIRIT_1(demo):
     client = staff_client(demo.procurator)
     seat, other = demo.seat("mafioso"), demo.seat("commissar")
     before, n_events = state_of(seat), events().count()
-    response = act(client, "resident", "record_death", [seat], apply="1", cause="suicide", spirit="on",
+    response = act(client, "resident", "record_death", [seat], submit=True, cause="suicide", spirit="on",
                    confirmed="yes")
     assert flashed(response) == ["Духом может стать только житель, убитый ночью."]
     assert state_of(seat) == before and events().count() == n_events
 
-    response = act(client, "resident", "record_death", [seat, other], apply="1", cause="killed", spirit="on",
+    response = act(client, "resident", "record_death", [seat, other], submit=True, cause="killed", spirit="on",
                    confirmed="yes")
     assert sorted(flashed(response)) == sorted([f"Смерть жителя {seat.name} записана.",
                                                 f"Смерть жителя {other.name} записана."])
@@ -275,7 +278,7 @@ def test_the_arbiter_imposes_a_penalty_ban_L_INBOX_18(demo):
     city = inbox(demo, K.CITY, 1)
     personal = Inbox.objects.get(kind=K.PERSONAL, resident=seat)
     until_input, until = local_input(demo, timedelta(days=2))
-    response = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[city.public_id, personal.public_id],
+    response = act(client, "resident", "penalty_ban", [seat], submit=True, inboxes=[city.public_id, personal.public_id],
                    until=until_input, reason="Insult")
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
     city_label = f"{kind_name(city)} · {city.city.name}"
@@ -299,7 +302,7 @@ def test_the_arbiter_imposes_a_penalty_ban_L_INBOX_18(demo):
 def test_penalty_ban_refusals_are_the_services_and_change_nothing(demo, case, message):
     seat = demo.seat("honest")
     city = inbox(demo, K.CITY, 1)
-    data = {"apply": "1", "inboxes": [city.public_id], "until": local_input(demo, timedelta(hours=5))[0], "reason": "x"}
+    data = {"inboxes": [city.public_id], "until": local_input(demo, timedelta(hours=5))[0], "reason": "x"}
     if case == "past":
         data["until"] = "2020-01-01T10:00"
     elif case == "no reason":
@@ -307,7 +310,7 @@ def test_penalty_ban_refusals_are_the_services_and_change_nothing(demo, case, me
     else:
         del data["inboxes"]
     before, n_events = state_of(seat), events().count()
-    assert flashed(act(staff_client(demo.arbiter), "resident", "penalty_ban", [seat], **data)) == [message]
+    assert flashed(act(staff_client(demo.arbiter), "resident", "penalty_ban", [seat], submit=True, **data)) == [message]
     assert state_of(seat) == before and events().count() == n_events
 
 
@@ -320,7 +323,7 @@ def test_a_penalty_ban_cannot_name_a_secret_inbox_same_answer_for_member_and_str
     for persona in ("mafioso", "honest"):
         seat = demo.seat(persona)
         before, n_events = state_of(seat), events().count()
-        page = act(client, "resident", "penalty_ban", [seat], apply="1", inboxes=[mafia.public_id],
+        page = act(client, "resident", "penalty_ban", [seat], submit=True, inboxes=[mafia.public_id],
                    until="2099-01-01T10:00", reason="x").content.decode()
         assert f"Выберите корректный вариант. {mafia.public_id} нет среди допустимых значений." in page
         assert html.escape(mafia.title) not in page
@@ -343,7 +346,7 @@ def test_the_tribune_rolls_over_his_city_square(demo):
     assert 'name="title"' in page and html.escape(city.title) in page
     assert not Inbox.objects.filter(predecessor=city).exists()
 
-    response = act(client, "inbox", "roll_over_inboxes", [city], apply="1", title="")
+    response = act(client, "inbox", "roll_over_inboxes", [city], submit=True, title="")
     assert response.redirect_chain == [(CHANGELIST["inbox"], 302)]
     new = Inbox.objects.get(predecessor=city)
     assert flashed(response) == [f"Ящик «{city.title}» перенесён в новый ящик «{new.title}»."]
@@ -357,10 +360,10 @@ def test_the_tribune_rolls_over_his_city_square(demo):
     assert list(events().values_list("kind", "actor_id")[:2]) == [("inbox.rolled_over", demo.tribune1.pk),
                                                                    ("inbox.created", demo.tribune1.pk)]
     # A title of one's own; and a rolled-over inbox cannot roll again.
-    response = act(client, "inbox", "roll_over_inboxes", [new], apply="1", title="Day 3 square")
+    response = act(client, "inbox", "roll_over_inboxes", [new], submit=True, title="Day 3 square")
     assert Inbox.objects.get(predecessor=new).title == "Day 3 square"
     n_events = events().count()
-    assert flashed(act(client, "inbox", "roll_over_inboxes", [city], apply="1", title="")) == [
+    assert flashed(act(client, "inbox", "roll_over_inboxes", [city], submit=True, title="")) == [
         "Этот ящик уже перенесён в новый."]
     assert events().count() == n_events
 
@@ -369,12 +372,12 @@ def test_only_the_organizer_rolls_over_and_strangers_find_nothing(demo):
     city = inbox(demo, K.CITY, 1)
     n_events = events().count()
     # The Procurator reads the square but does not run it: the service refuses.
-    assert flashed(act(staff_client(demo.procurator), "inbox", "roll_over_inboxes", [city], apply="1", title="")) == [
+    assert flashed(act(staff_client(demo.procurator), "inbox", "roll_over_inboxes", [city], submit=True, title="")) == [
         "Перенести ящик в новый может только его организатор."]
     # The Tribune of city 2 does not even have it in his queryset: the same silence as a missing id.
     client = staff_client(demo.tribune2)
-    assert flashed(act(client, "inbox", "roll_over_inboxes", [city], apply="1", title="")) == []
-    assert flashed(act(client, "inbox", "kill_inboxes", [city], apply="1")) == []
+    assert flashed(act(client, "inbox", "roll_over_inboxes", [city], submit=True, title="")) == []
+    assert flashed(act(client, "inbox", "kill_inboxes", [city], submit=True)) == []
     city.refresh_from_db()
     assert (city.rolled_over_at, city.killed_at) == (None, None)
     assert not Inbox.objects.filter(predecessor=city).exists() and events().count() == n_events
@@ -388,14 +391,14 @@ def test_a_moderator_closes_an_inbox_after_confirming(demo):
     city.refresh_from_db()
     assert city.killed_at is None
 
-    response = act(client, "inbox", "kill_inboxes", [city], apply="1")
+    response = act(client, "inbox", "kill_inboxes", [city], submit=True)
     assert flashed(response) == [f"Ящик «{city.title}» закрыт."]
     city.refresh_from_db()
     assert city.killed_at is not None
     event = events().first()
     assert (event.kind, event.actor_id, event.payload) == ("inbox.killed", demo.procurator.pk, {"inbox": city.pk})
     n_events = events().count()
-    assert flashed(act(client, "inbox", "kill_inboxes", [city], apply="1")) == ["Этот ящик уже закрыт."]
+    assert flashed(act(client, "inbox", "kill_inboxes", [city], submit=True)) == ["Этот ящик уже закрыт."]
     assert events().count() == n_events
 
 
@@ -403,7 +406,7 @@ def test_a_reader_who_does_not_run_an_inbox_cannot_close_it(demo):
     # The Arbiter reads the office but the Procurator runs it.
     office = inbox(demo, K.OFFICE)
     n_events = events().count()
-    assert flashed(act(staff_client(demo.arbiter), "inbox", "kill_inboxes", [office], apply="1")) == [
+    assert flashed(act(staff_client(demo.arbiter), "inbox", "kill_inboxes", [office], submit=True)) == [
         "Закрыть ящик могут только его организатор или Прокурор."]
     office.refresh_from_db()
     assert office.killed_at is None and events().count() == n_events

@@ -21,7 +21,7 @@ from django.test import Client
 from cities.models import GameEvent, Resident
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from rulesets.lepra.demo import STAFF_NAMES
-from tests.admin_keys import key_of, missing_key
+from tests.admin_keys import key_of, missing_key, post_console_action
 from tests.conftest import PERSONA_NAMES
 from tests.support.page_leaks import expected_facts
 from tests.support.policy_matrix import expected_access, label
@@ -341,10 +341,11 @@ def test_a_hidden_message_text_is_shown_and_searched_only_for_moderators_L_INBOX
 # Moderation actions call the services (L-INBOX-17, L-INBOX-18; DESIGN.md "Views, admin ... are thin")
 # --------------------------------------------------------------------------------------------------------------
 
-def _act(client: Client, action: str, memberships, **extra):
-    """POST the action; follow the redirect back to the changelist, which shows (and consumes) the messages."""
-    data = {"action": action, "_selected_action": [m.public_id for m in memberships], "confirmed": "yes", **extra}
-    return client.post(CHANGELIST["membership"], data, follow=True)
+def _act(client: Client, action: str, memberships, *, submit: bool = False, **extra):
+    """POST the action, confirmed, from the changelist (or with ``submit`` its intermediate page's form to the
+    action's own URL); follow the redirect back to the changelist, which shows (and consumes) the messages."""
+    return post_console_action(client, CHANGELIST["membership"], action, [m.public_id for m in memberships],
+                               submit=submit, confirmed="yes", **extra)
 
 
 def _city1_membership(demo, persona="honest") -> Membership:
@@ -368,7 +369,7 @@ def test_ban_and_unban_through_the_services_with_audit_rows_L_INBOX_17(demo):
     membership.refresh_from_db()
     assert membership.state == MembershipState.MEMBER
 
-    response = _act(client, "ban_members", [membership], apply="1", until="", reason="flood")
+    response = _act(client, "ban_members", [membership], submit=True, until="", reason="flood")
     assert response.redirect_chain == [(CHANGELIST["membership"], 302)]
     assert flashed(response) == [f"Участник {name} забанен в ящике «{title}»."]
     membership.refresh_from_db()
@@ -390,12 +391,47 @@ def test_ban_and_unban_through_the_services_with_audit_rows_L_INBOX_17(demo):
     assert events.count() == before + 2
 
 
+def test_the_ban_page_posts_its_form_to_the_actions_own_url_as_a_browser_does_L_INBOX_18(demo):
+    """The intermediate page names no action: its form posts the selection (public ids, as the changelist's) and
+    the ban's fields to the action's own URL, which takes POST only; a malformed end is the form's 400 and bans
+    nobody; an empty selection changes nothing and says so."""
+    client = staff_client(demo.tribune1)
+    membership = _city1_membership(demo)
+    page = _act(client, "ban_members", [membership]).content.decode()  # from the changelist's action menu
+    form = re.search(r'<form method="post" action="([^"]+)" novalidate>(.*?)</form>', page, re.DOTALL)
+    url = CHANGELIST["membership"] + "actions/ban_members/"
+    assert form.group(1) == url and 'name="action"' not in form.group(2) and 'name="apply"' not in form.group(2)
+    selection = re.findall(r'<input type="hidden" name="_selected_action" value="([^"]+)">', form.group(2))
+    assert selection == [membership.public_id]
+    assert client.get(url).status_code == 405
+    events = GameEvent.objects.filter(game=demo.game)
+    before = events.count()
+
+    bad = client.post(url, {"_selected_action": selection, "until": "tomorrow", "reason": "flood"})
+    assert bad.status_code == 400 and 'class="errorlist' in bad.content.decode()
+    membership.refresh_from_db()
+    assert membership.state == MembershipState.MEMBER and events.count() == before
+
+    nothing = client.post(url, {"until": "", "reason": "flood"}, follow=True)
+    assert nothing.redirect_chain == [(CHANGELIST["membership"], 302)]
+    assert flashed(nothing) == [("Чтобы произвести действия над объектами, необходимо их выбрать. Объекты не были "
+                                 "изменены.")]
+    assert events.count() == before
+
+    done = client.post(url, {"_selected_action": selection, "until": "", "reason": "flood"}, follow=True)
+    assert done.redirect_chain == [(CHANGELIST["membership"], 302)]
+    assert flashed(done) == [f"Участник {membership.resident.name} забанен в ящике «{membership.inbox.title}»."]
+    membership.refresh_from_db()
+    assert (membership.state, membership.reason) == (MembershipState.BANNED, "flood")
+    assert events.count() == before + 1
+
+
 def test_ban_with_an_end_time_in_the_games_zone_L_INBOX_18(demo):
     client = staff_client(demo.tribune1)
     membership = _city1_membership(demo)
     end_local = (datetime.now(UTC) + timedelta(days=2)).astimezone(ZoneInfo(demo.game.time_zone)).replace(
         second=0, microsecond=0, tzinfo=None)
-    response = _act(client, "ban_members", [membership], apply="1", until=end_local.strftime("%Y-%m-%dT%H:%M"))
+    response = _act(client, "ban_members", [membership], submit=True, until=end_local.strftime("%Y-%m-%dT%H:%M"))
     assert response.redirect_chain == [(CHANGELIST["membership"], 302)]
     membership.refresh_from_db()
     assert membership.banned_until == end_local.replace(tzinfo=ZoneInfo(demo.game.time_zone)).astimezone(UTC)
@@ -403,7 +439,7 @@ def test_ban_with_an_end_time_in_the_games_zone_L_INBOX_18(demo):
         "until"] == membership.banned_until.isoformat()
     # A past end is refused by the service, with its message.
     other = _city1_membership(demo, "mafioso")
-    response = _act(client, "ban_members", [other], apply="1", until="2020-01-01T10:00")
+    response = _act(client, "ban_members", [other], submit=True, until="2020-01-01T10:00")
     assert flashed(response) == ["Окончание бана должно быть в будущем."]
     other.refresh_from_db()
     assert other.state == MembershipState.MEMBER
@@ -445,13 +481,13 @@ def test_an_action_on_an_object_outside_the_scope_does_nothing(demo):
 def test_the_arbiter_moderates_his_court_and_nothing_outside_his_scope_L_STAFF_3(demo):
     court = Membership.objects.select_related("inbox", "resident").filter(
         inbox__game=demo.game, inbox__kind=InboxKind.COURT).first()
-    response = _act(staff_client(demo.arbiter), "ban_members", [court], apply="1")
+    response = _act(staff_client(demo.arbiter), "ban_members", [court], submit=True)
     assert flashed(response) == [f"Участник {court.resident.name} забанен в ящике «{court.inbox.title}»."]
     court.refresh_from_db()
     assert court.state == MembershipState.BANNED
     # The judge of city 1 is also in city 1's square, run by Tribune 1, which the Arbiter does not read.
     city1 = _city1_membership(demo, "judge")
-    assert flashed(_act(staff_client(demo.arbiter), "ban_members", [city1], apply="1")) == []
+    assert flashed(_act(staff_client(demo.arbiter), "ban_members", [city1], submit=True)) == []
     city1.refresh_from_db()
     assert city1.state == MembershipState.MEMBER
 

@@ -172,7 +172,7 @@ class BrowserGame:
             person.open(f"/games/{self.slug}/")
             person.submit("form.signup button[type=submit]")
             assert ru("You are signed up.") in person.flash(), person.flash()
-            assert person.page.locator("form.signup button[name=action]").get_attribute("value") == "withdraw"
+            assert person.page.locator("form.signup").get_attribute("action") == f"/games/{self.slug}/signup/withdraw/"
 
     def form_cities(self) -> None:
         """The Procurator closes the sign-ups and forms the cities at random, named (L-CITY)."""
@@ -294,9 +294,9 @@ class BrowserGame:
         """The Procurator starts the game clock on its staff page (L-DAY-1): day 1 at ``first_day_starts_at``."""
         proc = self.procurator
         proc.open(f"/staff/games/{self.game().slug}/clock/")
-        proc.page.fill("form:has(input[name=form][value=start]) input[name=first_day_starts_at]",
+        proc.page.fill("form[action$='/clock/start/'] input[name=first_day_starts_at]",
                        wall(first_day_starts_at))
-        proc.submit("form:has(input[name=form][value=start]) input[type=submit]")
+        proc.submit("form[action$='/clock/start/'] input[type=submit]")
         assert proc.flash() == [ru("The plan is changed and the pending events are rescheduled.")], proc.flash()
 
     def elect_judges(self, day_start: datetime) -> dict[int, Resident]:
@@ -374,17 +374,17 @@ class BrowserGame:
         for number in range(1, len(CITY_NAMES) + 1):
             panel = f"section.night-city[data-city='{number}']"
             consigliere.open(f"/games/{self.slug}/night/")
-            consigliere.submit(f"{panel} button[name=action][value=open_election]")
+            consigliere.submit(f"{panel} form.open-election button")
             mafia = [r for r in self.residents(number) if r.alignment == Alignment.MAFIA]
             for mafioso in mafia:
                 person = self.of(mafioso)
                 person.open(f"/games/{self.slug}/night/")
                 assert person.page.locator("section.night-city").count() == 1  # their own city only
-                person.page.select_option(f"{panel} form:has(button[value=vote_godfather]) select[name=target]",
+                person.page.select_option(f"{panel} form.vote-godfather select[name=target]",
                                           mafia[0].public_id)
-                person.submit(f"{panel} button[name=action][value=vote_godfather]")
+                person.submit(f"{panel} form.vote-godfather button")
             consigliere.open(f"/games/{self.slug}/night/")
-            consigliere.submit(f"{panel} button[name=action][value=close_election]")
+            consigliere.submit(f"{panel} form.close-election button")
             assert consigliere.text(f"{panel} [data-fact=godfather]") == mafia[0].name
             godfathers[number] = mafia[0]
         return godfathers

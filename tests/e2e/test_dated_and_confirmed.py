@@ -41,7 +41,7 @@ def test_leaving_and_consenting_ask_first_in_the_browser_L_INBOX_13_L_ARCH_2(lep
 
     personal = lepra.inbox(InboxKind.PERSONAL, resident=second)
     member.open("/me/consents/")
-    member.submit(f"form:has(input[value='{personal.public_id}']) button[value=give]")
+    member.submit(f"form.give-consent:has(input[value='{personal.public_id}']) button")
     assert member.page.locator("form.confirm-form").count() == 1
     assert not DisclosureConsent.objects.filter(inbox=personal).exists()
     member.submit("form.confirm-form button[type=submit]")

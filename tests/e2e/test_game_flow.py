@@ -91,12 +91,12 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
         open_from_my_inboxes(person, slug, lepra.inbox(InboxKind.PERSONAL, resident=nominator))
         person.follow("main a.nominate-link")
         person.page.select_option("form.nominate-form select[name=nominee]", nominee.public_id)
-        person.submit("form.nominate-form button[value=nominate]")
+        person.submit("form.nominate-form button:not([formaction])")
         assert person.text(".my-nomination") == f"{ru('Your nomination today')}: {nominee.name}"
     # A second nomination the same day is refused with the reason (L-NOM-1).
     person = lepra.of(voter1)
     person.page.select_option("form.nominate-form select[name=nominee]", b.public_id)
-    person.submit("form.nominate-form button[value=nominate]", status=400)
+    person.submit("form.nominate-form button:not([formaction])", status=400)
     assert person.text("main .error") == ru("You have already nominated %(name)s today.", name=a.name)
     open_from_my_inboxes(person, slug, lepra.inbox(InboxKind.PERSONAL, resident=voter1))
     screenshots.take(person.page, "personal-inbox")
@@ -199,7 +199,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
         judge = lepra.of(judges[number])
         judge.open(f"/games/{slug}/cities/1/day/")
         judge.page.check(f"form.court-vote input[name=choice][value='{a.public_id}']")
-        judge.submit("form.court-vote button[name=action][value=court_vote]")
+        judge.submit("form.court-vote button")
         judge.submit("form.confirm-form button[type=submit]")  # a judge's vote is final: the second step
     voter1_page.open(f"/games/{slug}/cities/1/day/")
     assert voter1_page.text(".decision") == f"{ru('Executed')}: {a.name} ({ru('Supreme Court')})"
@@ -268,14 +268,14 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     boss = lepra.of(godfathers[home])
     boss.open(night_url)
     panel = f"section.night-city[data-city='{home}']"
-    boss.page.select_option(f"{panel} form:has(button[value=decide]) select[name=target]", victim.public_id)
-    boss.submit(f"{panel} button[name=action][value=decide]")
+    boss.page.select_option(f"{panel} form.decide-kill select[name=target]", victim.public_id)
+    boss.submit(f"{panel} form.decide-kill button")
     assert f"{ru('Kill')}: {victim.name}" in boss.text(panel)
     tourer = lepra.of(godfathers[touring.number])
     tourer.open(night_url)
     panel = f"section.night-city[data-city='{touring.number}']"
-    tourer.page.select_option(f"{panel} form:has(button[value=tour]) select[name=target]", toured.public_id)
-    tourer.submit(f"{panel} button[name=action][value=tour]")
+    tourer.page.select_option(f"{panel} form.decide-touring select[name=target]", toured.public_id)
+    tourer.submit(f"{panel} form.decide-touring button")
     assert f"{ru('Touring')}: {toured.name}" in tourer.text(panel)
     screenshots.take(tourer.page, "night-page")
     commissar = next(r for n in (1, 2, 3) for r in lepra.residents(n) if r.is_commissar

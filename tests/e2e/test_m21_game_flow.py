@@ -107,9 +107,9 @@ class M21Table:
         """``name`` submits ``option`` on ``target`` on the night page; the page lists it as standing."""
         person = self.of(name)
         person.open(f"/games/{SLUG}/m21/night/")
-        person.page.select_option("section.night-actions form.stacked select[name=option]", option)
-        person.page.select_option("section.night-actions form.stacked select[name=target]", target)
-        person.submit("section.night-actions form.stacked button[type=submit]")
+        person.page.select_option("section.night-actions form.action-form select[name=option]", option)
+        person.page.select_option("section.night-actions form.action-form select[name=target]", target)
+        person.submit("section.night-actions form.action-form button[type=submit]")
         assert target in person.text("ul.standing li[data-standing='role']"), person.text("main")
         return person
 
@@ -160,7 +160,7 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
         person = m21.of(name)
         person.open(f"/games/{SLUG}/")
         person.submit("form.signup button[type=submit]")
-        assert person.page.locator("form.signup button[name=action]").get_attribute("value") == "withdraw"
+        assert person.page.locator("form.signup").get_attribute("action").endswith("/signup/withdraw/")
     host.open(f"/games/{SLUG}/m21/setup/")
     assert host.texts("main section ol li") == PLAYERS
     host.submit(f"form[action='/games/{SLUG}/m21/setup/close-signups/'] button")

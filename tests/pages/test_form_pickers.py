@@ -32,7 +32,8 @@ def test_a_confrontation_with_a_resident_the_page_does_not_offer_is_the_forms_er
     own = demo.seat("honest").public_id
     assert f'<option value="{own}">' not in page.split('class="stacked speech-form"')[1]
     before = SpeechRequest.objects.count()
-    response = _client(demo.honest).post(url, {"action": "confrontation", "other": own, "note": "x"})
+    response = _client(demo.honest).post(reverse("request_confrontation", args=[demo.game.slug]),
+                                         {"other": own, "note": "x"})
     assert response.status_code == 400
     form = response.content.decode().split('class="stacked speech-form"')[1].split("</form>")[0]
     assert 'class="errorlist' in form

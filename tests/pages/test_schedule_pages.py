@@ -66,12 +66,12 @@ def test_procurator_long_day_refused_in_the_form_then_moves_the_pending_events_L
     client = client_of(built.procurator)
     before = pending(game)
     with time_machine.travel(utc(2027, 3, 1, 14), tick=False):  # 17:00 MSK: past day 1's first half
-        refused = client.post(url, {"form": "long_day", "day": "1", "calendar_days": "2"})
-    assert refused.status_code == 200
+        refused = client.post(f"{url}long-day/", {"day": "1", "calendar_days": "2"})
+    assert refused.status_code == 409  # the service's WrongState, said inside the form
     assert form_error(refused.content.decode()) == "Первая половина дня 1 прошла: его длину уже нельзя изменить."
     assert pending(game) == before
     with time_machine.travel(DAY1 + H, tick=False):
-        done = client.post(url, {"form": "long_day", "day": "1", "calendar_days": "2"}, follow=True)
+        done = client.post(f"{url}long-day/", {"day": "1", "calendar_days": "2"}, follow=True)
     assert done.redirect_chain == [(url, 302)]
     assert pending(game) == [
         ("night_start", {"day": 1}, utc(2027, 3, 2, 21)),

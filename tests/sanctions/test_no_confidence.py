@@ -16,6 +16,7 @@ from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from sanctions import services
 from sanctions.models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget
+from tests.admin_keys import action_url
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
 from tests.support.staff_console import staff_client
@@ -174,9 +175,9 @@ def test_the_procurator_rules_from_the_staff_console_L_IMPEACH_3(demo):
     assert f'{url}{case.public_id}/change/' in listing and demo.seat("honest").name in listing
     page = client.post(url, {"action": "rule_on_no_confidence", "_selected_action": [case.public_id]})
     assert page.status_code == 200 and "reason" in page.content.decode()
-    response = client.post(url, {"action": "rule_on_no_confidence", "_selected_action": [case.public_id], "apply": "1",
-                                 "ruling": NoConfidenceRuling.UNFOUNDED, "reason": "Арбитр действовал по правилам",
-                                 "bonus": ""})
+    response = client.post(action_url(url, "rule_on_no_confidence"), {
+        "_selected_action": [case.public_id], "ruling": NoConfidenceRuling.UNFOUNDED, "reason": "Арбитр действовал по правилам",
+        "bonus": ""})
     assert response.status_code == 302
     case.refresh_from_db()
     assert (case.ruling, case.reason) == ("unfounded", "Арбитр действовал по правилам")

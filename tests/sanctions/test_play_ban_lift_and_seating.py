@@ -19,6 +19,7 @@ from cities.scheduler import dispatch_due_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from sanctions import services
 from sanctions.models import PlayBan
+from tests.admin_keys import action_url
 from tests.conftest import fresh
 from tests.factories import PlayBanFactory
 from tests.sanctions.test_play_bans import _ban, _new_game
@@ -94,13 +95,13 @@ def test_the_procurator_lifts_a_play_ban_from_the_console_L_SANCTION_2(demo):
         assert f'/staff/sanctions/playban/{ban.public_id}/change/' in listed
         assert f'/staff/sanctions/playban/{ban.pk}/change/' not in listed
         assert PlayBan.objects.get(pk=ban.pk).lifted_at is None
-        done = client.post(url, {"action": "lift_play_ban", "_selected_action": [ban.public_id], "apply": "1",
-                                 "reason": REASON}, follow=True)
+        done = client.post(action_url(url, "lift_play_ban"), {"_selected_action": [ban.public_id], "reason": REASON},
+                           follow=True)
     assert flashed(done) == [f"Запрет играть для {ban.user.public_name} снят."]
     assert PlayBan.objects.get(pk=ban.pk).lifted_at == lifted_at
     # Nobody else: the Arbiter's console does not list the ban.
-    other = staff_client(demo.arbiter).post(url, {"action": "lift_play_ban", "_selected_action": [ban.public_id],
-                                                  "apply": "1", "reason": REASON})
+    other = staff_client(demo.arbiter).post(action_url(url, "lift_play_ban"),
+                                            {"_selected_action": [ban.public_id], "reason": REASON})
     assert other.status_code in (302, 403, 404)
     assert GameEvent.objects.filter(kind="play_ban.lifted").count() == 1
 

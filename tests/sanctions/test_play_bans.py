@@ -113,7 +113,7 @@ def test_a_ban_for_life_never_ends_and_the_sign_up_page_says_why_L_SANCTION_2(de
     client = Client()
     client.force_login(ban.user)
     with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
-        response = client.post(f"/games/{game.slug}/signup/", {"action": "sign-up"})
+        response = client.post(f"/games/{game.slug}/signup/")
     assert response.status_code == 403
     assert "Вам навсегда запрещено играть: подделка копипастов или скриншотов." in response.content.decode()
     assert not Signup.objects.filter(game=game, user=ban.user).exists()
@@ -187,9 +187,9 @@ def test_the_game_page_tells_the_banned_player_instead_of_offering_the_sign_up_L
     with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
         page = client.get(f"/games/{game.slug}/").content.decode()
     assert "Вам запрещено играть до 20 декабря 2026 г. 10:30 (Europe/Moscow): нарушение омерты." in page
-    assert 'value="sign-up"' not in page
+    assert f'action="/games/{game.slug}/signup/"' not in page
     other = Client()
     other.force_login(demo.outsider)
     with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
         page = other.get(f"/games/{game.slug}/").content.decode()
-    assert 'value="sign-up"' in page and "запрещено играть" not in page
+    assert f'action="/games/{game.slug}/signup/"' in page and "запрещено играть" not in page

@@ -31,7 +31,7 @@ from rulesets.lepra import game_end_services
 from rulesets.lepra.day import services as voting_services
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand, ImpeachmentSignature, TribuneStandIn
-from tests.admin_keys import key_of
+from tests.admin_keys import action_url, key_of
 from tests.conftest import fresh
 from tests.support.staff_console import _opened_demand, staff_client
 from voting.models import ProxyRequest, SuicideDeclaration
@@ -88,7 +88,7 @@ def post_action(client, url: str, action: str, pks, **data):
 
     model = next(m for m in staff_admin_site._registry if url.startswith(f"/staff/{m._meta.app_label}/{m._meta.model_name}/"))
     keys = [key_of(model.objects.get(pk=pk)) for pk in pks]
-    response = client.post(url, {"action": action, "_selected_action": keys, "apply": "1", "confirmed": "yes",
+    response = client.post(action_url(url, action), {"_selected_action": keys, "confirmed": "yes",
                                      **data}, follow=True)
     assert response.status_code == 200
     return response

@@ -18,6 +18,7 @@ from cities.models import GameEvent
 from inboxes import membership_services, policies, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import WrongState
+from tests.admin_keys import post_console_action
 from tests.conftest import fresh
 from tests.support.staff_console import CHANGELIST, flashed, staff_client
 
@@ -54,8 +55,9 @@ def dead_mafioso(demo):
 
 
 def _act(client, action, memberships, **extra):
-    data = {"action": action, "_selected_action": [m.public_id for m in memberships], "confirmed": "yes", **extra}
-    return client.post(CHANGELIST["membership"], data, follow=True)
+    """``action`` on ``memberships``, confirmed; the ban with its form submitted at the action's own URL."""
+    return post_console_action(client, CHANGELIST["membership"], action, [m.public_id for m in memberships],
+                               submit=action == "ban_members", confirmed="yes", **extra)
 
 
 @pytest.mark.parametrize("action", ACTIONS)
@@ -66,7 +68,7 @@ def test_every_console_action_on_a_dead_seat_in_a_living_inbox_is_refused_and_ch
     inbox = current(demo, kind, 1)
     dead = Membership.objects.select_related("inbox", "resident").get(inbox=inbox, resident=demo.seat("mafioso"))
     before, events = snapshot(demo.game), GameEvent.objects.filter(game=demo.game).count()
-    extra = {"apply": "1", "until": "", "reason": "flood"} if action == "ban_members" else {}
+    extra = {"until": "", "reason": "flood"} if action == "ban_members" else {}
     response = _act(staff_client(getattr(demo, persona)), action, [dead], **extra)
     assert response.status_code == 200
     assert flashed(response) == [CONSOLE_DEAD_REFUSAL.format(name=dead.resident.name)]
@@ -86,7 +88,7 @@ def test_a_bulk_action_serves_the_living_and_refuses_the_dead_seat_L_DEATH_1(dea
     living = Membership.objects.select_related("inbox", "resident").get(inbox=city1, resident=demo.seat("honest"))
     dead = Membership.objects.select_related("inbox", "resident").get(inbox=city1, resident=demo.seat("mafioso"))
     prepare = "ban_members" if action == "unban_members" else "remove_members"
-    _act(client, prepare, [living], **({"apply": "1", "until": "", "reason": "flood"} if prepare == "ban_members" else {}))
+    _act(client, prepare, [living], **({"until": "", "reason": "flood"} if prepare == "ban_members" else {}))
     dead_before = Membership.objects.filter(pk=dead.pk).values_list("state", "banned_until", "since").get()
     response = _act(client, action, [dead, living])
     messages = flashed(response)

@@ -21,9 +21,12 @@ from tests.rulesets.m21.day_helpers import build_game, make_user
 
 pytestmark = pytest.mark.django_db
 
-ACTIONS = ({"form": "extend", "extend-hours": "2"}, {"form": "shorten", "shorten-hours": "2"},
-           {"form": "vote_count"}, {"form": "modkill", "modkill-player": "PLAYER", "confirmed": "yes"},
-           {"form": "replace", "replace-player": "PLAYER", "replace-username": "spectator", "confirmed": "yes"})
+#: The console's buttons (each its own URL, ``m21_console_<name>``) and what each posts.
+ACTIONS = (("extend", {"extend-hours": "2"}), ("shorten", {"shorten-hours": "2"}), ("vote_count", {}),
+           ("prod", {}), ("thread_public", {}), ("thread_members_only", {}),
+           ("modkill", {"modkill-player": "PLAYER", "confirmed": "yes"}),
+           ("replace", {"replace-player": "PLAYER", "replace-username": "spectator", "confirmed": "yes"}),
+           ("volunteer", {"volunteer-player": "PLAYER", "volunteer-volunteer": "1", "confirmed": "yes"}))
 
 
 @pytest.fixture
@@ -84,9 +87,9 @@ def test_nobody_but_the_hosts_reaches_the_console_or_its_actions_M_SETUP_4(night
             body = page.content.decode()
             for secret in secrets_of(table):
                 assert secret not in body, (name, secret)
-            for data in ACTIONS:
+            for button, data in ACTIONS:
                 data = {k: (player_key if v == "PLAYER" else v) for k, v in data.items()}
-                answer = client.post(url, data)
+                answer = client.post(reverse(f"staff_admin:m21_console_{button}", args=[table.game.slug]), data)
                 assert answer.status_code in (302, 403, 404), (name, data)
                 assert answer.status_code != 302 or answer["Location"].startswith(
                     (reverse("account_login"), reverse("staff_admin:login"))), (name, data)

@@ -19,6 +19,7 @@ from inboxes.models import Inbox
 from kernel.public_ids import new_public_id
 from rulesets.lepra.demo import demo_account_maker
 from rulesets.m21.demo import load_m21_demo
+from tests.admin_keys import action_url
 
 pytestmark = pytest.mark.django_db
 
@@ -64,8 +65,8 @@ def test_recording_a_death_from_the_residents_list_of_an_m21_game_is_refused_not
     client = host_client(m21)
     player = Resident.objects.filter(game=m21.game, status=LifeStatus.ALIVE).order_by("name").first()
     events = GameEvent.objects.filter(game=m21.game).count()
-    response = client.post(reverse("staff_admin:cities_resident_changelist"), {
-        "action": "record_death", "_selected_action": [player.public_id], "cause": "killed", "apply": "1"})
+    response = client.post(action_url(reverse("staff_admin:cities_resident_changelist"), "record_death"), {
+        "_selected_action": [player.public_id], "cause": "killed"})
     assert response.status_code == 409
     body = html.unescape(response.content.decode())
     assert REFUSAL in body and "recording a death from the residents' list" in body
@@ -73,8 +74,8 @@ def test_recording_a_death_from_the_residents_list_of_an_m21_game_is_refused_not
     assert player.status == LifeStatus.ALIVE
     assert GameEvent.objects.filter(game=m21.game).count() == events
     for action in ("replace_player", "penalty_ban"):
-        response = client.post(reverse("staff_admin:cities_resident_changelist"), {
-            "action": action, "_selected_action": [player.public_id], "username": "m21host", "apply": "1"})
+        response = client.post(action_url(reverse("staff_admin:cities_resident_changelist"), action), {
+            "_selected_action": [player.public_id], "username": "m21host"})
         assert response.status_code == 409, action
     assert GameEvent.objects.filter(game=m21.game).count() == events
 
@@ -125,7 +126,7 @@ def test_a_host_of_both_rulesets_records_a_lepra_death_and_is_refused_the_m21_on
     m21_player = Resident.objects.filter(game=m21.game, status=LifeStatus.ALIVE).order_by("name").first()
     lepra_player = demo.seat("resident2")
     events = GameEvent.objects.filter(game=m21.game).count()
-    response = client.post(residents, {"action": "record_death", "cause": "killed", "apply": "1", "confirmed": "yes",
+    response = client.post(action_url(residents, "record_death"), {"cause": "killed", "confirmed": "yes",
                                        "_selected_action": [m21_player.public_id, lepra_player.public_id]},
                            follow=True)
     assert response.status_code == 200

@@ -12,7 +12,7 @@ from cities.models import City, Game, Resident
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand
-from tests.admin_keys import key_of, pks_from_keys
+from tests.admin_keys import key_of, pks_from_keys, post_console_action
 from tests.staff.conftest import NOW
 from tests.support.policy_matrix import expected_access, label
 
@@ -135,7 +135,8 @@ def _opened_demand(demo) -> ImpeachmentDemand:
     return demand
 
 
-def act(client: Client, model: str, action: str, objects, **extra):
-    """POST ``action`` on the changelist of ``model`` for ``objects`` (instances or ids), following redirects."""
+def act(client: Client, model: str, action: str, objects, *, submit: bool = False, **extra):
+    """POST ``action`` for ``objects`` (instances or ids) from the changelist of ``model``, or with ``submit`` its
+    intermediate page's form (``extra``) to the action's own URL; following redirects."""
     ids = [key_of(o) if hasattr(o, "pk") else o for o in objects]
-    return client.post(CHANGELIST[model], {"action": action, "_selected_action": ids, **extra}, follow=True)
+    return post_console_action(client, CHANGELIST[model], action, ids, submit=submit, **extra)

@@ -56,7 +56,7 @@ def table(spec):
     with time_machine.travel(START - timedelta(hours=1), tick=False):
         game = do_create_game(title="Toy Town", slug="toy-town", ruleset=toy.KEY, acting_user=host)
         for user in players.values():
-            response = _client(user).post(reverse("signup_toggle", args=[game.slug]), {"action": "sign-up"})
+            response = _client(user).post(reverse("sign_up", args=[game.slug]))
             assert response.status_code == 302
     toy.do_deal_toy_game(game, acting_user=host, rng=random.Random(4), now=START)
     roles = toy.roles_of(game)

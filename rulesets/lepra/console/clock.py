@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 from django import forms
 from django.contrib import messages
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -34,7 +34,7 @@ from django.utils.translation import gettext_lazy
 from cities import scheduler
 from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import Game, GameDay, ScheduledEvent, StaffKind
-from kernel.errors import RuleViolation
+from kernel.errors import RuleViolation, page_status
 from kernel.form_fields import IdField
 from rulesets.lepra.clock import services as clock_services
 from rulesets.lepra.console.clock_needs import clock_needs, clock_problems
@@ -149,52 +149,24 @@ class ShortenDayForm(forms.Form):
 
 
 def game_clock_view(request, slug: str):
-    """The Procurator's clock page of the game of ``slug`` (see the module docstring). POST ``form`` = day_start |
-    long_day | shorten | start | retry | edit_window."""
-
+    """The Procurator's clock page (see the module docstring); each of its buttons posts to its own URL (the
+    views below), so the page itself takes no POST (405)."""
     game = staff_game(request, slug)
-    which = request.POST.get("form") if request.method == "POST" else None
-    day_start_form = DayStartForm(request.POST if which == "day_start" else None,
-                                  initial={"day_start": game.day_start})
-    long_form = LongDayForm(request.POST if which == "long_day" else None)
-    shorten_form = ShortenDayForm(request.POST if which == "shorten" else None, time_zone=game.time_zone)
-    start_form = StartClockForm(request.POST if which == "start" else None, time_zone=game.time_zone)
-    retry_form = RetryForm(request.POST if which == "retry" else None)
-    window_form = EditWindowForm(request.POST if which == "edit_window" else None,
-                                 initial={"minutes": game.daily_post_edit_minutes})
-    bound = {"day_start": day_start_form, "long_day": long_form, "shorten": shorten_form,
-             "start": start_form, "retry": retry_form, "edit_window": window_form}.get(which)
-    if which == "retry" and bound.is_valid():
-        event = ScheduledEvent.objects.filter(game=game, pk=bound.cleaned_data["event"]).first()
-        try:
-            if event is None:
-                raise Http404
-            scheduler.do_retry_scheduled_event(event, acting_user=request.user)
-        except RuleViolation as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, _("The event is tried again now."))
-        return HttpResponseRedirect(reverse("admin:game_clock", args=[game.slug], current_app=staff_admin_site.name))
-    if bound is not None and bound.is_valid():
-        data = bound.cleaned_data
-        try:
-            if which == "edit_window":
-                clock_services.do_set_daily_post_edit_window(game, data["minutes"], acting_user=request.user)
-            elif which == "start":
-                clock_services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
-                                             acting_user=request.user)
-            elif which == "day_start":
-                clock_services.do_set_day_start(game, data["day_start"], acting_user=request.user)
-            elif which == "long_day":
-                clock_services.do_declare_long_day(game, data["day"], data["calendar_days"], acting_user=request.user)
-            else:
-                clock_services.do_shorten_day(game, data["day"], data["hours"], acting_user=request.user,
-                                        next_day_starts_at=data["next_day_starts_at"])
-        except RuleViolation as exc:
-            bound.add_error(None, str(exc))  # shown inside the form that caused it 
-        else:
-            messages.success(request, _("The plan is changed and the pending events are rescheduled."))
-            return HttpResponseRedirect(reverse("admin:game_clock", args=[game.slug], current_app=staff_admin_site.name))
+    if request.method not in ("GET", "HEAD"):
+        return HttpResponseNotAllowed(["GET", "HEAD"])
+    return _clock_page(request, game)
+
+
+def _clock_forms(game: Game) -> dict:
+    """The clock page's forms, blank, by their action."""
+    return {"day_start": DayStartForm(initial={"day_start": game.day_start}), "long_day": LongDayForm(),
+            "shorten": ShortenDayForm(time_zone=game.time_zone), "start": StartClockForm(time_zone=game.time_zone),
+            "edit_window": EditWindowForm(initial={"minutes": game.daily_post_edit_minutes})}
+
+
+def _clock_page(request, game: Game, *, status: int = 200, bound: dict | None = None):
+    """The clock page; ``bound`` ({action: bound form}): a refused form shown with its errors."""
+    forms_ = _clock_forms(game) | (bound or {})
     zone = ZoneInfo(game.time_zone)
     days = list(GameDay.objects.filter(game=game).select_related("post").order_by("number"))
     for day in days:
@@ -207,11 +179,89 @@ def game_clock_view(request, slug: str):
         event.shown_error = shown_error(event)
     context = {**staff_admin_site.each_context(request), "title": _("Game clock"), "subtitle": game.title,
                "game": game, "days": days, "events": events, "failing": [e for e in events if e.attempts],
-               "day_start_form": day_start_form, "long_form": long_form, "shorten_form": shorten_form,
-               "start_form": start_form, "window_form": window_form, "pause": scheduler.clock_paused(),
-               "problems": clock_problems(game, timezone.now())}
+               "day_start_form": forms_["day_start"], "long_form": forms_["long_day"],
+               "shorten_form": forms_["shorten"], "start_form": forms_["start"], "window_form": forms_["edit_window"],
+               "pause": scheduler.clock_paused(), "problems": clock_problems(game, timezone.now())}
     request.current_app = staff_admin_site.name
-    return TemplateResponse(request, "lepra/console/game_clock.html", context)
+    return TemplateResponse(request, "lepra/console/game_clock.html", context, status=status)
+
+
+def _clock_action(request, slug: str, action: str, form_class, call, **form_kwargs):
+    """One form of the clock page (POST only, else 405), the game's Procurator's only (404 for anyone else):
+    ``form_class`` bound to the POST must be valid, then ``call(game, cleaned_data)`` makes the one service call.
+    Back to the page saying the plan is changed; the page again with the form's errors or the service's reason
+    inside it (400/403/409) otherwise, nothing changed."""
+    game = staff_game(request, slug)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    form = form_class(request.POST, **{k: v(game) for k, v in form_kwargs.items()})
+    if not form.is_valid():
+        return _clock_page(request, game, status=400, bound={action: form})
+    try:
+        call(game, form.cleaned_data)
+    except RuleViolation as exc:
+        form.add_error(None, str(exc))  # shown inside the form that caused it
+        return _clock_page(request, game, status=page_status(exc), bound={action: form})
+    messages.success(request, _("The plan is changed and the pending events are rescheduled."))
+    return HttpResponseRedirect(reverse("admin:game_clock", args=[game.slug], current_app=staff_admin_site.name))
+
+
+def _time_zone(game: Game) -> str:
+    return game.time_zone
+
+
+def start_clock_view(request, slug: str):
+    """Start the game clock with the first day's start (``do_start_game_clock``)."""
+    return _clock_action(request, slug, "start", StartClockForm, lambda game, data: (
+        clock_services.do_start_game_clock(game, first_day_starts_at=data["first_day_starts_at"],
+                                           acting_user=request.user)), time_zone=_time_zone)
+
+
+def set_day_start_view(request, slug: str):
+    """Set the daily start time (``do_set_day_start``, L-DAY-1)."""
+    return _clock_action(request, slug, "day_start", DayStartForm, lambda game, data: (
+        clock_services.do_set_day_start(game, data["day_start"], acting_user=request.user)))
+
+
+def set_edit_window_view(request, slug: str):
+    """Set the daily post's edit window (``do_set_daily_post_edit_window``, L-POST-2)."""
+    return _clock_action(request, slug, "edit_window", EditWindowForm, lambda game, data: (
+        clock_services.do_set_daily_post_edit_window(game, data["minutes"], acting_user=request.user)))
+
+
+def declare_long_day_view(request, slug: str):
+    """Declare a day long (``do_declare_long_day``, L-DAY-2)."""
+    return _clock_action(request, slug, "long_day", LongDayForm, lambda game, data: (
+        clock_services.do_declare_long_day(game, data["day"], data["calendar_days"], acting_user=request.user)))
+
+
+def shorten_day_view(request, slug: str):
+    """Shorten a day (``do_shorten_day``, L-DAY-2)."""
+    return _clock_action(request, slug, "shorten", ShortenDayForm, lambda game, data: (
+        clock_services.do_shorten_day(game, data["day"], data["hours"], acting_user=request.user,
+                                      next_day_starts_at=data["next_day_starts_at"])), time_zone=_time_zone)
+
+
+def retry_event_view(request, slug: str):
+    """Try a failing event of the game again now (``do_retry_scheduled_event``; POST only). An event of another
+    game, or none, is the 404 of a missing page; a malformed id is a 400; a refusal is said on the page."""
+    game = staff_game(request, slug)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    form = RetryForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
+        return _clock_page(request, game, status=400)
+    event = ScheduledEvent.objects.filter(game=game, pk=form.cleaned_data["event"]).first()
+    if event is None:
+        raise Http404
+    try:
+        scheduler.do_retry_scheduled_event(event, acting_user=request.user)
+    except RuleViolation as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("The event is tried again now."))
+    return HttpResponseRedirect(reverse("admin:game_clock", args=[game.slug], current_app=staff_admin_site.name))
 
 
 class FreeTextForm(forms.Form):
@@ -227,52 +277,105 @@ class AppendForm(forms.Form):
     text = forms.CharField(label=gettext_lazy("Append"), widget=forms.Textarea)
 
 
-def daily_post_view(request, slug: str, day: int):
-    """The Procurator's page of the daily post of ``day`` of the game of ``slug`` (L-POST-2): free text before the
-    draft, edit the draft, append after publication. Each form calls its service; refusals are shown as they
-    are."""
-
+def _daily_post_plan(request, slug: str, day: int):
+    """The game (the Procurator's, else 404) and the plan of ``day`` (from day 2, else 404)."""
     game = staff_game(request, slug)
     plan = GameDay.objects.filter(game=game, number=day).select_related("post").first()
     if plan is None or day < 2:
         raise Http404
+    return game, plan
+
+
+def _daily_post_form(plan, data=None):
+    """The one form the daily post of ``plan`` takes now, and its action: the free text before the draft, the
+    draft's edit before publication, an appendix after it."""
     post = plan.post
-    which = request.POST.get("form") if request.method == "POST" else None
-    if which == "publish_now" and post is not None and post.published_at is None:
-        try:
-            clock_services.do_publish_daily_post(game, day, acting_user=request.user)
-        except RuleViolation as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, _("The daily post is published."))
-        return HttpResponseRedirect(reverse("admin:daily_post", args=[game.slug, day], current_app=staff_admin_site.name))
     if post is None:
-        form = FreeTextForm(request.POST if which == "free_text" else None, initial={"free_text": plan.free_text})
-    elif post.published_at is None:
-        form = EditPostForm(request.POST if which == "edit" else None, initial={"title": post.title, "body": post.body})
-    else:
-        form = AppendForm(request.POST if which == "append" else None)
-    if form.is_bound and form.is_valid():
-        data = form.cleaned_data
-        try:
-            if isinstance(form, FreeTextForm):
-                clock_services.do_set_daily_post_text(game, day, data["free_text"], acting_user=request.user)
-            elif isinstance(form, EditPostForm):
-                clock_services.do_edit_daily_post(post, title=data["title"], body=data["body"], acting_user=request.user)
-            else:
-                clock_services.do_append_to_daily_post(post, data["text"], acting_user=request.user)
-        except RuleViolation as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, _("The daily post is saved."))
-            return HttpResponseRedirect(reverse("admin:daily_post", args=[game.slug, day],
-                                                current_app=staff_admin_site.name))
-    form_name = {FreeTextForm: "free_text", EditPostForm: "edit", AppendForm: "append"}[type(form)]
-    context = {**staff_admin_site.each_context(request), "title": _("Daily post, day %(day)d") % {"day": day},
-               "subtitle": game.title, "game": game, "plan": plan, "post": post, "form": form,
-               "form_name": form_name, "publish_at": post.publish_at if post is not None else None}
+        return "free_text", FreeTextForm(data, initial={"free_text": plan.free_text})
+    if post.published_at is None:
+        return "edit", EditPostForm(data, initial={"title": post.title, "body": post.body})
+    return "append", AppendForm(data)
+
+
+def daily_post_view(request, slug: str, day: int):
+    """The Procurator's page of the daily post of ``day`` (L-POST-2): free text before the draft, edit the draft,
+    append after publication, each form posted to its own URL (the views below); the page takes no POST (405)."""
+    game, plan = _daily_post_plan(request, slug, day)
+    if request.method not in ("GET", "HEAD"):
+        return HttpResponseNotAllowed(["GET", "HEAD"])
+    return _daily_post_page(request, game, plan)
+
+
+#: The URL name (``admin:daily_post_<name>``) of each form of the daily post page.
+_DAILY_POST_URLS = {"free_text": "text", "edit": "edit", "append": "append"}
+
+
+def _daily_post_page(request, game, plan, *, status: int = 200, form=None):
+    """The daily post page of ``plan``; ``form``: a refused bound form shown with its errors."""
+    post = plan.post
+    form_name, blank = _daily_post_form(plan)
+    form_url = reverse(f"admin:daily_post_{_DAILY_POST_URLS[form_name]}", args=[game.slug, plan.number],
+                       current_app=staff_admin_site.name)
+    context = {**staff_admin_site.each_context(request), "title": _("Daily post, day %(day)d") % {"day": plan.number},
+               "subtitle": game.title, "game": game, "plan": plan, "post": post, "form": form or blank,
+               "form_url": form_url, "publish_at": post.publish_at if post is not None else None}
     request.current_app = staff_admin_site.name
-    return TemplateResponse(request, "lepra/console/daily_post.html", context)
+    return TemplateResponse(request, "lepra/console/daily_post.html", context, status=status)
+
+
+def _daily_post_action(request, slug: str, day: int, action: str, call):
+    """One form of the daily post page (POST only, else 405): the form the post takes now, which must be the one
+    of ``action`` (else the page says the post has moved on: 409), valid, then ``call(game, plan, data)``, the
+    one service call. Back to the page saying the post is saved; the page again with the reason otherwise."""
+    game, plan = _daily_post_plan(request, slug, day)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    form_name, form = _daily_post_form(plan, request.POST)
+    if form_name != action:
+        messages.error(request, _("This form is out of date: reload the page."))
+        return _daily_post_page(request, game, plan, status=409)
+    if not form.is_valid():
+        return _daily_post_page(request, game, plan, status=400, form=form)
+    try:
+        call(game, plan, form.cleaned_data)
+    except RuleViolation as exc:
+        messages.error(request, str(exc))
+        return _daily_post_page(request, game, plan, status=page_status(exc), form=form)
+    messages.success(request, _("The daily post is saved."))
+    return HttpResponseRedirect(reverse("admin:daily_post", args=[game.slug, day], current_app=staff_admin_site.name))
+
+
+def daily_post_text_view(request, slug: str, day: int):
+    """The Procurator's free text for the daily post before the site drafts it (``do_set_daily_post_text``)."""
+    return _daily_post_action(request, slug, day, "free_text", lambda game, plan, data: (
+        clock_services.do_set_daily_post_text(game, plan.number, data["free_text"], acting_user=request.user)))
+
+
+def daily_post_edit_view(request, slug: str, day: int):
+    """The Procurator's edit of the draft before its publication (``do_edit_daily_post``)."""
+    return _daily_post_action(request, slug, day, "edit", lambda game, plan, data: (
+        clock_services.do_edit_daily_post(plan.post, title=data["title"], body=data["body"],
+                                          acting_user=request.user)))
+
+
+def daily_post_append_view(request, slug: str, day: int):
+    """The Procurator appends to the published post (``do_append_to_daily_post``)."""
+    return _daily_post_action(request, slug, day, "append", lambda game, plan, data: (
+        clock_services.do_append_to_daily_post(plan.post, data["text"], acting_user=request.user)))
+
+
+def daily_post_publish_view(request, slug: str, day: int):
+    """Publish the draft now, once the day has started (``do_publish_daily_post``; POST only)."""
+    game, plan = _daily_post_plan(request, slug, day)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    try:
+        clock_services.do_publish_daily_post(game, day, acting_user=request.user)
+    except RuleViolation as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("The daily post is published."))
+    return HttpResponseRedirect(reverse("admin:daily_post", args=[game.slug, day], current_app=staff_admin_site.name))
 
 
 class RescheduleVotingForm(forms.Form):
@@ -325,8 +428,20 @@ def reschedule_voting_view(request, session_id: str):
 @register_urls(tool="clock")
 def _urls(site) -> list:
     """The Procurator's clock page and daily post pages (L-DAY, L-POST-2)."""
-    return [path("games/<slug:slug>/clock/", site.admin_view(game_clock_view), name="game_clock"),
-            path("games/<slug:slug>/daily-post/<id:day>/", site.admin_view(daily_post_view), name="daily_post"),
+    clock = "games/<slug:slug>/clock/"
+    post = "games/<slug:slug>/daily-post/<id:day>/"
+    return [path(clock, site.admin_view(game_clock_view), name="game_clock"),
+            path(f"{clock}start/", site.admin_view(start_clock_view), name="game_clock_start"),
+            path(f"{clock}day-start/", site.admin_view(set_day_start_view), name="game_clock_day_start"),
+            path(f"{clock}edit-window/", site.admin_view(set_edit_window_view), name="game_clock_edit_window"),
+            path(f"{clock}long-day/", site.admin_view(declare_long_day_view), name="game_clock_long_day"),
+            path(f"{clock}shorten/", site.admin_view(shorten_day_view), name="game_clock_shorten"),
+            path(f"{clock}retry/", site.admin_view(retry_event_view), name="game_clock_retry"),
+            path(post, site.admin_view(daily_post_view), name="daily_post"),
+            path(f"{post}text/", site.admin_view(daily_post_text_view), name="daily_post_text"),
+            path(f"{post}edit/", site.admin_view(daily_post_edit_view), name="daily_post_edit"),
+            path(f"{post}append/", site.admin_view(daily_post_append_view), name="daily_post_append"),
+            path(f"{post}publish/", site.admin_view(daily_post_publish_view), name="daily_post_publish"),
             path("votings/<pid:session_id>/reschedule/", site.admin_view(reschedule_voting_view),
                  name="reschedule_voting")]
 

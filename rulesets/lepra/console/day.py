@@ -21,9 +21,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -31,9 +29,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import City, LifeStatus, Resident, StaffKind
-from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
 from rulesets.lepra.console.clock import pending_events
@@ -45,6 +41,7 @@ from rulesets.lepra.day.forms import (
     CourtDeadlineForm,
     CourtProcedureForm,
     ElectionProxyForm,
+    ExtendVotingForm,
     JudgeElectionForm,
     RecusalForm,
     ScheduleVotingForm,
@@ -55,6 +52,7 @@ from staff.console import (
     action_page,
     bound_form,
     changelist_url,
+    confirm_action,
     register_dashboard_links,
     register_urls,
     role_game_ids,
@@ -118,33 +116,16 @@ def open_voting(modeladmin, request, queryset):
 def close_voting(modeladmin, request, queryset):
     """The Tribune closes voting now (L-VOTE-6): ``do_close_voting``, after a confirmation page."""
     sessions = list(queryset.select_related("city", "game"))
-    confirm = None if not sessions else confirmation_page(
-        request, title=_("Close the voting now?"),
+    confirm = None if not sessions else confirm_action(
+        modeladmin, request, "close_voting", title=_("Close the voting now?"),
         consequence=_("Voting closes at once in: %(cities)s. No vote is accepted after this moment and the result "
                       "is posted.") % {"cities": ", ".join(s.city.name for s in sessions)},
-        confirm_label=_("Close voting now"), cancel_url=request.get_full_path())
+        confirm_label=_("Close voting now"))
     if confirm is not None:
         return confirm
     _each(request, sessions,
           lambda s: services.do_close_voting(s, acting_user=request.user),
           lambda s: _("Voting in %(city)s is closed.") % {"city": s.city.name})
-
-
-class ExtendVotingForm(forms.Form):
-    """The new closing time of open voting, typed in the game's zone (L-DAY-3); the service checks the rules."""
-
-    closes_at = WallClockField(label=gettext_lazy("Voting closes at"))
-
-    def __init__(self, *args, time_zone: str, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.zone = ZoneInfo(time_zone)
-        self.fields["closes_at"].help_text = _("Time in the game's time zone (%(tz)s).") % {"tz": time_zone}
-
-    def clean_closes_at(self):
-        try:
-            return wall_clock_to_utc(self.cleaned_data["closes_at"], self.zone)
-        except OverflowError:
-            raise ValidationError(_("This date is out of range.")) from None
 
 
 def _one_session(request, queryset) -> VotingSession | None:

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from cities.forms import WallClockField, wall_clock_to_utc
-from kernel.form_fields import AccessedChoiceField, ObjectChoiceField
+from kernel.form_fields import AccessedChoiceField, AccessedObjectField, ObjectChoiceField
 
 from voting.models import CourtProcedure
 
@@ -22,6 +22,42 @@ class NomineeForm(forms.Form):
     def __init__(self, *args, choices, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["nominee"].choices = [("", _("— choose a resident —"))] + [(r.public_id, r.name) for r in choices]
+
+
+class NominationForm(NomineeForm):
+    """The nomination of a resident for today (L-NOM-1..3)."""
+
+
+class ProxyRequestForm(NomineeForm):
+    """A request for a proxy vote for a nominee (L-NOM-6)."""
+
+
+class AccessedObjectForm(forms.Form):
+    """A button's form naming one object by a hidden id (``kernel.form_fields.AccessedObjectField``): ``access``
+    resolves it for the viewer (a bad id is its 404). Subclasses declare the one field."""
+
+    def __init__(self, *args, access, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.access = access
+
+
+class ConfirmSuicideForm(AccessedObjectForm):
+    """The Tribune's confirmation of one suicide declaration of the city (L-NOM-5)."""
+
+    declaration = AccessedObjectField()
+
+
+class AcceptProxyForm(AccessedObjectForm):
+    """The Tribune's acceptance of one proxy vote request of the city (L-NOM-6)."""
+
+    proxy = AccessedObjectField()
+
+
+class ConfirmRemovalForm(AccessedObjectForm):
+    """A resident's confirmation of one demand to remove the city's judge (L-JUDGE-8)."""
+
+    demand = AccessedObjectField()
 
 
 class ResidentChoiceForm(forms.Form):
@@ -113,6 +149,24 @@ class ScheduleVotingForm(forms.Form):
                 except OverflowError:
                     self.add_error(name, _("This date is out of range."))
         return data
+
+
+class ExtendVotingForm(forms.Form):
+    """The new closing time of open voting, typed in the game's zone (L-DAY-3); the service checks the rules.
+    The day page's and the console's."""
+
+    closes_at = WallClockField(label=_("Voting closes at"))
+
+    def __init__(self, *args, time_zone: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = ZoneInfo(time_zone)
+        self.fields["closes_at"].help_text = _("Time in the game's time zone (%(tz)s).") % {"tz": time_zone}
+
+    def clean_closes_at(self):
+        try:
+            return wall_clock_to_utc(self.cleaned_data["closes_at"], self.zone)
+        except OverflowError:
+            raise ValidationError(_("This date is out of range.")) from None
 
 
 class CourtDeadlineForm(forms.Form):

@@ -145,6 +145,28 @@ def city_day_for(viewer, city: City) -> CityDay:
                    judges=judges_box(viewer, city), **_court_part(viewer, city, session))
 
 
+def todays_session(city: City) -> VotingSession | None:
+    """Today's execution voting session of ``city`` (L-DAY-3), or None when none is scheduled."""
+    return VotingSession.objects.filter(city=city, day=city.game.day_number).select_related("city", "game").first()
+
+
+def todays_court_case(city: City) -> CourtCase | None:
+    """The Supreme Court case of ``city``'s voting today (L-COURT-1), or None when none is before the court."""
+    return (CourtCase.objects.filter(session__city=city, session__day=city.game.day_number)
+            .select_related("game", "city", "sentenced").first())
+
+
+def court_candidates(case: CourtCase) -> list[Resident]:
+    """The residents before the court in ``case`` (L-COURT-2: the leader or the tied leaders), by name."""
+    return list(Resident.objects.filter(pk__in=[int(c) for c in case.candidates]).order_by("name"))
+
+
+def living_residents_of(city: City) -> list[Resident]:
+    """The living residents of ``city`` by name (public: deaths are announced), the Procurator's choices when the
+    voting decided nothing (L-VOTE-7)."""
+    return list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE).order_by("name"))
+
+
 def _court_part(viewer, city: City, session: VotingSession | None) -> dict:
     """The court's side of the day page (L-COURT): the case, the Arbiter's powers, a judge's vote."""
     case = (CourtCase.objects.filter(session=session).select_related("sentenced").first()

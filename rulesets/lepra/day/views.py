@@ -1,169 +1,103 @@
-"""Lepra day pages : the city day page (nominations, voting times, proxies, the standing tally) and the
-resident's nomination page. Thin: a form, the policy, one service or selector call."""
+"""Lepra day pages : the city day page (nominations, voting times, proxies, the standing tally, the court, the
+judges) and the resident's nomination page. Each button of a page posts its own form to its own URL; each action
+view parses that form, makes one service call (the service decides who may) and redirects back to the page, or
+shows the page again with the refusal (400 bad input, 403 not allowed, 409 wrong state, ``page_status``)."""
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.i18n import activate_game_language
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, policies
 from kernel.confirm import confirmation_page
-from kernel.errors import RuleViolation
+from kernel.errors import RuleViolation, WrongState, page_status
 from kernel.timezones import zoned_time
 from rulesets.lepra.court import judge_services
 from rulesets.lepra.court import services as court_services
+from voting.models import SpeechKind
 
 from . import selectors, services
 from .forms import (
+    AcceptProxyForm,
     CandidateForm,
+    ConfirmRemovalForm,
+    ConfirmSuicideForm,
     CourtDeadlineForm,
     CourtVoteForm,
     ExecutionDecisionForm,
+    ExtendVotingForm,
+    NominationForm,
     NomineeForm,
+    ProxyRequestForm,
     ScheduleVotingForm,
     SpeechRequestForm,
 )
 
+# --------------------------------------------------------------------------------------------------------------
+# The city day page and its actions
+# --------------------------------------------------------------------------------------------------------------
 
-@require_http_methods(["GET", "HEAD", "POST"])
+@require_http_methods(["GET", "HEAD"])
 def city_day(request, slug: str, number: int):
     """Today's execution voting of one city: the Tribune schedules, opens and closes voting and accepts proxies;
     the Tribune, Procurator and Arbiter see the nominations; everyone sees the nominees once voting opens; readers
-    of the voting inboxes see the standing tally (L-NOM, L-VOTE, L-DAY-3)."""
+    of the voting inboxes see the standing tally (L-NOM, L-VOTE, L-DAY-3). Each button posts to its own action
+    URL (the views below)."""
+    game, city = _city_of(request, slug, number)
+    return _city_day_page(request, game, city)
+
+
+def _city_of(request, slug: str, number: int):
+    """The game and the city of a city day URL (``Http404`` for a missing game or city), in the game's language."""
     game = game_get(slug)
     activate_game_language(request, game)
     check_page_section(game, "cities")
-    city = access.access_city_by_number(request.user, game, number)
+    return game, access.access_city_by_number(request.user, game, number)
+
+
+def _city_day_page(request, game, city, *, status: int = 200, error: str | None = None, bound=None):
+    """The city day page for ``request.user``. ``bound``: (action, bound form) of a refused action, shown in the
+    place of its blank form when the page shows that form for the viewer (``_shown_forms``), its errors inside
+    it; otherwise the refusal (``error``, or the form's errors) is said above the forms, or it would be lost."""
     day = selectors.city_day_for(request.user, city)
-    form = ScheduleVotingForm(time_zone=game.time_zone)
-    court_form = CourtDeadlineForm(time_zone=game.time_zone)
-    vote_form = CourtVoteForm(choices=day.court_choices)
-    decide_form = ExecutionDecisionForm(choices=day.decision_choices)
-    propose_form = _candidate_form(request, city, day)
-    status, error, refusal, done = 200, None, None, _("Done.")
-    if request.method == "POST":
-        action = request.POST.get("action")
-        if action not in CITY_DAY_ACTIONS:  # refused before anything runs: nothing changes
-            return render(request, "lepra/day/city_day.html", {
-                "game": game, "city": city, "day": day, "form": form, "court_form": court_form,
-                "error": _("Unknown action: nothing was changed."), "vote_form": vote_form, "decide_form": decide_form,
-                "propose_form": propose_form, "is_resident": _is_resident(request, game, city)}, status=400)
-        allowed = (day.is_tribune or (action == "decide" and day.is_procurator)
-                   or (action in JUDGE_ACTIONS and request.user.is_authenticated)
-                   or (action in ("put_before_court", "close_case") and day.is_arbiter)
-                   or (action == "court_vote" and day.court_case is not None and request.user.is_authenticated))
-        if not allowed:
-            raise Http404("No such page.")
-        try:
-            if action in JUDGE_ACTIONS:
-                _judge_action(request, game, city, day, action)
-            elif action == "put_before_court" and day.session is not None:
-                court_form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
-                if not court_form.is_valid():
-                    raise _FormInvalid()
-                case = court_services.do_put_before_court(day.session, court_form.cleaned_data["deadline"],
-                                                    acting_user=request.user)
-                done = _("The result is before the Supreme Court until %(time)s.") % {
-                    "time": zoned_time(case.deadline, game.time_zone)}
-            elif action == "close_case" and day.court_case is not None:
-                court_services.do_close_court_case(day.court_case, acting_user=request.user)
-            elif action == "court_vote" and day.court_case is not None:
-                if day.judge_seat is None:  # no vote form for them: the service says why (voted, not a judge...)
-                    court_services.check_court_vote(day.court_case, acting_user=request.user, now=timezone.now())
-                    raise Http404("No such action.")
-                vote_form = CourtVoteForm(request.POST, choices=day.court_choices)
-                if not vote_form.is_valid():
-                    raise _FormInvalid()
-                choice = vote_form.chosen()
-                confirm = confirmation_page(  # a judge's vote is final (L-COURT-2): the second step says so
-                    request, title=_("Confirm the sentence of %(name)s?") % {"name": choice.name}, game=game,
-                    consequence=_("A judge's vote cannot be changed: once recorded, it counts towards the Supreme "
-                                  "Court's decision on %(city)s.") % {"city": city.name},
-                    confirm_label=_("Record my vote"), cancel_url=request.get_full_path())
-                if confirm is not None:
-                    return confirm
-                court_services.do_court_vote(day.court_case, choice, acting_user=request.user)
-                done = _("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
-                         "changed.") % {"name": choice.name}
-                day.court_case.refresh_from_db()
-                if day.court_case.sentenced_id is not None:
-                    done += " " + _("The court has decided: %(name)s is sentenced.") % {
-                        "name": day.court_case.sentenced.name}
-            elif action == "decide":
-                decide_form = ExecutionDecisionForm(  # a bad id is the 404 of the page's other id fields
-                    request.POST, choices=day.decision_choices,
-                    access=lambda resident_id: access.access_resident_by_id(request.user, resident_id, city=city))
-                if not decide_form.is_valid():
-                    raise _FormInvalid()
-                services.do_decide_execution(city, decide_form.chosen(), acting_user=request.user)
-            elif action == "schedule":
-                form = ScheduleVotingForm(request.POST, time_zone=game.time_zone)
-                if not form.is_valid():
-                    raise _FormInvalid()
-                services.do_schedule_voting(city, form.cleaned_data["opens_at"], form.cleaned_data["closes_at"],
-                                            acting_user=request.user)
-            elif action == "open" and day.session is not None:
-                services.do_open_voting(day.session, acting_user=request.user)
-            elif action == "extend" and day.session is not None:
-                extend_form = ScheduleVotingForm({"opens_at": "2000-01-01T00:00", "closes_at": request.POST.get("closes_at")},
-                                                 time_zone=game.time_zone)
-                if not extend_form.is_valid():
-                    error = "; ".join(str(e) for errs in extend_form.errors.values() for e in errs)
-                    raise _FormInvalid()
-                services.do_extend_voting(day.session, extend_form.cleaned_data["closes_at"], acting_user=request.user)
-            elif action == "close" and day.session is not None:
-                confirm = confirmation_page(
-                    request, title=_("Close the voting now?"), game=game,
-                    consequence=_("Voting in %(city)s closes at once: no vote is accepted after this moment and the "
-                                  "result is posted.") % {"city": city.name},
-                    confirm_label=_("Close voting now"), cancel_url=request.get_full_path())
-                if confirm is not None:
-                    return confirm
-                services.do_close_voting(day.session, acting_user=request.user)
-            elif action == "confirm_suicide":
-                declaration = access.access_suicide_declaration_by_id(request.user, request.POST.get("declaration"),
-                                                                     city=city)
-                services.do_confirm_suicide(declaration, acting_user=request.user)
-            elif action == "accept_proxy":
-                proxy = access.access_proxy_request_by_id(request.user, request.POST.get("proxy"), city=city)
-                services.do_accept_proxy(proxy, acting_user=request.user)
-            else:
-                raise Http404("No such action.")
-        except _FormInvalid as invalid:
-            status = 400
-            if invalid.args and action == "propose_candidate":
-                propose_form = invalid.args[0]
-        except RuleViolation as exc:
-            status = 400
-            own_form = {"put_before_court": court_form, "court_vote": vote_form, "decide": decide_form}.get(action)
-            if own_form is not None and own_form.is_bound:
-                own_form.add_error(None, str(exc))  # the refusal inside the form it refuses, when it is shown
-                refusal = str(exc)
-            else:
-                error = str(exc)
-        else:
-            messages.success(request, done)
-            return redirect("city_day", slug=slug, number=number)
-        day = selectors.city_day_for(request.user, city)
-        if refusal and action not in _shown_forms(day):  # the refused form is not on the page: say it above
-            error = refusal
+    forms = {
+        "schedule": ScheduleVotingForm(time_zone=game.time_zone),
+        "extend": ExtendVotingForm(time_zone=game.time_zone, auto_id="id_extend_%s"),
+        "put_before_court": CourtDeadlineForm(time_zone=game.time_zone),
+        "court_vote": CourtVoteForm(choices=day.court_choices),
+        "decide": ExecutionDecisionForm(choices=day.decision_choices),
+        "propose_candidate": _candidate_form(request, city, day),
+    }
+    if bound is not None:
+        action, form = bound
+        if action in _shown_forms(day):
+            forms[action] = form
+        elif error is None:
+            error = _errors_of(form)
     return render(request, "lepra/day/city_day.html",
-                  {"game": game, "city": city, "day": day, "form": form, "error": error, "court_form": court_form,
-                   "vote_form": vote_form, "decide_form": decide_form, "propose_form": propose_form,
-                   "is_resident": _is_resident(request, game, city)}, status=status)
+                  {"game": game, "city": city, "day": day, "error": error, "form": forms["schedule"],
+                   "extend_form": forms["extend"], "court_form": forms["put_before_court"],
+                   "vote_form": forms["court_vote"], "decide_form": forms["decide"],
+                   "propose_form": forms["propose_candidate"], "is_resident": _is_resident(request, game, city)},
+                  status=status)
+
+
+def _errors_of(form) -> str:
+    """The errors of a bound ``form`` in one line."""
+    return "; ".join(str(e) for errors in form.errors.values() for e in errors)
 
 
 def _shown_forms(day) -> set[str]:
     """The actions of the city day page whose form ``lepra/day/city_day.html`` shows for ``day`` (the template's
-    conditions): a refusal of any other is said above the forms, or it would be lost."""
+    conditions): only a shown form can hold its errors."""
     shown = set()
     if day.court_case is None and day.is_arbiter and day.session is not None and day.session.closed_at \
             and not day.awaiting_decision:
@@ -172,6 +106,13 @@ def _shown_forms(day) -> set[str]:
         shown.add("court_vote")
     if day.decision is None and day.awaiting_decision and day.is_procurator:
         shown.add("decide")
+    if day.is_tribune and (day.session is None or day.session.opened_at is None):
+        shown.add("schedule")
+    elif day.is_tribune and day.session.closed_at is None:
+        shown.add("extend")
+    if day.judges is not None and day.judges.election is not None and day.judges.my_proposal is None \
+            and day.judges.propose_choices:
+        shown.add("propose_candidate")
     return shown
 
 
@@ -180,17 +121,186 @@ def _is_resident(request, game, city) -> bool:
     return seat is not None and seat.city_id == city.pk
 
 
-class _FormInvalid(Exception):
-    """A posted form of the city day page is invalid: its errors are shown inside it (``args[0]`` the bound form,
-    when the page must show that one)."""
+def _day_action(request, game, city, action: str, form, call):
+    """One action of the city day page: ``form`` (None for a button without input) must be valid, then
+    ``call(cleaned_data)`` runs the one service and returns what it returned (then the page says "Done."), its
+    own success message (a str), or a confirmation page to answer first. Back to the page on success; the page
+    again with the reason otherwise (nothing changed)."""
+    if form is not None and not form.is_valid():
+        return _city_day_page(request, game, city, status=400, bound=(action, form))
+    try:
+        done = call(form.cleaned_data if form is not None else None)
+    except RuleViolation as exc:
+        if form is None:
+            return _city_day_page(request, game, city, status=page_status(exc), error=str(exc))
+        form.add_error(None, str(exc))  # the refusal inside the form it refuses, when the page shows it
+        return _city_day_page(request, game, city, status=page_status(exc), bound=(action, form))
+    if isinstance(done, HttpResponse):
+        return done
+    messages.success(request, done if isinstance(done, str) else _("Done."))
+    return redirect("city_day", slug=game.slug, number=city.number)
 
 
-#: The city day page's judge actions ; each is one service call that checks who may (L-JUDGE-3/8/9).
-JUDGE_ACTIONS = frozenset({"propose_candidate", "open_removal", "confirm_removal", "recuse"})
+def _todays_session(city):
+    """Today's voting session of ``city``; ``WrongState`` when none is scheduled."""
+    session = selectors.todays_session(city)
+    if session is None:
+        raise WrongState(_("Voting is not scheduled yet."))
+    return session
 
-#: Every action the city day page posts; any other is refused with a reason (400) and changes nothing.
-CITY_DAY_ACTIONS = JUDGE_ACTIONS | {"put_before_court", "close_case", "court_vote", "decide", "schedule", "open",
-                                    "extend", "close", "confirm_suicide", "accept_proxy"}
+
+def _todays_case(city):
+    """The court case of ``city``'s voting today; ``WrongState`` when none is before the court."""
+    case = selectors.todays_court_case(city)
+    if case is None:
+        raise WrongState(_("No result of this city is before the Supreme Court today."))
+    return case
+
+
+@require_POST
+@login_required
+def schedule_voting(request, slug: str, number: int):
+    """The Tribune schedules today's voting (L-DAY-3): ``do_schedule_voting``."""
+    game, city = _city_of(request, slug, number)
+    form = ScheduleVotingForm(request.POST, time_zone=game.time_zone)
+    return _day_action(request, game, city, "schedule", form, lambda data: services.do_schedule_voting(
+        city, data["opens_at"], data["closes_at"], acting_user=request.user))
+
+
+@require_POST
+@login_required
+def open_voting(request, slug: str, number: int):
+    """The Tribune opens today's voting now (L-VOTE-1): ``do_open_voting``."""
+    game, city = _city_of(request, slug, number)
+    return _day_action(request, game, city, "open", None, lambda _data: services.do_open_voting(
+        _todays_session(city), acting_user=request.user))
+
+
+@require_POST
+@login_required
+def extend_voting(request, slug: str, number: int):
+    """The Tribune moves the end of open voting later (L-DAY-3): ``do_extend_voting``."""
+    game, city = _city_of(request, slug, number)
+    form = ExtendVotingForm(request.POST, time_zone=game.time_zone, auto_id="id_extend_%s")
+    return _day_action(request, game, city, "extend", form, lambda data: services.do_extend_voting(
+        _todays_session(city), data["closes_at"], acting_user=request.user))
+
+
+@require_POST
+@login_required
+def close_voting(request, slug: str, number: int):
+    """The Tribune closes open voting at once (L-VOTE-6), after a confirmation page: ``do_close_voting``."""
+    game, city = _city_of(request, slug, number)
+
+    def close(_data):
+        session = _todays_session(city)
+        confirm = confirmation_page(
+            request, title=_("Close the voting now?"), game=game,
+            consequence=_("Voting in %(city)s closes at once: no vote is accepted after this moment and the "
+                          "result is posted.") % {"city": city.name},
+            confirm_label=_("Close voting now"), cancel_url=reverse("city_day", args=[game.slug, city.number]))
+        if confirm is not None:
+            return confirm
+        return services.do_close_voting(session, acting_user=request.user)
+
+    return _day_action(request, game, city, "close", None, close)
+
+
+@require_POST
+@login_required
+def confirm_suicide(request, slug: str, number: int):
+    """The Tribune confirms a suicide declaration (L-NOM-5): ``do_confirm_suicide``."""
+    game, city = _city_of(request, slug, number)
+    form = ConfirmSuicideForm(request.POST, access=lambda declaration_id: access.access_suicide_declaration_by_id(
+        request.user, declaration_id, city=city))
+    return _day_action(request, game, city, "confirm_suicide", form, lambda data: services.do_confirm_suicide(
+        data["declaration"], acting_user=request.user))
+
+
+@require_POST
+@login_required
+def accept_proxy(request, slug: str, number: int):
+    """The Tribune accepts a proxy vote request (L-NOM-6): ``do_accept_proxy``."""
+    game, city = _city_of(request, slug, number)
+    form = AcceptProxyForm(request.POST, access=lambda proxy_id: access.access_proxy_request_by_id(
+        request.user, proxy_id, city=city))
+    return _day_action(request, game, city, "accept_proxy", form, lambda data: services.do_accept_proxy(
+        data["proxy"], acting_user=request.user))
+
+
+@require_POST
+@login_required
+def decide_execution(request, slug: str, number: int):
+    """The Procurator names the executed when the voting decided nothing (L-VOTE-7): ``do_decide_execution``.
+    The choice is among the city's living residents (public); a bad id is the page's 404."""
+    game, city = _city_of(request, slug, number)
+    form = ExecutionDecisionForm(request.POST, choices=selectors.living_residents_of(city),
+                                 access=lambda resident_id: access.access_resident_by_id(request.user, resident_id,
+                                                                                         city=city))
+    return _day_action(request, game, city, "decide", form, lambda _data: services.do_decide_execution(
+        city, form.chosen(), acting_user=request.user))
+
+
+@require_POST
+@login_required
+def put_before_court(request, slug: str, number: int):
+    """The Arbiter puts today's result before the Supreme Court until a deadline (L-COURT-1, L-COURT-4):
+    ``do_put_before_court``."""
+    game, city = _city_of(request, slug, number)
+    form = CourtDeadlineForm(request.POST, time_zone=game.time_zone)
+
+    def put(data):
+        session = selectors.todays_session(city)
+        if session is None:
+            raise WrongState(_("Voting is not closed yet."))
+        case = court_services.do_put_before_court(session, data["deadline"], acting_user=request.user)
+        return _("The result is before the Supreme Court until %(time)s.") % {
+            "time": zoned_time(case.deadline, game.time_zone)}
+
+    return _day_action(request, game, city, "put_before_court", form, put)
+
+
+@require_POST
+@login_required
+def close_court_case(request, slug: str, number: int):
+    """The Arbiter closes today's court case now (L-COURT-4): ``do_close_court_case``."""
+    game, city = _city_of(request, slug, number)
+    return _day_action(request, game, city, "close_case", None, lambda _data: court_services.do_close_court_case(
+        _todays_case(city), acting_user=request.user))
+
+
+@require_POST
+@login_required
+def court_vote(request, slug: str, number: int):
+    """A sitting judge confirms the sentence of one candidate (L-COURT-2), after a confirmation page (a judge's
+    vote is final): ``do_court_vote``. Whether the viewer may vote at all is asked first
+    (``check_court_vote``), so that the choices before the court are checked only for a judge who may vote."""
+    game, city = _city_of(request, slug, number)
+    try:
+        case = _todays_case(city)
+        court_services.check_court_vote(case, acting_user=request.user, now=timezone.now())
+    except RuleViolation as exc:
+        return _city_day_page(request, game, city, status=page_status(exc), error=str(exc))
+    form = CourtVoteForm(request.POST, choices=selectors.court_candidates(case))
+
+    def vote(_data):
+        choice = form.chosen()
+        confirm = confirmation_page(  # a judge's vote is final (L-COURT-2): the second step says so
+            request, title=_("Confirm the sentence of %(name)s?") % {"name": choice.name}, game=game,
+            consequence=_("A judge's vote cannot be changed: once recorded, it counts towards the Supreme "
+                          "Court's decision on %(city)s.") % {"city": city.name},
+            confirm_label=_("Record my vote"), cancel_url=reverse("city_day", args=[game.slug, city.number]))
+        if confirm is not None:
+            return confirm
+        court_services.do_court_vote(case, choice, acting_user=request.user)
+        done = _("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
+                 "changed.") % {"name": choice.name}
+        case.refresh_from_db()
+        if case.sentenced_id is not None:
+            done += " " + _("The court has decided: %(name)s is sentenced.") % {"name": case.sentenced.name}
+        return done
+
+    return _day_action(request, game, city, "court_vote", form, vote)
 
 
 def _candidate_form(request, city, day, data=None) -> CandidateForm:
@@ -201,94 +311,170 @@ def _candidate_form(request, city, day, data=None) -> CandidateForm:
         request.user, resident_id, city=city))
 
 
-def _judge_action(request, game, city, day, action: str) -> None:
-    """Run one judge action of the city day page as ``request.user``; raises the service's ``RuleViolation``."""
-    if action == "propose_candidate":
-        form = _candidate_form(request, city, day, request.POST)
-        if not form.is_valid():
-            raise _FormInvalid(form)
-        judge_services.do_propose_candidate(form.chosen(), acting_user=request.user)
-    elif action == "open_removal":
-        judge_services.do_open_removal_demand(acting_user=request.user, game=game)
-    elif action == "confirm_removal":
-        demand = access.access_removal_demand_by_id(request.user, request.POST.get("demand"), city=city)
-        judge_services.do_confirm_removal_demand(demand, acting_user=request.user)
-    elif action == "recuse":
+@require_POST
+@login_required
+def propose_candidate(request, slug: str, number: int):
+    """A resident proposes a judge candidate of their city (L-JUDGE-3), among the candidates the page offers them:
+    ``do_propose_candidate``."""
+    game, city = _city_of(request, slug, number)
+    form = CandidateForm(request.POST, choices=selectors.judges_box(request.user, city).propose_choices,
+                         access=lambda resident_id: access.access_resident_by_id(request.user, resident_id,
+                                                                                 city=city))
+    return _day_action(request, game, city, "propose_candidate", form, lambda _data: (
+        judge_services.do_propose_candidate(form.chosen(), acting_user=request.user)))
+
+
+@require_POST
+@login_required
+def open_removal_demand(request, slug: str, number: int):
+    """A resident demands the removal of their city's judge (L-JUDGE-8): ``do_open_removal_demand``."""
+    game, city = _city_of(request, slug, number)
+    return _day_action(request, game, city, "open_removal", None, lambda _data: (
+        judge_services.do_open_removal_demand(acting_user=request.user, game=game)))
+
+
+@require_POST
+@login_required
+def confirm_removal_demand(request, slug: str, number: int):
+    """A resident confirms a demand to remove the judge (L-JUDGE-8): ``do_confirm_removal_demand``."""
+    game, city = _city_of(request, slug, number)
+    form = ConfirmRemovalForm(request.POST, access=lambda demand_id: access.access_removal_demand_by_id(
+        request.user, demand_id, city=city))
+    return _day_action(request, game, city, "confirm_removal", form, lambda data: (
+        judge_services.do_confirm_removal_demand(data["demand"], acting_user=request.user)))
+
+
+@require_POST
+@login_required
+def recuse_judge(request, slug: str, number: int):
+    """The city's sitting judge resigns (L-JUDGE-9): ``do_recuse_judge``, which decides who may."""
+    game, city = _city_of(request, slug, number)
+
+    def recuse(_data):
         judge = judge_services.sitting_judge_of(city)
         if judge is None:
-            raise Http404("No such action.")
-        judge_services.do_recuse_judge(judge, acting_user=request.user)
+            raise WrongState(_("The city has no judge."))
+        return judge_services.do_recuse_judge(judge, acting_user=request.user)
+
+    return _day_action(request, game, city, "recuse", None, recuse)
 
 
-#: The actions the nomination page posts; any other is refused with a reason and changes nothing.
-NOMINATE_ACTIONS = frozenset({"nominate", "proxy", "confrontation", "last_word", "suicide"})
+# --------------------------------------------------------------------------------------------------------------
+# The nomination page and its actions
+# --------------------------------------------------------------------------------------------------------------
 
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def nominate(request, slug: str):
-    """A resident nominates a candidate for today (L-NOM-1..3) or asks for a proxy vote (L-NOM-6); linked from
-    their personal inbox."""
+def _nominate_seat(request, slug: str):
+    """The game of a nomination URL and the viewer's seat in it (``Http404`` without one)."""
     game = game_get(slug)
     activate_game_language(request, game)
     check_page_section(game, "cities")
     seat = policies.seat_in(request.user, game)
     if seat is None:
         raise Http404("No such page.")
+    return game, seat
+
+
+def _nominate_page(request, game, seat, *, status: int = 200, error: str | None = None, form=None,
+                   speech_form=None):
+    """The nomination page of ``seat``; ``form`` / ``speech_form``: a refused bound form shown in place of the
+    blank one, with its errors."""
     choices = selectors.nominate_choices(seat)
-    form = NomineeForm(choices=choices)
-    status, error = 200, None
     others = [r for r in choices if r.pk != seat.pk]
-    speech_form = SpeechRequestForm(choices=others)
-    action = request.POST.get("action") if request.method == "POST" else None
-    if action is not None and action not in NOMINATE_ACTIONS:
-        error, status = _("Unknown action: nothing was changed."), 400
-    elif action in ("confrontation", "last_word"):
-        speech_form = SpeechRequestForm(request.POST, choices=others)
-        if speech_form.is_valid():  # no other resident named: the service says what the request needs
-            try:
-                court_services.do_request_speech(game, request.POST["action"], other=speech_form.other_resident(),
-                                           note=speech_form.cleaned_data["note"], acting_user=request.user)
-            except RuleViolation as exc:
-                speech_form.add_error(None, str(exc))
-                status = 400
-            else:
-                messages.success(request, _("Done."))
-                return redirect("nominate", slug=slug)
-        else:
-            status = 400
-    elif action == "suicide":
-        confirm = confirmation_page(
-            request, title=_("Declare suicide?"), game=game,
-            consequence=_("Unless the Tribune refuses it before voting starts, it is confirmed when voting starts: "
-                          "you die then and leave the game; your alignment is announced and you can no longer post "
-                          "among the living."),
-            confirm_label=_("Declare suicide"), cancel_url=reverse("nominate", args=[slug]))
-        if confirm is not None:
-            return confirm
-        try:
-            services.do_declare_suicide(game, acting_user=request.user)
-        except RuleViolation as exc:
-            error, status = str(exc), 400
-        else:
-            messages.success(request, _("Done."))
-            return redirect("nominate", slug=slug)
-    elif request.method == "POST":  # "nominate", "proxy", or no action at all (the nomination form's default)
-        form = NomineeForm(request.POST, choices=choices)
-        if form.is_valid():
-            nominee = access.access_resident_by_id(request.user, form.cleaned_data["nominee"], game=game)
-            try:
-                if action == "proxy":
-                    services.do_request_proxy(nominee, acting_user=request.user)
-                else:
-                    services.do_nominate(nominee, acting_user=request.user)
-            except RuleViolation as exc:
-                error, status = str(exc), 400
-            else:
-                messages.success(request, _("Done."))
-                return redirect("nominate", slug=slug)
-        else:
-            status = 400
-    mine = selectors.my_day(seat)
-    return render(request, "lepra/day/nominate.html", {"game": game, "seat": seat, "form": form, "mine": mine,
-                                                    "speech_form": speech_form, "error": error}, status=status)
+    return render(request, "lepra/day/nominate.html", {
+        "game": game, "seat": seat, "mine": selectors.my_day(seat), "error": error,
+        "form": form if form is not None else NomineeForm(choices=choices),
+        "speech_form": speech_form if speech_form is not None else SpeechRequestForm(choices=others)},
+        status=status)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD"])
+def nominate(request, slug: str):
+    """A resident's page for today (L-NOM): nominate a candidate (L-NOM-1..3), ask for a proxy vote (L-NOM-6), a
+    confrontation or a last word (L-NOM-4), declare suicide (L-NOM-5); linked from their personal inbox. Each
+    button posts to its own action URL (the views below)."""
+    game, seat = _nominate_seat(request, slug)
+    return _nominate_page(request, game, seat)
+
+
+def _nominee_action(request, slug: str, form_class, service):
+    """Nominate or ask for a proxy vote: ``form_class`` (a ``NomineeForm``) over the page's choices, then
+    ``service(nominee, acting_user=...)``; back to the page, or the page again with the reason."""
+    game, seat = _nominate_seat(request, slug)
+    form = form_class(request.POST, choices=selectors.nominate_choices(seat))
+    if not form.is_valid():
+        return _nominate_page(request, game, seat, status=400, form=form)
+    nominee = access.access_resident_by_id(request.user, form.cleaned_data["nominee"], game=game)
+    try:
+        service(nominee, acting_user=request.user)
+    except RuleViolation as exc:
+        return _nominate_page(request, game, seat, status=page_status(exc), error=str(exc), form=form)
+    messages.success(request, _("Done."))
+    return redirect("nominate", slug=game.slug)
+
+
+@require_POST
+@login_required
+def nominate_resident(request, slug: str):
+    """Nominate a resident for today (L-NOM-1..3): ``do_nominate``."""
+    return _nominee_action(request, slug, NominationForm, services.do_nominate)
+
+
+@require_POST
+@login_required
+def request_proxy(request, slug: str):
+    """Ask the Tribune for a proxy vote for a nominee (L-NOM-6): ``do_request_proxy``."""
+    return _nominee_action(request, slug, ProxyRequestForm, services.do_request_proxy)
+
+
+def _speech_action(request, slug: str, kind: str):
+    """Ask for a confrontation or a last word (``kind``, L-NOM-4): ``do_request_speech``; the service says what
+    each kind of request needs (the other resident of a confrontation)."""
+    game, seat = _nominate_seat(request, slug)
+    others = [r for r in selectors.nominate_choices(seat) if r.pk != seat.pk]
+    form = SpeechRequestForm(request.POST, choices=others)
+    if not form.is_valid():
+        return _nominate_page(request, game, seat, status=400, speech_form=form)
+    try:
+        court_services.do_request_speech(game, kind, other=form.other_resident(), note=form.cleaned_data["note"],
+                                         acting_user=request.user)
+    except RuleViolation as exc:
+        form.add_error(None, str(exc))
+        return _nominate_page(request, game, seat, status=page_status(exc), speech_form=form)
+    messages.success(request, _("Done."))
+    return redirect("nominate", slug=game.slug)
+
+
+@require_POST
+@login_required
+def request_confrontation(request, slug: str):
+    """Ask for a confrontation with another resident (L-NOM-4)."""
+    return _speech_action(request, slug, SpeechKind.CONFRONTATION)
+
+
+@require_POST
+@login_required
+def request_last_word(request, slug: str):
+    """Ask for a last word (L-NOM-4)."""
+    return _speech_action(request, slug, SpeechKind.LAST_WORD)
+
+
+@require_POST
+@login_required
+def declare_suicide(request, slug: str):
+    """Declare suicide (L-NOM-5), after a confirmation page: ``do_declare_suicide``."""
+    game, seat = _nominate_seat(request, slug)
+    confirm = confirmation_page(
+        request, title=_("Declare suicide?"), game=game,
+        consequence=_("Unless the Tribune refuses it before voting starts, it is confirmed when voting starts: "
+                      "you die then and leave the game; your alignment is announced and you can no longer post "
+                      "among the living."),
+        confirm_label=_("Declare suicide"), cancel_url=reverse("nominate", args=[slug]))
+    if confirm is not None:
+        return confirm
+    try:
+        services.do_declare_suicide(game, acting_user=request.user)
+    except RuleViolation as exc:
+        return _nominate_page(request, game, seat, status=page_status(exc), error=str(exc))
+    messages.success(request, _("Done."))
+    return redirect("nominate", slug=game.slug)

@@ -8,14 +8,10 @@ from kernel.form_fields import AccessedChoiceField, IdField, PublicIdFormField
 
 
 class NightActionForm(forms.Form):
-    """One night action posted from the night page (L-NIGHT): ``action`` names the service; ``city`` (a city
-    number), ``target`` (a resident's public id, empty = "no kill"), ``kind`` and ``text`` as that action needs. The
-    services check everything else."""
+    """A night action posted from outside the pickers the page shows the viewer (L-NIGHT): ``city`` and
+    ``to_city`` (city numbers), ``target`` (a resident's public id, empty = "no kill"), ``kind`` and ``text`` as
+    the action needs. Only the shapes are checked here; the action's service refuses what the viewer may not do."""
 
-    ACTIONS = ["open_election", "vote_godfather", "close_election", "appoint_godfather", "decide", "tour", "check",
-               "gift"]
-
-    action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
     city = IdField(required=False, min_value=1)
     to_city = IdField(required=False, min_value=1)
     target = PublicIdFormField(required=False)

@@ -1,6 +1,7 @@
 """Lepra's night page (RULES.md L-NIGHT): godfathers and their elections, the night's decisions, touring, commissar
-checks and gifts, and the Procurator's early end of the game (L-WIN-3). Thin: parse, the policy, one service call,
-render."""
+checks and gifts, and the Procurator's early end of the game (L-WIN-3). Each button posts its own
+form to its own URL; each action view parses it, makes one service call (the service decides who may) and redirects
+back, or shows the page again with the reason (400/403/409)."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
@@ -9,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.i18n import activate_game_language
 from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
@@ -60,19 +61,29 @@ def _night_panels(user, game):
     return panels
 
 
-@require_http_methods(["GET", "HEAD", "POST"])
+@require_http_methods(["GET", "HEAD"])
 def night_page(request, slug: str):
     """The night page (L-NIGHT): the public touring rotation for everyone; for the living mafia of a city and the
     Consigliere, that city's godfather election and night decision (``knowledge.knows_night_of``); for a living
-    commissar, the check form and their own checks; for the Consigliere, gifts and fish. Each POST is one service
-    call; a refusal re-renders with the reason (400/403/409)."""
+    commissar, the check form and their own checks; for the Consigliere, gifts and fish. Each button posts its
+    own form to its own URL (the action views below)."""
+    game = _night_game(request, slug)
+    return _night_page(request, game, _night_state(request.user, game))
+
+
+def _night_game(request, slug: str):
     game = game_get(slug)
     activate_game_language(request, game)
     check_page_section(game, "touring")
-    status, error = 200, None
-    seat = policies.seat_in(request.user, game)
+    return game
+
+
+def _night_state(user, game) -> dict:
+    """Everything the night page shows ``user``: their seat and roles, the panels of the cities whose night they
+    know (``_night_panels``), the pickers (``_night_pickers``) and which of them the page shows (``shown``)."""
+    seat = policies.seat_in(user, game)
     is_commissar = seat is not None and seat.is_commissar and seat.status == LifeStatus.ALIVE
-    is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
+    is_consigliere = policies.holds_role(user, game, StaffKind.CONSIGLIERE)
     checks, check_targets, channel = [], [], None
     if seat is not None and seat.is_commissar:
         checks = selectors.own_checks(seat)
@@ -80,49 +91,33 @@ def night_page(request, slug: str):
         channel = night_services.check_channel_of(seat.city)
     cities = selectors.cities_in_order(game)
     toured = night_services.toured_cities(game) if is_consigliere else []
-    panels = _night_panels(request.user, game)
+    panels = _night_panels(user, game)
     night = night_services.current_night(game)
     actions_open = night >= ruleset_of(game).first_action_night  # L-DAY-5: night 1 elects the godfathers only
-    pickers = _night_pickers(request.user, game, panels, check_targets, cities, toured)
-    if request.method == "POST":
-        if not request.user.is_authenticated:
-            raise Http404("No such page.")
-        form = NightActionForm(request.POST)
-        if form.is_valid():
-            shown = _shown_pickers(panels, actions_open, is_consigliere=is_consigliere,
-                                   may_check=is_commissar and actions_open)
-            bound = _bind_picker(pickers, form.cleaned_data, request.POST, shown)
-            try:
-                valid = bound is None or bound.is_valid()
-            except Http404:  # a resident id that names nobody the viewer may see: as an empty choice
-                bound.add_error(None, _("Choose a resident."))
-                valid = False
-            if not valid:
-                status = 400
-            else:
-                try:
-                    _night_action(request.user, game, form.cleaned_data)
-                except RuleViolation as exc:
-                    status = page_status(exc)
-                    if bound is not None:
-                        bound.add_error(None, str(exc))  # the refusal inside the form it refuses
-                    else:
-                        error = str(exc)
-                else:
-                    return redirect("night_page", slug=game.slug)
-        else:
-            error, status = "; ".join(str(e) for errs in form.errors.values() for e in errs), 400
-    for panel in panels:
+    return {
+        "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere, "checks": checks,
+        "channel": channel, "toured": toured, "panels": panels, "night": night, "actions_open": actions_open,
+        "pickers": _night_pickers(user, game, panels, check_targets, cities, toured),
+        "shown": _shown_pickers(panels, actions_open, is_consigliere=is_consigliere,
+                                may_check=is_commissar and actions_open),
+    }
+
+
+def _night_page(request, game, state: dict, *, status: int = 200, error: str | None = None):
+    """Render the night page of ``state`` (``_night_state``; a refused picker already bound in its place)."""
+    seat, pickers = state["seat"], state["pickers"]
+    for panel in state["panels"]:
         panel["forms"] = pickers.get(panel["city"].number, {})
     context = {
-        "game": game, "night": night, "error": error, "actions_open": actions_open,
-        "shows_checks": seat is not None and seat.is_commissar, "may_check": is_commissar and actions_open,
+        "game": game, "night": state["night"], "error": error, "actions_open": state["actions_open"],
+        "shows_checks": seat is not None and seat.is_commissar,
+        "may_check": state["is_commissar"] and state["actions_open"],
         "rotation": night_services.touring_rotation_list(game),
-        "panels": panels,
-        "seat": seat, "is_commissar": is_commissar, "is_consigliere": is_consigliere,
-        "checks": checks, "channel": channel,
+        "panels": state["panels"],
+        "seat": seat, "is_commissar": state["is_commissar"], "is_consigliere": state["is_consigliere"],
+        "checks": state["checks"], "channel": state["channel"],
         "check_form": pickers[None].get("check"), "gift_form": pickers[None].get("gift"),
-        "toured": toured,
+        "toured": state["toured"],
         "may_end_game": (policies.holds_role(request.user, game, StaffKind.PROCURATOR)
                          and game.status == GameStatus.RUNNING),
     }
@@ -131,7 +126,7 @@ def night_page(request, slug: str):
     return response
 
 
-#: The night page's pickers by the action their button posts: (key in a city's panel, label, "no kill" allowed).
+#: The night page's pickers by their action: (key in a city's panel, label, "no kill" allowed).
 _PANEL_PICKERS = {
     "vote_godfather": ("mafia", _lazy("Godfather"), False),
     "appoint_godfather": ("mafia", _lazy("Godfather"), False),
@@ -184,31 +179,22 @@ def _shown_pickers(panels, actions_open: bool, *, is_consigliere: bool, may_chec
     return shown
 
 
-def _bind_picker(pickers: dict, cleaned: dict, data, shown: set):
-    """The form of ``pickers`` that a posted night action (``NightActionForm.cleaned_data``) came from, bound to
-    ``data`` and put in its place (so that its errors show inside it); None when the action has no picker the
-    page shows (``shown``, from ``_shown_pickers``), e.g. for a city whose panel the viewer does not see: the
-    service then refuses it and the page says why."""
-    action = cleaned["action"]
-    if (cleaned.get("city") if action in _PANEL_PICKERS else None, action) not in shown:
+def _bind_picker(state: dict, number: int | None, action: str, data):
+    """The picker of ``action`` (of the city numbered ``number``; None for the check and the gift) bound to
+    ``data`` and put in its place in ``state``'s pickers (so that its errors show inside it); None when the
+    page does not show that picker to the viewer (``state["shown"]``), e.g. for a city whose panel the viewer
+    does not see: the service then refuses the action and the page says why above the forms."""
+    if (number, action) not in state["shown"]:
         return None
-    if action in _PANEL_PICKERS:
-        forms_of_city = pickers.get(cleaned.get("city"))
-        if forms_of_city is None:
-            return None
-    elif action in ("check", "gift"):
-        forms_of_city = pickers[None]
-    else:
-        return None
-    unbound = forms_of_city.get(action)
+    forms_of_city = state["pickers"].get(number)
+    unbound = forms_of_city.get(action) if forms_of_city is not None else None
     if unbound is None:
         return None
     if isinstance(unbound, GiftForm):
         bound = GiftForm(data, cities=[], toured=[], auto_id=unbound.auto_id)
-        bound.fields = unbound.fields
     else:
         bound = type(unbound)(data, label="", choices=[], access=None, auto_id=unbound.auto_id)
-        bound.fields = unbound.fields
+    bound.fields = unbound.fields
     forms_of_city[action] = bound
     return bound
 
@@ -222,39 +208,131 @@ def _named(access_function, *args, **kwargs):
         return None
 
 
-def _night_action(user, game, data) -> None:
-    """Map one posted night action to its service (errors propagate as ``RuleViolation``)."""
-    city = _named(access.access_city_by_number, user, game, data.get("city"))
-    target = _named(access.access_resident_by_id, user, data.get("target"), game=game)
-    action = data["action"]
-    if action not in ("check",) and city is None:
-        raise InvalidInput(_("Choose a city."))
-    if action in ("vote_godfather", "appoint_godfather", "check") and target is None:
+def _night_action(request, slug: str, action: str, call, *, number: int | None = None):
+    """One action of the night page: the page's own picker of ``action`` when the page shows it to the viewer
+    (its choices are the legal targets), else the loose ``NightActionForm`` (the service then refuses what the
+    viewer may not do); then ``call(city, target, data)``, the one service call, where ``city`` is the city of
+    the URL (``number``; ``Http404`` for none such), ``target`` the named resident or None, ``data`` the form's
+    cleaned data. Back to the page on success; the page again with the reason (400/403/409) otherwise."""
+    game = _night_game(request, slug)
+    city = access.access_city_by_number(request.user, game, number) if number is not None else None
+    state = _night_state(request.user, game)
+    picker = _bind_picker(state, number, action, request.POST)
+    form = picker or NightActionForm(request.POST)
+    try:
+        valid = form.is_valid()
+    except Http404:  # a resident id that names nobody the viewer may see: as an empty choice
+        form.add_error(None, _("Choose a resident."))
+        valid = False
+    if not valid:
+        error = None if picker is not None else "; ".join(str(e) for errs in form.errors.values() for e in errs)
+        return _night_page(request, game, state, status=400, error=error)
+    target = _named(access.access_resident_by_id, request.user, form.cleaned_data.get("target"), game=game)
+    try:
+        call(city, target, form.cleaned_data)
+    except RuleViolation as exc:
+        if picker is None:
+            return _night_page(request, game, state, status=page_status(exc), error=str(exc))
+        picker.add_error(None, str(exc))  # the refusal inside the form it refuses
+        return _night_page(request, game, state, status=page_status(exc))
+    return redirect("night_page", slug=game.slug)
+
+
+def _open_election_of(user, city):
+    """The open godfather election of ``city`` as ``user`` may know it (``knowledge.knows_night_of``);
+    ``WrongState`` when none is open or the user may not know of one."""
+    election = night_services.open_godfather_election(city)
+    if election is None or not knowledge.knows_night_of(user, city):
+        raise WrongState(_("No godfather election is open."))
+    return election
+
+
+def _named_target(target):
+    """``target``, or ``InvalidInput`` when the form named nobody."""
+    if target is None:
         raise InvalidInput(_("Choose a resident."))
-    if action == "open_election":
-        night_services.do_open_godfather_election(city, acting_user=user)
-    elif action == "vote_godfather":
-        election = night_services.open_godfather_election(city)
-        if election is None or not knowledge.knows_night_of(user, city):
-            raise WrongState(_("No godfather election is open."))
-        night_services.do_vote_godfather(election, target, acting_user=user)
-    elif action == "close_election":
-        election = night_services.open_godfather_election(city)
-        if election is None or not knowledge.knows_night_of(user, city):
-            raise WrongState(_("No godfather election is open."))
-        night_services.do_close_godfather_election(election, acting_user=user)
-    elif action == "appoint_godfather":
-        night_services.do_appoint_godfather(city, target, acting_user=user)
-    elif action in ("decide", "tour"):
-        kind = NightActionKind.TOUR if action == "tour" else NightActionKind.KILL
-        night_services.do_submit_night_decision(city, target, kind=kind, acting_user=user)
-    elif action == "check":
-        night_services.do_check_resident(target, acting_user=user)
-    elif action == "gift":
-        to_city = _named(access.access_city_by_number, user, game, data.get("to_city"))
-        if to_city is None:
+    return target
+
+
+@require_POST
+@login_required
+def open_godfather_election(request, slug: str, number: int):
+    """The Consigliere opens, or the city's mafia demand, a godfather election (L-NIGHT-3)."""
+    def call(city, _target, _data):
+        night_services.do_open_godfather_election(city, acting_user=request.user)
+    return _night_action(request, slug, "open_election", call, number=number)
+
+
+@require_POST
+@login_required
+def vote_godfather(request, slug: str, number: int):
+    """A living mafioso of the city votes in its open godfather election (L-NIGHT-3)."""
+    def call(city, target, _data):
+        night_services.do_vote_godfather(_open_election_of(request.user, city), _named_target(target),
+                                         acting_user=request.user)
+    return _night_action(request, slug, "vote_godfather", call, number=number)
+
+
+@require_POST
+@login_required
+def close_godfather_election(request, slug: str, number: int):
+    """The Consigliere closes the city's open godfather election (L-NIGHT-3)."""
+    def call(city, _target, _data):
+        night_services.do_close_godfather_election(_open_election_of(request.user, city), acting_user=request.user)
+    return _night_action(request, slug, "close_election", call, number=number)
+
+
+@require_POST
+@login_required
+def appoint_godfather(request, slug: str, number: int):
+    """The Consigliere appoints the city's godfather (L-NIGHT-3)."""
+    def call(city, target, _data):
+        night_services.do_appoint_godfather(city, _named_target(target), acting_user=request.user)
+    return _night_action(request, slug, "appoint_godfather", call, number=number)
+
+
+@require_POST
+@login_required
+def decide_kill(request, slug: str, number: int):
+    """The city's godfather (or the Consigliere) decides tonight's kill; an empty target is "no kill"
+    (L-NIGHT-1)."""
+    def call(city, target, _data):
+        night_services.do_submit_night_decision(city, target, kind=NightActionKind.KILL, acting_user=request.user)
+    return _night_action(request, slug, "decide", call, number=number)
+
+
+@require_POST
+@login_required
+def decide_touring(request, slug: str, number: int):
+    """The touring city's godfather (or the Consigliere) decides the touring kill; an empty target is "no kill"
+    (L-NIGHT-4)."""
+    def call(city, target, _data):
+        night_services.do_submit_night_decision(city, target, kind=NightActionKind.TOUR, acting_user=request.user)
+    return _night_action(request, slug, "tour", call, number=number)
+
+
+@require_POST
+@login_required
+def check_resident(request, slug: str):
+    """A living commissar checks a resident (L-NIGHT-5)."""
+    def call(_city, target, _data):
+        night_services.do_check_resident(_named_target(target), acting_user=request.user)
+    return _night_action(request, slug, "check", call)
+
+
+@require_POST
+@login_required
+def send_gift(request, slug: str):
+    """The Consigliere sends a gift or a fish from one city's mafia to the touring city (L-NIGHT-7)."""
+    def call(_city, _target, data):
+        game = game_get(slug)
+        from_city = _named(access.access_city_by_number, request.user, game, data.get("city"))
+        to_city = _named(access.access_city_by_number, request.user, game, data.get("to_city"))
+        if from_city is None or to_city is None:
             raise InvalidInput(_("Choose a city."))
-        night_services.do_send_gift(city, to_city, data.get("kind") or "", data.get("text") or "", acting_user=user)
+        night_services.do_send_gift(from_city, to_city, data.get("kind") or "", data.get("text") or "",
+                                    acting_user=request.user)
+    return _night_action(request, slug, "gift", call)
 
 
 @login_required

@@ -38,9 +38,11 @@ def get(table, user, url=None):
         return web(user).get(url or console_url(table))
 
 
-def post(table, user, data):
+def post(table, user, button: str, data=None):
+    """POST the console's ``button`` (its own URL, ``m21_console_<button>``) with ``data``, following redirects."""
     with time_machine.travel(table.tick(), tick=False):
-        return web(user).post(console_url(table), data, follow=True)
+        return web(user).post(reverse(f"staff_admin:m21_console_{button}", args=[table.game.slug]), data or {},
+                              follow=True)
 
 
 def thread_texts(table) -> list[str]:
@@ -74,7 +76,7 @@ def test_the_host_shortens_and_extends_the_day_through_the_console_M_SETUP_2():
     table = build_game()
     day = table.day(1)
     old = day.deadline
-    post(table, table.cohost, {"form": "shorten", "shorten-hours": "5"})
+    post(table, table.cohost, "shorten", {"shorten-hours": "5"})
     day.refresh_from_db()
     assert day.deadline == old - timedelta(hours=5)
     pending = ScheduledEvent.objects.get(game=table.game, kind="m21_day_deadline", done_at__isnull=True,
@@ -84,7 +86,7 @@ def test_the_host_shortens_and_extends_the_day_through_the_console_M_SETUP_2():
         thread_texts(table)
     event = GameEvent.objects.get(game=table.game, kind="m21.phase_shortened")
     assert event.actor == table.cohost and event.payload["hours"] == 5
-    post(table, table.host, {"form": "extend", "extend-hours": "2"})
+    post(table, table.host, "extend", {"extend-hours": "2"})
     day.refresh_from_db()
     assert day.deadline == old - timedelta(hours=3)
 
@@ -95,8 +97,8 @@ def test_a_shortening_into_the_next_quarter_hour_is_refused_and_changes_nothing_
     table.now = day.deadline - timedelta(hours=2)
     with pytest.raises(WrongState, match="less than 15 minutes from now"):
         console_services.do_shorten_m21_phase(table.game, 2, acting_user=table.host, now=table.now)
-    response = post(table, table.host, {"form": "shorten", "shorten-hours": "2"})
-    assert response.status_code == 400
+    response = post(table, table.host, "shorten", {"shorten-hours": "2"})
+    assert response.status_code == 409
     assert "less than 15 minutes from now: shorten it by less." in response.content.decode()
     day.refresh_from_db()
     assert day.deadline == table.day(1).deadline and not GameEvent.objects.filter(kind="m21.phase_shortened").exists()
@@ -178,8 +180,8 @@ def test_must_vote_offenders_and_a_casting_vote_awaited_are_listed_M_VOTE_5():
 def test_modkill_with_and_without_role_reveal_through_the_console_M_SETUP_4():
     table = build_game()
     bob, carol = table.seat("Bob"), table.seat("Carol")
-    post(table, table.host, {"form": "modkill", "modkill-player": bob.public_id, "confirmed": "yes"})
-    post(table, table.cohost, {"form": "modkill", "modkill-player": carol.public_id, "modkill-reveal_role": "on",
+    post(table, table.host, "modkill", {"modkill-player": bob.public_id, "confirmed": "yes"})
+    post(table, table.cohost, "modkill", {"modkill-player": carol.public_id, "modkill-reveal_role": "on",
                                "confirmed": "yes"})
     texts = thread_texts(table)
     bob_role = ROLES[table.roles["Bob"]].name
@@ -200,12 +202,12 @@ def test_a_cohost_replaces_a_player_by_login_L_REPLACE_1():
     table = build_game()
     newcomer = make_user("Newcomer")
     seat = table.seat("Dave")
-    response = post(table, table.cohost, {"form": "replace", "replace-player": seat.public_id,
+    response = post(table, table.cohost, "replace", {"replace-player": seat.public_id,
                                           "replace-username": "NEWCOMER", "confirmed": "yes"})
     assert "Newcomer now plays the seat." in response.content.decode()
     seat.refresh_from_db()
     assert seat.user == newcomer
-    refused = post(table, table.host, {"form": "replace", "replace-player": seat.public_id,
+    refused = post(table, table.host, "replace", {"replace-player": seat.public_id,
                                        "replace-username": "nobody-here", "confirmed": "yes"})
     assert refused.status_code == 400 and "No account has this login." in refused.content.decode()
 
@@ -215,7 +217,7 @@ def test_the_host_posts_the_vote_count_in_the_game_thread_M_VOTE_8():
     target = table.names_of_roles("citizen")[0]
     voter = next(n for n in table.users if n != target)
     table.post(voter, f"##VOTE {target}")
-    post(table, table.cohost, {"form": "vote_count"})
+    post(table, table.cohost, "vote_count")
     last = Message.objects.filter(inbox=table.thread).order_by("-received_at", "-id").first()
     assert last.author_user == table.cohost and last.body.startswith("Day 1\n\n")
     assert target in last.body and voter in last.body
@@ -235,3 +237,23 @@ def test_the_console_page_is_english_whatever_the_browser_asks_M_SETUP_4():
         page = web(table.host).get(console_url(table), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Phase clock" in page and "What needs you now" in page
     assert InboxKind.GAME_THREAD  # the console links the game page, whose thread the host runs
+
+
+def test_each_console_button_posts_to_its_own_url_and_a_bad_form_is_refused_in_it_M_SETUP_2():
+    """No field of the console chooses what runs: each button's form has its own URL (POST only), the page takes
+    no POST, and a malformed form comes back with its errors (400), changing nothing."""
+    table = build_game()
+    page = get(table, table.host).content.decode()
+    assert 'name="form"' not in page and 'name="public"' not in page
+    for button in ("extend", "shorten", "vote_count", "thread_members_only", "modkill", "replace"):
+        url = reverse(f"staff_admin:m21_console_{button}", args=[table.game.slug])
+        assert f'action="{url}"' in page, button
+        assert get(table, table.host, url).status_code == 405, button
+    with time_machine.travel(table.tick(), tick=False):
+        assert web(table.host).post(console_url(table), {"extend-hours": "2"}).status_code == 405
+    deadline = table.day(1).deadline
+    bad = post(table, table.host, "extend", {"extend-hours": "two"})
+    assert bad.status_code == 400
+    form = bad.content.decode().split(reverse("staff_admin:m21_console_extend", args=[table.game.slug]))[1]
+    assert 'class="errorlist' in form.split("</form>")[0]
+    assert table.day(1).deadline == deadline and not GameEvent.objects.filter(kind="m21.phase_extended").exists()

@@ -88,11 +88,32 @@ def test_the_console_lists_whom_to_prod_prods_them_and_lists_when_M_VOTE_5():
     table = build_game()
     page = get(table, table.host).content.decode()
     assert "Not voted or posted twice today:" in page and "Grace: you have not voted yet today" in page
-    response = post(table, table.host, {"form": "prod"})
+    response = post(table, table.host, "prod")
     assert response.status_code == 200
     html = response.content.decode()
     assert 'data-prod="Grace"' in html and "Prodded at" in html
     assert GameEvent.objects.filter(game=table.game, kind="m21.prodded").count() == 7
+
+
+def test_a_volunteer_leaves_the_replacement_list_by_its_own_button_L_REPLACE_1():
+    """Going on the list and leaving it are two buttons, each posting to its own URL (no field chooses); leaving
+    when not on the list is the service's 409 and changes nothing."""
+    table = build_game()
+    sub = make_user("Sub")
+    client = Client()
+    client.force_login(sub)
+    leave = reverse("m21_withdraw_volunteering", args=[table.game.slug])
+    assert client.get(leave).status_code == 405
+    refused = client.post(leave, follow=True)
+    assert refused.redirect_chain[-1][1] == 302
+    assert [str(m) for m in refused.context["messages"]] == ["You are not on the replacement list."]
+    assert not M21ReplacementVolunteer.objects.filter(game=table.game).exists()
+    assert client.post(reverse("m21_volunteer", args=[table.game.slug])).status_code == 302
+    page = client.get(reverse("m21_game", args=[table.game.slug])).content.decode()
+    assert f'action="{leave}"' in page and 'name="withdraw"' not in page
+    assert client.post(leave).status_code == 302
+    assert not host_tools.is_volunteer(fresh(sub), table.game)
+    assert M21ReplacementVolunteer.objects.get(game=table.game, user=sub).withdrawn_at is not None
 
 
 def test_an_account_volunteers_and_the_host_gives_it_a_seat_that_keeps_its_role_L_REPLACE_1():
@@ -116,11 +137,11 @@ def test_an_account_volunteers_and_the_host_gives_it_a_seat_that_keeps_its_role_
     console = get(table, table.host).content.decode()
     assert "Replacement list" in console and "Sub (sub)" in console
     bob = table.seat("Bob")
-    confirm = post(table, table.host, {"form": "volunteer", "volunteer-player": bob.public_id,
+    confirm = post(table, table.host, "volunteer", {"volunteer-player": bob.public_id,
                                        "volunteer-volunteer": volunteer.pk})
     assert "Replace this player?" in confirm.content.decode()
     assert table.seat("Bob").user_id == table.users["Bob"].pk  # nothing happened before the confirmation
-    done = post(table, table.host, {"form": "volunteer", "volunteer-player": bob.public_id,
+    done = post(table, table.host, "volunteer", {"volunteer-player": bob.public_id,
                                     "volunteer-volunteer": volunteer.pk, "confirmed": "yes"})
     assert done.status_code == 200
     bob.refresh_from_db()
@@ -174,10 +195,10 @@ def test_the_host_makes_the_game_thread_members_only_and_public_again_in_the_con
     thread_url = reverse("inbox_thread", args=[table.thread.public_id])
     assert Client().get(thread_url).status_code == 200
     assert "Make it members-only" in get(table, table.host).content.decode()
-    post(table, table.host, {"form": "visibility", "public": "no"})
+    post(table, table.host, "thread_members_only")
     assert Client().get(thread_url).status_code == 404
     assert "Make it public" in get(table, table.host).content.decode()
-    post(table, table.cohost, {"form": "visibility", "public": "yes"})
+    post(table, table.cohost, "thread_public")
     assert Client().get(thread_url).status_code == 200
     assert [e.payload["public"] for e in GameEvent.objects.filter(
         game=table.game, kind="m21.game_thread_visibility_set").order_by("id")] == [False, True]

@@ -25,13 +25,15 @@ def table():
     return build_game()
 
 
-def _page(client, table, user=None, data=None):
-    """GET (or POST ``data``) the night page as ``user`` (default: the logged-in one) at the table's clock."""
+def _page(client, table, user=None, data=None, *, to: str = "m21_night_submit"):
+    """GET the night page, or POST ``data`` to its button's own URL ``to`` (a night action by default), as ``user``
+    (default: the logged-in one) at the table's clock."""
     if user is not None:
         client.force_login(user)
-    url = reverse("m21_night_page", args=[table.game.slug])
     with time_machine.travel(table.tick(), tick=False):
-        return client.post(url, data) if data is not None else client.get(url)
+        if data is None:
+            return client.get(reverse("m21_night_page", args=[table.game.slug]))
+        return client.post(reverse(to, args=[table.game.slug]), data)
 
 
 def test_the_night_page_lists_exactly_the_legal_actions_and_targets_M_NIGHT_1(client, table):
@@ -53,17 +55,25 @@ def test_a_submission_through_the_page_and_a_refusal_with_the_reason_M_NIGHT_1(c
     victim = table.names_of_roles("citizen")[0]
     to_night(table, victim)
     cop, hooker = table.name_of_role("cop"), table.name_of_role("hooker")
-    ok = _page(client, table, table.users[cop], {"form": "action", "option": "investigate", "target": hooker})
+    ok = _page(client, table, table.users[cop], {"option": "investigate", "target": hooker})
     assert ok.status_code == 302
     row = M21NightAction.objects.get(seat=table.seat(cop))
     assert (row.action, row.target.name) == ("investigate", hooker)
-    bad = _page(client, table, None, {"form": "action", "option": "investigate", "target": victim})
+    bad = _page(client, table, None, {"option": "investigate", "target": victim})
     assert bad.status_code == 400
     page = _page(client, table)
     assert f'<li data-standing="role">Investigate → {hooker}' in page.content.decode()
-    gone = _page(client, table, None, {"form": "action", "option": "role", "withdraw": "on"})
+    gone = _page(client, table, None, {"option": "role"}, to="m21_night_withdraw")
     assert gone.status_code == 302
     assert ns.current_choices(ns.open_night(table.game), table.seat(cop)) == {}
+    # Nothing left to take back: the withdrawal's own form refuses it, with its reason, and changes nothing.
+    again = _page(client, table, None, {"option": "role"}, to="m21_night_withdraw")
+    assert again.status_code == 409 and "You have no such action standing tonight." in again.content.decode()
+    assert M21NightAction.objects.filter(seat=table.seat(cop)).count() == 2  # the submission and its withdrawal
+    page = _page(client, table).content.decode()
+    assert 'name="form"' not in page and 'name="withdraw"' not in page
+    for name in ("m21_night_submit", "m21_night_withdraw", "m21_night_stash"):
+        assert client.get(reverse(name, args=[table.game.slug])).status_code == 405
 
 
 def test_nobody_sees_another_players_submission_on_the_night_page(client, table):
@@ -94,13 +104,13 @@ def test_nobody_sees_another_players_submission_on_the_night_page(client, table)
 def test_the_mafia_assign_the_stash_item_from_the_page_M_MAFIA_2(client, table):
     to_night(table)
     godfather, hooker = table.name_of_role("godfather"), table.name_of_role("hooker")
-    response = _page(client, table, table.users[godfather], {"form": "stash", "item": "binoculars",
-                                                            "holder": hooker})
+    response = _page(client, table, table.users[godfather], {"item": "binoculars",
+                                                            "holder": hooker}, to="m21_night_stash")
     assert response.status_code == 302
     night = ns.open_night(table.game)
     assert (night.stash_assignment.item, night.stash_assignment.holder.name) == ("binoculars", hooker)
     cop = table.name_of_role("cop")
-    refused = _page(client, table, table.users[cop], {"form": "stash", "item": "gun", "holder": hooker})
+    refused = _page(client, table, table.users[cop], {"item": "gun", "holder": hooker}, to="m21_night_stash")
     assert refused.status_code == 400
 
 
@@ -114,7 +124,7 @@ def test_a_dead_or_imprisoned_target_is_refused_for_what_it_is_M_NIGHT_1(client,
     victim = table.names_of_roles("citizen")[0]
     to_night(table, victim)
     cop = table.name_of_role("cop")
-    bad = _page(client, table, table.users[cop], {"form": "action", "option": "investigate", "target": victim})
+    bad = _page(client, table, table.users[cop], {"option": "investigate", "target": victim})
     assert bad.status_code == 400
     reason = f"{victim} is {table.seat(victim).status}: choose one of the players offered for this action."
     assert reason in bad.content.decode().replace("&#x27;", "'")
@@ -124,9 +134,9 @@ def test_a_dead_or_imprisoned_target_is_refused_for_what_it_is_M_NIGHT_1(client,
                                   now=table.tick())
     dead = table.names_of_roles("citizen")[1]
     do_modkill_m21_player(table.seat(dead), reveal_role=False, acting_user=table.host, now=table.tick())
-    refused = _page(client, table, None, {"form": "action", "option": "investigate", "target": dead})
+    refused = _page(client, table, None, {"option": "investigate", "target": dead})
     assert f"{dead} is dead: choose one of the players offered for this action." in refused.content.decode()
-    unknown = _page(client, table, None, {"form": "action", "option": "investigate", "target": "Nobody"})
+    unknown = _page(client, table, None, {"option": "investigate", "target": "Nobody"})
     assert "Choose one of the players offered for this action." in unknown.content.decode()
 
 
@@ -136,7 +146,7 @@ def test_the_mafia_see_their_stash_assignment_and_a_second_one_replaces_it_visib
     before = _page(client, table, table.users[godfather]).content.decode()
     assert "Nothing is assigned tonight." in before
     assert "One stash item per night: a later assignment tonight replaces this one." in before
-    first = _page(client, table, None, {"form": "stash", "item": "gun", "holder": hooker})
+    first = _page(client, table, None, {"item": "gun", "holder": hooker}, to="m21_night_stash")
     assert first.status_code == 302
     page = unescape(client.get(first["Location"]).content.decode())
     assert f"Assigned the Gun to {hooker}, collected at the end of the night." in page
@@ -144,8 +154,8 @@ def test_the_mafia_see_their_stash_assignment_and_a_second_one_replaces_it_visib
     assert '<option value="gun" selected>' in page and f'<option value="{hooker}" selected>' in page
     assert "assigning again replaces tonight's assignment" in page and ">Assign instead</button>" in page
     with time_machine.travel(table.tick(), tick=False):
-        second = client.post(reverse("m21_night_page", args=[table.game.slug]),
-                             {"form": "stash", "item": "whiskey", "holder": godfather}, follow=True)
+        second = client.post(reverse("m21_night_stash", args=[table.game.slug]),
+                             {"item": "whiskey", "holder": godfather}, follow=True)
     html = unescape(second.content.decode())
     assert (f"Assigned the Whiskey to {godfather}, collected at the end of the night. It replaces the Gun to "
             f"{hooker}.") in html
@@ -170,11 +180,11 @@ def test_the_action_form_offers_only_the_seats_actions_and_an_item_field_only_wh
     to_night(table)
     cop = table.name_of_role("cop")
     html = _page(client, table, table.users[cop]).content.decode()
-    form = html.split('class="stacked"')[1].split("</form>")[0]
+    form = html.split('class="stacked action-form"')[1].split("</form>")[0]
     assert "My role action" not in html
     assert '<option value="role"' not in form
     assert 'name="item"' not in form
-    refused = _page(client, table, None, {"form": "action", "option": "role", "target": ""})
+    refused = _page(client, table, None, {"option": "role", "target": ""})
     assert refused.status_code == 400
     assert "That action is not open to you tonight." in refused.content.decode()
 

@@ -38,7 +38,7 @@ def test_a_host_sets_up_and_deals_an_m21_game_through_the_pages_M_SETUP_1_M_SETU
     assert game.staff_roles.filter(kind="cohost", user__display_name="Helper").exists()
     players = [make_user(f"Web{n}") for n in range(7)]
     for player in players:
-        assert client_for(player).post(reverse("signup_toggle", args=[game.slug]), {"action": "sign-up"}).status_code \
+        assert client_for(player).post(reverse("sign_up", args=[game.slug])).status_code \
             == 302
     web.post(reverse("m21_setup_close_signups", args=[game.slug]))
     table = {f"role_{k}": 0 for k in ("citizen", "judge", "reporter", "cop", "vanilla_cop", "item_cop", "desperado",
@@ -126,7 +126,7 @@ def test_the_deal_reads_day_1_start_in_the_games_time_zone_M_SETUP_2():
         "phase_shift": "22:00", "vote_preset": "m21", "self_votes_allowed": "on", "no_lynch_allowed": "on"})
     game = Game.objects.get(slug="far-east")
     for n in range(7):
-        client_for(make_user(f"East{n}")).post(reverse("signup_toggle", args=[game.slug]), {"action": "sign-up"})
+        client_for(make_user(f"East{n}")).post(reverse("sign_up", args=[game.slug]))
     web.post(reverse("m21_setup_close_signups", args=[game.slug]))
     web.post(reverse("m21_setup_draw", args=[game.slug]), {"cop_insanity_percent": 0})
     page = web.post(reverse("m21_setup_deal", args=[game.slug]), {"first_day_starts_at": "tomorrow"},

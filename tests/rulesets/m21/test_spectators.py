@@ -164,12 +164,12 @@ def test_the_game_page_offers_watching_and_a_spectator_sees_no_night_secrets_M_S
                                                                  InboxKind.OFFICE)):
         assert client.get(reverse("inbox_thread", args=[inbox.public_id])).status_code == 404
     assert night is not None
-    left = client.post(reverse("m21_spectate", args=[table.game.slug]), {"leave": "1"})
+    assert client.get(reverse("m21_stop_spectating", args=[table.game.slug])).status_code == 405
+    left = client.post(reverse("m21_stop_spectating", args=[table.game.slug]))
     assert left.status_code == 302
     spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
     assert client.get(reverse("inbox_thread", args=[spectators.public_id])).status_code == 404
     # The game thread is public (M-SETUP-6): leaving the spectators' thread does not close it.
     assert client.get(reverse("inbox_thread", args=[table.thread.public_id])).status_code == 200
-    refused = client.post(reverse("m21_spectate", args=[table.game.slug]), {"leave": "1"},
-                          headers={"HX-Request": "true"})
+    refused = client.post(reverse("m21_stop_spectating", args=[table.game.slug]), headers={"HX-Request": "true"})
     assert refused.status_code == 409

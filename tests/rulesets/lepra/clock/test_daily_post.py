@@ -221,11 +221,11 @@ def test_procurator_clock_and_daily_post_pages_work_and_refuse_others_L_POST_2(b
     assert page.status_code == 200
     body = page.content.decode()
     assert "day_start" in body and "2027-03-03 10:00" in body
-    response = client.post(f"/staff/games/{game.slug}/daily-post/3/",
-                           {"form": "edit", "title": "Утро", "body": "Текст поста."})
+    response = client.post(f"/staff/games/{game.slug}/daily-post/3/edit/",
+                           {"title": "Утро", "body": "Текст поста."})
     assert response.status_code == 302
     assert GameDay.objects.get(game=game, number=3).post.title == "Утро"
-    response = client.post(f"/staff/games/{game.slug}/clock/", {"form": "day_start", "day_start": "11:00"})
+    response = client.post(f"/staff/games/{game.slug}/clock/day-start/", {"day_start": "11:00"})
     assert response.status_code == 302
     assert GameDay.objects.get(game=game, number=3).starts_at == utc(2027, 3, 3, 8)
     # The pages name the game by its slug: its database id, like an unknown slug, is the 404 of a missing page.
@@ -243,6 +243,39 @@ def test_procurator_clock_and_daily_post_pages_work_and_refuse_others_L_POST_2(b
             assert response.status_code == status, (user, url)
             if status == 302:
                 assert response["Location"].startswith("/staff/login/")
+
+
+def test_each_form_of_the_clock_and_daily_post_pages_posts_to_its_own_url_L_POST_2(built):
+    """No field of those pages names the form: each posts to its own URL (POST only; the pages take no POST); a
+    malformed form is its 400 and a form the post no longer takes (the draft exists: no free text) a 409, both
+    changing nothing; another staff member's POST is the 404 of a missing page."""
+    game = built.game
+    advance(game, utc(2027, 3, 3, 6))
+    client = Client()
+    client.force_login(built.procurator)
+    clock, post = f"/staff/games/{game.slug}/clock/", f"/staff/games/{game.slug}/daily-post/3/"
+    page = client.get(clock).content.decode() + client.get(post).content.decode()
+    assert 'name="form"' not in page
+    assert f'action="{clock}day-start/"' in page and f'action="{post}edit/"' in page
+    for url in (f"{clock}day-start/", f"{clock}long-day/", f"{clock}shorten/", f"{clock}edit-window/",
+                f"{clock}start/", f"{clock}retry/", f"{post}text/", f"{post}edit/", f"{post}append/",
+                f"{post}publish/"):
+        assert client.get(url).status_code == 405, url
+    assert client.post(clock, {"day_start": "11:00"}).status_code == 405
+    assert client.post(post, {"title": "x", "body": "y"}).status_code == 405
+    events = GameEvent.objects.filter(game=game).count()
+    starts = GameDay.objects.get(game=game, number=3).starts_at
+    bad = client.post(f"{clock}day-start/", {"day_start": "25:99"})
+    assert bad.status_code == 400 and 'class="errorlist' in bad.content.decode()
+    stale = client.post(f"{post}text/", {"free_text": "too late"})
+    assert stale.status_code == 409
+    assert t(game, "This form is out of date: reload the page.") in stale.content.decode()
+    tribune = Client()
+    tribune.force_login(built.staff["tribune1"])
+    assert tribune.post(f"{clock}day-start/", {"day_start": "11:00"}).status_code == 404
+    assert tribune.post(f"{post}edit/", {"title": "x", "body": "y"}).status_code == 404
+    assert GameDay.objects.get(game=game, number=3).starts_at == starts
+    assert GameEvent.objects.filter(game=game).count() == events
 
 
 def test_touring_victims_and_spirits_are_named_as_such_in_the_post_L_NIGHT_4_L_SPIRIT_2():

@@ -269,12 +269,13 @@ def test_procurator_starts_the_clock_on_the_staff_page_in_game_time_L_DAY_1():
     client = Client()
     client.force_login(built.procurator)
     page = client.get(f"/staff/games/{game.slug}/clock/")
-    assert page.status_code == 200 and 'value="start"' in page.content.decode()
-    response = client.post(f"/staff/games/{game.slug}/clock/", {"form": "start", "first_day_starts_at": "2027-03-01T10:00"})
+    assert page.status_code == 200 and f'action="/staff/games/{game.slug}/clock/start/"' in page.content.decode()
+    response = client.post(f"/staff/games/{game.slug}/clock/start/", {"first_day_starts_at": "2027-03-01T10:00"})
     assert response.status_code == 302
     assert GameDay.objects.get(game=game, number=1).starts_at == DAY1  # 10:00 in Moscow
     assert pending(game) == [("day_start", {"day": 1}, DAY1)]
-    assert 'value="start"' not in client.get(f"/staff/games/{game.slug}/clock/").content.decode()
+    assert f'action="/staff/games/{game.slug}/clock/start/"' not in client.get(
+        f"/staff/games/{game.slug}/clock/").content.decode()
 
 
 def test_plan_change_cancels_obsolete_pending_events_and_never_touches_done_ones_DESIGN_clock(built):

@@ -29,7 +29,7 @@ from rulesets.lepra.day.services import (
     do_request_proxy,
     do_schedule_voting,
 )
-from tests.admin_keys import key_of, missing_key, pks_from_keys
+from tests.admin_keys import key_of, missing_key, pks_from_keys, post_console_action
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, OPENS, US, city1_day
 from tests.support.staff_console import STAFF_PERSONAS, flashed, staff_client
 from voting.models import CourtCase, ProxyRequest, ProxyState, SuicideDeclaration, VotingSession
@@ -59,10 +59,11 @@ def offered(client: Client, model: str) -> set[str]:
     return set(OPTION.findall(client.get(LIST[model]).content.decode())) - {""}
 
 
-def act(client: Client, model: str, action: str, objects, **extra):
+def act(client: Client, model: str, action: str, objects, *, submit: bool = False, **extra):
+    """``action`` on ``objects``, confirmed, from the changelist of ``model`` (or with ``submit`` its intermediate
+    page's form to the action's own URL), following redirects."""
     pks = [key_of(o) if hasattr(o, "pk") else o for o in objects]
-    return client.post(LIST[model], {"action": action, "_selected_action": pks, "confirmed": "yes", **extra},
-                       follow=True)
+    return post_console_action(client, LIST[model], action, pks, submit=submit, confirmed="yes", **extra)
 
 
 def events():
@@ -270,13 +271,13 @@ def test_the_tribune_extends_open_voting_in_the_games_zone_L_DAY_3(demo, day2):
         page = act(client, "session", "extend_voting", [session])
         body = page.content.decode()
         assert page.status_code == 200 and 'name="closes_at"' in body and "Europe/Moscow" in body
-        late = act(client, "session", "extend_voting", [session], apply="1", closes_at="2026-11-21T00:30")
+        late = act(client, "session", "extend_voting", [session], submit=True, closes_at="2026-11-21T00:30")
         assert flashed(late) == ["Голосование должно закрыться не позже 00:00 (21 ноября 2026 г. 0:00 MSK)."]
-        bad = act(client, "session", "extend_voting", [session], apply="1", closes_at="tomorrow")
+        bad = act(client, "session", "extend_voting", [session], submit=True, closes_at="tomorrow")
         assert "Введите дату и время в виде ГГГГ-ММ-ДД ЧЧ:ММ." in bad.content.decode()
         assert session_state(session)[1] == CLOSES and events().count() == n_events
 
-        response = act(client, "session", "extend_voting", [session], apply="1", closes_at="2026-11-20T23:45")
+        response = act(client, "session", "extend_voting", [session], submit=True, closes_at="2026-11-20T23:45")
     new_close = datetime(2026, 11, 20, 20, 45, tzinfo=UTC)
     assert response.redirect_chain == [(LIST["session"], 302)]
     assert flashed(response) == [f"Голосование в городе {day2.city1.name} теперь закрывается в 2026-11-20 23:45 (Europe/Moscow)."]
@@ -295,7 +296,7 @@ def test_extending_takes_one_session_at_a_time(demo, day2):
     VotingSession.objects.filter(pk=day2.sessions[1].pk).update(day=1)
     second = do_schedule_voting(day2.city1, OPENS, CLOSES, acting_user=demo.tribune1, now=MORNING)
     before = [session_state(s) for s in (day2.sessions[1], second)]
-    response = act(staff_client(demo.tribune1), "session", "extend_voting", [day2.sessions[1], second], apply="1",
+    response = act(staff_client(demo.tribune1), "session", "extend_voting", [day2.sessions[1], second], submit=True,
                    closes_at="2026-11-20T23:30")
     assert flashed(response) == ["Выбирайте по одному голосованию за раз."]
     assert [session_state(s) for s in (day2.sessions[1], second)] == before
@@ -338,18 +339,23 @@ def test_closing_before_the_opening_is_the_services_refusal(demo, day2):
 @pytest.mark.parametrize("action, extra", [
     ("open_voting", {}),
     ("close_voting", {}),
-    ("extend_voting", {"apply": "1", "closes_at": "2026-11-20T23:30"}),
-    ("put_before_court", {"apply": "1", "deadline": "2026-11-20T23:50"}),
+    ("extend_voting", {"closes_at": "2026-11-20T23:30"}),
+    ("put_before_court", {"deadline": "2026-11-20T23:50"}),
 ])
 def test_tribune2_cannot_touch_city1_sessions_same_as_a_missing_id(demo, day2, action, extra):
+    """From the action menu and at the action's own URL alike, a session of another city is answered as a
+    missing id (the Tribune of city 2 has no "put before the court" at all: 403 at its URL)."""
     session = day2.sessions[1]
     before, n_events = session_state(session), events().count()
     client = staff_client(demo.tribune2)
+    keys = (session.public_id, missing_key(VotingSession))
     with time_machine.travel(NOON, tick=False):
-        answers = [act(client, "session", action, [pk], **extra) for pk in (session.public_id, missing_key(VotingSession))]
+        menu = [act(client, "session", action, [pk], **extra) for pk in keys]
+        own = [act(client, "session", action, [pk], submit=True, **extra) for pk in keys]
     expected = [NO_ACTION] if action == "put_before_court" else []
-    assert [flashed(r) for r in answers] == [expected, expected]
-    assert answers[0].status_code == answers[1].status_code == 200
+    assert [flashed(r) for r in menu] == [expected, expected]
+    assert menu[0].status_code == menu[1].status_code == 200
+    assert [(r.status_code, flashed(r)) for r in own] == 2 * [(403, []) if action == "put_before_court" else (200, [])]
     assert session_state(session) == before and events().count() == n_events
 
 
@@ -364,10 +370,12 @@ def test_the_wrong_persona_cannot_run_voting(demo, day2, persona, action, expect
     session = day2.sessions[1]
     do_open_voting(session, acting_user=None, now=OPENS)
     before, n_events = session_state(session), events().count()
+    client = staff_client(getattr(demo, persona))
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
-        response = act(staff_client(getattr(demo, persona)), "session", action, [session], apply="1",
-                       closes_at="2026-11-20T23:30")
-    assert flashed(response) == expected
+        menu = act(client, "session", action, [session])
+        own = act(client, "session", action, [session], submit=True, closes_at="2026-11-20T23:30")
+    assert flashed(menu) == expected
+    assert own.status_code == 403 and flashed(own) == []  # the action's own URL: not offered to the persona
     assert session_state(session) == before and events().count() == n_events
 
 
@@ -465,11 +473,11 @@ def test_the_arbiter_puts_the_result_before_the_court_and_closes_it_L_COURT_1_L_
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         page = act(client, "session", "put_before_court", [session])
         assert page.status_code == 200 and 'name="deadline"' in page.content.decode()
-        past = act(client, "session", "put_before_court", [session], apply="1", deadline="2026-11-20T22:00")
+        past = act(client, "session", "put_before_court", [session], submit=True, deadline="2026-11-20T22:00")
         assert flashed(past) == ["Срок суда должен быть в будущем и с указанием часового пояса."]
         assert not CourtCase.objects.exists() and events().count() == n_events
 
-        response = act(client, "session", "put_before_court", [session], apply="1", deadline="2026-11-20T23:50")
+        response = act(client, "session", "put_before_court", [session], submit=True, deadline="2026-11-20T23:50")
     deadline = datetime(2026, 11, 20, 20, 50, tzinfo=UTC)
     assert flashed(response) == [
         f"Итог голосования города {day2.city1.name} передан в суд до 2026-11-20 23:50 (Europe/Moscow)."]
@@ -509,7 +517,7 @@ def test_putting_open_voting_before_the_court_is_refused(demo, day2):
     do_open_voting(day2.sessions[1], acting_user=None, now=OPENS)
     before, n_events = session_state(day2.sessions[1]), events().count()
     with time_machine.travel(OPENS + timedelta(minutes=1), tick=False):
-        response = act(staff_client(demo.arbiter), "session", "put_before_court", [day2.sessions[1]], apply="1",
+        response = act(staff_client(demo.arbiter), "session", "put_before_court", [day2.sessions[1]], submit=True,
                        deadline="2026-11-20T23:50")
     assert flashed(response) == ["Голосование ещё не закрыто."]
     assert session_state(day2.sessions[1]) == before and events().count() == n_events
@@ -523,9 +531,10 @@ def test_putting_open_voting_before_the_court_is_refused(demo, day2):
 def test_only_the_arbiter_puts_a_case_before_the_court(demo, day2, persona, expected):
     session = _closed_session(demo, day2)
     before, n_events = session_state(session), events().count()
+    client = staff_client(getattr(demo, persona))
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        response = act(staff_client(getattr(demo, persona)), "session", "put_before_court", [session], apply="1",
-                       deadline="2026-11-20T23:50")
-    assert flashed(response) == expected
-    assert 'name="apply"' not in response.content.decode()
+        menu = act(client, "session", "put_before_court", [session])
+        own = act(client, "session", "put_before_court", [session], submit=True, deadline="2026-11-20T23:50")
+    assert flashed(menu) == expected
+    assert own.status_code == 403 and flashed(own) == []  # the action's own URL: not offered to the persona
     assert session_state(session) == before and events().count() == n_events

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import time_machine
 from django.test import Client
+from django.urls import reverse
 
 from tests.rulesets.lepra.court.conftest import CON, DAY1, OPENS, PRO
 from tests.rulesets.lepra.court.judge_helpers import precinct, start, vote
@@ -24,6 +25,11 @@ def day_url(jg, number: int) -> str:
     return f"/games/{jg.game.slug}/cities/{number}/day/"
 
 
+def action_url(jg, name: str, number: int) -> str:
+    """The URL of the city day page's action ``name`` (its own URL, posted by its own button)."""
+    return reverse(name, args=[jg.game.slug, number])
+
+
 def test_a_resident_proposes_a_candidate_on_the_day_page_L_JUDGE_3(jg):
     from rulesets.lepra.court.judge_services import do_schedule_judge_election
     do_schedule_judge_election(jg.cities[1], OPENS, OPENS + timedelta(hours=4), acting_user=jg.arbiter,
@@ -32,13 +38,15 @@ def test_a_resident_proposes_a_candidate_on_the_day_page_L_JUDGE_3(jg):
     client = client_for(ann.user)
     with time_machine.travel(DAY1 + timedelta(minutes=5), tick=False):
         page = client.get(day_url(jg, 1))
-        assert page.status_code == 200 and 'value="propose_candidate"' in page.content.decode()
-        response = client.post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ben.public_id})
+        assert page.status_code == 200 and action_url(jg, "propose_candidate", 1) in page.content.decode()
+        response = client.post(action_url(jg, "propose_candidate", 1), {"candidate": ben.public_id})
         assert response.status_code == 302
-        again = client.post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ann.public_id})
+        again = client.post(action_url(jg, "propose_candidate", 1), {"candidate": ann.public_id})
     assert again.status_code == 400
     assert list(JudgeProposal.objects.values_list("proposer_id", "candidate_id")) == [(ann.pk, ben.pk)]
-    assert client_for(None).post(day_url(jg, 1), {"action": "propose_candidate", "candidate": ben.public_id}).status_code == 404
+    anonymous = client_for(None).post(action_url(jg, "propose_candidate", 1), {"candidate": ben.public_id})
+    assert anonymous.status_code == 302 and anonymous.url.startswith(reverse("account_login"))
+    assert JudgeProposal.objects.count() == 1
 
 
 def test_precincts_show_live_standing_scores_to_their_readers_only_L_JUDGE_4_L_INBOX_20(jg):
@@ -64,21 +72,21 @@ def test_removal_demand_and_confirmation_on_the_day_page_L_JUDGE_8(jg):
     jg.set_day(2, DAY1 + timedelta(hours=23))
     others = jg.residents(1)[1:]
     with time_machine.travel(DAY1 + timedelta(days=1), tick=False):
-        assert client_for(others[0].user).post(day_url(jg, 1), {"action": "open_removal"}).status_code == 302
+        assert client_for(others[0].user).post(action_url(jg, "open_removal_demand", 1), {}).status_code == 302
         demand = RemovalDemand.objects.get()
         for r in others[1:4]:
-            assert client_for(r.user).post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id}
+            assert client_for(r.user).post(action_url(jg, "confirm_removal_demand", 1), {"demand": demand.public_id}
                                            ).status_code == 302
         item = client_for(others[4].user).get(day_url(jg, 1)).context["day"].judges.demands[0]
         assert (item["confirmations"], item["can_confirm"]) == (4, True)
-        assert client_for(others[4].user).post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id}
+        assert client_for(others[4].user).post(action_url(jg, "confirm_removal_demand", 1), {"demand": demand.public_id}
                                                ).status_code == 302
         stranger = client_for(jg.residents(2)[1].user)
         assert stranger.get(day_url(jg, 1)).context["day"].judges.demands == []
         # Removal demands are public in their game (inboxes.access): a resident of another city may name one, and
-        # the service refuses his confirmation with a 400 that says why, recording nothing.
-        refused = stranger.post(day_url(jg, 1), {"action": "confirm_removal", "demand": demand.public_id})
-        assert refused.status_code == 400
+        # the service refuses his confirmation with a 403 that says why, recording nothing.
+        refused = stranger.post(action_url(jg, "confirm_removal_demand", 1), {"demand": demand.public_id})
+        assert refused.status_code == 403
         assert jg.cities[1].name in refused.content.decode()
         assert not demand.confirmations.filter(resident=jg.residents(2)[1]).exists()
     demand.refresh_from_db()

@@ -9,6 +9,7 @@ from datetime import timedelta
 import time_machine
 
 from rulesets.lepra.court.judge_services import do_propose_candidate
+from tests.admin_keys import action_url
 from tests.rulesets.lepra.court.conftest import CLOSES, DAY1, OPENS
 from tests.support.staff_console import flashed, staff_client
 from voting.models import JudgeElection, JudgeRecusal
@@ -32,13 +33,13 @@ def test_the_arbiter_schedules_an_election_from_the_city_judges_list_L_DAY_4(jg)
     with time_machine.travel(DAY1, tick=False):
         page = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.public_id]})
         assert page.status_code == 200 and 'name="opens_at"' in page.content.decode()
-        too_soon = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.public_id],
-                                         "apply": "1", "opens_at": "2026-11-19T15:00", "closes_at": "2026-11-19T20:00"},
+        too_soon = arbiter.post(action_url(CITIES, "schedule_judge_election"), {"_selected_action": [city.public_id],
+                                         "opens_at": "2026-11-19T15:00", "closes_at": "2026-11-19T20:00"},
                                 follow=True)
         assert flashed(too_soon) == ["Выборы объявляются не менее чем за 6 ч до начала."]
         assert JudgeElection.objects.count() == 0
-        done = arbiter.post(CITIES, {"action": "schedule_judge_election", "_selected_action": [city.public_id],
-                                     "apply": "1", "opens_at": "2026-11-19T16:00", "closes_at": "2026-11-19T20:00"},
+        done = arbiter.post(action_url(CITIES, "schedule_judge_election"), {"_selected_action": [city.public_id],
+                                     "opens_at": "2026-11-19T16:00", "closes_at": "2026-11-19T20:00"},
                             follow=True)
     election = JudgeElection.objects.get(city=city)
     assert (election.opens_at, election.closes_at) == (OPENS, CLOSES)
@@ -71,8 +72,8 @@ def test_the_arbiter_records_a_recusal_with_the_time_received_L_JUDGE_9(jg):
     jg.elect(2, judge)
     arbiter = staff_client(jg.arbiter)
     with time_machine.travel(DAY1 + timedelta(hours=12), tick=False):
-        response = arbiter.post(CITIES, {"action": "record_recusal", "_selected_action": [jg.cities[2].public_id],
-                                         "apply": "1", "received_at": "2026-11-19T21:30"}, follow=True)
+        response = arbiter.post(action_url(CITIES, "record_recusal"), {"_selected_action": [jg.cities[2].public_id],
+                                         "received_at": "2026-11-19T21:30"}, follow=True)
     assert flashed(response) == [f"Судья {judge.name} взял самоотвод."]
     recusal = JudgeRecusal.objects.get()
     assert (recusal.judge_id, recusal.at) == (judge.pk, DAY1 + timedelta(hours=11, minutes=30))

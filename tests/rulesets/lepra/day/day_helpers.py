@@ -36,6 +36,11 @@ class Day:
         return Inbox.objects.get(kind=InboxKind.VOTING, resident=nominee, city=self.city)
 
 
+def day_action(demo, name: str, number: int = 1) -> str:
+    """The URL of the city day page's action ``name`` (each button posts to its own) for city ``number``."""
+    return reverse(name, args=[demo.game.slug, number])
+
+
 def city1_day(demo) -> Day:
     city = City.objects.get(game=demo.game, number=1)
     plain = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE, is_judge=False).select_related("user")

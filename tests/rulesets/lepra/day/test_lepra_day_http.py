@@ -20,6 +20,7 @@ from tests.rulesets.lepra.day.day_helpers import (
     US,
     _before_the_court,
     city1_day,
+    day_action,
     nominate_and_open,
     ru,
 )
@@ -40,9 +41,9 @@ def test_resident_nominates_from_the_personal_inbox_page_L_NOM_1(demo, client):
     with time_machine.travel(MORNING, tick=False):
         page = client.get(reverse("inbox_thread", args=[personal.public_id]))
         assert reverse("nominate", args=[demo.game.slug]) in page.content.decode()
-        response = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": nominee.public_id, "action": "nominate"})
+        response = client.post(reverse("nominate_resident", args=[demo.game.slug]), {"nominee": nominee.public_id})
         assert response.status_code == 302
-        again = client.post(reverse("nominate", args=[demo.game.slug]), {"nominee": day.plain[1].public_id, "action": "nominate"})
+        again = client.post(reverse("nominate_resident", args=[demo.game.slug]), {"nominee": day.plain[1].public_id})
     assert again.status_code == 400
     assert Nomination.objects.get(nominator=voter).nominee == nominee
 
@@ -61,12 +62,11 @@ def test_tribune_sees_nominations_and_others_do_not_before_voting_L_NOM_1(demo, 
 
 def test_tribune_schedules_voting_from_the_city_day_page_L_DAY_3(demo, client):
     day = city1_day(demo)
-    url = reverse("city_day", args=[demo.game.slug, 1])
     client.force_login(demo.tribune1)
     with time_machine.travel(MORNING, tick=False):
-        late = client.post(url, {"action": "schedule", "opens_at": "2026-11-20T18:00", "closes_at": "2026-11-21T00:01"})
+        late = client.post(day_action(demo, "schedule_voting"), {"opens_at": "2026-11-20T18:00", "closes_at": "2026-11-21T00:01"})
         assert late.status_code == 400
-        ok = client.post(url, {"action": "schedule", "opens_at": "2026-11-20T18:00", "closes_at": "2026-11-20T23:00"})
+        ok = client.post(day_action(demo, "schedule_voting"), {"opens_at": "2026-11-20T18:00", "closes_at": "2026-11-20T23:00"})
     assert ok.status_code == 302
     session = VotingSession.objects.get(city=day.city, day=2)
     assert (session.opens_at, session.closes_at) == (OPENS, CLOSES)
@@ -130,11 +130,10 @@ def test_suicide_declared_on_the_nominate_page_and_confirmed_on_the_day_page_L_N
     resident = day.plain[4]
     client.force_login(resident.user)
     with time_machine.travel(MORNING, tick=False):
-        assert client.post(reverse("nominate", args=[demo.game.slug]), {"action": "suicide", "confirmed": "yes"}).status_code == 302
+        assert client.post(reverse("declare_suicide", args=[demo.game.slug]), {"confirmed": "yes"}).status_code == 302
         declaration = SuicideDeclaration.objects.get(resident=resident)
         client.force_login(demo.tribune1)
-        url = reverse("city_day", args=[demo.game.slug, 1])
-        response = client.post(url, {"action": "confirm_suicide", "declaration": declaration.public_id})
+        response = client.post(day_action(demo, "confirm_suicide"), {"declaration": declaration.public_id})
     assert response.status_code == 302
     declaration.refresh_from_db()
     assert declaration.confirmed_at == MORNING
@@ -146,9 +145,14 @@ def test_procurator_names_the_executed_from_the_day_page_L_VOTE_7(demo, client):
     url = reverse("city_day", args=[demo.game.slug, 1])
     client.force_login(day.plain[6].user)
     assert ru("Awaiting the Procurator's decision.").replace("'", "&#x27;") in client.get(url).content.decode()
-    assert client.post(url, {"action": "decide", "resident": day.plain[2].public_id}).status_code == 404
+    decide = day_action(demo, "decide_execution")
+    refused = client.post(decide, {"resident": day.plain[2].public_id})  # the service decides who may
+    assert refused.status_code == 403
+    assert ru("Only the Procurator names the executed when nobody was voted for.").replace("'", "&#x27;") \
+        in refused.content.decode()
+    assert Resident.objects.get(pk=day.plain[2].pk).status == LifeStatus.ALIVE
     client.force_login(demo.procurator)
-    assert client.post(url, {"action": "decide", "resident": day.plain[2].public_id}).status_code == 302
+    assert client.post(decide, {"resident": day.plain[2].public_id}).status_code == 302
     assert Resident.objects.get(pk=day.plain[2].pk).status == LifeStatus.DEAD
     assert f"<strong>{day.plain[2].name}</strong>" in client.get(url).content.decode()
 
@@ -184,8 +188,8 @@ def test_confrontation_request_is_seen_by_the_tribune_and_the_procurator_only_L_
     asker, other = day.plain[4], day.plain[8]
     client.force_login(asker.user)
     with time_machine.travel(MORNING, tick=False):
-        response = client.post(reverse("nominate", args=[demo.game.slug]),
-                               {"action": "confrontation", "other": other.public_id, "note": "при всех"})
+        response = client.post(reverse("request_confrontation", args=[demo.game.slug]),
+                               {"other": other.public_id, "note": "при всех"})
     assert response.status_code == 302
     request = SpeechRequest.objects.get(resident=asker)
     assert (request.kind, request.other, request.note) == (SpeechKind.CONFRONTATION, other, "при всех")
@@ -210,13 +214,13 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
     url = reverse("city_day", args=[demo.game.slug, 1])
     client.force_login(demo.arbiter)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        assert client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"}).status_code == 302
+        assert client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"}).status_code == 302
         case = CourtCase.objects.get(session=session)
         assert case.candidates == [str(a.pk)]
         judges = list(Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number"))
         for judge in judges[:2]:
             client.force_login(judge.user)
-            assert client.post(url, {"action": "court_vote", "choice": a.public_id, "confirmed": "yes"}).status_code == 302
+            assert client.post(day_action(demo, "court_vote"), {"choice": a.public_id, "confirmed": "yes"}).status_code == 302
     case.refresh_from_db()
     assert (case.sentenced, case.fallback) == (a, False)
     assert f"<strong>{a.name}</strong>" in client.get(url).content.decode()
@@ -227,15 +231,15 @@ def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_
     from voting.models import CourtVote
     url, a = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        assert client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"}).status_code == 302
+        assert client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"}).status_code == 302
         judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
         client.force_login(judge.user)
         page = client.get(url).content.decode()
         assert 'type="radio" name="choice"' in page and f'value="{a.public_id}"' in page
-        asked = client.post(url, {"action": "court_vote", "choice": a.public_id})
+        asked = client.post(day_action(demo, "court_vote"), {"choice": a.public_id})
         assert asked.status_code == 200 and 'class="inline confirm-form"' in asked.content.decode()
         assert not CourtVote.objects.filter(judge=judge).exists()  # the first step records nothing
-        voted = client.post(url, {"action": "court_vote", "choice": a.public_id, "confirmed": "yes"}, follow=True)
+        voted = client.post(day_action(demo, "court_vote"), {"choice": a.public_id, "confirmed": "yes"}, follow=True)
     assert voted.status_code == 200
     shown = [str(m) for m in voted.context["messages"]]
     assert shown == [ru("Your vote is recorded: you confirm the sentence of %(name)s. A judge's vote cannot be "
@@ -247,13 +251,13 @@ def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_
 def test_a_court_vote_without_a_choice_is_a_form_error_and_records_nothing_L_COURT_2(demo, client):
     from cities.models import Resident
     from voting.models import CourtVote
-    url, _nominee = _before_the_court(demo, client)
+    _url, _nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        client.post(url, {"action": "put_before_court", "deadline": "2026-11-20T23:50"})
+        client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
         judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
         client.force_login(judge.user)
         for bad in ({}, {"choice": "nobody123456"}, {"choice": demo.seat("judge").public_id}):
-            refused = client.post(url, {"action": "court_vote", **bad})
+            refused = client.post(day_action(demo, "court_vote"), {**bad})
             assert refused.status_code == 400
             form = refused.content.decode().split('class="court-vote"')[1].split("</form>")[0]
             assert 'class="errorlist' in form
@@ -266,7 +270,7 @@ def test_an_error_on_the_court_form_keeps_the_tally_and_shows_the_error_inside_t
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         shown = client.get(url).content.decode()
         for bad in ("", "yesterday", "2026-11-19T10:00"):
-            refused = client.post(url, {"action": "put_before_court", "deadline": bad})
+            refused = client.post(day_action(demo, "put_before_court"), {"deadline": bad})
             assert refused.status_code == 400
             page = refused.content.decode()
             assert 'class="tally-box"' in shown and 'class="tally-box"' in page
@@ -279,40 +283,37 @@ def test_an_error_on_the_court_form_keeps_the_tally_and_shows_the_error_inside_t
 def test_tribune_extends_and_closes_voting_from_the_day_page_L_DAY_3_L_VOTE_6(demo, client):
     day = city1_day(demo)
     session = nominate_and_open(demo, day, [day.plain[0]])
-    url = reverse("city_day", args=[demo.game.slug, 1])
     client.force_login(demo.tribune1)
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
-        late = client.post(url, {"action": "extend", "closes_at": "2026-11-21T00:30"})
+        late = client.post(day_action(demo, "extend_voting"), {"closes_at": "2026-11-21T00:30"})
         assert late.status_code == 400
         assert ru("Voting must close no later than 00:00 (%(midnight)s).").split("(")[0] in late.content.decode()
-        assert client.post(url, {"action": "extend", "closes_at": "2026-11-20T23:30"}).status_code == 302
+        assert client.post(day_action(demo, "extend_voting"), {"closes_at": "2026-11-20T23:30"}).status_code == 302
         session.refresh_from_db()
         assert session.closes_at == CLOSES + timedelta(minutes=30)
-        assert client.post(url, {"action": "close", "confirmed": "yes"}).status_code == 302
+        assert client.post(day_action(demo, "close_voting"), {"confirmed": "yes"}).status_code == 302
     session.refresh_from_db()
     assert (session.closed_at, session.closes_at) == (OPENS + timedelta(minutes=5), OPENS + timedelta(minutes=5))
 
 
-def test_refusals_on_the_day_and_nominate_pages_are_400_with_the_reason_not_500(demo, client):
+def test_refusals_on_the_day_and_nominate_pages_say_why_with_their_status_not_500(demo, client):
     day = city1_day(demo)
     client.force_login(day.plain[4].user)
-    nominate_url = reverse("nominate", args=[demo.game.slug])
     with time_machine.travel(MORNING, tick=False):
-        assert client.post(nominate_url, {"action": "suicide", "confirmed": "yes"}).status_code == 302
-        again = client.post(nominate_url, {"action": "suicide", "confirmed": "yes"})
+        assert client.post(reverse("declare_suicide", args=[demo.game.slug]), {"confirmed": "yes"}).status_code == 302
+        again = client.post(reverse("declare_suicide", args=[demo.game.slug]), {"confirmed": "yes"})
         assert again.status_code == 400
         assert ru("You have already declared suicide today.") in again.content.decode()
-        lonely = client.post(nominate_url, {"action": "confrontation", "other": ""})
+        lonely = client.post(reverse("request_confrontation", args=[demo.game.slug]), {"other": ""})
         assert lonely.status_code == 400
         assert ru("Choose another living resident for the confrontation.") in lonely.content.decode()
-        judge = client.post(nominate_url, {"action": "nominate", "nominee": demo.seat("judge").pk})
+        judge = client.post(reverse("nominate_resident", args=[demo.game.slug]), {"nominee": demo.seat("judge").pk})
         assert judge.status_code == 400  # the sitting judge is not even offered (L-NOM-2)
     client.force_login(demo.tribune1)
-    day_url = reverse("city_day", args=[demo.game.slug, 1])
     nominate_and_open(demo, city1_day(demo), [day.plain[0]])
     with time_machine.travel(OPENS + US, tick=False):
-        opened = client.post(day_url, {"action": "open"})
-    assert opened.status_code == 400
+        opened = client.post(day_action(demo, "open_voting"), {})
+    assert opened.status_code == 409
     assert ru("Voting has already opened.") in opened.content.decode()
 
 
@@ -326,7 +327,7 @@ def test_nominate_page_chooses_nobody_in_advance_and_an_empty_choice_is_a_form_e
         select = page[page.index('<select name="nominee"'):page.index("</select>", page.index('<select name="nominee"'))]
         assert select.count("<option") == len(day.plain) + 1  # the placeholder and every candidate
         assert 'value="" selected' in select and select.count("selected") == 1
-        response = client.post(url, {"nominee": "", "action": "nominate"})
+        response = client.post(reverse("nominate_resident", args=[demo.game.slug]), {"nominee": ""})
     assert response.status_code == 400
     assert 'class="errorlist"' in response.content.decode()
     assert not Nomination.objects.filter(nominator=voter).exists()

@@ -30,6 +30,7 @@ from tests.rulesets.lepra.day.day_helpers import (  # noqa: F401 - english: the 
     OPENS,
     _refusal,
     city1_day,
+    day_action,
     english,
     nominate_and_open,
     ru,
@@ -97,9 +98,9 @@ def test_tribune_cannot_confirm_on_the_day_page_after_the_planned_opening_L_NOM_
     declaration = do_declare_suicide(demo.game, acting_user=suicide.user, now=MORNING)
     client.force_login(demo.tribune1)
     with time_machine.travel(OPENS + timedelta(minutes=10), tick=False):  # the clock has not opened it yet
-        response = client.post(reverse("city_day", args=[demo.game.slug, 1]),
-                               {"action": "confirm_suicide", "declaration": declaration.public_id})
-    assert response.status_code == 400
+        response = client.post(day_action(demo, "confirm_suicide"),
+                               {"declaration": declaration.public_id})
+    assert response.status_code == 409
     assert ru("Voting opened at %(at)s: a suicide not refused by then is confirmed at the opening, and none can be "
               "confirmed or refused later today.").split("%(at)s")[0] in response.content.decode()
     assert SuicideDeclaration.objects.get(pk=declaration.pk).confirmed_at is None
@@ -129,29 +130,40 @@ def test_confrontation_with_a_resident_of_another_city_is_refused_L_NOM_4(demo, 
         f"A confrontation is held with a resident of your own city; {stranger.name} lives in another city.")
     client.force_login(day.plain[0].user)
     with time_machine.travel(MORNING, tick=False):
-        response = client.post(reverse("nominate", args=[demo.game.slug]),
-                               {"action": "confrontation", "other": stranger.public_id})
+        response = client.post(reverse("request_confrontation", args=[demo.game.slug]),
+                               {"other": stranger.public_id})
     assert response.status_code == 400
     assert not SpeechRequest.objects.exists()
 
 
-def test_unknown_action_on_the_nomination_page_is_refused_and_nominates_nobody_L_NOM_1(demo, client):
+def test_the_nomination_page_itself_takes_no_post_each_button_has_its_own_url_L_NOM_1(demo, client):
+    """The page answers GET only (405 to a POST, whatever it carries: no field chooses an action); each button
+    posts to its own URL, and a GET to one of those is a 405 too. Nothing is recorded."""
     day = city1_day(demo)
     client.force_login(day.plain[5].user)
     with time_machine.travel(MORNING, tick=False):
+        page = client.get(reverse("nominate", args=[demo.game.slug])).content.decode()
         response = client.post(reverse("nominate", args=[demo.game.slug]),
-                               {"action": "bogus", "nominee": day.plain[0].public_id})
-    assert response.status_code == 400
-    assert ru("Unknown action: nothing was changed.") in response.content.decode()
+                               {"action": "nominate", "nominee": day.plain[0].public_id})
+        assert response.status_code == 405
+        for name in ("nominate_resident", "request_proxy", "request_confrontation", "request_last_word",
+                     "declare_suicide"):
+            url = reverse(name, args=[demo.game.slug])
+            assert url in page, name
+            assert client.get(url).status_code == 405, name
+    assert 'name="action"' not in page
     assert not Nomination.objects.exists()
 
 
 @pytest.mark.parametrize("persona", ["tribune1", "honest"])
-def test_unknown_action_on_the_city_day_page_is_refused_with_a_reason(demo, client, persona):
+def test_the_city_day_page_itself_takes_no_post_each_button_has_its_own_url(demo, client, persona):
     client.force_login(getattr(demo, persona))
     with time_machine.travel(MORNING, tick=False):
         response = client.post(reverse("city_day", args=[demo.game.slug, 1]),
-                               {"action": "bogus", "opens_at": "2026-11-20T18:00", "closes_at": "2026-11-20T23:00"})
-    assert response.status_code == 400
-    assert ru("Unknown action: nothing was changed.") in response.content.decode()
+                               {"action": "schedule", "opens_at": "2026-11-20T18:00", "closes_at": "2026-11-20T23:00"})
+        assert response.status_code == 405
+        for name in ("schedule_voting", "open_voting", "extend_voting", "close_voting", "confirm_suicide",
+                     "accept_proxy", "decide_execution", "put_before_court", "close_court_case", "court_vote",
+                     "propose_candidate", "open_removal_demand", "confirm_removal_demand", "recuse_judge"):
+            assert client.get(reverse(name, args=[demo.game.slug, 1])).status_code == 405, name
     assert not GameEvent.objects.filter(kind="voting.scheduled").exists()

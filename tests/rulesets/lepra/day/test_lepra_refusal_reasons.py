@@ -13,7 +13,7 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
 from rulesets.lepra.court.services import do_court_vote, do_put_before_court
 from sanctions.models import NoConfidenceCase
-from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, US, ru, tied_session
+from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, US, day_action, ru, tied_session
 from voting.models import CourtCase, CourtVote
 
 DEADLINE = CLOSES + timedelta(minutes=50)
@@ -24,9 +24,9 @@ def test_a_second_put_before_the_court_is_refused_with_its_reason_L_COURT_1(demo
     do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
     client.force_login(demo.arbiter)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        response = client.post(reverse("city_day", args=[demo.game.slug, 1]),
-                               {"action": "put_before_court", "deadline": "2026-11-20T23:55"})
-    assert response.status_code == 400
+        response = client.post(day_action(demo, "put_before_court"),
+                               {"deadline": "2026-11-20T23:55"})
+    assert response.status_code == 409
     assert ru("This result is already before the court.") in response.content.decode()
     assert CourtCase.objects.count() == 1
 
@@ -38,8 +38,8 @@ def test_a_judges_second_court_vote_is_refused_with_its_reason_L_COURT_3(demo, c
     do_court_vote(case, a, acting_user=judge.user, now=CLOSES + 2 * US)
     client.force_login(judge.user)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
-        response = client.post(reverse("city_day", args=[demo.game.slug, 1]),
-                               {"action": "court_vote", "choice": b.public_id, "confirmed": "yes"})
+        response = client.post(day_action(demo, "court_vote"),
+                               {"choice": b.public_id, "confirmed": "yes"})
     assert response.status_code == 400
     assert ru("You have already voted in this case.") in response.content.decode()
     assert list(CourtVote.objects.filter(case=case).values_list("judge_id", "choice_id")) == [(judge.pk, a.pk)]

@@ -64,8 +64,8 @@ def test_the_nomination_page_says_when_requests_closed_L_NOM_4(demo, client):
     day, _session = _scheduled(demo)
     client.force_login(day.plain[1].user)
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
-        response = client.post(reverse("nominate", args=[demo.game.slug]), {"action": "last_word", "note": ""})
-    assert response.status_code == 400
+        response = client.post(reverse("request_last_word", args=[demo.game.slug]), {"note": ""})
+    assert response.status_code == 409
     with translation.override("ru"):
         at = _local(demo.game, OPENS, day.plain[1].user)
     assert ru(REFUSAL, at=at) in response.content.decode()
