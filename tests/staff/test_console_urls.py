@@ -106,6 +106,8 @@ def test_list_filters_narrow_by_game_slug_and_city_public_id_and_refuse_database
 # --------------------------------------------------------------------------------------------------------------
 
 LINK = re.compile(r'(?:href|action)="([^"]*)"')
+#: What a crawl follows: links (a form's action is a POST-only URL of its own).
+HREF = re.compile(r'href="([^"]*)"')
 SELECTED = re.compile(r'name="_selected_action" value="([^"]*)"')
 OBJECT_PAGE = re.compile(r"^(/staff/[a-z0-9_]+/[a-z0-9_]+/)[^/]+/(?:change|history)/$")
 #: Pages a crawl does not open: leaving the console, and the admin's own account pages.
@@ -132,7 +134,7 @@ def database_ids_in(body: str) -> list[str]:
 
 
 def crawl(client, *, per_model: int = 3) -> dict[str, str]:
-    """url -> HTML of every /staff/ page reachable from the dashboard by links (each path once, with the first
+    """url -> HTML of every /staff/ page reachable from the dashboard by links, not by forms (each path once, with the first
     query seen; at most ``per_model`` object pages of each model). Every page answers 200."""
     pages: dict[str, str] = {}
     seen: set[str] = set()
@@ -143,7 +145,7 @@ def crawl(client, *, per_model: int = 3) -> dict[str, str]:
         response = client.get(url)
         assert response.status_code == 200, url
         pages[url] = body = response.content.decode()
-        for raw in LINK.findall(body):
+        for raw in HREF.findall(body):
             target = urljoin(url, html.unescape(raw))
             path = urlsplit(target).path
             if not path.startswith("/staff/") or path in seen or path in NOT_OPENED or path.endswith("/delete/"):
