@@ -136,7 +136,10 @@ def redis_url(tmp_path):
 @pytest.fixture
 def stack(transactional_db, tmp_path, redis_url):
     """Two web nodes, a worker and a beat on this test's database and one Redis namespace; returns the nodes'
-    base URLs and the stack. Pending events made outside this test are cancelled first."""
+    base URLs, the stack and the demo's personas. The demo is loaded first and its pending events (due at the
+    demo's fixed past times) are cancelled, so that no clock event changes a page between two of the test's
+    requests."""
+    demo = load_personas()
     ScheduledEvent.objects.filter(done_at__isnull=True, cancelled_at__isnull=True).update(cancelled_at=timezone.now())
     env = server_env()
     var_dir = tmp_path / "var"
@@ -169,7 +172,7 @@ def stack(transactional_db, tmp_path, redis_url):
                 pass
             assert time.monotonic() < deadline, f"{base} did not answer\n{processes.output()}"
             time.sleep(0.2)
-    yield nodes, processes
+    yield nodes, processes, demo
     processes.stop()
     print(processes.output())  # shown by pytest for a failing test
 
@@ -194,9 +197,8 @@ def _poll_url(text: str) -> str:
 
 
 def test_two_web_nodes_share_logins_posts_form_keys_rate_limits_and_the_workers_writes_L_INBOX_20(stack):
-    nodes, processes = stack
+    nodes, processes, demo = stack
     node1, node2 = nodes
-    demo = load_personas()
     player = demo.honest
     player.set_password(PASSWORD)
     player.save()
