@@ -1,9 +1,9 @@
-"""Vote tables, the standing-votes chart and the map of the game, rendered on the server as HTML data and SVG
-(L-ARCH-3). Pages stay readable without JavaScript: the SVG is inline markup.
+"""The standing-votes chart and the map of the game, rendered on the server as SVG (L-ARCH-3). Pages stay readable
+without JavaScript: the SVG is inline markup. A ruleset fills ``VoteTable``/``VoteSeries`` from its own day
+votes (its archive sections) and draws them with ``vote_chart_svg``.
 
-Every figure is drawn from what the viewer may read: voting inboxes through ``readable_inboxes`` (the tally only
-with ``can_see_voting_tally``), memberships of readable inboxes only, staff through ``visible_staff``,
-alignments through ``visible_alignment``.
+The map is drawn from what the viewer may read: memberships of readable inboxes only, staff through
+``visible_staff``, alignments through ``visible_alignment``.
 """
 from __future__ import annotations
 
@@ -13,11 +13,9 @@ from datetime import datetime
 from django.template.loader import render_to_string
 
 from cities.models import City, Game, Resident, StaffKind
-from inboxes import day_policy, knowledge, policies, policy_tables
+from inboxes import knowledge, policies, policy_tables
 from inboxes.models import InboxKind, Membership
-from kernel.timezones import display_zone_name, zoned_time
-from rulesets.lepra.day.selectors import tally_box
-from voting.models import LepraVote, VotingSession
+from kernel.timezones import zoned_time
 
 
 @dataclass
@@ -30,8 +28,8 @@ class VoteSeries:
 
 @dataclass
 class VoteTable:
-    """One day and city: the tally box of ``rulesets.lepra.day.selectors`` (who voted for whom, who changed their mind) and the
-    standing votes over the voting window as an SVG chart."""
+    """One day and city (``city`` None for a ruleset without cities): a ruleset's tally ``box`` (who voted for
+    whom, who changed their mind) and the standing votes over the voting window as an SVG chart."""
 
     city: City
     day: int
@@ -40,49 +38,6 @@ class VoteTable:
     box: object
     series: list[VoteSeries] = field(default_factory=list)
     svg: str = ""
-
-
-def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
-    """Every opened voting of ``game`` whose voting inboxes ``viewer`` may read (L-INBOX-9, L-INBOX-20), by day
-    and city, with its tally and chart. A voting the viewer may not read is left out entirely."""
-
-    readable = {i.pk: i for i in policies.readable_inboxes(viewer, game).filter(kind=InboxKind.VOTING)
-                .select_related("resident", "city")}
-    tables = []
-    for session in (VotingSession.objects.filter(game=game, opened_at__isnull=False)
-                    .select_related("city").order_by("day", "city__number")):
-        inboxes = [i for i in readable.values() if i.city_id == session.city_id and i.day_number == session.day]
-        if not inboxes or not day_policy.can_see_voting_tally(viewer, session.city, inboxes):
-            continue
-        opens = session.opened_at or session.opens_at
-        closes = session.closed_at or session.closes_at
-        series = []
-        votes = (LepraVote.objects.filter(inbox__in=inboxes).select_related("retracted_by", "inbox__resident")
-                 .order_by("cast_at", "id"))
-        by_inbox: dict[int, list[tuple[datetime, int]]] = {i.pk: [] for i in inboxes}
-        for vote in votes:
-            by_inbox[vote.inbox_id].append((max(vote.cast_at, opens), +1))
-            if vote.retracted_by is not None:
-                by_inbox[vote.inbox_id].append((vote.retracted_by.received_at, -1))
-        day_names = (session.result or {}).get("names", {})  # the names of the day, as the table beside it uses
-
-        def name_of_day(inbox, day_names=day_names) -> str:
-            if inbox.resident_id is None:
-                return inbox.title
-            return day_names.get(str(inbox.resident_id), inbox.resident.name)
-
-        for inbox in sorted(inboxes, key=name_of_day):
-            count, points = 0, [(opens, 0)]
-            for at, delta in sorted(by_inbox[inbox.pk]):
-                count += delta
-                points.append((at, count))
-            points.append((max(closes, points[-1][0]), count))
-            series.append(VoteSeries(nominee=name_of_day(inbox), points=points))
-        table = VoteTable(city=session.city, day=session.day, opens_at=opens, closes_at=closes,
-                          box=tally_box(session), series=series)
-        table.svg = vote_chart_svg(table, zone=display_zone_name(viewer, game))
-        tables.append(table)
-    return tables
 
 
 _COLOURS = ["#b22222", "#1f4e9c", "#2e8b57", "#8b6914", "#6a3d9a", "#d2691e", "#008b8b", "#555555"]

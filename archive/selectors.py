@@ -359,12 +359,13 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
 
 
 def ruleset_sections_for(viewer, game: Game, keys: tuple[str, ...] | None = None) -> list:
-    """The sections the game's ruleset adds to its archive page (``RulesetSpec.archive_sections``, in order; only
-    those of ``keys`` when given), each a ``kernel.rulesets.ArchiveSection`` as ``viewer`` may see it; a section
-    the ruleset withholds from the viewer (None) is left out, and a ruleset that declares none adds nothing."""
+    """The sections the game's ruleset adds to an archive page, in order: ``keys`` when given (e.g. the ruleset's
+    ``votes_page_sections``), else its ``archive_sections``; each a ``kernel.rulesets.ArchiveSection`` as
+    ``viewer`` may see it. A section the ruleset withholds from the viewer (None) is left out, and a ruleset that
+    declares none adds nothing."""
     spec = ruleset_of(game)
-    sections = (spec.archive_section(game, key, viewer=viewer) for key in spec.archive_sections
-                if keys is None or key in keys)
+    wanted = spec.archive_sections if keys is None else keys
+    sections = (spec.archive_section(game, key, viewer=viewer) for key in wanted)
     return [section for section in sections if section is not None]
 
 

@@ -142,14 +142,12 @@ def search(request, slug: str):
 
 
 def votes(request, slug: str):
-    """Vote tables per day and city and the SVG chart of standing votes over each voting window (L-ARCH-3), for
-    the voting the viewer may read (L-INBOX-9/20); for a ruleset with its own day votes (M21's game thread), its
-    ``votes`` archive section as the viewer may see it."""
+    """The votes page: the day votes of the game as its ruleset tables and charts them (its
+    ``votes_page_sections``), each as the viewer may read it."""
     game = game_get(slug)
     activate_game_language(request, game)
-    tables = charts.vote_tables_for(request.user, game)
-    sections = selectors.ruleset_sections_for(request.user, game, keys=("votes",))  # a ruleset's own day votes
-    return render(request, "archive/votes.html", {"game": game, "tables": tables, "sections": sections})
+    sections = selectors.ruleset_sections_for(request.user, game, keys=ruleset_of(game).votes_page_sections)
+    return render(request, "archive/votes.html", {"game": game, "sections": sections})
 
 
 def game_map(request, slug: str):

@@ -55,7 +55,8 @@ Plain attributes (override as class attributes):
   the policy function that reads it): a ruleset inherits no other's grants or disclosures.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
 - ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
-- ``daily_post_sections`` / ``archive_sections``: ordered section keys of the morning post and the archive page;
+- ``daily_post_sections`` / ``archive_sections`` / ``votes_page_sections``: ordered section keys of the morning
+  post, the archive page and the archive's votes page;
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
 - ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
   shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
@@ -205,6 +206,8 @@ class RulesetSpec:
     daily_post_sections: ClassVar[tuple[str, ...]] = ()
     #: Ordered section keys of the archive page.
     archive_sections: ClassVar[tuple[str, ...]] = ()
+    #: Ordered section keys (``archive_section``) the shared votes page shows: the ruleset's day votes.
+    votes_page_sections: ClassVar[tuple[str, ...]] = ()
 
     #: The staff console's tools that belong to the ruleset's rules: name -> the label a refusal names it by (a
     #: lazily translated string). The console shows, and accepts, a tool for a game only when its ruleset has it.
@@ -336,7 +339,7 @@ class RulesetSpec:
         return "\n".join(text for text in sections if text)
 
     def archive_section(self, game, key: str, *, viewer) -> ArchiveSection | None:
-        """One section (a key of ``archive_sections``) of the game's archive page as ``viewer`` (a user, possibly
+        """One section (a key of ``archive_sections`` or ``votes_page_sections``) of the game's archive pages as ``viewer`` (a user, possibly
         anonymous) may see it, or None when nothing of it is theirs to see (the ruleset asks the access policy)."""
         raise self._missing(_("the archive section %(key)s") % {"key": key})
 

@@ -57,6 +57,8 @@ class LepraRuleset(RulesetSpec):
     #: draw (L-ASSIGN-3, "mafia_draw"); impeachment, the mafia's role acknowledgement and complaints of no
     #: confidence ("lepra_staff").
     page_sections = frozenset({"cities", "touring", "lepra_setup", "mafia_draw", "lepra_staff"})
+    #: The vote tables of each day and city with their charts (L-ARCH-3, ``rulesets.lepra.archive``).
+    votes_page_sections = ("vote_tables",)
     texts = MappingProxyType({
         "dead_may_not_post": _("The dead have no voice among the living: they post only in the cemetery, their "
                                "personal inbox and on a stage opened for them."),
@@ -128,6 +130,12 @@ class LepraRuleset(RulesetSpec):
         alive = [r for r in residents if r.status == LifeStatus.ALIVE]
         mafia = sum(1 for r in alive if r.alignment == Alignment.MAFIA)
         return victory.decide_winner({0: victory.CityCount(honest=len(alive) - mafia, mafia=mafia)})
+
+    def archive_section(self, game, key: str, *, viewer):
+        """One of Lepra's archive sections (``rulesets.lepra.archive``): an ``ArchiveSection`` or None."""
+        from .archive import archive_section  # the archive reads the models, which the spec must not need at import
+
+        return archive_section(game, key, viewer=viewer)
 
     def daily_post_section(self, game, day: int, key: str, context) -> str:
         """One section of the daily post of ``day`` (``rulesets.lepra.clock.daily_post.DAILY_POST_SECTIONS``; ``context`` a

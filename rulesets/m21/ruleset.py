@@ -61,6 +61,7 @@ class M21Ruleset(RulesetSpec):
     summary = "English, one city, power roles"
     has_demo = True
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
+    votes_page_sections = ("votes",)
     #: M-NIGHT-4: the morning's deaths with roles, then the reporter's headlines.
     daily_post_sections = ("deaths", "herald")
     #: None of the console's Lepra tools: the hosts run the game from the M21 console page (M-SETUP-4); a stage

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.utils import translation
 
+from rulesets.lepra import archive as lepra_archive
 from archive import charts, selectors, services
 from cities.models import Alignment, City, LifeStatus, Resident
 from inboxes import membership_services
@@ -89,7 +90,7 @@ def test_search_finds_only_what_the_viewer_may_read_L_INBOX_20(world):
 def test_vote_tables_and_chart_show_who_voted_for_whom_and_who_changed_their_mind_L_ARCH_3(world, client):
     _day, a, b, voters = _voting_day(world)
     world.end()
-    tables = charts.vote_tables_for(world.demo.anonymous, world.game)
+    tables = lepra_archive.vote_tables_for(world.demo.anonymous, world.game)
     assert [(t.city.number, t.day) for t in tables] == [(1, 2)]
     rows = {row.nominee: row for row in tables[0].box.rows}
     assert rows[a.name].count == 3 and rows[b.name].count == 1
@@ -129,7 +130,7 @@ def test_map_and_chart_of_a_finished_factory_game(db):
     assert svg.count('<g class="city"') == 2 and 'data-cities="2"' in svg
     assert svg.count('data-residents="10"') == 2
     assert svg.count('class="resident mafia"') == Resident.objects.filter(game=game, alignment="mafia").count() > 0
-    assert charts.vote_tables_for(None, game) == []
+    assert lepra_archive.vote_tables_for(None, game) == []
     assert City.objects.filter(game=game).count() == 2
 
 
@@ -169,7 +170,7 @@ def test_vote_chart_axis_shows_the_window_in_the_games_time_zone_L_ARCH_3_L_DAY_
     from zoneinfo import ZoneInfo
     _voting_day(world)
     world.end()
-    table = charts.vote_tables_for(world.demo.anonymous, world.game)[0]
+    table = lepra_archive.vote_tables_for(world.demo.anonymous, world.game)[0]
     zone = ZoneInfo(world.game.time_zone)
     assert world.game.time_zone == "Europe/Moscow"
     for moment in (table.opens_at, table.closes_at):
@@ -183,7 +184,7 @@ def test_vote_chart_axis_follows_the_viewers_own_display_zone_L_ARCH_3(world):
     viewer = fresh(world.demo.outsider)
     viewer.time_zone = "Europe/London"
     viewer.save(update_fields=["time_zone"])
-    table = charts.vote_tables_for(fresh(world.demo.outsider), world.game)[0]
+    table = lepra_archive.vote_tables_for(fresh(world.demo.outsider), world.game)[0]
     assert '>15:00 GMT</text>' in table.svg and '>20:00 GMT</text>' in table.svg  # 18:00 and 23:00 in Moscow
     assert "MSK" not in table.svg
 
@@ -191,7 +192,7 @@ def test_vote_chart_axis_follows_the_viewers_own_display_zone_L_ARCH_3(world):
 def test_vote_chart_is_an_svg_of_a_viewbox_drawn_from_its_template_L_ARCH_3(world):
     _voting_day(world)
     world.end()
-    svg = charts.vote_tables_for(world.demo.anonymous, world.game)[0].svg
+    svg = lepra_archive.vote_tables_for(world.demo.anonymous, world.game)[0].svg
     assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" class="vote-chart"')
     assert 'viewBox="0 0 640 240"' in svg and 'width="' not in svg.split(">")[0]
     assert svg.count('class="legend"') == 2 and svg.count('class="series"') == 2
@@ -206,7 +207,7 @@ def test_vote_chart_legend_uses_the_names_of_the_day_as_the_table_does_L_ARCH_3_
     a.refresh_from_db()
     assert a.name == "Newcomer"
     world.end()
-    table = charts.vote_tables_for(world.demo.anonymous, world.game)[0]
+    table = lepra_archive.vote_tables_for(world.demo.anonymous, world.game)[0]
     assert {row.nominee for row in table.box.rows} == {name_of_the_day, b.name}
     assert {s.nominee for s in table.series} == {name_of_the_day, b.name}
     assert f'class="legend" x="488" y="24" fill="#b22222">{name_of_the_day}: 3</text>' in table.svg or \

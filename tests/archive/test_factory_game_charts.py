@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import time_machine
 
+from rulesets.lepra import archive as lepra_archive
 from archive import charts
 from cities.models import City, GameStatus, LifeStatus, Resident
 from cities.services import do_set_game_status
@@ -41,7 +42,7 @@ def test_vote_chart_and_map_of_a_finished_factory_game_have_the_expected_structu
     do_set_game_status(game, GameStatus.FINISHED, acting_user=built.procurator, now=CLOSES + timedelta(minutes=5))
     game.refresh_from_db()
 
-    tables = charts.vote_tables_for(None, game)
+    tables = lepra_archive.vote_tables_for(None, game)
     assert [(t.city.number, t.day) for t in tables] == [(1, 2)]
     svg = tables[0].svg
     assert svg.count('class="series"') == 2

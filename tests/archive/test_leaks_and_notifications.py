@@ -183,19 +183,20 @@ def test_notification_settings_page_refuses_an_unknown_zone(world, client):
 
 def test_vote_tables_chart_and_timeline_of_a_city_stay_with_its_readers_during_the_game_L_INBOX_9(world):
     from archive import charts, selectors
+    from rulesets.lepra import archive as lepra_archive
     from tests.archive.archive_helpers import _voting_day
 
     _day, a, _b, _voters = _voting_day(world)
     city1_name = world.demo.seat("honest").city.name
     for persona in ("resident2", "outsider", "anonymous", "tribune2"):
         viewer = fresh(getattr(world.demo, persona))
-        assert charts.vote_tables_for(viewer, world.game) == [], persona
+        assert lepra_archive.vote_tables_for(viewer, world.game) == [], persona
         # events of city 1 (voting opened / closed) are announced in its city inbox; messages of readable inboxes
         # (the office, for a Tribune) may name the city and are not events
         events = [i for d in selectors.timeline_for(viewer, world.game) for i in d.items if i.kind != "message"]
         assert not any(city1_name in i.text for i in events), persona
         assert all(i.city is None or i.city.number != 1 for i in events), persona
-    tables = charts.vote_tables_for(fresh(world.demo.honest), world.game)
+    tables = lepra_archive.vote_tables_for(fresh(world.demo.honest), world.game)
     assert [(t.city.number, t.day) for t in tables] == [(1, 2)]
     texts = [i.text for d in selectors.timeline_for(fresh(world.demo.honest), world.game) for i in d.items]
     assert any(city1_name in t and a.name in t for t in texts)
