@@ -19,7 +19,6 @@ from inboxes import access, knowledge, policies
 from inboxes.selectors import messages_by_resident_for
 from kernel.errors import InvalidInput, RuleViolation, page_status
 from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_of
-from rulesets.lepra.night.services import touring_rotation_list
 from rulesets.lepra.setup import services as role_services
 from sanctions.services import play_ban_sentence, running_play_ban_of
 
@@ -83,7 +82,7 @@ def game_detail(request, slug: str):
         "play_ban": _play_ban_notice(request.user, game),
         "is_staff_of_game": bool(staff_roles),
         "known_commissars": selectors.known_commissars(request.user, game) if spec.has_page_section("cities") else [],
-        "touring_rotation": _touring_rotation(game) if spec.has_page_section("touring") else [],
+        "ruleset_notes": spec.game_page_notes(game),
         "day_page_cities": _day_page_cities(request.user, game) if spec.has_page_section("cities") else set(),
         # The site's clock paused for an upgrade (``manage.py clock pause``): the page says so.
         "clock_pause": clock_paused() if game.status == GameStatus.RUNNING else None,
@@ -115,11 +114,6 @@ def _day_page_cities(user, game) -> set[int]:
         else:
             numbers.add(role.city.number)
     return numbers
-
-
-def _touring_rotation(game):
-    """The public touring rotation (L-NIGHT-4): [(night, city)] from tonight on (``rulesets.lepra.setup.services``)."""
-    return touring_rotation_list(game)
 
 
 def post_detail(request, slug: str, post_id: int):

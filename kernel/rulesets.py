@@ -68,7 +68,8 @@ Plain attributes (override as class attributes):
   (texts ``won_<side>`` and ``no_winner``).
 - ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
   ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
-  links the shared game page shows to the ruleset's own pages.
+  links the shared game page shows to the ruleset's own pages; ``game_page_notes(game)``: public notes of the
+  ruleset's own shown there (safe HTML).
 
 Methods (override; the default raises ``NotProvidedByRuleset`` naming the ruleset and the part):
 
@@ -374,6 +375,11 @@ class RulesetSpec:
     def game_page_links(self, game, *, is_staff: bool) -> list[tuple[str, str]]:
         """The links the shared game page shows for this ruleset's pages of ``game`` as (label, URL), the staff's
         (``is_staff``: the viewer holds a staff role in the game) included; [] by default."""
+        return []
+
+    def game_page_notes(self, game) -> list:
+        """Public notes the shared game page shows for ``game`` under its links, each safe HTML the ruleset
+        rendered from its own templates (every value escaped there); [] by default."""
         return []
 
     def has_inbox_kind(self, kind: str) -> bool:

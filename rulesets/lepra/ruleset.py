@@ -4,6 +4,8 @@ from __future__ import annotations
 from datetime import time
 from types import MappingProxyType
 
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import Alignment, LifeStatus, StaffKind
@@ -13,7 +15,7 @@ from kernel.rulesets import PhasePlan, RulesetSpec
 from rulesets.lepra import victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
-from rulesets.lepra.night.services import do_after_day_death, night_state_of
+from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 from .policy_grants import POLICY_GRANTS
@@ -130,6 +132,14 @@ class LepraRuleset(RulesetSpec):
         alive = [r for r in residents if r.status == LifeStatus.ALIVE]
         mafia = sum(1 for r in alive if r.alignment == Alignment.MAFIA)
         return victory.decide_winner({0: victory.CityCount(honest=len(alive) - mafia, mafia=mafia)})
+
+    def game_page_notes(self, game) -> list:
+        """The public touring rotation from tonight on (L-NIGHT-4) for the shared game page; [] when none."""
+        rotation = touring_rotation_list(game)
+        if not rotation:
+            return []
+        # The template escapes every value it shows.
+        return [mark_safe(render_to_string("lepra/game_page/touring.html", {"game": game, "touring_rotation": rotation}))]
 
     def archive_section(self, game, key: str, *, viewer):
         """One of Lepra's archive sections (``rulesets.lepra.archive``): an ``ArchiveSection`` or None."""
