@@ -217,6 +217,8 @@ class RulesetSpec:
     #: The URL name of the page that creates a game of this ruleset ("" when there is none); the "new game" page
     #: offers every registered ruleset's. ``summary``: a short description beside its name there.
     new_game_url_name: ClassVar[str] = ""
+    #: The URL name (one ``slug`` argument) the creator of a game is sent to once it is made: by default its page.
+    after_create_url_name: ClassVar[str] = "game_detail"
     #: The dotted path of the ruleset's URLconf ("" when it has no pages of its own), included by the project's.
     urls_module: ClassVar[str] = ""
     summary: ClassVar[Any] = ""

@@ -72,6 +72,8 @@ class LepraRuleset(RulesetSpec):
         "no_winner": _("The game ended without a winner."),
     })
     new_game_url_name = "new_game"
+    #: The Procurator's setup page (``rulesets.lepra.setup.setup_views``).
+    after_create_url_name = "game_setup"
     urls_module = "rulesets.lepra.urls"
     #: Reminded deadlines: nominations close when voting opens (L-NOM), voting closes (L-VOTE-8), the night ends.
     #: The date and the time are separate: a language puts its own words between them («6 декабря в 18:00»).

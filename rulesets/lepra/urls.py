@@ -5,10 +5,13 @@ from django.urls import path
 
 from .day import views as day_views
 from .night import views as night_views
+from .setup import setup_views as setup_page_views
 from .setup import views as setup_views
 
 urlpatterns = [
+    path("games/<slug:slug>/setup/", setup_page_views.game_setup, name="game_setup"),
     path("games/<slug:slug>/setup/numbers/", setup_views.mafia_numbers, name="mafia_numbers"),
+    path("games/<slug:slug>/setup/<slug:step>/", setup_page_views.game_setup_step, name="game_setup_step"),
     path("games/<slug:slug>/offers/<pid:offer_id>/", setup_views.commissar_offer, name="commissar_offer"),
     path("games/<slug:slug>/draw/", setup_views.draw_verification, name="draw_verification"),
     path("games/<slug:slug>/night/", night_views.night_page, name="night_page"),
