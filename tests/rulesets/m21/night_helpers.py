@@ -4,6 +4,12 @@ from __future__ import annotations
 import itertools
 from datetime import timedelta
 
+import time_machine
+from django.test import Client
+from django.urls import reverse
+
+from cities.models import GameStatus
+
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
 from rulesets.m21 import night_services as ns
@@ -115,3 +121,43 @@ def end_night(table, night: M21Night) -> M21Night:
     table.run_clock(night.planned_end)
     night.refresh_from_db()
     return night
+
+
+def hammer(table, target: str) -> None:
+    """A majority of the living (M-VOTE-8) vote ``target`` with ``##END``: the hammer falls (M-VOTE-3)."""
+    living = [n for n in table.users if table.seat(n).status == "alive"]
+    for name in [n for n in living if n != target][:len(living) // 2 + 1]:
+        table.post(name, f"##VOTE {target}\n##END")
+
+
+def play_to_night_one(table) -> None:
+    """Day 1 hammered on the godfather; night 1 with a mafia kill of a citizen and the cop's check of the hooker."""
+    hammer(table, table.name_of_role("godfather"))
+    table.run_clock(table.now + timedelta(minutes=1))
+    hooker, cop = table.name_of_role("hooker"), table.name_of_role("cop")
+    table.victim = table.names_of_roles("citizen")[0]
+    mafia = Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
+    do_post_message(mafia, f"kill {table.victim}", acting_user=table.users[hooker], now=table.tick())
+    ns.do_submit_night_action(table.game, option="investigate", target=hooker, acting_user=table.users[cop],
+                              now=table.tick())
+
+
+def play_to_the_end(table) -> None:
+    """Play to night 1 and end it, then hammer the hooker: the game is over."""
+    play_to_night_one(table)
+    night = ns.open_night(table.game)
+    table.run_clock(night.planned_end)
+    hammer(table, table.name_of_role("hooker"))
+    table.game.refresh_from_db()
+    assert table.game.status == GameStatus.FINISHED
+
+
+def archive_page(table, user=None) -> str:
+    """The archive page of the table's game as ``user`` (None: a visitor) reads it now (a 200)."""
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    with time_machine.travel(table.tick(), tick=False):
+        response = client.get(reverse("archive_game", args=[table.game.slug]))
+    assert response.status_code == 200
+    return response.content.decode()

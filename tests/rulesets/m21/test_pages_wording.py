@@ -11,7 +11,7 @@ from django.urls import reverse
 from cities.models import GameStatus
 from cities.recruitment_services import do_close_signups, do_sign_up, do_withdraw_signup
 from rulesets.m21 import services
-from tests.archive.test_m21_archive import page, play_to_the_end
+from tests.rulesets.m21.night_helpers import archive_page, play_to_the_end
 
 from .day_helpers import START, build_game, make_user
 
@@ -45,6 +45,6 @@ def test_the_archive_says_the_town_won_in_m21_words_M_WIN_1():
     table = build_game(slug="m21-archive-words")
     play_to_the_end(table)
     assert table.game.status == GameStatus.FINISHED
-    html = page(table)
+    html = archive_page(table)
     assert '<p class="winner" data-winner="town">The town won.</p>' in html
     assert "The honest residents won." not in html

@@ -4,7 +4,6 @@ roles, the vote history per day (table and chart), the vote receipts, every nigh
 verification, while role PMs open only with their player's consent and the mafia thread on request."""
 from __future__ import annotations
 
-from datetime import timedelta
 
 import pytest
 import time_machine
@@ -15,55 +14,18 @@ from archive import services as archive_services
 from cities.models import GameStatus
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
-from inboxes.posting import do_post_message
 from kernel.rulesets import ruleset_of
 from rulesets.m21 import archive as m21_archive
 from rulesets.m21 import night_services as ns
 from rulesets.m21 import services
 from rulesets.m21.roles import ROLES
 from tests.rulesets.m21.day_helpers import build_game, make_user
+from tests.rulesets.m21.night_helpers import archive_page, hammer, play_to_night_one, play_to_the_end
 
 pytestmark = pytest.mark.django_db
 
 SECTION_MARKS = ['data-section="cast"', 'data-section="votes"', 'data-section="receipts"', 'data-section="nights"',
                  'data-section="disclosure"', 'data-section="deal"']
-
-
-def hammer(table, target: str) -> None:
-    """A majority of the living (M-VOTE-8) vote ``target`` with ``##END``: the hammer falls (M-VOTE-3)."""
-    living = [n for n in table.users if table.seat(n).status == "alive"]
-    for name in [n for n in living if n != target][:len(living) // 2 + 1]:
-        table.post(name, f"##VOTE {target}\n##END")
-
-
-def play_to_night_one(table) -> None:
-    hammer(table, table.name_of_role("godfather"))
-    table.run_clock(table.now + timedelta(minutes=1))
-    hooker, cop = table.name_of_role("hooker"), table.name_of_role("cop")
-    table.victim = table.names_of_roles("citizen")[0]
-    mafia = Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
-    do_post_message(mafia, f"kill {table.victim}", acting_user=table.users[hooker], now=table.tick())
-    ns.do_submit_night_action(table.game, option="investigate", target=hooker, acting_user=table.users[cop],
-                              now=table.tick())
-
-
-def play_to_the_end(table) -> None:
-    play_to_night_one(table)
-    night = ns.open_night(table.game)
-    table.run_clock(night.planned_end)
-    hammer(table, table.name_of_role("hooker"))
-    table.game.refresh_from_db()
-    assert table.game.status == GameStatus.FINISHED
-
-
-def page(table, user=None) -> str:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    with time_machine.travel(table.tick(), tick=False):
-        response = client.get(reverse("archive_game", args=[table.game.slug]))
-    assert response.status_code == 200
-    return response.content.decode()
 
 
 def test_the_spec_declares_the_sections_the_archive_module_builds_L_ARCH_3():
@@ -77,13 +39,13 @@ def test_before_the_end_nothing_of_the_record_is_shown_but_to_the_hosts_L_ARCH_3
     outsider = make_user("Outsider")
     for viewer in (None, outsider, table.users[hooker], table.users[table.name_of_role("cop")],
                    table.users[table.name_of_role("godfather")]):
-        body = page(table, viewer)
+        body = archive_page(table, viewer)
         assert not any(mark in body for mark in SECTION_MARKS)
         assert "Godfather</td>" not in body and "Hooker</td>" not in body
     with time_machine.travel(table.tick(), tick=False):
         votes = Client().get(reverse("archive_votes", args=[table.game.slug])).content.decode()
     assert 'data-section="votes"' not in votes and "No voting you can read." in votes
-    host_page = page(table, table.host)
+    host_page = archive_page(table, table.host)
     assert 'data-section="cast"' in host_page and 'data-section="votes"' in host_page
     assert 'data-section="disclosure"' not in host_page  # the disclosure list exists only after the end
 
@@ -92,7 +54,7 @@ def test_after_the_end_a_visitor_reads_roles_votes_receipts_nights_and_the_deal_
     table = build_game()
     play_to_the_end(table)
     godfather, hooker, cop = (table.name_of_role(r) for r in ("godfather", "hooker", "cop"))
-    body = page(table)
+    body = archive_page(table)
     for mark in SECTION_MARKS:
         assert mark in body
     assert f'data-player="{godfather}"><td>{godfather}</td>' in body and f"{ROLES['godfather'].name}</td>" in body
@@ -118,7 +80,7 @@ def test_after_the_end_a_visitor_reads_roles_votes_receipts_nights_and_the_deal_
 def test_the_archive_says_the_town_won_in_the_rulesets_words_M_WIN_1_L_ARCH_3():
     table = build_game()
     play_to_the_end(table)
-    body = page(table)
+    body = archive_page(table)
     assert '<p class="winner" data-winner="town">The town won.</p>' in body
     assert "honest residents" not in body
 
@@ -129,13 +91,13 @@ def test_role_pms_open_with_their_players_consent_and_the_mafia_thread_on_reques
     cop = table.name_of_role("cop")
     pm = table.seat(cop).m21_seat.role_pm
     mafia = Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
-    body = page(table)
+    body = archive_page(table)
     assert f'data-kind="role_pm" data-disclosed="no">{pm.title}:' in body
     assert f'data-kind="mafia_thread" data-disclosed="no">{mafia.title}:' in body
     assert not policies.can_read_inbox(None, pm) and not policies.can_read_inbox(None, mafia)
     archive_services.do_give_consent(pm, acting_user=table.users[cop])
     assert policies.can_read_inbox(None, pm)
-    body = page(table)
+    body = archive_page(table)
     assert f'data-disclosed="yes"><a href="{reverse("inbox_thread", args=[pm.public_id])}">{pm.title}</a>' in body
     reader = make_user("Reader")
     archive_services.do_request_open(mafia, acting_user=reader)
@@ -158,7 +120,7 @@ def test_the_vote_chart_counts_a_vote_by_a_seat_replaced_later_with_the_names_of
     hammer(table, table.name_of_role("hooker"))
     table.game.refresh_from_db()
     assert table.game.status == GameStatus.FINISHED
-    day1 = page(table).split('class="m21-vote-day" data-day="1"')[1].split("</section>")[0]
+    day1 = archive_page(table).split('class="m21-vote-day" data-day="1"')[1].split("</section>")[0]
     assert f'data-target="{godfather}" data-count="4"' in day1
     assert f'data-nominee="{godfather}" data-final="4"' in day1
     series = m21_archive.standing_votes(table.day(1))
@@ -169,7 +131,7 @@ def test_the_archive_tells_each_night_step_in_sentences_not_a_trace_M_NIGHT_1():
     table = build_game()
     play_to_the_end(table)
     hooker, cop = table.name_of_role("hooker"), table.name_of_role("cop")
-    night1 = page(table).split('class="m21-night" data-night="1"')[1].split("</section>")[0]
+    night1 = archive_page(table).split('class="m21-night" data-night="1"')[1].split("</section>")[0]
     assert "<strong>2. Roleblocks</strong>" in night1 and "<strong>8. Shots and the mafia kill</strong>" in night1
     assert f"<li>{cop} submitted the investigation on {hooker}; it counts (resolved at step 4).</li>" in night1
     assert f"<li>{hooker} carries out the mafia&#x27;s kill on {table.victim}.</li>" in night1
