@@ -1,5 +1,5 @@
-"""Vote tables, the standing-votes chart and the map of the game, rendered on the server as HTML data and SVG
-(L-ARCH-3). Pages stay readable without JavaScript: the SVG is inline markup.
+"""Vote tables, the standing-votes chart and the map of the game, rendered on the server as HTML data and SVG. Pages
+stay readable without JavaScript: the SVG is inline markup.
 
 Every figure is drawn from what the viewer may read: voting inboxes through ``readable_inboxes`` (the tally only
 with ``can_see_voting_tally``), memberships of readable inboxes only, staff through ``visible_staff``,
@@ -43,7 +43,7 @@ class VoteTable:
 
 
 def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
-    """Every opened voting of ``game`` whose voting inboxes ``viewer`` may read (L-INBOX-9, L-INBOX-20), by day
+    """Every opened voting of ``game`` whose voting inboxes ``viewer`` may read, by day
     and city, with its tally and chart. A voting the viewer may not read is left out entirely."""
 
     readable = {i.pk: i for i in policies.readable_inboxes(viewer, game).filter(kind=InboxKind.VOTING)
