@@ -31,9 +31,9 @@ class OperatorUserChangeForm(UserChangeForm):
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
-    """Site accounts. Holds no game secrets: roles and alignments are not shown here (L-STAFF-5). No operator
+    """Site accounts. Holds no game secrets: roles and alignments are not shown here. No operator
     sets another account's password or e-mail here: one who could would log in as a player of a running game and
-    read their mafia inbox (L-STAFF-5); owners reset their passwords by e-mail."""
+    read their mafia inbox; owners reset their passwords by e-mail."""
 
     form = OperatorUserChangeForm
     fieldsets = BaseUserAdmin.fieldsets + (("Games", {"fields": ("display_name",)}),)
@@ -42,14 +42,14 @@ class UserAdmin(BaseUserAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         """Another account's e-mail address is read-only: changing it would let an operator reset its password by
-        e-mail. The same for every account, so that the form tells nothing of who plays (L-STAFF-5)."""
+        e-mail. The same for every account, so that the form tells nothing of who plays."""
         fields = tuple(super().get_readonly_fields(request, obj))
         if obj is not None and obj.pk != request.user.pk:
             fields += ("email",)
         return fields
 
     def user_change_password(self, request, id, form_url=""):
-        """Refuse to set another account's password (L-STAFF-5), with the reason; one's own is allowed. Refused
+        """Refuse to set another account's password, with the reason; one's own is allowed. Refused
         alike for every account, players of a running game or not: a refusal only for them would tell an
         operator which accounts play, and so who the Consigliere is."""
         if str(id) != str(request.user.pk):
@@ -64,7 +64,7 @@ class UserAdmin(BaseUserAdmin):
 
     def has_delete_permission(self, request, obj=None):
         """No deletion here (deactivate instead): the confirmation page lists the account's protected game rows,
-        the Consigliere's staff role among them (L-STAFF-5/6); and seats and roles must outlive a click."""
+        the Consigliere's staff role among them; and seats and roles must outlive a click."""
         return False
 
     def lookup_allowed(self, lookup, value, request=None):

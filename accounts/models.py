@@ -1,4 +1,4 @@
-"""The site's user: an ordinary account; game staff are game roles held by such accounts (L-STAFF-5)."""
+"""The site's user: an ordinary account; game staff are game roles held by such accounts."""
 from __future__ import annotations
 
 import unicodedata
@@ -27,7 +27,7 @@ class User(AbstractUser):
     """A site account.
 
     ``display_name`` is the name shown in games (city lists, message authors); it defaults to the username.
-    Being a Django superuser grants nothing inside a game (L-STAFF-5): the access policy never looks at
+    Being a Django superuser grants nothing inside a game: the access policy never looks at
     ``is_superuser`` or ``is_staff``.
     """
 

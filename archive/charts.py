@@ -1,4 +1,4 @@
-"""The standing-votes chart and the map of the game, rendered on the server as SVG (L-ARCH-3). Pages stay readable
+"""The standing-votes chart and the map of the game, rendered on the server as SVG. Pages stay readable
 without JavaScript: the SVG is inline markup. A ruleset fills ``VoteTable``/``VoteSeries`` from its own day
 votes (its archive sections) and draws them with ``vote_chart_svg``.
 

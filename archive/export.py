@@ -1,8 +1,8 @@
-"""The game as data for the JSON export and the printable page (L-ARCH-3): exactly what the viewer may read.
+"""The game as data for the JSON export and the printable page: exactly what the viewer may read.
 
 Inboxes come from ``readable_inboxes``, messages from ``readable_messages``, residents' alignments and roles
 through the knowledge matrix (``visible_alignment``, ``knows_commissar``, ``knows_godfather``), staff through
-``visible_staff``. Hidden messages carry no text unless the viewer moderates the inbox (L-INBOX-21).
+``visible_staff``. Hidden messages carry no text unless the viewer moderates the inbox.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from .models import Channel, NotificationKind
 
 
 class ConsentForm(forms.Form):
-    """A consent button of the consents page (L-ARCH-2): the inbox, by public id, resolved by ``access`` (the
+    """A consent button of the consents page: the inbox, by public id, resolved by ``access`` (the
     access policy's ``access_inbox_by_id`` for the viewer: a bad id is its 404)."""
 
     inbox = AccessedObjectField()

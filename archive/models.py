@@ -1,4 +1,4 @@
-"""After the game (L-ARCH) and notifications during it (L-INBOX-20): the tables.
+"""After the game and notifications during it: the tables.
 
 Read disclosure state only through ``inboxes.policies`` (consents and open requests are clauses of THE access
 policy, not flags that views check); write these tables only through ``archive.services``.
@@ -15,7 +15,7 @@ from inboxes.models import Inbox
 
 
 class DisclosureConsent(models.Model):
-    """One person's consent to disclose ``inbox`` after the game (L-ARCH-2, L-INBOX-5, L-INBOX-13).
+    """One person's consent to disclose ``inbox`` after the game.
 
     The consenter is a seat (``resident``: the owner of a personal inbox, a member of a secret inbox) or, for a
     secret inbox a staff member organised, that ``staff_role``. ``revoked_at`` set = withdrawn (allowed only while
@@ -45,7 +45,7 @@ class DisclosureConsent(models.Model):
 
 
 class OpenRequest(models.Model):
-    """The logged click of ``user`` opening an "open to anyone who asks" inbox after the game (L-ARCH-1)."""
+    """The logged click of ``user`` opening an "open to anyone who asks" inbox after the game."""
 
     inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="open_requests")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="archive_open_requests")
@@ -59,7 +59,7 @@ class OpenRequest(models.Model):
 
 
 class NotificationKind(models.TextChoices):
-    """What a notification is about (L-INBOX-20). Each is sent to a person only while the policy lets them read
+    """What a notification is about. Each is sent to a person only while the policy lets them read
     what it points at (``archive.notifications.still_allowed``)."""
 
     MENTION = "mention", _("Mentions of you")
@@ -114,7 +114,7 @@ class NotificationSettings(models.Model):
 
 
 class Notification(models.Model):
-    """One thing to tell ``user`` (L-INBOX-20): a message that mentions them, a new message in one of their
+    """One thing to tell ``user``: a message that mentions them, a new message in one of their
     inboxes, a site message with their night result (``message``), a deadline of theirs (``event``), a
     commissar offer (``offer``) or a proxy request (``proxy``) addressed to them. Rows are written by
     ``archive.services.do_collect_notifications`` for the readers the policy allows then; whether a row is shown

@@ -1,4 +1,4 @@
-"""Notifications during the game (L-INBOX-20): unread badges, mentions, "for you", and the notifications of each
+"""Notifications during the game: unread badges, mentions, "for you", and the notifications of each
 kind (``NotificationKind``: mentions, new messages in your inboxes, deadlines, night results, offers and requests).
 
 Everything is decided per recipient by the policy, twice: when a notification is written (the audience of a
@@ -59,7 +59,7 @@ def _games_of(user) -> list[Game]:
 
 def unread_badges_for(user) -> list[tuple[Game, int]]:
     """(game, unread messages) for each running game ``user`` plays or hosts, counted over ``readable_inboxes``
-    only (``inbox_list_for``): an unread count never comes from an inbox the user cannot read (L-INBOX-20)."""
+    only (``inbox_list_for``): an unread count never comes from an inbox the user cannot read."""
 
     badges = []
     for game in _games_of(user):
@@ -77,7 +77,7 @@ def mention_names(user) -> list[str]:
 
 
 def mentions_for(user, limit: int = 50) -> list[Message]:
-    """Messages that mention ``user`` (``@name``), newest first, from readable inboxes only (L-INBOX-20);
+    """Messages that mention ``user`` (``@name``), newest first, from readable inboxes only;
     hidden messages and the user's own are left out."""
     names = mention_names(user)
     if not names:
@@ -150,7 +150,7 @@ class Attention:
 
 def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     """What needs ``user`` in ``game`` now, decided at this moment from the state of their seat and the policy:
-    a commissar offer addressed to their seat and not yet answered (L-COMM-2: only the candidate learns of it),
+    a commissar offer addressed to their seat and not yet answered (only the candidate learns of it),
     then the deadlines of the next ``ATTENTION_LEAD`` that concern them (``concerned_users``: nominations and
     voting close in their city, the night's end), soonest first. Empty for anonymous visitors and finished games.
     """
@@ -261,7 +261,7 @@ def still_allowed(notification: Notification) -> bool:
     """Whether the policy lets ``notification.user`` be told of it now (shown on the site or e-mailed): the
     message is one ``readable_messages`` gives them and not hidden; the deadline is pending and concerns them
     (``concerned_users``); the commissar offer is unanswered and its candidate is their living seat, which reads
-    the offer's inbox (L-COMM-2); the proxy request is waiting and they are the city's Tribune (L-NOM-6)."""
+    the offer's inbox; the proxy request is waiting and they are the city's Tribune."""
     user = notification.user
     if not user.is_active:
         return False

@@ -1,4 +1,4 @@
-"""Viewer-scoped reads for the archive pages (L-ARCH-3) and notifications (L-INBOX-20).
+"""Viewer-scoped reads for the archive pages and notifications.
 
 Every read of inboxes and messages starts from ``inboxes.policies`` (``readable_inboxes``/``readable_messages``);
 facts about residents (alignments, roles) go through ``visible_alignment`` / ``knows_commissar`` /
@@ -31,7 +31,7 @@ from .services import consenter_for
 @dataclass
 class ConsentRow:
     """One inbox on the "my consents" page: whether the viewer consented, how many of the needed consents are in,
-    and whether the inbox is disclosed already (then the consent can no longer be withdrawn, L-ARCH-2)."""
+    and whether the inbox is disclosed already (then the consent can no longer be withdrawn)."""
 
     inbox: Inbox
     consented: bool
@@ -42,8 +42,8 @@ class ConsentRow:
 
 def consent_rows_for(viewer) -> list[ConsentRow]:
     """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: the personal inbox (or M21 role
-    PM) of each seat they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles organised
-    (L-ARCH-2). Ordered by game, then kind, then id."""
+    PM) of each seat they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles
+    organised. Ordered by game, then kind, then id."""
 
     if not getattr(viewer, "is_authenticated", False):
         return []
@@ -78,7 +78,7 @@ class OpenableRow:
 
 
 def openable_rows_for(viewer, game: Game) -> list[OpenableRow]:
-    """The inboxes of finished ``game`` the viewer may open by one logged click (L-ARCH-1), with their state."""
+    """The inboxes of finished ``game`` the viewer may open by one logged click, with their state."""
     inboxes = list(policies.requestable_inboxes(viewer, game).select_related("game", "city").order_by("kind", "city__number", "pk"))
     if not inboxes:
         return []
@@ -88,7 +88,7 @@ def openable_rows_for(viewer, game: Game) -> list[OpenableRow]:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Search (L-ARCH-3, L-INBOX-20): only over readable messages
+# Search: only over readable messages
 # --------------------------------------------------------------------------------------------------------------
 
 def search_messages(viewer, game: Game, query: str, limit: int = 50) -> list[Message]:
@@ -115,7 +115,7 @@ def search_messages(viewer, game: Game, query: str, limit: int = 50) -> list[Mes
 
 
 # --------------------------------------------------------------------------------------------------------------
-# The timeline (L-ARCH-3)
+# The timeline
 # --------------------------------------------------------------------------------------------------------------
 
 @dataclass
@@ -142,7 +142,7 @@ class TimelineDay:
 
 #: GameEvent kinds shown on the timeline, and as what (``EventKind.timeline``, ``kernel.events``). A payload is never shown raw: each kind has its own line,
 #: and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
-#: because the city inbox is where it is announced (L-INBOX-1, L-INBOX-20).
+#: because the city inbox is where it is announced.
 PUBLIC_EVENT_KINDS = {kind.value: kind.timeline for kind in EventKind if kind.timeline}
 
 def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: str | None = None) -> QuerySet[Message]:
@@ -157,7 +157,7 @@ def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: s
 
 def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | None = None,
                  limit: int = 2000) -> list[TimelineDay]:
-    """The day-by-day story of ``game`` as ``viewer`` may read it (L-ARCH-3, L-INBOX-20): published posts, the
+    """The day-by-day story of ``game`` as ``viewer`` may read it: published posts, the
     messages of readable inboxes (filtered by ``city`` number and inbox ``kind``), and public events (deaths,
     votes, elections, court decisions, night outcomes, status). A death shows the alignment only as
     ``visible_alignment`` allows. Grouped by the day the game was in; at most ``limit`` messages."""
@@ -252,12 +252,12 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
 
 
 def is_finished(game: Game) -> bool:
-    """True when ``game`` is over (the archive front page and the cast list exist only then, L-ARCH-3)."""
+    """True when ``game`` is over (the archive front page and the cast list exist only then)."""
     return game.status == GameStatus.FINISHED
 
 
 # --------------------------------------------------------------------------------------------------------------
-# The front page (L-ARCH-3)
+# The front page
 # --------------------------------------------------------------------------------------------------------------
 
 @dataclass
@@ -286,7 +286,7 @@ ROLE_LABELS = {"commissar": gettext_lazy("commissar"), "godfather": gettext_lazy
 
 @dataclass
 class CityScore:
-    """A city's score at the end (L-WIN-1): living and dead honest and mafia."""
+    """A city's score at the end: living and dead honest and mafia."""
 
     city: City
     honest_alive: int
@@ -298,7 +298,7 @@ class CityScore:
 @dataclass
 class FrontPage:
     """The archive front page of a finished game: ``winner`` ("honest", "mafia" or "" when ended without a
-    winner, L-WIN-3), the per-city ``scores`` and their total, and the ``cast``."""
+    winner), the per-city ``scores`` and their total, and the ``cast``."""
 
     winner: str
     scores: list[CityScore]

@@ -1,4 +1,4 @@
-"""State changes of the archive (L-ARCH) and of notifications (L-INBOX-20).
+"""State changes of the archive and of notifications.
 
 Disclosure itself is decided by ``inboxes.policies`` (``is_disclosed``, ``_disclosed_q``): these services only
 write the rows the policy reads (consents, the logged "open on request" clicks) and send what the policy allows.
@@ -19,6 +19,7 @@ from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, Message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rule_ids import rule_id
 from kernel.site import absolute_url
 from kernel.timezones import display_zone_name, time_zone_names
 from roles.models import CommissarOffer
@@ -46,7 +47,7 @@ from .notifications import (
 def consenter_for(user, inbox: Inbox) -> tuple[str, int] | None:
     """Whose consent ``user`` gives for ``inbox``: ("resident", seat id) for the personal inbox's resident or a
     secret inbox's member, ("staff", role id) for a secret inbox's staff organizer; None when ``user`` is none of
-    them (L-ARCH-2)."""
+    them."""
     if not getattr(user, "is_authenticated", False):
         return None
     residents, role = policies.consenters_of(inbox)
@@ -64,7 +65,7 @@ def _lock_inbox(inbox: Inbox) -> Inbox:
 
 @transaction.atomic
 def do_give_consent(inbox: Inbox, *, acting_user, now: datetime | None = None) -> DisclosureConsent:
-    """Record ``acting_user``'s consent to disclose ``inbox`` after the game (L-ARCH-2, L-INBOX-5, L-INBOX-13).
+    """Record ``acting_user``'s consent to disclose ``inbox`` after the game.
 
     Allowed during and after the game. Idempotent (a revoked consent is given again). Raises ``NotAllowed`` when
     ``acting_user`` is not a consenter of the inbox. When the game is over and this was the last consent
@@ -75,7 +76,8 @@ def do_give_consent(inbox: Inbox, *, acting_user, now: datetime | None = None) -
     viewer_reads.forget_viewer_cache(acting_user)
     who = consenter_for(acting_user, inbox)
     if who is None:
-        raise NotAllowed(_("Only the residents of this inbox can consent to its disclosure."), rule="L-ARCH-2")
+        raise NotAllowed(_("Only the residents of this inbox can consent to its disclosure."),
+                         rule=rule_id(inbox.game, "disclosure_consent"))
     key = {"resident_id": who[1]} if who[0] == "resident" else {"staff_role_id": who[1]}
     consent = DisclosureConsent.objects.select_for_update().filter(inbox=inbox, **key).first()
     if consent is None:
@@ -92,7 +94,7 @@ def do_give_consent(inbox: Inbox, *, acting_user, now: datetime | None = None) -
 
 @transaction.atomic
 def do_revoke_consent(inbox: Inbox, *, acting_user, now: datetime | None = None) -> DisclosureConsent:
-    """Withdraw ``acting_user``'s consent for ``inbox`` (L-ARCH-2: revocable until given, i.e. until the inbox is
+    """Withdraw ``acting_user``'s consent for ``inbox`` (revocable until given, i.e. until the inbox is
     disclosed). Raises ``NotAllowed`` for a non-consenter, ``WrongState`` when there is no consent to withdraw or
     the inbox is already disclosed (what was read cannot be unread)."""
     now = now or timezone.now()
@@ -100,13 +102,16 @@ def do_revoke_consent(inbox: Inbox, *, acting_user, now: datetime | None = None)
     viewer_reads.forget_viewer_cache(acting_user)
     who = consenter_for(acting_user, inbox)
     if who is None:
-        raise NotAllowed(_("Only the residents of this inbox can consent to its disclosure."), rule="L-ARCH-2")
+        raise NotAllowed(_("Only the residents of this inbox can consent to its disclosure."),
+                         rule=rule_id(inbox.game, "disclosure_consent"))
     if policies.is_disclosed(inbox):
-        raise WrongState(_("This inbox is already disclosed; the consent can no longer be withdrawn."), rule="L-ARCH-2")
+        raise WrongState(_("This inbox is already disclosed; the consent can no longer be withdrawn."),
+                         rule=rule_id(inbox.game, "disclosure_consent"))
     key = {"resident_id": who[1]} if who[0] == "resident" else {"staff_role_id": who[1]}
     consent = DisclosureConsent.objects.select_for_update().filter(inbox=inbox, revoked_at__isnull=True, **key).first()
     if consent is None:
-        raise WrongState(_("You have not consented to disclose this inbox."), rule="L-ARCH-2")
+        raise WrongState(_("You have not consented to disclose this inbox."),
+                         rule=rule_id(inbox.game, "disclosure_consent"))
     consent.revoked_at = now
     consent.save(update_fields=["revoked_at"])
     record_event(inbox.game, "archive.consent_revoked", actor=acting_user, at=now, payload={"inbox": inbox.pk, who[0]: who[1]})
@@ -116,15 +121,15 @@ def do_revoke_consent(inbox: Inbox, *, acting_user, now: datetime | None = None)
 @transaction.atomic
 def do_request_open(inbox: Inbox, *, acting_user, now: datetime | None = None) -> OpenRequest:
     """The one logged click that opens an "open to anyone who asks" inbox (mafia, office, bar) to a logged-in user
-    after the game (L-ARCH-1). Idempotent: a second click keeps the first row. Logged as an ``OpenRequest`` row
+    after the game. Idempotent: a second click keeps the first row. Logged as an ``OpenRequest`` row
     and an ``archive.open_request`` GameEvent. Raises ``NotAllowed`` for a visitor, ``WrongState`` before the
     end or for another kind."""
     now = now or timezone.now()
     if not getattr(acting_user, "is_authenticated", False):
-        raise NotAllowed(_("Log in to open this inbox."), rule="L-ARCH-1")
+        raise NotAllowed(_("Log in to open this inbox."), rule=rule_id(inbox.game, "open_on_request"))
     inbox = _lock_inbox(inbox)
     if not policies.can_request_inbox(acting_user, inbox):
-        raise WrongState(_("This inbox cannot be opened on request."), rule="L-ARCH-1")
+        raise WrongState(_("This inbox cannot be opened on request."), rule=rule_id(inbox.game, "open_on_request"))
     request, created = OpenRequest.objects.get_or_create(inbox=inbox, user=acting_user, defaults={"at": now})
     if created:
         record_event(inbox.game, "archive.open_request", actor=acting_user, at=now, payload={"inbox": inbox.pk})
@@ -132,7 +137,7 @@ def do_request_open(inbox: Inbox, *, acting_user, now: datetime | None = None) -
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Notifications (L-INBOX-20): written for the audience the policy allows, sent only if it still allows
+# Notifications: written for the audience the policy allows, sent only if it still allows
 # --------------------------------------------------------------------------------------------------------------
 
 def settings_of(user) -> NotificationSettings:
@@ -164,7 +169,7 @@ def do_update_notification_settings(*, acting_user, time_zone: str = "", channel
     return row
 
 
-#: Games whose records notify (an offer comes during the setup, L-COMM-1).
+#: Games whose records notify (an offer comes during the setup).
 LIVE_STATUSES = (GameStatus.SETUP, GameStatus.RUNNING)
 #: How far before the cursor each collection re-reads (a message committed late is still seen; rows are unique).
 COLLECT_OVERLAP = timedelta(minutes=5)
@@ -186,7 +191,7 @@ def _proxy_audience(proxies) -> list[tuple[int, str, dict]]:
 
 
 def do_collect_notifications(*, acting_user=None, now: datetime | None = None) -> int:
-    """Write the notifications of what happened since the last collection (L-INBOX-20), for the audience the
+    """Write the notifications of what happened since the last collection, for the audience the
     policy allows now (``notifications.message_audience``; an offer's candidate, a proxy request's Tribune; each
     due deadline's ``concerned_users``), leaving out every kind a person turned off. Idempotent: a source
     notifies a person once (unique rows). Returns the number of rows written. Scheduler only."""
@@ -241,7 +246,7 @@ def _due_rows(row: NotificationSettings, pending: list[Notification], now: datet
 
 
 def do_send_notifications(*, acting_user=None, now: datetime | None = None) -> int:
-    """Collect (``do_collect_notifications``), then e-mail each person what is due for them (L-INBOX-20): the
+    """Collect (``do_collect_notifications``), then e-mail each person what is due for them: the
     kinds they receive by e-mail at once, and their hourly or daily digest when its hour or day has passed. Each
     notification is checked against the policy at this moment (``still_allowed``): a reader removed, dead (for
     what was posted after the death), or replaced (the old account) since gets nothing and the row is withheld
@@ -310,5 +315,5 @@ def do_mark_notifications_read(notifications, *, acting_user, now: datetime | No
 
 
 def game_is_over(game) -> bool:
-    """True when ``game`` is finished (the archive's front page and cast list exist only then, L-ARCH-3)."""
+    """True when ``game`` is finished (the archive's front page and cast list exist only then)."""
     return game.status == GameStatus.FINISHED

@@ -1,4 +1,4 @@
-"""URLs of the archive (L-ARCH) and of notifications (L-INBOX-20)."""
+"""URLs of the archive and of notifications."""
 from django.urls import path
 
 from . import views

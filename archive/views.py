@@ -1,4 +1,4 @@
-"""Archive pages (L-ARCH) and notification pages (L-INBOX-20). Thin: the policy, one service or selector call,
+"""Archive pages and notification pages. Thin: the policy, one service or selector call,
 render. Every page works without JavaScript."""
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from .notifications import attention_everywhere, mentions_for, notification_list
 @login_required
 @require_http_methods(["GET", "HEAD"])
 def my_consents(request):
-    """The resident's one page of consents (L-ARCH-2): each personal or secret inbox whose disclosure waits for
+    """The resident's one page of consents: each personal or secret inbox whose disclosure waits for
     them, with its give or withdraw button (``give_consent``, ``revoke_consent``)."""
     activate_account_language(request)
     return render(request, "archive/consents.html", {"rows": selectors.consent_rows_for(request.user)})
@@ -41,7 +41,7 @@ def my_consents(request):
 
 def _consent_inbox(request):
     """The inbox a consent button names (``ConsentForm``): through the access policy, so a malformed, missing or
-    unreadable id is the one 404 (L-INBOX-20)."""
+    unreadable id is the one 404."""
     form = ConsentForm(request.POST, access=lambda inbox_id: policies.access_inbox_by_id(request.user, inbox_id))
     form.is_valid()  # the only field raises the 404 itself; a valid form always names an inbox
     return form.cleaned_data["inbox"]
@@ -50,7 +50,7 @@ def _consent_inbox(request):
 @login_required
 @require_POST
 def give_consent(request):
-    """Consent to disclose one inbox after the game (L-ARCH-2), after a confirmation page (a consent cannot be
+    """Consent to disclose one inbox after the game, after a confirmation page (a consent cannot be
     withdrawn once the inbox is disclosed): ``do_give_consent``, which decides who may; a refusal is flashed."""
     inbox = _consent_inbox(request)
     activate_game_language(request, inbox.game)
@@ -71,7 +71,7 @@ def give_consent(request):
 @login_required
 @require_POST
 def revoke_consent(request):
-    """Withdraw one's consent to disclose an inbox (L-ARCH-2): ``do_revoke_consent``, which decides whether it
+    """Withdraw one's consent to disclose an inbox: ``do_revoke_consent``, which decides whether it
     still may be; a refusal is flashed."""
     inbox = _consent_inbox(request)
     try:
@@ -83,7 +83,7 @@ def revoke_consent(request):
 
 @require_POST
 def open_inbox(request, slug: str, inbox_id: str):
-    """The one logged click that opens an "open to anyone who asks" inbox after the game (L-ARCH-1); then the
+    """The one logged click that opens an "open to anyone who asks" inbox after the game; then the
     inbox is read in place. A visitor is sent to log in. Anything else is a 404."""
     if not request.user.is_authenticated:
         return redirect(f"{reverse('account_login')}?next={reverse('archive_game', args=[slug])}")
@@ -96,7 +96,7 @@ def open_inbox(request, slug: str, inbox_id: str):
 
 
 def archive_game(request, slug: str):
-    """The game's archive front page (L-ARCH-3): after the end, the winner, the scoreboard per city, the cast with
+    """The game's archive front page: after the end, the winner, the scoreboard per city, the cast with
     roles and alignments, the inboxes the viewer reads and those opened on request, links, and the sections the
     game's ruleset adds (``RulesetSpec.archive_sections``, as the viewer may see each). Before the end only the
     readable inboxes and links (no cast list) and the sections the ruleset gives the viewer then."""
@@ -121,7 +121,7 @@ def archive_game(request, slug: str):
 
 def timeline(request, slug: str):
     """The day-by-day timeline of the game, filterable by city number (``?city=``) and inbox kind (``?kind=``),
-    with only what the viewer may read (L-ARCH-3, L-INBOX-20)."""
+    with only what the viewer may read."""
     game = game_get(slug)
     activate_game_language(request, game)
     form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")),
@@ -133,7 +133,7 @@ def timeline(request, slug: str):
 
 
 def search(request, slug: str):
-    """Full-text search over the messages the viewer may read (L-ARCH-3, L-INBOX-20)."""
+    """Full-text search over the messages the viewer may read."""
     game = game_get(slug)
     activate_game_language(request, game)
     query = request.GET.get("q", "")[:200]
@@ -161,7 +161,7 @@ def game_map(request, slug: str):
 
 
 def export_json(request, slug: str):
-    """The game as JSON: what the viewer may read (L-ARCH-3, L-INBOX-20)."""
+    """The game as JSON: what the viewer may read."""
     game = game_get(slug)
     response = JsonResponse(export.export_for(request.user, game), json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="{game.slug}.json"'
@@ -183,8 +183,8 @@ def export_print(request, slug: str):
 
 @login_required
 def mentions(request):
-    """Messages that mention the viewer (by display name or a seat's name), from readable inboxes only
-    (L-INBOX-20), newest first; and the unread counts of readable inboxes per game."""
+    """Messages that mention the viewer (by display name or a seat's name), from readable inboxes only, newest first;
+        and the unread counts of readable inboxes per game."""
     activate_account_language(request)
 
     return render(request, "archive/mentions.html",
@@ -219,7 +219,7 @@ def notification_settings(request):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def notification_list(request):
-    """The viewer's notifications (L-INBOX-20), newest first, each one shown only while the policy still lets
+    """The viewer's notifications, newest first, each one shown only while the policy still lets
     them see what it points at; those shown are marked read, and "mark all read" marks the rest."""
     activate_account_language(request)
     if request.method == "POST":

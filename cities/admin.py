@@ -1,4 +1,4 @@
-"""Admin for site operators. It shows no game secret (L-STAFF-5): no alignments, no role flags, no inbox
+"""Admin for site operators. It shows no game secret: no alignments, no role flags, no inbox
 contents and no audit log (whose payloads may name the mafia). Game staff work in their own
 admin site, ``/staff/`` (``cities.staff_admin``), entered by game role and scoped by the access policy."""
 from django.contrib import admin
@@ -9,7 +9,7 @@ from .models import City, Game, GameStatus, PublicPost, ScheduledEvent, Signup, 
 def filter_lookup_allowed(model_admin, lookup: str) -> bool:
     """True for the URL lookups of ``model_admin``'s own list filters and nothing else: Django would also accept
     any one-step relation (``/admin/accounts/user/?staff_roles=<id>``), which turns the changelist into an oracle
-    for who holds a hidden role (the Consigliere, L-STAFF-5/6). Used by every operators' admin."""
+    for who holds a hidden role (the Consigliere). Used by every operators' admin."""
     names = set()
     for entry in model_admin.list_filter:
         if isinstance(entry, str):
@@ -52,7 +52,7 @@ class CityAdmin(ReadOnlyGameDataAdmin):
 
 class FinishedGamesOnlyAdmin(ReadOnlyGameDataAdmin):
     """Rows of finished games only. While a game runs, its lists of sign-ups and staff would let an operator
-    find the one account that is neither a listed player nor a listed host: the Consigliere (L-STAFF-5/6)."""
+    find the one account that is neither a listed player nor a listed host: the Consigliere."""
 
     def get_queryset(self, request):
         return super().get_queryset(request).filter(game__status=GameStatus.FINISHED)
@@ -60,8 +60,8 @@ class FinishedGamesOnlyAdmin(ReadOnlyGameDataAdmin):
 
 @admin.register(StaffRole)
 class StaffRoleAdmin(FinishedGamesOnlyAdmin):
-    """Staff roles of finished games (everything is public after the game, L-ARCH-1); none while a game runs:
-    who holds the Consigliere role is a secret (L-STAFF-6), and listing the others would single him out."""
+    """Staff roles of finished games (everything is public after the game); none while a game runs:
+    who holds the Consigliere role is a secret, and listing the others would single him out."""
 
     list_display = ("game", "kind", "city", "user")
     list_filter = ("game", "kind")
@@ -79,7 +79,7 @@ class SignupAdmin(FinishedGamesOnlyAdmin):
 @admin.register(PublicPost)
 class PublicPostAdmin(ReadOnlyGameDataAdmin):
     """Published posts only: a draft (the daily post drafted before publication) may name the alignments it is
-    about to announce (L-DEATH-2), which nobody may read before it is public (L-STAFF-5)."""
+    about to announce, which nobody may read before it is public."""
 
     list_display = ("title", "game", "kind", "publish_at", "published_at")
     list_filter = ("game", "kind")
@@ -91,7 +91,7 @@ class PublicPostAdmin(ReadOnlyGameDataAdmin):
 @admin.register(ScheduledEvent)
 class ScheduledEventAdmin(ReadOnlyGameDataAdmin):
     """The clock's queue, for operators: failed events show their error and attempts. The payload is not shown:
-    a game workflow may carry a secret in it (L-STAFF-5)."""
+    a game workflow may carry a secret in it."""
 
     list_display = ("kind", "game", "due_at", "done_at", "attempts", "retry_at", "last_error")
     exclude = ("payload",)

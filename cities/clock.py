@@ -1,4 +1,4 @@
-"""The phase plan's arithmetic (DESIGN.md "The clock"; RULES.md L-DAY-1..3): pure functions, no ORM, no clock.
+"""The phase plan's arithmetic (DESIGN.md "The clock"): pure functions, no ORM, no clock.
 
 Every instant goes in and comes out as an aware UTC ``datetime``; wall-clock times are built in the game's zone
 with ``zoneinfo`` (``datetime.combine(date, time, tzinfo=zone)``), never by adding hours to a UTC time, so a day
@@ -7,7 +7,7 @@ October starts at 10:00 local on both sides; a Europe/Moscow game's 00:00 is 21:
 
 A game day ``n`` runs from ``starts_at`` to ``ends_at``; the night ``n`` follows until the next day's start.
 Night ``n`` is resolved at ``night_ends_at``, a little before the next day starts, so that the site can draft the
-daily post and the Procurator can edit it before it is published at the day start (L-POST-2).
+daily post and the Procurator can edit it before it is published at the day start.
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from zoneinfo import ZoneInfo
 NIGHT_END_LEAD = timedelta(hours=1)
 #: The shortest night the plan allows between the end of a day and the start of the next one.
 MIN_NIGHT = timedelta(minutes=30)
-#: A long day lasts 2 or 3 calendar days (L-DAY-2); 1 is an ordinary day.
+#: A long day lasts 2 or 3 calendar days; 1 is an ordinary day.
 MAX_CALENDAR_DAYS = 3
-#: A shortened day lasts a few hours (L-DAY-2) [interp: 1 to 12].
+#: A shortened day lasts a few hours [interp: 1 to 12].
 MAX_SHORTENED_HOURS = 12
 
 
@@ -33,18 +33,18 @@ def at_local(zone: ZoneInfo, day: date, wall: time) -> datetime:
 
 
 def local_date(zone: ZoneInfo, moment: datetime) -> date:
-    """The calendar date in ``zone`` of the aware instant ``moment`` (L-DAY-1)."""
+    """The calendar date in ``zone`` of the aware instant ``moment``."""
     return moment.astimezone(zone).date()
 
 
 def midnight_after(zone: ZoneInfo, moment: datetime) -> datetime:
-    """The 00:00 in ``zone`` that ends the calendar day of ``moment`` (aware UTC), the L-DAY-3 limit."""
+    """The 00:00 in ``zone`` that ends the calendar day of ``moment`` (aware UTC): no voting of the day runs past it."""
     return at_local(zone, local_date(zone, moment) + timedelta(days=1), time(0, 0))
 
 
 def day_end(zone: ZoneInfo, starts_at: datetime, *, calendar_days: int = 1,
             shortened_hours: int | None = None) -> datetime:
-    """The end of a game day starting at ``starts_at`` (aware UTC), L-DAY-2/3.
+    """The end of a game day starting at ``starts_at`` (aware UTC).
 
     An ordinary day (``calendar_days`` 1) and a long day (2 or 3) end at the 00:00 ending their last calendar day
     in ``zone``; a shortened day ends ``shortened_hours`` after its start, and never after the 00:00 ending its
@@ -58,7 +58,7 @@ def day_end(zone: ZoneInfo, starts_at: datetime, *, calendar_days: int = 1,
 
 def next_day_start(zone: ZoneInfo, day_start: time, ends_at: datetime) -> datetime:
     """The start of the day after a day ending at ``ends_at``: the first instant at which the clocks of ``zone``
-    show ``day_start`` (L-DAY-1) and that leaves a night of at least ``MIN_NIGHT`` (aware UTC)."""
+    show ``day_start`` and that leaves a night of at least ``MIN_NIGHT`` (aware UTC)."""
     earliest = ends_at + MIN_NIGHT
     day = local_date(zone, ends_at)
     while True:
@@ -82,7 +82,7 @@ def night_after(ends_at: datetime, night_starts_at: datetime | None, next_starts
 
     One rule for every boundary: a later night start moves what depends on it, in order. The night lasts at least
     ``MIN_NIGHT`` from its real start before it is resolved, and the next day starts no earlier than
-    ``edit_window`` after the resolution (the Procurator edits the daily post drafted then, L-POST-2). Without a
+    ``edit_window`` after the resolution (the Procurator edits the daily post drafted then). Without a
     later start the plan is ``night_end(ends_at, next_starts_at)`` and ``next_starts_at`` unchanged. Both results
     never run backwards: each is at least what the unmoved plan gives."""
     planned_end = night_end(ends_at, next_starts_at, lead=lead)
@@ -93,7 +93,7 @@ def night_after(ends_at: datetime, night_starts_at: datetime | None, next_starts
 
 
 def announcement_deadline(starts_at: datetime, ends_at: datetime) -> datetime:
-    """The end of the first half of a day (L-DAY-3: the Tribunes announce their voting times before it)."""
+    """The end of the first half of a day (the Tribunes announce their voting times before it)."""
     return starts_at + (ends_at - starts_at) / 2
 
 

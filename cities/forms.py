@@ -37,7 +37,7 @@ def pick(data, name: str, queryset, *, required: bool = True):
 
 
 def wall_clock_to_utc(naive: datetime, zone: ZoneInfo) -> datetime:
-    """The aware UTC instant of the wall-clock time ``naive`` in ``zone`` (L-DAY-1: game times are given in the
+    """The aware UTC instant of the wall-clock time ``naive`` in ``zone`` (game times are given in the
     game's zone). Raises ``ValidationError`` for a time that does not exist (skipped by a clock change) or is
     ambiguous (repeated by one), rather than guessing."""
     first = naive.replace(tzinfo=zone, fold=0)
@@ -96,7 +96,7 @@ class SchedulePostForm(forms.Form):
 
 class NewGameForm(forms.Form):
     """A new Lepra game : its title and address, rules, time zone, how the cities are formed and
-    when the day starts (a wall-clock time in the game's zone, L-DAY-1). ``do_create_game`` checks it again."""
+    when the day starts (a wall-clock time in the game's zone). ``do_create_game`` checks it again."""
 
     title = forms.CharField(label=_("Title"), max_length=200)
     slug = forms.SlugField(label=_("Address"), max_length=60, help_text=_("Latin letters, digits and dashes."))
@@ -111,7 +111,7 @@ class NewGameForm(forms.Form):
 
 
 class RecruitmentPostForm(forms.Form):
-    """The recruitment post (L-POST-1): both fields optional (defaults: the game's title and rules)."""
+    """The recruitment post: both fields optional (defaults: the game's title and rules)."""
 
     title = forms.CharField(label=_("Title"), max_length=200, required=False)
     body = forms.CharField(label=_("Text"), widget=forms.Textarea(attrs={"rows": 6}), required=False)
@@ -125,7 +125,7 @@ class FormCitiesForm(forms.Form):
 
 
 class MoveSignupForm(forms.Form):
-    """Put a signed-up player into a city by hand (L-CITY): one of the game's sign-ups and one of its cities, each a
+    """Put a signed-up player into a city by hand: one of the game's sign-ups and one of its cities, each a
     legal choice resolved through the access policy (``signup_access``, ``city_access``: an id to its object,
     raising ``Http404`` for a bad one, as ``kernel.form_fields.AccessedChoiceField`` says)."""
 
@@ -140,7 +140,7 @@ class MoveSignupForm(forms.Form):
 
 
 class AppointStaffForm(forms.Form):
-    """Appoint a staff member by account name (L-STAFF-1); a Tribune needs a city."""
+    """Appoint a staff member by account name; a Tribune needs a city."""
 
     kind = forms.ChoiceField(label=_("Role"), choices=[("tribune", _("Tribune")), ("arbiter", _("Supreme Arbiter")),
                                                        ("consigliere", _("Consigliere"))])

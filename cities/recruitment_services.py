@@ -1,4 +1,4 @@
-"""Recruitment (RULES.md L-CITY, L-POST-1): the recruitment post, sign-ups, forming the cities, the city lists."""
+"""Recruitment: the recruitment post, sign-ups, forming the cities, the city lists."""
 from __future__ import annotations
 
 import random
@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from inboxes.rendering import render_markdown
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rule_ids import rule_id
 from roles import draw
 
 from .models import (
@@ -34,27 +35,28 @@ from .services import (
 )
 
 # --------------------------------------------------------------------------------------------------------------
-# Recruitment : the recruitment post, sign-ups, cities, the city lists (L-CITY, L-POST-1)
+# Recruitment : the recruitment post, sign-ups, cities, the city lists
 # --------------------------------------------------------------------------------------------------------------
 
 def recruitment_post_of(game: Game) -> PublicPost | None:
-    """The recruitment post of ``game`` (L-POST-1), or None."""
+    """The recruitment post of ``game``, or None."""
     return PublicPost.objects.filter(game=game, kind=PostKind.RECRUITMENT).first()
 
 
 @transaction.atomic
 def do_publish_recruitment_post(game: Game, *, acting_user, title: str = "", body: str = "",
                                 now: datetime | None = None) -> PublicPost:
-    """Publish the recruitment post of ``game`` (L-POST-1, L-INBOX-16: public to everyone). Procurator only.
+    """Publish the recruitment post of ``game`` (public to everyone). Procurator only.
 
     ``title`` defaults to the game's title; ``body`` to its rules text (or a short invitation). Later steps
-    append the city lists (L-CITY-4) and the draw commitment (L-ASSIGN-3) to it. Raises ``NotAllowed``,
+    append the city lists and the draw commitment to it. Raises ``NotAllowed``,
     ``WrongState`` (the game has started) or ``InvalidInput`` (already published, too long).
     """
     now = now or timezone.now()
     check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
-        raise WrongState(_("The recruitment post is published before the game starts."), rule="L-POST-1")
+        raise WrongState(_("The recruitment post is published before the game starts."),
+                         rule=rule_id(game, "recruitment_post"))
     title = (title or "").strip() or game.title
     body = (body or "").strip() or game.rules_text or _("Sign up on the game page.")
     return do_create_public_post(game, kind=PostKind.RECRUITMENT, title=title, body=body, acting_user=acting_user,
@@ -63,14 +65,14 @@ def do_publish_recruitment_post(game: Game, *, acting_user, title: str = "", bod
 
 @transaction.atomic
 def do_append_to_recruitment_post(game: Game, text: str, *, acting_user, now: datetime | None = None) -> PublicPost:
-    """Append ``text`` (Markdown) to the published recruitment post of ``game`` (L-POST-1: later the city lists
+    """Append ``text`` (Markdown) to the published recruitment post of ``game`` (later the city lists
     and the draw commitment). Procurator or the site (``acting_user`` None). Audited with the appended text's
     length. Raises ``WrongState`` when there is no published recruitment post, ``InvalidInput`` when too long."""
     now = now or timezone.now()
     check_procurator(game, acting_user)
     post = PublicPost.objects.select_for_update().filter(game=game, kind=PostKind.RECRUITMENT).first()
     if post is None or post.published_at is None:
-        raise WrongState(_("Publish the recruitment post first."), rule="L-POST-1")
+        raise WrongState(_("Publish the recruitment post first."), rule=rule_id(game, "recruitment_post"))
     text = _clean_text(text, field=_("text"), max_length=MAX_POST_LENGTH)
     body = f"{post.body}\n\n{text}"
     if len(body) > MAX_POST_LENGTH:
@@ -83,7 +85,7 @@ def do_append_to_recruitment_post(game: Game, text: str, *, acting_user, now: da
 
 
 #: Checks a sign-up must pass, registered by other apps: ``guard(user, game, now)`` raises a ``RuleViolation``
-#: with a message for the player (the play bans of ``sanctions``, L-SANCTION-2).
+#: with a message for the player (the play bans of ``sanctions``).
 SIGNUP_GUARDS: list = []
 
 
@@ -117,10 +119,10 @@ def _signups_open(game: Game) -> bool:
 
 @transaction.atomic
 def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signup:
-    """Sign ``acting_user`` up for ``game`` (one click, L-CITY-1). Returns the active Signup.
+    """Sign ``acting_user`` up for ``game`` (one click). Returns the active Signup.
 
-    Raises ``NotAllowed`` for an anonymous user, staff of the game (staff are not residents, L-STAFF) or a player
-    under a running play ban (L-SANCTION-2: the message says why and until when), ``WrongState`` when signups are
+    Raises ``NotAllowed`` for an anonymous user, staff of the game (staff are not residents) or a player
+    under a running play ban (the message says why and until when), ``WrongState`` when signups are
     closed or the user is already signed up.
     """
     now = now or timezone.now()
@@ -128,9 +130,9 @@ def do_sign_up(game: Game, *, acting_user, now: datetime | None = None) -> Signu
         raise NotAllowed(_("Log in to sign up."))
     game = Game.objects.select_for_update().get(pk=game.pk)
     if not _signups_open(game):
-        raise WrongState(_("Signups for this game are closed."), rule="L-CITY-1")
+        raise WrongState(_("Signups for this game are closed."), rule=rule_id(game, "city_formation"))
     if StaffRole.objects.filter(game=game, user=acting_user).exists():
-        raise NotAllowed(_("Staff of a game cannot sign up to play in it."), rule="L-STAFF-1")
+        raise NotAllowed(_("Staff of a game cannot sign up to play in it."), rule=rule_id(game, "staff_not_players"))
     for guard in SIGNUP_GUARDS:
         guard(acting_user, game, now)
     if Signup.objects.filter(game=game, user=acting_user, withdrawn_at__isnull=True).exists():
@@ -145,14 +147,14 @@ def do_withdraw_signup(game: Game, *, acting_user, now: datetime | None = None) 
     """Withdraw ``acting_user``'s sign-up for ``game`` (one click) while signups are open. Returns the Signup.
 
     Raises ``NotAllowed`` for an anonymous user, ``WrongState`` when signups are closed (a player who drops out
-    later is replaced, L-REPLACE-1) or the user is not signed up.
+    later is replaced) or the user is not signed up.
     """
     now = now or timezone.now()
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("Log in to sign up."))
     game = Game.objects.select_for_update().get(pk=game.pk)
     if not _signups_open(game):
-        raise WrongState(_("Signups are closed; ask the Procurator to replace you."), rule="L-REPLACE-1")
+        raise WrongState(_("Signups are closed; ask the Procurator to replace you."), rule=rule_id(game, "replacement"))
     signup = Signup.objects.select_for_update().filter(game=game, user=acting_user, withdrawn_at__isnull=True).first()
     if signup is None:
         raise WrongState(_("You are not signed up."))
@@ -164,13 +166,13 @@ def do_withdraw_signup(game: Game, *, acting_user, now: datetime | None = None) 
 
 @transaction.atomic
 def do_close_signups(game: Game, *, acting_user, now: datetime | None = None) -> Game:
-    """Close the signups of ``game`` and move it to setup (L-CITY-1: the Procurator then forms the cities).
+    """Close the signups of ``game`` and move it to setup (the Procurator then forms the cities).
     Procurator only. Raises ``NotAllowed`` or ``WrongState`` (already closed, not in recruitment)."""
     now = now or timezone.now()
     check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if not _signups_open(game):
-        raise WrongState(_("Signups for this game are closed."), rule="L-CITY-1")
+        raise WrongState(_("Signups for this game are closed."), rule=rule_id(game, "city_formation"))
     game.signups_closed_at = now
     game.status = GameStatus.SETUP
     game.save(update_fields=["signups_closed_at", "status"])
@@ -203,16 +205,17 @@ def _setup_before_lists(game: Game, acting_user) -> Game:
     check_procurator(game, acting_user)
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status != GameStatus.SETUP or game.signups_closed_at is None:
-        raise WrongState(_("Close the signups first."), rule="L-CITY-1")
+        raise WrongState(_("Close the signups first."), rule=rule_id(game, "city_formation"))
     if game.lists_published_at is not None:
-        raise WrongState(_("The city lists are published; the cities cannot change any more."), rule="L-CITY-1")
+        raise WrongState(_("The city lists are published; the cities cannot change any more."),
+                         rule=rule_id(game, "city_formation"))
     return game
 
 
 @transaction.atomic
 def do_form_cities(game: Game, *, acting_user, names: list[str] | None = None, rng: random.Random | None = None,
                    now: datetime | None = None) -> list[City]:
-    """Form the cities of ``game`` from its active sign-ups by a balanced random split (L-CITY-1): the sign-ups
+    """Form the cities of ``game`` from its active sign-ups by a balanced random split: the sign-ups
     are shuffled with ``rng`` (default ``system_rng()``, i.e. ``secrets.SystemRandom()``) and dealt into ``planned_city_count`` cities
     whose sizes differ by at most 1; each player is seated under their public name. ``names`` name the cities
     (default "City 1", ...). Procurator only, after the signups close and before any city exists.
@@ -226,7 +229,7 @@ def do_form_cities(game: Game, *, acting_user, names: list[str] | None = None, r
     now = now or timezone.now()
     game = _setup_before_lists(game, acting_user)
     if City.objects.filter(game=game).exists():
-        raise WrongState(_("The cities are already formed."), rule="L-CITY-1")
+        raise WrongState(_("The cities are already formed."), rule=rule_id(game, "city_formation"))
     signups, left_out = [], []
     for signup in Signup.objects.filter(game=game, withdrawn_at__isnull=True).select_related("user").order_by("pk"):
         reason = seating_refusal(signup.user, game, now)
@@ -237,10 +240,10 @@ def do_form_cities(game: Game, *, acting_user, names: list[str] | None = None, r
     count = planned_city_count(game, len(signups))
     if len(signups) < 2 * count:
         raise InvalidInput(_("%(players)d players are too few for %(cities)d cities (at least 2 per city).")
-                           % {"players": len(signups), "cities": count}, rule="L-CITY-2")
+                           % {"players": len(signups), "cities": count}, rule=rule_id(game, "city_size"))
     names = [" ".join(n.split()) for n in (names or []) if n.strip()]
     if len({n.casefold() for n in names}) != len(names):
-        raise InvalidInput(_("City names must differ from each other."), rule="L-CITY-1")
+        raise InvalidInput(_("City names must differ from each other."), rule=rule_id(game, "city_formation"))
     if names and len(names) != count:
         raise InvalidInput(_("Give %(count)d city names, one per line, or none.") % {"count": count})
     names = names or [_("City %(number)d") % {"number": i} for i in range(1, count + 1)]
@@ -260,7 +263,7 @@ def do_form_cities(game: Game, *, acting_user, names: list[str] | None = None, r
 
 @transaction.atomic
 def do_move_signup(signup: Signup, city: City, *, acting_user, now: datetime | None = None) -> Resident:
-    """Put the player of ``signup`` into ``city`` by hand (L-CITY-1, forming cities by hand): seat them, or move
+    """Put the player of ``signup`` into ``city`` by hand (forming cities by hand): seat them, or move
     their seat, before the city lists are published. Procurator only. Returns the Resident.
 
     Raises ``NotAllowed``, ``WrongState`` (signups open, lists published) or ``InvalidInput`` (a withdrawn
@@ -285,7 +288,7 @@ def do_move_signup(signup: Signup, city: City, *, acting_user, now: datetime | N
 
 
 def city_lists_markdown(game: Game) -> str:
-    """The city lists of ``game`` as Markdown, names only (L-CITY-4): a heading, then per city its name and its
+    """The city lists of ``game`` as Markdown, names only: a heading, then per city its name and its
     residents' names in alphabetical order."""
     lines = ["## " + _("City lists")]
     for city in City.objects.filter(game=game).order_by("number"):
@@ -296,22 +299,23 @@ def city_lists_markdown(game: Game) -> str:
 
 @transaction.atomic
 def do_publish_city_lists(game: Game, *, acting_user, now: datetime | None = None) -> PublicPost:
-    """Publish the city lists (names only) by appending them to the recruitment post (L-CITY-4). From then on
+    """Publish the city lists (names only) by appending them to the recruitment post. From then on
     the cities are fixed. Procurator only. Every active sign-up must be seated and every city must have at least
-    2 residents (L-CITY-2). Returns the post. Raises ``NotAllowed``, ``WrongState`` or ``InvalidInput``."""
+    2 residents. Returns the post. Raises ``NotAllowed``, ``WrongState`` or ``InvalidInput``."""
     now = now or timezone.now()
     game = _setup_before_lists(game, acting_user)
     cities = list(City.objects.filter(game=game))
     if not cities:
-        raise WrongState(_("Form the cities first."), rule="L-CITY-1")
+        raise WrongState(_("Form the cities first."), rule=rule_id(game, "city_formation"))
     seated = set(Resident.objects.filter(game=game).values_list("user_id", flat=True))
     waiting = Signup.objects.filter(game=game, withdrawn_at__isnull=True).exclude(user__in=seated).count()
     if waiting:
-        raise InvalidInput(_("%(count)d signed-up players have no city yet.") % {"count": waiting}, rule="L-CITY-1")
+        raise InvalidInput(_("%(count)d signed-up players have no city yet.") % {"count": waiting},
+                           rule=rule_id(game, "city_formation"))
     small = [c.name for c in cities if Resident.objects.filter(city=c).count() < 2]
     if small:
         raise InvalidInput(_("A city needs at least 2 residents: %(cities)s.") % {"cities": ", ".join(small)},
-                           rule="L-CITY-2")
+                           rule=rule_id(game, "city_size"))
     post = do_append_to_recruitment_post(game, city_lists_markdown(game), acting_user=acting_user, now=now)
     game.lists_published_at = now
     game.save(update_fields=["lists_published_at"])

@@ -103,7 +103,7 @@ def _batch_handler_of(kind: str) -> BatchHandler | None:
 
 @handler("publish_post")
 def _publish_post(event: ScheduledEvent, now: datetime) -> str:
-    """Publish the public post the Procurator scheduled (L-POST). A post published by hand meanwhile is left."""
+    """Publish the public post the Procurator scheduled. A post published by hand meanwhile is left."""
     post = PublicPost.objects.get(pk=event.payload["post"], game=event.game_id)
     try:
         do_publish_post(post, acting_user=None, now=now)
@@ -309,7 +309,7 @@ def try_run_one_due_event(now: datetime | None = None) -> RunResult | None:
                 # cancellation seen here is the handler's own: a row cancelled by anyone else before the run is
                 # neither claimed nor locked above (both read ``_pending()``), and the lock or SQLite's write lock
                 # keeps others from cancelling it meanwhile. A handler that ends its game cancels the game's
-                # pending events, this one among them (M-WIN-1), and the event still counts as run: done.
+                # pending events, this one among them, and the event still counts as run: done.
                 done = _MARK_DONE(pk=event.pk, claimed_at=claimed_at, now=now)
                 if done != 1:
                     raise _AlreadyDone()

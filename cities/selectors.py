@@ -1,5 +1,5 @@
 """Reads of games, cities, residents and posts for pages. Secrets (alignments, roles, the Consigliere) reach
-pages only through ``inboxes.policies``; what is read here is public (L-CITY-4, L-INBOX-16)."""
+pages only through ``inboxes.policies``; what is read here is public."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,14 +26,14 @@ def game_get(slug: str) -> Game:
 
 def city_list(game: Game) -> list[City]:
     """The cities of ``game`` with their residents prefetched (``city.resident_list``), names only in effect:
-    templates show name, life status and the public judge flag (L-CITY-4). 2 queries."""
+    templates show name, life status and the public judge flag. 2 queries."""
     residents = Resident.objects.order_by("name").only("id", "name", "city_id", "status", "is_judge", "game_id")
     return list(City.objects.filter(game=game).order_by("number")
                 .prefetch_related(Prefetch("residents", queryset=residents, to_attr="resident_list")))
 
 
 def published_posts(game: Game) -> list[PublicPost]:
-    """The published public posts of ``game``, recruitment post first, then newest first (L-INBOX-16)."""
+    """The published public posts of ``game``, recruitment post first, then newest first."""
     posts = list(PublicPost.objects.filter(game=game, published_at__isnull=False).order_by("-published_at", "-id"))
     return sorted(posts, key=lambda p: p.kind != PostKind.RECRUITMENT)
 
@@ -50,7 +50,7 @@ def post_get(viewer, game: Game, post_id: str) -> PublicPost:
 
 @dataclass
 class ResidentProfile:
-    """What ``viewer`` may know about a resident (L-STAFF-6): alignment None when secret to them."""
+    """What ``viewer`` may know about a resident: alignment None when secret to them."""
 
     resident: Resident
     alignment: str | None
@@ -96,14 +96,14 @@ def public_signup_names(game: Game) -> list[str]:
 
 
 def known_commissars(viewer, game: Game) -> list[Resident]:
-    """The commissars of ``game`` that ``viewer`` may know (L-STAFF-6 via ``knowledge.knows_commissar``): the
-    Procurator all, a Tribune their city's (L-COMM-4), commissars each other; living commissars only, and nothing
-    to a seat that is not living (L-STAFF-6 [interp]: the roster is of the living). Before the game is over only."""
+    """The commissars of ``game`` that ``viewer`` may know (via ``knowledge.knows_commissar``): the
+    Procurator all, a Tribune their city's, commissars each other; living commissars only, and nothing
+    to a seat that is not living (the roster is of the living). Before the game is over only."""
     if game.status == GameStatus.FINISHED or not getattr(viewer, "is_authenticated", False):
         return []
-    if not knowledge.in_living_rosters(viewer, game):  # the police's roster is of the living (L-STAFF-6 [interp])
+    if not knowledge.in_living_rosters(viewer, game):  # the police's roster is of the living
         return []
-    # A roster of the police station: a killed commissar leaves it (L-INBOX-3); his page still says what he was.
+    # A roster of the police station: a killed commissar leaves it; his page still says what he was.
     commissars = Resident.objects.filter(game=game, is_commissar=True, status=LifeStatus.ALIVE).select_related(
         "city", "game")
     return [r for r in commissars if knowledge.knows_commissar(viewer, r)]

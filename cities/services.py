@@ -18,6 +18,7 @@ from inboxes.rendering import render_markdown
 from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rule_ids import rule_id
 from kernel.rulesets import default_ruleset_key, get_ruleset, ruleset_of
 
 from .models import (
@@ -34,7 +35,7 @@ from .models import (
 )
 
 MAX_POST_LENGTH = 50_000
-#: How far ahead a post may be scheduled, in days (a game lasts 10-14 days, L-DAY-6; recruitment comes first).
+#: How far ahead a post may be scheduled, in days (a game lasts 10-14 days; recruitment comes first).
 MAX_SCHEDULE_DAYS = 366
 
 
@@ -60,10 +61,10 @@ MAX_CITY_SIZE = 200
 def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = None,
                    time_zone: str | None = None, rules_text: str = "", city_count: int | None = None,
                    city_size: int = 20, day_start: time | None = None, now: datetime | None = None) -> Game:
-    """Create a game in recruitment (signups open). ``acting_user`` becomes its Procurator (L-STAFF-1).
+    """Create a game in recruitment (signups open). ``acting_user`` becomes its Procurator.
 
     ``city_count`` (1..20) fixes the number of cities; otherwise the cities are about ``city_size`` (2..200)
-    residents each (L-CITY-2: 20 by default). ``day_start`` is a wall-clock time in ``time_zone`` (L-DAY-1);
+    residents each (20 by default). ``day_start`` is a wall-clock time in ``time_zone``;
     ``time_zone`` and ``day_start`` default to the ruleset's (``RulesetSpec.default_time_zone``, ``phase_plan``).
     ``ruleset``: a registered ruleset's key (None: ``settings.MAFIA_DEFAULT_RULESET``).
     Returns the Game. Raises ``UnknownRuleset`` (an ``InvalidInput``) for a ruleset that is not registered with
@@ -74,15 +75,17 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = 
     title = _clean_text(title, field=_("title"), max_length=200)
     if slug in RESERVED_SLUGS:
         raise InvalidInput(_("The address %(slug)s is reserved; choose another.") % {"slug": slug})
+    ruleset = ruleset or default_ruleset_key()
     if city_count is not None and not 1 <= city_count <= MAX_CITIES:
-        raise InvalidInput(_("The number of cities must be between 1 and %(max)d.") % {"max": MAX_CITIES}, rule="L-CITY-1")
+        raise InvalidInput(_("The number of cities must be between 1 and %(max)d.") % {"max": MAX_CITIES},
+                           rule=rule_id(ruleset, "city_formation"))
     if not 2 <= city_size <= MAX_CITY_SIZE:
-        raise InvalidInput(_("A city has between 2 and %(max)d residents.") % {"max": MAX_CITY_SIZE}, rule="L-CITY-2")
+        raise InvalidInput(_("A city has between 2 and %(max)d residents.") % {"max": MAX_CITY_SIZE},
+                           rule=rule_id(ruleset, "city_size"))
     rules_text = (rules_text or "").strip()
     if len(rules_text) > MAX_POST_LENGTH:
         raise InvalidInput(_("The %(field)s is too long: %(length)d characters, at most %(max)d.")
                            % {"field": _("rules"), "length": len(rules_text), "max": MAX_POST_LENGTH})
-    ruleset = ruleset or default_ruleset_key()
     spec = get_ruleset(ruleset)  # UnknownRuleset (an InvalidInput) unless registered
     time_zone = time_zone or spec.default_time_zone
     try:
@@ -101,28 +104,31 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = 
     return game
 
 
-def check_procurator(game: Game, acting_user, *, rule: str = "L-STAFF-1", site_may: bool = True) -> None:
-    """Raise ``NotAllowed`` (citing ``rule``) unless ``acting_user`` is the Procurator of ``game``; ``acting_user``
-    None (the site: the scheduler or a setup command) passes when ``site_may``."""
+def check_procurator(game: Game, acting_user, *, rule: str = "procurator_only", site_may: bool = True) -> None:
+    """Raise ``NotAllowed`` unless ``acting_user`` is the Procurator of ``game``; ``acting_user`` None (the site:
+    the scheduler or a setup command) passes when ``site_may``. ``rule`` is the key (``kernel.rule_ids``) of the
+    rule the refusal cites."""
     if acting_user is None and site_may:
         return
     if acting_user is None or not holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, rule))
 
 
 @transaction.atomic
 def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = None) -> City:
     """Add the next city (numbered 1, 2, ...) to ``game`` before it starts and before its city lists are
-    published (L-CITY-1, L-CITY-4: the published cities are final). Procurator only."""
+    published (the published cities are final). Procurator only."""
     now = now or timezone.now()
     check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
-        raise WrongState(_("Cities are formed before the game starts."), rule="L-CITY-1")
+        raise WrongState(_("Cities are formed before the game starts."), rule=rule_id(game, "city_formation"))
     if game.lists_published_at is not None:
-        raise WrongState(_("The city lists are published; the cities cannot change any more."), rule="L-CITY-1")
+        raise WrongState(_("The city lists are published; the cities cannot change any more."),
+                         rule=rule_id(game, "city_formation"))
     name = " ".join(_clean_text(name, field=_("name"), max_length=100).split())
     if any(existing.casefold() == name.casefold() for existing in game.cities.values_list("name", flat=True)):
-        raise InvalidInput(_("The game already has a city named %(name)s.") % {"name": name}, rule="L-CITY-1")
+        raise InvalidInput(_("The game already has a city named %(name)s.") % {"name": name},
+                           rule=rule_id(game, "city_formation"))
     number = game.cities.count() + 1
     city = City.objects.create(game=game, number=number, name=name)
     record_event(game, "city.added", actor=acting_user, at=now, payload={"city": city.pk, "name": name})
@@ -131,20 +137,21 @@ def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = No
 
 @transaction.atomic
 def do_seat_resident(city: City, user, *, acting_user, name: str | None = None, now: datetime | None = None) -> Resident:
-    """Seat ``user`` as an honest, living resident of ``city`` (L-CITY-1). Procurator only.
+    """Seat ``user`` as an honest, living resident of ``city``. Procurator only.
 
-    Raises ``NotAllowed`` when ``user`` is staff of the game (staff are not residents, L-STAFF) and
+    Raises ``NotAllowed`` when ``user`` is staff of the game (staff are not residents) and
     ``InvalidInput`` when they already hold a seat in the game or the name is taken.
     """
     now = now or timezone.now()
     game = city.game
     check_procurator(game, acting_user)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
-        raise WrongState(_("Residents are seated before the game starts."), rule="L-CITY-1")
+        raise WrongState(_("Residents are seated before the game starts."), rule=rule_id(game, "city_formation"))
     if StaffRole.objects.filter(game=game, user=user).exists():
-        raise NotAllowed(_("Staff of a game cannot be its residents."), rule="L-STAFF-1")
+        raise NotAllowed(_("Staff of a game cannot be its residents."), rule=rule_id(game, "staff_not_players"))
     if Resident.objects.filter(game=game, user=user).exists():
-        raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": user.public_name}, rule="L-CITY-1")
+        raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": user.public_name},
+                           rule=rule_id(game, "city_formation"))
     name = _clean_text(name or user.public_name, field=_("name"), max_length=60)
     if Resident.objects.filter(game=game, name=name).exists():
         raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": name})
@@ -157,28 +164,31 @@ def do_seat_resident(city: City, user, *, acting_user, name: str | None = None, 
 @transaction.atomic
 def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | None = None,
                      now: datetime | None = None) -> StaffRole:
-    """Give ``user`` the staff role ``kind`` in ``game`` (L-STAFF-1: the Procurator appoints). Returns the role.
+    """Give ``user`` the staff role ``kind`` in ``game`` (the Procurator appoints). Returns the role.
 
     Raises ``NotAllowed`` when ``user`` holds a seat, a sign-up or already a staff role in the game (one role
-    per person: L-STAFF-1, L-STAFF-5) and ``InvalidInput`` when the role is taken, a Tribune has no city (or another role has one), or the city is of another game.
+    per person) and ``InvalidInput`` when the role is taken, a Tribune has no city (or another role has one), or
+    the city is of another game.
     """
     now = now or timezone.now()
     check_procurator(game, acting_user)
-    if kind not in ruleset_of(game).staff_kinds or kind == StaffKind.PROCURATOR:  # the ruleset's staff (L-STAFF)
+    if kind not in ruleset_of(game).staff_kinds or kind == StaffKind.PROCURATOR:  # the ruleset's staff
         raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
     if (kind == StaffKind.TRIBUNE) != (city is not None) or (city is not None and city.game_id != game.pk):
-        raise InvalidInput(_("A Tribune is appointed for one city of the game; other roles for none."), rule="L-STAFF-2")
+        raise InvalidInput(_("A Tribune is appointed for one city of the game; other roles for none."),
+                           rule=rule_id(game, "tribune"))
     if Resident.objects.filter(game=game, user=user).exists():
-        raise NotAllowed(_("Residents of a game cannot be its staff."), rule="L-STAFF-1")
+        raise NotAllowed(_("Residents of a game cannot be its staff."), rule=rule_id(game, "staff_not_players"))
     if Signup.objects.filter(game=game, user=user, withdrawn_at__isnull=True).exists():
         raise NotAllowed(_("%(name)s signed up to play; players cannot be staff of the same game.")
-                         % {"name": user.public_name}, rule="L-STAFF-1")
+                         % {"name": user.public_name}, rule=rule_id(game, "staff_not_players"))
     held = StaffRole.objects.filter(game=game, user=user).first()
     if held is not None:
         # One role per person and game: a Procurator or Tribune who were also the Consigliere would learn the
-        # mafia (L-STAFF-1, L-STAFF-4, L-STAFF-5); a Tribune of two cities would hold two cities' secrets.
+        # mafia; a Tribune of two cities would hold two cities' secrets.
         raise NotAllowed(_("%(name)s already holds a staff role in this game: %(role)s.")
-                         % {"name": user.public_name, "role": held.get_kind_display()}, rule="L-STAFF-5")
+                         % {"name": user.public_name, "role": held.get_kind_display()},
+                         rule=rule_id(game, "one_staff_role"))
     taken = StaffRole.objects.filter(game=game, kind=kind)
     if city is not None:
         taken = taken.filter(city=city)
@@ -213,7 +223,7 @@ def do_set_game_status(game: Game, status: str, *, acting_user, day_number: int 
 @transaction.atomic
 def do_create_public_post(game: Game, *, kind: str, title: str, body: str, acting_user,
                           publish: bool = True, now: datetime | None = None) -> PublicPost:
-    """Create a public post of ``game`` (L-POST), published at once unless ``publish`` is False.
+    """Create a public post of ``game``, published at once unless ``publish`` is False.
 
     Procurator only (``acting_user`` None: the site). Raises ``InvalidInput`` for an empty or over-long text and
     when the game already has its recruitment post.
@@ -225,7 +235,7 @@ def do_create_public_post(game: Game, *, kind: str, title: str, body: str, actin
     if kind not in PostKind.values:
         raise InvalidInput(_("Unknown post kind: %(kind)s.") % {"kind": kind})
     if kind == PostKind.RECRUITMENT and PublicPost.objects.filter(game=game, kind=kind).exists():
-        raise InvalidInput(_("This game already has its recruitment post."), rule="L-POST-1")
+        raise InvalidInput(_("This game already has its recruitment post."), rule=rule_id(game, "recruitment_post"))
     post = PublicPost.objects.create(
         game=game, kind=kind, title=title, body=body, body_html=render_markdown(body), author=acting_user,
         created_at=now, published_at=now if publish else None,
@@ -239,7 +249,7 @@ def do_schedule_public_post(game: Game, *, title: str, body: str, publish_at: da
                             now: datetime | None = None) -> PublicPost:
     """Schedule an announcement of ``game`` to be published at ``publish_at`` (aware UTC, in the future).
 
-    Procurator only (L-STAFF-1, L-POST). Creates the unpublished PublicPost and a ``publish_post``
+    Procurator only. Creates the unpublished PublicPost and a ``publish_post``
     ScheduledEvent; the scheduler publishes it once (``cities.scheduler``). Returns the post.
     Raises ``NotAllowed``, ``InvalidInput`` (empty, too long, naive or past time) or ``WrongState`` (game over).
     """
@@ -266,7 +276,7 @@ def do_schedule_public_post(game: Game, *, title: str, body: str, publish_at: da
 
 @transaction.atomic
 def do_publish_post(post: PublicPost, *, acting_user, now: datetime | None = None) -> PublicPost:
-    """Publish ``post`` now (L-INBOX-16: then everyone may read it). The scheduler passes ``acting_user=None``.
+    """Publish ``post`` now (then everyone may read it). The scheduler passes ``acting_user=None``.
 
     Raises ``WrongState`` when it is already published, so a duplicate run can never publish twice.
     """

@@ -1,8 +1,8 @@
-"""The staff console's pages of games, residents, inboxes, memberships and messages (RULES.md L-STAFF, L-STAFF-5,
-L-STAFF-6), on the one console site of ``staff.console`` mounted at ``/staff/``.
+"""The staff console's pages of games, residents, inboxes, memberships and messages, on the one console site of
+``staff.console`` mounted at ``/staff/``.
 
 Who may enter: an active account holding at least one ``StaffRole`` (Procurator, Tribune, Arbiter, Consigliere).
-``is_staff`` and ``is_superuser`` grant nothing here (L-STAFF-5): a site operator without a game role is sent to
+``is_staff`` and ``is_superuser`` grant nothing here: a site operator without a game role is sent to
 log in when anonymous and refused (403) when logged in. The operators' admin (``/admin/``, ``cities.admin``)
 stays separate and shows no secrets.
 
@@ -11,19 +11,19 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
 * **Every queryset starts from the access policy**, never from ``Model.objects.all()``:
   inboxes are ``policies.readable_inboxes(user)`` narrowed to the games where the user is staff; messages are
   ``policies.readable_messages`` of those; memberships are those of readable inboxes; residents are the whole
-  game for the Procurator, the Arbiter and the Consigliere, and only their own city for a Tribune (L-STAFF-2).
+  game for the Procurator, the Arbiter and the Consigliere, and only their own city for a Tribune.
   Changelists, object pages, history pages, autocomplete, search, filters and actions all read
   ``get_queryset``, so an object outside the scope behaves exactly like a missing id (the admin's
   "doesn't exist" redirect to the index; 403 for the add/delete/POST-change URLs, alike for both).
 * **Secrets are never a model field in a page**: no list column, filter, search field, ordering or detail field
   names ``alignment``, ``is_commissar`` or ``is_godfather``. They appear only as computed, unsortable columns
-  asked of ``knowledge.visible_alignment`` / ``knows_commissar`` / ``knows_godfather`` for the viewer (L-STAFF-6):
+  asked of ``knowledge.visible_alignment`` / ``knows_commissar`` / ``knows_godfather`` for the viewer:
   among staff only the Consigliere sees alignments and godfathers; the Procurator and the city's Tribune see
   the commissar.
 * **URL lookups are a whitelist** (``allowed_lookups``): any other query parameter, such as ``?alignment=mafia``
   or ``?resident__is_commissar=1``, is refused with the same 400 whatever its value, so no filter can serve as an
   oracle. ``?o=`` can only sort by real, public columns; ``?q=`` searches public fields of objects already in
-  scope, and never the text of a hidden message the viewer may not see (L-INBOX-21).
+  scope, and never the text of a hidden message the viewer may not see.
 * The "view on site" redirect (which answers for any model and id) is not mounted; no delete or add exists.
 * **Writes go through services only**: the admin is read-only except its actions, which call
   ``inboxes.services`` with ``acting_user=request.user``: membership ban, unban, remove, add back; resident
@@ -88,7 +88,7 @@ from .models import City, Game, GameStatus, Resident, StaffKind
 class InboxFilter(admin.SimpleListFilter):
     """Filter memberships or messages by inbox, offering the inboxes present in the scoped queryset, addressed by
     their public id (``?inbox=<public id>``): a database id in the link would count the inboxes the viewer may
-    not read (L-INBOX-20). An unknown or malformed value filters to nothing, like an inbox outside the scope."""
+    not read. An unknown or malformed value filters to nothing, like an inbox outside the scope."""
 
     title = gettext_lazy("inbox")
     parameter_name = "inbox"
@@ -160,7 +160,7 @@ def _resident_target(resident: Resident) -> list[tuple[int, str]]:
 
 
 class ReplacePlayerForm(forms.Form):
-    """The account that takes over the seat (L-REPLACE-1), by username."""
+    """The account that takes over the seat, by username."""
 
     username = forms.CharField(label=gettext_lazy("Username of the new player"), max_length=150)
 
@@ -174,7 +174,7 @@ class ReplacePlayerForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Replace the player"))
 def replace_player(modeladmin, request, queryset):
-    """The Procurator hands a seat to another account: ``do_replace_player`` (L-REPLACE-1)."""
+    """The Procurator hands a seat to another account: ``do_replace_player``."""
     resident = _one_resident(request, queryset)
     if resident is None:
         return None
@@ -195,7 +195,7 @@ def replace_player(modeladmin, request, queryset):
 
 
 class DeathForm(forms.Form):
-    """The cause of a death (L-DEATH-1) and whether a night victim stays a spirit for the day (L-SPIRIT-1)."""
+    """The cause of a death and whether a night victim stays a spirit for the day."""
 
     cause = forms.ChoiceField(label=gettext_lazy("Cause"), choices=DeathCause.choices)
     spirit = forms.BooleanField(label=gettext_lazy("A spirit for the day (killed at night)"), required=False)
@@ -203,7 +203,7 @@ class DeathForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Record a death"))
 def record_death(modeladmin, request, queryset):
-    """The Procurator records deaths: ``do_kill_resident`` for each selected resident (L-DEATH-1), after a
+    """The Procurator records deaths: ``do_kill_resident`` for each selected resident, after a
     confirmation page (a death is final)."""
     residents = list(queryset.select_related("game", "city"))
     if not residents:
@@ -226,7 +226,7 @@ def record_death(modeladmin, request, queryset):
                 messages.error(request, str(exc))
             else:
                 messages.success(request, _("The death of %(name)s is recorded.") % {"name": resident.name})
-        # The ruleset's aftermath of a death by day (Lepra: L-NIGHT-3 re-election, L-WIN-1 victory).
+        # The ruleset's aftermath of a death by day (an election, a victory check).
         ruleset_of(residents[0].game).after_day_death(residents[0].game, now=timezone.now())
         return None
     targets = [(r.pk, f"{r.name} · {r.city.name}") for r in residents]
@@ -248,14 +248,14 @@ def penalty_ban_candidates(resident: Resident):
 
 def penalty_ban_label(viewer, inbox: Inbox) -> str:
     """How a penalty-ban choice is named to ``viewer``: the title of an inbox they may read; otherwise only the
-    public facts of the rules (its kind and city), never its title (L-INBOX-20)."""
+    public facts of the rules (its kind and city), never its title."""
     if policies.can_read_inbox(viewer, inbox):
         return inbox.title
     return f"{inbox.get_kind_display()} · {inbox.city.name}" if inbox.city_id else inbox.get_kind_display()
 
 
 class PenaltyBanForm(forms.Form):
-    """The Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): the inboxes, the end (wall clock in the game's time
+    """The Arbiter's penalty ban: the inboxes, the end (wall clock in the game's time
     zone) and the reason. The service checks everything again."""
 
     inboxes = ObjectMultipleChoiceField(label=gettext_lazy("Inboxes"), queryset=Inbox.objects.none(),
@@ -280,7 +280,7 @@ class PenaltyBanForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Penalty ban"))
 def penalty_ban(modeladmin, request, queryset):
-    """The Arbiter bans one resident in named inboxes until a time: ``do_penalty_ban`` (L-STAFF-3, L-INBOX-18)."""
+    """The Arbiter bans one resident in named inboxes until a time: ``do_penalty_ban``."""
     resident = _one_resident(request, queryset)
     if resident is None:
         return None
@@ -309,7 +309,7 @@ class RollOverForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Roll over"))
 def roll_over_inboxes(modeladmin, request, queryset):
-    """The organizer rolls inboxes over: ``do_roll_over_inbox`` for each (L-INBOX "Rolling over")."""
+    """The organizer rolls inboxes over: ``do_roll_over_inbox`` for each."""
     inboxes = list(queryset)
     if not inboxes:
         return None
@@ -331,7 +331,7 @@ def roll_over_inboxes(modeladmin, request, queryset):
 
 @admin.action(description=gettext_lazy("Close (kill)"))
 def kill_inboxes(modeladmin, request, queryset):
-    """A moderator closes inboxes, after a confirmation: ``do_kill_inbox`` for each (L-INBOX "Killing")."""
+    """A moderator closes inboxes, after a confirmation: ``do_kill_inbox`` for each."""
     inboxes = list(queryset)
     if not inboxes:
         return None
@@ -351,7 +351,7 @@ def kill_inboxes(modeladmin, request, queryset):
 
 @admin.action(description=gettext_lazy("Hide"))
 def hide_messages(modeladmin, request, queryset):
-    """A moderator hides messages for abuse: ``do_hide_message`` for each (L-INBOX-21)."""
+    """A moderator hides messages for abuse: ``do_hide_message`` for each."""
     for message in queryset.select_related("inbox"):
         try:
             membership_services.do_hide_message(message, acting_user=request.user)
@@ -362,7 +362,7 @@ def hide_messages(modeladmin, request, queryset):
 
 
 class StageInboxForm(forms.Form):
-    """A stage inbox (L-INBOX-19): its title, its speakers (residents of the game, the dead too) and its
+    """A stage inbox: its title, its speakers (residents of the game, the dead too) and its
     audience (nobody, a city, or all residents). ``do_create_stage_inbox`` checks it again."""
 
     title = forms.CharField(label=gettext_lazy("Title"), max_length=200, required=False)
@@ -376,7 +376,7 @@ class StageInboxForm(forms.Form):
         speakers = self.fields["speakers"]
         speakers.queryset = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")
         speakers.label_from_instance = lambda r: f"{r.name} · {r.city.name} · {r.get_status_display()}"
-        # Cities by their public number (L-CITY), not their database id.
+        # Cities by their public number, not their database id.
         self.cities = {str(c.number): c for c in City.objects.filter(game=game).order_by("number")}
         self.fields["audience"].choices = [
             ("", _("Nobody (only the speakers)")),
@@ -423,8 +423,8 @@ class StaffGameAdmin(StaffScopedAdmin):
 
 @admin.register(Resident, site=staff_admin_site)
 class StaffResidentAdmin(StaffScopedAdmin):
-    """Residents: the whole game for the Procurator, Arbiter and Consigliere, the own city for a Tribune
-    (L-STAFF-2). Alignment, commissar and godfather only as the policy lets the viewer know them (L-STAFF-6)."""
+    """Residents: the whole game for the Procurator, Arbiter and Consigliere, the own city for a Tribune. Alignment,
+        commissar and godfather only as the policy lets the viewer know them."""
 
     list_display = ("name", "city", "status", "is_judge", "alignment_known", "roles_known")
     ordering = ("city__number", "name", "id")
@@ -479,7 +479,7 @@ class StaffResidentAdmin(StaffScopedAdmin):
 
 @admin.register(Inbox, site=staff_admin_site)
 class StaffInboxAdmin(StaffScopedAdmin):
-    """Inboxes the user may read (``policies.readable_inboxes``) in the games they host (L-INBOX-20)."""
+    """Inboxes the user may read (``policies.readable_inboxes``) in the games they host."""
 
     list_display = ("title", "kind", "city", "organizer", "day_number", "created_at", "killed_at", "member_count")
     list_filter = (("game", ScopedRelatedFilter), "kind", ("city", ScopedRelatedFilter))
@@ -522,7 +522,7 @@ class StaffInboxAdmin(StaffScopedAdmin):
 # --------------------------------------------------------------------------------------------------------------
 
 class BanForm(forms.Form):
-    """The ban's optional end (wall clock, in each inbox's game time zone) and reason (L-INBOX-18)."""
+    """The ban's optional end (wall clock, in each inbox's game time zone) and reason."""
 
     until = WallClockField(label=gettext_lazy("Banned until"), required=False,
                            help_text=gettext_lazy("Time in the game's time zone; empty: until lifted."))
@@ -596,7 +596,7 @@ def add_back_members(modeladmin, request, queryset):
 
 @admin.register(Membership, site=staff_admin_site)
 class StaffMembershipAdmin(StaffScopedAdmin):
-    """Memberships of the inboxes the user may read; moderation through the inbox services (L-INBOX-17/18)."""
+    """Memberships of the inboxes the user may read; moderation through the inbox services."""
 
     list_display = ("resident", "inbox", "state", "banned_until", "since", "reason")
     list_filter = ("state", InboxFilter)
@@ -626,8 +626,8 @@ class StaffMembershipAdmin(StaffScopedAdmin):
 @admin.register(Message, site=staff_admin_site)
 class StaffMessageAdmin(StaffScopedAdmin):
     """Messages of the inboxes the user may read (``policies.readable_messages``). A hidden message's text is
-    shown, and searched, only for the inbox's moderators (L-INBOX-21); the check channel shows roles, never
-    names (L-INBOX-15)."""
+    shown, and searched, only for the inbox's moderators; the check channel shows roles, never
+    names."""
 
     list_display = ("received", "inbox", "author", "excerpt", "is_hidden")
     list_filter = (InboxFilter, "is_hidden")
@@ -706,7 +706,7 @@ class StaffMessageAdmin(StaffScopedAdmin):
 # --------------------------------------------------------------------------------------------------------------
 
 def stage_inbox_view(request, slug: str):
-    """The Procurator's page opening a stage inbox (L-INBOX-19) in the game of ``slug``: title, speakers,
+    """The Procurator's page opening a stage inbox in the game of ``slug``: title, speakers,
     audience; calls ``inboxes.services.do_create_stage_inbox``. Anyone but the game's Procurator gets the 404 of
     a missing page, alike for a game that does not exist."""
     game = staff_game(request, slug)
@@ -730,7 +730,7 @@ def stage_inbox_view(request, slug: str):
 
 @register_urls(tool="stage")
 def _urls(site) -> list:
-    """The stage page (L-INBOX-19)."""
+    """The stage page."""
     return [path("games/<slug:slug>/stage/", site.admin_view(stage_inbox_view), name="stage_inbox")]
 
 
@@ -754,7 +754,7 @@ def _game_links(request, role) -> list[tuple[str, str]]:
 
 @register_dashboard_links(order=40, tool="stage")
 def _stage_link(request, role) -> list[tuple[str, str]]:
-    """The Procurator opens a stage (L-INBOX-19)."""
+    """The Procurator opens a stage."""
     if role.kind != StaffKind.PROCURATOR:
         return []
     return [(_("Open a stage"), reverse("admin:stage_inbox", args=[role.game.slug], current_app=staff_admin_site.name))]

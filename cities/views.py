@@ -50,8 +50,8 @@ def home(request):
 
 
 def game_detail(request, slug: str):
-    """A game's public page: recruitment and daily posts, city lists (L-CITY-4, L-INBOX-16), the staff the
-    viewer may know (L-STAFF-6), and links to the viewer's inboxes."""
+    """A game's public page: recruitment and daily posts, city lists, the staff the
+    viewer may know, and links to the viewer's inboxes."""
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     spec = ruleset_of(game)  # the sections of this page the game's ruleset has
@@ -86,8 +86,8 @@ def game_detail(request, slug: str):
 
 
 def _play_ban_notice(user, game) -> str | None:
-    """What a player under a running play ban is told on the page of a game in recruitment: why and until when
-    (L-SANCTION-2); None otherwise (nobody else learns of it here)."""
+    """What a player under a running play ban is told on the page of a game in recruitment: why and until when; None
+        otherwise (nobody else learns of it here)."""
     if not selectors.signups_open(game):
         return None
     ban = running_play_ban_of(user)
@@ -96,7 +96,7 @@ def _play_ban_notice(user, game) -> str | None:
 
 def _day_page_cities(user, game) -> set[int]:
     """Numbers of the cities whose day page (``city_day``) the game page links for ``user``: the own city of a
-    resident, the city of a Tribune, every city for the Procurator, the Arbiter and the Consigliere (L-STAFF-2).
+    resident, the city of a Tribune, every city for the Procurator, the Arbiter and the Consigliere.
     The day page itself decides what the viewer sees there."""
     numbers: set[int] = set()
     seat = policies.seat_in(user, game)
@@ -119,7 +119,7 @@ def post_detail(request, slug: str, post_id: int):
 
 
 def resident_detail(request, slug: str, resident_id: int):
-    """A resident's page: only what the viewer may know (L-STAFF-6) and the posts they may read (L-INBOX-20)."""
+    """A resident's page: only what the viewer may know and the posts they may read."""
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     profile = selectors.resident_profile_for(request.user, game, resident_id)
@@ -160,7 +160,7 @@ def schedule_post(request, slug: str):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def new_game(request):
-    """Any logged-in user creates a Lepra game and becomes its Procurator (L-STAFF-1); then the setup page."""
+    """Any logged-in user creates a Lepra game and becomes its Procurator; then the setup page."""
     form = NewGameForm(request.POST or None)
     status = 200
     if request.method == "POST":

@@ -3,19 +3,18 @@
 
 Each function takes the viewer and the id as the request gave it: the object's opaque public id
 (``kernel.public_ids``) for the models that have one (cities, residents, sessions, cases, requests, demands, offers: a
-sequential id would count what the viewer may not see, L-INBOX-20), else its database id, an int or a string of
+sequential id would count what the viewer may not see), else its database id, an int or a string of
 ASCII digits; a malformed id is treated as a missing one, narrows to the scope the page is about (``game=``, ``city=``), and returns the object or raises
 ``Http404``, the same one for a malformed, a missing and a forbidden id, so that a page never tells whether an
-object it may not show exists. Who may see what follows ``inboxes.policies`` (L-STAFF-6, L-INBOX-20):
+object it may not show exists. Who may see what follows ``inboxes.policies``:
 
 - cities, residents, voting sessions and court cases are public facts of a game (its lists, its day page);
 - a proxy request and a suicide declaration are written in the resident's personal inbox: their resident and the
-  city's Tribune (or stand-in) only (L-VOTE-4, L-NOM-6);
-- a speech request: its resident, the city's Tribune and the Procurator (L-NOM-4);
-- a judge removal demand: public in its game (announced in its city; the service decides who may confirm it,
-  L-JUDGE-8);
-- a commissar offer: its candidate and the Procurator (L-COMM-2);
-- a sign-up: its player and the Procurator (the setup page, L-CITY-1).
+  city's Tribune (or stand-in) only;
+- a speech request: its resident, the city's Tribune and the Procurator;
+- a judge removal demand: public in its game (announced in its city; the service decides who may confirm it);
+- a commissar offer: its candidate and the Procurator;
+- a sign-up: its player and the Procurator (the setup page).
 
 The services still decide what the viewer may *do* with the object; these functions decide only whether the
 request may name it at all. ``access_inbox_by_id`` lives with the inbox rules in ``inboxes.policies``.
@@ -68,7 +67,7 @@ def _is_city_tribune(user, obj) -> bool:
 
 
 def access_city_by_number(user, game: Game, number) -> City:
-    """The city numbered ``number`` (1-based, L-CITY) of ``game``. Public. Raises ``Http404``."""
+    """The city numbered ``number`` (1-based) of ``game``. Public. Raises ``Http404``."""
     pk = _pk(number)
     city = City.objects.filter(game=game, number=pk).first() if pk is not None else None
     if city is None:
@@ -89,18 +88,18 @@ def access_resident_by_id(user, resident_id, *, game: Game | None = None, city: 
 
 def access_voting_session_by_id(user, session_id, *, game: Game | None = None,
                                 city: City | None = None) -> VotingSession:
-    """An execution voting session (L-VOTE) by id. Public (the day page). Raises ``Http404``."""
+    """An execution voting session by id. Public (the day page). Raises ``Http404``."""
     return _one(VotingSession.objects.select_related("city", "game"), session_id, game=game, city=city)
 
 
 def access_court_case_by_id(user, case_id, *, game: Game | None = None, city: City | None = None) -> CourtCase:
-    """A Supreme Court case (L-COURT) by id. Public (announced in the city). Raises ``Http404``."""
+    """A Supreme Court case by id. Public (announced in the city). Raises ``Http404``."""
     return _one(CourtCase.objects.select_related("city", "game", "session"), case_id, game=game, city=city)
 
 
 def access_proxy_request_by_id(user, request_id, *, game: Game | None = None,
                                city: City | None = None) -> ProxyRequest:
-    """A proxy request (L-VOTE-4): its resident and the city's Tribune only. Raises ``Http404``."""
+    """A proxy request: its resident and the city's Tribune only. Raises ``Http404``."""
     proxy = _one(ProxyRequest.objects.select_related("city", "game", "resident"), request_id, game=game, city=city)
     if not (_is_city_tribune(user, proxy) or _own(user, proxy.resident)):
         raise Http404("No such object.")
@@ -109,7 +108,7 @@ def access_proxy_request_by_id(user, request_id, *, game: Game | None = None,
 
 def access_suicide_declaration_by_id(user, declaration_id, *, game: Game | None = None,
                                      city: City | None = None) -> SuicideDeclaration:
-    """A suicide declaration (L-NOM-6): its resident and the city's Tribune only. Raises ``Http404``."""
+    """A suicide declaration: its resident and the city's Tribune only. Raises ``Http404``."""
     declaration = _one(SuicideDeclaration.objects.select_related("city", "game", "resident"), declaration_id,
                        game=game, city=city)
     if not (_is_city_tribune(user, declaration) or _own(user, declaration.resident)):
@@ -119,7 +118,7 @@ def access_suicide_declaration_by_id(user, declaration_id, *, game: Game | None 
 
 def access_speech_request_by_id(user, request_id, *, game: Game | None = None,
                                 city: City | None = None) -> SpeechRequest:
-    """A confrontation or last-word request (L-NOM-4): its resident, the city's Tribune and the Procurator.
+    """A confrontation or last-word request: its resident, the city's Tribune and the Procurator.
     Raises ``Http404``."""
     speech = _one(SpeechRequest.objects.select_related("city", "game", "resident"), request_id, game=game, city=city)
     if not (can_see_speech_requests(user, speech.city) or _own(user, speech.resident)):
@@ -129,14 +128,14 @@ def access_speech_request_by_id(user, request_id, *, game: Game | None = None,
 
 def access_removal_demand_by_id(user, demand_id, *, game: Game | None = None,
                                 city: City | None = None) -> RemovalDemand:
-    """A judge removal demand (L-JUDGE-8) by id: public in its game (announced in its city); the service decides
+    """A judge removal demand by id: public in its game (announced in its city); the service decides
     who may confirm it. Raises ``Http404``."""
     return _one(RemovalDemand.objects.select_related("city", "game", "inbox", "judge"), demand_id,
                 game=game, city=city)
 
 
 def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) -> CommissarOffer:
-    """A commissar offer (L-COMM-2): its candidate and the Procurator only. Raises ``Http404``."""
+    """A commissar offer: its candidate and the Procurator only. Raises ``Http404``."""
     offer = _one(CommissarOffer.objects.select_related("city", "game", "candidate", "inbox"), offer_id, game=game)
     if not (holds_role(user, offer.game_id, StaffKind.PROCURATOR) or _own(user, offer.candidate)):
         raise Http404("No such object.")
@@ -144,7 +143,7 @@ def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) ->
 
 
 def access_signup_by_id(user, signup_id, *, game: Game) -> Signup:
-    """A sign-up of ``game`` (L-CITY-1), with its user: its player and the Procurator only. Raises ``Http404``."""
+    """A sign-up of ``game``, with its user: its player and the Procurator only. Raises ``Http404``."""
     signup = _one(Signup.objects.select_related("game", "user"), signup_id, game=game)
     if not (holds_role(user, game, StaffKind.PROCURATOR) or signup.user_id == getattr(user, "pk", None)):
         raise Http404("No such object.")

@@ -1,4 +1,4 @@
-"""The audit log's audience (RULES.md L-STAFF-6, L-ARCH-1): which staff member may browse which ``GameEvent`` of a
+"""The audit log's audience: which staff member may browse which ``GameEvent`` of a
 running game (``AuditScope``, ``visible_events``), read from the typed kinds of ``kernel.events``. A clause of the one
 access policy (DESIGN.md "The access policy")."""
 from __future__ import annotations
@@ -22,21 +22,21 @@ from .policies import readable_inboxes, staff_roles_in
 # tells who is mafia (a post in a mafia inbox), who the commissar is (an offer accepted), who the Consigliere is
 # (who ran the draw), or what a personal inbox says (a proxy request). So each event kind has one audience among
 # the game's staff, decided here, kind by kind; a kind not in the table is shown to nobody (fail closed) until
-# someone decides. After the game every staff member of the game sees every event (L-ARCH-1: the log joins the
-# archive). Site operators (/admin/) never see the log (L-STAFF-5). Players never see it here.
+# someone decides. After the game every staff member of the game sees every event (the log joins the
+# archive). Site operators (/admin/) never see the log. Players never see it here.
 #
 # | audience | who sees it | kinds |
 # |---|---|---|
 # | STAFF | every staff member of the game | setup, posts, draw commitment, voting schedule and results, court cases and sentences, deaths, replacements, stand-ins, impeachment openings and rulings |
 # | INBOX | staff who may read ``payload["inbox"]`` (``can_read_inbox``) | messages, memberships, inbox creation, kill, rollover |
-# | PROCURATOR | the Procurator | commissar offers and answers (L-COMM-2), failed scheduled events, who signs an impeachment demand |
-# | PROCURATOR_ARBITER | the Procurator and the Arbiter | court votes (the court inbox), penalty bans (L-STAFF-3) |
+# | PROCURATOR | the Procurator | commissar offers and answers, failed scheduled events, who signs an impeachment demand |
+# | PROCURATOR_ARBITER | the Procurator and the Arbiter | court votes (the court inbox), penalty bans |
 # | CITY_HOSTS | the Procurator, the Arbiter and the Tribune of the event's city | nominations (``can_see_nominations``) |
-# | CITY_TRIBUNE | the Tribune of the event's city (or their stand-in) | proxy requests, suicide declarations (personal inbox, L-STAFF-6) |
-# | CITY_TRIBUNE_PROCURATOR | the Procurator and the Tribune of the event's city | speech requests (L-NOM-4), the Tribune told the commissar (L-COMM-4) |
-# | APPOINTMENT | every staff member, but the Consigliere's appointment only the Procurator and the Consigliere | staff.appointed (L-STAFF-6) |
-# | CONSIGLIERE | the Consigliere | the mafia's night: night.*, mafia.*, godfather.*, touring.*, gift.* (L-STAFF-4) |
-# | NOBODY | no staff member while the game runs | resident.flags (commissar and godfather flags), commissar checks check.* (the Consigliere must not learn who asked, L-NIGHT-5), any kind not in the table |
+# | CITY_TRIBUNE | the Tribune of the event's city (or their stand-in) | proxy requests, suicide declarations (personal inbox) |
+# | CITY_TRIBUNE_PROCURATOR | the Procurator and the Tribune of the event's city | speech requests, the Tribune told the commissar |
+# | APPOINTMENT | every staff member, but the Consigliere's appointment only the Procurator and the Consigliere | staff.appointed |
+# | CONSIGLIERE | the Consigliere | the mafia's night: night.*, mafia.*, godfather.*, touring.*, gift.* |
+# | NOBODY | no staff member while the game runs | resident.flags (commissar and godfather flags), commissar checks check.* (the Consigliere must not learn who asked), any kind not in the table |
 #
 # The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
 # only to those who ``knows_consigliere``.
@@ -172,7 +172,7 @@ class AuditScope:
 
     def shown_details(self, event) -> list[tuple[str, str]]:
         """The payload of ``event`` as the audit log shows it to this viewer: ``[(key, text)]`` sorted by key,
-        with no database id (L-INBOX-20: a sequential id of a message or an inbox counts what the viewer may
+        with no database id (a sequential id of a message or an inbox counts what the viewer may
         not read). A resident, city or account is shown by name, an inbox by title and public id when the viewer
         may read it (else "—"), a message by its inbox's public id, a request, session, case, demand, offer or
         post by its public id; plain numbers (days, counts) as they are; any other id as "…". Empty for an event
@@ -234,7 +234,7 @@ class AuditScope:
 
     def shows_actor(self, event) -> bool:
         """True when the viewer may see who acted: never the Consigliere's name to someone who may not know
-        who the Consigliere is (L-STAFF-6)."""
+        who the Consigliere is."""
         if event.actor_id is None:
             return True
         if self.finished or StaffKind.PROCURATOR in self.kinds or StaffKind.CONSIGLIERE in self.kinds:
@@ -248,7 +248,7 @@ class AuditScope:
 def visible_events(viewer, game: Game | int) -> QuerySet:
     """The GameEvents of ``game`` that ``viewer`` may browse in the audit log (``AuditScope.can_see``), as an
     unevaluated QuerySet ordered by time. Empty for anyone without a staff role in the game (players, site
-    operators, L-STAFF-5)."""
+    operators)."""
 
     scope = AuditScope(viewer, game)
     if not scope.kinds:

@@ -1,4 +1,4 @@
-"""The access policy of the Lepra day (RULES.md L-NOM-1, L-NOM-4, L-VOTE-6, L-INBOX-9): who sees nominations, the
+"""The access policy of the Lepra day: who sees nominations, the
 standing tally of a city and speech requests. Clauses of ``inboxes.policies``,
 built on its staff roles and inbox reads."""
 from __future__ import annotations
@@ -9,9 +9,9 @@ from .policies import can_read_inbox, staff_roles_in
 
 
 def can_see_nominations(user, city) -> bool:
-    """True when ``user`` may see who nominated whom in ``city`` (L-NOM-1: nominations are made in the personal
-    inbox, which the Tribune runs): the city's Tribune, the Procurator (who hears requests, L-NOM-4) and the
-    Arbiter (who receives the results, L-VOTE-6). After the game everyone may (L-ARCH-1: voting is public)."""
+    """True when ``user`` may see who nominated whom in ``city`` (nominations are made in the personal
+    inbox, which the Tribune runs): the city's Tribune, the Procurator (who hears requests) and the
+    Arbiter (who receives the results). After the game everyone may (voting is public)."""
     if city.game.status == GameStatus.FINISHED:
         return True
     roles = staff_roles_in(user, city.game_id)
@@ -21,12 +21,12 @@ def can_see_nominations(user, city) -> bool:
 
 def can_see_voting_tally(user, city, voting_inboxes) -> bool:
     """True when ``user`` may see the standing tally of ``city``'s voting (names of voters): exactly when they may
-    read one of its ``voting_inboxes`` (L-INBOX-9 members, the Tribune, Procurator, Arbiter; everyone after the
-    game), so the tally never tells more than the threads do (L-INBOX-20)."""
+    read one of its ``voting_inboxes`` (members, the Tribune, Procurator, Arbiter; everyone after the
+    game), so the tally never tells more than the threads do."""
     return any(can_read_inbox(user, inbox) for inbox in voting_inboxes)
 
 
 def can_see_speech_requests(user, city) -> bool:
-    """L-NOM-4: a confrontation or last-word request is seen by the city's Tribune and the Procurator."""
+    """A confrontation or last-word request is seen by the city's Tribune and the Procurator."""
     return any(r.kind == StaffKind.PROCURATOR or (r.kind == StaffKind.TRIBUNE and r.city_id == city.pk)
                for r in staff_roles_in(user, city.game_id))

@@ -32,13 +32,13 @@ class PostMessageForm(forms.Form):
 
 
 class EditMessageForm(PostMessageForm):
-    """The new text of one's own message (L-INBOX-21); checked again by ``do_edit_message``."""
+    """The new text of one's own message; checked again by ``do_edit_message``."""
 
 
 class SecretInboxForm(forms.Form):
-    """A new secret inbox (L-INBOX-13): a title and the residents to invite (the living residents of the game: the
-    dead learn nothing created after their death, L-STAFF-6; the page lists them by city, which is public,
-    L-CITY-4). ``do_create_secret_inbox`` checks everything again."""
+    """A new secret inbox: a title and the residents to invite (the living residents of the game: the
+    dead learn nothing created after their death; the page lists them by city, which is public).
+    ``do_create_secret_inbox`` checks everything again."""
 
     title = forms.CharField(label=_("Title"), max_length=200, strip=True,
                             error_messages={"required": _("The title is empty.")})

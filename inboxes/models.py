@@ -1,4 +1,4 @@
-"""Inboxes (permissioned threads, L-INBOX), memberships, messages and their revisions, read marks.
+"""Inboxes (permissioned threads), memberships, messages and their revisions, read marks.
 
 Read these tables only through ``inboxes.policies`` and ``inboxes.selectors``; write them only through
 ``inboxes.services``.
@@ -18,7 +18,7 @@ from kernel.public_ids import PublicIdField
 
 
 class InboxKind(models.TextChoices):
-    """The inbox kinds of the L-INBOX table, and M21's (M-SETUP-3): the game thread, a player's role PM with the
+    """The inbox kinds of every ruleset; M21's are the game thread, a player's role PM with the
     hosts, the mafia thread and the spectators' thread (the hosts' office is ``OFFICE``)."""
 
     CITY = "city", _("City")
@@ -45,14 +45,14 @@ class InboxKind(models.TextChoices):
     SPECTATORS = "spectators", _("Spectators' thread")
 
 
-#: Kinds whose messages can never be edited or deleted (L-INBOX-21): votes in voting inboxes and precincts, the
-#: court's votes (the court inbox is where the judges vote, L-COURT), and the commissar check channel, whose
-#: questions are answered at once (L-NIGHT-5). Every other kind is a discussion inbox.
+#: Kinds whose messages can never be edited or deleted: votes in voting inboxes and precincts, the
+#: court's votes (the court inbox is where the judges vote), and the commissar check channel, whose
+#: questions are answered at once. Every other kind is a discussion inbox.
 IMMUTABLE_KINDS = frozenset({InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.COURT, InboxKind.CHECK})
 
 
 class DeathCause(models.TextChoices):
-    """Why a resident died (L-DEATH-1). Stored in the ``resident.died`` GameEvent payload."""
+    """Why a resident died. Stored in the ``resident.died`` GameEvent payload."""
 
     KILLED = "killed", _("killed")
     EXECUTED = "executed", _("executed")
@@ -61,12 +61,12 @@ class DeathCause(models.TextChoices):
 
 
 class Inbox(models.Model):
-    """A permissioned message thread (L-INBOX).
+    """A permissioned message thread.
 
     ``city`` is set for per-city kinds. ``organizer`` is the staff role that runs the inbox (None for inboxes
     organised by a resident, ``organizer_resident``, or by the site). ``resident`` is the resident the inbox is
     about: the owner of a personal inbox, the nominee of a voting inbox, the candidate of a precinct.
-    ``killed_at`` closes the inbox to posting (L-INBOX "Killing"); ``predecessor`` links a rollover (the
+    ``killed_at`` closes the inbox to posting; ``predecessor`` links a rollover (the
     successor is ``inbox.successor``), and ``rolled_over_at`` marks the old inbox of a rollover (everyone banned
     there): at most one *current* (not rolled-over) personal inbox per resident and mafia inbox per city.
     """
@@ -122,7 +122,7 @@ class Inbox(models.Model):
 
 
 class MembershipState(models.TextChoices):
-    """L-INBOX membership states: member reads and posts, banned reads only, removed sees nothing."""
+    """Membership states: member reads and posts, banned reads only, removed sees nothing."""
 
     MEMBER = "member", _("member")
     BANNED = "banned", _("banned")
@@ -130,10 +130,10 @@ class MembershipState(models.TextChoices):
 
 
 class Membership(models.Model):
-    """A resident's place in an inbox (L-INBOX). Staff access comes from their role, not from this table.
+    """A resident's place in an inbox. Staff access comes from their role, not from this table.
 
-    A ban may have an end (``banned_until``, aware UTC, L-INBOX-18): after it the member posts again.
-    The seat, not the account, is the member, so a replacement keeps every membership (L-REPLACE-1).
+    A ban may have an end (``banned_until``, aware UTC): after it the member posts again.
+    The seat, not the account, is the member, so a replacement keeps every membership.
     """
 
     inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("inbox"))
@@ -171,11 +171,11 @@ class MessageQuerySet(models.QuerySet):
 
 
 class Message(models.Model):
-    """A post in an inbox (L-INBOX-21). Append-only: an edit adds a ``MessageRevision``; a hide sets a flag.
+    """A post in an inbox. Append-only: an edit adds a ``MessageRevision``; a hide sets a flag.
 
     ``received_at`` is the server's receive time with microseconds; thread order is (received_at, id).
     The author is a seat (``author_resident``) or a staff role (``author_staff``); ``author_user`` and
-    ``author_name`` keep who actually wrote it (L-REPLACE-1: posts keep the name of who wrote them).
+    ``author_name`` keep who actually wrote it (posts keep the name of who wrote them).
     """
 
     inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="messages", verbose_name=_("inbox"))
@@ -229,7 +229,7 @@ class Message(models.Model):
 
 
 class MessageRevision(models.Model):
-    """An earlier text of an edited message (L-INBOX-21): every revision stays, shown to every reader."""
+    """An earlier text of an edited message: every revision stays, shown to every reader."""
 
     message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="revisions", verbose_name=_("message"))
     body = models.TextField(verbose_name=_("body"))
@@ -257,7 +257,7 @@ class ReadMark(models.Model):
 
 
 class Spectator(models.Model):
-    """An account watching a game it does not play (M-SETUP-3: "a spectators' thread exists for spectators and
+    """An account watching a game it does not play ("a spectators' thread exists for spectators and
     eliminated players"). While ``left_at`` is empty the policy (``inboxes.policies.spectator_of``) lets it read
     the game thread and read and post in the spectators' thread, as long as the account holds no seat and no staff
     role in the game. The row stays when the spectator leaves (``left_at``, aware UTC): an account that has watched

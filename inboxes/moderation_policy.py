@@ -1,4 +1,4 @@
-"""The access policy of moderation and editing in an inbox (RULES.md L-INBOX-21): who bans, unbans, adds or
+"""The access policy of moderation and editing in an inbox: who bans, unbans, adds or
 removes members and hides messages, who sees the text of hidden messages, and who may edit a message and until
 when. Clauses of ``inboxes.policies``, built on its staff roles, seats,
 memberships and the posting rule."""
@@ -23,7 +23,7 @@ from .policies import (
     staff_roles_in,
 )
 
-#: How long after its receive time the author may edit a message (L-INBOX-21).
+#: How long after its receive time the author may edit a message.
 EDIT_WINDOW = timedelta(minutes=10)
 
 
@@ -31,9 +31,8 @@ def can_moderate_inbox(user, inbox: Inbox) -> bool:
     """True when ``user`` may ban, unban, add or remove members and hide messages in ``inbox``.
 
     The inbox's organizer (the staff role that runs it, or the resident who organises it, e.g. a secret inbox,
-    while that seat is still a member there) and the Procurator, each only where they may read (L-INBOX-21;
-    the Procurator never moderates a mafia or personal inbox he may not read, L-STAFF-5).
-    """
+    while that seat is still a member there) and the Procurator, each only where they may read (the Procurator never
+    moderates a mafia or personal inbox he may not read). """
     if not can_read_inbox(user, inbox) or _is_finished(inbox):
         return False
     roles = staff_roles_in(user, inbox.game_id)
@@ -49,12 +48,12 @@ def can_moderate_inbox(user, inbox: Inbox) -> bool:
 
 
 def can_see_hidden_text(user, inbox: Inbox) -> bool:
-    """True when ``user`` sees the text of hidden messages in ``inbox``: its moderators (L-INBOX-21)."""
+    """True when ``user`` sees the text of hidden messages in ``inbox``: its moderators."""
     return can_moderate_inbox(user, inbox)
 
 
 def edit_denial_reason(user, message: Message, now: datetime | None = None) -> str | None:
-    """Why ``user`` may not edit ``message`` at ``now`` (aware UTC), or None when they may (L-INBOX-21).
+    """Why ``user`` may not edit ``message`` at ``now`` (aware UTC), or None when they may.
 
     Only its author (the account that wrote it, ``author_user``: after a replacement the old player's posts are
     nobody's to edit), only while they may still post in the inbox (a ban stops edits too), only in discussion

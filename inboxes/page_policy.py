@@ -13,34 +13,34 @@ from .policy_tables import SECRET_ORGANIZER_KINDS
 
 
 def can_leave_inbox(user, inbox: Inbox) -> bool:
-    """Whether the thread page offers ``user`` to leave ``inbox``: a member of a secret inbox (L-INBOX-13)."""
+    """Whether the thread page offers ``user`` to leave ``inbox``: a member of a secret inbox."""
     return (_is_authenticated(user) and inbox.kind == InboxKind.SECRET
             and membership_of(user, inbox) is not None)
 
 
 def offers_nomination_link(user, inbox: Inbox) -> bool:
     """Whether the thread page links ``user`` to the nomination page: in their own personal inbox, where proxy
-    requests and nominations are written (L-INBOX-5, L-NOM-1, L-NOM-6)."""
+    requests and nominations are written."""
     return (_is_authenticated(user) and inbox.kind == InboxKind.PERSONAL
             and membership_of(user, inbox) is not None)
 
 
 def names_message_authors(inbox: Inbox) -> bool:
-    """False in a commissar's check channel (L-INBOX-15, L-NIGHT-5): its readers (the Consigliere among them) see
+    """False in a commissar's check channel: its readers (the Consigliere among them) see
     "commissar" or the staff role, never the asker's name; True everywhere else."""
     return inbox.kind != InboxKind.CHECK
 
 
 def links_night_page(inbox: Inbox) -> bool:
     """Whether the thread links to the night page: the mafia inbox and the check channel, where the night's
-    business is discussed (L-INBOX-4, L-INBOX-15)."""
+    business is discussed."""
     return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
 
 
 def offers_secret_inbox(user, game: Game) -> bool:
-    """Whether the pages of ``game`` offer ``user`` to open a secret inbox (L-INBOX-13): only where the game's
-    ruleset has them (``RulesetSpec.lets_open_inbox_kind``; an M21 game never, M-SETUP-5), while the game is not
-    over, to a living seat or a staff member who may organise one (never the Consigliere, L-STAFF-4, nor a
+    """Whether the pages of ``game`` offer ``user`` to open a secret inbox: only where the game's
+    ruleset has them (``RulesetSpec.lets_open_inbox_kind``; an M21 game never), while the game is not
+    over, to a living seat or a staff member who may organise one (never the Consigliere, nor a
     spectator). ``do_create_secret_inbox`` decides again when the form is sent."""
     if not _is_authenticated(user) or game.status == GameStatus.FINISHED:
         return False

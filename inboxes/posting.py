@@ -16,6 +16,7 @@ from kernel.audit import event_statement
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.live import note_new_messages, note_reads_changed
 from kernel.prepared import PreparedInsert, execute_together
+from kernel.rule_ids import rule_id
 
 from . import policies
 from .hooks import post_hook_for
@@ -34,10 +35,10 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     message, storing nothing; another text or inbox with the key is refused (``selectors.post_of_form_key``).
 
     The author is the user's seat in the game when they are a member, else their staff role there, else (a
-    spectator, M-SETUP-3) their account alone.
+    spectator) their account alone.
     Returns the Message. Raises, changing nothing:
     ``InvalidInput`` for empty or over-long text (``MAFIA_MESSAGE_MAX_LENGTH``); ``NotAllowed`` when the user
-    may not read the inbox or may read but not post (banned, L-INBOX-17/18), with the policy's reason;
+    may not read the inbox or may read but not post (banned), with the policy's reason;
     ``WrongState`` when the inbox is killed or the game is over; ``Inbox.DoesNotExist`` when it no longer
     exists. The post hook of the inbox's kind
     (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
@@ -50,7 +51,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     # decide on the inbox, the membership and the seat read once the lock is held, not on a page's cache: one
     # round trip, which also reads what the hook needs to decide the post (``PostHook.locked_reads``).
     if acting_user is None or not acting_user.is_authenticated:
-        raise NotAllowed(_("No such inbox."))  # no post without an account (L-INBOX-17)
+        raise NotAllowed(_("No such inbox."))  # no post without an account
     known = (inbox.game.ruleset,) if Inbox.game.is_cached(inbox) else None  # else the seats' rulesets
     locked = viewer_reads.lock_for_post(acting_user, inbox.public_id, form_key=idempotency_key, rulesets=known)
     if locked is None:
@@ -67,7 +68,7 @@ def do_post_message_by_id(inbox_id: str, text: str, *, acting_user, now: datetim
     unreadable inbox (as the page does, whatever the text), else what ``do_post_message`` raises.
 
     The form's key (``idempotency_key``) is looked up once the lock is held, so the same form sent twice at once
-    is answered with the first sending's message, as a re-submission is (L-INBOX-21)."""
+    is answered with the first sending's message, as a re-submission is."""
     text = (text or "").strip()
     body_html = render_markdown(text) if _text_problem(text) is None else ""  # pure: before the lock
     with transaction.atomic():
@@ -99,7 +100,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
     ``lock_for_post``)."""
     hook = post_hook_for(inbox)  # the ruleset's rule for this inbox kind (a vote, a ballot), inboxes.hooks
     # The receive time is read once the lock is held, so a close that locks the inbox first is wholly before this
-    # post (its cut-off is earlier than the receive time), L-VOTE-8.
+    # post (its cut-off is earlier than the receive time).
     now = now or timezone.now()
     if inbox.form_key_message_id is not None:  # the form was posted already: answered with its message
         return post_of_form_key(acting_user, inbox, text, idempotency_key)
@@ -108,8 +109,8 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
     reason = policies.post_denial_reason(acting_user, inbox, now)
     if reason is not None:
         if inbox.killed_at is not None or inbox.rolled_over_at is not None or inbox.game.is_finished:
-            raise WrongState(reason, rule="L-INBOX")
-        raise NotAllowed(reason, rule="L-INBOX-17")
+            raise WrongState(reason, rule=rule_id(inbox.game, "inbox_moderation"))
+        raise NotAllowed(reason, rule=rule_id(inbox.game, "inbox_ban"))
     seat = policies.seat_in(acting_user, inbox.game_id)
     author_resident = None
     author_staff = None
@@ -121,9 +122,9 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
                   if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
                          for g in policies.staff_grants_of(inbox.game.ruleset, r.kind))]
         grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
-                   if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # L-INBOX-13 staff organizer
-        grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # L-INBOX-11: the Arbiter
-        author_staff = grants[0] if grants else None  # none: a spectator (M-SETUP-3) posts as their account
+                   if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # a staff organizer
+        grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # the Arbiter
+        author_staff = grants[0] if grants else None  # none: a spectator posts as their account
         author_name = acting_user.public_name  # the page adds the role, in the reader's language
     accepted = hook.check(inbox, author_resident, text, now) if hook is not None else None
     message = Message(
@@ -150,7 +151,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
             statements.extend(writes.statements)
         changed = execute_together(statements)
     except IntegrityError:
-        raise stale_post_form() from None
+        raise stale_post_form(inbox.game) from None
     message._state.adding, message._state.db = False, "default"
     note_new_messages([inbox.pk])
     note_reads_changed(acting_user.pk)  # the poster's read mark moved

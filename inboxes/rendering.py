@@ -17,7 +17,7 @@ _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}
 
 def _image_as_link(self, tokens, idx, options, env):
     """Render ``![alt](src)`` as a plain link: no remote image loads in a reader's browser (a tracking pixel
-    would tell its author who reads an inbox and when, L-INBOX-20)."""
+    would tell its author who reads an inbox and when)."""
     token = tokens[idx]
     alt = self.renderInline(token.children or [], options, env) or token.attrGet("src")
     return f'<a href="{escapeHtml(token.attrGet("src") or "")}">{alt}</a>'

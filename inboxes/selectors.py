@@ -5,8 +5,8 @@ Query counts are constant in the number of inboxes and messages (tests/inboxes/t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
@@ -19,6 +19,7 @@ from cities.models import Game, GameStatus
 from inboxes import knowledge, moderation_policy, policy_tables
 from kernel.errors import InvalidInput
 from kernel.public_ids import is_public_id
+from kernel.rule_ids import rule_id
 
 from . import policies
 from .hooks import annotate_messages
@@ -37,7 +38,7 @@ KIND_ORDER = [
 
 def messages_shown_to(viewer, inbox: Inbox) -> QuerySet[Message]:
     """The messages of ``inbox`` that ``viewer`` (who may read it) reads: all of them, but for a dead seat in a
-    dated kind those received up to its death (``policies.message_cutoff``, L-STAFF-6 [interp]). Unordered."""
+    dated kind those received up to its death (``policies.message_cutoff``). Unordered."""
     messages = Message.objects.filter(inbox=inbox)
     cutoff = policies.message_cutoff(viewer, inbox)
     return messages if cutoff is None else messages.filter(received_at__lte=cutoff)
@@ -81,7 +82,7 @@ def inbox_list_for(viewer, game: Game) -> list[Inbox]:
     unread = Message.objects.filter(inbox=OuterRef("pk"), received_at__gt=OuterRef("last_read"))
     latest = Message.objects.filter(inbox=OuterRef("pk"))
     dated_out = _dated_out(viewer, game)
-    if dated_out is not None:  # a dead viewer: nothing posted after the death counts or shows (L-STAFF-6)
+    if dated_out is not None:  # a dead viewer: nothing posted after the death counts or shows
         unread, latest = unread.exclude(dated_out), latest.exclude(dated_out)
     unread = unread.order_by().values("inbox").annotate(c=Count("pk")).values("c")
     latest = latest.order_by("-received_at", "-id").values("received_at")[:1]
@@ -144,8 +145,8 @@ def _read_counts(viewer, inbox: Inbox) -> tuple[int, int] | None:
 
 
 def _attach_revisions(messages) -> None:
-    """Give each of ``messages`` its ``revision_list`` (earlier versions, oldest first) in one query (L-INBOX-21:
-    every reader sees every revision)."""
+    """Give each of ``messages`` its ``revision_list`` (earlier versions, oldest first) in one query (every reader sees
+        every revision)."""
     for m in messages:
         m.revision_list = []
     edited = [m.pk for m in messages if m.edited_at is not None]
@@ -195,7 +196,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     ``inbox``'s messages, oldest first,
     for a ``viewer`` who may read it (call ``access_inbox_by_id`` first). With no page (None) the thread opens
     at the viewer's first unread message, or at the newest page when nothing is unread. An out-of-range number
-    gives the last page. Also returns the inbox's members (not the removed, L-INBOX-17), whether the viewer may
+    gives the last page. Also returns the inbox's members (not the removed), whether the viewer may
     see hidden texts, the first unread position and whether this page may advance the read mark (it must not
     skip an unread message). A constant number of queries whatever the thread's length.
     """
@@ -222,7 +223,7 @@ def thread_page_for(viewer, inbox: Inbox, page_number: str | int | None) -> Thre
     # The member list shows names and bans only: no resident's other columns (a city's inbox lists ~200 seats).
     members = Membership.objects.filter(inbox=inbox).exclude(state=MembershipState.REMOVED)
     cutoff = policies.message_cutoff(viewer, inbox)
-    if cutoff is not None:  # a dead viewer knows the members of the moment of death (L-STAFF-6 [interp])
+    if cutoff is not None:  # a dead viewer knows the members of the moment of death
         members = members.filter(since__lte=cutoff)
     members = list(members.select_related("resident").only("inbox_id", "state", "banned_until", "resident__name")
                    .order_by("resident__name")) if knowledge.can_see_members(viewer, inbox) else []
@@ -254,7 +255,7 @@ def latest_message_time(viewer, inbox: Inbox) -> datetime | None:
 
 
 def messages_by_resident_for(viewer, resident, limit: int = 10) -> QuerySet[Message]:
-    """The latest ``limit`` messages written from ``resident``'s seat that ``viewer`` may read (L-INBOX-20),
+    """The latest ``limit`` messages written from ``resident``'s seat that ``viewer`` may read,
     newest first, with their inbox loaded."""
     qs = Message.objects.filter(author_resident=resident, inbox__game=resident.game_id, is_hidden=False)
     return policies.readable_messages(viewer, qs).select_related("inbox").order_by("-received_at", "-id")[:limit]
@@ -263,8 +264,8 @@ def messages_by_resident_for(viewer, resident, limit: int = 10) -> QuerySet[Mess
 def message_at_position(inbox: Inbox, position, viewer=None) -> Message:
     """The message at 1-based ``position`` in ``inbox``'s thread order (received_at, id) among those ``viewer``
     reads (``messages_shown_to``; every message when None, for staff pages), for a viewer who may read the inbox
-    (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id
-    (L-INBOX-20). Raises Http404 for a malformed or out-of-range position."""
+    (call ``access_inbox_by_id`` first). Pages address messages by position, never by their global id. Raises Http404
+    for a malformed or out-of-range position."""
 
     raw = str(position)
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):  # no sign, no other script's digits, in range
@@ -281,8 +282,8 @@ def message_at_position(inbox: Inbox, position, viewer=None) -> Message:
 
 
 def chain_links_for(viewer, inbox: Inbox) -> tuple[Inbox | None, Inbox | None]:
-    """(predecessor, successor) of a rolled-over ``inbox`` (L-INBOX "Rolling over"), each only when ``viewer`` may
-    read it (a judge new to the court gets no link to the old court, L-INBOX-2). No query for an inbox that was
+    """(predecessor, successor) of a rolled-over ``inbox``, each only when ``viewer`` may
+    read it (a judge new to the court gets no link to the old court). No query for an inbox that was
     never rolled over."""
     predecessor = successor = None
     if inbox.predecessor_id is not None:
@@ -296,22 +297,23 @@ def chain_links_for(viewer, inbox: Inbox) -> tuple[Inbox | None, Inbox | None]:
     return predecessor, successor
 
 
-def stale_post_form() -> InvalidInput:
-    """The refusal of a post whose form key was already used for another text or inbox (nothing is stored)."""
+def stale_post_form(game=None) -> InvalidInput:
+    """The refusal of a post whose form key was already used for another text or inbox (nothing is stored), citing
+    the rule of ``game``'s ruleset when given."""
     return InvalidInput(_("This form was already used to post another message, so nothing was posted. Your text is "
-                          "kept: send it again to post it."), rule="L-INBOX-21")
+                          "kept: send it again to post it."), rule=rule_id(game, "message_edit"))
 
 
 def post_of_form_key(user, inbox: Inbox, text: str, key: str | None) -> Message | None:
     """The message ``user`` already posted with the form key ``key`` when it is the same post (same inbox, same
     text: a double click, a network retry), else None (no key, an anonymous user, the key unused). The message
     comes with its inbox. Raises ``InvalidInput`` (``stale_post_form``) when the key was used for another text or inbox: a
-    stale form, refused rather than answered as a success that stored nothing (L-INBOX-21)."""
+    stale form, refused rather than answered as a success that stored nothing."""
     if not key or user is None or not user.is_authenticated:
         return None
     already = Message.objects.filter(author_user=user, idempotency_key=key).select_related("inbox").first()
     if already is None:
         return None
     if already.inbox_id != inbox.pk or already.body != text:
-        raise stale_post_form()
+        raise stale_post_form(inbox.game)
     return already

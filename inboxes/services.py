@@ -17,6 +17,7 @@ from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Residen
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rule_ids import rule_id
 from kernel.rulesets import ruleset_of
 
 from . import policies
@@ -46,7 +47,7 @@ def check_inbox_kind_exists(game: Game, kind: str) -> None:
 def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None, organizer: StaffRole | None = None,
                     resident: Resident | None = None, members: Iterable[Resident] = (),
                     banned: Iterable[Resident] = (), now: datetime | None = None) -> Inbox:
-    """Create an inbox of ``kind`` with ``members`` (post) and ``banned`` (read only) seats (L-INBOX).
+    """Create an inbox of ``kind`` with ``members`` (post) and ``banned`` (read only) seats.
 
     Only the site's own setup and workflows create inboxes today (``acting_user`` None); staff-created kinds
     (stage, secret) get their own services with their own checks. Returns the Inbox.
@@ -67,7 +68,8 @@ def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None
 
 def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Membership:
     if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."), rule="L-INBOX")
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."),
+                         rule=rule_id(inbox.game, "inbox_moderation"))
     if resident.game_id != inbox.game_id:
         raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
@@ -80,8 +82,8 @@ def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Memb
 @transaction.atomic
 def do_ban_member(inbox: Inbox, resident: Resident, *, acting_user, until: datetime | None = None,
                   reason: str = "", now: datetime | None = None) -> Membership:
-    """Ban ``resident`` in ``inbox``: they keep reading but cannot post (L-INBOX-17), until ``until`` (aware UTC,
-    future) or for good when None (L-INBOX-18). Organizer or Procurator only. Returns the membership.
+    """Ban ``resident`` in ``inbox``: they keep reading but cannot post, until ``until`` (aware UTC,
+    future) or for good when None. Organizer or Procurator only. Returns the membership.
     Raises ``NotAllowed``, ``InvalidInput`` (not a member, past end time) or ``WrongState`` (already removed).
     """
     now = now or timezone.now()
@@ -89,7 +91,7 @@ def do_ban_member(inbox: Inbox, resident: Resident, *, acting_user, until: datet
     if membership.state == MembershipState.REMOVED:
         raise WrongState(_("%(name)s was removed from this inbox.") % {"name": resident.name})
     if until is not None and until <= now:
-        raise InvalidInput(_("The end of the ban must be in the future."), rule="L-INBOX-18")
+        raise InvalidInput(_("The end of the ban must be in the future."), rule=rule_id(inbox.game, "penalty_ban"))
     membership.state = MembershipState.BANNED
     membership.banned_until = until
     membership.reason = (reason or "").strip()[:300]
@@ -124,16 +126,16 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
     Raises ``NotAllowed``, ``InvalidInput`` (another game, already a member) or ``WrongState`` (inbox killed)."""
     now = now or timezone.now()
     if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."), rule="L-INBOX")
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."),
+                         rule=rule_id(inbox.game, "inbox_moderation"))
     return _make_member(inbox, resident, actor=acting_user, now=now)
 
 
 def _check_seat_state_allows_moderation(inbox: Inbox, resident: Resident) -> None:
     """Refuse any membership change (ban, unban, remove, add) of ``resident`` in ``inbox`` when the state of the
     seat forbids it to post there (``policies.seat_state_denial``: the dead in an inbox of the living, a spirit
-    outside its voting inboxes, an imprisoned seat): its place there follows from its state (L-DEATH-1,
-    L-SPIRIT-2), which no moderator's flag changes. Reads the seat fresh.
-    Raises ``WrongState`` with a reason a moderator can read."""
+    outside its voting inboxes, an imprisoned seat): its place there follows from its state, which no moderator's flag
+    changes. Reads the seat fresh. Raises ``WrongState`` with a reason a moderator can read."""
     seat = Resident.objects.get(pk=resident.pk)
     if policies.seat_state_denial(seat, inbox) is not None:
         if seat.status == LifeStatus.IMPRISONED:
@@ -145,13 +147,13 @@ def _check_seat_state_allows_moderation(inbox: Inbox, resident: Resident) -> Non
         else:
             text = _("%(name)s is dead: the dead have no voice in an inbox of the living, and no moderation "
                      "action changes their place in it.")
-        raise WrongState(text % {"name": seat.name}, rule="L-DEATH-1")
+        raise WrongState(text % {"name": seat.name}, rule=rule_id(inbox.game, "dead_are_silent"))
 
 
 def _ban_at_removal(inbox: Inbox, resident: Resident, now: datetime) -> tuple[bool, datetime | None]:
     """(banned, until) that the last removal of ``resident`` from ``inbox`` took away, read from its audit row:
     (True, end or None for good) when it removed a ban still running at ``now``, else (False, None). Adding
-    them back must not lift the ban (L-INBOX-17/18)."""
+    them back must not lift the ban."""
     last = (GameEvent.objects.filter(game_id=inbox.game_id, kind="membership.removed", payload__inbox=inbox.pk,
                                      payload__resident=resident.pk).order_by("-at", "-id").first())
     payload = (last.payload or {}) if last is not None else {}
@@ -192,7 +194,7 @@ def _make_member(inbox: Inbox, resident: Resident, *, actor, now: datetime) -> M
 
 @transaction.atomic
 def do_remove_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetime | None = None) -> Membership:
-    """Remove ``resident`` from ``inbox``: they no longer see it at all, not even its title (L-INBOX-17).
+    """Remove ``resident`` from ``inbox``: they no longer see it at all, not even its title.
     Organizer or Procurator only. Raises ``NotAllowed``, ``InvalidInput`` or ``WrongState`` (already removed)."""
     now = now or timezone.now()
     membership = _moderated_membership(inbox, resident, acting_user)
@@ -212,7 +214,7 @@ def do_remove_member(inbox: Inbox, resident: Resident, *, acting_user, now: date
 @transaction.atomic
 def do_post_site_message(inbox: Inbox, text: str, *, acting_user, now: datetime | None = None) -> Message:
     """Post ``text`` in ``inbox`` as the site itself (author "Mafia Host"), e.g. the draw's lists in the notary
-    inbox (L-ASSIGN-1) or an answer in the check channel. Only the site may (``acting_user`` must be None).
+    inbox or an answer in the check channel. Only the site may (``acting_user`` must be None).
     Raises ``NotAllowed`` for any user and ``InvalidInput`` for empty text; ``WrongState`` when killed."""
     now = now or timezone.now()
     if acting_user is not None:
@@ -257,16 +259,16 @@ def _clean_title(title: str) -> str:
 
 
 def write_proxy_message(inbox: Inbox, resident: Resident, text: str, *, at: datetime) -> Message:
-    """Write the message of a proxy vote or ballot in ``resident``'s name, received at ``at`` (the opening time,
-    L-NOM-6, L-JUDGE-6): the site casts what the resident asked for. A building block of the rulesets' services
-    (callers checked the rules and hold the transaction). Returns the Message."""
+    """Write the message of a proxy vote or ballot in ``resident``'s name, received at ``at`` (the opening time): the
+    site casts what the resident asked for. A building block of the rulesets' services (callers checked the rules and
+    hold the transaction). Returns the Message."""
     return Message.objects.create(inbox=inbox, author_resident=resident, author_user=resident.user,
                                   author_name=resident.name, body=text, body_html=render_markdown(text),
                                   received_at=at)
 
 
 def release_from_cemetery(resident: Resident, *, now: datetime) -> int:
-    """Take a resident who became a spirit out of the cemetery (L-SPIRIT-1/2): their cemetery memberships are
+    """Take a resident who became a spirit out of the cemetery: their cemetery memberships are
     removed (no ban). A building block of the spirit rule (callers hold the transaction). Returns the rows changed."""
     return Membership.objects.filter(resident=resident, inbox__kind=K.CEMETERY).update(
         state=MembershipState.REMOVED, banned_until=None, since=now)
@@ -274,7 +276,7 @@ def release_from_cemetery(resident: Resident, *, now: datetime) -> int:
 
 def ensure_member(inbox: Inbox, resident: Resident, *, now: datetime) -> None:
     """Make ``resident`` a member of ``inbox`` unless they already have a membership there (any state), without an
-    audit row of its own: the caller's event records why (a removal demand's confirmer joins its inbox, L-JUDGE-8).
+    audit row of its own: the caller's event records why (a removal demand's confirmer joins its inbox).
     Callers checked the rules and hold the transaction."""
     if not Membership.objects.filter(inbox=inbox, resident=resident).exists():
         Membership.objects.create(inbox=inbox, resident=resident, since=now)
@@ -313,21 +315,21 @@ def _current_inboxes(game: Game, kind: str):
 
 @transaction.atomic
 def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None = None) -> list[Inbox]:
-    """Create the standing inboxes of ``game`` as it starts (L-INBOX table), skipping those that exist.
+    """Create the standing inboxes of ``game`` as it starts, skipping those that exist.
 
-    Per city: the city inbox (L-INBOX-1; organizer the city's Tribune; members all living residents of the city,
-    the dead banned) and one personal inbox per resident (L-INBOX-5; organizer the Tribune; member the resident).
-    Per game: cemetery (L-INBOX-6; Procurator; members the dead who are not spirits), office (L-INBOX-7;
-    Procurator; no resident members: Tribunes and the Arbiter read it by role), bar (L-INBOX-8; Procurator),
-    police station (L-INBOX-3; Procurator; members the living commissars) and supreme court (L-INBOX-2; Arbiter;
-    members the living sitting judges). Mafia inboxes and the notary are the draw's (L-ASSIGN): left as they are.
+    Per city: the city inbox (organizer the city's Tribune; members all living residents of the city,
+    the dead banned) and one personal inbox per resident (organizer the Tribune; member the resident).
+    Per game: cemetery (Procurator; members the dead who are not spirits), office (Procurator; no resident members:
+    Tribunes and the Arbiter read it by role), bar (Procurator), police station (Procurator; members the living
+    commissars) and supreme court (Arbiter; members the living sitting judges). Mafia inboxes and the notary are the
+    draw's: left as they are.
 
     ``acting_user`` None (the site) or the Procurator; ``now`` aware UTC. Returns the created inboxes, in
     creation order. Raises ``NotAllowed`` (anyone else), ``WrongState`` (game over; a city without a Tribune or a
     game without Procurator or Arbiter: their inboxes need an organizer). Titles are in the game's language.
     """
     now = now or timezone.now()
-    _check_site_or_procurator(game, acting_user, "L-STAFF-1")
+    _check_site_or_procurator(game, acting_user, rule_id(game, "procurator_only"))
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     roles = list(StaffRole.objects.filter(game=game).select_related("city"))
@@ -336,10 +338,11 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     tribunes = {r.city_id: r for r in roles if r.kind == StaffKind.TRIBUNE}
     cities = list(City.objects.filter(game=game).order_by("number"))
     if procurator is None or arbiter is None:
-        raise WrongState(_("Appoint the Procurator and the Supreme Arbiter before opening the inboxes."), rule="L-STAFF")
+        raise WrongState(_("Appoint the Procurator and the Supreme Arbiter before opening the inboxes."),
+                         rule=rule_id(game, "staff_appointed"))
     for city in cities:
         if city.pk not in tribunes:
-            raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule="L-STAFF-2")
+            raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule=rule_id(game, "tribune"))
     residents = list(Resident.objects.filter(game=game).order_by("city__number", "name", "id"))
     existing_kinds = set(Inbox.objects.filter(game=game).values_list("kind", flat=True))
     cities_with_inbox = set(Inbox.objects.filter(game=game, kind=K.CITY).values_list("city_id", flat=True))
@@ -395,15 +398,15 @@ def _is_organizer(user, inbox: Inbox) -> bool:
     return False
 
 
-#: Kinds that are never rolled over: a vote lives in one voting inbox or precinct (L-VOTE, L-JUDGE-4).
+#: Kinds that are never rolled over: a vote lives in one voting inbox or precinct.
 NO_ROLLOVER_KINDS = frozenset({K.VOTING, K.PRECINCT})
-#: Kinds where a rollover does not ban the dead: the dead are the cemetery's members (L-INBOX-6), and a stage's
-#: speakers are chosen by the Procurator, a dead one included (a séance, L-INBOX-19).
+#: Kinds where a rollover does not ban the dead: the dead are the cemetery's members, and a stage's
+#: speakers are chosen by the Procurator, a dead one included (a séance).
 DEAD_POST_KINDS = frozenset({K.CEMETERY, K.STAGE})
 
 
 def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
-    """The rollover itself (L-INBOX "Rolling over"), for a locked, open ``inbox``; see ``do_roll_over_inbox``."""
+    """The rollover itself, for a locked, open ``inbox``; see ``do_roll_over_inbox``."""
     return _roll_over_many([(inbox, title)], actor=actor, now=now)[0]
 
 
@@ -454,9 +457,9 @@ def _lock_open_inbox(inbox: Inbox) -> Inbox:
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game", "city", "organizer").get(pk=inbox.pk)
     _check_not_finished(inbox.game)
     if inbox.killed_at is not None:
-        raise WrongState(_("This inbox is closed."), rule="L-INBOX")
+        raise WrongState(_("This inbox is closed."), rule=rule_id(inbox.game, "inbox_moderation"))
     if inbox.rolled_over_at is not None:
-        raise WrongState(_("This inbox was already rolled over."), rule="L-INBOX")
+        raise WrongState(_("This inbox was already rolled over."), rule=rule_id(inbox.game, "inbox_moderation"))
     return inbox
 
 
@@ -470,7 +473,7 @@ def _chain_root_title_and_length(inbox: Inbox) -> tuple[str, int]:
 
 @transaction.atomic
 def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, now: datetime | None = None) -> Inbox:
-    """Roll a heavy ``inbox`` over (L-INBOX "Rolling over"): a new inbox of the same kind, city, organizer and
+    """Roll a heavy ``inbox`` over: a new inbox of the same kind, city, organizer and
     subject with all current members (the dead banned, running bans carried over with their end); in the old one
     everyone is banned and it is marked ``rolled_over_at``; ``new.predecessor`` is the old inbox.
 
@@ -485,9 +488,11 @@ def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, n
         if not policies.can_read_inbox(acting_user, inbox):
             raise NotAllowed(_("No such inbox."))
         if not _is_organizer(acting_user, inbox):
-            raise NotAllowed(_("Only the organizer of this inbox may roll it over."), rule="L-INBOX")
+            raise NotAllowed(_("Only the organizer of this inbox may roll it over."),
+                             rule=rule_id(inbox.game, "inbox_moderation"))
     if inbox.kind in NO_ROLLOVER_KINDS:
-        raise InvalidInput(_("Voting inboxes and precincts are never rolled over."), rule="L-INBOX")
+        raise InvalidInput(_("Voting inboxes and precincts are never rolled over."),
+                           rule=rule_id(inbox.game, "inbox_moderation"))
     inbox = _lock_open_inbox(inbox)
     if title is None:
         root_title, length = _chain_root_title_and_length(inbox)
@@ -497,7 +502,7 @@ def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, n
 
 @transaction.atomic
 def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: datetime | None = None) -> list[Inbox]:
-    """The daily rollover of every city inbox of ``game`` (L-INBOX-1: a new one each game day by default).
+    """The daily rollover of every city inbox of ``game`` (a new one each game day by default).
 
     For each city whose current city inbox was opened before the game's current day (``day_number``), roll it
     over as ``do_roll_over_inbox`` does, titled "<city>: city square, day N". A second run on the same day
@@ -505,7 +510,7 @@ def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: 
     Returns the new inboxes. Raises ``NotAllowed`` or ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    _check_site_or_procurator(game, acting_user, "L-INBOX-1")
+    _check_site_or_procurator(game, acting_user, rule_id(game, "city_inbox"))
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     # One locking read for every city (the filter is the open-inbox check of ``_lock_open_inbox``).
@@ -521,7 +526,7 @@ def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: 
 
 @transaction.atomic
 def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> Inbox:
-    """Kill ``inbox`` (L-INBOX "Killing"): it takes no more posts and leaves the members' active list; nothing is
+    """Kill ``inbox``: it takes no more posts and leaves the members' active list; nothing is
     deleted and every reader keeps reading. By its moderators (organizer or Procurator, ``can_moderate_inbox``)
     or the site (``acting_user`` None). Returns the inbox. Raises ``NotAllowed`` ("No such inbox." when
     unreadable) or ``WrongState`` (already killed, game over)."""
@@ -531,11 +536,12 @@ def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> 
         if not policies.can_read_inbox(acting_user, inbox):
             raise NotAllowed(_("No such inbox."))
         if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-            raise NotAllowed(_("Only the organizer of this inbox or the Procurator may close it."), rule="L-INBOX")
+            raise NotAllowed(_("Only the organizer of this inbox or the Procurator may close it."),
+                             rule=rule_id(inbox.game, "inbox_moderation"))
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     _check_not_finished(inbox.game)
     if inbox.killed_at is not None:
-        raise WrongState(_("This inbox is already closed."), rule="L-INBOX")
+        raise WrongState(_("This inbox is already closed."), rule=rule_id(inbox.game, "inbox_moderation"))
     inbox.killed_at = now
     inbox.save(update_fields=["killed_at"])
     record_event(inbox.game, "inbox.killed", actor=acting_user, at=now, payload={"inbox": inbox.pk})
@@ -557,13 +563,13 @@ def _residents_of_game(game: Game, residents: Iterable[Resident]) -> list[Reside
 @transaction.atomic
 def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident], acting_user,
                            now: datetime | None = None, idempotency_key: str | None = None) -> Inbox:
-    """Create a secret inbox (L-INBOX-13) organised by ``acting_user`` with ``members`` (residents of ``game``).
+    """Create a secret inbox organised by ``acting_user`` with ``members`` (residents of ``game``).
 
     A resident creator is its organizer (``organizer_resident``) and a member; a staff creator (Procurator,
     Tribune, Arbiter) is its organizer through that role (the policy's secret-organizer clause) and reads and
-    posts by it. The Consigliere may not create or join one (L-STAFF-4); only residents can be members, so the
-    Consigliere, who cannot hold a seat, is never a member. The dead neither open one (L-DEATH-1) nor are invited
-    (L-STAFF-6 [interp]: they learn nothing created after their death). Returns the Inbox. Raises ``NotAllowed``
+    posts by it. The Consigliere may not create or join one; only residents can be members, so the
+    Consigliere, who cannot hold a seat, is never a member. The dead neither open one nor are invited
+    (they learn nothing created after their death). Returns the Inbox. Raises ``NotAllowed``
     (a game whose ruleset has no secret inboxes, ``RulesetSpec.lets_open_inbox_kind``; the Consigliere, someone
     outside the game, a dead creator), ``InvalidInput`` (empty or long title, no other
     member, a resident of another game) or ``WrongState`` (a dead invitee; game over).
@@ -583,23 +589,26 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     _check_not_finished(game)
     viewer_reads.forget_viewer_cache(acting_user)
     if policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
-        raise NotAllowed(_("The Consigliere may not take part in secret inboxes."), rule="L-STAFF-4")
+        raise NotAllowed(_("The Consigliere may not take part in secret inboxes."),
+                         rule=rule_id(game, "secret_inbox_staff"))
     seat = policies.seat_in(acting_user, game)
     order = {StaffKind.PROCURATOR: 0, StaffKind.ARBITER: 1, StaffKind.TRIBUNE: 2}
     roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in policy_tables.SECRET_ORGANIZER_KINDS),
                    key=lambda r: (order[r.kind], r.pk))
     if seat is None and not roles:
-        raise NotAllowed(_("Only residents and staff of this game may create secret inboxes."), rule="L-INBOX-13")
+        raise NotAllowed(_("Only residents and staff of this game may create secret inboxes."),
+                         rule=rule_id(game, "secret_inbox"))
     if seat is not None and seat.status != LifeStatus.ALIVE:
-        raise NotAllowed(_("The dead have no voice among the living: they cannot open a secret inbox."), rule="L-DEATH-1")
+        raise NotAllowed(_("The dead have no voice among the living: they cannot open a secret inbox."),
+                         rule=rule_id(game, "dead_are_silent"))
     title = _clean_title(title)
     invited = [r for r in _residents_of_game(game, members) if seat is None or r.pk != seat.pk]
     if not invited:
-        raise InvalidInput(_("Invite at least one member."), rule="L-INBOX-13")
+        raise InvalidInput(_("Invite at least one member."), rule=rule_id(game, "secret_inbox"))
     alive = set(Resident.objects.filter(pk__in=[r.pk for r in invited], status=LifeStatus.ALIVE).values_list("pk", flat=True))
     for r in (r for r in invited if r.pk not in alive):  # read fresh: a death since the form was shown counts
         raise WrongState(_("%(name)s is dead: a secret inbox opened now is news the dead never learn.")
-                         % {"name": r.name}, rule="L-STAFF-6")
+                         % {"name": r.name}, rule=rule_id(game, "secret_knowledge"))
     organizer = {"organizer_resident": seat, "members": [seat, *invited]} if seat is not None else \
         {"organizer": roles[0], "members": invited}
     try:
@@ -628,8 +637,8 @@ def _secret_inbox_of_key(game: Game, key: str, user) -> Inbox | None:
 
 @transaction.atomic
 def do_leave_secret_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> Membership:
-    """``acting_user``'s seat leaves the secret ``inbox`` (L-INBOX-13): the membership becomes removed, so the
-    inbox disappears for them (L-INBOX-17). Returns the membership. Raises ``NotAllowed`` ("No such inbox." when
+    """``acting_user``'s seat leaves the secret ``inbox``: the membership becomes removed, so the
+    inbox disappears for them. Returns the membership. Raises ``NotAllowed`` ("No such inbox." when
     they cannot read it), ``InvalidInput`` (not a secret inbox; a staff organizer, who is no member) or
     ``WrongState`` (game over)."""
     now = now or timezone.now()
@@ -638,12 +647,12 @@ def do_leave_secret_inbox(inbox: Inbox, *, acting_user, now: datetime | None = N
         raise NotAllowed(_("No such inbox."))
     _check_not_finished(inbox.game)
     if inbox.kind != K.SECRET:
-        raise InvalidInput(_("Only a secret inbox can be left."), rule="L-INBOX-13")
+        raise InvalidInput(_("Only a secret inbox can be left."), rule=rule_id(inbox.game, "secret_inbox"))
     seat = policies.seat_in(acting_user, inbox.game_id)
     membership = (Membership.objects.select_for_update().filter(inbox=inbox, resident=seat).first()
                   if seat is not None else None)
     if membership is None or membership.state == MembershipState.REMOVED:
-        raise InvalidInput(_("Only members can leave an inbox."), rule="L-INBOX-13")
+        raise InvalidInput(_("Only members can leave an inbox."), rule=rule_id(inbox.game, "secret_inbox"))
     membership.state = MembershipState.REMOVED
     membership.banned_until = None
     membership.since = now
@@ -661,7 +670,7 @@ STAGE_AUDIENCE_ALL = "all"
 @transaction.atomic
 def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident], audience=None, acting_user,
                           now: datetime | None = None) -> Inbox:
-    """Open a stage inbox (L-INBOX-19): a confrontation, a last word, an interrogation or a séance.
+    """Open a stage inbox: a confrontation, a last word, an interrogation or a séance.
 
     ``speakers`` (residents of ``game``, at least one; the dead too, for a séance) are members and post;
     ``audience`` is a City of the game (its residents), ``STAGE_AUDIENCE_ALL`` (every resident) or None (no
@@ -671,12 +680,12 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
     """
     now = now or timezone.now()
     if acting_user is None or not _is_procurator(acting_user, game):
-        raise NotAllowed(_("Only the Procurator of this game may open a stage."), rule="L-INBOX-19")
+        raise NotAllowed(_("Only the Procurator of this game may open a stage."), rule=rule_id(game, "stage_inbox"))
     _check_not_finished(game)
     title = _clean_title(title)
     speakers = _residents_of_game(game, speakers)
     if not speakers:
-        raise InvalidInput(_("Choose at least one speaker."), rule="L-INBOX-19")
+        raise InvalidInput(_("Choose at least one speaker."), rule=rule_id(game, "stage_inbox"))
     city = None
     if audience is None:
         listeners = []
@@ -686,7 +695,8 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
         city = audience
         listeners = list(Resident.objects.filter(city=audience).order_by("name"))
     else:
-        raise InvalidInput(_("The audience is a city of this game, or all residents."), rule="L-INBOX-19")
+        raise InvalidInput(_("The audience is a city of this game, or all residents."),
+                           rule=rule_id(game, "stage_inbox"))
     speaker_ids = {r.pk for r in speakers}
     procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
     return new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,

@@ -136,7 +136,7 @@ def lock_for_post(user, inbox_id: str, *, form_key: str | None = None, rulesets=
 
     This is the post's only read of its inbox, so the caller decides whether the user may read it
     (``access_inbox_for_post``, ``can_read_inbox``). The lock is held for the post's writes and commit alone; the
-    receive time, read after this, is later than that of every post before it (L-VOTE-8). A ban, a removal or a
+    receive time, read after this, is later than that of every post before it. A ban, a removal or a
     death changes the membership row under its lock, so a post decided on it is ordered wholly before or after
     them. The membership and the seat (its city as the request read it) go to the policy's caches for the checks
     that follow (``seat_in``, ``membership_of``, ``can_read_inbox``, ``post_denial_reason``); the hook's reads go on

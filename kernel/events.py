@@ -2,14 +2,14 @@
 clock runs, as enums that carry their metadata, instead of free strings keyed by separate string tables.
 
 - ``EventKind``: the audit-log kinds. Each member carries its ``audience`` (who among the game's staff browses it
-  while the game runs, ``Audience``; RULES.md L-STAFF-6, decided in ``inboxes.policies`` which derives
-  ``AUDIT_LOG_AUDIENCE`` from here) and its ``timeline`` line (how the archive's timeline shows it, L-ARCH-3, or
+  while the game runs, ``Audience``, decided in ``inboxes.policies`` which derives
+  ``AUDIT_LOG_AUDIENCE`` from here) and its ``timeline`` line (how the archive's timeline shows it, or
   "" when it is not on the timeline).
 - ``EVENT_FAMILIES``: audiences of kind families by prefix (``night.*``: the Consigliere's), for kinds a ruleset
   records without listing each one.
 - ``ScheduledKind``: the clock's event kinds, each with the audience of the ``scheduler.<kind>`` audit row the
   scheduler writes when it runs, and whether it belongs to the day/night plan (``clock``) or is a deadline of the
-  day that holds the night back (``day_deadline``, L-DAY-3).
+  day that holds the night back (``day_deadline``).
 
 Enum members are ``str`` (``StrEnum``): ``record_event(game, EventKind.VOTING_OPENED, ...)`` and the literal
 ``"voting.opened"`` are the same kind, and the database stores the string. A kind missing here is shown to no staff
@@ -50,7 +50,7 @@ class EventKind(StrEnum):
         member.timeline = timeline
         return member
 
-    # Setup and recruitment (L-CITY, L-STAFF-1, L-POST-1)
+    # Setup and recruitment
     GAME_CREATED = "game.created", Audience.STAFF
     GAME_STATUS = "game.status", Audience.STAFF, "status"
     GAME_FINISHED = "game.finished", Audience.STAFF
@@ -65,27 +65,27 @@ class EventKind(StrEnum):
     RESIDENT_MOVED = "resident.moved", Audience.STAFF
     STAFF_APPOINTED = "staff.appointed", Audience.APPOINTMENT
     DEMO_LOADED = "demo.loaded", Audience.STAFF
-    # Public posts (L-POST)
+    # Public posts
     POST_CREATED = "post.created", Audience.STAFF
     POST_SCHEDULED = "post.scheduled", Audience.STAFF
     POST_PUBLISHED = "post.published", Audience.STAFF
     POST_APPENDED = "post.appended", Audience.STAFF
     SCHEDULER_POST_PUBLISHED = "scheduler.post_published", Audience.STAFF
-    DAILY_POST_DRAFTED = "daily_post.drafted", Audience.PROCURATOR  # the Procurator's until published (L-POST-2)
+    DAILY_POST_DRAFTED = "daily_post.drafted", Audience.PROCURATOR  # the Procurator's until published
     DAILY_POST_EDITED = "daily_post.edited", Audience.PROCURATOR
     DAILY_POST_TEXT_SET = "daily_post.text_set", Audience.PROCURATOR
     DAILY_POST_APPENDED = "daily_post.appended", Audience.STAFF
     DAILY_POST_HELD = "daily_post.held", Audience.PROCURATOR  # the post is the Procurator's until published
     DAILY_POST_EDIT_WINDOW_SET = "daily_post.edit_window_set", Audience.STAFF
-    # The draws and the commissar (L-ASSIGN, L-COMM)
+    # The draws and the commissar
     DRAW_COMMITTED = "draw.committed", Audience.STAFF
     DRAW_NUMBERS = "draw.numbers", Audience.STAFF
     RESIDENT_FLAGS = "resident.flags", Audience.NOBODY  # commissar and godfather flags
     COMMISSAR_OFFERED = "commissar.offered", Audience.PROCURATOR
     COMMISSAR_ANSWERED = "commissar.answered", Audience.PROCURATOR
     COMMISSAR_TRIBUNE_TOLD = "commissar.tribune_told", Audience.CITY_TRIBUNE_PROCURATOR
-    COMMISSAR_CHECKED = "commissar.checked", Audience.NOBODY  # not even the Consigliere learns the asker (L-NIGHT-5)
-    # Inboxes, memberships, messages (L-INBOX)
+    COMMISSAR_CHECKED = "commissar.checked", Audience.NOBODY  # not even the Consigliere learns the asker
+    # Inboxes, memberships, messages
     INBOXES_OPENED = "inboxes.opened", Audience.STAFF
     INBOX_CREATED = "inbox.created", Audience.INBOX
     INBOX_KILLED = "inbox.killed", Audience.INBOX
@@ -100,11 +100,11 @@ class EventKind(StrEnum):
     MEMBERSHIP_REMOVED = "membership.removed", Audience.INBOX
     MEMBERSHIP_LEFT = "membership.left", Audience.INBOX
     MEMBERSHIP_PENALTY_BANNED = "membership.penalty_banned", Audience.PROCURATOR_ARBITER
-    # Deaths and seats (L-DEATH, L-REPLACE, L-SPIRIT)
+    # Deaths and seats
     RESIDENT_DIED = "resident.died", Audience.STAFF, "death"
     RESIDENT_LAID_TO_REST = "resident.laid_to_rest", Audience.STAFF
     RESIDENT_REPLACED = "resident.replaced", Audience.STAFF
-    # The day: voting, proxies, suicides, speeches (L-VOTE, L-NOM)
+    # The day: voting, proxies, suicides, speeches
     VOTING_SCHEDULED = "voting.scheduled", Audience.STAFF
     VOTING_EXTENDED = "voting.extended", Audience.STAFF
     VOTING_RESCHEDULED = "voting.rescheduled", Audience.STAFF
@@ -120,13 +120,13 @@ class EventKind(StrEnum):
     VOTING_SUICIDE_CONFIRMED = "voting.suicide_confirmed", Audience.CITY_TRIBUNE
     VOTING_SUICIDE_REFUSED = "voting.suicide_refused", Audience.CITY_TRIBUNE
     VOTING_SPEECH_REQUESTED = "voting.speech_requested", Audience.CITY_TRIBUNE_PROCURATOR
-    # The Supreme Court (L-COURT)
+    # The Supreme Court
     COURT_RENEWED = "court.renewed", Audience.STAFF
     COURT_CASE_OPENED = "court.case_opened", Audience.STAFF, "court"
     COURT_SENTENCED = "court.sentenced", Audience.STAFF, "court"
     COURT_VOTED = "court.voted", Audience.PROCURATOR_ARBITER
     COURT_PROCEDURE_SET = "court.procedure_set", Audience.STAFF
-    # Judges (L-JUDGE)
+    # Judges
     ELECTION_SCHEDULED = "election.scheduled", Audience.STAFF
     ELECTION_OPENED = "election.opened", Audience.STAFF
     ELECTION_CLOSED = "election.closed", Audience.STAFF, "election"
@@ -138,7 +138,7 @@ class EventKind(StrEnum):
     REMOVAL_CONFIRMED = "removal.confirmed", Audience.CITY_TRIBUNE_PROCURATOR
     REMOVAL_VALID = "removal.valid", Audience.STAFF
     REMOVAL_APPLIED = "removal.applied", Audience.STAFF
-    # The night (L-NIGHT): the mafia's side is the Consigliere's (L-STAFF-4)
+    # The night: the mafia's side is the Consigliere's
     NIGHT_DECISION = "night.decision", Audience.CONSIGLIERE
     NIGHT_GIFT = "night.gift", Audience.CONSIGLIERE
     NIGHT_RESOLVED = "night.resolved", Audience.CONSIGLIERE, "night"
@@ -146,7 +146,7 @@ class EventKind(StrEnum):
     GODFATHER_ELECTION_OPENED = "godfather.election_opened", Audience.CONSIGLIERE
     GODFATHER_ELECTION_CLOSED = "godfather.election_closed", Audience.CONSIGLIERE
     GODFATHER_VOTED = "godfather.voted", Audience.CONSIGLIERE
-    # Staff matters (L-STAFF-2, L-IMPEACH)
+    # Staff matters
     TRIBUNE_STAND_IN_GRANTED = "tribune.stand_in_granted", Audience.STAFF
     TRIBUNE_STAND_IN_ENDED = "tribune.stand_in_ended", Audience.STAFF
     STAFF_TRIBUNE_REPLACED = "staff.tribune_replaced", Audience.STAFF
@@ -155,29 +155,29 @@ class EventKind(StrEnum):
     IMPEACHMENT_REACHED = "impeachment.reached", Audience.PROCURATOR
     IMPEACHMENT_OPENED = "impeachment.opened", Audience.STAFF
     IMPEACHMENT_RULED = "impeachment.ruled", Audience.STAFF
-    # No confidence in the Arbiter or the Consigliere (L-IMPEACH-3): the Procurator's. A mafia complaint's rows
+    # No confidence in the Arbiter or the Consigliere: the Procurator's. A mafia complaint's rows
     # have no actor and name no mafioso; which mafioso wrote is nobody's while the game runs.
     NO_CONFIDENCE_FILED = "no_confidence.filed", Audience.PROCURATOR
     NO_CONFIDENCE_POSTED = "no_confidence.posted", Audience.PROCURATOR
     NO_CONFIDENCE_RULED = "no_confidence.ruled", Audience.PROCURATOR
     NO_CONFIDENCE_MAFIA_AUTHOR = "no_confidence.mafia_author", Audience.NOBODY
-    # Play bans are public (L-SANCTION-2); the Consigliere's confirmation names nobody (L-ASSIGN-4)
+    # Play bans are public; the Consigliere's confirmation names nobody
     PLAY_BAN_RECORDED = "play_ban.recorded", Audience.STAFF
     PLAY_BAN_ENDED = "play_ban.ended", Audience.STAFF
     PLAY_BAN_LIFTED = "play_ban.lifted", Audience.STAFF
     ASSIGN_CONFIRMED = "assign.confirmed", Audience.STAFF
-    # The clock (L-DAY) and the scheduler's own rows
+    # The clock and the scheduler's own rows
     CLOCK_STARTED = "clock.started", Audience.STAFF
     CLOCK_DAY_STARTED = "clock.day_started", Audience.STAFF
     CLOCK_NIGHT_STARTED = "clock.night_started", Audience.STAFF
     CLOCK_PAUSED = "clock.paused", Audience.STAFF  # the operator's pause, audited in every running game
     CLOCK_RESUMED = "clock.resumed", Audience.STAFF
-    CLOCK_REPLANNED = "clock.replanned", Audience.STAFF  # the plan's times moved (L-DAY-1..3)
+    CLOCK_REPLANNED = "clock.replanned", Audience.STAFF  # the plan's times moved
     SCHEDULER_EVENT_FAILED = "scheduler.event_failed", Audience.PROCURATOR
     SCHEDULER_EVENT_CRASHED = "scheduler.event_crashed", Audience.PROCURATOR
     SCHEDULER_RETRY_REQUESTED = "scheduler.retry_requested", Audience.PROCURATOR
     SCHEDULER_EVENT_WAITS = "scheduler.event_waits", Audience.PROCURATOR  # like a failed event, the Procurator's
-    # The archive's per-person records: nobody among the staff (L-ARCH)
+    # The archive's per-person records: nobody among the staff
     ARCHIVE_CONSENT_GIVEN = "archive.consent_given", Audience.NOBODY
     ARCHIVE_CONSENT_REVOKED = "archive.consent_revoked", Audience.NOBODY
     ARCHIVE_OPEN_REQUEST = "archive.open_request", Audience.NOBODY
@@ -196,7 +196,7 @@ EVENT_FAMILIES: tuple[tuple[str, Audience], ...] = (
 class ScheduledKind(StrEnum):
     """A ``ScheduledEvent`` kind with the ``audience`` of the ``scheduler.<kind>`` row written when it runs,
     ``clock`` (part of the day/night plan the clock keeps in step) and ``day_deadline`` (a deadline of the day:
-    the night waits for it, L-DAY-3)."""
+    the night waits for it)."""
 
     audience: Audience
     clock: bool
@@ -213,14 +213,14 @@ class ScheduledKind(StrEnum):
     PUBLISH_POST = "publish_post", Audience.NOBODY  # the post's own row, scheduler.post_published, is the staff's
     DAY_START = "day_start", Audience.STAFF, True
     NIGHT_START = "night_start", Audience.STAFF, True
-    NIGHT_END = "night_end", Audience.PROCURATOR, True  # its summary counts the checks (L-STAFF-6)
+    NIGHT_END = "night_end", Audience.PROCURATOR, True  # its summary counts the checks
     DAILY_POST_DRAFT = "daily_post_draft", Audience.STAFF, True
     VOTING_OPEN = "voting_open", Audience.STAFF, False, True
     VOTING_CLOSE = "voting_close", Audience.STAFF, False, True
     COURT_DEADLINE = "court_deadline", Audience.STAFF, False, True
     ELECTION_OPEN = "election_open", Audience.STAFF, False, True
     ELECTION_CLOSE = "election_close", Audience.STAFF, False, True
-    PLAY_BAN_END = "play_ban_end", Audience.STAFF  # the end of a play ban recorded (L-SANCTION-2)
+    PLAY_BAN_END = "play_ban_end", Audience.STAFF  # the end of a play ban recorded
 
     @property
     def audit_kind(self) -> str:

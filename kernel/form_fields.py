@@ -124,7 +124,7 @@ class AccessedChoiceField(forms.ChoiceField):
     """One of ``choices`` (pairs of public id and label), where the id is resolved first by ``access``: a callable
     taking the posted value and returning the object, raising ``Http404`` for a malformed, missing or forbidden
     id (an ``inboxes.access.access_<noun>_by_id`` bound to the viewer and the page). So a bad id in this field is
-    the same 404 as in every other id field of the page (L-INBOX-20: a form never tells a forbidden object from a
+    the same 404 as in every other id field of the page (a form never tells a forbidden object from a
     missing one), and only a real object that is not among the legal choices is the field's "invalid_choice"
     error (a 400 that re-renders the form). An empty value is the "required" error. Cleans to the public id."""
 
@@ -143,7 +143,7 @@ class AccessedObjectField(forms.CharField):
     request to accept), cleaned to the object by ``access``: a callable taking the posted value and returning the
     object, raising ``Http404`` for an empty, malformed, missing or forbidden id (an
     ``inboxes.access.access_<noun>_by_id`` bound to the viewer and the page). So every bad id is the page's one
-    404, never a form error that would tell a forbidden object from a missing one (L-INBOX-20). The form sets
+    404, never a form error that would tell a forbidden object from a missing one. The form sets
     ``access`` when it is built for a request."""
 
     widget = forms.HiddenInput

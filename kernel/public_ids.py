@@ -2,7 +2,7 @@
 
 A sequential id tells how many objects were made before it, so an id seen in a URL, a form, an export or the
 audit log would count what the viewer may not read (messages posted in a mafia inbox, secret inboxes created, votes
-and requests made, L-INBOX-20). Every such object carries a ``public_id``: 12 characters drawn at random (about 59
+and requests made). Every such object carries a ``public_id``: 12 characters drawn at random (about 59
 bits; the first a letter, so it never reads as a number), unique per table, made when the row is created. Pages,
 forms, exports and the audit log use it; the database id stays internal.
 """

@@ -2,7 +2,7 @@
 
 ``id``: a database id, 1 to 18 ASCII digits, so it always fits a bigint (a longer, fractional, signed or
 non-ASCII number such as '²' or '٣' never matches). ``pid``: an opaque public id (``kernel.public_ids``), used for
-every object whose count or order could tell something (L-INBOX-20).
+every object whose count or order could tell something.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ of handing them to the database (a 500).
 
 No operator adds, changes, verifies or deletes another account's e-mail address, and no admin shows an e-mail
 confirmation key or a social login's token: an operator who could would reset that account's password by e-mail and
-log in as a player of a running game, read its mafia inbox (L-STAFF-5). The e-mail addresses stay listed,
+log in as a player of a running game, read its mafia inbox. The e-mail addresses stay listed,
 read-only; accounts are seen and deactivated in the user admin (``accounts.admin``)."""
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class MalformedIdsRefused:
 class CredentialsViewOnly:
     """A ModelAdmin mixin for the records that decide who can log in as an account (its e-mail addresses, its
     social logins): listed and viewed only, with no add, change or delete and no bulk action (allauth's "mark as
-    verified" among them), for every account alike (L-STAFF-5)."""
+    verified" among them), for every account alike."""
 
     def has_add_permission(self, request, obj=None):
         return False

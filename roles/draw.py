@@ -23,7 +23,7 @@ SALT_BYTES = 32
 
 
 def system_rng() -> random.Random:
-    """The generator of every production draw and split: ``secrets.SystemRandom()`` (L-ASSIGN-3)."""
+    """The generator of every production draw and split: ``secrets.SystemRandom()``."""
     return secrets.SystemRandom()
 
 
@@ -34,12 +34,12 @@ def canonical_bytes(lists: Mapping[str, Sequence[str]], salt_hex: str) -> bytes:
 
 
 def commitment(lists: Mapping[str, Sequence[str]], salt_hex: str) -> str:
-    """SHA-256 hex of ``canonical_bytes(lists, salt_hex)`` (L-ASSIGN-3)."""
+    """SHA-256 hex of ``canonical_bytes(lists, salt_hex)``."""
     return hashlib.sha256(canonical_bytes(lists, salt_hex)).hexdigest()
 
 
 def verify_commitment(lists: Mapping[str, Sequence[str]], salt_hex: str, published: str) -> bool:
-    """True when ``commitment(lists, salt_hex)`` equals the ``published`` hex digest (L-ASSIGN-3: anyone can
+    """True when ``commitment(lists, salt_hex)`` equals the ``published`` hex digest (anyone can
     check after the game that the lists were fixed before the numbers). Compares in constant time."""
     return hmac.compare_digest(commitment(lists, salt_hex), (published or "").strip().lower())
 

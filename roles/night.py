@@ -6,8 +6,8 @@ state and the submitted actions and adds pending deaths, private results and pub
 Lepra steps live in ``rulesets.lepra.night``; a service (``rulesets.lepra.night.services.do_resolve_night``) applies the outcome
 in one transaction.
 
-Shapes: resident, city and action ids are ints; ``NightAction.seq`` orders submissions (last counts, L-NIGHT-6).
-What must never leak: ``NightOutcome.private`` holds check answers (the commissar's alone, L-NIGHT-5) and the
+Shapes: resident, city and action ids are ints; ``NightAction.seq`` orders submissions (last counts).
+What must never leak: ``NightOutcome.private`` holds check answers (the commissar's alone) and the
 deaths' ``by_city`` of a home kill names no mafioso; the outcome never names who acted.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ class ResidentState:
 @dataclass(frozen=True)
 class NightState:
     """The game at night end before resolution: ``night`` number, residents, cities in city order (ids), and the
-    touring city of this night (a city id or None, L-NIGHT-4)."""
+    touring city of this night (a city id or None)."""
 
     night: int
     residents: tuple[ResidentState, ...]
@@ -52,9 +52,8 @@ class NightState:
 
 @dataclass(frozen=True)
 class NightAction:
-    """A submitted night action: ``kind`` kill (the city's mafia kill, L-NIGHT-1), tour (L-NIGHT-4) or check
-    (L-NIGHT-5); ``city`` the acting city; ``target`` a resident id or None ("no kill"); ``seq`` the submission
-    order (the last of a kind and city counts, L-NIGHT-6)."""
+    """A submitted night action: ``kind`` kill (the city's mafia kill), tour or check; ``city`` the acting city;
+    ``target`` a resident id or None ("no kill"); ``seq`` the submission order (the last of a kind and city counts)."""
 
     kind: str
     city: int
@@ -65,7 +64,7 @@ class NightAction:
 @dataclass(frozen=True)
 class Death:
     """A death of the night: ``cause`` "killed"; ``touring`` True for a touring kill, ``by_city`` the acting
-    city's id; ``spirit`` True when the spirit rule keeps the victim for the day (L-SPIRIT-1)."""
+    city's id; ``spirit`` True when the spirit rule keeps the victim for the day."""
 
     resident: int
     city: int
@@ -135,7 +134,7 @@ class NightContext:
     checks: int = 0
 
     def last_action(self, kind: str, city: int) -> NightAction | None:
-        """The last submitted action of ``kind`` by ``city`` (L-NIGHT-6), or None."""
+        """The last submitted action of ``kind`` by ``city``, or None."""
         found = [a for a in self.actions if a.kind == kind and a.city == city]
         return max(found, key=lambda a: a.seq) if found else None
 
@@ -178,13 +177,13 @@ def resolve_night(state: NightState, actions: Iterable[NightAction], steps: Sequ
 
 
 def check_answer(state: NightState, target: int) -> bool:
-    """The true answer to a commissar's question about ``target`` (L-NIGHT-5): True when mafia."""
+    """The true answer to a commissar's question about ``target``: True when mafia."""
     resident = state.resident(target)
     return resident is not None and resident.alignment == MAFIA
 
 
 def touring_rotation(city_order: Sequence[int], has_living_mafia: dict[int, bool], previous: int | None) -> int | None:
-    """The touring city of a night (L-NIGHT-4 [interp]): the city after ``previous`` (the last night's touring
+    """The touring city of a night: the city after ``previous`` (the last night's touring
     city, None before the first touring night) in city order, wrapping around, skipping cities without living
     mafia. None when no city has living mafia."""
     order = list(city_order)

@@ -3,14 +3,13 @@ from django.utils.translation import gettext_lazy as _
 
 
 class SanctionsConfig(AppConfig):
-    """Complaints of no confidence (L-IMPEACH-3) and play bans (L-SANCTION-1/2)."""
+    """Complaints of no confidence and play bans."""
 
     name = "sanctions"
     verbose_name = _("Sanctions")
 
     def ready(self) -> None:
-        """Register the scheduler's ``play_ban_end`` handler and the sign-up and seating guards of play bans
-        (L-SANCTION-2)."""
+        """Register the scheduler's ``play_ban_end`` handler and the sign-up and seating guards of play bans."""
         from cities.recruitment_services import (  # the guards' registries: filled once the apps are loaded
             SEATING_GUARDS,
             SIGNUP_GUARDS,

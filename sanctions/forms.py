@@ -1,4 +1,4 @@
-"""Forms of the sanctions' pages: a complaint of no confidence and a message in a mafia complaint (L-IMPEACH-3)."""
+"""Forms of the sanctions' pages: a complaint of no confidence and a message in a mafia complaint."""
 from __future__ import annotations
 
 from django import forms

@@ -1,5 +1,5 @@
-"""Sanctions beyond one inbox: complaints of no confidence in the Arbiter or the Consigliere (RULES.md L-IMPEACH-3)
-and play bans (L-SANCTION-1/2). Tables and named constraints only; every write goes through
+"""Sanctions beyond one inbox: complaints of no confidence in the Arbiter or the Consigliere
+and play bans. Tables and named constraints only; every write goes through
 ``sanctions.services``; complaint inboxes are read through ``inboxes.policies`` like every inbox.
 """
 from __future__ import annotations
@@ -13,11 +13,11 @@ from cities.models import City, Game, Resident
 from kernel.public_ids import PublicIdField
 
 # --------------------------------------------------------------------------------------------------------------
-# No confidence in the Arbiter or the Consigliere (L-IMPEACH-3)
+# No confidence in the Arbiter or the Consigliere
 # --------------------------------------------------------------------------------------------------------------
 
 class NoConfidenceTarget(models.TextChoices):
-    """Whom a complaint of no confidence is about (L-IMPEACH-3): residents complain about the Supreme Arbiter,
+    """Whom a complaint of no confidence is about: residents complain about the Supreme Arbiter,
     the mafia about the Consigliere."""
 
     ARBITER = "arbiter", _("the Supreme Arbiter")
@@ -25,14 +25,14 @@ class NoConfidenceTarget(models.TextChoices):
 
 
 class NoConfidenceRuling(models.TextChoices):
-    """The Procurator's two rulings on a complaint of no confidence (L-IMPEACH-3)."""
+    """The Procurator's two rulings on a complaint of no confidence."""
 
     BONUS = "bonus", _("well-founded: bonus granted")
     UNFOUNDED = "unfounded", _("unfounded")
 
 
 class NoConfidenceCase(models.Model):
-    """One complaint of no confidence to the Procurator (L-IMPEACH-3), with its complaint inbox.
+    """One complaint of no confidence to the Procurator, with its complaint inbox.
 
     About the Arbiter: ``complainant`` is the resident who filed it (the Procurator may know residents); the
     inbox (kind ``complaint``) has them as its member. About the Consigliere: filed by "the mafia of ``city``";
@@ -83,18 +83,18 @@ class NoConfidenceCase(models.Model):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Play bans (L-SANCTION-1/2)
+# Play bans
 # --------------------------------------------------------------------------------------------------------------
 
 class PlayBanOffence(models.TextChoices):
-    """The offences punished by a play ban (L-SANCTION-1)."""
+    """The offences punished by a play ban."""
 
     OMERTA = "omerta", _("breaking omertà")
     FORGERY = "forgery", _("forged copy-pastes or screenshots")
 
 
 class PlayBan(models.Model):
-    """A ban from playing (L-SANCTION-2): while it runs (``starts_at`` ≤ now < ``ends_at``, or for life when
+    """A ban from playing: while it runs (``starts_at`` ≤ now < ``ends_at``, or for life when
     ``ends_at`` is None, and before ``lifted_at`` when the recorder lifted it early, with ``lift_reason``)
     ``user`` cannot sign up for new games, nor be seated from an earlier sign-up.
 
@@ -138,7 +138,7 @@ class PlayBan(models.Model):
 
 
 class PlayBanEvidence(models.Model):
-    """One message given as evidence of a play ban's offence (L-SANCTION-2); one the recorder could read."""
+    """One message given as evidence of a play ban's offence; one the recorder could read."""
 
     ban = models.ForeignKey(PlayBan, on_delete=models.CASCADE, related_name="evidence", verbose_name=_("play ban"))
     message = models.ForeignKey("inboxes.Message", on_delete=models.PROTECT, related_name="+",

@@ -1,5 +1,4 @@
-"""Viewer-scoped reads of the sanctions' player pages: the complaints of no confidence a resident may follow
-(L-IMPEACH-3)."""
+"""Viewer-scoped reads of the sanctions' player pages: the complaints of no confidence a resident may follow."""
 from __future__ import annotations
 
 from cities.models import Game
@@ -9,7 +8,7 @@ from .models import NoConfidenceCase, NoConfidenceTarget
 
 
 def no_confidence_cases_for(viewer, game: Game) -> list[NoConfidenceCase]:
-    """The complaints of no confidence ``viewer`` may follow on their page (L-IMPEACH-3): their own complaints
+    """The complaints of no confidence ``viewer`` may follow on their page: their own complaints
     about the Arbiter, and the complaints of their city's mafia about the Consigliere when they read that inbox
     (``policies.can_read_inbox``: the mafia of the city, living at its filing). Newest first."""
     seat = policies.seat_in(viewer, game)

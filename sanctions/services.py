@@ -1,11 +1,11 @@
-"""Services of sanctions: complaints of no confidence in the Arbiter or the Consigliere (RULES.md L-IMPEACH-3) and
-play bans (L-SANCTION-1/2), with the scheduler's ``play_ban_end`` handler and the sign-up guard (both registered
+"""Services of sanctions: complaints of no confidence in the Arbiter or the Consigliere and
+play bans, with the scheduler's ``play_ban_end`` handler and the sign-up guard (both registered
 by ``SanctionsConfig.ready``).
 
 Every ``do_`` function is one transaction that checks the rules, writes its ``GameEvent`` audit row and raises a
 ``kernel.errors.RuleViolation`` subclass with a readable message, changing nothing when refused.
 
-What must never leak, and why (L-IMPEACH-3, L-STAFF-6): the Procurator must not learn who the mafia are. A mafia
+What must never leak, and why: the Procurator must not learn who the mafia are. A mafia
 complaint therefore reaches him only as messages written by the site and signed "the mafia of city C": the
 message rows carry no author seat and no author account, so no page, console column, notification, search,
 profile or export can name or link a mafioso from them; the complaint inbox's member list is hidden
@@ -33,14 +33,15 @@ from inboxes.rendering import has_visible_text, render_markdown
 from inboxes.services import do_create_inbox
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rule_ids import rule_id
 
 from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanEvidence, PlayBanOffence
 
 #: The longest ruling reason, bonus or play-ban description, in characters.
 MAX_TEXT_LENGTH = 2000
 
-#: The staff kinds that record play bans in their game (L-SANCTION-2): the Procurator; in M21 the Host holds the
-#: Procurator's part (M-SETUP-4).
+#: The staff kinds that record play bans in their game: the Procurator; in M21 the Host holds the
+#: Procurator's part.
 PLAY_BAN_RECORDERS = (StaffKind.PROCURATOR,)
 
 
@@ -78,11 +79,11 @@ def _mail(user, subject: str, body: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# No confidence in the Arbiter or the Consigliere (L-IMPEACH-3)
+# No confidence in the Arbiter or the Consigliere
 # --------------------------------------------------------------------------------------------------------------
 
 def mafia_signature(city) -> str:
-    """How a mafia complaint is signed, in the active language: "the mafia of <city>" (L-IMPEACH-3)."""
+    """How a mafia complaint is signed, in the active language: "the mafia of <city>"."""
     return _("The mafia of %(city)s") % {"city": city.name}
 
 
@@ -90,7 +91,7 @@ def _living_seat(game: Game, acting_user) -> Resident:
     viewer_reads.forget_viewer_cache(acting_user)
     seat = policies.seat_in(acting_user, game) if acting_user is not None else None
     if seat is None or seat.status != LifeStatus.ALIVE:
-        raise NotAllowed(_("Only living residents may express no confidence."), rule="L-IMPEACH-3")
+        raise NotAllowed(_("Only living residents may express no confidence."), rule=rule_id(game, "no_confidence"))
     return Resident.objects.select_for_update(of=("self",)).select_related("city").get(pk=seat.pk)
 
 
@@ -98,7 +99,7 @@ def _living_mafioso(game: Game, acting_user) -> Resident:
     seat = _living_seat(game, acting_user)
     if seat.alignment != Alignment.MAFIA:
         raise NotAllowed(_("Only the living mafia of a city may express no confidence in the Consigliere."),
-                         rule="L-IMPEACH-3")
+                         rule=rule_id(game, "no_confidence"))
     return seat
 
 
@@ -118,25 +119,25 @@ def _notify_procurator(case: NoConfidenceCase, procurator: StaffRole) -> None:
 @transaction.atomic
 def check_may_complain(game: Game, target: str, *, acting_user) -> Resident:
     """Whether ``acting_user`` may express no confidence in ``target`` (``NoConfidenceTarget``) now, before any
-    text is read (L-IMPEACH-3): returns their seat, a living resident (a living mafioso for the Consigliere), or
+    text is read: returns their seat, a living resident (a living mafioso for the Consigliere), or
     raises what the filing raises for it: ``NotAllowed`` (no living seat, not mafia) or ``WrongState`` (game not
     running, no such staff member). Changes nothing."""
     _check_running(game)
     if target == NoConfidenceTarget.ARBITER:
         seat = _living_seat(game, acting_user)
         if not StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).exists():
-            raise WrongState(_("This game has no Supreme Arbiter."), rule="L-IMPEACH-3")
+            raise WrongState(_("This game has no Supreme Arbiter."), rule=rule_id(game, "no_confidence"))
         return seat
     seat = _living_mafioso(game, acting_user)
     if not StaffRole.objects.filter(game=game, kind=StaffKind.CONSIGLIERE).exists():
-        raise WrongState(_("This game has no Consigliere."), rule="L-IMPEACH-3")
+        raise WrongState(_("This game has no Consigliere."), rule=rule_id(game, "no_confidence"))
     return seat
 
 
 @transaction.atomic
 def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
                                      now: datetime | None = None) -> NoConfidenceCase:
-    """A living resident expresses no confidence in the Supreme Arbiter to the Procurator (L-IMPEACH-3), from
+    """A living resident expresses no confidence in the Supreme Arbiter to the Procurator, from
     their personal inbox's page. A complaint inbox (kind ``complaint``) is opened with the resident as its member
     and the Procurator reading and answering (``STAFF_GRANTS``); ``text`` is its first message, posted under the
     resident's name. The Procurator is told by e-mail. At most one open complaint per resident.
@@ -149,11 +150,11 @@ def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
     seat = _living_seat(game, acting_user)
     text = _clean(text, what=_("complaint"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
     if not StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).exists():
-        raise WrongState(_("This game has no Supreme Arbiter."), rule="L-IMPEACH-3")
+        raise WrongState(_("This game has no Supreme Arbiter."), rule=rule_id(game, "no_confidence"))
     if NoConfidenceCase.objects.filter(complainant=seat, target=NoConfidenceTarget.ARBITER,
                                        ruled_at__isnull=True).exists():
         raise WrongState(_("Your complaint about the Supreme Arbiter is still before the Procurator: write in it."),
-                         rule="L-IMPEACH-3")
+                         rule=rule_id(game, "no_confidence"))
     procurator = _procurator_role(game)
     title = _in_language(game, lambda: _("No confidence in the Supreme Arbiter: %(name)s") % {"name": seat.name})
     inbox = do_create_inbox(game, InboxKind.COMPLAINT, title=title, city=seat.city, organizer=procurator,
@@ -171,7 +172,7 @@ def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
 
 def _post_signed(case: NoConfidenceCase, seat: Resident, text: str, *, acting_user, now: datetime) -> Message:
     """The site posts ``text`` in the mafia complaint, signed "the mafia of city C": no author seat, no author
-    account (L-IMPEACH-3). Who wrote it goes to an audit row nobody sees while the game runs."""
+    account. Who wrote it goes to an audit row nobody sees while the game runs."""
     signature = _in_language(case.game, lambda: mafia_signature(case.city))
     message = Message.objects.create(inbox=case.inbox, author_name=signature[:100], body=text,
                                      body_html=render_markdown(text), received_at=now)
@@ -185,11 +186,11 @@ def _post_signed(case: NoConfidenceCase, seat: Resident, text: str, *, acting_us
 @transaction.atomic
 def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
                                          now: datetime | None = None) -> NoConfidenceCase:
-    """A living mafioso expresses, for the mafia of their city, no confidence in the Consigliere to the Procurator
-    (L-IMPEACH-3), from the mafia inbox's page. A mafia complaint inbox (kind ``mafia_compl``) is opened: the
-    city's living mafia read it (read-only members; they write through ``do_write_in_mafia_complaint``), the
-    Procurator reads and answers, the Consigliere does not read it. ``text`` is its first message, signed "the
-    mafia of city C". The Procurator is told by e-mail, which names the city only.
+    """A living mafioso expresses, for the mafia of their city, no confidence in the Consigliere to the Procurator, from
+    the mafia inbox's page. A mafia complaint inbox (kind ``mafia_compl``) is opened: the city's living mafia read it
+    (read-only members; they write through ``do_write_in_mafia_complaint``), the Procurator reads and answers, the
+    Consigliere does not read it. ``text`` is its first message, signed "the mafia of city C". The Procurator is told by
+    e-mail, which names the city only.
 
     Returns the NoConfidenceCase (no complainant stored). Raises ``NotAllowed`` (not a living mafioso),
     ``InvalidInput`` (empty or too long text), ``WrongState`` (game not running, no Consigliere, the city's mafia
@@ -200,11 +201,11 @@ def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
     seat = _living_mafioso(game, acting_user)
     text = _clean(text, what=_("complaint"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
     if not StaffRole.objects.filter(game=game, kind=StaffKind.CONSIGLIERE).exists():
-        raise WrongState(_("This game has no Consigliere."), rule="L-IMPEACH-3")
+        raise WrongState(_("This game has no Consigliere."), rule=rule_id(game, "no_confidence"))
     if NoConfidenceCase.objects.select_for_update().filter(city=seat.city, target=NoConfidenceTarget.CONSIGLIERE,
                                                            ruled_at__isnull=True).exists():
         raise WrongState(_("The mafia of your city have a complaint before the Procurator: write in it."),
-                         rule="L-IMPEACH-3")
+                         rule=rule_id(game, "no_confidence"))
     procurator = _procurator_role(game)
     mafia = list(Resident.objects.filter(city=seat.city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE)
                  .order_by("pk"))
@@ -226,7 +227,7 @@ def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
 @transaction.atomic
 def do_write_in_mafia_complaint(case: NoConfidenceCase, text: str, *, acting_user,
                                 now: datetime | None = None) -> Message:
-    """A living mafioso of the case's city writes in their city's open mafia complaint (L-IMPEACH-3); the message
+    """A living mafioso of the case's city writes in their city's open mafia complaint; the message
     is the site's, signed "the mafia of city C". Returns the Message. Raises ``NotAllowed`` (not a living
     mafioso of that city: the same refusal for everyone else), ``InvalidInput`` (empty or too long text),
     ``WrongState`` (ruled, closed, game not running)."""
@@ -237,9 +238,9 @@ def do_write_in_mafia_complaint(case: NoConfidenceCase, text: str, *, acting_use
     seat = _living_mafioso(case.game, acting_user)
     if case.target != NoConfidenceTarget.CONSIGLIERE or seat.city_id != case.city_id:
         raise NotAllowed(_("Only the living mafia of a city may express no confidence in the Consigliere."),
-                         rule="L-IMPEACH-3")
+                         rule=rule_id(case.game, "no_confidence"))
     if case.ruled_at is not None or case.inbox.killed_at is not None:
-        raise WrongState(_("The Procurator has ruled on this complaint."), rule="L-IMPEACH-3")
+        raise WrongState(_("The Procurator has ruled on this complaint."), rule=rule_id(case.game, "no_confidence"))
     text = _clean(text, what=_("message"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
     return _post_signed(case, seat, text, acting_user=acting_user, now=now)
 
@@ -255,10 +256,10 @@ def _ruling_text(case: NoConfidenceCase) -> str:
 @transaction.atomic
 def do_rule_on_no_confidence(case: NoConfidenceCase, ruling: str, *, reason: str, bonus: str = "", acting_user,
                              now: datetime | None = None) -> NoConfidenceCase:
-    """The Procurator rules on a complaint of no confidence (L-IMPEACH-3): ``bonus`` (well-founded; ``bonus`` is
+    """The Procurator rules on a complaint of no confidence: ``bonus`` (well-founded; ``bonus`` is
     the free text of the bonus the complainants may claim) or ``unfounded``, always with a ``reason``. The ruling
     is recorded, told in the complaint inbox (a site message its readers see: for the mafia, "the same way"), and
-    the inbox is closed to posting; it stays readable and is disclosed after the game (L-ARCH-1).
+    the inbox is closed to posting; it stays readable and is disclosed after the game.
 
     Returns the case. Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (unknown ruling, no reason,
     a bonus text missing for ``bonus`` or given for ``unfounded``, texts too long), ``WrongState`` (already ruled,
@@ -269,16 +270,18 @@ def do_rule_on_no_confidence(case: NoConfidenceCase, ruling: str, *, reason: str
         pk=case.pk)
     game = case.game
     if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule="L-IMPEACH-3")
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, "no_confidence"))
     _check_running(game)
     if ruling not in NoConfidenceRuling.values:
-        raise InvalidInput(_("Rule the complaint well-founded (with a bonus) or unfounded."), rule="L-IMPEACH-3")
+        raise InvalidInput(_("Rule the complaint well-founded (with a bonus) or unfounded."),
+                           rule=rule_id(game, "no_confidence"))
     if case.ruled_at is not None:
-        raise WrongState(_("The Procurator has ruled on this complaint."), rule="L-IMPEACH-3")
+        raise WrongState(_("The Procurator has ruled on this complaint."), rule=rule_id(game, "no_confidence"))
     reason = _clean(reason, what=_("reason"))
     bonus = _clean(bonus, what=_("bonus"), required=ruling == NoConfidenceRuling.BONUS)
     if ruling == NoConfidenceRuling.UNFOUNDED and bonus:
-        raise InvalidInput(_("A bonus is granted only to a well-founded complaint."), rule="L-IMPEACH-3")
+        raise InvalidInput(_("A bonus is granted only to a well-founded complaint."),
+                           rule=rule_id(game, "no_confidence"))
     case.ruling, case.ruled_at, case.reason, case.bonus = ruling, now, reason, bonus
     case.save(update_fields=["ruling", "ruled_at", "reason", "bonus"])
     text = _in_language(game, lambda: _ruling_text(case))
@@ -294,13 +297,13 @@ def do_rule_on_no_confidence(case: NoConfidenceCase, ruling: str, *, reason: str
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Play bans (L-SANCTION-1/2)
+# Play bans
 # --------------------------------------------------------------------------------------------------------------
 
 def running_play_bans(now: datetime | None = None):
     """The play bans running at ``now`` (aware UTC): started, not yet ended by their time (``ends_at`` None = for
-    life), not lifted before ``now``. Decided by the times alone, however late the scheduler records the end (L-SANCTION-2). A QuerySet, the
-    longest first (for life, then the latest end)."""
+    life), not lifted before ``now``. Decided by the times alone, however late the scheduler records the end. A
+    QuerySet, the longest first (for life, then the latest end)."""
     from django.db.models import F, Q
 
     now = now or timezone.now()
@@ -310,7 +313,7 @@ def running_play_bans(now: datetime | None = None):
 
 
 def running_play_ban_of(user, now: datetime | None = None) -> PlayBan | None:
-    """The running play ban of ``user`` that ends last (None when they may sign up), L-SANCTION-2."""
+    """The running play ban of ``user`` that ends last (None when they may sign up)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     return running_play_bans(now).filter(user=user).first()
@@ -318,7 +321,7 @@ def running_play_ban_of(user, now: datetime | None = None) -> PlayBan | None:
 
 def play_ban_sentence(ban: PlayBan, zone: str) -> str:
     """What the banned player is told, in the active language: the offence, the description and until when
-    (wall clock in ``zone``, an IANA name) or "for life" (L-SANCTION-2)."""
+    (wall clock in ``zone``, an IANA name) or "for life"."""
     if ban.ends_at is None:
         text = _("You are banned from playing for life: %(offence)s.") % {"offence": ban.get_offence_display()}
     else:
@@ -330,15 +333,16 @@ def play_ban_sentence(ban: PlayBan, zone: str) -> str:
 
 def check_may_sign_up(user, game: Game, now: datetime | None = None) -> None:
     """Raise ``NotAllowed`` with the reason and the end date when a play ban of ``user`` runs at ``now``
-    (L-SANCTION-2: no sign-up for new games); the reason is in ``game``'s language and the date in its time zone,
+    (no sign-up for new games); the reason is in ``game``'s language and the date in its time zone,
     whatever language happens to be active where the sign-up runs."""
     ban = running_play_ban_of(user, now)
     if ban is not None:
-        raise NotAllowed(_in_language(game, lambda: play_ban_sentence(ban, game.time_zone)), rule="L-SANCTION-2")
+        raise NotAllowed(_in_language(game, lambda: play_ban_sentence(ban, game.time_zone)),
+                         rule=rule_id(game, "play_ban"))
 
 
 def play_ban_seating_refusal(user, game: Game, now: datetime) -> str | None:
-    """The seating guard of play bans (``cities.recruitment_services.SEATING_GUARDS``, L-SANCTION-2): a player
+    """The seating guard of play bans (``cities.recruitment_services.SEATING_GUARDS``): a player
     banned at ``now``, though signed up before the ban, is not seated in ``game`` when its cities are formed.
     Returns why, for the Procurator, in ``game``'s language (the offence and the end, never the description or
     the evidence: the public list's facts), or None."""
@@ -359,7 +363,7 @@ def play_ban_seating_refusal(user, game: Game, now: datetime) -> str | None:
 
 def players_of(game: Game):
     """The accounts that played in ``game``: the holders of its seats now and anyone who wrote there from a seat
-    (a replaced player, L-REPLACE-1). A User QuerySet."""
+    (a replaced player). A User QuerySet."""
     from django.contrib.auth import get_user_model
     from django.db.models import Q
 
@@ -371,11 +375,11 @@ def players_of(game: Game):
 @transaction.atomic
 def do_record_play_ban(game: Game, user, offence: str, description: str, *, ends_at: datetime | None,
                        evidence, acting_user, now: datetime | None = None) -> PlayBan:
-    """The Procurator (the Host in M21) of ``game``, the game of the offence, bans ``user`` from playing
-    (L-SANCTION-1/2) from ``now`` until ``ends_at`` (aware UTC, in the future) or for life (None), for
-    ``offence`` (breaking omertà, forgery) described in ``description``, with ``evidence``: messages of the game
-    he may read now (``policies.readable_messages``), at least one. While it runs the player cannot sign up for
-    new games; they are told by e-mail why and until when; the scheduler records the end (``play_ban_end``).
+    """The Procurator (the Host in M21) of ``game``, the game of the offence, bans ``user`` from playing from ``now``
+    until ``ends_at`` (aware UTC, in the future) or for life (None), for ``offence`` (breaking omertà, forgery)
+    described in ``description``, with ``evidence``: messages of the game he may read now
+    (``policies.readable_messages``), at least one. While it runs the player cannot sign up for new games; they are told
+    by e-mail why and until when; the scheduler records the end (``play_ban_end``).
 
     Returns the PlayBan. Raises ``NotAllowed`` (not the game's Procurator), ``InvalidInput`` (not a player of the
     game, oneself, unknown offence, empty description, an end not in the future or naive, no evidence, a message
@@ -384,25 +388,26 @@ def do_record_play_ban(game: Game, user, offence: str, description: str, *, ends
     now = now or timezone.now()
     if acting_user is None or not any(policies.holds_role(acting_user, game, kind) for kind in PLAY_BAN_RECORDERS):
         raise NotAllowed(_("Only the Procurator of the game of the offence records a play ban."),
-                         rule="L-SANCTION-2")
+                         rule=rule_id(game, "play_ban"))
     if user is None or user.pk == acting_user.pk or not players_of(game).filter(pk=user.pk).exists():
-        raise InvalidInput(_("A play ban is recorded for a player of this game."), rule="L-SANCTION-2")
+        raise InvalidInput(_("A play ban is recorded for a player of this game."), rule=rule_id(game, "play_ban"))
     if offence not in PlayBanOffence.values:
-        raise InvalidInput(_("Choose the offence: breaking omertà or forgery."), rule="L-SANCTION-1")
+        raise InvalidInput(_("Choose the offence: breaking omertà or forgery."), rule=rule_id(game, "play_ban_offence"))
     description = _clean(description, what=_("description"))
     if ends_at is not None:
         if ends_at.tzinfo is None:
             raise InvalidInput(_("Times must carry a time zone."))
         if ends_at <= now:
-            raise InvalidInput(_("The end of a play ban must be in the future."), rule="L-SANCTION-2")
+            raise InvalidInput(_("The end of a play ban must be in the future."), rule=rule_id(game, "play_ban"))
     messages = list(dict.fromkeys(evidence or ()))
     if not messages:
-        raise InvalidInput(_("Give at least one message as evidence."), rule="L-SANCTION-2")
+        raise InvalidInput(_("Give at least one message as evidence."), rule=rule_id(game, "play_ban"))
     viewer_reads.forget_viewer_cache(acting_user)
     readable = set(policies.readable_messages(acting_user, Message.objects.filter(
         pk__in=[m.pk for m in messages], inbox__game=game)).values_list("pk", flat=True))
     if any(m.pk not in readable for m in messages):
-        raise InvalidInput(_("Evidence must be messages of this game that you may read."), rule="L-SANCTION-2")
+        raise InvalidInput(_("Evidence must be messages of this game that you may read."),
+                           rule=rule_id(game, "play_ban"))
     ban = PlayBan.objects.create(game=game, user=user, offence=offence, description=description, starts_at=now,
                                  ends_at=ends_at, recorded_by=acting_user)
     PlayBanEvidence.objects.bulk_create([PlayBanEvidence(ban=ban, message=m) for m in messages])
@@ -419,7 +424,7 @@ def do_record_play_ban(game: Game, user, offence: str, description: str, *, ends
 
 @transaction.atomic
 def do_record_play_ban_end(ban: PlayBan, *, acting_user=None, now: datetime | None = None) -> PlayBan:
-    """The scheduler records that ``ban`` has run out (``ended_at``) and tells the player (L-SANCTION-2). The ban
+    """The scheduler records that ``ban`` has run out (``ended_at``) and tells the player. The ban
     stopped counting at ``ends_at`` already, whatever the time this runs. Scheduler only. Raises ``NotAllowed``
     for a user, ``WrongState`` for a ban for life or one not yet over (an end already recorded is left)."""
     now = now or timezone.now()
@@ -427,7 +432,7 @@ def do_record_play_ban_end(ban: PlayBan, *, acting_user=None, now: datetime | No
         raise NotAllowed(_("Only the site records the end of a play ban."))
     ban = PlayBan.objects.select_for_update(of=("self",)).select_related("game", "user").get(pk=ban.pk)
     if ban.ends_at is None or ban.ends_at > now:
-        raise WrongState(_("This play ban is not over."), rule="L-SANCTION-2")
+        raise WrongState(_("This play ban is not over."), rule=rule_id(ban.game, "play_ban"))
     if ban.ended_at is None:
         ban.ended_at = now
         ban.save(update_fields=["ended_at"])
@@ -440,20 +445,21 @@ def do_record_play_ban_end(ban: PlayBan, *, acting_user=None, now: datetime | No
 
 @transaction.atomic
 def do_lift_play_ban(ban: PlayBan, *, reason: str, acting_user, now: datetime | None = None) -> PlayBan:
-    """Whoever may record ``ban`` (the Procurator, the Host in M21, of the game of the offence) lifts it early
-    (L-SANCTION-2) with ``reason``: it stops running at ``now``, its scheduled end is cancelled, the player is told
-    by e-mail; audited (``play_ban.lifted``). Returns the PlayBan. Raises ``NotAllowed`` (not a recorder of that
-    game), ``InvalidInput`` (empty or long reason) or ``WrongState`` (not running: over or lifted already)."""
+    """Whoever may record ``ban`` (the Procurator, the Host in M21, of the game of the offence) lifts it early with
+    ``reason``: it stops running at ``now``, its scheduled end is cancelled, the player is told by e-mail; audited
+    (``play_ban.lifted``). Returns the PlayBan. Raises ``NotAllowed`` (not a recorder of that game), ``InvalidInput``
+    (empty or long reason) or ``WrongState`` (not running: over or lifted already)."""
     now = now or timezone.now()
     ban = PlayBan.objects.select_for_update(of=("self",)).select_related("game", "user").get(pk=ban.pk)
     game = ban.game
     if acting_user is None or not any(policies.holds_role(acting_user, game, kind) for kind in PLAY_BAN_RECORDERS):
-        raise NotAllowed(_("Only the Procurator of the game of the offence lifts a play ban."), rule="L-SANCTION-2")
+        raise NotAllowed(_("Only the Procurator of the game of the offence lifts a play ban."),
+                         rule=rule_id(game, "play_ban"))
     reason = _clean(reason, what=_("reason"))
     if ban.lifted_at is not None:
-        raise WrongState(_("This play ban was lifted already."), rule="L-SANCTION-2")
+        raise WrongState(_("This play ban was lifted already."), rule=rule_id(game, "play_ban"))
     if ban.ends_at is not None and ban.ends_at <= now:
-        raise WrongState(_("This play ban is over already."), rule="L-SANCTION-2")
+        raise WrongState(_("This play ban is over already."), rule=rule_id(game, "play_ban"))
     ban.lifted_at, ban.lifted_by, ban.lift_reason = now, acting_user, reason
     fields = ["lifted_at", "lifted_by", "lift_reason"]
     if ban.ended_at is None:
@@ -471,8 +477,8 @@ def do_lift_play_ban(ban: PlayBan, *, reason: str, acting_user, now: datetime | 
 
 
 def play_ban_end_handler(event: ScheduledEvent, now: datetime) -> str:
-    """The scheduler's ``play_ban_end`` handler: record the end of the play ban ``payload["ban"]``
-    (L-SANCTION-2). Registered by ``SanctionsConfig.ready``."""
+    """The scheduler's ``play_ban_end`` handler: record the end of the play ban ``payload["ban"]``. Registered by
+        ``SanctionsConfig.ready``."""
     ban = PlayBan.objects.get(pk=event.payload["ban"])
     do_record_play_ban_end(ban, acting_user=None, now=now)
     return f"play ban {ban.pk} is over"

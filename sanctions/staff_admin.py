@@ -1,5 +1,5 @@
-"""The Procurator's sanctions in the staff console (``/staff/``): complaints of no confidence (L-IMPEACH-3) and play
-bans (L-SANCTION-1/2). Same conventions as ``staff.staff_admin``: read-only, policy-scoped querysets, a whitelist
+"""The Procurator's sanctions in the staff console (``/staff/``): complaints of no confidence and play
+bans. Same conventions as ``staff.staff_admin``: read-only, policy-scoped querysets, a whitelist
 of URL lookups, every write one service call with ``acting_user=request.user``.
 
 What must never leak here: who of the mafia complained about the Consigliere. A mafia complaint is listed as
@@ -56,18 +56,18 @@ _changelist = changelist_url
 
 def complainants_label(case: NoConfidenceCase) -> str:
     """Who complains, as the Procurator may know it: the resident's name about the Arbiter; "the mafia of city C"
-    about the Consigliere (L-IMPEACH-3)."""
+    about the Consigliere."""
     if case.target == NoConfidenceTarget.CONSIGLIERE:
         return services.mafia_signature(case.city)
     return case.complainant.name if case.complainant_id else "—"
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Complaints of no confidence (L-IMPEACH-3)
+# Complaints of no confidence
 # --------------------------------------------------------------------------------------------------------------
 
 class NoConfidenceRulingForm(forms.Form):
-    """The Procurator's ruling: well-founded with a bonus, or unfounded; always with a reason (L-IMPEACH-3)."""
+    """The Procurator's ruling: well-founded with a bonus, or unfounded; always with a reason."""
 
     ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=NoConfidenceRuling.choices)
     reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}),
@@ -78,7 +78,7 @@ class NoConfidenceRulingForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Rule"))
 def rule_on_no_confidence(modeladmin, request, queryset):
-    """The Procurator rules on one complaint (``do_rule_on_no_confidence``, L-IMPEACH-3)."""
+    """The Procurator rules on one complaint (``do_rule_on_no_confidence``)."""
     cases = list(queryset.select_related("city", "complainant")[:2])
     if len(cases) != 1:
         if cases:
@@ -104,7 +104,7 @@ def rule_on_no_confidence(modeladmin, request, queryset):
 
 @admin.register(NoConfidenceCase, site=staff_admin_site)
 class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
-    """Complaints of no confidence in the games where the user is the Procurator (L-IMPEACH-3): whom they are
+    """Complaints of no confidence in the games where the user is the Procurator: whom they are
     about, who complains as he may know it, the complaint inbox (to read and answer), the ruling."""
     console_tool = "no_confidence"
 
@@ -144,7 +144,7 @@ def _procurator_no_confidence_needs(request, role) -> list[Need]:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Play bans (L-SANCTION-1/2)
+# Play bans
 # --------------------------------------------------------------------------------------------------------------
 
 def message_url(message: Message) -> str:
@@ -185,7 +185,7 @@ def message_from_link(user, link: str) -> Message:
 
 
 class PlayBanForm(forms.Form):
-    """The Procurator's play ban (L-SANCTION-2): the player, the offence and what happened, until when (wall clock
+    """The Procurator's play ban: the player, the offence and what happened, until when (wall clock
     in the game's zone) or for life, and links to the messages that prove it (one per line). The service checks
     everything again."""
 
@@ -257,7 +257,7 @@ def record_play_ban_view(request, slug: str):
 
 
 class LiftPlayBanForm(forms.Form):
-    """Why a play ban is lifted early (L-SANCTION-2)."""
+    """Why a play ban is lifted early."""
 
     reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}),
                              max_length=services.MAX_TEXT_LENGTH)
@@ -265,8 +265,7 @@ class LiftPlayBanForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Lift early"))
 def lift_play_ban(modeladmin, request, queryset):
-    """The Procurator lifts one running play ban of his game early, with a reason (``do_lift_play_ban``,
-    L-SANCTION-2)."""
+    """The Procurator lifts one running play ban of his game early, with a reason (``do_lift_play_ban``)."""
     bans = list(queryset.select_related("user")[:2])
     if len(bans) != 1:
         if bans:
@@ -289,7 +288,7 @@ def lift_play_ban(modeladmin, request, queryset):
 @admin.register(PlayBan, site=staff_admin_site)
 class StaffPlayBanAdmin(StaffScopedAdmin):
     """Play bans recorded in the games where the user is the Procurator, with their evidence: links to the
-    messages, shown only while he may read them (L-SANCTION-2)."""
+    messages, shown only while he may read them."""
     console_tool = "play_bans"
 
     list_display = ("user_name", "offence", "starts_at", "ends_shown", "ended_at", "lifted_at")

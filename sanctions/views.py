@@ -1,5 +1,5 @@
-"""The players' side of sanctions: complaints of no confidence in the Arbiter or the Consigliere (RULES.md
-L-IMPEACH-3) and the public list of play bans (L-SANCTION-2). Thin: the policy gives the seat, one service call."""
+"""The players' side of sanctions: complaints of no confidence in the Arbiter or the Consigliere and the public list of
+play bans. Thin: the policy gives the seat, one service call."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -51,7 +51,7 @@ def _page(request, game, seat, *, forms=None, error=None, status=200):
 @login_required
 @require_http_methods(["GET", "HEAD"])
 def no_confidence(request, slug: str):
-    """The viewer's complaints of no confidence (L-IMPEACH-3): their own about the Supreme Arbiter, and their
+    """The viewer's complaints of no confidence: their own about the Supreme Arbiter, and their
     city's mafia's about the Consigliere (mafia only), each with its inbox and ruling; forms to complain. Anyone
     without a seat in the game gets the 404 of a missing page."""
     game = game_get(slug)
@@ -104,7 +104,7 @@ def complain_about_consigliere(request, slug: str):
 
 
 def play_bans(request):
-    """The public list of running play bans (L-SANCTION-2): the player's name, the offence kind, from when and
+    """The public list of running play bans: the player's name, the offence kind, from when and
     until when (or for life). Never the description or the evidence."""
     bans = list(services.running_play_bans(timezone.now()))
     return render(request, "sanctions/play_bans.html", {"bans": bans})

@@ -1,7 +1,7 @@
 """The staff console (DESIGN.md "Rulesets and layers", interfaces): one admin site, mounted at ``/staff/``.
 
 This module holds what every app's console pages build on: the site (``GameStaffAdminSite``,
-``staff_admin_site``: entry by ``StaffRole`` only, L-STAFF-5), the policy-scoped read-only base
+``staff_admin_site``: entry by ``StaffRole`` only), the policy-scoped read-only base
 (``StaffScopedAdmin``, ``ScopedRelatedFilter``), the viewer of the request being served (``current_viewer``,
 ``staff_roles_of``), helpers for actions' intermediate pages, and three registries the apps fill from their own
 ``staff_admin.py`` (imported by ``staff.apps.StaffConfig.ready``):
@@ -209,7 +209,7 @@ def staff_roles_of(request) -> list[StaffRole]:
         else:
             cached = list(StaffRole.objects.filter(user=user).select_related("game", "city")
                           .order_by("game__title", "game_id", "kind", "city__number"))
-            if any(r.kind == StaffKind.TRIBUNE for r in cached):  # stand-in periods (L-STAFF-2, staff app)
+            if any(r.kind == StaffKind.TRIBUNE for r in cached):  # stand-in periods (staff app)
                 cached += policies.standing_in_roles(user)
         request._staff_admin_roles = cached
     return cached
@@ -254,7 +254,7 @@ class _KeyedAutocompleteView(AutocompleteJsonView):
 
 
 class GameStaffAdminSite(AdminSite):
-    """The admin for game staff: entry by ``StaffRole`` only (L-STAFF-5), dashboard of the user's roles."""
+    """The admin for game staff: entry by ``StaffRole`` only, dashboard of the user's roles."""
 
     site_header = gettext_lazy("Mafia Host — game staff console")
     site_title = gettext_lazy("Mafia Host — game staff console")
@@ -335,7 +335,7 @@ class GameStaffAdminSite(AdminSite):
 
     def login(self, request, extra_context=None):
         """Logging in is the site's own (allauth): anonymous users go there and come back; a logged-in account
-        without a game role is refused (403), whatever its Django flags (L-STAFF-5)."""
+        without a game role is refused (403), whatever its Django flags."""
         target = request.GET.get(REDIRECT_FIELD_NAME, "")
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
                                                require_https=request.is_secure()):
@@ -581,7 +581,7 @@ class StaffScopedAdmin(admin.ModelAdmin):
 
     # Opaque ids (kernel.public_ids): the console's URLs, action checkboxes and links carry an object's key
     # (``url_key_field``: its public id, a game's slug) instead of the database id, which would count the objects
-    # the viewer may not read (L-INBOX-20). A malformed key is the admin's "doesn't exist", never a database error.
+    # the viewer may not read. A malformed key is the admin's "doesn't exist", never a database error.
 
     def url_key_field(self) -> str:
         """The field naming this model's objects on the console: ``url_key``, else ``public_id`` when the model
@@ -680,7 +680,7 @@ def readable_inboxes_for_staff(request):
 
 
 def _hidden_text_inbox_ids(request) -> set[int]:
-    """Ids of the readable inboxes where the user sees hidden texts (moderators, L-INBOX-21); per request."""
+    """Ids of the readable inboxes where the user sees hidden texts (moderators); per request."""
     cached = getattr(request, "_staff_admin_hidden_ok", None)
     if cached is None:
         cached = {inbox.pk for inbox in readable_inboxes_for_staff(request).select_related("game")
@@ -695,7 +695,7 @@ def role_game_ids(request, kind: str) -> set[int]:
 
 def tribune_scope(request) -> Q:
     """A ``Q`` over rows with ``game_id`` and ``city_id``: the cities where the user is Tribune, stand-in periods
-    included (``staff_roles_of`` lists them, L-STAFF-2). Matches nothing for a user who is no Tribune."""
+    included (``staff_roles_of`` lists them). Matches nothing for a user who is no Tribune."""
     scope = Q(pk__in=[])
     for role in staff_roles_of(request):
         if role.kind == StaffKind.TRIBUNE:

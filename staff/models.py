@@ -1,4 +1,4 @@
-"""Staff consoles : Tribune stand-ins (L-STAFF-2) and impeachment of a Tribune (L-IMPEACH-1/2).
+"""Staff consoles : Tribune stand-ins and impeachment of a Tribune.
 
 Tables and named constraints only; every write goes through ``staff.services``. The access policy
 (``inboxes.policies``) reads ``TribuneStandIn`` to give a standing-in Tribune the other city's grants for the
@@ -17,7 +17,7 @@ from kernel.public_ids import PublicIdField
 
 class TribuneStandIn(models.Model):
     """The Tribune ``stand_in`` holds the Tribune powers of ``city`` (whose Tribune role is ``absent``) from
-    ``starts_at`` to ``ends_at`` (aware UTC, end excluded), unless ``ended_at`` ends it earlier (L-STAFF-2).
+    ``starts_at`` to ``ends_at`` (aware UTC, end excluded), unless ``ended_at`` ends it earlier.
 
     Powers follow the roles, not the accounts: if either Tribune is replaced (impeachment), the period moves
     with the role row.
@@ -54,7 +54,7 @@ class TribuneStandIn(models.Model):
 
 
 class ImpeachmentRuling(models.TextChoices):
-    """The Procurator's four rulings on an impeachment (L-IMPEACH-2)."""
+    """The Procurator's four rulings on an impeachment."""
 
     REPLACE = "replace", _("replace the Tribune")
     BONUS = "bonus", _("bonus to the complainants")
@@ -63,11 +63,11 @@ class ImpeachmentRuling(models.TextChoices):
 
 
 class ImpeachmentDemand(models.Model):
-    """A demand by residents of ``city`` to impeach its Tribune (``tribune``, the role) (L-IMPEACH-1).
+    """A demand by residents of ``city`` to impeach its Tribune (``tribune``, the role).
 
     ``reached_at`` is set when the living signers first reach 30% of the city's living residents; from then it is
-    before the Procurator, who opens ``inbox`` (L-INBOX-14) and records ``ruling``. ``reason`` of a trivial ruling
-    is hidden until the game ends (L-IMPEACH-2). At most one undecided demand per city.
+    before the Procurator, who opens ``inbox`` and records ``ruling``. ``reason`` of a trivial ruling
+    is hidden until the game ends. At most one undecided demand per city.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="impeachment_demands", verbose_name=_("game"))
@@ -131,11 +131,11 @@ class ImpeachmentSignature(models.Model):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# The mafia's acknowledgement of their role (L-ASSIGN-4)
+# The mafia's acknowledgement of their role
 # --------------------------------------------------------------------------------------------------------------
 
 class RoleAcknowledgement(models.Model):
-    """A mafioso (``resident``) has acknowledged their role (L-ASSIGN-4). The Consigliere sees who; the
+    """A mafioso (``resident``) has acknowledged their role. The Consigliere sees who; the
     Procurator only receives the confirmation that everyone did, naming nobody."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="role_acknowledgements",

@@ -1,5 +1,4 @@
-"""Services of the staff consoles : Tribune stand-ins (L-STAFF-2), replacing a Tribune, impeachment
-(L-IMPEACH-1/2, L-INBOX-14) and the early end of a game (L-WIN-3).
+"""Services of the staff consoles : Tribune stand-ins, replacing a Tribune, impeachment and the early end of a game.
 
 Every function is one transaction that checks the rules, writes its ``GameEvent`` audit row and raises a
 ``kernel.errors.RuleViolation`` subclass with a readable message. The admin (``staff.staff_admin``) calls these
@@ -20,10 +19,11 @@ from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_create_inbox, do_post_site_message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rule_ids import rule_id
 
 from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, RoleAcknowledgement, TribuneStandIn
 
-#: L-IMPEACH-1: the share of a city's living residents whose signatures bring a demand to the Procurator.
+#: The share of a city's living residents whose signatures bring a demand to the Procurator.
 IMPEACHMENT_SHARE = (3, 10)
 
 
@@ -33,14 +33,14 @@ def _check_running(game: Game) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Tribune stand-ins (L-STAFF-2)
+# Tribune stand-ins
 # --------------------------------------------------------------------------------------------------------------
 
 @transaction.atomic
 def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at: datetime, ends_at: datetime, *,
                               acting_user, now: datetime | None = None) -> TribuneStandIn:
     """The Procurator grants the Tribune ``stand_in`` the Tribune powers of ``absent``'s city from ``starts_at``
-    to ``ends_at`` (aware UTC, end excluded) (L-STAFF-2). During the period the access policy gives the stand-in
+    to ``ends_at`` (aware UTC, end excluded). During the period the access policy gives the stand-in
     that city's Tribune grants (``policies.standing_in_roles``); outside it, nothing.
 
     Returns the TribuneStandIn. Raises ``NotAllowed`` (not the Procurator), ``InvalidInput`` (a role that is not a
@@ -48,19 +48,19 @@ def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at:
     """
     now = now or timezone.now()
     game = absent.game
-    check_procurator(game, acting_user, rule="L-STAFF-2", site_may=False)
+    check_procurator(game, acting_user, rule="tribune", site_may=False)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     if (absent.kind != StaffKind.TRIBUNE or stand_in.kind != StaffKind.TRIBUNE or stand_in.game_id != game.pk
             or absent.pk == stand_in.pk):
         raise InvalidInput(_("A Tribune stands in for the Tribune of another city of the same game."),
-                           rule="L-STAFF-2")
+                           rule=rule_id(game, "tribune"))
     if starts_at.tzinfo is None or ends_at.tzinfo is None:
         raise InvalidInput(_("Times must carry a time zone."))
     if ends_at <= starts_at:
-        raise InvalidInput(_("The end of the period must be after its start."), rule="L-STAFF-2")
+        raise InvalidInput(_("The end of the period must be after its start."), rule=rule_id(game, "tribune"))
     if ends_at <= now:
-        raise InvalidInput(_("The end of the period must be in the future."), rule="L-STAFF-2")
+        raise InvalidInput(_("The end of the period must be in the future."), rule=rule_id(game, "tribune"))
     period = TribuneStandIn.objects.create(game=game, city_id=absent.city_id, absent=absent, stand_in=stand_in,
                                            starts_at=starts_at, ends_at=ends_at, granted_by=acting_user,
                                            granted_at=now)
@@ -73,13 +73,13 @@ def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at:
 
 @transaction.atomic
 def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetime | None = None) -> TribuneStandIn:
-    """The Procurator ends a stand-in period now (L-STAFF-2); the stand-in loses the city's powers at once.
+    """The Procurator ends a stand-in period now; the stand-in loses the city's powers at once.
     Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (already ended or over)."""
     now = now or timezone.now()
     period = TribuneStandIn.objects.select_for_update(of=("self",)).select_related("game").get(pk=period.pk)
-    check_procurator(period.game, acting_user, rule="L-STAFF-2", site_may=False)
+    check_procurator(period.game, acting_user, rule="tribune", site_may=False)
     if period.ended_at is not None or period.ends_at <= now:
-        raise WrongState(_("This stand-in period is already over."), rule="L-STAFF-2")
+        raise WrongState(_("This stand-in period is already over."), rule=rule_id(period.game, "tribune"))
     period.ended_at = now
     period.ended_by = acting_user
     period.save(update_fields=["ended_at", "ended_by"])
@@ -89,22 +89,23 @@ def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetim
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Replacing a Tribune (L-IMPEACH-2 "replace the Tribune")
+# Replacing a Tribune
 # --------------------------------------------------------------------------------------------------------------
 
 def _replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime) -> StaffRole:
     role = StaffRole.objects.select_for_update(of=("self",)).select_related("game", "city", "user").get(pk=role.pk)
     game = role.game
     if role.kind != StaffKind.TRIBUNE:
-        raise InvalidInput(_("Only a Tribune is replaced this way."), rule="L-IMPEACH-2")
+        raise InvalidInput(_("Only a Tribune is replaced this way."), rule=rule_id(game, "impeachment_ruling"))
     if new_user is None or not new_user.is_active:
-        raise InvalidInput(_("Choose an active account for the new Tribune."), rule="L-IMPEACH-2")
+        raise InvalidInput(_("Choose an active account for the new Tribune."), rule=rule_id(game, "impeachment_ruling"))
     if Resident.objects.filter(game=game, user=new_user).exists():
-        raise NotAllowed(_("Residents of a game cannot be its staff."), rule="L-STAFF-1")
+        raise NotAllowed(_("Residents of a game cannot be its staff."), rule=rule_id(game, "staff_not_players"))
     held = StaffRole.objects.filter(game=game, user=new_user).first()
     if held is not None:
         raise NotAllowed(_("%(name)s already holds a staff role in this game: %(role)s.")
-                         % {"name": new_user.public_name, "role": held.get_kind_display()}, rule="L-STAFF-5")
+                         % {"name": new_user.public_name, "role": held.get_kind_display()},
+                         rule=rule_id(game, "one_staff_role"))
     old_user = role.user
     role.user = new_user
     role.save(update_fields=["user"])
@@ -117,7 +118,7 @@ def _replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime) -
 
 @transaction.atomic
 def do_replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime | None = None) -> StaffRole:
-    """``new_user`` becomes the Tribune of ``role``'s city in place of its holder (L-IMPEACH-2, L-STAFF-1).
+    """``new_user`` becomes the Tribune of ``role``'s city in place of its holder.
 
     Every power moves at once because the access policy derives them from the ``StaffRole`` row: the city's
     inboxes it organises, its grants, its stand-in periods, its place in the office. The replaced account keeps
@@ -126,26 +127,25 @@ def do_replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime 
     (not a Tribune role; inactive account), ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    check_procurator(role.game, acting_user, rule="L-IMPEACH-2", site_may=False)
+    check_procurator(role.game, acting_user, rule="impeachment_ruling", site_may=False)
     if role.game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     return _replace_tribune(role, new_user, acting_user=acting_user, now=now)
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Impeachment (L-IMPEACH-1/2, L-INBOX-14)
+# Impeachment
 # --------------------------------------------------------------------------------------------------------------
 
 def impeachment_threshold_met(signers: int, living: int) -> bool:
-    """True when ``signers`` living residents are at least 30% of the ``living`` residents of a city
-    (L-IMPEACH-1); exact integer arithmetic (6 of 20 is enough, 29 of 100 is not). False for a city with nobody
-    living."""
+    """True when ``signers`` living residents are at least 30% of the ``living`` residents of a city; exact integer
+    arithmetic (6 of 20 is enough, 29 of 100 is not). False for a city with nobody living."""
     num, den = IMPEACHMENT_SHARE
     return living > 0 and signers * den >= living * num
 
 
 def living_signatures(demand: ImpeachmentDemand) -> tuple[int, int]:
-    """(living signers, living residents of the city) of ``demand``, counted now (L-IMPEACH-1)."""
+    """(living signers, living residents of the city) of ``demand``, counted now."""
     living = Resident.objects.filter(city_id=demand.city_id, status=LifeStatus.ALIVE).count()
     signers = demand.signatures.filter(resident__status=LifeStatus.ALIVE).count()
     return signers, living
@@ -154,7 +154,8 @@ def living_signatures(demand: ImpeachmentDemand) -> tuple[int, int]:
 def _living_seat(game: Game, acting_user) -> Resident:
     seat = policies.seat_in(acting_user, game) if acting_user is not None else None
     if seat is None or not seat.is_living:
-        raise NotAllowed(_("Only living residents of the city may demand an impeachment."), rule="L-IMPEACH-1")
+        raise NotAllowed(_("Only living residents of the city may demand an impeachment."),
+                         rule=rule_id(game, "impeachment_demand"))
     return seat
 
 
@@ -175,7 +176,7 @@ def _sign(demand: ImpeachmentDemand, seat: Resident, *, acting_user, now: dateti
 
 @transaction.atomic
 def do_demand_impeachment(game: Game, *, acting_user, now: datetime | None = None) -> ImpeachmentDemand:
-    """A living resident starts a demand to impeach the Tribune of their city, and signs it (L-IMPEACH-1).
+    """A living resident starts a demand to impeach the Tribune of their city, and signs it.
 
     Returns the ImpeachmentDemand (``reached_at`` set if this signature alone reaches 30%). Raises ``NotAllowed``
     (not a living resident), ``WrongState`` (game not running; the city has no Tribune; an undecided demand
@@ -187,10 +188,10 @@ def do_demand_impeachment(game: Game, *, acting_user, now: datetime | None = Non
     seat = _living_seat(game, acting_user)
     tribune = StaffRole.objects.filter(game=game, kind=StaffKind.TRIBUNE, city_id=seat.city_id).first()
     if tribune is None:
-        raise WrongState(_("This city has no Tribune."), rule="L-IMPEACH-1")
+        raise WrongState(_("This city has no Tribune."), rule=rule_id(game, "impeachment_demand"))
     if ImpeachmentDemand.objects.select_for_update().filter(city_id=seat.city_id, ruled_at__isnull=True).exists():
         raise WrongState(_("A demand to impeach the Tribune of this city is already open: sign it."),
-                         rule="L-IMPEACH-1")
+                         rule=rule_id(game, "impeachment_demand"))
     demand = ImpeachmentDemand.objects.create(game=game, city_id=seat.city_id, tribune=tribune,
                                               tribune_user_id=tribune.user_id, initiator=seat, created_at=now)
     record_event(game, "impeachment.demanded", actor=acting_user, at=now,
@@ -202,7 +203,7 @@ def do_demand_impeachment(game: Game, *, acting_user, now: datetime | None = Non
 @transaction.atomic
 def do_sign_impeachment_demand(demand: ImpeachmentDemand, *, acting_user,
                                now: datetime | None = None) -> ImpeachmentSignature:
-    """A living resident of the demand's city signs it (L-IMPEACH-1). When the living signers reach 30% of the
+    """A living resident of the demand's city signs it. When the living signers reach 30% of the
     city's living residents, the demand goes before the Procurator (``reached_at``, an ``impeachment.reached``
     audit row; his dashboard lists it). Raises ``NotAllowed`` (not a living resident of that city), ``WrongState``
     (game not running, demand decided, already signed)."""
@@ -212,17 +213,19 @@ def do_sign_impeachment_demand(demand: ImpeachmentDemand, *, acting_user,
     viewer_reads.forget_viewer_cache(acting_user)
     seat = _living_seat(demand.game, acting_user)
     if seat.city_id != demand.city_id:
-        raise NotAllowed(_("Only living residents of the city may demand an impeachment."), rule="L-IMPEACH-1")
+        raise NotAllowed(_("Only living residents of the city may demand an impeachment."),
+                         rule=rule_id(demand.game, "impeachment_demand"))
     if demand.ruled_at is not None:
-        raise WrongState(_("The Procurator has already ruled on this demand."), rule="L-IMPEACH-2")
+        raise WrongState(_("The Procurator has already ruled on this demand."),
+                         rule=rule_id(demand.game, "impeachment_ruling"))
     if demand.signatures.filter(resident=seat).exists():
-        raise WrongState(_("You have already signed this demand."), rule="L-IMPEACH-1")
+        raise WrongState(_("You have already signed this demand."), rule=rule_id(demand.game, "impeachment_demand"))
     return _sign(demand, seat, acting_user=acting_user, now=now)
 
 
 @transaction.atomic
 def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: datetime | None = None) -> Inbox:
-    """The Procurator opens the impeachment inbox of a demand that reached 30% (L-IMPEACH-2, L-INBOX-14): every
+    """The Procurator opens the impeachment inbox of a demand that reached 30%: every
     resident of the city is in it, all but the initiators (the living signers) banned; the Procurator organises
     it; the city's Tribune reads and posts there (to be heard, ``STAFF_GRANTS``).
 
@@ -232,12 +235,13 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
     now = now or timezone.now()
     demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=demand.pk)
     game = demand.game
-    check_procurator(game, acting_user, rule="L-IMPEACH-2", site_may=False)
+    check_procurator(game, acting_user, rule="impeachment_ruling", site_may=False)
     _check_running(game)
     if demand.reached_at is None:
-        raise WrongState(_("The demand has not reached 30 percent of the living residents."), rule="L-IMPEACH-1")
+        raise WrongState(_("The demand has not reached 30 percent of the living residents."),
+                         rule=rule_id(game, "impeachment_demand"))
     if demand.inbox_id is not None:
-        raise WrongState(_("The impeachment inbox is already open."), rule="L-IMPEACH-2")
+        raise WrongState(_("The impeachment inbox is already open."), rule=rule_id(game, "impeachment_ruling"))
 
     signers = set(demand.signatures.filter(resident__status=LifeStatus.ALIVE).values_list("resident_id", flat=True))
     residents = list(Resident.objects.filter(city_id=demand.city_id).order_by("name", "id"))
@@ -260,7 +264,7 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
 @transaction.atomic
 def do_rule_on_impeachment(demand: ImpeachmentDemand, ruling: str, *, acting_user, reason: str = "",
                            new_tribune_user=None, now: datetime | None = None) -> ImpeachmentDemand:
-    """The Procurator records one of the four rulings on an opened impeachment (L-IMPEACH-2):
+    """The Procurator records one of the four rulings on an opened impeachment:
     ``replace`` (``new_tribune_user`` becomes the Tribune at once, ``do_replace_tribune``'s rules; the replaced
     account loses every power), ``bonus`` (a bonus to the complainants, recorded), ``unfounded`` (rejected) or
     ``trivial`` (closed; its ``reason`` stays hidden until the game ends: it is not copied into the audit row).
@@ -272,17 +276,19 @@ def do_rule_on_impeachment(demand: ImpeachmentDemand, ruling: str, *, acting_use
     now = now or timezone.now()
     demand = ImpeachmentDemand.objects.select_for_update(of=("self",)).select_related("game", "tribune").get(pk=demand.pk)
     game = demand.game
-    check_procurator(game, acting_user, rule="L-IMPEACH-2", site_may=False)
+    check_procurator(game, acting_user, rule="impeachment_ruling", site_may=False)
     _check_running(game)
     if ruling not in ImpeachmentRuling.values:
-        raise InvalidInput(_("Choose one of the four rulings."), rule="L-IMPEACH-2")
+        raise InvalidInput(_("Choose one of the four rulings."), rule=rule_id(game, "impeachment_ruling"))
     if demand.opened_at is None:
-        raise WrongState(_("Open the impeachment inbox and hear the Tribune first."), rule="L-IMPEACH-2")
+        raise WrongState(_("Open the impeachment inbox and hear the Tribune first."),
+                         rule=rule_id(game, "impeachment_ruling"))
     if demand.ruled_at is not None:
-        raise WrongState(_("The Procurator has already ruled on this demand."), rule="L-IMPEACH-2")
+        raise WrongState(_("The Procurator has already ruled on this demand."),
+                         rule=rule_id(game, "impeachment_ruling"))
     if (ruling == ImpeachmentRuling.REPLACE) != (new_tribune_user is not None):
         raise InvalidInput(_("A new Tribune is named when, and only when, the Tribune is replaced."),
-                           rule="L-IMPEACH-2")
+                           rule=rule_id(game, "impeachment_ruling"))
     if ruling == ImpeachmentRuling.REPLACE:
         _replace_tribune(demand.tribune, new_tribune_user, acting_user=acting_user, now=now)
     demand.ruling = ruling
@@ -301,20 +307,20 @@ def do_rule_on_impeachment(demand: ImpeachmentDemand, ruling: str, *, acting_use
 
 def visible_ruling_reason(viewer, demand: ImpeachmentDemand) -> str | None:
     """The reason of ``demand``'s ruling as ``viewer`` may read it: a trivial ruling's reason only for the
-    Procurator until the game ends (L-IMPEACH-2); None when hidden."""
+    Procurator until the game ends; None when hidden."""
     if demand.ruling != ImpeachmentRuling.TRIVIAL or demand.game.status == GameStatus.FINISHED:
         return demand.reason
     return demand.reason if policies.holds_role(viewer, demand.game_id, StaffKind.PROCURATOR) else None
 
 
 # --------------------------------------------------------------------------------------------------------------
-# The mafia acknowledge their role; the Consigliere confirms it to the Procurator (L-ASSIGN-4)
+# The mafia acknowledge their role; the Consigliere confirms it to the Procurator
 # --------------------------------------------------------------------------------------------------------------
 
 def mafia_acknowledgements(game: Game) -> list[tuple[City, list[Resident], list[Resident]]]:
     """Per city of ``game`` in order: (city, its mafia who acknowledged their role, those who did not yet), each by
-    name (L-ASSIGN-4). Names the mafia: for the Consigliere's page only (``knowledge.knows_night_of``-like
-    knowledge: the Consigliere knows all mafia, L-STAFF-4)."""
+    name. Names the mafia: for the Consigliere's page only (``knowledge.knows_night_of``-like
+    knowledge: the Consigliere knows all mafia)."""
     acknowledged = set(RoleAcknowledgement.objects.filter(game=game).values_list("resident_id", flat=True))
     rows = []
     for city in City.objects.filter(game=game).order_by("number"):
@@ -325,25 +331,25 @@ def mafia_acknowledgements(game: Game) -> list[tuple[City, list[Resident], list[
 
 def mafia_confirmed_at(game: Game):
     """When the Consigliere confirmed to the Procurator that every mafioso acknowledged their role (aware UTC),
-    or None (L-ASSIGN-4)."""
+    or None."""
     return GameEvent.objects.filter(game=game, kind="assign.confirmed").values_list("at", flat=True).first()
 
 
 @transaction.atomic
 def do_acknowledge_mafia_role(game: Game, *, acting_user, now: datetime | None = None) -> RoleAcknowledgement:
-    """A mafioso acknowledges their criminal role (L-ASSIGN-4), once. Audited for the Consigliere only
+    """A mafioso acknowledges their criminal role, once. Audited for the Consigliere only
     (``mafia.*`` events). Returns the RoleAcknowledgement. Raises ``NotAllowed`` (not a mafioso of the game:
     the same refusal for every other account), ``WrongState`` (game over; already acknowledged)."""
     now = now or timezone.now()
     viewer_reads.forget_viewer_cache(acting_user)
     seat = policies.seat_in(acting_user, game) if acting_user is not None else None
     if seat is None or seat.alignment != Alignment.MAFIA:
-        raise NotAllowed(_("Only the mafia acknowledge a mafia role."), rule="L-ASSIGN-4")
+        raise NotAllowed(_("Only the mafia acknowledge a mafia role."), rule=rule_id(game, "mafia_acknowledgement"))
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     seat = Resident.objects.select_for_update(of=("self",)).get(pk=seat.pk)
     if RoleAcknowledgement.objects.filter(resident=seat).exists():
-        raise WrongState(_("You have already acknowledged your role."), rule="L-ASSIGN-4")
+        raise WrongState(_("You have already acknowledged your role."), rule=rule_id(game, "mafia_acknowledgement"))
     row = RoleAcknowledgement.objects.create(game=game, resident=seat, at=now)
     record_event(game, "mafia.acknowledged", actor=acting_user, at=now,
                  payload={"resident": seat.pk, "city": seat.city_id})
@@ -352,8 +358,8 @@ def do_acknowledge_mafia_role(game: Game, *, acting_user, now: datetime | None =
 
 @transaction.atomic
 def do_confirm_mafia_acknowledged(game: Game, *, acting_user, now: datetime | None = None) -> Message:
-    """The Consigliere confirms to the Procurator, in the bar (L-INBOX-8), that every mafioso of every city has
-    acknowledged their role, naming nobody (L-ASSIGN-4): a site message without names or numbers per city, and
+    """The Consigliere confirms to the Procurator, in the bar, that every mafioso of every city has
+    acknowledged their role, naming nobody: a site message without names or numbers per city, and
     an ``assign.confirmed`` audit row without names. Once.
 
     Returns the Message. Raises ``NotAllowed`` (not the Consigliere), ``WrongState`` (no mafia drawn yet, some
@@ -361,23 +367,25 @@ def do_confirm_mafia_acknowledged(game: Game, *, acting_user, now: datetime | No
     """
     now = now or timezone.now()
     if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
-        raise NotAllowed(_("Only the Consigliere confirms the mafia to the Procurator."), rule="L-ASSIGN-4")
+        raise NotAllowed(_("Only the Consigliere confirms the mafia to the Procurator."),
+                         rule=rule_id(game, "mafia_acknowledgement"))
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
     if mafia_confirmed_at(game) is not None:
-        raise WrongState(_("You have already confirmed it to the Procurator."), rule="L-ASSIGN-4")
+        raise WrongState(_("You have already confirmed it to the Procurator."),
+                         rule=rule_id(game, "mafia_acknowledgement"))
     rows = mafia_acknowledgements(game)
     total = sum(len(done) + len(waiting) for _city, done, waiting in rows)
     missing = sum(len(waiting) for _city, _done, waiting in rows)
     if total == 0:
-        raise WrongState(_("The mafia are not drawn yet."), rule="L-ASSIGN-4")
+        raise WrongState(_("The mafia are not drawn yet."), rule=rule_id(game, "mafia_acknowledgement"))
     if missing:
         raise WrongState(_("%(missing)d of %(total)d mafiosi have not acknowledged their role yet.")
-                         % {"missing": missing, "total": total}, rule="L-ASSIGN-4")
+                         % {"missing": missing, "total": total}, rule=rule_id(game, "mafia_acknowledgement"))
     bar = Inbox.objects.filter(game=game, kind=InboxKind.BAR, killed_at__isnull=True).order_by("pk").first()
     if bar is None:
-        raise WrongState(_("This game has no bar."), rule="L-INBOX-8")
+        raise WrongState(_("This game has no bar."), rule=rule_id(game, "bar_inbox"))
     with translation.override(game.language):
         text = _("The Consigliere confirms: every mafioso of every city has acknowledged their role.")
     message = do_post_site_message(bar, text, acting_user=None, now=now)

@@ -4,19 +4,19 @@ Registered here, through the console's registries, with the same conventions (re
 whitelist of URL lookups, every write one service call with ``acting_user=request.user``):
 
 * **What needs me now** (``dashboard_needs``): per role, counts with links: the Tribune's pending proxy requests,
-  suicide declarations and speech requests (own city and stand-in cities, L-NOM-4/5/6); the Procurator's speech
-  requests, pending commissar offers (L-COMM), impeachment demands before him (L-IMPEACH) and failed scheduled
-  events; the Arbiter's open court cases (L-COURT). Other apps add theirs with
-  ``staff.console.register_dashboard_needs`` (the judges' removal demands, L-JUDGE-8).
+  suicide declarations and speech requests (own city and stand-in cities); the Procurator's speech
+  requests, pending commissar offers, impeachment demands before him and failed scheduled
+  events; the Arbiter's open court cases. Other apps add theirs with
+  ``staff.console.register_dashboard_needs`` (the judges' removal demands).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
   ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
-* **Tribune stand-ins** (L-STAFF-2): listed to every staff member of the game; the Procurator grants them on a
+* **Tribune stand-ins**: listed to every staff member of the game; the Procurator grants them on a
   page and ends them with an action (``staff.services``).
-* **Impeachment demands** (L-IMPEACH): the Procurator only (who signed is his to know); actions open the
+* **Impeachment demands**: the Procurator only (who signed is his to know); actions open the
   impeachment inbox and record a ruling.
-* **Speech requests** (L-NOM-4): the Procurator and the city's Tribune (``day_policy.can_see_speech_requests``).
-* **The early end of a game** (L-WIN-3): a Procurator's page, then a confirmation page (``kernel.confirm``).
+* **Speech requests**: the Procurator and the city's Tribune (``day_policy.can_see_speech_requests``).
+* **The early end of a game**: a Procurator's page, then a confirmation page (``kernel.confirm``).
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def _tribune_needs(request, role: StaffRole) -> list[Need]:
                                                     state=ProxyState.REQUESTED).count()
     opened = VotingSession.objects.filter(Q(opened_at__isnull=False) | Q(opens_at__lte=timezone.now()),
                                           city_id=OuterRef("city_id"), day=OuterRef("day"))
-    suicides = _scoped(request, SuicideDeclaration).filter(  # only those the Tribune can still decide (L-NOM-5)
+    suicides = _scoped(request, SuicideDeclaration).filter(  # only those the Tribune can still decide
         game=game, city=city, day=game.day_number, confirmed_at__isnull=True, refused_at__isnull=True,
         resident__status=LifeStatus.ALIVE,
     ).exclude(Exists(opened)).count()
@@ -244,12 +244,12 @@ class StaffGameEventAdmin(StaffScopedAdmin):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Speech requests (L-NOM-4)
+# Speech requests
 # --------------------------------------------------------------------------------------------------------------
 
 @admin.register(SpeechRequest, site=staff_admin_site)
 class StaffSpeechRequestAdmin(StaffScopedAdmin):
-    """Confrontation and last-word requests: the city's Tribune and the Procurator (L-NOM-4)."""
+    """Confrontation and last-word requests: the city's Tribune and the Procurator."""
     console_tool = "voting"
 
     list_display = ("resident", "kind", "other", "note", "day", "at")
@@ -271,7 +271,7 @@ class StaffSpeechRequestAdmin(StaffScopedAdmin):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Tribune stand-ins (L-STAFF-2)
+# Tribune stand-ins
 # --------------------------------------------------------------------------------------------------------------
 
 @admin.action(description=gettext_lazy("End now"))
@@ -374,7 +374,7 @@ def extra_urls(site) -> list:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Impeachment (L-IMPEACH)
+# Impeachment
 # --------------------------------------------------------------------------------------------------------------
 
 def _each(request, objects, call, success) -> None:
@@ -389,14 +389,14 @@ def _each(request, objects, call, success) -> None:
 
 @admin.action(description=gettext_lazy("Open the impeachment inbox"))
 def open_impeachment_inboxes(modeladmin, request, queryset):
-    """The Procurator opens the impeachment inbox (``do_open_impeachment_inbox``, L-IMPEACH-2, L-INBOX-14)."""
+    """The Procurator opens the impeachment inbox (``do_open_impeachment_inbox``)."""
     _each(request, queryset.select_related("city"),
           lambda d: services.do_open_impeachment_inbox(d, acting_user=request.user),
           lambda d: _("The impeachment inbox of %(city)s is open.") % {"city": d.city.name})
 
 
 class RulingForm(forms.Form):
-    """One of the four rulings (L-IMPEACH-2); the new Tribune's username when replacing."""
+    """One of the four rulings; the new Tribune's username when replacing."""
 
     ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=ImpeachmentRuling.choices)
     username = forms.CharField(label=gettext_lazy("Username of the new Tribune (replacement only)"), max_length=150,
@@ -415,7 +415,7 @@ class RulingForm(forms.Form):
 
 @admin.action(description=gettext_lazy("Rule"))
 def rule_on_impeachments(modeladmin, request, queryset):
-    """The Procurator records a ruling (``do_rule_on_impeachment``, L-IMPEACH-2), one demand at a time."""
+    """The Procurator records a ruling (``do_rule_on_impeachment``), one demand at a time."""
     demands = list(queryset.select_related("city")[:2])
     if len(demands) != 1:
         if demands:

@@ -1,4 +1,4 @@
-"""The residents' side of impeachment (RULES.md L-IMPEACH-1): a living resident of a city starts or signs the
+"""The residents' side of impeachment: a living resident of a city starts or signs the
 demand to impeach the city's Tribune. Thin: the policy gives the seat, one service call."""
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def impeachment(request, slug: str):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def mafia_role(request, slug: str):
-    """L-ASSIGN-4. A mafioso acknowledges their role here (POST); the Consigliere sees, per city, who has and who
+    """A mafioso acknowledges their role here (POST); the Consigliere sees, per city, who has and who
     has not, and confirms to the Procurator in the bar that everyone has (POST), naming nobody. Everyone else
     gets the 404 of a missing page (the page must not tell who is mafia)."""
     game = game_get(slug)

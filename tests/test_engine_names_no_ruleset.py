@@ -1,10 +1,12 @@
 """The engine names no ruleset (DESIGN.md "Rulesets and layers"): no template or engine module branches on a
-ruleset's key; what differs comes from what each ruleset declares (its page sections, its texts, its links, its
-inbox kinds, its console tools), and a name no registered ruleset declares is a loud error, never a silent "no"."""
+ruleset's key or cites a ruleset's rule ID; what differs comes from what each ruleset declares (its page sections,
+its texts, its links, its inbox kinds, its console tools, the rule IDs its refusals cite), and a name no
+registered ruleset declares is a loud error, never a silent "no"."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.test import Client
@@ -15,6 +17,7 @@ from archive.models import Notification, NotificationKind
 from archive.notifications import notification_text
 from cities.models import Game, Resident, StaffKind
 from inboxes.models import Inbox, InboxKind
+from kernel.rule_ids import known_rule_keys, rule_id
 from kernel.rulesets import (
     get_ruleset,
     known_console_tools,
@@ -33,6 +36,17 @@ ENGINE = ("kernel", "accounts", "cities", "inboxes", "voting", "roles", "archive
 KEY_COMPARISON = re.compile(r"""(ruleset\s*[!=]=\s*["'](m21|lepra)["'])|(["'](m21|lepra)["']\s*[!=]=\s*\S*ruleset)""")
 
 
+#: A rule ID of RULES.md (``L-DAY-1``, ``M-VOTE-8``) or a family of them (``L-INBOX``, ``M-SETUP``).
+RULE_ID = re.compile(r"\b[LM]-[A-Z]{2,}\b")
+#: Pending: modules still being rewritten to cite no rule ID. Temporary; remove each entry once its module is clean.
+PENDING_RULE_IDS = frozenset({
+    "cities/models.py", "cities/resident_services.py", "inboxes/knowledge.py", "inboxes/membership_services.py",
+    "inboxes/policies.py", "inboxes/policy_tables.py", "inboxes/views.py", "kernel/rulesets.py", "roles/models.py",
+})
+#: A refusal's rule key in engine code: ``rule_id(game, "key")`` or ``check_procurator(..., rule="key")``.
+RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule="(\w+)"')
+
+
 def _files(suffixes: tuple[str, ...]):
     for top in (*ENGINE, "templates"):
         for path in (ROOT / top).rglob("*"):
@@ -45,6 +59,34 @@ def test_no_template_or_engine_module_compares_a_ruleset_key():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if KEY_COMPARISON.search(line)]
     assert not found, f"branches on a ruleset's key (declare it in the ruleset instead): {found}"
+
+
+def test_no_template_or_engine_module_cites_a_rule_id():
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".html", ".py", ".txt"))
+             if path.relative_to(ROOT).as_posix() not in PENDING_RULE_IDS
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if RULE_ID.search(line)]
+    assert not found, f"cites a rule ID (cite it where the ruleset declares the behaviour instead): {found}"
+
+
+def test_every_rule_key_the_engine_names_is_mapped_by_a_ruleset_to_its_own_rule_ids():
+    used = {key for path in _files((".py",)) for match in RULE_KEY.finditer(path.read_text(encoding="utf-8"))
+            for key in match.groups() if key}
+    assert "procurator_only" in used and "city_formation" in used
+    assert used <= known_rule_keys()
+    assert {key: spec.rule_ids.get("procurator_only") for key, spec in registered_rulesets().items()} == {
+        "lepra": "L-STAFF-1", "m21": "M-SETUP-4"}
+    for key, prefix in (("lepra", "L-"), ("m21", "M-")):
+        assert all(rule.startswith(prefix) for rule in registered_rulesets()[key].rule_ids.values())
+
+
+def test_a_refusal_cites_the_rule_of_the_games_own_ruleset_and_none_of_anothers():
+    lepra, m21 = SimpleNamespace(ruleset="lepra"), SimpleNamespace(ruleset="m21")
+    assert (rule_id(lepra, "procurator_only"), rule_id(m21, "procurator_only")) == ("L-STAFF-1", "M-SETUP-4")
+    assert (rule_id(lepra, "impeachment_ruling"), rule_id(m21, "impeachment_ruling")) == ("L-IMPEACH-2", None)
+    assert rule_id("lepra", "city_size") == "L-CITY-2"
+    with pytest.raises(ValueError, match="rule key 'procurator_onyl'"):
+        rule_id(m21, "procurator_onyl")
 
 
 def test_the_closed_sets_are_what_the_registered_rulesets_declare():

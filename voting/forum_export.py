@@ -1,7 +1,7 @@
 """A forum day from a JSON-lines thread export, counted by the forum day tally: pure, no ORM, no clock, no I/O.
 
 A host who runs a game on a forum can export one day of the game thread and have it counted with the rules of
-``voting.forum_vote`` (M-VOTE): ``manage.py tally forum-day FILE`` reads the file and prints ``forum_day_export``'s
+``voting.forum_vote``: ``manage.py tally forum-day FILE`` reads the file and prints ``forum_day_export``'s
 result. Example with comments: ``voting/examples/README.md``.
 
 Format ``forum-day/v1``: UTF-8, one JSON object per line, blank lines ignored.
@@ -21,13 +21,13 @@ plays no seat are refused. Every further line is a record,
 in thread order, ``seq`` strictly increasing:
 
 - a post: ``{"seq": 12, "at": "2026-03-02T08:15:00+00:00", "author": "alice", "text": "##VOTE Bob"}``;
-- a death or removal during the day (M-VOTE-9): ``{"seq": 13, "event": "remove", "seat": "Frank",
+- a death or removal during the day: ``{"seq": 13, "event": "remove", "seat": "Frank",
   "cause": "killed"}`` (``cause`` ``"removed"`` by default);
-- a replacement (L-REPLACE-1): ``{"seq": 14, "event": "replace", "seat": "Erin", "account": "erin2",
+- a replacement: ``{"seq": 14, "event": "replace", "seat": "Erin", "account": "erin2",
   "names": []}``.
 
 Events may carry an ``"at"`` too. With a deadline, the day closes at the deadline when no hammer fell before
-it (M-VOTE-4): the export is taken to cover the whole day, and records at or after the deadline count no
+it: the export is taken to cover the whole day, and records at or after the deadline count no
 more. With ``"deadline": null`` a day without a hammer is reported as still open.
 """
 from __future__ import annotations
@@ -72,7 +72,8 @@ def forum_day_export(lines: Iterable[str]) -> dict[str, Any]:
          "ended": None | {"how", "result", "eliminated", "seq", "trigger", "tied", "at"},
          "refused": [{"seq", "author", "seat", "command", "line", "reason", "message", "candidates"}, ...],
          "voided": [{"seq", "voter", "target", "removed", "cause"}, ...],
-         "offenders": [{"seat", "offences": [...]}, ...]}   # M-VOTE-5, as of the end (or of the last record)
+         "offenders": [{"seat", "offences": [...]}, ...]}   # the daily minimum broken, as of the end (or of the last
+         record)
 
     ``ended.at`` is the ``at`` of the record that ended the day, or the deadline. Raises ``ForumExportError``
     for a malformed export (including events the day cannot apply, such as removing a seat that is not alive).

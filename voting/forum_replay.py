@@ -9,7 +9,7 @@ replacements (accounts per seat by post ranges) and host removals applied where 
 by itself at the deciding vote, or, for a day with a ``deadline_post``, when the deadline passes after that post
 (resolved by the file's ``ruleset.deadline_rule``); the result is compared with the host's (README section 4),
 each of the host's counts with ours at that post (section 5, the stricter check; a count carrying a
-``host_error`` is the host's documented mistake), and finally the winner (M-WIN-1). Actions marked
+``host_error`` is the host's documented mistake), and finally the winner. Actions marked
 ``expected_valid: false`` are not replayed but reported; a redundant ``##UNVOTE`` that is refused is no
 difference from the host.
 
@@ -217,7 +217,7 @@ def replay_rules(ruleset: Mapping[str, str]) -> ForumVoteRules:
 
 
 def forum_winner(living_alignments: Iterable[str]) -> str | None:
-    """The winner given the alignments of the living (M-WIN-1 [interp]): ``"town"`` when no mafia is left,
+    """The winner given the alignments of the living: ``"town"`` when no mafia is left,
     ``"mafia"`` when the mafia are at least half of the living, else None (the game goes on)."""
     alignments = list(living_alignments)
     mafia = alignments.count("mafia")

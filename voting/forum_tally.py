@@ -1,4 +1,4 @@
-"""The forum day vote (RULES.md M-VOTE) as a pure function: a day's thread of ``##VOTE`` messages counted under
+"""The forum day vote as a pure function: a day's thread of ``##VOTE`` messages counted under
 the rules (``voting.forum_vote`` holds the rules as data, the records, receipts and results). No ORM, no clock."""
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from voting.parsing import (
 )
 
 # ----------------------------------------------------------------------------------------------------------------
-# Forum day votes (M-VOTE): the day
+# Forum day votes: the day
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -60,18 +60,18 @@ class _SeatState:
 
 
 class ForumDay:
-    """One forum day's vote, from the opening post to the end (M-VOTE).
+    """One forum day's vote, from the opening post to the end.
 
     Feed it the day's records in order with ``apply`` (or ``post`` / ``remove`` / ``replace``); read it with
     ``count``, ``end``, ``receipts``, ``voided``, ``offenders`` or ``report``. Every command is applied on its
-    own, in the order written (M-VOTE-7), and the end of the day is checked after each applied command and each
-    event, on the count that includes it (M-VOTE-8): a post that hammers ends the day at that command, and its
+    own, in the order written, and the end of the day is checked after each applied command and each
+    event, on the count that includes it: a post that hammers ends the day at that command, and its
     later commands carry no votes, exactly as if they had been posted separately. Once the day is over the
     count is frozen; later commands are refused (``DAY_OVER``).
 
-    [interp] M-VOTE-7's "the post's final state counts" is read as: the standing vote after a post is the result
+    "The post's final state counts" is read as: the standing vote after a post is the result
     of its commands applied in order (``##VOTE A ##UNVOTE ##VOTE B`` leaves a vote on B). The hammer is checked
-    at each command, as M-VOTE-8 says ("after the triggering vote is stored"), so that splitting a post into
+    at each command, after the vote is stored, so that splitting a post into
     several messages, order kept, never changes the outcome.
 
     Raises ``ValueError`` for inconsistent input: duplicate seats or accounts, a seat labelled
@@ -119,11 +119,11 @@ class ForumDay:
                 raise TypeError(f"not a forum day record: {record!r}")
 
     def post(self, post: ForumPost) -> tuple[ForumReceipt, ...]:
-        """Apply every command of ``post`` in the order written (M-VOTE-7) and return their receipts.
+        """Apply every command of ``post`` in the order written and return their receipts.
 
-        A post by a living seat's current account while the day is open counts towards M-VOTE-5's two posts,
-        with or without commands. Commands by anyone else are refused: not a player, replaced, not living
-        (M-VOTE-6); after the end, every command is refused (M-VOTE-7).
+        A post by a living seat's current account while the day is open counts towards the day's minimum of
+        posts, with or without commands. Commands by anyone else are refused: not a player, replaced, not living;
+        after the end, every command is refused.
         """
         self._check_order(post.seq)
         seat, refusal = self._author_seat(post.author)
@@ -142,7 +142,7 @@ class ForumDay:
         return tuple(receipts)
 
     def remove(self, removal: ForumRemoval) -> tuple[ForumVoidedVote, ...]:
-        """Take a living seat out of the day (a host removal or a death, M-VOTE-9) and return the votes it voids.
+        """Take a living seat out of the day (a host removal or a death) and return the votes it voids.
 
         The votes on the seat are void and their voters are told (the returned notices; until they vote again
         they are not listed as non-voters); the seat's own vote and END mark go. The majority is recomputed on
@@ -171,7 +171,7 @@ class ForumDay:
         return tuple(notices)
 
     def replace(self, replacement: ForumReplacement) -> None:
-        """Hand a living seat to a new account (L-REPLACE-1): the seat keeps its vote, END mark and the votes on
+        """Hand a living seat to a new account: the seat keeps its vote, END mark and the votes on
         it; the old account can no longer vote for it (``REPLACED``) but its name still names the seat. Raises
         ``ValueError`` if the seat is not alive or the account already plays a seat."""
         self._check_order(replacement.seq)
@@ -186,13 +186,13 @@ class ForumDay:
         state.names.extend(replacement.names)
 
     def close_at_deadline(self) -> ForumDayEnd:
-        """End the day at its deadline by ``rules.deadline_outcome`` (M-VOTE-4) and return how it ended; a day
+        """End the day at its deadline by ``rules.deadline_outcome`` and return how it ended; a day
         already ended by a hammer keeps that end. The caller decides that the deadline has come."""
         return self._close(ForumDayEndHow.DEADLINE, seq=None, trigger=None)
 
     def close_proceedings(self, seq: int, judge: str) -> ForumDayEnd:
-        """End the day now at record ``seq`` on the votes in place, resolved as at the deadline (M-VOTE-4; a tie
-        imprisons nobody): the Judge's *close proceedings* (M-ROLE judge). The caller checks the Judge's right
+        """End the day now at record ``seq`` on the votes in place, resolved as at the deadline (a tie
+        imprisons nobody): the Judge's *close proceedings*. The caller checks the Judge's right
         (``majority_has_voted``). Raises ``ValueError`` when the day is already over or ``seq`` is out of order."""
         self._check_order(seq)
         if self.end is not None:
@@ -201,7 +201,7 @@ class ForumDay:
 
     def majority_has_voted(self) -> bool:
         """True while the day is open and a majority of the living have a vote in place (No Lynch counts, an
-        unvote does not): when the Judge may close proceedings (M-ROLE judge, M-VOTE-8)."""
+        unvote does not): when the Judge may close proceedings."""
         if self.end is not None:
             return False
         count = self._live_count()
@@ -240,15 +240,15 @@ class ForumDay:
         return tuple(self._voided)
 
     def count(self) -> ForumCount:
-        """The standing count (M-VOTE-8); once the day is over, the count at its end."""
+        """The standing count; once the day is over, the count at its end."""
         if self.end is not None:
             return self.end.count
         return self._live_count()
 
     def offenders(self) -> tuple[ForumOffender, ...]:
-        """The living seats that broke M-VOTE-5 so far (at the end of the day: for the host's list), in seating
-        order: no vote in place (a voter whose vote a death voided is not listed, M-VOTE-9), no vote cast this
-        day, fewer than two posts while the day was open."""
+        """The living seats that broke the daily minimum (``ForumOffence``) so far (at the end of the day: for
+        the host's list), in seating order: no vote in place (a voter whose vote a death voided is not listed), no vote
+        cast this day, fewer than two posts while the day was open."""
         count = self.count()
         voters = count.voters()
         offenders = []
@@ -328,7 +328,7 @@ class ForumDay:
         return day
 
     def activity(self) -> dict[str, tuple[int, int]]:
-        """Posts and votes cast so far this day per seat (M-VOTE-5), ``{seat: (posts, votes)}`` for every seat of
+        """Posts and votes cast so far this day per seat, ``{seat: (posts, votes)}`` for every seat of
         the day, in seating order."""
         return {seat: (self._posts[seat], self._votes_cast[seat]) for seat in self._seats}
 
@@ -346,7 +346,7 @@ class ForumDay:
         return handler(post, seat, command)
 
     def _vote(self, post: ForumPost, seat: str, command: ForumCommand) -> ForumReceipt:
-        """``##VOTE name``: resolve the name (M-VOTE-1) and replace the standing vote; the END mark stays."""
+        """``##VOTE name``: resolve the name and replace the standing vote; the END mark stays."""
         target, refused = self._resolve_target(post, seat, command)
         if refused is not None:
             return refused
@@ -389,7 +389,7 @@ class ForumDay:
                                   f"No living player matches {command.argument!r}.")
 
     def _unvote(self, post: ForumPost, seat: str, command: ForumCommand) -> ForumReceipt:
-        """``##UNVOTE`` withdraws the standing vote; the END mark stays (M-VOTE-2). ``##UNVOTE name`` naming
+        """``##UNVOTE`` withdraws the standing vote; the END mark stays. ``##UNVOTE name`` naming
         another player than the one voted for leaves the vote in place (forum convention); a name that resolves
         to nobody is read as plain text and the vote is withdrawn."""
         current = self._votes.get(seat)
@@ -406,7 +406,7 @@ class ForumDay:
                             target=current.target)
 
     def _mark_end(self, post: ForumPost, seat: str, command: ForumCommand) -> ForumReceipt:
-        """``##END`` (M-VOTE-2): refused while not voting anyone (M-VOTE-7)."""
+        """``##END``: refused while not voting anyone."""
         if seat not in self._votes:
             return self._refuse(post, seat, command, ForumRefusal.END_WITHOUT_VOTE,
                                 "##END needs a vote in place: vote first.")
@@ -414,7 +414,7 @@ class ForumDay:
         return self._accept(post, seat, command, f"{seat} wants the day to end.")
 
     def _clear_end(self, post: ForumPost, seat: str, command: ForumCommand) -> ForumReceipt:
-        """``##UNEND`` clears the END mark (M-VOTE-2 [interp])."""
+        """``##UNEND`` clears the END mark."""
         if seat not in self._end_marks:
             return self._refuse(post, seat, command, ForumRefusal.NO_END_MARK, "There is no END mark to clear.")
         self._end_marks.discard(seat)
@@ -423,7 +423,7 @@ class ForumDay:
     # -- the end of the day ----------------------------------------------------------------------------------
 
     def _check_end(self, seq: int, trigger: str | None) -> None:
-        """End the day if the count, recomputed with the change just applied, has a hammer (M-VOTE-3, M-VOTE-8).
+        """End the day if the count, recomputed with the change just applied, has a hammer.
 
         A majority hammer (``majority_ends_day``) is checked before an END-hammer. If two targets reach their
         thresholds at once (only possible when a removal lowers both), the one ranked first in the count wins.
@@ -501,7 +501,7 @@ class ForumDay:
 
 
 def _shown(target: str) -> str:
-    """A vote target as a receipt names it: a seat's name, or "No Lynch" for ``FORUM_NO_LYNCH`` (M-VOTE-1)."""
+    """A vote target as a receipt names it: a seat's name, or "No Lynch" for ``FORUM_NO_LYNCH``."""
     return "No Lynch" if target == FORUM_NO_LYNCH else target
 
 
@@ -526,9 +526,9 @@ def _day_end(how: ForumDayEndHow, target: str | None, *, seq: int | None, trigge
 
 def tally_forum_day(rules: ForumVoteRules, seats: Iterable[ForumSeat], records: Iterable[ForumRecord], *,
                     deadline_reached: bool = False) -> ForumDayReport:
-    """Re-derive a whole forum day from its records in order (M-VOTE): the same records always give the same
-    report. With ``deadline_reached`` a day still open after the last record is closed at its deadline
-    (M-VOTE-4). Raises ``ValueError`` as ``ForumDay`` does."""
+    """Re-derive a whole forum day from its records in order: the same records always give the same
+    report. With ``deadline_reached`` a day still open after the last record is closed at its deadline. Raises
+    ``ValueError`` as ``ForumDay`` does."""
     day = ForumDay(rules, seats)
     for record in records:
         day.apply(record)

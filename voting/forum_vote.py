@@ -2,8 +2,8 @@
 day vote's rules as data, records, receipts and results; the forum day itself is in ``voting.forum_tally`` and
 the Lepra tallies in ``rulesets.lepra.day.tally``. Every name below is importable from here.
 
-Forum day votes (RULES.md M-VOTE)
-    ``ForumVoteRules`` is the day vote's rules as data (M21's M-VOTE by default, ``CLASSIC_FORUM_RULES`` for the
+Forum day votes
+    ``ForumVoteRules`` is the day vote's rules as data (M21's by default, ``CLASSIC_FORUM_RULES`` for the
     plain-majority forum rule). ``ForumDay`` is the state of one game-thread day: each seat's standing vote and
     END mark, the living seats and who plays them. It takes the day's records in order (posts, removals and
     deaths, replacements), applies every command of a post through ``voting.parsing``, and decides when and how
@@ -14,13 +14,13 @@ Forum day votes (RULES.md M-VOTE)
     non-decreasing ``seq``; records of one post split into several messages share it. Time is not read here:
     the caller says when the deadline has come (``ForumDay.close_at_deadline``).
 
-Lepra execution voting (RULES.md L-VOTE) and judge elections (L-JUDGE-4..6)
+Lepra execution voting and judge elections
     ``tally_lepra_execution`` counts one city's voting inboxes from their messages (``LepraVoteMessage``: id,
     aware receive time, author, the nominee's inbox, text, proxy flag) and returns every nominee's counted
-    voters, who changed their mind, the ranking with its L-VOTE-5 tie-break, the leader (or "awaiting a
-    decision", L-VOTE-7), the tied leaders for the court (L-COURT-2) and a receipt for every message, refused
-    ones with a reason (``LepraRefusal``). ``tally_lepra_election`` does the same for one city's precincts
-    (L-JUDGE-4..6). Both are re-derived from the whole record every time; the caller passes the window
+    voters, who changed their mind, the ranking with its tie-break (the earlier latest vote leads), the leader (or
+    "awaiting a decision"), the tied leaders for the court and a receipt for every message, refused
+    ones with a reason (``LepraRefusal``). ``tally_lepra_election`` does the same for one city's precincts. Both
+    are re-derived from the whole record every time; the caller passes the window
     (``opens_at``, ``closes_at``) and the members, never the clock. Times are aware datetimes, reported in UTC.
 
 The forum names all start with ``Forum``/``forum_`` and the Lepra ones with ``Lepra``/``lepra_``, so both live
@@ -38,15 +38,15 @@ from voting.parsing import (
 )
 
 # ----------------------------------------------------------------------------------------------------------------
-# Forum day votes (M-VOTE): the rules as data
+# Forum day votes: the rules as data
 # ----------------------------------------------------------------------------------------------------------------
 
 FORUM_NO_LYNCH = "NO_LYNCH"
-"""The vote target No Lynch (M-VOTE-1), as it appears in counts. No seat may use this label."""
+"""The vote target No Lynch, as it appears in counts. No seat may use this label."""
 
 
 class ForumDeadlineOutcome(StrEnum):
-    """What the deadline does when no hammer fell (M-VOTE-4)."""
+    """What the deadline does when no hammer fell."""
 
     PLURALITY = "plurality"
     """The target with the most votes is eliminated (No Lynch winning: nobody); a tie eliminates nobody."""
@@ -61,24 +61,24 @@ class ForumNoLynchThreshold(StrEnum):
     """Votes No Lynch needs to end the day."""
 
     SAME_AS_LYNCH = "same_as_lynch"
-    """The majority, as for a lynch (M-VOTE-8)."""
+    """The majority, as for a lynch."""
     ONE_FEWER = "one_fewer"
     """One vote fewer than the majority, at least 1 (n/2 when n is even)."""
 
 
 @dataclass(frozen=True)
 class ForumVoteRules:
-    """The rules of a forum day vote. The defaults are M21's (RULES.md M-VOTE).
+    """The rules of a forum day vote. The defaults are M21's.
 
     - ``majority_ends_day`` (default off): a majority on one target ends the day at once, END marks or not (the
       classic forum hammer).
-    - ``end_hammer`` (default on, M-VOTE-3): the day ends at once when a majority of the living are marked END
-      (``##END``, M-VOTE-2) and vote for the same target. Off: END marks are kept but end nothing.
-    - ``deadline_outcome`` (default plurality, tie → nobody, M-VOTE-4): see ``ForumDeadlineOutcome``.
-    - ``no_lynch_allowed`` (default on, M-VOTE-1) and ``no_lynch_threshold`` (default the majority).
-    - ``self_votes_allowed`` (default on, M-VOTE-7).
+    - ``end_hammer`` (default on): the day ends at once when a majority of the living are marked END
+      (``##END``) and vote for the same target. Off: END marks are kept but end nothing.
+    - ``deadline_outcome`` (default plurality, tie → nobody): see ``ForumDeadlineOutcome``.
+    - ``no_lynch_allowed`` (default on) and ``no_lynch_threshold`` (default the majority).
+    - ``self_votes_allowed`` (default on).
 
-    The majority is ``forum_majority`` of the living (M-VOTE-8), whichever rule applies it.
+    The majority is ``forum_majority`` of the living, whichever rule applies it.
     """
 
     majority_ends_day: bool = False
@@ -122,7 +122,7 @@ class ForumVoteRules:
 
 
 M21_FORUM_RULES = ForumVoteRules()
-"""M21's day vote (M-VOTE): END-hammer, plurality at the deadline with a tie eliminating nobody."""
+"""M21's day vote: END-hammer, plurality at the deadline with a tie eliminating nobody."""
 
 CLASSIC_FORUM_RULES = ForumVoteRules(majority_ends_day=True, end_hammer=False,
                                      deadline_outcome=ForumDeadlineOutcome.EARLIEST_LEADER)
@@ -134,7 +134,7 @@ FORUM_RULE_PRESETS: dict[str, ForumVoteRules] = {"m21": M21_FORUM_RULES, "classi
 
 
 def forum_majority(living: int) -> int:
-    """More than half of ``living`` players: ``floor(living / 2) + 1`` (M-VOTE-8). 4 of 8 is not a majority, 5 is.
+    """More than half of ``living`` players: ``floor(living / 2) + 1``. 4 of 8 is not a majority, 5 is.
 
     The one function behind both what a vote count shows and what ends the day. Raises ``ValueError`` for a
     negative number.
@@ -145,8 +145,8 @@ def forum_majority(living: int) -> int:
 
 
 def forum_threshold(target: str, living: int, rules: ForumVoteRules) -> int:
-    """Votes ``target`` (a seat or ``FORUM_NO_LYNCH``) needs to end the day with ``living`` players: the majority
-    (M-VOTE-8), or for No Lynch under ``ForumNoLynchThreshold.ONE_FEWER`` one fewer, at least 1."""
+    """Votes ``target`` (a seat or ``FORUM_NO_LYNCH``) needs to end the day with ``living`` players: the majority, or
+        for No Lynch under ``ForumNoLynchThreshold.ONE_FEWER`` one fewer, at least 1."""
     majority = forum_majority(living)
     if target == FORUM_NO_LYNCH and rules.no_lynch_threshold is ForumNoLynchThreshold.ONE_FEWER:
         return max(1, majority - 1)
@@ -154,7 +154,7 @@ def forum_threshold(target: str, living: int, rules: ForumVoteRules) -> int:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Forum day votes (M-VOTE): records, receipts and results
+# Forum day votes: records, receipts and results
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -189,7 +189,7 @@ class ForumRemovalCause(StrEnum):
 
 @dataclass(frozen=True)
 class ForumRemoval:
-    """A living seat leaves the game during the day (M-VOTE-9)."""
+    """A living seat leaves the game during the day."""
 
     seq: int
     seat: str
@@ -198,7 +198,7 @@ class ForumRemoval:
 
 @dataclass(frozen=True)
 class ForumReplacement:
-    """A new account takes over a living seat (L-REPLACE-1): the seat keeps its vote, its END mark and the votes
+    """A new account takes over a living seat: the seat keeps its vote, its END mark and the votes
     on it; ``names`` are extra names the seat answers to from now on."""
 
     seq: int
@@ -216,25 +216,25 @@ class ForumRefusal(StrEnum):
     NOT_A_PLAYER = "not_a_player"
     """The author plays no seat in this game."""
     REPLACED = "replaced"
-    """The author's seat has been taken over by a replacement (L-REPLACE-1)."""
+    """The author's seat has been taken over by a replacement."""
     NOT_LIVING = "not_living"
-    """The author's seat is dead, imprisoned or removed (M-VOTE-6)."""
+    """The author's seat is dead, imprisoned or removed."""
     DAY_OVER = "day_over"
-    """The day has ended: later posts carry no votes (M-VOTE-7)."""
+    """The day has ended: later posts carry no votes."""
     MISSING_NAME = "missing_name"
-    """``##VOTE`` without a name (M-VOTE-1)."""
+    """``##VOTE`` without a name."""
     UNKNOWN_NAME = "unknown_name"
-    """No living player matches the name (M-VOTE-1)."""
+    """No living player matches the name."""
     AMBIGUOUS_NAME = "ambiguous_name"
-    """Several living players match the name equally well; they are listed (M-VOTE-1)."""
+    """Several living players match the name equally well; they are listed."""
     TARGET_NOT_LIVING = "target_not_living"
-    """The name is exactly that of a seat that is no longer alive, and of no living one (M-VOTE-1)."""
+    """The name is exactly that of a seat that is no longer alive, and of no living one."""
     SELF_VOTE = "self_vote"
-    """The host disabled self-votes (M-VOTE-7)."""
+    """The host disabled self-votes."""
     NO_LYNCH_DISABLED = "no_lynch_disabled"
     """The rules do not allow No Lynch."""
     END_WITHOUT_VOTE = "end_without_vote"
-    """``##END`` while not voting anyone (M-VOTE-7)."""
+    """``##END`` while not voting anyone."""
     NOT_VOTING = "not_voting"
     """``##UNVOTE`` without a vote to withdraw."""
     UNVOTE_OTHER = "unvote_other"
@@ -247,7 +247,7 @@ class ForumRefusal(StrEnum):
 class ForumReceipt:
     """What became of one command. ``refusal`` None means it was applied. ``seat`` is the author's seat (None
     when the author plays none); ``target`` is the vote's target for an applied ``##VOTE`` or the withdrawn one
-    for an applied ``##UNVOTE``; ``candidates`` lists the seats of an ambiguous name (M-VOTE-1); ``message`` is a
+    for an applied ``##UNVOTE``; ``candidates`` lists the seats of an ambiguous name; ``message`` is a
     sentence for the player or the host."""
 
     seq: int
@@ -271,7 +271,7 @@ class ForumReceipt:
 
 @dataclass(frozen=True)
 class ForumVoidedVote:
-    """A vote voided because ``removed`` left the game during the day (M-VOTE-9): either a vote on ``removed``
+    """A vote voided because ``removed`` left the game during the day: either a vote on ``removed``
     (its ``voter`` is told, and is not listed as a non-voter) or ``removed``'s own vote."""
 
     seq: int
@@ -287,11 +287,11 @@ class ForumVoidedVote:
 
 @dataclass(frozen=True)
 class ForumCount:
-    """A vote count (M-VOTE-8): what a count post shows, and what the day's end is decided on.
+    """A vote count: what a count post shows, and what the day's end is decided on.
 
     ``votes`` maps each target with votes (a seat or ``FORUM_NO_LYNCH``) to its voters in the order their votes
     were cast; targets come by most votes, then by who reached the count first. ``not_voting``: living seats with
-    no vote, except those whose vote a death voided (``voided``, M-VOTE-9). ``majority`` and
+    no vote, except those whose vote a death voided (``voided``). ``majority`` and
     ``no_lynch_threshold`` come from ``forum_threshold`` over ``len(living)``.
     """
 
@@ -324,11 +324,11 @@ class ForumDayEndHow(StrEnum):
     MAJORITY = "majority"
     """A target reached its threshold with ``majority_ends_day`` on."""
     END_HAMMER = "end_hammer"
-    """A majority marked END and voting for one target (M-VOTE-3)."""
+    """A majority marked END and voting for one target."""
     DEADLINE = "deadline"
-    """The deadline came without a hammer (M-VOTE-4)."""
+    """The deadline came without a hammer."""
     CLOSE_PROCEEDINGS = "close_proceedings"
-    """The Judge closed proceedings: the day ends now on the votes in place, as at a deadline (M-ROLE judge)."""
+    """The Judge closed proceedings: the day ends now on the votes in place, as at a deadline."""
 
 
 class ForumDayResult(StrEnum):
@@ -343,7 +343,7 @@ class ForumDayEnd:
     """How the day ended. ``seq`` is the record whose command or event ended it (None at the deadline);
     ``trigger`` the seat whose command did (None for an event or the deadline); ``count`` the count at that
     moment, the triggering vote included; ``tied`` the targets sharing the most votes at the deadline (for the
-    Judge's casting vote, M-VOTE-4), else empty."""
+    Judge's casting vote), else empty."""
 
     how: ForumDayEndHow
     result: ForumDayResult
@@ -359,17 +359,18 @@ class ForumDayEnd:
 
 
 class ForumOffence(StrEnum):
-    """What M-VOTE-5 asks of every living player each day."""
+    """How a living player broke the daily minimum: a vote in place at the end of the day, at least one vote cast
+    and at least two posts."""
 
     NO_VOTE_AT_END = "no_vote_at_end"
-    """No vote in place when the day ended (ending the day on an unvote is allowed but listed, M-VOTE-7)."""
+    """No vote in place when the day ended (ending the day on an unvote is allowed but listed)."""
     NEVER_VOTED = "never_voted"
     FEWER_THAN_TWO_POSTS = "fewer_than_two_posts"
 
 
 @dataclass(frozen=True)
 class ForumOffender:
-    """A living seat that broke M-VOTE-5, for the host (there is no automatic penalty)."""
+    """A living seat that broke the daily minimum, for the host (there is no automatic penalty)."""
 
     seat: str
     offences: tuple[ForumOffence, ...]
@@ -381,7 +382,8 @@ class ForumOffender:
 @dataclass(frozen=True)
 class ForumDayReport:
     """Everything a host needs about a day: the rules, the standing count (at the end once the day is over), how
-    the day ended (None while open), every command's receipt, the voided votes and the M-VOTE-5 offenders."""
+    the day ended (None while open), every command's receipt, the voided votes and the seats that broke the daily
+    minimum."""
 
     rules: ForumVoteRules
     count: ForumCount

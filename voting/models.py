@@ -17,7 +17,7 @@ from kernel.public_ids import PublicIdField
 
 
 class Nomination(models.Model):
-    """A resident's nomination of a candidate for execution on game day ``day`` (L-NOM-1..3): one per nominator
+    """A resident's nomination of a candidate for execution on game day ``day``: one per nominator
     per day."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="nominations", verbose_name=_("game"))
@@ -42,9 +42,10 @@ class Nomination(models.Model):
 
 
 class VotingSession(models.Model):
-    """One city's execution voting on one game day (L-VOTE, L-DAY-3).
+    """One city's execution voting on one game day.
 
-    ``opens_at``/``closes_at`` (aware UTC) are the window of L-VOTE-8; ``opened_at``/``closed_at`` when the site
+    ``opens_at``/``closes_at`` (aware UTC) are the voting window (a vote counts when ``opens_at`` ≤ receive time <
+    ``closes_at``); ``opened_at``/``closed_at`` when the site
     actually opened the inboxes and computed the result. ``result`` is ``LepraExecutionResult.as_dict()`` with
     residents keyed by their id, stored at the close.
     """
@@ -83,7 +84,7 @@ class ProxyState(models.TextChoices):
 
 
 class ProxyRequest(models.Model):
-    """A proxy vote request (L-NOM-6): ``resident`` asks the Tribune, before voting starts, to vote «казнить» for
+    """A proxy vote request: ``resident`` asks the Tribune, before voting starts, to vote «казнить» for
     ``nominee`` on ``day``; once accepted, the site casts it at the opening with the opening timestamp."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="proxy_requests", verbose_name=_("game"))
@@ -113,10 +114,10 @@ class VoteState(models.TextChoices):
 
 
 class LepraVote(models.Model):
-    """A «казнить» in a voting inbox (L-VOTE-2): standing until retracted by a «не казнить» (``retracted_by``).
+    """A «казнить» in a voting inbox: standing until retracted by a «не казнить» (``retracted_by``).
 
     At most one standing vote per (voter, voting inbox), enforced by a named unique constraint: double submits
-    and two tabs never produce two votes (DESIGN.md). ``proxy`` marks a vote the site cast (L-NOM-6).
+    and two tabs never produce two votes (DESIGN.md). ``proxy`` marks a vote the site cast.
     """
 
     inbox = models.ForeignKey(Inbox, on_delete=models.CASCADE, related_name="lepra_votes", verbose_name=_("inbox"))
@@ -155,7 +156,7 @@ class LepraVote(models.Model):
 
 
 class SuicideDeclaration(models.Model):
-    """A suicide declared in the personal inbox before nominations close (L-NOM-5). The Tribune may confirm or
+    """A suicide declared in the personal inbox before nominations close. The Tribune may confirm or
     refuse it until the planned opening of the city's voting; one not refused by then is confirmed at the opening
     (``confirmed_at``, by the clock if nobody acted) and applied then (``applied_at``): the resident dies at that
     moment and takes no part in voting. None is confirmed later that day."""
@@ -190,7 +191,7 @@ class DecisionSource(models.TextChoices):
 
 
 class ExecutionDecision(models.Model):
-    """Who is executed in a city on a day. ``source`` procurator: no nominees or no votes (L-VOTE-7)."""
+    """Who is executed in a city on a day. ``source`` procurator: no nominees or no votes."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="execution_decisions", verbose_name=_("game"))
     city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="execution_decisions", verbose_name=_("city"))
@@ -209,8 +210,9 @@ class ExecutionDecision(models.Model):
 
 
 class CourtCase(models.Model):
-    """A city's voting result before the Supreme Court (L-COURT-1): ``candidates`` are resident ids (the leader
-    alone, or the tied leaders, L-COURT-2); ``leader`` the L-VOTE-5 leader (the fallback of L-COURT-4)."""
+    """A city's voting result before the Supreme Court: ``candidates`` are resident ids (the leader
+    alone, or the tied leaders); ``leader`` the leader by votes, then the earlier latest vote (executed when the court
+    decides nothing)."""
 
     session = models.OneToOneField(VotingSession, on_delete=models.PROTECT, related_name="court_case",
         verbose_name=_("session"))
@@ -234,7 +236,7 @@ class CourtCase(models.Model):
 
 
 class CourtVote(models.Model):
-    """A sitting judge's vote in a court case (L-COURT-2/3): one per judge, never changed (L-INBOX-21)."""
+    """A sitting judge's vote in a court case: one per judge, never changed."""
 
     case = models.ForeignKey(CourtCase, on_delete=models.CASCADE, related_name="votes", verbose_name=_("case"))
     judge = models.ForeignKey(Resident, on_delete=models.PROTECT, related_name="court_votes", verbose_name=_("judge"))
@@ -249,14 +251,14 @@ class CourtVote(models.Model):
 
 
 class CourtProcedure(models.TextChoices):
-    """How the Supreme Court confirms a sentence (L-COURT-3); the codes of ``rulesets.lepra.court.decision.PROCEDURES``."""
+    """How the Supreme Court confirms a sentence; the codes of ``rulesets.lepra.court.decision.PROCEDURES``."""
 
     VOTES_CAST = "votes_cast", _("at least half of the votes cast")
     SITTING_JUDGES = "sitting_judges", _("at least half of the sitting judges")
 
 
 class CourtProcedureChoice(models.Model):
-    """The procedure the Arbiter chose for a game's court before it sat (L-COURT-3). No row: the default,
+    """The procedure the Arbiter chose for a game's court before it sat. No row: the default,
     at least half of the votes cast."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="court_procedure",
@@ -283,8 +285,8 @@ class SpeechKind(models.TextChoices):
 
 
 class SpeechRequest(models.Model):
-    """A resident's demand for a confrontation (with ``other``) or a last word (L-NOM-4): a record the Tribune
-    and the Procurator both see; the Procurator may then open a stage inbox (L-INBOX-19)."""
+    """A resident's demand for a confrontation (with ``other``) or a last word: a record the Tribune
+    and the Procurator both see; the Procurator may then open a stage inbox."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="speech_requests", verbose_name=_("game"))
     city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="speech_requests", verbose_name=_("city"))
@@ -309,11 +311,11 @@ class SpeechRequest(models.Model):
 
 
 # ==============================================================================================================
-# Judges : elections (L-JUDGE-3..6, L-DAY-4/5), removal demands (L-JUDGE-8) and recusals (L-JUDGE-9)
+# Judges : elections, removal demands and recusals
 # ==============================================================================================================
 
 class ElectionReason(models.TextChoices):
-    """Why a city elects a judge (L-JUDGE-2)."""
+    """Why a city elects a judge."""
 
     FIRST_DAY = "first_day", _("day 1")
     REMOVAL = "removal", _("removal")
@@ -323,12 +325,12 @@ class ElectionReason(models.TextChoices):
 
 
 class JudgeElection(models.Model):
-    """One judge election of one city (L-JUDGE-2..6): scheduled by the Arbiter (or by the site after a failed
-    election), announced in the city inbox at ``announced_at`` (L-DAY-4), opened at ``opens_at`` (one precinct
-    per candidate, L-INBOX-10), closed at ``closes_at`` (aware UTC). ``result`` is
+    """One judge election of one city: scheduled by the Arbiter (or by the site after a failed
+    election), announced in the city inbox at ``announced_at``, opened at ``opens_at`` (one precinct
+    per candidate), closed at ``closes_at`` (aware UTC). ``result`` is
     ``LepraElectionResult.as_dict()`` with residents keyed by id plus ``names``; ``winner`` None after the close
-    means the election failed (L-JUDGE-5). ``candidates_passed_at``: the Tribune passed the list to the Arbiter
-    (L-JUDGE-3); proposals close then. ``cancelled_at``: replaced before opening."""
+    means the election failed. ``candidates_passed_at``: the Tribune passed the list to the Arbiter; proposals close
+    then. ``cancelled_at``: replaced before opening."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="judge_elections", verbose_name=_("game"))
     city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="judge_elections", verbose_name=_("city"))
@@ -372,7 +374,7 @@ class JudgeElection(models.Model):
 
 
 class JudgeProposal(models.Model):
-    """A resident's proposal of a judge candidate of their city (L-JUDGE-3), made in their personal inbox: at
+    """A resident's proposal of a judge candidate of their city, made in their personal inbox: at
     most one per proposer per election."""
 
     election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="proposals",
@@ -393,7 +395,7 @@ class JudgeProposal(models.Model):
 
 
 class ElectionProxy(models.Model):
-    """A proxy ballot the Arbiter records before the opening (L-JUDGE-6, as L-NOM-6): the site posts ``text``
+    """A proxy ballot the Arbiter records before the opening, as a proxy vote is: the site posts ``text``
     (a ballot) as ``voter`` in ``candidate``'s precinct at the opening, timed at the opening."""
 
     election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="proxies",
@@ -414,7 +416,7 @@ class ElectionProxy(models.Model):
 
 
 class ElectionBallot(models.Model):
-    """An accepted ballot in a precinct (L-JUDGE-4): **Он - Ганди!** (+1) or **Он - Гитлер!** (−1). One per voter
+    """An accepted ballot in a precinct: **Он - Ганди!** (+1) or **Он - Гитлер!** (−1). One per voter
     per precinct, never changed (named unique constraint: double submits and two tabs never make two ballots).
     The record is the ``Message``; this row is its index."""
 
@@ -437,7 +439,7 @@ class ElectionBallot(models.Model):
 
 
 class RemovalDemand(models.Model):
-    """A demand to remove ``judge`` (L-JUDGE-8, L-INBOX-11), opened by ``organizer`` (a living resident of the
+    """A demand to remove ``judge``, opened by ``organizer`` (a living resident of the
     judge's city) on game day ``day`` with its inbox. ``deadline`` is 4 h before that day's execution voting start
     of the city (None while no voting is scheduled); ``considered`` False when the demand itself came later.
     ``valid_at``: the 5th considered confirmation (organizer included); the Arbiter reads the inbox from then on.
@@ -469,7 +471,7 @@ class RemovalDemand(models.Model):
 
 
 class RemovalConfirmation(models.Model):
-    """A resident's confirmation of a removal demand (L-JUDGE-8); ``considered`` False when received after the
+    """A resident's confirmation of a removal demand; ``considered`` False when received after the
     demand's deadline (recorded, not counted). The organizer's opening is their confirmation."""
 
     demand = models.ForeignKey(RemovalDemand, on_delete=models.CASCADE, related_name="confirmations",
@@ -489,7 +491,7 @@ class RemovalConfirmation(models.Model):
 
 
 class JudgeRecusal(models.Model):
-    """A judge's resignation to the Arbiter (L-JUDGE-9), received at ``at`` on game day ``day``."""
+    """A judge's resignation to the Arbiter, received at ``at`` on game day ``day``."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="judge_recusals", verbose_name=_("game"))
     city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="judge_recusals", verbose_name=_("city"))
@@ -504,7 +506,7 @@ class JudgeRecusal(models.Model):
 
 
 class Precinct(models.Model):
-    """The precinct inbox of one candidate in one election (L-JUDGE-4, L-INBOX-10)."""
+    """The precinct inbox of one candidate in one election."""
 
     election = models.ForeignKey(JudgeElection, on_delete=models.CASCADE, related_name="precincts",
         verbose_name=_("election"))
@@ -522,7 +524,7 @@ class Precinct(models.Model):
 
 class CityJudge(City):
     """A city seen from its bench (proxy, no table): the staff console's list of cities with their judge, where the
-    Arbiter schedules elections and records recusals (L-JUDGE-2, L-JUDGE-9)."""
+    Arbiter schedules elections and records recusals."""
 
     class Meta:
         proxy = True

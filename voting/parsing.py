@@ -1,12 +1,11 @@
 """Turning message text into vote commands, as pure functions: no ORM, no clock, no I/O.
 
-Forum day votes (RULES.md M-VOTE)
-    ``parse_forum_post(text)`` reads the ``##`` commands of one game-thread post, in the order written
-    (M-VOTE-7); ``resolve_forum_name(written, names)`` turns the written name of a ``##VOTE`` into exactly one
-    seat or refuses it with the candidates (M-VOTE-1). What the commands do to the day is
-    ``voting.forum_tally.ForumDay``'s business.
+Forum day votes
+    ``parse_forum_post(text)`` reads the ``##`` commands of one game-thread post, in the order written;
+    ``resolve_forum_name(written, names)`` turns the written name of a ``##VOTE`` into exactly one seat or refuses it
+    with the candidates. What the commands do to the day is ``voting.forum_tally.ForumDay``'s business.
 
-Lepra keywords (RULES.md L-VOTE-2, L-JUDGE-4)
+Lepra keywords
     ``parse_lepra_execution(text)`` reads a whole voting-inbox message as **казнить** / **не казнить** or flood;
     ``parse_lepra_election(text)`` reads a whole precinct message as **Он - Ганди!** / **Он - Гитлер!** or
     nothing. Both match through ``lepra_keyword_key``. What a keyword does is ``voting.forum_vote``' business
@@ -24,12 +23,12 @@ from enum import StrEnum
 from markdown_it import MarkdownIt
 
 # ----------------------------------------------------------------------------------------------------------------
-# Forum day votes (M-VOTE): commands
+# Forum day votes: commands
 # ----------------------------------------------------------------------------------------------------------------
 
 
 class ForumCommandKind(StrEnum):
-    """The four commands of a game-thread post (M-VOTE-1, M-VOTE-2)."""
+    """The four commands of a game-thread post."""
 
     VOTE = "vote"
     UNVOTE = "unvote"
@@ -68,14 +67,14 @@ _EDGE_PUNCTUATION = " \t.,;:!?\"'«»()-–—@"
 
 
 def parse_forum_post(text: str) -> list[ForumCommand]:
-    """The commands of one post, in the order written (M-VOTE-7).
+    """The commands of one post, in the order written.
 
     A command is ``##`` + ``VOTE`` / ``UNVOTE`` / ``END`` / ``UNEND`` in any case, with any spacing after the
     ``##`` and an optional colon after the keyword (``##vote: Alice``, ``## VOTE  Alice``). Its argument runs to
     the end of the line or to the next ``##`` command on the same line, so ``##UNVOTE ##VOTE Bob`` is two
     commands. The post is read as the site renders it (Markdown, markdown-it's token stream): a command inside a
     quote (``>``), a code block (fenced with backticks or tildes, or indented) or inline code is somebody's words
-    being shown and is not a command (M-VOTE-1). Text that is not a command is ignored. Never raises; returns
+    being shown and is not a command. Text that is not a command is ignored. Never raises; returns
     ``[]`` for a post without commands.
     """
     if "#" not in text:
@@ -170,18 +169,18 @@ def clean_forum_argument(raw: str) -> str:
 
 
 def is_forum_no_lynch(argument: str) -> bool:
-    """True when ``argument`` says No Lynch (M-VOTE-1): the letters ``nolynch`` in any case, with any spaces,
+    """True when ``argument`` says No Lynch: the letters ``nolynch`` in any case, with any spaces,
     hyphens or punctuation between or around them."""
     return re.sub(r"[\W_]+", "", argument.casefold()) == "nolynch"
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Forum day votes (M-VOTE): name resolution
+# Forum day votes: name resolution
 # ----------------------------------------------------------------------------------------------------------------
 
 
 class ForumMatchKind(StrEnum):
-    """How a written name was matched to a seat, tried in this order (M-VOTE-1)."""
+    """How a written name was matched to a seat, tried in this order."""
 
     EXACT = "exact"
     PREFIX = "prefix"
@@ -221,7 +220,7 @@ def forum_name_key(name: str) -> str:
 
 
 def resolve_forum_name(written: str, names: Mapping[str, Iterable[str]]) -> ForumNameResolution:
-    """Resolve the written name of a vote to exactly one seat (M-VOTE-1).
+    """Resolve the written name of a vote to exactly one seat.
 
     ``names`` maps each candidate seat (the living seats) to the names it answers to. Names are compared by
     ``forum_name_key``. Tiers, first decisive one wins:
@@ -276,12 +275,12 @@ def forum_edit_distance(a: str, b: str) -> int:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Lepra voting inboxes (L-VOTE-2) and precincts (L-JUDGE-4): keywords
+# Lepra voting inboxes and precincts: keywords
 # ----------------------------------------------------------------------------------------------------------------
 
 
 class LepraKeyword(StrEnum):
-    """The two keywords of an execution voting inbox (L-VOTE-2). There is no vote against execution."""
+    """The two keywords of an execution voting inbox. There is no vote against execution."""
 
     EXECUTE = "execute"
     """**казнить**: a vote to execute the inbox's nominee."""
@@ -290,7 +289,7 @@ class LepraKeyword(StrEnum):
 
 
 class LepraBallot(StrEnum):
-    """The two ballots of a judge election precinct (L-JUDGE-4)."""
+    """The two ballots of a judge election precinct."""
 
     PRO = "pro"
     """**Он - Ганди!** ("he is Gandhi"): +1."""
@@ -299,11 +298,11 @@ class LepraBallot(StrEnum):
 
     @property
     def weight(self) -> int:
-        """+1 for a pro, −1 for a con (L-JUDGE-5)."""
+        """+1 for a pro, −1 for a con."""
         return 1 if self is LepraBallot.PRO else -1
 
 
-# The dashes a "Он - Ганди!" may be written with (L-JUDGE-4, "hyphen or dash alike"): hyphen-minus, hyphen,
+# The dashes a "Он - Ганди!" may be written with ("hyphen or dash alike"): hyphen-minus, hyphen,
 # non-breaking hyphen, figure dash, en dash, em dash, horizontal bar, minus sign, small and full-width hyphen-minus.
 LEPRA_DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 _LEPRA_EXECUTION_KEYWORDS = {"казнить": LepraKeyword.EXECUTE, "не казнить": LepraKeyword.RETRACT}
@@ -312,7 +311,7 @@ _LEPRA_BALLOTS = {"ганди": LepraBallot.PRO, "гитлер": LepraBallot.CON
 
 
 def lepra_keyword_key(text: str) -> str:
-    """The form a voting-inbox message is matched in (L-VOTE-2): Unicode NFC (a combining diaeresis joins its
+    """The form a voting-inbox message is matched in: Unicode NFC (a combining diaeresis joins its
     letter), case folded, ё read as е, white space trimmed at both ends and runs of inner white space read as one
     space, then trailing punctuation (any Unicode punctuation character, with white space between) removed.
     Leading punctuation is kept: ``"!казнить"`` is not a keyword. ``"  Не   КАЗНИТЬ!!. "`` → ``"не казнить"``."""
@@ -324,7 +323,7 @@ def lepra_keyword_key(text: str) -> str:
 
 
 def parse_lepra_execution(text: str) -> LepraKeyword | None:
-    """The keyword a whole voting-inbox message is (L-VOTE-2), or None when it is flood (L-VOTE-3).
+    """The keyword a whole voting-inbox message is, or None when it is flood.
 
     The whole text, read by ``lepra_keyword_key``, must be exactly ``казнить`` (``EXECUTE``) or ``не казнить``
     (``RETRACT``): ``"Казнить!"``, ``"КАЗНИТЬ."``, ``"не казнить "`` are keywords; ``"казнить его"``,
@@ -335,10 +334,10 @@ def parse_lepra_execution(text: str) -> LepraKeyword | None:
 
 
 def parse_lepra_election(text: str) -> LepraBallot | None:
-    """The ballot a whole precinct message is (L-JUDGE-4), or None when it is anything else (refused).
+    """The ballot a whole precinct message is, or None when it is anything else (refused).
 
-    Matched as in L-VOTE-2 (``lepra_keyword_key``: case, ё = е, white space, trailing punctuation), then the text
-    must be ``он``, any dash of ``LEPRA_DASHES`` with or without spaces around it, and ``ганди`` (``PRO``) or
+    Matched as a voting keyword is (``lepra_keyword_key``: case, ё = е, white space, trailing punctuation), then the
+    text must be ``он``, any dash of ``LEPRA_DASHES`` with or without spaces around it, and ``ганди`` (``PRO``) or
     ``гитлер`` (``CON``): ``"Он - Ганди!"``, ``"он—гитлер"``, ``"ОН – ГАНДИ !!!"``, ``"Он − Гитлер."`` are ballots;
     ``"Он Ганди!"`` (no dash), ``"Он - Ганди! Голосуйте!"`` and ``"Она - Ганди!"`` are not. Never raises.
     """

@@ -64,8 +64,7 @@ def _when(context, local: datetime) -> str:
 
 
 def _staff_title(context, kind: str) -> str:
-    """The title of a staff role of ``kind`` as the game's ruleset words it (an M21 game's Procurator is its Host,
-    M-SETUP-4)."""
+    """The title of a staff role of ``kind`` as the game's ruleset words it (an M21 game's Procurator is its Host)."""
     if kind == StaffKind.PROCURATOR:
         return ruleset_of(context["game"]).text("procurator_title")
     return str(StaffKind(kind).label)
@@ -73,7 +72,7 @@ def _staff_title(context, kind: str) -> str:
 
 def _author(context, m) -> str:
     """The author line (HTML): their name (a link to the seat's page when a resident wrote it), or in a check
-    channel (``names_authors`` False, L-INBOX-15) the staff role or "commissar" only."""
+    channel (``names_authors`` False) the staff role or "commissar" only."""
     if not context.get("names_authors"):
         if m.author_staff_id:
             return escape(_staff_title(context, m.author_staff_kind))

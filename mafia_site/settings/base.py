@@ -217,7 +217,7 @@ MAFIA_DISPATCH_BATCH = env_int("MAFIA_DISPATCH_BATCH", 200)
 MAFIA_EVENT_RETRY_MAX_SECONDS = env_int("MAFIA_EVENT_RETRY_MAX_SECONDS", 3600)
 # After a crash (the attempt started but never finished), the event is tried again after this many seconds.
 MAFIA_EVENT_CRASH_RETRY_SECONDS = env_int("MAFIA_EVENT_CRASH_RETRY_SECONDS", 30)
-# The shortest time the Procurator gets to edit a drafted daily post before the site publishes it (L-POST-2),
+# The shortest time the Procurator gets to edit a drafted daily post before the site publishes it,
 # in minutes: the default of a new game (``Game.daily_post_edit_minutes``).
 MAFIA_DAILY_POST_EDIT_MINUTES = env_int("MAFIA_DAILY_POST_EDIT_MINUTES", 30)
 # Longest message body, in characters.

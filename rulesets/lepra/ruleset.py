@@ -23,7 +23,8 @@ from .policy_grants import POLICY_GRANTS
 
 class LepraRuleset(RulesetSpec):
     """Lepra: cities with a day vote and a Supreme Court, judges, the draws, the night of kills, touring and
-    checks (L-NIGHT), victory per city (L-WIN-1). Russian pages, Moscow time, days from 10:00 (L-DAY-1)."""
+    checks (L-NIGHT), victory per city (L-WIN-1). Russian pages, Moscow time, days from 10:00 (L-DAY-1), a planned
+    game of 10-14 days (L-DAY-6); the recruitment and daily posts are public to everyone (L-INBOX-16)."""
 
     key = "lepra"
     name = _("Lepra")
@@ -31,10 +32,13 @@ class LepraRuleset(RulesetSpec):
     default_time_zone = "Europe/Moscow"
     phase_plan = PhasePlan(day_start=time(10, 0))
     staff_kinds = (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)
+    #: The L-INBOX table's standing inboxes: city (L-INBOX-1), personal (L-INBOX-5), cemetery (L-INBOX-6), office
+    #: (L-INBOX-7), bar (L-INBOX-8), police station (L-INBOX-3), supreme court (L-INBOX-2).
     standing_inbox_kinds = (InboxKind.CITY, InboxKind.PERSONAL, InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR,
                             InboxKind.POLICE, InboxKind.COURT)
     #: The L-INBOX table's kinds: the standing ones, the draw's mafia inboxes and notary, the day's voting inboxes,
-    #: precincts and removal demands, the check channel, stages, impeachments, complaints and secret inboxes.
+    #: precincts and removal demands, the check channel, stages, impeachments (L-INBOX-14), complaints and secret
+    #: inboxes.
     inbox_kinds = frozenset({*standing_inbox_kinds, InboxKind.MAFIA, InboxKind.NOTARY, InboxKind.VOTING,
                              InboxKind.PRECINCT, InboxKind.REMOVAL, InboxKind.CHECK, InboxKind.STAGE,
                              InboxKind.IMPEACHMENT, InboxKind.COMPLAINT, InboxKind.MAFIA_COMPLAINT, InboxKind.SECRET})
@@ -89,6 +93,37 @@ class LepraRuleset(RulesetSpec):
 
         return city_deadline_audience(event)
 
+    #: The rule each refusal of the shared engine cites in a Lepra game (``kernel.rule_ids``: key -> rule ID).
+    rule_ids = MappingProxyType({
+        "procurator_only": "L-STAFF-1",  # the Procurator runs the game
+        "staff_not_players": "L-STAFF-1",  # staff neither sign up nor hold a seat
+        "staff_appointed": "L-STAFF",  # the staff an inbox needs are appointed before the inboxes open
+        "tribune": "L-STAFF-2",  # one Tribune per city, and the stand-ins
+        "secret_inbox_staff": "L-STAFF-4",  # the Consigliere takes no part in secret inboxes
+        "one_staff_role": "L-STAFF-5",
+        "secret_knowledge": "L-STAFF-6",  # the dead learn nothing created after their death
+        "city_formation": "L-CITY-1",  # sign-ups, forming the cities, seating
+        "city_size": "L-CITY-2",
+        "recruitment_post": "L-POST-1",
+        "replacement": "L-REPLACE-1",
+        "mafia_acknowledgement": "L-ASSIGN-4",
+        "inbox_moderation": "L-INBOX",  # membership changes, rolling over, killing an inbox
+        "city_inbox": "L-INBOX-1",
+        "bar_inbox": "L-INBOX-8",
+        "secret_inbox": "L-INBOX-13",
+        "inbox_ban": "L-INBOX-17",
+        "penalty_ban": "L-INBOX-18",
+        "stage_inbox": "L-INBOX-19",
+        "message_edit": "L-INBOX-21",
+        "dead_are_silent": "L-DEATH-1",
+        "impeachment_demand": "L-IMPEACH-1",
+        "impeachment_ruling": "L-IMPEACH-2",
+        "no_confidence": "L-IMPEACH-3",
+        "play_ban_offence": "L-SANCTION-1",
+        "play_ban": "L-SANCTION-2",
+        "open_on_request": "L-ARCH-1",
+        "disclosure_consent": "L-ARCH-2",
+    })
     #: L-POST-2, L-DEATH-2: the night's victims, yesterday's results per city, other deaths, judges, the score.
     daily_post_sections = ("night", "results", "other_deaths", "judges", "score", "game_over")
     #: The staff console's tools of Lepra's rules (L-STAFF, L-DAY, L-COURT, L-JUDGE, L-SANCTION), each with the

@@ -43,6 +43,16 @@ class M21Ruleset(RulesetSpec):
     first_action_night = 1
     #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
     page_sections = frozenset()
+    #: The rule each refusal of the shared engine cites in an M21 game (``kernel.rule_ids``: key -> rule ID); the
+    #: refusals M21's rules do not speak of cite none.
+    rule_ids = MappingProxyType({
+        "procurator_only": "M-SETUP-4",  # the host runs the game
+        "staff_not_players": "M-SETUP-4",
+        "replacement": "M-SETUP-4",
+        "dead_are_silent": "M-SETUP-3",  # the eliminated do not post in the game thread
+        "secret_inbox": "M-SETUP-5",  # no private channel but those the host endorses
+        "secret_inbox_staff": "M-SETUP-5",
+    })
     texts = MappingProxyType({
         "dead_may_not_post": "Eliminated players may not post in the game thread: talk in the spectators' "
                              "thread (M-SETUP-3).",

@@ -79,6 +79,8 @@ class ToyRuleset(RulesetSpec):
                               "imprisoned_may_not_post": "The imprisoned are silent.",
                               "archive_log_in_to_open": "Log in to read more."})
     daily_post_sections = ("deaths",)
+    #: The toy's rules have no IDs: its refusals cite none.
+    rule_ids = MappingProxyType({})
     archive_sections = ("cast",)
 
     def check_victory(self, game) -> str | None:

@@ -8,7 +8,7 @@ from archive import services
 
 
 class Command(BaseCommand):
-    help = "Collect the notifications and send the e-mails that are due (L-INBOX-20)."
+    help = "Collect the notifications and send the e-mails that are due."
 
     def handle(self, *args, **options):
         sent = services.do_send_notifications(acting_user=None)
