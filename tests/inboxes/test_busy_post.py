@@ -44,11 +44,12 @@ def inbox_row_held(inbox: Inbox, monkeypatch):
             yield
         return
     held, release = threading.Event(), threading.Event()
+    locked_rows = []
 
     def holder():
         try:
             with transaction.atomic():
-                list(Inbox.objects.select_for_update().filter(pk=inbox.pk))
+                locked_rows.extend(Inbox.objects.select_for_update().filter(pk=inbox.pk))
                 held.set()
                 release.wait(30)
         finally:
@@ -58,14 +59,19 @@ def inbox_row_held(inbox: Inbox, monkeypatch):
     thread.start()
     try:
         assert held.wait(30)
+        # The other session sees the row only when it is committed (a transactional test): else nothing is held.
+        assert [row.pk for row in locked_rows] == [inbox.pk]
         with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL lock_timeout = '300ms'")  # the site's is 2 s (DATABASE_LOCK_TIMEOUT_MS)
+            cursor.execute("SET lock_timeout = '300ms'")  # the site's is 2 s (DATABASE_LOCK_TIMEOUT_MS)
         yield
     finally:
         release.set()
         thread.join(30)
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
 
 
+@pytest.mark.django_db(transaction=True)  # the demo committed, so that another session can lock its rows
 def test_a_post_to_a_held_inbox_is_refused_busy_with_its_text_kept_L_INBOX_16(demo, client, monkeypatch):
     inbox = city1(demo)
     before = Message.objects.filter(inbox=inbox).count()
