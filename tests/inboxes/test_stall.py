@@ -1,7 +1,7 @@
 """A hung transaction never takes the site (DESIGN.md "The clock"), proved on the real stack: gunicorn with the
-production settings (``mafia_site.settings.bench``: production on loopback HTTP; 3 sync workers and gunicorn's
-default 30 s worker timeout, as ``docker-compose.yml`` runs it) on this test database, and a separate process that
-holds, for 75 s, the row locks a voting close takes (``rulesets.lepra.day.services.do_close_voting``: the voting session's row
+production settings (``mafia_site.settings.bench``: production on loopback HTTP; 3 sync workers as
+``docker-compose.yml`` runs them, with a worker timeout of 10 s instead of its 30 s, so that a shorter hold still
+outlasts two of them) on this test database, and a separate process that holds, for 25 s, the row locks a voting close takes (``rulesets.lepra.day.services.do_close_voting``: the voting session's row
 and every open voting inbox of the city's day, ``FOR UPDATE``), as a close hung inside its transaction would.
 
 Meanwhile two players keep posting to the held voting inbox, others post elsewhere in that game (the same city's
@@ -35,9 +35,11 @@ from voting.models import VotingSession
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-#: How long the other process holds the close's locks (the issue's 75 s: beyond PostgreSQL's default idle timeout
-#: of the site's sessions, 60 s, and two gunicorn worker timeouts).
-HOLD_SECONDS = 75
+#: How long the other process holds the close's locks: beyond two of the server's worker timeouts
+#: (``WORKER_TIMEOUT_SECONDS``), so that a request waiting on the rows would be killed, and not merely slow.
+HOLD_SECONDS = 25
+#: gunicorn's worker timeout in this test (docker-compose.yml keeps gunicorn's default, 30 s).
+WORKER_TIMEOUT_SECONDS = 10
 BUSY_RU = "Сайт занят: сообщение не сохранено."
 
 HOLDER = r"""
@@ -66,8 +68,8 @@ def _dsn() -> str:
 
 
 def start_production_server(log_dir: Path) -> Server:
-    """gunicorn as docker-compose.yml runs it (3 sync workers, the default worker timeout) with the production
-    settings on loopback (``mafia_site.settings.bench``) and the site's own database timeouts."""
+    """gunicorn as docker-compose.yml runs it (3 sync workers; the worker timeout ``WORKER_TIMEOUT_SECONDS``) with
+    the production settings on loopback (``mafia_site.settings.bench``) and the site's own database timeouts."""
     port = free_port()
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"gunicorn-{port}.log"
@@ -79,7 +81,7 @@ def start_production_server(log_dir: Path) -> Server:
     with open(log_path, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "mafia_site.wsgi:application", "--workers", "3",
-             "--bind", f"127.0.0.1:{port}", "--chdir", str(base_dir), "--access-logfile", "-",
+             "--timeout", str(WORKER_TIMEOUT_SECONDS), "--bind", f"127.0.0.1:{port}", "--chdir", str(base_dir), "--access-logfile", "-",
              "--access-logformat", "access %(m)s %(U)s %(s)s %(M)sms"],
             cwd=base_dir, env=env, stdout=out, stderr=subprocess.STDOUT)
     server = Server(process=process, base_url=f"http://127.0.0.1:{port}", log_path=log_path)
