@@ -17,7 +17,7 @@ from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Residen
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
@@ -134,14 +134,14 @@ def _check_seat_state_allows_moderation(inbox: Inbox, resident: Resident) -> Non
     outside its voting inboxes, an imprisoned seat): its place there follows from its state (L-DEATH-1,
     L-SPIRIT-2), which no moderator's flag changes. Reads the seat fresh.
     Raises ``WrongState`` with a reason a moderator can read."""
-    seat = Resident.objects.get(pk=resident.pk)
+    seat = Resident.objects.select_related(*seat_state_relations()).get(pk=resident.pk)
     if policies.seat_state_denial(seat, inbox) is not None:
+        grant = policies.seat_state_grant(seat, inbox) if seat.status != LifeStatus.ALIVE else None
         if seat.status == LifeStatus.IMPRISONED:
             text = _("%(name)s is imprisoned: their place in this inbox follows from that, and no moderation "
                      "action changes it.")
-        elif seat.is_spirit:
-            text = _("%(name)s is a spirit: their place in this inbox follows from that, and no moderation "
-                     "action changes it.")
+        elif grant is not None:
+            text = str(grant.moderation)
         else:
             text = _("%(name)s is dead: the dead have no voice in an inbox of the living, and no moderation "
                      "action changes their place in it.")
@@ -317,10 +317,11 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
 
     Per city: the city inbox (L-INBOX-1; organizer the city's Tribune; members all living residents of the city,
     the dead banned) and one personal inbox per resident (L-INBOX-5; organizer the Tribune; member the resident).
-    Per game: cemetery (L-INBOX-6; Procurator; members the dead who are not spirits), office (L-INBOX-7;
-    Procurator; no resident members: Tribunes and the Arbiter read it by role), bar (L-INBOX-8; Procurator),
-    police station (L-INBOX-3; Procurator; members the living commissars) and supreme court (L-INBOX-2; Arbiter;
-    members the living sitting judges). Mafia inboxes and the notary are the draw's (L-ASSIGN): left as they are.
+    Per game: cemetery (L-INBOX-6; Procurator; members the dead), office (L-INBOX-7; Procurator; no resident
+    members: Tribunes and the Arbiter read it by role), bar (L-INBOX-8; Procurator), police station (L-INBOX-3;
+    Procurator) and supreme court (L-INBOX-2; Arbiter); the game's ruleset chooses the members where it says so
+    (``RulesetSpec.standing_members``: Lepra's cemetery without the spirits, the living commissars and the living
+    sitting judges). Mafia inboxes and the notary are the draw's (L-ASSIGN): left as they are.
 
     ``acting_user`` None (the site) or the Procurator; ``now`` aware UTC. Returns the created inboxes, in
     creation order. Raises ``NotAllowed`` (anyone else), ``WrongState`` (game over; a city without a Tribune or a
@@ -340,7 +341,8 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     for city in cities:
         if city.pk not in tribunes:
             raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule="L-STAFF-2")
-    residents = list(Resident.objects.filter(game=game).order_by("city__number", "name", "id"))
+    residents = list(Resident.objects.filter(game=game).select_related(*seat_state_relations())
+                     .order_by("city__number", "name", "id"))
     existing_kinds = set(Inbox.objects.filter(game=game).values_list("kind", flat=True))
     cities_with_inbox = set(Inbox.objects.filter(game=game, kind=K.CITY).values_list("city_id", flat=True))
     with_personal = set(Inbox.objects.filter(game=game, kind=K.PERSONAL).values_list("resident_id", flat=True))
@@ -364,16 +366,18 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
             created.append(new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, resident=r, members=[r]))
     per_game = [
-        (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE and not r.is_spirit],
-         lambda: _("Cemetery")),
+        (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE], lambda: _("Cemetery")),
         (K.OFFICE, procurator, [], lambda: _("Office")),
         (K.BAR, procurator, [], lambda: _("Bar")),
-        (K.POLICE, procurator, [r for r in living(residents) if r.is_commissar], lambda: _("Police station")),
-        (K.COURT, arbiter, [r for r in living(residents) if r.is_judge], lambda: _("Supreme Court")),
+        (K.POLICE, procurator, [], lambda: _("Police station")),
+        (K.COURT, arbiter, [], lambda: _("Supreme Court")),
     ]
+    spec = ruleset_of(game)
     for kind, organizer, members, title_fn in per_game:
         if kind in existing_kinds:
             continue
+        chosen = spec.standing_members(game, kind, residents)  # the ruleset's members (commissars, judges...)
+        members = members if chosen is None else chosen
         created.append(new_inbox(game, kind, title=in_game_language(game, title_fn), actor=acting_user, now=now,
                                   organizer=organizer, members=members))
     record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})
