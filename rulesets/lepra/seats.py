@@ -231,16 +231,20 @@ def record_deaths(game, residents: list[Resident], *, spirit_of: Mapping[int, bo
     """The Lepra side of deaths already recorded on ``residents`` (status dead, ``died_at`` = ``now``), in the
     death service's transaction: a seat killed at night with ``spirit_of[id]`` becomes a spirit for the day
     (L-SPIRIT-1/2), every other is none; a judge's seat is vacated (L-JUDGE, its ``resident.flags`` audit row as
-    ``do_set_seat_flags`` writes it). One upsert and at most one audit insert. Returns the judges who died."""
+    ``do_set_seat_flags`` writes it). At most one upsert (none when no dying seat has a rank or becomes a spirit)
+    and one audit insert. Returns the judges who died."""
     judges = [r for r in residents if is_judge(r)]
     seats = []
     for resident in residents:
+        if seat_of(resident) is None and not spirit_of.get(resident.pk):
+            continue  # no rank before, none now: no row to write
         seat = _seat_for_write(resident)
         seat.is_spirit, seat.is_judge = bool(spirit_of.get(resident.pk)), False
         resident.lepra_seat = seat
         seats.append(seat)
-    LepraSeat.objects.bulk_create(seats, update_conflicts=True, unique_fields=["resident"],
-                                  update_fields=["status", "is_spirit", "is_judge"])
+    if seats:
+        LepraSeat.objects.bulk_create(seats, update_conflicts=True, unique_fields=["resident"],
+                                      update_fields=["status", "is_spirit", "is_judge"])
     for seat in seats:
         seat._state.adding = False
     if judges:
