@@ -78,6 +78,12 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
 - ``after_death_memberships(game, residents, *, cause, now)`` with ``own_death_memberships = True``: what a death
   does to the seat's inboxes, asked by the shared death service instead of its default.
+- The seat hooks (each with a neutral default: no rank, no position, no state): ``seat_state_relations`` (the related
+  names of the ruleset's one-to-one seat rows, selected with the seats: ``seat_state_relations()``), ``seat_roles``
+  (``SeatRole``: a secret rank and who may learn it, decided by ``inboxes.knowledge.knows_seat_role``) with
+  ``holds_seat_role`` and its query form ``seat_role_q``, ``seat_knows_alignment``, ``public_seat_roles``,
+  ``seat_state`` / ``end_seat_state`` (with ``policy_grants["seat_states"]``), ``standing_members`` and its query
+  form ``standing_members_q``, ``death_facts`` and ``after_deaths`` (asked by the shared death service).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
   residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
