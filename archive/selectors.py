@@ -1,7 +1,8 @@
 """Viewer-scoped reads for the archive pages (L-ARCH-3) and notifications (L-INBOX-20).
 
 Every read of inboxes and messages starts from ``inboxes.policies`` (``readable_inboxes``/``readable_messages``);
-facts about residents (alignments, ranks) go through ``visible_alignment`` / ``known_seat_roles``, so that a page built here during the game shows no more than the policy allows.
+facts about residents (alignments, ranks) go through ``visible_alignment`` / ``known_seat_roles``, so that a page
+built here during the game shows no more than the policy allows.
 """
 from __future__ import annotations
 

@@ -208,7 +208,8 @@ def build_night_game(slug: str, *, cities: int, size: int, first_day: datetime, 
     night_start = day2.ends_at + timedelta(minutes=1)
     advance_clock(night_start, game=game)
     for city in City.objects.filter(game=game).order_by("number"):
-        target = (Resident.objects.filter(seats.rank_q("is_judge", False), city=city, status="alive", alignment="honest")
+        target = (Resident.objects.filter(seats.rank_q("is_judge", False), city=city, status="alive",
+                                          alignment="honest")
                   .order_by("pk").first())
         night_services.do_submit_night_decision(city, target, kind=NightActionKind.KILL, acting_user=consigliere,
                                                now=night_start)

@@ -20,8 +20,8 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
   ``knowledge.visible_alignment`` / ``known_seat_roles`` for the viewer (L-STAFF-6): among staff only the
   Consigliere sees alignments and godfathers; the Procurator and the city's Tribune see the commissar.
 * **URL lookups are a whitelist** (``allowed_lookups``): any other query parameter, such as ``?alignment=mafia``
-  or a ruleset's secret rank through ``?resident__...``, is refused with the same 400 whatever its value, so no filter can serve as an
-  oracle. ``?o=`` can only sort by real, public columns; ``?q=`` searches public fields of objects already in
+  or a ruleset's secret rank through ``?resident__...``, is refused with the same 400 whatever its value, so no
+  filter can serve as an oracle. ``?o=`` can only sort by real, public columns; ``?q=`` searches public fields of objects already in
   scope, and never the text of a hidden message the viewer may not see (L-INBOX-21).
 * The "view on site" redirect (which answers for any model and id) is not mounted; no delete or add exists.
 * **Writes go through services only**: the admin is read-only except its actions, which call

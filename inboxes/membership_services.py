@@ -48,7 +48,8 @@ from .services import (
 
 def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
     """Replace the current court inbox by a new one whose members are the living sitting judges (the game's
-    ruleset's ``standing_members_q``); everyone is banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones. Returns
+    ruleset's ``standing_members_q``); everyone is banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to
+    the court gets no access to old ones. Returns
     the new Inbox. For services that changed the judges (callers checked the rules, hold the transaction)."""
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     members = ruleset_of(game).standing_members_q(K.COURT)

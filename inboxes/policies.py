@@ -21,8 +21,8 @@ be undone. Hence:
 * Residents' access comes only from ``Membership`` rows of the seat they hold now (L-REPLACE-1: a replaced
   player loses everything at once).
 * ``access_inbox_by_id`` answers 404 alike for a missing and a forbidden id, so ids cannot be probed.
-* Alignments and roles reach pages only through ``visible_alignment``, ``knows_commissar``,
-  ``knows_godfather`` and ``visible_staff`` (the knowledge matrix L-STAFF-6).
+* Alignments and ranks reach pages only through ``visible_alignment``, ``knows_seat_role`` (the ranks each
+  ruleset declares, ``RulesetSpec.seat_roles``) and ``visible_staff`` (the knowledge matrix L-STAFF-6).
 """
 from __future__ import annotations
 

@@ -49,6 +49,7 @@ VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
 #: dead (the cemetery), to their Tribune (their personal inbox) and on a stage the Procurator opens for them (a
 #: séance, L-INBOX-19); never in an inbox of the living. A ruleset's special states of a seat out of play (Lepra's
 #: spirit) have their own kinds (``policies.SeatStateGrant``). An imprisoned seat (M21) keeps its personal inbox
-#: and the stage. In an M21 game the eliminated (dead or imprisoned) talk in the spectators' thread and to the hosts in their role PM (M-SETUP-3, M-VOTE-6).
+#: and the stage. In an M21 game the eliminated (dead or imprisoned) talk in the spectators' thread and to the hosts
+#: in their role PM (M-SETUP-3, M-VOTE-6).
 DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
 IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})

@@ -29,7 +29,8 @@ _ROLES_OF_USER = PreparedQuery(lambda user_id: StaffRole.objects.filter(user_id=
 # Each seat with its game's ruleset (``_game_ruleset``): a post reads the post hooks of those rulesets only.
 # Each seat with the seat state its ruleset keeps (``seat_state_relations``): the policy asks the ruleset about it.
 _SEATS_AND_ROLES_OF_USER = PreparedQuery(lambda user_id: Resident.objects.filter(user_id=user_id).select_related(
-    "city", *seat_state_relations()).annotate(_game_ruleset=F("game__ruleset"), _role_game_ruleset=F("user__staff_roles__game__ruleset"),
+    "city", *seat_state_relations()).annotate(_game_ruleset=F("game__ruleset"),
+                                              _role_game_ruleset=F("user__staff_roles__game__ruleset"),
                      **{f"_role_{f}": F(f"user__staff_roles__{f}") for f in _ROLE_FIELDS}).order_by(),
     ints=("user_id",))
 
@@ -89,7 +90,8 @@ def _locked_membership(hooks):
     def build(public_id, user_id, form_key):
         posted = Message.objects.filter(author_user_id=user_id, idempotency_key=form_key).values("id")[:1]
         seat_state = (f"resident__{name}" for name in seat_state_relations())
-        return (Membership.objects.select_for_update(of=("self",)).select_related("resident", "inbox__game", *seat_state)
+        return (Membership.objects.select_for_update(of=("self",))
+                .select_related("resident", "inbox__game", *seat_state)
                 .filter(inbox__public_id=public_id, resident__user_id=user_id)
                 .annotate(next_message_id=NextId(Message), form_key_message_id=Subquery(posted))
                 .annotate(**_hook_reads(hooks)).order_by("id")[:1])

@@ -43,13 +43,16 @@ class LepraSeat(models.Model):
         verbose_name = _("Lepra seat")
         verbose_name_plural = _("Lepra seats")
         constraints = [
-            models.UniqueConstraint(fields=["city"], condition=Q(is_commissar=True), name="lepraseat_one_commissar_per_city"),
+            models.UniqueConstraint(fields=["city"], condition=Q(is_commissar=True),
+                                    name="lepraseat_one_commissar_per_city"),
             models.UniqueConstraint(fields=["city"], condition=Q(is_judge=True, status="alive"),
                                     name="lepraseat_one_sitting_judge_per_city"),
             models.UniqueConstraint(fields=["city"], condition=Q(is_godfather=True, status="alive"),
                                     name="lepraseat_one_living_godfather_per_city"),
-            models.CheckConstraint(condition=~Q(is_commissar=True, alignment="mafia"), name="lepraseat_commissar_is_honest"),
-            models.CheckConstraint(condition=~Q(is_godfather=True) | Q(alignment="mafia"), name="lepraseat_godfather_is_mafia"),
+            models.CheckConstraint(condition=~Q(is_commissar=True, alignment="mafia"),
+                                   name="lepraseat_commissar_is_honest"),
+            models.CheckConstraint(condition=~Q(is_godfather=True) | Q(alignment="mafia"),
+                                   name="lepraseat_godfather_is_mafia"),
         ]
 
     def __str__(self) -> str:

@@ -35,8 +35,8 @@ def _night_start(game, now: datetime) -> datetime:
 def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None = None) -> list[Resident]:
     """Apply L-SPIRIT-1 to ``city`` in the morning: when its living honest residents are as many as its living
     mafia (``rulesets.lepra.day.spirits.spirit_rule_applies``), the honest residents of the city killed that night (cause
-    killed, died since ``_night_start``) become spirits for the day (L-SPIRIT-2): their Lepra seat a spirit's, taken out of
-    the cemetery (removed there), still banned in the city inbox; they get a vote in every voting inbox opened
+    killed, died since ``_night_start``) become spirits for the day (L-SPIRIT-2): their Lepra seat a spirit's,
+    taken out of the cemetery (removed there), still banned in the city inbox; they get a vote in every voting inbox opened
     today and go to the cemetery at the end of the day (``inboxes.membership_services.do_lay_spirit_to_rest``).
 
     By the site (``acting_user`` None) or the Procurator, before the city's voting opens. Returns the new spirits
