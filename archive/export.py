@@ -1,7 +1,8 @@
 """The game as data for the JSON export and the printable page: exactly what the viewer may read.
 
 Inboxes come from ``readable_inboxes``, messages from ``readable_messages``, residents' alignments and roles
-through the knowledge matrix (``visible_alignment``, ``knows_commissar``, ``knows_godfather``), staff through
+through the knowledge matrix (``visible_alignment``, ``knows_seat_role``), public positions from the game's
+ruleset (``public_seat_roles``), staff through
 ``visible_staff``. Hidden messages carry no text unless the viewer moderates the inbox.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from cities.models import City, Game, PublicPost, Resident
 from inboxes import knowledge, moderation_policy, policies
 from inboxes.models import Message
+from kernel.rulesets import ruleset_of, seat_state_relations
 
 from .selectors import winner_of
 
@@ -20,7 +22,9 @@ def export_for(viewer, game: Game) -> dict[str, Any]:
     [{"id", "kind", "title", "city", "day", "messages": [{"author", "at", "text", "hidden"}]}]}``, times as ISO
     8601 UTC; an inbox's ``id`` is its opaque public id (a database id would count the inboxes not exported). ``winner`` only after the end. Query count independent of the number of messages."""
     finished = game.status == "finished"
-    residents = list(Resident.objects.filter(game=game).select_related("city", "game").order_by("city__number", "name"))
+    residents = list(Resident.objects.filter(game=game).select_related("city", "game", *seat_state_relations())
+                     .order_by("city__number", "name"))
+    spec = ruleset_of(game)
     if game.lists_published_at is None and not finished:
         residents = []
     inboxes = list(policies.readable_inboxes(viewer, game).select_related("city", "game").order_by("kind", "city__number", "pk"))
@@ -41,8 +45,8 @@ def export_for(viewer, game: Game) -> dict[str, Any]:
                   for r in knowledge.visible_staff(viewer, game)],
         "residents": [{"name": r.name, "city": r.city.number, "status": r.status,
                        "alignment": knowledge.visible_alignment(viewer, r),
-                       "commissar": knowledge.knows_commissar(viewer, r), "godfather": knowledge.knows_godfather(viewer, r),
-                       "judge": r.is_judge} for r in residents],
+                       **{role.key: knowledge.knows_seat_role(viewer, r, role) for role in spec.seat_roles},
+                       "positions": [key for key, _label in spec.public_seat_roles(r)]} for r in residents],
         "posts": [{"kind": p.kind, "title": p.title, "at": p.published_at.isoformat(), "text": p.body}
                   for p in PublicPost.objects.filter(game=game, published_at__isnull=False).order_by("published_at")],
         "inboxes": [{"id": i.public_id, "kind": i.kind, "title": i.title, "city": i.city.number if i.city else None,

@@ -1,8 +1,8 @@
 """Viewer-scoped reads for the archive pages and notifications.
 
 Every read of inboxes and messages starts from ``inboxes.policies`` (``readable_inboxes``/``readable_messages``);
-facts about residents (alignments, roles) go through ``visible_alignment`` / ``knows_commissar`` /
-``knows_godfather``, so that a page built here during the game shows no more than the policy allows.
+facts about residents (alignments, ranks) go through ``visible_alignment`` / ``known_seat_roles``, so that a page
+built here during the game shows no more than the policy allows.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from inboxes import knowledge, policies, policy_tables, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import NotProvidedByRuleset
 from kernel.events import EventKind
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import ruleset_of, seat_state_relations
 from roles.models import GameResult
 from voting.models import CourtCase, VotingSession
 
@@ -330,7 +330,9 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
 
     if game.status != GameStatus.FINISHED:
         return None
-    residents = list(Resident.objects.filter(game=game).select_related("city", "user", "game").order_by("city__number", "name"))
+    residents = list(Resident.objects.filter(game=game).select_related("city", "user", "game", *seat_state_relations())
+                     .order_by("city__number", "name"))
+    spec = ruleset_of(game)
     scores = []
     for city in City.objects.filter(game=game).order_by("number"):
         of_city = [r for r in residents if r.city_id == city.pk]
@@ -345,15 +347,8 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
                       honest_dead=sum(s.honest_dead for s in scores), mafia_dead=sum(s.mafia_dead for s in scores))
     cast = []
     for r in residents:
-        roles = []
-        if knowledge.knows_commissar(viewer, r):
-            roles.append("commissar")
-        if knowledge.knows_godfather(viewer, r):
-            roles.append("godfather")
-        if r.is_judge:
-            roles.append("judge")
-        if r.is_spirit:
-            roles.append("spirit")
+        roles = [role.key for role in knowledge.known_seat_roles(viewer, r)]
+        roles += [key for key, _label in spec.public_seat_roles(r)]
         cast.append(CastRow(resident=r, alignment=knowledge.visible_alignment(viewer, r), roles=roles))
     return FrontPage(winner=winner_of(game, residents), scores=scores, total=total, cast=cast)
 

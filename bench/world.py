@@ -25,6 +25,7 @@ from inboxes import policies, posting
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
 from roles.models import MafiaDraw, NightActionKind
+from rulesets.lepra import seats
 from rulesets.lepra.clock import services as clock_services
 from rulesets.lepra.day import services as voting_services
 from rulesets.lepra.night import services as night_services
@@ -207,7 +208,8 @@ def build_night_game(slug: str, *, cities: int, size: int, first_day: datetime, 
     night_start = day2.ends_at + timedelta(minutes=1)
     advance_clock(night_start, game=game)
     for city in City.objects.filter(game=game).order_by("number"):
-        target = (Resident.objects.filter(city=city, status="alive", alignment="honest", is_judge=False)
+        target = (Resident.objects.filter(seats.rank_q("is_judge", False), city=city, status="alive",
+                                          alignment="honest")
                   .order_by("pk").first())
         night_services.do_submit_night_decision(city, target, kind=NightActionKind.KILL, acting_user=consigliere,
                                                now=night_start)

@@ -133,10 +133,10 @@ class LifeStatus(models.TextChoices):
 class Resident(models.Model):
     """A seat in a city: the player's place in the game (L-CITY-1, L-REPLACE-1).
 
-    ``user`` is whoever holds the seat now; a replacement changes it and nothing else. ``alignment``,
-    ``is_commissar`` and ``is_godfather`` are secrets of L-STAFF-6: pages learn them only through
-    ``inboxes.knowledge.visible_alignment`` / ``knows_commissar``. ``alignment_announced`` becomes true when a
-    death announcement discloses the alignment (L-DEATH-2).
+    ``user`` is whoever holds the seat now; a replacement changes it and nothing else. ``alignment`` is a secret
+    of L-STAFF-6: pages learn it only through ``inboxes.knowledge.visible_alignment``. ``alignment_announced``
+    becomes true when a death announcement discloses the alignment (L-DEATH-2). What a ruleset adds to a seat
+    (ranks, roles) lives in its own one-to-one rows (``RulesetSpec.seat_state_relations``).
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="residents", verbose_name=_("game"))
@@ -148,18 +148,8 @@ class Resident(models.Model):
         verbose_name=_("alignment"))
     status = models.CharField(max_length=12, choices=LifeStatus.choices, default=LifeStatus.ALIVE,
         verbose_name=_("status"))
-    is_commissar = models.BooleanField(default=False, verbose_name=_("is commissar"))
-    is_judge = models.BooleanField(default=False, verbose_name=_("is judge"))
-    is_godfather = models.BooleanField(default=False, verbose_name=_("is godfather"))
-    is_spirit = models.BooleanField(default=False, verbose_name=_("is spirit"))
     alignment_announced = models.BooleanField(default=False, verbose_name=_("alignment announced"))
     died_at = models.DateTimeField(null=True, blank=True, verbose_name=_("died at"))
-    #: When the secret roles began and ended (aware UTC; None: since before the game's first death, for rows
-    #: older than these columns). Knowledge is dated (L-STAFF-6 [interp]): a dead resident knows the godfather
-    #: and the commissars of the moment of their death, not those made afterwards. Secret like the flags.
-    godfather_since = models.DateTimeField(null=True, blank=True, verbose_name=_("godfather since"))
-    godfather_until = models.DateTimeField(null=True, blank=True, verbose_name=_("godfather until"))
-    commissar_since = models.DateTimeField(null=True, blank=True, verbose_name=_("commissar since"))
     public_id = PublicIdField()
 
     class Meta:
@@ -169,11 +159,6 @@ class Resident(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "user"], name="resident_one_seat_per_user_per_game"),
             models.UniqueConstraint(fields=["game", "name"], name="resident_unique_name_per_game"),
-            models.UniqueConstraint(fields=["city"], condition=Q(is_commissar=True), name="resident_one_commissar_per_city"),
-            models.UniqueConstraint(fields=["city"], condition=Q(is_judge=True, status="alive"), name="resident_one_sitting_judge_per_city"),
-            models.UniqueConstraint(fields=["city"], condition=Q(is_godfather=True, status="alive"), name="resident_one_living_godfather_per_city"),
-            models.CheckConstraint(condition=~Q(is_commissar=True, alignment="mafia"), name="resident_commissar_is_honest"),
-            models.CheckConstraint(condition=~Q(is_godfather=True) | Q(alignment="mafia"), name="resident_godfather_is_mafia"),
         ]
 
     def __str__(self) -> str:

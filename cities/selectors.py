@@ -3,13 +3,14 @@ pages only through ``inboxes.policies``; what is read here is public."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from inboxes import knowledge, policies
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import SeatRole, ruleset_of, seat_state_relations
 
 from .models import City, Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident, Signup
 
@@ -25,11 +26,17 @@ def game_get(slug: str) -> Game:
 
 
 def city_list(game: Game) -> list[City]:
-    """The cities of ``game`` with their residents prefetched (``city.resident_list``), names only in effect:
-    templates show name, life status and the public judge flag. 2 queries."""
-    residents = Resident.objects.order_by("name").only("id", "name", "city_id", "status", "is_judge", "game_id")
-    return list(City.objects.filter(game=game).order_by("number")
-                .prefetch_related(Prefetch("residents", queryset=residents, to_attr="resident_list")))
+    """The cities of ``game`` with their residents prefetched (``city.resident_list``), with the seat state their
+    ruleset keeps (``seat_state_relations``): templates show name, life status and the public positions
+    (``public_seat_roles``). 2 queries."""
+    residents = Resident.objects.order_by("name").select_related("game", *seat_state_relations())
+    cities = list(City.objects.filter(game=game).order_by("number")
+                  .prefetch_related(Prefetch("residents", queryset=residents, to_attr="resident_list")))
+    spec = ruleset_of(game)
+    for city in cities:
+        for resident in city.resident_list:
+            resident.public_roles = spec.public_seat_roles(resident)
+    return cities
 
 
 def published_posts(game: Game) -> list[PublicPost]:
@@ -50,25 +57,27 @@ def post_get(viewer, game: Game, post_id: str) -> PublicPost:
 
 @dataclass
 class ResidentProfile:
-    """What ``viewer`` may know about a resident: alignment None when secret to them."""
+    """What ``viewer`` may know about a resident: alignment None when secret to them; the secret ranks
+    they may learn (``knowledge.known_seat_roles``) and the public positions (``public_seat_roles``: key, label)."""
 
     resident: Resident
     alignment: str | None
-    is_commissar: bool
-    is_godfather: bool
+    known_roles: list[SeatRole]
+    public_roles: list[tuple[str, Any]]
     is_self: bool
 
 
 def resident_profile_for(viewer, game: Game, resident_id: str) -> ResidentProfile:
     """The profile of the resident of ``game`` whose public id is ``resident_id``, as ``viewer`` may see it.
     Raises Http404."""
-    resident = get_object_or_404(Resident.objects.select_related("city", "game"), game=game, public_id=resident_id)
+    resident = get_object_or_404(Resident.objects.select_related("city", "game", *seat_state_relations()), game=game,
+                                 public_id=resident_id)
     seat = policies.seat_in(viewer, game)
     return ResidentProfile(
         resident=resident,
         alignment=knowledge.visible_alignment(viewer, resident),
-        is_commissar=knowledge.knows_commissar(viewer, resident),
-        is_godfather=knowledge.knows_godfather(viewer, resident),
+        known_roles=knowledge.known_seat_roles(viewer, resident),
+        public_roles=ruleset_of(game).public_seat_roles(resident),
         is_self=seat is not None and seat.pk == resident.pk,
     )
 
@@ -95,17 +104,34 @@ def public_signup_names(game: Game) -> list[str]:
             .select_related("user").order_by("signed_up_at", "id")]
 
 
-def known_commissars(viewer, game: Game) -> list[Resident]:
-    """The commissars of ``game`` that ``viewer`` may know (via ``knowledge.knows_commissar``): the
-    Procurator all, a Tribune their city's, commissars each other; living commissars only, and nothing
-    to a seat that is not living (the roster is of the living). Before the game is over only."""
+@dataclass
+class Roster:
+    """The living holders of a secret rank (``SeatRole.roster_heading`` set) that a viewer may know."""
+
+    role: SeatRole
+    residents: list[Resident]
+
+
+def known_rosters(viewer, game: Game) -> list[Roster]:
+    """The rosters of ``game``'s ranks that have one (``SeatRole.roster_heading``: Lepra's police station) as
+    ``viewer`` may know them (``knowledge.knows_seat_role``: the Procurator all commissars, a Tribune their city's,
+    commissars each other); living holders only, and nothing to a seat that is not living (the roster is of the
+    living). Before the game is over only; empty rosters left out."""
     if game.status == GameStatus.FINISHED or not getattr(viewer, "is_authenticated", False):
         return []
-    if not knowledge.in_living_rosters(viewer, game):  # the police's roster is of the living
+    if not knowledge.in_living_rosters(viewer, game):
         return []
-    # A roster of the police station: a killed commissar leaves it; his page still says what he was.
-    commissars = Resident.objects.filter(game=game, is_commissar=True, status=LifeStatus.ALIVE).select_related(
-        "city", "game")
-    return [r for r in commissars if knowledge.knows_commissar(viewer, r)]
+    spec = ruleset_of(game)
+    rosters = []
+    for role in spec.seat_roles:
+        if role.roster_heading is None:
+            continue
+        # A killed holder leaves the roster; his page still says what he was.
+        holders = (Resident.objects.filter(spec.seat_role_q(role.key), game=game, status=LifeStatus.ALIVE)
+                   .select_related("city", "game", *seat_state_relations()))
+        known = [r for r in holders if knowledge.knows_seat_role(viewer, r, role)]
+        if known:
+            rosters.append(Roster(role=role, residents=known))
+    return rosters
 
 

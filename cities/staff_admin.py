@@ -16,13 +16,12 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
   ``get_queryset``, so an object outside the scope behaves exactly like a missing id (the admin's
   "doesn't exist" redirect to the index; 403 for the add/delete/POST-change URLs, alike for both).
 * **Secrets are never a model field in a page**: no list column, filter, search field, ordering or detail field
-  names ``alignment``, ``is_commissar`` or ``is_godfather``. They appear only as computed, unsortable columns
-  asked of ``knowledge.visible_alignment`` / ``knows_commissar`` / ``knows_godfather`` for the viewer:
-  among staff only the Consigliere sees alignments and godfathers; the Procurator and the city's Tribune see
-  the commissar.
+  names ``alignment`` or a ruleset's secret rank. They appear only as computed, unsortable columns asked of
+  ``knowledge.visible_alignment`` / ``known_seat_roles`` for the viewer: among staff only the
+  Consigliere sees alignments and godfathers; the Procurator and the city's Tribune see the commissar.
 * **URL lookups are a whitelist** (``allowed_lookups``): any other query parameter, such as ``?alignment=mafia``
-  or ``?resident__is_commissar=1``, is refused with the same 400 whatever its value, so no filter can serve as an
-  oracle. ``?o=`` can only sort by real, public columns; ``?q=`` searches public fields of objects already in
+  or a ruleset's secret rank through ``?resident__...``, is refused with the same 400 whatever its value, so no
+  filter can serve as an oracle. ``?o=`` can only sort by real, public columns; ``?q=`` searches public fields of objects already in
   scope, and never the text of a hidden message the viewer may not see.
 * The "view on site" redirect (which answers for any model and id) is not mounted; no delete or add exists.
 * **Writes go through services only**: the admin is read-only except its actions, which call
@@ -60,7 +59,7 @@ from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipS
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectMultipleChoiceField
 from kernel.public_ids import is_public_id
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import ruleset_of, seat_state_relations
 from kernel.timezones import time_for
 from staff.console import (
     ScopedRelatedFilter,
@@ -426,15 +425,14 @@ class StaffResidentAdmin(StaffScopedAdmin):
     """Residents: the whole game for the Procurator, Arbiter and Consigliere, the own city for a Tribune. Alignment,
         commissar and godfather only as the policy lets the viewer know them."""
 
-    list_display = ("name", "city", "status", "is_judge", "alignment_known", "roles_known")
+    list_display = ("name", "city", "status", "public_roles", "alignment_known", "roles_known")
     ordering = ("city__number", "name", "id")
-    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "status", "is_judge")
+    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "status")
     search_fields = ("name",)
-    fields = ("name", "game", "city", "status", "died_at", "is_judge", "alignment_known", "roles_known")
+    fields = ("name", "game", "city", "status", "died_at", "public_roles", "alignment_known", "roles_known")
     allowed_lookups = frozenset({
         "game__slug__exact", "game__isnull", "city__public_id__exact", "city__isnull", "status__exact",
         "status__isnull",
-        "is_judge__exact", "is_judge__isnull",
     })
     actions = (replace_player, record_death, penalty_ban)
     action_tools = MappingProxyType(
@@ -454,7 +452,11 @@ class StaffResidentAdmin(StaffScopedAdmin):
                 scope |= Q(game_id=role.game_id, city_id=role.city_id)
             else:
                 scope |= Q(game_id=role.game_id)
-        return Resident.objects.filter(scope).select_related("game", "city")
+        return Resident.objects.filter(scope).select_related("game", "city", *seat_state_relations())
+
+    @admin.display(description=gettext_lazy("Position"))
+    def public_roles(self, obj: Resident) -> str:
+        return ", ".join(str(label) for _key, label in ruleset_of(obj.game).public_seat_roles(obj))
 
     @admin.display(description=gettext_lazy("Alignment"))
     def alignment_known(self, obj: Resident) -> str:
@@ -465,11 +467,7 @@ class StaffResidentAdmin(StaffScopedAdmin):
 
     @admin.display(description=gettext_lazy("Role"))
     def roles_known(self, obj: Resident) -> str:
-        facts = []
-        if knowledge.knows_commissar(current_viewer(), obj):
-            facts.append(("commissar", _("commissar")))
-        if knowledge.knows_godfather(current_viewer(), obj):
-            facts.append(("godfather", _("godfather")))
+        facts = [(role.key, role.label) for role in knowledge.known_seat_roles(current_viewer(), obj)]
         return format_html_join(" ", '<span data-fact="{}">{}</span>', facts)
 
 

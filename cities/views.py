@@ -75,7 +75,7 @@ def game_detail(request, slug: str):
         "signups_open": selectors.signups_open(game),
         "play_ban": _play_ban_notice(request.user, game),
         "is_staff_of_game": bool(staff_roles),
-        "known_commissars": selectors.known_commissars(request.user, game) if spec.has_page_section("cities") else [],
+        "known_rosters": selectors.known_rosters(request.user, game) if spec.has_page_section("cities") else [],
         "ruleset_notes": spec.game_page_notes(game),
         "day_page_cities": _day_page_cities(request.user, game) if spec.has_page_section("cities") else set(),
         # The site's clock paused for an upgrade (``manage.py clock pause``): the page says so.

@@ -82,7 +82,7 @@ def access_city_by_id(user, city_id, *, game: Game) -> City:
 
 def access_resident_by_id(user, resident_id, *, game: Game | None = None, city: City | None = None) -> Resident:
     """A resident (seat) of ``game`` / ``city`` by id, with its city and game. Public (the city lists); what may be
-    known about them is the policy's (``visible_alignment``, ``knows_commissar``). Raises ``Http404``."""
+    known about them is the policy's (``visible_alignment``, ``knows_seat_role``). Raises ``Http404``."""
     return _one(Resident.objects.select_related("city", "game"), resident_id, game=game, city=city)
 
 

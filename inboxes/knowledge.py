@@ -1,15 +1,12 @@
 """The knowledge matrix of RULES.md L-STAFF-6: what a viewer may know about a resident or a city's night
-(``visible_alignment``, ``knows_commissar``, ``knows_godfather``, ``knows_consigliere``, ``knows_night_of``, ...).
+(``visible_alignment``, ``knows_seat_role``, ``knows_consigliere``, ``knows_night_of``, ...).
 A clause of the one access policy (DESIGN.md "The access policy"); knowledge is dated: a dead seat keeps what it
 knew at death."""
 from __future__ import annotations
 
-from datetime import datetime
-
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.policy_tables import SECRET_MEMBER_KINDS
-from kernel.rulesets import ruleset_of
-from roles.models import CommissarCheck
+from kernel.rulesets import SeatRole, ruleset_of
 
 from .models import Inbox
 from .policies import (
@@ -30,8 +27,8 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     """The alignment of ``resident`` as ``viewer`` may know it (L-STAFF-6), or None when it is secret to them.
 
     Known to: everyone once the game is over or once a death announcement disclosed it (L-DEATH-2); the
-    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only; the living
-    commissar who checked the resident (L-NIGHT-5: the answer is theirs).
+    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only; whom the game's
+    ruleset names (``seat_knows_alignment``: Lepra's commissar who checked the resident, L-NIGHT-5).
     """
     game = resident.game
     if game.status == GameStatus.FINISHED:
@@ -51,7 +48,7 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
         return Alignment.MAFIA
-    if seat is not None and seat.is_commissar and seat.city_id == resident.city_id and _checked(seat, resident):
+    if seat is not None and ruleset_of(game).seat_knows_alignment(seat, resident):
         return resident.alignment
     return None
 
@@ -60,12 +57,6 @@ def _hosts_know_alignments(game: Game) -> bool:
     """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
     the ruleset's ``policy_grants["hosts_know_alignments"]``."""
     return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
-
-
-def _checked(commissar: Resident, resident: Resident) -> bool:
-    """True when ``commissar`` checked ``resident`` (L-NIGHT-5); one query, only for a commissar viewer."""
-
-    return CommissarCheck.objects.filter(commissar=commissar, target=resident).exists()
 
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
@@ -111,68 +102,49 @@ def knows_check_asker(viewer, check) -> bool:
     return seat is not None and seat.pk == check.commissar_id
 
 
-def knows_commissar(viewer, resident: Resident) -> bool:
-    """True when ``viewer`` may learn that ``resident`` is their city's commissar (L-STAFF-6, L-COMM-4).
+def knows_seat_role(viewer, resident: Resident, role: SeatRole) -> bool:
+    """True when ``viewer`` may learn that ``resident`` holds the secret rank ``role`` (a ``SeatRole`` of the
+    game's ruleset: the row of the knowledge matrix, L-STAFF-6; Lepra's commissar L-COMM-4, godfather L-NIGHT-3).
 
-    Known to: the Procurator, the Tribune of that city, the commissar, the other commissars (police station);
-    everyone after the game or once an announced death disclosed it (L-DEATH-2). Never the Consigliere.
-    False for a resident who is not a commissar.
+    Whether the rank is held is the ruleset's answer (``holds_seat_role``); who may know it is decided here: everyone
+    after the game, and once an announced death disclosed it (``disclosed_by_announcement``, L-DEATH-2); the staff
+    of ``staff_kinds`` and, of the seat's city, ``city_staff_kinds``; a seat holding the rank (``peers``) or of
+    ``city_alignment`` in the same city, as of its knowledge cutoff (dated: a dead seat knows the holders of the
+    moment of its death, none named afterwards). False for anyone else and for a rank not held.
     """
-    if not resident.is_commissar:
-        return False
+    spec = ruleset_of(resident.game)
     if resident.game.status == GameStatus.FINISHED:
-        return True
-    if resident.alignment_announced and resident.status != LifeStatus.ALIVE:
-        return True
+        return spec.holds_seat_role(resident, role.key)
+    if role.disclosed_by_announcement and resident.alignment_announced and resident.status != LifeStatus.ALIVE:
+        return spec.holds_seat_role(resident, role.key)
     if not _is_authenticated(viewer):
         return False
-    if holds_role(viewer, resident.game_id, StaffKind.PROCURATOR):
-        return True
-    if holds_role(viewer, resident.game_id, StaffKind.TRIBUNE, city_id=resident.city_id):
-        return True
+    if any(holds_role(viewer, resident.game_id, kind) for kind in role.staff_kinds) or any(
+            holds_role(viewer, resident.game_id, kind, city_id=resident.city_id) for kind in role.city_staff_kinds):
+        return spec.holds_seat_role(resident, role.key)
     seat = seat_in(viewer, resident.game_id)
-    if seat is None or not seat.is_commissar:
+    if seat is None:
         return False
-    if seat.pk == resident.pk:
-        return True
-    # Dated knowledge: a dead commissar knows the commissars of the moment of death, none named afterwards.
-    return was_commissar_at(resident, knowledge_cutoff(seat))
+    if role.peers and spec.holds_seat_role(seat, role.key):
+        return seat.pk == resident.pk or spec.holds_seat_role(resident, role.key, knowledge_cutoff(seat))
+    if role.city_alignment is not None and seat.alignment == role.city_alignment and seat.city_id == resident.city_id:
+        return spec.holds_seat_role(resident, role.key, knowledge_cutoff(seat))
+    return False
 
 
-def knows_godfather(viewer, resident: Resident) -> bool:
-    """True when ``viewer`` may learn that ``resident`` is their city's godfather (L-NIGHT-3).
-
-    Known to the Consigliere and the mafia of that city; everyone after the game. Dated (L-STAFF-6 [interp]): a
-    dead mafioso knows the godfather of the moment of death (``was_godfather_at``), never one made afterwards.
-    """
-    if resident.game.status == GameStatus.FINISHED:
-        return resident.is_godfather
-    if not _is_authenticated(viewer):
-        return False
-    if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
-        return resident.is_godfather
-    seat = seat_in(viewer, resident.game_id)
-    if seat is None or seat.alignment != Alignment.MAFIA or seat.city_id != resident.city_id:
-        return False
-    return was_godfather_at(resident, knowledge_cutoff(seat))
+def known_seat_roles(viewer, resident: Resident) -> list[SeatRole]:
+    """The secret ranks of ``resident`` that ``viewer`` may learn (``knows_seat_role``), in the order the game's
+    ruleset lists them (``RulesetSpec.seat_roles``); [] in a ruleset without ranks."""
+    return [role for role in ruleset_of(resident.game).seat_roles if knows_seat_role(viewer, resident, role)]
 
 
-def was_godfather_at(resident: Resident, moment: datetime | None) -> bool:
-    """True when ``resident`` was their city's godfather at ``moment`` (aware UTC; None: now). A rank without a
-    start date is older than the dates (counted from the start)."""
-    if moment is None:
-        return resident.is_godfather
-    since, until = resident.godfather_since, resident.godfather_until
-    if not resident.is_godfather and until is None:
-        return False
-    return (since is None or since <= moment) and (until is None or until > moment)
-
-
-def was_commissar_at(resident: Resident, moment: datetime | None) -> bool:
-    """True when ``resident`` was a commissar at ``moment`` (aware UTC; None: now)."""
-    if not resident.is_commissar:
-        return False
-    return moment is None or resident.commissar_since is None or resident.commissar_since <= moment
+def seat_role(game: Game, key: str) -> SeatRole:
+    """The ``SeatRole`` ``key`` of ``game``'s ruleset. Raises ``ValueError`` when the ruleset has none of that key
+    (a typo would hide a rank silently)."""
+    for role in ruleset_of(game).seat_roles:
+        if role.key == key:
+            return role
+    raise ValueError(f"the ruleset of {game} has no seat role {key!r}")
 
 
 def in_living_rosters(viewer, game: Game | int) -> bool:

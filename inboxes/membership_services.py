@@ -14,11 +14,10 @@ from django.utils.translation import gettext as _
 
 from cities.i18n import in_game_language
 from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
-from cities.resident_services import do_set_resident_flags
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
@@ -48,11 +47,14 @@ from .services import (
 # ==============================================================================================================
 
 def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
-    """Replace the current court inbox by a new one whose members are the living sitting judges; everyone is
-    banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to the court gets no access to old ones. Returns
+    """Replace the current court inbox by a new one whose members are the living sitting judges (the game's
+    ruleset's ``standing_members_q``); everyone is banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to
+    the court gets no access to old ones. Returns
     the new Inbox. For services that changed the judges (callers checked the rules, hold the transaction)."""
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
-    judges = list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
+    members = ruleset_of(game).standing_members_q(K.COURT)
+    judges = ([] if members is None else
+              list(Resident.objects.filter(members, game=game, status=LifeStatus.ALIVE).order_by("city__number")))
     arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
     title = in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
     if old is not None:
@@ -88,15 +90,15 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
 
     ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed
     at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
-    memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC), ``is_spirit``; banned for good in
+    memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC); banned for good in
     every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
     keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
     inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
-    unless a spirit (in a game whose ruleset has cemeteries); a judge loses ``is_judge`` and the court inbox is
-    renewed (L-INBOX-2). Personal, secret, stage and other inboxes are left as they are. The cause is stored in
-    the ``resident.died`` GameEvent. A ruleset with ``own_death_memberships`` (``kernel.rulesets.RulesetSpec``)
-    applies the membership changes itself (``after_death_memberships``) instead of the city, voting, mafia and
-    cemetery ones.
+    unless a spirit (in a game whose ruleset has cemeteries). Personal, secret, stage and other inboxes are left as
+    they are. The cause is stored in the ``resident.died`` GameEvent, with the ruleset's ``death_facts``. A ruleset
+    with ``own_death_memberships`` (``kernel.rulesets.RulesetSpec``) applies the membership changes itself
+    (``after_death_memberships``) instead of the city, voting, mafia and cemetery ones. Last, the ruleset's
+    ``after_deaths`` updates its own seat state (Lepra: the spirit, the judge's seat and the court, L-INBOX-2).
 
     By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
     Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
@@ -126,8 +128,8 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
         raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule="L-DEATH-1")
     if any(spirit_of.values()) and cause != DeathCause.KILLED:
         raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule="L-SPIRIT-1")
-    locked = {r.pk: r for r in Resident.objects.select_for_update(of=("self",)).select_related("game", "city")
-              .filter(pk__in=spirit_of).order_by("pk")}
+    locked = {r.pk: r for r in Resident.objects.select_for_update(of=("self",))
+              .select_related("game", "city", *seat_state_relations()).filter(pk__in=spirit_of).order_by("pk")}
     residents = [locked[r.pk] for r, _spirit in deaths]
     game = residents[0].game
     if any(r.game_id != game.pk for r in residents):
@@ -138,26 +140,24 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
             raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-DEATH-1")
     ids = list(spirit_of)
     buried = [pk for pk in ids if not spirit_of[pk]]
-    spirits = [pk for pk in ids if spirit_of[pk]]
     spec = ruleset_of(game)
     cemetery = None
     if buried and not spec.own_death_memberships and spec.has_inbox_kind(K.CEMETERY):  # where it has one
         cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
             raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
-    judges = [r for r in residents if r.is_judge]
+    facts = spec.death_facts(game, residents)
     for resident in residents:
-        resident.status, resident.died_at, resident.is_spirit = LifeStatus.DEAD, now, spirit_of[resident.pk]
-    for group, spirit in ((buried, False), (spirits, True)):
-        if group:
-            Resident.objects.filter(pk__in=group).update(status=LifeStatus.DEAD, died_at=now, is_spirit=spirit)
+        resident.status, resident.died_at = LifeStatus.DEAD, now
+    Resident.objects.filter(pk__in=ids).update(status=LifeStatus.DEAD, died_at=now)
 
     if spec.own_death_memberships:
         # The ruleset says what a death does to the seat's inboxes (its threads are its own).
         spec.after_death_memberships(game, residents, cause=cause, now=now)
         record_events(game, [("resident.died", {"resident": r.pk, "cause": cause, "spirit": spirit_of[r.pk],
-                                                "killed_inboxes": [], "judge": r.is_judge})
+                                                "killed_inboxes": [], **facts.get(r.pk, {})})
                              for r in residents], actor=acting_user, at=now)
+        spec.after_deaths(game, residents, spirit_of=spirit_of, cause=cause, acting_user=acting_user, now=now)
         return residents
     mine = Membership.objects.filter(resident_id__in=ids, inbox__game=game)
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
@@ -194,32 +194,31 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     for inbox_id, _kind, resident_id in killed:
         killed_of.setdefault(resident_id, []).append(inbox_id)
     record_events(game, [("resident.died", {"resident": r.pk, "cause": cause, "spirit": spirit_of[r.pk],
-                                            "killed_inboxes": killed_of.get(r.pk, []), "judge": r.is_judge})
+                                            "killed_inboxes": killed_of.get(r.pk, []), **facts.get(r.pk, {})})
                          for r in residents], actor=acting_user, at=now)
-    for judge in judges:
-        do_set_resident_flags(judge, is_judge=False, acting_user=None, now=now)
-    if judges:
-        renew_court(game, actor=acting_user, now=now)
+    spec.after_deaths(game, residents, spirit_of=spirit_of, cause=cause, acting_user=acting_user, now=now)
     return residents
 
 
 @transaction.atomic
 def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime | None = None) -> Resident:
-    """At the end of the day a spirit goes to the cemetery (L-SPIRIT-2): ``is_spirit`` cleared, a member of the
-    current cemetery; the spirit's open voting memberships are removed. By the site or the Procurator.
-    Raises ``NotAllowed`` or ``WrongState`` (not a spirit, no cemetery, game over)."""
+    """At the end of the day a spirit goes to the cemetery (L-SPIRIT-2): its state of the game's ruleset ended
+    (``RulesetSpec.seat_state`` / ``end_seat_state``), a member of the current cemetery; its open voting
+    memberships are removed. By the site or the Procurator. Raises ``NotAllowed`` or ``WrongState`` (not a spirit,
+    no cemetery, game over)."""
     now = now or timezone.now()
     _check_site_or_procurator(resident.game, acting_user, "L-SPIRIT-2")
-    resident = Resident.objects.select_for_update(of=("self",)).select_related("game").get(pk=resident.pk)
+    resident = (Resident.objects.select_for_update(of=("self",)).select_related("game", *seat_state_relations())
+                .get(pk=resident.pk))
     game = resident.game
     _check_not_finished(game)
-    if not resident.is_spirit or resident.status == LifeStatus.ALIVE:
+    spec = ruleset_of(game)
+    if resident.status == LifeStatus.ALIVE or spec.seat_state(resident) is None:
         raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name}, rule="L-SPIRIT-2")
     cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
     if cemetery is None:
         raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
-    resident.is_spirit = False
-    resident.save(update_fields=["is_spirit"])
+    spec.end_seat_state(resident, now=now)
     Membership.objects.filter(resident=resident, inbox__kind=K.VOTING, inbox__killed_at__isnull=True).exclude(
         state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
     if not Membership.objects.filter(inbox=cemetery, resident=resident).update(

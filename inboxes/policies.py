@@ -21,13 +21,14 @@ be undone. Hence:
 * Residents' access comes only from ``Membership`` rows of the seat they hold now (L-REPLACE-1: a replaced
   player loses everything at once).
 * ``access_inbox_by_id`` answers 404 alike for a missing and a forbidden id, so ids cannot be probed.
-* Alignments and roles reach pages only through ``visible_alignment``, ``knows_commissar``,
-  ``knows_godfather`` and ``visible_staff`` (the knowledge matrix L-STAFF-6).
+* Alignments and ranks reach pages only through ``visible_alignment``, ``knows_seat_role`` (the ranks each
+  ruleset declares, ``RulesetSpec.seat_roles``) and ``visible_staff`` (the knowledge matrix L-STAFF-6).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet
@@ -52,7 +53,6 @@ from .policy_tables import (
     IMPRISONED_POST_KINDS,
     READING_STATES,
     SECRET_ORGANIZER_KINDS,
-    SPIRIT_POST_KINDS,
     VOTE_ONLY_KINDS,
 )
 from .viewer_reads import lock_for_post, seats_and_roles_of
@@ -519,16 +519,41 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
     return _("You can read this inbox but not post in it.")
 
 
+@dataclass(frozen=True)
+class SeatStateGrant:
+    """Where a seat out of play in a special state of its ruleset's (``RulesetSpec.seat_state``: Lepra's spirit,
+    L-SPIRIT-2) may post, declared in ``policy_grants["seat_states"]`` {state: grant}: ``post_kinds``, of which
+    ``own_city_kinds`` only in inboxes of the seat's city. ``denial``: the player-readable reason a post elsewhere
+    is refused; ``moderation``: why a moderator may not change its place elsewhere (with ``%(name)s``)."""
+
+    post_kinds: frozenset[str]
+    own_city_kinds: frozenset[str] = frozenset()
+    denial: Any = ""
+    moderation: Any = ""
+
+
+def seat_state_grant(seat: Resident, inbox: Inbox) -> SeatStateGrant | None:
+    """The ``SeatStateGrant`` of the special state of ``seat`` (a seat not alive) in its game's ruleset, or None
+    when it is in none. No query once the seat's ``seat_state_relations`` are selected."""
+    key = getattr(seat, "_game_ruleset", None)
+    spec = get_ruleset(key) if key else ruleset_of(inbox.game)
+    state = spec.seat_state(seat)
+    return spec.policy_grants.get("seat_states", {}).get(state) if state is not None else None
+
+
 def seat_may_post_kind(seat: Resident, inbox: Inbox) -> bool:
-    """True when the state of ``seat`` (alive, dead, spirit, imprisoned) lets it post in an inbox like ``inbox``
-    at all, whatever its membership there says (``DEAD_POST_KINDS`` and the like). A spirit votes only in the
-    voting inboxes of its own city (L-SPIRIT-2)."""
+    """True when the state of ``seat`` (alive, dead, imprisoned, or a state of its ruleset's such as Lepra's
+    spirit) lets it post in an inbox like ``inbox`` at all, whatever its membership there says
+    (``DEAD_POST_KINDS`` and the like, ``seat_state_grant``: a spirit votes only in the voting inboxes of its own
+    city, L-SPIRIT-2)."""
     if seat.status == LifeStatus.ALIVE:
         return True
     if seat.status == LifeStatus.IMPRISONED:
         return inbox.kind in IMPRISONED_POST_KINDS
-    if seat.is_spirit:
-        return inbox.kind in SPIRIT_POST_KINDS and (inbox.kind != K.VOTING or inbox.city_id == seat.city_id)
+    grant = seat_state_grant(seat, inbox)
+    if grant is not None:
+        return inbox.kind in grant.post_kinds and (inbox.kind not in grant.own_city_kinds
+                                                   or inbox.city_id == seat.city_id)
     return inbox.kind in DEAD_POST_KINDS
 
 
@@ -544,8 +569,9 @@ def seat_state_denial(seat: Resident, inbox: Inbox) -> str | None:
     spec = ruleset_of(inbox.game)
     if seat.status == LifeStatus.IMPRISONED:
         return spec.text("imprisoned_may_not_post")
-    if seat.is_spirit:
-        return _("A spirit only votes in the voting inboxes of its city today.")
+    grant = seat_state_grant(seat, inbox)
+    if grant is not None:
+        return str(grant.denial)
     return spec.text("dead_may_not_post")
 
 

@@ -47,10 +47,9 @@ VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
 #: Where a seat that is not living may still post, by the seat's state; everywhere else its memberships read at
 #: most, whatever a moderator sets (DESIGN.md "State decides, flags don't"). The dead (L-DEATH-1) speak among the
 #: dead (the cemetery), to their Tribune (their personal inbox) and on a stage the Procurator opens for them (a
-#: séance, L-INBOX-19); never in an inbox of the living. A spirit (L-SPIRIT-2) votes in its city's voting inboxes
-#: that day and keeps its personal inbox and the stage, but is banned in the city inbox and is not in the
-#: cemetery. An imprisoned seat (M21) keeps its personal inbox and the stage. In an M21 game the eliminated (dead
-#: or imprisoned) talk in the spectators' thread and to the hosts in their role PM (M-SETUP-3, M-VOTE-6).
+#: séance, L-INBOX-19); never in an inbox of the living. A ruleset's special states of a seat out of play (Lepra's
+#: spirit) have their own kinds (``policies.SeatStateGrant``). An imprisoned seat (M21) keeps its personal inbox
+#: and the stage. In an M21 game the eliminated (dead or imprisoned) talk in the spectators' thread and to the hosts
+#: in their role PM (M-SETUP-3, M-VOTE-6).
 DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
-SPIRIT_POST_KINDS = frozenset({K.VOTING, K.PERSONAL, K.STAGE})
 IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})

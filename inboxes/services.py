@@ -18,7 +18,7 @@ from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rule_ids import rule_id
-from kernel.rulesets import ruleset_of
+from kernel.rulesets import ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
@@ -134,16 +134,17 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
 def _check_seat_state_allows_moderation(inbox: Inbox, resident: Resident) -> None:
     """Refuse any membership change (ban, unban, remove, add) of ``resident`` in ``inbox`` when the state of the
     seat forbids it to post there (``policies.seat_state_denial``: the dead in an inbox of the living, a spirit
-    outside its voting inboxes, an imprisoned seat): its place there follows from its state, which no moderator's flag
-    changes. Reads the seat fresh. Raises ``WrongState`` with a reason a moderator can read."""
-    seat = Resident.objects.get(pk=resident.pk)
+    outside its voting inboxes, an imprisoned seat): its place there follows from its state, which no moderator's
+    flag changes. Reads the seat fresh.
+    Raises ``WrongState`` with a reason a moderator can read."""
+    seat = Resident.objects.select_related(*seat_state_relations()).get(pk=resident.pk)
     if policies.seat_state_denial(seat, inbox) is not None:
+        grant = policies.seat_state_grant(seat, inbox) if seat.status != LifeStatus.ALIVE else None
         if seat.status == LifeStatus.IMPRISONED:
             text = _("%(name)s is imprisoned: their place in this inbox follows from that, and no moderation "
                      "action changes it.")
-        elif seat.is_spirit:
-            text = _("%(name)s is a spirit: their place in this inbox follows from that, and no moderation "
-                     "action changes it.")
+        elif grant is not None:
+            text = str(grant.moderation)
         else:
             text = _("%(name)s is dead: the dead have no voice in an inbox of the living, and no moderation "
                      "action changes their place in it.")
@@ -317,12 +318,13 @@ def _current_inboxes(game: Game, kind: str):
 def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None = None) -> list[Inbox]:
     """Create the standing inboxes of ``game`` as it starts, skipping those that exist.
 
-    Per city: the city inbox (organizer the city's Tribune; members all living residents of the city,
-    the dead banned) and one personal inbox per resident (organizer the Tribune; member the resident).
-    Per game: cemetery (Procurator; members the dead who are not spirits), office (Procurator; no resident members:
-    Tribunes and the Arbiter read it by role), bar (Procurator), police station (Procurator; members the living
-    commissars) and supreme court (Arbiter; members the living sitting judges). Mafia inboxes and the notary are the
-    draw's: left as they are.
+    Per city: the city inbox (organizer the city's Tribune; members all living residents of the city, the dead
+    banned) and one personal inbox per resident (organizer the Tribune; member the resident).
+    Per game: cemetery (Procurator; members the dead), office (Procurator; no resident members: Tribunes and the
+    Arbiter read it by role), bar (Procurator), police station (Procurator) and supreme court (Arbiter); the game's
+    ruleset chooses the members where it says so (``RulesetSpec.standing_members``: Lepra's cemetery without the
+    spirits, the living commissars and the living sitting judges). Mafia inboxes and the notary are the draw's:
+    left as they are.
 
     ``acting_user`` None (the site) or the Procurator; ``now`` aware UTC. Returns the created inboxes, in
     creation order. Raises ``NotAllowed`` (anyone else), ``WrongState`` (game over; a city without a Tribune or a
@@ -343,7 +345,8 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     for city in cities:
         if city.pk not in tribunes:
             raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule=rule_id(game, "tribune"))
-    residents = list(Resident.objects.filter(game=game).order_by("city__number", "name", "id"))
+    residents = list(Resident.objects.filter(game=game).select_related(*seat_state_relations())
+                     .order_by("city__number", "name", "id"))
     existing_kinds = set(Inbox.objects.filter(game=game).values_list("kind", flat=True))
     cities_with_inbox = set(Inbox.objects.filter(game=game, kind=K.CITY).values_list("city_id", flat=True))
     with_personal = set(Inbox.objects.filter(game=game, kind=K.PERSONAL).values_list("resident_id", flat=True))
@@ -367,16 +370,18 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
             created.append(new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
                                       organizer=tribune, resident=r, members=[r]))
     per_game = [
-        (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE and not r.is_spirit],
-         lambda: _("Cemetery")),
+        (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE], lambda: _("Cemetery")),
         (K.OFFICE, procurator, [], lambda: _("Office")),
         (K.BAR, procurator, [], lambda: _("Bar")),
-        (K.POLICE, procurator, [r for r in living(residents) if r.is_commissar], lambda: _("Police station")),
-        (K.COURT, arbiter, [r for r in living(residents) if r.is_judge], lambda: _("Supreme Court")),
+        (K.POLICE, procurator, [], lambda: _("Police station")),
+        (K.COURT, arbiter, [], lambda: _("Supreme Court")),
     ]
+    spec = ruleset_of(game)
     for kind, organizer, members, title_fn in per_game:
         if kind in existing_kinds:
             continue
+        chosen = spec.standing_members(game, kind, residents)  # the ruleset's members (commissars, judges...)
+        members = members if chosen is None else chosen
         created.append(new_inbox(game, kind, title=in_game_language(game, title_fn), actor=acting_user, now=now,
                                   organizer=organizer, members=members))
     record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})

@@ -14,6 +14,7 @@ from django.db.models import Exists, F, FilteredRelation, OuterRef, Subquery
 
 from cities.models import Resident, StaffRole
 from kernel.prepared import NextId, PreparedQuery
+from kernel.rulesets import seat_state_relations
 
 from . import hooks as post_hooks
 from .models import Inbox, Membership, Message, Spectator
@@ -26,8 +27,10 @@ _ROLES_OF_USER = PreparedQuery(lambda user_id: StaffRole.objects.filter(user_id=
                                .order_by("game_id", "kind", "city_id", "id"), ints=("user_id",))
 # One seat per game: no order needed (the model's default would sort by city and name).
 # Each seat with its game's ruleset (``_game_ruleset``): a post reads the post hooks of those rulesets only.
+# Each seat with the seat state its ruleset keeps (``seat_state_relations``): the policy asks the ruleset about it.
 _SEATS_AND_ROLES_OF_USER = PreparedQuery(lambda user_id: Resident.objects.filter(user_id=user_id).select_related(
-    "city").annotate(_game_ruleset=F("game__ruleset"), _role_game_ruleset=F("user__staff_roles__game__ruleset"),
+    "city", *seat_state_relations()).annotate(_game_ruleset=F("game__ruleset"),
+                                              _role_game_ruleset=F("user__staff_roles__game__ruleset"),
                      **{f"_role_{f}": F(f"user__staff_roles__{f}") for f in _ROLE_FIELDS}).order_by(),
     ints=("user_id",))
 
@@ -86,7 +89,9 @@ def _locked_membership(hooks):
     (``_hook_reads``); built afresh for each compilation (a ``FilteredRelation`` serves one queryset)."""
     def build(public_id, user_id, form_key):
         posted = Message.objects.filter(author_user_id=user_id, idempotency_key=form_key).values("id")[:1]
-        return (Membership.objects.select_for_update(of=("self",)).select_related("resident", "inbox__game")
+        seat_state = (f"resident__{name}" for name in seat_state_relations())
+        return (Membership.objects.select_for_update(of=("self",))
+                .select_related("resident", "inbox__game", *seat_state)
                 .filter(inbox__public_id=public_id, resident__user_id=user_id)
                 .annotate(next_message_id=NextId(Message), form_key_message_id=Subquery(posted))
                 .annotate(**_hook_reads(hooks)).order_by("id")[:1])

@@ -51,7 +51,8 @@ Plain attributes (override as class attributes):
   ``cities.scheduler.handler(kind)`` by the package when it loads.
 - ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
   ``"staff"`` {staff kind: ``inboxes.policies.StaffGrant`` tuple}, ``"conditional_staff"``, ``"spectators"``,
-  ``"public_after_game"``, ``"open_on_request_after_game"``, ``"hosts_know_alignments"``; each documented next to
+  ``"public_after_game"``, ``"open_on_request_after_game"``, ``"hosts_know_alignments"``, ``"seat_states"``
+  {state: ``inboxes.policies.SeatStateGrant``}; each documented next to
   the policy function that reads it): a ruleset inherits no other's grants or disclosures.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
 - ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
@@ -79,6 +80,12 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
 - ``after_death_memberships(game, residents, *, cause, now)`` with ``own_death_memberships = True``: what a death
   does to the seat's inboxes, asked by the shared death service instead of its default.
+- The seat hooks (each with a neutral default: no rank, no position, no state): ``seat_state_relations`` (the related
+  names of the ruleset's one-to-one seat rows, selected with the seats: ``seat_state_relations()``), ``seat_roles``
+  (``SeatRole``: a secret rank and who may learn it, decided by ``inboxes.knowledge.knows_seat_role``) with
+  ``holds_seat_role`` and its query form ``seat_role_q``, ``seat_knows_alignment``, ``public_seat_roles``,
+  ``seat_state`` / ``end_seat_state`` (with ``policy_grants["seat_states"]``), ``standing_members`` and its query
+  form ``standing_members_q``, ``death_facts`` and ``after_deaths`` (asked by the shared death service).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
   residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
@@ -126,6 +133,41 @@ class PhasePlan:
 
     day_start: time = time(10, 0)
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SeatRole:
+    """A secret rank a seat may hold in a ruleset's games (``RulesetSpec.seat_roles``) and who may learn it: one
+    row of the knowledge matrix, evaluated by the access policy (``inboxes.knowledge.knows_seat_role``).
+
+    ``key`` names it (``data-fact`` on pages, keys of exports); ``heading`` and ``label`` are how pages show it
+    (lazily translated). Besides everyone once the game is over, it is known to: ``staff_kinds`` (holders of these
+    staff roles anywhere in the game), ``city_staff_kinds`` (those of the seat's city), every seat once an announced
+    death disclosed the seat's alignment when ``disclosed_by_announcement``; ``peers``: a seat that holds the rank
+    knows the others who held it at its knowledge cutoff; ``city_alignment``: a seat of that alignment in the same
+    city knows who held it at its knowledge cutoff (knowledge is dated: a dead seat knows the moment of its death).
+    ``roster_heading``: when set, the game page lists the living holders a viewer may know under it.
+    """
+
+    key: str
+    heading: Any
+    label: Any
+    staff_kinds: tuple[str, ...] = ()
+    city_staff_kinds: tuple[str, ...] = ()
+    disclosed_by_announcement: bool = False
+    peers: bool = False
+    city_alignment: str | None = None
+    roster_heading: Any = None
+
+
+def seat_state_relations() -> tuple[str, ...]:
+    """The related names on ``Resident`` that every registered ruleset keeps its seat state in
+    (``RulesetSpec.seat_state_relations``), in registration order: what a read of seats that the policy or a page
+    will ask the ruleset about selects (``select_related``), so that the questions cost no query."""
+    names: list[str] = []
+    for spec in _REGISTRY.values():
+        names.extend(name for name in spec.seat_state_relations if name not in names)
+    return tuple(names)
 
 
 def known_console_tools() -> dict[str, Any]:
@@ -271,6 +313,72 @@ class RulesetSpec:
         that their memberships in ``held_back_kinds`` neither read nor post now; the policy computes access from
         it (``inboxes.policies``), never a stored flag. Read-only; none by default."""
         return frozenset()
+
+    #: The related names on ``Resident`` of the ruleset's own per-seat rows (a one-to-one model of its package):
+    #: the engine selects them with the seats it asks the hooks below about (``seat_state_relations()``).
+    seat_state_relations: ClassVar[tuple[str, ...]] = ()
+    #: The secret ranks of the ruleset's seats and who may learn them (``SeatRole``), in the order pages list them.
+    seat_roles: ClassVar[tuple[SeatRole, ...]] = ()
+
+    def holds_seat_role(self, resident, key: str, moment=None) -> bool:
+        """True when ``resident`` held the rank ``key`` (of ``seat_roles``) at ``moment`` (aware UTC; None: now).
+        The instance form of ``seat_role_q``. Read-only; False by default (no ranks)."""
+        return False
+
+    def seat_role_q(self, key: str):
+        """``Q`` over Resident: the seats that hold the rank ``key`` now (the query form of ``holds_seat_role``
+        with ``moment`` None). Selects nothing by default."""
+        from django.db.models import Q
+
+        return Q(pk__in=[])
+
+    def seat_knows_alignment(self, seat, resident) -> bool:
+        """True when ``seat`` (the viewer's Resident) knows the alignment of ``resident`` by a rule of the
+        ruleset beyond the shared rows of the knowledge matrix (Lepra: a commissar who checked the resident,
+        L-NIGHT-5). Asked by ``inboxes.knowledge.visible_alignment`` only; False by default."""
+        return False
+
+    def public_seat_roles(self, resident) -> list[tuple[str, Any]]:
+        """The public positions of ``resident`` that pages show to everyone, as (key, label) pairs (Lepra: a
+        sitting judge, a spirit of the day). Read-only, no query once ``seat_state_relations`` are selected;
+        [] by default."""
+        return []
+
+    def seat_state(self, seat) -> str | None:
+        """The name of the special state of ``seat`` (a Resident out of play) that its ruleset's
+        ``policy_grants["seat_states"]`` gives posting rights of its own (Lepra: "spirit", L-SPIRIT-2), or None
+        (the default): the policy then applies its rules for the dead or the imprisoned."""
+        return None
+
+    def end_seat_state(self, seat, *, now) -> None:
+        """End the special state (``seat_state``) of ``seat``, which goes to the cemetery (Lepra: a spirit laid to
+        rest at the end of its day, L-SPIRIT-2), in the caller's transaction; the shared service moves its
+        memberships. Raises ``NotProvidedByRuleset`` by default (no such states)."""
+        raise self._missing(_("the end of a seat's state"))
+
+    def standing_members(self, game, kind: str, residents) -> list | None:
+        """The members of ``game``'s standing inbox of ``kind`` among ``residents`` (its seats, in order), when
+        the ruleset decides them (Lepra: the cemetery, the police station, the court); None (the default) for the
+        engine's own choice (the dead in a cemetery, nobody elsewhere). The instance form of
+        ``standing_members_q``."""
+        return None
+
+    def standing_members_q(self, kind: str):
+        """``Q`` over Resident: the members of a new standing inbox of ``kind`` among a game's seats, or None (the
+        default) for the engine's choice; the query form of ``standing_members``."""
+        return None
+
+    def death_facts(self, game, residents) -> dict[int, dict]:
+        """Facts about ``residents`` before they die that the shared death service adds to each ``resident.died``
+        audit row (Lepra: ``{"judge": True}``), by resident id. {} by default."""
+        return {}
+
+    def after_deaths(self, game, residents, *, spirit_of: Mapping[int, bool], cause: str, acting_user,
+                     now) -> None:
+        """What deaths do to the ruleset's own seat state (Lepra: spirits, the judge's seat and the court,
+        L-SPIRIT-2, L-INBOX-2), in the shared death service's transaction, after the deaths (``status`` dead,
+        ``died_at`` = ``now``) and their memberships and audit rows are written. ``spirit_of``: resident id ->
+        whether the death makes a spirit. Nothing by default."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.key!r}>"

@@ -25,15 +25,14 @@ CHECK = "check"
 
 @dataclass(frozen=True)
 class ResidentState:
-    """One resident as the night sees it at its start: ``alignment`` "honest" or "mafia"; ``alive`` living."""
+    """One resident as the night sees it at its start: ``alignment`` "honest" or "mafia"; ``alive`` living;
+    ``ranks``: the keys of the ranks the ruleset's steps read (Lepra: "judge" for a sitting judge)."""
 
     id: int
     city: int
     alignment: str
     alive: bool = True
-    is_judge: bool = False
-    is_commissar: bool = False
-    is_godfather: bool = False
+    ranks: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 
 from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
+from inboxes import knowledge
+from rulesets.lepra import seats
 from rulesets.lepra.demo import DEMO_SLUG, demo_exists, load_demo_game
 from tests import lock_scope
 from tests.crawl_cache import crawl_cache, demo_pages  # noqa: F401  (fixtures: the leak crawl once per persona)
@@ -219,11 +221,13 @@ def load_personas() -> Personas:
     game = Game.objects.get(slug=DEMO_SLUG)
     staff = {r.kind + (str(r.city.number) if r.city else ""): r.user
              for r in StaffRole.objects.filter(game=game).select_related("user", "city")}
-    city1 = list(Resident.objects.filter(game=game, city__number=1).select_related("user").order_by("name"))
-    city2 = list(Resident.objects.filter(game=game, city__number=2).select_related("user").order_by("name"))
+    city1 = list(Resident.objects.filter(game=game, city__number=1).select_related("user", seats.SEAT)
+                 .order_by("name"))
+    city2 = list(Resident.objects.filter(game=game, city__number=2).select_related("user", seats.SEAT)
+                 .order_by("name"))
 
     def plain(r: Resident) -> bool:
-        return not (r.is_commissar or r.is_judge or r.is_godfather)
+        return not (seats.is_commissar(r) or seats.is_judge(r) or seats.is_godfather(r))
 
     User = get_user_model()
     outsider = User.objects.create_user("outsider", "outsider@example.com", "x-secret-123", display_name="Outsider")
@@ -237,13 +241,19 @@ def load_personas() -> Personas:
         consigliere=staff[StaffKind.CONSIGLIERE],
         mafioso=next(r.user for r in city1 if r.alignment == Alignment.MAFIA and plain(r)),
         honest=next(r.user for r in city1 if r.alignment == Alignment.HONEST and plain(r)),
-        commissar=next(r.user for r in city1 if r.is_commissar),
-        judge=next(r.user for r in city1 if r.is_judge),
+        commissar=next(r.user for r in city1 if seats.is_commissar(r)),
+        judge=next(r.user for r in city1 if seats.is_judge(r)),
         resident2=next(r.user for r in city2 if r.alignment == Alignment.HONEST and plain(r)),
         anonymous=AnonymousUser(),
         outsider=outsider,
         superuser=superuser,
     )
+
+
+def knows_rank(viewer, resident: Resident, key: str) -> bool:
+    """Whether ``viewer`` may learn that ``resident`` holds the secret rank ``key`` of its game's ruleset ("commissar",
+    "godfather" in Lepra), as the access policy decides it (``inboxes.knowledge.knows_seat_role``)."""
+    return knowledge.knows_seat_role(viewer, resident, knowledge.seat_role(resident.game, key))
 
 
 def fresh(user):

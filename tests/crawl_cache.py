@@ -26,13 +26,15 @@ from django.db.models import Count, Max
 
 from cities.models import Resident
 from inboxes.models import Inbox, Message
+from rulesets.lepra import seats
 
 
 def demo_fingerprint(game) -> tuple:
     """What the crawled pages of ``game`` depend on, cheaply: the residents (public id, seat and life state), the
     inboxes and the messages (count and last id)."""
     residents = tuple(Resident.objects.filter(game=game).order_by("public_id").values_list(
-        "public_id", "user_id", "status", "alignment", "is_commissar", "is_judge", "is_godfather", "is_spirit"))
+        "public_id", "user_id", "status", "alignment",
+        *(f"{seats.SEAT}__{flag}" for flag in seats.FLAGS)))
     inboxes = Inbox.objects.filter(game=game).aggregate(n=Count("id"), last=Max("id"))
     messages = Message.objects.filter(inbox__game=game).aggregate(n=Count("id"), last=Max("id"))
     return game.pk, game.status, game.day_number, residents, tuple(inboxes.values()), tuple(messages.values())

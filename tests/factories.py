@@ -21,6 +21,8 @@ from factory.django import DjangoModelFactory, Password
 from cities.models import City, Game, GameStatus, Resident, ScheduledEvent, Signup, StaffRole
 from inboxes.models import Inbox, Membership, MembershipState, Message, ReadMark
 from inboxes.rendering import render_markdown
+from rulesets.lepra import seats
+from rulesets.lepra.models import LepraSeat
 from sanctions.models import NoConfidenceCase, PlayBan, PlayBanEvidence
 from staff.models import ImpeachmentDemand, ImpeachmentSignature
 from voting.models import Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
@@ -86,7 +88,9 @@ class SignupFactory(DjangoModelFactory):
 
 
 class ResidentFactory(DjangoModelFactory):
-    """A living resident of ``city``, named after the account's display name."""
+    """A living resident of ``city``, named after the account's display name. Lepra's ranks and their dates
+    (``is_judge=True``, ``commissar_since=...``: the fields of ``rulesets.lepra.models.LepraSeat``) go to the
+    resident's ``LepraSeat``, made with it."""
 
     class Meta:
         model = Resident
@@ -95,6 +99,34 @@ class ResidentFactory(DjangoModelFactory):
     game = factory.LazyAttribute(lambda r: r.city.game)
     user = factory.SubFactory(UserFactory)
     name = factory.LazyAttribute(lambda r: r.user.display_name)
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        ranks = {name: kwargs.pop(name) for name in LEPRA_SEAT_FIELDS if name in kwargs}
+        resident = super()._create(model_class, *args, **kwargs)
+        if ranks:
+            make_lepra_seats([(resident, ranks)])
+        return resident
+
+
+#: The fields of a Lepra seat a test may give a resident (``ResidentFactory``, ``make_lepra_seats``).
+LEPRA_SEAT_FIELDS = ("is_commissar", "is_judge", "is_godfather", "is_spirit", "godfather_since", "godfather_until",
+                     "commissar_since")
+
+
+def make_lepra_seats(ranks_of: list[tuple[Resident, dict]]) -> list[LepraSeat]:
+    """Write the ``LepraSeat`` rows of ``(resident, {field: value})`` pairs (fields of ``LEPRA_SEAT_FIELDS``), its
+    copies of the resident's city, alignment and status taken from the resident; the residents' cached seats
+    updated. One statement."""
+    rows = []
+    for resident, ranks in ranks_of:
+        row = LepraSeat(resident=resident, city_id=resident.city_id, alignment=resident.alignment,
+                        status=resident.status, **ranks)
+        resident.lepra_seat = row
+        rows.append(row)
+    LepraSeat.objects.bulk_create(rows, update_conflicts=True, unique_fields=["resident"],
+                                  update_fields=["city", "alignment", "status", *LEPRA_SEAT_FIELDS])
+    return rows
 
 
 class InboxFactory(DjangoModelFactory):
@@ -280,8 +312,8 @@ def standing_inboxes(game: Game, staff: dict, residents: list[Resident], *, now)
                                      title=in_language(game, "Personal inbox: %(name)s", name=r.name)))
     for kind, organizer, members, msgid in (
             ("cemetery", staff["procurator"], [], "Cemetery"), ("office", staff["procurator"], [], "Office"),
-            ("police", staff["procurator"], [r for r in residents if r.is_commissar], "Police station"),
-            ("court", staff["arbiter"], [r for r in residents if r.is_judge], "Supreme Court")):
+            ("police", staff["procurator"], [r for r in residents if seats.is_commissar(r)], "Police station"),
+            ("court", staff["arbiter"], [r for r in residents if seats.is_judge(r)], "Supreme Court")):
         made.append(InboxFactory(game=game, kind=kind, organizer=organizer, created_at=now, members=members,
                                  title=in_language(game, msgid)))
     return made

@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from rulesets.lepra import seats
 from tests.conftest import fresh
 from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, day_action, nominate_and_open, ru
 from tests.rulesets.m21.day_helpers import build_game, make_user
@@ -156,7 +157,7 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
     _url, nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
-        judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
+        judge = Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).order_by("city__number").first()
         client.force_login(judge.user)
         ask = client.post(day_action(demo, "court_vote"), {"choice": nominee.public_id})
         assert ask.status_code == 200

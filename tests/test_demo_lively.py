@@ -13,6 +13,7 @@ from django.db.models.functions import Concat
 from cities.models import Game, GameDay, GameStatus, LifeStatus, PostKind, PublicPost, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from roles.models import GodfatherElection
+from rulesets.lepra import seats
 from rulesets.lepra.demo import DEMO_SLUG, load_demo_game
 from tests.conftest import DEMO_NOW, DEMO_SEED
 from voting.models import ElectionBallot, JudgeElection, Nomination, ProxyRequest, VotingSession
@@ -43,7 +44,7 @@ def test_day_one_elected_a_judge_per_city_by_ballots_and_formed_the_court_L_JUDG
     assert (game.status, game.day_number) == (GameStatus.RUNNING, 2)
     judges = set()
     for election in JudgeElection.objects.filter(game=game).select_related("city"):
-        judge = Resident.objects.get(city=election.city, is_judge=True)
+        judge = Resident.objects.get(seats.rank_q("is_judge"), city=election.city)
         assert election.day == 1 and election.closed_at is not None and election.winner_id == judge.pk
         ballots = ElectionBallot.objects.filter(inbox__precinct__election=election)
         assert ballots.filter(pro=True).exists() and ballots.filter(pro=False).exists()
@@ -57,7 +58,7 @@ def test_night_one_elected_the_godfathers_L_NIGHT_3(lively):
     elections = list(GodfatherElection.objects.filter(game=lively.game))
     assert len(elections) == 3
     for election in elections:
-        godfather = Resident.objects.get(city=election.city, is_godfather=True)
+        godfather = Resident.objects.get(seats.rank_q("is_godfather"), city=election.city)
         assert (election.night, election.winner_id) == (1, godfather.pk)
 
 
@@ -67,7 +68,7 @@ def test_the_clock_runs_the_daily_post_is_published_and_tonight_is_planned_L_POS
     assert day2.started_at == day2.starts_at == DEMO_NOW - timedelta(hours=3)
     post = PublicPost.objects.get(game=game, kind=PostKind.DAILY)
     assert post.published_at == day2.starts_at
-    for judge in Resident.objects.filter(game=game, is_judge=True):
+    for judge in Resident.objects.filter(seats.rank_q("is_judge"), game=game):
         assert judge.name in post.body
     pending = sorted(ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True)
                      .values_list("kind", flat=True))

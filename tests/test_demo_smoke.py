@@ -8,6 +8,7 @@ from django.core.management.base import CommandError
 from cities.models import Alignment, Resident, StaffKind, StaffRole
 from inboxes.models import Inbox, InboxKind, Membership
 from roles import draw
+from rulesets.lepra import seats
 from rulesets.lepra.demo import RESIDENT_NAMES, STAFF_NAMES, load_demo_game
 from rulesets.lepra.setup import draw as setup_draw
 
@@ -23,9 +24,9 @@ def test_demo_has_three_cities_of_twenty_with_four_mafia_and_a_commissar_each_L_
         residents = Resident.objects.filter(game=demo.game, city__number=number)
         assert residents.count() == 20
         assert residents.filter(alignment=Alignment.MAFIA).count() == setup_draw.mafia_count(20) == 4
-        assert residents.filter(is_commissar=True, alignment=Alignment.HONEST).count() == 1
-        assert residents.filter(is_judge=True).count() == 1
-        assert residents.filter(is_godfather=True, alignment=Alignment.MAFIA).count() == 1
+        assert residents.filter(seats.rank_q("is_commissar"), alignment=Alignment.HONEST).count() == 1
+        assert residents.filter(seats.rank_q("is_judge")).count() == 1
+        assert residents.filter(seats.rank_q("is_godfather"), alignment=Alignment.MAFIA).count() == 1
     kinds = sorted(StaffRole.objects.filter(game=demo.game).values_list("kind", flat=True))
     assert kinds == sorted([StaffKind.PROCURATOR, StaffKind.ARBITER, StaffKind.CONSIGLIERE] + [StaffKind.TRIBUNE] * 3)
     # Game staff are ordinary accounts, never site administrators (L-STAFF-5).

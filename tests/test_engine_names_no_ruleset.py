@@ -169,3 +169,19 @@ def test_which_inboxes_notify_their_readers_is_the_rulesets_word_M_SETUP_3():
     assert (table.users["Alice"].pk, NotificationKind.NIGHT_RESULT, result.pk) in told
     assert not [t for t in told if t[2] == square.pk]  # the game thread tells only those it mentions
     assert get_ruleset("m21").night_result_inbox_kinds <= get_ruleset("m21").reader_notified_inbox_kinds
+
+
+#: The names of Lepra's seat ranks (``rulesets.lepra.models.LepraSeat``): its rows, read through ``rulesets.lepra.seats``.
+LEPRA_SEAT_NAMES = re.compile(r"\b(is_commissar|is_judge|is_godfather|is_spirit|godfather_since|godfather_until|"
+                              r"commissar_since|lepra_seat)\b")
+#: The engine apps of the neutral seat: they ask the game's ruleset (``RulesetSpec`` seat hooks), never its ranks.
+SEAT_NEUTRAL = ("kernel", "accounts", "cities", "inboxes", "voting", "roles", "archive", "staff", "sanctions",
+                "templates")
+
+
+def test_no_engine_app_or_shared_template_names_a_lepra_rank():
+    found = [f"{path.relative_to(ROOT)}:{n}" for top in SEAT_NEUTRAL for path in (ROOT / top).rglob("*")
+             if path.suffix in (".py", ".html", ".txt") and "migrations" not in path.parts
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if LEPRA_SEAT_NAMES.search(line)]
+    assert not found, f"the engine names a Lepra rank (ask the ruleset's seat hooks instead): {found}"

@@ -6,6 +6,7 @@ import pytest
 
 from cities.models import City, Game, Resident, Signup, StaffRole
 from inboxes.models import Inbox
+from rulesets.lepra import seats
 from tests.rulesets.lepra.night.conftest import build_night_game, build_night_game_rows
 
 pytestmark = pytest.mark.django_db
@@ -15,8 +16,9 @@ def _seat(resident: Resident | None) -> tuple | None:
     """A resident without his name or ids: city, alignment, life state, roles and whether they are dated."""
     if resident is None:
         return None
-    return (resident.city.number, resident.alignment, resident.status, resident.is_judge, resident.is_commissar,
-            resident.is_godfather, resident.commissar_since is not None, resident.godfather_since is not None)
+    return (resident.city.number, resident.alignment, resident.status, seats.is_judge(resident), seats.is_commissar(resident),
+            seats.is_godfather(resident), seats.commissar_since(resident) is not None,
+            seats.godfather_dates(resident)[0] is not None)
 
 
 def state_of(game: Game) -> dict:
@@ -58,5 +60,5 @@ def test_a_night_game_as_rows_has_the_rows_the_services_make_L_CITY_2(cities, si
     assert len(got["inboxes"]) == cities * (size + 2) + 6  # city, personal, mafia; notary, bar, 4 standing
     for built in (by_services, as_rows):
         assert [len(built.mafia[n]) for n in range(1, cities + 1)] == [size // 5] * cities
-        assert {built.judge[1].is_judge, built.commissar[1].is_commissar, built.godfather[1].is_godfather} == {True}
+        assert {seats.is_judge(built.judge[1]), seats.is_commissar(built.commissar[1]), seats.is_godfather(built.godfather[1])} == {True}
         assert all(r.alignment == "honest" for n in built.honest for r in built.honest[n])

@@ -33,7 +33,6 @@ from cities.recruitment_services import (
     do_publish_recruitment_post,
     do_sign_up,
 )
-from cities.resident_services import do_set_resident_flags
 from cities.scheduler import advance_clock
 from cities.services import (
     do_add_city,
@@ -52,6 +51,7 @@ from inboxes.services import (
     do_open_game_inboxes,
     do_post_site_message,
 )
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_declare_long_day, do_set_daily_post_text, do_start_game_clock
 from rulesets.lepra.court.judge_services import (
     do_pass_candidates,
@@ -221,7 +221,7 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
     _play_day_two_morning(demo, game, cities, rng, day2_start, day2_calendar_days, now)
     record_event(game, "demo.loaded", actor=None, at=now, payload={})
     demo.game = Game.objects.get(pk=game.pk)
-    demo.residents = list(Resident.objects.filter(game=game).select_related("user", "city").order_by("pk"))
+    demo.residents = list(Resident.objects.filter(game=game).select_related("user", "city", seats.SEAT).order_by("pk"))
     return demo
 
 
@@ -270,7 +270,7 @@ def _personal(resident: Resident) -> Inbox:
 
 
 def _plain(r: Resident) -> bool:
-    return not (r.is_commissar or r.is_judge or r.is_godfather)
+    return not (seats.is_commissar(r) or seats.is_judge(r) or seats.is_godfather(r))
 
 
 DAY_ONE_CHATTER = [
@@ -327,12 +327,12 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
         elections[city.pk] = do_schedule_judge_election(city, opens, closes, acting_user=arbiter, now=line.next())
     winners: dict[int, Resident] = {}
     for city in cities:
-        residents = list(Resident.objects.filter(city=city).select_related("user").order_by("pk"))
+        residents = list(Resident.objects.filter(city=city).select_related("user", seats.SEAT).order_by("pk"))
         city_inbox = _current(game, InboxKind.CITY, city=city)
         talkers = rng.sample(residents, len(DAY_ONE_CHATTER))
         for who, text in zip(talkers, DAY_ONE_CHATTER, strict=True):
             do_post_message(city_inbox, text, acting_user=who.user, now=line.next())
-        eligible = [r for r in residents if not r.is_commissar]
+        eligible = [r for r in residents if not seats.is_commissar(r)]
         winner = rng.choice(eligible)
         others = rng.sample([r for r in eligible if r.pk != winner.pk], 2)
         winners[city.pk] = winner
@@ -368,7 +368,7 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
     advance_clock(closes, game=game)
     line = _Timeline(closes, day_end - timedelta(minutes=10), 3 * len(DAY_ONE_EVENING) + 2)
     for city in cities:
-        residents = list(Resident.objects.filter(city=city).select_related("user").order_by("pk"))
+        residents = list(Resident.objects.filter(city=city).select_related("user", seats.SEAT).order_by("pk"))
         for who, text in zip(rng.sample(residents, len(DAY_ONE_EVENING)), DAY_ONE_EVENING, strict=True):
             do_post_message(_current(game, InboxKind.CITY, city=city), text, acting_user=who.user, now=line.next())
     do_post_message(_current(game, InboxKind.COURT), "Суд сформирован: судьи всех трёх городов избраны.",
@@ -402,7 +402,8 @@ def _bystanders(city: City) -> list[Resident]:
     """Plain residents of ``city`` (no judge, commissar or godfather) other than the first plain mafioso and the
     first plain honest resident by name (the tests' personas): the demo's day-2 nominators, nominees, proxies,
     secret and stage members, from the end of the alphabet."""
-    residents = [r for r in Resident.objects.filter(city=city).select_related("user").order_by("name") if _plain(r)]
+    residents = [r for r in Resident.objects.filter(city=city).select_related("user", seats.SEAT).order_by("name")
+                 if _plain(r)]
     personas = {next(r.pk for r in residents if r.alignment == a) for a in (Alignment.MAFIA, Alignment.HONEST)}
     return [r for r in reversed(residents) if r.pk not in personas]
 
@@ -427,14 +428,14 @@ def _play_day_two_morning(demo: DemoGame, game: Game, cities: list[City], rng: r
         say(office, tribune, f"{city.name}: голосование {when} с 18:00 до 22:00, выдвижения до открытия.")
     say(office, arbiter, "Суд сформирован, судьи всех трёх городов на месте. Жалобы принимаю в суде.")
     for city in cities:
-        residents = list(Resident.objects.filter(city=city).select_related("user").order_by("pk"))
+        residents = list(Resident.objects.filter(city=city).select_related("user", seats.SEAT).order_by("pk"))
         city_inbox = _current(game, InboxKind.CITY, city=city)
         tribune = demo.staff[f"tribune{city.number}"]
         say(city_inbox, tribune, f"Голосование {when} с 18:00 до 22:00. Выдвижения и просьбы о доверенности — "
             "в личных ящиках, до открытия голосования.")
         for who, text in zip(rng.sample(residents, len(DAY_TWO_CHATTER)), DAY_TWO_CHATTER, strict=True):
             say(city_inbox, who.user, text)
-        judge = next(r for r in residents if r.is_judge)
+        judge = next(r for r in residents if seats.is_judge(r))
         say(city_inbox, judge.user, "Я здесь. Судить буду по правилам и без спешки, жалобы читаю все.")
         # L-NOM-1..3, L-NOM-6: two nominations, a proxy request accepted by the Tribune.
         others = _bystanders(city)
@@ -457,19 +458,19 @@ def _play_day_two_morning(demo: DemoGame, game: Game, cities: list[City], rng: r
         inbox = mafia_inbox_of(city)
         say(inbox, consigliere, f"Мафия города {city.name}: крёстный отец избран, со второй ночи можно убивать. "
             "Решение ночи вводит крёстный на странице ночи.")
-        godfather = next(r for r in mafia if r.is_godfather)
+        godfather = next(r for r in mafia if seats.is_godfather(r))
         say(inbox, godfather.user, "Сегодня голосуем вместе с большинством и никого из своих не защищаем.")
-        for m, text in zip([r for r in mafia if not r.is_godfather],
+        for m, text in zip([r for r in mafia if not seats.is_godfather(r)],
                            ["Понял. Ночью предлагаю смотреть на самых активных в городе.",
                             "Я бы не трогал судью — всё равно нельзя. Лучше тех, кто вычисляет.",
                             "Молчу и киваю. В городе делаю вид, что подозреваю всех."], strict=False):
             say(inbox, m.user, text)
     police = _current(game, InboxKind.POLICE)
-    for com in Resident.objects.filter(game=game, is_commissar=True).select_related("user").order_by("pk"):
+    for com in Resident.objects.filter(seats.rank_q("is_commissar"), game=game).select_related("user").order_by("pk"):
         say(police, com.user, "Комиссар на связи. Проверки начнутся со второй ночи, пока присматриваюсь.")
     say(police, procurator, "Участок открыт. Напоминаю: о проверках ни слова в городе.")
     court = _current(game, InboxKind.COURT)
-    for judge in Resident.objects.filter(game=game, is_judge=True).select_related("user").order_by("pk"):
+    for judge in Resident.objects.filter(seats.rank_q("is_judge"), game=game).select_related("user").order_by("pk"):
         say(court, judge.user, "Судья на месте.")
     say(court, arbiter, "Суд открыт. Результаты голосований поступят вечером.")
     say(_current(game, InboxKind.CEMETERY), procurator, "Кладбище пока пусто. Пусть так и остаётся подольше.")
@@ -507,19 +508,20 @@ def _quiet_day_two(demo: DemoGame, game: Game, cities: list[City], rng: random.R
         return t
 
     # Day 1 elections are over (L-DAY-5): one judge per city; night 1: the godfathers (L-NIGHT-3).
-    by_city = {c.number: list(Resident.objects.filter(city=c).order_by("pk")) for c in cities}
+    by_city = {c.number: list(Resident.objects.filter(city=c).select_related("game", seats.SEAT).order_by("pk"))
+               for c in cities}
     judges = []
     for c in cities:
-        judge = rng.choice([r for r in by_city[c.number] if not r.is_commissar])
-        judges.append(do_set_resident_flags(judge, is_judge=True, acting_user=None, now=tick()))
+        judge = rng.choice([r for r in by_city[c.number] if not seats.is_commissar(r)])
+        judges.append(seats.do_set_seat_flags(judge, is_judge=True, acting_user=None, now=tick()))
         mafia = [r for r in by_city[c.number] if r.alignment == Alignment.MAFIA]
-        do_set_resident_flags(rng.choice(mafia), is_godfather=True, acting_user=None, now=t)
+        seats.do_set_seat_flags(rng.choice(mafia), is_godfather=True, acting_user=None, now=t)
     do_open_game_inboxes(game, acting_user=procurator, now=tick())
     game = do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=procurator, now=tick())
     demo.game = game
-    demo.residents = list(Resident.objects.filter(game=game).select_related("user", "city").order_by("pk"))
+    demo.residents = list(Resident.objects.filter(game=game).select_related("user", "city", seats.SEAT).order_by("pk"))
     by_city = {c.number: [r for r in demo.residents if r.city_id == c.pk] for c in cities}
-    commissars = [r for r in demo.residents if r.is_commissar]
+    commissars = [r for r in demo.residents if seats.is_commissar(r)]
     inboxes: dict[str, Inbox] = {}
     for inbox in Inbox.objects.filter(game=game).select_related("city", "resident"):
         if inbox.kind in (InboxKind.CITY, InboxKind.MAFIA):

@@ -6,10 +6,11 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from cities.models import StaffKind
 from inboxes.models import InboxKind as K
-from inboxes.policies import StaffGrant
+from inboxes.policies import SeatStateGrant, StaffGrant
 
 #: The staff side of the L-INBOX table and of L-STAFF-1..4 / L-STAFF-6, while the game runs.
 #: The Procurator reads what the game's hosting needs but never a mafia inbox, a personal inbox, a secret inbox,
@@ -70,6 +71,17 @@ PUBLIC_AFTER_GAME = frozenset({K.CITY, K.COURT, K.POLICE, K.CEMETERY, K.VOTING, 
                                K.IMPEACHMENT, K.CHECK, K.STAGE, K.COMPLAINT, K.MAFIA_COMPLAINT})
 OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA, K.OFFICE, K.BAR})
 
+#: A spirit (L-SPIRIT-2, ``LepraRuleset.seat_state``) votes in its city's voting inboxes that day and keeps its
+#: personal inbox and the stage, but is banned in the city inbox and is not in the cemetery.
+SEAT_STATES = MappingProxyType({
+    "spirit": SeatStateGrant(
+        post_kinds=frozenset({K.VOTING, K.PERSONAL, K.STAGE}), own_city_kinds=frozenset({K.VOTING}),
+        denial=_("A spirit only votes in the voting inboxes of its city today."),
+        moderation=_("%(name)s is a spirit: their place in this inbox follows from that, and no moderation "
+                     "action changes it.")),
+})
+
 POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CONDITIONAL_STAFF_GRANTS,
                                   "public_after_game": PUBLIC_AFTER_GAME,
-                                  "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME})
+                                  "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME,
+                                  "seat_states": SEAT_STATES})

@@ -11,8 +11,8 @@ from django.utils.translation import gettext_lazy as _
 from cities.models import Alignment, LifeStatus, StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
-from kernel.rulesets import PhasePlan, RulesetSpec
-from rulesets.lepra import victory
+from kernel.rulesets import PhasePlan, RulesetSpec, SeatRole
+from rulesets.lepra import seats, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
 from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
@@ -144,6 +144,61 @@ class LepraRuleset(RulesetSpec):
         "play_bans": _("play bans"),
         "commissar_offers": _("commissar offers"),  # the offers awaiting an answer (a dashboard line)
     })
+
+    #: The seat's Lepra ranks (``rulesets.lepra.models.LepraSeat``, read through ``rulesets.lepra.seats``).
+    seat_state_relations = (seats.SEAT,)
+    #: The secret ranks and who knows them (L-STAFF-6): the commissar to the Procurator, the city's Tribune, the
+    #: commissars (the police station's roster, L-INBOX-3, L-COMM-4) and all once an announced death disclosed it
+    #: (L-DEATH-2); the godfather to the Consigliere and the mafia of the city (L-NIGHT-3). Never the Consigliere
+    #: the commissar.
+    seat_roles = (
+        SeatRole("commissar", heading=_("Role"), label=_("commissar"), staff_kinds=(StaffKind.PROCURATOR,),
+                 city_staff_kinds=(StaffKind.TRIBUNE,), disclosed_by_announcement=True, peers=True,
+                 roster_heading=_("Commissars (you may know them; keep it secret):")),
+        SeatRole("godfather", heading=_("Mafia rank"), label=_("godfather"), staff_kinds=(StaffKind.CONSIGLIERE,),
+                 city_alignment=Alignment.MAFIA),
+    )
+
+    def holds_seat_role(self, resident, key: str, moment=None) -> bool:
+        """The commissar (``was_commissar_at``) or the godfather (``was_godfather_at``) at ``moment``."""
+        return seats.holds_rank(resident, key, moment)
+
+    def seat_role_q(self, key: str):
+        """The residents holding the rank ``key`` now (a commissar for good, a godfather until replaced)."""
+        return seats.rank_q(seats.RANK_FLAGS[key])
+
+    def seat_knows_alignment(self, seat, resident) -> bool:
+        """L-NIGHT-5: a commissar knows the alignment of those of his city he checked (one query, commissars only)."""
+        return seats.checked_by_commissar(seat, resident)
+
+    def public_seat_roles(self, resident) -> list[tuple[str, object]]:
+        """A sitting judge (L-CITY-4) and a spirit of the day (L-SPIRIT-2) are public."""
+        return seats.public_positions(resident)
+
+    def seat_state(self, seat) -> str | None:
+        """"spirit" for a spirit of the day (L-SPIRIT-2, ``policy_grants["seat_states"]``)."""
+        return "spirit" if seats.is_spirit(seat) and seat.status != LifeStatus.ALIVE else None
+
+    def end_seat_state(self, seat, *, now) -> None:
+        """A spirit laid to rest (L-SPIRIT-2)."""
+        seats.lay_spirit(seat)
+
+    def standing_members(self, game, kind: str, residents) -> list | None:
+        """The cemetery without the spirits (L-INBOX-6, L-SPIRIT-2), the police station of the living commissars
+        (L-INBOX-3), the court of the living sitting judges (L-INBOX-2)."""
+        return seats.standing_members(kind, residents)
+
+    def standing_members_q(self, kind: str):
+        """The query form of ``standing_members``."""
+        return seats.standing_members_q(kind)
+
+    def death_facts(self, game, residents) -> dict[int, dict]:
+        """Whether each dead seat was a judge (``{"judge": bool}`` on ``resident.died``)."""
+        return {r.pk: {"judge": seats.is_judge(r)} for r in residents}
+
+    def after_deaths(self, game, residents, *, spirit_of, cause: str, acting_user, now) -> None:
+        """Spirits for the day (L-SPIRIT-1/2); a dead judge's seat vacated and the court renewed (L-INBOX-2)."""
+        seats.after_deaths(game, residents, spirit_of=spirit_of, acting_user=acting_user, now=now)
 
     def create_standing_inboxes(self, game, *, now) -> list:
         """The L-INBOX table's standing inboxes (city, personal, cemetery, office, bar, police, court), skipping

@@ -85,6 +85,15 @@ class M21Ruleset(RulesetSpec):
             links.append(("M21 setup", reverse("m21_setup", args=[game.slug])))
         return links
 
+    #: An M21 seat's role, sanity and uses live in ``M21Seat`` (``resident.m21_seat``), read by M21's own pages and
+    #: night through the hosts' and the flips' rules (M-ROLE, M-VOTE-6): the shared pages show no rank and no public
+    #: position of an M21 seat, its posting follows alive / dead / imprisoned alone, and its standing thread's
+    #: members are M21's (``create_standing_inboxes``). So no seat state is selected with the seats, no rank is in
+    #: the knowledge matrix, and the default answers of the seat hooks (no rank, no position, no state, nothing
+    #: after a death beyond ``after_death_memberships``) are M21's.
+    seat_state_relations = ()
+    seat_roles = ()
+
     #: A death bans the seat from the game thread, removes it from the mafia thread and makes it a spectator
     #: (M-SETUP-3); M21 has no city inbox, voting inbox or cemetery.
     own_death_memberships = True

@@ -12,6 +12,7 @@ from cities.models import City, GameStatus, LifeStatus, Resident
 from cities.services import do_set_game_status
 from inboxes import posting
 from inboxes.models import Inbox, InboxKind
+from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 from tests.setup_factory import build_game
 
@@ -26,7 +27,7 @@ def test_vote_chart_and_map_of_a_finished_factory_game_have_the_expected_structu
     game = built.game
     do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=built.procurator, now=MORNING)
     city = City.objects.get(game=game, number=1)
-    residents = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE, is_judge=False)
+    residents = list(Resident.objects.filter(seats.rank_q("is_judge", False), city=city, status=LifeStatus.ALIVE)
                      .select_related("user").order_by("name"))
     a, b = residents[0], residents[1]
     do_nominate(a, acting_user=residents[2].user, now=MORNING)

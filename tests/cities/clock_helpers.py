@@ -24,6 +24,7 @@ from cities.services import (
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
 from inboxes.services import do_open_game_inboxes
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_start_game_clock
 from tests.setup_factory import build_game
 
@@ -74,8 +75,8 @@ def victim_of(game: Game, night: int) -> Resident | None:
     if night < 2:
         return None
     city = City.objects.get(game=game, number=1)
-    return (Resident.objects.filter(city=city, status=LifeStatus.ALIVE, alignment=Alignment.HONEST, is_judge=False,
-                                    is_commissar=False).order_by("name").first())
+    return (Resident.objects.filter(seats.rank_q("is_judge", False) & seats.rank_q("is_commissar", False), city=city,
+                                    status=LifeStatus.ALIVE, alignment=Alignment.HONEST).order_by("name").first())
 
 
 def fake_night_end(event: ScheduledEvent, now: datetime) -> str:

@@ -21,6 +21,7 @@ from cities.models import City, GameEvent, Resident, ScheduledEvent
 from cities.scheduler import advance_clock, dispatch_due_events
 from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra import seats
 from rulesets.lepra.court import judge_services
 from voting.models import JudgeElection
 
@@ -41,7 +42,7 @@ def _snapshot(game, since_event: int) -> dict:
     return {
         "elections": [(key[e.pk], e.day, e.reason, e.announced_at, e.closes_at, e.opened_at, e.closed_at,
                        e.cancelled_at, e.result, e.winner_id, key.get(e.follows_id)) for e in elections],
-        "judges": sorted(Resident.objects.filter(game=game, is_judge=True).values_list("pk", flat=True)),
+        "judges": sorted(Resident.objects.filter(seats.rank_q("is_judge"), game=game).values_list("pk", flat=True)),
         "events": sorted(
             (e.kind, e.due_at, e.done_at, e.cancelled_at, e.attempts, e.last_error,
              key.get(e.payload.get("election"), e.payload.get("election")) if "election" in e.payload else None)

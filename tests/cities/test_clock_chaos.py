@@ -16,6 +16,7 @@ from django.test import Client
 from cities import scheduler
 from cities.models import GameDay, GameEvent, LifeStatus, PostKind, PublicPost, ScheduledEvent
 from cities.scheduler import dispatch_due_events, try_run_one_due_event
+from rulesets.lepra import seats
 from tests.cities.clock_helpers import advance, clocked_game, fake_night_end, night_handler, ran, victim_of
 
 pytestmark = pytest.mark.django_db
@@ -122,7 +123,7 @@ def test_dispatcher_dying_in_the_middle_of_a_night_resolution_leaves_nothing_hal
     scheduler.HANDLERS["night_end"] = dies_after_the_kill
     assert dispatch_due_events(now=NIGHT2_END) == 0
     victim.refresh_from_db()
-    assert victim.status == LifeStatus.ALIVE and not victim.is_spirit
+    assert victim.status == LifeStatus.ALIVE and not seats.is_spirit(victim)
     assert not GameEvent.objects.filter(game=game, kind="resident.died").exists()
     assert not GameEvent.objects.filter(game=game, kind="night.resolved", payload__night=2).exists()
     night_end = ScheduledEvent.objects.get(game=game, kind="night_end", payload__night=2)

@@ -24,6 +24,7 @@ from cities.models import (
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from roles import draw
 from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra import seats
 from tests.setup_factory import in_game_language
 
 SLUG = "lepra-autumn"
@@ -163,7 +164,7 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
 
     offers = list(CommissarOffer.objects.filter(game=game).select_related("candidate", "city"))
     commissars = {o.candidate.name for o in offers if o.accepted}
-    assert set(Resident.objects.filter(game=game, is_commissar=True).values_list("name", flat=True)) == commissars
+    assert set(Resident.objects.filter(seats.rank_q("is_commissar"), game=game).values_list("name", flat=True)) == commissars
     for o in offers:
         assert (o.accepted is True) == (o.candidate.alignment == Alignment.HONEST and not
                                          (o.city.number == 1 and o.decline_reason == secret_reason))

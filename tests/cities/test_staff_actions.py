@@ -20,6 +20,7 @@ from django.utils import translation
 from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import policies, policy_tables
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from rulesets.lepra import seats
 from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import action_url
 from tests.support.policy_matrix import expected_access, label
@@ -52,7 +53,7 @@ def state_of(resident: Resident) -> tuple:
     resident = Resident.objects.get(pk=resident.pk)
     rows = sorted(Membership.objects.filter(resident=resident).values_list("inbox_id", "state", "banned_until",
                                                                             "reason"))
-    return resident.user_id, resident.name, resident.status, resident.is_spirit, rows
+    return resident.user_id, resident.name, resident.status, seats.is_spirit(resident), rows
 
 
 def events():
@@ -184,7 +185,7 @@ def test_the_procurator_records_a_death_with_its_membership_changes_L_DEATH_1(de
     assert response.redirect_chain == [(CHANGELIST["resident"], 302)]
     assert flashed(response) == [f"Смерть жителя {seat.name} записана."]
     seat.refresh_from_db()
-    assert (seat.status, seat.is_spirit, seat.died_at is not None) == (LifeStatus.DEAD, False, True)
+    assert (seat.status, seats.is_spirit(seat), seat.died_at is not None) == (LifeStatus.DEAD, False, True)
     assert Membership.objects.get(inbox=city, resident=seat).state == MembershipState.BANNED
     assert Membership.objects.get(inbox=cemetery, resident=seat).state == MembershipState.MEMBER
     event = events().first()
@@ -213,7 +214,7 @@ def test_a_spirit_is_only_a_night_victim_L_SPIRIT_1(demo):
                                                 f"Смерть жителя {other.name} записана."])
     for s in (seat, other):
         s.refresh_from_db()
-        assert (s.status, s.is_spirit) == (LifeStatus.DEAD, True)
+        assert (s.status, seats.is_spirit(s)) == (LifeStatus.DEAD, True)
         assert not Membership.objects.filter(inbox=inbox(demo, K.CEMETERY), resident=s).exists()
     assert list(events().values_list("kind", flat=True)[:2]) == ["resident.died", "resident.died"]
 

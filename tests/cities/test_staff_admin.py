@@ -202,7 +202,8 @@ def test_tribune2_cannot_list_filter_search_or_autocomplete_city1(demo):
 
 @pytest.mark.parametrize("field", [
     "alignment", "alignment__exact", "alignment__in", "is_commissar", "is_commissar__exact", "is_godfather",
-    "is_spirit", "user__id__exact", "city__game__staff_roles__kind",
+    "is_spirit", "lepra_seat__is_commissar", "lepra_seat__is_godfather__exact", "user__id__exact",
+    "city__game__staff_roles__kind",
 ])
 def test_secret_fields_cannot_be_filtered_by_url_same_400_for_every_value(demo, field):
     client = staff_client(demo.procurator)
@@ -217,6 +218,7 @@ def test_secret_fields_cannot_be_filtered_by_url_same_400_for_every_value(demo, 
 @pytest.mark.parametrize("url", [
     "/staff/inboxes/membership/?resident__alignment=mafia",
     "/staff/inboxes/membership/?resident__is_commissar=1",
+    "/staff/inboxes/membership/?resident__lepra_seat__is_commissar=1",
     "/staff/inboxes/inbox/?kind=mafia",
     "/staff/inboxes/inbox/?memberships__resident__alignment=mafia",
     "/staff/inboxes/message/?inbox__kind=mafia",
@@ -231,7 +233,7 @@ def test_ordering_by_any_column_index_never_sorts_by_a_secret(demo):
     client = staff_client(demo.consigliere)  # the one viewer who sees the computed secret columns
     default = listed_ids(client, "resident")
     assert len(default) == 60
-    # list_display: name, city, status, is_judge, alignment (4), role (5): the computed columns do not sort.
+    # list_display: name, city, status, position, alignment (4), role (5): the computed columns do not sort.
     for o in ("4", "-4", "5", "-5", "4.5", "-5.-4"):
         assert listed_ids(client, "resident", f"o={o}") == default, o
     for o in ("0", "-0", "1", "2", "3", "-3", "9", "x"):

@@ -24,6 +24,7 @@ from cities import services as city_services
 from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
 from inboxes.models import Inbox, InboxKind
 from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra import seats
 from rulesets.lepra.setup import services as role_services
 
 from .pages import Person, ru, run_admin_action, squash
@@ -320,7 +321,7 @@ class BrowserGame:
         chosen, rivals = {}, {}
         for number in range(1, len(CITY_NAMES) + 1):
             residents = self.residents(number)
-            judge = next(r for r in residents if r.alignment == Alignment.HONEST and not r.is_commissar)
+            judge = next(r for r in residents if r.alignment == Alignment.HONEST and not seats.is_commissar(r))
             rival = next(r for r in residents if r.alignment == Alignment.MAFIA)
             chosen[number], rivals[number] = judge, rival
             proposers = [r for r in residents if r.pk not in (judge.pk, rival.pk)]
@@ -360,7 +361,7 @@ class BrowserGame:
                               "the beat to close the judge elections")
         for number, judge in chosen.items():
             judge.refresh_from_db()
-            assert judge.is_judge, f"{judge.name} was not elected in city {number}"
+            assert seats.is_judge(judge), f"{judge.name} was not elected in city {number}"
             reader = self.of(rivals[number])
             reader.open(f"/games/{self.slug}/cities/{number}/day/")
             assert reader.text("section.judges .sitting-judge") == f"{ru('Sitting judge')}: {judge.name}"

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from cities.models import Alignment, GameEvent, LifeStatus, Resident, ScheduledEvent
 from inboxes.models import InboxKind, Message
+from rulesets.lepra import seats
 from voting.models import VotingSession
 
 from .pages import Person, ru, run_admin_action
@@ -80,9 +81,9 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     lepra.wait_for_day(2)
     slug = lepra.slug
     city1, city2 = lepra.city(1), lepra.city(2)
-    plain1 = [r for r in lepra.residents(1) if not r.is_judge]
+    plain1 = [r for r in lepra.residents(1) if not seats.is_judge(r)]
     a, b, voter1, voter2, voter3, voter4 = plain1[:6]
-    plain2 = [r for r in lepra.residents(2) if not r.is_judge]
+    plain2 = [r for r in lepra.residents(2) if not seats.is_judge(r)]
     c = plain2[0]
 
     # --- 10:00 Nominations in the personal inboxes (L-NOM-1) ----------------------------------------------------
@@ -258,8 +259,8 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     game = lepra.game()
     touring = touring_city_for(game, 2)
     assert touring is not None
-    alive = {n: [r for r in lepra.residents(n) if r.status == LifeStatus.ALIVE and not r.is_judge
-                 and r.alignment == Alignment.HONEST and not r.is_commissar] for n in (1, 2, 3)}
+    alive = {n: [r for r in lepra.residents(n) if r.status == LifeStatus.ALIVE and not seats.is_judge(r)
+                 and r.alignment == Alignment.HONEST and not seats.is_commissar(r)] for n in (1, 2, 3)}
     home = 3 if touring.number != 3 else 2
     victim = alive[home][-1]
     away = next(n for n in (1, 2, 3) if n not in (touring.number, home))
@@ -278,7 +279,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     tourer.submit(f"{panel} form.decide-touring button")
     assert f"{ru('Touring')}: {toured.name}" in tourer.text(panel)
     screenshots.take(tourer.page, "night-page")
-    commissar = next(r for n in (1, 2, 3) for r in lepra.residents(n) if r.is_commissar
+    commissar = next(r for n in (1, 2, 3) for r in lepra.residents(n) if seats.is_commissar(r)
                      and r.status == LifeStatus.ALIVE)
     suspect = godfathers[commissar.city.number]
     checker = lepra.of(commissar)
@@ -314,7 +315,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     daily = spectator.text("main")
 
     def side_of(r):
-        return ru("commissar") if r.is_commissar else ru("mafioso" if r.alignment == Alignment.MAFIA else "honest")
+        return ru("commissar") if seats.is_commissar(r) else ru("mafioso" if r.alignment == Alignment.MAFIA else "honest")
 
     # The execution of day 2 with the alignment (L-DEATH-2) and both night victims, the touring one marked.
     assert ru("Executed: %(name)s (%(side)s).", name=a.name, side=side_of(a)) in daily, daily

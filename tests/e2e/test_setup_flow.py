@@ -7,6 +7,7 @@ import pytest
 
 from cities.models import Alignment, Resident
 from inboxes.models import InboxKind
+from rulesets.lepra import seats
 
 from .builder import CITY_NAMES, CITY_SIZE, PLAYER_NAMES, STAFF_NAMES, city_heading_counts
 from .pages import Person, ru
@@ -58,7 +59,7 @@ def test_procurator_sets_up_three_cities_of_8_in_the_browser_L_CITY_L_ASSIGN_L_C
         answers = proc.page.locator(f"tr[data-city='{number}'] .offer").evaluate_all(
             "spans => spans.map(s => s.dataset.answer)")
         assert answers[-1] == "accepted" and set(answers[:-1]) <= {"declined"}, answers
-    commissars = {r.city.name: r.name for r in Resident.objects.filter(game=game, is_commissar=True)
+    commissars = {r.city.name: r.name for r in Resident.objects.filter(seats.rank_q("is_commissar"), game=game)
                   .select_related("city")}
     assert sorted(commissars) == sorted(CITY_NAMES)
 

@@ -14,6 +14,7 @@ from cities.models import City, GameDay, LifeStatus, Resident
 from inboxes.knowledge import visible_alignment
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_draft_daily_post, do_publish_daily_post
 from rulesets.lepra.court.services import do_close_court_case, do_put_before_court
 from rulesets.lepra.day.services import do_confirm_suicide, do_decide_execution, do_declare_suicide
@@ -78,8 +79,7 @@ def test_alignment_of_the_dead_is_public_from_the_daily_post_for_every_cause_L_D
     victim = cause(demo, day)
     victim.refresh_from_db()
     assert victim.status == LifeStatus.DEAD
-    stranger = Resident.objects.filter(city=City.objects.get(game=demo.game, number=2), status=LifeStatus.ALIVE,
-                                       is_commissar=False).exclude(alignment="mafia").first()
+    stranger = Resident.objects.filter(seats.rank_q("is_commissar", False), city=City.objects.get(game=demo.game, number=2), status=LifeStatus.ALIVE).exclude(alignment="mafia").first()
     page = reverse("resident_detail", args=[demo.game.slug, victim.public_id])
     for viewer in (AnonymousUser(), demo.outsider, stranger.user):
         assert visible_alignment(viewer, victim) is None

@@ -8,10 +8,11 @@ from datetime import timedelta
 from django.utils import timezone
 
 from cities.models import Resident, StaffKind, StaffRole
-from cities.resident_services import do_set_resident_flags
-from cities.selectors import known_commissars
+from cities.selectors import known_rosters
 from inboxes import knowledge, membership_services
-from tests.conftest import fresh
+from rulesets.lepra import seats
+from rulesets.lepra.models import LepraSeat
+from tests.conftest import fresh, knows_rank
 
 
 def _dead(demo, persona, at):
@@ -23,14 +24,14 @@ def test_a_dead_mafioso_knows_the_godfather_of_his_death_not_the_next_L_STAFF_6(
     death = timezone.now() + timedelta(hours=1)
     dead = _dead(demo, "mafioso", death)
     city = demo.seat("mafioso").city
-    old = Resident.objects.get(city=city, is_godfather=True)
+    old = Resident.objects.get(seats.rank_q("is_godfather"), city=city)
     heir = Resident.objects.filter(city=city, alignment="mafia", status="alive").exclude(pk=old.pk).first()
-    do_set_resident_flags(old, is_godfather=False, acting_user=None, now=death + timedelta(hours=1))
-    do_set_resident_flags(heir, is_godfather=True, acting_user=None, now=death + timedelta(hours=1))
+    seats.do_set_seat_flags(old, is_godfather=False, acting_user=None, now=death + timedelta(hours=1))
+    seats.do_set_seat_flags(heir, is_godfather=True, acting_user=None, now=death + timedelta(hours=1))
     old, heir = Resident.objects.get(pk=old.pk), Resident.objects.get(pk=heir.pk)
-    assert (knowledge.knows_godfather(dead, old), knowledge.knows_godfather(dead, heir)) == (True, False)
+    assert (knows_rank(dead, old, "godfather"), knows_rank(dead, heir, "godfather")) == (True, False)
     living = fresh(heir.user)
-    assert (knowledge.knows_godfather(living, old), knowledge.knows_godfather(living, heir)) == (False, True)
+    assert (knows_rank(living, old, "godfather"), knows_rank(living, heir, "godfather")) == (False, True)
     # The partners' side stays known to him: they were his partners at death.
     assert knowledge.visible_alignment(dead, heir) == "mafia"
 
@@ -50,13 +51,15 @@ def test_a_dead_mafioso_does_not_learn_a_consigliere_appointed_after_his_death_L
 
 def test_a_dead_commissar_knows_the_commissars_of_his_death_and_leaves_the_roster_L_STAFF_6(demo):
     death = timezone.now() + timedelta(hours=1)
-    other = Resident.objects.get(game=demo.game, city__number=2, is_commissar=True)
-    Resident.objects.filter(pk=other.pk).update(commissar_since=death + timedelta(hours=1))  # named after
-    third = Resident.objects.get(game=demo.game, city__number=3, is_commissar=True)
+    other = Resident.objects.get(seats.rank_q("is_commissar"), game=demo.game, city__number=2)
+    LepraSeat.objects.filter(pk=other.pk).update(commissar_since=death + timedelta(hours=1))  # named after
+    third = Resident.objects.get(seats.rank_q("is_commissar"), game=demo.game, city__number=3)
     dead = _dead(demo, "commissar", death)
-    assert knowledge.knows_commissar(dead, demo.seat("commissar")) is True
-    assert knowledge.knows_commissar(dead, Resident.objects.get(pk=third.pk)) is True
-    assert knowledge.knows_commissar(dead, Resident.objects.get(pk=other.pk)) is False
-    assert known_commissars(dead, demo.game) == []
-    roster = {r.name for r in known_commissars(fresh(demo.procurator), demo.game)}
+    assert knows_rank(dead, demo.seat("commissar"), "commissar") is True
+    assert knows_rank(dead, Resident.objects.get(pk=third.pk), "commissar") is True
+    assert knows_rank(dead, Resident.objects.get(pk=other.pk), "commissar") is False
+    assert known_rosters(dead, demo.game) == []
+    [rosters] = known_rosters(fresh(demo.procurator), demo.game)
+    assert rosters.role.key == "commissar"
+    roster = {r.name for r in rosters.residents}
     assert roster == {other.name, third.name}

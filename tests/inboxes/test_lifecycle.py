@@ -11,7 +11,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import override
 
 from cities.models import City, GameEvent, GameStatus, Resident, StaffKind, StaffRole
-from cities.resident_services import do_set_resident_flags
 from cities.services import (
     do_add_city,
     do_appoint_staff,
@@ -22,6 +21,7 @@ from cities.services import (
 from inboxes import membership_services, policies, posting, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from tests.conftest import fresh
 
 K = InboxKind
@@ -73,9 +73,9 @@ def small_game(db):
     for kind in (StaffKind.ARBITER, StaffKind.CONSIGLIERE):
         staff[kind] = user(f"Small{kind.capitalize()}")
         do_appoint_staff(game, staff[kind], kind, acting_user=procurator, now=NOW)
-    do_set_resident_flags(residents["Alpha0"], is_commissar=True, acting_user=None, now=NOW)
-    do_set_resident_flags(residents["Alpha1"], is_judge=True, acting_user=None, now=NOW)
-    do_set_resident_flags(residents["Beta1"], is_judge=True, acting_user=None, now=NOW)
+    seats.do_set_seat_flags(residents["Alpha0"], is_commissar=True, acting_user=None, now=NOW)
+    seats.do_set_seat_flags(residents["Alpha1"], is_judge=True, acting_user=None, now=NOW)
+    seats.do_set_seat_flags(residents["Beta1"], is_judge=True, acting_user=None, now=NOW)
     return game, staff, residents, cities
 
 

@@ -10,10 +10,10 @@ from django.utils import timezone
 from django.utils.translation import override
 
 from cities.models import GameEvent, Resident
-from cities.resident_services import do_set_resident_flags
 from inboxes import membership_services, policies, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from tests.conftest import fresh
 
 K = InboxKind
@@ -39,7 +39,7 @@ def test_a_killed_mafioso_is_banned_in_the_city_removed_from_the_mafia_and_sent_
                                       resident=demo.seat("honest"), members=[seat, demo.seat("honest")])
     membership_services.do_kill_resident(seat, "killed", acting_user=None, now=now)
     seat.refresh_from_db()
-    assert (seat.status, seat.died_at, seat.is_spirit) == ("dead", now, False)
+    assert (seat.status, seat.died_at, seats.is_spirit(seat)) == ("dead", now, False)
     assert state(get(demo, K.CITY, 1), seat) == MembershipState.BANNED
     assert state(get(demo, K.MAFIA, 1), seat) == MembershipState.REMOVED
     assert state(voting, seat) == MembershipState.REMOVED
@@ -81,13 +81,13 @@ def test_a_spirit_is_banned_in_the_city_and_stays_out_of_the_cemetery_until_laid
                                       resident=demo.seat("mafioso"), members=[seat])
     membership_services.do_kill_resident(seat, "killed", spirit=True, acting_user=None)
     seat.refresh_from_db()
-    assert seat.is_spirit and seat.status == "dead"
+    assert seats.is_spirit(seat) and seat.status == "dead"
     assert state(get(demo, K.CITY, 1), seat) == MembershipState.BANNED
     assert state(get(demo, K.CEMETERY), seat) is None
     assert state(voting, seat) == MembershipState.MEMBER  # a spirit votes that day
     membership_services.do_lay_spirit_to_rest(seat, acting_user=None)
     seat.refresh_from_db()
-    assert not seat.is_spirit
+    assert not seats.is_spirit(seat)
     assert state(get(demo, K.CEMETERY), seat) == MembershipState.MEMBER
     assert state(voting, seat) == MembershipState.REMOVED
     with override("en"), pytest.raises(InvalidInput) as exc:
@@ -98,19 +98,19 @@ def test_a_spirit_is_banned_in_the_city_and_stays_out_of_the_cemetery_until_laid
 def test_a_dead_judge_leaves_the_court_and_a_new_court_inbox_replaces_the_old_L_INBOX_2(demo):
     judge = demo.seat("judge")
     old = get(demo, K.COURT)
-    others = set(Resident.objects.filter(game=demo.game, is_judge=True).exclude(pk=judge.pk).values_list("name", flat=True))
+    others = set(Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).exclude(pk=judge.pk).values_list("name", flat=True))
     membership_services.do_kill_resident(judge, "killed", acting_user=None)
     judge.refresh_from_db()
-    assert judge.is_judge is False
+    assert seats.is_judge(judge) is False
     old.refresh_from_db()
     new = old.successor
     assert new.predecessor == old and old.rolled_over_at is not None
     assert dict(Membership.objects.filter(inbox=new).values_list("resident__name", "state")) == {n: "member" for n in others}
     assert set(Membership.objects.filter(inbox=old).values_list("state", flat=True)) == {MembershipState.BANNED}
     # The city elects a new judge: the court is renewed again; the new judge gets no access to old courts.
-    successor = Resident.objects.filter(game=demo.game, city=judge.city, status="alive", is_commissar=False).exclude(
+    successor = Resident.objects.filter(seats.rank_q("is_commissar", False), game=demo.game, city=judge.city, status="alive").exclude(
         pk=demo.seat("honest").pk).first()
-    do_set_resident_flags(successor, is_judge=True, acting_user=None)
+    seats.do_set_seat_flags(successor, is_judge=True, acting_user=None)
     newest = membership_services.do_renew_court_inbox(demo.game, acting_user=fresh(demo.arbiter))
     assert newest.predecessor == new
     assert set(Membership.objects.filter(inbox=newest).values_list("resident__name", flat=True)) == others | {successor.name}

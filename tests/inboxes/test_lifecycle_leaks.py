@@ -30,10 +30,11 @@ from django.utils import timezone
 from django.utils.translation import override
 
 from cities.models import Resident
-from cities.resident_services import do_set_resident_flags
 from inboxes import membership_services, policies, posting
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra import seats
 from rulesets.lepra.demo import STAFF_NAMES
+from rulesets.lepra.models import LepraSeat
 from tests.conftest import fresh, load_personas
 from tests.support.page_leaks import client_for, facts_by_resident, pages_for
 from tests.support.policy_matrix import expected_access, label
@@ -99,7 +100,7 @@ def _build(demo) -> dict:
     procurator = fresh(demo.procurator)
     city1_mafia = list(Resident.objects.filter(game=game, city__number=1, alignment="mafia").order_by("name"))
     dead_mafioso = demo.seat("mafioso")
-    godfather = next(r for r in city1_mafia if r.is_godfather)
+    godfather = next(r for r in city1_mafia if seats.is_godfather(r))
     others = [r for r in city1_mafia if r.pk not in (dead_mafioso.pk, godfather.pk)]
     replaced, heir = others[0], others[1]
     old_user = replaced.user
@@ -110,14 +111,14 @@ def _build(demo) -> dict:
     membership_services.do_kill_resident(demo.seat("honest"), "killed", spirit=True, acting_user=None, now=DEATH)
     membership_services.do_replace_player(replaced, newcomer, acting_user=procurator, now=DEATH)
     # Secrets created after the deaths (L-STAFF-6 [interp]: the dead learn none of them).
-    do_set_resident_flags(Resident.objects.get(pk=godfather.pk), is_godfather=False, acting_user=None, now=AFTER)
-    do_set_resident_flags(Resident.objects.get(pk=heir.pk), is_godfather=True, acting_user=None, now=AFTER)
-    late_commissar = Resident.objects.get(game=game, city__number=2, is_commissar=True)
-    Resident.objects.filter(pk=late_commissar.pk).update(commissar_since=AFTER)  # as if named after the deaths
+    seats.do_set_seat_flags(Resident.objects.get(pk=godfather.pk), is_godfather=False, acting_user=None, now=AFTER)
+    seats.do_set_seat_flags(Resident.objects.get(pk=heir.pk), is_godfather=True, acting_user=None, now=AFTER)
+    late_commissar = Resident.objects.get(seats.rank_q("is_commissar"), game=game, city__number=2)
+    LepraSeat.objects.filter(pk=late_commissar.pk).update(commissar_since=AFTER)  # as if named after the deaths
     mafia1 = Inbox.objects.get(game=game, kind=K.MAFIA, city__number=1, rolled_over_at__isnull=True)
     posting.do_post_message(mafia1, MAFIA_AFTER, acting_user=fresh(heir.user), now=AFTER)
     police = Inbox.objects.get(game=game, kind=K.POLICE, rolled_over_at__isnull=True)
-    living_commissar = Resident.objects.get(game=game, city__number=3, is_commissar=True)
+    living_commissar = Resident.objects.get(seats.rank_q("is_commissar"), game=game, city__number=3)
     posting.do_post_message(police, POLICE_AFTER, acting_user=fresh(living_commissar.user), now=AFTER)
     return {"old_godfather": godfather.name, "heir": heir.name, "replaced": Resident.objects.get(pk=replaced.pk).name,
             "late_commissar": late_commissar.name, "old_user": old_user, "newcomer": newcomer,
@@ -129,8 +130,8 @@ def _expected_facts(demo, cast, persona) -> set[tuple[str, str]]:
     """L-STAFF-6 with dated knowledge, written out for this world."""
     residents = list(Resident.objects.filter(game=demo.game).select_related("city"))
     by_name = {r.name: r for r in residents}
-    godfathers_now = {r.name for r in residents if r.is_godfather}
-    commissars = {r.name for r in residents if r.is_commissar}
+    godfathers_now = {r.name for r in residents if seats.is_godfather(r)}
+    commissars = {r.name for r in residents if seats.is_commissar(r)}
 
     def own(name):
         return {(name, f"alignment:{by_name[name].alignment}")}
@@ -144,7 +145,7 @@ def _expected_facts(demo, cast, persona) -> set[tuple[str, str]]:
         return {(n, "commissar") for n in commissars}
     if persona in ("tribune1", "tribune2"):
         number = int(persona[-1])
-        return {(r.name, "commissar") for r in residents if r.is_commissar and r.city.number == number}
+        return {(r.name, "commissar") for r in residents if seats.is_commissar(r) and r.city.number == number}
     if persona == "mafioso":  # dead: the partners and the godfather of the moment of death
         return own(cast["dead_mafioso"]) | city_mafia(1) | {(cast["old_godfather"], "godfather")}
     if persona == "commissar":  # dead: the commissars of the moment of death, himself included

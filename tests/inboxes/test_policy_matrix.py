@@ -17,6 +17,7 @@ from django.utils import timezone
 from cities.models import GameStatus, Resident
 from inboxes import membership_services, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from rulesets.lepra import seats
 from tests.conftest import PERSONA_NAMES, fresh
 from tests.support.policy_matrix import _offer_inbox, expected_access, label, offer_labels
 
@@ -155,7 +156,7 @@ def test_replaced_player_loses_access_and_the_new_one_takes_the_seat_L_REPLACE_1
     old_read = observed(demo, old_user)[1]
     new_read = observed(demo, new_user)[1]
     assert old_read == set()
-    assert new_read == {"city1", f"personal:{seat.name}", "mafia1"} | ({"court"} if seat.is_judge else set())
+    assert new_read == {"city1", f"personal:{seat.name}", "mafia1"} | ({"court"} if seats.is_judge(seat) else set())
 
 
 def test_access_inbox_by_id_gives_one_404_for_missing_forbidden_and_malformed_ids(demo):

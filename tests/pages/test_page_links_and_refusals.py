@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_nominate
 from tests.conftest import DEMO_NOW
 
@@ -37,7 +38,7 @@ def test_game_page_links_the_day_pages_of_the_viewers_cities_L_STAFF_2(demo, per
 
 def test_nomination_is_recorded_in_the_nominators_personal_inbox_L_NOM_1(demo):
     seat = demo.seat("honest")
-    nominee = (demo.game.residents.filter(city=seat.city, status="alive", is_judge=False)
+    nominee = (demo.game.residents.filter(seats.rank_q("is_judge", False), city=seat.city, status="alive")
                .exclude(pk=seat.pk).order_by("name").first())
     personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=seat, rolled_over_at__isnull=True)
     before = Message.objects.filter(inbox=personal).count()

@@ -12,7 +12,8 @@ import pytest
 import time_machine
 from django.test import Client
 
-from cities.models import City, Resident, ScheduledEvent
+from cities.models import City, ScheduledEvent
+from rulesets.lepra.models import LepraSeat
 from tests.cities.clock_helpers import DAY1, advance, clocked_game, night_handler, pending
 
 pytestmark = pytest.mark.django_db
@@ -115,7 +116,7 @@ def test_arbiter_election_refused_in_the_form_then_rescheduled_with_its_events_L
     game = built.game
     advance(game, utc(2027, 3, 2, 7))
     city = City.objects.get(game=game, number=1)
-    Resident.objects.filter(city=city).update(is_judge=False)
+    LepraSeat.objects.filter(city=city).update(is_judge=False)
     url = f"/staff/games/{game.slug}/schedule-election/"
     client = client_of(built.staff["arbiter"])
 

@@ -30,8 +30,8 @@ def state(night=2, touring=None):
     """Two cities: 10 = {1 honest, 2 honest, 3 mafia, 4 honest judge}; 20 = {5 honest, 6 honest judge, 7 mafia,
     8 honest}."""
     residents = (
-        ResidentState(1, 10, H), ResidentState(2, 10, H), ResidentState(3, 10, M), ResidentState(4, 10, H, is_judge=True),
-        ResidentState(5, 20, H), ResidentState(6, 20, H, is_judge=True), ResidentState(7, 20, M), ResidentState(8, 20, H),
+        ResidentState(1, 10, H), ResidentState(2, 10, H), ResidentState(3, 10, M), ResidentState(4, 10, H, ranks=frozenset({"judge"})),
+        ResidentState(5, 20, H), ResidentState(6, 20, H, ranks=frozenset({"judge"})), ResidentState(7, 20, M), ResidentState(8, 20, H),
     )
     return NightState(night=night, residents=residents, city_order=(10, 20), touring_city=touring)
 
@@ -176,7 +176,7 @@ def reference_night(s: NightState, actions: list[NightAction]) -> list[tuple[int
         if mine:
             last = min(mine, key=lambda a: -a.seq)
             t = by_id.get(last.target) if last.target is not None else None
-            if t and t.alive and t.city != s.touring_city and not t.is_judge and t.id not in [k[0] for k in killed]:
+            if t and t.alive and t.city != s.touring_city and "judge" not in t.ranks and t.id not in [k[0] for k in killed]:
                 killed.append((t.id, True, s.touring_city))
     gone = {k[0] for k in killed}
     result = []
@@ -197,7 +197,7 @@ def nights(draw):
     for city in cities:
         for _ in range(draw(st.integers(1, 5))):
             residents.append(ResidentState(rid, city, draw(st.sampled_from([H, M])), alive=draw(st.booleans()),
-                                           is_judge=draw(st.booleans())))
+                                           ranks=frozenset({"judge"}) if draw(st.booleans()) else frozenset()))
             rid += 1
     ids = [r.id for r in residents] + [None, 999]
     actions = [NightAction(draw(st.sampled_from([KILL, TOUR, CHECK])), draw(st.sampled_from(cities)),
@@ -218,7 +218,7 @@ def test_pipeline_matches_the_slow_reference(night_and_actions):
     assert len(out.deaths) == len(dead(out)) <= len(s.city_order) + 1
     for d in out.deaths:
         assert by_id[d.resident].alive
-        assert not (d.touring and by_id[d.resident].is_judge)  # L-JUDGE-7
+        assert not (d.touring and "judge" in by_id[d.resident].ranks)  # L-JUDGE-7
         assert d.touring or by_id[d.resident].alignment == H  # L-NIGHT-1
     expected_checks = 0 if s.night < 2 else sum(1 for a in actions if a.kind == CHECK and a.target in by_id)
     assert out.checks == expected_checks

@@ -37,6 +37,7 @@ from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Membership
 from inboxes.posting import do_post_message
 from roles.models import CommissarCheck, MafiaDraw
+from rulesets.lepra import seats
 from rulesets.lepra.clock import services as clock_services
 from rulesets.lepra.court import judge_services
 from rulesets.lepra.court import services as court_services
@@ -223,12 +224,12 @@ def _night_actions(clock: _Clock, game: Game, sim: SimGame, rng: random.Random) 
         target = rng.choice(honest) if honest and rng.random() < 0.9 else None
         night_services.do_submit_night_decision(city, target, acting_user=godfather.user, now=clock.step())
         if touring is not None and touring.pk == city.pk:
-            others = list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE, is_judge=False)
+            others = list(Resident.objects.filter(seats.rank_q("is_judge", False), game=game, status=LifeStatus.ALIVE)
                           .exclude(city=city).order_by("name"))
             target = rng.choice(others) if others and rng.random() < 0.8 else None
             night_services.do_submit_night_decision(city, target, acting_user=godfather.user, kind="tour",
                                                    now=clock.step())
-    for commissar in Resident.objects.filter(game=game, is_commissar=True, status=LifeStatus.ALIVE).order_by("name"):
+    for commissar in Resident.objects.filter(seats.rank_q("is_commissar"), game=game, status=LifeStatus.ALIVE).order_by("name"):
         checked = set(CommissarCheck.objects.filter(commissar=commissar).values_list("target_id", flat=True))
         pool = [r for r in _living(commissar.city) if r.pk != commissar.pk and r.pk not in checked]
         if pool:
@@ -253,9 +254,9 @@ def _plan_voting(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, pl
             city, plan.starts_at + 8 * H, plan.starts_at + 11 * H,
             acting_user=sim.staff[f"tribune{city.number}"], now=clock.step()))
         known = _known_mafia(city)
-        candidates = [r for r in living if not r.is_judge]
+        candidates = [r for r in living if not seats.is_judge(r)]
         for nominator in rng.sample(living, min(4, len(living))):
-            if nominator.is_commissar and any(r.pk in known for r in candidates):
+            if seats.is_commissar(nominator) and any(r.pk in known for r in candidates):
                 nominee = next(r for r in candidates if r.pk in known)
             elif nominator.alignment == Alignment.MAFIA:
                 nominee = rng.choice([r for r in candidates if r.alignment == Alignment.HONEST] or candidates)
@@ -276,7 +277,7 @@ def _vote_for_execution(clock: _Clock, game: Game, rng: random.Random, session) 
     nominees = Resident.objects.in_bulk(list(inboxes))
     known = _known_mafia(city)
     voters = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE)
-                  | Resident.objects.filter(city=city, is_spirit=True))
+                  | Resident.objects.filter(seats.rank_q("is_spirit"), city=city))
     voters.sort(key=lambda r: r.name)
     rng.shuffle(voters)
     for voter in voters:
@@ -284,7 +285,7 @@ def _vote_for_execution(clock: _Clock, game: Game, rng: random.Random, session) 
             continue  # absent
         if voter.alignment == Alignment.MAFIA and voter.status == LifeStatus.ALIVE:
             pool = [pk for pk, r in nominees.items() if r.alignment == Alignment.HONEST] or list(nominees)
-        elif voter.is_commissar:
+        elif seats.is_commissar(voter):
             pool = [pk for pk in nominees if pk in known] or list(nominees)
         else:
             pool = list(nominees)
@@ -310,14 +311,14 @@ def _court(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, plan: Ga
             return
         if (session.result or {}).get("leader") is None:
             if voting_services.awaiting_procurator(session.city, plan.number):
-                pool = [r for r in _living(session.city) if not r.is_judge]
+                pool = [r for r in _living(session.city) if not seats.is_judge(r)]
                 voting_services.do_decide_execution(session.city, rng.choice(pool),
                                                     acting_user=sim.staff[StaffKind.PROCURATOR], now=clock.step())
             continue
         cases.append(court_services.do_put_before_court(session, closes + H, acting_user=arbiter,
                                                          now=clock.step()))
     for case in cases:
-        for judge in Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("name"):
+        for judge in Resident.objects.filter(seats.rank_q("is_judge"), game=game, status=LifeStatus.ALIVE).order_by("name"):
             case.refresh_from_db()
             if case.decided_at is not None or Game.objects.get(pk=game.pk).status != GameStatus.RUNNING:
                 break
@@ -383,7 +384,7 @@ def _deaths_since(game: Game, mark: int) -> list[tuple]:
     out = []
     for event in GameEvent.objects.filter(game=game, kind="resident.died", id__gt=mark).order_by("id"):
         resident = Resident.objects.get(pk=event.payload["resident"])
-        out.append((resident.name, event.payload["cause"], touring.get(resident.pk), resident.is_spirit))
+        out.append((resident.name, event.payload["cause"], touring.get(resident.pk), seats.is_spirit(resident)))
     return out
 
 

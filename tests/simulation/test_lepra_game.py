@@ -16,6 +16,7 @@ from collections import defaultdict
 from cities.models import GameDay, GameEvent, GameStatus, LifeStatus, PostKind, PublicPost, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Message
 from roles.models import CommissarCheck, GameResult, GodfatherElection, NightDecision, NightResolution
+from rulesets.lepra import seats
 from tests.setup_factory import in_game_language
 from tests.simulation.lepra_sim import DAY1, SEED, run_game
 from voting.models import CourtCase, CourtVote, JudgeElection
@@ -175,7 +176,7 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
         residents = Resident.objects.filter(game=game, city__name=city)
         assert sorted(residents.values_list("name", flat=True)) == names
         assert set(residents.filter(alignment="mafia").values_list("name", flat=True)) == MAFIA[city]
-    assert set(Resident.objects.filter(game=game, is_commissar=True).values_list("name", flat=True)) == COMMISSARS
+    assert set(Resident.objects.filter(seats.rank_q("is_commissar"), game=game).values_list("name", flat=True)) == COMMISSARS
 
     dead: set[str] = set()
     judges_before: set[str] = set()

@@ -14,6 +14,7 @@ import time_machine
 
 from cities.models import Alignment, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes.models import InboxKind, Message
+from rulesets.lepra import seats
 from rulesets.lepra.court import services as court_services
 from rulesets.lepra.day import services as voting_services
 from sanctions import services as sanctions_services
@@ -42,8 +43,8 @@ COMPLAINT = "Жалоба"
 def plain_residents(demo, number: int, exclude=()) -> list[Resident]:
     """Living residents of city ``number`` without a special role, by name (not the demo personas' seats)."""
     personas = {demo.seat(p).pk for p in ("mafioso", "honest", "commissar", "judge", "resident2")}
-    return [r for r in Resident.objects.filter(game=demo.game, city__number=number, status="alive", is_judge=False,
-                                               is_commissar=False).order_by("name")
+    return [r for r in Resident.objects.filter(seats.rank_q("is_judge", False) & seats.rank_q("is_commissar", False), game=demo.game,
+                                               city__number=number, status="alive").order_by("name")
             if r.pk not in personas and r.pk not in exclude]
 
 

@@ -10,13 +10,14 @@ import time_machine
 from django.utils import translation
 
 from cities.models import GameEvent, Resident, StaffKind, StaffRole
-from inboxes import knowledge, moderation_policy, policies
+from inboxes import moderation_policy, policies
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed
+from rulesets.lepra import seats
 from staff import services
 from staff.models import TribuneStandIn
-from tests.conftest import fresh
+from tests.conftest import fresh, knows_rank
 from tests.support.staff_console import staff_client
 
 from .conftest import NOW
@@ -58,13 +59,13 @@ def test_the_grant_is_recorded_with_its_period_L_STAFF_2(demo, period):
 def test_the_stand_in_holds_the_other_citys_grants_only_during_the_period_all_forms_agree_L_STAFF_2(demo, period):
     inboxes = _city2_inboxes(demo)
     assert len(inboxes) == 21  # the city inbox and 20 personal inboxes
-    commissar2 = Resident.objects.get(game=demo.game, city__number=2, is_commissar=True)
+    commissar2 = Resident.objects.get(seats.rank_q("is_commissar"), game=demo.game, city__number=2)
     for moment, expected in ((START - timedelta(seconds=1), False), (START, True), (END - timedelta(seconds=1), True),
                              (END, False)):
         with time_machine.travel(moment, tick=False):
             for inbox in inboxes:
                 assert _all_forms(demo.tribune1, inbox) == (expected,) * 3, (moment, inbox.title)
-            assert knowledge.knows_commissar(fresh(demo.tribune1), commissar2) is expected
+            assert knows_rank(fresh(demo.tribune1), commissar2, "commissar") is expected
             assert policies.holds_role(fresh(demo.tribune1), demo.game, StaffKind.TRIBUNE,
                                        city_id=commissar2.city_id) is expected
             # The absent Tribune keeps his own powers; the stand-in keeps his own city.

@@ -7,6 +7,7 @@ from django.test import Client
 
 from cities.models import PublicPost, Resident
 from inboxes.models import Inbox
+from rulesets.lepra import seats
 
 FACT = re.compile(r'<(?:dd|li)[^>]*data-fact="([^"]+)"')
 
@@ -57,8 +58,8 @@ def expected_facts(demo, persona: str) -> set[tuple[str, str]]:
     """The knowledge matrix L-STAFF-6 for the demo personas, written out."""
     residents = list(Resident.objects.filter(game=demo.game).select_related("city"))
     mafia = {r.name for r in residents if r.alignment == "mafia"}
-    commissars = {r.name for r in residents if r.is_commissar}
-    godfathers = {r.name for r in residents if r.is_godfather}
+    commissars = {r.name for r in residents if seats.is_commissar(r)}
+    godfathers = {r.name for r in residents if seats.is_godfather(r)}
     user = getattr(demo, persona)
     seat = Resident.objects.filter(game=demo.game, user=user).first() if getattr(user, "is_authenticated", False) else None
     facts: set[tuple[str, str]] = set()
@@ -69,12 +70,12 @@ def expected_facts(demo, persona: str) -> set[tuple[str, str]]:
         facts |= {(n, "commissar") for n in commissars}
     if persona in ("tribune1", "tribune2"):
         city = int(persona[-1])
-        facts |= {(r.name, "commissar") for r in residents if r.is_commissar and r.city.number == city}
+        facts |= {(r.name, "commissar") for r in residents if seats.is_commissar(r) and r.city.number == city}
     if seat is not None:
         facts.add((seat.name, f"alignment:{seat.alignment}"))
-        if seat.is_commissar:
+        if seats.is_commissar(seat):
             facts |= {(n, "commissar") for n in commissars}
         if seat.alignment == "mafia":
             facts |= {(r.name, "alignment:mafia") for r in residents if r.name in mafia and r.city_id == seat.city_id}
-            facts |= {(r.name, "godfather") for r in residents if r.is_godfather and r.city_id == seat.city_id}
+            facts |= {(r.name, "godfather") for r in residents if seats.is_godfather(r) and r.city_id == seat.city_id}
     return facts

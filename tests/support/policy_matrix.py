@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from cities.models import Resident
 from inboxes.models import Inbox, InboxKind
+from rulesets.lepra import seats
 
 
 def label(inbox: Inbox) -> str:
@@ -61,9 +62,9 @@ def expected_access(demo) -> dict[str, tuple[set[str], set[str]]]:
         labels = {f"city{seat.city.number}", own(persona)} | mafia_inbox_if_mafia(persona) | set(extra)
         if seat.name in offers:  # the commissar offer made to this resident, answered or not (L-COMM-1)
             labels.add(offers[seat.name])
-        if seat.is_commissar:
+        if seats.is_commissar(seat):
             labels.add("police")
-        if seat.is_judge:
+        if seats.is_judge(seat):
             labels.add("court")
         labels |= {f"complaint:{seat.name}"} & complaints
         readable = set(labels)

@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 
 from cities.models import Alignment, City, Game, GameDay, GameEvent, GameStatus, LifeStatus, Resident
 from kernel.rulesets import ruleset_of
+from rulesets.lepra import seats
 from voting.models import CourtCase, DecisionSource, ExecutionDecision, VotingSession
 
 
@@ -46,7 +47,7 @@ class CityScore:
 
 def side_of(resident: Resident) -> str:
     """The announced side of a dead ``resident`` (L-DEATH-2): commissar, mafioso or honest, in the active language."""
-    if resident.is_commissar:
+    if seats.is_commissar(resident):
         return _("commissar")
     return _("mafioso") if resident.alignment == Alignment.MAFIA else _("honest")
 
@@ -75,7 +76,7 @@ def _deaths(game: Game, since: datetime | None, until: datetime) -> list[tuple[R
     if since is not None:
         events = events.filter(at__gt=since)
     events = list(events)
-    residents = Resident.objects.in_bulk([e.payload.get("resident") for e in events])
+    residents = Resident.objects.select_related(seats.SEAT).in_bulk([e.payload.get("resident") for e in events])
     return [(residents[e.payload["resident"]], e.payload.get("cause", ""), e.at) for e in events
             if e.payload.get("resident") in residents]
 
@@ -101,7 +102,7 @@ def _day_records(game: Game, day: int) -> tuple[dict, dict, dict]:
     for case in CourtCase.objects.filter(game=game, day=day).select_related("sentenced").order_by("id"):
         cases.setdefault(case.city_id, case)
     decisions = {d.city_id: d for d in ExecutionDecision.objects.filter(game=game, day=day)
-                 .select_related("resident").order_by()}
+                 .select_related("resident", f"resident__{seats.SEAT}").order_by()}
     return sessions, cases, decisions
 
 
@@ -175,7 +176,7 @@ def _night_section(game: Game, day: int, ctx: DailyPostContext) -> str:
         entry = ctx.touring.get(resident.pk, {})
         if entry.get("touring") and entry.get("by_city") in city_names:
             line += "; " + _("killed by the touring mafia of %(city)s") % {"city": city_names[entry["by_city"]]}
-        if resident.is_spirit:
+        if seats.is_spirit(resident):
             line += "; " + _("a spirit today")
         lines.append(line)
     return "\n".join(lines)
@@ -208,7 +209,8 @@ def _other_deaths_section(game: Game, day: int, ctx: DailyPostContext) -> str:
 def _judges_section(game: Game, day: int, ctx: DailyPostContext) -> str:
     """The sitting judge of each city (or none)."""
     lines = ["## " + _("Judges"), ""]
-    judges = {r.city_id: r.name for r in Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE)}
+    judges = {r.city_id: r.name for r in Resident.objects.filter(seats.rank_q("is_judge"), game=game,
+                                                                 status=LifeStatus.ALIVE)}
     for city in ctx.cities:
         lines.append(_("- %(city)s: %(judge)s") % {"city": city.name, "judge": judges.get(city.pk) or _("no judge")})
     return "\n".join(lines)

@@ -11,7 +11,6 @@ from django.utils.translation import gettext as _
 
 from cities import clock
 from cities.models import Game, GameDay, GameStatus, PostKind, PublicPost, Resident, ScheduledEvent
-from cities.resident_services import do_set_resident_flags  # noqa: F401  (public name kept for callers)
 from cities.services import (
     MAX_POST_LENGTH,
     MAX_SCHEDULE_DAYS,
@@ -28,6 +27,7 @@ from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.events import ScheduledKind
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
+from rulesets.lepra import seats
 from voting.models import VotingSession
 
 from .daily_post import daily_post_record
@@ -513,7 +513,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     yesterday = game_day_of(game, day - 1)
     if yesterday is not None:
         cutoff = yesterday.started_at or yesterday.starts_at
-        for spirit in Resident.objects.filter(game=game, is_spirit=True, died_at__lte=cutoff).exclude(
+        for spirit in Resident.objects.filter(seats.rank_q("is_spirit"), game=game, died_at__lte=cutoff).exclude(
                 status="alive").order_by("pk"):
             do_lay_spirit_to_rest(spirit, acting_user=None, now=now)
     starting = game.status == GameStatus.SETUP

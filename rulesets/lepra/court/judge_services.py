@@ -18,13 +18,13 @@ from cities.models import (
     StaffKind,
     StaffRole,
 )
-from cities.resident_services import do_set_resident_flags
 from inboxes import policies, viewer_reads
 from inboxes.membership_services import renew_court
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from inboxes.services import do_post_site_message, ensure_member, new_inbox, write_proxy_message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_replan_clock
 from rulesets.lepra.day.services import (
     FIRST_EXECUTION_DAY,
@@ -98,7 +98,8 @@ def _announce_in_city(city: City, text_fn, now: datetime, *, inbox: Inbox | None
 
 def sitting_judge_of(city: City) -> Resident | None:
     """The living sitting judge of ``city``, or None (L-JUDGE-1)."""
-    return Resident.objects.filter(city=city, is_judge=True, status=LifeStatus.ALIVE).first()
+    return (Resident.objects.filter(seats.rank_q("is_judge"), city=city, status=LifeStatus.ALIVE)
+            .select_related(seats.SEAT).first())
 
 
 def pending_election(city: City):
@@ -111,7 +112,7 @@ def cities_needing_judge_election(game):
     the number of cities: a QuerySet of City in city order (L-JUDGE-1, L-JUDGE-2). Reads only; never raises."""
     living = Resident.objects.filter(city=OuterRef("pk"), status=LifeStatus.ALIVE)
     pending = JudgeElection.objects.filter(city=OuterRef("pk"), closed_at__isnull=True, cancelled_at__isnull=True)
-    return (City.objects.filter(game=game).filter(Exists(living), ~Exists(living.filter(is_judge=True)),
+    return (City.objects.filter(game=game).filter(Exists(living), ~Exists(living.filter(seats.rank_q("is_judge"))),
                                                   ~Exists(pending)).order_by("number"))
 
 
@@ -252,12 +253,12 @@ def do_propose_candidate(candidate: Resident, *, acting_user, now: datetime | No
     _check_running(game)
     if seat.status != LifeStatus.ALIVE:
         raise NotAllowed(_("Only living residents may propose a candidate."), rule="L-JUDGE-3")
-    candidate = Resident.objects.select_related("city").get(pk=candidate.pk)
+    candidate = Resident.objects.select_related("city", seats.SEAT).get(pk=candidate.pk)
     if candidate.city_id != seat.city_id:
         raise InvalidInput(_("Only residents of your own city can be proposed."), rule="L-JUDGE-3")
     if candidate.status != LifeStatus.ALIVE:
         raise InvalidInput(_("%(name)s is not alive.") % {"name": candidate.name}, rule="L-JUDGE-1")
-    if candidate.is_judge:
+    if seats.is_judge(candidate):
         raise InvalidInput(_("%(name)s is already the judge.") % {"name": candidate.name}, rule="L-JUDGE-1")
     if _barred_as_removed(candidate, game.day_number):
         raise InvalidInput(_("%(name)s was removed as judge and cannot be proposed on the next two days.")
@@ -387,8 +388,8 @@ def do_open_election(election, *, acting_user, now: datetime | None = None) -> l
     members = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE))
     inboxes = {}
     for candidate in candidates_of(election):
-        candidate.refresh_from_db()
-        if (candidate.status != LifeStatus.ALIVE or candidate.is_judge
+        candidate = Resident.objects.select_related(seats.SEAT).get(pk=candidate.pk)
+        if (candidate.status != LifeStatus.ALIVE or seats.is_judge(candidate)
                 or _barred_as_removed(candidate, game.day_number)):
             continue
         inbox = new_inbox(game, InboxKind.PRECINCT, title=_precinct_title(game, city, candidate), actor=acting_user,
@@ -512,7 +513,7 @@ def _court_formed(game) -> bool:
 def _every_city_has_a_judge(game) -> bool:
     """True when every city of ``game`` with a living resident has a living sitting judge (L-DAY-5): one query,
     whatever the number of cities (no city with the living but without a living judge)."""
-    living_judge = Resident.objects.filter(city=OuterRef("pk"), is_judge=True, status=LifeStatus.ALIVE)
+    living_judge = Resident.objects.filter(seats.rank_q("is_judge"), city=OuterRef("pk"), status=LifeStatus.ALIVE)
     return not (City.objects.filter(game=game, residents__status=LifeStatus.ALIVE)
                 .filter(~Exists(living_judge)).exists())
 
@@ -569,7 +570,8 @@ def do_close_election(election, *, acting_user, now: datetime | None = None):
     election.result = {**result.as_dict(), "names": names}
     winner = None
     if result.winner is not None:
-        winner = Resident.objects.select_for_update(of=("self",)).get(pk=int(result.winner))
+        winner = (Resident.objects.select_for_update(of=("self",)).select_related(seats.SEAT)
+                  .get(pk=int(result.winner)))
         if winner.status != LifeStatus.ALIVE or sitting_judge_of(city) is not None:
             winner = None
     election.winner = winner
@@ -585,7 +587,7 @@ def do_close_election(election, *, acting_user, now: datetime | None = None):
     record_event(game, "election.closed", actor=acting_user, at=now,
                  payload={"election": election.pk, "winner": winner.pk if winner else None})
     if winner is not None:
-        do_set_resident_flags(winner, is_judge=True, acting_user=None, now=now)
+        seats.do_set_seat_flags(winner, is_judge=True, acting_user=None, now=now)
         _renew_court_if_formed(game, actor=acting_user, now=now, joining=True)
     elif game.status == GameStatus.RUNNING:
         length = election.closes_at - election.opens_at
@@ -676,8 +678,8 @@ def do_confirm_removal_demand(demand, *, acting_user, now: datetime | None = Non
                          rule="L-JUDGE-8")
     if seat.pk == demand.judge_id:
         raise NotAllowed(_("The judge cannot confirm their own removal."), rule="L-JUDGE-8")
-    if demand.removed_at is not None or not Resident.objects.filter(pk=demand.judge_id, is_judge=True,
-                                                                       status=LifeStatus.ALIVE).exists():
+    if demand.removed_at is not None or not Resident.objects.filter(
+            seats.rank_q("is_judge"), pk=demand.judge_id, status=LifeStatus.ALIVE).exists():
         raise WrongState(_("%(name)s is no longer the judge.") % {"name": demand.judge.name}, rule="L-JUDGE-8")
     if RemovalConfirmation.objects.filter(demand=demand, resident=seat).exists():
         raise InvalidInput(_("You have already confirmed this demand."), rule="L-JUDGE-8")
@@ -719,7 +721,7 @@ def do_confirm_removal_demand(demand, *, acting_user, now: datetime | None = Non
 
 def _judge_leaves(judge: Resident, *, actor, now: datetime) -> None:
     """``judge`` is no longer the judge (removal, recusal): the flag cleared, a new court inbox (L-JUDGE-10)."""
-    do_set_resident_flags(judge, is_judge=False, acting_user=None, now=now)
+    seats.do_set_seat_flags(judge, is_judge=False, acting_user=None, now=now)
     _renew_court_if_formed(judge.game, actor=actor, now=now, joining=False)
 
 
@@ -741,8 +743,9 @@ def do_remove_judge(demand, *, acting_user, now: datetime | None = None):
         raise WrongState(_("The demand is not valid."), rule="L-JUDGE-8")
     if demand.removed_at is not None:
         raise WrongState(_("The judge was already removed."), rule="L-JUDGE-8")
-    judge = Resident.objects.select_for_update(of=("self",)).select_related("game").get(pk=demand.judge_id)
-    if not judge.is_judge or judge.status != LifeStatus.ALIVE:
+    judge = (Resident.objects.select_for_update(of=("self",)).select_related("game", seats.SEAT)
+             .get(pk=demand.judge_id))
+    if not seats.is_sitting_judge(judge):
         raise WrongState(_("%(name)s is no longer the judge.") % {"name": judge.name}, rule="L-JUDGE-8")
     demand.removed_at = now
     demand.save(update_fields=["removed_at"])
@@ -764,7 +767,8 @@ def do_recuse_judge(judge: Resident, *, acting_user, received_at: datetime | Non
     ``InvalidInput`` (a received time in the future) or ``WrongState`` (not the sitting judge, too late, game not
     running)."""
     now = now or timezone.now()
-    judge = Resident.objects.select_for_update(of=("self",)).select_related("game", "city").get(pk=judge.pk)
+    judge = (Resident.objects.select_for_update(of=("self",)).select_related("game", "city", seats.SEAT)
+             .get(pk=judge.pk))
     game = judge.game
     seat = policies.seat_in(acting_user, game) if acting_user is not None else None
     if acting_user is None or not (_is_arbiter(acting_user, game) or (seat is not None and seat.pk == judge.pk)):
@@ -773,7 +777,7 @@ def do_recuse_judge(judge: Resident, *, acting_user, received_at: datetime | Non
     at = received_at or now
     if timezone.is_naive(at) or at > now:
         raise InvalidInput(_("The resignation's time must be a past time with its time zone."), rule="L-JUDGE-9")
-    if not judge.is_judge or judge.status != LifeStatus.ALIVE:
+    if not seats.is_sitting_judge(judge):
         raise WrongState(_("%(name)s is not the sitting judge.") % {"name": judge.name}, rule="L-JUDGE-9")
     deadline = removal_deadline(judge.city, game.day_number)
     if deadline is not None and at > deadline:

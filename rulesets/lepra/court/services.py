@@ -21,6 +21,7 @@ from inboxes.models import DeathCause, Inbox, InboxKind
 from inboxes.services import do_post_site_message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_replan_clock
 from rulesets.lepra.court.decision import court_decision
 from rulesets.lepra.day.services import (
@@ -52,7 +53,8 @@ def _court_inbox(game):
 
 
 def _sitting_judges(game) -> list[Resident]:
-    return list(Resident.objects.filter(game=game, is_judge=True, status=LifeStatus.ALIVE).order_by("city__number"))
+    return list(Resident.objects.filter(seats.rank_q("is_judge"), game=game, status=LifeStatus.ALIVE)
+                .order_by("city__number"))
 
 
 def court_procedure_of(game) -> str:
@@ -211,7 +213,7 @@ def check_court_vote(case: CourtCase, *, acting_user, now: datetime) -> Resident
     sitting judge who has not voted in it, or raises ``NotAllowed`` (not a sitting judge), ``InvalidInput``
     (voted already) or ``WrongState`` (game not running, decided, past the deadline). Changes nothing."""
     seat = policies.seat_in(acting_user, case.game) if acting_user is not None else None
-    if seat is None or not seat.is_judge or seat.status != LifeStatus.ALIVE:
+    if seat is None or not seats.is_sitting_judge(seat):
         raise NotAllowed(_("Only sitting judges vote in the Supreme Court."), rule="L-COURT-1")
     _check_running(case.game)
     if case.decided_at is not None:
@@ -277,7 +279,7 @@ def do_request_speech(game, kind: str, *, acting_user, other: Resident | None = 
     _check_running(game)
     if game.day_number < FIRST_EXECUTION_DAY:
         raise WrongState(_("Requests start on day 2."), rule="L-NOM-4")
-    if seat.status != LifeStatus.ALIVE and not seat.is_spirit:
+    if seat.status != LifeStatus.ALIVE and not seats.is_spirit(seat):
         raise NotAllowed(_("Only living residents may ask for this."), rule="L-NOM-4")
     opening = _speech_cutoff(seat.city, game.day_number, now)
     if opening is not None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from cities.models import City, LifeStatus, Resident
 from inboxes import day_policy, policies
 from inboxes.models import Inbox, InboxKind
+from rulesets.lepra import seats
 from rulesets.lepra.court.judge_services import (
     candidates_of,
     compute_election_tally,
@@ -173,8 +174,8 @@ def _court_part(viewer, city: City, session: VotingSession | None) -> dict:
             if session is not None else None)
     seat = policies.seat_in(viewer, city.game_id)
     judge = None
-    if (case is not None and case.decided_at is None and seat is not None and seat.is_judge
-            and seat.status == LifeStatus.ALIVE and not case.votes.filter(judge=seat).exists()):
+    if (case is not None and case.decided_at is None and seat is not None and seats.is_sitting_judge(seat)
+            and not case.votes.filter(judge=seat).exists()):
         judge = seat
     choices = (list(Resident.objects.filter(pk__in=[int(c) for c in case.candidates]).order_by("name"))
                if judge is not None else [])
@@ -184,8 +185,8 @@ def _court_part(viewer, city: City, session: VotingSession | None) -> dict:
 
 def nominate_choices(seat: Resident) -> list[Resident]:
     """Whom ``seat`` may nominate (L-NOM-1/2): living residents of their city but the sitting judge."""
-    return list(Resident.objects.filter(city_id=seat.city_id, status=LifeStatus.ALIVE, is_judge=False)
-                .order_by("name"))
+    return list(Resident.objects.filter(seats.rank_q("is_judge", False), city_id=seat.city_id,
+                                        status=LifeStatus.ALIVE).order_by("name"))
 
 
 
@@ -269,7 +270,8 @@ def judges_box(viewer, city: City) -> JudgesBox:
     if living_here and election is not None and election.is_pending:
         my_proposal = JudgeProposal.objects.filter(election=election, proposer=seat).select_related("candidate").first()
         if my_proposal is None and election.opened_at is None and election.candidates_passed_at is None:
-            choices = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE, is_judge=False).order_by("name"))
+            choices = list(Resident.objects.filter(seats.rank_q("is_judge", False), city=city, status=LifeStatus.ALIVE)
+                           .order_by("name"))
     demands = []
     demand_rows = list(RemovalDemand.objects.filter(city=city).select_related("inbox", "judge", "organizer"))
     readable = set(policies.readable_inboxes(viewer, game).filter(pk__in=[d.inbox_id for d in demand_rows])

@@ -34,6 +34,7 @@ from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_replan_clock, voting_window_limits
 from rulesets.lepra.day.tally import LepraVoteMessage, tally_lepra_execution
 from voting.models import (
@@ -112,7 +113,8 @@ def _seat_of(acting_user, game) -> Resident:
     seat = policies.seat_in(acting_user, game) if acting_user is not None else None
     if seat is None:
         raise NotAllowed(_("Only residents of this game may do this."))
-    return Resident.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=seat.pk)
+    return (Resident.objects.select_for_update(of=("self",)).select_related("city", "game", seats.SEAT)
+            .get(pk=seat.pk))
 
 
 def day_midnight(game, now: datetime) -> datetime:
@@ -144,16 +146,16 @@ def do_nominate(nominee: Resident, *, acting_user, now: datetime | None = None) 
     _check_running(game)
     if game.day_number < FIRST_EXECUTION_DAY:
         raise WrongState(_("Nominations start on day 2."), rule="L-NOM-1")
-    if seat.is_spirit:
+    if seats.is_spirit(seat):
         raise NotAllowed(_("A spirit cannot nominate."), rule="L-NOM-3")
     if seat.status != LifeStatus.ALIVE:
         raise NotAllowed(_("Only living residents may nominate."), rule="L-NOM-1")
-    nominee = Resident.objects.select_related("city").get(pk=nominee.pk)
+    nominee = Resident.objects.select_related("city", seats.SEAT).get(pk=nominee.pk)
     if nominee.city_id != seat.city_id:
         raise InvalidInput(_("Only residents of your own city can be nominated."), rule="L-NOM-1")
     if nominee.status != LifeStatus.ALIVE:
         raise InvalidInput(_("%(name)s is not alive.") % {"name": nominee.name}, rule="L-NOM-1")
-    if nominee.is_judge:
+    if seats.is_judge(nominee):
         raise InvalidInput(_("%(name)s is the sitting judge and cannot be nominated.") % {"name": nominee.name},
                            rule="L-NOM-2")
     if _voting_started(seat.city, game.day_number, now):
@@ -202,7 +204,7 @@ def do_request_proxy(nominee: Resident, *, acting_user, now: datetime | None = N
     seat = _seat_of(acting_user, nominee.game_id)
     game = seat.game
     _check_running(game)
-    if seat.status != LifeStatus.ALIVE and not seat.is_spirit:
+    if seat.status != LifeStatus.ALIVE and not seats.is_spirit(seat):
         raise NotAllowed(_("Only living residents may vote."), rule="L-VOTE-1")
     if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: proxy votes are asked before it starts."), rule="L-NOM-6")
@@ -367,7 +369,7 @@ def do_open_voting(session: VotingSession, *, acting_user, now: datetime | None 
         return []  # the game ended with the suicides (L-WIN-1)
     tribune = StaffRole.objects.get(city=city, kind=StaffKind.TRIBUNE)
     members = list(Resident.objects.filter(city=city).filter(status=LifeStatus.ALIVE)
-                   | Resident.objects.filter(city=city, is_spirit=True))
+                   | Resident.objects.filter(seats.rank_q("is_spirit"), city=city))
     inboxes = {}
     for nominee in nominees_of(city, session.day):
         if nominee.status != LifeStatus.ALIVE:
@@ -495,7 +497,7 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
                                       killed_at__isnull=True).order_by("-id").first()
     if city_inbox is not None:
         do_post_site_message(city_inbox, _result_text(game, city, result, names), acting_user=None, now=now)
-    for spirit in Resident.objects.filter(city=city, is_spirit=True).exclude(status=LifeStatus.ALIVE):
+    for spirit in Resident.objects.filter(seats.rank_q("is_spirit"), city=city).exclude(status=LifeStatus.ALIVE):
         # L-SPIRIT-2: a spirit's day ends with the city's voting [interp]: to the cemetery now.
         do_lay_spirit_to_rest(spirit, acting_user=None, now=now)
     record_event(game, "voting.closed", actor=acting_user, at=now,
@@ -521,7 +523,7 @@ def do_declare_suicide(game, *, acting_user, now: datetime | None = None) -> Sui
     _check_running(game)
     if game.day_number < FIRST_EXECUTION_DAY:
         raise WrongState(_("Suicide can be declared from day 2."), rule="L-NOM-5")
-    if seat.status != LifeStatus.ALIVE or seat.is_spirit:
+    if seat.status != LifeStatus.ALIVE or seats.is_spirit(seat):
         raise NotAllowed(_("Only living residents may declare suicide."), rule="L-NOM-5")
     if _voting_started(seat.city, game.day_number, now):
         raise WrongState(_("Voting has started: nominations are closed for today."), rule="L-NOM-5")

@@ -16,6 +16,7 @@ from inboxes.services import release_from_cemetery
 from kernel.audit import record_event
 from kernel.errors import NotAllowed, WrongState
 
+from .. import seats
 from .services import _check_running, _voting_started
 from .spirits import spirit_rule_applies
 
@@ -34,8 +35,8 @@ def _night_start(game, now: datetime) -> datetime:
 def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None = None) -> list[Resident]:
     """Apply L-SPIRIT-1 to ``city`` in the morning: when its living honest residents are as many as its living
     mafia (``rulesets.lepra.day.spirits.spirit_rule_applies``), the honest residents of the city killed that night (cause
-    killed, died since ``_night_start``) become spirits for the day (L-SPIRIT-2): ``is_spirit`` set, taken out of
-    the cemetery (removed there), still banned in the city inbox; they get a vote in every voting inbox opened
+    killed, died since ``_night_start``) become spirits for the day (L-SPIRIT-2): their Lepra seat a spirit's,
+    taken out of the cemetery (removed there), still banned in the city inbox; they get a vote in every voting inbox opened
     today and go to the cemetery at the end of the day (``inboxes.membership_services.do_lay_spirit_to_rest``).
 
     By the site (``acting_user`` None) or the Procurator, before the city's voting opens. Returns the new spirits
@@ -51,7 +52,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     _check_running(game)
     if _voting_started(city, game.day_number, now):
         raise WrongState(_("Voting has started: the spirit rule is applied in the morning."), rule="L-SPIRIT-1")
-    residents = list(Resident.objects.select_for_update(of=("self",)).filter(city=city))
+    residents = list(Resident.objects.select_for_update(of=("self",)).select_related(seats.SEAT).filter(city=city))
     living = [r for r in residents if r.status == LifeStatus.ALIVE]
     honest = sum(1 for r in living if r.alignment == Alignment.HONEST)
     if not spirit_rule_applies(honest, len(living) - honest):
@@ -59,11 +60,10 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     since = _night_start(game, now)
     killed_ids = {e.payload.get("resident") for e in GameEvent.objects.filter(
         game=game, kind="resident.died", at__gt=since, at__lte=now, payload__cause=DeathCause.KILLED)}
-    spirits = [r for r in residents if r.pk in killed_ids and r.status == LifeStatus.DEAD and not r.is_spirit
+    spirits = [r for r in residents if r.pk in killed_ids and r.status == LifeStatus.DEAD and not seats.is_spirit(r)
                and r.alignment == Alignment.HONEST]
+    seats.make_spirits(spirits)
     for r in spirits:
-        r.is_spirit = True
-        r.save(update_fields=["is_spirit"])
         release_from_cemetery(r, now=now)
         viewer_reads.forget_viewer_cache(r.user)
     if spirits:

@@ -10,6 +10,8 @@ from rulesets.lepra.day.spirits import spirit_rule_applies
 
 #: The first night with kills, touring and checks (L-DAY-5: night 1 only elects the godfathers).
 FIRST_ACTION_NIGHT = 2
+#: The rank a night step reads on a ``ResidentState``: a sitting judge is never a touring target (L-JUDGE-7).
+JUDGE = "judge"
 
 
 class FirstNightQuiet(NightStep):
@@ -55,7 +57,7 @@ class Touring(NightStep):
         if action is None or action.target is None:
             return
         target = ctx.state.resident(action.target)
-        if target is None or not target.alive or target.city == city or target.is_judge:
+        if target is None or not target.alive or target.city == city or JUDGE in target.ranks:
             return
         if target.id not in ctx.pending_ids():
             ctx.pending.append(Death(resident=target.id, city=target.city, touring=True, by_city=city))

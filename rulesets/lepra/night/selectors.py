@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from cities.models import City, Game, LifeStatus, Resident
 from roles.models import CommissarCheck
+from rulesets.lepra import seats
 
 
 def cities_in_order(game: Game) -> list[City]:
@@ -13,8 +14,9 @@ def cities_in_order(game: Game) -> list[City]:
 
 
 def living_residents(game: Game) -> list[Resident]:
-    """The living residents of ``game`` with their cities (public: who is alive is announced)."""
-    return list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).select_related("city"))
+    """The living residents of ``game`` with their cities and public positions (public: who is alive is
+    announced, and who the judges are)."""
+    return list(Resident.objects.filter(game=game, status=LifeStatus.ALIVE).select_related("city", seats.SEAT))
 
 
 def own_checks(commissar: Resident) -> list[CommissarCheck]:

@@ -24,7 +24,6 @@ from cities.models import (
     Resident,
     StaffKind,
 )
-from cities.resident_services import do_set_resident_flags
 from cities.services import check_procurator
 from inboxes.membership_services import do_kill_residents
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
@@ -46,6 +45,7 @@ from roles.models import (
     NightDecision,
     NightResolution,
 )
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import night_cutoff
 from rulesets.lepra.court.judge_services import (
     ELECTION_NOTICE,
@@ -53,6 +53,7 @@ from rulesets.lepra.court.judge_services import (
     do_schedule_judge_election,
 )
 from rulesets.lepra.game_end_services import do_check_victory
+from rulesets.lepra.night import JUDGE
 from rulesets.lepra.setup.services import MAX_REASON_LENGTH
 
 # ==============================================================================================================
@@ -107,8 +108,10 @@ def _tell_mafia(city: City, fn, now: datetime) -> None:
 
 
 def living_godfather(city: City) -> Resident | None:
-    """The living godfather of ``city`` or None. Secret: show only to ``policies.knows_godfather`` viewers."""
-    return Resident.objects.filter(city=city, is_godfather=True, status=LifeStatus.ALIVE).first()
+    """The living godfather of ``city`` or None. Secret: show only to viewers who know him
+    (``inboxes.knowledge.knows_seat_role``)."""
+    return (Resident.objects.filter(seats.rank_q("is_godfather"), city=city, status=LifeStatus.ALIVE)
+            .select_related(seats.SEAT).first())
 
 
 def _night_resolved(game: Game, night: int) -> bool:
@@ -247,12 +250,12 @@ def do_vote_godfather(election: GodfatherElection, candidate: Resident, *, actin
 def _make_godfather(city: City, resident: Resident, now: datetime) -> None:
     """``resident`` becomes the godfather of ``city``; a living predecessor steps down first (one living
     godfather per city, a DB constraint)."""
-    for old in Resident.objects.select_for_update(of=("self",)).filter(city=city, is_godfather=True,
-                                                                       status=LifeStatus.ALIVE):
+    for old in (Resident.objects.select_for_update(of=("self",)).select_related(seats.SEAT)
+                .filter(seats.rank_q("is_godfather"), city=city, status=LifeStatus.ALIVE)):
         if old.pk != resident.pk:
-            do_set_resident_flags(old, is_godfather=False, acting_user=None, now=now)
-    if not resident.is_godfather or resident.status != LifeStatus.ALIVE:
-        do_set_resident_flags(resident, is_godfather=True, acting_user=None, now=now)
+            seats.do_set_seat_flags(old, is_godfather=False, acting_user=None, now=now)
+    if not seats.is_godfather(resident) or resident.status != LifeStatus.ALIVE:
+        seats.do_set_seat_flags(resident, is_godfather=True, acting_user=None, now=now)
     forget_viewer_cache(resident.user)
 
 
@@ -368,7 +371,7 @@ def do_submit_night_decision(city: City, target: Resident | None, *, acting_user
         if touring is None or touring.pk != city.pk:
             raise WrongState(_("%(city)s is not the touring city tonight.") % {"city": city.name}, rule="L-NIGHT-4")
     if target is not None:
-        target = Resident.objects.get(pk=target.pk)
+        target = Resident.objects.select_related(seats.SEAT).get(pk=target.pk)
         if target.game_id != game.pk or target.status != LifeStatus.ALIVE:
             raise InvalidInput(_("The target must be a living resident."), rule="L-NIGHT-1")
         if kind == NightActionKind.KILL:
@@ -379,7 +382,7 @@ def do_submit_night_decision(city: City, target: Resident | None, *, acting_user
         else:
             if target.city_id == city.pk:
                 raise InvalidInput(_("Touring mafia kill a resident of another city."), rule="L-NIGHT-4")
-            if target.is_judge:
+            if seats.is_judge(target):
                 raise InvalidInput(_("Touring mafia cannot kill the judge of another city."), rule="L-JUDGE-7")
     decision = NightDecision.objects.create(game=game, city=city, night=night, kind=kind, target=target,
                                             by_consigliere=by_consigliere, at=now)
@@ -434,8 +437,9 @@ def do_check_resident(target: Resident, *, acting_user, now: datetime | None = N
     forget_viewer_cache(acting_user)
     seat = seat_in(acting_user, target.game_id)
     if seat is not None:
-        seat = Resident.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=seat.pk)
-    if seat is None or not seat.is_commissar or seat.status != LifeStatus.ALIVE:
+        seat = (Resident.objects.select_for_update(of=("self",)).select_related("city", "game", seats.SEAT)
+                .get(pk=seat.pk))
+    if seat is None or not seats.is_commissar(seat) or seat.status != LifeStatus.ALIVE:
         raise NotAllowed(_("Only a living commissar checks."), rule="L-NIGHT-5")
     game, city = seat.game, seat.city
     _check_game_running(game)
@@ -520,11 +524,15 @@ def night_state_of(game: Game, night: int) -> night_rules.NightState:
     touring = touring_city_for(game, night)
     residents = tuple(
         night_rules.ResidentState(id=r.pk, city=r.city_id, alignment=r.alignment, alive=r.status == LifeStatus.ALIVE,
-                                  is_judge=r.is_judge and r.status == LifeStatus.ALIVE, is_commissar=r.is_commissar,
-                                  is_godfather=r.is_godfather)
-        for r in Resident.objects.filter(game=game).order_by("pk"))
+                                  ranks=_ranks(r))
+        for r in Resident.objects.filter(game=game).select_related(seats.SEAT).order_by("pk"))
     return night_rules.NightState(night=night, residents=residents, city_order=tuple(c.pk for c in cities),
                                   touring_city=touring.pk if touring else None)
+
+
+def _ranks(resident: Resident) -> frozenset[str]:
+    """The ranks of ``resident`` the night steps read (``ResidentState.ranks``): "judge" for a sitting judge."""
+    return frozenset({JUDGE}) if seats.is_sitting_judge(resident) else frozenset()
 
 
 def night_actions_of(game: Game, night: int, *, cutoff: datetime | None = None) -> list[night_rules.NightAction]:
@@ -572,7 +580,8 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
                                         ruleset_of(game).night_steps)
     NightResolution.objects.create(game=game, night=night, resolved_at=now, touring_city_id=outcome.touring_city,
                                    outcome=outcome.as_dict())
-    residents = {r.pk: r for r in Resident.objects.filter(pk__in=[d.resident for d in outcome.deaths])}
+    residents = {r.pk: r for r in Resident.objects.filter(pk__in=[d.resident for d in outcome.deaths])
+                 .select_related(seats.SEAT)}
     dead_godfather_cities = set()
     spirits_by_city: dict[int, list[int]] = {}
     do_kill_residents([(residents[d.resident], d.spirit) for d in outcome.deaths], DeathCause.KILLED,
@@ -581,7 +590,7 @@ def do_resolve_night(game: Game, *, night: int, acting_user=None, now: datetime 
         victim = residents[death.resident]
         if death.spirit:
             spirits_by_city.setdefault(death.city, []).append(death.resident)
-        if victim.is_godfather:
+        if seats.is_godfather(victim):
             dead_godfather_cities.add(victim.city_id)
     for city_id, spirits in spirits_by_city.items():
         record_event(game, "voting.spirits", actor=None, at=now, payload={"city": city_id, "spirits": spirits})
@@ -631,7 +640,8 @@ def do_after_day_death(game: Game, *, acting_user=None, now: datetime | None = N
         return None
     for city in City.objects.filter(game=game):
         if (living_godfather(city) is None and open_godfather_election(city) is None
-                and Resident.objects.filter(city=city, is_godfather=True).exclude(status=LifeStatus.ALIVE).exists()
+                and Resident.objects.filter(seats.rank_q("is_godfather"), city=city).exclude(
+                    status=LifeStatus.ALIVE).exists()
                 and Resident.objects.filter(city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).exists()):
             do_open_godfather_election(city, acting_user=None, now=now)
     winner = do_check_victory(game, acting_user=acting_user, now=now)

@@ -21,7 +21,7 @@ from kernel.confirm import confirmation_page
 from kernel.errors import InvalidInput, RuleViolation, WrongState, page_status
 from kernel.rulesets import ruleset_of
 from roles.models import NightActionKind
-from rulesets.lepra import game_end_services
+from rulesets.lepra import game_end_services, seats
 from rulesets.lepra.night import services as night_services
 
 from . import selectors
@@ -56,7 +56,7 @@ def _night_panels(user, game):
             "tour": night_services.last_decision(city, night, NightActionKind.TOUR),
             "kill_targets": [r for r in residents if r.city_id == city.pk and r.alignment == Alignment.HONEST],
             "is_touring": touring is not None and touring.pk == city.pk,
-            "tour_targets": [r for r in residents if r.city_id != city.pk and not r.is_judge],
+            "tour_targets": [r for r in residents if r.city_id != city.pk and not seats.is_judge(r)],
         })
     return panels
 
@@ -82,10 +82,10 @@ def _night_state(user, game) -> dict:
     """Everything the night page shows ``user``: their seat and roles, the panels of the cities whose night they
     know (``_night_panels``), the pickers (``_night_pickers``) and which of them the page shows (``shown``)."""
     seat = policies.seat_in(user, game)
-    is_commissar = seat is not None and seat.is_commissar and seat.status == LifeStatus.ALIVE
+    is_commissar = seat is not None and seats.is_commissar(seat) and seat.status == LifeStatus.ALIVE
     is_consigliere = policies.holds_role(user, game, StaffKind.CONSIGLIERE)
     checks, check_targets, channel = [], [], None
-    if seat is not None and seat.is_commissar:
+    if seat is not None and seats.is_commissar(seat):
         checks = selectors.own_checks(seat)
         check_targets = selectors.check_targets(seat)
         channel = night_services.check_channel_of(seat.city)
@@ -110,7 +110,7 @@ def _night_page(request, game, state: dict, *, status: int = 200, error: str | N
         panel["forms"] = pickers.get(panel["city"].number, {})
     context = {
         "game": game, "night": state["night"], "error": error, "actions_open": state["actions_open"],
-        "shows_checks": seat is not None and seat.is_commissar,
+        "shows_checks": seat is not None and seats.is_commissar(seat),
         "may_check": state["is_commissar"] and state["actions_open"],
         "rotation": night_services.touring_rotation_list(game),
         "panels": state["panels"],

@@ -42,6 +42,7 @@ from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from roles import draw
 from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra import seats
 from rulesets.lepra.setup import draw as setup_draw
 
 #: At most three offers per city (L-COMM-3).
@@ -341,7 +342,7 @@ def do_answer_commissar_offer(offer: CommissarOffer, *, accept: bool, acting_use
     Decline: the optional ``reason`` (at most 2000 characters) is stored on the offer only; the site tells the
     offer inbox "declined" without it (the Procurator never sees why). Accept: the resident becomes the city's
     commissar, joins the police station (created when missing, organized by the Procurator, L-INBOX-3), and the
-    Tribune of the city learns it through ``policies.knows_commissar`` (L-COMM-4; audited).
+    Tribune of the city learns it through ``inboxes.knowledge.knows_seat_role`` (L-COMM-4; audited).
     Raises ``NotAllowed`` (not the candidate, a mafioso accepting), ``WrongState`` (answered) or ``InvalidInput``.
     """
     now = now or timezone.now()
@@ -355,7 +356,8 @@ def do_answer_commissar_offer(offer: CommissarOffer, *, accept: bool, acting_use
         raise WrongState(_("You have already answered this offer."), rule="L-COMM-2")
     if game.status != GameStatus.SETUP:
         raise WrongState(_("The commissar draw is over."), rule="L-COMM-1")
-    candidate = Resident.objects.select_for_update().get(pk=offer.candidate_id)
+    candidate = (Resident.objects.select_for_update(of=("self",)).select_related("game", seats.SEAT)
+                 .get(pk=offer.candidate_id))
     reason = (reason or "").strip()
     if accept and reason:
         raise InvalidInput(_("A reason is given only when declining."), rule="L-COMM-2")
@@ -369,7 +371,7 @@ def do_answer_commissar_offer(offer: CommissarOffer, *, accept: bool, acting_use
     offer.decline_reason = "" if accept else reason
     offer.save(update_fields=["answered_at", "accepted", "decline_reason"])
     if accept:
-        do_set_resident_flags(candidate, is_commissar=True, acting_user=None, now=now)
+        seats.do_set_seat_flags(candidate, is_commissar=True, acting_user=None, now=now)
         police = Inbox.objects.filter(game=game, kind=InboxKind.POLICE, killed_at__isnull=True).order_by("pk").first()
         if police is None:
             do_create_inbox(game, InboxKind.POLICE, title=in_game_language(game, lambda: _("Police station")),

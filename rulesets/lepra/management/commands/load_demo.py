@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from cities.models import Alignment, Game, Resident
 from kernel.rulesets import registered_rulesets
+from rulesets.lepra import seats as lepra_seats
 from rulesets.lepra.demo import (
     DEMO_PASSWORD,
     DEMO_SLUG,
@@ -50,7 +51,8 @@ class Command(BaseCommand):
 
     def _print_logins(self, url: str) -> None:
         game = Game.objects.get(slug=DEMO_SLUG)
-        seats = list(Resident.objects.filter(game=game).select_related("city", "user").order_by("city__number", "user__username"))
+        seats = list(Resident.objects.filter(game=game).select_related("city", "user", lepra_seats.SEAT)
+                     .order_by("city__number", "user__username"))
         w = self.stdout.write
         w("")
         w(self.style.SUCCESS(f"Mafia Host demo: open {url}games/{DEMO_SLUG}/"))
@@ -59,8 +61,8 @@ class Command(BaseCommand):
         for city_number in sorted({s.city.number for s in seats}):
             city_seats = [s for s in seats if s.city.number == city_number]
             mafia = [s.user.username for s in city_seats if s.alignment == Alignment.MAFIA]
-            commissar = [s.user.username for s in city_seats if s.is_commissar]
-            judge = [s.user.username for s in city_seats if s.is_judge]
+            commissar = [s.user.username for s in city_seats if lepra_seats.is_commissar(s)]
+            judge = [s.user.username for s in city_seats if lepra_seats.is_judge(s)]
             w(f"  City {city_number} ({city_seats[0].city.name}): residents "
               f"{resident_username(city_number, 1)}..{resident_username(city_number, len(city_seats))}; "
               f"mafia {', '.join(mafia)}; commissar {', '.join(commissar) or 'none'}; judge {', '.join(judge)}")

@@ -18,6 +18,7 @@ from inboxes.knowledge import visible_alignment
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import NotAllowed, WrongState
+from rulesets.lepra import seats
 from rulesets.lepra.clock.services import (
     do_append_to_daily_post,
     do_draft_daily_post,
@@ -46,7 +47,7 @@ def built():
 
 
 def side(game, r: Resident) -> str:
-    if r.is_commissar:
+    if seats.is_commissar(r):
         return t(game, "commissar")
     return t(game, "mafioso") if r.alignment == Alignment.MAFIA else t(game, "honest")
 
@@ -289,10 +290,10 @@ def test_touring_victims_and_spirits_are_named_as_such_in_the_post_L_NIGHT_4_L_S
     def touring_night(event, now):
         game = event.game
         city1, city2 = City.objects.filter(game=game).order_by("number")
-        toured = Resident.objects.filter(city=city2, alignment=Alignment.HONEST, is_judge=False,
-                                         is_commissar=False).order_by("name").first()
-        spirit = Resident.objects.filter(city=city1, alignment=Alignment.HONEST, is_judge=False,
-                                         is_commissar=False).order_by("name").first()
+        toured = Resident.objects.filter(seats.rank_q("is_judge", False) & seats.rank_q("is_commissar", False), city=city2,
+                                         alignment=Alignment.HONEST).order_by("name").first()
+        spirit = Resident.objects.filter(seats.rank_q("is_judge", False) & seats.rank_q("is_commissar", False), city=city1,
+                                         alignment=Alignment.HONEST).order_by("name").first()
         do_kill_resident(toured, DeathCause.KILLED, acting_user=None, now=now)
         do_kill_resident(spirit, DeathCause.KILLED, acting_user=None, spirit=True, now=now)
         picked.update(toured=toured, spirit=spirit, city1=city1, city2=city2)

@@ -20,6 +20,7 @@ from cities.models import City, GameEvent, LifeStatus, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
 from kernel.public_ids import new_public_id
+from rulesets.lepra import seats
 from rulesets.lepra.day.services import (
     do_accept_proxy,
     do_close_voting,
@@ -85,7 +86,7 @@ class Day2:
         self.city2 = City.objects.get(game=demo.game, number=2)
         self.nominee, self.proxies, self.suicides, self.sessions = {}, {}, {}, {}
         for city, tribune in ((self.city1, demo.tribune1), (self.city2, demo.tribune2)):
-            plain = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE, is_judge=False)
+            plain = list(Resident.objects.filter(seats.rank_q("is_judge", False), city=city, status=LifeStatus.ALIVE)
                          .select_related("user").order_by("name"))
             n = city.number
             self.nominee[n] = plain[0]
@@ -93,7 +94,7 @@ class Day2:
             self.proxies[n] = do_request_proxy(plain[0], acting_user=plain[6].user, now=MORNING)
             self.suicides[n] = do_declare_suicide(demo.game, acting_user=plain[7].user, now=MORNING)
             self.sessions[n] = do_schedule_voting(city, OPENS, CLOSES, acting_user=tribune, now=MORNING)
-        self.plain1 = list(Resident.objects.filter(city=self.city1, status=LifeStatus.ALIVE, is_judge=False)
+        self.plain1 = list(Resident.objects.filter(seats.rank_q("is_judge", False), city=self.city1, status=LifeStatus.ALIVE)
                            .select_related("user").order_by("name"))
 
 

@@ -6,6 +6,7 @@ from datetime import timedelta
 from cities.models import Resident
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
+from rulesets.lepra import seats
 from rulesets.lepra.court.judge_services import (
     do_confirm_removal_demand,
     do_open_election,
@@ -39,7 +40,7 @@ DAY2 = DAY1 + timedelta(days=1)  # 10:00 in Moscow, day 2
 
 
 def judge_of(jg, n) -> Resident:
-    return Resident.objects.get(city=jg.cities[n], is_judge=True, status="alive")
+    return Resident.objects.get(seats.rank_q("is_judge"), city=jg.cities[n], status="alive")
 
 
 def demand_with(jg, n: int, confirmers: int, *, at=DAY2 + timedelta(hours=1)):

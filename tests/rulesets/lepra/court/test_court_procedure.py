@@ -14,6 +14,7 @@ from kernel.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, City, GameEvent, LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra import seats
 from tests.support.staff_console import flashed, staff_client
 from tests.factories import CityFactory, ResidentFactory
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, US, ru, tied_session
@@ -50,7 +51,7 @@ def _court_messages():
 def _five_judges(demo):
     """The demo's three judges and the judges of two cities added to the game: a court of five (one judge per
     city)."""
-    judges = list(Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number"))
+    judges = list(Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).order_by("city__number"))
     top = City.objects.filter(game=demo.game).order_by("-number").first().number
     for number in (top + 1, top + 2):
         city = CityFactory(game=demo.game, number=number)

@@ -13,6 +13,7 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from rulesets.lepra.court.judge_services import (
     city_needs_judge_election,
     do_close_election,
@@ -200,7 +201,7 @@ def test_four_pros_and_three_cons_score_one_and_win_L_JUDGE_5(jg):
     assert (tally["pros"], tally["cons"], tally["score"]) == (4, 3, 1)
     assert election.winner_id == candidate.pk
     candidate.refresh_from_db()
-    assert candidate.is_judge is True
+    assert seats.is_judge(candidate) is True
     assert Inbox.objects.get(pk=precinct(candidate).pk).killed_at == CLOSES
 
 
@@ -236,7 +237,7 @@ def test_all_candidates_negative_fail_and_a_new_election_is_scheduled_and_announ
         jg.game, "The judge election in %(city)s failed: no candidate has at least as many pros as cons. "
         "A new election: from %(opens)s to %(closes)s. Propose your candidate in your personal inbox.",
         city=jg.cities[1].name, opens=local(jg, follow.opens_at), closes=local(jg, follow.closes_at))
-    assert Resident.objects.filter(city=jg.cities[1], is_judge=True).count() == 0
+    assert Resident.objects.filter(seats.rank_q("is_judge"), city=jg.cities[1]).count() == 0
     assert city_needs_judge_election(jg.cities[1]) is False  # the new one is pending
 
 

@@ -11,6 +11,7 @@ from inboxes import policies
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from rulesets.lepra.court.judge_services import (
     do_confirm_removal_demand,
     do_open_removal_demand,
@@ -60,7 +61,7 @@ def test_four_confirmations_do_nothing_and_the_fifth_makes_the_demand_valid_L_JU
     assert policies.can_post_in_inbox(arbiter, demand.inbox, now=fifth_at) is True
     assert policies.readable_inboxes(arbiter, jg.game).filter(pk=demand.inbox_id).exists()
     assert policies.readers_of_inbox(demand.inbox).filter(pk=jg.arbiter.pk).exists()
-    assert judge_of(jg, 2).is_judge is True  # valid, not yet announced by the Arbiter
+    assert seats.is_judge(judge_of(jg, 2)) is True  # valid, not yet announced by the Arbiter
     office = Inbox.objects.get(game=jg.game, kind=InboxKind.OFFICE)
     assert list(office.messages.values_list("body", flat=True)) == [in_game_language(
         jg.game, "A demand to remove judge %(name)s of %(city)s is valid.", name=judge_of(jg, 2).name,
@@ -114,7 +115,7 @@ def test_the_arbiter_announces_the_removal_and_schedules_the_election_with_two_h
     removed_at = DAY2 + timedelta(hours=2)
     do_remove_judge(demand, acting_user=jg.arbiter, now=removed_at)
     judge.refresh_from_db()
-    assert judge.is_judge is False
+    assert seats.is_judge(judge) is False
     with pytest.raises(InvalidInput):
         do_schedule_judge_election(jg.cities[2], removed_at + timedelta(hours=2) - US, removed_at + timedelta(hours=4),
                                    acting_user=jg.arbiter, now=removed_at)
@@ -154,7 +155,7 @@ def test_a_judge_may_recuse_no_later_than_four_hours_before_voting_starts_L_JUDG
     recusal = do_recuse_judge(judge, acting_user=jg.arbiter, received_at=CUTOFF, now=CUTOFF + timedelta(minutes=5))
     assert (recusal.at, recusal.day) == (CUTOFF, 2)
     judge.refresh_from_db()
-    assert judge.is_judge is False
+    assert seats.is_judge(judge) is False
     court = Inbox.objects.get(game=jg.game, kind=InboxKind.COURT, rolled_over_at__isnull=True)
     assert set(Membership.objects.filter(inbox=court).values_list("resident_id", flat=True)) == {
         judge_of(jg, 1).pk, judge_of(jg, 2).pk}

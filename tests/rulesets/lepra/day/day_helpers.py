@@ -13,6 +13,7 @@ from cities.models import City, GameStatus, LifeStatus, Resident, StaffKind
 from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
+from rulesets.lepra import seats
 from rulesets.lepra.day.services import (
     do_close_voting,
     do_nominate,
@@ -43,7 +44,7 @@ def day_action(demo, name: str, number: int = 1) -> str:
 
 def city1_day(demo) -> Day:
     city = City.objects.get(game=demo.game, number=1)
-    plain = list(Resident.objects.filter(city=city, status=LifeStatus.ALIVE, is_judge=False).select_related("user")
+    plain = list(Resident.objects.filter(seats.rank_q("is_judge", False), city=city, status=LifeStatus.ALIVE).select_related("user")
                  .order_by("name"))
     return Day(city=city, plain=plain)
 

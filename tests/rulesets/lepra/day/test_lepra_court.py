@@ -10,6 +10,7 @@ from cities.models import LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from rulesets.lepra.court.decision import court_decision, court_threshold
 from rulesets.lepra.court.services import do_close_court_case, do_court_vote, do_put_before_court
 from tests.rulesets.lepra.day.day_helpers import CLOSES, US, ru, tied_session
@@ -45,7 +46,7 @@ def test_4_judges_confirming_decide_and_two_of_four_confirm_a_lone_leader_L_COUR
 
 
 def _judges(demo):
-    return list(Resident.objects.filter(game=demo.game, is_judge=True).select_related("user").order_by("city__number"))
+    return list(Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).select_related("user").order_by("city__number"))
 
 
 def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_announced_L_COURT_2_L_COURT_3(demo):

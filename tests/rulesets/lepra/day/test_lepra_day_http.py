@@ -12,6 +12,7 @@ from django.utils import translation
 from cities.models import ScheduledEvent
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
+from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_nominate
 from tests.rulesets.lepra.day.day_helpers import (
     CLOSES,
@@ -217,7 +218,7 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
         assert client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"}).status_code == 302
         case = CourtCase.objects.get(session=session)
         assert case.candidates == [str(a.pk)]
-        judges = list(Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number"))
+        judges = list(Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).order_by("city__number"))
         for judge in judges[:2]:
             client.force_login(judge.user)
             assert client.post(day_action(demo, "court_vote"), {"choice": a.public_id, "confirmed": "yes"}).status_code == 302
@@ -232,7 +233,7 @@ def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_
     url, a = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         assert client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"}).status_code == 302
-        judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
+        judge = Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).order_by("city__number").first()
         client.force_login(judge.user)
         page = client.get(url).content.decode()
         assert 'type="radio" name="choice"' in page and f'value="{a.public_id}"' in page
@@ -254,7 +255,7 @@ def test_a_court_vote_without_a_choice_is_a_form_error_and_records_nothing_L_COU
     _url, _nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
-        judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("city__number").first()
+        judge = Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).order_by("city__number").first()
         client.force_login(judge.user)
         for bad in ({}, {"choice": "nobody123456"}, {"choice": demo.seat("judge").public_id}):
             refused = client.post(day_action(demo, "court_vote"), {**bad})

@@ -11,6 +11,7 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import seats
 from rulesets.lepra.day.services import (
     compute_session_tally,
     do_accept_proxy,
@@ -48,7 +49,7 @@ def test_one_nomination_per_resident_per_day_L_NOM_1(demo):
 
 def test_only_living_residents_of_the_same_city_can_be_nominated_L_NOM_1(demo):
     day = city1_day(demo)
-    other = Resident.objects.filter(game=demo.game, city__number=2, is_judge=False).first()
+    other = Resident.objects.filter(seats.rank_q("is_judge", False), game=demo.game, city__number=2).first()
     assert _refusal(InvalidInput, do_nominate, other, acting_user=day.plain[0].user, now=MORNING) == (
         "Only residents of your own city can be nominated.")
     dead = day.plain[3]
@@ -318,5 +319,5 @@ def test_spirits_go_to_the_cemetery_when_their_citys_voting_closes_L_SPIRIT_2(de
                                                                           acting_user=None, now=MORNING))
     do_close_voting(session, acting_user=None, now=CLOSES)
     spirit.refresh_from_db()
-    assert spirit.is_spirit is False
+    assert seats.is_spirit(spirit) is False
     assert Membership.objects.get(resident=spirit, inbox__kind=InboxKind.CEMETERY).state == MembershipState.MEMBER

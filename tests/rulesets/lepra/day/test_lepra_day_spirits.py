@@ -10,6 +10,7 @@ from cities.models import Alignment, LifeStatus, Resident
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import InboxKind, Membership, MembershipState
 from kernel.errors import NotAllowed
+from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_nominate
 from rulesets.lepra.day.spirit_services import do_apply_spirit_rule
 from rulesets.lepra.day.spirits import spirit_rule_applies
@@ -48,9 +49,9 @@ def test_night_victims_become_spirits_at_parity_and_vote_but_cannot_nominate_L_S
     do_kill_resident(tonight, "killed", acting_user=None, now=TONIGHT)
     assert do_apply_spirit_rule(day.city, acting_user=None, now=MORNING) == [tonight]
     tonight.refresh_from_db()
-    assert tonight.is_spirit is True
+    assert seats.is_spirit(tonight) is True
     assert Membership.objects.get(resident=tonight, inbox__kind=InboxKind.CEMETERY).state == MembershipState.REMOVED
-    assert not Resident.objects.filter(pk__in=[r.pk for r in earlier], is_spirit=True).exists()
+    assert not Resident.objects.filter(seats.rank_q("is_spirit"), pk__in=[r.pk for r in earlier]).exists()
     assert do_apply_spirit_rule(day.city, acting_user=None, now=MORNING) == []  # a second run changes nothing
     with pytest.raises(NotAllowed) as info:
         do_nominate(honest[-1], acting_user=tonight.user, now=MORNING)
@@ -64,7 +65,7 @@ def test_no_spirits_without_parity_L_SPIRIT_1(demo):
     day, honest = _honest_of_city1(demo)
     do_kill_resident(honest[0], "killed", acting_user=None, now=TONIGHT)
     assert do_apply_spirit_rule(day.city, acting_user=None, now=MORNING) == []
-    assert Resident.objects.get(pk=honest[0].pk).is_spirit is False
+    assert seats.is_spirit(Resident.objects.get(pk=honest[0].pk)) is False
 
 
 def test_only_the_site_or_the_procurator_applies_the_spirit_rule_L_SPIRIT_1(demo):

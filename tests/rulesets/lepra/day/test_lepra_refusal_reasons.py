@@ -11,6 +11,7 @@ from django.urls import reverse
 from cities.models import Resident
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
+from rulesets.lepra import seats
 from rulesets.lepra.court.services import do_court_vote, do_put_before_court
 from sanctions.models import NoConfidenceCase
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, US, day_action, ru, tied_session
@@ -34,7 +35,7 @@ def test_a_second_put_before_the_court_is_refused_with_its_reason_L_COURT_1(demo
 def test_a_judges_second_court_vote_is_refused_with_its_reason_L_COURT_3(demo, client):
     _day, a, b, session = tied_session(demo)
     case = do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
-    judge = Resident.objects.filter(game=demo.game, is_judge=True).order_by("pk").first()
+    judge = Resident.objects.filter(seats.rank_q("is_judge"), game=demo.game).order_by("pk").first()
     do_court_vote(case, a, acting_user=judge.user, now=CLOSES + 2 * US)
     client.force_login(judge.user)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):

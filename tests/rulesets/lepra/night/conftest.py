@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
-from cities.resident_services import do_set_resident_flags
 from cities.services import do_set_game_status
 from inboxes.services import do_open_game_inboxes
+from rulesets.lepra import seats
 from rulesets.lepra.setup.draw import mafia_count
 from tests.factories import (
     CityFactory,
@@ -23,6 +23,7 @@ from tests.factories import (
     StaffRoleFactory,
     UserFactory,
     in_language,
+    make_lepra_seats,
     standing_inboxes,
 )
 from tests.setup_factory import build_game
@@ -65,9 +66,9 @@ def build_night_game(slug: str = "night", *, cities: int = 3, size: int = 5, day
         rs = list(Resident.objects.filter(city=city).order_by("pk"))
         mafia = [r for r in rs if r.alignment == Alignment.MAFIA]
         honest = [r for r in rs if r.alignment == Alignment.HONEST]
-        out.judge[city.number] = do_set_resident_flags(honest[0], is_judge=True, acting_user=None)
-        out.commissar[city.number] = do_set_resident_flags(honest[1], is_commissar=True, acting_user=None)
-        out.godfather[city.number] = do_set_resident_flags(mafia[0], is_godfather=True, acting_user=None)
+        out.judge[city.number] = seats.do_set_seat_flags(honest[0], is_judge=True, acting_user=None)
+        out.commissar[city.number] = seats.do_set_seat_flags(honest[1], is_commissar=True, acting_user=None)
+        out.godfather[city.number] = seats.do_set_seat_flags(mafia[0], is_godfather=True, acting_user=None)
         out.mafia[city.number] = mafia
         out.honest[city.number] = honest[2:]
     do_open_game_inboxes(game, acting_user=built.procurator)
@@ -117,11 +118,9 @@ def build_night_game_rows(slug: str = "night", *, cities: int = 3, size: int = 5
             r.alignment = Alignment.MAFIA if i in mafia else Alignment.HONEST
         honest = [r for r in of_city if r.alignment == Alignment.HONEST]
         mafiosi = [r for r in of_city if r.alignment == Alignment.MAFIA]
-        honest[0].is_judge = True
-        honest[1].is_commissar, honest[1].commissar_since = True, now
-        mafiosi[0].is_godfather, mafiosi[0].godfather_since = True, now
-        Resident.objects.bulk_update(of_city, ["alignment", "is_judge", "is_commissar", "commissar_since",
-                                               "is_godfather", "godfather_since"])
+        Resident.objects.bulk_update(of_city, ["alignment"])
+        make_lepra_seats([(honest[0], {"is_judge": True}), (honest[1], {"is_commissar": True, "commissar_since": now}),
+                          (mafiosi[0], {"is_godfather": True, "godfather_since": now})])
         InboxFactory(game=game, kind="mafia", city=city, organizer=staff[StaffKind.CONSIGLIERE], created_at=now,
                      members=mafiosi, title=in_language(game, "%(city)s: mafia", city=city.name))
         out.judge[city.number], out.commissar[city.number] = honest[0], honest[1]

@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 from cities.models import GameEvent
 from inboxes.models import Message
 from roles.models import NightActionKind, NightDecision
+from rulesets.lepra import seats
 from rulesets.lepra.night import services as night_services
 from tests.rulesets.lepra.night.conftest import NOW, set_day
 from tests.setup_factory import in_game_language
@@ -53,7 +54,7 @@ def test_the_consigliere_appoints_a_godfather_at_its_own_url_the_procurator_may_
         done = client.post(url, {"target": b.public_id})
     assert done.status_code == 302 and done.url == reverse("night_page", args=[ng10.game.slug])
     assert night_services.living_godfather(city).pk == b.pk
-    assert a.pk != b.pk and ng10.r(a).is_godfather is False
+    assert a.pk != b.pk and seats.is_godfather(ng10.r(a)) is False
 
 
 def test_the_touring_citys_godfather_decides_the_touring_at_its_own_url_L_NIGHT_4(ng, client):

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from inboxes import knowledge
 from rulesets.lepra.night import services as night_services
+from tests.conftest import knows_rank
 from tests.rulesets.lepra.night.conftest import NOW, build_night_game_rows
 
 
@@ -60,7 +61,7 @@ def test_non_mafia_never_see_the_decision_the_godfather_or_the_election_L_STAFF_
             assert leaked == [], (name, url, leaked)
             own = 1 if name == "mafioso2" and url.endswith("/night/") else 0
             assert html.count('data-fact="godfather"') == own, (name, url)
-        assert not knowledge.knows_godfather(user, ng.r(ng.godfather[1])), name
+        assert not knows_rank(user, ng.r(ng.godfather[1]), "godfather"), name
         assert not knowledge.knows_night_of(user, ng.cities[0]), name
         mafia_inbox = night_services.mafia_inbox_of(ng.cities[0])
         assert client.get(f"/inboxes/{mafia_inbox.public_id}/").status_code == 404, name

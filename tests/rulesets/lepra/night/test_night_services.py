@@ -12,6 +12,7 @@ from inboxes import knowledge, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from roles.models import GodfatherElection, NightActionKind, NightResolution
+from rulesets.lepra import seats
 from rulesets.lepra.night import services as night_services
 from tests.rulesets.lepra.night.conftest import NOW, kill, set_day
 
@@ -52,7 +53,7 @@ def test_mafia_cannot_target_a_mafioso_or_another_citys_resident_L_NIGHT_1(ng10)
 
 
 def test_only_the_godfather_or_the_consigliere_decides_L_NIGHT_2(ng10):
-    plain_mafioso = next(m for m in ng10.mafia[1] if not m.is_godfather)
+    plain_mafioso = next(m for m in ng10.mafia[1] if not seats.is_godfather(m))
     for user in (plain_mafioso.user, ng10.procurator, ng10.honest[1][0].user, ng10.godfather[2].user):
         with pytest.raises(NotAllowed):
             decide(ng10, 1, ng10.honest[1][0], user=user)
@@ -148,7 +149,7 @@ def test_godfather_elected_by_simple_vote_the_consigliere_opens_L_NIGHT_3(ng10):
     night_services.do_vote_godfather(election, other, acting_user=other.user, now=NOW + timedelta(minutes=1))  # changed
     winner = night_services.do_close_godfather_election(election, acting_user=ng10.consigliere, now=NOW)
     assert winner.pk == other.pk
-    assert (ng10.r(other).is_godfather, ng10.r(old).is_godfather) == (True, False)
+    assert (seats.is_godfather(ng10.r(other)), seats.is_godfather(ng10.r(old))) == (True, False)
     assert night_services.living_godfather(city).pk == other.pk
 
 
@@ -228,7 +229,7 @@ def test_home_mafia_may_kill_their_own_judge_L_JUDGE_7(ng):
     decide(ng, 2, ng.judge[2])
     night_services.do_resolve_night(ng.game, night=2, now=LATER)
     judge = ng.r(ng.judge[2])
-    assert (judge.status, judge.is_judge) == (LifeStatus.DEAD, False)
+    assert (judge.status, seats.is_judge(judge)) == (LifeStatus.DEAD, False)
 
 
 def test_only_the_touring_city_tours_L_NIGHT_4(ng):
@@ -349,7 +350,7 @@ def test_spirit_rule_day_night_victim_becomes_a_spirit_L_SPIRIT_1(ng):
     outcome = night_services.do_resolve_night(ng.game, night=2, now=LATER)
     assert [(d.resident, d.spirit) for d in outcome.deaths] == [(ng.judge[1].pk, True)]
     judge = ng.r(ng.judge[1])
-    assert (judge.status, judge.is_spirit) == (LifeStatus.DEAD, True)
+    assert (judge.status, seats.is_spirit(judge)) == (LifeStatus.DEAD, True)
     cemetery = Inbox.objects.get(game=ng.game, kind=InboxKind.CEMETERY)
     assert not Membership.objects.filter(inbox=cemetery, resident=judge, state=MembershipState.MEMBER).exists()
     assert GameEvent.objects.get(game=ng.game, kind="voting.spirits").payload == {

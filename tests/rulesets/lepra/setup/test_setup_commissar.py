@@ -8,12 +8,12 @@ from django.test import Client
 from django.utils.translation import override
 
 from cities.models import Alignment, City, Resident
-from inboxes import knowledge
 from inboxes.models import Inbox, InboxKind, Membership
 from kernel.errors import NotAllowed, WrongState
 from roles.models import CommissarOffer
+from rulesets.lepra import seats
 from rulesets.lepra.setup import services as role_services
-from tests.conftest import fresh
+from tests.conftest import fresh, knows_rank
 from tests.rulesets.lepra.setup.setup_helpers import FixedChoice
 from tests.setup_factory import build_game, in_game_language
 
@@ -54,7 +54,7 @@ def test_a_mafioso_offered_the_post_cannot_accept_through_any_url_L_COMM_2(db):
         role_services.do_answer_commissar_offer(offer, accept=True, acting_user=fresh(mafioso.user))
     offer.refresh_from_db()
     mafioso.refresh_from_db()
-    assert offer.is_pending and offer.accepted is None and mafioso.is_commissar is False
+    assert offer.is_pending and offer.accepted is None and seats.is_commissar(mafioso) is False
     assert not Inbox.objects.filter(game=built.game, kind=InboxKind.POLICE).exists()
     assert client.post(url, {"answer": "decline"}).status_code == 302
     offer.refresh_from_db()
@@ -120,15 +120,15 @@ def test_acceptance_makes_the_commissar_joins_the_police_and_tells_the_tribune_L
         assert _client(resident.user).post(f"/games/{built.game.slug}/offers/{offer.public_id}/", {"answer": "decline"}).status_code == 409
     police = Inbox.objects.get(game=built.game, kind=InboxKind.POLICE)
     assert set(Membership.objects.filter(inbox=police).values_list("resident__name", flat=True)) == {honest1.name, honest2.name}
-    assert set(Resident.objects.filter(game=built.game, is_commissar=True).values_list("name", flat=True)) == {honest1.name, honest2.name}
+    assert set(Resident.objects.filter(seats.rank_q("is_commissar"), game=built.game).values_list("name", flat=True)) == {honest1.name, honest2.name}
     with override("en"), pytest.raises(WrongState, match="City 1 already has its commissar."):
         role_services.do_offer_commissar(honest1.city, acting_user=built.procurator)
     t1 = _client(built.staff["tribune1"]).get(f"/games/{built.game.slug}/").content.decode()
     assert f"City 1: {honest1.name}" in t1 and f"City 2: {honest2.name}" not in t1
     honest1.refresh_from_db()
-    assert knowledge.knows_commissar(fresh(built.staff["tribune1"]), honest1) is True
-    assert knowledge.knows_commissar(fresh(built.staff["tribune2"]), honest1) is False
-    assert knowledge.knows_commissar(fresh(built.staff["consigliere"]), honest1) is False
+    assert knows_rank(fresh(built.staff["tribune1"]), honest1, "commissar") is True
+    assert knows_rank(fresh(built.staff["tribune2"]), honest1, "commissar") is False
+    assert knows_rank(fresh(built.staff["consigliere"]), honest1, "commissar") is False
     other = Resident.objects.filter(game=built.game, city__number=1).exclude(pk=honest1.pk).first()
     assert f"City 1: {honest1.name}" not in _client(other.user).get(f"/games/{built.game.slug}/").content.decode()
 
