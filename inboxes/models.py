@@ -13,7 +13,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
-from kernel.live import note_new_messages
+from kernel.live import ALL, ReaderRowsQuerySet, field_values, note_new_messages, track_reader_rows
+from kernel.rulesets import ruleset_of
 from kernel.public_ids import PublicIdField
 
 
@@ -120,6 +121,26 @@ class Inbox(models.Model):
         """True while the inbox accepts posts: not killed and not rolled over into a successor."""
         return self.killed_at is None and self.rolled_over_at is None
 
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a new, changed or deleted inbox of ``rows`` (a queryset or instances) may change, as
+        (game id, user id; ``kernel.live.ALL`` for everyone): the game's staff and spectators (grants by kind and
+        condition), its members (their memberships name them too) and, for a kind the game's ruleset keeps public
+        while it runs, everyone."""
+        ids = field_values(rows, "pk", "game_id", "kind")
+        games = {game_id for _pk, game_id, _kind in ids}
+        if not games:
+            return []
+        pairs = [*StaffRole._base_manager.filter(game_id__in=games).values_list("game_id", "user_id"),
+                 *Spectator._base_manager.filter(game_id__in=games).values_list("game_id", "user_id"),
+                 *Membership._base_manager.filter(inbox_id__in=[pk for pk, _g, _k in ids if pk is not None])
+                 .values_list("inbox__game_id", "resident__user_id")]
+        for game in Game._base_manager.filter(pk__in=games):
+            if any(kind in ruleset_of(game).public_while_running_kinds for _pk, game_id, kind in ids
+                   if game_id == game.pk):
+                pairs.append((game.pk, ALL))
+        return pairs
+
 
 class MembershipState(models.TextChoices):
     """L-INBOX membership states: member reads and posts, banned reads only, removed sees nothing."""
@@ -146,6 +167,8 @@ class Membership(models.Model):
     reason = models.CharField(max_length=300, blank=True, verbose_name=_("reason"))
     public_id = PublicIdField()
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("membership")
         verbose_name_plural = _("memberships")
@@ -159,6 +182,13 @@ class Membership(models.Model):
         """The seat, its inbox and its state, in the active language (the console's titles and breadcrumbs)."""
         return gettext("%(resident)s in “%(inbox)s”: %(state)s") % {
             "resident": self.resident, "inbox": self.inbox, "state": self.get_state_display()}
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the memberships ``rows`` (a queryset or instances) changes, as (game id, user
+        id): the holder of each membership's seat (the seat is the member, L-REPLACE-1)."""
+        residents = {resident_id for (resident_id,) in field_values(rows, "resident_id")}
+        return list(Resident._base_manager.filter(pk__in=residents).values_list("game_id", "user_id"))
 
 
 class MessageQuerySet(models.QuerySet):
@@ -269,6 +299,8 @@ class Spectator(models.Model):
     joined_at = models.DateTimeField(verbose_name=_("joined at"))
     left_at = models.DateTimeField(null=True, blank=True, verbose_name=_("left at"))
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("spectator")
         verbose_name_plural = _("spectators")
@@ -276,3 +308,13 @@ class Spectator(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} watching {self.game}"
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the spectators ``rows`` changes, as (game id, user id): each spectator."""
+        return field_values(rows, "game_id", "user_id")
+
+
+track_reader_rows(Inbox)
+track_reader_rows(Membership)
+track_reader_rows(Spectator)

@@ -1,25 +1,31 @@
 """A live poll that finds nothing new is answered from the shared cache (``kernel.live``): an empty 204, no query,
-no page built; anything that may change the answer (a message, a change of who reads what, the reader's own
-read marks or account) sends the next poll to the full view, which decides by the access policy (L-INBOX-20,
-L-INBOX-17: a reader who lost access learns nothing, not even that something is new)."""
+no page built; anything that may change the answer (a message, a change of what the reader may read, the reader's
+own read marks or account) sends the next poll to the full view, which decides by the access policy (L-INBOX-20,
+L-INBOX-17: a reader who lost access learns nothing, not even that something is new).
+
+The adversary's tests: a reader whom a change does not concern gets the very answers (status, body, headers) they
+would have got without it, from the same path; a dead reader gets the same answers whether or not posts arrive
+after their death; and the full view's "nothing new" is the cheap path's answer byte for byte (L-STAFF-6
+[interp]). Each fails if the leak returns: a version every token of the game holds (the path changes: queries), a
+dead reader's token holding the inbox's version (the same), a full view answering "nothing new" otherwise."""
 from __future__ import annotations
 
 import html
 import re
+from datetime import timedelta
 
 import pytest
-import time_machine
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from inboxes import services
-from kernel import live
-from mafia_site.checks import check_mafia_settings
+from inboxes import membership_services, posting, services
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
+from kernel import live
+from mafia_site.checks import check_mafia_settings
 from tests.conftest import fresh
-from inboxes import membership_services
-from inboxes import posting
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -53,6 +59,24 @@ def _poll_url(page: str, element: str = "live-poll") -> str:
 
 def _open(client, inbox) -> str:
     return _poll_url(client.get(f"/inboxes/{inbox.public_id}/").content.decode())
+
+
+def _answer(response) -> tuple:
+    """What a poll's answer shows its reader: status, body, every header and cookie."""
+    return (response.status_code, response.content, sorted(response.headers.items()),
+            sorted((k, v.OutputString()) for k, v in response.cookies.items()))
+
+
+def _poll(client, url) -> tuple[tuple, int]:
+    """``_answer`` of a poll of ``url`` and the number of SQL statements it ran (0: the cheap path)."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url, **HX)
+    return _answer(response), len(queries)
+
+
+def _empty() -> tuple:
+    """The one "nothing new" answer (``kernel.live.empty_answer``), as ``_answer`` shows it."""
+    return _answer(live.empty_answer())
 
 
 def test_an_idle_poll_is_an_empty_204_without_a_query_L_INBOX_20(demo, client, shortcut,
@@ -119,35 +143,51 @@ def test_a_removed_member_gets_the_404_at_once_L_INBOX_17(demo, client, shortcut
     assert client.get(url, **HX).status_code == 404
 
 
-def test_a_token_answers_only_its_own_session_url_and_age_L_INBOX_20(demo, client, shortcut, committed, settings):
+def test_a_token_answers_only_its_own_session_and_url_L_INBOX_20(demo, client, shortcut,
+                                                                  django_assert_num_queries):
     inbox = _city1(demo)
     client.force_login(demo.honest)
     url = _open(client, inbox)
     base, token = url.split("&v=")
-    # Another position, a token cut short, no token: the full view answers.
-    assert client.get(url.replace("?after=", "?after=1"), **HX).status_code in (200, 400)
-    assert client.get(f"{base}&v={token[:-3]}", **HX).status_code == 200
-    assert client.get(base, **HX).status_code == 200
+    with django_assert_num_queries(0):
+        assert _answer(client.get(url, **HX)) == _empty()
+    # Another position, a token cut short, no token: the full view (its own "nothing new" here).
+    assert client.get(url.replace("?after=", "?after=1"), **HX).status_code in (204, 400)
+    for other in (f"{base}&v={token[:-3]}", base):
+        answer, queries = _poll(client, other)
+        assert answer == _empty() and queries > 0  # built in full
     # Another account's session with this token: the full view, which decides for that account.
     client.force_login(demo.mafioso)
-    assert client.get(url, **HX).status_code == 200
+    answer, queries = _poll(client, url)
+    assert answer == _empty() and queries > 0
     client.force_login(demo.resident2)  # another city's resident: the square is not theirs
     assert client.get(url, **HX).status_code == 404
     client.logout()
     assert client.get(url, **HX).status_code == 404
-    # Older than MAFIA_LIVE_TOKEN_SECONDS: the full view again.
+
+
+def test_a_token_is_opaque_and_its_record_lives_in_the_cache_L_INBOX_20(demo, client, shortcut):
     client.force_login(demo.honest)
-    url = _open(client, inbox)
-    with time_machine.travel(timezone.now() + timezone.timedelta(seconds=settings.MAFIA_LIVE_TOKEN_SECONDS + 1)):
-        assert client.get(url, **HX).status_code == 200
+    url = _open(client, _city1(demo))
+    token = url.split("&v=")[1]
+    # 128 random bits, a new one per answer: nothing of the URL, the user or the versions can be read from it.
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", token) and token != _open(client, _city1(demo)).split("&v=")[1]
+    record = f"live:t:{token}"
+    assert sorted(cache.get(record)) == ["h", "p", "u", "v"]
+    cache.delete(record)  # past MAFIA_LIVE_TOKEN_SECONDS, or evicted: the full view, which writes it again
+    answer, queries = _poll(client, url)
+    assert answer == _empty() and queries > 0 and cache.get(record) is not None
+    assert _poll(client, url) == (_empty(), 0)
 
 
-def test_a_lost_version_sends_the_poll_to_the_full_view_L_INBOX_20(demo, client, shortcut, committed):
+def test_a_lost_version_sends_one_poll_to_the_full_view_with_the_same_answer_L_INBOX_20(demo, client, shortcut):
     client.force_login(demo.honest)
     inbox = _city1(demo)
     url = _open(client, inbox)
     cache.delete(live.inbox_key(inbox.pk))  # evicted, or the cache flushed: that version no longer stands
-    assert client.get(url, **HX).status_code == 200
+    answer, queries = _poll(client, url)
+    assert answer == _empty() and queries > 0
+    assert _poll(client, url) == (_empty(), 0)  # the full view pointed the token at the new version
 
 
 def test_an_account_change_ends_what_its_tabs_were_told_L_INBOX_20(demo, client, shortcut, committed):
@@ -165,14 +205,14 @@ def test_the_unread_badge_idles_on_a_204_and_counts_a_new_readable_message_L_INB
     client.force_login(demo.honest)
     first = client.get(f"/games/{demo.game.slug}/live/unread/", **HX)
     url = _poll_url(first.content.decode(), "unread-badge")
-    assert "?v=" in url and client.get(url, **HX).status_code == 204
+    before = first.context["unread"]
+    assert f"?n={before}&v=" in url and _answer(client.get(url, **HX)) == _empty()
     # A message where the reader cannot read: still nothing new for them.
     mafia = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
     with committed():
         posting.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
-    assert client.get(url, **HX).status_code == 204
+    assert _answer(client.get(url, **HX)) == _empty()
     # A message in the reader's city square: the count is built again and grows by one.
-    before = first.context["unread"]
     with committed():
         posting.do_post_message(_city1(demo), "Всем привет", acting_user=fresh(demo.mafioso))
     again = client.get(url, **HX)
@@ -186,13 +226,19 @@ def test_the_unread_badge_idles_on_a_204_and_counts_a_new_readable_message_L_INB
     assert read.status_code == 200 and read.context["unread"] == left < before + 1
 
 
-def test_without_the_shortcut_every_poll_is_built_and_carries_no_token_L_INBOX_20(demo, client, settings):
+def test_without_the_shortcut_every_poll_is_built_and_carries_no_token_L_INBOX_20(demo, client, settings,
+                                                                                  committed):
     settings.MAFIA_LIVE_SHORTCUT = False
     client.force_login(demo.honest)
-    url = _open(client, _city1(demo))
+    inbox = _city1(demo)
+    url = _open(client, inbox)
     assert "v=" not in url
-    assert client.get(url, **HX).status_code == 200
-    assert Message.objects.filter(inbox=_city1(demo)).exists()
+    assert _answer(client.get(url, **HX)) == _empty()
+    with committed():
+        posting.do_post_message(inbox, "Без кэша", acting_user=fresh(demo.mafioso))
+    response = client.get(url, **HX)
+    assert response.status_code == 200 and "Без кэша" in response.content.decode()
+    assert Message.objects.filter(inbox=inbox).exists()
 
 
 def test_the_shortcut_on_a_cache_of_one_process_is_refused_at_start_up_L_INBOX_20(settings):
