@@ -248,3 +248,166 @@ def test_the_shortcut_on_a_cache_of_one_process_is_refused_at_start_up_L_INBOX_2
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": "redis://127.0.0.1:6379/0"}}
     assert check_mafia_settings(None) == []
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The adversary: what the answers and their path tell a reader about changes that are not theirs to know
+# ----------------------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def night(db, settings):
+    """Night 2 of a two-city Lepra game of ten (rows), with a secret inbox of two of city 1 (an honest resident
+    and a mafioso); then the shortcut on, nothing pending from the setup."""
+    from tests.rulesets.lepra.night.conftest import NOW, build_night_game_rows
+
+    settings.MAFIA_LIVE_SHORTCUT = False
+    ng = build_night_game_rows("livenight", cities=2, size=10)
+    ng.secret = services.do_create_secret_inbox(ng.game, title="Сговор", members=[ng.mafia[1][1]],
+                                                acting_user=ng.honest[1][0].user, now=NOW - timedelta(hours=1))
+    ng.now = NOW
+    connection.__dict__.pop("_live_pending", None)
+    settings.MAFIA_LIVE_SHORTCUT = True
+    return ng
+
+
+def _login(client, committed, user) -> None:
+    """Log ``user`` in, its commit done (the login saves the account: its version is renewed then, not later)."""
+    with committed():
+        client.force_login(user)
+
+
+def _square(ng, number: int = 1) -> Inbox:
+    return Inbox.objects.get(game=ng.game, kind=InboxKind.CITY, city__number=number, rolled_over_at__isnull=True)
+
+
+def _badge(client, game) -> str:
+    return _poll_url(client.get(f"/games/{game.slug}/live/unread/", **HX).content.decode(), "unread-badge")
+
+
+def _death(ng):
+    from tests.rulesets.lepra.night.conftest import kill
+
+    kill(ng.honest[2][0], cause="killed", now=ng.now)
+
+
+def _mafia_decision(ng):
+    from rulesets.lepra.night import services as night_services
+
+    night_services.do_submit_night_decision(ng.cities[0], ng.honest[1][2], acting_user=fresh(ng.godfather[1].user),
+                                            now=ng.now)
+
+
+def _commissar_check(ng):
+    from rulesets.lepra.night import services as night_services
+
+    night_services.do_check_resident(ng.mafia[1][0], acting_user=fresh(ng.commissar[1].user), now=ng.now)
+
+
+def _replacement(ng):
+    from tests.factories import UserFactory
+
+    newcomer = UserFactory(username="livenight-new", email="livenight-new@example.com", display_name="Smenshik")
+    membership_services.do_replace_player(ng.mafia[1][1], newcomer, acting_user=fresh(ng.procurator))
+
+
+def _removal(ng):
+    services.do_remove_member(ng.secret, ng.mafia[1][1], acting_user=fresh(ng.honest[1][0].user))
+
+
+def _ban(ng):
+    services.do_ban_member(ng.secret, ng.mafia[1][1], acting_user=fresh(ng.honest[1][0].user))
+
+
+CHANGES = {"death at night": _death, "mafia decision": _mafia_decision, "commissar check": _commissar_check,
+           "replacement": _replacement, "removal from an inbox": _removal, "ban in an inbox": _ban}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_change_that_is_not_the_readers_changes_neither_their_answers_nor_their_path_L_STAFF_6(night, client,
+                                                                                                committed, change):
+    """An honest resident of city 1 watching the square and their badge, through a change they may not know of
+    (or not at that moment): every poll is the empty answer, from the cache (no statement), exactly as when
+    nothing happens. A version every token of the game holds would send these polls to the full view."""
+    ng = night
+    _login(client, committed, ng.honest[1][1].user)
+    thread, badge = _open(client, _square(ng)), _badge(client, ng.game)
+    quiet = [_poll(client, thread), _poll(client, badge)]
+    assert quiet == [(_empty(), 0), (_empty(), 0)]
+    with committed():
+        CHANGES[change](ng)
+    assert [_poll(client, thread), _poll(client, badge)] == quiet
+    # The observer's own news still reaches them: a post in their square is built in full and shown.
+    with committed():
+        posting.do_post_message(_square(ng), "Доброе утро", acting_user=fresh(ng.honest[1][2].user))
+    response = client.get(thread, **HX)
+    assert response.status_code == 200 and "Доброе утро" in response.content.decode()
+
+
+@pytest.mark.parametrize("posts_after_death", [False, True])
+def test_a_dead_reader_gets_the_same_answers_whether_or_not_posts_arrive_after_their_death_L_STAFF_6(
+        night, client, committed, posts_after_death):
+    """The secret inbox's organiser dies with its page open: their view of it stops at their death (a dated
+    kind), so a post after it must change nothing in how their polls are answered, not even the path."""
+    ng = night
+    reader = ng.honest[1][0]
+    _login(client, committed, reader.user)
+    thread = _open(client, ng.secret)
+    assert _poll(client, thread) == (_empty(), 0)
+    with committed():
+        _death_of(reader, ng)
+    first, queries = _poll(client, thread)  # their seat changed: the full view, which finds nothing they may see
+    assert first == _empty() and queries > 0
+    if posts_after_death:
+        with committed():
+            posting.do_post_message(ng.secret, "Пока тебя нет", acting_user=fresh(ng.mafia[1][1].user))
+    assert [_poll(client, thread) for _ in range(2)] == [(_empty(), 0)] * 2
+    page = client.get(f"/inboxes/{ng.secret.public_id}/").content.decode()
+    assert "Пока тебя нет" not in page
+    assert _poll(client, _poll_url(page)) == (_empty(), 0)
+
+
+def _death_of(resident, ng):
+    from tests.rulesets.lepra.night.conftest import kill
+
+    kill(resident, cause="killed", now=ng.now)
+
+
+def test_the_full_views_nothing_new_is_the_cheap_answer_byte_for_byte_L_INBOX_20(night, client, committed):
+    """Every header, cookie and byte alike: the answer does not tell which path answered it."""
+    _login(client, committed, night.honest[1][1].user)
+    for url in (_open(client, _square(night)), _badge(client, night.game)):
+        cheap = _poll(client, url)
+        cache.delete(f"live:t:{url.rsplit('v=', 1)[1]}")
+        full, queries = _poll(client, url)
+        assert cheap == (_empty(), 0) and full == _empty() and queries > 0
+
+
+@pytest.mark.parametrize("change", ["replacement", "removal from an inbox"])
+def test_a_reader_who_lost_access_gets_the_404_at_the_next_poll_L_INBOX_17(night, client, committed, change):
+    ng = night
+    _login(client, committed, ng.mafia[1][1].user)
+    thread = _open(client, ng.secret)
+    assert _poll(client, thread) == (_empty(), 0)
+    with committed():
+        CHANGES[change](ng)
+    assert client.get(thread, **HX).status_code == 404
+
+
+def test_the_end_of_the_game_changes_no_answer_that_has_nothing_new_L_ARCH_1(night, client, committed):
+    """The end concerns every reader (what is disclosed after it): their next poll is built in full, and its
+    answer is still the empty one when nothing new is there for them."""
+    from rulesets.lepra.game_end_services import do_end_game_early
+
+    ng = night
+    _login(client, committed, ng.honest[1][1].user)
+    thread = _open(client, _personal_of(ng, ng.honest[1][1]))
+    assert _poll(client, thread) == (_empty(), 0)
+    with committed():
+        do_end_game_early(ng.refresh(), reason="Тест", acting_user=fresh(ng.procurator))
+    answer, queries = _poll(client, thread)
+    assert answer == _empty() and queries > 0
+    assert _poll(client, thread) == (_empty(), 0)
+
+
+def _personal_of(ng, resident) -> Inbox:
+    return Inbox.objects.get(game=ng.game, kind=InboxKind.PERSONAL, resident=resident)
