@@ -411,3 +411,25 @@ def test_the_end_of_the_game_changes_no_answer_that_has_nothing_new_L_ARCH_1(nig
 
 def _personal_of(ng, resident) -> Inbox:
     return Inbox.objects.get(game=ng.game, kind=InboxKind.PERSONAL, resident=resident)
+
+
+def test_a_transactions_renewals_are_written_once_after_its_commit_and_not_after_a_rollback_L_INBOX_20(
+        night, committed, monkeypatch):
+    from django.db import transaction
+
+    ng = night
+    written = []
+    monkeypatch.setattr(live, "_renew", written.append)
+    banned, organiser = ng.mafia[1][1], fresh(ng.honest[1][0].user)
+    with committed():
+        with transaction.atomic():
+            services.do_ban_member(ng.secret, banned, acting_user=organiser)
+            services.do_unban_member(ng.secret, banned, acting_user=organiser)
+            assert written == []  # nothing before the commit
+    assert len(written) == 1 and written[0] == [live.reader_key(ng.game.pk, banned.user_id)]
+    written.clear()
+    with committed():
+        with pytest.raises(RuntimeError), transaction.atomic():
+            services.do_ban_member(ng.secret, banned, acting_user=organiser)
+            raise RuntimeError("rolled back")
+    assert written == []
