@@ -99,8 +99,9 @@ def _children_cpu_seconds(parent: int) -> float:
 def cpu_per_request(server, world: LiveWorld, count: int = 400) -> dict:
     """The web workers' CPU (ms) per request and the SQL statements of one request, each measured over ``count``
     requests sent one after another by one client: an idle thread poll, an idle badge poll, the floor's page
-    (``bench.views.floor_page``: the stack with a session and its user, nothing else) and an idle thread poll
-    built in full (no token). Returns ``{kind: {"cpu_ms": .., "statements": ..}}``."""
+    (``bench.views.floor_page``: the stack with a session and its user, nothing else), an idle thread poll
+    built in full (no token) and the thread's page (what opening a tab builds, with a badge built in full).
+    Returns ``{kind: {"cpu_ms": .., "statements": ..}}``."""
     from .http import Client
 
     session, thread, messages, badge = world.tabs[-1]
@@ -113,7 +114,7 @@ def cpu_per_request(server, world: LiveWorld, count: int = 400) -> dict:
         return found.group(1).decode().replace("&amp;", "&") if found else fallback
 
     kinds = {"idle poll": follow(thread, _POLL_URL, poll), "idle badge": follow(badge, _BADGE_URL, badge),
-             "floor page": reverse("bench_floor_page"), "poll built in full": poll}
+             "floor page": reverse("bench_floor_page"), "poll built in full": poll, "thread page": thread}
     out = {}
     for kind, path in kinds.items():
         for _ in range(20):  # warm: the worker's caches, the prepared statements
