@@ -189,7 +189,7 @@ class Load:
         sent = time.perf_counter()
         try:
             status, content = await asyncio.wait_for(self._request(method, path, session, body), REQUEST_TIMEOUT)
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             status, content = 0, b""
         seconds = time.perf_counter() - sent
         if sent - self.start >= self.warmup and sent - self.start < self.warmup + self.duration:
@@ -206,7 +206,7 @@ class Load:
         try:
             status, content = await asyncio.wait_for(self._request("GET", path, session, htmx=htmx),
                                                      REQUEST_TIMEOUT)
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             status, content = 0, b""
         self.opened.append(Sample("open", sent, time.perf_counter() - sent, status, status == 200))
         found = pattern.search(content) if status == 200 else None

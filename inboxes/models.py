@@ -14,8 +14,8 @@ from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
 from kernel.live import ALL, ReaderRowsQuerySet, field_values, note_new_messages, track_reader_rows
-from kernel.rulesets import ruleset_of
 from kernel.public_ids import PublicIdField
+from kernel.rulesets import ruleset_of
 
 
 class InboxKind(models.TextChoices):

@@ -181,6 +181,5 @@ class M21ReplacementVolunteer(models.Model):
 
 from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment  # noqa: E402,F401
 
-
 track_reader_rows(M21Game)
 track_reader_rows(M21Seat)

@@ -421,15 +421,13 @@ def test_a_transactions_renewals_are_written_once_after_its_commit_and_not_after
     written = []
     monkeypatch.setattr(live, "_renew", written.append)
     banned, organiser = ng.mafia[1][1], fresh(ng.honest[1][0].user)
-    with committed():
-        with transaction.atomic():
-            services.do_ban_member(ng.secret, banned, acting_user=organiser)
-            services.do_unban_member(ng.secret, banned, acting_user=organiser)
-            assert written == []  # nothing before the commit
+    with committed(), transaction.atomic():
+        services.do_ban_member(ng.secret, banned, acting_user=organiser)
+        services.do_unban_member(ng.secret, banned, acting_user=organiser)
+        assert written == []  # nothing before the commit
     assert len(written) == 1 and written[0] == [live.reader_key(ng.game.pk, banned.user_id)]
     written.clear()
-    with committed():
-        with pytest.raises(RuntimeError), transaction.atomic():
-            services.do_ban_member(ng.secret, banned, acting_user=organiser)
-            raise RuntimeError("rolled back")
+    with committed(), pytest.raises(RuntimeError), transaction.atomic():
+        services.do_ban_member(ng.secret, banned, acting_user=organiser)
+        raise RuntimeError("rolled back")
     assert written == []
