@@ -49,6 +49,7 @@ from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.sessions.backends import cache as cache_sessions
 from django.contrib.sessions.backends import cached_db as cached_db_sessions
 from django.core.cache import cache
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models, transaction
 from django.db.models.signals import post_save, pre_delete
 from django.http import HttpResponse
@@ -190,7 +191,8 @@ def _note(pairs: Iterable[tuple[int, int | None]]) -> None:
 class ReaderRowsQuerySet(models.QuerySet):
     """The queryset of a model whose rows the access policy reads (memberships, seats, staff roles...):
     ``update`` and ``bulk_create`` renew the versions of the readers the rows concern (the model's
-    ``live_readers``, a ``ReadersOf``), before and after the write (an update may move a row to another user)."""
+    ``live_readers``, a ``ReadersOf``): before the write, and after it too when it sets a relation (an update
+    that moves a row to another seat or user concerns both)."""
 
     def update(self, **kwargs):
         if not enabled():
@@ -199,8 +201,15 @@ class ReaderRowsQuerySet(models.QuerySet):
         rows = list(self.values_list("pk", flat=True))
         _note(readers(self.model._base_manager.filter(pk__in=rows)))
         count = super().update(**kwargs)
-        _note(readers(self.model._base_manager.filter(pk__in=rows)))
+        if any(self._sets_relation(name) for name in kwargs):
+            _note(readers(self.model._base_manager.filter(pk__in=rows)))
         return count
+
+    def _sets_relation(self, name: str) -> bool:
+        try:
+            return self.model._meta.get_field(name.removesuffix("_id")).is_relation
+        except FieldDoesNotExist:  # not a field's name: Django's ``update`` refuses it itself
+            return True
 
     def bulk_create(self, objs, *args, **kwargs):
         objs = list(objs)
@@ -220,7 +229,7 @@ def track_reader_rows(model: type[models.Model]) -> None:
         if raw or not enabled():
             return
         before = getattr(instance, "_live_loaded", None)
-        _note([*model.live_readers([instance]), *(model.live_readers([before]) if before is not None else ())])
+        _note(model.live_readers([instance] if before is None else [instance, before]))
 
     def deleted(sender, instance, **kwargs):
         if enabled():
