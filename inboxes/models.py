@@ -13,9 +13,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
-from kernel.live import ALL, ReaderRowsQuerySet, field_values, note_new_messages, track_reader_rows
+from kernel.live import ReaderRowsQuerySet, field_values, note_new_messages, track_inboxes, track_reader_rows
 from kernel.public_ids import PublicIdField
-from kernel.rulesets import ruleset_of
 
 
 class InboxKind(models.TextChoices):
@@ -120,26 +119,6 @@ class Inbox(models.Model):
     def is_open(self) -> bool:
         """True while the inbox accepts posts: not killed and not rolled over into a successor."""
         return self.killed_at is None and self.rolled_over_at is None
-
-    @classmethod
-    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
-        """Whose reading a new, changed or deleted inbox of ``rows`` (a queryset or instances) may change, as
-        (game id, user id; ``kernel.live.ALL`` for everyone): the game's staff and spectators (grants by kind and
-        condition), its members (their memberships name them too) and, for a kind the game's ruleset keeps public
-        while it runs, everyone."""
-        ids = field_values(rows, "pk", "game_id", "kind")
-        games = {game_id for _pk, game_id, _kind in ids}
-        if not games:
-            return []
-        pairs = [*StaffRole._base_manager.filter(game_id__in=games).values_list("game_id", "user_id"),
-                 *Spectator._base_manager.filter(game_id__in=games).values_list("game_id", "user_id"),
-                 *Membership._base_manager.filter(inbox_id__in=[pk for pk, _g, _k in ids if pk is not None])
-                 .values_list("inbox__game_id", "resident__user_id")]
-        for game in Game._base_manager.filter(pk__in=games):
-            if any(kind in ruleset_of(game).public_while_running_kinds for _pk, game_id, kind in ids
-                   if game_id == game.pk):
-                pairs.append((game.pk, ALL))
-        return pairs
 
 
 class MembershipState(models.TextChoices):
@@ -315,6 +294,6 @@ class Spectator(models.Model):
         return field_values(rows, "game_id", "user_id")
 
 
-track_reader_rows(Inbox)
+track_inboxes(Inbox)
 track_reader_rows(Membership)
 track_reader_rows(Spectator)

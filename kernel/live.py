@@ -239,6 +239,48 @@ def track_reader_rows(model: type[models.Model]) -> None:
     pre_delete.connect(deleted, sender=model, weak=False, dispatch_uid=f"live-delete-{model._meta.label}")
 
 
+#: The access policy's readers of inboxes: given inbox ids, the (game id, user id) pairs who may read them now
+#: (``ALL`` as a user id: everyone in the game); registered by the inboxes app (``set_inbox_readers``).
+_inbox_readers: Callable[[list[int]], Iterable[tuple[int, int]]] | None = None
+
+
+def set_inbox_readers(readers: Callable[[list[int]], Iterable[tuple[int, int]]]) -> None:
+    """Register the access policy's readers of inboxes (``_inbox_readers``); once, when the inboxes app is ready."""
+    global _inbox_readers
+    _inbox_readers = readers
+
+
+def _readers_of_inboxes(inbox_ids: list[int], game_ids: set[int]) -> list[tuple[int, int]]:
+    """The policy's readers of ``inbox_ids`` now; everyone in ``game_ids`` when the policy cannot say (none
+    registered, or it failed: a renewal too many is never wrong)."""
+    try:
+        if _inbox_readers is not None:
+            return list(_inbox_readers(inbox_ids))
+    except Exception:  # whatever failed, renewing everyone's version is safe
+        logger.exception("live readers of inboxes %s not computed", inbox_ids)
+    return [(game_id, ALL) for game_id in game_ids]
+
+
+def track_inboxes(model: type[models.Model]) -> None:
+    """Renew the versions of the readers of ``model``'s inboxes when one is saved (new, rolled over, killed):
+    those the access policy names once the transaction has committed (the new inbox's members, staff and
+    spectators as their grants say, everyone for an inbox public now), so that nobody else's polls change path;
+    and when one is deleted, its readers before it goes."""
+
+    def saved(sender, instance, raw=False, **kwargs):
+        if raw or not enabled():
+            return
+        ids, games = [instance.pk], {instance.game_id}
+        transaction.on_commit(lambda: _note(_readers_of_inboxes(ids, games)))
+
+    def deleted(sender, instance, **kwargs):
+        if enabled():
+            _note(_readers_of_inboxes([instance.pk], {instance.game_id}))
+
+    post_save.connect(saved, sender=model, weak=False, dispatch_uid=f"live-save-{model._meta.label}")
+    pre_delete.connect(deleted, sender=model, weak=False, dispatch_uid=f"live-delete-{model._meta.label}")
+
+
 class Loaded:
     """What an instance held when read from the database (its field values by attribute name), for the readers
     a save moves away from (a seat's previous holder). Set by a tracked model's ``from_db``."""

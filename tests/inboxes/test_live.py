@@ -19,7 +19,7 @@ def _city1(demo) -> Inbox:
 
 
 def _poll_after(html: str) -> int:
-    found = re.findall(r'id="live-poll"[^>]*hx-get="[^"?]*\?after=(\d+)"', html)
+    found = re.findall(r'id="live-poll"[^>]*hx-get="[^"?]*\?after=(\d+)(?:&amp;v=[^"]*)?"', html)
     assert len(found) == 1, html[-2000:]
     return int(found[0])
 

@@ -318,8 +318,14 @@ def _ban(ng):
     services.do_ban_member(ng.secret, ng.mafia[1][1], acting_user=fresh(ng.honest[1][0].user))
 
 
+def _secret_inbox(ng):
+    services.do_create_secret_inbox(ng.game, title="Ночной сговор", members=[ng.mafia[1][0]],
+                                    acting_user=fresh(ng.honest[1][2].user), now=ng.now)
+
+
 CHANGES = {"death at night": _death, "mafia decision": _mafia_decision, "commissar check": _commissar_check,
-           "replacement": _replacement, "removal from an inbox": _removal, "ban in an inbox": _ban}
+           "replacement": _replacement, "removal from an inbox": _removal, "ban in an inbox": _ban,
+           "a secret inbox opened at night": _secret_inbox}
 
 
 @pytest.mark.parametrize("change", list(CHANGES))
@@ -431,3 +437,26 @@ def test_a_transactions_renewals_are_written_once_after_its_commit_and_not_after
         services.do_ban_member(ng.secret, banned, acting_user=organiser)
         raise RuntimeError("rolled back")
     assert written == []
+
+
+def test_a_new_inbox_reaches_the_badges_of_its_readers_and_no_other_L_INBOX_20(night, client, committed):
+    """Its members' (and the policy's other readers') versions are renewed once it is committed: their badge then
+    counts its posts; an outsider's badge stays on the cheap path."""
+    from django.test import Client
+
+    ng = night
+    invited, outsider = ng.mafia[1][0].user, Client()
+    _login(outsider, committed, ng.honest[1][1].user)
+    outsider_badge = _badge(outsider, ng.game)
+    _login(client, committed, invited)
+    badge = _badge(client, ng.game)
+    before = client.get(badge, **HX)
+    assert _answer(before) == _empty()
+    with committed():
+        _secret_inbox(ng)
+    with committed():
+        posting.do_post_message(Inbox.objects.get(game=ng.game, title="Ночной сговор"), "Тсс",
+                                acting_user=fresh(ng.honest[1][2].user))
+    grown = client.get(badge, **HX)
+    assert grown.status_code == 200 and grown.context["unread"] == int(badge.split("n=")[1].split("&")[0]) + 1
+    assert _poll(outsider, outsider_badge) == (_empty(), 0)
