@@ -14,8 +14,9 @@ How:
   save: a password or an activation change) and a user's read marks (what the unread badge counts).
   A missing version (never written, evicted, a flushed cache) is written afresh, so it differs from every token.
 - The renewals follow from the rows the access policy reads (``ReaderRowsQuerySet`` and the models' save and
-  delete signals, ``track_reader_rows``), whichever service writes them; they are collected per transaction,
-  deduplicated, and written once after the commit (``transaction.on_commit``).
+  delete signals, ``track_reader_rows``; an inbox's readers are the policy's own, ``track_inboxes``), whichever
+  service writes them; they are collected per transaction, deduplicated, and written once after the commit
+  (``transaction.on_commit``). An audit row renews nothing: a night's decision or check changes nobody's reading.
 - A full answer issues a *poll token*: a random string (``secrets.token_urlsafe``) whose record, kept in the cache
   for ``MAFIA_LIVE_TOKEN_SECONDS``, names the poll's URL, the session's user and the versions the answer was built
   from, read *before* the database (a change committed meanwhile replaces a version the record already holds).
