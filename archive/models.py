@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cities.models import Resident, ScheduledEvent, StaffRole
 from inboxes.models import Inbox
+from kernel.live import ALL, ReaderRowsQuerySet, field_values, track_reader_rows
 
 
 class DisclosureConsent(models.Model):
@@ -29,6 +30,8 @@ class DisclosureConsent(models.Model):
     given_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(resident__isnull=True, staff_role__isnull=False)
@@ -43,6 +46,13 @@ class DisclosureConsent(models.Model):
     def __str__(self) -> str:
         return f"consent to disclose {self.inbox_id} by {self.resident_id or self.staff_role_id}"
 
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a consent of ``rows`` may change: everyone in the inboxes' games (a disclosure is for all,
+        ``kernel.live.ALL``)."""
+        inboxes = {pk for (pk,) in field_values(rows, "inbox_id")}
+        return [(game_id, ALL) for game_id in Inbox._base_manager.filter(pk__in=inboxes).values_list("game_id", flat=True)]
+
 
 class OpenRequest(models.Model):
     """The logged click of ``user`` opening an "open to anyone who asks" inbox after the game."""
@@ -51,11 +61,20 @@ class OpenRequest(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="archive_open_requests")
     at = models.DateTimeField()
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["inbox", "user"], name="openrequest_one_per_inbox_user")]
 
     def __str__(self) -> str:
         return f"{self.user_id} opened {self.inbox_id}"
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading the requests ``rows`` change, as (game id, user id): each requester."""
+        pairs = field_values(rows, "inbox_id", "user_id")
+        games = dict(Inbox._base_manager.filter(pk__in={pk for pk, _u in pairs}).values_list("pk", "game_id"))
+        return [(games[inbox_id], user_id) for inbox_id, user_id in pairs if inbox_id in games]
 
 
 class NotificationKind(models.TextChoices):
@@ -160,3 +179,7 @@ class NotificationCursor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} up to {self.up_to}"
+
+
+track_reader_rows(DisclosureConsent)
+track_reader_rows(OpenRequest)

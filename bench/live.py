@@ -1,15 +1,19 @@
 """The live scenario of the benchmark (``manage.py bench_live``): open tabs polling while players vote.
 
-Each *tab* is a distinct logged-in user with one thread open, polling it as the page's htmx does (every
-``MAFIA_LIVE_POLL_SECONDS``, following the URL each full answer gives, keeping it on a 204) and polling the
-top bar's unread badge (every ``MAFIA_LIVE_BADGE_SECONDS``). Tabs are residents of games of ``PLAYERS_PER_GAME``
-whose city squares are quiet, but for the voting city's residents, whose tabs show the voting inbox where the
-voters post. Meanwhile ``VOTERS`` voters post «казнить» / «не казнить» there, each every ``VOTE_SECONDS``.
+Each *tab* is a distinct logged-in user who opens one thread page, as a browser does: the page (built in full),
+then the top bar's unread badge (its ``load`` trigger), then polls as the page's htmx does: the thread every
+``MAFIA_LIVE_POLL_SECONDS`` and the badge every ``MAFIA_LIVE_BADGE_SECONDS``, each following the URL its last full
+answer gave and keeping it on a 204. Tabs are residents of games of ``PLAYERS_PER_GAME`` whose city squares are
+quiet, but for the voting city's residents, whose tabs show the voting inbox where the voters post. Meanwhile
+``VOTERS`` voters post «казнить» / «не казнить» there, each every ``VOTE_SECONDS``.
 
-Tabs open during the warm-up (their first polls, which build a full answer, spread over it); the figures are
-those of the requests sent during the measured window: latency (median, p95) of votes, thread polls and badge
-polls, the requests answered per second, and the requests refused (a refused connection, a reset, a timeout or
-an HTTP status other than the expected ones). The load runs in this process (asyncio, one connection per
+The tabs open one after another over the *ramp* (by default the first three quarters of the warm-up), evenly
+spread, as an audience arrives: opening a tab builds two full answers (the page and the badge), and opening them
+all at once would queue thousands of full answers in front of everything else, a backlog no real evening sees.
+The rest of the warm-up lets the last openings drain. The figures are those of the requests sent during the
+measured window: latency (median, p95) of votes, thread polls and badge polls, the requests answered per second,
+and the requests refused (a refused connection, a reset, a timeout or an HTTP status other than the expected
+ones); the openings are counted apart (``opened``). The load runs in this process (asyncio, one connection per
 request: gunicorn's sync workers close it after each answer), against gunicorn on the bench's database.
 """
 from __future__ import annotations
@@ -95,21 +99,22 @@ def _children_cpu_seconds(parent: int) -> float:
 def cpu_per_request(server, world: LiveWorld, count: int = 400) -> dict:
     """The web workers' CPU (ms) per request and the SQL statements of one request, each measured over ``count``
     requests sent one after another by one client: an idle thread poll, an idle badge poll, the floor's page
-    (``bench.views.floor_page``: the stack with a session and its user, nothing else) and an idle thread poll
-    built in full (no token). Returns ``{kind: {"cpu_ms": .., "statements": ..}}``."""
+    (``bench.views.floor_page``: the stack with a session and its user, nothing else), an idle thread poll
+    built in full (no token) and the thread's page (what opening a tab builds, with a badge built in full).
+    Returns ``{kind: {"cpu_ms": .., "statements": ..}}``."""
     from .http import Client
 
     session, thread, messages, badge = world.tabs[-1]
     client = Client(server.base_url, session_key=session)
     poll = f"{thread}live/?after={messages}"
 
-    def follow(path: str, pattern) -> str:
+    def follow(path: str, pattern, fallback: str) -> str:
         response = client.request("GET", path)
         found = pattern.search(response.body)
-        return found.group(1).decode().replace("&amp;", "&") if found else path
+        return found.group(1).decode().replace("&amp;", "&") if found else fallback
 
-    kinds = {"idle poll": follow(poll, _POLL_URL), "idle badge": follow(badge, _BADGE_URL),
-             "floor page": reverse("bench_floor_page"), "poll built in full": poll}
+    kinds = {"idle poll": follow(thread, _POLL_URL, poll), "idle badge": follow(badge, _BADGE_URL, badge),
+             "floor page": reverse("bench_floor_page"), "poll built in full": poll, "thread page": thread}
     out = {}
     for kind, path in kinds.items():
         for _ in range(20):  # warm: the worker's caches, the prepared statements
@@ -142,10 +147,19 @@ class Load:
     world: LiveWorld
     warmup: float
     duration: float
+    #: Seconds over which the tabs open, from the start (None: three quarters of the warm-up).
+    ramp: float | None = None
     samples: list[Sample] = field(default_factory=list)
+    opened: list[Sample] = field(default_factory=list)
     start: float = 0.0
 
-    async def _request(self, method: str, path: str, session: str, body: dict | None = None) -> tuple[int, bytes]:
+    @property
+    def ramp_seconds(self) -> float:
+        """Seconds over which the tabs open: ``ramp``, or three quarters of the warm-up."""
+        return self.warmup * 0.75 if self.ramp is None else self.ramp
+
+    async def _request(self, method: str, path: str, session: str, body: dict | None = None,
+                       htmx: bool = True) -> tuple[int, bytes]:
         parts = urlsplit(self.base_url)
         reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
         try:
@@ -159,6 +173,8 @@ class Load:
                 lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(payload)}",
                           f"Referer: {self.base_url}{path}"]
                 lines.remove("HX-Request: true")  # a vote as a plain form: 302 to the thread
+            elif not htmx:
+                lines.remove("HX-Request: true")  # a page the browser opens
             writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + payload)
             await writer.drain()
             raw = await reader.read()
@@ -173,7 +189,7 @@ class Load:
         sent = time.perf_counter()
         try:
             status, content = await asyncio.wait_for(self._request(method, path, session, body), REQUEST_TIMEOUT)
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             status, content = 0, b""
         seconds = time.perf_counter() - sent
         if sent - self.start >= self.warmup and sent - self.start < self.warmup + self.duration:
@@ -183,12 +199,28 @@ class Load:
     def _running(self) -> bool:
         return time.perf_counter() - self.start < self.warmup + self.duration
 
-    async def _tab(self, session: str, thread: str, count: int, badge: str, rng: random.Random) -> None:
-        poll = f"{thread}live/?after={count}"
-        badge_url = badge
+    async def _open(self, path: str, session: str, pattern, fallback: str, htmx: bool) -> str:
+        """Open ``path`` as the browser does when the tab opens; the poll URL the answer gives (``fallback`` when
+        it gives none: a refused opening)."""
+        sent = time.perf_counter()
+        try:
+            status, content = await asyncio.wait_for(self._request("GET", path, session, htmx=htmx),
+                                                     REQUEST_TIMEOUT)
+        except (TimeoutError, OSError):
+            status, content = 0, b""
+        self.opened.append(Sample("open", sent, time.perf_counter() - sent, status, status == 200))
+        found = pattern.search(content) if status == 200 else None
+        return found.group(1).decode().replace("&amp;", "&") if found else fallback
+
+    async def _tab(self, session: str, thread: str, count: int, badge: str, opens_at: float) -> None:
+        await asyncio.sleep(max(0.0, opens_at - time.perf_counter()))
+        if not self._running():
+            return
+        poll = await self._open(thread, session, _POLL_URL, f"{thread}live/?after={count}", htmx=False)
+        badge_url = await self._open(badge, session, _BADGE_URL, badge, htmx=True)
         poll_every, badge_every = settings.MAFIA_LIVE_POLL_SECONDS, settings.MAFIA_LIVE_BADGE_SECONDS
-        next_poll = self.start + rng.uniform(0, self.warmup * 0.8)
-        next_badge = next_poll + rng.uniform(0, badge_every)
+        next_poll = opens_at + poll_every  # htmx's "every": the first poll one interval after the page loads
+        next_badge = opens_at + badge_every
         while self._running():
             now = time.perf_counter()
             wake = min(next_poll, next_badge)
@@ -224,7 +256,11 @@ class Load:
     async def _run(self) -> None:
         rng = random.Random(7)
         self.start = time.perf_counter()
-        jobs = [self._tab(*tab, random.Random(rng.random())) for tab in self.world.tabs]
+        n = len(self.world.tabs)
+        order = list(range(n))
+        rng.shuffle(order)  # the voting city's tabs among the others
+        jobs = [self._tab(*tab, self.start + self.ramp_seconds * (order[i] + rng.random()) / n)
+                for i, tab in enumerate(self.world.tabs)]
         jobs += [self._voter(session, random.Random(rng.random())) for session in self.world.voters]
         await asyncio.gather(*jobs)
 
@@ -235,7 +271,9 @@ class Load:
 
     def summary(self) -> dict:
         """Per kind (vote, poll, badge): requests sent in the window, answered as expected, refused, median and p95
-        latency (ms), the 204 share of polls; and the requests answered per second over all kinds."""
+        latency (ms), the 204 share of polls; the requests answered per second over all kinds; and the tabs'
+        openings over the whole run (``opened``: the ramp's seconds, pages and badges sent, answered, refused,
+        median and p95 ms)."""
         out: dict = {"tabs": len(self.world.tabs), "window_s": self.duration}
         answered = 0
         for kind in ("vote", "poll", "badge"):
@@ -249,4 +287,9 @@ class Load:
                 "empty_204": sum(1 for s in rows if s.status == 204),
             }
         out["answered_per_s"] = round(answered / self.duration, 1)
+        opened = sorted(s.seconds for s in self.opened if s.ok)
+        out["opened"] = {"ramp_s": round(self.ramp_seconds, 1), "sent": len(self.opened), "answered": len(opened),
+                         "refused": len(self.opened) - len(opened),
+                         "median_ms": round(statistics.median(opened) * 1000, 1) if opened else None,
+                         "p95_ms": round(opened[int(0.95 * (len(opened) - 1))] * 1000, 1) if opened else None}
         return out

@@ -12,6 +12,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from kernel.live import Loaded, ReaderRowsQuerySet, field_values, note_game_changed, track_reader_rows
 from kernel.public_ids import PublicIdField
 from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_choices
 
@@ -33,6 +34,13 @@ class GameQuerySet(models.QuerySet):
 
     def select_for_update(self, nowait=False, skip_locked=False, of=(), no_key=True):
         return super().select_for_update(nowait=nowait, skip_locked=skip_locked, of=of, no_key=no_key)
+
+    def update(self, **kwargs):
+        """Update; a change of ``status`` changes who reads what for every reader of the games (``kernel.live``)."""
+        if "status" in kwargs:
+            for pk in self.values_list("pk", flat=True):
+                note_game_changed(pk)
+        return super().update(**kwargs)
 
 
 class Game(models.Model):
@@ -67,6 +75,22 @@ class Game(models.Model):
                                                                db_default=30)
 
     objects = GameQuerySet.as_manager()
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """The instance, with the status it was read with (a save that changes it renews the game's live version)."""
+        instance = super().from_db(db, field_names, values)
+        instance._live_status = instance.__dict__.get("status")
+        return instance
+
+    def save(self, *args, **kwargs):
+        """Save; a changed ``status`` (the start, the end) changes who reads what for every reader of the game: its
+        live polls take the full path after the commit (``kernel.live``)."""
+        changed = not self._state.adding and getattr(self, "_live_status", None) != self.status
+        super().save(*args, **kwargs)
+        if changed:
+            note_game_changed(self.pk)
+        self._live_status = self.status
 
     class Meta:
         verbose_name = _("game")
@@ -152,6 +176,8 @@ class Resident(models.Model):
     died_at = models.DateTimeField(null=True, blank=True, verbose_name=_("died at"))
     public_id = PublicIdField()
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("resident")
         verbose_name_plural = _("residents")
@@ -168,6 +194,24 @@ class Resident(models.Model):
     def is_living(self) -> bool:
         """Alive and not imprisoned (RULES.md terms)."""
         return self.status == LifeStatus.ALIVE
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """The instance, with the holder it was read with (``kernel.live``: a replacement concerns both)."""
+        instance = super().from_db(db, field_names, values)
+        instance._live_loaded = Loaded({"game_id": instance.__dict__.get("game_id"),
+                                        "user_id": instance.__dict__.get("user_id")})
+        return instance
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the seats ``rows`` (a queryset or instances) may change, as (game id, user id):
+        each seat's holder, and the holders of the seats out of play in the same games (whether a seat is held
+        back from an inbox follows from the other seats' state, ``RulesetSpec.seats_held_back``)."""
+        pairs = field_values(rows, "game_id", "user_id")
+        games = {game_id for game_id, _user in pairs}
+        out_of_play = cls._base_manager.filter(game_id__in=games).exclude(status=LifeStatus.ALIVE)
+        return [*pairs, *out_of_play.values_list("game_id", "user_id")] if games else pairs
 
 
 class StaffKind(models.TextChoices):
@@ -197,6 +241,8 @@ class StaffRole(models.Model):
     since = models.DateTimeField(auto_now_add=True, verbose_name=_("since"))
     public_id = PublicIdField()
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("staff role")
         verbose_name_plural = _("staff roles")
@@ -216,6 +262,19 @@ class StaffRole(models.Model):
         if self.city_id:
             return f"{self.get_kind_display()} ({self.city})"
         return self.get_kind_display()
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """The instance, with the holder it was read with (``kernel.live``: a replacement concerns both)."""
+        instance = super().from_db(db, field_names, values)
+        instance._live_loaded = Loaded({"game_id": instance.__dict__.get("game_id"),
+                                        "user_id": instance.__dict__.get("user_id")})
+        return instance
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the staff roles ``rows`` changes, as (game id, user id): each role's holder."""
+        return field_values(rows, "game_id", "user_id")
 
 
 class Signup(models.Model):
@@ -420,3 +479,7 @@ class ClockPause(models.Model):
 
     def __str__(self) -> str:
         return f"paused since {self.paused_at:%Y-%m-%d %H:%M:%S}Z"
+
+
+track_reader_rows(Resident)
+track_reader_rows(StaffRole)

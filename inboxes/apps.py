@@ -7,3 +7,12 @@ class InboxesConfig(AppConfig):
 
     name = "inboxes"
     verbose_name = _("Inboxes")
+
+    def ready(self):
+        """Tell the live polls (``kernel.live``) who reads an inbox: the access policy's readers."""
+        # Imported once the models are loaded: the policy reads them.
+        from kernel import live
+
+        from .policies import live_readers_of_inboxes
+
+        live.set_inbox_readers(live_readers_of_inboxes)

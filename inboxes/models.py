@@ -13,7 +13,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
-from kernel.live import note_new_messages
+from kernel.live import ReaderRowsQuerySet, field_values, note_new_messages, track_inboxes, track_reader_rows
 from kernel.public_ids import PublicIdField
 
 
@@ -146,6 +146,8 @@ class Membership(models.Model):
     reason = models.CharField(max_length=300, blank=True, verbose_name=_("reason"))
     public_id = PublicIdField()
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("membership")
         verbose_name_plural = _("memberships")
@@ -159,6 +161,13 @@ class Membership(models.Model):
         """The seat, its inbox and its state, in the active language (the console's titles and breadcrumbs)."""
         return gettext("%(resident)s in “%(inbox)s”: %(state)s") % {
             "resident": self.resident, "inbox": self.inbox, "state": self.get_state_display()}
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the memberships ``rows`` (a queryset or instances) changes, as (game id, user
+        id): the holder of each membership's seat (the seat is the member, L-REPLACE-1)."""
+        residents = {resident_id for (resident_id,) in field_values(rows, "resident_id")}
+        return list(Resident._base_manager.filter(pk__in=residents).values_list("game_id", "user_id"))
 
 
 class MessageQuerySet(models.QuerySet):
@@ -269,6 +278,8 @@ class Spectator(models.Model):
     joined_at = models.DateTimeField(verbose_name=_("joined at"))
     left_at = models.DateTimeField(null=True, blank=True, verbose_name=_("left at"))
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("spectator")
         verbose_name_plural = _("spectators")
@@ -276,3 +287,13 @@ class Spectator(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} watching {self.game}"
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the spectators ``rows`` changes, as (game id, user id): each spectator."""
+        return field_values(rows, "game_id", "user_id")
+
+
+track_inboxes(Inbox)
+track_reader_rows(Membership)
+track_reader_rows(Spectator)

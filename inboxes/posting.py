@@ -143,7 +143,7 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
         # (a standing vote): one round trip, none of their results needed but the last one's row count.
         statements.append(read_mark_statement(acting_user, inbox, now))
         audit = event_statement(inbox.game, "message.posted", actor=acting_user, at=now,
-                                payload={"inbox": inbox.pk, "message": message.pk}, changes_access=False)
+                                payload={"inbox": inbox.pk, "message": message.pk})
         if audit is not None:
             statements.append(audit)
         writes = hook.writes(inbox, author_resident, message, accepted, now) if hook is not None else None

@@ -65,9 +65,14 @@ def inbox_live_ids(inbox_id: str) -> tuple[int, int] | None:
     return tuple(row) if row is not None else None
 
 
-def readable_inbox_ids(viewer, game: Game) -> list[int]:
-    """The database ids of the inboxes of ``game`` that ``viewer`` may read (``policies.readable_inboxes``)."""
-    return list(policies.readable_inboxes(viewer, game).values_list("pk", flat=True))
+def live_inbox_ids(viewer, game: Game) -> list[int]:
+    """The database ids of the inboxes of ``game`` whose new messages ``viewer`` may see: those they may read
+    (``policies.readable_inboxes``), less those whose view stops at a time (a dead seat's dated kinds while the
+    game runs, ``_dated_out``): a post there tells them nothing, so their live polls must not depend on it."""
+    rows = policies.readable_inboxes(viewer, game).values_list("pk", "kind")
+    if _dated_out(viewer, game) is None:
+        return [pk for pk, _kind in rows]
+    return [pk for pk, kind in rows if kind not in policy_tables.DATED_KINDS]
 
 
 def inbox_list_for(viewer, game: Game) -> list[Inbox]:

@@ -191,7 +191,8 @@ def inbox_live(request, inbox_id: str):
     parameter, 0 for an empty thread), the next poll, and, in a voting inbox or precinct, the standing tally
     out of band. Access is decided by the policy at each request: a reader who lost access gets the same 404 as
     for a missing inbox, and the poll stops. Shown messages are marked read when nothing unread lies before
-    them. A malformed ``after`` is a 400."""
+    them. Nothing new is an empty 204, the same answer as the cheap path's (``kernel.live``). A malformed
+    ``after`` is a 400."""
     snapshot = _live_snapshot(request, inbox_id)  # before the access and the messages are read
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
@@ -201,6 +202,8 @@ def inbox_live(request, inbox_id: str):
     after = int(raw)
     update = selectors.thread_updates_for(request.user, inbox, after, LIVE_LIMIT)
     shown = [m for _pos, m in update.messages]
+    if not shown and not update.more:  # the shortcut's very answer (``kernel.live``); the token stands again
+        return live.still(request, _readers_versions(request, inbox, snapshot))
     if request.user.is_authenticated and shown and update.marks_read and update.shows_unread:
         read_marks.do_mark_inbox_read(inbox, acting_user=request.user, up_to=shown[-1].received_at)
     show_hidden = moderation_policy.can_see_hidden_text(request.user, inbox)
@@ -222,20 +225,25 @@ def inbox_live(request, inbox_id: str):
 @require_http_methods(["GET", "HEAD"])
 def unread_badge(request, slug: str):
     """The top bar's unread count for one game (htmx polls it): the messages received after the viewer's read
-    marks in the inboxes the policy lets them read now. Empty for an anonymous visitor."""
+    marks in the inboxes the policy lets them read now. Empty for an anonymous visitor. The next poll's URL
+    carries the count shown (``n``): a poll that finds the same count is an empty 204, the same answer as the
+    cheap path's (``kernel.live``)."""
     game = game_get(slug)
     activate_game_language(request, game)
     unread = 0
-    url = reverse("unread_badge", args=[game.slug])
+    access = inboxes = None
     if request.user.is_authenticated:
         # The poll token's versions are read before what they stand for: the game's and the viewer's before the
-        # readable inboxes are listed, each inbox's before its messages are counted.
+        # inboxes are listed, each inbox's before its messages are counted. Only the inboxes whose new messages
+        # the viewer may see are in it (``selectors.live_inbox_ids``).
         access = live.snapshot(live.poll_keys(request.user, game.pk, reads=True))
-        inboxes = None
         if access is not None:
-            ids = selectors.readable_inbox_ids(request.user, game)
-            inboxes = live.snapshot([live.inbox_key(pk) for pk in ids])
+            inboxes = live.snapshot([live.inbox_key(pk) for pk in selectors.live_inbox_ids(request.user, game)])
         unread = sum(i.unread for i in selectors.inbox_list_for(request.user, game))
+    if request.GET.get("n") == str(unread):
+        return live.still(request, access, inboxes)
+    url = f"{reverse('unread_badge', args=[game.slug])}?n={unread}"
+    if request.user.is_authenticated:
         url = live.poll_url(request, url, access, inboxes)
     return render(request, "inboxes/_unread_badge.html", {"game": game, "unread": unread, "live_url": url,
                                                           "live_interval": settings.MAFIA_LIVE_BADGE_SECONDS})
@@ -250,9 +258,19 @@ def _live_snapshot(request, inbox_id):
     return live.snapshot(live.poll_keys(request.user, ids[1], [ids[0]])) if ids is not None else None
 
 
+def _readers_versions(request, inbox, snapshot):
+    """``snapshot`` less what the viewer may not know: the inbox's version when their view of it stops at a time
+    (``policies.message_cutoff``: a dead seat in a dated inbox), so that a later post there changes nothing in how
+    their polls are answered (their reader version stands for the cutoff)."""
+    if snapshot is not None and policies.message_cutoff(request.user, inbox) is not None:
+        return live.without(snapshot, [live.inbox_key(inbox.pk)])
+    return snapshot
+
+
 def _live_url(request, inbox, after: int, snapshot) -> str:
     """The next poll's URL of an open thread page: new messages after position ``after``, with a poll token."""
-    return live.poll_url(request, f"{reverse('inbox_live', args=[inbox.public_id])}?after={after}", snapshot)
+    return live.poll_url(request, f"{reverse('inbox_live', args=[inbox.public_id])}?after={after}",
+                         _readers_versions(request, inbox, snapshot))
 
 
 def _voting_tally(user, inbox):

@@ -9,32 +9,23 @@ from datetime import datetime
 
 from cities.models import Game, GameEvent
 
-from .live import note_game_changed
 from .prepared import PreparedInsert, Statement
 
 _INSERT_EVENT = PreparedInsert(GameEvent)  # one audit row per state change: its INSERT built once
 
 
-def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None,
-                 changes_access: bool = True) -> GameEvent:
+def record_event(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> GameEvent:
     """Write one audit row (``GameEvent``) for ``game``: ``kind`` a dotted event kind, ``actor`` the user who acted
     (None = the site or the scheduler), ``at`` the operation's aware UTC time, ``payload`` ids and counts. Call
-    inside the service's transaction. Returns the row. Unless ``changes_access`` is False (a change that cannot
-    alter who reads what: a plain post), the game's live polls take the full path after the commit
-    (``kernel.live``)."""
-    if changes_access:
-        note_game_changed(game.pk)
+    inside the service's transaction. Returns the row. An audit row tells no live poll anything: the rows that
+    change who reads what renew the versions of the readers they concern themselves (``kernel.live``)."""
     return _INSERT_EVENT(GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {}))
 
 
-def event_statement(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None,
-                    changes_access: bool = True) -> Statement | None:
+def event_statement(game: Game, kind: str, *, actor, at: datetime, payload: dict | None = None) -> Statement | None:
     """The audit row ``record_event`` writes, as a statement to run with the service's other last writes
     (``kernel.prepared.execute_together``: one round trip). When the row cannot be such a statement (a save signal
-    receiver of ``GameEvent``), it is written now, as ``record_event`` does, and None is returned.
-    ``changes_access`` as for ``record_event``."""
-    if changes_access:
-        note_game_changed(game.pk)
+    receiver of ``GameEvent``), it is written now, as ``record_event`` does, and None is returned."""
     row = GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
     statement = _INSERT_EVENT.statement(row)
     if statement is None:
@@ -45,7 +36,6 @@ def event_statement(game: Game, kind: str, *, actor, at: datetime, payload: dict
 def record_events(game: Game, rows: list[tuple[str, dict]], *, actor, at: datetime) -> list[GameEvent]:
     """Write several audit rows at once (one INSERT): ``rows`` of ``(kind, payload)`` for ``game``, in order, as
     ``record_event`` writes each. For batched services (the deaths of a night, the daily rollover). Returns the
-    rows. The game's live polls take the full path after the commit."""
-    note_game_changed(game.pk)
+    rows."""
     return GameEvent.objects.bulk_create([GameEvent(game=game, kind=kind, actor=actor, at=at, payload=payload or {})
                                           for kind, payload in rows])

@@ -9,7 +9,7 @@ from django.utils.cache import patch_cache_control
 
 from cities.i18n import activate_account_language
 from kernel.busy import DatabaseBusy, busy_page_message, is_database_busy, retry_after_seconds
-from kernel.live import nothing_new
+from kernel.live import NothingNew, empty_answer, nothing_new
 from kernel.errors import InvalidInput, NotAllowed, RuleViolation, WrongState
 
 logger = logging.getLogger(__name__)
@@ -18,14 +18,20 @@ logger = logging.getLogger(__name__)
 class LivePollMiddleware:
     """Answer a live poll that finds nothing new with an empty 204 from the shared cache, before the rest of the
     stack runs (``kernel.live.nothing_new``); every other request, and a poll whose token no longer stands, goes
-    on to the full view, which decides by the access policy. First of all middleware: it reads the session (the
-    token is bound to its user) from the cache itself, with the versions."""
+    on to the full view, which decides by the access policy. A full view's "nothing new" (``NothingNew``) leaves
+    as the very same answer (``kernel.live.empty_answer``: nothing the other middleware added), so that no reader
+    can tell which path answered. First of all middleware: it reads the session (the token is bound to its user)
+    from the cache itself, with the token's record."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        return nothing_new(request) or self.get_response(request)
+        early = nothing_new(request)
+        if early is not None:
+            return early
+        response = self.get_response(request)
+        return empty_answer() if isinstance(response, NothingNew) else response
 
 
 class PrivateCacheMiddleware:

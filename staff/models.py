@@ -12,6 +12,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import City, Game, Resident, StaffRole
+from kernel.live import ReaderRowsQuerySet, field_values, track_reader_rows
 from kernel.public_ids import PublicIdField
 
 
@@ -39,6 +40,8 @@ class TribuneStandIn(models.Model):
                                  related_name="+", verbose_name=_("ended by"))
     public_id = PublicIdField()
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     class Meta:
         ordering = ["starts_at", "id"]
         verbose_name = _("Tribune stand-in")
@@ -51,6 +54,13 @@ class TribuneStandIn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.stand_in} for {self.city}"
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the periods ``rows`` changes, as (game id, user id): the holders of both
+        roles."""
+        roles = {pk for pair in field_values(rows, "stand_in_id", "absent_id") for pk in pair}
+        return list(StaffRole._base_manager.filter(pk__in=roles).values_list("game_id", "user_id"))
 
 
 class ImpeachmentRuling(models.TextChoices):
@@ -147,3 +157,6 @@ class RoleAcknowledgement(models.Model):
     class Meta:
         verbose_name = _("role acknowledgement")
         verbose_name_plural = _("role acknowledgements")
+
+
+track_reader_rows(TribuneStandIn)

@@ -228,13 +228,12 @@ MAFIA_MESSAGES_PER_PAGE = env_int("MAFIA_MESSAGES_PER_PAGE", 50)
 # A hidden tab does not ask at all.
 MAFIA_LIVE_POLL_SECONDS = env_int("MAFIA_LIVE_POLL_SECONDS", 10)
 MAFIA_LIVE_BADGE_SECONDS = env_int("MAFIA_LIVE_BADGE_SECONDS", 30)
-# A poll that finds nothing new is answered from the shared cache (kernel/live.py). Off by default: as built, the
-# switch from its empty 204 to a full answer tells an open tab that the game had an audited change (a night
-# action's timing) or, for a dead reader of a dated inbox, that a post arrived (README "Live pages at scale").
-# It needs Redis (a cache every process shares; refused at start-up otherwise, mafia.E008).
-MAFIA_LIVE_SHORTCUT = env_bool("MAFIA_LIVE_SHORTCUT", False)
-# The longest a poll token answers "nothing new" before a full answer is built again (s): the bound on what a
-# lost cache write can delay.
+# A poll that finds nothing new is answered from the shared cache (kernel/live.py, README "Live pages at scale"):
+# on by default when Redis is configured (a cache every process shares), off with a per-process cache (refused
+# at start-up if turned on there, mafia.E008).
+MAFIA_LIVE_SHORTCUT = env_bool("MAFIA_LIVE_SHORTCUT", bool(REDIS_URL))
+# How long a poll token's record lives in the cache without a full answer renewing it (s): the bound on what a
+# lost cache write, or a change that only time makes, can delay.
 MAFIA_LIVE_TOKEN_SECONDS = env_int("MAFIA_LIVE_TOKEN_SECONDS", 600)
 # Whether the demo game may be loaded (never in production settings: mafia_site/checks.py).
 #: The ruleset of a game created without naming one (a key a ruleset app of INSTALLED_APPS registers).

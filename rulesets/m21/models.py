@@ -14,6 +14,7 @@ from django.db.models import Q
 
 from cities.models import Game, PublicPost, Resident
 from inboxes.models import Inbox, Message
+from kernel.live import ALL, ReaderRowsQuerySet, field_values, track_reader_rows
 
 
 class M21Game(models.Model):
@@ -43,8 +44,16 @@ class M21Game(models.Model):
     deal_lists = models.JSONField(null=True, blank=True)
     dealt_at = models.DateTimeField(null=True, blank=True)
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     def __str__(self) -> str:
         return f"M21 settings of {self.game}"
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int]]:
+        """Whose reading a change of the settings ``rows`` may change: everyone in their games
+        (``game_thread_public`` opens the game thread to all, ``kernel.live.ALL``)."""
+        return [(game_id, ALL) for (game_id,) in field_values(rows, "game_id")]
 
 
 class M21Seat(models.Model):
@@ -57,8 +66,18 @@ class M21Seat(models.Model):
     state = models.JSONField(default=dict, blank=True)
     role_pm = models.OneToOneField(Inbox, null=True, blank=True, on_delete=models.SET_NULL, related_name="m21_seat")
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     def __str__(self) -> str:
         return f"{self.resident}: {self.role}"
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the seats' roles and states ``rows`` may change (a bust-out spent or used
+        decides which imprisoned seats are held back, ``rulesets.m21.bust_out``): the seats' holders and those of
+        the seats out of play in their games (``Resident.live_readers``)."""
+        residents = {pk for (pk,) in field_values(rows, "resident_id")}
+        return Resident.live_readers(Resident._base_manager.filter(pk__in=residents))
 
 
 class DayStatus(models.TextChoices):
@@ -161,3 +180,6 @@ class M21ReplacementVolunteer(models.Model):
 
 
 from .night_models import HoldingPlace, M21Holding, M21Night, M21NightAction, M21StashAssignment  # noqa: E402,F401
+
+track_reader_rows(M21Game)
+track_reader_rows(M21Seat)
