@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import Alignment, City, LifeStatus, Resident
+from kernel.live import ReaderRowsQuerySet, field_values, track_reader_rows
 
 
 class LepraSeat(models.Model):
@@ -55,5 +56,17 @@ class LepraSeat(models.Model):
                                    name="lepraseat_godfather_is_mafia"),
         ]
 
+    objects = ReaderRowsQuerySet.as_manager()
+
     def __str__(self) -> str:
         return f"Lepra seat {self.resident_id}"
+
+    @classmethod
+    def live_readers(cls, rows) -> list[tuple[int, int | None]]:
+        """Whose reading a change of the ranks ``rows`` may change (a spirit's voting inboxes, L-SPIRIT-2; what a
+        rank lets its holder read): the seats' holders, as ``Resident.live_readers`` names them."""
+        residents = {pk for (pk,) in field_values(rows, "resident_id")}
+        return Resident.live_readers(Resident._base_manager.filter(pk__in=residents))
+
+
+track_reader_rows(LepraSeat)

@@ -17,6 +17,7 @@ from datetime import timedelta
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -25,6 +26,7 @@ from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
 from kernel import live
 from mafia_site.checks import check_mafia_settings
+from rulesets.lepra.seats import do_set_seat_flags
 from tests.conftest import fresh
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -460,3 +462,22 @@ def test_a_new_inbox_reaches_the_badges_of_its_readers_and_no_other_L_INBOX_20(n
     grown = client.get(badge, **HX)
     assert grown.status_code == 200 and grown.context["unread"] == int(badge.split("n=")[1].split("&")[0]) + 1
     assert _poll(outsider, outsider_badge) == (_empty(), 0)
+
+
+def test_a_change_of_a_seats_lepra_rank_renews_its_holders_polls_and_no_one_elses_L_SPIRIT_2(demo, client, shortcut,
+                                                                                           committed):
+    judge_client = Client()
+    with committed():  # the logins' own renewals written before the pages are opened
+        judge_client.force_login(demo.judge)
+        client.force_login(demo.honest)
+    with committed():
+        judges_url, honests_url = _open(judge_client, _city1(demo)), _open(client, _city1(demo))
+    assert _poll(judge_client, judges_url) == (_empty(), 0)
+    assert _poll(client, honests_url) == (_empty(), 0)
+    with committed():
+        do_set_seat_flags(demo.seat("judge"), acting_user=None, is_judge=False)
+    # The holder's next poll is built in full (the rank may change what they read and where they post) ...
+    answer, queries = _poll(judge_client, judges_url)
+    assert queries > 0 and answer[0] in (200, 204)
+    # ... another reader's stands: same answer, same path.
+    assert _poll(client, honests_url) == (_empty(), 0)
