@@ -9,7 +9,7 @@ Format ``forum-day/v1``: UTF-8, one JSON object per line, blank lines ignored.
 The first line is the header::
 
     {"format": "forum-day/v1",                      # optional; if present, exactly this
-     "rules": {"preset": "m21", "self_votes_allowed": false},   # ForumVoteRules.from_dict; {} = M21 defaults
+     "rules": {"preset": "end_hammer", "self_votes_allowed": false},   # ForumVoteRules.from_dict; {} = defaults
      "seats": [{"seat": "Alice", "account": "alice", "names": ["Ali"]}, "bob", ...],
      "hosts": ["host"],                             # optional: accounts whose posts are never votes
      "deadline": "2026-03-03T22:00:00+00:00"}       # ISO 8601 with a UTC offset, or null

@@ -3,7 +3,7 @@ day vote's rules as data, records, receipts and results; the forum day itself is
 the Lepra tallies in ``rulesets.lepra.day.tally``. Every name below is importable from here.
 
 Forum day votes
-    ``ForumVoteRules`` is the day vote's rules as data (M21's by default, ``CLASSIC_FORUM_RULES`` for the
+    ``ForumVoteRules`` is the day vote's rules as data (the END-hammer day by default, ``CLASSIC_FORUM_RULES`` for the
     plain-majority forum rule). ``ForumDay`` is the state of one game-thread day: each seat's standing vote and
     END mark, the living seats and who plays them. It takes the day's records in order (posts, removals and
     deaths, replacements), applies every command of a post through ``voting.parsing``, and decides when and how
@@ -68,7 +68,7 @@ class ForumNoLynchThreshold(StrEnum):
 
 @dataclass(frozen=True)
 class ForumVoteRules:
-    """The rules of a forum day vote. The defaults are M21's.
+    """The rules of a forum day vote. The defaults are the END-hammer day (``END_HAMMER_RULES``).
 
     - ``majority_ends_day`` (default off): a majority on one target ends the day at once, END marks or not (the
       classic forum hammer).
@@ -109,10 +109,10 @@ class ForumVoteRules:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ForumVoteRules:
-        """Rules from data: an optional ``"preset"`` (a key of ``FORUM_RULE_PRESETS``, default ``"m21"``) and any
+        """Rules from data: an optional ``"preset"`` (a key of ``FORUM_RULE_PRESETS``, default ``"end_hammer"``) and any
         fields of ``as_dict`` overriding it. Raises ``ValueError`` naming an unknown preset, key or value."""
         values = dict(data)
-        preset_name = values.pop("preset", "m21")
+        preset_name = values.pop("preset", "end_hammer")
         if preset_name not in FORUM_RULE_PRESETS:
             raise ValueError(f"unknown rules preset {preset_name!r}; known: {', '.join(sorted(FORUM_RULE_PRESETS))}")
         unknown = sorted(set(values) - set(FORUM_RULE_PRESETS[preset_name].as_dict()))
@@ -121,8 +121,9 @@ class ForumVoteRules:
         return cls(**{**FORUM_RULE_PRESETS[preset_name].as_dict(), **values})
 
 
-M21_FORUM_RULES = ForumVoteRules()
-"""M21's day vote: END-hammer, plurality at the deadline with a tie eliminating nobody."""
+END_HAMMER_RULES = ForumVoteRules()
+"""The END-hammer day: a majority marked ``##END`` on one target ends it, else plurality at the deadline with a tie
+eliminating nobody."""
 
 CLASSIC_FORUM_RULES = ForumVoteRules(majority_ends_day=True, end_hammer=False,
                                      deadline_outcome=ForumDeadlineOutcome.EARLIEST_LEADER)
@@ -130,7 +131,7 @@ CLASSIC_FORUM_RULES = ForumVoteRules(majority_ends_day=True, end_hammer=False,
 the deciding vote is posted, no END marks; No Lynch needs a majority too; self-votes count. [interp] At the
 deadline the leader is eliminated, a tie going to whoever reached the count first (no replayed day reaches it)."""
 
-FORUM_RULE_PRESETS: dict[str, ForumVoteRules] = {"m21": M21_FORUM_RULES, "classic": CLASSIC_FORUM_RULES}
+FORUM_RULE_PRESETS: dict[str, ForumVoteRules] = {"end_hammer": END_HAMMER_RULES, "classic": CLASSIC_FORUM_RULES}
 
 
 def forum_majority(living: int) -> int:

@@ -59,10 +59,15 @@ def _check_m21(game: Game) -> M21Game:
         raise InvalidInput("This game has no M21 settings.") from None
 
 
+#: The host's choice of day vote (``M21Game.vote_preset``) -> the forum vote engine's preset
+#: (``voting.forum_vote.FORUM_RULE_PRESETS``).
+VOTE_PRESETS = {"m21": "end_hammer", "classic": "classic"}
+
+
 def vote_rules(settings: M21Game) -> ForumVoteRules:
     """The game's day vote (M-VOTE): its preset (M21's END-hammer and plurality, or the classic forum majority
     hammer of ``voting.forum_vote.CLASSIC_FORUM_RULES``) with the host's self-vote and No Lynch settings."""
-    return ForumVoteRules.from_dict({"preset": settings.vote_preset,
+    return ForumVoteRules.from_dict({"preset": VOTE_PRESETS[settings.vote_preset],
                                      "self_votes_allowed": settings.self_votes_allowed,
                                      "no_lynch_allowed": settings.no_lynch_allowed})
 

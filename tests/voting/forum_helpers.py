@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from voting.forum_tally import ForumDay
 from voting.forum_vote import (
-    M21_FORUM_RULES,
+    END_HAMMER_RULES,
     ForumPost,
     ForumReceipt,
     ForumRemoval,
@@ -23,7 +23,7 @@ class Thread:
     """A forum day under test: seats named ``NAMES[:n]`` played by their lowercase accounts, and a counter of
     post numbers so that every post, removal and replacement gets the next ``seq``."""
 
-    def __init__(self, n: int, rules: ForumVoteRules = M21_FORUM_RULES, names: tuple[str, ...] = NAMES):
+    def __init__(self, n: int, rules: ForumVoteRules = END_HAMMER_RULES, names: tuple[str, ...] = NAMES):
         self.day = ForumDay(rules, [ForumSeat(seat=name, account=name.lower()) for name in names[:n]])
         self.seq = 0
 

@@ -12,7 +12,7 @@ from voting.forum_vote import (
     CLASSIC_FORUM_RULES,
     FORUM_NO_LYNCH,
     FORUM_RULE_PRESETS,
-    M21_FORUM_RULES,
+    END_HAMMER_RULES,
     ForumDayEndHow,
     ForumDayResult,
     ForumDeadlineOutcome,
@@ -112,7 +112,7 @@ def test_the_majority_is_recomputed_when_a_player_dies_M_VOTE_8_M_VOTE_9():
 
 def test_forum_threshold_for_no_lynch_is_the_majority_or_one_fewer():
     one_fewer = ForumVoteRules(no_lynch_threshold=ForumNoLynchThreshold.ONE_FEWER)
-    assert [forum_threshold(FORUM_NO_LYNCH, n, M21_FORUM_RULES) for n in (1, 2, 4, 7, 8)] == [1, 2, 3, 4, 5]
+    assert [forum_threshold(FORUM_NO_LYNCH, n, END_HAMMER_RULES) for n in (1, 2, 4, 7, 8)] == [1, 2, 3, 4, 5]
     assert [forum_threshold(FORUM_NO_LYNCH, n, one_fewer) for n in (1, 2, 4, 7, 8)] == [1, 1, 2, 3, 4]
     assert [forum_threshold("Ann", n, one_fewer) for n in (1, 2, 4, 7, 8)] == [1, 2, 3, 4, 5]
 
@@ -214,7 +214,7 @@ def test_unvote_naming_another_player_leaves_the_vote_in_place():
 
 
 def test_voting_the_same_target_again_changes_nothing():
-    thread = Thread(5, M21_FORUM_RULES)
+    thread = Thread(5, END_HAMMER_RULES)
     thread.say("Ann", "##VOTE Cat")
     thread.say("Ben", "##VOTE Dan")
     thread.say("Ann", "##VOTE Cat")
@@ -288,7 +288,7 @@ def plurality_day(rules: ForumVoteRules) -> Thread:
 
 
 def test_at_the_deadline_the_most_votes_are_eliminated_M_VOTE_4():
-    thread = plurality_day(M21_FORUM_RULES)
+    thread = plurality_day(END_HAMMER_RULES)
     thread.say("Gus", "##VOTE Dan")
     end = thread.day.close_at_deadline()
     assert (end.how, end.result, end.eliminated, end.seq, end.tied) == (
@@ -297,7 +297,7 @@ def test_at_the_deadline_the_most_votes_are_eliminated_M_VOTE_4():
 
 
 def test_a_tie_at_the_deadline_eliminates_nobody_M_VOTE_4():
-    end = plurality_day(M21_FORUM_RULES).day.close_at_deadline()
+    end = plurality_day(END_HAMMER_RULES).day.close_at_deadline()
     assert (end.result, end.eliminated, end.tied) == (ForumDayResult.NOBODY, None, ("Eve", "Dan"))
 
 
@@ -513,7 +513,7 @@ def test_a_replacement_cannot_take_an_account_that_plays_another_seat():
 # ----------------------------------------------------------------------------------------------------------------
 
 def test_the_default_rules_are_m21s():
-    assert M21_FORUM_RULES.as_dict() == {
+    assert END_HAMMER_RULES.as_dict() == {
         "majority_ends_day": False, "end_hammer": True, "deadline_outcome": "plurality", "no_lynch_allowed": True,
         "no_lynch_threshold": "same_as_lynch", "self_votes_allowed": True,
     }
@@ -524,15 +524,15 @@ def test_the_default_rules_are_m21s():
 
 
 def test_rules_from_data_start_from_a_preset():
-    assert ForumVoteRules.from_dict({}) == M21_FORUM_RULES
+    assert ForumVoteRules.from_dict({}) == END_HAMMER_RULES
     assert ForumVoteRules.from_dict({"preset": "classic"}) == CLASSIC_FORUM_RULES
     assert ForumVoteRules.from_dict({"self_votes_allowed": False, "no_lynch_threshold": "one_fewer"}) == \
         ForumVoteRules(self_votes_allowed=False, no_lynch_threshold=ForumNoLynchThreshold.ONE_FEWER)
-    assert set(FORUM_RULE_PRESETS) == {"m21", "classic"}
+    assert set(FORUM_RULE_PRESETS) == {"end_hammer", "classic"}
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    ({"preset": "lepra"}, "unknown rules preset 'lepra'; known: classic, m21"),
+    ({"preset": "lepra"}, "unknown rules preset 'lepra'; known: classic, end_hammer"),
     ({"hammer": True}, "unknown rules field\\(s\\): hammer"),
     ({"end_hammer": "yes"}, "end_hammer must be true or false"),
     ({"deadline_outcome": "coin_toss"}, "'coin_toss' is not a valid ForumDeadlineOutcome"),

@@ -92,7 +92,7 @@ def post(seq: int, author: str, text: str, at: str = "2026-03-02T12:00:00+00:00"
 
 
 def test_a_day_without_a_hammer_closes_at_the_deadline_M_VOTE_4(tmp_path):
-    result = tally(export(tmp_path, {**HEADER, "rules": {"preset": "m21"}},
+    result = tally(export(tmp_path, {**HEADER, "rules": {"preset": "end_hammer"}},
                           post(1, "ann", "##VOTE cat"), post(2, "ben", "##VOTE dan"),
                           post(3, "cat", "##VOTE dan", at="2026-03-03T22:00:00+00:00")))
     assert result["ended"] == {"how": "deadline", "result": "nobody", "eliminated": None, "seq": None,

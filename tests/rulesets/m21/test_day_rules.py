@@ -15,7 +15,7 @@ from rulesets.m21.day import (
 )
 from voting.forum_vote import (
     FORUM_NO_LYNCH,
-    M21_FORUM_RULES,
+    END_HAMMER_RULES,
     ForumDayEndHow,
     ForumPost,
     ForumRefusal,
@@ -48,7 +48,7 @@ class Day:
     def run(self, **kwargs):
         kwargs.setdefault("judge", "Grace")
         kwargs.setdefault("judge_power_left", True)
-        return run_m21_day(kwargs.pop("rules", M21_FORUM_RULES), self.seats, self.records, **kwargs)
+        return run_m21_day(kwargs.pop("rules", END_HAMMER_RULES), self.seats, self.records, **kwargs)
 
 
 def test_a_vote_names_one_living_player_even_abbreviated_or_misspelt_M_VOTE_1():
@@ -230,5 +230,5 @@ def test_the_vote_count_post_shows_l_minus_n_and_end_marks_M_VOTE_8():
 
 @pytest.mark.parametrize("living", [4, 5, 6, 7])
 def test_the_majority_is_more_than_half_M_VOTE_8(living):
-    out = run_m21_day(M21_FORUM_RULES, SEATS[:living], [])
+    out = run_m21_day(END_HAMMER_RULES, SEATS[:living], [])
     assert out.report.count.majority == living // 2 + 1
