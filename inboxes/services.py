@@ -17,8 +17,7 @@ from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Residen
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rule_ids import rule_id
-from kernel.rulesets import ruleset_of, seat_state_relations
+from kernel.rulesets import rule_id, ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (

@@ -61,6 +61,10 @@ Plain attributes (override as class attributes):
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
 - ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
   shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
+- ``rule_ids``: the IDs of the ruleset's own rules that the engine's refusals cite (``RuleViolation.rule``): the
+  engine names the rule a refusal enforces by a neutral key ("procurator_only", "city_formation", ...) and asks
+  ``rule_id(game, key)`` (or ``spec.rule_id(key)``); a key the ruleset does not map gives no rule ID, never
+  another ruleset's, and a key no registered ruleset maps is a loud ``ValueError`` (``known_rule_keys``).
 - ``page_sections`` / ``texts``: the sections of the shared pages the ruleset's games have and its wording of the
   shared texts. What every registered ruleset declares is the known set (``known_console_tools``,
   ``known_page_sections``, ``known_text_keys``, ``known_inbox_kinds``): the engine asking for a name no ruleset
@@ -191,6 +195,11 @@ def known_text_keys() -> frozenset[str]:
     return frozenset().union(*(spec.texts.keys() for spec in _REGISTRY.values()))
 
 
+def known_rule_keys() -> frozenset[str]:
+    """Every neutral rule key some registered ruleset maps to a rule ID (``RulesetSpec.rule_ids``)."""
+    return frozenset().union(*(spec.rule_ids.keys() for spec in _REGISTRY.values()))
+
+
 def known_inbox_kinds() -> frozenset[str]:
     """Every inbox kind that exists in the games of some registered ruleset (``RulesetSpec.inbox_kinds``)."""
     return frozenset().union(*(spec.inbox_kinds for spec in _REGISTRY.values()))
@@ -241,6 +250,8 @@ class RulesetSpec:
     #: The ruleset's wording of the shared texts the engine shows (key -> text; values may be lazily translated):
     #: e.g. ``dead_may_not_post``, ``imprisoned_may_not_post``, ``archive_log_in_to_open``, ``procurator_title``.
     texts: ClassVar[Mapping[str, Any]] = {}
+    #: The IDs of the ruleset's own rules that the engine's refusals cite: neutral key -> rule ID (``rule_id``).
+    rule_ids: ClassVar[Mapping[str, str]] = {}
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
     #: The first night whose actions count.
@@ -508,6 +519,14 @@ class RulesetSpec:
             raise ValueError(f"unknown page section {key!r}: no registered ruleset has it")
         return key in self.page_sections
 
+    def rule_id(self, key: str) -> str | None:
+        """The ID of this ruleset's rule that a refusal of the neutral rule key ``key`` cites, or None when the
+        ruleset maps none (its rules do not speak of it). Raises ``ValueError`` for a key no registered ruleset
+        maps (``known_rule_keys``: a typo would drop the citation silently)."""
+        if key not in self.rule_ids and key not in known_rule_keys():
+            raise ValueError(f"no ruleset maps the rule key {key!r}")
+        return self.rule_ids.get(key)
+
     def text(self, key: str) -> str:
         """The ruleset's wording of the shared text ``key`` in the active language. Raises ``ValueError`` for a key
         no registered ruleset words (``known_text_keys``) and ``NotProvidedByRuleset`` when this ruleset has no
@@ -567,3 +586,15 @@ def default_ruleset_key() -> str:
 def registered_rulesets() -> dict[str, RulesetSpec]:
     """The registered specs by key (a copy), in registration order."""
     return dict(_REGISTRY)
+
+
+def rule_id(game, key: str) -> str | None:
+    """The rule ID the ruleset of ``game`` (anything with a ``ruleset`` key, or the key itself) gives the neutral
+    rule key ``key`` (``RulesetSpec.rule_id``), or None when it gives none or is not registered (the refusal is
+    raised all the same). Raises ``ValueError`` when no registered ruleset maps ``key``."""
+    spec = _REGISTRY.get(game if isinstance(game, str) else getattr(game, "ruleset", None))
+    if spec is None:
+        if key not in known_rule_keys():
+            raise ValueError(f"no ruleset maps the rule key {key!r}")
+        return None
+    return spec.rule_id(key)

@@ -17,14 +17,15 @@ from archive.models import Notification, NotificationKind
 from archive.notifications import notification_text
 from cities.models import Game, Resident, StaffKind
 from inboxes.models import Inbox, InboxKind
-from kernel.rule_ids import known_rule_keys, rule_id
 from kernel.rulesets import (
     get_ruleset,
     known_console_tools,
     known_inbox_kinds,
     known_page_sections,
+    known_rule_keys,
     known_text_keys,
     registered_rulesets,
+    rule_id,
     ruleset_choices,
 )
 from rulesets.m21.service_common import site_message, thread_of
@@ -85,8 +86,12 @@ def test_a_refusal_cites_the_rule_of_the_games_own_ruleset_and_none_of_anothers(
     assert (rule_id(lepra, "procurator_only"), rule_id(m21, "procurator_only")) == ("L-STAFF-1", "M-SETUP-4")
     assert (rule_id(lepra, "impeachment_ruling"), rule_id(m21, "impeachment_ruling")) == ("L-IMPEACH-2", None)
     assert rule_id("lepra", "city_size") == "L-CITY-2"
-    with pytest.raises(ValueError, match="rule key 'procurator_onyl'"):
-        rule_id(m21, "procurator_onyl")
+    assert (get_ruleset("lepra").rule_id("city_size"), get_ruleset("m21").rule_id("city_size")) == ("L-CITY-2", None)
+    assert rule_id(SimpleNamespace(ruleset="toy-unregistered"), "city_size") is None
+    for ask in (lambda: rule_id(m21, "procurator_onyl"), lambda: get_ruleset("lepra").rule_id("procurator_onyl"),
+                lambda: rule_id("toy-unregistered", "procurator_onyl")):
+        with pytest.raises(ValueError, match="rule key 'procurator_onyl'"):
+            ask()
 
 
 def test_the_closed_sets_are_what_the_registered_rulesets_declare():

@@ -93,7 +93,8 @@ class LepraRuleset(RulesetSpec):
 
         return city_deadline_audience(event)
 
-    #: The rule each refusal of the shared engine cites in a Lepra game (``kernel.rule_ids``: key -> rule ID).
+    #: The rule each refusal of the shared engine cites in a Lepra game (``RulesetSpec.rule_ids``: neutral key ->
+    #: rule ID).
     rule_ids = MappingProxyType({
         "procurator_only": "L-STAFF-1",  # the Procurator runs the game
         "staff_not_players": "L-STAFF-1",  # staff neither sign up nor hold a seat
