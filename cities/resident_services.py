@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed
+from kernel.rulesets import rule_id
 
 from .models import Resident
 
@@ -26,7 +27,8 @@ def do_set_resident_flags(resident: Resident, *, acting_user, now: datetime | No
     """
     now = now or timezone.now()
     if acting_user is not None:
-        raise NotAllowed(_("Roles are set by the site's draws and elections, not by hand."), rule="L-ASSIGN-3")
+        raise NotAllowed(_("Roles are set by the site's draws and elections, not by hand."),
+                         rule=rule_id(resident.game, "alignment_by_draw"))
     unknown = set(flags) - {"alignment"}
     if unknown:
         raise InvalidInput(f"Unknown resident flags: {sorted(unknown)}")

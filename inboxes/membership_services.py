@@ -17,7 +17,7 @@ from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rulesets import ruleset_of, seat_state_relations
+from kernel.rulesets import rule_id, ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
@@ -77,7 +77,7 @@ def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None =
     """
     now = now or timezone.now()
     if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.ARBITER):
-        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule="L-STAFF-3")
+        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule=rule_id(game, "arbiter"))
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     return renew_court(game, actor=acting_user, now=now)
@@ -120,24 +120,24 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     if not deaths:
         return []
     spirit_of = {r.pk: bool(spirit) for r, spirit in deaths}
-    if len(spirit_of) != len(deaths):
-        raise InvalidInput(_("The same resident cannot die twice."), rule="L-DEATH-1")
     game = deaths[0][0].game
-    _check_site_or_procurator(game, acting_user, "L-DEATH-1")
+    if len(spirit_of) != len(deaths):
+        raise InvalidInput(_("The same resident cannot die twice."), rule=rule_id(game, "death"))
+    _check_site_or_procurator(game, acting_user, "death")
     if cause not in DeathCause.values:
-        raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule="L-DEATH-1")
+        raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule=rule_id(game, "death"))
     if any(spirit_of.values()) and cause != DeathCause.KILLED:
-        raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule="L-SPIRIT-1")
+        raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule=rule_id(game, "spirit"))
     locked = {r.pk: r for r in Resident.objects.select_for_update(of=("self",))
               .select_related("game", "city", *seat_state_relations()).filter(pk__in=spirit_of).order_by("pk")}
     residents = [locked[r.pk] for r, _spirit in deaths]
     game = residents[0].game
     if any(r.game_id != game.pk for r in residents):
-        raise InvalidInput(_("These residents are not of one game."), rule="L-DEATH-1")
+        raise InvalidInput(_("These residents are not of one game."), rule=rule_id(game, "death"))
     _check_not_finished(game)
     for resident in residents:
         if resident.status != LifeStatus.ALIVE:
-            raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-DEATH-1")
+            raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule=rule_id(game, "death"))
     ids = list(spirit_of)
     buried = [pk for pk in ids if not spirit_of[pk]]
     spec = ruleset_of(game)
@@ -145,7 +145,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     if buried and not spec.own_death_memberships and spec.has_inbox_kind(K.CEMETERY):  # where it has one
         cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
-            raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+            raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
     facts = spec.death_facts(game, residents)
     for resident in residents:
         resident.status, resident.died_at = LifeStatus.DEAD, now
@@ -207,17 +207,18 @@ def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime
     memberships are removed. By the site or the Procurator. Raises ``NotAllowed`` or ``WrongState`` (not a spirit,
     no cemetery, game over)."""
     now = now or timezone.now()
-    _check_site_or_procurator(resident.game, acting_user, "L-SPIRIT-2")
+    _check_site_or_procurator(resident.game, acting_user, "spirit_laid_to_rest")
     resident = (Resident.objects.select_for_update(of=("self",)).select_related("game", *seat_state_relations())
                 .get(pk=resident.pk))
     game = resident.game
     _check_not_finished(game)
     spec = ruleset_of(game)
     if resident.status == LifeStatus.ALIVE or spec.seat_state(resident) is None:
-        raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name}, rule="L-SPIRIT-2")
+        raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name},
+                         rule=rule_id(game, "spirit_laid_to_rest"))
     cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
     if cemetery is None:
-        raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+        raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
     spec.end_seat_state(resident, now=now)
     Membership.objects.filter(resident=resident, inbox__kind=K.VOTING, inbox__killed_at__isnull=True).exclude(
         state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
@@ -243,32 +244,32 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     now = now or timezone.now()
     game = resident.game
     if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
-        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule="L-STAFF-3")
+        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule=rule_id(game, "arbiter"))
     _check_not_finished(game)
     if until is None or timezone.is_naive(until):
-        raise InvalidInput(_("The end of the ban must include its time zone."), rule="L-INBOX-18")
+        raise InvalidInput(_("The end of the ban must include its time zone."), rule=rule_id(game, "penalty_ban"))
     if until <= now:
-        raise InvalidInput(_("The end of the ban must be in the future."), rule="L-INBOX-18")
+        raise InvalidInput(_("The end of the ban must be in the future."), rule=rule_id(game, "penalty_ban"))
     reason = (reason or "").strip()[:300]
     if not reason:
-        raise InvalidInput(_("Give the reason for the penalty."), rule="L-STAFF-3")
+        raise InvalidInput(_("Give the reason for the penalty."), rule=rule_id(game, "arbiter"))
     inboxes = list(inboxes)
     if not inboxes:
-        raise InvalidInput(_("Name at least one inbox."), rule="L-INBOX-18")
+        raise InvalidInput(_("Name at least one inbox."), rule=rule_id(game, "penalty_ban"))
     rows = []
     for inbox in inboxes:
         if inbox.game_id != game.pk:
-            raise InvalidInput(_("An inbox of another game was named."), rule="L-INBOX-18")
+            raise InvalidInput(_("An inbox of another game was named."), rule=rule_id(game, "penalty_ban"))
         if inbox.kind not in policy_tables.PENALTY_BAN_KINDS:
             raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
-                                 "and precinct inboxes only."), rule="L-INBOX-18")
+                                 "and precinct inboxes only."), rule=rule_id(game, "penalty_ban"))
         inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
         if inbox.killed_at is not None:
-            raise WrongState(_("%(inbox)s is closed.") % {"inbox": inbox.title}, rule="L-INBOX")
+            raise WrongState(_("%(inbox)s is closed.") % {"inbox": inbox.title}, rule=rule_id(game, "inbox_moderation"))
         m = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
         if m is None or m.state == MembershipState.REMOVED:
             raise InvalidInput(_("%(name)s is not in %(inbox)s.") % {"name": resident.name, "inbox": inbox.title},
-                               rule="L-INBOX-18")
+                               rule=rule_id(game, "penalty_ban"))
         _check_seat_state_allows_moderation(inbox, resident)
         rows.append((inbox, m))
     out = []
@@ -314,7 +315,7 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
     inbox = message.inbox
     if acting_user is None:
-        raise NotAllowed(_("Only the author may edit a message."), rule="L-INBOX-21")
+        raise NotAllowed(_("Only the author may edit a message."), rule=rule_id(inbox.game, "message_edit"))
     viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
@@ -327,9 +328,9 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
             error = WrongState
         else:
             error = NotAllowed  # may read but not post: banned
-        raise error(reason, rule="L-INBOX-21")
+        raise error(reason, rule=rule_id(inbox.game, "message_edit"))
     if text == message.body:
-        raise InvalidInput(_("The text is unchanged."), rule="L-INBOX-21")
+        raise InvalidInput(_("The text is unchanged."), rule=rule_id(inbox.game, "message_edit"))
     revision = MessageRevision.objects.create(message=message, body=message.body, body_html=message.body_html,
                                               replaced_at=now)
     message.body = text
@@ -350,14 +351,16 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
     message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
     inbox = message.inbox
     if acting_user is None:
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."),
+                         rule=rule_id(inbox.game, "message_hiding"))
     viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."),
+                         rule=rule_id(inbox.game, "message_hiding"))
     if message.is_hidden:
-        raise WrongState(_("This message is already hidden."), rule="L-INBOX-21")
+        raise WrongState(_("This message is already hidden."), rule=rule_id(inbox.game, "message_hiding"))
     message.is_hidden = True
     message.hidden_at = now
     message.hidden_by = acting_user
@@ -389,22 +392,23 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     # M21 games have co-hosts.
     if acting_user is None or not (_is_procurator(acting_user, game)
                                    or policies.holds_role(acting_user, game, StaffKind.COHOST)):
-        raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule="L-REPLACE-1")
+        raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule=rule_id(game, "replacement"))
     _check_not_finished(game)
     resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)
     if new_user is None or not new_user.is_active:
-        raise InvalidInput(_("Choose an active account to take the seat."), rule="L-REPLACE-1")
+        raise InvalidInput(_("Choose an active account to take the seat."), rule=rule_id(game, "replacement"))
     if StaffRole.objects.filter(game=game, user=new_user).exists():
-        raise NotAllowed(_("Staff of a game cannot be its residents."), rule="L-STAFF-1")
+        raise NotAllowed(_("Staff of a game cannot be its residents."), rule=rule_id(game, "staff_not_players"))
     if Resident.objects.filter(game=game, user=new_user).exists():
         raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": new_user.public_name},
-                           rule="L-REPLACE-1")
+                           rule=rule_id(game, "replacement"))
     if Spectator.objects.filter(game=game, user=new_user).exists():  # left or not: they read the spectators
         raise InvalidInput(_("%(name)s has watched this game as a spectator and cannot take a seat in it.")
-                           % {"name": new_user.public_name}, rule="M-SETUP-3")
+                           % {"name": new_user.public_name}, rule=rule_id(game, "spectator_not_player"))
     new_name = new_user.public_name[:60]
     if Resident.objects.filter(game=game, name=new_name).exclude(pk=resident.pk).exists():
-        raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": new_name}, rule="L-REPLACE-1")
+        raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": new_name},
+                           rule=rule_id(game, "replacement"))
     old_user, old_name = resident.user, resident.name
     resident.user = new_user
     resident.name = new_name

@@ -15,8 +15,11 @@ from django.utils import translation
 
 from archive.models import Notification, NotificationKind
 from archive.notifications import notification_text
-from cities.models import Game, Resident, StaffKind
+from cities.models import Alignment, Game, LifeStatus, Resident, StaffKind
+from cities.resident_services import do_set_resident_flags
+from inboxes.membership_services import do_kill_resident
 from inboxes.models import Inbox, InboxKind
+from kernel.errors import InvalidInput, NotAllowed
 from kernel.rulesets import (
     get_ruleset,
     known_console_tools,
@@ -44,8 +47,10 @@ PENDING_RULE_IDS = frozenset({
     "cities/models.py", "cities/resident_services.py", "inboxes/knowledge.py", "inboxes/membership_services.py",
     "inboxes/policies.py", "inboxes/policy_tables.py", "inboxes/views.py", "kernel/rulesets.py", "roles/models.py",
 })
-#: A refusal's rule key in engine code: ``rule_id(game, "key")`` or ``check_procurator(..., rule="key")``.
-RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule="(\w+)"')
+#: A refusal's rule key in engine code: ``rule_id(game, "key")``, ``check_procurator(..., rule="key")`` or
+#: ``_check_site_or_procurator(game, user, "key")``.
+RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule="(\w+)"'
+                      r'|_check_site_or_procurator\(.*, "(\w+)"\)')
 
 
 def _files(suffixes: tuple[str, ...]):
@@ -92,6 +97,20 @@ def test_a_refusal_cites_the_rule_of_the_games_own_ruleset_and_none_of_anothers(
                 lambda: rule_id("toy-unregistered", "procurator_onyl")):
         with pytest.raises(ValueError, match="rule key 'procurator_onyl'"):
             ask()
+
+
+@pytest.mark.django_db
+def test_the_shared_services_refusals_cite_the_rule_of_the_games_own_ruleset(demo):
+    with translation.override("en"), pytest.raises(NotAllowed) as by_hand:
+        do_set_resident_flags(demo.seat("honest"), alignment=Alignment.MAFIA, acting_user=demo.procurator)
+    assert (str(by_hand.value), by_hand.value.rule) == (
+        "Roles are set by the site's draws and elections, not by hand.", "L-ASSIGN-3")
+    table = build_game(slug="m21-rules")
+    for game, rule in ((demo.game, "L-DEATH-1"), (table.game, "")):  # M21 speaks of no such rule
+        seat = Resident.objects.filter(game=game, status=LifeStatus.ALIVE).order_by("pk").first()
+        with translation.override("en"), pytest.raises(InvalidInput) as cause:
+            do_kill_resident(seat, "lightning", acting_user=None)
+        assert (str(cause.value), cause.value.rule) == ("Unknown cause of death: lightning.", rule)
 
 
 def test_the_closed_sets_are_what_the_registered_rulesets_declare():

@@ -50,6 +50,7 @@ class M21Ruleset(RulesetSpec):
         "staff_not_players": "M-SETUP-4",
         "replacement": "M-SETUP-4",
         "dead_are_silent": "M-SETUP-3",  # the eliminated do not post in the game thread
+        "spectator_not_player": "M-SETUP-3",  # a spectator never takes a seat (the spectators' thread is theirs)
         "secret_inbox": "M-SETUP-5",  # no private channel but those the host endorses
         "secret_inbox_staff": "M-SETUP-5",
     })
