@@ -1,4 +1,4 @@
-"""A seat's alignment set by the site's draws (L-ASSIGN): ``do_set_resident_flags``.
+"""A seat's alignment set by the site's draws (the mafia draw): ``do_set_resident_flags``.
 
 A low-level service every layer above may call (the inboxes, the Lepra day, the draws): it imports only the
 kernel and the models.
@@ -20,9 +20,9 @@ from .models import Resident
 
 @transaction.atomic
 def do_set_resident_flags(resident: Resident, *, acting_user, now: datetime | None = None, **flags) -> Resident:
-    """Set the secret ``alignment`` of ``resident`` as a draw decided (L-ASSIGN). Only the site (``acting_user``
-    None: the draws) calls this; a ruleset's own ranks are set by its own services. Raises ``NotAllowed`` for a
-    person and ``InvalidInput`` for another flag. The audit row names the flag but neither its value nor the
+    """Set the secret ``alignment`` of ``resident`` as a draw decided. Only the site (``acting_user`` None: the
+    draws) calls this; a ruleset's own ranks are set by its own services. Raises ``NotAllowed`` for a person (the
+    rule key ``alignment_by_draw``: nobody chooses the mafia by hand) and ``InvalidInput`` for another flag. The audit row names the flag but neither its value nor the
     resident: the audit log must not become a list of the mafia.
     """
     now = now or timezone.now()

@@ -1,6 +1,6 @@
-"""Deaths and memberships (RULES.md L-DEATH-1, L-SPIRIT-2, L-INBOX-2/17/18, L-STAFF-3): what a death does to a
-seat's inboxes, bans, unbans, removals and the Arbiter's penalty bans; hiding and editing messages (L-INBOX-21);
-replacing a player (L-REPLACE-1)."""
+"""Deaths and memberships: what a death does to a seat's inboxes, a spirit laid to rest, the court renewed when
+the judges change, the Arbiter's penalty bans; editing and hiding messages; replacing a player. Each refusal cites
+the rule its game's ruleset maps to the refusal's neutral key (``kernel.rulesets.rule_id``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -43,14 +43,14 @@ from .services import (
 )
 
 # ==============================================================================================================
-# Death and membership : L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
+# Death and membership : deaths, spirits, the court's renewal, and the Arbiter's penalty bans
 # ==============================================================================================================
 
 def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
-    """Replace the current court inbox by a new one whose members are the living sitting judges (the game's
-    ruleset's ``standing_members_q``); everyone is banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to
-    the court gets no access to old ones. Returns
-    the new Inbox. For services that changed the judges (callers checked the rules, hold the transaction)."""
+    """Replace the current court inbox by a new one whose members are the living sitting judges (the game's ruleset's
+    ``standing_members_q``); everyone is banned in the old one, which links to the new one. A judge new to the court
+    gets no access to old ones. Returns the new Inbox. For services that changed the judges (callers checked the rules,
+    hold the transaction)."""
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     members = ruleset_of(game).standing_members_q(K.COURT)
     judges = ([] if members is None else
@@ -71,7 +71,7 @@ def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
 
 @transaction.atomic
 def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None = None) -> Inbox:
-    """A new court inbox for the current set of judges (L-INBOX-2, L-JUDGE-10): members the living sitting
+    """A new court inbox for the current set of judges (whenever they change): members the living sitting
     judges; everyone banned in the old one, which links to the new one. By the site (``acting_user`` None, e.g.
     after an election or a death) or the Arbiter. Returns the new Inbox. Raises ``NotAllowed`` or ``WrongState``.
     """
@@ -86,23 +86,23 @@ def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None =
 @transaction.atomic
 def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: bool = False,
                      now: datetime | None = None) -> Resident:
-    """Record the death of ``resident`` (L-DEATH-1) and apply every membership change at once, in one transaction.
+    """Record the death of ``resident`` and apply every membership change at once, in one transaction.
 
-    ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed
-    at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
-    memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC); banned for good in
-    every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
-    keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
-    inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
-    unless a spirit (in a game whose ruleset has cemeteries). Personal, secret, stage and other inboxes are left as
-    they are. The cause is stored in the ``resident.died`` GameEvent, with the ruleset's ``death_facts``. A ruleset
-    with ``own_death_memberships`` (``kernel.rulesets.RulesetSpec``) applies the membership changes itself
-    (``after_death_memberships``) instead of the city, voting, mafia and cemetery ones. Last, the ruleset's
-    ``after_deaths`` updates its own seat state (Lepra: the spirit, the judge's seat and the court, L-INBOX-2).
+    ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed at
+    night a spirit for the day: banned in the city inbox, not sent to the cemetery, voting memberships kept. Effects:
+    status dead, ``died_at`` = ``now`` (aware UTC); banned for good in every city inbox of their city; removed from the
+    open voting inboxes and precincts of the game (a spirit keeps voting inboxes), from every mafia inbox, mafia
+    complaint and police station (old rolled-over ones too); the open voting inbox and precinct about them are killed
+    (their votes are void; the voters are told); a member of the current cemetery unless a spirit (in a game whose
+    ruleset has cemeteries). Personal, secret, stage and other inboxes are left as they are. The cause is stored in the
+    ``resident.died`` GameEvent, with the ruleset's ``death_facts``. A ruleset with ``own_death_memberships``
+    (``kernel.rulesets.RulesetSpec``) applies the membership changes itself (``after_death_memberships``) instead of the
+    city, voting, mafia and cemetery ones. Last, the ruleset's ``after_deaths`` updates its own seat state (Lepra: the
+    spirit, the judge's seat and the court).
 
-    By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
-    Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
-    (not alive, game over, no cemetery) and changes nothing then.
+    By the site (``acting_user`` None) or the Procurator (manual decisions: naming the executed when nobody was voted
+    for, ending a game early). Returns the Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit
+    not killed) or ``WrongState`` (not alive, game over, no cemetery) and changes nothing then.
     """
     return do_kill_residents([(resident, spirit)], cause, acting_user=acting_user, now=now)[0]
 
@@ -110,12 +110,11 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
 @transaction.atomic
 def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, acting_user,
                       now: datetime | None = None) -> list[Resident]:
-    """Record several deaths of one game at once (a night's victims, L-NIGHT-6): ``deaths`` holds
-    ``(resident, spirit)`` pairs; each death does exactly what ``do_kill_resident`` does (L-DEATH-1, L-SPIRIT-1/2,
-    L-VOTE-9, L-INBOX-2), in one transaction and a number of statements that does not grow with the number of
-    deaths (the court is renewed once when judges died). Returns the Residents in the order given. Raises what
-    ``do_kill_resident`` raises (also ``InvalidInput`` for residents of two games or one resident twice) and
-    changes nothing then."""
+    """Record several deaths of one game at once (a night's victims, who die together at its resolution): ``deaths``
+    holds ``(resident, spirit)`` pairs; each death does exactly what ``do_kill_resident`` does, in one transaction and a
+    number of statements that does not grow with the number of deaths (the court is renewed once when judges died).
+    Returns the Residents in the order given. Raises what ``do_kill_resident`` raises (also ``InvalidInput`` for
+    residents of two games or one resident twice) and changes nothing then."""
     now = now or timezone.now()
     if not deaths:
         return []
@@ -163,7 +162,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint as the mafia inbox (L-IMPEACH-3)
+    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint goes as the mafia inbox does
     open_votes = Q(inbox__kind=K.PRECINCT) | Q(inbox__kind=K.VOTING, resident_id__in=buried)  # a spirit votes
     mine.filter(Q(inbox__kind__in=removed_kinds) | (open_votes & Q(inbox__killed_at__isnull=True))).exclude(
         state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
@@ -174,7 +173,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     for inbox_id, kind, resident_id in killed:
         if kind != K.VOTING:
             continue
-        text = in_game_language(game, lambda rid=resident_id: _(  # L-VOTE-9: voters are told
+        text = in_game_language(game, lambda rid=resident_id: _(  # voters are told
             "%(name)s has died: this voting is void and its votes do not count.") % {"name": name_of[rid]})
         notices.append(Message(inbox_id=inbox_id, author_name="Mafia Host", body=text,
                                body_html=render_markdown(text), received_at=now))
@@ -202,7 +201,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
 
 @transaction.atomic
 def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime | None = None) -> Resident:
-    """At the end of the day a spirit goes to the cemetery (L-SPIRIT-2): its state of the game's ruleset ended
+    """At the end of the day a spirit goes to the cemetery: its state of the game's ruleset ended
     (``RulesetSpec.seat_state`` / ``end_seat_state``), a member of the current cemetery; its open voting
     memberships are removed. By the site or the Procurator. Raises ``NotAllowed`` or ``WrongState`` (not a spirit,
     no cemetery, game over)."""
@@ -232,7 +231,7 @@ def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime
 @transaction.atomic
 def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime, reason: str, *, acting_user,
                    now: datetime | None = None) -> list[Membership]:
-    """The Supreme Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): ``resident`` reads but cannot post in each of
+    """The Supreme Arbiter's penalty ban: ``resident`` reads but cannot post in each of
     ``inboxes`` until ``until`` (aware UTC, in the future), for ``reason`` (shown to nobody but moderators).
 
     Arbiter only, in inboxes of ``policy_tables.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
@@ -290,12 +289,12 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
 
 
 # ==============================================================================================================
-# Messages : L-INBOX-21
+# Messages : editing one's own, hiding for abuse
 # ==============================================================================================================
 
 @transaction.atomic
 def do_edit_message(message: Message, text: str, *, acting_user, now: datetime | None = None) -> Message:
-    """Replace the text of ``message`` by ``text`` (Markdown) as its author (L-INBOX-21), keeping the old text as a
+    """Replace the text of ``message`` by ``text`` (Markdown) as its author, keeping the old text as a
     ``MessageRevision`` (every reader sees every revision) and setting ``edited_at`` = ``now`` (aware UTC).
 
     Allowed to the message's author (``author_user``) while they may post in the inbox, within
@@ -344,7 +343,7 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
 
 @transaction.atomic
 def do_hide_message(message: Message, *, acting_user, now: datetime | None = None) -> Message:
-    """Hide ``message`` for abuse (L-INBOX-21): readers see that it was hidden, its moderators (organizer or
+    """Hide ``message`` for abuse: readers see that it was hidden, its moderators (organizer or
     Procurator, ``can_moderate_inbox``) still see the text; nothing is deleted. Returns the Message. Raises
     ``NotAllowed`` ("No such inbox." when unreadable; not a moderator) or ``WrongState`` (already hidden)."""
     now = now or timezone.now()
@@ -371,25 +370,24 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
 
 
 # ==============================================================================================================
-# Replacements : L-REPLACE-1
+# Replacements : a new account takes over a seat
 # ==============================================================================================================
 
 @transaction.atomic
 def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetime | None = None) -> Resident:
-    """``new_user`` takes over the seat ``resident`` (L-REPLACE-1). The seat keeps its city, role, memberships,
+    """``new_user`` takes over the seat ``resident``. The seat keeps its city, role, memberships,
     votes and history; the access policy derives a seat's access from ``Resident.user``, so the old user loses
     every non-public inbox of the game at once and the new user gains them. The seat is renamed to the new
     user's public name (new posts carry it); old posts keep the name of who wrote them (``Message.author_name``).
 
-    Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of
-    the game, L-STAFF-1), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
-    inactive, has ever watched the game as a spectator (M-SETUP-3), or their name is taken by another seat) or
-    ``WrongState`` (game over).
+    Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of the game:
+    staff hold no seat), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
+    inactive, has ever watched the game as a spectator (the spectators' thread is no player's), or their name is taken
+    by another seat) or ``WrongState`` (game over).
     """
     now = now or timezone.now()
     game = resident.game
-    # L-REPLACE-1: the Procurator (the Host in M21); an M21 co-host does what the host does (M-SETUP-4), and only
-    # M21 games have co-hosts.
+    # The Procurator (the Host in M21); a co-host does what the host does, and only M21 games have co-hosts.
     if acting_user is None or not (_is_procurator(acting_user, game)
                                    or policies.holds_role(acting_user, game, StaffKind.COHOST)):
         raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule=rule_id(game, "replacement"))
@@ -419,10 +417,12 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
                  payload={"resident": resident.pk, "old_user": old_user.pk, "new_user": new_user.pk,
                           "old_name": old_name, "new_name": new_name})
     return resident
+
+
 @transaction.atomic
 def do_add_member_by_site(inbox: Inbox, resident: Resident, *, acting_user, now: datetime | None = None) -> Membership:
     """Make ``resident`` a member of ``inbox`` on the site's own authority: a workflow's consequence, such as
-    a new commissar joining the police station (L-COMM-4). Only the site may (``acting_user`` must be None).
+    a new commissar joining the police station. Only the site may (``acting_user`` must be None).
     Raises ``NotAllowed`` for any user, ``InvalidInput`` (another game, already a member), ``WrongState`` (killed)."""
     now = now or timezone.now()
     if acting_user is not None:

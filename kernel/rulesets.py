@@ -32,7 +32,7 @@ Plain attributes (override as class attributes):
 
 - ``key``: the ``Game.ruleset`` value ("lepra", "m21"); ``name``: a lazily translated label for staff pages.
 - ``language``: the UI language code of the game's pages ("ru" for Lepra, "en" for M21); ``Game.language``.
-- ``default_time_zone``: the IANA zone a new game gets when its creator names none (L-DAY-1 for Lepra).
+- ``default_time_zone``: the IANA zone a new game gets when its creator names none.
 - ``phase_plan``: a ``PhasePlan`` with the defaults of the day/night clock (day start wall-clock time, ...).
 - ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
 - ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
@@ -55,7 +55,7 @@ Plain attributes (override as class attributes):
   {state: ``inboxes.policies.SeatStateGrant``}; each documented next to
   the policy function that reads it): a ruleset inherits no other's grants or disclosures.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
-- ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
+- ``first_action_night``: the first night on which night actions count (Lepra: 2; M21: 1).
 - ``daily_post_sections`` / ``archive_sections`` / ``votes_page_sections``: ordered section keys of the morning
   post, the archive page and the archive's votes page;
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
@@ -132,8 +132,9 @@ class ArchiveSection:
 
 @dataclass(frozen=True)
 class PhasePlan:
-    """Defaults of a ruleset's day/night clock. ``day_start``: wall-clock start of a day in the game's zone
-    (L-DAY-1); ``extra``: further ruleset-specific defaults (names documented by the ruleset)."""
+    """Defaults of a ruleset's day/night clock. ``day_start``: wall-clock start of a day in the game's zone (a
+    game day is a calendar day there); ``extra``: further ruleset-specific defaults (names documented by the
+    ruleset)."""
 
     day_start: time = time(10, 0)
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -345,8 +346,8 @@ class RulesetSpec:
 
     def seat_knows_alignment(self, seat, resident) -> bool:
         """True when ``seat`` (the viewer's Resident) knows the alignment of ``resident`` by a rule of the
-        ruleset beyond the shared rows of the knowledge matrix (Lepra: a commissar who checked the resident,
-        L-NIGHT-5). Asked by ``inboxes.knowledge.visible_alignment`` only; False by default."""
+        ruleset beyond the shared rows of the knowledge matrix (Lepra: a commissar who checked the resident).
+        Asked by ``inboxes.knowledge.visible_alignment`` only; False by default."""
         return False
 
     def public_seat_roles(self, resident) -> list[tuple[str, Any]]:
@@ -357,13 +358,13 @@ class RulesetSpec:
 
     def seat_state(self, seat) -> str | None:
         """The name of the special state of ``seat`` (a Resident out of play) that its ruleset's
-        ``policy_grants["seat_states"]`` gives posting rights of its own (Lepra: "spirit", L-SPIRIT-2), or None
+        ``policy_grants["seat_states"]`` gives posting rights of its own (Lepra: "spirit"), or None
         (the default): the policy then applies its rules for the dead or the imprisoned."""
         return None
 
     def end_seat_state(self, seat, *, now) -> None:
         """End the special state (``seat_state``) of ``seat``, which goes to the cemetery (Lepra: a spirit laid to
-        rest at the end of its day, L-SPIRIT-2), in the caller's transaction; the shared service moves its
+        rest at the end of its day), in the caller's transaction; the shared service moves its
         memberships. Raises ``NotProvidedByRuleset`` by default (no such states)."""
         raise self._missing(_("the end of a seat's state"))
 
@@ -386,8 +387,8 @@ class RulesetSpec:
 
     def after_deaths(self, game, residents, *, spirit_of: Mapping[int, bool], cause: str, acting_user,
                      now) -> None:
-        """What deaths do to the ruleset's own seat state (Lepra: spirits, the judge's seat and the court,
-        L-SPIRIT-2, L-INBOX-2), in the shared death service's transaction, after the deaths (``status`` dead,
+        """What deaths do to the ruleset's own seat state (Lepra: spirits, the judge's seat and the court),
+        in the shared death service's transaction, after the deaths (``status`` dead,
         ``died_at`` = ``now``) and their memberships and audit rows are written. ``spirit_of``: resident id ->
         whether the death makes a spirit. Nothing by default."""
 

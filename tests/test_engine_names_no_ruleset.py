@@ -42,11 +42,6 @@ KEY_COMPARISON = re.compile(r"""(ruleset\s*[!=]=\s*["'](m21|lepra)["'])|(["'](m2
 
 #: A rule ID of RULES.md (``L-DAY-1``, ``M-VOTE-8``) or a family of them (``L-INBOX``, ``M-SETUP``).
 RULE_ID = re.compile(r"\b[LM]-[A-Z]{2,}\b")
-#: Pending: modules still being rewritten to cite no rule ID. Temporary; remove each entry once its module is clean.
-PENDING_RULE_IDS = frozenset({
-    "cities/models.py", "cities/resident_services.py", "inboxes/knowledge.py", "inboxes/membership_services.py",
-    "inboxes/policies.py", "inboxes/policy_tables.py", "inboxes/views.py", "kernel/rulesets.py", "roles/models.py",
-})
 #: A refusal's rule key in engine code: ``rule_id(game, "key")``, ``check_procurator(..., rule="key")`` or
 #: ``_check_site_or_procurator(game, user, "key")``.
 RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule="(\w+)"'
@@ -69,7 +64,6 @@ def test_no_template_or_engine_module_compares_a_ruleset_key():
 
 def test_no_template_or_engine_module_cites_a_rule_id():
     found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".html", ".py", ".txt"))
-             if path.relative_to(ROOT).as_posix() not in PENDING_RULE_IDS
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if RULE_ID.search(line)]
     assert not found, f"cites a rule ID (cite it where the ruleset declares the behaviour instead): {found}"
