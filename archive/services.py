@@ -19,7 +19,7 @@ from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, Message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rule_ids import rule_id
+from kernel.rulesets import rule_id
 from kernel.site import absolute_url
 from kernel.timezones import display_zone_name, time_zone_names
 from roles.models import CommissarOffer

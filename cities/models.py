@@ -18,7 +18,7 @@ from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_ch
 
 
 class GameStatus(models.TextChoices):
-    """Where a game stands. Disclosure after the game (L-ARCH) keys on ``FINISHED``."""
+    """Where a game stands. Disclosure after the game (the archive opens its inboxes) keys on ``FINISHED``."""
 
     RECRUITMENT = "recruitment", _("Recruitment")
     SETUP = "setup", _("Setup")
@@ -47,7 +47,7 @@ class Game(models.Model):
     """One hosted game.
 
     ``day_number`` is the current game day (0 before day 1). ``time_zone`` is an IANA name; deadlines are built
-    from it with ``zoneinfo`` and stored in UTC (L-DAY-1).
+    from it with ``zoneinfo`` and stored in UTC.
     """
 
     slug = models.SlugField(max_length=60, unique=True, verbose_name=_("slug"))
@@ -61,16 +61,16 @@ class Game(models.Model):
     day_number = models.PositiveSmallIntegerField(default=0, verbose_name=_("day number"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
-    # Recruitment (L-CITY-1, L-POST-1).
+    # Recruitment: the recruitment post's rules and how the cities are formed from the sign-ups.
     rules_text = models.TextField(_("rules"), blank=True, default="", db_default="")
     #: How cities are formed: ``city_count`` cities when set, else as many cities of about ``city_size`` as fit.
     city_count = models.PositiveSmallIntegerField(_("number of cities"), null=True, blank=True)
     city_size = models.PositiveSmallIntegerField(_("target city size"), default=20, db_default=20)
-    #: The day's start as a wall-clock time in ``time_zone`` (L-DAY-1).
+    #: The day's start as a wall-clock time in ``time_zone``.
     day_start = models.TimeField(_("day start"), default=time(10, 0), db_default=time(10, 0))
     signups_closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("signups closed at"))
     lists_published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("lists published at"))
-    #: The shortest time the Procurator gets to edit the drafted daily post before the site publishes it (L-POST-2).
+    #: The shortest time the Procurator gets to edit the drafted daily post before the site publishes it.
     daily_post_edit_minutes = models.PositiveSmallIntegerField(_("daily post edit window (minutes)"), default=30,
                                                                db_default=30)
 
@@ -117,7 +117,7 @@ class Game(models.Model):
 
 
 class City(models.Model):
-    """A city of a game (L-CITY). ``number`` is 1-based and fixes the city order (touring rotation); the staff
+    """A city of a game. ``number`` is 1-based and fixes the city order (touring rotation); the staff
     console and forms address a city by its ``public_id`` (its database id would count every game's cities)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="cities", verbose_name=_("game"))
@@ -140,7 +140,7 @@ class City(models.Model):
 
 
 class Alignment(models.TextChoices):
-    """A resident's side. Secret during the game (L-STAFF-6): read it only through ``visible_alignment``."""
+    """A resident's side. Secret during the game (the knowledge matrix): read it only through ``visible_alignment``."""
 
     HONEST = "honest", _("honest")
     MAFIA = "mafia", _("mafia")
@@ -155,12 +155,12 @@ class LifeStatus(models.TextChoices):
 
 
 class Resident(models.Model):
-    """A seat in a city: the player's place in the game (L-CITY-1, L-REPLACE-1).
+    """A seat in a city: the player's place in the game, in one city for the whole game.
 
     ``user`` is whoever holds the seat now; a replacement changes it and nothing else. ``alignment`` is a secret
-    of L-STAFF-6: pages learn it only through ``inboxes.knowledge.visible_alignment``. ``alignment_announced``
-    becomes true when a death announcement discloses the alignment (L-DEATH-2). What a ruleset adds to a seat
-    (ranks, roles) lives in its own one-to-one rows (``RulesetSpec.seat_state_relations``).
+    of the knowledge matrix: pages learn it only through ``inboxes.knowledge.visible_alignment``.
+    ``alignment_announced`` becomes true when a death announcement discloses the alignment. What a ruleset adds to
+    a seat (ranks, roles) lives in its own one-to-one rows (``RulesetSpec.seat_state_relations``).
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="residents", verbose_name=_("game"))
@@ -215,7 +215,8 @@ class Resident(models.Model):
 
 
 class StaffKind(models.TextChoices):
-    """The staff roles of L-STAFF. An M21 game's host is its Procurator, with any number of co-hosts (M-SETUP-4)."""
+    """The staff roles a game may appoint (each ruleset's ``staff_kinds``). An M21 game's host is its Procurator,
+    with any number of co-hosts."""
 
     PROCURATOR = "procurator", _("Procurator")
     TRIBUNE = "tribune", _("Tribune")
@@ -225,11 +226,12 @@ class StaffKind(models.TextChoices):
 
 
 class StaffRole(models.Model):
-    """A staff role held by an ordinary account in one game (L-STAFF, L-STAFF-5).
+    """A staff role held by an ordinary account in one game: a game role, not a site administrator (a superuser
+    gets no staff power from that flag).
 
     A Tribune has a ``city``; the other roles have none. Replacing a staff member changes ``user`` and moves
     every power at once, because the access policy derives staff powers from this row. Who holds the
-    Consigliere role is a secret (L-STAFF-6): list staff only through ``inboxes.knowledge.visible_staff``.
+    Consigliere role is a secret (the knowledge matrix): list staff only through ``inboxes.knowledge.visible_staff``.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="staff_roles", verbose_name=_("game"))
@@ -278,8 +280,9 @@ class StaffRole(models.Model):
 
 
 class Signup(models.Model):
-    """A user's sign-up for a game in recruitment (L-CITY-1). Withdrawing sets ``withdrawn_at`` (kept for the
-    record); signing up again makes a new row. At most one active (not withdrawn) sign-up per user and game."""
+    """A user's sign-up for a game in recruitment, from which the cities are formed. Withdrawing sets
+    ``withdrawn_at`` (kept for the record); signing up again makes a new row. At most one active (not withdrawn)
+    sign-up per user and game."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="signups", verbose_name=_("game"))
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signups",
@@ -308,7 +311,7 @@ class Signup(models.Model):
 
 
 class PostKind(models.TextChoices):
-    """Public posts of the Procurator (L-POST)."""
+    """Public posts of the Procurator: the recruitment post, the daily posts, announcements."""
 
     RECRUITMENT = "recruitment", _("Recruitment post")
     DAILY = "daily", _("Daily post")
@@ -316,7 +319,7 @@ class PostKind(models.TextChoices):
 
 
 class PublicPost(models.Model):
-    """A public post (L-POST, L-INBOX-16): readable by everyone, logged in or not, once ``published_at`` is set.
+    """A public post: readable by everyone, logged in or not, once ``published_at`` is set.
 
     ``body_html`` is the sanitised rendering of ``body`` made by the service that stores it.
     """
@@ -398,7 +401,7 @@ class GameEvent(models.Model):
     at = models.DateTimeField(verbose_name=_("at"))
     payload = models.JSONField(default=dict, blank=True, verbose_name=_("payload"))
     #: The audit log's link to an event: its database id would count the events hidden from the viewer (a post
-    #: in a mafia inbox is an event too, L-INBOX-20).
+    #: in a mafia inbox is an event too).
     public_id = PublicIdField()
 
     class Meta:
@@ -412,18 +415,18 @@ class GameEvent(models.Model):
 
 
 class GameDay(models.Model):
-    """One game day of the phase plan (DESIGN.md "The clock"; RULES.md L-DAY-1..3), and the night after it.
+    """One game day of the phase plan (DESIGN.md "The clock"), and the night after it.
 
     Times are aware UTC, derived with ``zoneinfo`` from ``Game.day_start`` in ``Game.time_zone`` by
-    ``cities.clock``: ``starts_at`` the day start (the daily post is published then, L-POST-2); ``ends_at`` the
-    end of the day: all execution voting is over by then (L-DAY-3: the 00:00 ending the day's last calendar day,
-    or earlier for a shortened day) and the night starts; ``night_ends_at`` the end of the night that follows
+    ``cities.clock``: ``starts_at`` the day start (the daily post is published then); ``ends_at`` the
+    end of the day: all execution voting is over by then (the 00:00 ending the day's last calendar day, or
+    earlier for a shortened day) and the night starts; ``night_ends_at`` the end of the night that follows
     (night ``number``: resolution, then the next daily post is drafted), shortly before the next day starts.
-    ``calendar_days`` 2 or 3 make a long day, ``shortened_hours`` a shortened final day (L-DAY-2).
+    ``calendar_days`` 2 or 3 make a long day, ``shortened_hours`` a shortened final day.
     ``start_fixed``: the Procurator fixed ``starts_at`` by hand (a re-plan keeps it). ``started_at`` /
     ``ended_at``: when the scheduler began the day and began its night. ``post`` is the daily post published at
     this day's start; ``free_text`` the Procurator's text for it, written before it is drafted; ``announced`` the
-    ids of the dead whose alignment that post announces (L-DEATH-2).
+    ids of the dead whose alignment that post announces.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="days", verbose_name=_("game"))

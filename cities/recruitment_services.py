@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from inboxes.rendering import render_markdown
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rule_ids import rule_id
+from kernel.rulesets import rule_id
 from roles import draw
 
 from .models import (

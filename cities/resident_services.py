@@ -1,4 +1,4 @@
-"""A seat's alignment set by the site's draws (L-ASSIGN): ``do_set_resident_flags``.
+"""A seat's alignment set by the site's draws (the mafia draw): ``do_set_resident_flags``.
 
 A low-level service every layer above may call (the inboxes, the Lepra day, the draws): it imports only the
 kernel and the models.
@@ -13,20 +13,22 @@ from django.utils.translation import gettext as _
 
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed
+from kernel.rulesets import rule_id
 
 from .models import Resident
 
 
 @transaction.atomic
 def do_set_resident_flags(resident: Resident, *, acting_user, now: datetime | None = None, **flags) -> Resident:
-    """Set the secret ``alignment`` of ``resident`` as a draw decided (L-ASSIGN). Only the site (``acting_user``
-    None: the draws) calls this; a ruleset's own ranks are set by its own services. Raises ``NotAllowed`` for a
-    person and ``InvalidInput`` for another flag. The audit row names the flag but neither its value nor the
+    """Set the secret ``alignment`` of ``resident`` as a draw decided. Only the site (``acting_user`` None: the
+    draws) calls this; a ruleset's own ranks are set by its own services. Raises ``NotAllowed`` for a person (the
+    rule key ``alignment_by_draw``: nobody chooses the mafia by hand) and ``InvalidInput`` for another flag. The audit row names the flag but neither its value nor the
     resident: the audit log must not become a list of the mafia.
     """
     now = now or timezone.now()
     if acting_user is not None:
-        raise NotAllowed(_("Roles are set by the site's draws and elections, not by hand."), rule="L-ASSIGN-3")
+        raise NotAllowed(_("Roles are set by the site's draws and elections, not by hand."),
+                         rule=rule_id(resident.game, "alignment_by_draw"))
     unknown = set(flags) - {"alignment"}
     if unknown:
         raise InvalidInput(f"Unknown resident flags: {sorted(unknown)}")

@@ -18,8 +18,7 @@ from inboxes.rendering import render_markdown
 from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rule_ids import rule_id
-from kernel.rulesets import default_ruleset_key, get_ruleset, ruleset_of
+from kernel.rulesets import default_ruleset_key, get_ruleset, rule_id, ruleset_of
 
 from .models import (
     City,
@@ -106,8 +105,8 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = 
 
 def check_procurator(game: Game, acting_user, *, rule: str = "procurator_only", site_may: bool = True) -> None:
     """Raise ``NotAllowed`` unless ``acting_user`` is the Procurator of ``game``; ``acting_user`` None (the site:
-    the scheduler or a setup command) passes when ``site_may``. ``rule`` is the key (``kernel.rule_ids``) of the
-    rule the refusal cites."""
+    the scheduler or a setup command) passes when ``site_may``. ``rule`` is the neutral key
+    (``kernel.rulesets.rule_id``) of the rule the refusal cites."""
     if acting_user is None and site_may:
         return
     if acting_user is None or not holds_role(acting_user, game, StaffKind.PROCURATOR):

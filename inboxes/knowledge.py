@@ -1,4 +1,4 @@
-"""The knowledge matrix of RULES.md L-STAFF-6: what a viewer may know about a resident or a city's night
+"""The knowledge matrix: what a viewer may know, while the game runs, about a resident or a city's night
 (``visible_alignment``, ``knows_seat_role``, ``knows_consigliere``, ``knows_night_of``, ...).
 A clause of the one access policy (DESIGN.md "The access policy"); knowledge is dated: a dead seat keeps what it
 knew at death."""
@@ -20,15 +20,16 @@ from .policies import (
 )
 
 # --------------------------------------------------------------------------------------------------------------
-# The knowledge matrix (L-STAFF-6)
+# The knowledge matrix
 # --------------------------------------------------------------------------------------------------------------
 
 def visible_alignment(viewer, resident: Resident) -> str | None:
-    """The alignment of ``resident`` as ``viewer`` may know it (L-STAFF-6), or None when it is secret to them.
+    """The alignment of ``resident`` as ``viewer`` may know it, or None when it is secret to them.
 
-    Known to: everyone once the game is over or once a death announcement disclosed it (L-DEATH-2); the
-    resident themself; the Consigliere; the mafia of the same city, of their own city's mafia only; whom the game's
-    ruleset names (``seat_knows_alignment``: Lepra's commissar who checked the resident, L-NIGHT-5).
+    Known to: everyone once the game is over or once a death announcement disclosed it; the resident themself;
+    the Consigliere; the hosts when the game's ruleset says they know every alignment
+    (``policy_grants["hosts_know_alignments"]``); the mafia of the same city, of their own city's mafia only; whom
+    the game's ruleset names (``seat_knows_alignment``: Lepra's commissar who checked the resident).
     """
     game = resident.game
     if game.status == GameStatus.FINISHED:
@@ -54,23 +55,23 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
 
 
 def _hosts_know_alignments(game: Game) -> bool:
-    """True when the game's ruleset lets its hosts know every alignment (M21's host deals the roles, M-SETUP-4):
-    the ruleset's ``policy_grants["hosts_know_alignments"]``."""
+    """True when the game's ruleset lets its hosts (the Procurator and co-hosts) know every alignment, as a host
+    who deals the roles does: the ruleset's ``policy_grants["hosts_know_alignments"]``."""
     return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
 
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
     """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
-    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (L-INBOX-15, L-NIGHT-5: its member
-    is the commissar, whom the Consigliere must not learn) and a mafia complaint (L-IMPEACH-3: its members are
-    the mafia, whom the Procurator must not learn); there only members see it, and everyone after the game."""
+    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (its member is the commissar, whom
+    the Consigliere must not learn) and a mafia complaint (its members are the mafia, whom the Procurator must not
+    learn); there only members see it, and everyone after the game."""
     if inbox.kind not in SECRET_MEMBER_KINDS or _is_finished(inbox):
         return True
     return membership_of(viewer, inbox) is not None
 
 
 def knows_night_of(viewer, city) -> bool:
-    """True when ``viewer`` may see ``city``'s night business (L-NIGHT-1..4, L-STAFF-6): the godfather election,
+    """True when ``viewer`` may see ``city``'s night business: the godfather election,
     its votes, the godfather, the night decisions and their targets. Known to the living mafia of the city and
     the Consigliere; everyone after the game. Never the Procurator, a Tribune, a commissar or another city."""
     if city.game.status == GameStatus.FINISHED:
@@ -85,7 +86,7 @@ def knows_night_of(viewer, city) -> bool:
 
 
 def may_enter_night_decision(viewer, city, godfather) -> bool:
-    """Whether the night page offers ``viewer`` the kill and touring forms of ``city`` (L-NIGHT-2): the
+    """Whether the night page offers ``viewer`` the kill and touring forms of ``city``: the
     Consigliere, or ``godfather`` (the city's living godfather, a Resident or None) himself. The service decides
     each submission (the Consigliere only while the godfather is silent)."""
     if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
@@ -94,7 +95,7 @@ def may_enter_night_decision(viewer, city, godfather) -> bool:
 
 
 def knows_check_asker(viewer, check) -> bool:
-    """True when ``viewer`` may learn who asked a commissar ``check`` (L-NIGHT-5, L-STAFF-6): the commissar who
+    """True when ``viewer`` may learn who asked a commissar ``check``: the commissar who
     asked, and everyone after the game. Never the Consigliere (who answers without learning the asker)."""
     if check.game.status == GameStatus.FINISHED:
         return True
@@ -104,10 +105,10 @@ def knows_check_asker(viewer, check) -> bool:
 
 def knows_seat_role(viewer, resident: Resident, role: SeatRole) -> bool:
     """True when ``viewer`` may learn that ``resident`` holds the secret rank ``role`` (a ``SeatRole`` of the
-    game's ruleset: the row of the knowledge matrix, L-STAFF-6; Lepra's commissar L-COMM-4, godfather L-NIGHT-3).
+    game's ruleset: its row of the knowledge matrix, such as Lepra's commissar or godfather).
 
     Whether the rank is held is the ruleset's answer (``holds_seat_role``); who may know it is decided here: everyone
-    after the game, and once an announced death disclosed it (``disclosed_by_announcement``, L-DEATH-2); the staff
+    after the game, and once an announced death disclosed it (``disclosed_by_announcement``); the staff
     of ``staff_kinds`` and, of the seat's city, ``city_staff_kinds``; a seat holding the rank (``peers``) or of
     ``city_alignment`` in the same city, as of its knowledge cutoff (dated: a dead seat knows the holders of the
     moment of its death, none named afterwards). False for anyone else and for a rank not held.
@@ -150,13 +151,14 @@ def seat_role(game: Game, key: str) -> SeatRole:
 def in_living_rosters(viewer, game: Game | int) -> bool:
     """False when ``viewer``'s seat in ``game`` is not living: the rows of the knowledge matrix that say
     "living" (the police station's roster of commissars, the mafia's night business) drop the dead from the
-    moment of death (L-STAFF-6 [interp], L-DEATH-1). True for anyone without a seat (staff, visitors)."""
+    moment of death (knowledge is dated). True for anyone without a seat (staff, visitors)."""
     seat = seat_in(viewer, game) if _is_authenticated(viewer) else None
     return seat is None or seat.status == LifeStatus.ALIVE
 
 
 def knows_consigliere(viewer, game: Game) -> bool:
-    """True when ``viewer`` may learn who the Consigliere is: Procurator, Consigliere, all mafia (L-STAFF-6)."""
+    """True when ``viewer`` may learn who the Consigliere is: Procurator, Consigliere, all mafia; everyone after the
+    game."""
     if game.status == GameStatus.FINISHED:
         return True
     if not _is_authenticated(viewer):

@@ -1,6 +1,6 @@
-"""Deaths and memberships (RULES.md L-DEATH-1, L-SPIRIT-2, L-INBOX-2/17/18, L-STAFF-3): what a death does to a
-seat's inboxes, bans, unbans, removals and the Arbiter's penalty bans; hiding and editing messages (L-INBOX-21);
-replacing a player (L-REPLACE-1)."""
+"""Deaths and memberships: what a death does to a seat's inboxes, a spirit laid to rest, the court renewed when
+the judges change, the Arbiter's penalty bans; editing and hiding messages; replacing a player. Each refusal cites
+the rule its game's ruleset maps to the refusal's neutral key (``kernel.rulesets.rule_id``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -17,7 +17,7 @@ from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rulesets import ruleset_of, seat_state_relations
+from kernel.rulesets import rule_id, ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
@@ -43,14 +43,14 @@ from .services import (
 )
 
 # ==============================================================================================================
-# Death and membership : L-DEATH-1, L-SPIRIT-2, L-INBOX-2, and the Arbiter's penalty bans
+# Death and membership : deaths, spirits, the court's renewal, and the Arbiter's penalty bans
 # ==============================================================================================================
 
 def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
-    """Replace the current court inbox by a new one whose members are the living sitting judges (the game's
-    ruleset's ``standing_members_q``); everyone is banned in the old one (L-INBOX-2, L-JUDGE-10). A judge new to
-    the court gets no access to old ones. Returns
-    the new Inbox. For services that changed the judges (callers checked the rules, hold the transaction)."""
+    """Replace the current court inbox by a new one whose members are the living sitting judges (the game's ruleset's
+    ``standing_members_q``); everyone is banned in the old one, which links to the new one. A judge new to the court
+    gets no access to old ones. Returns the new Inbox. For services that changed the judges (callers checked the rules,
+    hold the transaction)."""
     old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
     members = ruleset_of(game).standing_members_q(K.COURT)
     judges = ([] if members is None else
@@ -71,13 +71,13 @@ def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
 
 @transaction.atomic
 def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None = None) -> Inbox:
-    """A new court inbox for the current set of judges (L-INBOX-2, L-JUDGE-10): members the living sitting
+    """A new court inbox for the current set of judges (whenever they change): members the living sitting
     judges; everyone banned in the old one, which links to the new one. By the site (``acting_user`` None, e.g.
     after an election or a death) or the Arbiter. Returns the new Inbox. Raises ``NotAllowed`` or ``WrongState``.
     """
     now = now or timezone.now()
     if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.ARBITER):
-        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule="L-STAFF-3")
+        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule=rule_id(game, "arbiter"))
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     return renew_court(game, actor=acting_user, now=now)
@@ -86,23 +86,23 @@ def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None =
 @transaction.atomic
 def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: bool = False,
                      now: datetime | None = None) -> Resident:
-    """Record the death of ``resident`` (L-DEATH-1) and apply every membership change at once, in one transaction.
+    """Record the death of ``resident`` and apply every membership change at once, in one transaction.
 
-    ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed
-    at night a spirit for the day (L-SPIRIT-1/2): banned in the city inbox, not sent to the cemetery, voting
-    memberships kept. Effects: status dead, ``died_at`` = ``now`` (aware UTC); banned for good in
-    every city inbox of their city; removed from the open voting inboxes and precincts of the game (a spirit
-    keeps voting inboxes), from every mafia inbox, mafia complaint and police station (old rolled-over ones too); the open voting
-    inbox and precinct about them are killed (L-VOTE-9: their votes are void); a member of the current cemetery
-    unless a spirit (in a game whose ruleset has cemeteries). Personal, secret, stage and other inboxes are left as
-    they are. The cause is stored in the ``resident.died`` GameEvent, with the ruleset's ``death_facts``. A ruleset
-    with ``own_death_memberships`` (``kernel.rulesets.RulesetSpec``) applies the membership changes itself
-    (``after_death_memberships``) instead of the city, voting, mafia and cemetery ones. Last, the ruleset's
-    ``after_deaths`` updates its own seat state (Lepra: the spirit, the judge's seat and the court, L-INBOX-2).
+    ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed at
+    night a spirit for the day: banned in the city inbox, not sent to the cemetery, voting memberships kept. Effects:
+    status dead, ``died_at`` = ``now`` (aware UTC); banned for good in every city inbox of their city; removed from the
+    open voting inboxes and precincts of the game (a spirit keeps voting inboxes), from every mafia inbox, mafia
+    complaint and police station (old rolled-over ones too); the open voting inbox and precinct about them are killed
+    (their votes are void; the voters are told); a member of the current cemetery unless a spirit (in a game whose
+    ruleset has cemeteries). Personal, secret, stage and other inboxes are left as they are. The cause is stored in the
+    ``resident.died`` GameEvent, with the ruleset's ``death_facts``. A ruleset with ``own_death_memberships``
+    (``kernel.rulesets.RulesetSpec``) applies the membership changes itself (``after_death_memberships``) instead of the
+    city, voting, mafia and cemetery ones. Last, the ruleset's ``after_deaths`` updates its own seat state (Lepra: the
+    spirit, the judge's seat and the court).
 
-    By the site (``acting_user`` None) or the Procurator (manual decisions such as L-VOTE-7, L-WIN-3). Returns the
-    Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit not killed) or ``WrongState``
-    (not alive, game over, no cemetery) and changes nothing then.
+    By the site (``acting_user`` None) or the Procurator (manual decisions: naming the executed when nobody was voted
+    for, ending a game early). Returns the Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit
+    not killed) or ``WrongState`` (not alive, game over, no cemetery) and changes nothing then.
     """
     return do_kill_residents([(resident, spirit)], cause, acting_user=acting_user, now=now)[0]
 
@@ -110,34 +110,33 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
 @transaction.atomic
 def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, acting_user,
                       now: datetime | None = None) -> list[Resident]:
-    """Record several deaths of one game at once (a night's victims, L-NIGHT-6): ``deaths`` holds
-    ``(resident, spirit)`` pairs; each death does exactly what ``do_kill_resident`` does (L-DEATH-1, L-SPIRIT-1/2,
-    L-VOTE-9, L-INBOX-2), in one transaction and a number of statements that does not grow with the number of
-    deaths (the court is renewed once when judges died). Returns the Residents in the order given. Raises what
-    ``do_kill_resident`` raises (also ``InvalidInput`` for residents of two games or one resident twice) and
-    changes nothing then."""
+    """Record several deaths of one game at once (a night's victims, who die together at its resolution): ``deaths``
+    holds ``(resident, spirit)`` pairs; each death does exactly what ``do_kill_resident`` does, in one transaction and a
+    number of statements that does not grow with the number of deaths (the court is renewed once when judges died).
+    Returns the Residents in the order given. Raises what ``do_kill_resident`` raises (also ``InvalidInput`` for
+    residents of two games or one resident twice) and changes nothing then."""
     now = now or timezone.now()
     if not deaths:
         return []
     spirit_of = {r.pk: bool(spirit) for r, spirit in deaths}
-    if len(spirit_of) != len(deaths):
-        raise InvalidInput(_("The same resident cannot die twice."), rule="L-DEATH-1")
     game = deaths[0][0].game
-    _check_site_or_procurator(game, acting_user, "L-DEATH-1")
+    if len(spirit_of) != len(deaths):
+        raise InvalidInput(_("The same resident cannot die twice."), rule=rule_id(game, "death"))
+    _check_site_or_procurator(game, acting_user, "death")
     if cause not in DeathCause.values:
-        raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule="L-DEATH-1")
+        raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule=rule_id(game, "death"))
     if any(spirit_of.values()) and cause != DeathCause.KILLED:
-        raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule="L-SPIRIT-1")
+        raise InvalidInput(_("Only a resident killed at night can become a spirit."), rule=rule_id(game, "spirit"))
     locked = {r.pk: r for r in Resident.objects.select_for_update(of=("self",))
               .select_related("game", "city", *seat_state_relations()).filter(pk__in=spirit_of).order_by("pk")}
     residents = [locked[r.pk] for r, _spirit in deaths]
     game = residents[0].game
     if any(r.game_id != game.pk for r in residents):
-        raise InvalidInput(_("These residents are not of one game."), rule="L-DEATH-1")
+        raise InvalidInput(_("These residents are not of one game."), rule=rule_id(game, "death"))
     _check_not_finished(game)
     for resident in residents:
         if resident.status != LifeStatus.ALIVE:
-            raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule="L-DEATH-1")
+            raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule=rule_id(game, "death"))
     ids = list(spirit_of)
     buried = [pk for pk in ids if not spirit_of[pk]]
     spec = ruleset_of(game)
@@ -145,7 +144,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     if buried and not spec.own_death_memberships and spec.has_inbox_kind(K.CEMETERY):  # where it has one
         cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
-            raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+            raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
     facts = spec.death_facts(game, residents)
     for resident in residents:
         resident.status, resident.died_at = LifeStatus.DEAD, now
@@ -163,7 +162,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
         state=MembershipState.BANNED, banned_until=None, since=now)
-    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint as the mafia inbox (L-IMPEACH-3)
+    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint goes as the mafia inbox does
     open_votes = Q(inbox__kind=K.PRECINCT) | Q(inbox__kind=K.VOTING, resident_id__in=buried)  # a spirit votes
     mine.filter(Q(inbox__kind__in=removed_kinds) | (open_votes & Q(inbox__killed_at__isnull=True))).exclude(
         state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
@@ -174,7 +173,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     for inbox_id, kind, resident_id in killed:
         if kind != K.VOTING:
             continue
-        text = in_game_language(game, lambda rid=resident_id: _(  # L-VOTE-9: voters are told
+        text = in_game_language(game, lambda rid=resident_id: _(  # voters are told
             "%(name)s has died: this voting is void and its votes do not count.") % {"name": name_of[rid]})
         notices.append(Message(inbox_id=inbox_id, author_name="Mafia Host", body=text,
                                body_html=render_markdown(text), received_at=now))
@@ -202,22 +201,23 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
 
 @transaction.atomic
 def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime | None = None) -> Resident:
-    """At the end of the day a spirit goes to the cemetery (L-SPIRIT-2): its state of the game's ruleset ended
+    """At the end of the day a spirit goes to the cemetery: its state of the game's ruleset ended
     (``RulesetSpec.seat_state`` / ``end_seat_state``), a member of the current cemetery; its open voting
     memberships are removed. By the site or the Procurator. Raises ``NotAllowed`` or ``WrongState`` (not a spirit,
     no cemetery, game over)."""
     now = now or timezone.now()
-    _check_site_or_procurator(resident.game, acting_user, "L-SPIRIT-2")
+    _check_site_or_procurator(resident.game, acting_user, "spirit_laid_to_rest")
     resident = (Resident.objects.select_for_update(of=("self",)).select_related("game", *seat_state_relations())
                 .get(pk=resident.pk))
     game = resident.game
     _check_not_finished(game)
     spec = ruleset_of(game)
     if resident.status == LifeStatus.ALIVE or spec.seat_state(resident) is None:
-        raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name}, rule="L-SPIRIT-2")
+        raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name},
+                         rule=rule_id(game, "spirit_laid_to_rest"))
     cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
     if cemetery is None:
-        raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
+        raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
     spec.end_seat_state(resident, now=now)
     Membership.objects.filter(resident=resident, inbox__kind=K.VOTING, inbox__killed_at__isnull=True).exclude(
         state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
@@ -231,7 +231,7 @@ def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime
 @transaction.atomic
 def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime, reason: str, *, acting_user,
                    now: datetime | None = None) -> list[Membership]:
-    """The Supreme Arbiter's penalty ban (L-STAFF-3, L-INBOX-18): ``resident`` reads but cannot post in each of
+    """The Supreme Arbiter's penalty ban: ``resident`` reads but cannot post in each of
     ``inboxes`` until ``until`` (aware UTC, in the future), for ``reason`` (shown to nobody but moderators).
 
     Arbiter only, in inboxes of ``policy_tables.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
@@ -243,32 +243,32 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     now = now or timezone.now()
     game = resident.game
     if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
-        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule="L-STAFF-3")
+        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule=rule_id(game, "arbiter"))
     _check_not_finished(game)
     if until is None or timezone.is_naive(until):
-        raise InvalidInput(_("The end of the ban must include its time zone."), rule="L-INBOX-18")
+        raise InvalidInput(_("The end of the ban must include its time zone."), rule=rule_id(game, "penalty_ban"))
     if until <= now:
-        raise InvalidInput(_("The end of the ban must be in the future."), rule="L-INBOX-18")
+        raise InvalidInput(_("The end of the ban must be in the future."), rule=rule_id(game, "penalty_ban"))
     reason = (reason or "").strip()[:300]
     if not reason:
-        raise InvalidInput(_("Give the reason for the penalty."), rule="L-STAFF-3")
+        raise InvalidInput(_("Give the reason for the penalty."), rule=rule_id(game, "arbiter"))
     inboxes = list(inboxes)
     if not inboxes:
-        raise InvalidInput(_("Name at least one inbox."), rule="L-INBOX-18")
+        raise InvalidInput(_("Name at least one inbox."), rule=rule_id(game, "penalty_ban"))
     rows = []
     for inbox in inboxes:
         if inbox.game_id != game.pk:
-            raise InvalidInput(_("An inbox of another game was named."), rule="L-INBOX-18")
+            raise InvalidInput(_("An inbox of another game was named."), rule=rule_id(game, "penalty_ban"))
         if inbox.kind not in policy_tables.PENALTY_BAN_KINDS:
             raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
-                                 "and precinct inboxes only."), rule="L-INBOX-18")
+                                 "and precinct inboxes only."), rule=rule_id(game, "penalty_ban"))
         inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
         if inbox.killed_at is not None:
-            raise WrongState(_("%(inbox)s is closed.") % {"inbox": inbox.title}, rule="L-INBOX")
+            raise WrongState(_("%(inbox)s is closed.") % {"inbox": inbox.title}, rule=rule_id(game, "inbox_moderation"))
         m = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
         if m is None or m.state == MembershipState.REMOVED:
             raise InvalidInput(_("%(name)s is not in %(inbox)s.") % {"name": resident.name, "inbox": inbox.title},
-                               rule="L-INBOX-18")
+                               rule=rule_id(game, "penalty_ban"))
         _check_seat_state_allows_moderation(inbox, resident)
         rows.append((inbox, m))
     out = []
@@ -289,12 +289,12 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
 
 
 # ==============================================================================================================
-# Messages : L-INBOX-21
+# Messages : editing one's own, hiding for abuse
 # ==============================================================================================================
 
 @transaction.atomic
 def do_edit_message(message: Message, text: str, *, acting_user, now: datetime | None = None) -> Message:
-    """Replace the text of ``message`` by ``text`` (Markdown) as its author (L-INBOX-21), keeping the old text as a
+    """Replace the text of ``message`` by ``text`` (Markdown) as its author, keeping the old text as a
     ``MessageRevision`` (every reader sees every revision) and setting ``edited_at`` = ``now`` (aware UTC).
 
     Allowed to the message's author (``author_user``) while they may post in the inbox, within
@@ -314,7 +314,7 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
     inbox = message.inbox
     if acting_user is None:
-        raise NotAllowed(_("Only the author may edit a message."), rule="L-INBOX-21")
+        raise NotAllowed(_("Only the author may edit a message."), rule=rule_id(inbox.game, "message_edit"))
     viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
@@ -327,9 +327,9 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
             error = WrongState
         else:
             error = NotAllowed  # may read but not post: banned
-        raise error(reason, rule="L-INBOX-21")
+        raise error(reason, rule=rule_id(inbox.game, "message_edit"))
     if text == message.body:
-        raise InvalidInput(_("The text is unchanged."), rule="L-INBOX-21")
+        raise InvalidInput(_("The text is unchanged."), rule=rule_id(inbox.game, "message_edit"))
     revision = MessageRevision.objects.create(message=message, body=message.body, body_html=message.body_html,
                                               replaced_at=now)
     message.body = text
@@ -343,21 +343,23 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
 
 @transaction.atomic
 def do_hide_message(message: Message, *, acting_user, now: datetime | None = None) -> Message:
-    """Hide ``message`` for abuse (L-INBOX-21): readers see that it was hidden, its moderators (organizer or
+    """Hide ``message`` for abuse: readers see that it was hidden, its moderators (organizer or
     Procurator, ``can_moderate_inbox``) still see the text; nothing is deleted. Returns the Message. Raises
     ``NotAllowed`` ("No such inbox." when unreadable; not a moderator) or ``WrongState`` (already hidden)."""
     now = now or timezone.now()
     message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
     inbox = message.inbox
     if acting_user is None:
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."),
+                         rule=rule_id(inbox.game, "message_hiding"))
     viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."), rule="L-INBOX-21")
+        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."),
+                         rule=rule_id(inbox.game, "message_hiding"))
     if message.is_hidden:
-        raise WrongState(_("This message is already hidden."), rule="L-INBOX-21")
+        raise WrongState(_("This message is already hidden."), rule=rule_id(inbox.game, "message_hiding"))
     message.is_hidden = True
     message.hidden_at = now
     message.hidden_by = acting_user
@@ -368,43 +370,43 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
 
 
 # ==============================================================================================================
-# Replacements : L-REPLACE-1
+# Replacements : a new account takes over a seat
 # ==============================================================================================================
 
 @transaction.atomic
 def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetime | None = None) -> Resident:
-    """``new_user`` takes over the seat ``resident`` (L-REPLACE-1). The seat keeps its city, role, memberships,
+    """``new_user`` takes over the seat ``resident``. The seat keeps its city, role, memberships,
     votes and history; the access policy derives a seat's access from ``Resident.user``, so the old user loses
     every non-public inbox of the game at once and the new user gains them. The seat is renamed to the new
     user's public name (new posts carry it); old posts keep the name of who wrote them (``Message.author_name``).
 
-    Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of
-    the game, L-STAFF-1), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
-    inactive, has ever watched the game as a spectator (M-SETUP-3), or their name is taken by another seat) or
-    ``WrongState`` (game over).
+    Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of the game:
+    staff hold no seat), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
+    inactive, has ever watched the game as a spectator (the spectators' thread is no player's), or their name is taken
+    by another seat) or ``WrongState`` (game over).
     """
     now = now or timezone.now()
     game = resident.game
-    # L-REPLACE-1: the Procurator (the Host in M21); an M21 co-host does what the host does (M-SETUP-4), and only
-    # M21 games have co-hosts.
+    # The Procurator (the Host in M21); a co-host does what the host does, and only M21 games have co-hosts.
     if acting_user is None or not (_is_procurator(acting_user, game)
                                    or policies.holds_role(acting_user, game, StaffKind.COHOST)):
-        raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule="L-REPLACE-1")
+        raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule=rule_id(game, "replacement"))
     _check_not_finished(game)
     resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)
     if new_user is None or not new_user.is_active:
-        raise InvalidInput(_("Choose an active account to take the seat."), rule="L-REPLACE-1")
+        raise InvalidInput(_("Choose an active account to take the seat."), rule=rule_id(game, "replacement"))
     if StaffRole.objects.filter(game=game, user=new_user).exists():
-        raise NotAllowed(_("Staff of a game cannot be its residents."), rule="L-STAFF-1")
+        raise NotAllowed(_("Staff of a game cannot be its residents."), rule=rule_id(game, "staff_not_players"))
     if Resident.objects.filter(game=game, user=new_user).exists():
         raise InvalidInput(_("%(name)s already has a seat in this game.") % {"name": new_user.public_name},
-                           rule="L-REPLACE-1")
+                           rule=rule_id(game, "replacement"))
     if Spectator.objects.filter(game=game, user=new_user).exists():  # left or not: they read the spectators
         raise InvalidInput(_("%(name)s has watched this game as a spectator and cannot take a seat in it.")
-                           % {"name": new_user.public_name}, rule="M-SETUP-3")
+                           % {"name": new_user.public_name}, rule=rule_id(game, "spectator_not_player"))
     new_name = new_user.public_name[:60]
     if Resident.objects.filter(game=game, name=new_name).exclude(pk=resident.pk).exists():
-        raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": new_name}, rule="L-REPLACE-1")
+        raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": new_name},
+                           rule=rule_id(game, "replacement"))
     old_user, old_name = resident.user, resident.name
     resident.user = new_user
     resident.name = new_name
@@ -415,10 +417,12 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
                  payload={"resident": resident.pk, "old_user": old_user.pk, "new_user": new_user.pk,
                           "old_name": old_name, "new_name": new_name})
     return resident
+
+
 @transaction.atomic
 def do_add_member_by_site(inbox: Inbox, resident: Resident, *, acting_user, now: datetime | None = None) -> Membership:
     """Make ``resident`` a member of ``inbox`` on the site's own authority: a workflow's consequence, such as
-    a new commissar joining the police station (L-COMM-4). Only the site may (``acting_user`` must be None).
+    a new commissar joining the police station. Only the site may (``acting_user`` must be None).
     Raises ``NotAllowed`` for any user, ``InvalidInput`` (another game, already a member), ``WrongState`` (killed)."""
     now = now or timezone.now()
     if acting_user is not None:

@@ -16,13 +16,13 @@ commissar is, who the Consigliere is, what the mafia or a personal inbox says: a
 viewer (as text, a count, a title, a timestamp, or a 403 instead of a 404) decides the game unfairly and cannot
 be undone. Hence:
 
-* A Django superuser or ``is_staff`` account gets nothing from that flag (L-STAFF-5); game staff powers come only
-  from ``StaffRole`` rows.
-* Residents' access comes only from ``Membership`` rows of the seat they hold now (L-REPLACE-1: a replaced
-  player loses everything at once).
+* A Django superuser or ``is_staff`` account gets nothing from that flag (game staff are game roles, not site
+  administrators); game staff powers come only from ``StaffRole`` rows.
+* Residents' access comes only from ``Membership`` rows of the seat they hold now (a replaced player loses
+  everything at once).
 * ``access_inbox_by_id`` answers 404 alike for a missing and a forbidden id, so ids cannot be probed.
 * Alignments and ranks reach pages only through ``visible_alignment``, ``knows_seat_role`` (the ranks each
-  ruleset declares, ``RulesetSpec.seat_roles``) and ``visible_staff`` (the knowledge matrix L-STAFF-6).
+  ruleset declares, ``RulesetSpec.seat_roles``) and ``visible_staff`` (the knowledge matrix).
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ K = InboxKind
 class StaffGrant:
     """What one staff role may do in inboxes of one kind: read always, post when ``post``.
 
-    ``own_city`` limits the grant to inboxes of the role's city (Tribunes, L-STAFF-2).
+    ``own_city`` limits the grant to inboxes of the role's city (a Tribune's, or a stand-in's for that city).
     """
 
     inbox_kind: str
@@ -75,7 +75,7 @@ class StaffGrant:
 
 def staff_grants_of(ruleset: str, kind: str) -> tuple[StaffGrant, ...]:
     """The grants of a staff role of ``kind`` in a game of the ruleset ``ruleset`` (a key): its
-    ``policy_grants["staff"]`` table (Lepra's L-INBOX table, M21's hosts). A ruleset never inherits another's."""
+    ``policy_grants["staff"]`` table (Lepra's inbox table, M21's hosts). A ruleset never inherits another's."""
     return get_ruleset(ruleset).policy_grants.get("staff", {}).get(kind, ())
 
 
@@ -93,13 +93,13 @@ def spectator_grants_of(ruleset: str) -> tuple[StaffGrant, ...]:
 
 
 def public_after_game_kinds(ruleset: str) -> frozenset[str]:
-    """The inbox kinds a finished game of ``ruleset`` discloses to everyone (L-ARCH-1 "public"): its
+    """The inbox kinds a finished game of ``ruleset`` discloses to everyone (its "public" kinds): its
     ``policy_grants["public_after_game"]``."""
     return frozenset(get_ruleset(ruleset).policy_grants.get("public_after_game", ()))
 
 
 def open_on_request_kinds(ruleset: str) -> frozenset[str]:
-    """The inbox kinds of a finished game of ``ruleset`` open to any logged-in user who asks (L-ARCH-1): its
+    """The inbox kinds of a finished game of ``ruleset`` open to any logged-in user who asks (one logged click): its
     ``policy_grants["open_on_request_after_game"]``."""
     return frozenset(get_ruleset(ruleset).policy_grants.get("open_on_request_after_game", ()))
 
@@ -131,7 +131,7 @@ def _is_authenticated(user) -> bool:
 
 def _roles_of(user) -> list[StaffRole]:
     """All staff roles ``user`` holds, in every game, plus the Tribune roles they stand in for now
-    (``standing_in_roles``, L-STAFF-2); cached on the user object for the request."""
+    (``standing_in_roles``); cached on the user object for the request."""
     if not _is_authenticated(user):
         return []
     cached = getattr(user, "_mafia_staff_roles", None)
@@ -152,11 +152,11 @@ def _read_viewer(user) -> None:
 
 
 def standing_in_roles(user, now: datetime | None = None) -> list[StaffRole]:
-    """The Tribune roles (of other cities) whose powers ``user`` holds at ``now`` (aware UTC) as a stand-in
-    (L-STAFF-2): the absent Tribune's own ``StaffRole`` rows, with their game and city loaded, each marked
-    ``stands_in_now = True``. A stand-in holds the absent Tribune's grants and organises that city's inboxes for
-    the period (start included, end excluded, unless ended earlier); it never inherits the absent Tribune's
-    secret inboxes (L-INBOX-13: their content is their members'). One query; [] for anonymous users.
+    """The Tribune roles (of other cities) whose powers ``user`` holds at ``now`` (aware UTC) as a stand-in (one Tribune
+    granted another city's Tribune powers): the absent Tribune's own ``StaffRole`` rows, with their game and city
+    loaded, each marked ``stands_in_now = True``. A stand-in holds the absent Tribune's grants and organises that city's
+    inboxes for the period (start included, end excluded, unless ended earlier); it never inherits the absent Tribune's
+    secret inboxes (their content is their members'). One query; [] for anonymous users.
     """
     if not _is_authenticated(user):
         return []
@@ -201,7 +201,7 @@ def seat_in(user, game: Game | int) -> Resident | None:
 
 
 def spectated_games(user) -> set[int]:
-    """Ids of the games ``user`` watches as a spectator now (M-SETUP-3): a ``Spectator`` row not left, in a game
+    """Ids of the games ``user`` watches as a spectator now: a ``Spectator`` row not left, in a game
     where the account holds no seat and no staff role (a seat or a role decides instead). Cached for the request."""
     if not _is_authenticated(user):
         return set()
@@ -268,7 +268,7 @@ def conditional_grant_roles(user, inbox: Inbox, *, post: bool) -> list[StaffRole
 
 
 def _secret_organizer_roles(roles: list[StaffRole], inbox: Inbox) -> list[StaffRole]:
-    """The roles among ``roles`` that organise the secret ``inbox`` (L-INBOX-13); never the Consigliere's."""
+    """The roles among ``roles`` that organise the secret ``inbox``; never the Consigliere's."""
     if inbox.kind != K.SECRET or inbox.organizer_id is None:
         return []
     return [r for r in roles if r.pk == inbox.organizer_id and r.kind in SECRET_ORGANIZER_KINDS and not _is_stand_in(r)]
@@ -292,9 +292,9 @@ def _is_finished(inbox: Inbox) -> bool:
 
 
 def knowledge_cutoff(seat: Resident | None) -> datetime | None:
-    """The moment after which ``seat`` learns nothing more (L-STAFF-6 [interp], knowledge is dated): the death
+    """The moment after which ``seat`` learns nothing more (knowledge is dated): the death
     of a dead seat (a spirit included), else None (a living seat, or one whose death time is unknown). The
-    seat, not the account: after a replacement the new holder knows what the seat knew (L-REPLACE-1)."""
+    seat, not the account: after a replacement the new holder knows what the seat knew."""
     if seat is None or seat.status == LifeStatus.ALIVE:
         return None
     return seat.died_at
@@ -302,7 +302,7 @@ def knowledge_cutoff(seat: Resident | None) -> datetime | None:
 
 def message_cutoff(user, inbox: Inbox) -> datetime | None:
     """The receive time (aware UTC) after which ``user`` reads no message of ``inbox`` (None: no limit): their dead
-    seat's death in ``DATED_KINDS`` while the game runs (L-STAFF-6 [interp]); the instance form of the dated
+    seat's death in ``DATED_KINDS`` while the game runs (knowledge is dated); the instance form of the dated
     clause of ``readable_messages``, for thread pages, live updates and unread counts. No query."""
     if inbox.kind not in DATED_KINDS or not _is_authenticated(user) or _is_finished(inbox):
         return None
@@ -317,8 +317,8 @@ def held_back_kinds(game: Game) -> tuple[str, ...]:
 
 def is_held_back(seat: Resident | None, inbox: Inbox) -> bool:
     """True when ``seat`` is out of play but may still come back, so that its membership in ``inbox`` (a kind of
-    ``held_back_kinds``) neither reads nor posts now (M-SETUP-3 [interp]: an imprisoned player a bust-out could
-    still bring back never reads what the eliminated and the spectators say). Computed from the seats' state by
+    ``held_back_kinds``) neither reads nor posts now (an imprisoned player whom a bust-out
+    could still bring back never reads what the eliminated and the spectators say). Computed from the seats' state by
     the ruleset (``RulesetSpec.seats_held_back``) at each call, so the seat joins by itself once no return is
     possible. A living seat is never held back (no query for it)."""
     if seat is None or seat.status == LifeStatus.ALIVE or inbox.kind not in held_back_kinds(inbox.game):
@@ -327,9 +327,9 @@ def is_held_back(seat: Resident | None, inbox: Inbox) -> bool:
 
 
 def _membership_reads(seat: Resident | None, membership: Membership | None, inbox: Inbox) -> bool:
-    """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (L-INBOX-17), a seat not held
-    back from the inbox's kind (``is_held_back``) and, for a dead seat in ``DATED_KINDS`` while the game runs, a
-    membership it held at its death (L-STAFF-6 [interp])."""
+    """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (member or banned), a seat not
+    held back from the inbox's kind (``is_held_back``) and, for a dead seat in ``DATED_KINDS`` while the game runs, a
+    membership it held at its death (knowledge is dated)."""
     if membership is None or membership.state not in READING_STATES:
         return False
     if is_held_back(seat, inbox):
@@ -339,16 +339,16 @@ def _membership_reads(seat: Resident | None, membership: Membership | None, inbo
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Disclosure after the game (L-ARCH-1, L-ARCH-2): clauses of the same rule, in both renderings
+# Disclosure after the game (public kinds, open on request, consent): clauses of the same rule, in both renderings
 # --------------------------------------------------------------------------------------------------------------
 
 def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
-    """Who must consent before ``inbox`` is disclosed (L-ARCH-2): (resident ids, staff role id or None).
+    """Who must consent before ``inbox`` is disclosed: (resident ids, staff role id or None).
 
-    Personal inbox (and an M21 role PM): its resident. Secret inbox: every seat that is a member there now (member or banned; one who
-    left or was removed is no longer a member and sees nothing of it, L-INBOX-17), plus the staff role that
-    organised it. Other kinds need no consent: ([], None). The seat's current holder consents for it (the seat,
-    not the account, is the member, L-REPLACE-1).
+    Personal inbox (and an M21 role PM): its resident. Secret inbox: every seat that is a member there now
+    (member or banned; one who left or was removed is no longer a member and sees nothing of it), plus the staff
+    role that organised it; it opens when the last of them consents. Other kinds need no consent: ([], None). The
+    seat's current holder consents for it (the seat, not the account, is the member).
     """
     if inbox.kind in (K.PERSONAL, K.ROLE_PM):  # an M21 role PM is its player's personal inbox with the hosts
         return [inbox.resident_id], None
@@ -380,7 +380,8 @@ def _draw_notary_q():
 
 
 def _disclosed_q() -> Q:
-    """``Q`` over Inbox: what a finished game discloses to everyone, visitors included (L-ARCH-1, L-ARCH-2)."""
+    """``Q`` over Inbox: what a finished game discloses to everyone, visitors included (public kinds, the draw's notary,
+    consented inboxes)."""
     return Q(game__status=GameStatus.FINISHED) & (_kinds_of_rulesets_q(public_after_game_kinds) | _draw_notary_q()
                                                   | _consented_q())
 
@@ -400,8 +401,8 @@ def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> boo
 
 def is_public_now(inbox: Inbox) -> bool:
     """True when ``inbox`` is read by anyone, visitors included, because its game runs and its ruleset keeps its
-    kind public meanwhile (``RulesetSpec.public_while_running_kinds``, M-SETUP-6 [interp]: the game thread is read
-    as a forum thread is), unless the game's settings make it members-only. Reading it makes nobody a member, a
+    kind public meanwhile (``RulesetSpec.public_while_running_kinds``: M21's game thread is read as a
+    forum thread is), unless the game's settings make it members-only. Reading it makes nobody a member, a
     spectator or a reader to be told of new posts (``readers_of_inbox`` leaves the public out). The bool form of
     ``_public_now_q``."""
     if inbox.game.status != GameStatus.RUNNING:
@@ -422,7 +423,7 @@ def _public_now_q() -> Q:
 
 def is_disclosed(inbox: Inbox) -> bool:
     """True when ``inbox``'s game is over and its "after the game" column opens it to everyone (the bool form of
-    ``_disclosed_q``): a public kind, the draw's notary, a consented personal or secret inbox (L-ARCH-1/2)."""
+    ``_disclosed_q``): a public kind, the draw's notary, a consented personal or secret inbox."""
     if not _is_finished(inbox):
         return False
     if inbox.kind in public_after_game_kinds(inbox.game.ruleset):
@@ -435,7 +436,7 @@ def is_disclosed(inbox: Inbox) -> bool:
 
 
 def can_request_inbox(user, inbox: Inbox) -> bool:
-    """True when ``user`` may open ``inbox`` by the one logged click (L-ARCH-1): a logged-in user, a finished
+    """True when ``user`` may open ``inbox`` by the one logged click: a logged-in user, a finished
     game, a kind "open to anyone who asks". Says nothing of whether they already did."""
     return (_is_authenticated(user) and _is_finished(inbox)
             and inbox.kind in open_on_request_kinds(inbox.game.ruleset))
@@ -446,7 +447,7 @@ def _has_requested(user, inbox: Inbox) -> bool:
 
 
 def requestable_inboxes(user, game: Game) -> QuerySet[Inbox]:
-    """The inboxes of ``game`` ``user`` may open by one logged click (L-ARCH-1), whether opened already or not;
+    """The inboxes of ``game`` ``user`` may open by one logged click, whether opened already or not;
     empty for a visitor or a game not finished. Their titles are public after the game."""
     if not _is_authenticated(user) or game.status != GameStatus.FINISHED:
         return Inbox.objects.none()
@@ -457,10 +458,11 @@ def can_read_inbox(user, inbox: Inbox) -> bool:
     """True when ``user`` may see ``inbox`` (its title, messages, counts); the instance form of the rule.
 
     Args: ``user`` any user or AnonymousUser; ``inbox`` an Inbox (its ``game`` is read).
-    Rule: L-INBOX table and L-INBOX-17 (banned reads, removed sees nothing), L-STAFF-5/6, and after the game
-    L-ARCH-1/2: public kinds, the draw's notary and consented personal/secret inboxes to everyone; "open to anyone
-    who asks" kinds to a logged-in user who clicked (logged); while the game runs, a ruleset's public kinds to
-    everyone (``is_public_now``). Agrees with ``readable_inboxes`` on every case.
+    Rule: a seat reads by its membership (banned reads, removed sees nothing), staff by their ruleset's grants (a
+    superuser flag gives nothing; the knowledge matrix decides), and after the game public kinds, the draw's notary and
+    consented personal/secret inboxes to everyone; "open to anyone who asks" kinds to a logged-in user who clicked
+    (logged); while the game runs, a ruleset's public kinds to everyone (``is_public_now``). Agrees with
+    ``readable_inboxes`` on every case.
     """
     if is_disclosed(inbox):
         return True
@@ -479,7 +481,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
     """Why ``user`` may not post in ``inbox`` at ``now`` (aware UTC), or None when they may.
 
     Call only for a readable inbox: for an unreadable one the answer must be a 404, not a reason.
-    Rule: L-INBOX (killed inboxes take no posts, banned members read only, L-INBOX-18 bans end at their time),
+    Rule: killed and rolled-over inboxes take no posts, banned members read only (a timed ban ends at its time),
     the staff grants of the game's ruleset (``staff_grants_of``), and no posting once the game is over.
     """
     now = now or timezone.now()
@@ -507,7 +509,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
         return None
     if (inbox.kind == K.MAFIA_COMPLAINT and membership is not None
             and membership.state == MembershipState.BANNED and membership.banned_until is None):
-        # L-IMPEACH-3: the mafia write through the complaint page, which signs "the mafia of city C".
+        # The mafia write through the complaint page, which signs "the mafia of city C", never a name.
         return _("Write to the Procurator on the complaint page: your messages are signed “the mafia of "
                  "%(city)s”.") % {"city": inbox.city.name if inbox.city_id else ""}
     if membership is not None and membership.state == MembershipState.BANNED:
@@ -522,8 +524,8 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
 
 @dataclass(frozen=True)
 class SeatStateGrant:
-    """Where a seat out of play in a special state of its ruleset's (``RulesetSpec.seat_state``: Lepra's spirit,
-    L-SPIRIT-2) may post, declared in ``policy_grants["seat_states"]`` {state: grant}: ``post_kinds``, of which
+    """Where a seat out of play in a special state of its ruleset's (``RulesetSpec.seat_state``: Lepra's spirit)
+    may post, declared in ``policy_grants["seat_states"]`` {state: grant}: ``post_kinds``, of which
     ``own_city_kinds`` only in inboxes of the seat's city. ``denial``: the player-readable reason a post elsewhere
     is refused; ``moderation``: why a moderator may not change its place elsewhere (with ``%(name)s``)."""
 
@@ -546,7 +548,7 @@ def seat_may_post_kind(seat: Resident, inbox: Inbox) -> bool:
     """True when the state of ``seat`` (alive, dead, imprisoned, or a state of its ruleset's such as Lepra's
     spirit) lets it post in an inbox like ``inbox`` at all, whatever its membership there says
     (``DEAD_POST_KINDS`` and the like, ``seat_state_grant``: a spirit votes only in the voting inboxes of its own
-    city, L-SPIRIT-2)."""
+    city)."""
     if seat.status == LifeStatus.ALIVE:
         return True
     if seat.status == LifeStatus.IMPRISONED:
@@ -561,9 +563,9 @@ def seat_may_post_kind(seat: Resident, inbox: Inbox) -> bool:
 def seat_state_denial(seat: Resident, inbox: Inbox) -> str | None:
     """Why the state of ``seat`` forbids posting in ``inbox`` (a player-readable reason), or None.
 
-    The policy's own clause, above any membership flag: no unban, add-back or bulk action can give the dead a
-    voice among the living (L-DEATH-1, L-SPIRIT-2). Services that change memberships ask it too, so that they
-    refuse such a change instead of making a flag that would mislead.
+    The policy's own clause, above any membership flag: no unban, add-back or bulk action can give the dead a voice
+    among the living, nor a seat in a special state a place its state does not give it. Services that change memberships
+    ask it too, so that they refuse such a change instead of making a flag that would mislead.
     """
     if seat_may_post_kind(seat, inbox):
         return None
@@ -626,7 +628,7 @@ def readable_inboxes(user, game: Game | None = None) -> QuerySet[Inbox]:
     """Inboxes ``user`` may read (of ``game`` when given): the query form of ``can_read_inbox``.
 
     Returns an unevaluated QuerySet with no duplicates; callers add ordering, annotations and paging.
-    Every list, count, search, feed and export of inboxes starts here (L-INBOX-20).
+    Every list, count, search, feed and export of inboxes starts here, so none counts an unreadable inbox.
     """
     qs = Inbox.objects.filter(_readable_q(user))
     if game is not None:
@@ -635,9 +637,9 @@ def readable_inboxes(user, game: Game | None = None) -> QuerySet[Inbox]:
 
 
 def readable_messages(user, messages: QuerySet[Message] | None = None) -> QuerySet[Message]:
-    """``messages`` (all messages by default) narrowed to those in inboxes ``user`` may read (L-INBOX-20), and for
+    """``messages`` (all messages by default) narrowed to those in inboxes ``user`` may read, and for
     a dead seat to those its knowledge holds: in ``DATED_KINDS`` of its game, while the game runs, the messages
-    received up to its death (L-STAFF-6 [interp]; the query form of ``message_cutoff``)."""
+    received up to its death (knowledge is dated; the query form of ``message_cutoff``)."""
     messages = Message.objects.all() if messages is None else messages
     messages = messages.filter(inbox__in=readable_inboxes(user).values("pk"))
     for seat in _seats_of(user).values():
@@ -649,11 +651,11 @@ def readable_messages(user, messages: QuerySet[Message] | None = None) -> QueryS
 
 
 def readers_of_inbox(inbox: Inbox) -> QuerySet:
-    """The users who may read what is posted in ``inbox`` now (``can_read_inbox`` and a message received now in
-    their ``readable_messages``: a dead seat reading a ``DATED_KINDS`` inbox as it was at its death is left out,
-    L-STAFF-6 [interp]): the audience for notifications and e-mail (L-INBOX-20). Compute it when sending, never
-    earlier: memberships and roles change. Returns a User QuerySet without duplicates. After the game a disclosed inbox (``is_disclosed``) is readable by every account, and an
-    "open to anyone who asks" inbox by those who asked (L-ARCH-1). An inbox public while its game runs
+    """The users who may read what is posted in ``inbox`` now (``can_read_inbox`` and a message received now in their
+    ``readable_messages``: a dead seat reading a ``DATED_KINDS`` inbox as it was at its death is left out): the audience
+    for notifications and e-mail, computed per viewer. Compute it when sending, never earlier: memberships and roles
+    change. Returns a User QuerySet without duplicates. After the game a disclosed inbox (``is_disclosed``) is readable
+    by every account, and an "open to anyone who asks" inbox by those who asked. An inbox public while its game runs
     (``is_public_now``) is told to its participants only: the public reads it without being told of each post.
     """
     User = get_user_model()
@@ -676,7 +678,7 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             clause = Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
             if grant.own_city:
                 clause &= Q(staff_roles__city=inbox.city_id)
-                if kind == StaffKind.TRIBUNE:  # a Tribune standing in for this city's Tribune (L-STAFF-2)
+                if kind == StaffKind.TRIBUNE:  # a Tribune standing in for this city's Tribune
                     now = timezone.now()
                     q |= Q(staff_roles__kind=kind, staff_roles__standing_in__city=inbox.city_id,
                            staff_roles__standing_in__starts_at__lte=now, staff_roles__standing_in__ends_at__gt=now,
@@ -744,10 +746,10 @@ def access_inbox_by_id(user, inbox_id) -> Inbox:
     ``access_inbox_for_post``.
 
     Args: ``inbox_id`` the inbox's opaque public id (``kernel.public_ids``) from a URL or a form; the database id
-    never reaches a page (a sequential id would count the inboxes the viewer may not read, L-INBOX-20). Returns
+    never reaches a page (a sequential id would count the inboxes the viewer may not read). Returns
     the Inbox with its game, city, nominee and organizer loaded. Raises ``Http404``, the same one, for a
     malformed, missing or forbidden id: a forbidden inbox must be indistinguishable from one that does not exist
-    (L-INBOX-17).
+    (a removed member sees nothing of it, not even its title).
     """
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
@@ -789,11 +791,11 @@ def _note_watching(user, inbox: Inbox) -> None:
 
 
 def access_inbox_for_post(user, inbox_id, *, form_key: str | None = None) -> Inbox:
-    """A post's way from a request's inbox id to its Inbox (as ``access_inbox_by_id``): inside the post's
-    transaction, the inbox is locked and read with what the post is decided on (``lock_for_post``), and returned
-    when the logged-in ``user`` may read it. ``form_key``: the post form's key, whose message is looked up too
-    (``form_key_message_id``). Raises ``Http404``, the same one, for a malformed, missing or forbidden id
-    (L-INBOX-17); ``ValueError`` for an anonymous user; ``TransactionManagementError`` outside a transaction."""
+    """A post's way from a request's inbox id to its Inbox (as ``access_inbox_by_id``): inside the post's transaction,
+    the inbox is locked and read with what the post is decided on (``lock_for_post``), and returned when the logged-in
+    ``user`` may read it. ``form_key``: the post form's key, whose message is looked up too (``form_key_message_id``).
+    Raises ``Http404``, the same one, for a malformed, missing or forbidden id (a forbidden inbox is indistinguishable
+    from a missing one); ``ValueError`` for an anonymous user; ``TransactionManagementError`` outside a transaction."""
     if not is_public_id(inbox_id):
         raise Http404("No such inbox.")
     _roles_of(user)  # the viewer's seats and roles, which the checks read, before the lock is taken

@@ -16,7 +16,7 @@ from kernel.audit import event_statement
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.live import note_new_messages, note_reads_changed
 from kernel.prepared import PreparedInsert, execute_together
-from kernel.rule_ids import rule_id
+from kernel.rulesets import rule_id
 
 from . import policies
 from .hooks import post_hook_for

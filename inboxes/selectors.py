@@ -19,7 +19,7 @@ from cities.models import Game, GameStatus
 from inboxes import knowledge, moderation_policy, policy_tables
 from kernel.errors import InvalidInput
 from kernel.public_ids import is_public_id
-from kernel.rule_ids import rule_id
+from kernel.rulesets import rule_id
 
 from . import policies
 from .hooks import annotate_messages

@@ -17,8 +17,7 @@ from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Residen
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rule_ids import rule_id
-from kernel.rulesets import ruleset_of, seat_state_relations
+from kernel.rulesets import rule_id, ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
@@ -240,8 +239,10 @@ def _is_procurator(user, game: Game) -> bool:
 
 
 def _check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
+    """Raise ``NotAllowed`` unless ``acting_user`` is None (the site) or the Procurator of ``game``; the refusal
+    cites the ID the game's ruleset gives the neutral rule key ``rule`` (``kernel.rulesets.rule_id``)."""
     if acting_user is not None and not _is_procurator(acting_user, game):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, rule))
 
 
 def _check_not_finished(game: Game) -> None:
@@ -331,7 +332,7 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     game without Procurator or Arbiter: their inboxes need an organizer). Titles are in the game's language.
     """
     now = now or timezone.now()
-    _check_site_or_procurator(game, acting_user, rule_id(game, "procurator_only"))
+    _check_site_or_procurator(game, acting_user, "procurator_only")
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     roles = list(StaffRole.objects.filter(game=game).select_related("city"))
@@ -515,7 +516,7 @@ def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: 
     Returns the new inboxes. Raises ``NotAllowed`` or ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    _check_site_or_procurator(game, acting_user, rule_id(game, "city_inbox"))
+    _check_site_or_procurator(game, acting_user, "city_inbox")
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     # One locking read for every city (the filter is the open-inbox check of ``_lock_open_inbox``).

@@ -31,7 +31,7 @@ from .page_policy import offers_secret_inbox
 
 @login_required
 def my_inboxes(request, slug: str):
-    """The inboxes of a game the viewer may read, with unread counts (L-INBOX-20)."""
+    """The inboxes of a game the viewer may read, with unread counts (each computed for this viewer)."""
     game = game_get(slug)
     activate_game_language(request, game)
     inboxes = selectors.inbox_list_for(request.user, game)
@@ -288,7 +288,7 @@ def _thread_url(inbox, position: int) -> str:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def message_edit(request, inbox_id: str, position: int):
-    """Edit one's own message within 10 minutes (L-INBOX-21): a form with the current text; the thread shows the
+    """Edit one's own message within 10 minutes: a form with the current text; the thread shows the
     earlier versions to every reader. The message is addressed by its position in the thread, not its id.
     A refusal re-renders the form with the reason and status 400 / 403 / 409."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
@@ -323,7 +323,7 @@ def message_edit(request, inbox_id: str, position: int):
 @login_required
 @require_http_methods(["POST"])
 def message_hide(request, inbox_id: str, position: int):
-    """Hide a message for abuse (L-INBOX-21), by the inbox's moderators; then back to the message."""
+    """Hide a message for abuse, by the inbox's moderators (nothing is deleted); then back to the message."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
     message = selectors.message_at_position(inbox, position, request.user)
@@ -352,7 +352,7 @@ def inbox_mark_read(request, inbox_id: str):
 @login_required
 @require_http_methods(["POST"])
 def secret_leave(request, inbox_id: str):
-    """Leave a secret inbox (L-INBOX-13): it disappears for the leaver; back to "my inboxes"."""
+    """Leave a secret inbox: it disappears for the leaver; back to "my inboxes"."""
     inbox = policies.access_inbox_by_id(request.user, inbox_id)
     activate_game_language(request, inbox.game)
     confirm = confirmation_page(
@@ -372,10 +372,10 @@ def secret_leave(request, inbox_id: str):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def secret_new(request, slug: str):
-    """Create a secret inbox (L-INBOX-13): any resident or staff member of the game but the Consigliere. A refusal
-    is shown on the form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no
-    secret inboxes (M21, M-SETUP-5) there is no form: the page is a 404, and a form sent anyway is refused with the
-    service's reason (403), creating nothing."""
+    """Create a secret inbox: any resident or staff member of the game but the Consigliere. A refusal is shown on the
+    form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no secret inboxes (M21:
+    no private channel) there is no form: the page is a 404, and a form sent anyway is refused with the service's reason
+    (403), creating nothing."""
     game = game_get(slug)
     activate_game_language(request, game)
     if not ruleset_of(game).lets_open_inbox_kind(InboxKind.SECRET):

@@ -32,7 +32,7 @@ Plain attributes (override as class attributes):
 
 - ``key``: the ``Game.ruleset`` value ("lepra", "m21"); ``name``: a lazily translated label for staff pages.
 - ``language``: the UI language code of the game's pages ("ru" for Lepra, "en" for M21); ``Game.language``.
-- ``default_time_zone``: the IANA zone a new game gets when its creator names none (L-DAY-1 for Lepra).
+- ``default_time_zone``: the IANA zone a new game gets when its creator names none.
 - ``phase_plan``: a ``PhasePlan`` with the defaults of the day/night clock (day start wall-clock time, ...).
 - ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
 - ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
@@ -55,12 +55,16 @@ Plain attributes (override as class attributes):
   {state: ``inboxes.policies.SeatStateGrant``}; each documented next to
   the policy function that reads it): a ruleset inherits no other's grants or disclosures.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
-- ``first_action_night``: the first night on which night actions count (Lepra: 2, L-DAY-5; M21: 1).
+- ``first_action_night``: the first night on which night actions count (Lepra: 2; M21: 1).
 - ``daily_post_sections`` / ``archive_sections`` / ``votes_page_sections``: ordered section keys of the morning
   post, the archive page and the archive's votes page;
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
 - ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
   shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
+- ``rule_ids``: the IDs of the ruleset's own rules that the engine's refusals cite (``RuleViolation.rule``): the
+  engine names the rule a refusal enforces by a neutral key ("procurator_only", "city_formation", ...) and asks
+  ``rule_id(game, key)`` (or ``spec.rule_id(key)``); a key the ruleset does not map gives no rule ID, never
+  another ruleset's, and a key no registered ruleset maps is a loud ``ValueError`` (``known_rule_keys``).
 - ``page_sections`` / ``texts``: the sections of the shared pages the ruleset's games have and its wording of the
   shared texts. What every registered ruleset declares is the known set (``known_console_tools``,
   ``known_page_sections``, ``known_text_keys``, ``known_inbox_kinds``): the engine asking for a name no ruleset
@@ -128,8 +132,9 @@ class ArchiveSection:
 
 @dataclass(frozen=True)
 class PhasePlan:
-    """Defaults of a ruleset's day/night clock. ``day_start``: wall-clock start of a day in the game's zone
-    (L-DAY-1); ``extra``: further ruleset-specific defaults (names documented by the ruleset)."""
+    """Defaults of a ruleset's day/night clock. ``day_start``: wall-clock start of a day in the game's zone (a
+    game day is a calendar day there); ``extra``: further ruleset-specific defaults (names documented by the
+    ruleset)."""
 
     day_start: time = time(10, 0)
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -191,6 +196,11 @@ def known_text_keys() -> frozenset[str]:
     return frozenset().union(*(spec.texts.keys() for spec in _REGISTRY.values()))
 
 
+def known_rule_keys() -> frozenset[str]:
+    """Every neutral rule key some registered ruleset maps to a rule ID (``RulesetSpec.rule_ids``)."""
+    return frozenset().union(*(spec.rule_ids.keys() for spec in _REGISTRY.values()))
+
+
 def known_inbox_kinds() -> frozenset[str]:
     """Every inbox kind that exists in the games of some registered ruleset (``RulesetSpec.inbox_kinds``)."""
     return frozenset().union(*(spec.inbox_kinds for spec in _REGISTRY.values()))
@@ -241,6 +251,8 @@ class RulesetSpec:
     #: The ruleset's wording of the shared texts the engine shows (key -> text; values may be lazily translated):
     #: e.g. ``dead_may_not_post``, ``imprisoned_may_not_post``, ``archive_log_in_to_open``, ``procurator_title``.
     texts: ClassVar[Mapping[str, Any]] = {}
+    #: The IDs of the ruleset's own rules that the engine's refusals cite: neutral key -> rule ID (``rule_id``).
+    rule_ids: ClassVar[Mapping[str, str]] = {}
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
     #: The first night whose actions count.
@@ -334,8 +346,8 @@ class RulesetSpec:
 
     def seat_knows_alignment(self, seat, resident) -> bool:
         """True when ``seat`` (the viewer's Resident) knows the alignment of ``resident`` by a rule of the
-        ruleset beyond the shared rows of the knowledge matrix (Lepra: a commissar who checked the resident,
-        L-NIGHT-5). Asked by ``inboxes.knowledge.visible_alignment`` only; False by default."""
+        ruleset beyond the shared rows of the knowledge matrix (Lepra: a commissar who checked the resident).
+        Asked by ``inboxes.knowledge.visible_alignment`` only; False by default."""
         return False
 
     def public_seat_roles(self, resident) -> list[tuple[str, Any]]:
@@ -346,13 +358,13 @@ class RulesetSpec:
 
     def seat_state(self, seat) -> str | None:
         """The name of the special state of ``seat`` (a Resident out of play) that its ruleset's
-        ``policy_grants["seat_states"]`` gives posting rights of its own (Lepra: "spirit", L-SPIRIT-2), or None
+        ``policy_grants["seat_states"]`` gives posting rights of its own (Lepra: "spirit"), or None
         (the default): the policy then applies its rules for the dead or the imprisoned."""
         return None
 
     def end_seat_state(self, seat, *, now) -> None:
         """End the special state (``seat_state``) of ``seat``, which goes to the cemetery (Lepra: a spirit laid to
-        rest at the end of its day, L-SPIRIT-2), in the caller's transaction; the shared service moves its
+        rest at the end of its day), in the caller's transaction; the shared service moves its
         memberships. Raises ``NotProvidedByRuleset`` by default (no such states)."""
         raise self._missing(_("the end of a seat's state"))
 
@@ -375,8 +387,8 @@ class RulesetSpec:
 
     def after_deaths(self, game, residents, *, spirit_of: Mapping[int, bool], cause: str, acting_user,
                      now) -> None:
-        """What deaths do to the ruleset's own seat state (Lepra: spirits, the judge's seat and the court,
-        L-SPIRIT-2, L-INBOX-2), in the shared death service's transaction, after the deaths (``status`` dead,
+        """What deaths do to the ruleset's own seat state (Lepra: spirits, the judge's seat and the court),
+        in the shared death service's transaction, after the deaths (``status`` dead,
         ``died_at`` = ``now``) and their memberships and audit rows are written. ``spirit_of``: resident id ->
         whether the death makes a spirit. Nothing by default."""
 
@@ -508,6 +520,14 @@ class RulesetSpec:
             raise ValueError(f"unknown page section {key!r}: no registered ruleset has it")
         return key in self.page_sections
 
+    def rule_id(self, key: str) -> str | None:
+        """The ID of this ruleset's rule that a refusal of the neutral rule key ``key`` cites, or None when the
+        ruleset maps none (its rules do not speak of it). Raises ``ValueError`` for a key no registered ruleset
+        maps (``known_rule_keys``: a typo would drop the citation silently)."""
+        if key not in self.rule_ids and key not in known_rule_keys():
+            raise ValueError(f"no ruleset maps the rule key {key!r}")
+        return self.rule_ids.get(key)
+
     def text(self, key: str) -> str:
         """The ruleset's wording of the shared text ``key`` in the active language. Raises ``ValueError`` for a key
         no registered ruleset words (``known_text_keys``) and ``NotProvidedByRuleset`` when this ruleset has no
@@ -567,3 +587,15 @@ def default_ruleset_key() -> str:
 def registered_rulesets() -> dict[str, RulesetSpec]:
     """The registered specs by key (a copy), in registration order."""
     return dict(_REGISTRY)
+
+
+def rule_id(game, key: str) -> str | None:
+    """The rule ID the ruleset of ``game`` (anything with a ``ruleset`` key, or the key itself) gives the neutral
+    rule key ``key`` (``RulesetSpec.rule_id``), or None when it gives none or is not registered (the refusal is
+    raised all the same). Raises ``ValueError`` when no registered ruleset maps ``key``."""
+    spec = _REGISTRY.get(game if isinstance(game, str) else getattr(game, "ruleset", None))
+    if spec is None:
+        if key not in known_rule_keys():
+            raise ValueError(f"no ruleset maps the rule key {key!r}")
+        return None
+    return spec.rule_id(key)

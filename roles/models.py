@@ -1,8 +1,10 @@
-"""The records of the setup draws: the mafia draw (L-ASSIGN) and the commissar offers (L-COMM).
+"""The records of the setup draws: the mafia draw and the commissar offers; and of the nights: godfather
+elections, night decisions, commissar checks, gifts, resolutions, and how the game ended.
 
-Tables and named constraints only; every write goes through ``rulesets.lepra.setup.services``. Both tables hold secrets of
-L-STAFF-6: the shuffled lists with the numbers name the mafia, a declined offer's reason is the candidate's
-alone. Pages read them only through ``rulesets.lepra.setup.services``/views that check the game state and the viewer.
+Tables and named constraints only; the draws' writes go through ``rulesets.lepra.setup.services``. The draws'
+tables hold secrets of the knowledge matrix: the shuffled lists with the numbers name the mafia, a declined
+offer's reason is the candidate's alone. Pages read them only through ``rulesets.lepra.setup.services``/views that
+check the game state and the viewer.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from kernel.public_ids import PublicIdField
 
 
 class MafiaDraw(models.Model):
-    """One game's mafia draw (L-ASSIGN-1..3).
+    """One game's mafia draw: shuffled numbered lists per city, a published commitment, then the numbers named.
 
     ``lists``: {city number as str: [resident names in notary order, position 1 first]}; ``salt``: 64 lowercase
     hex digits (32 bytes); ``commitment``: SHA-256 hex of ``roles.draw.canonical_bytes(lists, salt)``, published
@@ -49,10 +51,10 @@ class MafiaDraw(models.Model):
 
 
 class CommissarOffer(models.Model):
-    """One offer of the commissar's post (L-COMM-1..3): the ``number``-th (1..3) offer of ``city``, made to
+    """One offer of the commissar's post: the ``number``-th (1..3, one after another) offer of ``city``, made to
     ``candidate`` through ``inbox`` (a secret inbox: the candidate is its member; the Procurator reads it through
     the policy clause for offer inboxes). ``accepted`` is None while pending. ``decline_reason`` is the
-    candidate's optional reason: stored for the record, never shown to the Procurator (L-COMM-2).
+    candidate's optional reason: stored for the record, never shown to the Procurator (who sees "declined" only).
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="commissar_offers")
@@ -94,10 +96,10 @@ class CommissarOffer(models.Model):
 # ==============================================================================================================
 
 class GodfatherElection(models.Model):
-    """An election of ``city``'s godfather among its living mafia (L-NIGHT-3), opened on ``night`` by the
+    """An election of ``city``'s godfather among its living mafia, opened on ``night`` by the
     Consigliere, by a mafioso's demand for a re-election, or by the site when the godfather died. ``closed_at``
-    set when decided; ``winner`` None when it failed (the Consigliere then appoints). Secret (L-STAFF-6): read by
-    the city's mafia and the Consigliere only."""
+    set when decided; ``winner`` None when it failed (the Consigliere then appoints). Secret (the knowledge
+    matrix): read by the city's mafia and the Consigliere only."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="godfather_elections")
     city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="godfather_elections")
@@ -120,7 +122,7 @@ class GodfatherElection(models.Model):
 
 
 class GodfatherVote(models.Model):
-    """A mafioso's vote in a godfather election (L-NIGHT-3: a simple vote); changeable while open (one row per
+    """A mafioso's vote in a godfather election (a simple vote); changeable while open (one row per
     voter, updated)."""
 
     election = models.ForeignKey(GodfatherElection, on_delete=models.CASCADE, related_name="votes")
@@ -134,15 +136,15 @@ class GodfatherVote(models.Model):
 
 
 class NightActionKind(models.TextChoices):
-    """Kinds of night decisions (L-NIGHT-1, L-NIGHT-4)."""
+    """Kinds of night decisions: the kill in the mafia's own city, and the touring kill in another city."""
 
     KILL = "kill", _("kill")
     TOUR = "tour", _("touring")
 
 
 class NightDecision(models.Model):
-    """One submission of a city's night decision (L-NIGHT-1/2/4/6): every submission is kept, the last one of a
-    (city, night, kind) counts. ``target`` None = "no kill". ``by_consigliere`` True when the Consigliere entered
+    """One submission of a city's night decision: every submission is kept, the last one of a (city, night, kind)
+    counts at the night's end. ``target`` None = "no kill". ``by_consigliere`` True when the Consigliere entered
     it for a silent godfather. Secret: the mafia of the city and the Consigliere only."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="night_decisions")
@@ -160,8 +162,8 @@ class NightDecision(models.Model):
 
 
 class CommissarCheck(models.Model):
-    """A commissar's check (L-NIGHT-5): once per night per city, answered at once and truthfully by the site in
-    the check channel. ``is_mafia`` is the answer. The asker is the commissar of ``city`` (``commissar``); never
+    """A commissar's check: whether one living resident of the commissar's city is mafia, once per night per
+    city, answered at once and truthfully by the site in the check channel. ``is_mafia`` is the answer. The asker is the commissar of ``city`` (``commissar``); never
     shown to the Consigliere."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="commissar_checks")
@@ -181,14 +183,14 @@ class CommissarCheck(models.Model):
 
 
 class GiftKind(models.TextChoices):
-    """L-NIGHT-7: a gift (pleased) or a fish (not)."""
+    """What a mafia sends another city's godfather about its touring: a gift (pleased) or a fish (not)."""
 
     GIFT = "gift", _("gift")
     FISH = "fish", _("fish")
 
 
 class Gift(models.Model):
-    """A gift or a fish from ``from_city``'s mafia to ``to_city``'s godfather (L-NIGHT-7), sent by the Consigliere,
+    """A gift or a fish from ``from_city``'s mafia to ``to_city``'s godfather, sent by the Consigliere,
     delivered anonymously by city into ``to_city``'s mafia inbox."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="gifts")
@@ -205,7 +207,7 @@ class Gift(models.Model):
 
 
 class NightResolution(models.Model):
-    """The one resolution of ``night`` of ``game`` (L-NIGHT-6: resolution happens once). ``outcome`` is
+    """The one resolution of ``night`` of ``game`` (a night is resolved once, at its end). ``outcome`` is
     ``roles.night.NightOutcome.as_dict()``; it holds check answers: never render it."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="night_resolutions")
@@ -220,8 +222,8 @@ class NightResolution(models.Model):
 
 
 class GameResult(models.Model):
-    """How a game ended (L-WIN): ``winner`` "honest", "mafia" or "" (ended early by the Procurator with
-    ``reason``, L-WIN-3); ``scoreboard`` {city number as str: {"name", "honest", "mafia"}} of the living."""
+    """How a game ended: ``winner`` "honest", "mafia" or "" (ended early by the Procurator with ``reason``);
+    ``scoreboard`` {city number as str: {"name", "honest", "mafia"}} of the living."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="result")
     winner = models.CharField(max_length=8, blank=True)

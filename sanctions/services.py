@@ -33,7 +33,7 @@ from inboxes.rendering import has_visible_text, render_markdown
 from inboxes.services import do_create_inbox
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rule_ids import rule_id
+from kernel.rulesets import rule_id
 
 from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanEvidence, PlayBanOffence
 

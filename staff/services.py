@@ -19,7 +19,7 @@ from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_create_inbox, do_post_site_message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rule_ids import rule_id
+from kernel.rulesets import rule_id
 
 from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, RoleAcknowledgement, TribuneStandIn
 

@@ -93,12 +93,17 @@ class LepraRuleset(RulesetSpec):
 
         return city_deadline_audience(event)
 
-    #: The rule each refusal of the shared engine cites in a Lepra game (``kernel.rule_ids``: key -> rule ID).
+    #: The rule each refusal of the shared engine cites in a Lepra game (``RulesetSpec.rule_ids``: neutral key ->
+    #: rule ID). The shared access policy's tables (``inboxes.policy_tables``) are these rules too: who reads by
+    #: membership state (L-INBOX-17), where the dead and a spirit post (L-DEATH-1, L-SPIRIT-2), the inboxes a dead
+    #: seat knows as of its death (L-STAFF-6 [interp]), the kinds a penalty ban applies to (L-INBOX-18) and the
+    #: consent before a personal or secret inbox is disclosed (L-ARCH-2).
     rule_ids = MappingProxyType({
         "procurator_only": "L-STAFF-1",  # the Procurator runs the game
         "staff_not_players": "L-STAFF-1",  # staff neither sign up nor hold a seat
         "staff_appointed": "L-STAFF",  # the staff an inbox needs are appointed before the inboxes open
         "tribune": "L-STAFF-2",  # one Tribune per city, and the stand-ins
+        "arbiter": "L-STAFF-3",  # the Supreme Arbiter's powers: the court inbox, penalty bans
         "secret_inbox_staff": "L-STAFF-4",  # the Consigliere takes no part in secret inboxes
         "one_staff_role": "L-STAFF-5",
         "secret_knowledge": "L-STAFF-6",  # the dead learn nothing created after their death
@@ -106,15 +111,21 @@ class LepraRuleset(RulesetSpec):
         "city_size": "L-CITY-2",
         "recruitment_post": "L-POST-1",
         "replacement": "L-REPLACE-1",
+        "alignment_by_draw": "L-ASSIGN-3",  # the site's draw sets who is mafia, nobody by hand
         "mafia_acknowledgement": "L-ASSIGN-4",
         "inbox_moderation": "L-INBOX",  # membership changes, rolling over, killing an inbox
         "city_inbox": "L-INBOX-1",
+        "cemetery": "L-INBOX-6",  # one cemetery per game, where the dead (not spirits) go
         "bar_inbox": "L-INBOX-8",
         "secret_inbox": "L-INBOX-13",
         "inbox_ban": "L-INBOX-17",
         "penalty_ban": "L-INBOX-18",
         "stage_inbox": "L-INBOX-19",
         "message_edit": "L-INBOX-21",
+        "message_hiding": "L-INBOX-21",  # a moderator hides a message for abuse; nothing is deleted
+        "spirit": "L-SPIRIT-1",  # who becomes a spirit for the day: an honest resident killed that night
+        "spirit_laid_to_rest": "L-SPIRIT-2",  # at the end of its day a spirit goes to the cemetery
+        "death": "L-DEATH-1",  # recording a death and what it does to the seat's memberships
         "dead_are_silent": "L-DEATH-1",
         "impeachment_demand": "L-IMPEACH-1",
         "impeachment_ruling": "L-IMPEACH-2",

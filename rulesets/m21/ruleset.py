@@ -43,13 +43,14 @@ class M21Ruleset(RulesetSpec):
     first_action_night = 1
     #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
     page_sections = frozenset()
-    #: The rule each refusal of the shared engine cites in an M21 game (``kernel.rule_ids``: key -> rule ID); the
-    #: refusals M21's rules do not speak of cite none.
+    #: The rule each refusal of the shared engine cites in an M21 game (``RulesetSpec.rule_ids``: neutral key ->
+    #: rule ID); the refusals M21's rules do not speak of cite none.
     rule_ids = MappingProxyType({
         "procurator_only": "M-SETUP-4",  # the host runs the game
         "staff_not_players": "M-SETUP-4",
         "replacement": "M-SETUP-4",
         "dead_are_silent": "M-SETUP-3",  # the eliminated do not post in the game thread
+        "spectator_not_player": "M-SETUP-3",  # a spectator never takes a seat (the spectators' thread is theirs)
         "secret_inbox": "M-SETUP-5",  # no private channel but those the host endorses
         "secret_inbox_staff": "M-SETUP-5",
     })

@@ -92,7 +92,10 @@ def test_a_spirit_is_banned_in_the_city_and_stays_out_of_the_cemetery_until_laid
     assert state(voting, seat) == MembershipState.REMOVED
     with override("en"), pytest.raises(InvalidInput) as exc:
         membership_services.do_kill_resident(demo.seat("mafioso"), "executed", spirit=True, acting_user=None)
-    assert str(exc.value) == "Only a resident killed at night can become a spirit."
+    assert (str(exc.value), exc.value.rule) == ("Only a resident killed at night can become a spirit.", "L-SPIRIT-1")
+    with override("en"), pytest.raises(WrongState) as exc:
+        membership_services.do_lay_spirit_to_rest(seat, acting_user=None)
+    assert (str(exc.value), exc.value.rule) == (f"{seat.name} is not a spirit.", "L-SPIRIT-2")
 
 
 def test_a_dead_judge_leaves_the_court_and_a_new_court_inbox_replaces_the_old_L_INBOX_2(demo):
@@ -126,16 +129,16 @@ def test_only_the_site_or_the_procurator_records_a_death_and_refusals_change_not
     for persona in ("tribune1", "arbiter", "consigliere", "honest"):
         with override("en"), pytest.raises(NotAllowed) as exc:
             membership_services.do_kill_resident(seat, "killed", acting_user=fresh(getattr(demo, persona)))
-        assert str(exc.value) == "Only the Procurator of this game may do this."
+        assert (str(exc.value), exc.value.rule) == ("Only the Procurator of this game may do this.", "L-DEATH-1")
     with override("en"), pytest.raises(InvalidInput) as exc:
         membership_services.do_kill_resident(seat, "lightning", acting_user=None)
-    assert str(exc.value) == "Unknown cause of death: lightning."
+    assert (str(exc.value), exc.value.rule) == ("Unknown cause of death: lightning.", "L-DEATH-1")
     seat.refresh_from_db()
     assert seat.status == "alive" and snapshot(seat) == before
     membership_services.do_kill_resident(seat, "penalty", acting_user=None)
     with override("en"), pytest.raises(WrongState) as exc:
         membership_services.do_kill_resident(seat, "killed", acting_user=None)
-    assert str(exc.value) == f"{seat.name} is not alive."
+    assert (str(exc.value), exc.value.rule) == (f"{seat.name} is not alive.", "L-DEATH-1")
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -161,15 +164,15 @@ def test_the_arbiter_bans_a_resident_in_named_inboxes_until_a_time_L_INBOX_18(de
     assert Membership.objects.get(inbox=city, resident=seat).banned_until == until
 
 
-@pytest.mark.parametrize("case, error_class, message", [
-    ("tribune", NotAllowed, "Only the Supreme Arbiter may impose a penalty ban."),
+@pytest.mark.parametrize("case, error_class, message, rule", [
+    ("tribune", NotAllowed, "Only the Supreme Arbiter may impose a penalty ban.", "L-STAFF-3"),
     ("mafia", InvalidInput, "Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting and "
-                            "precinct inboxes only."),
-    ("past", InvalidInput, "The end of the ban must be in the future."),
-    ("no reason", InvalidInput, "Give the reason for the penalty."),
-    ("not a member", InvalidInput, "{name} is not in {title}."),
+                            "precinct inboxes only.", "L-INBOX-18"),
+    ("past", InvalidInput, "The end of the ban must be in the future.", "L-INBOX-18"),
+    ("no reason", InvalidInput, "Give the reason for the penalty.", "L-STAFF-3"),
+    ("not a member", InvalidInput, "{name} is not in {title}.", "L-INBOX-18"),
 ])
-def test_penalty_ban_refusals_change_nothing_L_INBOX_18(demo, case, error_class, message):
+def test_penalty_ban_refusals_change_nothing_L_INBOX_18_L_STAFF_3(demo, case, error_class, message, rule):
     seat = demo.seat("mafioso")
     now = timezone.now()
     city = get(demo, K.CITY, 1)
@@ -188,4 +191,5 @@ def test_penalty_ban_refusals_change_nothing_L_INBOX_18(demo, case, error_class,
     with override("en"), pytest.raises(error_class) as exc:
         membership_services.do_penalty_ban(seat, inboxes, until, reason, acting_user=actor, now=now)
     assert str(exc.value) == message.format(name=seat.name, title=get(demo, K.CITY, 2).title)
+    assert exc.value.rule == rule
     assert snapshot(seat) == before

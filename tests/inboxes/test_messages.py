@@ -142,7 +142,7 @@ def test_a_moderator_hides_a_message_readers_see_it_was_hidden_moderators_see_th
     assert edit.status_code == 403 and "Оскорбительный текст" not in edit.content.decode()
     with override("en"), pytest.raises(WrongState) as exc:
         membership_services.do_hide_message(message, acting_user=fresh(demo.procurator))
-    assert str(exc.value) == "This message is already hidden."
+    assert (str(exc.value), exc.value.rule) == ("This message is already hidden.", "L-INBOX-21")
 
 
 def test_only_moderators_hide_L_INBOX_21(demo):

@@ -90,8 +90,9 @@ def test_a_spectator_never_signs_up_or_takes_a_seat_even_after_leaving_M_SETUP_3
     seat = table.seat("Alice")
     # In the game's language, as the console's page speaks it (the site's default is Russian).
     with (translation.override(table.game.language),
-          pytest.raises(InvalidInput, match="Other has watched this game as a spectator and cannot take a seat")):
+          pytest.raises(InvalidInput, match="Other has watched this game as a spectator and cannot take a seat") as exc):
         services.do_replace_m21_player(seat, other, acting_user=table.host, now=table.tick())
+    assert exc.value.rule == "M-SETUP-3"
     assert table.seat("Alice").user_id == table.users["Alice"].pk
 
 
