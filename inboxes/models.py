@@ -165,7 +165,8 @@ class Membership(models.Model):
     @classmethod
     def live_readers(cls, rows) -> list[tuple[int, int | None]]:
         """Whose reading a change of the memberships ``rows`` (a queryset or instances) changes, as (game id, user
-        id): the holder of each membership's seat (the seat is the member, L-REPLACE-1)."""
+        id): the holder of each membership's seat (the seat is the member: a replacement takes its memberships
+        over)."""
         residents = {resident_id for (resident_id,) in field_values(rows, "resident_id")}
         return list(Resident._base_manager.filter(pk__in=residents).values_list("game_id", "user_id"))
 
