@@ -13,6 +13,6 @@ class InboxesConfig(AppConfig):
         # Imported once the models are loaded: the policy reads them.
         from kernel import live
 
-        from .policies import live_readers_of_inboxes
+        from .live_readers import live_readers_of_inboxes
 
         live.set_inbox_readers(live_readers_of_inboxes)

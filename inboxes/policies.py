@@ -38,7 +38,6 @@ from django.utils.translation import gettext as _
 
 from archive.models import DisclosureConsent, OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from kernel.live import ALL as LIVE_ALL
 from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
 from kernel.rulesets import get_ruleset, registered_rulesets, ruleset_of
@@ -694,18 +693,6 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
                .exclude(user__in=Resident.objects.filter(game=inbox.game_id).values("user"))
                .exclude(user__in=StaffRole.objects.filter(game=inbox.game_id).values("user")).values("user"))
     return User.objects.filter(pk__in=User.objects.filter(q).values("pk"))
-
-
-def live_readers_of_inboxes(inbox_ids: list[int]):
-    """The (game id, user id) pairs who may read the inboxes ``inbox_ids`` now (``readers_of_inbox``), for the
-    live polls' versions (``kernel.live``); ``kernel.live.ALL`` as the user for an inbox everyone reads
-    (``is_disclosed``, ``is_public_now``). A generator; one query per inbox and a few more."""
-    for inbox in Inbox.objects.filter(pk__in=inbox_ids).select_related("game"):
-        if is_disclosed(inbox) or is_public_now(inbox):
-            yield inbox.game_id, LIVE_ALL
-        else:
-            for user_id in readers_of_inbox(inbox).values_list("pk", flat=True):
-                yield inbox.game_id, user_id
 
 
 #: The fields of ``Membership`` (name -> attribute) that ``access_inbox_by_id`` reads with the inbox: the whole row.
