@@ -12,7 +12,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
-from kernel.live import Loaded, ReaderRowsQuerySet, field_values, note_game_changed, track_reader_rows
+from kernel.live import HeldByAccount, ReaderRowsQuerySet, field_values, note_game_changed, track_reader_rows
 from kernel.public_ids import PublicIdField
 from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_choices
 
@@ -154,7 +154,7 @@ class LifeStatus(models.TextChoices):
     IMPRISONED = "imprisoned", _("imprisoned")
 
 
-class Resident(models.Model):
+class Resident(HeldByAccount, models.Model):
     """A seat in a city: the player's place in the game, in one city for the whole game.
 
     ``user`` is whoever holds the seat now; a replacement changes it and nothing else. ``alignment`` is a secret
@@ -196,14 +196,6 @@ class Resident(models.Model):
         return self.status == LifeStatus.ALIVE
 
     @classmethod
-    def from_db(cls, db, field_names, values):
-        """The instance, with the holder it was read with (``kernel.live``: a replacement concerns both)."""
-        instance = super().from_db(db, field_names, values)
-        instance._live_loaded = Loaded({"game_id": instance.__dict__.get("game_id"),
-                                        "user_id": instance.__dict__.get("user_id")})
-        return instance
-
-    @classmethod
     def live_readers(cls, rows) -> list[tuple[int, int | None]]:
         """Whose reading a change of the seats ``rows`` (a queryset or instances) may change, as (game id, user id):
         each seat's holder, and the holders of the seats out of play in the same games (whether a seat is held
@@ -225,7 +217,7 @@ class StaffKind(models.TextChoices):
     COHOST = "cohost", _("Co-host")
 
 
-class StaffRole(models.Model):
+class StaffRole(HeldByAccount, models.Model):
     """A staff role held by an ordinary account in one game: a game role, not a site administrator (a superuser
     gets no staff power from that flag).
 
@@ -264,14 +256,6 @@ class StaffRole(models.Model):
         if self.city_id:
             return f"{self.get_kind_display()} ({self.city})"
         return self.get_kind_display()
-
-    @classmethod
-    def from_db(cls, db, field_names, values):
-        """The instance, with the holder it was read with (``kernel.live``: a replacement concerns both)."""
-        instance = super().from_db(db, field_names, values)
-        instance._live_loaded = Loaded({"game_id": instance.__dict__.get("game_id"),
-                                        "user_id": instance.__dict__.get("user_id")})
-        return instance
 
     @classmethod
     def live_readers(cls, rows) -> list[tuple[int, int | None]]:

@@ -290,6 +290,21 @@ class Loaded:
         self.__dict__.update(values)
 
 
+class HeldByAccount:
+    """Mixin of a tracked model whose rows an account holds in a game (``game_id``, ``user_id``: a seat, a staff
+    role): an instance read from the database keeps the holder it was read with (``_live_loaded``), so that a
+    save giving the row to another account renews the previous holder's versions too. List it before
+    ``models.Model``."""
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """The instance, with the holder it was read with."""
+        instance = super().from_db(db, field_names, values)
+        instance._live_loaded = Loaded({"game_id": instance.__dict__.get("game_id"),
+                                        "user_id": instance.__dict__.get("user_id")})
+        return instance
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Tokens
 # ----------------------------------------------------------------------------------------------------------------
