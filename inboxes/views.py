@@ -25,6 +25,7 @@ from kernel.rulesets import ruleset_of
 
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
+from .live_readers import next_access_change
 from .models import InboxKind
 from .page_policy import offers_secret_inbox
 
@@ -203,7 +204,8 @@ def inbox_live(request, inbox_id: str):
     update = selectors.thread_updates_for(request.user, inbox, after, LIVE_LIMIT)
     shown = [m for _pos, m in update.messages]
     if not shown and not update.more:  # the shortcut's very answer (``kernel.live``); the token stands again
-        return live.still(request, _readers_versions(request, inbox, snapshot))
+        return live.still(request, _readers_versions(request, inbox, snapshot),
+                          until=_token_until(request, inbox.game_id))
     if request.user.is_authenticated and shown and update.marks_read and update.shows_unread:
         read_marks.do_mark_inbox_read(inbox, acting_user=request.user, up_to=shown[-1].received_at)
     show_hidden = moderation_policy.can_see_hidden_text(request.user, inbox)
@@ -241,10 +243,10 @@ def unread_badge(request, slug: str):
             inboxes = live.snapshot([live.inbox_key(pk) for pk in selectors.live_inbox_ids(request.user, game)])
         unread = sum(i.unread for i in selectors.inbox_list_for(request.user, game))
     if request.GET.get("n") == str(unread):
-        return live.still(request, access, inboxes)
+        return live.still(request, access, inboxes, until=_token_until(request, game.pk))
     url = f"{reverse('unread_badge', args=[game.slug])}?n={unread}"
     if request.user.is_authenticated:
-        url = live.poll_url(request, url, access, inboxes)
+        url = live.poll_url(request, url, access, inboxes, until=_token_until(request, game.pk))
     return render(request, "inboxes/_unread_badge.html", {"game": game, "unread": unread, "live_url": url,
                                                           "live_interval": settings.MAFIA_LIVE_BADGE_SECONDS})
 
@@ -270,7 +272,13 @@ def _readers_versions(request, inbox, snapshot):
 def _live_url(request, inbox, after: int, snapshot) -> str:
     """The next poll's URL of an open thread page: new messages after position ``after``, with a poll token."""
     return live.poll_url(request, f"{reverse('inbox_live', args=[inbox.public_id])}?after={after}",
-                         _readers_versions(request, inbox, snapshot))
+                         _readers_versions(request, inbox, snapshot), until=_token_until(request, inbox.game_id))
+
+
+def _token_until(request, game_id: int):
+    """The next planned time at which what the viewer may read in the game changes by itself (a poll token never
+    stands past it, ``live_readers.next_access_change``); None when the shortcut is off."""
+    return next_access_change(request.user, game_id, timezone.now()) if live.enabled() else None
 
 
 def _voting_tally(user, inbox):

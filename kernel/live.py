@@ -32,8 +32,9 @@ How:
   (``still``): the two paths cannot be told apart, and the next poll takes the cheap one again.
 
 Why a reader learns nothing from the path taken: the answer is the same on both paths, and a change renews only
-the versions of the readers it concerns. The record's lifetime bounds what a lost version write (a process killed
-between the commit and the cache write) or a change that only time makes (a stand-in period starting) can delay.
+the versions of the readers it concerns. A change that only time makes, with no write (a stand-in period starting
+or ending), is a planned time: a record never stands past the reader's next one (``until``). The record's
+lifetime bounds what a lost version write (a process killed between the commit and the cache write) can delay.
 
 The shortcut is on when the cache is shared by every process (``MAFIA_LIVE_SHORTCUT``, by default when Redis is
 configured): with a per-process cache a worker's post would not replace the web node's version.
@@ -42,8 +43,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import secrets
+import time
 from collections.abc import Callable, Iterable
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
@@ -363,26 +367,34 @@ def _merged(snapshots) -> dict[str, str] | None:
     return versions
 
 
-def _write_record(request, token: str, url: str, versions: dict[str, str]) -> bool:
+def _write_record(request, token: str, url: str, versions: dict[str, str], until: datetime | None) -> bool:
+    """Write the record of ``token``; none (and the old one dropped) when ``until`` has come. The record stands
+    for ``MAFIA_LIVE_TOKEN_SECONDS`` at most, and never past ``until``."""
     user_id, stamp = _stamp(request.session)
+    seconds = settings.MAFIA_LIVE_TOKEN_SECONDS
+    ends = time.time() + seconds if until is None else min(time.time() + seconds, until.timestamp())
     try:
-        cache.set(_token_key(token), {"p": url, "u": user_id, "h": stamp, "v": versions},
-                  settings.MAFIA_LIVE_TOKEN_SECONDS)
+        if ends <= time.time():
+            cache.delete(_token_key(token))
+            return False
+        cache.set(_token_key(token), {"p": url, "u": user_id, "h": stamp, "v": versions, "x": ends},
+                  max(1, math.ceil(ends - time.time())))
     except Exception:
         logger.exception("live poll token not written")
         return False
     return True
 
 
-def poll_url(request, url: str, *snapshots: dict[str, str] | None) -> str:
+def poll_url(request, url: str, *snapshots: dict[str, str] | None, until: datetime | None = None) -> str:
     """``url`` (the next poll's path and query, without the token) with a new poll token for ``request``'s session
-    that stands while the versions of the ``snapshots`` (``snapshot``) do; ``url`` as it is when any snapshot is
-    None (every poll then takes the full path)."""
+    that stands while the versions of the ``snapshots`` (``snapshot``) do, and not past ``until`` (aware UTC: the
+    next planned time at which what the reader may read changes by itself, with no write that renews a version);
+    ``url`` as it is when any snapshot is None (every poll then takes the full path)."""
     versions = _merged(snapshots)
     if versions is None:
         return url
     token = secrets.token_urlsafe(16)
-    if not _write_record(request, token, url, versions):
+    if not _write_record(request, token, url, versions, until):
         return url
     return f"{url}{'&' if '?' in url else '?'}{TOKEN_PARAM}={token}"
 
@@ -427,14 +439,14 @@ def empty_answer() -> HttpResponse:
     return response
 
 
-def still(request, *snapshots: dict[str, str] | None) -> NothingNew:
+def still(request, *snapshots: dict[str, str] | None, until: datetime | None = None) -> NothingNew:
     """The full view's "nothing new" for a poll ``request``: its token (when well-formed) is pointed at the
-    versions of ``snapshots``, read before the view's reads, so that the next poll may take the cheap path; the
-    page keeps its URL, as after the shortcut's answer."""
+    versions of ``snapshots``, read before the view's reads, so that the next poll may take the cheap path, until
+    ``until`` at the latest (as for ``poll_url``); the page keeps its URL, as after the shortcut's answer."""
     versions = _merged(snapshots)
     found = _token_of(request)
     if versions is not None and found is not None:
-        _write_record(request, found[1], found[0], versions)
+        _write_record(request, found[1], found[0], versions, until)
     return NothingNew()
 
 
@@ -461,7 +473,7 @@ def nothing_new(request) -> HttpResponse | None:
         got = cache.get_many([record_key, session_key] if session_key else [record_key])
         record = got.get(record_key)
         session = got.get(session_key) if session_key else {}
-        if record is None or session is None or record["p"] != url:
+        if record is None or session is None or record["p"] != url or record["x"] <= time.time():
             return None
         if (record["u"], record["h"]) != _stamp(session):
             return None  # another user's session: the full view decides

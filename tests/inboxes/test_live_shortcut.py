@@ -12,21 +12,24 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from cities.models import StaffKind, StaffRole
 from inboxes import membership_services, posting, services
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
 from kernel import live
 from mafia_site.checks import check_mafia_settings
 from rulesets.lepra.seats import do_set_seat_flags
+from staff.services import do_grant_tribune_stand_in
 from tests.conftest import fresh
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -175,7 +178,7 @@ def test_a_token_is_opaque_and_its_record_lives_in_the_cache_L_INBOX_20(demo, cl
     # 128 random bits, a new one per answer: nothing of the URL, the user or the versions can be read from it.
     assert re.fullmatch(r"[A-Za-z0-9_-]{22}", token) and token != _open(client, _city1(demo)).split("&v=")[1]
     record = f"live:t:{token}"
-    assert sorted(cache.get(record)) == ["h", "p", "u", "v"]
+    assert sorted(cache.get(record)) == ["h", "p", "u", "v", "x"]  # "x": the time (Unix seconds) it stands until
     cache.delete(record)  # past MAFIA_LIVE_TOKEN_SECONDS, or evicted: the full view, which writes it again
     answer, queries = _poll(client, url)
     assert answer == _empty() and queries > 0 and cache.get(record) is not None
@@ -481,3 +484,22 @@ def test_a_change_of_a_seats_lepra_rank_renews_its_holders_polls_and_no_one_else
     assert queries > 0 and answer[0] in (200, 204)
     # ... another reader's stands: same answer, same path.
     assert _poll(client, honests_url) == (_empty(), 0)
+
+
+def test_a_stand_ins_token_never_stands_past_the_end_of_the_period_L_STAFF_2(demo, client, shortcut, committed):
+    start = datetime(2031, 1, 1, 9, 0, tzinfo=UTC)
+    end = start + timedelta(minutes=5)  # shorter than a token's lifetime (MAFIA_LIVE_TOKEN_SECONDS)
+    absent = StaffRole.objects.get(game=demo.game, kind=StaffKind.TRIBUNE, city__number=1)
+    stand_in = StaffRole.objects.get(game=demo.game, kind=StaffKind.TRIBUNE, city__number=2)
+    square = _city1(demo)  # city 1's square, which city 2's Tribune reads only while standing in
+    with time_machine.travel(start - timedelta(minutes=1), tick=False):
+        with committed():
+            do_grant_tribune_stand_in(absent, stand_in, start, end, acting_user=fresh(demo.procurator),
+                                      now=start - timedelta(minutes=1))
+            client.force_login(demo.tribune2)
+    with time_machine.travel(start + timedelta(minutes=1), tick=False):
+        url = _open(client, square)
+        assert _poll(client, url) == (_empty(), 0)  # the cheap path while the period runs
+    with time_machine.travel(end + timedelta(seconds=1), tick=False):
+        # Nothing was posted and nothing written: the period's end alone sends the poll to the policy's 404.
+        assert client.get(url, **HX).status_code == 404
