@@ -9,7 +9,7 @@ from kernel.rulesets import ruleset_of
 
 from .models import Inbox, InboxKind
 from .policies import _is_authenticated, membership_of, seat_in, staff_roles_in
-from .policy_tables import SECRET_ORGANIZER_KINDS
+from .policy_tables import kinds_of
 
 
 def can_leave_inbox(user, inbox: Inbox) -> bool:
@@ -52,4 +52,4 @@ def offers_secret_inbox(user, game: Game) -> bool:
     seat = seat_in(user, game)
     if seat is not None:
         return seat.status == LifeStatus.ALIVE
-    return any(r.kind in SECRET_ORGANIZER_KINDS for r in roles)
+    return any(r.kind in kinds_of(game, "secret_organizers") for r in roles)
