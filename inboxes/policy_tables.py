@@ -9,8 +9,9 @@ The tables (``policy_grants`` keys):
 - ``consent_after_game``: kinds disclosed after the game only with consent (per person, revocable until given): a
   personal inbox or role PM with its resident's consent, a secret inbox once the last of its members (and its staff
   organizer) consents. Once disclosed they are public, visitors included.
-- ``secret_organizers``: the staff kinds that may organise a secret inbox; its staff organizer reads and posts
-  there (``policies._secret_organizer_roles``); nobody else's role gives access to one.
+- ``secret_organizers``: the staff kinds that may organise a secret inbox, the preferred first (``ranked_kinds``: a
+  holder of several organises as the first); its staff organizer reads and posts there
+  (``policies._secret_organizer_roles``); nobody else's role gives access to one.
 - ``penalty_ban_kinds``: kinds where a penalty ban (a resident banned in named inboxes for a given time) may apply:
   only kinds whose membership is no secret (a refusal "not in this inbox" must tell nobody who is in a hidden one).
 - ``secret_member_kinds``: kinds whose member list only their members see while the game runs; staff are never
@@ -51,9 +52,15 @@ def kinds_of(game, table: str) -> frozenset[str]:
     ``table`` of its ``policy_grants``; an empty set when it declares none. No query. Raises ``ValueError`` for a
     table name not in ``KIND_TABLES`` (a typo would silently empty a rule) and ``UnknownRuleset`` for a ruleset that
     is not registered."""
+    return frozenset(ranked_kinds(game, table))
+
+
+def ranked_kinds(game, table: str) -> tuple[str, ...]:
+    """The kinds of ``kinds_of(game, table)`` in the order the ruleset declares them, first the preferred (the
+    staff role a holder of several organises a secret inbox as). Raises as ``kinds_of`` does."""
     if table not in KIND_TABLES:
         raise ValueError(f"unknown policy table {table!r}")
-    return frozenset(get_ruleset(game if isinstance(game, str) else game.ruleset).policy_grants.get(table, ()))
+    return tuple(get_ruleset(game if isinstance(game, str) else game.ruleset).policy_grants.get(table, ()))
 
 
 def kinds_q(table: str, *, prefix: str = "") -> Q:

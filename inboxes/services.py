@@ -592,9 +592,8 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
         raise NotAllowed(_("The Consigliere may not take part in secret inboxes."),
                          rule=rule_id(game, "secret_inbox_staff"))
     seat = policies.seat_in(acting_user, game)
-    order = {StaffKind.PROCURATOR: 0, StaffKind.ARBITER: 1, StaffKind.TRIBUNE: 2}
-    organizers = policy_tables.kinds_of(game, "secret_organizers")
-    roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in organizers),
+    order = {kind: rank for rank, kind in enumerate(policy_tables.ranked_kinds(game, "secret_organizers"))}
+    roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in order),
                    key=lambda r: (order[r.kind], r.pk))
     if seat is None and not roles:
         raise NotAllowed(_("Only residents and staff of this game may create secret inboxes."),

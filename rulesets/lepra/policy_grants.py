@@ -87,8 +87,9 @@ SEAT_STATES = MappingProxyType({
 #: (L-INBOX-12); any other notary stays closed (its organizer decides, not built).
 CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET})
 
-#: L-INBOX-13: anyone but the Consigliere organises a secret inbox; the staff who may are these.
-SECRET_ORGANIZERS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER})
+#: L-INBOX-13: anyone but the Consigliere organises a secret inbox; the staff who may are these, a holder of several
+#: roles organising as the first.
+SECRET_ORGANIZERS = (StaffKind.PROCURATOR, StaffKind.ARBITER, StaffKind.TRIBUNE)
 
 #: L-INBOX-18: where the Arbiter's penalty ban may apply: only kinds whose membership is no secret. A refusal "not in
 #: this inbox" about a mafia inbox, the police station or a secret inbox would tell the Arbiter who is mafia, who is

@@ -1,45 +1,50 @@
 """The access policy's per-kind tables are each ruleset's declaration (``RulesetSpec.policy_grants``, read through
-``inboxes.policy_tables.kinds_of``): the engine keeps no closed list of one ruleset's kinds, and a ruleset inherits
-no other's."""
+``inboxes.policy_tables.kinds_of``): the engine keeps no closed list of one ruleset's kinds, a ruleset declares
+only kinds of its own games and inherits no other's, and one that declares none has none."""
 from __future__ import annotations
 
 import pytest
 
-from cities.models import StaffKind
 from inboxes.models import InboxKind as K
-from inboxes.policy_tables import KIND_TABLES, kinds_of, kinds_q
+from inboxes.policy_tables import KIND_TABLES, kinds_of, ranked_kinds
 from kernel.rulesets import registered_rulesets
-from tests.toy_ruleset.ruleset import register
+from tests.toy_ruleset.ruleset import KEY as TOY, register
 
-#: The engine-wide tables as they were before each ruleset declared its own: the declarations must give every
-#: ruleset's games the same answers (each table restricted to the kinds that exist in that ruleset's games).
-BEFORE = {
-    "consent_after_game": frozenset({K.PERSONAL, K.SECRET, K.ROLE_PM}),
-    "secret_organizers": frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER}),
-    "penalty_ban_kinds": frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING,
-                                    K.PRECINCT}),
-    "secret_member_kinds": frozenset({K.CHECK, K.MAFIA_COMPLAINT}),
-    "dated_kinds": frozenset({K.SECRET, K.CHECK}),
-    "vote_only_kinds": frozenset({K.VOTING, K.PRECINCT}),
-    "dead_post_kinds": frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM}),
-    "imprisoned_post_kinds": frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM}),
-    "no_rollover_kinds": frozenset({K.VOTING, K.PRECINCT}),
-    "rollover_keeps_dead_kinds": frozenset({K.CEMETERY, K.STAGE}),
-    "immutable_kinds": frozenset({K.VOTING, K.PRECINCT, K.COURT, K.CHECK}),
-}
+#: The other keys of ``policy_grants``, read by ``inboxes.policies`` and ``inboxes.knowledge``.
+GRANT_KEYS = {"staff", "conditional_staff", "spectators", "public_after_game", "open_on_request_after_game",
+              "hosts_know_alignments", "seat_states"}
 
 
-def _restricted(spec, table: str) -> frozenset[str]:
-    """The old table as it acted in a game of ``spec``: its kinds that exist there. The secret organizers matter
-    only where secret inboxes exist."""
-    if table == "secret_organizers":
-        return BEFORE[table] & set(spec.staff_kinds) if spec.has_inbox_kind(K.SECRET) else frozenset()
-    return BEFORE[table] & spec.inbox_kinds
+@pytest.fixture
+def rulesets(monkeypatch):
+    register(monkeypatch)
+    return registered_rulesets()
+
+
+def test_every_ruleset_declares_only_known_tables(rulesets):
+    for key, spec in rulesets.items():
+        assert set(spec.policy_grants) <= GRANT_KEYS | KIND_TABLES, key
 
 
 @pytest.mark.parametrize("table", sorted(KIND_TABLES))
-def test_each_ruleset_declares_what_the_engine_tables_gave_its_games(table, monkeypatch):
-    register(monkeypatch)
-    assert set(BEFORE) == KIND_TABLES
-    for key, spec in registered_rulesets().items():
-        assert kinds_of(key, table) == _restricted(spec, table), (key, table)
+def test_a_ruleset_declares_only_kinds_of_its_own_games(rulesets, table):
+    for key, spec in rulesets.items():
+        own = set(spec.staff_kinds) if table == "secret_organizers" else spec.inbox_kinds
+        assert kinds_of(key, table) <= own, (key, table)
+
+
+def test_secret_organizers_exist_only_where_secret_inboxes_do(rulesets):
+    for key, spec in rulesets.items():
+        if not spec.has_inbox_kind(K.SECRET):
+            assert kinds_of(key, "secret_organizers") == frozenset(), key
+
+
+@pytest.mark.parametrize("table", sorted(KIND_TABLES))
+def test_a_ruleset_that_declares_no_table_has_an_empty_one(rulesets, table):
+    assert kinds_of(TOY, table) == frozenset()
+    assert ranked_kinds(TOY, table) == ()
+
+
+def test_a_table_name_no_ruleset_knows_is_a_loud_error():
+    with pytest.raises(ValueError, match="unknown policy table 'dead_kinds'"):
+        kinds_of("lepra", "dead_kinds")
