@@ -26,15 +26,15 @@ def offers_nomination_link(user, inbox: Inbox) -> bool:
 
 
 def names_message_authors(inbox: Inbox) -> bool:
-    """False in a commissar's check channel: its readers (the Consigliere among them) see
-    "commissar" or the staff role, never the asker's name; True everywhere else."""
-    return inbox.kind != InboxKind.CHECK
+    """False in the kinds its ruleset declares ``unnamed_author_kinds`` (Lepra's check channel: its readers, the
+    Consigliere among them, see "commissar" or the staff role, never the asker's name); True everywhere else."""
+    return inbox.kind not in kinds_of(inbox.game, "unnamed_author_kinds")
 
 
 def links_night_page(inbox: Inbox) -> bool:
-    """Whether the thread links to the night page: the mafia inbox and the check channel, where the night's
-    business is discussed."""
-    return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
+    """Whether the thread links to the night page: in the kinds its ruleset declares ``night_page_kinds`` (Lepra's
+    mafia inbox and check channel, where the night's business is discussed)."""
+    return inbox.kind in kinds_of(inbox.game, "night_page_kinds")
 
 
 def offers_secret_inbox(user, game: Game) -> bool:

@@ -26,6 +26,8 @@ The tables (``policy_grants`` keys):
 - ``no_rollover_kinds``: kinds never rolled over; ``rollover_keeps_dead_kinds``: kinds whose rollover does not ban
   the dead (they are the members there, or chosen speakers).
 - ``immutable_kinds``: kinds whose messages are never edited or deleted; every other kind is a discussion inbox.
+- ``unnamed_author_kinds``: kinds whose pages never name a message's author (a role stands for the person);
+  ``night_page_kinds``: kinds whose pages link to the game's night page (``inboxes.page_policy``).
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
 KIND_TABLES = frozenset({
     "consent_after_game", "secret_organizers", "penalty_ban_kinds", "secret_member_kinds", "dated_kinds",
     "vote_only_kinds", "dead_post_kinds", "imprisoned_post_kinds", "no_rollover_kinds", "rollover_keeps_dead_kinds",
-    "immutable_kinds",
+    "immutable_kinds", "unnamed_author_kinds", "night_page_kinds",
 })
 
 

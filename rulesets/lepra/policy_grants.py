@@ -126,6 +126,13 @@ ROLLOVER_KEEPS_DEAD_KINDS = frozenset({K.CEMETERY, K.STAGE})
 #: vote) are never edited or deleted, nor the check channel's questions, answered at once (L-INBOX-15).
 IMMUTABLE_KINDS = frozenset({K.VOTING, K.PRECINCT, K.COURT, K.CHECK})
 
+#: L-INBOX-15, L-NIGHT-5: the check channel's readers see the asker as "commissar" (or the staff role), never a name.
+UNNAMED_AUTHOR_KINDS = frozenset({K.CHECK})
+
+#: L-NIGHT-1..5: the night's business (the kill, the godfather, the check) is discussed in the mafia inbox and the
+#: check channel, whose pages link to the night page.
+NIGHT_PAGE_KINDS = frozenset({K.MAFIA, K.CHECK})
+
 POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CONDITIONAL_STAFF_GRANTS,
                                   "public_after_game": PUBLIC_AFTER_GAME,
                                   "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME,
@@ -140,4 +147,6 @@ POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CO
                                   "imprisoned_post_kinds": IMPRISONED_POST_KINDS,
                                   "no_rollover_kinds": NO_ROLLOVER_KINDS,
                                   "rollover_keeps_dead_kinds": ROLLOVER_KEEPS_DEAD_KINDS,
-                                  "immutable_kinds": IMMUTABLE_KINDS})
+                                  "immutable_kinds": IMMUTABLE_KINDS,
+                                  "unnamed_author_kinds": UNNAMED_AUTHOR_KINDS,
+                                  "night_page_kinds": NIGHT_PAGE_KINDS})
