@@ -140,7 +140,7 @@ def _may_roll_over_somewhere(request) -> bool:
     cached = getattr(request, "_staff_admin_rolls_over", None)
     if cached is None:
         cached = _organized_readable_inboxes(request).exclude(
-            kind__in=inbox_services.NO_ROLLOVER_KINDS).filter(killed_at__isnull=True).exists()
+            policy_tables.kinds_q("no_rollover_kinds")).filter(killed_at__isnull=True).exists()
         request._staff_admin_rolls_over = cached
     return cached
 
@@ -235,11 +235,12 @@ def record_death(modeladmin, request, queryset):
 
 def penalty_ban_candidates(resident: Resident):
     """The inboxes the Arbiter may name for a penalty ban of ``resident``, by the service's own rule
-    (``do_penalty_ban``): open inboxes of the resident's game of ``policy_tables.PENALTY_BAN_KINDS`` (kinds whose
+    (``do_penalty_ban``): open inboxes of the resident's game of its ruleset's ``penalty_ban_kinds`` (kinds whose
     membership is no secret) where the resident reads. Never a mafia inbox, police station, secret inbox, bar,
     notary or check channel, so the list tells nothing of who is mafia, who is the commissar or who talks to whom.
     """
-    return (Inbox.objects.filter(game_id=resident.game_id, kind__in=policy_tables.PENALTY_BAN_KINDS, killed_at__isnull=True,
+    kinds = sorted(policy_tables.kinds_of(resident.game, "penalty_ban_kinds"))
+    return (Inbox.objects.filter(game_id=resident.game_id, kind__in=kinds, killed_at__isnull=True,
                                  rolled_over_at__isnull=True, memberships__resident=resident,
                                  memberships__state__in=policy_tables.READING_STATES)
             .select_related("game", "city").order_by("kind", "city__number", "id"))
@@ -607,9 +608,9 @@ class StaffMembershipAdmin(StaffScopedAdmin):
 
     def scoped_queryset(self, request):
         # The check channel's member is the commissar, secret to the Consigliere; a mafia complaint's members are
-        # the mafia, secret to the Procurator (policy_tables.SECRET_MEMBER_KINDS, can_see_members).
+        # the mafia, secret to the Procurator (the ruleset's ``secret_member_kinds``, can_see_members).
         return (Membership.objects.filter(inbox__in=readable_inboxes_for_staff(request).values("pk"))
-                .exclude(Q(inbox__kind__in=policy_tables.SECRET_MEMBER_KINDS)
+                .exclude(policy_tables.kinds_q("secret_member_kinds", prefix="inbox__")
                          & ~Q(inbox__game__status=GameStatus.FINISHED))
                 .select_related("inbox__game", "resident"))
 

@@ -5,7 +5,7 @@ knew at death."""
 from __future__ import annotations
 
 from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
-from inboxes.policy_tables import SECRET_MEMBER_KINDS
+from inboxes.policy_tables import kinds_of
 from kernel.rulesets import SeatRole, ruleset_of
 
 from .models import Inbox
@@ -62,10 +62,10 @@ def _hosts_know_alignments(game: Game) -> bool:
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
     """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
-    ``SECRET_MEMBER_KINDS`` while the game runs: the commissar check channel (its member is the commissar, whom
-    the Consigliere must not learn) and a mafia complaint (its members are the mafia, whom the Procurator must not
-    learn); there only members see it, and everyone after the game."""
-    if inbox.kind not in SECRET_MEMBER_KINDS or _is_finished(inbox):
+    its ruleset's ``secret_member_kinds`` while the game runs (Lepra's commissar check channel: its member is the
+    commissar, whom the Consigliere must not learn; a mafia complaint: its members are the mafia, whom the
+    Procurator must not learn); there only members see it, and everyone after the game."""
+    if inbox.kind not in kinds_of(inbox.game, "secret_member_kinds") or _is_finished(inbox):
         return True
     return membership_of(viewer, inbox) is not None
 

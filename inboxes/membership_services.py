@@ -21,7 +21,6 @@ from kernel.rulesets import rule_id, ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
-    IMMUTABLE_KINDS,
     DeathCause,
     Inbox,
     Membership,
@@ -234,10 +233,10 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     """The Supreme Arbiter's penalty ban: ``resident`` reads but cannot post in each of
     ``inboxes`` until ``until`` (aware UTC, in the future), for ``reason`` (shown to nobody but moderators).
 
-    Arbiter only, in inboxes of ``policy_tables.PENALTY_BAN_KINDS`` (kinds whose membership is no secret). A ban never
-    shortens: a ban for good stays, a later end stays. All or nothing. Returns the memberships, in the order of
+    Arbiter only, in inboxes of its ruleset's ``penalty_ban_kinds`` (``policy_tables``: kinds whose membership is no
+    secret). A ban never shortens: a ban for good stays, a later end stays. All or nothing. Returns the memberships, in the order of
     ``inboxes``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (no inbox, another game's inbox, a kind
-    outside ``PENALTY_BAN_KINDS``, not in the inbox, naive or past end, empty reason) or ``WrongState`` (killed
+    outside ``penalty_ban_kinds``, not in the inbox, naive or past end, empty reason) or ``WrongState`` (killed
     inbox, game over).
     """
     now = now or timezone.now()
@@ -259,7 +258,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     for inbox in inboxes:
         if inbox.game_id != game.pk:
             raise InvalidInput(_("An inbox of another game was named."), rule=rule_id(game, "penalty_ban"))
-        if inbox.kind not in policy_tables.PENALTY_BAN_KINDS:
+        if inbox.kind not in policy_tables.kinds_of(game, "penalty_ban_kinds"):
             raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
                                  "and precinct inboxes only."), rule=rule_id(game, "penalty_ban"))
         inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
@@ -298,7 +297,7 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
     ``MessageRevision`` (every reader sees every revision) and setting ``edited_at`` = ``now`` (aware UTC).
 
     Allowed to the message's author (``author_user``) while they may post in the inbox, within
-    ``moderation_policy.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``IMMUTABLE_KINDS``),
+    ``moderation_policy.EDIT_WINDOW`` (10 minutes) of its receive time, in discussion inboxes (not ``immutable_kinds``),
     never for a hidden message. Returns the Message. Raises, changing nothing: ``NotAllowed`` ("No such inbox."
     when unreadable; not the author; an immutable kind; banned), ``InvalidInput`` (empty, too long, unchanged)
     or ``WrongState`` (window over, hidden, inbox closed or rolled over, game over).
@@ -320,7 +319,8 @@ def do_edit_message(message: Message, text: str, *, acting_user, now: datetime |
         raise NotAllowed(_("No such inbox."))
     reason = moderation_policy.edit_denial_reason(acting_user, message, now)
     if reason is not None:
-        if message.author_user_id != acting_user.pk or inbox.kind in IMMUTABLE_KINDS:
+        immutable = policy_tables.kinds_of(inbox.game, "immutable_kinds")
+        if message.author_user_id != acting_user.pk or inbox.kind in immutable:
             error = NotAllowed
         elif (message.is_hidden or now >= message.received_at + moderation_policy.EDIT_WINDOW or not inbox.is_open
               or inbox.game.is_finished):

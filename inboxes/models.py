@@ -45,12 +45,6 @@ class InboxKind(models.TextChoices):
     SPECTATORS = "spectators", _("Spectators' thread")
 
 
-#: Kinds whose messages can never be edited or deleted: votes in voting inboxes and precincts, the
-#: court's votes (the court inbox is where the judges vote), and the commissar check channel, whose
-#: questions are answered at once. Every other kind is a discussion inbox.
-IMMUTABLE_KINDS = frozenset({InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.COURT, InboxKind.CHECK})
-
-
 class DeathCause(models.TextChoices):
     """Why a resident died. Stored in the ``resident.died`` GameEvent payload."""
 

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from cities.models import StaffKind
 
-from .models import IMMUTABLE_KINDS, Inbox, MembershipState, Message
+from .models import Inbox, MembershipState, Message
 from .policies import (
     _is_authenticated,
     _is_finished,
@@ -22,6 +22,7 @@ from .policies import (
     seat_may_post_kind,
     staff_roles_in,
 )
+from .policy_tables import kinds_of
 
 #: How long after its receive time the author may edit a message.
 EDIT_WINDOW = timedelta(minutes=10)
@@ -57,7 +58,7 @@ def edit_denial_reason(user, message: Message, now: datetime | None = None) -> s
 
     Only its author (the account that wrote it, ``author_user``: after a replacement the old player's posts are
     nobody's to edit), only while they may still post in the inbox (a ban stops edits too), only in discussion
-    inboxes (not ``IMMUTABLE_KINDS``), only within ``EDIT_WINDOW`` of the receive time, never once hidden.
+    inboxes (not its ruleset's ``immutable_kinds``), only within ``EDIT_WINDOW`` of the receive time, never once hidden.
     Call for a readable inbox only (else the answer is a 404). One query at most (the membership, cached).
     """
 
@@ -65,7 +66,7 @@ def edit_denial_reason(user, message: Message, now: datetime | None = None) -> s
     inbox = message.inbox
     if not _is_authenticated(user) or message.author_user_id != user.pk:
         return _("Only the author may edit a message.")
-    if inbox.kind in IMMUTABLE_KINDS:
+    if inbox.kind in kinds_of(inbox.game, "immutable_kinds"):
         return _("Messages in this inbox can never be edited.")
     if message.is_hidden:
         return _("A hidden message cannot be edited.")

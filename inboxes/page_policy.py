@@ -9,7 +9,7 @@ from kernel.rulesets import ruleset_of
 
 from .models import Inbox, InboxKind
 from .policies import _is_authenticated, membership_of, seat_in, staff_roles_in
-from .policy_tables import SECRET_ORGANIZER_KINDS
+from .policy_tables import kinds_of
 
 
 def can_leave_inbox(user, inbox: Inbox) -> bool:
@@ -26,15 +26,15 @@ def offers_nomination_link(user, inbox: Inbox) -> bool:
 
 
 def names_message_authors(inbox: Inbox) -> bool:
-    """False in a commissar's check channel: its readers (the Consigliere among them) see
-    "commissar" or the staff role, never the asker's name; True everywhere else."""
-    return inbox.kind != InboxKind.CHECK
+    """False in the kinds its ruleset declares ``unnamed_author_kinds`` (Lepra's check channel: its readers, the
+    Consigliere among them, see "commissar" or the staff role, never the asker's name); True everywhere else."""
+    return inbox.kind not in kinds_of(inbox.game, "unnamed_author_kinds")
 
 
 def links_night_page(inbox: Inbox) -> bool:
-    """Whether the thread links to the night page: the mafia inbox and the check channel, where the night's
-    business is discussed."""
-    return inbox.kind in (InboxKind.MAFIA, InboxKind.CHECK)
+    """Whether the thread links to the night page: in the kinds its ruleset declares ``night_page_kinds`` (Lepra's
+    mafia inbox and check channel, where the night's business is discussed)."""
+    return inbox.kind in kinds_of(inbox.game, "night_page_kinds")
 
 
 def offers_secret_inbox(user, game: Game) -> bool:
@@ -52,4 +52,4 @@ def offers_secret_inbox(user, game: Game) -> bool:
     seat = seat_in(user, game)
     if seat is not None:
         return seat.status == LifeStatus.ALIVE
-    return any(r.kind in SECRET_ORGANIZER_KINDS for r in roles)
+    return any(r.kind in kinds_of(game, "secret_organizers") for r in roles)

@@ -1,10 +1,11 @@
 """THE access policy (DESIGN.md "The access policy: the heart of the product").
 
 Every question "may this user see or do this?" about inboxes, messages, residents' secrets and staff identities
-is answered here and nowhere else. Each inbox rule is written once, as data (the staff grants each ruleset declares
-in ``RulesetSpec.policy_grants``, read for games of that ruleset only: ``staff_grants_of``; the membership states;
-for a finished game the kinds its ruleset discloses, ``public_after_game_kinds``, ``open_on_request_kinds``,
-``CONSENT_AFTER_GAME``, with the ``archive`` app's consent and open-request rows), and read by two renderings that
+is answered here and nowhere else. Each inbox rule is written once, as data (the staff grants and per-kind tables each
+ruleset declares in ``RulesetSpec.policy_grants``, read for games of that ruleset only: ``staff_grants_of``,
+``policy_tables.kinds_of``; the membership states; for a finished game the kinds its ruleset discloses,
+``public_after_game_kinds``, ``open_on_request_kinds``, ``consent_after_game``, with the ``archive`` app's consent
+and open-request rows), and read by two renderings that
 must agree (tests/inboxes/test_policy_matrix.py, tests/archive/test_disclosure_matrix.py):
 
 * the instance checks ``can_read_inbox`` / ``can_post_in_inbox`` (one object);
@@ -46,15 +47,7 @@ from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
 
 from .models import Inbox, InboxKind, Membership, MembershipState, Message, Spectator
-from .policy_tables import (
-    CONSENT_AFTER_GAME,
-    DATED_KINDS,
-    DEAD_POST_KINDS,
-    IMPRISONED_POST_KINDS,
-    READING_STATES,
-    SECRET_ORGANIZER_KINDS,
-    VOTE_ONLY_KINDS,
-)
+from .policy_tables import READING_STATES, kinds_of
 from .viewer_reads import lock_for_post, seats_and_roles_of
 
 K = InboxKind
@@ -270,7 +263,8 @@ def _secret_organizer_roles(roles: list[StaffRole], inbox: Inbox) -> list[StaffR
     """The roles among ``roles`` that organise the secret ``inbox``; never the Consigliere's."""
     if inbox.kind != K.SECRET or inbox.organizer_id is None:
         return []
-    return [r for r in roles if r.pk == inbox.organizer_id and r.kind in SECRET_ORGANIZER_KINDS and not _is_stand_in(r)]
+    organizers = kinds_of(inbox.game, "secret_organizers")
+    return [r for r in roles if r.pk == inbox.organizer_id and r.kind in organizers and not _is_stand_in(r)]
 
 
 def membership_of(user, inbox: Inbox) -> Membership | None:
@@ -301,9 +295,10 @@ def knowledge_cutoff(seat: Resident | None) -> datetime | None:
 
 def message_cutoff(user, inbox: Inbox) -> datetime | None:
     """The receive time (aware UTC) after which ``user`` reads no message of ``inbox`` (None: no limit): their dead
-    seat's death in ``DATED_KINDS`` while the game runs (knowledge is dated); the instance form of the dated
+    seat's death in its ruleset's ``dated_kinds`` while the game runs (knowledge is dated); the instance form of the
+    dated
     clause of ``readable_messages``, for thread pages, live updates and unread counts. No query."""
-    if inbox.kind not in DATED_KINDS or not _is_authenticated(user) or _is_finished(inbox):
+    if not _is_authenticated(user) or inbox.kind not in kinds_of(inbox.game, "dated_kinds") or _is_finished(inbox):
         return None
     return knowledge_cutoff(seat_in(user, inbox.game_id))
 
@@ -327,14 +322,15 @@ def is_held_back(seat: Resident | None, inbox: Inbox) -> bool:
 
 def _membership_reads(seat: Resident | None, membership: Membership | None, inbox: Inbox) -> bool:
     """True when ``membership`` (of ``seat``) lets it read ``inbox``: a reading state (member or banned), a seat not
-    held back from the inbox's kind (``is_held_back``) and, for a dead seat in ``DATED_KINDS`` while the game runs, a
+    held back from the inbox's kind (``is_held_back``) and, for a dead seat in ``dated_kinds`` while the game runs, a
     membership it held at its death (knowledge is dated)."""
     if membership is None or membership.state not in READING_STATES:
         return False
     if is_held_back(seat, inbox):
         return False
     died = knowledge_cutoff(seat)
-    return died is None or inbox.kind not in DATED_KINDS or _is_finished(inbox) or membership.since <= died
+    return (died is None or inbox.kind not in kinds_of(inbox.game, "dated_kinds") or _is_finished(inbox)
+            or membership.since <= died)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -429,7 +425,7 @@ def is_disclosed(inbox: Inbox) -> bool:
         return True
     if inbox.kind == K.NOTARY:
         return MafiaDraw.objects.filter(notary=inbox).exists()
-    if inbox.kind in CONSENT_AFTER_GAME:
+    if inbox.kind in kinds_of(inbox.game, "consent_after_game"):
         return has_consented(inbox, consenters_of(inbox))
     return False
 
@@ -497,7 +493,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
             _secret_organizer_roles(roles, inbox):
         return None
     membership = membership_of(user, inbox)
-    if membership is None and roles and inbox.kind in VOTE_ONLY_KINDS:
+    if membership is None and roles and inbox.kind in kinds_of(inbox.game, "vote_only_kinds"):
         return _("Only those who vote here post in this inbox; staff speak in the city inbox or the office.")
     if membership is not None:
         seat = seat_in(user, inbox.game_id)
@@ -546,17 +542,18 @@ def seat_state_grant(seat: Resident, inbox: Inbox) -> SeatStateGrant | None:
 def seat_may_post_kind(seat: Resident, inbox: Inbox) -> bool:
     """True when the state of ``seat`` (alive, dead, imprisoned, or a state of its ruleset's such as Lepra's
     spirit) lets it post in an inbox like ``inbox`` at all, whatever its membership there says
-    (``DEAD_POST_KINDS`` and the like, ``seat_state_grant``: a spirit votes only in the voting inboxes of its own
+    (its ruleset's ``dead_post_kinds`` and ``imprisoned_post_kinds``, ``seat_state_grant``: a spirit votes only in the
+    voting inboxes of its own
     city)."""
     if seat.status == LifeStatus.ALIVE:
         return True
     if seat.status == LifeStatus.IMPRISONED:
-        return inbox.kind in IMPRISONED_POST_KINDS
+        return inbox.kind in kinds_of(getattr(seat, "_game_ruleset", None) or inbox.game, "imprisoned_post_kinds")
     grant = seat_state_grant(seat, inbox)
     if grant is not None:
         return inbox.kind in grant.post_kinds and (inbox.kind not in grant.own_city_kinds
                                                    or inbox.city_id == seat.city_id)
-    return inbox.kind in DEAD_POST_KINDS
+    return inbox.kind in kinds_of(getattr(seat, "_game_ruleset", None) or inbox.game, "dead_post_kinds")
 
 
 def seat_state_denial(seat: Resident, inbox: Inbox) -> str | None:
@@ -591,16 +588,17 @@ def _readable_q(user) -> Q:
     q |= Q(game__status=GameStatus.FINISHED) & _kinds_of_rulesets_q(open_on_request_kinds) & Q(
         Exists(OpenRequest.objects.filter(inbox=OuterRef("pk"), user=user)))
     seats = list(_seats_of(user).values())
-    for seat in seats:  # the dead: dated in DATED_KINDS while the game runs (``_membership_reads``)
+    for seat in seats:  # the dead: dated in their ruleset's dated kinds while the game runs (``_membership_reads``)
         held = Membership.objects.filter(inbox=OuterRef("pk"), resident=seat.pk, state__in=READING_STATES)
         died = knowledge_cutoff(seat)
         if seat.status != LifeStatus.ALIVE and held_back_kinds(seat.game) and \
                 seat.pk in ruleset_of(seat.game).seats_held_back(seat.game):  # ``is_held_back``
             held = held.exclude(inbox__kind__in=held_back_kinds(seat.game))
-        if died is None:
+        dated = kinds_of(getattr(seat, "_game_ruleset", None) or seat.game, "dated_kinds") if died is not None else ()
+        if not dated:
             q |= Q(Exists(held))
         else:
-            q |= Q(Exists(held)) & (~Q(kind__in=DATED_KINDS) | Q(game__status=GameStatus.FINISHED))
+            q |= Q(Exists(held)) & (~Q(kind__in=sorted(dated)) | Q(game__status=GameStatus.FINISHED))
             q |= Q(Exists(held.filter(since__lte=died)))
     for role in _roles_of(user):
         ruleset = _ruleset_of_role(role)
@@ -609,7 +607,7 @@ def _readable_q(user) -> Q:
             if grant.own_city:
                 clause &= Q(city_id=role.city_id)
             q |= clause
-        if role.kind in SECRET_ORGANIZER_KINDS and not _is_stand_in(role):
+        if role.kind in kinds_of(ruleset, "secret_organizers") and not _is_stand_in(role):
             q |= Q(kind=K.SECRET, organizer_id=role.pk)
         for kind, grant, condition in conditional_staff_grants_of(ruleset):
             if role.kind == kind:
@@ -637,21 +635,22 @@ def readable_inboxes(user, game: Game | None = None) -> QuerySet[Inbox]:
 
 def readable_messages(user, messages: QuerySet[Message] | None = None) -> QuerySet[Message]:
     """``messages`` (all messages by default) narrowed to those in inboxes ``user`` may read, and for
-    a dead seat to those its knowledge holds: in ``DATED_KINDS`` of its game, while the game runs, the messages
+    a dead seat to those its knowledge holds: in its ruleset's ``dated_kinds``, while the game runs, the messages
     received up to its death (knowledge is dated; the query form of ``message_cutoff``)."""
     messages = Message.objects.all() if messages is None else messages
     messages = messages.filter(inbox__in=readable_inboxes(user).values("pk"))
     for seat in _seats_of(user).values():
         died = knowledge_cutoff(seat)
-        if died is not None:
-            after = Q(inbox__game_id=seat.game_id, inbox__kind__in=DATED_KINDS, received_at__gt=died)
+        dated = kinds_of(getattr(seat, "_game_ruleset", None) or seat.game, "dated_kinds") if died is not None else ()
+        if dated:
+            after = Q(inbox__game_id=seat.game_id, inbox__kind__in=sorted(dated), received_at__gt=died)
             messages = messages.exclude(after & ~Q(inbox__game__status=GameStatus.FINISHED))
     return messages
 
 
 def readers_of_inbox(inbox: Inbox) -> QuerySet:
     """The users who may read what is posted in ``inbox`` now (``can_read_inbox`` and a message received now in their
-    ``readable_messages``: a dead seat reading a ``DATED_KINDS`` inbox as it was at its death is left out): the audience
+    ``readable_messages``: a dead seat reading a dated kind's inbox as it was at its death is left out): the audience
     for notifications and e-mail, computed per viewer. Compute it when sending, never earlier: memberships and roles
     change. Returns a User QuerySet without duplicates. After the game a disclosed inbox (``is_disclosed``) is readable
     by every account, and an "open to anyone who asks" inbox by those who asked. An inbox public while its game runs
@@ -661,7 +660,7 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
     if is_disclosed(inbox):
         return User.objects.filter(is_active=True)
     q = Q(seats__memberships__inbox=inbox, seats__memberships__state__in=READING_STATES, seats__game=inbox.game_id)
-    if inbox.kind in DATED_KINDS and not _is_finished(inbox):
+    if inbox.kind in kinds_of(inbox.game, "dated_kinds") and not _is_finished(inbox):
         q &= Q(seats__status=LifeStatus.ALIVE) | Q(seats__died_at__isnull=True)
     if inbox.kind in held_back_kinds(inbox.game):  # ``is_held_back``: not their audience yet
         held_back = ruleset_of(inbox.game).seats_held_back(inbox.game)
@@ -684,7 +683,8 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
                            staff_roles__standing_in__ended_at__isnull=True)
             q |= clause
     if inbox.kind == K.SECRET and inbox.organizer_id is not None:
-        q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=SECRET_ORGANIZER_KINDS)
+        organizers = sorted(kinds_of(ruleset, "secret_organizers"))
+        q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=organizers)
     for kind, grant, condition in conditional_staff_grants_of(ruleset):
         if grant.inbox_kind == inbox.kind and Inbox.objects.filter(pk=inbox.pk).filter(condition).exists():
             q |= Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)

@@ -1,56 +1,77 @@
-"""The access policy's tables by inbox kind: what each kind allows after the game, to whom by membership state,
-and where a seat that is not living may still post. Pure data, read by ``inboxes.policies``; what differs between
-rulesets is in each ruleset's ``policy_grants``."""
+"""The access policy's tables by inbox kind, as each ruleset declares them: what each kind allows after the game, to
+whom, and where a seat that is not living may still post. Each table is a set of ``InboxKind`` values (staff kinds
+for ``secret_organizers``) in the ruleset's ``policy_grants``, read for that ruleset's games only through
+``kinds_of``; a ruleset that declares none has none (a ruleset inherits no other's). Read by ``inboxes.policies``,
+the inbox services and the staff pages.
+
+The tables (``policy_grants`` keys):
+
+- ``consent_after_game``: kinds disclosed after the game only with consent (per person, revocable until given): a
+  personal inbox or role PM with its resident's consent, a secret inbox once the last of its members (and its staff
+  organizer) consents. Once disclosed they are public, visitors included.
+- ``secret_organizers``: the staff kinds that may organise a secret inbox, the preferred first (``ranked_kinds``: a
+  holder of several organises as the first); its staff organizer reads and posts there
+  (``policies._secret_organizer_roles``); nobody else's role gives access to one.
+- ``penalty_ban_kinds``: kinds where a penalty ban (a resident banned in named inboxes for a given time) may apply:
+  only kinds whose membership is no secret (a refusal "not in this inbox" must tell nobody who is in a hidden one).
+- ``secret_member_kinds``: kinds whose member list only their members see while the game runs; staff are never
+  members, so no staff page lists them (``knowledge.can_see_members``, the staff console's memberships).
+- ``dated_kinds``: kinds whose content a death leaves the seat in, as it was at its death (knowledge is dated):
+  while the game runs a dead seat reads one only through a membership it held at its death (``since`` <=
+  ``died_at``) and only the messages received up to its death, in all four forms.
+- ``vote_only_kinds``: kinds where only those who vote there post; staff read them but speak elsewhere.
+- ``dead_post_kinds`` / ``imprisoned_post_kinds``: where a dead or an imprisoned seat may still post; everywhere else
+  its memberships read at most, whatever a moderator sets (DESIGN.md "State decides, flags don't"). A ruleset's
+  special states of a seat out of play have their own grants (``policy_grants["seat_states"]``).
+- ``no_rollover_kinds``: kinds never rolled over; ``rollover_keeps_dead_kinds``: kinds whose rollover does not ban
+  the dead (they are the members there, or chosen speakers).
+- ``immutable_kinds``: kinds whose messages are never edited or deleted; every other kind is a discussion inbox.
+- ``unnamed_author_kinds``: kinds whose pages never name a message's author (a role stands for the person);
+  ``night_page_kinds``: kinds whose pages link to the game's night page (``inboxes.page_policy``).
+"""
 from __future__ import annotations
 
-from cities.models import StaffKind
+from django.db.models import Q
 
-from .models import InboxKind, MembershipState
+from kernel.rulesets import get_ruleset, registered_rulesets
 
-K = InboxKind
+from .models import MembershipState
 
-#: Kinds disclosed after the game only with consent (given per person, revocable until given): a personal inbox
-#: (or role PM) with its resident's consent; a secret inbox when the last of its members (and its staff organizer)
-#: consents. Once disclosed they are public, visitors included. The draw's notary is public after the game; any
-#: other notary stays closed (its organizer decides, not built).
-CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET, K.ROLE_PM})
-
-#: Membership states that let a seat read (banned still reads; removed sees nothing, not even the title).
+#: Membership states that let a seat read (banned still reads; removed sees nothing, not even the title). The
+#: engine's own: what a membership state means is the same in every ruleset's games.
 READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
 
-#: Staff roles that may organise a secret inbox (anyone but the Consigliere). The staff organizer of
-#: a secret inbox reads and posts there (``_secret_organizer_roles``); nobody else's role gives access to one.
-SECRET_ORGANIZER_KINDS = frozenset({StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER})
+#: The per-kind tables a ruleset may declare in its ``policy_grants`` (see the module docstring).
+KIND_TABLES = frozenset({
+    "consent_after_game", "secret_organizers", "penalty_ban_kinds", "secret_member_kinds", "dated_kinds",
+    "vote_only_kinds", "dead_post_kinds", "imprisoned_post_kinds", "no_rollover_kinds", "rollover_keeps_dead_kinds",
+    "immutable_kinds", "unnamed_author_kinds", "night_page_kinds",
+})
 
-#: Kinds where the Arbiter's penalty ban (a resident banned in named inboxes for a given time) may apply. Only
-#: kinds whose membership is no secret: a refusal "not in this inbox" about a mafia inbox, the police station or a
-#: secret inbox would tell the Arbiter who is mafia, who is the commissar or who talks to whom.
-PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING, K.PRECINCT})
 
-#: Kinds whose member list only their members see while the game runs: the check channel's member is the
-#: commissar, whom the Consigliere must not learn; a mafia complaint's members are the mafia of a city, whom the
-#: Procurator must not learn. Staff are never members, so no staff page
-#: lists them (``can_see_members``, the staff console's memberships).
-SECRET_MEMBER_KINDS = frozenset({K.CHECK, K.MAFIA_COMPLAINT})
+def kinds_of(game, table: str) -> frozenset[str]:
+    """The kinds the ruleset of ``game`` (anything with a ``ruleset`` key, or the key itself) declares in the table
+    ``table`` of its ``policy_grants``; an empty set when it declares none. No query. Raises ``ValueError`` for a
+    table name not in ``KIND_TABLES`` (a typo would silently empty a rule) and ``UnknownRuleset`` for a ruleset that
+    is not registered."""
+    return frozenset(ranked_kinds(game, table))
 
-#: Kinds whose content the knowledge matrix gives to their members alone and that a death leaves the seat in
-#: ("content of a secret inbox", "commissar check questions and answers"). Knowledge is dated: while the game
-#: runs a dead seat reads one only through a membership it held at its death (``since`` <= ``died_at``) and only
-#: the messages received up to its death: an inbox or membership made later and a later message (a new
-#: commissar's checks in the city's check channel) never reach it, in all four forms. Other kinds follow their
-#: memberships (the dead read their city inbox banned; removed from mafia and police).
-DATED_KINDS = frozenset({K.SECRET, K.CHECK})
 
-#: Kinds where only those who vote there post (a message there is a vote, or a nominee's last word): staff read
-#: them but speak elsewhere.
-VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
+def ranked_kinds(game, table: str) -> tuple[str, ...]:
+    """The kinds of ``kinds_of(game, table)`` in the order the ruleset declares them, first the preferred (the
+    staff role a holder of several organises a secret inbox as). Raises as ``kinds_of`` does."""
+    if table not in KIND_TABLES:
+        raise ValueError(f"unknown policy table {table!r}")
+    return tuple(get_ruleset(game if isinstance(game, str) else game.ruleset).policy_grants.get(table, ()))
 
-#: Where a seat that is not living may still post, by the seat's state; everywhere else its memberships read at
-#: most, whatever a moderator sets (DESIGN.md "State decides, flags don't"). The dead speak among the dead (the
-#: cemetery), to their Tribune (their personal inbox) and on a stage the Procurator opens for them (a séance);
-#: never in an inbox of the living. A ruleset's special states of a seat out of play (Lepra's
-#: spirit) have their own kinds (``policies.SeatStateGrant``). An imprisoned seat (M21) keeps its personal inbox
-#: and the stage. In an M21 game the eliminated (dead or imprisoned) talk in the spectators' thread and to the hosts
-#: in their role PM, never in the game thread.
-DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
-IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE, K.SPECTATORS, K.ROLE_PM})
+
+def kinds_q(table: str, *, prefix: str = "") -> Q:
+    """``Q`` over Inbox (over a model reaching it by ``prefix``, e.g. ``"inbox__"``): an inbox whose kind is in the
+    table ``table`` of its game's ruleset (``kinds_of``), for lists that span the games of several rulesets. No
+    query to build. Raises ``ValueError`` for a table name not in ``KIND_TABLES``."""
+    q = Q(pk__in=[]) if not prefix else Q(**{f"{prefix}pk__in": []})
+    for key in registered_rulesets():
+        kinds = kinds_of(key, table)
+        if kinds:
+            q |= Q(**{f"{prefix}game__ruleset": key, f"{prefix}kind__in": sorted(kinds)})
+    return q

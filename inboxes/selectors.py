@@ -51,7 +51,8 @@ def _dated_out(viewer, game: Game) -> Q | None:
     died = policies.knowledge_cutoff(seat)
     if died is None or game.status == GameStatus.FINISHED:
         return None
-    return Q(inbox__kind__in=policy_tables.DATED_KINDS, received_at__gt=died)
+    dated = policy_tables.kinds_of(game, "dated_kinds")
+    return Q(inbox__kind__in=sorted(dated), received_at__gt=died) if dated else None
 
 
 @lru_cache(maxsize=65536)
@@ -72,7 +73,8 @@ def live_inbox_ids(viewer, game: Game) -> list[int]:
     rows = policies.readable_inboxes(viewer, game).values_list("pk", "kind")
     if _dated_out(viewer, game) is None:
         return [pk for pk, _kind in rows]
-    return [pk for pk, kind in rows if kind not in policy_tables.DATED_KINDS]
+    dated = policy_tables.kinds_of(game, "dated_kinds")
+    return [pk for pk, kind in rows if kind not in dated]
 
 
 def inbox_list_for(viewer, game: Game) -> list[Inbox]:

@@ -404,13 +404,6 @@ def _is_organizer(user, inbox: Inbox) -> bool:
     return False
 
 
-#: Kinds that are never rolled over: a vote lives in one voting inbox or precinct.
-NO_ROLLOVER_KINDS = frozenset({K.VOTING, K.PRECINCT})
-#: Kinds where a rollover does not ban the dead: the dead are the cemetery's members, and a stage's
-#: speakers are chosen by the Procurator, a dead one included (a séance).
-DEAD_POST_KINDS = frozenset({K.CEMETERY, K.STAGE})
-
-
 def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
     """The rollover itself, for a locked, open ``inbox``; see ``do_roll_over_inbox``."""
     return _roll_over_many([(inbox, title)], actor=actor, now=now)[0]
@@ -422,6 +415,7 @@ def _roll_over_many(pairs: list[tuple[Inbox, str]], *, actor, now: datetime) -> 
     if not pairs:
         return []
     old_ids = [inbox.pk for inbox, _title in pairs]
+    keeps_dead = policy_tables.kinds_of(pairs[0][0].game, "rollover_keeps_dead_kinds")
     rows_of: dict[int, list[Membership]] = {pk: [] for pk in old_ids}
     for m in (Membership.objects.select_for_update(of=("self",)).filter(inbox_id__in=old_ids).select_related("resident")
               .order_by("id")):
@@ -444,7 +438,7 @@ def _roll_over_many(pairs: list[tuple[Inbox, str]], *, actor, now: datetime) -> 
             if m.state == MembershipState.BANNED and (m.banned_until is None or m.banned_until > now):
                 banned.append(Membership(inbox=new, resident_id=m.resident_id, state=MembershipState.BANNED,
                                          since=now, banned_until=m.banned_until, reason=m.reason))
-            elif m.resident.status != LifeStatus.ALIVE and inbox.kind not in DEAD_POST_KINDS:
+            elif m.resident.status != LifeStatus.ALIVE and inbox.kind not in keeps_dead:
                 banned.append(Membership(inbox=new, resident_id=m.resident_id, state=MembershipState.BANNED,
                                          since=now))
             else:
@@ -496,7 +490,7 @@ def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, n
         if not _is_organizer(acting_user, inbox):
             raise NotAllowed(_("Only the organizer of this inbox may roll it over."),
                              rule=rule_id(inbox.game, "inbox_moderation"))
-    if inbox.kind in NO_ROLLOVER_KINDS:
+    if inbox.kind in policy_tables.kinds_of(inbox.game, "no_rollover_kinds"):
         raise InvalidInput(_("Voting inboxes and precincts are never rolled over."),
                            rule=rule_id(inbox.game, "inbox_moderation"))
     inbox = _lock_open_inbox(inbox)
@@ -598,8 +592,8 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
         raise NotAllowed(_("The Consigliere may not take part in secret inboxes."),
                          rule=rule_id(game, "secret_inbox_staff"))
     seat = policies.seat_in(acting_user, game)
-    order = {StaffKind.PROCURATOR: 0, StaffKind.ARBITER: 1, StaffKind.TRIBUNE: 2}
-    roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in policy_tables.SECRET_ORGANIZER_KINDS),
+    order = {kind: rank for rank, kind in enumerate(policy_tables.ranked_kinds(game, "secret_organizers"))}
+    roles = sorted((r for r in policies.staff_roles_in(acting_user, game) if r.kind in order),
                    key=lambda r: (order[r.kind], r.pk))
     if seat is None and not roles:
         raise NotAllowed(_("Only residents and staff of this game may create secret inboxes."),

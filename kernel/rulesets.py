@@ -52,8 +52,13 @@ Plain attributes (override as class attributes):
 - ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
   ``"staff"`` {staff kind: ``inboxes.policies.StaffGrant`` tuple}, ``"conditional_staff"``, ``"spectators"``,
   ``"public_after_game"``, ``"open_on_request_after_game"``, ``"hosts_know_alignments"``, ``"seat_states"``
-  {state: ``inboxes.policies.SeatStateGrant``}; each documented next to
-  the policy function that reads it): a ruleset inherits no other's grants or disclosures.
+  {state: ``inboxes.policies.SeatStateGrant``}; each documented next to the policy function that reads it), and
+  the per-kind tables of ``inboxes.policy_tables.KIND_TABLES`` (``"consent_after_game"``, ``"secret_organizers"``,
+  ``"penalty_ban_kinds"``, ``"secret_member_kinds"``, ``"dated_kinds"``, ``"vote_only_kinds"``,
+  ``"dead_post_kinds"``, ``"imprisoned_post_kinds"``, ``"no_rollover_kinds"``, ``"rollover_keeps_dead_kinds"``,
+  ``"immutable_kinds"``, ``"unnamed_author_kinds"``, ``"night_page_kinds"``: sets of inbox kinds, staff kinds for the organizers; documented in that module and read
+  through ``policy_tables.kinds_of(game, table)``; one not declared is empty): a ruleset inherits no other's
+  grants, disclosures or tables.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
 - ``first_action_night``: the first night on which night actions count (Lepra: 2; M21: 1).
 - ``daily_post_sections`` / ``archive_sections`` / ``votes_page_sections``: ordered section keys of the morning

@@ -9,7 +9,7 @@ What must never leak, and why: the Procurator must not learn who the mafia are. 
 complaint therefore reaches him only as messages written by the site and signed "the mafia of city C": the
 message rows carry no author seat and no author account, so no page, console column, notification, search,
 profile or export can name or link a mafioso from them; the complaint inbox's member list is hidden
-(``policy_tables.SECRET_MEMBER_KINDS``); the audit rows the Procurator can browse have no actor and name no resident,
+(``secret_member_kinds``); the audit rows the Procurator can browse have no actor and name no resident,
 and the one row that records which mafioso wrote is of a kind nobody sees while the game runs
 (``no_confidence.mafia_author``). The e-mail to the Procurator names the city only.
 """

@@ -4,7 +4,7 @@ of URL lookups, every write one service call with ``acting_user=request.user``.
 
 What must never leak here: who of the mafia complained about the Consigliere. A mafia complaint is listed as
 "the mafia of city C" (the case stores no complainant), its inbox's memberships are not listed
-(``policy_tables.SECRET_MEMBER_KINDS``), its messages are the site's; nothing on these pages links to a resident.
+(``secret_member_kinds``), its messages are the site's; nothing on these pages links to a resident.
 """
 from __future__ import annotations
 

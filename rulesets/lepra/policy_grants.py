@@ -1,6 +1,7 @@
 """Lepra's grant tables for the access policy (RULES.md L-INBOX table, L-STAFF-1..4, L-STAFF-6, L-ARCH-1): what
-each staff role may read and post while the game runs, by inbox kind, and what a finished game discloses. Pure data, declared by ``LepraRuleset.policy_grants``
-and read by ``inboxes.policies`` for Lepra games only."""
+each staff role may read and post while the game runs, by inbox kind, what a finished game discloses, and the
+per-kind tables of ``inboxes.policy_tables`` (who posts where, what is dated, immutable or never rolled over). Pure
+data, declared by ``LepraRuleset.policy_grants`` and read by ``inboxes.policies`` for Lepra games only."""
 from __future__ import annotations
 
 from types import MappingProxyType
@@ -81,7 +82,71 @@ SEAT_STATES = MappingProxyType({
                      "action changes it.")),
 })
 
+#: L-INBOX-5, L-INBOX-13, L-ARCH-2: a personal inbox opens after the game with its resident's consent, a secret inbox
+#: once the last of its members (and its staff organizer) consents. The draw's notary is public after the game
+#: (L-INBOX-12); any other notary stays closed (its organizer decides, not built).
+CONSENT_AFTER_GAME = frozenset({K.PERSONAL, K.SECRET})
+
+#: L-INBOX-13: anyone but the Consigliere organises a secret inbox; the staff who may are these, a holder of several
+#: roles organising as the first.
+SECRET_ORGANIZERS = (StaffKind.PROCURATOR, StaffKind.ARBITER, StaffKind.TRIBUNE)
+
+#: L-INBOX-18: where the Arbiter's penalty ban may apply: only kinds whose membership is no secret. A refusal "not in
+#: this inbox" about a mafia inbox, the police station or a secret inbox would tell the Arbiter who is mafia, who is
+#: the commissar or who talks to whom (L-STAFF-6).
+PENALTY_BAN_KINDS = frozenset({K.CITY, K.PERSONAL, K.CEMETERY, K.STAGE, K.REMOVAL, K.IMPEACHMENT, K.VOTING,
+                               K.PRECINCT})
+
+#: L-STAFF-6: the check channel's member is the commissar, whom the Consigliere must not learn (L-INBOX-15); a mafia
+#: complaint's members are the mafia of a city, whom the Procurator must not learn (L-IMPEACH-3).
+SECRET_MEMBER_KINDS = frozenset({K.CHECK, K.MAFIA_COMPLAINT})
+
+#: L-STAFF-6 ("content of a secret inbox", "commissar check questions and answers"), L-INBOX-13, L-INBOX-15: a death
+#: leaves the seat in these as they were at its death. Other kinds follow their memberships (the dead read their
+#: city inbox banned, L-INBOX-1; removed from the mafia inbox and the police station, L-INBOX-3, -4).
+DATED_KINDS = frozenset({K.SECRET, K.CHECK})
+
+#: L-VOTE-3, L-JUDGE-4: a message in a voting inbox or a precinct is a vote (or a nominee's last word); staff read
+#: them but speak elsewhere.
+VOTE_ONLY_KINDS = frozenset({K.VOTING, K.PRECINCT})
+
+#: L-DEATH-1, L-INBOX-5, L-INBOX-6, L-INBOX-19: the dead speak among the dead (the cemetery), to their Tribune (their
+#: personal inbox) and on a stage the Procurator opens for them (a séance); never in an inbox of the living. No
+#: Lepra rule imprisons a seat; were one imprisoned it would keep its personal inbox and the stage.
+DEAD_POST_KINDS = frozenset({K.CEMETERY, K.PERSONAL, K.STAGE})
+IMPRISONED_POST_KINDS = frozenset({K.PERSONAL, K.STAGE})
+
+#: L-INBOX-9, L-INBOX-10: a vote lives in one voting inbox or precinct, never rolled over. L-INBOX-6, L-INBOX-19: a
+#: rollover does not ban the dead in the cemetery (its members) nor on a stage (the Procurator's chosen speakers, a
+#: dead one included).
+NO_ROLLOVER_KINDS = frozenset({K.VOTING, K.PRECINCT})
+ROLLOVER_KEEPS_DEAD_KINDS = frozenset({K.CEMETERY, K.STAGE})
+
+#: L-INBOX-21: votes in voting inboxes and precincts and the court's votes (the court inbox is where the judges
+#: vote) are never edited or deleted, nor the check channel's questions, answered at once (L-INBOX-15).
+IMMUTABLE_KINDS = frozenset({K.VOTING, K.PRECINCT, K.COURT, K.CHECK})
+
+#: L-INBOX-15, L-NIGHT-5: the check channel's readers see the asker as "commissar" (or the staff role), never a name.
+UNNAMED_AUTHOR_KINDS = frozenset({K.CHECK})
+
+#: L-NIGHT-1..5: the night's business (the kill, the godfather, the check) is discussed in the mafia inbox and the
+#: check channel, whose pages link to the night page.
+NIGHT_PAGE_KINDS = frozenset({K.MAFIA, K.CHECK})
+
 POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CONDITIONAL_STAFF_GRANTS,
                                   "public_after_game": PUBLIC_AFTER_GAME,
                                   "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME,
-                                  "seat_states": SEAT_STATES})
+                                  "seat_states": SEAT_STATES,
+                                  "consent_after_game": CONSENT_AFTER_GAME,
+                                  "secret_organizers": SECRET_ORGANIZERS,
+                                  "penalty_ban_kinds": PENALTY_BAN_KINDS,
+                                  "secret_member_kinds": SECRET_MEMBER_KINDS,
+                                  "dated_kinds": DATED_KINDS,
+                                  "vote_only_kinds": VOTE_ONLY_KINDS,
+                                  "dead_post_kinds": DEAD_POST_KINDS,
+                                  "imprisoned_post_kinds": IMPRISONED_POST_KINDS,
+                                  "no_rollover_kinds": NO_ROLLOVER_KINDS,
+                                  "rollover_keeps_dead_kinds": ROLLOVER_KEEPS_DEAD_KINDS,
+                                  "immutable_kinds": IMMUTABLE_KINDS,
+                                  "unnamed_author_kinds": UNNAMED_AUTHOR_KINDS,
+                                  "night_page_kinds": NIGHT_PAGE_KINDS})

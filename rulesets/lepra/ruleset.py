@@ -94,10 +94,10 @@ class LepraRuleset(RulesetSpec):
         return city_deadline_audience(event)
 
     #: The rule each refusal of the shared engine cites in a Lepra game (``RulesetSpec.rule_ids``: neutral key ->
-    #: rule ID). The shared access policy's tables (``inboxes.policy_tables``) are these rules too: who reads by
-    #: membership state (L-INBOX-17), where the dead and a spirit post (L-DEATH-1, L-SPIRIT-2), the inboxes a dead
-    #: seat knows as of its death (L-STAFF-6 [interp]), the kinds a penalty ban applies to (L-INBOX-18) and the
-    #: consent before a personal or secret inbox is disclosed (L-ARCH-2).
+    #: rule ID). The access policy's tables are these rules too: the engine's reading membership states (L-INBOX-17)
+    #: and Lepra's per-kind tables (``policy_grants``, read by ``inboxes.policy_tables``): where the dead and a spirit
+    #: post (L-DEATH-1, L-SPIRIT-2), the inboxes a dead seat knows as of its death (L-STAFF-6 [interp]), the kinds a
+    #: penalty ban applies to (L-INBOX-18) and the consent before a personal or secret inbox is disclosed (L-ARCH-2).
     rule_ids = MappingProxyType({
         "procurator_only": "L-STAFF-1",  # the Procurator runs the game
         "staff_not_players": "L-STAFF-1",  # staff neither sign up nor hold a seat

@@ -1,6 +1,7 @@
 """M21's grant tables for the access policy (RULES.md M-SETUP-3/4, L-ARCH-1): the hosts run every inbox of the
-game, a spectator reads the game thread and talks in the spectators' thread; what a finished game discloses. Pure data, declared by
-``M21Ruleset.policy_grants`` and read by ``inboxes.policies`` for M21 games only."""
+game, a spectator reads the game thread and talks in the spectators' thread; what a finished game discloses; where
+the eliminated still post (the per-kind tables of ``inboxes.policy_tables``; M21 declares no other). Pure data,
+declared by ``M21Ruleset.policy_grants`` and read by ``inboxes.policies`` for M21 games only."""
 from __future__ import annotations
 
 from types import MappingProxyType
@@ -31,8 +32,19 @@ SPECTATOR_GRANTS = (StaffGrant(K.GAME_THREAD, post=False), StaffGrant(K.SPECTATO
 PUBLIC_AFTER_GAME = frozenset({K.GAME_THREAD, K.SPECTATORS})
 OPEN_ON_REQUEST_AFTER_GAME = frozenset({K.MAFIA_THREAD, K.OFFICE})
 
+#: L-ARCH-2 as the archive page says: a role PM opens after the game with its player's consent.
+CONSENT_AFTER_GAME = frozenset({K.ROLE_PM})
+
+#: M-SETUP-3, M-VOTE-6: the eliminated (dead or imprisoned) talk in the spectators' thread and to the hosts in their
+#: role PM, never in the game thread nor the mafia thread.
+DEAD_POST_KINDS = frozenset({K.SPECTATORS, K.ROLE_PM})
+IMPRISONED_POST_KINDS = frozenset({K.SPECTATORS, K.ROLE_PM})
+
 POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "spectators": SPECTATOR_GRANTS,
                                   "public_after_game": PUBLIC_AFTER_GAME,
                                   "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME,
+                                  "consent_after_game": CONSENT_AFTER_GAME,
+                                  "dead_post_kinds": DEAD_POST_KINDS,
+                                  "imprisoned_post_kinds": IMPRISONED_POST_KINDS,
                                   # M-SETUP-4: the hosts know every role and alignment.
                                   "hosts_know_alignments": True})

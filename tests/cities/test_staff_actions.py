@@ -240,10 +240,11 @@ def expected_candidates(demo, seat: Resident) -> dict[int, str]:
     """By the service's rule: open inboxes of the penalty kinds where the seat reads. The Arbiter sees the
     titles of those he reads (voting inboxes, precincts); for the others the kind and city only."""
     allowed, _ = expected_access(demo)["arbiter"]
+    ban_kinds = policy_tables.kinds_of(demo.game, "penalty_ban_kinds")
     out = {}
     for m in Membership.objects.filter(resident=seat, state__in=["member", "banned"]).select_related("inbox__city"):
         i = m.inbox
-        if i.kind in policy_tables.PENALTY_BAN_KINDS and i.killed_at is None and i.rolled_over_at is None:
+        if i.kind in ban_kinds and i.killed_at is None and i.rolled_over_at is None:
             readable = label(i) in allowed
             out[i.pk] = i.title if readable else (
                 f"{kind_name(i)} · {i.city.name}" if i.city_id else kind_name(i))
@@ -265,7 +266,8 @@ def test_the_penalty_ban_lists_only_what_the_arbiter_may_name_L_STAFF_6(demo):
         assert labels, persona
         kinds_seen[persona] = sorted(Inbox.objects.get(pk=pk).kind for pk in labels)
         # Never a mafia inbox, police station, secret inbox or any title the Arbiter may not read.
-        assert not Inbox.objects.filter(pk__in=labels).exclude(kind__in=policy_tables.PENALTY_BAN_KINDS).exists()
+        ban_kinds = policy_tables.kinds_of(demo.game, "penalty_ban_kinds")
+        assert not Inbox.objects.filter(pk__in=labels).exclude(kind__in=ban_kinds).exists()
         for title in unreadable_titles:
             assert html.escape(title) not in page, (persona, title)
         assert "data-fact" not in page and STAFF_NAMES["consigliere"] not in page

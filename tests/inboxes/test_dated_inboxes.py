@@ -1,5 +1,5 @@
 """Knowledge is dated in the inboxes whose content is their members' alone (RULES.md L-STAFF-6 [interp],
-L-INBOX-13, L-INBOX-15; ``policy_tables.DATED_KINDS``): a dead seat reads a secret inbox or a check channel only as it
+L-INBOX-13, L-INBOX-15; Lepra's ``dated_kinds``): a dead seat reads a secret inbox or a check channel only as it
 was at its death. It reads the inbox it was a member of then and the messages received up to then; it reads
 nothing of an inbox or membership made later, or of a message posted later: in the four forms of the policy, by
 id, on the thread page, in the live poll, in unread badges and in notifications. Each refusal has a living control
