@@ -110,6 +110,7 @@ def archive_game(request, slug: str):
         "has_cities": spec.has_page_section("cities"),
         "log_in_to_open": spec.text("archive_log_in_to_open"),
         "finished": selectors.is_finished(game),
+        "has_mafia_draw": spec.has_page_section("mafia_draw"),  # its verification page exists after the end
         "front": front,
         "winner_sentence": spec.winner_sentence(front.winner) if front is not None else "",
         "openable": selectors.openable_rows_for(request.user, game),

@@ -242,3 +242,10 @@ def test_the_map_is_drawn_from_its_template_scaled_by_its_viewbox_and_escapes_na
     assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" class="game-map"') and ' viewBox="0 0 ' in svg
     assert " width=" not in svg.split(">", 1)[0]  # the outer element: no fixed width
     assert "&lt;b&gt;Малиновка &amp; Co&lt;/b&gt;" in svg and "<b>Малиновка" not in svg
+
+
+def test_the_finished_lepra_archive_links_the_mafia_draw_verification_L_ASSIGN_3(world, client):
+    world.end()
+    body = client.get(f"/games/{world.game.slug}/archive/").content.decode()
+    assert f'href="/games/{world.game.slug}/draw/"' in body
+    assert client.get(f"/games/{world.game.slug}/draw/").status_code == 200

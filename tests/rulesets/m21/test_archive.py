@@ -4,6 +4,7 @@ roles, the vote history per day (table and chart), the vote receipts, every nigh
 verification, while role PMs open only with their player's consent and the mafia thread on request."""
 from __future__ import annotations
 
+import re
 
 import pytest
 import time_machine
@@ -137,3 +138,16 @@ def test_the_archive_tells_each_night_step_in_sentences_not_a_trace_M_NIGHT_1():
     assert f"<li>{hooker} carries out the mafia&#x27;s kill on {table.victim}.</li>" in night1
     assert f"<li>{table.victim} dies of the mafia kill, carried out by {hooker}.</li>" in night1
     assert "seq:" not in night1 and "(step:" not in night1 and "counted (" not in night1
+
+
+def test_every_link_of_the_finished_archive_leads_to_a_page_not_a_404_and_no_lepra_draw_L_ARCH_3():
+    table = build_game()
+    play_to_the_end(table)
+    body = archive_page(table)
+    slug = table.game.slug
+    assert f"/games/{slug}/draw/" not in body  # the mafia draw is Lepra's: an M21 game has no such page
+    links = sorted({href for href in re.findall(r'href="([^"#?]+)"', body) if href.startswith(f"/games/{slug}/")})
+    client = Client()
+    with time_machine.travel(table.tick(), tick=False):
+        statuses = {href: client.get(href).status_code for href in links}
+    assert statuses and {href: status for href, status in statuses.items() if status != 200} == {}
