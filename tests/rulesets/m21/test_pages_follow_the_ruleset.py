@@ -111,6 +111,18 @@ def test_an_m21_players_own_pages_speak_english_M_SETUP_1():
     assert '<html lang="en"' in login and "Войти" not in login
 
 
+def test_a_visitor_sent_to_log_in_from_the_m21_host_console_reads_it_in_english_M_SETUP_1():
+    table = build_game()
+    console = reverse("staff_admin:m21_console", args=[table.game.slug])
+    sent = get(table, console, HTTP_ACCEPT_LANGUAGE="ru")
+    assert sent.status_code == 302
+    login = get(table, sent["Location"], HTTP_ACCEPT_LANGUAGE="ru")
+    if login.status_code == 302:  # the staff console's log-in hands over to the site's
+        login = get(table, login["Location"], HTTP_ACCEPT_LANGUAGE="ru")
+    body = login.content.decode()
+    assert login.status_code == 200 and '<html lang="en"' in body and "Войти" not in body
+
+
 def test_an_m21_player_logging_in_from_the_russian_front_page_is_greeted_in_english_M_SETUP_1():
     """allauth's "signed in" flash is shown on the next page (a game's): it is written in the language of the
     account's games, not in that of the log-in page (Russian here: no ``?next=``, a Russian browser)."""
