@@ -18,7 +18,7 @@ from inboxes.models import Inbox, InboxKind
 from kernel.rulesets import ruleset_of
 from rulesets.m21 import archive as m21_archive
 from rulesets.m21 import night_services as ns
-from rulesets.m21 import services
+from rulesets.m21 import host_services, services
 from rulesets.m21.roles import ROLES
 from tests.rulesets.m21.day_helpers import build_game, make_user
 from tests.rulesets.m21.night_helpers import archive_page, hammer, play_to_night_one, play_to_the_end
@@ -151,3 +151,20 @@ def test_every_link_of_the_finished_archive_leads_to_a_page_not_a_404_and_no_lep
     with time_machine.travel(table.tick(), tick=False):
         statuses = {href: client.get(href).status_code for href in links}
     assert statuses and {href: status for href, status in statuses.items() if status != 200} == {}
+
+
+def test_a_day_the_game_ended_in_shows_its_count_at_the_end_not_an_open_day_M_WIN_1_L_ARCH_3():
+    table = build_game()
+    mafia = table.names_of_roles("godfather", "hooker")
+    voter, target = [n for n in table.users if n not in mafia][:2]
+    table.post(voter, f"##VOTE {target}")
+    for name in mafia:  # the host removes both mafiosi during day 1: the town has won, the day never ended
+        host_services.do_remove_m21_player(table.seat(name), acting_user=table.host, reveal_role=True,
+                                           now=table.tick())
+    table.game.refresh_from_db()
+    assert table.game.status == GameStatus.FINISHED
+    with time_machine.travel(table.tick(), tick=False):
+        votes = Client().get(reverse("archive_votes", args=[table.game.slug])).content.decode()
+    day1 = votes.split('class="m21-vote-day" data-day="1"')[1].split("</section>")[0]
+    assert "The day was still open" not in day1 and "The game ended during the day." in day1
+    assert f'<tr data-target="{target}" data-count="1"><td>{target}</td><td>1</td><td>{voter}</td></tr>' in day1
