@@ -125,11 +125,13 @@ def timeline(request, slug: str):
     with only what the viewer may read."""
     game = game_get(slug)
     activate_game_language(request, game)
-    form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")),
-                              kinds=InboxKind.choices)
+    spec = ruleset_of(game)  # the filters offer the game's cities and the inbox kinds its ruleset has
+    has_cities = spec.has_page_section("cities")
+    form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")) if has_cities else [],
+                              kinds=[(k, label) for k, label in InboxKind.choices if k in spec.inbox_kinds])
     city, kind = form.filters() if form.is_bound else (None, None)
     days = selectors.timeline_for(request.user, game, city=city, kind=kind)
-    context = {"game": game, "days": days, "form": form}
+    context = {"game": game, "days": days, "form": form, "has_cities": has_cities}
     return render(request, "archive/timeline.html", context)
 
 

@@ -168,3 +168,17 @@ def test_a_day_the_game_ended_in_shows_its_count_at_the_end_not_an_open_day_M_WI
     day1 = votes.split('class="m21-vote-day" data-day="1"')[1].split("</section>")[0]
     assert "The day was still open" not in day1 and "The game ended during the day." in day1
     assert f'<tr data-target="{target}" data-count="1"><td>{target}</td><td>1</td><td>{voter}</td></tr>' in day1
+
+
+def test_the_map_and_the_timeline_of_an_m21_game_speak_of_its_host_and_its_own_threads_only_M_SETUP_5():
+    table = build_game()
+    play_to_the_end(table)
+    client = Client()
+    with time_machine.travel(table.tick(), tick=False):
+        game_map = client.get(reverse("archive_map", args=[table.game.slug])).content.decode()
+        timeline = client.get(reverse("archive_timeline", args=[table.game.slug])).content.decode()
+    assert "Host: " in game_map and "Procurator" not in game_map
+    kinds = re.findall(r'<option value="([a-z_]+)"', timeline.split('name="kind"')[1].split("</select>")[0])
+    assert kinds == [k for k in InboxKind.values if k in ruleset_of(table.game).inbox_kinds]
+    assert "game_thread" in kinds and "police" not in kinds and "cemetery" not in kinds
+    assert 'name="city"' not in timeline  # one game, no cities to filter by
