@@ -181,7 +181,13 @@ def export_print(request, slug: str):
     for item in [*data["posts"], *(m for inbox in data["inboxes"] for m in inbox["messages"])]:
         item["html"] = mark_safe(render_markdown(item.get("text") or ""))  # nh3-cleaned HTML
         item["shown_at"] = time_for(datetime.fromisoformat(item["at"]), request.user, game) if item.get("at") else ""
-    return render(request, "archive/print.html", {"game": game, "data": data})
+    spec = ruleset_of(game)  # the winner and the sides in the ruleset's words; a city only where it has cities
+    for resident in data["residents"]:
+        resident["side"] = spec.wording(f"side_{resident['alignment']}", "") if resident.get("alignment") else ""
+    winner = data["game"].get("winner")
+    context = {"game": game, "data": data, "has_cities": spec.has_page_section("cities"),
+               "winner_sentence": spec.winner_sentence(winner) if winner else ""}
+    return render(request, "archive/print.html", context)
 
 
 @login_required

@@ -182,3 +182,17 @@ def test_the_map_and_the_timeline_of_an_m21_game_speak_of_its_host_and_its_own_t
     assert kinds == [k for k in InboxKind.values if k in ruleset_of(table.game).inbox_kinds]
     assert "game_thread" in kinds and "police" not in kinds and "cemetery" not in kinds
     assert 'name="city"' not in timeline  # one game, no cities to filter by
+
+
+def test_the_printable_page_and_the_timeline_of_an_m21_game_word_sides_and_winner_as_m21_does_L_ARCH_3():
+    table = build_game()
+    play_to_the_end(table)
+    client = Client()
+    with time_machine.travel(table.tick(), tick=False):
+        printable = client.get(reverse("archive_export_print", args=[table.game.slug])).content.decode()
+        timeline = client.get(reverse("archive_timeline", args=[table.game.slug])).content.decode()
+    godfather, victim = table.name_of_role("godfather"), table.victim
+    assert '<p class="winner">The town won.</p>' in printable
+    assert f"<li>{godfather} — Mafia</li>" in printable and f"<li>{victim} — Town</li>" in printable
+    assert "honest" not in printable and "honest" not in timeline
+    assert f"{victim} died (Town)" in timeline
