@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from cities.models import City, Game, Resident, StaffKind
 from inboxes import knowledge, policies, policy_tables
 from inboxes.models import InboxKind, Membership
+from kernel.rulesets import ruleset_of
 from kernel.timezones import zoned_time
 
 
@@ -131,7 +132,9 @@ def game_map_svg(viewer, game: Game) -> str:
     game_map = {
         "title": game.title, "width": width, "height": height, "city_top": city_top, "city_w": col_w - 20,
         "city_h": city_h, "inbox_w": inbox_w, "cities": city_rows, "inboxes": inbox_rows,
-        "staff": [{"kind": role.kind, "label": role.get_kind_display(), "name": role.user.public_name,
-                   "y": 20 + 20 * n} for n, role in enumerate(game_staff)],
+        # The title the ruleset gives the game's Procurator (an M21 game's Host), as on the game page.
+        "staff": [{"kind": role.kind, "name": role.user.public_name, "y": 20 + 20 * n,
+                   "label": ruleset_of(game).wording("procurator_title", role.get_kind_display()) if role.kind == StaffKind.PROCURATOR
+                   else role.get_kind_display()} for n, role in enumerate(game_staff)],
     }
     return render_to_string("archive/svg/game_map.svg", {"m": game_map}).strip()

@@ -216,9 +216,9 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
             return None
         alignment = knowledge.visible_alignment(viewer, resident)
         text = _("%(name)s died") % {"name": resident.name}
-        if alignment:
-
-            text += f" ({Alignment(alignment).label})"
+        if alignment:  # the side in the ruleset's words (M21: Town / Mafia)
+            side = ruleset_of(resident.game).wording(f"side_{alignment}", Alignment(alignment).label)
+            text += f" ({side})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
     if event.kind in ("voting.opened", "voting.closed"):
         session = related["sessions"].get(payload.get("session"))

@@ -110,6 +110,7 @@ def archive_game(request, slug: str):
         "has_cities": spec.has_page_section("cities"),
         "log_in_to_open": spec.text("archive_log_in_to_open"),
         "finished": selectors.is_finished(game),
+        "has_mafia_draw": spec.has_page_section("mafia_draw"),  # its verification page exists after the end
         "front": front,
         "winner_sentence": spec.winner_sentence(front.winner) if front is not None else "",
         "openable": selectors.openable_rows_for(request.user, game),
@@ -124,11 +125,13 @@ def timeline(request, slug: str):
     with only what the viewer may read."""
     game = game_get(slug)
     activate_game_language(request, game)
-    form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")),
-                              kinds=InboxKind.choices)
+    spec = ruleset_of(game)  # the filters offer the game's cities and the inbox kinds its ruleset has
+    has_cities = spec.has_page_section("cities")
+    form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")) if has_cities else [],
+                              kinds=[(k, label) for k, label in InboxKind.choices if k in spec.inbox_kinds])
     city, kind = form.filters() if form.is_bound else (None, None)
     days = selectors.timeline_for(request.user, game, city=city, kind=kind)
-    context = {"game": game, "days": days, "form": form}
+    context = {"game": game, "days": days, "form": form, "has_cities": has_cities}
     return render(request, "archive/timeline.html", context)
 
 
@@ -178,7 +181,13 @@ def export_print(request, slug: str):
     for item in [*data["posts"], *(m for inbox in data["inboxes"] for m in inbox["messages"])]:
         item["html"] = mark_safe(render_markdown(item.get("text") or ""))  # nh3-cleaned HTML
         item["shown_at"] = time_for(datetime.fromisoformat(item["at"]), request.user, game) if item.get("at") else ""
-    return render(request, "archive/print.html", {"game": game, "data": data})
+    spec = ruleset_of(game)  # the winner and the sides in the ruleset's words; a city only where it has cities
+    for resident in data["residents"]:
+        resident["side"] = spec.wording(f"side_{resident['alignment']}", "") if resident.get("alignment") else ""
+    winner = data["game"].get("winner")
+    context = {"game": game, "data": data, "has_cities": spec.has_page_section("cities"),
+               "winner_sentence": spec.winner_sentence(winner) if winner else ""}
+    return render(request, "archive/print.html", context)
 
 
 @login_required

@@ -4,7 +4,7 @@ and sign up) speak the language of the account's games when they all speak one, 
 ``LocaleMiddleware`` already chose it)."""
 from __future__ import annotations
 
-import re
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.http import HttpResponseBadRequest
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
+from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -20,9 +21,6 @@ from django.views.defaults import permission_denied as django_permission_denied
 from kernel.rulesets import get_ruleset
 
 from .models import Game
-
-#: A path inside one game's pages: ``/games/<slug>/...`` (the ``next`` of a log-in link made on a game page).
-_GAME_PATH = re.compile(r"^/games/(?P<slug>[-\w]+)/")
 
 
 def activate_game_language(request, game) -> None:
@@ -44,11 +42,17 @@ def account_language(user) -> str | None:
 
 
 def _next_game_language(request) -> str | None:
-    """The language of the game whose page an anonymous visitor comes from (``?next=/games/<slug>/...``)."""
-    match = _GAME_PATH.match(request.GET.get("next", "") or request.POST.get("next", "") or "")
-    if match is None:
+    """The language of the game whose page an anonymous visitor comes from (``?next=``): a path of the site whose
+    URL names a game by its ``slug`` (``/games/<slug>/...``, the staff console's ``/staff/games/<slug>/...`` and
+    the pages a ruleset mounts there); None for any other path."""
+    path = urlsplit(request.GET.get("next", "") or request.POST.get("next", "") or "").path
+    try:
+        slug = resolve(path).kwargs.get("slug") if path.startswith("/") else None
+    except Resolver404:
+        slug = None
+    if not slug:
         return None
-    ruleset = Game.objects.filter(slug=match["slug"]).values_list("ruleset", flat=True).first()
+    ruleset = Game.objects.filter(slug=slug).values_list("ruleset", flat=True).first()
     return get_ruleset(ruleset).language if ruleset else None
 
 

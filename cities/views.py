@@ -123,8 +123,12 @@ def resident_detail(request, slug: str, resident_id: int):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     profile = selectors.resident_profile_for(request.user, game, resident_id)
+    spec = ruleset_of(game)  # a game of one city names none; each ruleset words the sides its own way
     context = {
         "game": game,
+        "has_cities": spec.has_page_section("cities"),
+        "side_words": {"mafia": spec.wording("side_mafia", _("mafia")),
+                       "honest": spec.wording("side_honest", _("honest"))},
         "profile": profile,
         "resident": profile.resident,
         "recent": list(messages_by_resident_for(request.user, profile.resident)),

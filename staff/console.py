@@ -356,7 +356,10 @@ class GameStaffAdminSite(AdminSite):
             links = [link for _order, provider in sorted(DASHBOARD_LINKS, key=lambda item: item[0])
                      for link in provider(request, role)]
             needs = [need for provider in DASHBOARD_NEEDS for need in provider(request, role)]
-            dashboard.append({"role": role, "game": role.game, "links": links, "needs": needs})
+            # The title the game's ruleset gives its Procurator (an M21 game's Host), as on the game page.
+            title = (ruleset_of(role.game).wording("procurator_title", str(role)) if role.kind == StaffKind.PROCURATOR
+                     else str(role))
+            dashboard.append({"role": role, "title": title, "game": role.game, "links": links, "needs": needs})
         return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
 
 

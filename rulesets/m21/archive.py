@@ -36,7 +36,7 @@ from voting.forum_vote import (
 
 from . import selectors, services
 from .console_services import wall_time
-from .day_services import display_names, original_texts, renamed_receipt_lines
+from .day_services import day_outcome, display_names, original_texts, renamed_receipt_lines
 from .models import M21Day, M21PostReceipt, M21Seat, OrderKind
 from .night_models import M21Night
 from .night_story import event_sentence, step_title
@@ -170,13 +170,20 @@ def _votes(game: Game, viewer) -> dict:
             outcome = "No Lynch: nobody was imprisoned"
         elif day.ended_at is not None:
             outcome = "Nobody was imprisoned (a tie or no votes)"
+        elif game.status == GameStatus.FINISHED:
+            outcome = "The game ended during the day"
         else:
             outcome = "The day was still open"
         how = {"end_hammer": "the hammer", "majority": "a majority", "deadline": "the deadline",
                "close_proceedings": "the Judge's close proceedings"}.get(day.how, "")
+        votes = (result.get("count") or {}).get("votes", [])
+        if day.ended_at is None and game.status == GameStatus.FINISHED and game.ended_at is not None:
+            # A side won during the day (a removal by the host): the count as it stood when the game ended.
+            standing = day_outcome(day, now=game.ended_at).report.count.votes
+            votes = [{"target": target, "count": len(voters), "voters": voters} for target, voters in standing.items()]
         rows = [{"target": "No Lynch" if v["target"] == FORUM_NO_LYNCH else names.get(v["target"], v["target"]),
                  "count": v["count"], "voters": [names.get(voter, voter) for voter in v["voters"]]}
-                for v in (result.get("count") or {}).get("votes", [])]
+                for v in votes]
         history = DayHistory(day=day, result=f"{outcome}{' (' + how + ')' if how else ''}.", rows=rows,
                              series=standing_votes(day))
         table = VoteTable(city=city, day=day.number, opens_at=day.starts_at, closes_at=day.ended_at or day.deadline,

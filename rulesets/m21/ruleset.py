@@ -61,6 +61,8 @@ class M21Ruleset(RulesetSpec):
                                    "thread (M-VOTE-6, M-SETUP-3).",
         "archive_log_in_to_open": "Log in to open the mafia thread.",
         "procurator_title": "Host",
+        "side_honest": "Town",  # a player's side, as the flips say it (M-VOTE-6)
+        "side_mafia": "Mafia",
         "won_town": "The town won.",
         "won_mafia": "The mafia won.",
         "no_winner": "The game ended without a winner.",

@@ -17,6 +17,11 @@ from tests.conftest import fresh
 from tests.rulesets.lepra.day.day_helpers import CLOSES
 
 
+def lepra_archive_spec():
+    from kernel.rulesets import get_ruleset
+    return get_ruleset("lepra")
+
+
 def test_front_page_after_the_end_has_winner_scoreboard_and_cast_L_ARCH_3(world, client):
     game = world.game
     response = client.get(f"/games/{game.slug}/archive/")
@@ -142,6 +147,10 @@ def test_export_json_and_printable_page_of_a_finished_game(world, client):
     assert len(data["residents"]) == 60 and all(r["alignment"] in ("honest", "mafia") for r in data["residents"])
     page = client.get(f"/games/{world.game.slug}/archive/print/")
     assert page.status_code == 200 and world.game.title in page.content.decode()
+    # The winner in the game's words and language, not the side's key.
+    with translation.override("ru"):
+        won = str(lepra_archive_spec().winner_sentence("honest"))
+    assert f'<p class="winner">{won}</p>' in page.content.decode() and ": honest</p>" not in page.content.decode()
 
 
 def test_search_is_full_text_on_postgresql_and_a_substring_match_on_sqlite_L_ARCH_3(world):
@@ -242,3 +251,10 @@ def test_the_map_is_drawn_from_its_template_scaled_by_its_viewbox_and_escapes_na
     assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" class="game-map"') and ' viewBox="0 0 ' in svg
     assert " width=" not in svg.split(">", 1)[0]  # the outer element: no fixed width
     assert "&lt;b&gt;Малиновка &amp; Co&lt;/b&gt;" in svg and "<b>Малиновка" not in svg
+
+
+def test_the_finished_lepra_archive_links_the_mafia_draw_verification_L_ASSIGN_3(world, client):
+    world.end()
+    body = client.get(f"/games/{world.game.slug}/archive/").content.decode()
+    assert f'href="/games/{world.game.slug}/draw/"' in body
+    assert client.get(f"/games/{world.game.slug}/draw/").status_code == 200

@@ -117,6 +117,9 @@ def test_a_city_without_living_mafia_or_honest_awaits_no_procurator_decision_L_W
         do_kill_resident(mafioso, DeathCause.PENALTY, acting_user=None, now=DAY1 + 26 * H)
     for honest in Resident.objects.filter(city=two, alignment=Alignment.HONEST):  # city 2: no living honest
         do_kill_resident(honest, DeathCause.PENALTY, acting_user=None, now=DAY1 + 26 * H)
+    # Until the daily post announces their sides (L-DEATH-2) nothing may tell that these were the last (L-STAFF-6).
+    assert (awaiting_procurator(one, 2), awaiting_procurator(two, 2)) == (True, True)
+    Resident.objects.filter(game=game).exclude(status="alive").update(alignment_announced=True)
     assert (awaiting_procurator(one, 2), awaiting_procurator(two, 2)) == (False, False)
     for city, alignment in ((one, Alignment.HONEST), (two, Alignment.MAFIA)):
         living = Resident.objects.filter(city=city, alignment=alignment, status="alive").first()

@@ -77,9 +77,10 @@ def _check_tribune(city: City, acting_user, rule: str) -> None:
 
 def _check_city_votes(city: City) -> None:
     """L-WIN-2: a city whose mafia are all dead holds no more executions; one whose honest residents are all dead
-    holds no more votes. (A city that never had mafia, a game before its draw, is not concerned.) Raises
-    ``WrongState``."""
-    living = Resident.objects.filter(city=city, status=LifeStatus.ALIVE)
+    holds no more votes. (A city that never had mafia, a game before its draw, is not concerned.) A dead resident
+    whose alignment is not announced yet (L-DEATH-2) still counts: the refusal, which the Tribune and the city see,
+    would otherwise tell them his side first (L-STAFF-6). Raises ``WrongState``."""
+    living = Resident.objects.filter(city=city).filter(Q(status=LifeStatus.ALIVE) | Q(alignment_announced=False))
     had_mafia = Resident.objects.filter(city=city, alignment=Alignment.MAFIA).exists()
     if had_mafia and not living.filter(alignment=Alignment.MAFIA).exists():
         raise WrongState(_("%(city)s has no living mafia: it holds no more executions.") % {"city": city.name},

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -146,15 +146,19 @@ def check_night_is_on(game: Game, night: int, now: datetime, viewer=None) -> Non
 
 
 def _has_living_mafia(game: Game) -> dict[int, bool]:
-    rows = (Resident.objects.filter(game=game, status=LifeStatus.ALIVE, alignment=Alignment.MAFIA)
+    """{city id: True} for each city that has living mafia as far as anyone may know: a mafioso alive, or dead or
+    imprisoned whose alignment is not announced yet (L-DEATH-2). The rotation is public (L-NIGHT-4): skipping a
+    city at the death of its last mafioso would tell everyone he was mafia before the daily post (L-STAFF-6)."""
+    rows = (Resident.objects.filter(game=game, alignment=Alignment.MAFIA)
+            .filter(Q(status=LifeStatus.ALIVE) | Q(alignment_announced=False))
             .values("city_id").annotate(n=Count("id")))
     return {row["city_id"]: row["n"] > 0 for row in rows}
 
 
 def touring_city_for(game: Game, night: int) -> City | None:
     """The touring city of ``night`` (L-NIGHT-4 [interp]): from night 2, the next city in city order after the
-    touring city of the last resolved night (city 1 first), skipping cities without living mafia. None on night 1
-    or when no city has living mafia. Public: shown on the game page."""
+    touring city of the last resolved night (city 1 first), skipping cities without living mafia as far as anyone
+    may know (``_has_living_mafia``). None on night 1 or when no city has any. Public: shown on the game page."""
     if night < ruleset_of(game).first_action_night:
         return None
     resolved = NightResolution.objects.filter(game=game, night=night).first()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -70,12 +71,15 @@ def mafia_numbers(request, slug: str):
 def commissar_offer(request, slug: str, offer_id: str):
     """The candidate's answer page (L-COMM-2): an honest candidate sees "accept" and "decline", a mafioso only
     "decline"; an acceptance by a mafioso is refused by the service whatever is posted. 404 for anyone who is not
-    the candidate (the Procurator follows the offer on his setup page and in the offer inbox)."""
+    the candidate, but the Procurator's GET (the link in the offer inbox he reads) goes to his setup page's
+    commissar step, where he follows the offer."""
     game = game_get(slug)
     activate_game_language(request, game)
     check_page_section(game, "lepra_setup")
     offer = services.offer_for_candidate(request.user, game, offer_id)
     if offer is None:
+        if request.method in ("GET", "HEAD") and policies.holds_role(request.user, game, StaffKind.PROCURATOR):
+            return redirect(reverse("game_setup", args=[game.slug]) + "#step-commissars")
         raise Http404("No such offer.")
     form = AnswerOfferForm(request.POST or None)
     status = 200

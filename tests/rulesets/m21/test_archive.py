@@ -4,6 +4,7 @@ roles, the vote history per day (table and chart), the vote receipts, every nigh
 verification, while role PMs open only with their player's consent and the mafia thread on request."""
 from __future__ import annotations
 
+import re
 
 import pytest
 import time_machine
@@ -17,7 +18,7 @@ from inboxes.models import Inbox, InboxKind
 from kernel.rulesets import ruleset_of
 from rulesets.m21 import archive as m21_archive
 from rulesets.m21 import night_services as ns
-from rulesets.m21 import services
+from rulesets.m21 import host_services, services
 from rulesets.m21.roles import ROLES
 from tests.rulesets.m21.day_helpers import build_game, make_user
 from tests.rulesets.m21.night_helpers import archive_page, hammer, play_to_night_one, play_to_the_end
@@ -137,3 +138,61 @@ def test_the_archive_tells_each_night_step_in_sentences_not_a_trace_M_NIGHT_1():
     assert f"<li>{hooker} carries out the mafia&#x27;s kill on {table.victim}.</li>" in night1
     assert f"<li>{table.victim} dies of the mafia kill, carried out by {hooker}.</li>" in night1
     assert "seq:" not in night1 and "(step:" not in night1 and "counted (" not in night1
+
+
+def test_every_link_of_the_finished_archive_leads_to_a_page_not_a_404_and_no_lepra_draw_L_ARCH_3():
+    table = build_game()
+    play_to_the_end(table)
+    body = archive_page(table)
+    slug = table.game.slug
+    assert f"/games/{slug}/draw/" not in body  # the mafia draw is Lepra's: an M21 game has no such page
+    links = sorted({href for href in re.findall(r'href="([^"#?]+)"', body) if href.startswith(f"/games/{slug}/")})
+    client = Client()
+    with time_machine.travel(table.tick(), tick=False):
+        statuses = {href: client.get(href).status_code for href in links}
+    assert statuses and {href: status for href, status in statuses.items() if status != 200} == {}
+
+
+def test_a_day_the_game_ended_in_shows_its_count_at_the_end_not_an_open_day_M_WIN_1_L_ARCH_3():
+    table = build_game()
+    mafia = table.names_of_roles("godfather", "hooker")
+    voter, target = [n for n in table.users if n not in mafia][:2]
+    table.post(voter, f"##VOTE {target}")
+    for name in mafia:  # the host removes both mafiosi during day 1: the town has won, the day never ended
+        host_services.do_remove_m21_player(table.seat(name), acting_user=table.host, reveal_role=True,
+                                           now=table.tick())
+    table.game.refresh_from_db()
+    assert table.game.status == GameStatus.FINISHED
+    with time_machine.travel(table.tick(), tick=False):
+        votes = Client().get(reverse("archive_votes", args=[table.game.slug])).content.decode()
+    day1 = votes.split('class="m21-vote-day" data-day="1"')[1].split("</section>")[0]
+    assert "The day was still open" not in day1 and "The game ended during the day." in day1
+    assert f'<tr data-target="{target}" data-count="1"><td>{target}</td><td>1</td><td>{voter}</td></tr>' in day1
+
+
+def test_the_map_and_the_timeline_of_an_m21_game_speak_of_its_host_and_its_own_threads_only_M_SETUP_5():
+    table = build_game()
+    play_to_the_end(table)
+    client = Client()
+    with time_machine.travel(table.tick(), tick=False):
+        game_map = client.get(reverse("archive_map", args=[table.game.slug])).content.decode()
+        timeline = client.get(reverse("archive_timeline", args=[table.game.slug])).content.decode()
+    assert "Host: " in game_map and "Procurator" not in game_map
+    kinds = re.findall(r'<option value="([a-z_]+)"', timeline.split('name="kind"')[1].split("</select>")[0])
+    assert kinds == [k for k in InboxKind.values if k in ruleset_of(table.game).inbox_kinds]
+    assert "game_thread" in kinds and "police" not in kinds and "cemetery" not in kinds
+    assert 'name="city"' not in timeline  # one game, no cities to filter by
+
+
+def test_the_printable_page_and_the_timeline_of_an_m21_game_word_sides_and_winner_as_m21_does_L_ARCH_3():
+    table = build_game()
+    play_to_the_end(table)
+    client = Client()
+    with time_machine.travel(table.tick(), tick=False):
+        printable = client.get(reverse("archive_export_print", args=[table.game.slug])).content.decode()
+        timeline = client.get(reverse("archive_timeline", args=[table.game.slug])).content.decode()
+    godfather, victim = table.name_of_role("godfather"), table.victim
+    assert '<p class="winner">The town won.</p>' in printable
+    assert f"<li>{godfather} — Mafia</li>" in printable and f"<li>{victim} — Town</li>" in printable
+    assert "honest" not in printable and "honest" not in timeline
+    assert f"{victim} died (Town)" in timeline

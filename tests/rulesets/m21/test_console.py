@@ -257,3 +257,10 @@ def test_each_console_button_posts_to_its_own_url_and_a_bad_form_is_refused_in_i
     form = bad.content.decode().split(reverse("staff_admin:m21_console_extend", args=[table.game.slug]))[1]
     assert 'class="errorlist' in form.split("</form>")[0]
     assert table.day(1).deadline == deadline and not GameEvent.objects.filter(kind="m21.phase_extended").exists()
+
+
+def test_the_dashboard_calls_the_m21_host_host_not_procurator_M_SETUP_4():
+    table = build_game()
+    page = get(table, table.host, reverse("staff_admin:index")).content.decode()
+    row = page.split('<tr data-role="procurator">')[1].split("</tr>")[0]
+    assert "<td>Host</td>" in row and "Procurator" not in row

@@ -16,7 +16,7 @@ from cities.i18n import account_language, permission_denied
 from cities.models import Game, GameStatus
 from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
-from rulesets.m21 import console_services
+from rulesets.m21 import console_services, host_services
 from tests.rulesets.m21.day_helpers import build_game, make_user
 
 pytestmark = pytest.mark.django_db
@@ -109,6 +109,30 @@ def test_an_m21_players_own_pages_speak_english_M_SETUP_1():
     game_page = reverse("m21_game", args=[table.game.slug])
     login = get(table, f"{reverse('account_login')}?next={game_page}", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert '<html lang="en"' in login and "Войти" not in login
+
+
+def test_an_m21_players_page_names_no_city_and_words_the_side_as_m21_does_M_SETUP_1_M_VOTE_6():
+    table = build_game()
+    citizen = table.names_of_roles("citizen")[0]
+    host_services.do_remove_m21_player(table.seat(citizen), acting_user=table.host, reveal_role=True,
+                                       now=table.tick())
+    page = get(table, reverse("resident_detail", args=[table.game.slug, table.seat(citizen).public_id]))
+    body = page.content.decode()
+    assert page.status_code == 200
+    assert '<dd data-fact="alignment:honest">Town</dd>' in body
+    assert "<dt>City</dt>" not in body and ">honest<" not in body
+
+
+def test_a_visitor_sent_to_log_in_from_the_m21_host_console_reads_it_in_english_M_SETUP_1():
+    table = build_game()
+    console = reverse("staff_admin:m21_console", args=[table.game.slug])
+    sent = get(table, console, HTTP_ACCEPT_LANGUAGE="ru")
+    assert sent.status_code == 302
+    login = get(table, sent["Location"], HTTP_ACCEPT_LANGUAGE="ru")
+    if login.status_code == 302:  # the staff console's log-in hands over to the site's
+        login = get(table, login["Location"], HTTP_ACCEPT_LANGUAGE="ru")
+    body = login.content.decode()
+    assert login.status_code == 200 and '<html lang="en"' in body and "Войти" not in body
 
 
 def test_an_m21_player_logging_in_from_the_russian_front_page_is_greeted_in_english_M_SETUP_1():

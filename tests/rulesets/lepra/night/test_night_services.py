@@ -241,7 +241,8 @@ def test_only_the_touring_city_tours_L_NIGHT_4(ng):
 def test_touring_rotation_in_city_order_skipping_a_city_without_mafia_L_NIGHT_4(ng):
     c1, _c2, c3 = ng.cities
     assert night_services.touring_city_for(ng.game, 2) == c1
-    kill(ng.mafia[2][0])  # city 2 has no living mafia any more
+    kill(ng.mafia[2][0])  # city 2 has no living mafia any more, and the daily post has said so
+    Resident.objects.filter(pk=ng.mafia[2][0].pk).update(alignment_announced=True)
     assert [(n, c.pk) for n, c in night_services.touring_rotation_list(ng.game)] == [(2, c1.pk), (3, c3.pk)]
     night_services.do_resolve_night(ng.game, night=2, now=LATER)
     set_day(ng, 3)
@@ -250,6 +251,20 @@ def test_touring_rotation_in_city_order_skipping_a_city_without_mafia_L_NIGHT_4(
     set_day(ng, 4)
     assert night_services.touring_city_for(ng.game, 4) == c1
     assert NightResolution.objects.get(game=ng.game, night=3).touring_city == c3
+
+
+def test_the_public_rotation_keeps_a_city_whose_last_mafioso_died_until_the_alignment_is_announced_L_STAFF_6(
+        ng, client):
+    c1, c2, c3 = ng.cities
+    before = [(2, c1.pk), (3, c2.pk), (4, c3.pk)]
+    assert [(n, c.pk) for n, c in night_services.touring_rotation_list(ng.game)] == before
+    for mafioso in ng.mafia[2]:  # executed or killed: nobody may know yet that they were mafia (L-DEATH-2)
+        kill(mafioso)
+    assert [(n, c.pk) for n, c in night_services.touring_rotation_list(ng.game)] == before
+    html = client.get(f"/games/{ng.game.slug}/").content.decode()
+    assert c2.name in html[html.index('class="touring-rotation"'):].split("</p>")[0]
+    Resident.objects.filter(pk__in=[m.pk for m in ng.mafia[2]]).update(alignment_announced=True)  # the daily post
+    assert [(n, c.pk) for n, c in night_services.touring_rotation_list(ng.game)] == [(2, c1.pk), (3, c3.pk)]
 
 
 def test_touring_rotation_is_on_the_game_page_L_NIGHT_4(ng, client):

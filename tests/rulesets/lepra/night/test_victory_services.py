@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from cities.models import GameEvent, GameStatus, PostKind, PublicPost
+from cities.models import GameEvent, GameStatus, PostKind, PublicPost, Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -94,6 +94,7 @@ def test_end_game_page_is_the_procurators_only_L_WIN_3(ng, client):
 
 def test_city_without_living_mafia_holds_no_more_executions_L_WIN_2(ng):
     kill(ng.mafia[1][0])
+    Resident.objects.filter(pk=ng.mafia[1][0].pk).update(alignment_announced=True)  # the daily post (L-DEATH-2)
     opens = NOW + timedelta(hours=1)
     with pytest.raises(WrongState) as refused:
         do_schedule_voting(ng.cities[0], opens, opens + timedelta(hours=1), acting_user=ng.staff["tribune1"],
@@ -127,3 +128,11 @@ def test_a_city_that_never_had_mafia_is_not_concerned_by_L_WIN_2_and_no_victory_
     assert game_end_services.do_check_victory(game, now=NOW) is None
     opens = NOW + timedelta(hours=1)
     assert do_schedule_voting(city, opens, opens + timedelta(hours=1), acting_user=tribune, now=NOW).city == city
+
+
+def test_a_refusal_does_not_tell_the_tribune_that_an_unannounced_dead_was_the_last_mafioso_L_WIN_2_L_STAFF_6(ng):
+    kill(ng.mafia[1][0])  # nobody may know yet that he was mafia: the city votes as usual until it is announced
+    opens = NOW + timedelta(hours=1)
+    session = do_schedule_voting(ng.cities[0], opens, opens + timedelta(hours=1), acting_user=ng.staff["tribune1"],
+                                 now=NOW)
+    assert session.city == ng.cities[0]

@@ -148,3 +148,21 @@ def test_only_the_candidate_answers_and_the_draw_follows_the_numbers_L_COMM_1(db
     assert _client(built2.procurator).post(f"/games/{built2.game.slug}/offers/{offer.public_id}/", {"answer": "decline"}).status_code == 404
     offer.refresh_from_db()
     assert offer.is_pending
+
+
+def test_the_offer_link_in_the_offer_inbox_takes_the_procurator_to_his_setup_step_not_a_404_L_COMM_1(db):
+    built = build_game("numbers", slug="comm-link", cities=2, size=10)
+    honest = Resident.objects.filter(game=built.game, alignment=Alignment.HONEST, city__number=1).first()
+    offer = _offer_to(built, honest)
+    url = f"/games/{built.game.slug}/offers/{offer.public_id}/"
+    proc = _client(built.procurator)
+    # The offer inbox, which the Procurator reads, links the answer page: following it is no dead end for him...
+    assert f'href="{url}"' in proc.get(f"/inboxes/{offer.inbox.public_id}/").content.decode()
+    page = proc.get(url)
+    assert (page.status_code, page["Location"]) == (302, f"/games/{built.game.slug}/setup/#step-commissars")
+    # ...but he answers nothing, and nobody else is sent anywhere.
+    assert proc.post(url, {"answer": "decline"}).status_code == 404
+    for user in (built.staff["tribune1"], built.staff["consigliere"]):
+        assert _client(user).get(url).status_code == 404
+    offer.refresh_from_db()
+    assert offer.is_pending
