@@ -96,9 +96,9 @@ def _allowed(path: Path, line: str) -> bool:
     # Account rows of demo users (not game models) and allauth's e-mail rows.
     if rel == "rulesets/lepra/demo.py" and ("User.objects.create(" in line or "EmailAddress.objects.create(" in line):
         return True
-    # A model's own save/bulk_create override handing the write on to Django (it tells the live polls): the
-    # write itself is still the calling service's.
-    if path.name == "models.py" and re.search(r"\bsuper\(\)\.(save|bulk_create)\(", line):
+    # A model's (or its queryset's) own save/bulk_create/update override handing the write on to Django (it tells
+    # the live polls): the write itself is still the calling service's.
+    if path.name == "models.py" and re.search(r"\bsuper\(\)\.(save|bulk_create|update)\(", line):
         return True
     # accounts is not a game app; django's own QuerySet methods named like writes inside selectors are reads.
     return False

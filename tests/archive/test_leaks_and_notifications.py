@@ -182,7 +182,7 @@ def test_notification_settings_page_refuses_an_unknown_zone(world, client):
 
 
 def test_vote_tables_chart_and_timeline_of_a_city_stay_with_its_readers_during_the_game_L_INBOX_9(world):
-    from archive import charts, selectors
+    from archive import selectors
     from rulesets.lepra import archive as lepra_archive
     from tests.archive.archive_helpers import _voting_day
 
