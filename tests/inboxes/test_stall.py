@@ -182,7 +182,7 @@ def _watch_lock_waits(dsn: str, until: float, waits: list[str]) -> None:
 BASELINE_SECONDS = 8
 
 
-def test_a_hung_voting_close_holding_its_rows_75_s_never_takes_the_site_L_VOTE_6(tmp_path, capsys):
+def test_a_hung_voting_close_holding_its_rows_past_two_worker_timeouts_never_takes_the_site_L_VOTE_6(tmp_path, capsys):
     started = time.monotonic()
     world = bench_world.build_voting_world("stall", vote_city_size=8, message_counts=[1], volume_city_size=4,
                                            inbox_counts=[], log=lambda line: None)
