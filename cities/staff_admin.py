@@ -21,8 +21,12 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
   Consigliere sees alignments and godfathers; the Procurator and the city's Tribune see the commissar.
 * **URL lookups are a whitelist** (``allowed_lookups``): any other query parameter, such as ``?alignment=mafia``
   or a ruleset's secret rank through ``?resident__...``, is refused with the same 400 whatever its value, so no
-  filter can serve as an oracle. ``?o=`` can only sort by real, public columns; ``?q=`` searches public fields of objects already in
-  scope, and never the text of a hidden message the viewer may not see.
+  filter can serve as an oracle. What exists only in some rulesets' games follows the games in the list's scope
+  (``StaffScopedAdmin.city_field``, ``declared_choices``): a City column, filter and lookup only when a game in
+  scope has cities; the inbox kind filter offers, and accepts, only the kinds their rulesets declare
+  (``RulesetSpec.inbox_kinds``); any other value is the same 400. ``?o=`` can only sort by real, public columns;
+  ``?q=`` searches public fields of objects already in scope, and never the text of a hidden message the viewer
+  may not see.
 * The "view on site" redirect (which answers for any model and id) is not mounted; no delete or add exists.
 * **Writes go through services only**: the admin is read-only except its actions, which call
   ``inboxes.services`` with ``acting_user=request.user``: membership ban, unban, remove, add back; resident
@@ -34,6 +38,7 @@ What each staff member sees, and why nothing leaks (DESIGN.md "The access policy
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from types import MappingProxyType
 from zoneinfo import ZoneInfo
 
@@ -79,6 +84,7 @@ from staff.console import (
     staff_game_ids,
     staff_roles_of,
 )
+from staff.console_scope import DeclaredChoicesFilter
 
 from .forms import WallClockField, wall_clock_to_utc
 from .models import City, Game, GameStatus, Resident, StaffKind
@@ -429,6 +435,7 @@ class StaffResidentAdmin(StaffScopedAdmin):
     list_display = ("name", "city", "status", "public_roles", "alignment_known", "roles_known")
     ordering = ("city__number", "name", "id")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "status")
+    city_field = "city"
     search_fields = ("name",)
     fields = ("name", "game", "city", "status", "died_at", "public_roles", "alignment_known", "roles_known")
     allowed_lookups = frozenset({
@@ -481,7 +488,9 @@ class StaffInboxAdmin(StaffScopedAdmin):
     """Inboxes the user may read (``policies.readable_inboxes``) in the games they host."""
 
     list_display = ("title", "kind", "city", "organizer", "day_number", "created_at", "killed_at", "member_count")
-    list_filter = (("game", ScopedRelatedFilter), "kind", ("city", ScopedRelatedFilter))
+    list_filter = (("game", ScopedRelatedFilter), ("kind", DeclaredChoicesFilter), ("city", ScopedRelatedFilter))
+    city_field = "city"
+    declared_choices = MappingProxyType({"kind": attrgetter("inbox_kinds")})
     search_fields = ("title",)
     fields = ("title", "game", "kind", "city", "organizer", "resident", "day_number", "created_at", "killed_at",
               "previous_inbox", "member_count")

@@ -59,6 +59,8 @@ from kernel.public_ids import is_database_id, is_public_id
 from kernel.rulesets import ruleset_of
 from mafia_site.middleware import RuleViolationMiddleware
 
+from .console_scope import RulesetScopedList
+
 
 def game_provides(game, tool: str | None) -> bool:
     """True when ``tool`` (a tool some ruleset declares in ``RulesetSpec.console_tools``, or None for every
@@ -418,11 +420,12 @@ helpers.AdminReadonlyField.get_admin_url = _readonly_admin_url
 # The scoped, read-only base
 # --------------------------------------------------------------------------------------------------------------
 
-class StaffScopedAdmin(admin.ModelAdmin):
+class StaffScopedAdmin(RulesetScopedList, admin.ModelAdmin):
     """Read-only, policy-scoped admin: subclasses give ``scoped_queryset`` and the public ``fields``.
 
     ``allowed_lookups`` lists the only query parameters a changelist accepts besides the admin's own
-    (``q``, ``o``, ``p``, ...): those of the list filters and the dashboard links, over public fields.
+    (``q``, ``o``, ``p``, ...): those of the list filters and the dashboard links, over public fields; of them,
+    those of a city or of a ruleset's choices only where the list's games have them (``RulesetScopedList``).
     """
 
     allowed_lookups: frozenset[str] = frozenset()
@@ -438,6 +441,7 @@ class StaffScopedAdmin(admin.ModelAdmin):
     console_tool: ClassVar[str | None] = None
     action_tools: ClassVar[Mapping[str, str]] = MappingProxyType({})
     game_field: ClassVar[str] = "game"
+    game_lookup: ClassVar[str] = GAME_LOOKUP
 
     def scoped_queryset(self, request):
         raise NotImplementedError
@@ -527,8 +531,9 @@ class StaffScopedAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return tuple(self.fields or ())
 
-    def lookup_allowed(self, lookup, value, request=None) -> bool:
-        return lookup in self.allowed_lookups
+    def staff_games(self, request) -> list[Game]:
+        """The games where the request's user holds a staff role, in the order of their roles."""
+        return list({role.game_id: role.game for role in staff_roles_of(request)}.values())
 
     def has_module_permission(self, request) -> bool:
         return self.admin_site.has_permission(request)

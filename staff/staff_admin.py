@@ -254,6 +254,7 @@ class StaffSpeechRequestAdmin(StaffScopedAdmin):
 
     list_display = ("resident", "kind", "other", "note", "day", "at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "kind", "day")
+    city_field = "city"
     fields = ("game", "city", "day", "resident", "kind", "other", "note", "at")
     allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact", "city__isnull", "kind__exact", "day",
                                  "day__isnull"})
@@ -293,6 +294,7 @@ class StaffTribuneStandInAdmin(StaffScopedAdmin):
 
     list_display = ("city", "stand_in", "starts_at", "ends_at", "ended_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
+    city_field = "city"
     fields = ("game", "city", "absent", "stand_in", "starts_at", "ends_at", "granted_at", "ended_at")
     allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact"})
     actions = (end_stand_ins,)
@@ -440,6 +442,7 @@ class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
 
     list_display = ("city", "created_at", "signers", "reached_at", "opened_at", "ruling", "ruled_at")
     list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
+    city_field = "city"
     fields = ("game", "city", "tribune", "created_at", "signers", "reached_at", "inbox", "opened_at", "ruling",
               "ruled_at", "reason")
     allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact"})
