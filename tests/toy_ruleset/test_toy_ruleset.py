@@ -13,6 +13,7 @@ import time_machine
 from django.test import Client
 from django.urls import reverse
 
+from archive.selectors import consent_rows_for
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind
 from cities.scheduler import advance_clock
 from cities.services import do_create_game
@@ -151,3 +152,13 @@ def test_the_toy_has_no_secret_inboxes_and_no_page_offers_one(table):
     with pytest.raises(NotAllowed):
         do_create_secret_inbox(game, title="x", members=[_seat(game, NAMES[1])], acting_user=alice)
     assert _client(alice).get(reverse("secret_new", args=[game.slug])).status_code == 404
+
+
+def test_the_toy_asks_no_consent_for_a_kind_another_ruleset_discloses_with_consent(table):
+    # The toy declares no ``consent_after_game``: an inbox about a seat of a kind Lepra asks consent for (written
+    # here past the services, which refuse the kind) waits for nobody's consent in a toy game.
+    game, _host, players, _roles = table
+    seat = _seat(game, NAMES[0])
+    Inbox.objects.create(game=game, kind=InboxKind.PERSONAL, title="about Ann", resident=seat, city=seat.city,
+                         created_at=START)
+    assert consent_rows_for(fresh(players[NAMES[0]])) == []
