@@ -56,7 +56,8 @@ Plain attributes (override as class attributes):
   the per-kind tables of ``inboxes.policy_tables.KIND_TABLES`` (``"consent_after_game"``, ``"secret_organizers"``,
   ``"penalty_ban_kinds"``, ``"secret_member_kinds"``, ``"dated_kinds"``, ``"vote_only_kinds"``,
   ``"dead_post_kinds"``, ``"imprisoned_post_kinds"``, ``"no_rollover_kinds"``, ``"rollover_keeps_dead_kinds"``,
-  ``"immutable_kinds"``, ``"unnamed_author_kinds"``, ``"night_page_kinds"``: sets of inbox kinds, staff kinds for the organizers; documented in that module and read
+  ``"immutable_kinds"``, ``"unnamed_author_kinds"``, ``"night_page_kinds"``, ``"nomination_link_kinds"``,
+  ``"leavable_kinds"``, ``"organized_kinds"``, ``"draw_record_kinds"``, ``"complaint_page_kinds"``: sets of inbox kinds, staff kinds for the organizers; documented in that module and read
   through ``policy_tables.kinds_of(game, table)``; one not declared is empty): a ruleset inherits no other's
   grants, disclosures or tables.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
