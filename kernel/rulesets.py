@@ -44,6 +44,8 @@ Plain attributes (override as class attributes):
   them a game may use is its ruleset's declaration (``inbox_kinds``, ``staff_kinds``).
 - ``reader_notified_inbox_kinds`` / ``night_result_inbox_kinds``: which inboxes notify every reader of a new
   message, and where a message of the site is a night result (worded by ``wording("notification_night_result")``).
+- ``inbox_kind_order``: the order of inbox kinds in "my inboxes" (``inboxes.selectors.inbox_list_for``) and in
+  the engine's lists of kinds (a refusal naming the kinds a rule allows); kinds it does not name come after.
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
   ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction.
@@ -245,6 +247,9 @@ class RulesetSpec:
     #: night result for its readers (worded by the ruleset: ``wording("notification_night_result", ...)``).
     reader_notified_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
     night_result_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The order of the inbox kinds in a player's "my inboxes", what a player opens most first; the kinds it does
+    #: not name follow them all, by city and id as the named ones are within a kind.
+    inbox_kind_order: ClassVar[tuple[str, ...]] = ()
     #: The inbox kinds whose messages run a post hook (registered in ``inboxes.hooks``).
     post_hook_kinds: ClassVar[tuple[str, ...]] = ()
     #: The scheduled-event kinds the ruleset handles (handlers registered in ``cities.scheduler``).

@@ -23,6 +23,7 @@ from cities.services import do_create_game
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_secret_inbox
+from inboxes.selectors import inbox_list_for
 from inboxes.services import do_create_secret_inbox
 from kernel.errors import NotAllowed
 from kernel.public_ids import new_idempotency_key
@@ -198,3 +199,15 @@ def test_the_toy_declares_none_of_lepras_per_kind_behaviour_so_its_pages_and_pol
     notary = Inbox.objects.select_related("game").get(pk=notary.pk)
     assert not policies.is_disclosed(notary)
     assert notary not in policies.readable_inboxes(AnonymousUser(), notary.game)
+
+
+def test_the_toy_lists_its_inboxes_by_city_and_id_and_in_the_order_it_declares_once_it_declares_one(spec, table,
+                                                                                                   monkeypatch):
+    game, host, _players, _roles = table
+    threads = list(Inbox.objects.filter(game=game).order_by("pk"))
+    assert {i.kind for i in threads} == {InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD}
+    assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in threads]
+    monkeypatch.setattr(spec, "inbox_kind_order", (InboxKind.MAFIA_THREAD,))
+    mafia_first = sorted(threads, key=lambda i: (i.kind != InboxKind.MAFIA_THREAD, i.pk))
+    assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in mafia_first]
+    assert mafia_first != threads
