@@ -43,7 +43,7 @@ from django.db.models import Q
 
 from kernel.rulesets import get_ruleset, registered_rulesets
 
-from .models import MembershipState
+from .models import InboxKind, MembershipState
 
 #: Membership states that let a seat read (banned still reads; removed sees nothing, not even the title). The
 #: engine's own: what a membership state means is the same in every ruleset's games.
@@ -84,3 +84,14 @@ def kinds_q(table: str, *, prefix: str = "") -> Q:
         if kinds:
             q |= Q(**{f"{prefix}game__ruleset": key, f"{prefix}kind__in": sorted(kinds)})
     return q
+
+
+def kind_labels(game, table: str) -> list[str]:
+    """The labels (``InboxKind`` labels, in the active language) of the kinds of ``kinds_of(game, table)``, in the
+    order of the ruleset's ``inbox_kind_order``, then the kinds it does not name in ``InboxKind``'s order: what a
+    refusal names as the kinds a rule allows. No query. Raises as ``kinds_of`` does."""
+    kinds = kinds_of(game, table)
+    order = {kind: i for i, kind in enumerate(get_ruleset(game if isinstance(game, str) else game.ruleset)
+                                              .inbox_kind_order)}
+    ranked = sorted(kinds, key=lambda kind: (order.get(kind, len(order)), InboxKind.values.index(kind)))
+    return [str(InboxKind(kind).label) for kind in ranked]
