@@ -41,19 +41,22 @@ class ConsentRow:
 
 
 def consent_rows_for(viewer) -> list[ConsentRow]:
-    """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: the personal inbox (or M21 role
-    PM) of each seat they hold, the secret inboxes their seats are members of, the secret inboxes their staff roles
-    organised. Ordered by game, then kind, then id."""
+    """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: of the kinds its game's ruleset
+    discloses only with consent (``consent_after_game``), those whose consenters (``policies.consenters_of``)
+    include a seat ``viewer`` holds or a staff role of theirs (a Lepra personal inbox, an M21 role PM, a Lepra secret
+    inbox its member or organizer consents for). Ordered by game, then kind, then id."""
 
     if not getattr(viewer, "is_authenticated", False):
         return []
     viewer_reads.forget_viewer_cache(viewer)
     seats = list(Resident.objects.filter(user=viewer).values_list("pk", flat=True))
     role_ids = list(StaffRole.objects.filter(user=viewer).values_list("pk", flat=True))
-    inboxes = (Inbox.objects.filter(kind__in=(InboxKind.PERSONAL, InboxKind.ROLE_PM), resident__in=seats)
-               | Inbox.objects.filter(kind=InboxKind.SECRET, memberships__resident__in=seats,
+    # The kinds each game's ruleset discloses only with consent; ``consenter_for`` keeps those the viewer consents for.
+    consent_kinds = Inbox.objects.filter(policy_tables.kinds_q("consent_after_game"))
+    inboxes = (consent_kinds.filter(resident__in=seats)
+               | consent_kinds.filter(memberships__resident__in=seats,
                                       memberships__state__in=policy_tables.READING_STATES)
-               | Inbox.objects.filter(kind=InboxKind.SECRET, organizer__in=role_ids))
+               | consent_kinds.filter(organizer__in=role_ids))
     rows = []
     for inbox in inboxes.distinct().select_related("game", "city").order_by("game_id", "kind", "pk"):
         who = consenter_for(viewer, inbox)

@@ -259,8 +259,9 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
         if inbox.game_id != game.pk:
             raise InvalidInput(_("An inbox of another game was named."), rule=rule_id(game, "penalty_ban"))
         if inbox.kind not in policy_tables.kinds_of(game, "penalty_ban_kinds"):
-            raise InvalidInput(_("Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting "
-                                 "and precinct inboxes only."), rule=rule_id(game, "penalty_ban"))
+            raise InvalidInput(_("Penalty bans apply only to inboxes of these kinds: %(kinds)s.")
+                               % {"kinds": ", ".join(policy_tables.kind_labels(game, "penalty_ban_kinds"))},
+                               rule=rule_id(game, "penalty_ban"))
         inbox = Inbox.objects.select_for_update().get(pk=inbox.pk)
         if inbox.killed_at is not None:
             raise WrongState(_("%(inbox)s is closed.") % {"inbox": inbox.title}, rule=rule_id(game, "inbox_moderation"))

@@ -13,15 +13,17 @@ from .policy_tables import kinds_of
 
 
 def can_leave_inbox(user, inbox: Inbox) -> bool:
-    """Whether the thread page offers ``user`` to leave ``inbox``: a member of a secret inbox."""
-    return (_is_authenticated(user) and inbox.kind == InboxKind.SECRET
+    """Whether the thread page offers ``user`` to leave ``inbox``: a member of an inbox of a kind its ruleset lets
+    members leave (``leavable_kinds``: Lepra's secret inbox)."""
+    return (_is_authenticated(user) and inbox.kind in kinds_of(inbox.game, "leavable_kinds")
             and membership_of(user, inbox) is not None)
 
 
 def offers_nomination_link(user, inbox: Inbox) -> bool:
-    """Whether the thread page links ``user`` to the nomination page: in their own personal inbox, where proxy
-    requests and nominations are written."""
-    return (_is_authenticated(user) and inbox.kind == InboxKind.PERSONAL
+    """Whether the thread page links ``user`` to the nomination page: a member of an inbox of a kind its ruleset
+    declares ``nomination_link_kinds`` (Lepra's personal inbox, where proxy requests and nominations are
+    written)."""
+    return (_is_authenticated(user) and inbox.kind in kinds_of(inbox.game, "nomination_link_kinds")
             and membership_of(user, inbox) is not None)
 
 

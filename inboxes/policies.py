@@ -37,7 +37,7 @@ from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from archive.models import DisclosureConsent, OpenRequest
+from archive.models import OpenRequest
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
@@ -46,11 +46,11 @@ from kernel.timezones import time_for
 from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
 
-from .models import Inbox, InboxKind, Membership, MembershipState, Message, Spectator
+from . import policy_tables
+from .disclosure_consent import consented_q, consenters_of, has_consented
+from .models import Inbox, Membership, MembershipState, Message, Spectator
 from .policy_tables import READING_STATES, kinds_of
 from .viewer_reads import lock_for_post, seats_and_roles_of
-
-K = InboxKind
 
 
 @dataclass(frozen=True)
@@ -260,8 +260,9 @@ def conditional_grant_roles(user, inbox: Inbox, *, post: bool) -> list[StaffRole
 
 
 def _secret_organizer_roles(roles: list[StaffRole], inbox: Inbox) -> list[StaffRole]:
-    """The roles among ``roles`` that organise the secret ``inbox``; never the Consigliere's."""
-    if inbox.kind != K.SECRET or inbox.organizer_id is None:
+    """The roles among ``roles`` that organise ``inbox``, of a kind its ruleset lets the organizer into
+    (``organized_kinds``), as a kind of ``secret_organizers``."""
+    if inbox.organizer_id is None or inbox.kind not in kinds_of(inbox.game, "organized_kinds"):
         return []
     organizers = kinds_of(inbox.game, "secret_organizers")
     return [r for r in roles if r.pk == inbox.organizer_id and r.kind in organizers and not _is_stand_in(r)]
@@ -337,61 +338,16 @@ def _membership_reads(seat: Resident | None, membership: Membership | None, inbo
 # Disclosure after the game (public kinds, open on request, consent): clauses of the same rule, in both renderings
 # --------------------------------------------------------------------------------------------------------------
 
-def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
-    """Who must consent before ``inbox`` is disclosed: (resident ids, staff role id or None).
-
-    Personal inbox (and an M21 role PM): its resident. Secret inbox: every seat that is a member there now
-    (member or banned; one who left or was removed is no longer a member and sees nothing of it), plus the staff
-    role that organised it; it opens when the last of them consents. Other kinds need no consent: ([], None). The
-    seat's current holder consents for it (the seat, not the account, is the member).
-    """
-    if inbox.kind in (K.PERSONAL, K.ROLE_PM):  # an M21 role PM is its player's personal inbox with the hosts
-        return [inbox.resident_id], None
-    if inbox.kind == K.SECRET:
-        members = list(Membership.objects.filter(inbox=inbox, state__in=READING_STATES)
-                       .order_by("resident_id").values_list("resident_id", flat=True))
-        organizer = inbox.organizer_id if inbox.organizer_id is not None else None
-        return members, organizer
-    return [], None
-
-
-def _consented_q():
-    """``Q`` over Inbox: personal inboxes (and M21 role PMs) whose resident consents; secret inboxes whose every member (and staff
-    organizer) consents and that have at least one consent. Game state not included."""
-
-    active = DisclosureConsent.objects.filter(revoked_at__isnull=True)
-    personal = Q(kind__in=(K.PERSONAL, K.ROLE_PM)) & Q(Exists(active.filter(inbox=OuterRef("pk"),
-                                                                            resident=OuterRef("resident_id"))))
-    missing_member = Membership.objects.filter(inbox=OuterRef("pk"), state__in=READING_STATES).exclude(
-        Exists(active.filter(inbox=OuterRef(OuterRef("pk")), resident=OuterRef("resident_id"))))
-    organizer_ok = Q(organizer__isnull=True) | Q(Exists(active.filter(inbox=OuterRef("pk"), staff_role=OuterRef("organizer_id"))))
-    secret = (Q(kind=K.SECRET) & ~Q(Exists(missing_member)) & organizer_ok
-              & Q(Exists(active.filter(inbox=OuterRef("pk")))))
-    return personal | secret
-
-
 def _draw_notary_q():
-    return Q(kind=K.NOTARY) & Q(Exists(MafiaDraw.objects.filter(notary=OuterRef("pk"))))
+    """``Q`` over Inbox: a draw's record (``MafiaDraw.notary``) of a kind its ruleset discloses as such."""
+    return policy_tables.kinds_q("draw_record_kinds") & Q(Exists(MafiaDraw.objects.filter(notary=OuterRef("pk"))))
 
 
 def _disclosed_q() -> Q:
     """``Q`` over Inbox: what a finished game discloses to everyone, visitors included (public kinds, the draw's notary,
     consented inboxes)."""
     return Q(game__status=GameStatus.FINISHED) & (_kinds_of_rulesets_q(public_after_game_kinds) | _draw_notary_q()
-                                                  | _consented_q())
-
-
-def has_consented(inbox: Inbox, consenters: tuple[list[int], int | None]) -> bool:
-    """True when every consenter of ``inbox`` (``consenters_of``) has an active consent and there is one at least."""
-
-    residents, role = consenters
-    if not residents and role is None:
-        return False
-    active = DisclosureConsent.objects.filter(inbox=inbox, revoked_at__isnull=True)
-    given = set(active.filter(resident__isnull=False).values_list("resident_id", flat=True))
-    if not set(residents) <= given:
-        return False
-    return role is None or active.filter(staff_role_id=role).exists()
+                                                  | consented_q())
 
 
 def is_public_now(inbox: Inbox) -> bool:
@@ -423,7 +379,7 @@ def is_disclosed(inbox: Inbox) -> bool:
         return False
     if inbox.kind in public_after_game_kinds(inbox.game.ruleset):
         return True
-    if inbox.kind == K.NOTARY:
+    if inbox.kind in kinds_of(inbox.game, "draw_record_kinds"):
         return MafiaDraw.objects.filter(notary=inbox).exists()
     if inbox.kind in kinds_of(inbox.game, "consent_after_game"):
         return has_consented(inbox, consenters_of(inbox))
@@ -502,7 +458,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
             return reason
     if membership is not None and membership.state == MembershipState.MEMBER:
         return None
-    if (inbox.kind == K.MAFIA_COMPLAINT and membership is not None
+    if (inbox.kind in kinds_of(inbox.game, "complaint_page_kinds") and membership is not None
             and membership.state == MembershipState.BANNED and membership.banned_until is None):
         # The mafia write through the complaint page, which signs "the mafia of city C", never a name.
         return _("Write to the Procurator on the complaint page: your messages are signed “the mafia of "
@@ -608,7 +564,7 @@ def _readable_q(user) -> Q:
                 clause &= Q(city_id=role.city_id)
             q |= clause
         if role.kind in kinds_of(ruleset, "secret_organizers") and not _is_stand_in(role):
-            q |= Q(kind=K.SECRET, organizer_id=role.pk)
+            q |= Q(kind__in=sorted(kinds_of(ruleset, "organized_kinds")), organizer_id=role.pk)
         for kind, grant, condition in conditional_staff_grants_of(ruleset):
             if role.kind == kind:
                 q |= Q(game_id=role.game_id, kind=grant.inbox_kind) & condition
@@ -682,7 +638,7 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
                            staff_roles__standing_in__starts_at__lte=now, staff_roles__standing_in__ends_at__gt=now,
                            staff_roles__standing_in__ended_at__isnull=True)
             q |= clause
-    if inbox.kind == K.SECRET and inbox.organizer_id is not None:
+    if inbox.organizer_id is not None and inbox.kind in kinds_of(ruleset, "organized_kinds"):
         organizers = sorted(kinds_of(ruleset, "secret_organizers"))
         q |= Q(staff_roles__pk=inbox.organizer_id, staff_roles__kind__in=organizers)
     for kind, grant, condition in conditional_staff_grants_of(ruleset):

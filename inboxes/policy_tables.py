@@ -6,9 +6,10 @@ the inbox services and the staff pages.
 
 The tables (``policy_grants`` keys):
 
-- ``consent_after_game``: kinds disclosed after the game only with consent (per person, revocable until given): a
-  personal inbox or role PM with its resident's consent, a secret inbox once the last of its members (and its staff
-  organizer) consents. Once disclosed they are public, visitors included.
+- ``consent_after_game``: kinds disclosed after the game only with consent (per person, revocable until given): an
+  inbox about a seat (a personal inbox, a role PM) with its resident's consent, one of an ``organized_kinds`` kind (a
+  secret inbox) once the last of its members (and its staff organizer) consents (``inboxes.disclosure_consent``).
+  Once disclosed they are public, visitors included.
 - ``secret_organizers``: the staff kinds that may organise a secret inbox, the preferred first (``ranked_kinds``: a
   holder of several organises as the first); its staff organizer reads and posts there
   (``policies._secret_organizer_roles``); nobody else's role gives access to one.
@@ -27,7 +28,14 @@ The tables (``policy_grants`` keys):
   the dead (they are the members there, or chosen speakers).
 - ``immutable_kinds``: kinds whose messages are never edited or deleted; every other kind is a discussion inbox.
 - ``unnamed_author_kinds``: kinds whose pages never name a message's author (a role stands for the person);
-  ``night_page_kinds``: kinds whose pages link to the game's night page (``inboxes.page_policy``).
+  ``night_page_kinds``: kinds whose pages link to the game's night page; ``nomination_link_kinds``: kinds whose
+  page links its member to the nomination page; ``leavable_kinds``: kinds a member may leave (``inboxes.page_policy``,
+  ``inboxes.services.do_leave_inbox``).
+- ``organized_kinds``: kinds whose staff organizer (``Inbox.organizer``, of a ``secret_organizers`` kind) reads and
+  posts there and consents to their disclosure; in any other kind the organizer's role reads by its grants only.
+- ``draw_record_kinds``: kinds public after the game when the inbox is a draw's record (``MafiaDraw.notary``).
+- ``complaint_page_kinds``: kinds whose members, banned there without an end, write only through the complaint
+  page, signed as their city's group, never by name (``policies.post_denial`` says so).
 """
 from __future__ import annotations
 
@@ -35,7 +43,7 @@ from django.db.models import Q
 
 from kernel.rulesets import get_ruleset, registered_rulesets
 
-from .models import MembershipState
+from .models import InboxKind, MembershipState
 
 #: Membership states that let a seat read (banned still reads; removed sees nothing, not even the title). The
 #: engine's own: what a membership state means is the same in every ruleset's games.
@@ -45,7 +53,8 @@ READING_STATES = (MembershipState.MEMBER, MembershipState.BANNED)
 KIND_TABLES = frozenset({
     "consent_after_game", "secret_organizers", "penalty_ban_kinds", "secret_member_kinds", "dated_kinds",
     "vote_only_kinds", "dead_post_kinds", "imprisoned_post_kinds", "no_rollover_kinds", "rollover_keeps_dead_kinds",
-    "immutable_kinds", "unnamed_author_kinds", "night_page_kinds",
+    "immutable_kinds", "unnamed_author_kinds", "night_page_kinds", "nomination_link_kinds", "leavable_kinds",
+    "organized_kinds", "draw_record_kinds", "complaint_page_kinds",
 })
 
 
@@ -75,3 +84,14 @@ def kinds_q(table: str, *, prefix: str = "") -> Q:
         if kinds:
             q |= Q(**{f"{prefix}game__ruleset": key, f"{prefix}kind__in": sorted(kinds)})
     return q
+
+
+def kind_labels(game, table: str) -> list[str]:
+    """The labels (``InboxKind`` labels, in the active language) of the kinds of ``kinds_of(game, table)``, in the
+    order of the ruleset's ``inbox_kind_order``, then the kinds it does not name in ``InboxKind``'s order: what a
+    refusal names as the kinds a rule allows. No query. Raises as ``kinds_of`` does."""
+    kinds = kinds_of(game, table)
+    order = {kind: i for i, kind in enumerate(get_ruleset(game if isinstance(game, str) else game.ruleset)
+                                              .inbox_kind_order)}
+    ranked = sorted(kinds, key=lambda kind: (order.get(kind, len(order)), InboxKind.values.index(kind)))
+    return [str(InboxKind(kind).label) for kind in ranked]

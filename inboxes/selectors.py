@@ -19,21 +19,13 @@ from cities.models import Game, GameStatus
 from inboxes import knowledge, moderation_policy, policy_tables
 from kernel.errors import InvalidInput
 from kernel.public_ids import is_public_id
-from kernel.rulesets import rule_id
+from kernel.rulesets import rule_id, ruleset_of
 
 from . import policies
 from .hooks import annotate_messages
-from .models import Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision, ReadMark
+from .models import Inbox, Membership, MembershipState, Message, MessageRevision, ReadMark
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-#: The order of kinds in "my inboxes": what a player opens most first.
-KIND_ORDER = [
-    InboxKind.CITY, InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.MAFIA, InboxKind.POLICE,
-    InboxKind.CHECK, InboxKind.COURT, InboxKind.REMOVAL, InboxKind.STAGE, InboxKind.SECRET, InboxKind.IMPEACHMENT,
-    InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY, InboxKind.COMPLAINT,
-    InboxKind.MAFIA_COMPLAINT,
-]
 
 
 def messages_shown_to(viewer, inbox: Inbox) -> QuerySet[Message]:
@@ -79,8 +71,8 @@ def live_inbox_ids(viewer, game: Game) -> list[int]:
 
 def inbox_list_for(viewer, game: Game) -> list[Inbox]:
     """The inboxes of ``game`` that ``viewer`` may read, each annotated with ``unread`` (int: messages received
-    after the viewer's read mark) and ``last_activity`` (aware UTC or None), ordered by ``KIND_ORDER``, then
-    city and id. Killed inboxes are included (``is_open`` False); the page shows them apart. 3 queries at most.
+    after the viewer's read mark) and ``last_activity`` (aware UTC or None), ordered by the game's ruleset's
+    ``inbox_kind_order`` (the kinds it does not name last), then city and id. Killed inboxes are included (``is_open`` False); the page shows them apart. 3 queries at most.
     """
     last_read = Coalesce(
         Subquery(ReadMark.objects.filter(user=viewer, inbox=OuterRef("pk")).values("last_read_at")[:1]),
@@ -100,8 +92,8 @@ def inbox_list_for(viewer, game: Game) -> list[Inbox]:
         .annotate(unread=Coalesce(Subquery(unread, output_field=IntegerField()), 0),
                   last_activity=Subquery(latest, output_field=DateTimeField()))
     )
-    order = {kind: i for i, kind in enumerate(KIND_ORDER)}
-    inboxes.sort(key=lambda i: (order.get(i.kind, 99), i.city.number if i.city else 0, i.pk))
+    order = {kind: i for i, kind in enumerate(ruleset_of(game).inbox_kind_order)}
+    inboxes.sort(key=lambda i: (order.get(i.kind, len(order)), i.city.number if i.city else 0, i.pk))
     return inboxes
 
 

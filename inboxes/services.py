@@ -646,7 +646,7 @@ def do_leave_secret_inbox(inbox: Inbox, *, acting_user, now: datetime | None = N
     if acting_user is None or not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     _check_not_finished(inbox.game)
-    if inbox.kind != K.SECRET:
+    if inbox.kind not in policy_tables.kinds_of(inbox.game, "leavable_kinds"):
         raise InvalidInput(_("Only a secret inbox can be left."), rule=rule_id(inbox.game, "secret_inbox"))
     seat = policies.seat_in(acting_user, inbox.game_id)
     membership = (Membership.objects.select_for_update().filter(inbox=inbox, resident=seat).first()

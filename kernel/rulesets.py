@@ -44,6 +44,8 @@ Plain attributes (override as class attributes):
   them a game may use is its ruleset's declaration (``inbox_kinds``, ``staff_kinds``).
 - ``reader_notified_inbox_kinds`` / ``night_result_inbox_kinds``: which inboxes notify every reader of a new
   message, and where a message of the site is a night result (worded by ``wording("notification_night_result")``).
+- ``inbox_kind_order``: the order of inbox kinds in "my inboxes" (``inboxes.selectors.inbox_list_for``) and in
+  the engine's lists of kinds (a refusal naming the kinds a rule allows); kinds it does not name come after.
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
   ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction.
@@ -56,7 +58,8 @@ Plain attributes (override as class attributes):
   the per-kind tables of ``inboxes.policy_tables.KIND_TABLES`` (``"consent_after_game"``, ``"secret_organizers"``,
   ``"penalty_ban_kinds"``, ``"secret_member_kinds"``, ``"dated_kinds"``, ``"vote_only_kinds"``,
   ``"dead_post_kinds"``, ``"imprisoned_post_kinds"``, ``"no_rollover_kinds"``, ``"rollover_keeps_dead_kinds"``,
-  ``"immutable_kinds"``, ``"unnamed_author_kinds"``, ``"night_page_kinds"``: sets of inbox kinds, staff kinds for the organizers; documented in that module and read
+  ``"immutable_kinds"``, ``"unnamed_author_kinds"``, ``"night_page_kinds"``, ``"nomination_link_kinds"``,
+  ``"leavable_kinds"``, ``"organized_kinds"``, ``"draw_record_kinds"``, ``"complaint_page_kinds"``: sets of inbox kinds, staff kinds for the organizers; documented in that module and read
   through ``policy_tables.kinds_of(game, table)``; one not declared is empty): a ruleset inherits no other's
   grants, disclosures or tables.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
@@ -244,6 +247,9 @@ class RulesetSpec:
     #: night result for its readers (worded by the ruleset: ``wording("notification_night_result", ...)``).
     reader_notified_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
     night_result_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The order of the inbox kinds in a player's "my inboxes", what a player opens most first; the kinds it does
+    #: not name follow them all, by city and id as the named ones are within a kind.
+    inbox_kind_order: ClassVar[tuple[str, ...]] = ()
     #: The inbox kinds whose messages run a post hook (registered in ``inboxes.hooks``).
     post_hook_kinds: ClassVar[tuple[str, ...]] = ()
     #: The scheduled-event kinds the ruleset handles (handlers registered in ``cities.scheduler``).

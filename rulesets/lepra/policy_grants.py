@@ -133,6 +133,18 @@ UNNAMED_AUTHOR_KINDS = frozenset({K.CHECK})
 #: check channel, whose pages link to the night page.
 NIGHT_PAGE_KINDS = frozenset({K.MAFIA, K.CHECK})
 
+#: L-NOMINATE (proxy requests and nominations are written in the personal inbox): its page links to the nomination
+#: page. L-INBOX-13: a member may leave a secret inbox, and its staff organizer reads, posts and consents there.
+NOMINATION_LINK_KINDS = frozenset({K.PERSONAL})
+LEAVABLE_KINDS = frozenset({K.SECRET})
+ORGANIZED_KINDS = frozenset({K.SECRET})
+
+#: L-INBOX-12: the draw's notary is public after the game; any other notary stays closed.
+DRAW_RECORD_KINDS = frozenset({K.NOTARY})
+
+#: L-IMPEACH-3: the mafia write their complaint on the complaint page, signed "the mafia of city C", never a name.
+COMPLAINT_PAGE_KINDS = frozenset({K.MAFIA_COMPLAINT})
+
 POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CONDITIONAL_STAFF_GRANTS,
                                   "public_after_game": PUBLIC_AFTER_GAME,
                                   "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME,
@@ -149,4 +161,9 @@ POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CO
                                   "rollover_keeps_dead_kinds": ROLLOVER_KEEPS_DEAD_KINDS,
                                   "immutable_kinds": IMMUTABLE_KINDS,
                                   "unnamed_author_kinds": UNNAMED_AUTHOR_KINDS,
-                                  "night_page_kinds": NIGHT_PAGE_KINDS})
+                                  "night_page_kinds": NIGHT_PAGE_KINDS,
+                                  "nomination_link_kinds": NOMINATION_LINK_KINDS,
+                                  "leavable_kinds": LEAVABLE_KINDS,
+                                  "organized_kinds": ORGANIZED_KINDS,
+                                  "draw_record_kinds": DRAW_RECORD_KINDS,
+                                  "complaint_page_kinds": COMPLAINT_PAGE_KINDS})

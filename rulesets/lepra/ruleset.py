@@ -51,6 +51,13 @@ class LepraRuleset(RulesetSpec):
                                              InboxKind.OFFICE, InboxKind.IMPEACHMENT, InboxKind.COMPLAINT,
                                              InboxKind.MAFIA_COMPLAINT, InboxKind.REMOVAL})
     night_result_inbox_kinds = frozenset({InboxKind.CHECK, InboxKind.MAFIA})
+    #: "My inboxes" shows first what a player opens most: their city, their personal inbox, the day's votes.
+    inbox_kind_order = (
+        InboxKind.CITY, InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.MAFIA, InboxKind.POLICE,
+        InboxKind.CHECK, InboxKind.COURT, InboxKind.REMOVAL, InboxKind.STAGE, InboxKind.SECRET, InboxKind.IMPEACHMENT,
+        InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY, InboxKind.COMPLAINT,
+        InboxKind.MAFIA_COMPLAINT,
+    )
     post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
     #: The L-INBOX table's staff grants (``policy_grants.POLICY_GRANTS``).

@@ -4,6 +4,7 @@ transaction (spirits L-SPIRIT-2, the court L-INBOX-2, voting L-VOTE-9), and the 
 from __future__ import annotations
 
 from datetime import timedelta
+from types import MappingProxyType
 
 import pytest
 from django.utils import timezone
@@ -13,6 +14,7 @@ from cities.models import GameEvent, Resident
 from inboxes import membership_services, policies, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rulesets import ruleset_of
 from rulesets.lepra import seats
 from tests.conftest import fresh
 
@@ -166,8 +168,8 @@ def test_the_arbiter_bans_a_resident_in_named_inboxes_until_a_time_L_INBOX_18(de
 
 @pytest.mark.parametrize("case, error_class, message, rule", [
     ("tribune", NotAllowed, "Only the Supreme Arbiter may impose a penalty ban.", "L-STAFF-3"),
-    ("mafia", InvalidInput, "Penalty bans apply to city, personal, cemetery, stage, removal, impeachment, voting and "
-                            "precinct inboxes only.", "L-INBOX-18"),
+    ("mafia", InvalidInput, ("Penalty bans apply only to inboxes of these kinds: City, Personal, Execution voting, "
+                             "Election precinct, Judge removal demand, Stage, Impeachment, Cemetery."), "L-INBOX-18"),
     ("past", InvalidInput, "The end of the ban must be in the future.", "L-INBOX-18"),
     ("no reason", InvalidInput, "Give the reason for the penalty.", "L-STAFF-3"),
     ("not a member", InvalidInput, "{name} is not in {title}.", "L-INBOX-18"),
@@ -192,4 +194,19 @@ def test_penalty_ban_refusals_change_nothing_L_INBOX_18_L_STAFF_3(demo, case, er
         membership_services.do_penalty_ban(seat, inboxes, until, reason, acting_user=actor, now=now)
     assert str(exc.value) == message.format(name=seat.name, title=get(demo, K.CITY, 2).title)
     assert exc.value.rule == rule
+    assert snapshot(seat) == before
+
+
+def test_a_penalty_ban_refusal_names_the_kinds_the_games_ruleset_declares_in_the_games_words_L_INBOX_18(
+        demo, monkeypatch):
+    spec = ruleset_of(demo.game)
+    monkeypatch.setattr(spec, "policy_grants", MappingProxyType({**spec.policy_grants,
+                                                                 "penalty_ban_kinds": frozenset({K.STAGE, K.CITY})}))
+    seat, now = demo.seat("mafioso"), timezone.now()
+    before = snapshot(seat)
+    with override("ru"), pytest.raises(InvalidInput) as exc:
+        membership_services.do_penalty_ban(seat, [get(demo, K.MAFIA, 1)], now + timedelta(hours=1), "Клевета",
+                                           acting_user=fresh(demo.arbiter), now=now)
+    assert str(exc.value) == "Штрафной бан действует только в ящиках этих видов: Город, Сцена."
+    assert exc.value.rule == "L-INBOX-18"
     assert snapshot(seat) == before

@@ -48,3 +48,9 @@ def test_a_ruleset_that_declares_no_table_has_an_empty_one(rulesets, table):
 def test_a_table_name_no_ruleset_knows_is_a_loud_error():
     with pytest.raises(ValueError, match="unknown policy table 'dead_kinds'"):
         kinds_of("lepra", "dead_kinds")
+
+
+def test_a_rulesets_inbox_order_names_each_of_its_own_kinds_once(rulesets):
+    for key, spec in rulesets.items():
+        assert len(set(spec.inbox_kind_order)) == len(spec.inbox_kind_order), key
+        assert set(spec.inbox_kind_order) <= spec.inbox_kinds, key

@@ -7,22 +7,28 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 from html import unescape
+from types import MappingProxyType
 
 import pytest
 import time_machine
+from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 from django.urls import reverse
+from django.utils.translation import override
 
-from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind
+from archive.selectors import consent_rows_for
+from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from cities.scheduler import advance_clock
 from cities.services import do_create_game
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind
-from inboxes.page_policy import offers_secret_inbox
+from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_secret_inbox
+from inboxes.selectors import inbox_list_for
 from inboxes.services import do_create_secret_inbox
 from kernel.errors import NotAllowed
 from kernel.public_ids import new_idempotency_key
 from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
+from roles.models import MafiaDraw
 from tests.conftest import fresh
 from tests.factories import UserFactory
 from tests.toy_ruleset import ruleset as toy
@@ -151,3 +157,57 @@ def test_the_toy_has_no_secret_inboxes_and_no_page_offers_one(table):
     with pytest.raises(NotAllowed):
         do_create_secret_inbox(game, title="x", members=[_seat(game, NAMES[1])], acting_user=alice)
     assert _client(alice).get(reverse("secret_new", args=[game.slug])).status_code == 404
+
+
+def test_the_toy_asks_no_consent_for_a_kind_another_ruleset_discloses_with_consent(table):
+    # The toy declares no ``consent_after_game``: an inbox about a seat of a kind Lepra asks consent for (written
+    # here past the services, which refuse the kind) waits for nobody's consent in a toy game.
+    game, _host, players, _roles = table
+    seat = _seat(game, NAMES[0])
+    Inbox.objects.create(game=game, kind=InboxKind.PERSONAL, title="about Ann", resident=seat, city=seat.city,
+                         created_at=START)
+    assert consent_rows_for(fresh(players[NAMES[0]])) == []
+
+
+def test_the_toy_declares_none_of_lepras_per_kind_behaviour_so_its_pages_and_policy_apply_none(spec, table, monkeypatch):
+    # Inboxes of the kinds Lepra declares in its tables, written here past the services (which refuse the kinds):
+    # in a toy game the engine leaves, links, organises, signs and discloses by none of them. The toy's host may
+    # organise (``secret_organizers``), but the toy declares no kind an organizer takes part in.
+    monkeypatch.setattr(spec, "policy_grants", MappingProxyType({**spec.policy_grants,
+                                                                 "secret_organizers": (StaffKind.PROCURATOR,)}))
+    game, host, players, _roles = table
+    ann, seat = players[NAMES[0]], _seat(game, NAMES[0])
+    role = StaffRole.objects.get(game=game, user=host, kind=StaffKind.PROCURATOR)
+
+    def inbox(kind, **fields):
+        return Inbox.objects.create(game=game, kind=kind, title=kind, created_at=START, **fields)
+
+    secret = inbox(InboxKind.SECRET, organizer=role)
+    personal = inbox(InboxKind.PERSONAL, resident=seat, city=seat.city)
+    complaint, notary = inbox(InboxKind.MAFIA_COMPLAINT, city=seat.city), inbox(InboxKind.NOTARY)
+    for each, state in ((secret, MembershipState.MEMBER), (personal, MembershipState.MEMBER),
+                        (complaint, MembershipState.BANNED)):
+        Membership.objects.create(inbox=each, resident=seat, state=state, since=START)
+    assert not can_leave_inbox(fresh(ann), secret)
+    assert not offers_nomination_link(fresh(ann), personal)
+    assert not policies.can_read_inbox(fresh(host), secret)
+    assert secret not in policies.readable_inboxes(fresh(host), game)
+    with override("en"):
+        assert policies.post_denial_reason(fresh(ann), complaint) == "You are banned in this inbox."
+    MafiaDraw.objects.create(game=game, lists=[], salt="s", commitment="c", notary=notary, committed_at=START)
+    Game.objects.filter(pk=game.pk).update(status=GameStatus.FINISHED)
+    notary = Inbox.objects.select_related("game").get(pk=notary.pk)
+    assert not policies.is_disclosed(notary)
+    assert notary not in policies.readable_inboxes(AnonymousUser(), notary.game)
+
+
+def test_the_toy_lists_its_inboxes_by_city_and_id_and_in_the_order_it_declares_once_it_declares_one(spec, table,
+                                                                                                   monkeypatch):
+    game, host, _players, _roles = table
+    threads = list(Inbox.objects.filter(game=game).order_by("pk"))
+    assert {i.kind for i in threads} == {InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD}
+    assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in threads]
+    monkeypatch.setattr(spec, "inbox_kind_order", (InboxKind.MAFIA_THREAD,))
+    mafia_first = sorted(threads, key=lambda i: (i.kind != InboxKind.MAFIA_THREAD, i.pk))
+    assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in mafia_first]
+    assert mafia_first != threads
