@@ -1,7 +1,8 @@
 """A hung transaction never takes the site (DESIGN.md "The clock"), proved on the real stack: gunicorn with the
 production settings (``mafia_site.settings.bench``: production on loopback HTTP; 3 sync workers as
 ``docker-compose.yml`` runs them, with a worker timeout of 10 s instead of its 30 s, so that a shorter hold still
-outlasts two of them) on this test database, and a separate process that holds, for 25 s, the row locks a voting close takes (``rulesets.lepra.day.services.do_close_voting``: the voting session's row
+outlasts two of them; ``STALL_HOLD_SECONDS=75`` runs 75 s against 30 s) on this test database, and a separate
+process that holds, for 25 s, the row locks a voting close takes (``rulesets.lepra.day.services.do_close_voting``: the voting session's row
 and every open voting inbox of the city's day, ``FOR UPDATE``), as a close hung inside its transaction would.
 
 Meanwhile two players keep posting to the held voting inbox, others post elsewhere in that game (the same city's
@@ -16,6 +17,7 @@ On SQLite (no row locks: one writer holds the whole file) the reduced form serve
 """
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -37,9 +39,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 #: How long the other process holds the close's locks: beyond two of the server's worker timeouts
 #: (``WORKER_TIMEOUT_SECONDS``), so that a request waiting on the rows would be killed, and not merely slow.
-HOLD_SECONDS = 25
-#: gunicorn's worker timeout in this test (docker-compose.yml keeps gunicorn's default, 30 s).
-WORKER_TIMEOUT_SECONDS = 10
+#: ``STALL_HOLD_SECONDS=75`` runs the production proportions (a 75 s hold against gunicorn's 30 s timeout).
+HOLD_SECONDS = int(os.environ.get("STALL_HOLD_SECONDS", "25"))
+#: gunicorn's worker timeout in this test, two fifths of the hold: 10 s for the default 25 s hold; 30 s, the
+#: default docker-compose.yml keeps, for a 75 s hold.
+WORKER_TIMEOUT_SECONDS = HOLD_SECONDS * 2 // 5
 BUSY_RU = "Сайт занят: сообщение не сохранено."
 
 HOLDER = r"""
