@@ -12,6 +12,9 @@ import shutil
 
 from django.conf import settings
 
+# The process fixtures, shared by every test of this folder by name.
+from tests.integration.celery_helpers import only_our_events, processes  # noqa: F401
+
 
 def redis_missing() -> str | None:
     """Why the web-node tests cannot have a Redis, or None."""

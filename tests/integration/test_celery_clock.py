@@ -29,14 +29,10 @@ from django.utils import timezone
 
 from cities.models import GameEvent, PublicPost, ScheduledEvent
 from cities.services import do_create_game, do_schedule_public_post
-from tests.integration.celery_helpers import (  # noqa: F401 - fixtures, used by name
-    BASE_DIR,
+from tests.integration.celery_helpers import (
     POLL_SECONDS,
-    Processes,
     _celery_command,
     _Gate,
-    only_our_events,
-    processes,
     subprocess_env,
 )
 

@@ -44,7 +44,7 @@ from kernel.errors import RuleViolation
 from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clock
 from rulesets.lepra.day.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 from rulesets.lepra.night.services import do_submit_night_decision
-from tests.integration.celery_helpers import _celery_command, only_our_events, processes, subprocess_env  # noqa: F401 - fixtures, used by name
+from tests.integration.celery_helpers import _celery_command, subprocess_env
 from voting.models import VotingSession
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -225,7 +225,7 @@ def post_waits(game) -> float:
 
 
 def test_chaos_run_ends_with_the_same_outcome_as_an_undisturbed_run_DESIGN_clock(
-        processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
+        processes, only_our_events, tmp_path):
     # The undisturbed run.
     calm = build_scenario("calm").game
     stack = Stack(processes, tmp_path, "calm")

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from cities.models import GameDay, GameEvent, LifeStatus, ScheduledEvent
 from tests.cities.clock_helpers import clocked_game, ran
-from tests.integration.celery_helpers import Processes, _Gate, only_our_events, processes, subprocess_env  # noqa: F401 - fixtures, used by name
+from tests.integration.celery_helpers import _Gate, subprocess_env
 
 # xdist_group: all tests that start processes run on one worker, one at a time (tests/conftest.py).
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("processes")]
@@ -91,7 +91,7 @@ def assert_applied_once_in_order(game, since: datetime, output: str) -> None:
 
 
 def test_two_dispatchers_at_once_after_days_of_downtime_apply_every_event_once_in_order_DESIGN_clock(
-        processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
+        processes, only_our_events, tmp_path):
     game = game_days_ago("race-clock").game
     since = timezone.now()
     gate = _Gate(2)
@@ -110,7 +110,7 @@ def test_two_dispatchers_at_once_after_days_of_downtime_apply_every_event_once_i
 
 
 def test_dispatcher_killed_in_the_middle_of_a_night_resolution_leaves_nothing_half_applied_DESIGN_clock(
-        processes, only_our_events, tmp_path):  # noqa: F811 - the fixtures imported above
+        processes, only_our_events, tmp_path):
     game = game_days_ago("killed-clock").game
     env = {**subprocess_env(tmp_path), "MAFIA_EVENT_CRASH_RETRY_SECONDS": "1"}
     doomed = processes.start("doomed", DISPATCHER, {**env, "CLOCK_CHAOS_DIE_AT_NIGHT": "2"})
