@@ -209,6 +209,22 @@ def known_rule_keys() -> frozenset[str]:
     return frozenset().union(*(spec.rule_ids.keys() for spec in _REGISTRY.values()))
 
 
+def known_audit_sentences() -> dict[str, Any]:
+    """The audit sentence of every event kind some registered ruleset words (``RulesetSpec.audit_sentences``): kind ->
+    the sentence of the first registration that words it (for a list of kinds across games, such as a filter)."""
+    sentences: dict[str, Any] = {}
+    for spec in _REGISTRY.values():
+        for kind, sentence in spec.audit_sentences.items():
+            sentences.setdefault(kind, sentence)
+    return sentences
+
+
+def ruleset_event_families() -> tuple[tuple[str, Any], ...]:
+    """The (prefix, audience) families of event kinds every registered ruleset declares
+    (``RulesetSpec.event_families``), in registration order."""
+    return tuple(pair for spec in _REGISTRY.values() for pair in spec.event_families)
+
+
 def known_inbox_kinds() -> frozenset[str]:
     """Every inbox kind that exists in the games of some registered ruleset (``RulesetSpec.inbox_kinds``)."""
     return frozenset().union(*(spec.inbox_kinds for spec in _REGISTRY.values()))
@@ -264,6 +280,19 @@ class RulesetSpec:
     texts: ClassVar[Mapping[str, Any]] = {}
     #: The IDs of the ruleset's own rules that the engine's refusals cite: neutral key -> rule ID (``rule_id``).
     rule_ids: ClassVar[Mapping[str, str]] = {}
+    #: The audit log's sentences of the event kinds the ruleset's own services record (``GameEvent.kind`` -> a
+    #: lazily translated sentence whose blanks name payload keys, ``%(resident)s``..., and ``%(actor)s``), read by
+    #: ``staff.audit_sentences`` for the ruleset's games: the engine words only the kinds it records itself.
+    audit_sentences: ClassVar[Mapping[str, Any]] = {}
+    #: Payload codes the ruleset's audit sentences show in words: payload key -> a Django choices enum whose label
+    #: words the stored code (``audit_payload_codes``); ``audit_kind_codes``: event kind -> the choices of that
+    #: event's payload key "kind" (elsewhere "kind" names a scheduled event).
+    audit_payload_codes: ClassVar[Mapping[str, Any]] = {}
+    audit_kind_codes: ClassVar[Mapping[str, Any]] = {}
+    #: Who among the staff browses the event kinds the ruleset records without typing each one in
+    #: ``kernel.events.EventKind``: (kind prefix, ``kernel.events.Audience``) pairs, read by
+    #: ``kernel.events.event_audience`` after the typed kinds and the engine's families.
+    event_families: ClassVar[tuple[tuple[str, Any], ...]] = ()
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
     #: The first night whose actions count.
