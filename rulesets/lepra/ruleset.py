@@ -67,10 +67,10 @@ class LepraRuleset(RulesetSpec):
     first_action_night = FIRST_ACTION_NIGHT
     #: The shared pages only Lepra has: the cities' day pages, nominations, the per-city score and the archive's
     #: cast by city ("cities"); the touring rotation and the night page (L-NIGHT, "touring"); the Procurator's setup
-    #: pages, mafia numbers, commissar offers and scheduled posts ("lepra_setup"); the verification of the mafia
-    #: draw (L-ASSIGN-3, "mafia_draw"); impeachment, the mafia's role acknowledgement and complaints of no
-    #: confidence ("lepra_staff").
-    page_sections = frozenset({"cities", "touring", "lepra_setup", "mafia_draw", "lepra_staff"})
+    #: pages, mafia numbers and commissar offers ("lepra_setup"); the Procurator's scheduled public posts (L-POST-2,
+    #: "scheduled_posts"); the verification of the mafia draw (L-ASSIGN-3, "mafia_draw"); impeachment, the
+    #: mafia's role acknowledgement and complaints of no confidence ("lepra_staff", ``staff_views``).
+    page_sections = frozenset({"cities", "touring", "lepra_setup", "scheduled_posts", "mafia_draw", "lepra_staff"})
     #: The audit log's sentences of the kinds only Lepra records, and the payload codes they word (L-STAFF-6).
     audit_sentences = AUDIT_SENTENCES
     audit_payload_codes = AUDIT_PAYLOAD_CODES
