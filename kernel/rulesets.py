@@ -48,7 +48,8 @@ Plain attributes (override as class attributes):
   the engine's lists of kinds (a refusal naming the kinds a rule allows); kinds it does not name come after.
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
-  ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction.
+  ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction; the hook names
+  the ruleset's templates the thread page renders its box, its head and its receipts with.
 - ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
   ``cities.scheduler.handler(kind)`` by the package when it loads.
 - ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
@@ -67,6 +68,10 @@ Plain attributes (override as class attributes):
 - ``daily_post_sections`` / ``archive_sections`` / ``votes_page_sections``: ordered section keys of the morning
   post, the archive page and the archive's votes page;
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
+- ``audit_sentences``: the audit log's sentence of each event kind the ruleset's own services record
+  (``staff.audit_sentences`` reads them for its games, the engine words only its own kinds), with
+  ``audit_payload_codes`` / ``audit_kind_codes`` (payload codes shown in words); ``event_families``: the
+  audience of the kinds it records by prefix (``kernel.events.event_audience``).
 - ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
   shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
 - ``rule_ids``: the IDs of the ruleset's own rules that the engine's refusals cite (``RuleViolation.rule``): the
