@@ -24,7 +24,7 @@ class AccountAdapter(DefaultAccountAdapter):
                     message=None):
         """allauth's flash message ("Successfully signed in as ..."), written in the language of the games of
         the user it is about (``cities.i18n.account_language``), since it is shown on the next page, often a
-        game's: an M21 player who logs in from the Russian front page reads it in English. Other cases keep the
+        game's: a player of English games who logs in from the Russian front page reads it in English. Other cases keep the
         request's language."""
         user = getattr(request, "user", None)
         language = account_language(user) if user is not None and user.is_authenticated else None

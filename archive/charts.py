@@ -132,7 +132,7 @@ def game_map_svg(viewer, game: Game) -> str:
     game_map = {
         "title": game.title, "width": width, "height": height, "city_top": city_top, "city_w": col_w - 20,
         "city_h": city_h, "inbox_w": inbox_w, "cities": city_rows, "inboxes": inbox_rows,
-        # The title the ruleset gives the game's Procurator (an M21 game's Host), as on the game page.
+        # The title the ruleset gives the game's Procurator (its Host, say), as on the game page.
         "staff": [{"kind": role.kind, "name": role.user.public_name, "y": 20 + 20 * n,
                    "label": ruleset_of(game).wording("procurator_title", role.get_kind_display()) if role.kind == StaffKind.PROCURATOR
                    else role.get_kind_display()} for n, role in enumerate(game_staff)],

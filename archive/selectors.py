@@ -43,7 +43,7 @@ class ConsentRow:
 def consent_rows_for(viewer) -> list[ConsentRow]:
     """Every inbox, in every game, whose disclosure waits for ``viewer``'s consent: of the kinds its game's ruleset
     discloses only with consent (``consent_after_game``), those whose consenters (``policies.consenters_of``)
-    include a seat ``viewer`` holds or a staff role of theirs (a Lepra personal inbox, an M21 role PM, a Lepra secret
+    include a seat ``viewer`` holds or a staff role of theirs (a personal inbox, a role PM, a secret
     inbox its member or organizer consents for). Ordered by game, then kind, then id."""
 
     if not getattr(viewer, "is_authenticated", False):
@@ -219,7 +219,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
             return None
         alignment = knowledge.visible_alignment(viewer, resident)
         text = _("%(name)s died") % {"name": resident.name}
-        if alignment:  # the side in the ruleset's words (M21: Town / Mafia)
+        if alignment:  # the side in the ruleset's words (Town / Mafia, say)
             side = ruleset_of(resident.game).wording(f"side_{alignment}", Alignment(alignment).label)
             text += f" ({side})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)

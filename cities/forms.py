@@ -95,8 +95,8 @@ class SchedulePostForm(forms.Form):
 
 
 class NewGameForm(forms.Form):
-    """A new Lepra game : its title and address, rules, time zone, how the cities are formed and
-    when the day starts (a wall-clock time in the game's zone). ``do_create_game`` checks it again."""
+    """A new game of cities (of the default ruleset): its title and address, rules, time zone, how the cities are
+    formed and when the day starts (a wall-clock time in the game's zone). ``do_create_game`` checks it again."""
 
     title = forms.CharField(label=_("Title"), max_length=200)
     slug = forms.SlugField(label=_("Address"), max_length=60, help_text=_("Latin letters, digits and dashes."))

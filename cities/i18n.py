@@ -1,4 +1,4 @@
-"""The UI language of pages (DESIGN.md "Pages": Russian for Lepra, English for M21): a game's pages speak its
+"""The UI language of pages (DESIGN.md "Pages": each ruleset declares its own): a game's pages speak its
 ruleset's language; an account's own pages (notifications, consents, mentions, settings, the refusal page, log in
 and sign up) speak the language of the account's games when they all speak one, else the browser's (Django's
 ``LocaleMiddleware`` already chose it)."""

@@ -110,8 +110,8 @@ class Game(models.Model):
 
     @property
     def language(self) -> str:
-        """The UI language of the game's pages, declared by its ruleset (``RulesetSpec.language``: Russian for
-        Lepra, English for M21, DESIGN.md "Pages"); English for a ruleset that is not registered."""
+        """The UI language of the game's pages, declared by its ruleset (``RulesetSpec.language``,
+        DESIGN.md "Pages"); English for a ruleset that is not registered."""
         spec = registered_rulesets().get(self.ruleset)
         return spec.language if spec is not None else "en"
 
@@ -147,7 +147,7 @@ class Alignment(models.TextChoices):
 
 
 class LifeStatus(models.TextChoices):
-    """Alive, dead, or imprisoned (M21); *living* = alive (RULES.md terms)."""
+    """Alive, dead, or imprisoned (where a ruleset imprisons); *living* = alive (RULES.md terms)."""
 
     ALIVE = "alive", _("alive")
     DEAD = "dead", _("dead")

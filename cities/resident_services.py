@@ -1,6 +1,6 @@
 """A seat's alignment set by the site's draws (the mafia draw): ``do_set_resident_flags``.
 
-A low-level service every layer above may call (the inboxes, the Lepra day, the draws): it imports only the
+A low-level service every layer above may call (the inboxes, a ruleset's day, the draws): it imports only the
 kernel and the models.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Which shared pages a game has (DESIGN.md "Rulesets and layers"): a page of a section the game's ruleset does not
-have (``RulesetSpec.page_sections``: a Lepra city's day page of an M21 game, say) is a missing page."""
+have (``RulesetSpec.page_sections``: a city's day page of a game of one city, say) is a missing page."""
 from __future__ import annotations
 
 from django.http import Http404

@@ -113,7 +113,7 @@ class Roster:
 
 
 def known_rosters(viewer, game: Game) -> list[Roster]:
-    """The rosters of ``game``'s ranks that have one (``SeatRole.roster_heading``: Lepra's police station) as
+    """The rosters of ``game``'s ranks that have one (``SeatRole.roster_heading``: a police station, say) as
     ``viewer`` may know them (``knowledge.knows_seat_role``: the Procurator all commissars, a Tribune their city's,
     commissars each other); living holders only, and nothing to a seat that is not living (the roster is of the
     living). Before the game is over only; empty rosters left out."""

@@ -57,13 +57,13 @@ def game_detail(request, slug: str):
     spec = ruleset_of(game)  # the sections of this page the game's ruleset has
     staff_roles = policies.staff_roles_in(request.user, game)
     staff = knowledge.visible_staff(request.user, game)
-    for role in staff:  # the title the ruleset gives the game's Procurator (an M21 game's Host)
+    for role in staff:  # the title the ruleset gives the game's Procurator (its Host, say)
         role.title = spec.text("procurator_title") if role.kind == StaffKind.PROCURATOR else role.get_kind_display()
     context = {
         "game": game,
         "ruleset_links": spec.game_page_links(game, is_staff=bool(staff_roles)),
         "has_cities": spec.has_page_section("cities"),
-        "has_lepra_setup": spec.has_page_section("lepra_setup"),
+        "has_scheduled_posts": spec.has_page_section("scheduled_posts"),
         "has_mafia_draw": spec.has_page_section("mafia_draw"),
         "posts": selectors.published_posts(game),
         "cities": selectors.city_list(game),
@@ -141,7 +141,7 @@ def schedule_post(request, slug: str):
     """The Procurator schedules a public announcement for a given time (published by the scheduler)."""
     game = selectors.game_get(slug)
     activate_game_language(request, game)
-    check_page_section(game, "lepra_setup")
+    check_page_section(game, "scheduled_posts")
     if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
         raise Http404("No such page.")
     form = SchedulePostForm(request.POST or None, time_zone=game.time_zone)
@@ -164,7 +164,9 @@ def schedule_post(request, slug: str):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def new_game(request):
-    """Any logged-in user creates a Lepra game and becomes its Procurator; then the setup page."""
+    """Any logged-in user creates a game of cities (``NewGameForm``, a game of the default ruleset,
+    ``do_create_game``) and becomes its Procurator; then the page its ruleset names (``after_create_url_name``).
+    The page also lists every registered ruleset's own "new game" page (``new_game_url_name``)."""
     form = NewGameForm(request.POST or None)
     status = 200
     if request.method == "POST":

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
 from cities.models import City, Game, GameEvent, GameStatus, Resident, StaffKind, StaffRole
-from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from kernel.events import Audience, EventKind, ScheduledKind, event_audience
 from voting.models import ProxyRequest, SuicideDeclaration
 
 from .models import Inbox, Message
@@ -58,10 +58,6 @@ AUDIT_LOG_AUDIENCE: dict[str, str] = {
     **{kind.value: kind.audience for kind in EventKind},
     **{kind.audit_kind: kind.audience for kind in ScheduledKind if kind.audience != Audience.NOBODY},
 }
-
-#: Kind prefixes -> audience, for families of kinds (checked after the exact table).
-AUDIT_LOG_PREFIXES: tuple[tuple[str, str], ...] = EVENT_FAMILIES
-
 
 def audit_audience(kind: str) -> str:
     """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided

@@ -1,4 +1,4 @@
-"""The access policy of the Lepra day: who sees nominations, the
+"""The access policy of a day of nominations and votings by city: who sees nominations, the
 standing tally of a city and speech requests. Clauses of ``inboxes.policies``,
 built on its staff roles and inbox reads."""
 from __future__ import annotations

@@ -16,8 +16,8 @@ from .policy_tables import READING_STATES, kinds_of, kinds_q
 def consenters_of(inbox: Inbox) -> tuple[list[int], int | None]:
     """Who must consent before ``inbox`` is disclosed: (resident ids, staff role id or None).
 
-    A kind its ruleset discloses with consent (``consent_after_game``): a Lepra personal inbox or an M21 role PM,
-    its resident; an organised kind (``organized_kinds``: a Lepra secret inbox), every seat that is a member there
+    A kind its ruleset discloses with consent (``consent_after_game``): a personal inbox or a role PM,
+    its resident; an organised kind (``organized_kinds``: a secret inbox), every seat that is a member there
     now (member or banned; one who left or was removed is no longer a member and sees nothing of it), plus the staff
     role that organised it; it opens when the last of them consents. Other kinds need no consent: ([], None). The
     seat's current holder consents for it (the seat, not the account, is the member).

@@ -1,6 +1,5 @@
 """The post-hook registry (DESIGN.md "Rulesets and layers"): what a ruleset does with a message posted in an inbox
-of a given kind (a Lepra voting inbox counts «казнить», a precinct takes a ballot, an M21 game thread parses
-``##VOTE``). The scheduler's handler table (``cities.scheduler.HANDLERS``) is the model.
+of a given kind (a voting inbox counts its votes, a precinct takes a ballot, a game thread parses ``##VOTE``). The scheduler's handler table (``cities.scheduler.HANDLERS``) is the model.
 
 ``inboxes.posting.do_post_message`` calls, inside its transaction and with the inbox row locked:
 0. ``hook.locked_reads()``: annotations that the statement locking the poster's membership of the inbox
@@ -22,14 +21,18 @@ of a given kind (a Lepra voting inbox counts «казнить», a precinct take
 their own app's rows and services; they never read the clock (``now`` is the message's receive time).
 
 A thread page asks ``hook.thread_box(viewer, inbox)`` for what it shows above the messages (a voting inbox's
-standing tally) and (``inboxes.selectors``) calls ``hook.annotate(inbox, messages)`` with the messages it shows, so that
-the hook attaches what it recorded beside each one (an M21 game thread's receipt: ``receipt_lines``) in a constant
-number of queries, never one per message.
+standing tally), rendered by the hook's ``thread_box_template`` (as ``tally``; the live poll renders it again), and
+includes the hook's ``thread_head_template`` (with the page's context; a game thread's live vote count, say), and
+(``inboxes.selectors``) calls ``hook.annotate(inbox, messages)`` with the messages it shows, so that the hook attaches
+what it recorded beside each one (a game thread's receipt: ``receipt_lines``, rendered by its ``receipt_template``)
+in a constant number of queries, never one per message. The templates are the ruleset's own: the engine names none.
 
-A ruleset registers its hooks when its app is ready, e.g. in ``rulesets/m21/hooks.py``::
+A ruleset registers its hooks when its app is ready, e.g. in its ``hooks.py`` (a toy ruleset "dice")::
 
-    @post_hook(InboxKind.GAME_THREAD, ruleset="m21")
-    class GameThreadHook(PostHook):
+    @post_hook(InboxKind.GAME_THREAD, ruleset="dice")
+    class RollHook(PostHook):
+        receipt_template = "dice/_roll.html"
+
         def check(self, inbox, seat, text, now): ...
         def record(self, inbox, seat, message, accepted, now): ...
 
@@ -59,7 +62,16 @@ class HookWrites:
 
 class PostHook:
     """What happens when a message is posted in an inbox of one kind. Override ``check`` and/or ``record``; the
-    defaults accept every post and record nothing."""
+    defaults accept every post and record nothing.
+
+    The thread page's templates of the hook's ruleset (names of its own, "" for none): ``thread_box_template``
+    renders what ``thread_box`` returns (as ``tally``), ``thread_head_template`` is included above the messages
+    with the page's context, ``receipt_template`` renders a message's ``receipt_lines`` (as ``receipt``, with
+    ``edited``)."""
+
+    thread_box_template: str = ""
+    thread_head_template: str = ""
+    receipt_template: str = ""
 
     def locked_reads(self) -> dict[str, Any]:
         """Annotations of the ``Membership`` row locked for the post (name -> expression over the membership,
@@ -123,9 +135,11 @@ def post_hook_for(inbox) -> PostHook | None:
 
 def annotate_messages(inbox, messages: list) -> None:
     """Let the hook of ``inbox`` attach its records to ``messages`` (a list about to be shown); each message gets
-    ``receipt_lines`` ([] unless the hook sets them)."""
+    ``receipt_lines`` ([] unless the hook sets them) and ``receipt_template`` (the hook's, "" without a hook)."""
+    hook = post_hook_for(inbox)
+    template = hook.receipt_template if hook is not None else ""
     for message in messages:
         message.receipt_lines = []
-    hook = post_hook_for(inbox)
+        message.receipt_template = template
     if hook is not None and messages:
         hook.annotate(inbox, messages)

@@ -29,7 +29,7 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     Known to: everyone once the game is over or once a death announcement disclosed it; the resident themself;
     the Consigliere; the hosts when the game's ruleset says they know every alignment
     (``policy_grants["hosts_know_alignments"]``); the mafia of the same city, of their own city's mafia only; whom
-    the game's ruleset names (``seat_knows_alignment``: Lepra's commissar who checked the resident).
+    the game's ruleset names (``seat_knows_alignment``: a commissar who checked the resident, say).
     """
     game = resident.game
     if game.status == GameStatus.FINISHED:
@@ -62,7 +62,7 @@ def _hosts_know_alignments(game: Game) -> bool:
 
 def can_see_members(viewer, inbox: Inbox) -> bool:
     """True when ``viewer``, who may read ``inbox``, may also see its member list. Always, except in the kinds of
-    its ruleset's ``secret_member_kinds`` while the game runs (Lepra's commissar check channel: its member is the
+    its ruleset's ``secret_member_kinds`` while the game runs (a commissar's check channel: its member is the
     commissar, whom the Consigliere must not learn; a mafia complaint: its members are the mafia, whom the
     Procurator must not learn); there only members see it, and everyone after the game."""
     if inbox.kind not in kinds_of(inbox.game, "secret_member_kinds") or _is_finished(inbox):
@@ -105,7 +105,7 @@ def knows_check_asker(viewer, check) -> bool:
 
 def knows_seat_role(viewer, resident: Resident, role: SeatRole) -> bool:
     """True when ``viewer`` may learn that ``resident`` holds the secret rank ``role`` (a ``SeatRole`` of the
-    game's ruleset: its row of the knowledge matrix, such as Lepra's commissar or godfather).
+    game's ruleset: its row of the knowledge matrix, such as a commissar or a godfather).
 
     Whether the rank is held is the ruleset's answer (``holds_seat_role``); who may know it is decided here: everyone
     after the game, and once an announced death disclosed it (``disclosed_by_announcement``); the staff
@@ -172,7 +172,7 @@ def knows_consigliere(viewer, game: Game) -> bool:
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
     """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
     unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere,
-    co-hosts (M21)."""
+    co-hosts."""
     order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3,
              StaffKind.COHOST: 4}
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))

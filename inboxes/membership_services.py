@@ -96,8 +96,8 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     ruleset has cemeteries). Personal, secret, stage and other inboxes are left as they are. The cause is stored in the
     ``resident.died`` GameEvent, with the ruleset's ``death_facts``. A ruleset with ``own_death_memberships``
     (``kernel.rulesets.RulesetSpec``) applies the membership changes itself (``after_death_memberships``) instead of the
-    city, voting, mafia and cemetery ones. Last, the ruleset's ``after_deaths`` updates its own seat state (Lepra: the
-    spirit, the judge's seat and the court).
+    city, voting, mafia and cemetery ones. Last, the ruleset's ``after_deaths`` updates its own seat state (a
+    spirit, a judge's seat and a court, say).
 
     By the site (``acting_user`` None) or the Procurator (manual decisions: naming the executed when nobody was voted
     for, ending a game early). Returns the Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit
@@ -388,7 +388,7 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     """
     now = now or timezone.now()
     game = resident.game
-    # The Procurator (the Host in M21); a co-host does what the host does, and only M21 games have co-hosts.
+    # The Procurator (a ruleset's Host); a co-host does what the host does, in the games whose ruleset has them.
     if acting_user is None or not (_is_procurator(acting_user, game)
                                    or policies.holds_role(acting_user, game, StaffKind.COHOST)):
         raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule=rule_id(game, "replacement"))

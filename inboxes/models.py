@@ -265,7 +265,7 @@ class Spectator(models.Model):
     eliminated players"). While ``left_at`` is empty the policy (``inboxes.policies.spectator_of``) lets it read
     the game thread and read and post in the spectators' thread, as long as the account holds no seat and no staff
     role in the game. The row stays when the spectator leaves (``left_at``, aware UTC): an account that has watched
-    a game never signs up for it or takes a seat in it (``rulesets.m21.spectator_services``)."""
+    a game never signs up for it or takes a seat in it (the spectator services of the ruleset that has spectators)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="spectators", verbose_name=_("game"))
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="spectating",

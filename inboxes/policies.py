@@ -67,7 +67,7 @@ class StaffGrant:
 
 def staff_grants_of(ruleset: str, kind: str) -> tuple[StaffGrant, ...]:
     """The grants of a staff role of ``kind`` in a game of the ruleset ``ruleset`` (a key): its
-    ``policy_grants["staff"]`` table (Lepra's inbox table, M21's hosts). A ruleset never inherits another's."""
+    ``policy_grants["staff"]`` table (an inbox table by staff role, say). A ruleset never inherits another's."""
     return get_ruleset(ruleset).policy_grants.get("staff", {}).get(kind, ())
 
 
@@ -80,7 +80,7 @@ def conditional_staff_grants_of(ruleset: str) -> tuple[tuple[str, StaffGrant, Q]
 
 def spectator_grants_of(ruleset: str) -> tuple[StaffGrant, ...]:
     """What a spectator of a game of ``ruleset`` reads (and posts, ``post``) by inbox kind: its
-    ``policy_grants["spectators"]`` (M21's game thread and spectators' thread); () where a ruleset has none."""
+    ``policy_grants["spectators"]`` (a game thread and a spectators' thread, say); () where a ruleset has none."""
     return tuple(get_ruleset(ruleset).policy_grants.get("spectators", ()))
 
 
@@ -352,7 +352,7 @@ def _disclosed_q() -> Q:
 
 def is_public_now(inbox: Inbox) -> bool:
     """True when ``inbox`` is read by anyone, visitors included, because its game runs and its ruleset keeps its
-    kind public meanwhile (``RulesetSpec.public_while_running_kinds``: M21's game thread is read as a
+    kind public meanwhile (``RulesetSpec.public_while_running_kinds``: a game thread read as a
     forum thread is), unless the game's settings make it members-only. Reading it makes nobody a member, a
     spectator or a reader to be told of new posts (``readers_of_inbox`` leaves the public out). The bool form of
     ``_public_now_q``."""
@@ -475,7 +475,7 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
 
 @dataclass(frozen=True)
 class SeatStateGrant:
-    """Where a seat out of play in a special state of its ruleset's (``RulesetSpec.seat_state``: Lepra's spirit)
+    """Where a seat out of play in a special state of its ruleset's (``RulesetSpec.seat_state``: a spirit, say)
     may post, declared in ``policy_grants["seat_states"]`` {state: grant}: ``post_kinds``, of which
     ``own_city_kinds`` only in inboxes of the seat's city. ``denial``: the player-readable reason a post elsewhere
     is refused; ``moderation``: why a moderator may not change its place elsewhere (with ``%(name)s``)."""
@@ -496,7 +496,7 @@ def seat_state_grant(seat: Resident, inbox: Inbox) -> SeatStateGrant | None:
 
 
 def seat_may_post_kind(seat: Resident, inbox: Inbox) -> bool:
-    """True when the state of ``seat`` (alive, dead, imprisoned, or a state of its ruleset's such as Lepra's
+    """True when the state of ``seat`` (alive, dead, imprisoned, or a state of its ruleset's such as a
     spirit) lets it post in an inbox like ``inbox`` at all, whatever its membership there says
     (its ruleset's ``dead_post_kinds`` and ``imprisoned_post_kinds``, ``seat_state_grant``: a spirit votes only in the
     voting inboxes of its own

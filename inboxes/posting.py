@@ -41,7 +41,7 @@ def do_post_message(inbox: Inbox, text: str, *, acting_user, now: datetime | Non
     may not read the inbox or may read but not post (banned), with the policy's reason;
     ``WrongState`` when the inbox is killed or the game is over; ``Inbox.DoesNotExist`` when it no longer
     exists. The post hook of the inbox's kind
-    (``inboxes.hooks``) decides it first and may refuse it: in a Lepra voting inbox a resident's post must be a
+    (``inboxes.hooks``) decides it first and may refuse it: in a voting inbox a resident's post may have to be a
     vote keyword or the nominee's last word, else it is refused with the tally's reason.
     """
     text = (text or "").strip()

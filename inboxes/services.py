@@ -34,7 +34,7 @@ K = InboxKind
 
 def check_inbox_kind_exists(game: Game, kind: str) -> None:
     """Raise ``NotAllowed`` unless inboxes of ``kind`` exist in games of ``game``'s ruleset
-    (``RulesetSpec.inbox_kinds``): an M21 game has no secret inbox, whoever asks. Every creation of an inbox
+    (``RulesetSpec.inbox_kinds``): a game whose ruleset has no secret inbox gets none, whoever asks. Every creation of an inbox
     goes through it."""
     if not ruleset_of(game).has_inbox_kind(kind):
         label = K(kind).label if kind in K.values else kind
@@ -323,7 +323,7 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     banned) and one personal inbox per resident (organizer the Tribune; member the resident).
     Per game: cemetery (Procurator; members the dead), office (Procurator; no resident members: Tribunes and the
     Arbiter read it by role), bar (Procurator), police station (Procurator) and supreme court (Arbiter); the game's
-    ruleset chooses the members where it says so (``RulesetSpec.standing_members``: Lepra's cemetery without the
+    ruleset chooses the members where it says so (``RulesetSpec.standing_members``: a cemetery without the
     spirits, the living commissars and the living sitting judges). Mafia inboxes and the notary are the draw's:
     left as they are.
 

@@ -176,7 +176,7 @@ def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=N
         "can_post": request.user.is_authenticated and denial is None,
         "denial": denial,
         "error": error,
-        "tally": _voting_tally(request.user, inbox),
+        **_hook_boxes(request.user, inbox),
         "nominate_link": page_policy.offers_nomination_link(request.user, inbox),
     }
     return render(request, "inboxes/thread.html", context, status=status)
@@ -219,7 +219,7 @@ def inbox_live(request, inbox_id: str):
         "more_url": f"{reverse('inbox_thread', args=[inbox.public_id])}?page=last#latest" if update.more else None,
         "editable": moderation_policy.editable_positions(request.user, inbox, shown, after + 1, timezone.now()),
         "show_hidden_text": show_hidden, "can_moderate": show_hidden,
-        "tally": _voting_tally(request.user, inbox) if shown else None,
+        **(_hook_boxes(request.user, inbox) if shown else {"tally": None}),
     }
     return render(request, "inboxes/_live.html", context)
 
@@ -281,11 +281,15 @@ def _token_until(request, game_id: int):
     return next_access_change(request.user, game_id, timezone.now()) if live.enabled() else None
 
 
-def _voting_tally(user, inbox):
-    """What the inbox's post hook shows above the thread (a voting inbox's or a precinct's standing tally), or
-    None."""
+def _hook_boxes(user, inbox) -> dict:
+    """What the inbox's post hook shows above the thread, as the page's context: ``tally`` (``hook.thread_box``: a
+    voting inbox's or a precinct's standing tally, or None) rendered by ``tally_template``, and
+    ``thread_head_template`` ("" for none); the templates are the hook's (``inboxes.hooks.PostHook``)."""
     hook = post_hook_for(inbox)
-    return hook.thread_box(user, inbox) if hook is not None else None
+    if hook is None:
+        return {"tally": None, "tally_template": "", "thread_head_template": ""}
+    return {"tally": hook.thread_box(user, inbox), "tally_template": hook.thread_box_template,
+            "thread_head_template": hook.thread_head_template}
 
 
 def _thread_url(inbox, position: int) -> str:
@@ -381,8 +385,8 @@ def secret_leave(request, inbox_id: str):
 @require_http_methods(["GET", "HEAD", "POST"])
 def secret_new(request, slug: str):
     """Create a secret inbox: any resident or staff member of the game but the Consigliere. A refusal is shown on the
-    form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no secret inboxes (M21:
-    no private channel) there is no form: the page is a 404, and a form sent anyway is refused with the service's reason
+    form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no secret inboxes (no
+    private channel) there is no form: the page is a 404, and a form sent anyway is refused with the service's reason
     (403), creating nothing."""
     game = game_get(slug)
     activate_game_language(request, game)

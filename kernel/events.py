@@ -5,8 +5,9 @@ clock runs, as enums that carry their metadata, instead of free strings keyed by
   while the game runs, ``Audience``, decided in ``inboxes.policies`` which derives
   ``AUDIT_LOG_AUDIENCE`` from here) and its ``timeline`` line (how the archive's timeline shows it, or
   "" when it is not on the timeline).
-- ``EVENT_FAMILIES``: audiences of kind families by prefix (``night.*``: the Consigliere's), for kinds a ruleset
-  records without listing each one.
+- ``EVENT_FAMILIES``: audiences of kind families by prefix (``night.*``: the Consigliere's), for kinds recorded
+  without listing each one; a ruleset declares its own families (``RulesetSpec.event_families``), and
+  ``event_families()`` joins both.
 - ``ScheduledKind``: the clock's event kinds, each with the audience of the ``scheduler.<kind>`` audit row the
   scheduler writes when it runs, and whether it belongs to the day/night plan (``clock``) or is a deadline of the
   day that holds the night back (``day_deadline``).
@@ -20,6 +21,8 @@ from __future__ import annotations
 from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
+
+from .rulesets import ruleset_event_families
 
 
 class Audience(StrEnum):
@@ -184,13 +187,18 @@ class EventKind(StrEnum):
     ARCHIVE_REMINDER = "archive.reminder", Audience.NOBODY
 
 
-#: Audiences of kind families by prefix, for kinds not listed in ``EventKind`` (checked after it).
+#: The engine's audiences of kind families by prefix, for kinds not listed in ``EventKind`` (checked after it); a
+#: ruleset declares those of the families it records itself (``RulesetSpec.event_families``, ``event_families()``).
 EVENT_FAMILIES: tuple[tuple[str, Audience], ...] = (
     ("night.", Audience.CONSIGLIERE), ("mafia.", Audience.CONSIGLIERE), ("godfather.", Audience.CONSIGLIERE),
     ("touring.", Audience.CONSIGLIERE), ("gift.", Audience.CONSIGLIERE), ("check.", Audience.NOBODY),
-    # M21 (RULES.md Part 2): the deal, the day's results, the Judge's orders; its host is the game's Procurator.
-    ("m21.", Audience.PROCURATOR),
 )
+
+
+def event_families() -> tuple[tuple[str, Audience], ...]:
+    """Every family of kinds by prefix, as (prefix, ``Audience``) pairs: the engine's (``EVENT_FAMILIES``), then
+    those every registered ruleset declares (``RulesetSpec.event_families``), in registration order."""
+    return EVENT_FAMILIES + tuple((prefix, Audience(audience)) for prefix, audience in ruleset_event_families())
 
 
 class ScheduledKind(StrEnum):
@@ -230,12 +238,12 @@ class ScheduledKind(StrEnum):
 
 def event_audience(kind: str) -> Audience:
     """The audience of the audit-log ``kind``: its ``EventKind``'s, a scheduled event's ``scheduler.<kind>`` row's,
-    its family's (``EVENT_FAMILIES``), else ``Audience.NOBODY`` (fail closed)."""
+    its family's (``event_families()``: the engine's, then the rulesets'), else ``Audience.NOBODY`` (fail closed)."""
     if kind in EventKind._value2member_map_:
         return EventKind(kind).audience
     if kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
         return ScheduledKind(kind[len("scheduler."):]).audience
-    for prefix, audience in EVENT_FAMILIES:
+    for prefix, audience in event_families():
         if kind.startswith(prefix):
             return audience
     return Audience.NOBODY

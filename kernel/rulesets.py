@@ -1,6 +1,6 @@
 """The ruleset interface and registry (DESIGN.md "Rulesets and layers"): what differs between hosted games.
 
-A ruleset is a package (``rulesets/lepra``, ``rulesets/m21``) that subclasses ``RulesetSpec``, fills in what it
+A ruleset is a package (``rulesets/<name>``) that subclasses ``RulesetSpec``, fills in what it
 provides and calls ``register_ruleset(TheSpec())`` when Django loads it. The engine (scheduler, inboxes, policy,
 tallies, night pipeline, archive) is shared and asks ``ruleset_of(game)`` whenever a rule differs; it never
 imports a ruleset package. A game whose ``ruleset`` key is not registered is refused at creation
@@ -8,19 +8,19 @@ imports a ruleset package. A game whose ``ruleset`` key is not registered is ref
 
 How a ruleset package registers itself
 --------------------------------------
-Make the package a Django app listed in ``INSTALLED_APPS`` (e.g. ``"rulesets.m21"`` with ``label = "m21"``) and
-register the spec in its ``AppConfig.ready``::
+Make the package a Django app listed in ``INSTALLED_APPS`` (e.g. ``"rulesets.dice"`` with ``label = "dice"``, a
+toy ruleset) and register the spec in its ``AppConfig.ready``::
 
-    # rulesets/m21/apps.py
-    class M21Config(AppConfig):
-        name = "rulesets.m21"
-        label = "m21"
+    # rulesets/dice/apps.py
+    class DiceConfig(AppConfig):
+        name = "rulesets.dice"
+        label = "dice"
 
         def ready(self):
             from kernel.rulesets import register_ruleset   # ready() runs once the models are loaded
             from . import hooks, handlers                  # noqa: F401  (register the post hooks and handlers)
-            from .ruleset import M21Ruleset
-            register_ruleset(M21Ruleset())
+            from .ruleset import DiceRuleset
+            register_ruleset(DiceRuleset())
 
 As a fallback the kernel app also imports a module named ``ruleset`` of every installed app (Django's
 ``autodiscover_modules``), so a package whose ``ruleset.py`` calls ``register_ruleset`` at import time is
@@ -30,16 +30,16 @@ What a spec declares, and where the shared engine asks for it
 -------------------------------------------------------------
 Plain attributes (override as class attributes):
 
-- ``key``: the ``Game.ruleset`` value ("lepra", "m21"); ``name``: a lazily translated label for staff pages.
-- ``language``: the UI language code of the game's pages ("ru" for Lepra, "en" for M21); ``Game.language``.
+- ``key``: the ``Game.ruleset`` value (the ruleset's app label); ``name``: a lazily translated label for staff pages.
+- ``language``: the UI language code of the game's pages ("ru", "en"...); ``Game.language``.
 - ``default_time_zone``: the IANA zone a new game gets when its creator names none.
 - ``phase_plan``: a ``PhasePlan`` with the defaults of the day/night clock (day start wall-clock time, ...).
 - ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
 - ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
-  (a Lepra city's inbox and mafia inbox, an M21 game thread); ``create_standing_inboxes`` makes them.
+  (a city's inbox and mafia inbox, a game thread); ``create_standing_inboxes`` makes them.
 - ``inbox_kinds``: every inbox kind that exists in the ruleset's games (``inboxes.services`` refuses to create any
   other, the pages offer none); ``self_opened_inbox_kinds``: those a player or staff member opens on their own
-  (Lepra's secret inboxes; M21 has none: its seed allows no private channel).
+  (secret inboxes; none in a ruleset that allows no private channel).
   ``InboxKind`` and ``StaffKind`` stay the shared vocabulary (one column each, no migration per ruleset); which of
   them a game may use is its ruleset's declaration (``inbox_kinds``, ``staff_kinds``).
 - ``reader_notified_inbox_kinds`` / ``night_result_inbox_kinds``: which inboxes notify every reader of a new
@@ -48,7 +48,8 @@ Plain attributes (override as class attributes):
   the engine's lists of kinds (a refusal naming the kinds a rule allows); kinds it does not name come after.
 - ``post_hook_kinds``: the inbox kinds whose messages the ruleset turns into game actions. The hooks themselves
   are registered in ``inboxes.hooks`` with ``@post_hook(kind)`` (the scheduler's handler table is the model):
-  ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction.
+  ``inboxes.posting.do_post_message`` calls the hook of the inbox's kind inside its transaction; the hook names
+  the ruleset's templates the thread page renders its box, its head and its receipts with.
 - ``scheduler_kinds``: the ``ScheduledEvent`` kinds the ruleset handles; the handlers are registered with
   ``cities.scheduler.handler(kind)`` by the package when it loads.
 - ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
@@ -63,10 +64,14 @@ Plain attributes (override as class attributes):
   through ``policy_tables.kinds_of(game, table)``; one not declared is empty): a ruleset inherits no other's
   grants, disclosures or tables.
 - ``night_steps``: the ordered ``roles.night.NightStep`` instances ``roles.night.resolve_night`` walks.
-- ``first_action_night``: the first night on which night actions count (Lepra: 2; M21: 1).
+- ``first_action_night``: the first night on which night actions count (1 or 2, say).
 - ``daily_post_sections`` / ``archive_sections`` / ``votes_page_sections``: ordered section keys of the morning
   post, the archive page and the archive's votes page;
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
+- ``audit_sentences``: the audit log's sentence of each event kind the ruleset's own services record
+  (``staff.audit_sentences`` reads them for its games, the engine words only its own kinds), with
+  ``audit_payload_codes`` / ``audit_kind_codes`` (payload codes shown in words); ``event_families``: the
+  audience of the kinds it records by prefix (``kernel.events.event_audience``).
 - ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
   shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
 - ``rule_ids``: the IDs of the ruleset's own rules that the engine's refusals cite (``RuleViolation.rule``): the
@@ -77,7 +82,7 @@ Plain attributes (override as class attributes):
   shared texts. What every registered ruleset declares is the known set (``known_console_tools``,
   ``known_page_sections``, ``known_text_keys``, ``known_inbox_kinds``): the engine asking for a name no ruleset
   declares is a loud ``ValueError`` (a typo), not a silent "no". ``wording(key, default)`` lets a ruleset word an
-  engine text its own way (a notification about an M21 role PM); ``winner_sentence(side)`` is the archive's line
+  engine text its own way (a notification about a role PM); ``winner_sentence(side)`` is the archive's line
   (texts ``won_<side>`` and ``no_winner``).
 - ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
   ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
@@ -108,7 +113,8 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 A ruleset may also bring a demo game for ``manage.py load_demo`` (development only): ``has_demo = True`` and
 ``demo_exists()``, ``load_demo(make_user=..., rng=..., now=...)`` (built through the ruleset's services; the command
 passes ``make_user(username, display_name) -> User``, which creates the demo accounts with the demo password) and
-``demo_logins(url) -> [lines]`` (what the command prints). Lepra's demo is ``rulesets.lepra.demo``, loaded first.
+``demo_logins(url) -> [lines]`` (what the command prints). The command, kept by one ruleset, loads its own demo
+first, then every other registered ruleset's that has one.
 
 Every method is called inside the service's ``transaction.atomic`` (explicit registries, not signals: the
 aftermath of a death runs in order, in one transaction). Methods take ``now`` from the caller and never read the
@@ -209,6 +215,22 @@ def known_rule_keys() -> frozenset[str]:
     return frozenset().union(*(spec.rule_ids.keys() for spec in _REGISTRY.values()))
 
 
+def known_audit_sentences() -> dict[str, Any]:
+    """The audit sentence of every event kind some registered ruleset words (``RulesetSpec.audit_sentences``): kind ->
+    the sentence of the first registration that words it (for a list of kinds across games, such as a filter)."""
+    sentences: dict[str, Any] = {}
+    for spec in _REGISTRY.values():
+        for kind, sentence in spec.audit_sentences.items():
+            sentences.setdefault(kind, sentence)
+    return sentences
+
+
+def ruleset_event_families() -> tuple[tuple[str, Any], ...]:
+    """The (prefix, audience) families of event kinds every registered ruleset declares
+    (``RulesetSpec.event_families``), in registration order."""
+    return tuple(pair for spec in _REGISTRY.values() for pair in spec.event_families)
+
+
 def known_inbox_kinds() -> frozenset[str]:
     """Every inbox kind that exists in the games of some registered ruleset (``RulesetSpec.inbox_kinds``)."""
     return frozenset().union(*(spec.inbox_kinds for spec in _REGISTRY.values()))
@@ -239,7 +261,7 @@ class RulesetSpec:
     #: Every inbox kind (``inboxes.models.InboxKind`` values) that exists in the ruleset's games: the engine
     #: creates no inbox of another kind in them and its pages offer none.
     inbox_kinds: ClassVar[frozenset[str]] = frozenset()
-    #: The kinds of ``inbox_kinds`` that a player or a staff member opens on their own (Lepra's secret inboxes);
+    #: The kinds of ``inbox_kinds`` that a player or a staff member opens on their own (secret inboxes, say);
     #: the others are opened by the ruleset's own services only.
     self_opened_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
     #: The inbox kinds whose new messages notify every reader ("new messages in your inboxes"); in the others a
@@ -264,6 +286,19 @@ class RulesetSpec:
     texts: ClassVar[Mapping[str, Any]] = {}
     #: The IDs of the ruleset's own rules that the engine's refusals cite: neutral key -> rule ID (``rule_id``).
     rule_ids: ClassVar[Mapping[str, str]] = {}
+    #: The audit log's sentences of the event kinds the ruleset's own services record (``GameEvent.kind`` -> a
+    #: lazily translated sentence whose blanks name payload keys, ``%(resident)s``..., and ``%(actor)s``), read by
+    #: ``staff.audit_sentences`` for the ruleset's games: the engine words only the kinds it records itself.
+    audit_sentences: ClassVar[Mapping[str, Any]] = {}
+    #: Payload codes the ruleset's audit sentences show in words: payload key -> a Django choices enum whose label
+    #: words the stored code (``audit_payload_codes``); ``audit_kind_codes``: event kind -> the choices of that
+    #: event's payload key "kind" (elsewhere "kind" names a scheduled event).
+    audit_payload_codes: ClassVar[Mapping[str, Any]] = {}
+    audit_kind_codes: ClassVar[Mapping[str, Any]] = {}
+    #: Who among the staff browses the event kinds the ruleset records without typing each one in
+    #: ``kernel.events.EventKind``: (kind prefix, ``kernel.events.Audience``) pairs, read by
+    #: ``kernel.events.event_audience`` after the typed kinds and the engine's families.
+    event_families: ClassVar[tuple[tuple[str, Any], ...]] = ()
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
     #: The first night whose actions count.
@@ -357,31 +392,31 @@ class RulesetSpec:
 
     def seat_knows_alignment(self, seat, resident) -> bool:
         """True when ``seat`` (the viewer's Resident) knows the alignment of ``resident`` by a rule of the
-        ruleset beyond the shared rows of the knowledge matrix (Lepra: a commissar who checked the resident).
+        ruleset beyond the shared rows of the knowledge matrix (a commissar who checked the resident, say).
         Asked by ``inboxes.knowledge.visible_alignment`` only; False by default."""
         return False
 
     def public_seat_roles(self, resident) -> list[tuple[str, Any]]:
-        """The public positions of ``resident`` that pages show to everyone, as (key, label) pairs (Lepra: a
+        """The public positions of ``resident`` that pages show to everyone, as (key, label) pairs (a
         sitting judge, a spirit of the day). Read-only, no query once ``seat_state_relations`` are selected;
         [] by default."""
         return []
 
     def seat_state(self, seat) -> str | None:
         """The name of the special state of ``seat`` (a Resident out of play) that its ruleset's
-        ``policy_grants["seat_states"]`` gives posting rights of its own (Lepra: "spirit"), or None
+        ``policy_grants["seat_states"]`` gives posting rights of its own ("spirit", say), or None
         (the default): the policy then applies its rules for the dead or the imprisoned."""
         return None
 
     def end_seat_state(self, seat, *, now) -> None:
-        """End the special state (``seat_state``) of ``seat``, which goes to the cemetery (Lepra: a spirit laid to
+        """End the special state (``seat_state``) of ``seat``, which goes to the cemetery (a spirit laid to
         rest at the end of its day), in the caller's transaction; the shared service moves its
         memberships. Raises ``NotProvidedByRuleset`` by default (no such states)."""
         raise self._missing(_("the end of a seat's state"))
 
     def standing_members(self, game, kind: str, residents) -> list | None:
         """The members of ``game``'s standing inbox of ``kind`` among ``residents`` (its seats, in order), when
-        the ruleset decides them (Lepra: the cemetery, the police station, the court); None (the default) for the
+        the ruleset decides them (the cemetery, the police station, the court, say); None (the default) for the
         engine's own choice (the dead in a cemetery, nobody elsewhere). The instance form of
         ``standing_members_q``."""
         return None
@@ -393,12 +428,12 @@ class RulesetSpec:
 
     def death_facts(self, game, residents) -> dict[int, dict]:
         """Facts about ``residents`` before they die that the shared death service adds to each ``resident.died``
-        audit row (Lepra: ``{"judge": True}``), by resident id. {} by default."""
+        audit row (``{"judge": True}``, say), by resident id. {} by default."""
         return {}
 
     def after_deaths(self, game, residents, *, spirit_of: Mapping[int, bool], cause: str, acting_user,
                      now) -> None:
-        """What deaths do to the ruleset's own seat state (Lepra: spirits, the judge's seat and the court),
+        """What deaths do to the ruleset's own seat state (spirits, the judge's seat and the court, say),
         in the shared death service's transaction, after the deaths (``status`` dead,
         ``died_at`` = ``now``) and their memberships and audit rows are written. ``spirit_of``: resident id ->
         whether the death makes a spirit. Nothing by default."""
@@ -494,7 +529,7 @@ class RulesetSpec:
 
     def wording(self, key: str, default: Any) -> str:
         """The ruleset's own wording of ``key`` when it has one (``texts``), else ``default``: for the engine's
-        texts a ruleset may word in its own terms (a notification about an M21 role PM is no "night result")."""
+        texts a ruleset may word in its own terms (a notification about a role PM is no "night result")."""
         return str(self.texts.get(key, default))
 
     def winner_sentence(self, winner: str) -> str:

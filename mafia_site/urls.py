@@ -7,7 +7,6 @@ from inboxes import views as inbox_views
 from kernel.rulesets import registered_rulesets
 from mafia_site.converters import IdConverter, PublicIdConverter
 from sanctions import views as sanction_views
-from staff import views as staff_views
 from staff.console import staff_admin_site
 
 register_converter(IdConverter, "id")
@@ -28,13 +27,6 @@ urlpatterns = [
     path("games/<slug:slug>/signup/", city_views.sign_up, name="sign_up"),
     path("games/<slug:slug>/signup/withdraw/", city_views.withdraw_signup, name="withdraw_signup"),
     path("games/<slug:slug>/inboxes/", inbox_views.my_inboxes, name="my_inboxes"),
-    path("games/<slug:slug>/impeachment/", staff_views.impeachment, name="impeachment"),
-    path("games/<slug:slug>/mafia-role/", staff_views.mafia_role, name="mafia_role"),
-    path("games/<slug:slug>/no-confidence/", sanction_views.no_confidence, name="no_confidence"),
-    path("games/<slug:slug>/no-confidence/arbiter/", sanction_views.complain_about_arbiter,
-         name="no_confidence_arbiter"),
-    path("games/<slug:slug>/no-confidence/consigliere/", sanction_views.complain_about_consigliere,
-         name="no_confidence_consigliere"),
     path("play-bans/", sanction_views.play_bans, name="play_bans"),
     path("games/<slug:slug>/inboxes/secret/new/", inbox_views.secret_new, name="secret_new"),
     path("games/<slug:slug>/posts/new/", city_views.schedule_post, name="schedule_post"),

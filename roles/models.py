@@ -1,9 +1,9 @@
 """The records of the setup draws: the mafia draw and the commissar offers; and of the nights: godfather
 elections, night decisions, commissar checks, gifts, resolutions, and how the game ended.
 
-Tables and named constraints only; the draws' writes go through ``rulesets.lepra.setup.services``. The draws'
+Tables and named constraints only; the draws' writes go through the services of the ruleset that draws. The draws'
 tables hold secrets of the knowledge matrix: the shuffled lists with the numbers name the mafia, a declined
-offer's reason is the candidate's alone. Pages read them only through ``rulesets.lepra.setup.services``/views that
+offer's reason is the candidate's alone. Pages read them only through that ruleset's services and views that
 check the game state and the viewer.
 """
 from __future__ import annotations

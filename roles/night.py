@@ -2,9 +2,9 @@
 
 ``resolve_night(state, actions, steps) -> NightOutcome`` walks a ruleset's ordered steps (in the manner of
 allauth's login stages). Each step is a small class with a ``key`` and an ``apply(context)`` that reads the
-state and the submitted actions and adds pending deaths, private results and public lines to the context. The
-Lepra steps live in ``rulesets.lepra.night``; a service (``rulesets.lepra.night.services.do_resolve_night``) applies the outcome
-in one transaction.
+state and the submitted actions and adds pending deaths, private results and public lines to the context. A
+ruleset's steps live in its own package (``RulesetSpec.night_steps``); a service of the ruleset applies the
+outcome in one transaction.
 
 Shapes: resident, city and action ids are ints; ``NightAction.seq`` orders submissions (last counts).
 What must never leak: ``NightOutcome.private`` holds check answers (the commissar's alone) and the
@@ -26,7 +26,7 @@ CHECK = "check"
 @dataclass(frozen=True)
 class ResidentState:
     """One resident as the night sees it at its start: ``alignment`` "honest" or "mafia"; ``alive`` living;
-    ``ranks``: the keys of the ranks the ruleset's steps read (Lepra: "judge" for a sitting judge)."""
+    ``ranks``: the keys of the ranks the ruleset's steps read ("judge" for a sitting judge, say)."""
 
     id: int
     city: int
@@ -155,14 +155,14 @@ def resolve_night(state: NightState, actions: Iterable[NightAction], steps: Sequ
     outcome. Returns a ``NightOutcome``. Raises ``ValueError`` for two steps with the same key.
 
     A ruleset whose night needs its own working state gives its state a ``new_context(actions)`` method returning a
-    context with an ``outcome()`` method (M21: ``rulesets.m21.night``); the steps then receive that context and the
+    context with an ``outcome()`` method (``RulesetSpec.night_state``); the steps then receive that context and the
     call returns what ``outcome()`` returns."""
     keys = [s.key for s in steps]
     if len(set(keys)) != len(keys):
         raise ValueError(f"duplicate night step keys: {keys}")
     new_context = getattr(state, "new_context", None)
     if new_context is not None:
-        # A ruleset with its own working state (M21) builds its context and outcome itself.
+        # A ruleset with its own working state builds its context and outcome itself.
         ctx = new_context(actions)
         for step in steps:
             step.apply(ctx)

@@ -98,7 +98,7 @@ class PlayBan(models.Model):
     ``ends_at`` is None, and before ``lifted_at`` when the recorder lifted it early, with ``lift_reason``)
     ``user`` cannot sign up for new games, nor be seated from an earlier sign-up.
 
-    Recorded by the Procurator (the Host in M21) of ``game``, the game of the offence, with ``offence`` and
+    Recorded by the Procurator (a ruleset's Host) of ``game``, the game of the offence, with ``offence`` and
     ``description`` and evidence (``PlayBanEvidence``: messages he may read). Whether a ban runs is decided by
     the time, never by a flag: the scheduler's ``play_ban_end`` event only records the end (``ended_at``) and
     tells the player. The public list shows the name, the offence kind and the end, never the evidence.

@@ -40,8 +40,8 @@ from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, Pl
 #: The longest ruling reason, bonus or play-ban description, in characters.
 MAX_TEXT_LENGTH = 2000
 
-#: The staff kinds that record play bans in their game: the Procurator; in M21 the Host holds the
-#: Procurator's part.
+#: The staff kinds that record play bans in their game: the Procurator (a ruleset's Host holds the
+#: Procurator's part).
 PLAY_BAN_RECORDERS = (StaffKind.PROCURATOR,)
 
 
@@ -375,7 +375,7 @@ def players_of(game: Game):
 @transaction.atomic
 def do_record_play_ban(game: Game, user, offence: str, description: str, *, ends_at: datetime | None,
                        evidence, acting_user, now: datetime | None = None) -> PlayBan:
-    """The Procurator (the Host in M21) of ``game``, the game of the offence, bans ``user`` from playing from ``now``
+    """The Procurator (a ruleset's Host) of ``game``, the game of the offence, bans ``user`` from playing from ``now``
     until ``ends_at`` (aware UTC, in the future) or for life (None), for ``offence`` (breaking omertà, forgery)
     described in ``description``, with ``evidence``: messages of the game he may read now
     (``policies.readable_messages``), at least one. While it runs the player cannot sign up for new games; they are told
@@ -445,7 +445,7 @@ def do_record_play_ban_end(ban: PlayBan, *, acting_user=None, now: datetime | No
 
 @transaction.atomic
 def do_lift_play_ban(ban: PlayBan, *, reason: str, acting_user, now: datetime | None = None) -> PlayBan:
-    """Whoever may record ``ban`` (the Procurator, the Host in M21, of the game of the offence) lifts it early with
+    """Whoever may record ``ban`` (the Procurator, a ruleset's Host, of the game of the offence) lifts it early with
     ``reason``: it stops running at ``now``, its scheduled end is cancelled, the player is told by e-mail; audited
     (``play_ban.lifted``). Returns the PlayBan. Raises ``NotAllowed`` (not a recorder of that game), ``InvalidInput``
     (empty or long reason) or ``WrongState`` (not running: over or lifted already)."""

@@ -1,11 +1,13 @@
-"""The audit log in words (the staff console): each ``GameEvent`` as a sentence in its game's language (Russian for
-Lepra, English for M21), naming residents, cities and inboxes with links the viewer may open, times in the game's
-zone with the zone's abbreviation.
+"""The audit log in words (the staff console): each ``GameEvent`` as a sentence in its game's language (the
+language of the game's pages), naming residents, cities and inboxes with links the viewer may open, times in the
+game's zone with the zone's abbreviation.
 
-The sentences are keyed by the typed kinds of ``kernel.events`` (``EventKind``, the ``scheduler.<kind>`` rows of
-``ScheduledKind``, and the M21 family). What a sentence may show is decided by the audit clause of the policy
-(``inboxes.audit_policy.AuditScope``): nothing of an event the viewer may not see; an inbox or a message only by a
-link to an inbox the viewer reads (else "—"); the actor only when ``shows_actor``; no database id anywhere.
+The engine words the typed kinds it records itself (``kernel.events.EventKind``, the ``scheduler.<kind>`` rows of
+``ScheduledKind``); a ruleset words the kinds its own services record (``RulesetSpec.audit_sentences``, with the
+payload codes it shows in words), read for its games only. What a sentence may show is decided by the audit clause
+of the policy (``inboxes.audit_policy.AuditScope``): nothing of an event the viewer may not see; an inbox or a
+message only by a link to an inbox the viewer reads (else "—"); the actor only when ``shows_actor``; no database id
+anywhere.
 """
 from __future__ import annotations
 
@@ -21,16 +23,15 @@ from cities.models import City, GameStatus, Resident
 from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditScope
 from inboxes.models import DeathCause, Inbox, Message
 from kernel.events import EventKind, ScheduledKind, scheduled_label
+from kernel.rulesets import known_audit_sentences, ruleset_of
 from kernel.timezones import zoned_time
-from voting.models import CourtProcedure, SpeechKind
 
 K = EventKind
 
-#: The sentence of each audit kind. Placeholders name payload keys (``%(resident)s``...) and ``%(actor)s``.
+#: The sentence of each audit kind the engine records. Placeholders name payload keys (``%(resident)s``...) and ``%(actor)s``.
 SENTENCES = {
     K.GAME_CREATED: _("%(actor)s created the game “%(title)s”."),
     K.GAME_STATUS: _("%(actor)s set the game's status to %(status)s (day %(day)s)."),
-    K.GAME_FINISHED: _("The game is over; the winner: %(winner)s."),
     K.CITY_ADDED: _("%(actor)s added the city %(city)s."),
     K.CITIES_FORMED: _("%(actor)s formed the cities: %(cities)s."),
     K.CITIES_LISTS_PUBLISHED: _("%(actor)s published the city lists."),
@@ -41,25 +42,12 @@ SENTENCES = {
     K.RESIDENT_SEATED: _("%(resident)s was seated in %(city)s."),
     K.RESIDENT_MOVED: _("%(actor)s moved %(resident)s to %(city)s."),
     K.STAFF_APPOINTED: _("%(actor)s appointed %(user)s: %(role)s."),
-    K.DEMO_LOADED: _("The demo game was loaded."),
     K.POST_CREATED: _("%(actor)s wrote a public post."),
     K.POST_SCHEDULED: _("%(actor)s scheduled a public post for %(publish_at)s."),
     K.POST_PUBLISHED: _("%(actor)s published a public post."),
     K.POST_APPENDED: _("%(actor)s added to a public post."),
     K.SCHEDULER_POST_PUBLISHED: _("The site published a scheduled public post."),
-    K.DAILY_POST_DRAFTED: _("The site drafted the daily post of day %(day)s."),
-    K.DAILY_POST_EDITED: _("%(actor)s edited the daily post."),
-    K.DAILY_POST_TEXT_SET: _("%(actor)s set the text of the daily post of day %(day)s."),
-    K.DAILY_POST_APPENDED: _("%(actor)s added to the daily post."),
-    K.DAILY_POST_HELD: _("The daily post of day %(day)s is held until %(publish_at)s for the Procurator's edits."),
-    K.DAILY_POST_EDIT_WINDOW_SET: _("%(actor)s set the daily post's edit window from %(from)s to %(to)s minutes."),
-    K.DRAW_COMMITTED: _("%(actor)s committed the draw."),
-    K.DRAW_NUMBERS: _("The draw's numbers were taken."),
     K.RESIDENT_FLAGS: _("A resident's flags were set."),
-    K.COMMISSAR_OFFERED: _("The commissar's post of %(city)s was offered (offer %(number)s)."),
-    K.COMMISSAR_ANSWERED: _("The offer of the commissar's post was answered."),
-    K.COMMISSAR_TRIBUNE_TOLD: _("The Tribune of %(city)s was told who the commissar is."),
-    K.COMMISSAR_CHECKED: _("The commissar made a check (night %(night)s)."),
     K.INBOXES_OPENED: _("%(actor)s opened the game's inboxes."),
     K.INBOX_CREATED: _("%(actor)s created the inbox %(inbox)s."),
     K.INBOX_KILLED: _("%(actor)s closed the inbox %(inbox)s."),
@@ -77,44 +65,7 @@ SENTENCES = {
     K.RESIDENT_DIED: _("%(resident)s died (%(cause)s)."),
     K.RESIDENT_LAID_TO_REST: _("%(resident)s was laid to rest."),
     K.RESIDENT_REPLACED: _("%(actor)s replaced the player of %(resident)s: %(old_user)s by %(new_user)s."),
-    K.VOTING_SCHEDULED: _("%(actor)s scheduled the voting of %(city)s from %(opens_at)s to %(closes_at)s."),
-    K.VOTING_EXTENDED: _("%(actor)s extended the voting until %(to)s."),
-    K.VOTING_RESCHEDULED: _("%(actor)s moved the voting of %(city)s to %(to)s."),
-    K.VOTING_WINDOW_MISSED: _("The voting of %(city)s planned for %(opens_at)s did not take place."),
-    K.VOTING_OPENED: _("%(actor)s opened the voting."),
-    K.VOTING_CLOSED: _("%(actor)s closed the voting; the leader: %(leader)s."),
-    K.VOTING_EXECUTION_DECIDED: _("%(actor)s decided the execution in %(city)s: %(resident)s."),
-    K.VOTING_SPIRITS: _("The spirits of %(city)s: %(spirits)s."),
-    K.VOTING_NOMINATED: _("%(nominator)s nominated %(nominee)s in %(city)s (day %(day)s)."),
-    K.VOTING_PROXY_REQUESTED: _("%(resident)s asked for a proxy vote for %(nominee)s."),
-    K.VOTING_PROXY_ACCEPTED: _("%(actor)s accepted a proxy vote."),
-    K.VOTING_SUICIDE_DECLARED: _("%(resident)s declared suicide."),
-    K.VOTING_SUICIDE_CONFIRMED: _("%(actor)s confirmed a suicide."),
-    K.VOTING_SUICIDE_REFUSED: _("%(actor)s refused the suicide declaration of %(resident)s."),
-    K.VOTING_SPEECH_REQUESTED: _("%(resident)s asked for a speech (%(kind)s) with %(other)s."),
     K.COURT_RENEWED: _("The Supreme Court was renewed: %(judges)s."),
-    K.COURT_CASE_OPENED: _("%(actor)s put the result before the Supreme Court: %(candidates)s."),
-    K.COURT_SENTENCED: _("The Supreme Court sentenced %(resident)s."),
-    K.COURT_VOTED: _("Judge %(judge)s confirmed the sentence of %(choice)s."),
-    K.COURT_PROCEDURE_SET: _("%(actor)s set the court's procedure: %(procedure)s (before: %(previous)s)."),
-    K.ELECTION_SCHEDULED: _("%(actor)s scheduled the judge election of %(city)s from %(opens_at)s to %(closes_at)s."),
-    K.ELECTION_OPENED: _("%(actor)s opened a judge election."),
-    K.ELECTION_CLOSED: _("The judge election closed; elected: %(winner)s."),
-    K.ELECTION_CANDIDATES_PASSED: _("%(actor)s passed the candidates: %(candidates)s."),
-    K.ELECTION_PROPOSED: _("%(proposer)s proposed %(candidate)s as a judge."),
-    K.ELECTION_PROXY_RECORDED: _("%(actor)s recorded a proxy ballot of %(voter)s for %(candidate)s."),
-    K.JUDGE_RECUSED: _("%(actor)s recorded the resignation of judge %(judge)s."),
-    K.REMOVAL_OPENED: _("%(actor)s opened a demand to remove judge %(judge)s."),
-    K.REMOVAL_CONFIRMED: _("%(resident)s confirmed a demand to remove a judge."),
-    K.REMOVAL_VALID: _("A demand to remove a judge is valid (%(count)s confirmations)."),
-    K.REMOVAL_APPLIED: _("Judge %(judge)s was removed."),
-    K.NIGHT_DECISION: _("A night decision was made in %(city)s (night %(night)s)."),
-    K.NIGHT_GIFT: _("A night gift was given."),
-    K.NIGHT_RESOLVED: _("Night %(night)s was resolved; deaths: %(deaths)s."),
-    K.GODFATHER_APPOINTED: _("A godfather was appointed in %(city)s."),
-    K.GODFATHER_ELECTION_OPENED: _("A godfather election opened in %(city)s."),
-    K.GODFATHER_ELECTION_CLOSED: _("A godfather election closed."),
-    K.GODFATHER_VOTED: _("A vote in a godfather election was cast."),
     K.TRIBUNE_STAND_IN_GRANTED: _("%(actor)s gave %(city)s a stand-in Tribune until %(until)s."),
     K.TRIBUNE_STAND_IN_ENDED: _("%(actor)s ended the stand-in Tribune of %(city)s."),
     K.STAFF_TRIBUNE_REPLACED: _("%(actor)s replaced the Tribune of %(city)s: %(old_user)s by %(new_user)s."),
@@ -131,12 +82,8 @@ SENTENCES = {
     K.PLAY_BAN_ENDED: _("The play ban of %(user)s ended."),
     K.PLAY_BAN_LIFTED: _("%(actor)s lifted the play ban of %(user)s: %(reason)s"),
     K.ASSIGN_CONFIRMED: _("%(actor)s confirmed the role assignment."),
-    K.CLOCK_STARTED: _("The game's clock started: day %(first_day)s begins at %(starts_at)s."),
-    K.CLOCK_DAY_STARTED: _("Day %(day)s started."),
-    K.CLOCK_NIGHT_STARTED: _("Night %(day)s started."),
     K.CLOCK_PAUSED: _("The site's clock was paused: %(reason)s."),
     K.CLOCK_RESUMED: _("The site's clock resumed."),
-    K.CLOCK_REPLANNED: _("The plan moved: the night now starts at %(night_starts_at)s (%(reason)s)."),
     K.SCHEDULER_EVENT_FAILED: _("A scheduled event (%(kind)s) failed after %(attempts)s attempts: %(error)s."),
     K.SCHEDULER_EVENT_CRASHED: _("A scheduled event (%(kind)s) crashed after %(attempts)s attempts."),
     K.SCHEDULER_RETRY_REQUESTED: _("%(actor)s asked the site to retry a scheduled event (%(kind)s)."),
@@ -145,33 +92,6 @@ SENTENCES = {
     K.ARCHIVE_CONSENT_REVOKED: _("%(actor)s withdrew their consent to disclose %(inbox)s."),
     K.ARCHIVE_OPEN_REQUEST: _("%(actor)s opened %(inbox)s after the game."),
     K.ARCHIVE_REMINDER: _("A deadline reminder was sent."),
-    # M21 (RULES.md Part 2)
-    "m21.cohost_added": _("%(actor)s added %(user)s as a co-host."),
-    "m21.created": _("%(actor)s created the M21 game (days of %(day_hours)s h, nights of %(night_hours)s h)."),
-    "m21.day_decided": _("Day %(day)s was decided (%(how)s)."),
-    "m21.day_started": _("Day %(day)s started; the deadline is %(deadline)s."),
-    "m21.day_tied": _("Day %(day)s ended in a tie: %(tied)s."),
-    "m21.extra_published": _("The extra post of day %(day)s was published."),
-    "m21.game_won": _("The game is won: %(winner)s."),
-    "m21.gun_fired": _("A gun was fired at %(target)s (day %(day)s)."),
-    "m21.imprisoned": _("%(resident)s was imprisoned."),
-    "m21.item_confiscated": _("An item was confiscated from %(target)s (day %(day)s)."),
-    "m21.judge_casting_vote": _("The Judge cast the deciding vote on %(target)s (day %(day)s)."),
-    "m21.judge_closed_proceedings": _("The Judge closed the proceedings of day %(day)s."),
-    "m21.killed": _("%(resident)s was killed."),
-    "m21.night_action": _("A night action was submitted (night %(night)s)."),
-    "m21.night_action_withdrawn": _("A night action was withdrawn (night %(night)s)."),
-    "m21.night_resolved": _("Night %(night)s was resolved; deaths: %(deaths)s."),
-    "m21.night_started": _("Night %(night)s started; it ends at %(ends)s."),
-    "m21.phase_extended": _("%(actor)s extended the phase by %(hours)s h, from %(from)s to %(to)s."),
-    "m21.player_removed": _("%(actor)s removed %(resident)s from the game (%(cause)s)."),
-    "m21.post_mortem": _("A post-mortem result on %(target)s (day %(day)s)."),
-    "m21.roles_dealt": _("%(actor)s dealt the roles; day 1 starts at %(first_day_starts_at)s."),
-    "m21.setup_chosen": _("%(actor)s chose the setup."),
-    "m21.setup_drawn": _("The setup was drawn."),
-    "m21.stash_assigned": _("A stash was assigned (night %(night)s)."),
-    "m21.timing_set": _("%(actor)s set the timing: days of %(day_hours)s h, nights of %(night_hours)s h."),
-    "m21.vote_count_posted": _("The vote count of day %(day)s was posted: %(message)s."),
 }
 
 SCHEDULER_RAN = _("The site ran %(what)s.")
@@ -182,10 +102,17 @@ SITE = _("the site")
 MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from", "to", "starts_at", "deadline",
                          "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at"})
 
-#: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words; "kind" only for
-#: the event kinds listed in ``KIND_CODES`` (elsewhere it names a scheduled event). An unknown code stays as stored.
-CODE_KEYS = {"cause": DeathCause, "status": GameStatus, "procedure": CourtProcedure, "previous": CourtProcedure}
-KIND_CODES = {K.VOTING_SPEECH_REQUESTED: SpeechKind}
+#: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words (with those a
+#: game's ruleset declares, ``RulesetSpec.audit_payload_codes``); "kind" only for the event kinds its ruleset lists
+#: in ``audit_kind_codes`` (elsewhere it names a scheduled event). An unknown code stays as stored.
+CODE_KEYS = {"cause": DeathCause, "status": GameStatus}
+
+
+def sentence_of(game, kind: str):
+    """The sentence (lazily translated) of audit ``kind`` in ``game``: its ruleset's
+    (``RulesetSpec.audit_sentences``), else the engine's (``SENTENCES``); None when neither words it."""
+    own = ruleset_of(game).audit_sentences.get(kind)
+    return own if own is not None else SENTENCES.get(kind)
 
 
 def code_words(choices, value: str) -> str:
@@ -201,6 +128,9 @@ class _Words:
     def __init__(self, scope: AuditScope, event, refs: dict):
         self.scope, self.event, self.refs = scope, event, refs
         self.payload = event.payload or {}
+        spec = ruleset_of(event.game)
+        self.codes = {**CODE_KEYS, **spec.audit_payload_codes}
+        self.kind_codes = spec.audit_kind_codes.get(event.kind)
 
     def __getitem__(self, key: str):
         if key == "actor":
@@ -223,12 +153,12 @@ class _Words:
             if key in AUDIT_PLAIN_NUMBERS:
                 return str(value)
             return self._reference(key, value)
-        if key == "kind" and isinstance(value, str) and self.event.kind in KIND_CODES:
-            return conditional_escape(code_words(KIND_CODES[self.event.kind], value))
+        if key == "kind" and isinstance(value, str) and self.kind_codes is not None:
+            return conditional_escape(code_words(self.kind_codes, value))
         if key == "kind" and isinstance(value, str) and value in ScheduledKind._value2member_map_:
             return conditional_escape(scheduled_label(value))
-        if key in CODE_KEYS and isinstance(value, str):
-            return conditional_escape(code_words(CODE_KEYS[key], value))
+        if key in self.codes and isinstance(value, str):
+            return conditional_escape(code_words(self.codes[key], value))
         if key in MOMENT_KEYS and isinstance(value, str):
             try:
                 return conditional_escape(zoned_time(datetime.fromisoformat(value), self.event.game.time_zone))
@@ -275,9 +205,10 @@ def audit_sentence(scope: AuditScope, event) -> SafeString:
     if not scope.can_see(event):
         return mark_safe("")
     kind = event.kind
+    sentence = sentence_of(event.game, kind)
     with translation.override(event.game.language):
-        if kind in SENTENCES:
-            template = str(SENTENCES[kind])
+        if sentence is not None:
+            template = str(sentence)
         elif kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
             template = str(SCHEDULER_RAN) % {"what": scheduled_label(kind[len("scheduler."):])}
         else:
@@ -288,9 +219,13 @@ def audit_sentence(scope: AuditScope, event) -> SafeString:
 
 
 def kind_label(kind: str) -> str:
-    """A kind's sentence with its blanks as "…", for the console's filter (the active language)."""
-    if kind in SENTENCES:
-        template = str(SENTENCES[kind])
+    """A kind's sentence with its blanks as "…", for the console's filter (the active language): the engine's, else
+    that of a registered ruleset that words it (``known_audit_sentences``); the kind itself when none does."""
+    sentence = SENTENCES.get(kind)
+    if sentence is None:
+        sentence = known_audit_sentences().get(kind)
+    if sentence is not None:
+        template = str(sentence)
     elif kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
         template = str(SCHEDULER_RAN) % {"what": scheduled_label(kind[len("scheduler."):])}
     else:

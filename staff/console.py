@@ -13,7 +13,7 @@ This module holds what every app's console pages build on: the site (``GameStaff
   now" lines; each must count only objects of the viewer's scope (use the registered ModelAdmin's
   ``get_queryset``).
 
-Tools of one ruleset (``RulesetSpec.console_tools``: Lepra's clock, stage, votings, court...) are named by
+Tools of one ruleset (``RulesetSpec.console_tools``: a clock, a stage, votings, a court...) are named by
 ``tool``: a link or line is shown only in the rows of games whose ruleset provides it (``ruleset_of(game)
 .provides_console_tool``), a page of such a game refuses with ``NotProvidedByRuleset`` (a clear refusal, see
 ``mafia_site.middleware.RuleViolationMiddleware``), and a ``StaffScopedAdmin`` with ``console_tool`` (or an action
@@ -224,7 +224,7 @@ def single_staff_game(request) -> Game | None:
 
 
 def staff_games_language(request) -> str | None:
-    """The UI language (``Game.language``: "ru" for Lepra, "en" for M21) shared by all the games where the
+    """The UI language (``Game.language``, its ruleset's) shared by all the games where the
     request's user holds a staff role, or None (no role, or games of several languages)."""
     languages = {role.game.language for role in staff_roles_of(request)}
     return next(iter(languages)) if len(languages) == 1 else None
@@ -276,8 +276,8 @@ class GameStaffAdminSite(AdminSite):
         ``current_viewer`` while the view runs and its template renders.
 
         When all the viewer's staff roles are in one game, the page shows times in that game's time zone (as
-        the game's pages do); otherwise in UTC. When all those games have one language (Russian for Lepra,
-        English for M21), the page, the admin's own chrome, its flash messages, its redirects and the error
+        the game's pages do); otherwise in UTC. When all those games have one language (their rulesets',
+        ``Game.language``), the page, the admin's own chrome, its flash messages, its redirects and the error
         page of a refusal, a 404 or a 403 raised inside the view are in that language, as the player pages are
         (``cities.i18n``); a viewer staffing games of several languages keeps
         the browser's (LocaleMiddleware). Every label goes through gettext, so a page is wholly in one language;
@@ -358,7 +358,7 @@ class GameStaffAdminSite(AdminSite):
             links = [link for _order, provider in sorted(DASHBOARD_LINKS, key=lambda item: item[0])
                      for link in provider(request, role)]
             needs = [need for provider in DASHBOARD_NEEDS for need in provider(request, role)]
-            # The title the game's ruleset gives its Procurator (an M21 game's Host), as on the game page.
+            # The title the game's ruleset gives its Procurator (its Host, say), as on the game page.
             title = (ruleset_of(role.game).wording("procurator_title", str(role)) if role.kind == StaffKind.PROCURATOR
                      else str(role))
             dashboard.append({"role": role, "title": title, "game": role.game, "links": links, "needs": needs})

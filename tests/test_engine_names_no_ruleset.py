@@ -189,6 +189,37 @@ def test_which_inboxes_notify_their_readers_is_the_rulesets_word_M_SETUP_3():
     assert get_ruleset("m21").night_result_inbox_kinds <= get_ruleset("m21").reader_notified_inbox_kinds
 
 
+#: A ruleset's name, as a word or the start of a word, an identifier or a string: "Lepra", "M21", ``lepra_setup``,
+#: ``"m21.day_decided"``, ``rulesets/m21``, ``m21/_receipt.html``, ``LepraKeyword``, ``parse_lepra_execution``.
+RULESET_NAME = re.compile(r"(?<![a-z0-9])(lepra|m21)", re.IGNORECASE)
+#: The settings' configuration of the hosted rulesets: their apps in ``INSTALLED_APPS`` and the default ruleset.
+SETTINGS_LINE = re.compile(r'^\s*"rulesets\.\w+",\s*$|^MAFIA_DEFAULT_RULESET\s*=')
+#: Where the engine still names a ruleset while a move of its own takes it out: the parsers and tallies that
+#: ``voting/`` keeps for one ruleset, the docstrings of the inbox and staff kinds' vocabularies (path, text).
+NAMED_UNTIL_MOVED = (("voting/", ""), ("inboxes/models.py", "M21's are the game thread"),
+                     ("cities/models.py", "An M21 game's host is its Procurator"))
+
+
+def _names_a_ruleset(path: Path, line: str) -> bool:
+    relative = path.relative_to(ROOT).as_posix()
+    if relative.startswith("mafia_site/settings/") and SETTINGS_LINE.search(line):
+        return False
+    if any(relative.startswith(prefix) and text in line for prefix, text in NAMED_UNTIL_MOVED):
+        return False
+    return bool(RULESET_NAME.search(line))
+
+
+def test_no_engine_module_or_shared_template_names_a_ruleset():
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}"
+             for top in (*ENGINE, "templates") for path in sorted((ROOT / top).rglob("*"))
+             if path.is_file() and path.suffix in (".py", ".html", ".txt", ".js", ".css")
+             and "migrations" not in path.parts
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if _names_a_ruleset(path, line)]
+    assert not found, ("the engine names a ruleset (declare it on the ruleset's RulesetSpec, or word it neutrally):\n"
+                       + "\n".join(found))
+
+
 #: The names of Lepra's seat ranks (``rulesets.lepra.models.LepraSeat``): its rows, read through ``rulesets.lepra.seats``.
 LEPRA_SEAT_NAMES = re.compile(r"\b(is_commissar|is_judge|is_godfather|is_spirit|godfather_since|godfather_until|"
                               r"commissar_since|lepra_seat)\b")

@@ -64,7 +64,7 @@ def _when(context, local: datetime) -> str:
 
 
 def _staff_title(context, kind: str) -> str:
-    """The title of a staff role of ``kind`` as the game's ruleset words it (an M21 game's Procurator is its Host)."""
+    """The title of a staff role of ``kind`` as the game's ruleset words it (a ruleset may call the Procurator its Host)."""
     if kind == StaffKind.PROCURATOR:
         return ruleset_of(context["game"]).text("procurator_title")
     return str(StaffKind(kind).label)
@@ -126,9 +126,10 @@ def _article(context, pos: int, m) -> str:
         body = [f'<div class="body">{m.body_html}</div>']  # sanitised when stored
         if m.revision_list:
             body += _revisions(m, "body")
-        if getattr(m, "receipt_lines", None):  # an M21 game thread's receipt (``inboxes.hooks.annotate_messages``)
-            body.append(get_template("m21/_receipt.html").render({"receipt": m.receipt_lines,
-                                                                  "edited": bool(m.edited_at)}))
+        if getattr(m, "receipt_lines", None) and getattr(m, "receipt_template", ""):
+            # The receipt the inbox's post hook attached, in the hook's template (``hooks.annotate_messages``).
+            body.append(get_template(m.receipt_template).render({"receipt": m.receipt_lines,
+                                                                 "edited": bool(m.edited_at)}))
     joined_header, joined_body = "\n      ".join(header), "\n      ".join(body)
     return (f'<article class="message{" hidden" if m.is_hidden else ""}" id="n{pos}">\n    <header>{joined_header}'
             f'</header>\n    {joined_body}\n  </article>')

@@ -14,6 +14,8 @@ class VotingInboxHook(PostHook):
     """L-VOTE-2/3/8: a resident's post is a vote, a retraction or the last word, else refused with the tally's
     reason; the standing-vote index follows the accepted post."""
 
+    thread_box_template = "lepra/day/_tally_box.html"
+
     def locked_reads(self):
         return voting_post_locked_reads()
 
@@ -31,6 +33,8 @@ class VotingInboxHook(PostHook):
 @post_hook(InboxKind.PRECINCT, ruleset="lepra")
 class PrecinctHook(PostHook):
     """L-JUDGE-4: one ballot per voter per precinct, never changed; anything else is refused."""
+
+    thread_box_template = "lepra/day/_tally_box.html"
 
     def check(self, inbox, seat, text, now):
         return check_precinct_post(inbox, seat, text, now)

@@ -17,6 +17,7 @@ from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
 from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
 
+from .audit_sentences import AUDIT_KIND_CODES, AUDIT_PAYLOAD_CODES, AUDIT_SENTENCES
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 from .policy_grants import POLICY_GRANTS
 
@@ -66,10 +67,14 @@ class LepraRuleset(RulesetSpec):
     first_action_night = FIRST_ACTION_NIGHT
     #: The shared pages only Lepra has: the cities' day pages, nominations, the per-city score and the archive's
     #: cast by city ("cities"); the touring rotation and the night page (L-NIGHT, "touring"); the Procurator's setup
-    #: pages, mafia numbers, commissar offers and scheduled posts ("lepra_setup"); the verification of the mafia
-    #: draw (L-ASSIGN-3, "mafia_draw"); impeachment, the mafia's role acknowledgement and complaints of no
-    #: confidence ("lepra_staff").
-    page_sections = frozenset({"cities", "touring", "lepra_setup", "mafia_draw", "lepra_staff"})
+    #: pages, mafia numbers and commissar offers ("lepra_setup"); the Procurator's scheduled public posts (L-POST-2,
+    #: "scheduled_posts"); the verification of the mafia draw (L-ASSIGN-3, "mafia_draw"); impeachment, the
+    #: mafia's role acknowledgement and complaints of no confidence ("lepra_staff", ``staff_views``).
+    page_sections = frozenset({"cities", "touring", "lepra_setup", "scheduled_posts", "mafia_draw", "lepra_staff"})
+    #: The audit log's sentences of the kinds only Lepra records, and the payload codes they word (L-STAFF-6).
+    audit_sentences = AUDIT_SENTENCES
+    audit_payload_codes = AUDIT_PAYLOAD_CODES
+    audit_kind_codes = AUDIT_KIND_CODES
     #: The vote tables of each day and city with their charts (L-ARCH-3, ``rulesets.lepra.archive``).
     votes_page_sections = ("vote_tables",)
     texts = MappingProxyType({

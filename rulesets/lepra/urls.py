@@ -1,8 +1,9 @@
 """Lepra's own pages (included by the project's URLconf through ``LepraRuleset.urls_module``): the setup's mafia
 numbers, commissar offers and the draw's verification, the night page and the game's end, a city's day and the
-nominations."""
+nominations, the players' pages about the staff (impeachment, the mafia's role acknowledgement, no confidence)."""
 from django.urls import path
 
+from . import staff_views
 from .day import views as day_views
 from .night import views as night_views
 from .setup import setup_views as setup_page_views
@@ -50,6 +51,13 @@ urlpatterns = [
     path("games/<slug:slug>/cities/<id:number>/day/judge/removal/confirm/", day_views.confirm_removal_demand,
          name="confirm_removal_demand"),
     path("games/<slug:slug>/cities/<id:number>/day/judge/recuse/", day_views.recuse_judge, name="recuse_judge"),
+    path("games/<slug:slug>/impeachment/", staff_views.impeachment, name="impeachment"),
+    path("games/<slug:slug>/mafia-role/", staff_views.mafia_role, name="mafia_role"),
+    path("games/<slug:slug>/no-confidence/", staff_views.no_confidence, name="no_confidence"),
+    path("games/<slug:slug>/no-confidence/arbiter/", staff_views.complain_about_arbiter,
+         name="no_confidence_arbiter"),
+    path("games/<slug:slug>/no-confidence/consigliere/", staff_views.complain_about_consigliere,
+         name="no_confidence_consigliere"),
     path("games/<slug:slug>/nominate/", day_views.nominate, name="nominate"),
     # Each button of the nomination page posts to its own URL.
     path("games/<slug:slug>/nominate/resident/", day_views.nominate_resident, name="nominate_resident"),

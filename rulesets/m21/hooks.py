@@ -30,7 +30,11 @@ _CASTING = re.compile(r"##\s*casting\s+vote\s*:?\s*(?P<name>[^\n#]*)", re.IGNORE
 class GameThreadHook(PostHook):
     """Posts are never refused for their commands (M-VOTE-1: a refused command is explained in the receipt); the
     record step re-derives the day with the stored post (M-VOTE-8) in the post's transaction, with the open day's
-    row locked, so that two hammers posted at once end the day once."""
+    row locked, so that two hammers posted at once end the day once. The thread page shows the live vote count
+    above the posts (M-VOTE-8) and each post's receipt beside it."""
+
+    thread_head_template = "m21/_thread_head.html"
+    receipt_template = "m21/_receipt.html"
 
     def record(self, inbox, seat, message, accepted, now) -> None:
         record_game_thread_post(inbox, seat, message, now)

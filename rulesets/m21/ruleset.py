@@ -10,6 +10,7 @@ from cities.models import StaffKind
 from inboxes.models import InboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec
 
+from .audit_sentences import AUDIT_SENTENCES, EVENT_FAMILIES
 from .night_pages import MORNING_POST_SECTIONS
 from .policy_grants import POLICY_GRANTS
 
@@ -41,6 +42,9 @@ class M21Ruleset(RulesetSpec):
     #: The hosts' and the spectators' grants, and the hosts' knowledge of alignments (``policy_grants``).
     policy_grants = POLICY_GRANTS
     first_action_night = 1
+    #: The audit log's sentences of the ``m21.*`` kinds and who among the staff browses them (the hosts).
+    audit_sentences = AUDIT_SENTENCES
+    event_families = EVENT_FAMILIES
     #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
     page_sections = frozenset()
     #: The rule each refusal of the shared engine cites in an M21 game (``RulesetSpec.rule_ids``: neutral key ->

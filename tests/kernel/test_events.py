@@ -8,7 +8,7 @@ from pathlib import Path
 from archive.selectors import PUBLIC_EVENT_KINDS
 from cities.scheduler import HANDLERS
 from inboxes import audit_policy
-from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
+from kernel.events import Audience, EventKind, ScheduledKind, event_audience, event_families
 from rulesets.lepra.clock.services import CLOCK_EVENT_KINDS, DAY_DEADLINE_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def test_every_kind_the_code_records_is_typed_L_STAFF_6():
     kinds = _recorded_kinds()
     assert len(kinds) > 80
     untyped = {k for k in kinds if k not in EventKind._value2member_map_
-               and not any(k.startswith(prefix) for prefix, _audience in EVENT_FAMILIES)}
+               and not any(k.startswith(prefix) for prefix, _audience in event_families())}
     assert untyped == set()
 
 

@@ -167,7 +167,8 @@ def test_every_event_kind_the_code_records_has_a_decided_audience_L_STAFF_6():
     import re
     from pathlib import Path
 
-    from inboxes.audit_policy import AUDIT_LOG_AUDIENCE, AUDIT_LOG_PREFIXES
+    from inboxes.audit_policy import AUDIT_LOG_AUDIENCE
+    from kernel.events import event_families
 
     root = Path(__file__).resolve().parents[2]
     recorded = set()
@@ -177,5 +178,5 @@ def test_every_event_kind_the_code_records_has_a_decided_audience_L_STAFF_6():
         recorded |= set(re.findall(r'record_event\(\s*[\w.]+,\s*"([\w.]+)"', path.read_text(encoding="utf-8")))
     assert len(recorded) > 60
     undecided = {k for k in recorded - HIDDEN_BY_DESIGN
-                 if k not in AUDIT_LOG_AUDIENCE and not any(k.startswith(p) for p, _a in AUDIT_LOG_PREFIXES)}
+                 if k not in AUDIT_LOG_AUDIENCE and not any(k.startswith(p) for p, _a in event_families())}
     assert undecided == set()

@@ -14,7 +14,8 @@ from cities.services import record_event
 from inboxes import audit_policy, posting
 from inboxes.models import Inbox, InboxKind
 from kernel.events import SCHEDULED_LABELS, EventKind, ScheduledKind
-from staff.audit_sentences import SENTENCES, audit_sentence, kind_label
+from kernel.rulesets import get_ruleset, known_audit_sentences
+from staff.audit_sentences import SENTENCES, audit_sentence, kind_label, sentence_of
 from tests.conftest import fresh
 from tests.pages.conftest import MARK, marked_russian  # noqa: F401 - the fixture, used by name
 
@@ -26,11 +27,23 @@ def _client(user, language: str = "ru") -> Client:
 
 
 def test_every_typed_kind_has_a_sentence_and_every_scheduled_kind_words():
-    assert [k for k in EventKind if k not in SENTENCES] == []
+    assert [k for k in EventKind if k not in SENTENCES and k not in known_audit_sentences()] == []
     assert [k for k in ScheduledKind if k not in SCHEDULED_LABELS] == []
     for kind in list(EventKind) + ["scheduler.voting_open", "m21.day_decided"]:
         label = kind_label(kind)
         assert "%(" not in label and "." not in label.split(" ")[0] or kind_label(kind) != kind
+
+
+def test_a_ruleset_words_the_kinds_it_records_for_its_own_games_only(demo):
+    lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
+    assert "voting.opened" not in SENTENCES and "m21.day_decided" not in SENTENCES
+    assert sentence_of(demo.game, "voting.opened") is lepra.audit_sentences["voting.opened"]
+    assert sentence_of(demo.game, "m21.day_decided") is None  # never another ruleset's
+    assert sentence_of(demo.game, "message.posted") is SENTENCES["message.posted"]
+    assert set(lepra.audit_sentences).isdisjoint(m21.audit_sentences)
+    with translation.override("en"):
+        assert kind_label("m21.day_decided") == "Day … was decided (…)."
+        assert kind_label("voting.opened") == "… opened the voting."
 
 
 def test_a_mafia_message_is_a_sentence_with_a_link_for_the_consigliere_only_L_STAFF_4_L_STAFF_6(demo):

@@ -36,6 +36,7 @@ from inboxes.policies import StaffGrant
 from inboxes.services import do_post_site_message, new_inbox
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.events import Audience
 from kernel.rulesets import ArchiveSection, RulesetSpec, register_ruleset
 from roles.night import Death, NightAction, NightContext, NightState, NightStep, ResidentState, resolve_night
 
@@ -79,6 +80,9 @@ class ToyRuleset(RulesetSpec):
                               "imprisoned_may_not_post": "The imprisoned are silent.",
                               "archive_log_in_to_open": "Log in to read more."})
     daily_post_sections = ("deaths",)
+    #: The audit log words the toy's own event kinds, and its host browses them.
+    audit_sentences = MappingProxyType({"toy.dealt": "%(actor)s dealt the roles to %(count)s players."})
+    event_families = (("toy.", Audience.PROCURATOR),)
     #: The toy's rules have no IDs: its refusals cite none.
     rule_ids = MappingProxyType({})
     archive_sections = ("cast",)
@@ -173,7 +177,8 @@ def do_deal_toy_game(game: Game, *, acting_user, rng: random.Random, now: dateti
                                          alignment=Alignment.MAFIA if role == "mafioso" else Alignment.HONEST)
                  for user, role in zip(users, roles, strict=True)]
     record_event(game, "toy.dealt", actor=acting_user, at=now,
-                 payload={"roles": {str(r.pk): role for r, role in zip(residents, roles, strict=True)}})
+                 payload={"roles": {str(r.pk): role for r, role in zip(residents, roles, strict=True)},
+                          "count": len(residents)})
     new_inbox(game, InboxKind.GAME_THREAD, title="Town square", actor=acting_user, now=now, members=residents)
     new_inbox(game, InboxKind.MAFIA_THREAD, title="Mafia den", actor=acting_user, now=now,
               members=[r for r in residents if r.alignment == Alignment.MAFIA])

@@ -5,6 +5,7 @@ archive; it never inherits another ruleset's grants, inbox kinds or pages."""
 from __future__ import annotations
 
 import random
+import re
 from datetime import UTC, datetime, timedelta
 from html import unescape
 from types import MappingProxyType
@@ -26,9 +27,11 @@ from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_
 from inboxes.selectors import inbox_list_for
 from inboxes.services import do_create_secret_inbox
 from kernel.errors import NotAllowed
+from kernel.events import Audience, event_audience
 from kernel.public_ids import new_idempotency_key
 from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
 from roles.models import MafiaDraw
+from staff.audit_sentences import kind_label, sentence_of
 from tests.conftest import fresh
 from tests.factories import UserFactory
 from tests.toy_ruleset import ruleset as toy
@@ -148,6 +151,18 @@ def test_the_toy_deals_plays_a_day_and_a_night_in_the_client_and_shows_in_list_c
         for inbox in (square, den):
             assert Client().get(reverse("inbox_thread", args=[inbox.public_id])).status_code == 404
     assert not policies.public_after_game_kinds("toy") and not policies.open_on_request_kinds("toy")
+
+
+def test_the_toy_words_its_own_audit_kinds_and_its_host_reads_them_in_the_console_log(table):
+    game, host, _players, _roles = table
+    assert event_audience("toy.dealt") is Audience.PROCURATOR  # the family the toy declares
+    assert sentence_of(game, "toy.dealt") == "%(actor)s dealt the roles to %(count)s players."
+    assert sentence_of(game, "voting.opened") is None and sentence_of(game, "m21.day_decided") is None
+    with override("en"):
+        assert kind_label("toy.dealt") == "… dealt the roles to … players."
+    body = _client(host).get("/staff/cities/gameevent/?all=").content.decode()
+    shown = " ".join(re.sub(r"<script.*?</script>|<[^>]+>", " ", body, flags=re.DOTALL).split())
+    assert "Toyhost dealt the roles to 8 players." in shown and "toy.dealt" not in shown
 
 
 def test_the_toy_has_no_secret_inboxes_and_no_page_offers_one(table):

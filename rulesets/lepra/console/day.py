@@ -389,7 +389,7 @@ def court_procedure_view(request, slug: str):
                "subtitle": game.title, "form": form, "game": game,
                "current": court_procedure_text(game, current), "submit_label": _("Set the procedure")}
     request.current_app = staff_admin_site.name
-    return TemplateResponse(request, "staff_admin/court_procedure.html", context)
+    return TemplateResponse(request, "lepra/console/court_procedure.html", context)
 
 
 # --------------------------------------------------------------------------------------------------------------
