@@ -41,7 +41,9 @@ class M21Ruleset(RulesetSpec):
     #: The hosts' and the spectators' grants, and the hosts' knowledge of alignments (``policy_grants``).
     policy_grants = POLICY_GRANTS
     first_action_night = 1
-    #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
+    #: An M21 game is one town of players, no city: its seats, inboxes and hosts have none.
+    has_cities = False
+    #: M21 has none of Lepra's shared pages: its day, night and setup are its own pages.
     page_sections = frozenset()
     #: The rule each refusal of the shared engine cites in an M21 game (``RulesetSpec.rule_ids``: neutral key ->
     #: rule ID); the refusals M21's rules do not speak of cite none.
