@@ -15,8 +15,8 @@ from .policy_grants import POLICY_GRANTS
 
 
 class M21Ruleset(RulesetSpec):
-    """M21: one city, English pages, Europe/London, days of 48 h and nights of 24 h shifting at 22:00
-    (M-SETUP-1/2); the host (the Procurator) and co-hosts run every inbox and know every role (M-SETUP-4); the
+    """M21: one town of players in no city, English pages, Europe/London, days of 48 h and nights of 24 h shifting
+    at 22:00 (M-SETUP-1/2); the host (the Procurator) and co-hosts run every inbox and know every role (M-SETUP-4); the
     game thread's posts are parsed for ``##VOTE`` (M-VOTE)."""
 
     key = "m21"

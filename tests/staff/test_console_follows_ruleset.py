@@ -1,5 +1,5 @@
 """The console's list pages follow the rulesets of the games they list: an M21 host's inbox and resident lists have
-no City column or filter (an M21 game's one city is internal) and their kind filter offers only M21's inbox kinds,
+no City column or filter (an M21 game has no cities) and their kind filter offers only M21's inbox kinds,
 while a Lepra Procurator's lists keep the City column, the City filter and Lepra's kinds. A city lookup or a kind
 no game in scope has is refused with the 400 of a lookup off the whitelist."""
 from __future__ import annotations
