@@ -123,7 +123,7 @@ def resident_detail(request, slug: str, resident_id: int):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     profile = selectors.resident_profile_for(request.user, game, resident_id)
-    spec = ruleset_of(game)  # a game of one city names none; each ruleset words the sides its own way
+    spec = ruleset_of(game)  # a game without cities names none; each ruleset words the sides its own way
     context = {
         "game": game,
         "has_cities": spec.has_cities,
