@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.template.loader import render_to_string
+from django.utils.translation import gettext
 
 from cities.models import City, Game, Resident, StaffKind
 from inboxes import knowledge, policies, policy_tables
@@ -32,7 +33,7 @@ class VoteTable:
     """One day and city (``city`` None for a ruleset without cities): a ruleset's tally ``box`` (who voted for
     whom, who changed their mind) and the standing votes over the voting window as an SVG chart."""
 
-    city: City
+    city: City | None
     day: int
     opens_at: datetime
     closes_at: datetime
@@ -49,7 +50,8 @@ def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240, *, zon
     ``archive/svg/vote_chart.svg``: a ``viewBox`` of ``width`` × ``height`` user units (no fixed size: it scales to
     its column), one ``<path class="series" data-nominee=... data-final=...>`` per nominee, a legend with the
     names of the series (the names of the day), and the window's start and end as wall-clock times in ``zone``
-    (the viewer's display zone) with the zone's abbreviation."""
+    (the viewer's display zone) with the zone's abbreviation. A table without a city (a ruleset without cities) is
+    titled by its day alone and has no ``data-city``."""
     left, right, top, bottom = 40, 160, 10, 30
     span = max((table.closes_at - table.opens_at).total_seconds(), 1.0)
     peak = max([c for s in table.series for _t, c in s.points] + [1])
@@ -60,6 +62,7 @@ def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240, *, zon
     def y(count: int) -> float:
         return top + (height - top - bottom) * (1 - count / peak)
 
+    city_number = table.city.number if table.city else None
     series = []
     for n, s in enumerate(table.series):
         moves = [f"M{x(at):.1f},{y(count):.1f}" if k == 0 else f"H{x(at):.1f}V{y(count):.1f}"
@@ -67,10 +70,11 @@ def vote_chart_svg(table: VoteTable, width: int = 640, height: int = 240, *, zon
         series.append({"name": s.nominee, "final": s.points[-1][1] if s.points else 0, "d": "".join(moves),
                        "colour": _COLOURS[n % len(_COLOURS)], "legend_y": top + 14 + 16 * n})
     chart = {
-        "id": f"vote-chart-{table.day}-{table.city.number}", "title": f"{table.city.name} · {table.day}",
+        "id": f"vote-chart-{table.day}-{city_number}" if table.city else f"vote-chart-{table.day}",
+        "title": f"{table.city.name} · {table.day}" if table.city else gettext("Day %(n)s") % {"n": table.day},
         "width": width, "height": height, "left": left, "top": top, "plot_right": width - right,
         "base": f"{y(0):.1f}", "peak": peak, "peak_x": left - 6, "peak_y": f"{y(peak) + 4:.1f}",
-        "axis_y": height - 8, "legend_x": width - right + 8, "city_number": table.city.number, "day": table.day,
+        "axis_y": height - 8, "legend_x": width - right + 8, "city_number": city_number, "day": table.day,
         "start_label": zoned_time(table.opens_at, zone, "H:i"), "end_label": zoned_time(table.closes_at, zone, "H:i"),
         "series": series,
     }
@@ -82,10 +86,14 @@ def game_map_svg(viewer, game: Game) -> str:
     class="city" data-city=N data-residents=R>`` per city with its Tribune and residents (a resident's alignment
     only as ``visible_alignment`` shows it), the game-wide staff (``visible_staff``), and one ``<g class="inbox"
     data-kind=... data-members=M>`` per inbox the viewer may read (``readable_inboxes``) with lines to the cities
-    of its members. Nothing of an unreadable inbox appears, not even its existence. Drawn by the template
-    ``archive/svg/game_map.svg`` (scaled by its ``viewBox``); returns the SVG markup."""
+    of its members. Nothing of an unreadable inbox appears, not even its existence. A game whose ruleset has no
+    cities (``RulesetSpec.has_cities``) has one ``<g class="players" data-residents=R>`` of all its seats instead.
+    Drawn by the template ``archive/svg/game_map.svg`` (scaled by its ``viewBox``); returns the SVG markup."""
 
-    cities = list(City.objects.filter(game=game).order_by("number"))
+    if ruleset_of(game).has_cities:  # (city id, number, name) per city; one group of every seat otherwise
+        cities = list(City.objects.filter(game=game).order_by("number").values_list("pk", "number", "name"))
+    else:
+        cities = [(None, None, gettext("Players"))]
     residents = list(Resident.objects.filter(game=game).select_related("game").order_by("name"))
     if game.lists_published_at is None and game.status != "finished":
         residents = []  # the city lists are not public yet
@@ -96,7 +104,7 @@ def game_map_svg(viewer, game: Game) -> str:
     member_rows = list(Membership.objects.filter(inbox__in=inboxes, state__in=policy_tables.READING_STATES)
                        .values_list("inbox_id", "resident__city_id"))
     col_w, row_h = 260, 14
-    per_city = {c.pk: [r for r in residents if r.city_id == c.pk] for c in cities}
+    per_city = {pk: [r for r in residents if r.city_id == pk] for pk, _number, _name in cities}
     tallest = max([len(v) for v in per_city.values()] + [1])
     game_staff = [r for r in staff if r.kind != StaffKind.TRIBUNE]
     city_top = 20 + 20 * max(len(game_staff), 1)
@@ -106,17 +114,17 @@ def game_map_svg(viewer, game: Game) -> str:
     width = max(col_w * max(len(cities), 1) + 20, (inbox_w + 10) * inbox_cols + 10)
     height = inbox_top + 20 + 24 * ((len(inboxes) + inbox_cols - 1) // inbox_cols)
     centres, city_rows = {}, []
-    for n, city in enumerate(cities):
+    for n, (city_id, number, name) in enumerate(cities):
         x0 = 10 + col_w * n
-        centres[city.pk] = (x0 + (col_w - 20) / 2, city_top + city_h)
-        tribune = next((r for r in staff if r.kind == StaffKind.TRIBUNE and r.city_id == city.pk), None)
+        centres[city_id] = (x0 + (col_w - 20) / 2, city_top + city_h)
+        tribune = next((r for r in staff if r.kind == StaffKind.TRIBUNE and r.city_id == city_id), None)
         city_rows.append({
-            "number": city.number, "name": city.name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
+            "number": number, "name": name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
             "tribune_y": city_top + 34,
             "tribune": {"label": tribune.get_kind_display(), "name": tribune.user.public_name} if tribune else None,
             "residents": [{"name": r.name, "alignment": knowledge.visible_alignment(viewer, r),
                            "dead": r.status != "alive", "y": city_top + 50 + row_h * k}
-                          for k, r in enumerate(per_city[city.pk])],
+                          for k, r in enumerate(per_city[city_id])],
         })
     inbox_rows = []
     for n, inbox in enumerate(inboxes):
@@ -132,6 +140,7 @@ def game_map_svg(viewer, game: Game) -> str:
     game_map = {
         "title": game.title, "width": width, "height": height, "city_top": city_top, "city_w": col_w - 20,
         "city_h": city_h, "inbox_w": inbox_w, "cities": city_rows, "inboxes": inbox_rows,
+        "city_count": sum(1 for _pk, number, _name in cities if number is not None),
         # The title the ruleset gives the game's Procurator (its Host, say), as on the game page.
         "staff": [{"kind": role.kind, "name": role.user.public_name, "y": 20 + 20 * n,
                    "label": ruleset_of(game).wording("procurator_title", role.get_kind_display()) if role.kind == StaffKind.PROCURATOR

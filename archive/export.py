@@ -43,7 +43,7 @@ def export_for(viewer, game: Game) -> dict[str, Any]:
         "cities": [{"number": c.number, "name": c.name} for c in City.objects.filter(game=game).order_by("number")],
         "staff": [{"kind": r.kind, "city": r.city.number if r.city else None, "user": r.user.public_name}
                   for r in knowledge.visible_staff(viewer, game)],
-        "residents": [{"name": r.name, "city": r.city.number, "status": r.status,
+        "residents": [{"name": r.name, "city": r.city.number if r.city else None, "status": r.status,
                        "alignment": knowledge.visible_alignment(viewer, r),
                        **{role.key: knowledge.knows_seat_role(viewer, r, role) for role in spec.seat_roles},
                        "positions": [key for key, _label in spec.public_seat_roles(r)]} for r in residents],

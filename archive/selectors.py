@@ -145,7 +145,8 @@ class TimelineDay:
 
 #: GameEvent kinds shown on the timeline, and as what (``EventKind.timeline``, ``kernel.events``). A payload is never shown raw: each kind has its own line,
 #: and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
-#: because the city inbox is where it is announced.
+#: because the city inbox is where it is announced. An event of a seat in a game without cities is announced in
+#: the ruleset's own threads: the timeline shows it after the game.
 PUBLIC_EVENT_KINDS = {kind.value: kind.timeline for kind in EventKind if kind.timeline}
 
 def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: str | None = None) -> QuerySet[Message]:
@@ -209,13 +210,13 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
 def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int, City],
                 finished: bool, related: dict) -> TimelineItem | None:
     """The timeline line of one public event, or None. Night outcomes wait for the end of the game (their
-    payloads are the night issue's; only the fact is shown)."""
+    payloads are the night issue's; only the fact is shown), and so do the events of a seat in no city."""
 
     payload = event.payload if isinstance(event.payload, dict) else {}
     shown = PUBLIC_EVENT_KINDS[event.kind]
     if event.kind == "resident.died":
         resident = residents.get(payload.get("resident"))
-        if resident is None:
+        if resident is None or (resident.city_id is None and not finished):
             return None
         alignment = knowledge.visible_alignment(viewer, resident)
         text = _("%(name)s died") % {"name": resident.name}
@@ -235,7 +236,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         return TimelineItem(at=event.at, kind=shown, text=text, city=session.city)
     if event.kind in ("voting.execution_decided", "court.sentenced"):
         resident = residents.get(payload.get("resident"))
-        if resident is None:
+        if resident is None or (resident.city_id is None and not finished):
             return None
         return TimelineItem(at=event.at, kind=shown, city=resident.city,
                             text=_("Decision: %(name)s is to be executed") % {"name": resident.name})
@@ -289,9 +290,9 @@ ROLE_LABELS = {"commissar": gettext_lazy("commissar"), "godfather": gettext_lazy
 
 @dataclass
 class CityScore:
-    """A city's score at the end: living and dead honest and mafia."""
+    """A city's score at the end: living and dead honest and mafia (``city`` None: the whole game's)."""
 
-    city: City
+    city: City | None
     honest_alive: int
     mafia_alive: int
     honest_dead: int
@@ -328,6 +329,16 @@ def winner_of(game: Game, residents: list[Resident]) -> str:
         return ""
 
 
+def _score(city: City | None, seats: list[Resident]) -> CityScore:
+    alive = [r for r in seats if r.status == LifeStatus.ALIVE]
+    dead = [r for r in seats if r.status != LifeStatus.ALIVE]
+    return CityScore(city=city,
+                     honest_alive=sum(1 for r in alive if r.alignment == Alignment.HONEST),
+                     mafia_alive=sum(1 for r in alive if r.alignment == Alignment.MAFIA),
+                     honest_dead=sum(1 for r in dead if r.alignment == Alignment.HONEST),
+                     mafia_dead=sum(1 for r in dead if r.alignment == Alignment.MAFIA))
+
+
 def front_page_for(viewer, game: Game) -> FrontPage | None:
     """The front page of ``game`` for ``viewer``; None before the end (the cast list names the mafia)."""
 
@@ -336,18 +347,9 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
     residents = list(Resident.objects.filter(game=game).select_related("city", "user", "game", *seat_state_relations())
                      .order_by("city__number", "name"))
     spec = ruleset_of(game)
-    scores = []
-    for city in City.objects.filter(game=game).order_by("number"):
-        of_city = [r for r in residents if r.city_id == city.pk]
-        alive = [r for r in of_city if r.status == LifeStatus.ALIVE]
-        scores.append(CityScore(
-            city=city,
-            honest_alive=sum(1 for r in alive if r.alignment == Alignment.HONEST),
-            mafia_alive=sum(1 for r in alive if r.alignment == Alignment.MAFIA),
-            honest_dead=sum(1 for r in of_city if r.status != LifeStatus.ALIVE and r.alignment == Alignment.HONEST),
-            mafia_dead=sum(1 for r in of_city if r.status != LifeStatus.ALIVE and r.alignment == Alignment.MAFIA)))
-    total = CityScore(city=None, honest_alive=sum(s.honest_alive for s in scores), mafia_alive=sum(s.mafia_alive for s in scores),
-                      honest_dead=sum(s.honest_dead for s in scores), mafia_dead=sum(s.mafia_dead for s in scores))
+    scores = [_score(city, [r for r in residents if r.city_id == city.pk])
+              for city in City.objects.filter(game=game).order_by("number")]
+    total = _score(None, residents)  # every seat, in a city or not (a game without cities has no city scores)
     cast = []
     for r in residents:
         roles = [role.key for role in knowledge.known_seat_roles(viewer, r)]

@@ -106,8 +106,8 @@ def archive_game(request, slug: str):
     front = selectors.front_page_for(request.user, game)
     context = {
         "game": game,
-        # The score by city and the cast by city only where the ruleset has cities (another has its own cast).
-        "has_cities": spec.has_page_section("cities"),
+        # The score by city and the Lepra cast only where the ruleset has cities (an M21 archive has its own cast).
+        "has_cities": spec.has_cities,
         "log_in_to_open": spec.text("archive_log_in_to_open"),
         "finished": selectors.is_finished(game),
         "has_mafia_draw": spec.has_page_section("mafia_draw"),  # its verification page exists after the end
@@ -126,7 +126,7 @@ def timeline(request, slug: str):
     game = game_get(slug)
     activate_game_language(request, game)
     spec = ruleset_of(game)  # the filters offer the game's cities and the inbox kinds its ruleset has
-    has_cities = spec.has_page_section("cities")
+    has_cities = spec.has_cities
     form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")) if has_cities else [],
                               kinds=[(k, label) for k, label in InboxKind.choices if k in spec.inbox_kinds])
     city, kind = form.filters() if form.is_bound else (None, None)
@@ -185,7 +185,7 @@ def export_print(request, slug: str):
     for resident in data["residents"]:
         resident["side"] = spec.wording(f"side_{resident['alignment']}", "") if resident.get("alignment") else ""
     winner = data["game"].get("winner")
-    context = {"game": game, "data": data, "has_cities": spec.has_page_section("cities"),
+    context = {"game": game, "data": data, "has_cities": spec.has_cities,
                "winner_sentence": spec.winner_sentence(winner) if winner else ""}
     return render(request, "archive/print.html", context)
 

@@ -155,7 +155,8 @@ class LifeStatus(models.TextChoices):
 
 
 class Resident(HeldByAccount, models.Model):
-    """A seat in a city: the player's place in the game, in one city for the whole game.
+    """A seat: the player's place in the game. In a game whose ruleset has cities (``RulesetSpec.has_cities``) the
+    seat is in one city for the whole game; elsewhere ``city`` is None (``cities.services.check_seat_city``).
 
     ``user`` is whoever holds the seat now; a replacement changes it and nothing else. ``alignment`` is a secret
     of the knowledge matrix: pages learn it only through ``inboxes.knowledge.visible_alignment``.
@@ -164,7 +165,8 @@ class Resident(HeldByAccount, models.Model):
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="residents", verbose_name=_("game"))
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="residents", verbose_name=_("city"))
+    city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="residents",
+        verbose_name=_("city"))
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats",
         verbose_name=_("user"))
     name = models.CharField(_("name"), max_length=60)
@@ -194,6 +196,12 @@ class Resident(HeldByAccount, models.Model):
     def is_living(self) -> bool:
         """Alive and not imprisoned (RULES.md terms)."""
         return self.status == LifeStatus.ALIVE
+
+    @property
+    def name_and_city(self) -> str:
+        """How staff pages name the seat: "name · city" in a game with cities, the name alone in a game without
+        (its seats have none). Select the city with the seat (a query otherwise)."""
+        return f"{self.name} · {self.city.name}" if self.city_id else self.name
 
     @classmethod
     def live_readers(cls, rows) -> list[tuple[int, int | None]]:

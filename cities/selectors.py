@@ -25,14 +25,29 @@ def game_get(slug: str) -> Game:
     return get_object_or_404(Game, slug=slug)
 
 
-def city_list(game: Game) -> list[City]:
+@dataclass
+class SeatGroup:
+    """The seats of a game without cities, listed where a game with cities lists a city: ``resident_list`` like a
+    city's (``city_list``); no ``name`` or ``number``."""
+
+    resident_list: list[Resident]
+    name: str = ""
+    number: int | None = None
+
+
+def city_list(game: Game) -> list[City | SeatGroup]:
     """The cities of ``game`` with their residents prefetched (``city.resident_list``), with the seat state their
     ruleset keeps (``seat_state_relations``): templates show name, life status and the public positions
-    (``public_seat_roles``). 2 queries."""
+    (``public_seat_roles``). 2 queries. A game whose ruleset has no cities (``RulesetSpec.has_cities``) gives one
+    ``SeatGroup`` of all its seats once it has any, [] before (1 query)."""
     residents = Resident.objects.order_by("name").select_related("game", *seat_state_relations())
-    cities = list(City.objects.filter(game=game).order_by("number")
-                  .prefetch_related(Prefetch("residents", queryset=residents, to_attr="resident_list")))
     spec = ruleset_of(game)
+    if spec.has_cities:
+        cities = list(City.objects.filter(game=game).order_by("number")
+                      .prefetch_related(Prefetch("residents", queryset=residents, to_attr="resident_list")))
+    else:
+        seats = list(residents.filter(game=game))
+        cities = [SeatGroup(resident_list=seats)] if seats else []
     for city in cities:
         for resident in city.resident_list:
             resident.public_roles = spec.public_seat_roles(resident)

@@ -116,9 +116,12 @@ def check_procurator(game: Game, acting_user, *, rule: str = "procurator_only", 
 @transaction.atomic
 def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = None) -> City:
     """Add the next city (numbered 1, 2, ...) to ``game`` before it starts and before its city lists are
-    published (the published cities are final). Procurator only."""
+    published (the published cities are final). Procurator only. Raises ``InvalidInput`` in a game whose ruleset
+    has no cities (``RulesetSpec.has_cities``)."""
     now = now or timezone.now()
     check_procurator(game, acting_user)
+    if not ruleset_of(game).has_cities:
+        raise InvalidInput(_("This game has no cities."))
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("Cities are formed before the game starts."), rule=rule_id(game, "city_formation"))
     if game.lists_published_at is not None:
@@ -134,16 +137,36 @@ def do_add_city(game: Game, *, name: str, acting_user, now: datetime | None = No
     return city
 
 
-@transaction.atomic
-def do_seat_resident(city: City, user, *, acting_user, name: str | None = None, now: datetime | None = None) -> Resident:
-    """Seat ``user`` as an honest, living resident of ``city``. Procurator only.
+def check_seat_city(game: Game, city: City | None) -> None:
+    """Check that a seat of ``game`` may be in ``city``: in one of the game's cities when its ruleset has cities
+    (``RulesetSpec.has_cities``), in none otherwise. Raises ``InvalidInput`` (nothing changed) when it may not."""
+    if ruleset_of(game).has_cities:
+        if city is None:
+            raise InvalidInput(_("A seat in this game is in one of its cities: choose the city."),
+                               rule=rule_id(game, "city_formation"))
+        if city.game_id != game.pk:
+            raise InvalidInput(_("The city %(city)s is not in this game.") % {"city": city.name},
+                               rule=rule_id(game, "city_formation"))
+    elif city is not None:
+        raise InvalidInput(_("This game has no cities: its seats are in none."))
 
-    Raises ``NotAllowed`` when ``user`` is staff of the game (staff are not residents) and
-    ``InvalidInput`` when they already hold a seat in the game or the name is taken.
+
+@transaction.atomic
+def do_seat_resident(city: City | None, user, *, acting_user, game: Game | None = None, name: str | None = None,
+                     now: datetime | None = None) -> Resident:
+    """Seat ``user`` as an honest, living resident of ``city`` (None in a game without cities: give ``game``).
+    Procurator only.
+
+    Raises ``NotAllowed`` when ``user`` is staff of the game (staff are not residents) and ``InvalidInput`` when
+    they already hold a seat in the game, the name is taken, or the seat's city does not fit the game
+    (``check_seat_city``: a game with cities seats everyone in one of them, a game without in none).
     """
     now = now or timezone.now()
-    game = city.game
+    if game is None and city is None:
+        raise InvalidInput(_("A seat is in a game: name the game or the city."))
+    game = game or city.game
     check_procurator(game, acting_user)
+    check_seat_city(game, city)
     if game.status not in (GameStatus.RECRUITMENT, GameStatus.SETUP):
         raise WrongState(_("Residents are seated before the game starts."), rule=rule_id(game, "city_formation"))
     if StaffRole.objects.filter(game=game, user=user).exists():
@@ -156,7 +179,8 @@ def do_seat_resident(city: City, user, *, acting_user, name: str | None = None, 
         raise InvalidInput(_("The name %(name)s is taken in this game.") % {"name": name})
     resident = Resident.objects.create(game=game, city=city, user=user, name=name)
     forget_viewer_cache(user)
-    record_event(game, "resident.seated", actor=acting_user, at=now, payload={"resident": resident.pk, "city": city.pk})
+    record_event(game, "resident.seated", actor=acting_user, at=now,
+                 payload={"resident": resident.pk, "city": city.pk if city else None})
     return resident
 
 

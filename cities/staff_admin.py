@@ -161,7 +161,7 @@ def _one_resident(request, queryset) -> Resident | None:
 
 
 def _resident_target(resident: Resident) -> list[tuple[int, str]]:
-    return [(resident.pk, f"{resident.name} · {resident.city.name}")]
+    return [(resident.pk, resident.name_and_city)]
 
 
 class ReplacePlayerForm(forms.Form):
@@ -219,7 +219,7 @@ def record_death(modeladmin, request, queryset):
             modeladmin, request, "record_death", title=_("Record a death?"),
             consequence=_("These residents die (%(cause)s): %(names)s.")
             % {"cause": DeathCause(form.cleaned_data["cause"]).label,
-               "names": ", ".join(f"{r.name} ({r.city.name})" for r in residents)},
+               "names": ", ".join(f"{r.name} ({r.city.name})" if r.city_id else r.name for r in residents)},
             confirm_label=_("Record"))
         if confirm is not None:
             return confirm
@@ -234,7 +234,7 @@ def record_death(modeladmin, request, queryset):
         # The ruleset's aftermath of a death by day (an election, a victory check).
         ruleset_of(residents[0].game).after_day_death(residents[0].game, now=timezone.now())
         return None
-    targets = [(r.pk, f"{r.name} · {r.city.name}") for r in residents]
+    targets = [(r.pk, r.name_and_city) for r in residents]
     return action_page(modeladmin, request, action="record_death", title=_("Record a death"), targets=targets,
                         form=form, submit=_("Record"))
 
@@ -381,7 +381,7 @@ class StageInboxForm(forms.Form):
         self.game = game
         speakers = self.fields["speakers"]
         speakers.queryset = Resident.objects.filter(game=game).select_related("city").order_by("city__number", "name")
-        speakers.label_from_instance = lambda r: f"{r.name} · {r.city.name} · {r.get_status_display()}"
+        speakers.label_from_instance = lambda r: f"{r.name_and_city} · {r.get_status_display()}"
         # Cities by their public number, not their database id.
         self.cities = {str(c.number): c for c in City.objects.filter(game=game).order_by("number")}
         self.fields["audience"].choices = [

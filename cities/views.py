@@ -62,7 +62,7 @@ def game_detail(request, slug: str):
     context = {
         "game": game,
         "ruleset_links": spec.game_page_links(game, is_staff=bool(staff_roles)),
-        "has_cities": spec.has_page_section("cities"),
+        "has_cities": spec.has_cities,
         "has_scheduled_posts": spec.has_page_section("scheduled_posts"),
         "has_mafia_draw": spec.has_page_section("mafia_draw"),
         "posts": selectors.published_posts(game),
@@ -100,7 +100,7 @@ def _day_page_cities(user, game) -> set[int]:
     The day page itself decides what the viewer sees there."""
     numbers: set[int] = set()
     seat = policies.seat_in(user, game)
-    if seat is not None:
+    if seat is not None and seat.city_id is not None:
         numbers.add(seat.city.number)
     for role in policies.staff_roles_in(user, game):
         if role.city_id is None:
@@ -123,10 +123,10 @@ def resident_detail(request, slug: str, resident_id: int):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     profile = selectors.resident_profile_for(request.user, game, resident_id)
-    spec = ruleset_of(game)  # a game of one city names none; each ruleset words the sides its own way
+    spec = ruleset_of(game)  # a game without cities names none; each ruleset words the sides its own way
     context = {
         "game": game,
-        "has_cities": spec.has_page_section("cities"),
+        "has_cities": spec.has_cities,
         "side_words": {"mafia": spec.wording("side_mafia", _("mafia")),
                        "honest": spec.wording("side_honest", _("honest"))},
         "profile": profile,

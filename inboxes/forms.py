@@ -53,4 +53,4 @@ class SecretInboxForm(forms.Form):
         if exclude is not None:
             residents = residents.exclude(pk=exclude.pk)
         self.fields["members"].queryset = residents
-        self.fields["members"].label_from_instance = lambda r: f"{r.name} ({r.city.name})"
+        self.fields["members"].label_from_instance = lambda r: f"{r.name} ({r.city.name})" if r.city_id else r.name

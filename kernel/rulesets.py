@@ -34,6 +34,10 @@ Plain attributes (override as class attributes):
 - ``language``: the UI language code of the game's pages ("ru", "en"...); ``Game.language``.
 - ``default_time_zone``: the IANA zone a new game gets when its creator names none.
 - ``phase_plan``: a ``PhasePlan`` with the defaults of the day/night clock (day start wall-clock time, ...).
+- ``has_cities``: whether the ruleset's games are played in cities (``cities.models.City``). A seat of such a
+  game is in one of its cities; a seat of any other game is in none (``Resident.city`` None, checked by the
+  seating services), and the engine shows or groups by city (a console column, a "name · city" label, a score by
+  city) only where the game's ruleset has cities.
 - ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
 - ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
   (a city's inbox and mafia inbox, a game thread); ``create_standing_inboxes`` makes them.
@@ -254,6 +258,8 @@ class RulesetSpec:
     default_time_zone: ClassVar[str] = "UTC"
     #: Defaults of the day/night clock.
     phase_plan: ClassVar[PhasePlan] = PhasePlan()
+    #: Whether the ruleset's games have cities: a seat is in one exactly when they do (see the module text).
+    has_cities: ClassVar[bool] = False
     #: The staff kinds (``cities.models.StaffKind`` values) a game of this ruleset may appoint.
     staff_kinds: ClassVar[tuple[str, ...]] = ()
     #: The inbox kinds the ruleset keeps open for the whole game.

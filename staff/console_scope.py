@@ -26,9 +26,9 @@ class RulesetScopedList:
     game_lookup: ClassVar[str | None] = None
     #: The field leading to the object's game.
     game_field: ClassVar[str] = "game"
-    #: The field leading to the object's city, or None. Cities exist in the games of some rulesets only (the
-    #: page section "cities", ``RulesetSpec.page_sections``): the field's list column, its list filter and its
-    #: URL lookups are shown and accepted only when a game in the list's scope has cities.
+    #: The field leading to the object's city, or None. Cities exist in the games of some rulesets only
+    #: (``RulesetSpec.has_cities``): the field's list column, its list filter and its URL lookups are shown and
+    #: accepted only when a game in the list's scope has cities.
     city_field: ClassVar[str | None] = None
     #: Choice fields whose values exist in some rulesets' games only: field name -> a function of a ruleset spec
     #: giving the values its games have (an inbox's kind: ``RulesetSpec.inbox_kinds``). Their list filter
@@ -49,8 +49,8 @@ class RulesetScopedList:
         return [game for game in games if game.slug == slug] or games
 
     def scope_has_cities(self, request) -> bool:
-        """True when a game in the list's scope (``games_in_scope``) has cities (page section "cities")."""
-        return any(ruleset_of(game).has_page_section("cities") for game in self.games_in_scope(request))
+        """True when a game in the list's scope (``games_in_scope``) has cities (``RulesetSpec.has_cities``)."""
+        return any(ruleset_of(game).has_cities for game in self.games_in_scope(request))
 
     def offered_choices(self, request, field: str) -> frozenset[str]:
         """The values of the choice field ``field`` (a key of ``declared_choices``) that the rulesets of the games
@@ -82,7 +82,7 @@ class RulesetScopedList:
         fields = super().get_fields(request, obj)
         if self.city_field is None or obj is None:
             return fields
-        if ruleset_of(getattr(obj, self.game_field)).has_page_section("cities"):
+        if ruleset_of(getattr(obj, self.game_field)).has_cities:
             return fields
         return [name for name in fields if name != self.city_field]
 

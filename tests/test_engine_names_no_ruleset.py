@@ -21,6 +21,7 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from kernel.rulesets import (
+    RulesetSpec,
     get_ruleset,
     known_console_tools,
     known_inbox_kinds,
@@ -118,6 +119,7 @@ def test_the_closed_sets_are_what_the_registered_rulesets_declare():
     lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
     assert lepra.provides_console_tool("court") and not m21.provides_console_tool("court")
     assert lepra.has_page_section("cities") and not m21.has_page_section("cities")
+    assert lepra.has_cities and not m21.has_cities and not RulesetSpec.has_cities  # declared, never inherited
     assert not lepra.has_inbox_kind(InboxKind.GAME_THREAD) and not m21.has_inbox_kind(InboxKind.VOTING)
     for ask in (lambda: m21.provides_console_tool("cort"), lambda: m21.has_page_section("citys"),
                 lambda: m21.text("no_such_text")):

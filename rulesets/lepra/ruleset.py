@@ -61,14 +61,15 @@ class LepraRuleset(RulesetSpec):
     )
     post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
+    #: A game is played in several cities; every seat is in one of them (L-CITY-1).
+    has_cities = True
     #: The L-INBOX table's staff grants (``policy_grants.POLICY_GRANTS``).
     policy_grants = POLICY_GRANTS
     night_steps = NIGHT_STEPS
     first_action_night = FIRST_ACTION_NIGHT
-    #: The shared pages only Lepra has: the cities' day pages, nominations, the per-city score and the archive's
-    #: cast by city ("cities"); the touring rotation and the night page (L-NIGHT, "touring"); the Procurator's setup
-    #: pages, mafia numbers and commissar offers ("lepra_setup"); the Procurator's scheduled public posts (L-POST-2,
-    #: "scheduled_posts"); the verification of the mafia draw (L-ASSIGN-3, "mafia_draw"); impeachment, the
+    #: The shared pages only Lepra has: the cities' day pages and nominations ("cities"); the touring rotation and
+    #: the night page (L-NIGHT, "touring"); the Procurator's setup pages, mafia numbers and commissar offers
+    #: ("lepra_setup"); the Procurator's scheduled public posts (L-POST-2, "scheduled_posts"); the verification of the mafia draw (L-ASSIGN-3, "mafia_draw"); impeachment, the
     #: mafia's role acknowledgement and complaints of no confidence ("lepra_staff", ``staff_views``).
     page_sections = frozenset({"cities", "touring", "lepra_setup", "scheduled_posts", "mafia_draw", "lepra_staff"})
     #: The audit log's sentences of the kinds only Lepra records, and the payload codes they word (L-STAFF-6).

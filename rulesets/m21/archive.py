@@ -159,7 +159,6 @@ def standing_votes(day: M21Day) -> list[VoteSeries]:
 
 
 def _votes(game: Game, viewer) -> dict:
-    city = game.cities.order_by("number").first()
     names = display_names(game)
     days = []
     for day in M21Day.objects.filter(game=game).select_related("imprisoned", "game", "game__m21").order_by("number"):
@@ -186,7 +185,7 @@ def _votes(game: Game, viewer) -> dict:
                 for v in votes]
         history = DayHistory(day=day, result=f"{outcome}{' (' + how + ')' if how else ''}.", rows=rows,
                              series=standing_votes(day))
-        table = VoteTable(city=city, day=day.number, opens_at=day.starts_at, closes_at=day.ended_at or day.deadline,
+        table = VoteTable(city=None, day=day.number, opens_at=day.starts_at, closes_at=day.ended_at or day.deadline,
                           box=None, series=history.series)
         history.svg = vote_chart_svg(table, zone=game.time_zone)
         days.append(history)

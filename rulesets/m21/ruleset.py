@@ -16,8 +16,8 @@ from .policy_grants import POLICY_GRANTS
 
 
 class M21Ruleset(RulesetSpec):
-    """M21: one city, English pages, Europe/London, days of 48 h and nights of 24 h shifting at 22:00
-    (M-SETUP-1/2); the host (the Procurator) and co-hosts run every inbox and know every role (M-SETUP-4); the
+    """M21: one town of players in no city, English pages, Europe/London, days of 48 h and nights of 24 h shifting
+    at 22:00 (M-SETUP-1/2); the host (the Procurator) and co-hosts run every inbox and know every role (M-SETUP-4); the
     game thread's posts are parsed for ``##VOTE`` (M-VOTE)."""
 
     key = "m21"
@@ -45,7 +45,9 @@ class M21Ruleset(RulesetSpec):
     #: The audit log's sentences of the ``m21.*`` kinds and who among the staff browses them (the hosts).
     audit_sentences = AUDIT_SENTENCES
     event_families = EVENT_FAMILIES
-    #: M21 has one city and none of Lepra's shared pages: its day, night and setup are its own pages.
+    #: An M21 game is one town of players, no city: its seats, inboxes and hosts have none.
+    has_cities = False
+    #: M21 has none of Lepra's shared pages: its day, night and setup are its own pages.
     page_sections = frozenset()
     #: The rule each refusal of the shared engine cites in an M21 game (``RulesetSpec.rule_ids``: neutral key ->
     #: rule ID); the refusals M21's rules do not speak of cite none.

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from cities.models import (
-    City,
     Game,
     ScheduledEvent,
     StaffKind,
@@ -130,9 +129,9 @@ def site_message(inbox: Inbox, text: str, now: datetime) -> Message:
     return message
 
 
-def _new_inbox(game: Game, kind: str, title: str, city: City, now: datetime, *, members=(), resident=None) -> Inbox:
+def _new_inbox(game: Game, kind: str, title: str, now: datetime, *, members=(), resident=None) -> Inbox:
     check_inbox_kind_exists(game, kind)
-    inbox = Inbox.objects.create(game=game, kind=kind, title=title, city=city, resident=resident, created_at=now,
+    inbox = Inbox.objects.create(game=game, kind=kind, title=title, resident=resident, created_at=now,
                                  day_number=game.day_number)
     Membership.objects.bulk_create(
         [Membership(inbox=inbox, resident=r, state=MembershipState.MEMBER, since=now) for r in members])

@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from cities.models import (
     Alignment,
-    City,
     Game,
     GameStatus,
     PostKind,
@@ -23,7 +22,7 @@ from cities.models import (
     StaffKind,
     StaffRole,
 )
-from cities.services import do_create_game, record_event
+from cities.services import check_seat_city, do_create_game, record_event
 from inboxes import viewer_reads
 from inboxes.models import InboxKind
 from inboxes.rendering import render_markdown
@@ -58,7 +57,7 @@ def do_create_m21_game(*, title: str, slug: str, acting_user, time_zone: str | N
                        night_hours: int = 24, phase_shift: time = time(22, 0), self_votes_allowed: bool = True,
                        no_lynch_allowed: bool = True, vote_preset: str = "m21", game_thread_public: bool = True,
                        now: datetime | None = None) -> Game:
-    """Create an M21 game with sign-ups open; ``acting_user`` becomes its host (M-SETUP-4). One city, English
+    """Create an M21 game with sign-ups open; ``acting_user`` becomes its host (M-SETUP-4). No cities, English
     pages, Europe/London, days of 48 h and nights of 24 h shifting at 22:00 by default (M-SETUP-1/2). Returns the
     Game. ``vote_preset`` "m21" (M-VOTE) or "classic" (a majority ends the day at once, no END marks). Raises
     ``InvalidInput`` as ``cities.services.do_create_game`` does, for phase lengths outside 1..168 hours and an
@@ -220,8 +219,8 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
     """Deal the chosen setup to the players signed up with the site's provable draw and open the game.
 
     Publishes the setup post (every role text and the rules, M-SETUP-1) with the deal's commitment (SHA-256 of the
-    deal and a secret salt, ``rulesets.m21.setup``) before any role is shown; seats every player in the game's one
-    city; opens the game thread (all players), one role PM per player with the hosts (the role text; the mafia's
+    deal and a secret salt, ``rulesets.m21.setup``) before any role is shown; seats every player (in no city: M21
+    has none); opens the game thread (all players), one role PM per player with the hosts (the role text; the mafia's
     partners), the mafia thread (the mafia), the spectators' thread (M-SETUP-3, nobody yet) and the hosts' office;
     and schedules day 1 at ``first_day_starts_at`` (aware, not in the past). Hosts only, once sign-ups are closed
     and a setup seating exactly the players is chosen. Returns player name -> role key (for the caller's page;
@@ -260,23 +259,23 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
                                      body=post_text,
                                      body_html=render_markdown(post_text), author=None, created_at=now,
                                      published_at=now)
-    city = City.objects.create(game=game, number=1, name=game.title[:100])
+    check_seat_city(game, None)  # an M21 game is one town: its seats are in no city
     residents = []
     for signup, name in zip(signups, names, strict=True):
         role_key = deal.roles[name]
         residents.append(Resident.objects.create(
-            game=game, city=city, user=signup.user, name=name,
+            game=game, city=None, user=signup.user, name=name,
             # Lepra's public judge flag and the godfather flag stay off: in M21 every role is secret (M-SETUP-1).
             alignment=Alignment.MAFIA if ROLES[role_key].alignment == MAFIA else Alignment.HONEST))
         viewer_reads.forget_viewer_cache(signup.user)
     mafia = [r for r in residents if r.alignment == Alignment.MAFIA]
-    _new_inbox(game, InboxKind.GAME_THREAD, f"{game.title}: game thread", city, now, members=residents)
-    mafia_thread = _new_inbox(game, InboxKind.MAFIA_THREAD, f"{game.title}: mafia thread", city, now, members=mafia)
-    _new_inbox(game, InboxKind.SPECTATORS, f"{game.title}: spectators", city, now)
-    _new_inbox(game, InboxKind.OFFICE, f"{game.title}: hosts' office", city, now)
+    _new_inbox(game, InboxKind.GAME_THREAD, f"{game.title}: game thread", now, members=residents)
+    mafia_thread = _new_inbox(game, InboxKind.MAFIA_THREAD, f"{game.title}: mafia thread", now, members=mafia)
+    _new_inbox(game, InboxKind.SPECTATORS, f"{game.title}: spectators", now)
+    _new_inbox(game, InboxKind.OFFICE, f"{game.title}: hosts' office", now)
     for resident in residents:
         role_key = deal.roles[resident.name]
-        pm = _new_inbox(game, InboxKind.ROLE_PM, f"Role PM: {resident.name}", city, now, members=[resident],
+        pm = _new_inbox(game, InboxKind.ROLE_PM, f"Role PM: {resident.name}", now, members=[resident],
                         resident=resident)
         M21Seat.objects.create(resident=resident, role=role_key, sane=resident.name != deal.insane,
                                state=fresh_state(role_key), role_pm=pm)

@@ -13,6 +13,7 @@ from django.utils.translation import override
 from cities import recruitment_services, services
 from cities.models import City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Signup, StaffKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from kernel.rulesets import get_ruleset
 from tests.setup_factory import build_game, in_game_language
 
 
@@ -235,3 +236,33 @@ def test_setup_steps_refuse_a_field_that_fails_its_checks_and_change_nothing_L_C
     refused = client.post("/games/nul-post/setup/recruitment-post/", {"title": "Набор\x00", "body": "Текст"})
     assert refused.status_code == 400 and "Нулевые символы недопустимы." in refused.content.decode()
     assert not PublicPost.objects.filter(game=game, kind=PostKind.RECRUITMENT).exists()
+
+
+def test_a_seat_is_in_a_city_exactly_when_the_games_ruleset_has_cities_L_CITY_1(db, django_user_model):
+    built = build_game("formed", slug="seat-city", cities=2, size=3)
+    lepra, city = built.game, City.objects.get(game=built.game, number=1)
+    make = django_user_model.objects.create_user
+    extra, other, host = (make(name, f"{name}@example.com", "x") for name in ("extra", "other", "host"))
+    # Lepra's games have cities: a seat in none, or in another game's city, is refused and nothing is made.
+    assert get_ruleset(lepra.ruleset).has_cities
+    with override("en"), pytest.raises(InvalidInput, match="A seat in this game is in one of its cities: choose the "
+                                                            "city.") as refused:
+        services.do_seat_resident(None, extra, game=lepra, acting_user=built.procurator)
+    assert refused.value.rule == "L-CITY-1"
+    elsewhere = services.do_add_city(
+        services.do_create_game(title="Elsewhere", slug="elsewhere", acting_user=built.procurator, ruleset="lepra"),
+        name="Far", acting_user=built.procurator)
+    with override("en"), pytest.raises(InvalidInput, match="The city Far is not in this game."):
+        services.do_seat_resident(elsewhere, extra, game=lepra, acting_user=built.procurator)
+    # A game whose ruleset has none: a seat in a city is refused, a seat in none is made; no city can be added.
+    cityless = services.do_create_game(title="No cities", slug="no-cities", acting_user=host, ruleset="m21")
+    assert not get_ruleset(cityless.ruleset).has_cities
+    with override("en"), pytest.raises(InvalidInput, match="This game has no cities: its seats are in none."):
+        services.do_seat_resident(city, other, game=cityless, acting_user=host)
+    assert not Resident.objects.filter(user__in=[extra, other]).exists()
+    seat = services.do_seat_resident(None, other, game=cityless, acting_user=host)
+    assert (seat.game, seat.city, Resident.objects.get(pk=seat.pk).city_id) == (cityless, None, None)
+    assert GameEvent.objects.get(game=cityless, kind="resident.seated").payload == {"resident": seat.pk, "city": None}
+    with override("en"), pytest.raises(InvalidInput, match="This game has no cities."):
+        services.do_add_city(cityless, name="Somewhere", acting_user=host)
+    assert not City.objects.filter(game=cityless).exists()

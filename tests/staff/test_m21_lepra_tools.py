@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import random
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -137,3 +138,23 @@ def test_a_host_of_both_rulesets_records_a_lepra_death_and_is_refused_the_m21_on
     lepra_player.refresh_from_db()
     assert (m21_player.status, lepra_player.status) == (LifeStatus.ALIVE, LifeStatus.DEAD)
     assert GameEvent.objects.filter(game=m21.game).count() == events
+
+
+def test_the_console_names_a_seat_by_its_city_only_where_the_game_has_cities(demo, m21):
+    """A Lepra seat is "name · city" on the death record's page and "name (city)" in its confirmation; an M21 seat
+    (in no city) is named by its name alone (the page itself refuses it: M21 records no death from the list)."""
+    StaffRole.objects.filter(game=demo.game, kind=StaffKind.PROCURATOR).update(user=m21.host)
+    client = host_client(m21)
+    residents = reverse("staff_admin:cities_resident_changelist")
+    m21_player = Resident.objects.filter(game=m21.game, status=LifeStatus.ALIVE).order_by("name").first()
+    lepra_player = demo.seat("resident2")
+    assert m21_player.city is None and lepra_player.city is not None
+    assert (m21_player.name_and_city, lepra_player.name_and_city) == (
+        m21_player.name, f"{lepra_player.name} · {lepra_player.city.name}")
+    selected = {"_selected_action": [lepra_player.public_id]}
+    page = html.unescape(client.post(residents, {"action": "record_death", **selected}).content.decode())
+    targets = re.findall(r"<li>([^<]*)<input", page.split('class="action-targets"')[1].split("</ul>")[0])
+    assert targets == [f"{lepra_player.name} · {lepra_player.city.name}"]
+    confirm = html.unescape(client.post(action_url(residents, "record_death"), {"cause": "killed", **selected})
+                            .content.decode())
+    assert f": {lepra_player.name} ({lepra_player.city.name})." in confirm

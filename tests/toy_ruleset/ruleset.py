@@ -1,6 +1,7 @@
-"""The toy ruleset: one city of players; roles citizen, witness (a vanilla townie) and mafioso; by day the living
-post ``vote NAME`` in the game thread and at the day's end the most votes (no tie) are executed; by night the mafia
-post ``kill NAME`` in their thread and at the night's end the last such line kills. The town wins when no mafioso
+"""The toy ruleset: one town of players in no city (``has_cities`` stays False); roles citizen, witness (a vanilla
+townie) and mafioso; by day the living post ``vote NAME`` in the game thread and at the day's end the most votes
+(no tie) are executed; by night the mafia post ``kill NAME`` in their thread and at the night's end the last such
+line kills. The town wins when no mafioso
 lives, the mafia when they are at least as many as the town. Everything goes through the shared engine: the
 registry, inboxes and their policy, post hooks, the scheduler, the night pipeline, the death service, the archive.
 
@@ -18,7 +19,6 @@ from django.utils.html import format_html_join
 
 from cities.models import (
     Alignment,
-    City,
     Game,
     GameEvent,
     GameStatus,
@@ -172,8 +172,7 @@ def do_deal_toy_game(game: Game, *, acting_user, rng: random.Random, now: dateti
     mafia_count = max(1, len(users) // 4)
     roles = ["mafioso"] * mafia_count + ["witness"] + ["citizen"] * (len(users) - mafia_count - 1)
     rng.shuffle(roles)
-    city = City.objects.create(game=game, number=1, name=game.title)  # the shared seat asks for a city
-    residents = [Resident.objects.create(game=game, city=city, user=user, name=user.display_name or user.username,
+    residents = [Resident.objects.create(game=game, city=None, user=user, name=user.display_name or user.username,
                                          alignment=Alignment.MAFIA if role == "mafioso" else Alignment.HONEST)
                  for user, role in zip(users, roles, strict=True)]
     record_event(game, "toy.dealt", actor=acting_user, at=now,

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.translation import override
 
 from archive.selectors import consent_rows_for
-from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
 from cities.scheduler import advance_clock
 from cities.services import do_create_game
 from inboxes import policies
@@ -79,10 +79,17 @@ def _seat(game, name) -> Resident:
     return Resident.objects.get(game=game, name=name)
 
 
+def _city(game) -> City:
+    """A city row for the inboxes of Lepra's city-bound kinds that a test writes into a toy game past the services
+    (the toy itself has none)."""
+    return City.objects.create(game=game, number=1, name="Elsewhere")
+
+
 def test_the_toy_registers_and_its_choices_and_sections_come_from_the_registry(spec):
     assert ("toy", "Toy") in ruleset_choices()
     assert ruleset_of(Game(ruleset="toy")) is spec
     assert not spec.has_page_section("cities") and "cities" in known_page_sections()
+    assert not spec.has_cities  # it declares no cities and inherits none
     # It inherits no other ruleset's grants: its host reads its two threads, nothing else by kind.
     assert [g.inbox_kind for g in policies.staff_grants_of("toy", StaffKind.PROCURATOR)] == \
         [InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD]
@@ -98,6 +105,10 @@ def test_the_toy_deals_plays_a_day_and_a_night_in_the_client_and_shows_in_list_c
     assert len(mafia) == 2 and len(by_role["witness"]) == 1
     assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {InboxKind.GAME_THREAD,
                                                                                     InboxKind.MAFIA_THREAD}
+    # Its seats and threads are in no city, and the game has none.
+    assert not City.objects.filter(game=game).exists()
+    assert set(Resident.objects.filter(game=game).values_list("city", flat=True)) == {None}
+    assert set(Inbox.objects.filter(game=game).values_list("city", flat=True)) == {None}
     # The game list shows it with its ruleset's name.
     home = Client().get(reverse("home")).content.decode()
     assert "Toy Town" in home and "Toy ·" in home
@@ -179,7 +190,8 @@ def test_the_toy_asks_no_consent_for_a_kind_another_ruleset_discloses_with_conse
     # here past the services, which refuse the kind) waits for nobody's consent in a toy game.
     game, _host, players, _roles = table
     seat = _seat(game, NAMES[0])
-    Inbox.objects.create(game=game, kind=InboxKind.PERSONAL, title="about Ann", resident=seat, city=seat.city,
+    assert seat.city is None  # the toy has no cities; the kind is Lepra's, whose inboxes of it are in one
+    Inbox.objects.create(game=game, kind=InboxKind.PERSONAL, title="about Ann", resident=seat, city=_city(game),
                          created_at=START)
     assert consent_rows_for(fresh(players[NAMES[0]])) == []
 
@@ -198,8 +210,9 @@ def test_the_toy_declares_none_of_lepras_per_kind_behaviour_so_its_pages_and_pol
         return Inbox.objects.create(game=game, kind=kind, title=kind, created_at=START, **fields)
 
     secret = inbox(InboxKind.SECRET, organizer=role)
-    personal = inbox(InboxKind.PERSONAL, resident=seat, city=seat.city)
-    complaint, notary = inbox(InboxKind.MAFIA_COMPLAINT, city=seat.city), inbox(InboxKind.NOTARY)
+    city = _city(game)  # Lepra's kinds of inboxes are in a city; the toy's seats are in none
+    personal = inbox(InboxKind.PERSONAL, resident=seat, city=city)
+    complaint, notary = inbox(InboxKind.MAFIA_COMPLAINT, city=city), inbox(InboxKind.NOTARY)
     for each, state in ((secret, MembershipState.MEMBER), (personal, MembershipState.MEMBER),
                         (complaint, MembershipState.BANNED)):
         Membership.objects.create(inbox=each, resident=seat, state=state, since=START)

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from cities.models import GameEvent, GameStatus, LifeStatus, ScheduledEvent
+from cities.models import City, GameEvent, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
 from inboxes import policies
-from inboxes.models import InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.m21 import services
 from rulesets.m21.console_selectors import phase_clock
@@ -25,12 +25,18 @@ def lines(table, message) -> list[str]:
     return [line["message"] for line in table.receipt(message)]
 
 
-def test_a_new_m21_game_has_the_seeds_defaults_M_SETUP_2():
+def test_a_new_m21_game_has_the_seeds_defaults_and_no_city_M_SETUP_2():
     table = build_game(start_day=False)
     settings = M21Game.objects.get(game=table.game)
     assert (table.game.ruleset, table.game.time_zone, table.game.language) == ("m21", "Europe/London", "en")
     assert (settings.day_hours, settings.night_hours, f"{settings.phase_shift:%H:%M}") == (48, 24, "22:00")
-    assert table.game.cities.count() == 1
+    # An M21 game has no city: the deal seats every player, opens every inbox and appoints the hosts in none.
+    assert City.objects.filter(game=table.game).count() == 0
+    assert list(Resident.objects.filter(game=table.game).values_list("city", flat=True)) == [None] * 7
+    assert len(table.roles) == 7
+    assert set(Inbox.objects.filter(game=table.game).values_list("city", flat=True)) == {None}
+    assert Inbox.objects.filter(game=table.game).count() == 4 + 7  # the four standing threads, a role PM each
+    assert list(StaffRole.objects.filter(game=table.game).values_list("city", flat=True)) == [None, None]
 
 
 def test_the_deal_seats_every_player_with_a_role_and_a_role_pm_M_SETUP_1():

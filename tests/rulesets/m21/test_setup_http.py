@@ -149,6 +149,6 @@ def test_the_general_game_page_of_an_m21_game_speaks_m21_players_and_hosts_M_SET
     page = client_for(table.users["Alice"]).get(f"/games/{table.game.slug}/").content.decode()
     aside = page[page.index("<aside>"):page.index("</aside>")]
     assert "<h2>Players</h2>" in aside and "<h2>Cities</h2>" not in aside
-    assert "<h3>" not in aside  # one city: no city heading
+    assert "<h3>" not in aside  # no cities: no city heading
     assert f">Host: {table.host.public_name}</li>" in aside and "Procurator" not in aside
     assert all(f">{name}</a>" in aside for name in table.users)
