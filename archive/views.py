@@ -106,7 +106,7 @@ def archive_game(request, slug: str):
     front = selectors.front_page_for(request.user, game)
     context = {
         "game": game,
-        # The score by city and the Lepra cast only where the ruleset has cities (an M21 archive has its own cast).
+        # The score by city and the cast by city only where the ruleset has cities (another has its own cast).
         "has_cities": spec.has_cities,
         "log_in_to_open": spec.text("archive_log_in_to_open"),
         "finished": selectors.is_finished(game),
