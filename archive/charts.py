@@ -12,10 +12,10 @@ from datetime import datetime
 
 from django.template.loader import render_to_string
 
-from cities.models import City, Game, Resident, StaffKind
+from cities.models import City, Game, Resident
+from cities.staff_kinds import staff_kind_label
 from inboxes import knowledge, policies, policy_tables
 from inboxes.models import InboxKind, Membership
-from kernel.rulesets import ruleset_of
 from kernel.timezones import zoned_time
 
 
@@ -98,7 +98,7 @@ def game_map_svg(viewer, game: Game) -> str:
     col_w, row_h = 260, 14
     per_city = {c.pk: [r for r in residents if r.city_id == c.pk] for c in cities}
     tallest = max([len(v) for v in per_city.values()] + [1])
-    game_staff = [r for r in staff if r.kind != StaffKind.TRIBUNE]
+    game_staff = [r for r in staff if r.city_id is None]  # a city's staff (its Tribune) is drawn with its city
     city_top = 20 + 20 * max(len(game_staff), 1)
     city_h = 40 + row_h * tallest
     inbox_top = city_top + city_h + 50
@@ -109,11 +109,12 @@ def game_map_svg(viewer, game: Game) -> str:
     for n, city in enumerate(cities):
         x0 = 10 + col_w * n
         centres[city.pk] = (x0 + (col_w - 20) / 2, city_top + city_h)
-        tribune = next((r for r in staff if r.kind == StaffKind.TRIBUNE and r.city_id == city.pk), None)
+        tribune = next((r for r in staff if r.city_id == city.pk), None)
         city_rows.append({
             "number": city.number, "name": city.name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
             "tribune_y": city_top + 34,
-            "tribune": {"label": tribune.get_kind_display(), "name": tribune.user.public_name} if tribune else None,
+            "tribune": ({"label": staff_kind_label(game, tribune.kind), "name": tribune.user.public_name}
+                        if tribune else None),
             "residents": [{"name": r.name, "alignment": knowledge.visible_alignment(viewer, r),
                            "dead": r.status != "alive", "y": city_top + 50 + row_h * k}
                           for k, r in enumerate(per_city[city.pk])],
@@ -132,9 +133,8 @@ def game_map_svg(viewer, game: Game) -> str:
     game_map = {
         "title": game.title, "width": width, "height": height, "city_top": city_top, "city_w": col_w - 20,
         "city_h": city_h, "inbox_w": inbox_w, "cities": city_rows, "inboxes": inbox_rows,
-        # The title the ruleset gives the game's Procurator (an M21 game's Host), as on the game page.
+        # Each role as the game's ruleset names it (the host: Lepra's Procurator, M21's Host), as on the game page.
         "staff": [{"kind": role.kind, "name": role.user.public_name, "y": 20 + 20 * n,
-                   "label": ruleset_of(game).wording("procurator_title", role.get_kind_display()) if role.kind == StaffKind.PROCURATOR
-                   else role.get_kind_display()} for n, role in enumerate(game_staff)],
+                   "label": staff_kind_label(game, role.kind)} for n, role in enumerate(game_staff)],
     }
     return render_to_string("archive/svg/game_map.svg", {"m": game_map}).strip()

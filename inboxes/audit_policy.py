@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
-from cities.models import City, Game, GameEvent, GameStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, City, Game, GameEvent, GameStatus, Resident, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from kernel.events import EVENT_FAMILIES, Audience, EventKind, ScheduledKind, event_audience
 from voting.models import ProxyRequest, SuicideDeclaration
 
@@ -106,8 +107,15 @@ class AuditScope:
         self.viewer = viewer
         roles = staff_roles_in(viewer, self.game_id)
         self.kinds = {r.kind for r in roles}
-        self.tribune_cities = {r.city_id for r in roles if r.kind == StaffKind.TRIBUNE}
-        self.finished = Game.objects.filter(pk=self.game_id, status=GameStatus.FINISHED).exists()
+        self.tribune_cities = {r.city_id for r in roles if r.city_id is not None}  # a city's staff, stand-ins too
+        status, ruleset = Game.objects.filter(pk=self.game_id).values_list("status", "ruleset").first() or (None, None)
+        self.finished = status == GameStatus.FINISHED
+        # The ruleset's staff tables (``cities.staff_kinds``): the court reads with the host, the night staff read
+        # the night, and who holds a secret kind is known to the host and to its holders only.
+        court, self.night, self.secret = ((staff_kinds_of(ruleset, table) for table in
+                                           ("court_staff_kinds", "night_staff_kinds", "secret_staff_kinds"))
+                                          if ruleset else (frozenset(), frozenset(), frozenset()))
+        self.host_court = frozenset({HOST_STAFF_KIND}) | court
         self._readable = None
         self._cities = None
 
@@ -153,19 +161,19 @@ class AuditScope:
         if audience == AUDIT_INBOX:
             return (event.payload or {}).get("inbox") in self.readable_inbox_ids()
         if audience == AUDIT_PROCURATOR:
-            return StaffKind.PROCURATOR in k
+            return HOST_STAFF_KIND in k
         if audience == AUDIT_PROCURATOR_ARBITER:
-            return bool(k & {StaffKind.PROCURATOR, StaffKind.ARBITER})
+            return bool(k & self.host_court)
         if audience == AUDIT_CONSIGLIERE:
-            return StaffKind.CONSIGLIERE in k
+            return bool(k & self.night)
         if audience == AUDIT_APPOINTMENT:
-            if (event.payload or {}).get("kind") == StaffKind.CONSIGLIERE:
-                return bool(k & {StaffKind.PROCURATOR, StaffKind.CONSIGLIERE})
+            if (event.payload or {}).get("kind") in self.secret:
+                return bool(k & ({HOST_STAFF_KIND} | self.secret))
             return True
         if audience in (AUDIT_CITY_HOSTS, AUDIT_CITY_TRIBUNE, AUDIT_CITY_TRIBUNE_PROCURATOR):
-            if audience == AUDIT_CITY_HOSTS and k & {StaffKind.PROCURATOR, StaffKind.ARBITER}:
+            if audience == AUDIT_CITY_HOSTS and k & self.host_court:
                 return True
-            if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and StaffKind.PROCURATOR in k:
+            if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and HOST_STAFF_KIND in k:
                 return True
             return self.city_of(event) in self.tribune_cities
         return False
@@ -237,11 +245,11 @@ class AuditScope:
         who the Consigliere is."""
         if event.actor_id is None:
             return True
-        if self.finished or StaffKind.PROCURATOR in self.kinds or StaffKind.CONSIGLIERE in self.kinds:
+        if self.finished or HOST_STAFF_KIND in self.kinds or self.kinds & self.secret:
             return True
         if not hasattr(self, "_consigliere_users"):
             self._consigliere_users = set(StaffRole.objects.filter(
-                game_id=self.game_id, kind=StaffKind.CONSIGLIERE).values_list("user_id", flat=True))
+                game_id=self.game_id, kind__in=self.secret).values_list("user_id", flat=True))
         return event.actor_id not in self._consigliere_users
 
 

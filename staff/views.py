@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from cities.i18n import activate_game_language
-from cities.models import Alignment, StaffKind
+from cities.models import Alignment
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
@@ -60,7 +60,7 @@ def mafia_role(request, slug: str):
     activate_game_language(request, game)
     check_page_section(game, "lepra_staff")
     seat = policies.seat_in(request.user, game)
-    is_consigliere = policies.holds_role(request.user, game, StaffKind.CONSIGLIERE)
+    is_consigliere = policies.holds_role_of(request.user, game, "night_staff_kinds")
     if not is_consigliere and (seat is None or seat.alignment != Alignment.MAFIA):
         raise Http404("No such page.")
     status, error = 200, None
