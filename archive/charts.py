@@ -113,8 +113,8 @@ def game_map_svg(viewer, game: Game) -> str:
         city_rows.append({
             "number": city.number, "name": city.name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
             "tribune_y": city_top + 34,
-            "tribune": ({"label": staff_kind_label(game, tribune.kind), "name": tribune.user.public_name}
-                        if tribune else None),
+            "tribune": ({"kind": tribune.kind, "label": staff_kind_label(game, tribune.kind),
+                         "name": tribune.user.public_name} if tribune else None),
             "residents": [{"name": r.name, "alignment": knowledge.visible_alignment(viewer, r),
                            "dead": r.status != "alive", "y": city_top + 50 + row_h * k}
                           for k, r in enumerate(per_city[city.pk])],
