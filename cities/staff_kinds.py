@@ -6,15 +6,18 @@ inherits no other's).
 
 The tables (``policy_grants`` keys, each a tuple of staff kind values):
 
-- ``city_staff_kinds``: kinds held for one city of the game (appointed with a city, one per city); their holder
-  runs that city (its personal inboxes, its day, its proxies and stand-ins) and sees its audit rows.
-- ``court_staff_kinds``: kinds that run the game's court: renew it, impose penalty bans, receive the day's results
-  and the complaints of no confidence about it, and read the audit rows the host and the court read.
+- ``city_staff_kinds``: kinds held for one city of the game (appointed with a city, one per city; the only kinds
+  with a ``StaffRole.city``, so a role with a city is a city's role); their holder runs that city (its inboxes by
+  the ``"staff"`` grants, its day, its proxies), may be stood in for by another holder of the kind and sees the
+  city's audit rows.
+- ``court_staff_kinds``: kinds that run the game's court: renew it, impose penalty bans, see the nominations, a
+  complaint of no confidence is made about them, and they read the audit rows the host and the court read.
 - ``secret_staff_kinds``: kinds whose holder is a secret while the game runs (the knowledge matrix): known only to
   the host, to holders of these kinds and to the mafia; listed, named in the audit log and shown as an actor only
   to them; such a holder opens no secret inbox.
 - ``night_staff_kinds``: kinds that know every alignment and the night business of every city (the night page,
-  its decisions) and read the audit rows of the night.
+  its decisions), confirm the mafia's acknowledgements, are the object of the mafia's complaint of no confidence
+  and read the audit rows of the night.
 - ``cohost_staff_kinds``: kinds that host the game beside the host (M21's co-hosts): what the ruleset lets "the
   hosts" do, they do (know alignments when ``hosts_know_alignments``, moderate as the host).
 """
