@@ -40,7 +40,7 @@ from .policies import readable_inboxes, staff_roles_in
 # | NOBODY | no staff member while the game runs | resident.flags (commissar and godfather flags), commissar checks check.* (the Consigliere must not learn who asked), any kind not in the table |
 #
 # The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
-# only to those who ``knows_consigliere``.
+# only to those who ``knows_secret_staff``.
 
 AUDIT_STAFF = Audience.STAFF
 AUDIT_INBOX = Audience.INBOX
@@ -107,7 +107,7 @@ class AuditScope:
         self.viewer = viewer
         roles = staff_roles_in(viewer, self.game_id)
         self.kinds = {r.kind for r in roles}
-        self.tribune_cities = {r.city_id for r in roles if r.city_id is not None}  # a city's staff, stand-ins too
+        self.staff_cities = {r.city_id for r in roles if r.city_id is not None}  # a city's staff, stand-ins too
         status, ruleset = Game.objects.filter(pk=self.game_id).values_list("status", "ruleset").first() or (None, None)
         self.finished = status == GameStatus.FINISHED
         # The ruleset's staff tables (``cities.staff_kinds``): the court reads with the host, the night staff read
@@ -175,7 +175,7 @@ class AuditScope:
                 return True
             if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and HOST_STAFF_KIND in k:
                 return True
-            return self.city_of(event) in self.tribune_cities
+            return self.city_of(event) in self.staff_cities
         return False
 
     def shown_details(self, event) -> list[tuple[str, str]]:
@@ -241,16 +241,16 @@ class AuditScope:
         return {pk: f"[{public_id}]" for pk, public_id in model.objects.filter(game_id=game).values_list("pk", "public_id")}
 
     def shows_actor(self, event) -> bool:
-        """True when the viewer may see who acted: never the Consigliere's name to someone who may not know
-        who the Consigliere is."""
+        """True when the viewer may see who acted: never the name of a holder of a secret staff kind (the
+        ruleset's ``secret_staff_kinds``: Lepra's Consigliere) to someone who may not know who holds it."""
         if event.actor_id is None:
             return True
         if self.finished or HOST_STAFF_KIND in self.kinds or self.kinds & self.secret:
             return True
-        if not hasattr(self, "_consigliere_users"):
-            self._consigliere_users = set(StaffRole.objects.filter(
+        if not hasattr(self, "_secret_staff_users"):
+            self._secret_staff_users = set(StaffRole.objects.filter(
                 game_id=self.game_id, kind__in=self.secret).values_list("user_id", flat=True))
-        return event.actor_id not in self._consigliere_users
+        return event.actor_id not in self._secret_staff_users
 
 
 def visible_events(viewer, game: Game | int) -> QuerySet:

@@ -1,5 +1,5 @@
 """The knowledge matrix: what a viewer may know, while the game runs, about a resident or a city's night
-(``visible_alignment``, ``knows_seat_role``, ``knows_consigliere``, ``knows_night_of``, ...).
+(``visible_alignment``, ``knows_seat_role``, ``knows_secret_staff``, ``knows_night_of``, ...).
 A clause of the one access policy (DESIGN.md "The access policy"); knowledge is dated: a dead seat keeps what it
 knew at death."""
 from __future__ import annotations
@@ -157,9 +157,9 @@ def in_living_rosters(viewer, game: Game | int) -> bool:
     return seat is None or seat.status == LifeStatus.ALIVE
 
 
-def knows_consigliere(viewer, game: Game) -> bool:
-    """True when ``viewer`` may learn who the Consigliere is: Procurator, Consigliere, all mafia; everyone after the
-    game."""
+def knows_secret_staff(viewer, game: Game) -> bool:
+    """True when ``viewer`` may learn who holds a kind of the game's ruleset's ``secret_staff_kinds`` (Lepra's
+    Consigliere): the host, the holders of those kinds, all mafia; everyone after the game."""
     if game.status == GameStatus.FINISHED:
         return True
     if not _is_authenticated(viewer):
@@ -172,12 +172,12 @@ def knows_consigliere(viewer, game: Game) -> bool:
 
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
     """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the holders of the ruleset's
-    ``secret_staff_kinds`` hidden unless ``knows_consigliere``). Returns a list in the order of the ruleset's
+    ``secret_staff_kinds`` hidden unless ``knows_secret_staff``). Returns a list in the order of the ruleset's
     ``staff_kinds`` (Lepra: Procurator, Tribunes by city, Arbiter, Consigliere; M21: host, co-hosts)."""
     order = {kind: rank for rank, kind in enumerate(ruleset_of(game).staff_kinds)}
     secret = staff_kinds_of(game, "secret_staff_kinds")
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
-    if not knows_consigliere(viewer, game):
+    if not knows_secret_staff(viewer, game):
         roles = [r for r in roles if r.kind not in secret]
     elif game.status != GameStatus.FINISHED and not staff_roles_in(viewer, game):
         # A dead mafioso knows the Consigliere of the moment of death, not one appointed afterwards.
