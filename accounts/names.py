@@ -32,7 +32,8 @@ from django.utils.translation import gettext as _
 #: The author name of the site's own messages (``inboxes.services.do_post_site_message``).
 SITE_AUTHOR_NAME = "Mafia Host"
 
-#: Reserved names beyond the staff roles' titles (which are added in English and Russian from ``StaffKind``).
+#: Reserved names beyond the staff roles' titles (added in English and Russian from the staff kinds the rulesets
+#: register, ``cities.staff_kinds.staff_kind_choices``).
 RESERVED_NAMES = (
     SITE_AUTHOR_NAME, "Мафия Хост", "Procurator", "Прокурор", "Tribune", "Трибун", "Supreme Arbiter", "Arbiter",
     "Верховный Арбитр", "Арбитр", "Consigliere", "Консильери", "Консильере", "Admin", "Administrator",
@@ -115,12 +116,12 @@ def name_skeleton(name: str) -> str:
 
 
 def _reserved() -> list[list[str]]:
-    from cities.models import StaffKind  # at call time: accounts.models loads this module before cities
+    from cities.staff_kinds import staff_kind_choices  # at call time: accounts.models loads this module first
 
     titles = set(RESERVED_NAMES)
     for language in ("en", "ru"):
         with translation.override(language):
-            titles |= {str(label) for _value, label in StaffKind.choices}
+            titles |= {str(label) for _value, label in staff_kind_choices()}
     return [_words(title) for title in sorted(titles)]
 
 

@@ -13,7 +13,8 @@ from datetime import datetime
 from django.template.loader import render_to_string
 from django.utils.translation import gettext
 
-from cities.models import City, Game, Resident, StaffKind
+from cities.models import City, Game, Resident
+from cities.staff_kinds import staff_kind_label
 from inboxes import knowledge, policies, policy_tables
 from inboxes.models import InboxKind, Membership
 from kernel.rulesets import ruleset_of
@@ -106,7 +107,7 @@ def game_map_svg(viewer, game: Game) -> str:
     col_w, row_h = 260, 14
     per_city = {pk: [r for r in residents if r.city_id == pk] for pk, _number, _name in cities}
     tallest = max([len(v) for v in per_city.values()] + [1])
-    game_staff = [r for r in staff if r.kind != StaffKind.TRIBUNE]
+    game_staff = [r for r in staff if r.city_id is None]  # a city's staff (its Tribune) is drawn with its city
     city_top = 20 + 20 * max(len(game_staff), 1)
     city_h = 40 + row_h * tallest
     inbox_top = city_top + city_h + 50
@@ -117,11 +118,12 @@ def game_map_svg(viewer, game: Game) -> str:
     for n, (city_id, number, name) in enumerate(cities):
         x0 = 10 + col_w * n
         centres[city_id] = (x0 + (col_w - 20) / 2, city_top + city_h)
-        tribune = next((r for r in staff if r.kind == StaffKind.TRIBUNE and r.city_id == city_id), None)
+        tribune = next((r for r in staff if r.city_id == city_id), None)
         city_rows.append({
             "number": number, "name": name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
             "tribune_y": city_top + 34,
-            "tribune": {"label": tribune.get_kind_display(), "name": tribune.user.public_name} if tribune else None,
+            "tribune": ({"kind": tribune.kind, "label": staff_kind_label(game, tribune.kind),
+                         "name": tribune.user.public_name} if tribune else None),
             "residents": [{"name": r.name, "alignment": knowledge.visible_alignment(viewer, r),
                            "dead": r.status != "alive", "y": city_top + 50 + row_h * k}
                           for k, r in enumerate(per_city[city_id])],
@@ -141,9 +143,8 @@ def game_map_svg(viewer, game: Game) -> str:
         "title": game.title, "width": width, "height": height, "city_top": city_top, "city_w": col_w - 20,
         "city_h": city_h, "inbox_w": inbox_w, "cities": city_rows, "inboxes": inbox_rows,
         "city_count": sum(1 for _pk, number, _name in cities if number is not None),
-        # The title the ruleset gives the game's Procurator (its Host, say), as on the game page.
+        # Each role as the game's ruleset names it (its host: a Procurator or a Host, say), as on the game page.
         "staff": [{"kind": role.kind, "name": role.user.public_name, "y": 20 + 20 * n,
-                   "label": ruleset_of(game).wording("procurator_title", role.get_kind_display()) if role.kind == StaffKind.PROCURATOR
-                   else role.get_kind_display()} for n, role in enumerate(game_staff)],
+                   "label": staff_kind_label(game, role.kind)} for n, role in enumerate(game_staff)],
     }
     return render_to_string("archive/svg/game_map.svg", {"m": game_map}).strip()

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext_lazy
 
-from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
+from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
@@ -117,7 +117,7 @@ def city_deadline_audience(event: ScheduledEvent) -> list:
             continue
         readers = policies.readers_of_inbox(inbox)
         concerned = readers.filter(Q(seats__city=city, seats__status=LifeStatus.ALIVE)
-                                   | Q(staff_roles__city=city, staff_roles__kind=StaffKind.TRIBUNE))
+                                   | Q(staff_roles__city=city))  # the city's staff (``city_staff_kinds``)
         users |= set(concerned.values_list("pk", flat=True))
     return list(User.objects.filter(pk__in=users, is_active=True).order_by("pk"))
 
@@ -277,8 +277,7 @@ def still_allowed(notification: Notification) -> bool:
                 and offer.candidate.status == LifeStatus.ALIVE and policies.can_read_inbox(user, offer.inbox))
     if notification.proxy_id is not None:
         proxy = notification.proxy
-        return proxy.state == "requested" and policies.holds_role(user, proxy.game_id, StaffKind.TRIBUNE,
-                                                                  city_id=proxy.city_id)
+        return proxy.state == "requested" and policies.holds_city_role(user, proxy.game_id, proxy.city_id)
     return False
 
 

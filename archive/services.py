@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import GameStatus, StaffKind, StaffRole
+from cities.models import GameStatus, StaffRole
 from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, Message
 from kernel.audit import record_event
@@ -185,7 +185,7 @@ def _offer_audience(offers) -> list[tuple[int, str, dict]]:
 def _proxy_audience(proxies) -> list[tuple[int, str, dict]]:
     found = []
     for p in proxies:
-        for role in StaffRole.objects.filter(game_id=p.game_id, kind=StaffKind.TRIBUNE, city_id=p.city_id):
+        for role in StaffRole.objects.filter(game_id=p.game_id, city_id=p.city_id):  # the city's staff (its Tribune)
             found.append((role.user_id, NotificationKind.OFFER, {"proxy": p, "game_id": p.game_id}))
     return found
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from cities import recruitment_services
 from cities import services as city_services
-from cities.models import City, Game, GameDay, GameStatus, Resident, StaffKind
+from cities.models import City, Game, GameDay, GameStatus, Resident
 from cities.scheduler import advance_clock
 from inboxes import policies, posting
 from inboxes import services as inbox_services
@@ -30,6 +30,7 @@ from rulesets.lepra.clock import services as clock_services
 from rulesets.lepra.day import services as voting_services
 from rulesets.lepra.night import services as night_services
 from rulesets.lepra.setup import services as role_services
+from rulesets.lepra.staff_kinds import StaffKind
 
 #: Posted by the voters: a vote and its retraction (L-VOTE-2).
 VOTE, RETRACT = "казнить", "не казнить"

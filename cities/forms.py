@@ -140,14 +140,15 @@ class MoveSignupForm(forms.Form):
 
 
 class AppointStaffForm(forms.Form):
-    """Appoint a staff member by account name; a Tribune needs a city."""
+    """Appoint a staff member by account name; a city's role (Lepra's Tribune) needs a city. ``kinds``: the
+    (value, label) choices of the roles the game's ruleset appoints this way."""
 
-    kind = forms.ChoiceField(label=_("Role"), choices=[("tribune", _("Tribune")), ("arbiter", _("Supreme Arbiter")),
-                                                       ("consigliere", _("Consigliere"))])
+    kind = forms.ChoiceField(label=_("Role"), choices=())
     username = forms.CharField(label=_("Account (user name)"), max_length=150)
     city = AccessedChoiceField(label=_("City (for a Tribune)"), required=False, access=None)
 
-    def __init__(self, *args, cities=(), city_access=None, **kwargs):
+    def __init__(self, *args, kinds=(), cities=(), city_access=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = list(kinds)
         self.fields["city"].choices = [("", "—"), *[(c.public_id, c.name) for c in cities]]
         self.fields["city"].access = city_access

@@ -16,6 +16,8 @@ from kernel.live import HeldByAccount, ReaderRowsQuerySet, field_values, note_ga
 from kernel.public_ids import PublicIdField
 from kernel.rulesets import default_ruleset_key, registered_rulesets, ruleset_choices
 
+from .staff_kinds import HOST_STAFF_KIND, STAFF_KIND_MAX_LENGTH, staff_kind_choices
+
 
 class GameStatus(models.TextChoices):
     """Where a game stands. Disclosure after the game (the archive opens its inboxes) keys on ``FINISHED``."""
@@ -214,28 +216,20 @@ class Resident(HeldByAccount, models.Model):
         return [*pairs, *out_of_play.values_list("game_id", "user_id")] if games else pairs
 
 
-class StaffKind(models.TextChoices):
-    """The staff roles a game may appoint (each ruleset's ``staff_kinds``). An M21 game's host is its Procurator,
-    with any number of co-hosts."""
-
-    PROCURATOR = "procurator", _("Procurator")
-    TRIBUNE = "tribune", _("Tribune")
-    ARBITER = "arbiter", _("Supreme Arbiter")
-    CONSIGLIERE = "consigliere", _("Consigliere")
-    COHOST = "cohost", _("Co-host")
-
-
 class StaffRole(HeldByAccount, models.Model):
     """A staff role held by an ordinary account in one game: a game role, not a site administrator (a superuser
     gets no staff power from that flag).
 
-    A Tribune has a ``city``; the other roles have none. Replacing a staff member changes ``user`` and moves
-    every power at once, because the access policy derives staff powers from this row. Who holds the
-    Consigliere role is a secret (the knowledge matrix): list staff only through ``inboxes.knowledge.visible_staff``.
+    ``kind`` is the game's host (``cities.staff_kinds.HOST_STAFF_KIND``) or a kind the game's ruleset registers
+    (``RulesetSpec.staff_kinds``); a kind of its ``city_staff_kinds`` has a ``city``, the others none (checked by
+    ``cities.services.do_appoint_staff``). Replacing a staff member changes ``user`` and moves every power at once,
+    because the access policy derives staff powers from this row. Who holds a kind of the ruleset's
+    ``secret_staff_kinds`` is a secret (the knowledge matrix): list staff only through
+    ``inboxes.knowledge.visible_staff``.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="staff_roles", verbose_name=_("game"))
-    kind = models.CharField(max_length=12, choices=StaffKind.choices, verbose_name=_("kind"))
+    kind = models.CharField(max_length=STAFF_KIND_MAX_LENGTH, choices=staff_kind_choices, verbose_name=_("kind"))
     city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="staff_roles",
         verbose_name=_("city"))
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_roles",
@@ -250,14 +244,11 @@ class StaffRole(HeldByAccount, models.Model):
         verbose_name_plural = _("staff roles")
         ordering = ["-game_id", "kind", "city_id"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "kind"], condition=~Q(kind__in=["tribune", "cohost"]),
-                                    name="staffrole_one_per_kind_per_game"),
-            models.UniqueConstraint(fields=["city"], condition=Q(kind="tribune"), name="staffrole_one_tribune_per_city"),
+            models.UniqueConstraint(fields=["game"], condition=Q(kind=HOST_STAFF_KIND),
+                                    name="staffrole_one_host_per_game"),
+            models.UniqueConstraint(fields=["city", "kind"], condition=Q(city__isnull=False),
+                                    name="staffrole_one_per_kind_per_city"),
             models.UniqueConstraint(fields=["game", "user"], name="staffrole_one_role_per_user_per_game"),
-            models.CheckConstraint(
-                condition=(Q(kind="tribune") & Q(city__isnull=False)) | (~Q(kind="tribune") & Q(city__isnull=True)),
-                name="staffrole_city_iff_tribune",
-            ),
         ]
 
     def __str__(self) -> str:

@@ -29,9 +29,9 @@ from .models import (
     Resident,
     ScheduledEvent,
     Signup,
-    StaffKind,
     StaffRole,
 )
+from .staff_kinds import HOST_STAFF_KIND, staff_kinds_of
 
 MAX_POST_LENGTH = 50_000
 #: How far ahead a post may be scheduled, in days (a game lasts 10-14 days; recruitment comes first).
@@ -97,7 +97,7 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = 
                                city_count=city_count, city_size=city_size,
                                day_start=day_start or spec.phase_plan.day_start)
     if acting_user is not None:
-        StaffRole.objects.create(game=game, kind=StaffKind.PROCURATOR, user=acting_user)
+        StaffRole.objects.create(game=game, kind=HOST_STAFF_KIND, user=acting_user)
         forget_viewer_cache(acting_user)
     record_event(game, "game.created", actor=acting_user, at=now, payload={"title": title, "ruleset": ruleset})
     return game
@@ -109,7 +109,7 @@ def check_procurator(game: Game, acting_user, *, rule: str = "procurator_only", 
     (``kernel.rulesets.rule_id``) of the rule the refusal cites."""
     if acting_user is None and site_may:
         return
-    if acting_user is None or not holds_role(acting_user, game, StaffKind.PROCURATOR):
+    if acting_user is None or not holds_role(acting_user, game, HOST_STAFF_KIND):
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, rule))
 
 
@@ -189,17 +189,20 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
                      now: datetime | None = None) -> StaffRole:
     """Give ``user`` the staff role ``kind`` in ``game`` (the Procurator appoints). Returns the role.
 
-    Raises ``NotAllowed`` when ``user`` holds a seat, a sign-up or already a staff role in the game (one role
-    per person) and ``InvalidInput`` when the role is taken, a Tribune has no city (or another role has one), or
-    the city is of another game.
+    ``kind`` is one the game's ruleset registers (``RulesetSpec.staff_kinds``) other than the host; a kind of its
+    ``city_staff_kinds`` (Lepra's Tribune) is appointed for one ``city``, one per city, every other kind for none,
+    one per game. Raises ``NotAllowed`` when ``user`` holds a seat, a sign-up or already a staff role in the game
+    (one role per person) and ``InvalidInput`` when the role is taken, a city's role has no city (or another role
+    has one), or the city is of another game.
     """
     now = now or timezone.now()
     check_procurator(game, acting_user)
-    if kind not in ruleset_of(game).staff_kinds or kind == StaffKind.PROCURATOR:  # the ruleset's staff
+    if kind not in ruleset_of(game).staff_kinds or kind == HOST_STAFF_KIND:  # the ruleset's staff
         raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
-    if (kind == StaffKind.TRIBUNE) != (city is not None) or (city is not None and city.game_id != game.pk):
+    if ((kind in staff_kinds_of(game, "city_staff_kinds")) != (city is not None)
+            or (city is not None and city.game_id != game.pk)):
         raise InvalidInput(_("A Tribune is appointed for one city of the game; other roles for none."),
-                           rule=rule_id(game, "tribune"))
+                           rule=rule_id(game, "city_staff"))
     if Resident.objects.filter(game=game, user=user).exists():
         raise NotAllowed(_("Residents of a game cannot be its staff."), rule=rule_id(game, "staff_not_players"))
     if Signup.objects.filter(game=game, user=user, withdrawn_at__isnull=True).exists():

@@ -83,11 +83,12 @@ from staff.console import (
     staff_game,
     staff_game_ids,
     staff_roles_of,
+    table_role_game_ids,
 )
 from staff.console_scope import DeclaredChoicesFilter
 
 from .forms import WallClockField, wall_clock_to_utc
-from .models import City, Game, GameStatus, Resident, StaffKind
+from .models import HOST_STAFF_KIND, City, Game, GameStatus, Resident
 
 
 class InboxFilter(admin.SimpleListFilter):
@@ -136,7 +137,7 @@ def _may_moderate_somewhere(request) -> bool:
     inbox in scope; cached per request."""
     cached = getattr(request, "_staff_admin_moderates", None)
     if cached is None:
-        cached = bool(role_game_ids(request, StaffKind.PROCURATOR)) or _organized_readable_inboxes(request).exists()
+        cached = bool(role_game_ids(request, HOST_STAFF_KIND)) or _organized_readable_inboxes(request).exists()
         request._staff_admin_moderates = cached
     return cached
 
@@ -448,15 +449,15 @@ class StaffResidentAdmin(StaffScopedAdmin):
 
     def offers_action(self, request, name: str) -> bool:
         if name in ("replace_player", "record_death"):
-            return bool(role_game_ids(request, StaffKind.PROCURATOR))
+            return bool(role_game_ids(request, HOST_STAFF_KIND))
         if name == "penalty_ban":
-            return bool(role_game_ids(request, StaffKind.ARBITER))
+            return bool(table_role_game_ids(request, "court_staff_kinds"))
         return True
 
     def scoped_queryset(self, request):
         scope = Q(pk__in=[])
         for role in staff_roles_of(request):
-            if role.kind == StaffKind.TRIBUNE:
+            if role.city_id is not None:  # a city's staff role (``city_staff_kinds``)
                 scope |= Q(game_id=role.game_id, city_id=role.city_id)
             else:
                 scope |= Q(game_id=role.game_id)
@@ -763,6 +764,6 @@ def _game_links(request, role) -> list[tuple[str, str]]:
 @register_dashboard_links(order=40, tool="stage")
 def _stage_link(request, role) -> list[tuple[str, str]]:
     """The Procurator opens a stage."""
-    if role.kind != StaffKind.PROCURATOR:
+    if role.kind != HOST_STAFF_KIND:
         return []
     return [(_("Open a stage"), reverse("admin:stage_inbox", args=[role.game.slug], current_app=staff_admin_site.name))]

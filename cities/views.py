@@ -26,7 +26,7 @@ from .forms import (
     SchedulePostForm,
 )
 from .i18n import activate_game_language
-from .models import GameStatus, StaffKind
+from .models import HOST_STAFF_KIND, GameStatus
 from .ruleset_pages import check_page_section
 from .scheduler import clock_paused
 from .services import do_schedule_public_post
@@ -57,8 +57,8 @@ def game_detail(request, slug: str):
     spec = ruleset_of(game)  # the sections of this page the game's ruleset has
     staff_roles = policies.staff_roles_in(request.user, game)
     staff = knowledge.visible_staff(request.user, game)
-    for role in staff:  # the title the ruleset gives the game's Procurator (its Host, say)
-        role.title = spec.text("procurator_title") if role.kind == StaffKind.PROCURATOR else role.get_kind_display()
+    for role in staff:  # the title the ruleset gives the game's host (a Procurator or a Host, say)
+        role.title = spec.text("procurator_title") if role.kind == HOST_STAFF_KIND else role.get_kind_display()
     context = {
         "game": game,
         "ruleset_links": spec.game_page_links(game, is_staff=bool(staff_roles)),
@@ -70,7 +70,7 @@ def game_detail(request, slug: str):
         "signup_names": selectors.public_signup_names(game),
         "staff": staff,
         "seat": policies.seat_in(request.user, game),
-        "is_procurator": policies.holds_role(request.user, game, StaffKind.PROCURATOR),
+        "is_procurator": policies.holds_role(request.user, game, HOST_STAFF_KIND),
         "signup": selectors.active_signup(request.user, game),
         "signups_open": selectors.signups_open(game),
         "play_ban": _play_ban_notice(request.user, game),
@@ -142,7 +142,7 @@ def schedule_post(request, slug: str):
     game = selectors.game_get(slug)
     activate_game_language(request, game)
     check_page_section(game, "scheduled_posts")
-    if not policies.holds_role(request.user, game, StaffKind.PROCURATOR):
+    if not policies.holds_role(request.user, game, HOST_STAFF_KIND):
         raise Http404("No such page.")
     form = SchedulePostForm(request.POST or None, time_zone=game.time_zone)
     status = 200

@@ -24,13 +24,13 @@ from __future__ import annotations
 from django.db.models import Model, QuerySet
 from django.http import Http404
 
-from cities.models import City, Game, Resident, Signup, StaffKind
+from cities.models import HOST_STAFF_KIND, City, Game, Resident, Signup
 from inboxes.day_policy import can_see_speech_requests
 from kernel.public_ids import is_database_id, is_public_id
 from roles.models import CommissarOffer
 from voting.models import CourtCase, ProxyRequest, RemovalDemand, SpeechRequest, SuicideDeclaration, VotingSession
 
-from .policies import holds_role, seat_in
+from .policies import holds_city_role, holds_role, seat_in
 
 
 def _pk(raw) -> int | None:
@@ -63,7 +63,7 @@ def _own(user, resident: Resident) -> bool:
 
 
 def _is_city_tribune(user, obj) -> bool:
-    return holds_role(user, obj.game_id, StaffKind.TRIBUNE, city_id=obj.city_id)
+    return holds_city_role(user, obj.game_id, obj.city_id)
 
 
 def access_city_by_number(user, game: Game, number) -> City:
@@ -137,7 +137,7 @@ def access_removal_demand_by_id(user, demand_id, *, game: Game | None = None,
 def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) -> CommissarOffer:
     """A commissar offer: its candidate and the Procurator only. Raises ``Http404``."""
     offer = _one(CommissarOffer.objects.select_related("city", "game", "candidate", "inbox"), offer_id, game=game)
-    if not (holds_role(user, offer.game_id, StaffKind.PROCURATOR) or _own(user, offer.candidate)):
+    if not (holds_role(user, offer.game_id, HOST_STAFF_KIND) or _own(user, offer.candidate)):
         raise Http404("No such object.")
     return offer
 
@@ -145,6 +145,6 @@ def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) ->
 def access_signup_by_id(user, signup_id, *, game: Game) -> Signup:
     """A sign-up of ``game``, with its user: its player and the Procurator only. Raises ``Http404``."""
     signup = _one(Signup.objects.select_related("game", "user"), signup_id, game=game)
-    if not (holds_role(user, game, StaffKind.PROCURATOR) or signup.user_id == getattr(user, "pk", None)):
+    if not (holds_role(user, game, HOST_STAFF_KIND) or signup.user_id == getattr(user, "pk", None)):
         raise Http404("No such object.")
     return signup

@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
-from cities.models import City, Game, GameEvent, GameStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, City, Game, GameEvent, GameStatus, Resident, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from kernel.events import Audience, EventKind, ScheduledKind, event_audience
 from voting.models import ProxyRequest, SuicideDeclaration
 
@@ -39,7 +40,7 @@ from .policies import readable_inboxes, staff_roles_in
 # | NOBODY | no staff member while the game runs | resident.flags (commissar and godfather flags), commissar checks check.* (the Consigliere must not learn who asked), any kind not in the table |
 #
 # The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
-# only to those who ``knows_consigliere``.
+# only to those who ``knows_secret_staff``.
 
 AUDIT_STAFF = Audience.STAFF
 AUDIT_INBOX = Audience.INBOX
@@ -102,8 +103,15 @@ class AuditScope:
         self.viewer = viewer
         roles = staff_roles_in(viewer, self.game_id)
         self.kinds = {r.kind for r in roles}
-        self.tribune_cities = {r.city_id for r in roles if r.kind == StaffKind.TRIBUNE}
-        self.finished = Game.objects.filter(pk=self.game_id, status=GameStatus.FINISHED).exists()
+        self.staff_cities = {r.city_id for r in roles if r.city_id is not None}  # a city's staff, stand-ins too
+        status, ruleset = Game.objects.filter(pk=self.game_id).values_list("status", "ruleset").first() or (None, None)
+        self.finished = status == GameStatus.FINISHED
+        # The ruleset's staff tables (``cities.staff_kinds``): the court reads with the host, the night staff read
+        # the night, and who holds a secret kind is known to the host and to its holders only.
+        court, self.night, self.secret = ((staff_kinds_of(ruleset, table) for table in
+                                           ("court_staff_kinds", "night_staff_kinds", "secret_staff_kinds"))
+                                          if ruleset else (frozenset(), frozenset(), frozenset()))
+        self.host_court = frozenset({HOST_STAFF_KIND}) | court
         self._readable = None
         self._cities = None
 
@@ -149,21 +157,21 @@ class AuditScope:
         if audience == AUDIT_INBOX:
             return (event.payload or {}).get("inbox") in self.readable_inbox_ids()
         if audience == AUDIT_PROCURATOR:
-            return StaffKind.PROCURATOR in k
+            return HOST_STAFF_KIND in k
         if audience == AUDIT_PROCURATOR_ARBITER:
-            return bool(k & {StaffKind.PROCURATOR, StaffKind.ARBITER})
+            return bool(k & self.host_court)
         if audience == AUDIT_CONSIGLIERE:
-            return StaffKind.CONSIGLIERE in k
+            return bool(k & self.night)
         if audience == AUDIT_APPOINTMENT:
-            if (event.payload or {}).get("kind") == StaffKind.CONSIGLIERE:
-                return bool(k & {StaffKind.PROCURATOR, StaffKind.CONSIGLIERE})
+            if (event.payload or {}).get("kind") in self.secret:
+                return bool(k & ({HOST_STAFF_KIND} | self.secret))
             return True
         if audience in (AUDIT_CITY_HOSTS, AUDIT_CITY_TRIBUNE, AUDIT_CITY_TRIBUNE_PROCURATOR):
-            if audience == AUDIT_CITY_HOSTS and k & {StaffKind.PROCURATOR, StaffKind.ARBITER}:
+            if audience == AUDIT_CITY_HOSTS and k & self.host_court:
                 return True
-            if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and StaffKind.PROCURATOR in k:
+            if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and HOST_STAFF_KIND in k:
                 return True
-            return self.city_of(event) in self.tribune_cities
+            return self.city_of(event) in self.staff_cities
         return False
 
     def shown_details(self, event) -> list[tuple[str, str]]:
@@ -229,16 +237,16 @@ class AuditScope:
         return {pk: f"[{public_id}]" for pk, public_id in model.objects.filter(game_id=game).values_list("pk", "public_id")}
 
     def shows_actor(self, event) -> bool:
-        """True when the viewer may see who acted: never the Consigliere's name to someone who may not know
-        who the Consigliere is."""
+        """True when the viewer may see who acted: never the name of a holder of a secret staff kind (the
+        ruleset's ``secret_staff_kinds``: Lepra's Consigliere) to someone who may not know who holds it."""
         if event.actor_id is None:
             return True
-        if self.finished or StaffKind.PROCURATOR in self.kinds or StaffKind.CONSIGLIERE in self.kinds:
+        if self.finished or HOST_STAFF_KIND in self.kinds or self.kinds & self.secret:
             return True
-        if not hasattr(self, "_consigliere_users"):
-            self._consigliere_users = set(StaffRole.objects.filter(
-                game_id=self.game_id, kind=StaffKind.CONSIGLIERE).values_list("user_id", flat=True))
-        return event.actor_id not in self._consigliere_users
+        if not hasattr(self, "_secret_staff_users"):
+            self._secret_staff_users = set(StaffRole.objects.filter(
+                game_id=self.game_id, kind__in=self.secret).values_list("user_id", flat=True))
+        return event.actor_id not in self._secret_staff_users
 
 
 def visible_events(viewer, game: Game | int) -> QuerySet:

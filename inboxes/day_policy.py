@@ -3,7 +3,8 @@ standing tally of a city and speech requests. Clauses of ``inboxes.policies``,
 built on its staff roles and inbox reads."""
 from __future__ import annotations
 
-from cities.models import GameStatus, StaffKind
+from cities.models import HOST_STAFF_KIND, GameStatus
+from cities.staff_kinds import staff_kinds_of
 
 from .policies import can_read_inbox, staff_roles_in
 
@@ -15,8 +16,8 @@ def can_see_nominations(user, city) -> bool:
     if city.game.status == GameStatus.FINISHED:
         return True
     roles = staff_roles_in(user, city.game_id)
-    return any(r.kind in (StaffKind.PROCURATOR, StaffKind.ARBITER) or (r.kind == StaffKind.TRIBUNE and r.city_id == city.pk)
-               for r in roles)
+    hosts = {HOST_STAFF_KIND, *staff_kinds_of(city.game, "court_staff_kinds")}
+    return any(r.kind in hosts or r.city_id == city.pk for r in roles)
 
 
 def can_see_voting_tally(user, city, voting_inboxes) -> bool:
@@ -28,5 +29,5 @@ def can_see_voting_tally(user, city, voting_inboxes) -> bool:
 
 def can_see_speech_requests(user, city) -> bool:
     """A confrontation or last-word request is seen by the city's Tribune and the Procurator."""
-    return any(r.kind == StaffKind.PROCURATOR or (r.kind == StaffKind.TRIBUNE and r.city_id == city.pk)
+    return any(r.kind == HOST_STAFF_KIND or r.city_id == city.pk
                for r in staff_roles_in(user, city.game_id))

@@ -1,10 +1,11 @@
 """The knowledge matrix: what a viewer may know, while the game runs, about a resident or a city's night
-(``visible_alignment``, ``knows_seat_role``, ``knows_consigliere``, ``knows_night_of``, ...).
+(``visible_alignment``, ``knows_seat_role``, ``knows_secret_staff``, ``knows_night_of``, ...).
 A clause of the one access policy (DESIGN.md "The access policy"); knowledge is dated: a dead seat keeps what it
 knew at death."""
 from __future__ import annotations
 
-from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, Alignment, Game, GameStatus, LifeStatus, Resident, StaffRole
+from cities.staff_kinds import hosts_of, staff_kinds_of
 from inboxes.policy_tables import kinds_of
 from kernel.rulesets import SeatRole, ruleset_of
 
@@ -13,6 +14,7 @@ from .policies import (
     _is_authenticated,
     _is_finished,
     holds_role,
+    holds_role_of,
     knowledge_cutoff,
     membership_of,
     seat_in,
@@ -41,10 +43,9 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
     seat = seat_in(viewer, resident.game_id)
     if seat is not None and seat.pk == resident.pk:
         return resident.alignment
-    if holds_role(viewer, resident.game_id, StaffKind.CONSIGLIERE):
+    if holds_role_of(viewer, game, "night_staff_kinds"):
         return resident.alignment
-    if _hosts_know_alignments(game) and any(holds_role(viewer, resident.game_id, kind)
-                                            for kind in (StaffKind.PROCURATOR, StaffKind.COHOST)):
+    if _hosts_know_alignments(game) and any(holds_role(viewer, resident.game_id, kind) for kind in hosts_of(game)):
         return resident.alignment
     if (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == resident.city_id
             and resident.alignment == Alignment.MAFIA):
@@ -55,7 +56,7 @@ def visible_alignment(viewer, resident: Resident) -> str | None:
 
 
 def _hosts_know_alignments(game: Game) -> bool:
-    """True when the game's ruleset lets its hosts (the Procurator and co-hosts) know every alignment, as a host
+    """True when the game's ruleset lets its hosts (the host and co-hosts) know every alignment, as a host
     who deals the roles does: the ruleset's ``policy_grants["hosts_know_alignments"]``."""
     return bool(ruleset_of(game).policy_grants.get("hosts_know_alignments"))
 
@@ -78,7 +79,7 @@ def knows_night_of(viewer, city) -> bool:
         return True
     if not _is_authenticated(viewer):
         return False
-    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
+    if holds_role_of(viewer, city.game, "night_staff_kinds"):
         return True
     seat = seat_in(viewer, city.game_id)
     return (seat is not None and seat.alignment == Alignment.MAFIA and seat.city_id == city.pk
@@ -89,7 +90,7 @@ def may_enter_night_decision(viewer, city, godfather) -> bool:
     """Whether the night page offers ``viewer`` the kill and touring forms of ``city``: the
     Consigliere, or ``godfather`` (the city's living godfather, a Resident or None) himself. The service decides
     each submission (the Consigliere only while the godfather is silent)."""
-    if holds_role(viewer, city.game_id, StaffKind.CONSIGLIERE):
+    if holds_role_of(viewer, city.game, "night_staff_kinds"):
         return True
     return godfather is not None and _is_authenticated(viewer) and godfather.user_id == viewer.pk
 
@@ -156,31 +157,31 @@ def in_living_rosters(viewer, game: Game | int) -> bool:
     return seat is None or seat.status == LifeStatus.ALIVE
 
 
-def knows_consigliere(viewer, game: Game) -> bool:
-    """True when ``viewer`` may learn who the Consigliere is: Procurator, Consigliere, all mafia; everyone after the
-    game."""
+def knows_secret_staff(viewer, game: Game) -> bool:
+    """True when ``viewer`` may learn who holds a kind of the game's ruleset's ``secret_staff_kinds`` (Lepra's
+    Consigliere): the host, the holders of those kinds, all mafia; everyone after the game."""
     if game.status == GameStatus.FINISHED:
         return True
     if not _is_authenticated(viewer):
         return False
-    if holds_role(viewer, game, StaffKind.PROCURATOR) or holds_role(viewer, game, StaffKind.CONSIGLIERE):
+    if holds_role(viewer, game, HOST_STAFF_KIND) or holds_role_of(viewer, game, "secret_staff_kinds"):
         return True
     seat = seat_in(viewer, game)
     return seat is not None and seat.alignment == Alignment.MAFIA
 
 
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
-    """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the Consigliere hidden
-    unless ``knows_consigliere``). Returns a list ordered Procurator, Tribunes by city, Arbiter, Consigliere,
-    co-hosts."""
-    order = {StaffKind.PROCURATOR: 0, StaffKind.TRIBUNE: 1, StaffKind.ARBITER: 2, StaffKind.CONSIGLIERE: 3,
-             StaffKind.COHOST: 4}
+    """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the holders of the ruleset's
+    ``secret_staff_kinds`` hidden unless ``knows_secret_staff``). Returns a list in the order of the ruleset's
+    ``staff_kinds`` (Lepra: Procurator, Tribunes by city, Arbiter, Consigliere; M21: host, co-hosts)."""
+    order = {kind: rank for rank, kind in enumerate(ruleset_of(game).staff_kinds)}
+    secret = staff_kinds_of(game, "secret_staff_kinds")
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))
-    if not knows_consigliere(viewer, game):
-        roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE]
+    if not knows_secret_staff(viewer, game):
+        roles = [r for r in roles if r.kind not in secret]
     elif game.status != GameStatus.FINISHED and not staff_roles_in(viewer, game):
         # A dead mafioso knows the Consigliere of the moment of death, not one appointed afterwards.
         cutoff = knowledge_cutoff(seat_in(viewer, game))
         if cutoff is not None:
-            roles = [r for r in roles if r.kind != StaffKind.CONSIGLIERE or r.since <= cutoff]
-    return sorted(roles, key=lambda r: (order[r.kind], r.city.number if r.city else 0))
+            roles = [r for r in roles if r.kind not in secret or r.since <= cutoff]
+    return sorted(roles, key=lambda r: (order.get(r.kind, len(order)), r.city.number if r.city else 0))

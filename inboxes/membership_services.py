@@ -13,7 +13,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.i18n import in_game_language
-from cities.models import Game, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import Game, LifeStatus, Resident, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -54,7 +55,7 @@ def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
     members = ruleset_of(game).standing_members_q(K.COURT)
     judges = ([] if members is None else
               list(Resident.objects.filter(members, game=game, status=LifeStatus.ALIVE).order_by("city__number")))
-    arbiter = StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).first()
+    arbiter = StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "court_staff_kinds")).first()
     title = in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
     if old is not None:
         old.rolled_over_at = now
@@ -75,8 +76,8 @@ def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None =
     after an election or a death) or the Arbiter. Returns the new Inbox. Raises ``NotAllowed`` or ``WrongState``.
     """
     now = now or timezone.now()
-    if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.ARBITER):
-        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule=rule_id(game, "arbiter"))
+    if acting_user is not None and not policies.holds_role_of(acting_user, game, "court_staff_kinds"):
+        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule=rule_id(game, "court_staff"))
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     return renew_court(game, actor=acting_user, now=now)
@@ -241,8 +242,8 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     """
     now = now or timezone.now()
     game = resident.game
-    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.ARBITER):
-        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule=rule_id(game, "arbiter"))
+    if acting_user is None or not policies.holds_role_of(acting_user, game, "court_staff_kinds"):
+        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule=rule_id(game, "court_staff"))
     _check_not_finished(game)
     if until is None or timezone.is_naive(until):
         raise InvalidInput(_("The end of the ban must include its time zone."), rule=rule_id(game, "penalty_ban"))
@@ -250,7 +251,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
         raise InvalidInput(_("The end of the ban must be in the future."), rule=rule_id(game, "penalty_ban"))
     reason = (reason or "").strip()[:300]
     if not reason:
-        raise InvalidInput(_("Give the reason for the penalty."), rule=rule_id(game, "arbiter"))
+        raise InvalidInput(_("Give the reason for the penalty."), rule=rule_id(game, "court_staff"))
     inboxes = list(inboxes)
     if not inboxes:
         raise InvalidInput(_("Name at least one inbox."), rule=rule_id(game, "penalty_ban"))
@@ -388,9 +389,9 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     """
     now = now or timezone.now()
     game = resident.game
-    # The Procurator (a ruleset's Host); a co-host does what the host does, in the games whose ruleset has them.
+    # The game's host; a co-host (a kind of the ruleset's ``cohost_staff_kinds``) does what the host does.
     if acting_user is None or not (_is_procurator(acting_user, game)
-                                   or policies.holds_role(acting_user, game, StaffKind.COHOST)):
+                                   or policies.holds_role_of(acting_user, game, "cohost_staff_kinds")):
         raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule=rule_id(game, "replacement"))
     _check_not_finished(game)
     resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)

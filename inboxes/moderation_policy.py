@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cities.models import StaffKind
+from cities.models import HOST_STAFF_KIND
 
 from .models import Inbox, MembershipState, Message
 from .policies import (
@@ -45,7 +45,7 @@ def can_moderate_inbox(user, inbox: Inbox) -> bool:
             membership = membership_of(user, inbox)
             if membership is not None and membership.state == MembershipState.MEMBER:
                 return True
-    return any(r.kind == StaffKind.PROCURATOR for r in roles)
+    return any(r.kind == HOST_STAFF_KIND for r in roles)
 
 
 def can_see_hidden_text(user, inbox: Inbox) -> bool:

@@ -4,7 +4,8 @@ and what "my inboxes" offers: opening a secret inbox.
 """
 from __future__ import annotations
 
-from cities.models import Game, GameStatus, LifeStatus, StaffKind
+from cities.models import Game, GameStatus, LifeStatus
+from cities.staff_kinds import staff_kinds_of
 from kernel.rulesets import ruleset_of
 
 from .models import Inbox, InboxKind
@@ -49,7 +50,7 @@ def offers_secret_inbox(user, game: Game) -> bool:
     if not ruleset_of(game).lets_open_inbox_kind(InboxKind.SECRET):
         return False
     roles = staff_roles_in(user, game)
-    if any(r.kind == StaffKind.CONSIGLIERE for r in roles):
+    if any(r.kind in staff_kinds_of(game, "secret_staff_kinds") for r in roles):
         return False
     seat = seat_in(user, game)
     if seat is not None:

@@ -38,7 +38,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from archive.models import OpenRequest
-from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import Game, GameStatus, LifeStatus, Resident, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
 from kernel.rulesets import get_ruleset, registered_rulesets, ruleset_of
@@ -137,7 +138,7 @@ def _read_viewer(user) -> None:
     """Read and cache ``user``'s staff roles (with the Tribune roles they stand in for now) and seats
     (``_roles_of``, ``_seats_of``): one statement for a viewer with a seat (``viewer_reads``)."""
     seats, roles = seats_and_roles_of(user.pk)
-    if any(r.kind == StaffKind.TRIBUNE for r in roles):
+    if any(r.city_id is not None for r in roles):  # a city's staff role (``city_staff_kinds``) may stand in
         roles += standing_in_roles(user)
     user._mafia_staff_roles = roles
     user._mafia_seats = seats
@@ -153,7 +154,7 @@ def standing_in_roles(user, now: datetime | None = None) -> list[StaffRole]:
     if not _is_authenticated(user):
         return []
     now = now or timezone.now()
-    periods = (TribuneStandIn.objects.filter(stand_in__user=user, stand_in__kind=StaffKind.TRIBUNE,
+    periods = (TribuneStandIn.objects.filter(stand_in__user=user, stand_in__city__isnull=False,
                                              starts_at__lte=now, ends_at__gt=now, ended_at__isnull=True)
                .select_related("absent__game", "absent__city").order_by("city__number", "id"))
     roles = []
@@ -224,6 +225,20 @@ def _spectator_grants(user, inbox: Inbox) -> list[StaffGrant]:
 def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) -> bool:
     """True when ``user`` holds staff role ``kind`` in ``game`` (for a Tribune, of ``city_id`` if given)."""
     return any(r.kind == kind and (city_id is None or r.city_id == city_id) for r in staff_roles_in(user, game))
+
+
+def holds_city_role(user, game: Game | int, city_id: int) -> bool:
+    """True when ``user`` holds in ``game`` a city's staff role (a kind of its ruleset's ``city_staff_kinds``, the
+    only kinds appointed with a city: Lepra's Tribune) of the city ``city_id``, a stand-in's included. No query
+    beyond ``staff_roles_in``."""
+    return any(r.city_id == city_id for r in staff_roles_in(user, game))
+
+
+def holds_role_of(user, game: Game, table: str, city_id: int | None = None) -> bool:
+    """True when ``user`` holds in ``game`` a staff role of a kind its ruleset lists in the staff table ``table``
+    (``cities.staff_kinds.STAFF_TABLES``; of ``city_id`` if given). Raises ``ValueError`` for an unknown table."""
+    kinds = staff_kinds_of(game, table)
+    return any(r.kind in kinds and (city_id is None or r.city_id == city_id) for r in staff_roles_in(user, game))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -632,7 +647,7 @@ def readers_of_inbox(inbox: Inbox) -> QuerySet:
             clause = Q(staff_roles__game=inbox.game_id, staff_roles__kind=kind)
             if grant.own_city:
                 clause &= Q(staff_roles__city=inbox.city_id)
-                if kind == StaffKind.TRIBUNE:  # a Tribune standing in for this city's Tribune
+                if kind in staff_kinds_of(ruleset, "city_staff_kinds"):  # standing in for this city's role
                     now = timezone.now()
                     q |= Q(staff_roles__kind=kind, staff_roles__standing_in__city=inbox.city_id,
                            staff_roles__standing_in__starts_at__lte=now, staff_roles__standing_in__ends_at__gt=now,

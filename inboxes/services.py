@@ -13,7 +13,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.i18n import in_game_language
-from cities.models import City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -235,7 +236,7 @@ def do_post_site_message(inbox: Inbox, text: str, *, acting_user, now: datetime 
 # ==============================================================================================================
 
 def _is_procurator(user, game: Game) -> bool:
-    return user is not None and policies.holds_role(user, game, StaffKind.PROCURATOR)
+    return user is not None and policies.holds_role(user, game, HOST_STAFF_KIND)
 
 
 def _check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
@@ -336,16 +337,16 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     game = Game.objects.select_for_update().get(pk=game.pk)
     _check_not_finished(game)
     roles = list(StaffRole.objects.filter(game=game).select_related("city"))
-    procurator = next((r for r in roles if r.kind == StaffKind.PROCURATOR), None)
-    arbiter = next((r for r in roles if r.kind == StaffKind.ARBITER), None)
-    tribunes = {r.city_id: r for r in roles if r.kind == StaffKind.TRIBUNE}
+    procurator = next((r for r in roles if r.kind == HOST_STAFF_KIND), None)
+    arbiter = next((r for r in roles if r.kind in staff_kinds_of(game, "court_staff_kinds")), None)
+    tribunes = {r.city_id: r for r in roles if r.kind in staff_kinds_of(game, "city_staff_kinds")}
     cities = list(City.objects.filter(game=game).order_by("number"))
     if procurator is None or arbiter is None:
         raise WrongState(_("Appoint the Procurator and the Supreme Arbiter before opening the inboxes."),
                          rule=rule_id(game, "staff_appointed"))
     for city in cities:
         if city.pk not in tribunes:
-            raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule=rule_id(game, "tribune"))
+            raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule=rule_id(game, "city_staff"))
     residents = list(Resident.objects.filter(game=game).select_related(*seat_state_relations())
                      .order_by("city__number", "name", "id"))
     existing_kinds = set(Inbox.objects.filter(game=game).values_list("kind", flat=True))
@@ -588,7 +589,7 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
             return already
     _check_not_finished(game)
     viewer_reads.forget_viewer_cache(acting_user)
-    if policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
+    if policies.holds_role_of(acting_user, game, "secret_staff_kinds"):
         raise NotAllowed(_("The Consigliere may not take part in secret inboxes."),
                          rule=rule_id(game, "secret_inbox_staff"))
     seat = policies.seat_in(acting_user, game)
@@ -698,6 +699,6 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
         raise InvalidInput(_("The audience is a city of this game, or all residents."),
                            rule=rule_id(game, "stage_inbox"))
     speaker_ids = {r.pk for r in speakers}
-    procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
+    procurator = StaffRole.objects.get(game=game, kind=HOST_STAFF_KIND)
     return new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
                       members=speakers, banned=[r for r in listeners if r.pk not in speaker_ids])

@@ -38,14 +38,16 @@ Plain attributes (override as class attributes):
   game is in one of its cities; a seat of any other game is in none (``Resident.city`` None, checked by the
   seating services), and the engine shows or groups by city (a console column, a "name · city" label, a score by
   city) only where the game's ruleset has cities.
-- ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
+- ``staff_kinds``: the staff kinds of the ruleset's games (value -> lazily translated label): the game's host
+  (``cities.staff_kinds.HOST_STAFF_KIND``, "procurator", labelled as the ruleset names its host) and the ruleset's
+  own kinds; their powers are its ``policy_grants`` (``"staff"`` and the tables of ``cities.staff_kinds``).
 - ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
   (a city's inbox and mafia inbox, a game thread); ``create_standing_inboxes`` makes them.
 - ``inbox_kinds``: every inbox kind that exists in the ruleset's games (``inboxes.services`` refuses to create any
   other, the pages offer none); ``self_opened_inbox_kinds``: those a player or staff member opens on their own
   (secret inboxes; none in a ruleset that allows no private channel).
-  ``InboxKind`` and ``StaffKind`` stay the shared vocabulary (one column each, no migration per ruleset); which of
-  them a game may use is its ruleset's declaration (``inbox_kinds``, ``staff_kinds``).
+  ``InboxKind`` stays the shared vocabulary (one column, no migration per ruleset); which of its kinds a game may
+  use is its ruleset's declaration (``inbox_kinds``). Staff kinds are the rulesets' own (``staff_kinds``).
 - ``reader_notified_inbox_kinds`` / ``night_result_inbox_kinds``: which inboxes notify every reader of a new
   message, and where a message of the site is a night result (worded by ``wording("notification_night_result")``).
 - ``inbox_kind_order``: the order of inbox kinds in "my inboxes" (``inboxes.selectors.inbox_list_for``) and in
@@ -59,8 +61,10 @@ Plain attributes (override as class attributes):
 - ``policy_grants``: the policy's grant and disclosure tables, read for the ruleset's games only (a mapping:
   ``"staff"`` {staff kind: ``inboxes.policies.StaffGrant`` tuple}, ``"conditional_staff"``, ``"spectators"``,
   ``"public_after_game"``, ``"open_on_request_after_game"``, ``"hosts_know_alignments"``, ``"seat_states"``
-  {state: ``inboxes.policies.SeatStateGrant``}; each documented next to the policy function that reads it), and
-  the per-kind tables of ``inboxes.policy_tables.KIND_TABLES`` (``"consent_after_game"``, ``"secret_organizers"``,
+  {state: ``inboxes.policies.SeatStateGrant``}; each documented next to the policy function that reads it), the
+  staff tables of ``cities.staff_kinds.STAFF_TABLES`` (``"city_staff_kinds"``, ``"court_staff_kinds"``,
+  ``"secret_staff_kinds"``, ``"night_staff_kinds"``, ``"cohost_staff_kinds"``), and the per-kind
+  tables of ``inboxes.policy_tables.KIND_TABLES`` (``"consent_after_game"``, ``"secret_organizers"``,
   ``"penalty_ban_kinds"``, ``"secret_member_kinds"``, ``"dated_kinds"``, ``"vote_only_kinds"``,
   ``"dead_post_kinds"``, ``"imprisoned_post_kinds"``, ``"no_rollover_kinds"``, ``"rollover_keeps_dead_kinds"``,
   ``"immutable_kinds"``, ``"unnamed_author_kinds"``, ``"night_page_kinds"``, ``"nomination_link_kinds"``,
@@ -129,6 +133,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import time
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -260,8 +265,9 @@ class RulesetSpec:
     phase_plan: ClassVar[PhasePlan] = PhasePlan()
     #: Whether the ruleset's games have cities: a seat is in one exactly when they do (see the module text).
     has_cities: ClassVar[bool] = False
-    #: The staff kinds (``cities.models.StaffKind`` values) a game of this ruleset may appoint.
-    staff_kinds: ClassVar[tuple[str, ...]] = ()
+    #: The staff kinds of the ruleset's games, value -> lazily translated label: the host ("procurator") and the
+    #: ruleset's own kinds (``StaffRole.kind`` takes its choices from every ruleset's).
+    staff_kinds: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     #: The inbox kinds the ruleset keeps open for the whole game.
     standing_inbox_kinds: ClassVar[tuple[str, ...]] = ()
     #: Every inbox kind (``inboxes.models.InboxKind`` values) that exists in the ruleset's games: the engine

@@ -25,7 +25,8 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from cities.models import Alignment, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, Alignment, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.posting import do_post_message
@@ -40,9 +41,8 @@ from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, Pl
 #: The longest ruling reason, bonus or play-ban description, in characters.
 MAX_TEXT_LENGTH = 2000
 
-#: The staff kinds that record play bans in their game: the Procurator (a ruleset's Host holds the
-#: Procurator's part).
-PLAY_BAN_RECORDERS = (StaffKind.PROCURATOR,)
+#: The staff kinds that record play bans in their game: the host (a Procurator, or a Host, say).
+PLAY_BAN_RECORDERS = (HOST_STAFF_KIND,)
 
 
 def _in_language(game: Game, text_fn):
@@ -66,7 +66,7 @@ def _clean(text: str, *, what: str, required: bool = True, limit: int = MAX_TEXT
 
 
 def _procurator_role(game: Game) -> StaffRole:
-    role = StaffRole.objects.filter(game=game, kind=StaffKind.PROCURATOR).select_related("user").first()
+    role = StaffRole.objects.filter(game=game, kind=HOST_STAFF_KIND).select_related("user").first()
     if role is None:
         raise WrongState(_("This game has no Procurator."))
     return role
@@ -125,11 +125,11 @@ def check_may_complain(game: Game, target: str, *, acting_user) -> Resident:
     _check_running(game)
     if target == NoConfidenceTarget.ARBITER:
         seat = _living_seat(game, acting_user)
-        if not StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).exists():
+        if not StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "court_staff_kinds")).exists():
             raise WrongState(_("This game has no Supreme Arbiter."), rule=rule_id(game, "no_confidence"))
         return seat
     seat = _living_mafioso(game, acting_user)
-    if not StaffRole.objects.filter(game=game, kind=StaffKind.CONSIGLIERE).exists():
+    if not StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "night_staff_kinds")).exists():
         raise WrongState(_("This game has no Consigliere."), rule=rule_id(game, "no_confidence"))
     return seat
 
@@ -149,7 +149,7 @@ def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
     _check_running(game)
     seat = _living_seat(game, acting_user)
     text = _clean(text, what=_("complaint"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
-    if not StaffRole.objects.filter(game=game, kind=StaffKind.ARBITER).exists():
+    if not StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "court_staff_kinds")).exists():
         raise WrongState(_("This game has no Supreme Arbiter."), rule=rule_id(game, "no_confidence"))
     if NoConfidenceCase.objects.filter(complainant=seat, target=NoConfidenceTarget.ARBITER,
                                        ruled_at__isnull=True).exists():
@@ -200,7 +200,7 @@ def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
     _check_running(game)
     seat = _living_mafioso(game, acting_user)
     text = _clean(text, what=_("complaint"), limit=settings.MAFIA_MESSAGE_MAX_LENGTH)
-    if not StaffRole.objects.filter(game=game, kind=StaffKind.CONSIGLIERE).exists():
+    if not StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "night_staff_kinds")).exists():
         raise WrongState(_("This game has no Consigliere."), rule=rule_id(game, "no_confidence"))
     if NoConfidenceCase.objects.select_for_update().filter(city=seat.city, target=NoConfidenceTarget.CONSIGLIERE,
                                                            ruled_at__isnull=True).exists():
@@ -269,7 +269,7 @@ def do_rule_on_no_confidence(case: NoConfidenceCase, ruling: str, *, reason: str
     case = NoConfidenceCase.objects.select_for_update(of=("self",)).select_related("game", "city", "inbox").get(
         pk=case.pk)
     game = case.game
-    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
+    if acting_user is None or not policies.holds_role(acting_user, game, HOST_STAFF_KIND):
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, "no_confidence"))
     _check_running(game)
     if ruling not in NoConfidenceRuling.values:

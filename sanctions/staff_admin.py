@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.forms import WallClockField, wall_clock_to_utc
-from cities.models import Game, StaffKind
+from cities.models import HOST_STAFF_KIND, Game
 from inboxes import policies
 from inboxes.models import Message
 from inboxes.selectors import message_at_position
@@ -115,13 +115,13 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
     actions = (rule_on_no_confidence,)
 
     def has_module_permission(self, request) -> bool:
-        return bool(role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, HOST_STAFF_KIND))
 
     def get_ordering(self, request):
         return ("-filed_at", "-id")
 
     def scoped_queryset(self, request):
-        return (NoConfidenceCase.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR))
+        return (NoConfidenceCase.objects.filter(game_id__in=role_game_ids(request, HOST_STAFF_KIND))
                 .select_related("game", "city", "complainant", "inbox"))
 
     @admin.display(description=gettext_lazy("complainants"))
@@ -135,7 +135,7 @@ class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
 
 @register_dashboard_needs(tool="no_confidence")
 def _procurator_no_confidence_needs(request, role) -> list[Need]:
-    if role.kind != StaffKind.PROCURATOR:
+    if role.kind != HOST_STAFF_KIND:
         return []
     count = NoConfidenceCase.objects.filter(game_id=role.game_id, ruled_at__isnull=True).count()
     return [Need("no_confidence", _("Complaints of no confidence before you"), count,
@@ -299,13 +299,13 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
     actions = (lift_play_ban,)
 
     def has_module_permission(self, request) -> bool:
-        return bool(role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, HOST_STAFF_KIND))
 
     def get_ordering(self, request):
         return ("-starts_at", "-id")
 
     def scoped_queryset(self, request):
-        return PlayBan.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)).select_related(
+        return PlayBan.objects.filter(game_id__in=role_game_ids(request, HOST_STAFF_KIND)).select_related(
             "game", "user")
 
     @admin.display(description=gettext_lazy("player"))
@@ -327,14 +327,14 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
 
 @register_dashboard_links(order=60, tool="no_confidence")
 def _no_confidence_links(request, role) -> list[tuple[str, str]]:
-    if role.kind != StaffKind.PROCURATOR:
+    if role.kind != HOST_STAFF_KIND:
         return []
     return [(_("Complaints of no confidence"), _changelist("sanctions_noconfidencecase", game=role.game))]
 
 
 @register_dashboard_links(order=61, tool="play_bans")
 def _procurator_links(request, role) -> list[tuple[str, str]]:
-    if role.kind != StaffKind.PROCURATOR:
+    if role.kind != HOST_STAFF_KIND:
         return []
     return [(_("Play bans"), _changelist("sanctions_playban", game=role.game)),
             (_("Record a play ban"), reverse("admin:record_play_ban", args=[role.game.slug],

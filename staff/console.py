@@ -51,7 +51,8 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy
 
-from cities.models import Game, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, Game, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from inboxes import moderation_policy, policies
 from kernel.confirm import confirmation_page
 from kernel.errors import NotProvidedByRuleset, RuleViolation
@@ -211,7 +212,7 @@ def staff_roles_of(request) -> list[StaffRole]:
         else:
             cached = list(StaffRole.objects.filter(user=user).select_related("game", "city")
                           .order_by("game__title", "game_id", "kind", "city__number"))
-            if any(r.kind == StaffKind.TRIBUNE for r in cached):  # stand-in periods (staff app)
+            if any(r.city_id is not None for r in cached):  # a city's staff: stand-in periods (staff app)
                 cached += policies.standing_in_roles(user)
         request._staff_admin_roles = cached
     return cached
@@ -358,8 +359,8 @@ class GameStaffAdminSite(AdminSite):
             links = [link for _order, provider in sorted(DASHBOARD_LINKS, key=lambda item: item[0])
                      for link in provider(request, role)]
             needs = [need for provider in DASHBOARD_NEEDS for need in provider(request, role)]
-            # The title the game's ruleset gives its Procurator (its Host, say), as on the game page.
-            title = (ruleset_of(role.game).wording("procurator_title", str(role)) if role.kind == StaffKind.PROCURATOR
+            # The title the game's ruleset gives its host (a Procurator, or a Host, say), as on the game page.
+            title = (ruleset_of(role.game).wording("procurator_title", str(role)) if role.kind == HOST_STAFF_KIND
                      else str(role))
             dashboard.append({"role": role, "title": title, "game": role.game, "links": links, "needs": needs})
         return super().index(request, {"dashboard": dashboard, **(extra_context or {})})
@@ -698,15 +699,24 @@ def _hidden_text_inbox_ids(request) -> set[int]:
 
 
 def role_game_ids(request, kind: str) -> set[int]:
+    """Ids of the games where the request's user holds a staff role of ``kind``."""
     return {role.game_id for role in staff_roles_of(request) if role.kind == kind}
 
 
+def table_role_game_ids(request, table: str) -> set[int]:
+    """Ids of the games where the request's user holds a staff role of a kind the game's ruleset lists in its staff
+    table ``table`` (``cities.staff_kinds.STAFF_TABLES``: "court_staff_kinds"...). No query beyond
+    ``staff_roles_of``."""
+    return {role.game_id for role in staff_roles_of(request) if role.kind in staff_kinds_of(role.game, table)}
+
+
 def tribune_scope(request) -> Q:
-    """A ``Q`` over rows with ``game_id`` and ``city_id``: the cities where the user is Tribune, stand-in periods
-    included (``staff_roles_of`` lists them). Matches nothing for a user who is no Tribune."""
+    """A ``Q`` over rows with ``game_id`` and ``city_id``: the cities where the user holds a city's staff role (a
+    kind of the ruleset's ``city_staff_kinds``: Lepra's Tribune), stand-in periods included (``staff_roles_of``
+    lists them). Matches nothing for a user who holds none."""
     scope = Q(pk__in=[])
     for role in staff_roles_of(request):
-        if role.kind == StaffKind.TRIBUNE:
+        if role.city_id is not None:
             scope |= Q(game_id=role.game_id, city_id=role.city_id)
     return scope
 
@@ -753,7 +763,7 @@ def confirm_action(modeladmin, request, action: str, *, title: str, consequence:
 _CHANGELIST_FIELDS = frozenset({"action", "index", "select_across"})
 
 
-def staff_game(request, slug: str, kinds=(StaffKind.PROCURATOR,)) -> Game:
+def staff_game(request, slug: str, kinds=(HOST_STAFF_KIND,)) -> Game:
     """The game of ``slug`` (a console page's ``games/<slug>/`` URL) in which the request's user holds a staff
     role of one of ``kinds`` (the Procurator by default), from the request's cached roles (``staff_roles_of``);
     ``Http404`` otherwise, alike for a game that does not exist and one the user does not host."""

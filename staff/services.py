@@ -12,8 +12,9 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, Alignment, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffRole
 from cities.services import check_procurator
+from cities.staff_kinds import staff_kinds_of
 from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.services import do_create_inbox, do_post_site_message
@@ -48,19 +49,19 @@ def do_grant_tribune_stand_in(absent: StaffRole, stand_in: StaffRole, starts_at:
     """
     now = now or timezone.now()
     game = absent.game
-    check_procurator(game, acting_user, rule="tribune", site_may=False)
+    check_procurator(game, acting_user, rule="city_staff", site_may=False)
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
-    if (absent.kind != StaffKind.TRIBUNE or stand_in.kind != StaffKind.TRIBUNE or stand_in.game_id != game.pk
-            or absent.pk == stand_in.pk):
+    if (absent.kind not in staff_kinds_of(game, "city_staff_kinds") or stand_in.kind != absent.kind
+            or stand_in.game_id != game.pk or absent.pk == stand_in.pk):
         raise InvalidInput(_("A Tribune stands in for the Tribune of another city of the same game."),
-                           rule=rule_id(game, "tribune"))
+                           rule=rule_id(game, "city_staff"))
     if starts_at.tzinfo is None or ends_at.tzinfo is None:
         raise InvalidInput(_("Times must carry a time zone."))
     if ends_at <= starts_at:
-        raise InvalidInput(_("The end of the period must be after its start."), rule=rule_id(game, "tribune"))
+        raise InvalidInput(_("The end of the period must be after its start."), rule=rule_id(game, "city_staff"))
     if ends_at <= now:
-        raise InvalidInput(_("The end of the period must be in the future."), rule=rule_id(game, "tribune"))
+        raise InvalidInput(_("The end of the period must be in the future."), rule=rule_id(game, "city_staff"))
     period = TribuneStandIn.objects.create(game=game, city_id=absent.city_id, absent=absent, stand_in=stand_in,
                                            starts_at=starts_at, ends_at=ends_at, granted_by=acting_user,
                                            granted_at=now)
@@ -77,9 +78,9 @@ def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetim
     Raises ``NotAllowed`` (not the Procurator), ``WrongState`` (already ended or over)."""
     now = now or timezone.now()
     period = TribuneStandIn.objects.select_for_update(of=("self",)).select_related("game").get(pk=period.pk)
-    check_procurator(period.game, acting_user, rule="tribune", site_may=False)
+    check_procurator(period.game, acting_user, rule="city_staff", site_may=False)
     if period.ended_at is not None or period.ends_at <= now:
-        raise WrongState(_("This stand-in period is already over."), rule=rule_id(period.game, "tribune"))
+        raise WrongState(_("This stand-in period is already over."), rule=rule_id(period.game, "city_staff"))
     period.ended_at = now
     period.ended_by = acting_user
     period.save(update_fields=["ended_at", "ended_by"])
@@ -95,7 +96,7 @@ def do_end_tribune_stand_in(period: TribuneStandIn, *, acting_user, now: datetim
 def _replace_tribune(role: StaffRole, new_user, *, acting_user, now: datetime) -> StaffRole:
     role = StaffRole.objects.select_for_update(of=("self",)).select_related("game", "city", "user").get(pk=role.pk)
     game = role.game
-    if role.kind != StaffKind.TRIBUNE:
+    if role.kind not in staff_kinds_of(game, "city_staff_kinds"):
         raise InvalidInput(_("Only a Tribune is replaced this way."), rule=rule_id(game, "impeachment_ruling"))
     if new_user is None or not new_user.is_active:
         raise InvalidInput(_("Choose an active account for the new Tribune."), rule=rule_id(game, "impeachment_ruling"))
@@ -186,7 +187,8 @@ def do_demand_impeachment(game: Game, *, acting_user, now: datetime | None = Non
     _check_running(game)
     viewer_reads.forget_viewer_cache(acting_user)
     seat = _living_seat(game, acting_user)
-    tribune = StaffRole.objects.filter(game=game, kind=StaffKind.TRIBUNE, city_id=seat.city_id).first()
+    tribune = StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "city_staff_kinds"),
+                                       city_id=seat.city_id).first()
     if tribune is None:
         raise WrongState(_("This city has no Tribune."), rule=rule_id(game, "impeachment_demand"))
     if ImpeachmentDemand.objects.select_for_update().filter(city_id=seat.city_id, ruled_at__isnull=True).exists():
@@ -245,7 +247,7 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
 
     signers = set(demand.signatures.filter(resident__status=LifeStatus.ALIVE).values_list("resident_id", flat=True))
     residents = list(Resident.objects.filter(city_id=demand.city_id).order_by("name", "id"))
-    procurator = StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR)
+    procurator = StaffRole.objects.get(game=game, kind=HOST_STAFF_KIND)
     with translation.override(game.language):  # a stored title: in the game's language, whoever asks
         title = _("Impeachment of the Tribune of %(city)s") % {"city": demand.city.name}
     inbox = do_create_inbox(game, InboxKind.IMPEACHMENT, acting_user=None, city=demand.city, organizer=procurator,
@@ -310,7 +312,7 @@ def visible_ruling_reason(viewer, demand: ImpeachmentDemand) -> str | None:
     Procurator until the game ends; None when hidden."""
     if demand.ruling != ImpeachmentRuling.TRIVIAL or demand.game.status == GameStatus.FINISHED:
         return demand.reason
-    return demand.reason if policies.holds_role(viewer, demand.game_id, StaffKind.PROCURATOR) else None
+    return demand.reason if policies.holds_role(viewer, demand.game_id, HOST_STAFF_KIND) else None
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -366,7 +368,7 @@ def do_confirm_mafia_acknowledged(game: Game, *, acting_user, now: datetime | No
     mafioso has not acknowledged, already confirmed, game over, no bar).
     """
     now = now or timezone.now()
-    if acting_user is None or not policies.holds_role(acting_user, game, StaffKind.CONSIGLIERE):
+    if acting_user is None or not policies.holds_role_of(acting_user, game, "night_staff_kinds"):
         raise NotAllowed(_("Only the Consigliere confirms the mafia to the Procurator."),
                          rule=rule_id(game, "mafia_acknowledgement"))
     game = Game.objects.select_for_update().get(pk=game.pk)

@@ -36,7 +36,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.forms import WallClockField, wall_clock_to_utc
-from cities.models import Game, GameEvent, LifeStatus, ScheduledEvent, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, Game, GameEvent, LifeStatus, ScheduledEvent, StaffRole
+from cities.staff_kinds import staff_kinds_of
 from inboxes import audit_policy
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
@@ -81,7 +82,7 @@ def _scoped(request, model):
 
 @register_dashboard_needs(tool="voting")
 def _tribune_needs(request, role: StaffRole) -> list[Need]:
-    if role.kind != StaffKind.TRIBUNE:
+    if role.city_id is None:  # a city's staff role only (``city_staff_kinds``: Lepra's Tribune)
         return []
     game, city = role.game, role.city
     proxies = _scoped(request, ProxyRequest).filter(game=game, city=city, day=game.day_number,
@@ -106,7 +107,7 @@ def _tribune_needs(request, role: StaffRole) -> list[Need]:
 
 @register_dashboard_needs
 def _procurator_needs(request, role: StaffRole) -> list[Need]:
-    if role.kind != StaffKind.PROCURATOR:
+    if role.kind != HOST_STAFF_KIND:
         return []
     game = role.game
     speeches = _scoped(request, SpeechRequest).filter(game=game, day=game.day_number).count()
@@ -130,7 +131,7 @@ def _procurator_needs(request, role: StaffRole) -> list[Need]:
 
 @register_dashboard_needs(tool="court")
 def _arbiter_needs(request, role: StaffRole) -> list[Need]:
-    if role.kind != StaffKind.ARBITER:
+    if role.kind not in staff_kinds_of(role.game, "court_staff_kinds"):
         return []
     cases = _scoped(request, CourtCase).filter(game=role.game, decided_at__isnull=True).count()
     return [Need("court", _("Court cases awaiting a decision"), cases,
@@ -148,7 +149,7 @@ def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
     """Links this app adds to a role's dashboard row."""
     links = [(None, _("Audit log"), _changelist("cities_gameevent", game=role.game)),
              ("stand_ins", _("Tribune stand-ins"), _changelist("staff_tribunestandin", game=role.game))]
-    if role.kind == StaffKind.PROCURATOR:
+    if role.kind == HOST_STAFF_KIND:
         links += [("stand_ins", _("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game.slug],
                                                                current_app=staff_admin_site.name)),
                   ("impeachment", _("Impeachment demands"),
@@ -260,14 +261,14 @@ class StaffSpeechRequestAdmin(StaffScopedAdmin):
                                  "day__isnull"})
 
     def has_module_permission(self, request) -> bool:
-        return bool(role_game_ids(request, StaffKind.PROCURATOR) or
-                    any(r.kind == StaffKind.TRIBUNE for r in staff_roles_of(request)))
+        return bool(role_game_ids(request, HOST_STAFF_KIND) or
+                    any(r.city_id is not None for r in staff_roles_of(request)))
 
     def get_ordering(self, request):
         return ("-day", "at", "id")
 
     def scoped_queryset(self, request):
-        scope = Q(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)) | _tribune_scope(request)
+        scope = Q(game_id__in=role_game_ids(request, HOST_STAFF_KIND)) | _tribune_scope(request)
         return SpeechRequest.objects.filter(scope).select_related("game", "city", "resident", "other")
 
 
@@ -303,7 +304,7 @@ class StaffTribuneStandInAdmin(StaffScopedAdmin):
         return ("-starts_at", "-id")
 
     def offers_action(self, request, name: str) -> bool:
-        return bool(role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, HOST_STAFF_KIND))
 
     def scoped_queryset(self, request):
         games = {r.game_id for r in staff_roles_of(request)}
@@ -322,7 +323,8 @@ class StandInForm(forms.Form):
     def __init__(self, *args, game: Game, **kwargs):
         super().__init__(*args, **kwargs)
         self.zone = ZoneInfo(game.time_zone)
-        tribunes = StaffRole.objects.filter(game=game, kind=StaffKind.TRIBUNE).select_related("city", "user")
+        tribunes = (StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "city_staff_kinds"))
+                    .select_related("city", "user"))
         self.fields["absent"].queryset = tribunes
         self.fields["absent"].label_from_instance = lambda r: r.city.name
         self.fields["stand_in"].queryset = tribunes
@@ -449,13 +451,13 @@ class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
     actions = (open_impeachment_inboxes, rule_on_impeachments)
 
     def has_module_permission(self, request) -> bool:
-        return bool(role_game_ids(request, StaffKind.PROCURATOR))
+        return bool(role_game_ids(request, HOST_STAFF_KIND))
 
     def get_ordering(self, request):
         return ("-created_at", "-id")
 
     def scoped_queryset(self, request):
-        return ImpeachmentDemand.objects.filter(game_id__in=role_game_ids(request, StaffKind.PROCURATOR)) \
+        return ImpeachmentDemand.objects.filter(game_id__in=role_game_ids(request, HOST_STAFF_KIND)) \
             .select_related("game", "city", "tribune__city", "inbox")
 
     @admin.display(description=gettext_lazy("living signers"))

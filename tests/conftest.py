@@ -25,10 +25,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 
-from cities.models import Alignment, Game, Resident, StaffKind, StaffRole
+from cities.models import Alignment, Game, Resident, StaffRole
 from inboxes import knowledge
 from rulesets.lepra import seats
 from rulesets.lepra.demo import DEMO_SLUG, demo_exists, load_demo_game
+from rulesets.lepra.staff_kinds import StaffKind
 from tests import lock_scope
 from tests.crawl_cache import crawl_cache, demo_pages  # noqa: F401  (fixtures: the leak crawl once per persona)
 

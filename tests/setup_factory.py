@@ -8,8 +8,9 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext, override
 
 from cities import recruitment_services, services
-from cities.models import City, Game, StaffKind
+from cities.models import City, Game
 from rulesets.lepra.setup import services as role_services
+from rulesets.lepra.staff_kinds import StaffKind
 
 
 def in_game_language(game: Game, msgid: str, **params) -> str:

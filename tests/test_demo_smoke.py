@@ -5,12 +5,13 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from cities.models import Alignment, Resident, StaffKind, StaffRole
+from cities.models import Alignment, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Membership
 from roles import draw
 from rulesets.lepra import seats
 from rulesets.lepra.demo import RESIDENT_NAMES, STAFF_NAMES, load_demo_game
 from rulesets.lepra.setup import draw as setup_draw
+from rulesets.lepra.staff_kinds import StaffKind
 
 
 def test_demo_names_are_not_substrings_of_each_other():

@@ -15,7 +15,7 @@ from django.utils import translation
 
 from archive.models import Notification, NotificationKind
 from archive.notifications import notification_text
-from cities.models import Alignment, Game, LifeStatus, Resident, StaffKind
+from cities.models import HOST_STAFF_KIND, Alignment, Game, LifeStatus, Resident, StaffRole
 from cities.resident_services import do_set_resident_flags
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import Inbox, InboxKind
@@ -147,9 +147,9 @@ def test_the_game_page_shows_the_rulesets_links_roster_and_host_title_M_SETUP_4(
     body = client.get(reverse("game_detail", args=[table.game.slug])).content.decode()
     assert f'href="{reverse("m21_game", args=[table.game.slug])}"' in body
     assert f'href="{reverse("m21_setup", args=[table.game.slug])}"' in body
-    assert f'data-fact="staff:{StaffKind.PROCURATOR}">Host: ' in body and "<h2>Players</h2>" in body
+    assert f'data-fact="staff:{HOST_STAFF_KIND}">Host: ' in body and "<h2>Players</h2>" in body
     lepra = Client().get(reverse("game_detail", args=[demo.game.slug])).content.decode()
-    assert "ruleset-links" not in lepra and f'data-fact="staff:{StaffKind.PROCURATOR}">Прокурор: ' in lepra
+    assert "ruleset-links" not in lepra and f'data-fact="staff:{HOST_STAFF_KIND}">Прокурор: ' in lepra
     assert "<h2>Города</h2>" in lepra
 
 
@@ -236,3 +236,41 @@ def test_no_engine_app_or_shared_template_names_a_lepra_rank():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if LEPRA_SEAT_NAMES.search(line)]
     assert not found, f"the engine names a Lepra rank (ask the ruleset's seat hooks instead): {found}"
+
+
+#: A ruleset's staff kind named in engine code: ``StaffKind`` (each ruleset's own enum), or one of Lepra's or M21's
+#: staff kind values where a staff kind is meant (compared with a role's kind, asked of ``holds_role``, a rule key, a
+#: choice). The engine knows the host (``cities.staff_kinds.HOST_STAFF_KIND``) and reads the rest from the rulesets.
+RULESET_STAFF_KIND = re.compile(
+    r"""\bStaffKind\b"""
+    r"""|kind\w*\s*(==|!=|=|in)\s*[(\[{]?\s*["'](tribune|arbiter|consigliere|cohost)["']"""
+    r"""|holds_role\([^)]*["'](tribune|arbiter|consigliere|cohost)["']"""
+    r"""|rule(_id\([^)]*|=)["'](tribune|arbiter|consigliere|cohost)["']"""
+    r"""|\(["'](tribune|arbiter|consigliere|cohost)["'],\s*_\(""")
+
+
+def test_no_engine_module_or_shared_template_names_a_rulesets_staff_kind():
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".html", ".py", ".txt", ".svg"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if RULESET_STAFF_KIND.search(line)]
+    assert not found, f"the engine names a ruleset's staff kind (declare it in the ruleset's staff tables): {found}"
+    assert RULESET_STAFF_KIND.search('if role.kind == "tribune":') and RULESET_STAFF_KIND.search(
+        'holds_role(user, game, "consigliere")') and not RULESET_STAFF_KIND.search('payload={"tribune": role.pk}')
+
+
+def test_staff_kinds_and_their_labels_come_from_the_rulesets():
+    from cities.staff_kinds import staff_kind_choices, staff_kind_label, staff_kind_problems
+
+    field = StaffRole._meta.get_field("kind")
+    # A callable: a ruleset's new kind needs no migration (the migration names the function, never the kinds).
+    assert field.deconstruct()[3]["choices"] is staff_kind_choices and list(field.choices) == staff_kind_choices()
+    values = [value for value, _label in staff_kind_choices()]
+    assert values[:5] == ["procurator", "tribune", "arbiter", "consigliere", "cohost"]
+    assert HOST_STAFF_KIND == "procurator" and staff_kind_problems() == []
+    with translation.override("en"):
+        assert (staff_kind_label("lepra", HOST_STAFF_KIND), staff_kind_label("m21", HOST_STAFF_KIND)) == (
+            "Procurator", "Host")
+        assert (staff_kind_label("lepra", "tribune"), staff_kind_label("m21", "cohost")) == ("Tribune", "Co-host")
+    with translation.override("ru"):
+        assert staff_kind_label("lepra", "arbiter") == "Верховный Арбитр"
+    assert "tribune" not in get_ruleset("m21").staff_kinds and "cohost" not in get_ruleset("lepra").staff_kinds

@@ -21,8 +21,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from cities.models import StaffKind
-from kernel.rulesets import ruleset_of
+from cities.staff_kinds import staff_kind_label
 from kernel.templatetags.zones import when
 
 register = template.Library()
@@ -64,10 +63,8 @@ def _when(context, local: datetime) -> str:
 
 
 def _staff_title(context, kind: str) -> str:
-    """The title of a staff role of ``kind`` as the game's ruleset words it (a ruleset may call the Procurator its Host)."""
-    if kind == StaffKind.PROCURATOR:
-        return ruleset_of(context["game"]).text("procurator_title")
-    return str(StaffKind(kind).label)
+    """The title of a staff role of ``kind`` as the game's ruleset names it (``RulesetSpec.staff_kinds``)."""
+    return staff_kind_label(context["game"], kind)
 
 
 def _author(context, m) -> str:

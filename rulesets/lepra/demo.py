@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cities import clock
-from cities.models import Alignment, City, Game, GameStatus, PostKind, Resident, StaffKind
+from cities.models import Alignment, City, Game, GameStatus, PostKind, Resident
 from cities.recruitment_services import (
     do_close_signups,
     do_move_signup,
@@ -66,6 +66,7 @@ from rulesets.lepra.setup.services import (
     do_offer_commissar,
     do_start_mafia_draw,
 )
+from rulesets.lepra.staff_kinds import StaffKind
 from voting.models import Precinct
 
 DEMO_SLUG = "demo"

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import Alignment, City, Game, GameStatus, LifeStatus, PostKind, Resident, StaffKind
+from cities.models import Alignment, City, Game, GameStatus, LifeStatus, PostKind, Resident
 from cities.services import check_procurator, do_create_public_post, do_set_game_status
 from inboxes.policies import holds_role
 from kernel.audit import record_event
@@ -19,6 +19,7 @@ from kernel.rulesets import ruleset_of
 from roles.models import GameResult
 from rulesets.lepra import victory
 from rulesets.lepra.setup.services import MAX_REASON_LENGTH
+from rulesets.lepra.staff_kinds import StaffKind
 
 
 def scoreboard_of(game: Game) -> dict[str, dict]:

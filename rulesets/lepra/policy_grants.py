@@ -9,9 +9,9 @@ from types import MappingProxyType
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from cities.models import StaffKind
 from inboxes.models import InboxKind as K
 from inboxes.policies import SeatStateGrant, StaffGrant
+from rulesets.lepra.staff_kinds import StaffKind
 
 #: The staff side of the L-INBOX table and of L-STAFF-1..4 / L-STAFF-6, while the game runs.
 #: The Procurator reads what the game's hosting needs but never a mafia inbox, a personal inbox, a secret inbox,
@@ -145,6 +145,15 @@ DRAW_RECORD_KINDS = frozenset({K.NOTARY})
 #: L-IMPEACH-3: the mafia write their complaint on the complaint page, signed "the mafia of city C", never a name.
 COMPLAINT_PAGE_KINDS = frozenset({K.MAFIA_COMPLAINT})
 
+#: The staff tables of ``cities.staff_kinds``: a Tribune is appointed for one city and runs it (L-STAFF-2); the
+#: Supreme Arbiter runs the court, the penalty bans and the judges' election (L-STAFF-3, L-INBOX-18); who the
+#: Consigliere is stays a secret known to the Procurator and the mafia (L-STAFF-4, L-STAFF-6), and the Consigliere
+#: knows every alignment and the night business of every city (L-STAFF-4, L-NIGHT).
+CITY_STAFF_KINDS = (StaffKind.TRIBUNE,)
+COURT_STAFF_KINDS = (StaffKind.ARBITER,)
+SECRET_STAFF_KINDS = (StaffKind.CONSIGLIERE,)
+NIGHT_STAFF_KINDS = (StaffKind.CONSIGLIERE,)
+
 POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CONDITIONAL_STAFF_GRANTS,
                                   "public_after_game": PUBLIC_AFTER_GAME,
                                   "open_on_request_after_game": OPEN_ON_REQUEST_AFTER_GAME,
@@ -166,4 +175,8 @@ POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CO
                                   "leavable_kinds": LEAVABLE_KINDS,
                                   "organized_kinds": ORGANIZED_KINDS,
                                   "draw_record_kinds": DRAW_RECORD_KINDS,
-                                  "complaint_page_kinds": COMPLAINT_PAGE_KINDS})
+                                  "complaint_page_kinds": COMPLAINT_PAGE_KINDS,
+                                  "city_staff_kinds": CITY_STAFF_KINDS,
+                                  "court_staff_kinds": COURT_STAFF_KINDS,
+                                  "secret_staff_kinds": SECRET_STAFF_KINDS,
+                                  "night_staff_kinds": NIGHT_STAFF_KINDS})

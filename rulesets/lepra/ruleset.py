@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from cities.models import Alignment, LifeStatus, StaffKind
+from cities.models import Alignment, LifeStatus
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
 from kernel.rulesets import PhasePlan, RulesetSpec, SeatRole
@@ -16,10 +16,12 @@ from rulesets.lepra import seats, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
 from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
+from rulesets.lepra.staff_kinds import StaffKind
 
 from .audit_sentences import AUDIT_KIND_CODES, AUDIT_PAYLOAD_CODES, AUDIT_SENTENCES
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 from .policy_grants import POLICY_GRANTS
+from .staff_kinds import STAFF_KINDS
 
 
 class LepraRuleset(RulesetSpec):
@@ -32,7 +34,8 @@ class LepraRuleset(RulesetSpec):
     language = "ru"
     default_time_zone = "Europe/Moscow"
     phase_plan = PhasePlan(day_start=time(10, 0))
-    staff_kinds = (StaffKind.PROCURATOR, StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)
+    #: L-STAFF-1..4: the Procurator (the game's host), a Tribune per city, the Supreme Arbiter, the Consigliere.
+    staff_kinds = STAFF_KINDS
     #: The L-INBOX table's standing inboxes: city (L-INBOX-1), personal (L-INBOX-5), cemetery (L-INBOX-6), office
     #: (L-INBOX-7), bar (L-INBOX-8), police station (L-INBOX-3), supreme court (L-INBOX-2).
     standing_inbox_kinds = (InboxKind.CITY, InboxKind.PERSONAL, InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR,
@@ -115,8 +118,8 @@ class LepraRuleset(RulesetSpec):
         "procurator_only": "L-STAFF-1",  # the Procurator runs the game
         "staff_not_players": "L-STAFF-1",  # staff neither sign up nor hold a seat
         "staff_appointed": "L-STAFF",  # the staff an inbox needs are appointed before the inboxes open
-        "tribune": "L-STAFF-2",  # one Tribune per city, and the stand-ins
-        "arbiter": "L-STAFF-3",  # the Supreme Arbiter's powers: the court inbox, penalty bans
+        "city_staff": "L-STAFF-2",  # one Tribune per city, and the stand-ins
+        "court_staff": "L-STAFF-3",  # the Supreme Arbiter's powers: the court inbox, penalty bans
         "secret_inbox_staff": "L-STAFF-4",  # the Consigliere takes no part in secret inboxes
         "one_staff_role": "L-STAFF-5",
         "secret_knowledge": "L-STAFF-6",  # the dead learn nothing created after their death

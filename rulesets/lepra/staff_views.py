@@ -15,11 +15,12 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.i18n import activate_game_language
-from cities.models import Alignment, LifeStatus, StaffKind
+from cities.models import Alignment, LifeStatus
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
 from kernel.errors import NotAllowed, RuleViolation, WrongState
+from rulesets.lepra.staff_kinds import StaffKind
 from sanctions import selectors as sanction_selectors
 from sanctions import services as sanction_services
 from sanctions.models import NoConfidenceTarget

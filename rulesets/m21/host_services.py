@@ -7,20 +7,14 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from cities.models import (
-    Game,
-    GameStatus,
-    LifeStatus,
-    Resident,
-    ScheduledEvent,
-    StaffKind,
-)
+from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.services import record_event
 from inboxes import policies
 from inboxes.membership_services import do_replace_player
 from inboxes.models import Message
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput, WrongState
+from rulesets.m21.staff_kinds import StaffKind
 from voting.forum_vote import ForumRemovalCause
 
 from .day import vote_count_text
@@ -177,7 +171,7 @@ def do_post_vote_count(game: Game, *, acting_user, now: datetime | None = None) 
     outcome = day_outcome(day, now=now)
     text = f"Day {day.number}\n\n" + vote_count_text(outcome.report, display_names(game))
     role = next(r for r in policies.staff_roles_in(acting_user, game)
-                if r.kind in (StaffKind.PROCURATOR, StaffKind.COHOST))
+                if r.kind in (StaffKind.HOST, StaffKind.COHOST))
     message = Message.objects.create(inbox=day.thread, author_user=acting_user, author_staff=role,
                                      author_name=acting_user.public_name, body=text, body_html=render_markdown(text),
                                      received_at=now)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from cities.models import StaffKind
 from inboxes.models import InboxKind as K
 from inboxes.policies import StaffGrant
+from rulesets.m21.staff_kinds import StaffKind
 
 #: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each
 #: role PM, the mafia thread, the spectators' thread and their office. Players get their access from memberships
@@ -20,7 +20,7 @@ HOST_GRANTS = (
     StaffGrant(K.SPECTATORS, post=True),
     StaffGrant(K.OFFICE, post=True),
 )
-STAFF_GRANTS = MappingProxyType({StaffKind.PROCURATOR: HOST_GRANTS, StaffKind.COHOST: HOST_GRANTS})
+STAFF_GRANTS = MappingProxyType({StaffKind.HOST: HOST_GRANTS, StaffKind.COHOST: HOST_GRANTS})
 
 #: A spectator (M-SETUP-3: the spectators' thread is "for spectators and eliminated players") reads the game thread
 #: and talks in the spectators' thread; never a role PM, the mafia thread or the office. Who is a spectator
@@ -46,5 +46,7 @@ POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "spectators": SPECTATOR
                                   "consent_after_game": CONSENT_AFTER_GAME,
                                   "dead_post_kinds": DEAD_POST_KINDS,
                                   "imprisoned_post_kinds": IMPRISONED_POST_KINDS,
-                                  # M-SETUP-4: the hosts know every role and alignment.
-                                  "hosts_know_alignments": True})
+                                  # M-SETUP-4: the hosts know every role and alignment; the co-hosts host
+                                  # beside the host.
+                                  "hosts_know_alignments": True,
+                                  "cohost_staff_kinds": (StaffKind.COHOST,)})

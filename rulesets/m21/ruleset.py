@@ -6,13 +6,13 @@ from types import MappingProxyType
 
 from django.urls import reverse
 
-from cities.models import StaffKind
 from inboxes.models import InboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec
 
 from .audit_sentences import AUDIT_SENTENCES, EVENT_FAMILIES
 from .night_pages import MORNING_POST_SECTIONS
 from .policy_grants import POLICY_GRANTS
+from .staff_kinds import STAFF_KINDS
 
 
 class M21Ruleset(RulesetSpec):
@@ -25,7 +25,8 @@ class M21Ruleset(RulesetSpec):
     language = "en"
     default_time_zone = "Europe/London"
     phase_plan = PhasePlan(day_start=time(22, 0), extra={"day_hours": 48, "night_hours": 24})
-    staff_kinds = (StaffKind.PROCURATOR, StaffKind.COHOST)
+    #: M-SETUP-4: the host (labelled "Host") and any number of co-hosts.
+    staff_kinds = STAFF_KINDS
     standing_inbox_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD, InboxKind.SPECTATORS, InboxKind.OFFICE,
                             InboxKind.ROLE_PM)
     #: M-SETUP-5: the game thread, the mafia thread, each player's role PM with the hosts, the spectators' thread

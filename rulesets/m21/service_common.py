@@ -7,17 +7,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from cities.models import (
-    Game,
-    ScheduledEvent,
-    StaffKind,
-)
+from cities.models import Game, ScheduledEvent
 from cities.services import record_event
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.rendering import render_markdown
 from inboxes.services import check_inbox_kind_exists
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.m21.staff_kinds import StaffKind
 from voting.forum_vote import ForumVoteRules
 
 from .models import M21Game
@@ -41,7 +38,7 @@ class M21Refusal(WrongState):
 def is_host(user, game: Game) -> bool:
     """True when ``user`` hosts ``game``: its Procurator (the M21 host) or a co-host (M-SETUP-4)."""
     return user is not None and getattr(user, "is_authenticated", False) and (
-        policies.holds_role(user, game, StaffKind.PROCURATOR) or policies.holds_role(user, game, StaffKind.COHOST))
+        policies.holds_role(user, game, StaffKind.HOST) or policies.holds_role(user, game, StaffKind.COHOST))
 
 
 def _check_host(game: Game, acting_user) -> None:

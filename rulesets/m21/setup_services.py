@@ -19,7 +19,6 @@ from cities.models import (
     Resident,
     ScheduledEvent,
     Signup,
-    StaffKind,
     StaffRole,
 )
 from cities.services import check_seat_city, do_create_game, record_event
@@ -28,8 +27,10 @@ from inboxes.models import InboxKind
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput, WrongState
 from roles.draw import system_rng
+from rulesets.m21.staff_kinds import StaffKind
 
 from .models import M21Game, M21Seat
+from .notices import ROLE_CARD_HEADING
 from .roles import MAFIA, ROLES, fresh_state
 from .service_common import (
     MAX_PHASE_HOURS,
@@ -42,7 +43,6 @@ from .service_common import (
     phase_end,
     site_message,
 )
-from .notices import ROLE_CARD_HEADING
 from .setup import M21Setup, PostRules, SetupError, check_setup, deal_roles, draw_setup, role_pm_text, setup_post_text
 
 

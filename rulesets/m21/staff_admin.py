@@ -20,16 +20,17 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone, translation
 
-from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind
+from cities.models import Game, GameStatus, LifeStatus, Resident
 from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation, page_status
+from rulesets.m21.staff_kinds import StaffKind
 from staff.console import Need, register_dashboard_links, register_dashboard_needs, register_urls, staff_admin_site
 
 from . import console_selectors, console_services, selectors, services
 from . import host_tool_services as host_tools
 from .ruleset import M21Ruleset
 
-HOST_KINDS = (StaffKind.PROCURATOR, StaffKind.COHOST)
+HOST_KINDS = (StaffKind.HOST, StaffKind.COHOST)
 
 
 def _hosted_game(request, slug: str) -> Game:

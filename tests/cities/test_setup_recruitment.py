@@ -11,9 +11,10 @@ from django.test import Client
 from django.utils.translation import override
 
 from cities import recruitment_services, services
-from cities.models import City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Signup, StaffKind
+from cities.models import City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Signup
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import get_ruleset
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.setup_factory import build_game, in_game_language
 
 

@@ -17,7 +17,7 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, City, GameEvent, LifeStatus, Resident, StaffRole
 from inboxes import policies, policy_tables
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from rulesets.lepra import seats
@@ -473,7 +473,7 @@ def test_the_procurator_opens_a_stage_for_a_city_L_INBOX_19(demo):
     stage = Inbox.objects.get(game=demo.game, kind=K.STAGE, title="Confrontation")
     assert response.redirect_chain == [(f"/staff/inboxes/inbox/{stage.public_id}/change/", 302)]
     assert flashed(response) == ["Сцена «Confrontation» открыта."]
-    procurator_role = StaffRole.objects.get(game=demo.game, kind=StaffKind.PROCURATOR)
+    procurator_role = StaffRole.objects.get(game=demo.game, kind=HOST_STAFF_KIND)
     assert (stage.city_id, stage.organizer_id) == (city1.pk, procurator_role.pk)
     rows = dict(Membership.objects.filter(inbox=stage).values_list("resident_id", "state"))
     expected = {r: MembershipState.BANNED for r in Resident.objects.filter(city=city1).values_list("pk", flat=True)}

@@ -21,11 +21,12 @@ from django.contrib.auth import get_user_model
 
 from cities import recruitment_services
 from cities import services as city_services
-from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
+from cities.models import Alignment, City, Game, GameStatus, Resident
 from inboxes.models import Inbox, InboxKind
 from roles.models import CommissarOffer, MafiaDraw
 from rulesets.lepra import seats
 from rulesets.lepra.setup import services as role_services
+from rulesets.lepra.staff_kinds import StaffKind
 
 from .pages import Person, ru, run_admin_action, squash
 

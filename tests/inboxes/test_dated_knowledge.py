@@ -7,11 +7,12 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from cities.models import Resident, StaffKind, StaffRole
+from cities.models import Resident, StaffRole
 from cities.selectors import known_rosters
 from inboxes import knowledge, membership_services
 from rulesets.lepra import seats
 from rulesets.lepra.models import LepraSeat
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.conftest import fresh, knows_rank
 
 

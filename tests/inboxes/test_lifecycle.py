@@ -10,7 +10,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from cities.models import City, GameEvent, GameStatus, Resident, StaffKind, StaffRole
+from cities.models import City, GameEvent, GameStatus, Resident, StaffRole
 from cities.services import (
     do_add_city,
     do_appoint_staff,
@@ -22,6 +22,7 @@ from inboxes import membership_services, policies, posting, services
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra import seats
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.conftest import fresh
 
 K = InboxKind

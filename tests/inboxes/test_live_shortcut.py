@@ -22,13 +22,14 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from cities.models import StaffKind, StaffRole
+from cities.models import StaffRole
 from inboxes import membership_services, posting, services
 from inboxes.models import Inbox, InboxKind, Message
 from inboxes.selectors import inbox_list_for
 from kernel import live
 from mafia_site.checks import check_mafia_settings
 from rulesets.lepra.seats import do_set_seat_flags
+from rulesets.lepra.staff_kinds import StaffKind
 from staff.services import do_grant_tribune_stand_in
 from tests.conftest import fresh
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from cities.staff_kinds import STAFF_TABLES, staff_kinds_of
 from inboxes.models import InboxKind as K
 from inboxes.policy_tables import KIND_TABLES, kinds_of, ranked_kinds
 from kernel.rulesets import registered_rulesets
@@ -23,7 +24,19 @@ def rulesets(monkeypatch):
 
 def test_every_ruleset_declares_only_known_tables(rulesets):
     for key, spec in rulesets.items():
-        assert set(spec.policy_grants) <= GRANT_KEYS | KIND_TABLES, key
+        assert set(spec.policy_grants) <= GRANT_KEYS | KIND_TABLES | STAFF_TABLES, key
+
+
+@pytest.mark.parametrize("table", sorted(STAFF_TABLES))
+def test_a_ruleset_names_only_its_own_staff_kinds_in_its_staff_tables(rulesets, table):
+    for key, spec in rulesets.items():
+        assert staff_kinds_of(key, table) <= set(spec.staff_kinds), (key, table)
+    assert (staff_kinds_of("lepra", "city_staff_kinds"), staff_kinds_of("m21", "city_staff_kinds")) == (
+        {"tribune"}, frozenset())
+    assert (staff_kinds_of("m21", "cohost_staff_kinds"), staff_kinds_of("lepra", "cohost_staff_kinds")) == (
+        {"cohost"}, frozenset())
+    with pytest.raises(ValueError, match="unknown staff table 'city_staf'"):
+        staff_kinds_of("lepra", "city_staf")
 
 
 @pytest.mark.parametrize("table", sorted(KIND_TABLES))

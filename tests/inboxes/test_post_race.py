@@ -16,10 +16,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection, connections, transaction
 from django.http import Http404
 
-from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import Game, GameStatus, LifeStatus, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.posting import do_post_message, do_post_message_by_id
 from kernel.errors import RuleViolation
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting
 from voting.models import LepraVote, VoteState
 

@@ -6,9 +6,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from cities.models import StaffKind
 from inboxes import policies
 from inboxes.viewer_reads import _ROLES_OF_USER, seats_and_roles_of
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.factories import CityFactory, GameFactory, ResidentFactory, StaffRoleFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

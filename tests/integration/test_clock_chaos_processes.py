@@ -36,7 +36,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from cities.models import City, GameDay, GameEvent, Resident, ScheduledEvent, StaffKind, StaffRole
+from cities.models import City, GameDay, GameEvent, Resident, ScheduledEvent, StaffRole
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
@@ -44,6 +44,7 @@ from kernel.errors import RuleViolation
 from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clock
 from rulesets.lepra.day.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 from rulesets.lepra.night.services import do_submit_night_decision
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.integration.celery_helpers import _celery_command, subprocess_env
 from voting.models import VotingSession
 

@@ -21,18 +21,7 @@ from django.contrib.auth import get_user_model
 
 from cities import recruitment_services
 from cities import services as city_services
-from cities.models import (
-    Alignment,
-    City,
-    Game,
-    GameDay,
-    GameEvent,
-    GameStatus,
-    LifeStatus,
-    Resident,
-    ScheduledEvent,
-    StaffKind,
-)
+from cities.models import Alignment, City, Game, GameDay, GameEvent, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Membership
 from inboxes.posting import do_post_message
@@ -44,6 +33,7 @@ from rulesets.lepra.court import services as court_services
 from rulesets.lepra.day import services as voting_services
 from rulesets.lepra.night import services as night_services
 from rulesets.lepra.setup import services as role_services
+from rulesets.lepra.staff_kinds import StaffKind
 from voting.models import CourtCase, DecisionSource, ExecutionDecision, JudgeElection
 
 #: Day 1 starts at 10:00 in Moscow (07:00 UTC) on Monday 1 March 2027; the setup happens two days before.

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from cities.models import GameDay, StaffKind
+from cities.models import GameDay
 from rulesets.lepra.court.judge_services import do_schedule_judge_election
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.cities.clock_helpers import DAY1, advance, clocked_game
 from voting.models import JudgeElection
 

@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from cities.models import Alignment, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, Alignment, LifeStatus, Resident, StaffRole
 from inboxes.models import InboxKind, Message
 from rulesets.lepra import seats
 from rulesets.lepra.court import services as court_services
@@ -84,7 +84,7 @@ def populate_console_cases(demo) -> None:
     _stand_in(demo, roles)
     honest, resident2, mafioso = demo.seat("honest"), demo.seat("resident2"), demo.seat("mafioso")
     ImpeachmentDemandFactory(initiator=honest, tribune=roles[("tribune", honest.city.number)], created_at=NOW)
-    procurator = roles[(StaffKind.PROCURATOR, 0)]
+    procurator = roles[(HOST_STAFF_KIND, 0)]
     title = in_language(game, "No confidence in the Supreme Arbiter: %(name)s", name=resident2.name)
     inbox = InboxFactory(game=game, kind=InboxKind.COMPLAINT, title=title, city=resident2.city, organizer=procurator,
                          created_at=NOW, day_number=game.day_number, members=[resident2])

@@ -18,13 +18,14 @@ import pytest
 from django.contrib import admin as django_admin
 from django.test import Client
 
-from cities.models import GameEvent, PublicPost, Resident, ScheduledEvent, StaffKind, StaffRole
-from staff.console import staff_admin_site
+from cities.models import GameEvent, PublicPost, Resident, ScheduledEvent, StaffRole
 from inboxes.models import Inbox, InboxKind, Membership, Message
-from rulesets.lepra.demo import STAFF_NAMES
-from sanctions.models import NoConfidenceCase, PlayBan
-from staff.models import ImpeachmentDemand, TribuneStandIn
 from kernel.public_ids import new_public_id
+from rulesets.lepra.demo import STAFF_NAMES
+from rulesets.lepra.staff_kinds import StaffKind
+from sanctions.models import NoConfidenceCase, PlayBan
+from staff.console import staff_admin_site
+from staff.models import ImpeachmentDemand, TribuneStandIn
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
 from tests.support.staff_console import _normalized, readable_inbox_ids, staff_client

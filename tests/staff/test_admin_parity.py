@@ -23,12 +23,13 @@ from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.forms.models import model_to_dict
 
-from cities.models import Game, GameEvent, Resident, StaffKind, StaffRole
+from cities.models import Game, GameEvent, Resident, StaffRole
 from inboxes import membership_services
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind, Membership, Message
 from rulesets.lepra import game_end_services
 from rulesets.lepra.day import services as voting_services
+from rulesets.lepra.staff_kinds import StaffKind
 from staff import services as staff_services
 from staff.models import ImpeachmentDemand, ImpeachmentSignature, TribuneStandIn
 from tests.admin_keys import action_url, key_of

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from cities.models import GameEvent, GameStatus, StaffKind, StaffRole
+from cities.models import GameEvent, GameStatus, StaffRole
 from cities.services import record_event
 from inboxes import audit_policy, policies
 from inboxes.models import Inbox
 from rulesets.lepra.demo import STAFF_NAMES
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.admin_keys import pks_from_keys
 from tests.conftest import fresh
 from tests.support.staff_console import staff_client

@@ -8,11 +8,12 @@ from zoneinfo import ZoneInfo
 
 import time_machine
 
-from cities.models import StaffKind, StaffRole
+from cities.models import StaffRole
 from inboxes.models import InboxKind, Membership
+from rulesets.lepra.staff_kinds import StaffKind
 from staff.models import TribuneStandIn
-from tests.support.staff_console import staff_client
 from tests.staff.conftest import NOW
+from tests.support.staff_console import staff_client
 
 AT = NOW + timedelta(minutes=10)
 

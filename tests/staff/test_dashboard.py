@@ -10,8 +10,9 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from cities.models import ScheduledEvent, StaffKind, StaffRole
+from cities.models import ScheduledEvent, StaffRole
 from roles.models import CommissarOffer
+from rulesets.lepra.staff_kinds import StaffKind
 from staff import console
 from staff import services as staff_services
 from staff.staff_admin import Need

@@ -9,10 +9,11 @@ import time_machine
 from django.contrib.auth import get_user_model
 from django.utils import translation
 
-from cities.models import GameEvent, Resident, StaffKind, StaffRole
+from cities.models import GameEvent, Resident, StaffRole
 from inboxes import moderation_policy, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra.staff_kinds import StaffKind
 from staff import services
 from staff.models import ImpeachmentDemand, ImpeachmentRuling
 from tests.conftest import fresh

@@ -15,7 +15,7 @@ import time_machine
 from django.test import Client
 from django.urls import reverse
 
-from cities.models import City, GameEvent, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, City, GameEvent, LifeStatus, Resident, StaffRole
 from inboxes.models import Inbox
 from kernel.public_ids import new_public_id
 from rulesets.lepra.demo import demo_account_maker
@@ -120,7 +120,7 @@ def test_every_lepra_page_and_list_refuses_the_m21_host_and_changes_nothing(m21)
 def test_a_host_of_both_rulesets_records_a_lepra_death_and_is_refused_the_m21_one(demo, m21):
     """The Procurator of a Lepra game who also hosts an M21 game is offered "record a death"; it acts only on the
     Lepra resident and names the M21 ruleset's refusal for the other (nothing of the M21 game changes)."""
-    StaffRole.objects.filter(game=demo.game, kind=StaffKind.PROCURATOR).update(user=m21.host)
+    StaffRole.objects.filter(game=demo.game, kind=HOST_STAFF_KIND).update(user=m21.host)
     client = host_client(m21)
     residents = reverse("staff_admin:cities_resident_changelist")
     assert 'value="record_death"' in client.get(residents).content.decode()
@@ -143,7 +143,7 @@ def test_a_host_of_both_rulesets_records_a_lepra_death_and_is_refused_the_m21_on
 def test_the_console_names_a_seat_by_its_city_only_where_the_game_has_cities(demo, m21):
     """A Lepra seat is "name · city" on the death record's page and "name (city)" in its confirmation; an M21 seat
     (in no city) is named by its name alone (the page itself refuses it: M21 records no death from the list)."""
-    StaffRole.objects.filter(game=demo.game, kind=StaffKind.PROCURATOR).update(user=m21.host)
+    StaffRole.objects.filter(game=demo.game, kind=HOST_STAFF_KIND).update(user=m21.host)
     client = host_client(m21)
     residents = reverse("staff_admin:cities_resident_changelist")
     m21_player = Resident.objects.filter(game=m21.game, status=LifeStatus.ALIVE).order_by("name").first()

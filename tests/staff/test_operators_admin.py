@@ -13,8 +13,9 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from cities.models import Signup, StaffKind, StaffRole
+from cities.models import Signup, StaffRole
 from mafia_site.operator_admin import CREDENTIAL_MODELS_NOT_ADMINISTERED, OperatorAdminSite
+from rulesets.lepra.staff_kinds import StaffKind
 
 REFUSAL = ("An operator does not set another account's password: its owner resets it by e-mail (an operator could "
            "otherwise log in as a player of a running game).")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from pathlib import Path
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -14,7 +14,7 @@ from django.test import Client
 
 from cities import recruitment_services
 from cities import services as city_services
-from cities.models import Alignment, City, GameEvent, GameStatus, Resident, Signup, StaffKind, StaffRole
+from cities.models import Alignment, City, GameEvent, GameStatus, Resident, Signup, StaffRole
 from inboxes import audit_policy, knowledge, policies
 from inboxes.membership_services import do_kill_resident, do_replace_player
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
@@ -22,6 +22,7 @@ from inboxes.posting import do_post_message
 from inboxes.services import do_roll_over_inbox
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.night import services as night_services
+from rulesets.lepra.staff_kinds import StaffKind
 from staff import services
 from staff.models import RoleAcknowledgement
 from tests.conftest import fresh

@@ -9,12 +9,13 @@ import pytest
 import time_machine
 from django.utils import translation
 
-from cities.models import GameEvent, Resident, StaffKind, StaffRole
+from cities.models import GameEvent, Resident, StaffRole
 from inboxes import moderation_policy, policies
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from rulesets.lepra import seats
+from rulesets.lepra.staff_kinds import StaffKind
 from staff import services
 from staff.models import TribuneStandIn
 from tests.conftest import fresh, knows_rank

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils.html import format_html_join
 
 from cities.models import (
+    HOST_STAFF_KIND,
     Alignment,
     Game,
     GameEvent,
@@ -26,7 +27,6 @@ from cities.models import (
     Resident,
     ScheduledEvent,
     Signup,
-    StaffKind,
 )
 from cities.services import do_set_game_status
 from inboxes import hooks, policies
@@ -41,6 +41,8 @@ from kernel.rulesets import ArchiveSection, RulesetSpec, register_ruleset
 from roles.night import Death, NightAction, NightContext, NightState, NightStep, ResidentState, resolve_night
 
 KEY = "toy"
+#: The toy's own staff kind (``ToyRuleset.staff_kinds``).
+REFEREE = "referee"
 DAY = timedelta(hours=24)
 NIGHT = timedelta(hours=12)
 VOTE = re.compile(r"^vote\s+(?P<name>\S.*)$", re.IGNORECASE | re.MULTILINE)
@@ -60,19 +62,21 @@ class ToyKill(NightStep):
 
 
 class ToyRuleset(RulesetSpec):
-    """The toy: English, UTC, a host (the Procurator) who reads every thread, players in a game thread, the mafia
-    in their thread; no secret inbox, no Lepra or M21 page."""
+    """The toy: English, UTC, a host who reads every thread, a referee who reads the game thread, players in a game
+    thread, the mafia in their thread; no secret inbox, no Lepra or M21 page."""
 
     key = KEY
     name = "Toy"
     language = "en"
-    staff_kinds = (StaffKind.PROCURATOR,)
+    #: The host and a staff kind of the toy's own: a referee, who reads the game thread and does nothing else.
+    staff_kinds = MappingProxyType({HOST_STAFF_KIND: "Host", REFEREE: "Referee"})
     standing_inbox_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD)
     inbox_kinds = frozenset(standing_inbox_kinds)
     post_hook_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD)
     scheduler_kinds = ("toy_day_end", "toy_night_end")
-    policy_grants = MappingProxyType({"staff": {StaffKind.PROCURATOR: (
-        StaffGrant(InboxKind.GAME_THREAD, post=True), StaffGrant(InboxKind.MAFIA_THREAD, post=True))}})
+    policy_grants = MappingProxyType({"staff": {
+        HOST_STAFF_KIND: (StaffGrant(InboxKind.GAME_THREAD, post=True), StaffGrant(InboxKind.MAFIA_THREAD, post=True)),
+        REFEREE: (StaffGrant(InboxKind.GAME_THREAD, post=False),)}})
     night_steps = (ToyKill(),)
     texts = MappingProxyType({"procurator_title": "Host", "won_town": "The town won.",
                               "won_mafia": "The mafia won.", "no_winner": "Nobody won.",
@@ -163,7 +167,7 @@ def thread(game: Game, kind: str = InboxKind.GAME_THREAD) -> Inbox:
 def do_deal_toy_game(game: Game, *, acting_user, rng: random.Random, now: datetime) -> list[Resident]:
     """Seat every signed-up player, deal the roles (one mafioso per four players, one witness, citizens), open the
     game thread and the mafia thread and start day 1, which ends 24 h later. The host only."""
-    if not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
+    if not policies.holds_role(acting_user, game, HOST_STAFF_KIND):
         raise NotAllowed("Only the host deals.")
     users = [s.user for s in Signup.objects.filter(game=game, withdrawn_at__isnull=True).select_related("user")
              .order_by("signed_up_at", "id")]

@@ -18,15 +18,18 @@ from django.urls import reverse
 from django.utils.translation import override
 
 from archive.selectors import consent_rows_for
-from cities.models import City, Game, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import HOST_STAFF_KIND, City, Game, GameStatus, LifeStatus, Resident, StaffRole
 from cities.scheduler import advance_clock
-from cities.services import do_create_game
-from inboxes import policies
+from cities.services import do_appoint_staff, do_create_game
+from cities.staff_kinds import STAFF_TABLES, staff_kind_choices, staff_kind_label, staff_kind_problems, staff_kinds_of
+from inboxes import knowledge, policies
+from inboxes.knowledge import visible_staff
+from inboxes.membership_services import do_replace_player
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState
 from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_secret_inbox
 from inboxes.selectors import inbox_list_for
 from inboxes.services import do_create_secret_inbox
-from kernel.errors import NotAllowed
+from kernel.errors import InvalidInput, NotAllowed
 from kernel.events import Audience, event_audience
 from kernel.public_ids import new_idempotency_key
 from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
@@ -91,9 +94,9 @@ def test_the_toy_registers_and_its_choices_and_sections_come_from_the_registry(s
     assert not spec.has_page_section("cities") and "cities" in known_page_sections()
     assert not spec.has_cities  # it declares no cities and inherits none
     # It inherits no other ruleset's grants: its host reads its two threads, nothing else by kind.
-    assert [g.inbox_kind for g in policies.staff_grants_of("toy", StaffKind.PROCURATOR)] == \
+    assert [g.inbox_kind for g in policies.staff_grants_of("toy", HOST_STAFF_KIND)] == \
         [InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD]
-    assert policies.staff_grants_of("toy", StaffKind.TRIBUNE) == ()
+    assert policies.staff_grants_of("toy", "tribune") == ()  # a Lepra kind: not the toy's
     assert policies.spectator_grants_of("toy") == ()
 
 
@@ -201,10 +204,10 @@ def test_the_toy_declares_none_of_lepras_per_kind_behaviour_so_its_pages_and_pol
     # in a toy game the engine leaves, links, organises, signs and discloses by none of them. The toy's host may
     # organise (``secret_organizers``), but the toy declares no kind an organizer takes part in.
     monkeypatch.setattr(spec, "policy_grants", MappingProxyType({**spec.policy_grants,
-                                                                 "secret_organizers": (StaffKind.PROCURATOR,)}))
+                                                                 "secret_organizers": (HOST_STAFF_KIND,)}))
     game, host, players, _roles = table
     ann, seat = players[NAMES[0]], _seat(game, NAMES[0])
-    role = StaffRole.objects.get(game=game, user=host, kind=StaffKind.PROCURATOR)
+    role = StaffRole.objects.get(game=game, user=host, kind=HOST_STAFF_KIND)
 
     def inbox(kind, **fields):
         return Inbox.objects.create(game=game, kind=kind, title=kind, created_at=START, **fields)
@@ -239,3 +242,31 @@ def test_the_toy_lists_its_inboxes_by_city_and_id_and_in_the_order_it_declares_o
     mafia_first = sorted(threads, key=lambda i: (i.kind != InboxKind.MAFIA_THREAD, i.pk))
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in mafia_first]
     assert mafia_first != threads
+
+
+def test_the_toys_own_staff_kind_is_registered_and_gives_exactly_the_powers_the_toy_declares(table):
+    game, host, players, by_role = table
+    referee_user = UserFactory(username="ref", display_name="Ref")
+    # The toy's referee is a staff kind of its registry: its choices, its label, appointed by the engine's service.
+    assert ("referee", "Referee") in staff_kind_choices() and staff_kind_problems() == []
+    role = do_appoint_staff(game, referee_user, toy.REFEREE, acting_user=host, now=START)
+    role.full_clean()
+    assert (role.kind, role.city_id, staff_kind_label(game, role.kind)) == ("referee", None, "Referee")
+    assert [r.kind for r in visible_staff(fresh(players[NAMES[0]]), game)] == [HOST_STAFF_KIND, "referee"]
+    # Another ruleset's kind is no kind of the toy's.
+    with pytest.raises(InvalidInput, match="Unknown staff role: tribune."):
+        do_appoint_staff(game, UserFactory(username="trib"), "tribune", acting_user=host, now=START)
+    # The referee reads the game thread and posts nowhere; the mafia thread is closed to them (the same 404).
+    square, den = toy.thread(game), toy.thread(game, InboxKind.MAFIA_THREAD)
+    referee = fresh(referee_user)
+    assert policies.can_read_inbox(referee, square) and not policies.can_post_in_inbox(referee, square)
+    assert not policies.can_read_inbox(referee, den)
+    assert set(policies.readable_inboxes(referee, game)) == {square}
+    assert _client(referee_user).get(reverse("inbox_thread", args=[den.public_id])).status_code == 404
+    # None of the engine's staff tables names it: no city, no court, no secret, no night, no co-host powers.
+    assert all(not staff_kinds_of(game, t) for t in STAFF_TABLES)
+    mafioso = by_role["mafioso"][0]
+    assert knowledge.visible_alignment(referee, mafioso) is None
+    assert not knowledge.knows_night_of(referee, mafioso.city)
+    with pytest.raises(NotAllowed):
+        do_replace_player(mafioso, UserFactory(username="sub"), acting_user=referee_user, now=START)

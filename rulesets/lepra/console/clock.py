@@ -33,7 +33,7 @@ from django.utils.translation import gettext_lazy
 
 from cities import scheduler
 from cities.forms import WallClockField, wall_clock_to_utc
-from cities.models import Game, GameDay, ScheduledEvent, StaffKind
+from cities.models import Game, GameDay, ScheduledEvent
 from kernel.errors import RuleViolation, page_status
 from kernel.form_fields import IdField
 from rulesets.lepra.clock import services as clock_services
@@ -44,6 +44,7 @@ from rulesets.lepra.day.window_services import (
     is_missed,
     suggested_window,
 )
+from rulesets.lepra.staff_kinds import StaffKind
 from staff.console import (
     register_dashboard_links,
     register_dashboard_needs,

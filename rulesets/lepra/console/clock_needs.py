@@ -14,9 +14,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cities.models import Game, ScheduledEvent, StaffKind
+from cities.models import Game, ScheduledEvent
 from cities.scheduler import clock_paused
 from rulesets.lepra.day.window_services import missed_votings
+from rulesets.lepra.staff_kinds import StaffKind
 from staff.console import Need, staff_admin_site
 
 

@@ -29,7 +29,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cities.models import City, LifeStatus, Resident, StaffKind
+from cities.models import City, LifeStatus, Resident
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
 from rulesets.lepra.console.clock import pending_events
@@ -46,6 +46,7 @@ from rulesets.lepra.day.forms import (
     RecusalForm,
     ScheduleVotingForm,
 )
+from rulesets.lepra.staff_kinds import StaffKind
 from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,

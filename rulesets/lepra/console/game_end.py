@@ -10,10 +10,10 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from cities.models import StaffKind
 from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation
 from rulesets.lepra import game_end_services
+from rulesets.lepra.staff_kinds import StaffKind
 from staff.console import game_provides, register_dashboard_links, register_urls, staff_admin_site, staff_game
 
 

@@ -9,15 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import (
-    City,
-    GameStatus,
-    LifeStatus,
-    Resident,
-    ScheduledEvent,
-    StaffKind,
-    StaffRole,
-)
+from cities.models import City, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
 from inboxes import policies, viewer_reads
 from inboxes.membership_services import renew_court
 from inboxes.models import Inbox, InboxKind, Membership, Message
@@ -36,6 +28,7 @@ from rulesets.lepra.day.services import (
     session_of,
 )
 from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_election
+from rulesets.lepra.staff_kinds import StaffKind
 from voting.models import (
     ElectionBallot,
     ElectionProxy,

@@ -7,14 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import (
-    Game,
-    GameStatus,
-    LifeStatus,
-    Resident,
-    ScheduledEvent,
-    StaffKind,
-)
+from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from inboxes import policies
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause, Inbox, InboxKind
@@ -31,6 +24,7 @@ from rulesets.lepra.day.services import (
     _local,
     _seat_of,
 )
+from rulesets.lepra.staff_kinds import StaffKind
 from voting.models import (
     CourtCase,
     CourtProcedure,

@@ -16,16 +16,7 @@ from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import (
-    Alignment,
-    City,
-    GameStatus,
-    LifeStatus,
-    Resident,
-    ScheduledEvent,
-    StaffKind,
-    StaffRole,
-)
+from cities.models import Alignment, City, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
 from inboxes import policies, viewer_reads
 from inboxes.membership_services import do_kill_resident, do_lay_spirit_to_rest
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
@@ -37,6 +28,7 @@ from kernel.timezones import time_for
 from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_replan_clock, voting_window_limits
 from rulesets.lepra.day.tally import LepraVoteMessage, tally_lepra_execution
+from rulesets.lepra.staff_kinds import StaffKind
 from voting.models import (
     DecisionSource,
     ExecutionDecision,

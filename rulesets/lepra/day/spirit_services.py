@@ -9,12 +9,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cities.models import Alignment, City, GameEvent, LifeStatus, Resident, StaffKind
+from cities.models import Alignment, City, GameEvent, LifeStatus, Resident
 from inboxes import policies, viewer_reads
 from inboxes.models import DeathCause
 from inboxes.services import release_from_cemetery
 from kernel.audit import record_event
 from kernel.errors import NotAllowed, WrongState
+from rulesets.lepra.staff_kinds import StaffKind
 
 from .. import seats
 from .services import _check_running, _voting_started

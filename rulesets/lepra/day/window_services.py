@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import Game, GameDay, GameEvent, GameStatus, ScheduledEvent, StaffKind
+from cities.models import Game, GameDay, GameEvent, GameStatus, ScheduledEvent
 from cities.services import record_event
 from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, InboxKind
@@ -24,6 +24,7 @@ from inboxes.services import do_post_site_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.timezones import zoned_time
 from rulesets.lepra.clock.services import do_replan_clock, voting_window_limits
+from rulesets.lepra.staff_kinds import StaffKind
 from voting.models import VotingSession
 
 #: A rescheduled window suggested by the pages: it opens this long after the action and lasts this long (shorter

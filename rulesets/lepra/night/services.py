@@ -14,16 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.i18n import in_game_language
-from cities.models import (
-    Alignment,
-    City,
-    Game,
-    GameDay,
-    GameStatus,
-    LifeStatus,
-    Resident,
-    StaffKind,
-)
+from cities.models import Alignment, City, Game, GameDay, GameStatus, LifeStatus, Resident
 from cities.services import check_procurator
 from inboxes.membership_services import do_kill_residents
 from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
@@ -55,6 +46,7 @@ from rulesets.lepra.court.judge_services import (
 from rulesets.lepra.game_end_services import do_check_victory
 from rulesets.lepra.night import JUDGE
 from rulesets.lepra.setup.services import MAX_REASON_LENGTH
+from rulesets.lepra.staff_kinds import StaffKind
 
 # ==============================================================================================================
 # The night : godfathers (L-NIGHT-3), decisions (L-NIGHT-1/2/4/6), checks (L-NIGHT-5), gifts

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cities.i18n import activate_game_language
-from cities.models import Alignment, GameStatus, LifeStatus, StaffKind
+from cities.models import Alignment, GameStatus, LifeStatus
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, knowledge, policies
@@ -23,6 +23,7 @@ from kernel.rulesets import ruleset_of
 from roles.models import NightActionKind
 from rulesets.lepra import game_end_services, seats
 from rulesets.lepra.night import services as night_services
+from rulesets.lepra.staff_kinds import StaffKind
 
 from . import selectors
 from .forms import EndGameForm, GiftForm, NightActionForm, NightTargetForm

@@ -21,15 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.i18n import in_game_language
-from cities.models import (
-    Alignment,
-    City,
-    Game,
-    GameStatus,
-    Resident,
-    StaffKind,
-    StaffRole,
-)
+from cities.models import Alignment, City, Game, GameStatus, Resident, StaffRole
 from cities.recruitment_services import do_append_to_recruitment_post, recruitment_post_of
 from cities.resident_services import do_set_resident_flags
 from cities.services import check_procurator
@@ -44,6 +36,7 @@ from roles import draw
 from roles.models import CommissarOffer, MafiaDraw
 from rulesets.lepra import seats
 from rulesets.lepra.setup import draw as setup_draw
+from rulesets.lepra.staff_kinds import StaffKind
 
 #: At most three offers per city (L-COMM-3).
 MAX_OFFERS = 3

@@ -15,11 +15,11 @@ from cities import recruitment_services
 from cities import services as city_services
 from cities.forms import AppointStaffForm, FormCitiesForm, MoveSignupForm, RecruitmentPostForm
 from cities.i18n import activate_game_language
-from cities.models import StaffKind
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import access, knowledge, policies
 from kernel.errors import InvalidInput, RuleViolation, page_status
+from rulesets.lepra.staff_kinds import StaffKind
 
 from . import services
 from .selectors import setup_state
@@ -60,7 +60,8 @@ def _move_signup_form(request, game, data=None, setup=None) -> MoveSignupForm:
 
 def _appoint_form(request, game, data=None) -> AppointStaffForm:
     """The setup page's staff appointment form; the Tribune's city one of the game's, through the access policy."""
-    return AppointStaffForm(data, cities=list(game.cities.order_by("number")),
+    kinds = [(kind.value, kind.label) for kind in (StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)]
+    return AppointStaffForm(data, kinds=kinds, cities=list(game.cities.order_by("number")),
                             city_access=lambda pk: access.access_city_by_id(request.user, pk, game=game))
 
 

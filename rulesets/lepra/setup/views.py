@@ -10,7 +10,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from cities.i18n import activate_game_language
-from cities.models import StaffKind
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
 from inboxes import policies
@@ -19,6 +18,7 @@ from roles import draw
 from rulesets.lepra.night import selectors
 from rulesets.lepra.setup import draw as setup_draw
 from rulesets.lepra.setup import services
+from rulesets.lepra.staff_kinds import StaffKind
 
 from .forms import AnswerOfferForm, MafiaNumbersForm
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from cities.models import City, GameStatus, LifeStatus, Resident, StaffKind, StaffRole
+from cities.models import City, GameStatus, LifeStatus, Resident, StaffRole
 from cities.services import do_set_game_status
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
@@ -18,6 +18,7 @@ from rulesets.lepra.court.judge_services import (
     do_propose_candidate,
     do_schedule_judge_election,
 )
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.setup_factory import build_game
 
 DAY1 = datetime(2026, 11, 19, 7, 0, tzinfo=UTC)  # 10:00 in Moscow, the morning of day 1

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import translation
 
-from cities.models import City, GameStatus, LifeStatus, Resident, StaffKind
+from cities.models import City, GameStatus, LifeStatus, Resident
 from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
 from inboxes.models import Inbox, InboxKind
 from inboxes.posting import do_post_message
@@ -20,6 +20,7 @@ from rulesets.lepra.day.services import (
     do_open_voting,
     do_schedule_voting,
 )
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.conftest import DEMO_NOW
 
 MORNING = DEMO_NOW  # 10:00 in Moscow, day 2

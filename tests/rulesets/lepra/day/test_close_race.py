@@ -17,10 +17,11 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.utils import timezone
 
-from cities.models import StaffKind, StaffRole
+from cities.models import StaffRole
 from inboxes.posting import do_post_message, do_post_message_by_id
 from kernel.errors import RuleViolation
 from rulesets.lepra.day import services as voting_services
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting
 from voting.models import LepraVote, VoteState, VotingSession
 

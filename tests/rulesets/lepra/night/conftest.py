@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 import pytest
 from django.utils import timezone
 
-from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
+from cities.models import Alignment, City, Game, GameStatus, Resident
 from cities.services import do_set_game_status
 from inboxes.services import do_open_game_inboxes
 from rulesets.lepra import seats
 from rulesets.lepra.setup.draw import mafia_count
+from rulesets.lepra.staff_kinds import StaffKind
 from tests.factories import (
     CityFactory,
     GameFactory,

@@ -114,7 +114,7 @@ def test_night_end_after_the_game_ended_changes_nothing(ng):
 def test_a_city_that_never_had_mafia_is_not_concerned_by_L_WIN_2_and_no_victory_without_a_draw(db):
     from django.contrib.auth import get_user_model
 
-    from cities.models import StaffKind
+    from rulesets.lepra.staff_kinds import StaffKind
     from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
     User = get_user_model()
     proc = User.objects.create_user("nodraw-proc", "nd@example.com", "x-secret-123")
