@@ -140,7 +140,7 @@ class MoveSignupForm(forms.Form):
 
 
 class AppointStaffForm(forms.Form):
-    """Appoint a staff member by account name; a city's role (Lepra's Tribune) needs a city. ``kinds``: the
+    """Appoint a staff member by account name; a city's role (a Tribune, say) needs a city. ``kinds``: the
     (value, label) choices of the roles the game's ruleset appoints this way."""
 
     kind = forms.ChoiceField(label=_("Role"), choices=())

@@ -190,7 +190,7 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
     """Give ``user`` the staff role ``kind`` in ``game`` (the Procurator appoints). Returns the role.
 
     ``kind`` is one the game's ruleset registers (``RulesetSpec.staff_kinds``) other than the host; a kind of its
-    ``city_staff_kinds`` (Lepra's Tribune) is appointed for one ``city``, one per city, every other kind for none,
+    ``city_staff_kinds`` (a Tribune, say) is appointed for one ``city``, one per city, every other kind for none,
     one per game. Raises ``NotAllowed`` when ``user`` holds a seat, a sign-up or already a staff role in the game
     (one role per person) and ``InvalidInput`` when the role is taken, a city's role has no city (or another role
     has one), or the city is of another game.

@@ -1,5 +1,5 @@
 """The staff kinds of a game, as its ruleset registers them. The engine knows one kind of its own, the game's host
-(``HOST_STAFF_KIND``, stored as "procurator"; each ruleset names it: Lepra's Procurator, M21's Host); every other
+(``HOST_STAFF_KIND``, stored as "procurator"; each ruleset names it: a Procurator, a Host); every other
 kind, its label and its powers are the ruleset's (``RulesetSpec.staff_kinds``: value -> lazily translated label;
 the tables of ``STAFF_TABLES`` in its ``policy_grants``). A ruleset that declares no table has none (a ruleset
 inherits no other's).
@@ -18,7 +18,7 @@ The tables (``policy_grants`` keys, each a tuple of staff kind values):
 - ``night_staff_kinds``: kinds that know every alignment and the night business of every city (the night page,
   its decisions), confirm the mafia's acknowledgements, are the object of the mafia's complaint of no confidence
   and read the audit rows of the night.
-- ``cohost_staff_kinds``: kinds that host the game beside the host (M21's co-hosts): what the ruleset lets "the
+- ``cohost_staff_kinds``: kinds that host the game beside the host (co-hosts): what the ruleset lets "the
   hosts" do, they do (know alignments when ``hosts_know_alignments``, moderate as the host).
 """
 from __future__ import annotations

@@ -238,7 +238,7 @@ class AuditScope:
 
     def shows_actor(self, event) -> bool:
         """True when the viewer may see who acted: never the name of a holder of a secret staff kind (the
-        ruleset's ``secret_staff_kinds``: Lepra's Consigliere) to someone who may not know who holds it."""
+        ruleset's ``secret_staff_kinds``: a Consigliere, say) to someone who may not know who holds it."""
         if event.actor_id is None:
             return True
         if self.finished or HOST_STAFF_KIND in self.kinds or self.kinds & self.secret:

@@ -158,8 +158,8 @@ def in_living_rosters(viewer, game: Game | int) -> bool:
 
 
 def knows_secret_staff(viewer, game: Game) -> bool:
-    """True when ``viewer`` may learn who holds a kind of the game's ruleset's ``secret_staff_kinds`` (Lepra's
-    Consigliere): the host, the holders of those kinds, all mafia; everyone after the game."""
+    """True when ``viewer`` may learn who holds a kind of the game's ruleset's ``secret_staff_kinds`` (a
+    Consigliere, say): the host, the holders of those kinds, all mafia; everyone after the game."""
     if game.status == GameStatus.FINISHED:
         return True
     if not _is_authenticated(viewer):
@@ -173,7 +173,7 @@ def knows_secret_staff(viewer, game: Game) -> bool:
 def visible_staff(viewer, game: Game) -> list[StaffRole]:
     """The staff roles of ``game`` with their holders, as ``viewer`` may see them (the holders of the ruleset's
     ``secret_staff_kinds`` hidden unless ``knows_secret_staff``). Returns a list in the order of the ruleset's
-    ``staff_kinds`` (Lepra: Procurator, Tribunes by city, Arbiter, Consigliere; M21: host, co-hosts)."""
+    ``staff_kinds`` (the host first; a city's staff by city)."""
     order = {kind: rank for rank, kind in enumerate(ruleset_of(game).staff_kinds)}
     secret = staff_kinds_of(game, "secret_staff_kinds")
     roles = list(StaffRole.objects.filter(game=game).select_related("user", "city"))

@@ -229,7 +229,7 @@ def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) ->
 
 def holds_city_role(user, game: Game | int, city_id: int) -> bool:
     """True when ``user`` holds in ``game`` a city's staff role (a kind of its ruleset's ``city_staff_kinds``, the
-    only kinds appointed with a city: Lepra's Tribune) of the city ``city_id``, a stand-in's included. No query
+    only kinds appointed with a city: a Tribune, say) of the city ``city_id``, a stand-in's included. No query
     beyond ``staff_roles_in``."""
     return any(r.city_id == city_id for r in staff_roles_in(user, game))
 

@@ -712,7 +712,7 @@ def table_role_game_ids(request, table: str) -> set[int]:
 
 def tribune_scope(request) -> Q:
     """A ``Q`` over rows with ``game_id`` and ``city_id``: the cities where the user holds a city's staff role (a
-    kind of the ruleset's ``city_staff_kinds``: Lepra's Tribune), stand-in periods included (``staff_roles_of``
+    kind of the ruleset's ``city_staff_kinds``: a Tribune, say), stand-in periods included (``staff_roles_of``
     lists them). Matches nothing for a user who holds none."""
     scope = Q(pk__in=[])
     for role in staff_roles_of(request):

@@ -82,7 +82,7 @@ def _scoped(request, model):
 
 @register_dashboard_needs(tool="voting")
 def _tribune_needs(request, role: StaffRole) -> list[Need]:
-    if role.city_id is None:  # a city's staff role only (``city_staff_kinds``: Lepra's Tribune)
+    if role.city_id is None:  # a city's staff role only (``city_staff_kinds``: a Tribune, say)
         return []
     game, city = role.game, role.city
     proxies = _scoped(request, ProxyRequest).filter(game=game, city=city, day=game.day_number,

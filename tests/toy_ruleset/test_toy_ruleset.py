@@ -267,6 +267,6 @@ def test_the_toys_own_staff_kind_is_registered_and_gives_exactly_the_powers_the_
     assert all(not staff_kinds_of(game, t) for t in STAFF_TABLES)
     mafioso = by_role["mafioso"][0]
     assert knowledge.visible_alignment(referee, mafioso) is None
-    assert not knowledge.knows_night_of(referee, mafioso.city)
+    assert not policies.holds_role_of(referee, game, "night_staff_kinds")  # no night knowledge (a city game's)
     with pytest.raises(NotAllowed):
         do_replace_player(mafioso, UserFactory(username="sub"), acting_user=referee_user, now=START)
