@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 import pytest
 import time_machine
@@ -18,10 +18,11 @@ from django.utils import translation
 from cities.models import City, Resident
 from kernel.public_ids import new_public_id
 from staff.console import staff_admin_site
-from tests.admin_keys import pks_from_keys
+from tests.admin_keys import action_url, pks_from_keys
 from tests.rulesets.m21.day_helpers import build_game
 from tests.support.large_ids import large_ids_in, move_to_large_ids
 from tests.support.staff_console import STAFF_PERSONAS, flashed, staff_client
+from voting.models import JudgeElection
 
 #: persona -> the console's own pages it may open, "{game}" being the game's key and "{city}" the city's.
 OWN_PAGES = {
@@ -65,6 +66,31 @@ def test_the_games_page_names_the_game_by_its_slug_and_its_database_id_is_a_miss
     for key in (str(game_id), "no-such-game", "%C2%B2"):
         missing = client.get(f"/staff/cities/game/{key}/change/", follow=True)
         assert missing.redirect_chain == [("/staff/", 302)] and len(flashed(missing)) == 1, key
+
+
+def test_a_citys_object_page_and_actions_take_its_public_id_and_refuse_its_database_id_in_words(demo):
+    """A city's row of the judges list (the ``CityJudge`` proxy of ``City``): its object page and the Arbiter's
+    actions name it by its public id; its database id, an unknown and a malformed key are a missing object, named as
+    such, and an action on them changes nothing and says so."""
+    moved = move_to_large_ids(demo.game)
+    city = City.objects.get(pk=moved["city1"])
+    client, judges = staff_client(demo.arbiter), "/staff/voting/cityjudge/"
+    assert client.get(f"{judges}{city.public_id}/change/").status_code == 200
+    listing = client.get(judges).content.decode()
+    assert f'value="{city.public_id}"' in listing and str(city.pk) not in listing
+    with translation.override("ru"):
+        nothing_found = translation.gettext(
+            "None of the selected items was found among those you may act on. No items have been changed.")
+    for key in (str(city.pk), new_public_id(), "\u00b2", "x" * 61):
+        missing = client.get(f"{judges}{quote(key)}/change/", follow=True)
+        assert missing.redirect_chain == [("/staff/", 302)], key
+        assert flashed(missing) == [f"судья города с ID “{key}“ не существует. Возможно оно было удалено?"], key
+        from_list = client.post(judges, {"action": "schedule_judge_election", "_selected_action": [key]}, follow=True)
+        submitted = client.post(action_url(judges, "schedule_judge_election"), {
+            "_selected_action": [key], "opens_at": "2026-11-19T16:00", "closes_at": "2026-11-19T20:00"}, follow=True)
+        for answer in (from_list, submitted):
+            assert answer.redirect_chain == [(judges, 302)] and flashed(answer) == [nothing_found], key
+    assert not JudgeElection.objects.filter(city=city).exists()
 
 
 def test_a_residents_object_page_links_its_game_by_slug(demo):
