@@ -650,7 +650,8 @@ class StaffScopedAdmin(RulesetScopedList, admin.ModelAdmin):
         if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:
             data = request.POST.copy()
             selected = self._selected_pks(request, request.POST.getlist(helpers.ACTION_CHECKBOX_NAME))
-            if set(selected) == {"0"} and request.POST.get("select_across") != "1":
+            if set(selected) == {"0"} and request.POST.get("select_across") != "1" and \
+                    request.POST.get("action") in self.get_actions(request):  # else Django's answer to the menu
                 messages.warning(request, gettext(NOTHING_FOUND))
                 return HttpResponseRedirect(request.get_full_path())
             data.setlist(helpers.ACTION_CHECKBOX_NAME, selected)

@@ -21,7 +21,7 @@ from staff.console import staff_admin_site
 from tests.admin_keys import action_url, pks_from_keys
 from tests.rulesets.m21.day_helpers import build_game
 from tests.support.large_ids import large_ids_in, move_to_large_ids
-from tests.support.staff_console import STAFF_PERSONAS, flashed, staff_client
+from tests.support.staff_console import STAFF_PERSONAS, flashed, nothing_found, staff_client
 from voting.models import JudgeElection
 
 #: persona -> the console's own pages it may open, "{game}" being the game's key and "{city}" the city's.
@@ -78,9 +78,6 @@ def test_a_citys_object_page_and_actions_take_its_public_id_and_refuse_its_datab
     assert client.get(f"{judges}{city.public_id}/change/").status_code == 200
     listing = client.get(judges).content.decode()
     assert f'value="{city.public_id}"' in listing and str(city.pk) not in listing
-    with translation.override("ru"):
-        nothing_found = translation.gettext(
-            "None of the selected items was found among those you may act on. No items have been changed.")
     for key in (str(city.pk), new_public_id(), "\u00b2", "x" * 61):
         missing = client.get(f"{judges}{quote(key)}/change/", follow=True)
         assert missing.redirect_chain == [("/staff/", 302)], key
@@ -89,7 +86,7 @@ def test_a_citys_object_page_and_actions_take_its_public_id_and_refuse_its_datab
         submitted = client.post(action_url(judges, "schedule_judge_election"), {
             "_selected_action": [key], "opens_at": "2026-11-19T16:00", "closes_at": "2026-11-19T20:00"}, follow=True)
         for answer in (from_list, submitted):
-            assert answer.redirect_chain == [(judges, 302)] and flashed(answer) == [nothing_found], key
+            assert answer.redirect_chain == [(judges, 302)] and flashed(answer) == [nothing_found()], key
     assert not JudgeElection.objects.filter(city=city).exists()
 
 
