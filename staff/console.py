@@ -495,7 +495,8 @@ class StaffScopedAdmin(RulesetScopedList, admin.ModelAdmin):
     def action_view(self, request, name: str):
         """The submission of the action ``name`` at its own URL (POST only, else 405): its intermediate page's
         form or its confirmation, with the selection (``_selected_action``, keys as the changelist posts them)
-        read into the objects in scope (an unknown, forbidden or malformed key names nothing). Refused as on
+        read into the objects in scope (an unknown, forbidden or malformed key names nothing; a selection naming
+        nothing is refused with ``NOTHING_FOUND``). Refused as on
         the changelist: ``NotProvidedByRuleset`` for a tool the viewer's games lack, 403 for an action not
         offered to the viewer (``get_actions``). The action then runs with its form bound (``bound_form``); its
         page (a form with errors: 400) or its confirmation is answered, otherwise back to the changelist, which
@@ -646,7 +647,8 @@ class StaffScopedAdmin(RulesetScopedList, admin.ModelAdmin):
 
     def _changelist_view(self, request, extra_context=None):
         """Django's changelist, with the posted action selection read as console keys (``url_key_field``): each
-        becomes the database id of an object in scope; anything else names no object (a missing id)."""
+        becomes the database id of an object in scope; anything else names no object (a missing id). An action
+        offered to the viewer on a selection naming no object is refused with ``NOTHING_FOUND``."""
         if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:
             data = request.POST.copy()
             selected = self._selected_pks(request, request.POST.getlist(helpers.ACTION_CHECKBOX_NAME))
