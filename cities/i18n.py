@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib.admin.exceptions import DisallowedModelAdminLookup
 from django.core.exceptions import RequestDataTooBig
 from django.db.models import Q
 from django.http import HttpResponseBadRequest
@@ -93,13 +94,18 @@ def permission_denied(request, exception=None):
 def bad_request(request, exception=None):
     """The 400 page (``handler400``: a malformed request, or a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``, which
     Django refuses before any view runs) in the language of the game whose page refused, else of the account's
-    games (``activate_account_language``). A body too large is named as such, with the limit."""
+    games (``activate_account_language``). A body too large is named as such, with the limit; a list filter the
+    admin refuses (the staff console's old filters by a game's or a city's database id) says how lists are
+    filtered."""
     if getattr(request, "game_language", None) is None:
         activate_account_language(request)
     reason = None
     if isinstance(exception, RequestDataTooBig):
         reason = _("The request is too large: at most %(size)s may be sent at once.") % {
             "size": filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}
+    elif isinstance(exception, DisallowedModelAdminLookup):
+        reason = _("This list has no such filter. Use the filters its page offers: the staff console names a game "
+                   "by its slug and a city by its public id, never by a database id.")
     return HttpResponseBadRequest(render_to_string("400.html", {"reason": reason}, request=request))
 
 

@@ -97,6 +97,10 @@ NeedProvider = Callable[[object, StaffRole], list[Need]]
 #: (``changelist_url``), and every changelist with such a filter lists them in ``allowed_lookups``.
 GAME_LOOKUP = "game__slug__exact"
 CITY_LOOKUP = "city__public_id__exact"
+#: An action posted with a selection none of whose keys names an object the viewer may act on (a stale page, an
+#: old database id, a malformed key): refused alike for a missing and a forbidden object, nothing changed.
+NOTHING_FOUND = gettext_lazy("None of the selected items was found among those you may act on. No items have "
+                             "been changed.")
 
 #: Providers of the console's own pages (see ``register_urls``).
 CONSOLE_URLS: list[UrlProvider] = []
@@ -492,7 +496,8 @@ class StaffScopedAdmin(RulesetScopedList, admin.ModelAdmin):
     def action_view(self, request, name: str):
         """The submission of the action ``name`` at its own URL (POST only, else 405): its intermediate page's
         form or its confirmation, with the selection (``_selected_action``, keys as the changelist posts them)
-        read into the objects in scope (an unknown, forbidden or malformed key names nothing). Refused as on
+        read into the objects in scope (an unknown, forbidden or malformed key names nothing; a selection naming
+        nothing is refused with ``NOTHING_FOUND``). Refused as on
         the changelist: ``NotProvidedByRuleset`` for a tool the viewer's games lack, 403 for an action not
         offered to the viewer (``get_actions``). The action then runs with its form bound (``bound_form``); its
         page (a form with errors: 400) or its confirmation is answered, otherwise back to the changelist, which
@@ -514,14 +519,18 @@ class StaffScopedAdmin(RulesetScopedList, admin.ModelAdmin):
             return HttpResponseRedirect(changelist)
         request.console_action = name  # the action's own submission: ``bound_form`` binds its form to the POST
         request.posted_as_sent = request.POST  # what a confirmation page posts back (kernel.confirm)
-        queryset = self.get_queryset(request).filter(pk__in=self._selected_pks(request, posted))
+        selected = self._selected_pks(request, posted)
+        if set(selected) == {"0"}:
+            messages.warning(request, gettext(NOTHING_FOUND))
+            return HttpResponseRedirect(changelist)
+        queryset = self.get_queryset(request).filter(pk__in=selected)
         response = action[0](self, request, queryset)
         return response if isinstance(response, HttpResponseBase) else HttpResponseRedirect(changelist)
 
     def _selected_pks(self, request, posted: list[str]) -> list[str]:
         """The database ids of the posted action selection: each key a console key (``url_key_field``) of an object
         in scope; anything else becomes "0", which names no row, so the action finds nothing, exactly as for a
-        missing id."""
+        missing id (a selection of nothing but such keys is refused with ``NOTHING_FOUND``)."""
         key = self.url_key_field()
         well_formed = [v for v in posted if well_formed_url_key(self.model, key, v)]
         if key == "pk":
@@ -639,11 +648,16 @@ class StaffScopedAdmin(RulesetScopedList, admin.ModelAdmin):
 
     def _changelist_view(self, request, extra_context=None):
         """Django's changelist, with the posted action selection read as console keys (``url_key_field``): each
-        becomes the database id of an object in scope; anything else names no object (a missing id)."""
+        becomes the database id of an object in scope; anything else names no object (a missing id). An action
+        offered to the viewer on a selection naming no object is refused with ``NOTHING_FOUND``."""
         if request.method == "POST" and helpers.ACTION_CHECKBOX_NAME in request.POST:
             data = request.POST.copy()
-            data.setlist(helpers.ACTION_CHECKBOX_NAME,
-                         self._selected_pks(request, request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)))
+            selected = self._selected_pks(request, request.POST.getlist(helpers.ACTION_CHECKBOX_NAME))
+            if set(selected) == {"0"} and request.POST.get("select_across") != "1" and \
+                    request.POST.get("action") in self.get_actions(request):  # else Django's answer to the menu
+                messages.warning(request, gettext(NOTHING_FOUND))
+                return HttpResponseRedirect(request.get_full_path())
+            data.setlist(helpers.ACTION_CHECKBOX_NAME, selected)
             request.posted_as_sent = request.POST  # what a confirmation page posts back (kernel.confirm)
             request.POST = data
         return super().changelist_view(request, extra_context)

@@ -30,6 +30,7 @@ from tests.support.staff_console import (
     act,
     flashed,
     listed_ids,
+    nothing_found,
     staff_client,
     without_kind_filter_choices,
 )
@@ -377,10 +378,10 @@ def test_only_the_organizer_rolls_over_and_strangers_find_nothing(demo):
     # The Procurator reads the square but does not run it: the service refuses.
     assert flashed(act(staff_client(demo.procurator), "inbox", "roll_over_inboxes", [city], submit=True, title="")) == [
         "Перенести ящик в новый может только его организатор."]
-    # The Tribune of city 2 does not even have it in his queryset: the same silence as a missing id.
+    # The Tribune of city 2 does not even have it in his queryset: the same answer as a missing id.
     client = staff_client(demo.tribune2)
-    assert flashed(act(client, "inbox", "roll_over_inboxes", [city], submit=True, title="")) == []
-    assert flashed(act(client, "inbox", "kill_inboxes", [city], submit=True)) == []
+    assert flashed(act(client, "inbox", "roll_over_inboxes", [city], submit=True, title="")) == [nothing_found()]
+    assert flashed(act(client, "inbox", "kill_inboxes", [city], submit=True)) == [nothing_found()]
     city.refresh_from_db()
     assert (city.rolled_over_at, city.killed_at) == (None, None)
     assert not Inbox.objects.filter(predecessor=city).exists() and events().count() == n_events
@@ -445,7 +446,7 @@ def test_hiding_is_refused_to_readers_who_do_not_moderate_and_invisible_to_stran
     assert flashed(act(staff_client(demo.arbiter), "message", "hide_messages", [office])) == [
         "Скрывать сообщения могут только организатор ящика или Прокурор."]
     # City 1's square is not in the Tribune of city 2's queryset.
-    assert flashed(act(staff_client(demo.tribune2), "message", "hide_messages", [city1])) == []
+    assert flashed(act(staff_client(demo.tribune2), "message", "hide_messages", [city1])) == [nothing_found()]
     assert not Message.objects.filter(pk__in=[office.pk, city1.pk], is_hidden=True).exists()
     assert events().count() == n_events
 

@@ -32,6 +32,7 @@ from tests.support.staff_console import (
     _normalized,
     flashed,
     listed_ids,
+    nothing_found,
     readable_inbox_ids,
     staff_client,
     without_kind_filter_choices,
@@ -472,9 +473,9 @@ def test_an_action_on_an_object_outside_the_scope_does_nothing(demo):
     client = staff_client(demo.tribune2)
     response = _act(client, "remove_members", [membership])
     assert response.redirect_chain == [(CHANGELIST["membership"], 302)]
-    assert flashed(response) == []  # the same as for an id that does not exist
+    assert flashed(response) == [nothing_found()]  # the same as for an id that does not exist
     missing = Membership(pk=_missing_id("membership"))
-    assert flashed(_act(client, "remove_members", [missing])) == []
+    assert flashed(_act(client, "remove_members", [missing])) == [nothing_found()]
     membership.refresh_from_db()
     assert membership.state == MembershipState.MEMBER
     assert GameEvent.objects.count() == before
@@ -489,7 +490,7 @@ def test_the_arbiter_moderates_his_court_and_nothing_outside_his_scope_L_STAFF_3
     assert court.state == MembershipState.BANNED
     # The judge of city 1 is also in city 1's square, run by Tribune 1, which the Arbiter does not read.
     city1 = _city1_membership(demo, "judge")
-    assert flashed(_act(staff_client(demo.arbiter), "ban_members", [city1], submit=True)) == []
+    assert flashed(_act(staff_client(demo.arbiter), "ban_members", [city1], submit=True)) == [nothing_found()]
     city1.refresh_from_db()
     assert city1.state == MembershipState.MEMBER
 

@@ -16,7 +16,7 @@ from cities.models import GameEvent, LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from inboxes.posting import do_post_message
-from tests.support.staff_console import flashed, staff_client
+from tests.support.staff_console import flashed, nothing_found, staff_client
 from tests.rulesets.lepra.console.test_staff_day_actions import act
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, OPENS, city1_day, ru
 from voting.models import LepraVote, SuicideDeclaration, VotingSession
@@ -153,7 +153,8 @@ def test_the_tribune_refuses_a_declaration_from_the_console_L_NOM_5(demo):
     declaration = do_declare_suicide(demo.game, acting_user=day.plain[4].user, now=MORNING)
     noon = MORNING + timedelta(hours=2)
     with time_machine.travel(noon, tick=False):
-        assert flashed(act(staff_client(demo.tribune2), "suicide", "refuse_suicides", [declaration])) == []
+        assert flashed(act(staff_client(demo.tribune2), "suicide", "refuse_suicides", [declaration])) == [
+            nothing_found()]
         response = act(staff_client(demo.tribune1), "suicide", "refuse_suicides", [declaration])
     assert flashed(response) == [f"Заявление о самоубийстве жителя {day.plain[4].name} отклонено."]
     declaration.refresh_from_db()
