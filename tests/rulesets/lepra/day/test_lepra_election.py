@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from rulesets.lepra.day.tally import LepraAccepted, LepraVoteMessage, tally_lepra_election
 from tests.rulesets.lepra.day.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
-from voting.parsing import LepraBallot, parse_lepra_election
+from rulesets.lepra.day.keywords import LepraBallot, parse_lepra_election
 
 ROOT = Path(__file__).resolve().parents[4]
 EXAMPLE = ROOT / "voting" / "examples" / "lepra_election_example.jsonl"

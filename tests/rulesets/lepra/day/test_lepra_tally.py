@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rulesets.lepra.day.export import LepraExportError, lepra_execution_export
 from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 from tests.rulesets.lepra.day.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
-from voting.parsing import LepraKeyword, parse_lepra_execution
+from rulesets.lepra.day.keywords import LepraKeyword, parse_lepra_execution
 
 ROOT = Path(__file__).resolve().parents[4]
 EXAMPLE = ROOT / "voting" / "examples" / "lepra_execution_example.jsonl"
