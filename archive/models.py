@@ -147,7 +147,7 @@ class Notification(models.Model):
     message = models.ForeignKey("inboxes.Message", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     event = models.ForeignKey(ScheduledEvent, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     offer = models.ForeignKey("roles.CommissarOffer", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    proxy = models.ForeignKey("voting.ProxyRequest", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    proxy = models.ForeignKey("lepra.ProxyRequest", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField()
     read_at = models.DateTimeField(null=True, blank=True)
     emailed_at = models.DateTimeField(null=True, blank=True)

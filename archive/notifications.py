@@ -18,14 +18,13 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext_lazy
 
-from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
+from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Message
 from inboxes.selectors import inbox_list_for
 from kernel.rulesets import registered_rulesets, ruleset_of
 from kernel.timezones import display_zone_name, zoned_date, zoned_time
 from roles.models import CommissarOffer
-from voting.models import VotingSession
 
 from .models import Notification, NotificationKind
 
@@ -94,32 +93,6 @@ def concerned_users(event: ScheduledEvent) -> list:
     ordered by id. The person's notification choices are not looked at here."""
     ids = {getattr(u, "pk", u) for u in ruleset_of(event.game).reminder_audience(event)}
     return list(get_user_model().objects.filter(pk__in=ids, is_active=True).order_by("pk"))
-
-
-def city_deadline_audience(event: ScheduledEvent) -> list:
-    """The users a city game's deadline concerns, each one able to read the inbox where it happens
-    (``readers_of_inbox``): for a voting (``voting_open``/``voting_close``), the living residents of its city and
-    its Tribune, among the readers of the city's current inbox; for the night's end, the living residents of the
-    game among the readers of their city's inbox. For a ruleset's ``reminder_audience``."""
-
-    User = get_user_model()
-    cities: list[City] = []
-    if event.kind in ("voting_open", "voting_close"):
-        session = VotingSession.objects.filter(pk=(event.payload or {}).get("session")).select_related("city").first()
-        if session is not None:
-            cities = [session.city]
-    elif event.kind == "night_end":
-        cities = list(City.objects.filter(game=event.game_id))
-    users = set()
-    for city in cities:
-        inbox = Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True).select_related("game").order_by("-pk").first()
-        if inbox is None:
-            continue
-        readers = policies.readers_of_inbox(inbox)
-        concerned = readers.filter(Q(seats__city=city, seats__status=LifeStatus.ALIVE)
-                                   | Q(staff_roles__city=city, staff_roles__kind=StaffKind.TRIBUNE))
-        users |= set(concerned.values_list("pk", flat=True))
-    return list(User.objects.filter(pk__in=users, is_active=True).order_by("pk"))
 
 
 #: How far ahead of a deadline its reminder goes out.

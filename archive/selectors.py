@@ -22,7 +22,6 @@ from kernel.errors import NotProvidedByRuleset
 from kernel.events import EventKind
 from kernel.rulesets import ruleset_of, seat_state_relations
 from roles.models import GameResult
-from voting.models import CourtCase, VotingSession
 
 from .models import DisclosureConsent, OpenRequest
 from .services import consenter_for
@@ -185,8 +184,7 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
             policies.readable_inboxes(viewer, game).filter(kind=InboxKind.CITY).values_list("city_id", flat=True))
 
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
-        related = {"sessions": {s.pk: s for s in VotingSession.objects.filter(game=game).select_related("city")},
-                   "cases": {c.pk: c for c in CourtCase.objects.filter(game=game).select_related("city")}}
+        related = ruleset_of(game).timeline_records(game)
         for event in GameEvent.objects.filter(game=game, kind__in=list(PUBLIC_EVENT_KINDS)).order_by("at", "id"):
             item = _event_item(viewer, event, residents, cities, finished, related)
             if item is None:
@@ -224,7 +222,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
             text += f" ({side})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
     if event.kind in ("voting.opened", "voting.closed"):
-        session = related["sessions"].get(payload.get("session"))
+        session = related.get("sessions", {}).get(payload.get("session"))
         if session is None:
             return None
         if event.kind == "voting.opened":
@@ -240,7 +238,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         return TimelineItem(at=event.at, kind=shown, city=resident.city,
                             text=_("Decision: %(name)s is to be executed") % {"name": resident.name})
     if event.kind == "court.case_opened":
-        case = related["cases"].get(payload.get("case"))
+        case = related.get("cases", {}).get(payload.get("case"))
         if case is None:
             return None
         return TimelineItem(at=event.at, kind=shown, city=case.city,

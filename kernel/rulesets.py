@@ -306,6 +306,33 @@ class RulesetSpec:
         ``reminder_texts``) concerns, each one able to read where it happens. Read-only; nobody by default."""
         return []
 
+    def record_notifications(self, *, since, now, live_statuses) -> list[tuple[int, str, dict]]:
+        """The notifications of the ruleset's own records written in (``since``, ``now``] in games of
+        ``live_statuses``, for ``archive.services.do_collect_notifications``: ``(user id, NotificationKind value,
+        source fields of the Notification row)`` each, the audience the policy allows now. Read-only; none by
+        default."""
+        del since, now, live_statuses
+        return []
+
+    def timeline_records(self, game) -> dict[str, dict[int, Any]]:
+        """The ruleset's records that ``game``'s public events name, for the archive's timeline
+        (``archive.selectors``): {payload key kind ("sessions", "cases"): {id: record with its ``city``}}. Read
+        once per page; none by default."""
+        return {}
+
+    #: The audit log's references to the ruleset's own records (``inboxes.audit_policy``): the reference kind of a
+    #: payload key (``AUDIT_REFERENCES``: "session", "proxy"...) -> the model's label ("app_label.Model"), a model with
+    #: ``game`` and ``public_id``, shown by its public id.
+    audit_reference_models: ClassVar[Mapping[str, str]] = {}
+    #: Of those, the reference kinds whose record's ``city`` is the city an event naming it is about (for the audit
+    #: audiences of one city's hosts).
+    audit_city_references: ClassVar[tuple[str, ...]] = ()
+    #: Payload keys whose strings are codes of the ruleset's own choices -> the choices (a Django ``TextChoices``),
+    #: shown in words by the audit log (``staff.audit_sentences``); ``audit_kind_codes``: event kind -> the choices
+    #: of that event's ``kind`` payload key.
+    audit_code_choices: ClassVar[Mapping[str, Any]] = {}
+    audit_kind_codes: ClassVar[Mapping[str, Any]] = {}
+
     def site_message_notice(self, kind: str, body: str) -> str | None:
         """The ruleset's wording of the notification (of ``kind``, a ``NotificationKind`` value) of a message from
         the site whose text is ``body``, with ``%(game)s`` and ``%(inbox)s``; None for the engine's own wording

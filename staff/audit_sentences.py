@@ -22,7 +22,6 @@ from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditSco
 from inboxes.models import DeathCause, Inbox, Message
 from kernel.events import EventKind, ScheduledKind, scheduled_label
 from kernel.timezones import zoned_time
-from voting.models import CourtProcedure, SpeechKind
 
 K = EventKind
 
@@ -182,10 +181,10 @@ SITE = _("the site")
 MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from", "to", "starts_at", "deadline",
                          "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at"})
 
-#: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words; "kind" only for
-#: the event kinds listed in ``KIND_CODES`` (elsewhere it names a scheduled event). An unknown code stays as stored.
-CODE_KEYS = {"cause": DeathCause, "status": GameStatus, "procedure": CourtProcedure, "previous": CourtProcedure}
-KIND_CODES = {K.VOTING_SPEECH_REQUESTED: SpeechKind}
+#: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words, with those of
+#: the game's ruleset (``RulesetSpec.audit_code_choices``); "kind" only for the event kinds its ruleset lists in
+#: ``audit_kind_codes`` (elsewhere it names a scheduled event). An unknown code stays as stored.
+CODE_KEYS = {"cause": DeathCause, "status": GameStatus}
 
 
 def code_words(choices, value: str) -> str:
@@ -223,12 +222,15 @@ class _Words:
             if key in AUDIT_PLAIN_NUMBERS:
                 return str(value)
             return self._reference(key, value)
-        if key == "kind" and isinstance(value, str) and self.event.kind in KIND_CODES:
-            return conditional_escape(code_words(KIND_CODES[self.event.kind], value))
+        spec = self.scope.spec()
+        kind_codes = spec.audit_kind_codes if spec else {}
+        if key == "kind" and isinstance(value, str) and self.event.kind in kind_codes:
+            return conditional_escape(code_words(kind_codes[self.event.kind], value))
         if key == "kind" and isinstance(value, str) and value in ScheduledKind._value2member_map_:
             return conditional_escape(scheduled_label(value))
-        if key in CODE_KEYS and isinstance(value, str):
-            return conditional_escape(code_words(CODE_KEYS[key], value))
+        codes = {**(spec.audit_code_choices if spec else {}), **CODE_KEYS}
+        if key in codes and isinstance(value, str):
+            return conditional_escape(code_words(codes[key], value))
         if key in MOMENT_KEYS and isinstance(value, str):
             try:
                 return conditional_escape(zoned_time(datetime.fromisoformat(value), self.event.game.time_zone))

@@ -16,7 +16,7 @@ from roles.models import GodfatherElection
 from rulesets.lepra import seats
 from rulesets.lepra.demo import DEMO_SLUG, load_demo_game
 from tests.conftest import DEMO_NOW, DEMO_SEED
-from voting.models import ElectionBallot, JudgeElection, Nomination, ProxyRequest, VotingSession
+from rulesets.lepra.models import ElectionBallot, JudgeElection, Nomination, ProxyRequest, VotingSession
 
 
 @pytest.fixture(scope="module")

@@ -66,7 +66,7 @@ from rulesets.lepra.setup.services import (
     do_offer_commissar,
     do_start_mafia_draw,
 )
-from voting.models import Precinct
+from rulesets.lepra.models import Precinct
 
 DEMO_SLUG = "demo"
 DEMO_PASSWORD = "mafia-demo-2026"

@@ -11,10 +11,12 @@ from django.utils.translation import gettext_lazy as _
 from cities.models import Alignment, LifeStatus, StaffKind
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
+from kernel.events import EventKind
 from kernel.rulesets import PhasePlan, RulesetSpec, SeatRole
-from rulesets.lepra import seats, victory
+from rulesets.lepra import notifications, seats, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
+from rulesets.lepra.models import CourtProcedure, SpeechKind
 from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
 
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
@@ -95,10 +97,27 @@ class LepraRuleset(RulesetSpec):
     })
 
     def reminder_audience(self, event) -> list:
-        """The living residents of the deadline's city and its Tribune (``archive.notifications``)."""
-        from archive.notifications import city_deadline_audience  # the notifications read the day's models
+        """The living residents of the deadline's city and its Tribune (``rulesets.lepra.notifications``)."""
+        return notifications.city_deadline_audience(event)
 
-        return city_deadline_audience(event)
+    def record_notifications(self, *, since, now, live_statuses) -> list[tuple[int, str, dict]]:
+        """A proxy request told to its city's Tribune (L-VOTE-4, ``rulesets.lepra.notifications``)."""
+        return notifications.proxy_request_notifications(since=since, now=now, live_statuses=live_statuses)
+
+    def timeline_records(self, game) -> dict:
+        """The voting sessions and court cases the archive's timeline names (``rulesets.lepra.notifications``)."""
+        return notifications.timeline_records(game)
+
+    #: The day's, the court's and the judges' records the audit log names by public id; a proxy request and a
+    #: suicide declaration (written in a personal inbox) tell their city's Tribune (L-STAFF-6).
+    audit_reference_models = MappingProxyType({
+        "session": "lepra.VotingSession", "case": "lepra.CourtCase", "proxy": "lepra.ProxyRequest",
+        "declaration": "lepra.SuicideDeclaration", "demand": "lepra.RemovalDemand", "request": "lepra.SpeechRequest",
+    })
+    audit_city_references = ("proxy", "declaration")
+    #: The court's procedure (L-COURT-3) and a speech request's kind, in words in the audit log.
+    audit_code_choices = MappingProxyType({"procedure": CourtProcedure, "previous": CourtProcedure})
+    audit_kind_codes = MappingProxyType({EventKind.VOTING_SPEECH_REQUESTED: SpeechKind})
 
     #: The rule each refusal of the shared engine cites in a Lepra game (``RulesetSpec.rule_ids``: neutral key ->
     #: rule ID). The access policy's tables are these rules too: the engine's reading membership states (L-INBOX-17)

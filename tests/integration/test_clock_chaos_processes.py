@@ -45,7 +45,7 @@ from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clo
 from rulesets.lepra.day.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 from rulesets.lepra.night.services import do_submit_night_decision
 from tests.integration.celery_helpers import _celery_command, only_our_events, processes, subprocess_env  # noqa: F401 - fixtures, used by name
-from voting.models import VotingSession
+from rulesets.lepra.models import VotingSession
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

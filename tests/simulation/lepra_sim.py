@@ -44,7 +44,7 @@ from rulesets.lepra.court import services as court_services
 from rulesets.lepra.day import services as voting_services
 from rulesets.lepra.night import services as night_services
 from rulesets.lepra.setup import services as role_services
-from voting.models import CourtCase, DecisionSource, ExecutionDecision, JudgeElection
+from rulesets.lepra.models import CourtCase, DecisionSource, ExecutionDecision, JudgeElection
 
 #: Day 1 starts at 10:00 in Moscow (07:00 UTC) on Monday 1 March 2027; the setup happens two days before.
 DAY1 = datetime(2027, 3, 1, 7, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from cities.models import GameDay, StaffKind
 from rulesets.lepra.court.judge_services import do_schedule_judge_election
 from tests.cities.clock_helpers import DAY1, advance, clocked_game
-from voting.models import JudgeElection
+from rulesets.lepra.models import JudgeElection
 
 H = timedelta(hours=1)
 

@@ -166,11 +166,11 @@ MUST_REACH = {
                    "/staff/games/demo/stand-in/", "/staff/games/demo/end/", "/staff/games/demo/play-ban/",
                    "/staff/cities/game/demo/change/", "/staff/cities/resident/", "/staff/sanctions/playban/",
                    "/staff/sanctions/noconfidencecase/", "/staff/staff/tribunestandin/", "/staff/cities/gameevent/"],
-    "tribune1": ["/staff/cities/{city1}/schedule-voting/", "/staff/voting/proxyrequest/",
-                 "/staff/voting/suicidedeclaration/", "/staff/inboxes/membership/"],
+    "tribune1": ["/staff/cities/{city1}/schedule-voting/", "/staff/lepra/proxyrequest/",
+                 "/staff/lepra/suicidedeclaration/", "/staff/inboxes/membership/"],
     "tribune2": ["/staff/cities/{city2}/schedule-voting/"],
     "arbiter": ["/staff/games/demo/schedule-election/", "/staff/games/demo/court-procedure/",
-                "/staff/voting/cityjudge/", "/staff/voting/courtcase/"],
+                "/staff/lepra/cityjudge/", "/staff/lepra/courtcase/"],
     "consigliere": ["/staff/inboxes/inbox/", "/staff/inboxes/message/"],
 }
 
@@ -192,7 +192,7 @@ def test_no_console_page_a_staff_member_reaches_names_a_database_id_L_INBOX_20(f
 def test_the_crawls_check_finds_database_ids(demo):
     """The check of the crawl above is no assert that cannot fail: each old form is found."""
     for old in ('<a href="/staff/games/12/clock/">', '<a href="?game__id__exact=3">', '<a href="?city=4">',
-                '<form action="/staff/cities/5/schedule-voting/">', '<a href="/staff/voting/votingsession/7/change/">',
+                '<form action="/staff/cities/5/schedule-voting/">', '<a href="/staff/lepra/votingsession/7/change/">',
                 '<input type="checkbox" name="_selected_action" value="8" class="action-select">',
                 '<a href="/staff/cities/resident/?_changelist_filters=city__id__exact%3D9">'):
         assert database_ids_in(old) != [], old

@@ -48,7 +48,7 @@ def test_each_need_links_to_exactly_its_objects(populated, persona):
             if key in ("commissar", "failed", "impeachment"):
                 continue
             body = client.get(url + "&all=").content.decode()
-            listed = set(re.findall(r'href="/staff/voting/[a-z]+/([a-z0-9]+)/change/', body))
+            listed = set(re.findall(r'href="/staff/lepra/[a-z]+/([a-z0-9]+)/change/', body))
             assert len(listed) == count, (persona, key, url)
 
 

@@ -36,7 +36,7 @@ from rulesets.lepra.day.services import (
     session_of,
 )
 from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_election
-from voting.models import (
+from rulesets.lepra.models import (
     ElectionBallot,
     ElectionProxy,
     ElectionReason,

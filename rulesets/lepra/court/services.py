@@ -31,7 +31,7 @@ from rulesets.lepra.day.services import (
     _local,
     _seat_of,
 )
-from voting.models import (
+from rulesets.lepra.models import (
     CourtCase,
     CourtProcedure,
     CourtProcedureChoice,

@@ -37,7 +37,7 @@ from kernel.timezones import time_for
 from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_replan_clock, voting_window_limits
 from rulesets.lepra.day.tally import LepraVoteMessage, tally_lepra_execution
-from voting.models import (
+from rulesets.lepra.models import (
     DecisionSource,
     ExecutionDecision,
     LepraVote,

@@ -16,13 +16,14 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cities.i18n import activate_game_language
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
-from inboxes import access, policies
+from inboxes import policies
 from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation, WrongState, page_status
 from kernel.timezones import zoned_time
+from rulesets.lepra import access
 from rulesets.lepra.court import judge_services
 from rulesets.lepra.court import services as court_services
-from voting.models import SpeechKind
+from rulesets.lepra.models import SpeechKind
 
 from . import selectors, services
 from .forms import (

@@ -14,7 +14,7 @@ from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.prepared import PreparedInsert, PreparedQuery, PreparedUpdate
 from kernel.timezones import time_for
 from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
-from voting.models import LepraVote, SuicideDeclaration, VoteState, VotingSession
+from rulesets.lepra.models import LepraVote, SuicideDeclaration, VoteState, VotingSession
 from rulesets.lepra.day.keywords import parse_lepra_execution
 
 

@@ -427,7 +427,7 @@ def test_night_end_scheduled_event_resolves_the_night(ng):
 
 def test_judge_killed_at_night_gets_a_site_scheduled_election_L_JUDGE_2(ng):
     """The resolution schedules the new election where a judge died: 6 h notice, next full hour, 6 h long."""
-    from voting.models import JudgeElection
+    from rulesets.lepra.models import JudgeElection
     decide(ng, 2, ng.judge[2])
     night_services.do_resolve_night(ng.game, night=2, now=LATER)
     elections = list(JudgeElection.objects.filter(game=ng.game).values_list("city__number", "opens_at", "closes_at"))
