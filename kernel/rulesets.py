@@ -79,6 +79,9 @@ Plain attributes (override as class attributes):
   declares is a loud ``ValueError`` (a typo), not a silent "no". ``wording(key, default)`` lets a ruleset word an
   engine text its own way (a notification about an M21 role PM); ``winner_sentence(side)`` is the archive's line
   (texts ``won_<side>`` and ``no_winner``).
+- ``audit_reference_models`` / ``audit_city_references`` / ``audit_code_choices`` / ``audit_kind_codes``: the
+  ruleset's own records that the audit log names by public id (``inboxes.audit_policy``), those whose city decides a
+  city's audience, and the choices whose codes it shows in words (``staff.audit_sentences``).
 - ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
   ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
   links the shared game page shows to the ruleset's own pages; ``game_page_notes(game)``: public notes of the
@@ -98,6 +101,9 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
   ``holds_seat_role`` and its query form ``seat_role_q``, ``seat_knows_alignment``, ``public_seat_roles``,
   ``seat_state`` / ``end_seat_state`` (with ``policy_grants["seat_states"]``), ``standing_members`` and its query
   form ``standing_members_q``, ``death_facts`` and ``after_deaths`` (asked by the shared death service).
+- ``record_notifications(since=, now=, live_statuses=)``: the notifications of the ruleset's own records
+  (``archive.services.do_collect_notifications``); ``timeline_records(game)``: its records that the archive's
+  timeline names (``archive.selectors``). Nothing by default.
 - ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
   residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
