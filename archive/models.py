@@ -146,7 +146,7 @@ class Notification(models.Model):
     kind = models.CharField(max_length=16, choices=NotificationKind.choices)
     message = models.ForeignKey("inboxes.Message", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     event = models.ForeignKey(ScheduledEvent, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    offer = models.ForeignKey("roles.CommissarOffer", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    offer = models.ForeignKey("lepra.CommissarOffer", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     proxy = models.ForeignKey("lepra.ProxyRequest", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField()
     read_at = models.DateTimeField(null=True, blank=True)

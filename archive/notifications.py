@@ -24,7 +24,6 @@ from inboxes.models import Message
 from inboxes.selectors import inbox_list_for
 from kernel.rulesets import registered_rulesets, ruleset_of
 from kernel.timezones import display_zone_name, zoned_date, zoned_time
-from roles.models import CommissarOffer
 
 from .models import Notification, NotificationKind
 
@@ -123,8 +122,8 @@ class Attention:
 
 def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     """What needs ``user`` in ``game`` now, decided at this moment from the state of their seat and the policy:
-    a commissar offer addressed to their seat and not yet answered (only the candidate learns of it),
-    then the deadlines of the next ``ATTENTION_LEAD`` that concern them (``concerned_users``: nominations and
+    what their seat must answer now (the ruleset's ``attention_items``: a Lepra commissar offer, only its candidate
+    learns of it), then the deadlines of the next ``ATTENTION_LEAD`` that concern them (``concerned_users``: nominations and
     voting close in their city, the night's end), soonest first. Empty for anonymous visitors and finished games.
     """
     if not getattr(user, "is_authenticated", False) or game.status == GameStatus.FINISHED:
@@ -132,10 +131,7 @@ def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     items: list[Attention] = []
     seat = policies.seat_in(user, game)
     if seat is not None:
-        offer = CommissarOffer.objects.filter(candidate=seat, answered_at__isnull=True).first()
-        if offer is not None:
-            items.append(Attention(str(gettext_lazy("You are offered the commissar's post: answer the offer.")),
-                                   reverse("commissar_offer", args=[game.slug, offer.public_id])))
+        items += [Attention(text, url) for text, url in ruleset_of(game).attention_items(user, game, seat)]
     zone = display_zone_name(user, game)
     events = (ScheduledEvent.objects.filter(reminded_kinds_q(), game=game, done_at__isnull=True,
                                             cancelled_at__isnull=True, due_at__gt=now,
@@ -195,8 +191,10 @@ def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
         by_inbox.setdefault(m.inbox_id, []).append(m)
     names_of_game: dict[int, dict[str, set[int]]] = {}
     User = get_user_model()
-    # The site's own messages in a commissar offer's inbox are the offer itself, told as an offer.
-    offer_inboxes = set(CommissarOffer.objects.filter(inbox_id__in=list(by_inbox)).values_list("inbox_id", flat=True))
+    # The site's own messages in an inbox a ruleset tells itself (a commissar offer's inbox) are told there.
+    offer_inboxes = set()
+    for spec in registered_rulesets().values():
+        offer_inboxes |= spec.self_told_inbox_ids(list(by_inbox))
     for batch in by_inbox.values():
         inbox = batch[0].inbox
         if inbox.pk in offer_inboxes:

@@ -21,7 +21,6 @@ from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import NotProvidedByRuleset
 from kernel.events import EventKind
 from kernel.rulesets import ruleset_of, seat_state_relations
-from roles.models import GameResult
 
 from .models import DisclosureConsent, OpenRequest
 from .services import consenter_for
@@ -309,14 +308,15 @@ class FrontPage:
 
 def winner_of(game: Game, residents: list[Resident]) -> str:
     """The winning side of a finished game, a side key of its ruleset ("honest", "mafia", "town"...) or "": the
-    ``GameResult`` the victory service recorded ("" for a game ended early by its staff); without one (a game
+    winner its ruleset recorded at the end (``RulesetSpec.recorded_winner``: Lepra's ``GameResult``, "" for a game
+    ended early by its staff); without one (a game
     finished by a bare status change), the winner of its last ``game.finished`` event; else what the game's
     ruleset decides over the living of ``residents`` (the game's seats as the caller read them:
     ``RulesetSpec.winner_among``; "" when it decides none or has no victory check)."""
 
-    result = GameResult.objects.filter(game=game).only("winner").first()
-    if result is not None:
-        return result.winner
+    recorded = ruleset_of(game).recorded_winner(game)
+    if recorded is not None:
+        return recorded
     event = GameEvent.objects.filter(game=game, kind="game.finished", payload__has_key="winner").order_by("-at", "-id").first()
     if event is not None and isinstance(event.payload.get("winner"), str):
         return event.payload["winner"]

@@ -2,20 +2,19 @@
 "The access policy": the only way a request id becomes an object, in the manner of Zulip's ``access_stream_by_id``).
 
 Each function takes the viewer and the id as the request gave it: the object's opaque public id
-(``kernel.public_ids``) for the models that have one (cities, residents, offers, and most of a ruleset's records: a
+(``kernel.public_ids``) for the models that have one (cities, residents, and most of a ruleset's records: a
 sequential id would count what the viewer may not see), else its database id, an int or a string of
 ASCII digits; a malformed id is treated as a missing one, narrows to the scope the page is about (``game=``, ``city=``), and returns the object or raises
 ``Http404``, the same one for a malformed, a missing and a forbidden id, so that a page never tells whether an
 object it may not show exists. Who may see what follows ``inboxes.policies``:
 
 - cities and residents are public facts of a game (its lists);
-- a commissar offer: its candidate and the Procurator;
 - a sign-up: its player and the Procurator (the setup page).
 
 The services still decide what the viewer may *do* with the object; these functions decide only whether the
 request may name it at all. ``access_inbox_by_id`` lives with the inbox rules in ``inboxes.policies``; a ruleset's
-own records are named by its own ``access_<noun>_by_id`` functions, built on ``one_by_id`` (Lepra's day, court and
-judges: ``rulesets.lepra.access``).
+own records are named by its own ``access_<noun>_by_id`` functions, built on ``one_by_id`` (Lepra's day, court,
+judges and commissar offers: ``rulesets.lepra.access``).
 """
 from __future__ import annotations
 
@@ -24,7 +23,6 @@ from django.http import Http404
 
 from cities.models import City, Game, Resident, Signup, StaffKind
 from kernel.public_ids import is_database_id, is_public_id
-from roles.models import CommissarOffer
 
 from .policies import holds_role, seat_in
 
@@ -85,14 +83,6 @@ def access_resident_by_id(user, resident_id, *, game: Game | None = None, city: 
     """A resident (seat) of ``game`` / ``city`` by id, with its city and game. Public (the city lists); what may be
     known about them is the policy's (``visible_alignment``, ``knows_seat_role``). Raises ``Http404``."""
     return one_by_id(Resident.objects.select_related("city", "game"), resident_id, game=game, city=city)
-
-
-def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) -> CommissarOffer:
-    """A commissar offer: its candidate and the Procurator only. Raises ``Http404``."""
-    offer = one_by_id(CommissarOffer.objects.select_related("city", "game", "candidate", "inbox"), offer_id, game=game)
-    if not (holds_role(user, offer.game_id, StaffKind.PROCURATOR) or is_own_seat(user, offer.candidate)):
-        raise Http404("No such object.")
-    return offer
 
 
 def access_signup_by_id(user, signup_id, *, game: Game) -> Signup:

@@ -103,7 +103,9 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
   form ``standing_members_q``, ``death_facts`` and ``after_deaths`` (asked by the shared death service).
 - ``record_notifications(since=, now=, live_statuses=)``: the notifications of the ruleset's own records
   (``archive.services.do_collect_notifications``); ``timeline_records(game)``: its records that the archive's
-  timeline names (``archive.selectors``). Nothing by default.
+  timeline names (``archive.selectors``); ``attention_items`` / ``self_told_inbox_ids`` (what a seat must answer,
+  the inboxes whose site messages the ruleset tells itself), ``draw_record_q`` / ``is_draw_record`` (a draw's
+  record, disclosed after the game) and ``recorded_winner`` (the archive's winner). Nothing by default.
 - ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
   residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
@@ -319,6 +321,37 @@ class RulesetSpec:
         default."""
         del since, now, live_statuses
         return []
+
+    def attention_items(self, user, game, seat) -> list[tuple[str, str]]:
+        """What ``seat`` (``user``'s seat in ``game``, or None) must answer now besides the deadlines, as
+        ``(text, url)``, first on the "needs your attention" list (``archive.notifications.attention_for``): a
+        Lepra commissar offer. Read-only; nothing by default."""
+        del user, game, seat
+        return []
+
+    def self_told_inbox_ids(self, inbox_ids) -> set[int]:
+        """Of ``inbox_ids``, the inboxes whose site messages the ruleset tells through its own notification (a
+        Lepra commissar offer's inbox: the offer is told as an offer), left out of the message notifications
+        (``archive.notifications.message_audience``). None by default."""
+        del inbox_ids
+        return set()
+
+    def draw_record_q(self):
+        """``Q`` over Inbox: the inboxes that are the record of a draw of the ruleset's games (a Lepra mafia draw's
+        notary), disclosed after the game when of a ``draw_record_kinds`` kind (``inboxes.policies``). None by
+        default."""
+        from django.db.models import Q
+
+        return Q(pk__in=[])
+
+    def is_draw_record(self, inbox) -> bool:
+        """The bool form of ``draw_record_q``. False by default."""
+        return False
+
+    def recorded_winner(self, game) -> str | None:
+        """The winning side the ruleset recorded when ``game`` ended ("" for a game ended without a winner), or
+        None when it recorded none (``archive.selectors.winner_of``). None by default."""
+        return None
 
     def timeline_records(self, game) -> dict[str, dict[int, Any]]:
         """The ruleset's records that ``game``'s public events name, for the archive's timeline

@@ -3,9 +3,9 @@
 Registered here, through the console's registries, with the same conventions (read-only, policy-scoped querysets, a
 whitelist of URL lookups, every write one service call with ``acting_user=request.user``):
 
-* **What needs me now** (``dashboard_needs``): per role, counts with links: the Procurator's pending commissar
-  offers, impeachment demands before him and failed scheduled events. Other apps and the rulesets add theirs with
-  ``staff.console.register_dashboard_needs`` (a Lepra game's day requests, court cases and removal demands).
+* **What needs me now** (``dashboard_needs``): per role, counts with links: the Procurator's impeachment demands
+  before him and failed scheduled events. Other apps and the rulesets add theirs with
+  ``staff.console.register_dashboard_needs`` (a Lepra game's day requests, commissar offers, court cases and removal demands).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
   ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
@@ -36,7 +36,6 @@ from inboxes import audit_policy
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
 from kernel.timezones import zoned_time
-from roles.models import CommissarOffer
 from staff.console import (
     DASHBOARD_NEEDS,
     Need,
@@ -76,14 +75,11 @@ def _procurator_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.PROCURATOR:
         return []
     game = role.game
-    offers = CommissarOffer.objects.filter(game=game, answered_at__isnull=True).count()
     demands = _scoped(request, ImpeachmentDemand).filter(game=game, reached_at__isnull=False,
                                                          ruled_at__isnull=True).count()
     failed = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
                                            attempts__gt=0).exclude(last_error="").count()
     needs = [
-        ("commissar_offers", Need("commissar", _("Commissar offers awaiting an answer"), offers,
-                                  reverse("game_setup", args=[game.slug]))),
         ("impeachment", Need("impeachment", _("Impeachment demands before you"), demands,
                              _changelist("staff_impeachmentdemand", game=game))),
         (None, Need("failed", _("Failed scheduled events"), failed,

@@ -1,22 +1,32 @@
-"""Lepra's ``access_<noun>_by_id`` functions (DESIGN.md "The access policy"), for the objects of its day, court and
-judges that a request names: the engine's shared lookup (``inboxes.access.one_by_id``: a public id, narrowed to the
-page's ``game=`` / ``city=``, one ``Http404`` for a malformed, a missing and a forbidden id) with Lepra's rule of who
-may name each:
+"""Lepra's ``access_<noun>_by_id`` functions (DESIGN.md "The access policy"), for the objects of its day, court,
+judges and setup that a request names: the engine's shared lookup (``inboxes.access.one_by_id``: a public id,
+narrowed to the page's ``game=`` / ``city=``, one ``Http404`` for a malformed, a missing and a forbidden id) with
+Lepra's rule of who may name each:
 
 - voting sessions and court cases are public facts of a game (its day page);
 - a proxy request and a suicide declaration are written in the resident's personal inbox: their resident and the
   city's Tribune (or stand-in) only;
 - a speech request: its resident, the city's Tribune and the Procurator;
-- a judge removal demand: public in its game (announced in its city; the service decides who may confirm it).
+- a judge removal demand: public in its game (announced in its city; the service decides who may confirm it);
+- a commissar offer: its candidate and the Procurator (L-COMM).
 """
 from __future__ import annotations
 
 from django.http import Http404
 
-from cities.models import City, Game
+from cities.models import City, Game, StaffKind
 from inboxes.access import is_city_tribune, is_own_seat, one_by_id
 from inboxes.day_policy import can_see_speech_requests
-from rulesets.lepra.models import CourtCase, ProxyRequest, RemovalDemand, SpeechRequest, SuicideDeclaration, VotingSession
+from inboxes.policies import holds_role
+from rulesets.lepra.models import (
+    CommissarOffer,
+    CourtCase,
+    ProxyRequest,
+    RemovalDemand,
+    SpeechRequest,
+    SuicideDeclaration,
+    VotingSession,
+)
 
 
 def access_voting_session_by_id(user, session_id, *, game: Game | None = None,
@@ -65,3 +75,11 @@ def access_removal_demand_by_id(user, demand_id, *, game: Game | None = None,
     who may confirm it. Raises ``Http404``."""
     return one_by_id(RemovalDemand.objects.select_related("city", "game", "inbox", "judge"), demand_id,
                 game=game, city=city)
+
+
+def access_commissar_offer_by_id(user, offer_id, *, game: Game | None = None) -> CommissarOffer:
+    """A commissar offer: its candidate and the Procurator only. Raises ``Http404``."""
+    offer = one_by_id(CommissarOffer.objects.select_related("city", "game", "candidate", "inbox"), offer_id, game=game)
+    if not (holds_role(user, offer.game_id, StaffKind.PROCURATOR) or is_own_seat(user, offer.candidate)):
+        raise Http404("No such object.")
+    return offer

@@ -101,18 +101,40 @@ class LepraRuleset(RulesetSpec):
         return notifications.city_deadline_audience(event)
 
     def record_notifications(self, *, since, now, live_statuses) -> list[tuple[int, str, dict]]:
-        """A proxy request told to its city's Tribune (L-VOTE-4, ``rulesets.lepra.notifications``)."""
-        return notifications.proxy_request_notifications(since=since, now=now, live_statuses=live_statuses)
+        """A commissar offer told to its candidate, a proxy request to its city's Tribune (L-COMM, L-VOTE-4,
+        ``rulesets.lepra.notifications``)."""
+        return notifications.record_notifications(since=since, now=now, live_statuses=live_statuses)
+
+    def attention_items(self, user, game, seat) -> list[tuple[str, str]]:
+        """A commissar offer awaiting the seat's answer (L-COMM)."""
+        return notifications.attention_items(user, game, seat)
+
+    def self_told_inbox_ids(self, inbox_ids) -> set[int]:
+        """The commissar offers' inboxes: the site's messages there are the offer, told as one."""
+        return notifications.offer_inbox_ids(inbox_ids)
+
+    def draw_record_q(self):
+        """The mafia draw's notary (L-ASSIGN-3)."""
+        return notifications.draw_notary_q()
+
+    def is_draw_record(self, inbox) -> bool:
+        """Whether ``inbox`` is the mafia draw's notary (L-ASSIGN-3)."""
+        return notifications.is_draw_notary(inbox)
+
+    def recorded_winner(self, game) -> str | None:
+        """The winner recorded at the game's end (``GameResult``, L-WIN)."""
+        return notifications.recorded_winner(game)
 
     def timeline_records(self, game) -> dict:
         """The voting sessions and court cases the archive's timeline names (``rulesets.lepra.notifications``)."""
         return notifications.timeline_records(game)
 
-    #: The day's, the court's and the judges' records the audit log names by public id; a proxy request and a
+    #: The day's, the court's, the judges' records and the commissar offers the audit log names by public id; a proxy request and a
     #: suicide declaration (written in a personal inbox) tell their city's Tribune (L-STAFF-6).
     audit_reference_models = MappingProxyType({
         "session": "lepra.VotingSession", "case": "lepra.CourtCase", "proxy": "lepra.ProxyRequest",
         "declaration": "lepra.SuicideDeclaration", "demand": "lepra.RemovalDemand", "request": "lepra.SpeechRequest",
+        "offer": "lepra.CommissarOffer",
     })
     audit_city_references = ("proxy", "declaration")
     #: The court's procedure (L-COURT-3) and a speech request's kind, in words in the audit log.

@@ -23,7 +23,7 @@ from cities import recruitment_services
 from cities import services as city_services
 from cities.models import Alignment, City, Game, GameStatus, Resident, StaffKind
 from inboxes.models import Inbox, InboxKind
-from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.models import CommissarOffer, MafiaDraw
 from rulesets.lepra import seats
 from rulesets.lepra.setup import services as role_services
 

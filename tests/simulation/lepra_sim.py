@@ -36,7 +36,7 @@ from cities.models import (
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Membership
 from inboxes.posting import do_post_message
-from roles.models import CommissarCheck, MafiaDraw
+from rulesets.lepra.models import CommissarCheck, MafiaDraw
 from rulesets.lepra import seats
 from rulesets.lepra.clock import services as clock_services
 from rulesets.lepra.court import judge_services

@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from cities.models import GameDay, GameEvent, GameStatus, LifeStatus, PostKind, PublicPost, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Message
-from roles.models import CommissarCheck, GameResult, GodfatherElection, NightDecision, NightResolution
+from rulesets.lepra.models import CommissarCheck, GameResult, GodfatherElection, NightDecision, NightResolution
 from rulesets.lepra import seats
 from tests.setup_factory import in_game_language
 from tests.simulation.lepra_sim import DAY1, SEED, run_game

@@ -11,7 +11,7 @@ import pytest
 import time_machine
 
 from cities.models import ScheduledEvent, StaffKind, StaffRole
-from roles.models import CommissarOffer
+from rulesets.lepra.models import CommissarOffer
 from staff import console
 from staff import services as staff_services
 from staff.staff_admin import Need

@@ -28,7 +28,7 @@ from inboxes.services import do_create_secret_inbox
 from kernel.errors import NotAllowed
 from kernel.public_ids import new_idempotency_key
 from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
-from roles.models import MafiaDraw
+from rulesets.lepra.models import MafiaDraw
 from tests.conftest import fresh
 from tests.factories import UserFactory
 from tests.toy_ruleset import ruleset as toy

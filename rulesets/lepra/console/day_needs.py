@@ -1,23 +1,33 @@
-"""Lepra's day on the staff console's dashboards and its speech requests (RULES.md L-NOM, L-VOTE-4, L-COURT, L-STAFF):
-the "what needs me now" lines (``staff.console.register_dashboard_needs``) of the Tribune (proxy requests to accept,
-suicide declarations to confirm, confrontation and last-word requests, own city and stand-in cities), the
-Procurator (speech requests) and the Arbiter (court cases awaiting a decision); and the speech requests' pages, for
-the Procurator and the city's Tribune (``day_policy.can_see_speech_requests``). The other day pages are
-``console.day``'s."""
+"""Lepra on the staff console's dashboards, and its speech requests (RULES.md L-NOM, L-VOTE-4, L-COMM, L-COURT,
+L-STAFF): the "what needs me now" lines (``staff.console.register_dashboard_needs``) of the Tribune (proxy requests to
+accept, suicide declarations to confirm, confrontation and last-word requests, own city and stand-in cities), the
+Procurator (speech requests, commissar offers awaiting an answer) and the Arbiter (court cases awaiting a decision);
+and the speech requests' pages, for the Procurator and the city's Tribune (``day_policy.can_see_speech_requests``).
+The other day pages are ``console.day``'s."""
 from __future__ import annotations
 
 from django.contrib import admin
 from django.db.models import Exists, OuterRef, Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.models import LifeStatus, StaffKind, StaffRole
-from rulesets.lepra.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, SuicideDeclaration, VotingSession
+from rulesets.lepra.models import (
+    CommissarOffer,
+    CourtCase,
+    ProxyRequest,
+    ProxyState,
+    SpeechRequest,
+    SuicideDeclaration,
+    VotingSession,
+)
 from staff.console import (
     Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
     changelist_url,
+    game_provides,
     register_dashboard_needs,
     role_game_ids,
     staff_admin_site,
@@ -58,14 +68,21 @@ def _tribune_needs(request, role: StaffRole) -> list[Need]:
     ]
 
 
-@register_dashboard_needs(tool="voting")
+@register_dashboard_needs
 def _procurator_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != StaffKind.PROCURATOR:
         return []
     game = role.game
-    speeches = _scoped(request, SpeechRequest).filter(game=game, day=game.day_number).count()
-    return [Need("speech", _("Confrontation and last-word requests"), speeches,
-                 _changelist("lepra_speechrequest", game=game, day=game.day_number))]
+    needs = []
+    if game_provides(game, "voting"):
+        speeches = _scoped(request, SpeechRequest).filter(game=game, day=game.day_number).count()
+        needs.append(Need("speech", _("Confrontation and last-word requests"), speeches,
+                          _changelist("lepra_speechrequest", game=game, day=game.day_number)))
+    if game_provides(game, "commissar_offers"):
+        offers = CommissarOffer.objects.filter(game=game, answered_at__isnull=True).count()
+        needs.append(Need("commissar", _("Commissar offers awaiting an answer"), offers,
+                          reverse("game_setup", args=[game.slug])))
+    return needs
 
 
 @register_dashboard_needs(tool="court")

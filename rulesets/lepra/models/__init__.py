@@ -1,5 +1,5 @@
-"""Lepra's own tables, one module per part of its rules: a seat's ranks (``seats``) and the day, the court and the
-judges (``day``). Every name is importable from ``rulesets.lepra.models``, Django's home of the app's models."""
+"""Lepra's own tables, one module per part of its rules: a seat's ranks (``seats``), the day, the court and the
+judges (``day``), the setup draws, the nights and the game's end (``night``). Every name is importable from ``rulesets.lepra.models``, Django's home of the app's models."""
 from .day import (  # noqa: F401
     CityJudge,
     CourtCase,
@@ -26,5 +26,18 @@ from .day import (  # noqa: F401
     SuicideDeclaration,
     VoteState,
     VotingSession,
+)
+from .night import (  # noqa: F401
+    CommissarCheck,
+    CommissarOffer,
+    GameResult,
+    Gift,
+    GiftKind,
+    GodfatherElection,
+    GodfatherVote,
+    MafiaDraw,
+    NightActionKind,
+    NightDecision,
+    NightResolution,
 )
 from .seats import LepraSeat  # noqa: F401

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from cities.models import City, Game, GameStatus, PostKind, PublicPost, Resident, Signup, StaffKind, StaffRole
 from cities.selectors import signups_open
-from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.models import CommissarOffer, MafiaDraw
 
 from .services import city_commissar_state
 
