@@ -192,12 +192,12 @@ def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
     names_of_game: dict[int, dict[str, set[int]]] = {}
     User = get_user_model()
     # The site's own messages in an inbox a ruleset tells itself (a commissar offer's inbox) are told there.
-    offer_inboxes = set()
+    self_told = set()
     for spec in registered_rulesets().values():
-        offer_inboxes |= spec.self_told_inbox_ids(list(by_inbox))
+        self_told |= spec.self_told_inbox_ids(list(by_inbox))
     for batch in by_inbox.values():
         inbox = batch[0].inbox
-        if inbox.pk in offer_inboxes:
+        if inbox.pk in self_told:
             batch = [m for m in batch if not _is_site_message(m)]
             if not batch:
                 continue
