@@ -129,8 +129,8 @@ class LepraRuleset(RulesetSpec):
         """The voting sessions and court cases the archive's timeline names (``rulesets.lepra.notifications``)."""
         return notifications.timeline_records(game)
 
-    #: The day's, the court's, the judges' records and the commissar offers the audit log names by public id; a proxy request and a
-    #: suicide declaration (written in a personal inbox) tell their city's Tribune (L-STAFF-6).
+    #: The records of the day, the court, the judges and the commissar offers that the audit log names by public id;
+    #: a proxy request and a suicide declaration (written in a personal inbox) tell their city's Tribune (L-STAFF-6).
     audit_reference_models = MappingProxyType({
         "session": "lepra.VotingSession", "case": "lepra.CourtCase", "proxy": "lepra.ProxyRequest",
         "declaration": "lepra.SuicideDeclaration", "demand": "lepra.RemovalDemand", "request": "lepra.SpeechRequest",
