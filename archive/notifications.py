@@ -18,14 +18,12 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext_lazy
 
-from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent
+from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Message
 from inboxes.selectors import inbox_list_for
 from kernel.rulesets import registered_rulesets, ruleset_of
 from kernel.timezones import display_zone_name, zoned_date, zoned_time
-from roles.models import CommissarOffer
-from voting.models import VotingSession
 
 from .models import Notification, NotificationKind
 
@@ -96,32 +94,6 @@ def concerned_users(event: ScheduledEvent) -> list:
     return list(get_user_model().objects.filter(pk__in=ids, is_active=True).order_by("pk"))
 
 
-def city_deadline_audience(event: ScheduledEvent) -> list:
-    """The users a city game's deadline concerns, each one able to read the inbox where it happens
-    (``readers_of_inbox``): for a voting (``voting_open``/``voting_close``), the living residents of its city and
-    its Tribune, among the readers of the city's current inbox; for the night's end, the living residents of the
-    game among the readers of their city's inbox. For a ruleset's ``reminder_audience``."""
-
-    User = get_user_model()
-    cities: list[City] = []
-    if event.kind in ("voting_open", "voting_close"):
-        session = VotingSession.objects.filter(pk=(event.payload or {}).get("session")).select_related("city").first()
-        if session is not None:
-            cities = [session.city]
-    elif event.kind == "night_end":
-        cities = list(City.objects.filter(game=event.game_id))
-    users = set()
-    for city in cities:
-        inbox = Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True).select_related("game").order_by("-pk").first()
-        if inbox is None:
-            continue
-        readers = policies.readers_of_inbox(inbox)
-        concerned = readers.filter(Q(seats__city=city, seats__status=LifeStatus.ALIVE)
-                                   | Q(staff_roles__city=city))  # the city's staff (``city_staff_kinds``)
-        users |= set(concerned.values_list("pk", flat=True))
-    return list(User.objects.filter(pk__in=users, is_active=True).order_by("pk"))
-
-
 #: How far ahead of a deadline its reminder goes out.
 REMINDER_LEAD = timedelta(hours=1)
 
@@ -150,8 +122,8 @@ class Attention:
 
 def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     """What needs ``user`` in ``game`` now, decided at this moment from the state of their seat and the policy:
-    a commissar offer addressed to their seat and not yet answered (only the candidate learns of it),
-    then the deadlines of the next ``ATTENTION_LEAD`` that concern them (``concerned_users``: nominations and
+    what their seat must answer now (the ruleset's ``attention_items``: a Lepra commissar offer, only its candidate
+    learns of it), then the deadlines of the next ``ATTENTION_LEAD`` that concern them (``concerned_users``: nominations and
     voting close in their city, the night's end), soonest first. Empty for anonymous visitors and finished games.
     """
     if not getattr(user, "is_authenticated", False) or game.status == GameStatus.FINISHED:
@@ -159,10 +131,7 @@ def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     items: list[Attention] = []
     seat = policies.seat_in(user, game)
     if seat is not None:
-        offer = CommissarOffer.objects.filter(candidate=seat, answered_at__isnull=True).first()
-        if offer is not None:
-            items.append(Attention(str(gettext_lazy("You are offered the commissar's post: answer the offer.")),
-                                   reverse("commissar_offer", args=[game.slug, offer.public_id])))
+        items += [Attention(text, url) for text, url in ruleset_of(game).attention_items(user, game, seat)]
     zone = display_zone_name(user, game)
     events = (ScheduledEvent.objects.filter(reminded_kinds_q(), game=game, done_at__isnull=True,
                                             cancelled_at__isnull=True, due_at__gt=now,
@@ -222,11 +191,13 @@ def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
         by_inbox.setdefault(m.inbox_id, []).append(m)
     names_of_game: dict[int, dict[str, set[int]]] = {}
     User = get_user_model()
-    # The site's own messages in a commissar offer's inbox are the offer itself, told as an offer.
-    offer_inboxes = set(CommissarOffer.objects.filter(inbox_id__in=list(by_inbox)).values_list("inbox_id", flat=True))
+    # The site's own messages in an inbox a ruleset tells itself (a commissar offer's inbox) are told there.
+    self_told = set()
+    for spec in registered_rulesets().values():
+        self_told |= spec.self_told_inbox_ids(list(by_inbox))
     for batch in by_inbox.values():
         inbox = batch[0].inbox
-        if inbox.pk in offer_inboxes:
+        if inbox.pk in self_told:
             batch = [m for m in batch if not _is_site_message(m)]
             if not batch:
                 continue

@@ -21,8 +21,6 @@ from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import NotProvidedByRuleset
 from kernel.events import EventKind
 from kernel.rulesets import ruleset_of, seat_state_relations
-from roles.models import GameResult
-from voting.models import CourtCase, VotingSession
 
 from .models import DisclosureConsent, OpenRequest
 from .services import consenter_for
@@ -186,8 +184,7 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
             policies.readable_inboxes(viewer, game).filter(kind=InboxKind.CITY).values_list("city_id", flat=True))
 
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
-        related = {"sessions": {s.pk: s for s in VotingSession.objects.filter(game=game).select_related("city")},
-                   "cases": {c.pk: c for c in CourtCase.objects.filter(game=game).select_related("city")}}
+        related = ruleset_of(game).timeline_records(game)
         for event in GameEvent.objects.filter(game=game, kind__in=list(PUBLIC_EVENT_KINDS)).order_by("at", "id"):
             item = _event_item(viewer, event, residents, cities, finished, related)
             if item is None:
@@ -225,7 +222,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
             text += f" ({side})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
     if event.kind in ("voting.opened", "voting.closed"):
-        session = related["sessions"].get(payload.get("session"))
+        session = related.get("sessions", {}).get(payload.get("session"))
         if session is None:
             return None
         if event.kind == "voting.opened":
@@ -241,7 +238,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
         return TimelineItem(at=event.at, kind=shown, city=resident.city,
                             text=_("Decision: %(name)s is to be executed") % {"name": resident.name})
     if event.kind == "court.case_opened":
-        case = related["cases"].get(payload.get("case"))
+        case = related.get("cases", {}).get(payload.get("case"))
         if case is None:
             return None
         return TimelineItem(at=event.at, kind=shown, city=case.city,
@@ -312,14 +309,15 @@ class FrontPage:
 
 def winner_of(game: Game, residents: list[Resident]) -> str:
     """The winning side of a finished game, a side key of its ruleset ("honest", "mafia", "town"...) or "": the
-    ``GameResult`` the victory service recorded ("" for a game ended early by its staff); without one (a game
+    winner its ruleset recorded at the end (``RulesetSpec.recorded_winner``: Lepra's ``GameResult``, "" for a game
+    ended early by its staff); without one (a game
     finished by a bare status change), the winner of its last ``game.finished`` event; else what the game's
     ruleset decides over the living of ``residents`` (the game's seats as the caller read them:
     ``RulesetSpec.winner_among``; "" when it decides none or has no victory check)."""
 
-    result = GameResult.objects.filter(game=game).only("winner").first()
-    if result is not None:
-        return result.winner
+    recorded = ruleset_of(game).recorded_winner(game)
+    if recorded is not None:
+        return recorded
     event = GameEvent.objects.filter(game=game, kind="game.finished", payload__has_key="winner").order_by("-at", "-id").first()
     if event is not None and isinstance(event.payload.get("winner"), str):
         return event.payload["winner"]

@@ -14,16 +14,14 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from cities.models import GameStatus, StaffRole
+from cities.models import GameStatus
 from inboxes import policies, viewer_reads
 from inboxes.models import Inbox, Message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rulesets import rule_id
+from kernel.rulesets import registered_rulesets, rule_id
 from kernel.site import absolute_url
 from kernel.timezones import display_zone_name, time_zone_names
-from roles.models import CommissarOffer
-from voting.models import ProxyRequest
 
 from .models import (
     Channel,
@@ -177,22 +175,9 @@ COLLECT_OVERLAP = timedelta(minutes=5)
 COLLECT_FIRST = timedelta(hours=1)
 
 
-def _offer_audience(offers) -> list[tuple[int, str, dict]]:
-    return [(o.candidate.user_id, NotificationKind.OFFER, {"offer": o, "game_id": o.game_id}) for o in offers
-            if o.candidate.user_id is not None]
-
-
-def _proxy_audience(proxies) -> list[tuple[int, str, dict]]:
-    found = []
-    for p in proxies:
-        for role in StaffRole.objects.filter(game_id=p.game_id, city_id=p.city_id):  # the city's staff (its Tribune)
-            found.append((role.user_id, NotificationKind.OFFER, {"proxy": p, "game_id": p.game_id}))
-    return found
-
-
 def do_collect_notifications(*, acting_user=None, now: datetime | None = None) -> int:
     """Write the notifications of what happened since the last collection, for the audience the
-    policy allows now (``notifications.message_audience``; an offer's candidate, a proxy request's Tribune; each
+    policy allows now (``notifications.message_audience``; those a ruleset's own records concern: an offer's candidate, a proxy request's Tribune (``RulesetSpec.record_notifications``); each
     due deadline's ``concerned_users``), leaving out every kind a person turned off. Idempotent: a source
     notifies a person once (unique rows). Returns the number of rows written. Scheduler only."""
     now = now or timezone.now()
@@ -205,11 +190,8 @@ def do_collect_notifications(*, acting_user=None, now: datetime | None = None) -
                         .select_related("inbox", "inbox__game").order_by("received_at", "pk"))
         planned = [(uid, kind, {"message": m, "game_id": m.inbox.game_id})
                    for uid, kind, m in message_audience(messages)]
-        planned += _offer_audience(CommissarOffer.objects.filter(
-            offered_at__gt=since, offered_at__lte=now, answered_at__isnull=True,
-            game__status__in=LIVE_STATUSES).select_related("candidate"))
-        planned += _proxy_audience(ProxyRequest.objects.filter(
-            requested_at__gt=since, requested_at__lte=now, state="requested", game__status__in=LIVE_STATUSES))
+        for spec in registered_rulesets().values():  # what each ruleset's own records tell
+            planned += spec.record_notifications(since=since, now=now, live_statuses=LIVE_STATUSES)
         for event in due_deadlines(now):
             planned += [(u.pk, NotificationKind.DEADLINE, {"event": event, "game_id": event.game_id})
                         for u in concerned_users(event)]

@@ -24,7 +24,7 @@ from cities.scheduler import advance_clock
 from inboxes import policies, posting
 from inboxes import services as inbox_services
 from inboxes.models import Inbox, InboxKind
-from roles.models import MafiaDraw, NightActionKind
+from rulesets.lepra.models import MafiaDraw, NightActionKind
 from rulesets.lepra import seats
 from rulesets.lepra.clock import services as clock_services
 from rulesets.lepra.day import services as voting_services

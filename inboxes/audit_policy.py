@@ -9,7 +9,7 @@ from django.db.models import Q, QuerySet
 from cities.models import HOST_STAFF_KIND, City, Game, GameEvent, GameStatus, Resident, StaffRole
 from cities.staff_kinds import staff_kinds_of
 from kernel.events import Audience, EventKind, ScheduledKind, event_audience
-from voting.models import ProxyRequest, SuicideDeclaration
+from kernel.rulesets import get_ruleset
 
 from .models import Inbox, Message
 from .policies import readable_inboxes, staff_roles_in
@@ -82,11 +82,10 @@ AUDIT_REFERENCES: dict[str, str] = {
     "offer": "offer", "post": "post", "request": "request",
 }
 
-#: The models behind the public-id references of ``AUDIT_REFERENCES``.
+#: The engine's models behind the public-id references of ``AUDIT_REFERENCES``; a ruleset adds its own records'
+#: (``RulesetSpec.audit_reference_models``), for its games only.
 AUDIT_REFERENCE_MODELS = {
-    "session": "voting.VotingSession", "case": "voting.CourtCase", "proxy": "voting.ProxyRequest",
-    "declaration": "voting.SuicideDeclaration", "demand": "voting.RemovalDemand", "request": "voting.SpeechRequest",
-    "impeachment": "staff.ImpeachmentDemand", "offer": "roles.CommissarOffer", "post": "cities.PublicPost",
+    "impeachment": "staff.ImpeachmentDemand", "post": "cities.PublicPost",
 }
 
 
@@ -106,6 +105,7 @@ class AuditScope:
         self.staff_cities = {r.city_id for r in roles if r.city_id is not None}  # a city's staff, stand-ins too
         status, ruleset = Game.objects.filter(pk=self.game_id).values_list("status", "ruleset").first() or (None, None)
         self.finished = status == GameStatus.FINISHED
+        self._ruleset = ruleset or ""
         # The ruleset's staff tables (``cities.staff_kinds``): the court reads with the host, the night staff read
         # the night, and who holds a secret kind is known to the host and to its holders only.
         court, self.night, self.secret = ((staff_kinds_of(ruleset, table) for table in
@@ -120,26 +120,35 @@ class AuditScope:
             self._readable = set(readable_inboxes(self.viewer, self.game_id).values_list("pk", flat=True))
         return self._readable
 
+    def spec(self):
+        """The ``RulesetSpec`` of the game, or None for a game that is gone."""
+        return get_ruleset(self._ruleset) if self._ruleset else None
+
+    def _reference_models(self) -> dict[str, str]:
+        spec = self.spec()
+        return {**(spec.audit_reference_models if spec else {}), **AUDIT_REFERENCE_MODELS}
+
     def _city_maps(self) -> dict[str, dict[int, int]]:
-        """Object id -> city id for the objects event payloads name (residents, proxies, declarations)."""
+        """Object id -> city id for the objects event payloads name (residents, and the ruleset's records of
+        ``audit_city_references``: a Lepra proxy request or suicide declaration)."""
         if self._cities is None:
+            from django.apps import apps
 
             game = self.game_id
-            self._cities = {
-                "resident": dict(Resident.objects.filter(game_id=game).values_list("pk", "city_id")),
-                "proxy": dict(ProxyRequest.objects.filter(game_id=game).values_list("pk", "city_id")),
-                "declaration": dict(SuicideDeclaration.objects.filter(game_id=game).values_list("pk", "city_id")),
-            }
+            self._cities = {"resident": dict(Resident.objects.filter(game_id=game).values_list("pk", "city_id"))}
+            for key in (self.spec().audit_city_references if self.spec() else ()):
+                model = apps.get_model(self._reference_models()[key])
+                self._cities[key] = dict(model.objects.filter(game_id=game).values_list("pk", "city_id"))
         return self._cities
 
     def city_of(self, event) -> int | None:
-        """The city an event is about: ``payload["city"]``, else the city of the resident, proxy or
-        declaration it names; None when it names none."""
+        """The city an event is about: ``payload["city"]``, else the city of the resident (or of the ruleset's
+        record of ``audit_city_references``) it names; None when it names none."""
         payload = event.payload or {}
         if isinstance(payload.get("city"), int):
             return payload["city"]
         maps = self._city_maps()
-        for key in ("resident", "proxy", "declaration"):
+        for key in maps:
             if isinstance(payload.get(key), int):
                 return maps[key].get(payload[key])
         return None
@@ -232,8 +241,10 @@ class AuditScope:
         if target == "message":
             return {pk: f"[{public_id}]" for pk, public_id in Message.objects.filter(
                 inbox__game_id=game, inbox_id__in=readable).values_list("pk", "public_id")}
-        label, model_name = AUDIT_REFERENCE_MODELS[target].split(".")
-        model = apps.get_model(label, model_name)
+        label = self._reference_models().get(target)
+        if label is None:  # a record the game's ruleset does not keep
+            return {}
+        model = apps.get_model(label)
         return {pk: f"[{public_id}]" for pk, public_id in model.objects.filter(game_id=game).values_list("pk", "public_id")}
 
     def shows_actor(self, event) -> bool:

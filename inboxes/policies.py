@@ -44,7 +44,6 @@ from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
 from kernel.rulesets import get_ruleset, registered_rulesets, ruleset_of
 from kernel.timezones import time_for
-from roles.models import MafiaDraw
 from staff.models import TribuneStandIn
 
 from . import policy_tables
@@ -354,8 +353,12 @@ def _membership_reads(seat: Resident | None, membership: Membership | None, inbo
 # --------------------------------------------------------------------------------------------------------------
 
 def _draw_notary_q():
-    """``Q`` over Inbox: a draw's record (``MafiaDraw.notary``) of a kind its ruleset discloses as such."""
-    return policy_tables.kinds_q("draw_record_kinds") & Q(Exists(MafiaDraw.objects.filter(notary=OuterRef("pk"))))
+    """``Q`` over Inbox: a draw's record (``RulesetSpec.draw_record_q``: a Lepra mafia draw's notary) of a kind its
+    ruleset discloses as such."""
+    records = Q(pk__in=[])
+    for key, spec in registered_rulesets().items():
+        records |= Q(game__ruleset=key) & spec.draw_record_q()
+    return policy_tables.kinds_q("draw_record_kinds") & records
 
 
 def _disclosed_q() -> Q:
@@ -395,7 +398,7 @@ def is_disclosed(inbox: Inbox) -> bool:
     if inbox.kind in public_after_game_kinds(inbox.game.ruleset):
         return True
     if inbox.kind in kinds_of(inbox.game, "draw_record_kinds"):
-        return MafiaDraw.objects.filter(notary=inbox).exists()
+        return ruleset_of(inbox.game).is_draw_record(inbox)
     if inbox.kind in kinds_of(inbox.game, "consent_after_game"):
         return has_consented(inbox, consenters_of(inbox))
     return False

@@ -33,7 +33,7 @@ The tables (``policy_grants`` keys):
   ``inboxes.services.do_leave_inbox``).
 - ``organized_kinds``: kinds whose staff organizer (``Inbox.organizer``, of a ``secret_organizers`` kind) reads and
   posts there and consents to their disclosure; in any other kind the organizer's role reads by its grants only.
-- ``draw_record_kinds``: kinds public after the game when the inbox is a draw's record (``MafiaDraw.notary``).
+- ``draw_record_kinds``: kinds public after the game when the inbox is a draw's record (``RulesetSpec.draw_record_q``).
 - ``complaint_page_kinds``: kinds whose members, banned there without an end, write only through the complaint
   page, signed as their city's group, never by name (``policies.post_denial`` says so).
 """

@@ -92,6 +92,8 @@ Plain attributes (override as class attributes):
   declares is a loud ``ValueError`` (a typo), not a silent "no". ``wording(key, default)`` lets a ruleset word an
   engine text its own way (a notification about a role PM); ``winner_sentence(side)`` is the archive's line
   (texts ``won_<side>`` and ``no_winner``).
+- ``audit_reference_models`` / ``audit_city_references``: the ruleset's own records that the audit log names by
+  public id (``inboxes.audit_policy``) and those whose city decides a city's audience.
 - ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
   ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
   links the shared game page shows to the ruleset's own pages; ``game_page_notes(game)``: public notes of the
@@ -111,6 +113,11 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
   ``holds_seat_role`` and its query form ``seat_role_q``, ``seat_knows_alignment``, ``public_seat_roles``,
   ``seat_state`` / ``end_seat_state`` (with ``policy_grants["seat_states"]``), ``standing_members`` and its query
   form ``standing_members_q``, ``death_facts`` and ``after_deaths`` (asked by the shared death service).
+- ``record_notifications(since=, now=, live_statuses=)``: the notifications of the ruleset's own records
+  (``archive.services.do_collect_notifications``); ``timeline_records(game)``: its records that the archive's
+  timeline names (``archive.selectors``); ``attention_items`` / ``self_told_inbox_ids`` (what a seat must answer,
+  the inboxes whose site messages the ruleset tells itself), ``draw_record_q`` / ``is_draw_record`` (a draw's
+  record, disclosed after the game) and ``recorded_winner`` (the archive's winner). Nothing by default.
 - ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
   residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
@@ -352,6 +359,59 @@ class RulesetSpec:
         """The users (active or not; the caller filters) whom the approaching deadline ``event`` (a kind of
         ``reminder_texts``) concerns, each one able to read where it happens. Read-only; nobody by default."""
         return []
+
+    def record_notifications(self, *, since, now, live_statuses) -> list[tuple[int, str, dict]]:
+        """The notifications of the ruleset's own records written in (``since``, ``now``] in games of
+        ``live_statuses``, for ``archive.services.do_collect_notifications``: ``(user id, NotificationKind value,
+        source fields of the Notification row)`` each, the audience the policy allows now. Read-only; none by
+        default."""
+        del since, now, live_statuses
+        return []
+
+    def attention_items(self, user, game, seat) -> list[tuple[str, str]]:
+        """What ``seat`` (``user``'s seat in ``game``, or None) must answer now besides the deadlines, as
+        ``(text, url)``, first on the "needs your attention" list (``archive.notifications.attention_for``): a
+        Lepra commissar offer. Read-only; nothing by default."""
+        del user, game, seat
+        return []
+
+    def self_told_inbox_ids(self, inbox_ids) -> set[int]:
+        """Of ``inbox_ids``, the inboxes whose site messages the ruleset tells through its own notification (a
+        Lepra commissar offer's inbox: the offer is told as an offer), left out of the message notifications
+        (``archive.notifications.message_audience``). None by default."""
+        del inbox_ids
+        return set()
+
+    def draw_record_q(self):
+        """``Q`` over Inbox: the inboxes that are the record of a draw of the ruleset's games (a Lepra mafia draw's
+        notary), disclosed after the game when of a ``draw_record_kinds`` kind (``inboxes.policies``). None by
+        default."""
+        from django.db.models import Q
+
+        return Q(pk__in=[])
+
+    def is_draw_record(self, inbox) -> bool:
+        """The bool form of ``draw_record_q``. False by default."""
+        return False
+
+    def recorded_winner(self, game) -> str | None:
+        """The winning side the ruleset recorded when ``game`` ended ("" for a game ended without a winner), or
+        None when it recorded none (``archive.selectors.winner_of``). None by default."""
+        return None
+
+    def timeline_records(self, game) -> dict[str, dict[int, Any]]:
+        """The ruleset's records that ``game``'s public events name, for the archive's timeline
+        (``archive.selectors``): {payload key kind ("sessions", "cases"): {id: record with its ``city``}}. Read
+        once per page; none by default."""
+        return {}
+
+    #: The audit log's references to the ruleset's own records (``inboxes.audit_policy``): the reference kind of a
+    #: payload key (``AUDIT_REFERENCES``: "session", "proxy"...) -> the model's label ("app_label.Model"), a model with
+    #: ``game`` and ``public_id``, shown by its public id.
+    audit_reference_models: ClassVar[Mapping[str, str]] = {}
+    #: Of those, the reference kinds whose record's ``city`` is the city an event naming it is about (for the audit
+    #: audiences of one city's hosts).
+    audit_city_references: ClassVar[tuple[str, ...]] = ()
 
     def site_message_notice(self, kind: str, body: str) -> str | None:
         """The ruleset's wording of the notification (of ``kind``, a ``NotificationKind`` value) of a message from

@@ -1,4 +1,4 @@
-"""The roles app: the records of the draws and the night, the provable draw toolkit and the night pipeline."""
+"""The roles app: the provable draw toolkit (``roles.draw``) and the night pipeline (``roles.night``), ruleset-neutral."""
 from django.apps import AppConfig
 
 

@@ -3,11 +3,9 @@
 Registered here, through the console's registries, with the same conventions (read-only, policy-scoped querysets, a
 whitelist of URL lookups, every write one service call with ``acting_user=request.user``):
 
-* **What needs me now** (``dashboard_needs``): per role, counts with links: the Tribune's pending proxy requests,
-  suicide declarations and speech requests (own city and stand-in cities); the Procurator's speech
-  requests, pending commissar offers, impeachment demands before him and failed scheduled
-  events; the Arbiter's open court cases. Other apps add theirs with
-  ``staff.console.register_dashboard_needs`` (the judges' removal demands).
+* **What needs me now** (``dashboard_needs``): per role, counts with links: the Procurator's impeachment demands
+  before him and failed scheduled events. Other apps and the rulesets add theirs with
+  ``staff.console.register_dashboard_needs`` (a Lepra game's day requests, commissar offers, court cases and removal demands).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
   ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
@@ -15,7 +13,6 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
   page and ends them with an action (``staff.services``).
 * **Impeachment demands**: the Procurator only (who signed is his to know); actions open the
   impeachment inbox and record a ruling.
-* **Speech requests**: the Procurator and the city's Tribune (``day_policy.can_see_speech_requests``).
 * **The early end of a game**: a Procurator's page, then a confirmation page (``kernel.confirm``).
 """
 from __future__ import annotations
@@ -26,23 +23,20 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, OuterRef, Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.forms import WallClockField, wall_clock_to_utc
-from cities.models import HOST_STAFF_KIND, Game, GameEvent, LifeStatus, ScheduledEvent, StaffRole
+from cities.models import HOST_STAFF_KIND, Game, GameEvent, ScheduledEvent, StaffRole
 from cities.staff_kinds import staff_kinds_of
 from inboxes import audit_policy
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
 from kernel.timezones import zoned_time
-from roles.models import CommissarOffer
 from staff.console import (
     DASHBOARD_NEEDS,
     Need,
@@ -60,15 +54,12 @@ from staff.console import (
     staff_admin_site,
     staff_game,
     staff_roles_of,
-    tribune_scope,
 )
-from voting.models import CourtCase, ProxyRequest, ProxyState, SpeechRequest, SuicideDeclaration, VotingSession
 
 from . import services
 from .audit_sentences import audit_sentence, kind_label
 from .models import ImpeachmentDemand, ImpeachmentRuling, TribuneStandIn
 
-_tribune_scope = tribune_scope
 _changelist = changelist_url
 
 
@@ -80,62 +71,22 @@ def _scoped(request, model):
     return staff_admin_site._registry[model].get_queryset(request)
 
 
-@register_dashboard_needs(tool="voting")
-def _tribune_needs(request, role: StaffRole) -> list[Need]:
-    if role.city_id is None:  # a city's staff role only (``city_staff_kinds``: a Tribune, say)
-        return []
-    game, city = role.game, role.city
-    proxies = _scoped(request, ProxyRequest).filter(game=game, city=city, day=game.day_number,
-                                                    state=ProxyState.REQUESTED).count()
-    opened = VotingSession.objects.filter(Q(opened_at__isnull=False) | Q(opens_at__lte=timezone.now()),
-                                          city_id=OuterRef("city_id"), day=OuterRef("day"))
-    suicides = _scoped(request, SuicideDeclaration).filter(  # only those the Tribune can still decide
-        game=game, city=city, day=game.day_number, confirmed_at__isnull=True, refused_at__isnull=True,
-        resident__status=LifeStatus.ALIVE,
-    ).exclude(Exists(opened)).count()
-    speeches = _scoped(request, SpeechRequest).filter(game=game, city=city, day=game.day_number).count()
-    return [
-        Need("proxy", _("Proxy requests to accept"), proxies,
-             _changelist("voting_proxyrequest", city=city, state__exact=ProxyState.REQUESTED,
-                         day=game.day_number)),
-        Need("suicide", _("Suicide declarations to confirm"), suicides,
-             _changelist("voting_suicidedeclaration", city=city, day=game.day_number)),
-        Need("speech", _("Confrontation and last-word requests"), speeches,
-             _changelist("voting_speechrequest", city=city, day=game.day_number)),
-    ]
-
-
 @register_dashboard_needs
 def _procurator_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != HOST_STAFF_KIND:
         return []
     game = role.game
-    speeches = _scoped(request, SpeechRequest).filter(game=game, day=game.day_number).count()
-    offers = CommissarOffer.objects.filter(game=game, answered_at__isnull=True).count()
     demands = _scoped(request, ImpeachmentDemand).filter(game=game, reached_at__isnull=False,
                                                          ruled_at__isnull=True).count()
     failed = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
                                            attempts__gt=0).exclude(last_error="").count()
     needs = [
-        ("voting", Need("speech", _("Confrontation and last-word requests"), speeches,
-                        _changelist("voting_speechrequest", game=game, day=game.day_number))),
-        ("commissar_offers", Need("commissar", _("Commissar offers awaiting an answer"), offers,
-                                  reverse("game_setup", args=[game.slug]))),
         ("impeachment", Need("impeachment", _("Impeachment demands before you"), demands,
                              _changelist("staff_impeachmentdemand", game=game))),
         (None, Need("failed", _("Failed scheduled events"), failed,
                     _changelist("cities_gameevent", game=game, kind="scheduler.event_failed"))),
     ]
     return [need for tool, need in needs if game_provides(game, tool)]
-
-
-@register_dashboard_needs(tool="court")
-def _arbiter_needs(request, role: StaffRole) -> list[Need]:
-    if role.kind not in staff_kinds_of(role.game, "court_staff_kinds"):
-        return []
-    cases = _scoped(request, CourtCase).filter(game=role.game, decided_at__isnull=True).count()
-    return [Need("court", _("Court cases awaiting a decision"), cases,
-                 _changelist("voting_courtcase", game=role.game))]
 
 
 def dashboard_needs(request, role: StaffRole) -> list[Need]:
@@ -242,34 +193,6 @@ class StaffGameEventAdmin(StaffScopedAdmin):
     def at_shown(self, obj: GameEvent) -> str:
         """The moment in the game's time zone, with the zone's abbreviation."""
         return zoned_time(obj.at, obj.game.time_zone)
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Speech requests
-# --------------------------------------------------------------------------------------------------------------
-
-@admin.register(SpeechRequest, site=staff_admin_site)
-class StaffSpeechRequestAdmin(StaffScopedAdmin):
-    """Confrontation and last-word requests: the city's Tribune and the Procurator."""
-    console_tool = "voting"
-
-    list_display = ("resident", "kind", "other", "note", "day", "at")
-    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter), "kind", "day")
-    city_field = "city"
-    fields = ("game", "city", "day", "resident", "kind", "other", "note", "at")
-    allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact", "city__isnull", "kind__exact", "day",
-                                 "day__isnull"})
-
-    def has_module_permission(self, request) -> bool:
-        return bool(role_game_ids(request, HOST_STAFF_KIND) or
-                    any(r.city_id is not None for r in staff_roles_of(request)))
-
-    def get_ordering(self, request):
-        return ("-day", "at", "id")
-
-    def scoped_queryset(self, request):
-        scope = Q(game_id__in=role_game_ids(request, HOST_STAFF_KIND)) | _tribune_scope(request)
-        return SpeechRequest.objects.filter(scope).select_related("game", "city", "resident", "other")
 
 
 # --------------------------------------------------------------------------------------------------------------

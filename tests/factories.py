@@ -25,7 +25,7 @@ from rulesets.lepra import seats
 from rulesets.lepra.models import LepraSeat
 from sanctions.models import NoConfidenceCase, PlayBan, PlayBanEvidence
 from staff.models import ImpeachmentDemand, ImpeachmentSignature
-from voting.models import Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
+from rulesets.lepra.models import Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 
 PASSWORD = "x-secret-123"
 

@@ -75,7 +75,7 @@ def build_game(stage: str, *, slug: str = "setup-game", cities: int = 2, size: i
     if upto >= 7:
         from datetime import timedelta
 
-        from roles.models import MafiaDraw
+        from rulesets.lepra.models import MafiaDraw
 
         committed = MafiaDraw.objects.get(game=game).committed_at
         role_services.do_name_mafia_numbers(game, None, acting_user=proc, rng=rng, now=committed + timedelta(seconds=1))

@@ -140,7 +140,7 @@ GAME_APPS = ("cities", "inboxes", "voting", "roles", "archive", "staff", "rulese
 
 
 def _game_model_names(tree: ast.Module) -> set[str]:
-    """Names a module imported from the models of a game app (``from voting.models import CourtCase``)."""
+    """Names a module imported from the models of a game app (``from rulesets.lepra.models import CourtCase``)."""
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:

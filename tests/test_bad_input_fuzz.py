@@ -306,7 +306,7 @@ def test_day_page_fields_with_bad_ids_are_the_404_of_a_missing_object_and_change
 
 
 def test_nominate_other_and_a_nul_in_the_note_are_a_400(demo):
-    from voting.models import SpeechRequest
+    from rulesets.lepra.models import SpeechRequest
 
     client = _client(demo, "honest")
     for bad in BAD_IDS:

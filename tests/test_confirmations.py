@@ -20,7 +20,7 @@ from tests.conftest import fresh
 from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, day_action, nominate_and_open, ru
 from tests.rulesets.m21.day_helpers import build_game, make_user
 from tests.support.staff_console import act, staff_client
-from voting.models import SuicideDeclaration, VotingSession
+from rulesets.lepra.models import SuicideDeclaration, VotingSession
 
 
 def _reposted(response) -> tuple[str, list[tuple[str, str]]]:
@@ -90,7 +90,7 @@ def test_console_close_voting_asks_first_then_closes_the_same_selection_L_VOTE_6
     day = city1_day(demo)
     session = nominate_and_open(demo, day, [day.plain[0]])
     client = staff_client(demo.tribune1)
-    changelist = "/staff/voting/votingsession/"
+    changelist = "/staff/lepra/votingsession/"
     with time_machine.travel(OPENS + timedelta(minutes=5), tick=False):
         ask = client.post(changelist, {"action": "close_voting", "_selected_action": [session.public_id], "index": "0"})
         assert ask.status_code == 200
@@ -152,7 +152,7 @@ def test_a_judges_court_vote_asks_first_and_records_nothing_until_confirmed_L_CO
         CLOSES,  # the court scene of those tests
         _before_the_court,
     )
-    from voting.models import CourtVote
+    from rulesets.lepra.models import CourtVote
 
     _url, nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):

@@ -12,11 +12,11 @@ from django.db.models.functions import Concat
 
 from cities.models import Game, GameDay, GameStatus, LifeStatus, PostKind, PublicPost, Resident, ScheduledEvent
 from inboxes.models import Inbox, InboxKind, Membership, Message
-from roles.models import GodfatherElection
+from rulesets.lepra.models import GodfatherElection
 from rulesets.lepra import seats
 from rulesets.lepra.demo import DEMO_SLUG, load_demo_game
 from tests.conftest import DEMO_NOW, DEMO_SEED
-from voting.models import ElectionBallot, JudgeElection, Nomination, ProxyRequest, VotingSession
+from rulesets.lepra.models import ElectionBallot, JudgeElection, Nomination, ProxyRequest, VotingSession
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from cities import clock
 from cities.models import Game, GameDay, GameStatus
 from rulesets.lepra.demo import DEMO_SLUG, DEMO_TIME_ZONE, DEMO_VOTING, demo_day_two, load_demo_game
 from tests.conftest import DEMO_SEED
-from voting.models import VotingSession
+from rulesets.lepra.models import VotingSession
 
 
 @pytest.mark.parametrize("moscow_hour", [0, 3, 7, 8, 10, 13, 15, 16, 19, 21, 23])

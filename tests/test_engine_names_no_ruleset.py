@@ -198,8 +198,7 @@ RULESET_NAME = re.compile(r"(?<![a-z0-9])(lepra|m21)", re.IGNORECASE)
 SETTINGS_LINE = re.compile(r'^\s*"rulesets\.\w+",\s*$|^MAFIA_DEFAULT_RULESET\s*=')
 #: Where the engine still names a ruleset while a move of its own takes it out: the parsers and tallies that
 #: ``voting/`` keeps for one ruleset, the docstrings of the inbox and staff kinds' vocabularies (path, text).
-NAMED_UNTIL_MOVED = (("voting/", ""), ("inboxes/models.py", "M21's are the game thread"),
-                     ("cities/models.py", "An M21 game's host is its Procurator"))
+NAMED_UNTIL_MOVED = (("inboxes/models.py", "M21's are the game thread"),)
 
 
 def _names_a_ruleset(path: Path, line: str) -> bool:

@@ -185,7 +185,7 @@ def test_city_names_are_unique_in_a_game_L_CITY_1(db, django_user_model):
 
 
 def test_commissar_offer_titles_do_not_count_the_offers_L_STAFF_6(demo):
-    from roles.models import CommissarOffer
+    from rulesets.lepra.models import CommissarOffer
 
     titles = set(CommissarOffer.objects.filter(game=demo.game).values_list("inbox__title", flat=True))
     assert titles and all(re.fullmatch(r"[^()]+\([^(),\d]+\)", t) for t in titles), titles

@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 class VotingConfig(AppConfig):
-    """Turning messages into counted votes and results: the tallies, voting sessions, court cases, elections."""
+    """The ruleset-neutral forum vote toolkit: the ``##`` command parser, the forum day tally, its exports and replays."""
 
     name = "voting"
-    verbose_name = _("Lepra day: voting and court")
+    verbose_name = _("Voting")

@@ -1,6 +1,5 @@
 """Counting votes, as pure functions over plain dataclasses: no ORM, no clock, no I/O. This module holds the forum
-day vote's rules as data, records, receipts and results; the forum day itself is in ``voting.forum_tally`` and
-the Lepra tallies in ``rulesets.lepra.day.tally``. Every name below is importable from here.
+day vote's rules as data, records, receipts and results; the forum day itself is in ``voting.forum_tally``.
 
 Forum day votes
     ``ForumVoteRules`` is the day vote's rules as data (the END-hammer day by default, ``CLASSIC_FORUM_RULES`` for the
@@ -14,17 +13,7 @@ Forum day votes
     non-decreasing ``seq``; records of one post split into several messages share it. Time is not read here:
     the caller says when the deadline has come (``ForumDay.close_at_deadline``).
 
-Lepra execution voting and judge elections
-    ``tally_lepra_execution`` counts one city's voting inboxes from their messages (``LepraVoteMessage``: id,
-    aware receive time, author, the nominee's inbox, text, proxy flag) and returns every nominee's counted
-    voters, who changed their mind, the ranking with its tie-break (the earlier latest vote leads), the leader (or
-    "awaiting a decision"), the tied leaders for the court and a receipt for every message, refused
-    ones with a reason (``LepraRefusal``). ``tally_lepra_election`` does the same for one city's precincts. Both
-    are re-derived from the whole record every time; the caller passes the window
-    (``opens_at``, ``closes_at``) and the members, never the clock. Times are aware datetimes, reported in UTC.
-
-The forum names all start with ``Forum``/``forum_`` and the Lepra ones with ``Lepra``/``lepra_``, so both live
-side by side.
+A ruleset's own tallies live in its package.
 """
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from inboxes import day_policy, policies
 from inboxes.models import InboxKind
 from kernel.rulesets import ArchiveSection
 from kernel.timezones import display_zone_name
-from voting.models import LepraVote, VotingSession
+from rulesets.lepra.models import LepraVote, VotingSession
 
 from .day.selectors import tally_box
 

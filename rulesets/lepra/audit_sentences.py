@@ -8,7 +8,7 @@ from types import MappingProxyType
 from django.utils.translation import gettext_lazy as _
 
 from kernel.events import EventKind as K
-from voting.models import CourtProcedure, SpeechKind
+from rulesets.lepra.models import CourtProcedure, SpeechKind
 
 #: The sentence of each kind only Lepra records (L-STAFF-6). Blanks name payload keys (``%(resident)s``...) and
 #: ``%(actor)s``.

@@ -66,8 +66,8 @@ from rulesets.lepra.setup.services import (
     do_offer_commissar,
     do_start_mafia_draw,
 )
+from rulesets.lepra.models import Precinct
 from rulesets.lepra.staff_kinds import StaffKind
-from voting.models import Precinct
 
 DEMO_SLUG = "demo"
 DEMO_PASSWORD = "mafia-demo-2026"

@@ -16,7 +16,7 @@ from inboxes.policies import holds_role
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
-from roles.models import GameResult
+from rulesets.lepra.models import GameResult
 from rulesets.lepra import victory
 from rulesets.lepra.setup.services import MAX_REASON_LENGTH
 from rulesets.lepra.staff_kinds import StaffKind

@@ -15,7 +15,7 @@ from rulesets.lepra.court.judge_services import do_close_election, do_open_elect
 from rulesets.lepra.court.services import do_close_court_case
 from rulesets.lepra.day.services import do_close_voting, do_open_voting
 from rulesets.lepra.day.window_services import do_report_missed_voting, is_missed
-from voting.models import CourtCase, JudgeElection, VotingSession
+from rulesets.lepra.models import CourtCase, JudgeElection, VotingSession
 
 
 @handler("voting_open")

@@ -12,7 +12,7 @@ from cities.models import Alignment, LifeStatus
 from inboxes.models import InboxKind
 from inboxes.services import do_open_game_inboxes
 from kernel.rulesets import PhasePlan, RulesetSpec, SeatRole
-from rulesets.lepra import seats, victory
+from rulesets.lepra import notifications, seats, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
 from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
@@ -104,10 +104,46 @@ class LepraRuleset(RulesetSpec):
     })
 
     def reminder_audience(self, event) -> list:
-        """The living residents of the deadline's city and its Tribune (``archive.notifications``)."""
-        from archive.notifications import city_deadline_audience  # the notifications read the day's models
+        """The living residents of the deadline's city and its Tribune (``rulesets.lepra.notifications``)."""
+        return notifications.city_deadline_audience(event)
 
-        return city_deadline_audience(event)
+    def record_notifications(self, *, since, now, live_statuses) -> list[tuple[int, str, dict]]:
+        """A commissar offer told to its candidate, a proxy request to its city's Tribune (L-COMM, L-VOTE-4,
+        ``rulesets.lepra.notifications``)."""
+        return notifications.record_notifications(since=since, now=now, live_statuses=live_statuses)
+
+    def attention_items(self, user, game, seat) -> list[tuple[str, str]]:
+        """A commissar offer awaiting the seat's answer (L-COMM)."""
+        return notifications.attention_items(user, game, seat)
+
+    def self_told_inbox_ids(self, inbox_ids) -> set[int]:
+        """The commissar offers' inboxes: the site's messages there are the offer, told as one."""
+        return notifications.offer_inbox_ids(inbox_ids)
+
+    def draw_record_q(self):
+        """The mafia draw's notary (L-ASSIGN-3)."""
+        return notifications.draw_notary_q()
+
+    def is_draw_record(self, inbox) -> bool:
+        """Whether ``inbox`` is the mafia draw's notary (L-ASSIGN-3)."""
+        return notifications.is_draw_notary(inbox)
+
+    def recorded_winner(self, game) -> str | None:
+        """The winner recorded at the game's end (``GameResult``, L-WIN)."""
+        return notifications.recorded_winner(game)
+
+    def timeline_records(self, game) -> dict:
+        """The voting sessions and court cases the archive's timeline names (``rulesets.lepra.notifications``)."""
+        return notifications.timeline_records(game)
+
+    #: The records of the day, the court, the judges and the commissar offers that the audit log names by public id;
+    #: a proxy request and a suicide declaration (written in a personal inbox) tell their city's Tribune (L-STAFF-6).
+    audit_reference_models = MappingProxyType({
+        "session": "lepra.VotingSession", "case": "lepra.CourtCase", "proxy": "lepra.ProxyRequest",
+        "declaration": "lepra.SuicideDeclaration", "demand": "lepra.RemovalDemand", "request": "lepra.SpeechRequest",
+        "offer": "lepra.CommissarOffer",
+    })
+    audit_city_references = ("proxy", "declaration")
 
     #: The rule each refusal of the shared engine cites in a Lepra game (``RulesetSpec.rule_ids``: neutral key ->
     #: rule ID). The access policy's tables are these rules too: the engine's reading membership states (L-INBOX-17)

@@ -24,7 +24,7 @@ from inboxes.membership_services import renew_court
 from inboxes.models import InboxKind
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed
-from roles.models import CommissarCheck
+from rulesets.lepra.models import CommissarCheck
 
 from .models import LepraSeat
 

@@ -1,4 +1,5 @@
 """Lepra's pages on the one staff console (``staff.console``), found by the console's autodiscovery of
-``staff_admin`` modules: the day and the judges (``console.day``), the clock, the phase plan and the daily post
+``staff_admin`` modules: the day and the judges (``console.day``), the day's dashboard lines and speech requests
+(``console.day_needs``), the clock, the phase plan and the daily post
 (``console.clock``), the early end of the game (``console.game_end``)."""
-from .console import clock, day, game_end  # noqa: F401  (each registers its pages, actions, dashboard links and needs)
+from .console import clock, day, day_needs, game_end  # noqa: F401  (each registers its pages, actions, dashboard links and needs)

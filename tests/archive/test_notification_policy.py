@@ -147,7 +147,7 @@ def test_after_a_replacement_the_old_account_gets_nothing_and_the_new_one_is_tol
 
 
 def test_a_commissar_offer_is_told_to_its_candidate_only_and_not_after_a_replacement_L_COMM_2(db):
-    from roles.models import CommissarOffer
+    from rulesets.lepra.models import CommissarOffer
     from rulesets.lepra.setup.services import do_offer_commissar
     from tests.rulesets.lepra.setup.setup_helpers import FixedChoice
     from tests.setup_factory import build_game

@@ -23,7 +23,7 @@ from inboxes import posting
 from inboxes.models import Inbox, InboxKind, Message
 from rulesets.lepra import seats
 from rulesets.lepra.court import judge_services
-from voting.models import JudgeElection
+from rulesets.lepra.models import JudgeElection
 
 pytestmark = pytest.mark.django_db
 

@@ -50,7 +50,7 @@ from cities.scheduler import dispatch_due_events
 from inboxes.models import Inbox, InboxKind, Message
 from kernel.errors import NotAllowed, WrongState
 from kernel.public_ids import new_public_id
-from roles.models import NightDecision
+from rulesets.lepra.models import NightDecision
 from rulesets.lepra.clock.services import do_publish_daily_post, do_set_day_start, do_start_game_clock
 from rulesets.lepra.day.services import do_schedule_voting
 from rulesets.lepra.night.services import do_check_resident, do_submit_night_decision

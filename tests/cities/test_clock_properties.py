@@ -19,7 +19,7 @@ from cities import clock, scheduler
 from cities.models import GameDay, LifeStatus, Resident, ScheduledEvent
 from cities.scheduler import dispatch_due_events
 from kernel.errors import WrongState
-from roles.models import NightResolution
+from rulesets.lepra.models import NightResolution
 from rulesets.lepra.clock.services import do_declare_long_day, do_replan_clock, do_start_game_clock
 from rulesets.lepra.night.services import do_submit_night_decision
 

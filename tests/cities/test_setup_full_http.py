@@ -23,7 +23,7 @@ from cities.models import (
 )
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from roles import draw
-from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.models import CommissarOffer, MafiaDraw
 from rulesets.lepra import seats
 from tests.setup_factory import in_game_language
 

@@ -23,7 +23,7 @@ from cities import recruitment_services
 from cities import services as city_services
 from cities.models import Alignment, City, Game, GameStatus, Resident
 from inboxes.models import Inbox, InboxKind
-from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.models import CommissarOffer, MafiaDraw
 from rulesets.lepra import seats
 from rulesets.lepra.setup import services as role_services
 from rulesets.lepra.staff_kinds import StaffKind
@@ -307,14 +307,14 @@ class BrowserGame:
         «Он - Ганди!» and «Он - Гитлер!» are posted in precincts in the browser; the beat closes the elections.
         The judge of each city is its first honest resident by name who is not the commissar. Returns the
         judges by city number."""
-        from voting.models import JudgeElection
+        from rulesets.lepra.models import JudgeElection
 
         clock = self.stack.clock
         opens, closes = clock.at(day_start, 16, 30), clock.at(day_start, 20, 30)
         arbiter = self.staff("arbiter", form_login=True)
         for number in range(1, len(CITY_NAMES) + 1):
             city = self.city(number)
-            messages = run_admin_action(arbiter, "/staff/voting/cityjudge/", city.name, "schedule_judge_election",
+            messages = run_admin_action(arbiter, "/staff/lepra/cityjudge/", city.name, "schedule_judge_election",
                                         {"opens_at": wall(opens), "closes_at": wall(closes)})
             assert messages == [ru("The judge election of %(city)s is scheduled from %(opens)s to %(closes)s "
                                    "(%(tz)s).", city=city.name, opens=wall(opens).replace("T", " "),

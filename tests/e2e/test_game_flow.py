@@ -20,14 +20,14 @@ from django.urls import reverse
 from cities.models import Alignment, GameEvent, LifeStatus, Resident, ScheduledEvent
 from inboxes.models import InboxKind, Message
 from rulesets.lepra import seats
-from voting.models import VotingSession
+from rulesets.lepra.models import VotingSession
 
 from .pages import Person, ru, run_admin_action
 
 # xdist_group: all tests that start processes run on one worker, one at a time (tests/conftest.py).
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("processes")]
 
-SESSIONS = "/staff/voting/votingsession/"
+SESSIONS = "/staff/lepra/votingsession/"
 
 
 def inbox_url(inbox) -> str:

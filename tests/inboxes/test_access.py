@@ -2,18 +2,12 @@
 a missing and a forbidden id give the same 404 (DESIGN.md "The access policy", L-STAFF-6, L-INBOX-17)."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from django.http import Http404
 
 from cities.models import City, Resident
 from inboxes import access
-from kernel.public_ids import new_public_id
-from tests.conftest import fresh
-from voting.models import ProxyRequest, SuicideDeclaration
 
-NOW = datetime(2027, 3, 2, 12, 0, tzinfo=UTC)
 MALFORMED = ["", None, "abc", "-1", "0", "1.5", "1 OR 1=1", "9" * 30, True, -3]
 
 
@@ -43,32 +37,3 @@ def test_a_malformed_id_is_a_missing_one(demo, raw):
         access.access_resident_by_id(demo.procurator, raw, game=demo.game)
     with pytest.raises(Http404):
         access.access_city_by_number(demo.procurator, demo.game, raw)
-
-
-@pytest.mark.django_db
-def test_a_proxy_request_is_its_residents_and_the_tribunes_only_L_VOTE_4_L_STAFF_6(demo):
-    game = demo.game
-    honest = _seat(demo.honest, game)
-    nominee = _seat(demo.mafioso, game)
-    proxy = ProxyRequest.objects.create(game=game, city=honest.city, day=game.day_number, resident=honest,
-                                        nominee=nominee, requested_at=NOW)
-    assert access.access_proxy_request_by_id(fresh(demo.honest), proxy.public_id) == proxy
-    assert access.access_proxy_request_by_id(fresh(demo.tribune1), proxy.public_id, city=honest.city) == proxy
-    for persona in ("tribune2", "mafioso", "consigliere", "arbiter", "outsider", "superuser", "anonymous"):
-        with pytest.raises(Http404):  # the same 404 as a missing id
-            access.access_proxy_request_by_id(fresh(getattr(demo, persona)), proxy.public_id)
-    with pytest.raises(Http404):
-        access.access_proxy_request_by_id(fresh(demo.tribune1), new_public_id())
-
-
-@pytest.mark.django_db
-def test_a_suicide_declaration_is_its_residents_and_the_tribunes_only_L_NOM_6(demo):
-    game = demo.game
-    honest = _seat(demo.honest, game)
-    declaration = SuicideDeclaration.objects.create(game=game, city=honest.city, day=game.day_number,
-                                                    resident=honest, declared_at=NOW)
-    assert access.access_suicide_declaration_by_id(fresh(demo.honest), declaration.public_id) == declaration
-    assert access.access_suicide_declaration_by_id(fresh(demo.tribune1), declaration.public_id) == declaration
-    for persona in ("tribune2", "procurator", "mafioso", "outsider"):
-        with pytest.raises(Http404):
-            access.access_suicide_declaration_by_id(fresh(getattr(demo, persona)), declaration.public_id)

@@ -20,7 +20,7 @@ from inboxes.posting import do_post_message_by_id
 from kernel.errors import InvalidInput
 from tests.conftest import fresh
 from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
-from voting.models import LepraVote, VoteState
+from rulesets.lepra.models import LepraVote, VoteState
 
 pytestmark = pytest.mark.django_db
 

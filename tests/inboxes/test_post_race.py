@@ -22,7 +22,7 @@ from inboxes.posting import do_post_message, do_post_message_by_id
 from kernel.errors import RuleViolation
 from rulesets.lepra.staff_kinds import StaffKind
 from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting
-from voting.models import LepraVote, VoteState
+from rulesets.lepra.models import LepraVote, VoteState
 
 
 def _queue_behind_lock(inbox: Inbox, posts, change=None) -> dict:

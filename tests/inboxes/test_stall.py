@@ -33,7 +33,7 @@ from django.db import connection
 from bench import world as bench_world
 from bench.http import Client, Server, free_port, server_env, session_cookie_for
 from inboxes.models import InboxKind, Message
-from voting.models import VotingSession
+from rulesets.lepra.models import VotingSession
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -44,9 +44,9 @@ from kernel.errors import RuleViolation
 from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clock
 from rulesets.lepra.day.services import do_accept_proxy, do_nominate, do_request_proxy, do_schedule_voting
 from rulesets.lepra.night.services import do_submit_night_decision
+from rulesets.lepra.models import VotingSession
 from rulesets.lepra.staff_kinds import StaffKind
 from tests.integration.celery_helpers import _celery_command, subprocess_env
-from voting.models import VotingSession
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -184,7 +184,7 @@ def test_a_reserved_id_inserts_with_the_rows_that_name_it_and_the_last_statement
 
     from inboxes.models import Message
     from kernel.prepared import NextId, PreparedInsert, PreparedUpdate, execute_together
-    from voting.models import LepraVote
+    from rulesets.lepra.models import LepraVote
 
     _city, _other, residents, inbox = world
     voter = residents[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.test import Client
 from django.urls import reverse
 
-from voting.models import SpeechRequest
+from rulesets.lepra.models import SpeechRequest
 
 
 def _client(user) -> Client:

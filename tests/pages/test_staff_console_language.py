@@ -115,15 +115,15 @@ def test_lepra_staff_console_is_titled_the_hosts_console_in_russian(demo):
 def test_staff_console_shows_times_in_the_games_zone_L_DAY_1(demo):
     from datetime import UTC, datetime
 
-    from voting.models import VotingSession
+    from rulesets.lepra.models import VotingSession
 
     session = VotingSession.objects.create(game=demo.game, city=demo.game.cities.get(number=1), day=9,
                                            opens_at=datetime(2026, 11, 20, 9, 0, tzinfo=UTC),
                                            closes_at=datetime(2026, 11, 20, 20, 59, tzinfo=UTC))
     client = console_client(demo.tribune1)
-    listing = client.get("/staff/voting/votingsession/?all=").content.decode()
-    row = re.search(rf'href="/staff/voting/votingsession/{session.public_id}/change/.*?</tr>', listing, re.DOTALL).group(0)
+    listing = client.get("/staff/lepra/votingsession/?all=").content.decode()
+    row = re.search(rf'href="/staff/lepra/votingsession/{session.public_id}/change/.*?</tr>', listing, re.DOTALL).group(0)
     assert "12:00" in row and "23:59" in row  # 09:00 and 20:59 UTC in Moscow (UTC+3)
     assert "09:00" not in row and "20:59" not in row
-    page = client.get(f"/staff/voting/votingsession/{session.public_id}/change/").content.decode()
+    page = client.get(f"/staff/lepra/votingsession/{session.public_id}/change/").content.decode()
     assert "12:00" in page and "09:00" not in page

@@ -25,7 +25,7 @@ from cities.models import Alignment, City, Game, GameDay, GameEvent, GameStatus,
 from cities.scheduler import advance_clock
 from inboxes.models import Inbox, InboxKind, Membership
 from inboxes.posting import do_post_message
-from roles.models import CommissarCheck, MafiaDraw
+from rulesets.lepra.models import CommissarCheck, MafiaDraw
 from rulesets.lepra import seats
 from rulesets.lepra.clock import services as clock_services
 from rulesets.lepra.court import judge_services
@@ -33,8 +33,8 @@ from rulesets.lepra.court import services as court_services
 from rulesets.lepra.day import services as voting_services
 from rulesets.lepra.night import services as night_services
 from rulesets.lepra.setup import services as role_services
+from rulesets.lepra.models import CourtCase, DecisionSource, ExecutionDecision, JudgeElection
 from rulesets.lepra.staff_kinds import StaffKind
-from voting.models import CourtCase, DecisionSource, ExecutionDecision, JudgeElection
 
 #: Day 1 starts at 10:00 in Moscow (07:00 UTC) on Monday 1 March 2027; the setup happens two days before.
 DAY1 = datetime(2027, 3, 1, 7, 0, tzinfo=UTC)

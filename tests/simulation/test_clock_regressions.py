@@ -7,7 +7,7 @@ from cities.models import GameDay
 from rulesets.lepra.court.judge_services import do_schedule_judge_election
 from rulesets.lepra.staff_kinds import StaffKind
 from tests.cities.clock_helpers import DAY1, advance, clocked_game
-from voting.models import JudgeElection
+from rulesets.lepra.models import JudgeElection
 
 H = timedelta(hours=1)
 

@@ -15,11 +15,11 @@ from collections import defaultdict
 
 from cities.models import GameDay, GameEvent, GameStatus, LifeStatus, PostKind, PublicPost, Resident, StaffRole
 from inboxes.models import Inbox, InboxKind, Message
-from roles.models import CommissarCheck, GameResult, GodfatherElection, NightDecision, NightResolution
+from rulesets.lepra.models import CommissarCheck, GameResult, GodfatherElection, NightDecision, NightResolution
 from rulesets.lepra import seats
 from tests.setup_factory import in_game_language
 from tests.simulation.lepra_sim import DAY1, SEED, run_game
-from voting.models import CourtCase, CourtVote, JudgeElection
+from rulesets.lepra.models import CourtCase, CourtVote, JudgeElection
 
 ROSTER = {
     "Alpha": ["P03", "P04", "P07", "P09", "P10", "P17", "P18", "P20", "P26", "P27",

@@ -34,7 +34,7 @@ from tests.factories import (
     SuicideDeclarationFactory,
     in_language,
 )
-from voting.models import SpeechKind
+from rulesets.lepra.models import SpeechKind
 
 NOW = DEMO_NOW + timedelta(minutes=30)
 COMPLAINT = "Жалоба"

@@ -29,7 +29,7 @@ from staff.models import ImpeachmentDemand, TribuneStandIn
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
 from tests.support.staff_console import _normalized, readable_inbox_ids, staff_client
-from voting.models import CourtCase, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession
+from rulesets.lepra.models import CourtCase, ProxyRequest, SpeechRequest, SuicideDeclaration, VotingSession
 
 from .conftest import NOW
 
@@ -72,13 +72,13 @@ EXPECTED = {
     if p in STAFF_PERSONAS else set(),
     "inboxes.message": lambda demo, p: _ids(Message.objects.filter(inbox__in=readable_inbox_ids(demo, p)))
     if p in STAFF_PERSONAS else set(),
-    "voting.votingsession": lambda demo, p: _city_scoped(VotingSession, demo, p, tribune=True,
+    "lepra.votingsession": lambda demo, p: _city_scoped(VotingSession, demo, p, tribune=True,
                                                          hosts=("procurator", "arbiter")),
-    "voting.proxyrequest": lambda demo, p: _city_scoped(ProxyRequest, demo, p, tribune=True, hosts=()),
-    "voting.suicidedeclaration": lambda demo, p: _city_scoped(SuicideDeclaration, demo, p, tribune=True, hosts=()),
-    "voting.courtcase": lambda demo, p: _city_scoped(CourtCase, demo, p, tribune=False,
+    "lepra.proxyrequest": lambda demo, p: _city_scoped(ProxyRequest, demo, p, tribune=True, hosts=()),
+    "lepra.suicidedeclaration": lambda demo, p: _city_scoped(SuicideDeclaration, demo, p, tribune=True, hosts=()),
+    "lepra.courtcase": lambda demo, p: _city_scoped(CourtCase, demo, p, tribune=False,
                                                      hosts=("procurator", "arbiter")),
-    "voting.speechrequest": lambda demo, p: _city_scoped(SpeechRequest, demo, p, tribune=True, hosts=("procurator",)),
+    "lepra.speechrequest": lambda demo, p: _city_scoped(SpeechRequest, demo, p, tribune=True, hosts=("procurator",)),
     "staff.tribunestandin": lambda demo, p: _city_scoped(TribuneStandIn, demo, p, tribune=False,
                                                          hosts=tuple(STAFF_PERSONAS)),
     "staff.impeachmentdemand": lambda demo, p: _city_scoped(ImpeachmentDemand, demo, p, tribune=False,
@@ -150,7 +150,7 @@ def test_every_registered_model_has_rows_and_a_written_scope_or_the_generic_chec
     labels = [label for label, *_ in registered()]
     # The suite covers the day's requests, the court, the console's own models: each has rows in the fixture.
     for label, model, _admin, _url in registered():
-        if label in EXPECTED and label not in ("voting.courtcase", "voting.votingsession"):
+        if label in EXPECTED and label not in ("lepra.courtcase", "lepra.votingsession"):
             assert model.objects.exists(), label
     assert set(EXPECTED) <= set(labels)
     assert "cities.gameevent" in labels  # the audit log, checked against its own table in test_audit_log.py

@@ -35,7 +35,7 @@ from staff.models import ImpeachmentDemand, ImpeachmentSignature, TribuneStandIn
 from tests.admin_keys import action_url, key_of
 from tests.conftest import fresh
 from tests.support.staff_console import _opened_demand, staff_client
-from voting.models import ProxyRequest, SuicideDeclaration
+from rulesets.lepra.models import ProxyRequest, SuicideDeclaration
 
 from .conftest import NOW
 
@@ -167,12 +167,12 @@ CASES = {
         lambda d: membership_services.do_penalty_ban(d.seat("honest"), [_city1(d)], UNTIL.replace(second=0, microsecond=0),
                                                 "insult", acting_user=fresh(d.arbiter))),
     "accept_proxy_L_NOM_6": Case(
-        lambda d: post_action(staff_client(d.tribune1), "/staff/voting/proxyrequest/", "accept_proxies",
+        lambda d: post_action(staff_client(d.tribune1), "/staff/lepra/proxyrequest/", "accept_proxies",
                               [ProxyRequest.objects.get(city__number=1).pk]),
         lambda d: voting_services.do_accept_proxy(ProxyRequest.objects.get(city__number=1),
                                                   acting_user=fresh(d.tribune1))),
     "confirm_suicide_L_NOM_5": Case(
-        lambda d: post_action(staff_client(d.tribune1), "/staff/voting/suicidedeclaration/", "confirm_suicides",
+        lambda d: post_action(staff_client(d.tribune1), "/staff/lepra/suicidedeclaration/", "confirm_suicides",
                               [SuicideDeclaration.objects.get(city__number=1).pk]),
         lambda d: voting_services.do_confirm_suicide(SuicideDeclaration.objects.get(city__number=1),
                                                      acting_user=fresh(d.tribune1))),

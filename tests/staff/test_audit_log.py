@@ -72,7 +72,7 @@ def _expected(demo, persona: str) -> set[int]:
     city = roles[kind].city_id
     readable = set(policies.readable_inboxes(fresh(getattr(demo, persona)), demo.game).values_list("pk", flat=True))
     resident_city = dict(demo.game.residents.values_list("pk", "city_id"))
-    from voting.models import ProxyRequest, SuicideDeclaration
+    from rulesets.lepra.models import ProxyRequest, SuicideDeclaration
 
     proxy_city = dict(ProxyRequest.objects.values_list("pk", "city_id"))
     declaration_city = dict(SuicideDeclaration.objects.values_list("pk", "city_id"))

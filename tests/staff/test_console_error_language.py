@@ -36,7 +36,7 @@ def test_a_refusal_by_the_rules_raised_inside_a_console_view_is_in_the_games_lan
     # The M21 host opens a Lepra list (voting sessions): the changelist view refuses (NotProvidedByRuleset).
     host = _user("M21Host")
     do_create_m21_game(title="Mafia Wars", slug="m21-lists", acting_user=host)
-    response = _browser(host, "ru").get("/staff/voting/votingsession/")
+    response = _browser(host, "ru").get("/staff/lepra/votingsession/")
     assert response.status_code in (400, 403, 409)
     body = response.content.decode()
     assert "<h1>Refused</h1>" in body and "Отказано" not in body

@@ -22,7 +22,7 @@ from tests.admin_keys import action_url, pks_from_keys
 from tests.rulesets.m21.day_helpers import build_game
 from tests.support.large_ids import large_ids_in, move_to_large_ids
 from tests.support.staff_console import STAFF_PERSONAS, flashed, nothing_found, staff_client
-from voting.models import JudgeElection
+from rulesets.lepra.models import JudgeElection
 
 #: persona -> the console's own pages it may open, "{game}" being the game's key and "{city}" the city's.
 OWN_PAGES = {
@@ -206,11 +206,11 @@ MUST_REACH = {
                    "/staff/games/demo/stand-in/", "/staff/games/demo/end/", "/staff/games/demo/play-ban/",
                    "/staff/cities/game/demo/change/", "/staff/cities/resident/", "/staff/sanctions/playban/",
                    "/staff/sanctions/noconfidencecase/", "/staff/staff/tribunestandin/", "/staff/cities/gameevent/"],
-    "tribune1": ["/staff/cities/{city1}/schedule-voting/", "/staff/voting/proxyrequest/",
-                 "/staff/voting/suicidedeclaration/", "/staff/inboxes/membership/"],
+    "tribune1": ["/staff/cities/{city1}/schedule-voting/", "/staff/lepra/proxyrequest/",
+                 "/staff/lepra/suicidedeclaration/", "/staff/inboxes/membership/"],
     "tribune2": ["/staff/cities/{city2}/schedule-voting/"],
     "arbiter": ["/staff/games/demo/schedule-election/", "/staff/games/demo/court-procedure/",
-                "/staff/voting/cityjudge/", "/staff/voting/courtcase/"],
+                "/staff/lepra/cityjudge/", "/staff/lepra/courtcase/"],
     "consigliere": ["/staff/inboxes/inbox/", "/staff/inboxes/message/"],
 }
 
@@ -257,7 +257,7 @@ def test_no_page_of_the_m21_hosts_console_names_a_database_id_of_the_game_or_its
 def test_the_crawls_check_finds_database_ids(demo):
     """The check of the crawl above is no assert that cannot fail: each old form is found."""
     for old in ('<a href="/staff/games/12/clock/">', '<a href="?game__id__exact=3">', '<a href="?city=4">',
-                '<form action="/staff/cities/5/schedule-voting/">', '<a href="/staff/voting/votingsession/7/change/">',
+                '<form action="/staff/cities/5/schedule-voting/">', '<a href="/staff/lepra/votingsession/7/change/">',
                 '<input type="checkbox" name="_selected_action" value="8" class="action-select">',
                 '<a href="/staff/cities/resident/?_changelist_filters=city__id__exact%3D9">'):
         assert database_ids_in(old) != [], old

@@ -11,7 +11,7 @@ import pytest
 import time_machine
 
 from cities.models import ScheduledEvent, StaffRole
-from roles.models import CommissarOffer
+from rulesets.lepra.models import CommissarOffer
 from rulesets.lepra.staff_kinds import StaffKind
 from staff import console
 from staff import services as staff_services
@@ -49,7 +49,7 @@ def test_each_need_links_to_exactly_its_objects(populated, persona):
             if key in ("commissar", "failed", "impeachment"):
                 continue
             body = client.get(url + "&all=").content.decode()
-            listed = set(re.findall(r'href="/staff/voting/[a-z]+/([a-z0-9]+)/change/', body))
+            listed = set(re.findall(r'href="/staff/lepra/[a-z]+/([a-z0-9]+)/change/', body))
             assert len(listed) == count, (persona, key, url)
 
 

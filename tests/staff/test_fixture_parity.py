@@ -85,11 +85,11 @@ def test_the_staff_fixtures_write_the_rows_the_services_make(demo, console_cases
     by_services = _made_by(lambda d: populate_by_services(d, console_cases=console_cases), demo)
     written = _made_by(as_rows, demo)
     assert written == by_services
-    expected = {"voting.SpeechRequest", "voting.Nomination", "voting.ProxyRequest", "voting.SuicideDeclaration",
+    expected = {"lepra.SpeechRequest", "lepra.Nomination", "lepra.ProxyRequest", "lepra.SuicideDeclaration",
                 "inboxes.Message"}
     if console_cases:
         expected |= {"staff.TribuneStandIn", "staff.ImpeachmentDemand", "staff.ImpeachmentSignature",
                      "sanctions.NoConfidenceCase", "sanctions.PlayBan", "sanctions.PlayBanEvidence", "inboxes.Inbox",
                      "inboxes.Membership", "inboxes.ReadMark", "cities.ScheduledEvent"}
     assert expected <= set(written)
-    assert [len(written[label]) for label in ("voting.Nomination", "voting.ProxyRequest")] == [2, 2]
+    assert [len(written[label]) for label in ("lepra.Nomination", "lepra.ProxyRequest")] == [2, 2]

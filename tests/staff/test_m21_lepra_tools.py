@@ -57,8 +57,8 @@ def lepra_pages(game) -> list[str]:
     return pages
 
 
-LEPRA_MODELS = ("voting_votingsession", "voting_proxyrequest", "voting_suicidedeclaration", "voting_courtcase",
-                "voting_cityjudge", "voting_judgeelection", "voting_removaldemand", "voting_speechrequest",
+LEPRA_MODELS = ("lepra_votingsession", "lepra_proxyrequest", "lepra_suicidedeclaration", "lepra_courtcase",
+                "lepra_cityjudge", "lepra_judgeelection", "lepra_removaldemand", "lepra_speechrequest",
                 "staff_tribunestandin", "staff_impeachmentdemand", "sanctions_noconfidencecase", "sanctions_playban")
 
 

@@ -20,7 +20,7 @@ def pages_for(demo, client: Client) -> dict[str, str]:
     urls += [f"/games/{game.slug}/posts/{pk}/" for pk in PublicPost.objects.filter(game=game).values_list("public_id", flat=True)]
     urls += [f"/inboxes/{pk}/" for pk in Inbox.objects.filter(game=game).values_list("public_id", flat=True)]
     # The setup pages, the numbers page, the draw verification page and every commissar offer page.
-    from roles.models import CommissarOffer
+    from rulesets.lepra.models import CommissarOffer
 
     urls += [f"/games/{game.slug}/setup/", f"/games/{game.slug}/setup/numbers/", f"/games/{game.slug}/draw/"]
     urls += [f"/games/{game.slug}/offers/{pk}/" for pk in CommissarOffer.objects.filter(game=game).values_list("public_id", flat=True)]

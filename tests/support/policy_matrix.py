@@ -15,7 +15,7 @@ def label(inbox: Inbox) -> str:
     if inbox.kind == InboxKind.PERSONAL:
         return f"personal:{inbox.resident.name}"
     if inbox.kind == InboxKind.SECRET:
-        from roles.models import CommissarOffer
+        from rulesets.lepra.models import CommissarOffer
 
         candidate = CommissarOffer.objects.filter(inbox=inbox).values_list("candidate__name", flat=True).first()
         return f"offer:{candidate}" if candidate else f"secret:{inbox.title}"
@@ -28,7 +28,7 @@ def label(inbox: Inbox) -> str:
 
 def offer_labels(game) -> dict[str, str]:
     """Candidate name -> label of the commissar offer inbox the demo's draw sent them (L-COMM-1)."""
-    from roles.models import CommissarOffer
+    from rulesets.lepra.models import CommissarOffer
 
     return {name: f"offer:{name}" for name in CommissarOffer.objects.filter(game=game).values_list("candidate__name", flat=True)}
 
@@ -101,7 +101,7 @@ def _offer_inbox(demo, persona: str = "honest"):
     secret inbox with the same member for contrast."""
     from cities.models import StaffRole
     from inboxes.services import do_create_inbox
-    from roles.models import CommissarOffer
+    from rulesets.lepra.models import CommissarOffer
 
     seat = demo.seat(persona)
     procurator = StaffRole.objects.get(game=demo.game, kind="procurator")

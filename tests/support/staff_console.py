@@ -108,8 +108,8 @@ def staff_pages_for(client: Client) -> dict[str, str]:
             *(f"/staff/games/{slug}/stage/" for slug in Game.objects.values_list("slug", flat=True)),
             *(f"/staff/games/{slug}/clock/" for slug in Game.objects.values_list("slug", flat=True)),
             # The Lepra day (issue 4 item 6): its app page, changelists and the Tribunes' schedule pages.
-            "/staff/voting/", "/staff/voting/votingsession/?all=", "/staff/voting/proxyrequest/?all=",
-            "/staff/voting/suicidedeclaration/?all=", "/staff/voting/courtcase/?all=",
+            "/staff/lepra/", "/staff/lepra/votingsession/?all=", "/staff/lepra/proxyrequest/?all=",
+            "/staff/lepra/suicidedeclaration/?all=", "/staff/lepra/courtcase/?all=",
             *(f"/staff/cities/{key}/schedule-voting/" for key in City.objects.values_list("public_id", flat=True))]
     pages: dict[str, str] = {}
     for url in urls:

@@ -33,7 +33,7 @@ from kernel.errors import InvalidInput, NotAllowed
 from kernel.events import Audience, event_audience
 from kernel.public_ids import new_idempotency_key
 from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
-from roles.models import MafiaDraw
+from rulesets.lepra.models import MafiaDraw
 from staff.audit_sentences import kind_label, sentence_of
 from tests.conftest import fresh
 from tests.factories import UserFactory

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from cities.models import Alignment, City, Game, GameDay, GameEvent, GameStatus, LifeStatus, Resident
 from kernel.rulesets import ruleset_of
 from rulesets.lepra import seats
-from voting.models import CourtCase, DecisionSource, ExecutionDecision, VotingSession
+from rulesets.lepra.models import CourtCase, DecisionSource, ExecutionDecision, VotingSession
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from kernel.events import ScheduledKind
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 from rulesets.lepra import seats
-from voting.models import VotingSession
+from rulesets.lepra.models import VotingSession
 
 from .daily_post import daily_post_record
 

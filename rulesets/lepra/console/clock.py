@@ -52,7 +52,7 @@ from staff.console import (
     staff_admin_site,
     staff_game,
 )
-from voting.models import JudgeElection, VotingSession
+from rulesets.lepra.models import JudgeElection, VotingSession
 
 
 def _register_dashboard_needs() -> None:

@@ -62,7 +62,7 @@ from staff.console import (
     staff_roles_of,
     tribune_scope,
 )
-from voting.models import (
+from rulesets.lepra.models import (
     CityJudge,
     CourtCase,
     JudgeElection,
@@ -684,10 +684,10 @@ def _day_links(request, role) -> list[tuple[str, str]]:
     """Voting sessions (not the Consigliere's), the Tribune's proxy requests and suicide declarations."""
     links = []
     if role.kind != StaffKind.CONSIGLIERE:
-        links.append((_("Voting sessions"), _changelist("voting_votingsession", role.game)))
+        links.append((_("Voting sessions"), _changelist("lepra_votingsession", role.game)))
     if role.kind == StaffKind.TRIBUNE:
-        links += [(_("Proxy requests"), _changelist("voting_proxyrequest", role.game)),
-                  (_("Suicide declarations"), _changelist("voting_suicidedeclaration", role.game))]
+        links += [(_("Proxy requests"), _changelist("lepra_proxyrequest", role.game)),
+                  (_("Suicide declarations"), _changelist("lepra_suicidedeclaration", role.game))]
     return links
 
 
@@ -697,7 +697,7 @@ def _court_links(request, role) -> list[tuple[str, str]]:
     (L-COURT-3)."""
     if role.kind not in (StaffKind.PROCURATOR, StaffKind.ARBITER):
         return []
-    links = [(_("Court cases"), _changelist("voting_courtcase", role.game))]
+    links = [(_("Court cases"), _changelist("lepra_courtcase", role.game))]
     if role.kind == StaffKind.ARBITER:
         links.append((_("The court's procedure"), reverse("admin:court_procedure", args=[role.game.slug],
                                                           current_app=staff_admin_site.name)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-#: L-COURT-3's procedures (the codes of ``voting.models.CourtProcedure``): at least half of the votes cast (the
+#: L-COURT-3's procedures (the codes of ``rulesets.lepra.models.CourtProcedure``): at least half of the votes cast (the
 #: seed's simple majority, the default), or at least half of the sitting judges.
 VOTES_CAST = "votes_cast"
 SITTING_JUDGES = "sitting_judges"

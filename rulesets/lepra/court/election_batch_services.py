@@ -19,7 +19,7 @@ from inboxes.models import Inbox, InboxKind, Message
 from inboxes.rendering import render_markdown
 from kernel.audit import record_events
 from kernel.errors import NotAllowed
-from voting.models import ElectionReason, JudgeElection, JudgeProposal, Precinct
+from rulesets.lepra.models import ElectionReason, JudgeElection, JudgeProposal, Precinct
 
 from .judge_services import (
     ELECTION_NOTICE,

@@ -29,7 +29,7 @@ from rulesets.lepra.day.services import (
 )
 from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_election
 from rulesets.lepra.staff_kinds import StaffKind
-from voting.models import (
+from rulesets.lepra.models import (
     ElectionBallot,
     ElectionProxy,
     ElectionReason,
@@ -40,7 +40,7 @@ from voting.models import (
     RemovalConfirmation,
     RemovalDemand,
 )
-from voting.parsing import LepraBallot, parse_lepra_election
+from rulesets.lepra.day.keywords import LepraBallot, parse_lepra_election
 
 # ==============================================================================================================
 # Judges : candidates (L-JUDGE-3), elections and precincts (L-JUDGE-4..6, L-DAY-4/5, L-INBOX-10),
@@ -324,7 +324,7 @@ def do_pass_candidates(election, *, acting_user, now: datetime | None = None):
 def do_record_election_proxy(election, voter: Resident, candidate: Resident, text: str, *, acting_user,
                              now: datetime | None = None):
     """The Arbiter records a proxy ballot (L-JUDGE-6, as L-NOM-6): at the opening the site posts ``text`` (a
-    ballot, ``voting.parsing.parse_lepra_election``) as ``voter`` in ``candidate``'s precinct, timed at the
+    ballot, ``rulesets.lepra.day.keywords.parse_lepra_election``) as ``voter`` in ``candidate``'s precinct, timed at the
     opening. Before the opening; ``voter`` a living resident of the city, ``candidate`` proposed. Returns the
     ``ElectionProxy``. Raises ``NotAllowed`` (not the Arbiter), ``InvalidInput`` (not a ballot, not a voter, not
     a candidate, recorded already) or ``WrongState`` (opened, closed)."""

@@ -25,7 +25,7 @@ from rulesets.lepra.day.services import (
     _seat_of,
 )
 from rulesets.lepra.staff_kinds import StaffKind
-from voting.models import (
+from rulesets.lepra.models import (
     CourtCase,
     CourtProcedure,
     CourtProcedureChoice,

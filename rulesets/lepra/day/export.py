@@ -2,7 +2,7 @@
 clock, no I/O.
 
 ``manage.py tally lepra-execution FILE`` prints ``lepra_execution_export``'s result and ``manage.py tally
-lepra-election FILE`` prints ``lepra_election_export``'s. Examples with comments: ``voting/examples/README.md``.
+lepra-election FILE`` prints ``lepra_election_export``'s. Examples with comments: ``rulesets/lepra/examples/README.md``.
 
 Format: UTF-8, one JSON object per line, blank lines ignored. The first line is the header::
 

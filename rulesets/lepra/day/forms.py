@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from cities.forms import WallClockField, wall_clock_to_utc
 from kernel.form_fields import AccessedChoiceField, AccessedObjectField, ObjectChoiceField
 
-from voting.models import CourtProcedure
+from rulesets.lepra.models import CourtProcedure
 
 
 class NomineeForm(forms.Form):

@@ -14,7 +14,7 @@ from rulesets.lepra.court.judge_services import (
     pending_election,
     sitting_judge_of,
 )
-from voting.models import (
+from rulesets.lepra.models import (
     CourtCase,
     ExecutionDecision,
     JudgeElection,

@@ -29,7 +29,7 @@ from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_replan_clock, voting_window_limits
 from rulesets.lepra.day.tally import LepraVoteMessage, tally_lepra_execution
 from rulesets.lepra.staff_kinds import StaffKind
-from voting.models import (
+from rulesets.lepra.models import (
     DecisionSource,
     ExecutionDecision,
     LepraVote,

@@ -22,7 +22,7 @@ from rulesets.lepra.day.tally import (
     _LepraInboxVoter,
     lepra_execution_result,
 )
-from voting.models import LepraVote, VoteState, VotingSession
+from rulesets.lepra.models import LepraVote, VoteState, VotingSession
 
 from .services import compute_session_tally
 

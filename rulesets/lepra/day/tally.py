@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from voting.parsing import (
+from rulesets.lepra.day.keywords import (
     LepraBallot,
     LepraKeyword,
     parse_lepra_election,
@@ -281,7 +281,7 @@ def tally_lepra_execution(opens_at: datetime, closes_at: datetime, voters: Itera
     Messages are taken in ``lepra_ordered`` order (counted time, then ``seq``; a proxy counts at the opening,
     L-NOM-6). Each is checked, first failure wins: the inbox exists (``UNKNOWN_INBOX``); the author is a voter,
     or the nominee in their own inbox (``NOT_A_MEMBER``); ``opens_at ≤ t < closes_at`` (``NOT_OPEN_YET``,
-    ``CLOSED``, L-VOTE-8); then the text (``voting.parsing.parse_lepra_execution``):
+    ``CLOSED``, L-VOTE-8); then the text (``rulesets.lepra.day.keywords.parse_lepra_execution``):
 
     - **казнить** by a voter without a standing vote here: the vote stands from that time; with one standing:
       ``ALREADY_VOTING`` (counts nothing, the standing vote keeps its time, L-VOTE-2);
@@ -477,7 +477,7 @@ def tally_lepra_election(opens_at: datetime, closes_at: datetime, voters: Iterab
     Messages are taken in ``lepra_ordered`` order (a proxy counts at the opening, L-JUDGE-6). Each is checked,
     first failure wins: the precinct exists (``UNKNOWN_INBOX``), the author is a voter (``NOT_A_MEMBER``),
     ``opens_at ≤ t < closes_at`` (``NOT_OPEN_YET``, ``CLOSED``, as L-VOTE-8); the text is a ballot
-    (``voting.parsing.parse_lepra_election``), else ``NOT_A_BALLOT`` (``PROXY_NOT_A_VOTE`` for a proxy); the
+    (``rulesets.lepra.day.keywords.parse_lepra_election``), else ``NOT_A_BALLOT`` (``PROXY_NOT_A_VOTE`` for a proxy); the
     voter has no ballot in this precinct yet, else ``ALREADY_VOTED``: one ballot per voter per precinct, never
     changed or withdrawn (L-JUDGE-4). See ``LepraElectionResult`` for the winner (L-JUDGE-5).
     """

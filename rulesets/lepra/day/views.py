@@ -20,9 +20,10 @@ from inboxes import access, policies
 from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation, WrongState, page_status
 from kernel.timezones import zoned_time
+from rulesets.lepra import access as lepra_access
 from rulesets.lepra.court import judge_services
 from rulesets.lepra.court import services as court_services
-from voting.models import SpeechKind
+from rulesets.lepra.models import SpeechKind
 
 from . import selectors, services
 from .forms import (
@@ -211,7 +212,7 @@ def close_voting(request, slug: str, number: int):
 def confirm_suicide(request, slug: str, number: int):
     """The Tribune confirms a suicide declaration (L-NOM-5): ``do_confirm_suicide``."""
     game, city = _city_of(request, slug, number)
-    form = ConfirmSuicideForm(request.POST, access=lambda declaration_id: access.access_suicide_declaration_by_id(
+    form = ConfirmSuicideForm(request.POST, access=lambda declaration_id: lepra_access.access_suicide_declaration_by_id(
         request.user, declaration_id, city=city))
     return _day_action(request, game, city, "confirm_suicide", form, lambda data: services.do_confirm_suicide(
         data["declaration"], acting_user=request.user))
@@ -222,7 +223,7 @@ def confirm_suicide(request, slug: str, number: int):
 def accept_proxy(request, slug: str, number: int):
     """The Tribune accepts a proxy vote request (L-NOM-6): ``do_accept_proxy``."""
     game, city = _city_of(request, slug, number)
-    form = AcceptProxyForm(request.POST, access=lambda proxy_id: access.access_proxy_request_by_id(
+    form = AcceptProxyForm(request.POST, access=lambda proxy_id: lepra_access.access_proxy_request_by_id(
         request.user, proxy_id, city=city))
     return _day_action(request, game, city, "accept_proxy", form, lambda data: services.do_accept_proxy(
         data["proxy"], acting_user=request.user))
@@ -338,7 +339,7 @@ def open_removal_demand(request, slug: str, number: int):
 def confirm_removal_demand(request, slug: str, number: int):
     """A resident confirms a demand to remove the judge (L-JUDGE-8): ``do_confirm_removal_demand``."""
     game, city = _city_of(request, slug, number)
-    form = ConfirmRemovalForm(request.POST, access=lambda demand_id: access.access_removal_demand_by_id(
+    form = ConfirmRemovalForm(request.POST, access=lambda demand_id: lepra_access.access_removal_demand_by_id(
         request.user, demand_id, city=city))
     return _day_action(request, game, city, "confirm_removal", form, lambda data: (
         judge_services.do_confirm_removal_demand(data["demand"], acting_user=request.user)))

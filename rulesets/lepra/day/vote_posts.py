@@ -14,8 +14,8 @@ from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.prepared import PreparedInsert, PreparedQuery, PreparedUpdate
 from kernel.timezones import time_for
 from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
-from voting.models import LepraVote, SuicideDeclaration, VoteState, VotingSession
-from voting.parsing import parse_lepra_execution
+from rulesets.lepra.models import LepraVote, SuicideDeclaration, VoteState, VotingSession
+from rulesets.lepra.day.keywords import parse_lepra_execution
 
 
 def _local(game, moment: datetime, viewer=None) -> str:

@@ -24,8 +24,8 @@ from inboxes.services import do_post_site_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.timezones import zoned_time
 from rulesets.lepra.clock.services import do_replan_clock, voting_window_limits
+from rulesets.lepra.models import VotingSession
 from rulesets.lepra.staff_kinds import StaffKind
-from voting.models import VotingSession
 
 #: A rescheduled window suggested by the pages: it opens this long after the action and lasts this long (shorter
 #: when 00:00 comes first).

@@ -4,7 +4,7 @@ residents, a commissar's own checks and targets. Viewer scoping stays with the c
 from __future__ import annotations
 
 from cities.models import City, Game, LifeStatus, Resident
-from roles.models import CommissarCheck
+from rulesets.lepra.models import CommissarCheck
 from rulesets.lepra import seats
 
 

@@ -26,7 +26,7 @@ from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 from roles import night as night_rules
-from roles.models import (
+from rulesets.lepra.models import (
     CommissarCheck,
     Gift,
     GiftKind,

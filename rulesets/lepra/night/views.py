@@ -20,7 +20,7 @@ from inboxes import access, knowledge, policies
 from kernel.confirm import confirmation_page
 from kernel.errors import InvalidInput, RuleViolation, WrongState, page_status
 from kernel.rulesets import ruleset_of
-from roles.models import NightActionKind
+from rulesets.lepra.models import NightActionKind
 from rulesets.lepra import game_end_services, seats
 from rulesets.lepra.night import services as night_services
 from rulesets.lepra.staff_kinds import StaffKind

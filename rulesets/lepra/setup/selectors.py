@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from cities.models import City, Game, GameStatus, PostKind, PublicPost, Resident, Signup, StaffRole
 from cities.selectors import signups_open
-from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.models import CommissarOffer, MafiaDraw
 from rulesets.lepra.staff_kinds import StaffKind
 
 from .services import city_commissar_state

@@ -33,7 +33,7 @@ from inboxes.viewer_reads import forget_viewer_cache
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from roles import draw
-from roles.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.models import CommissarOffer, MafiaDraw
 from rulesets.lepra import seats
 from rulesets.lepra.setup import draw as setup_draw
 from rulesets.lepra.staff_kinds import StaffKind

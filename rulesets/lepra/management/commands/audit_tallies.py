@@ -8,7 +8,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from rulesets.lepra.day.standing import audit_session_tally
-from voting.models import VotingSession
+from rulesets.lepra.models import VotingSession
 
 
 class Command(BaseCommand):

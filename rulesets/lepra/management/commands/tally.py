@@ -6,7 +6,7 @@ Each kind of tally is a subcommand with its own file format:
   ``voting/forum_export.py``, example in ``voting/examples/``): prints the standing count, how the day ended, every
   refused command with its reason, the voided votes and the M-VOTE-5 offenders.
 - ``lepra-execution FILE``: one city's Lepra execution voting (L-VOTE), exported as JSON lines (format in
-  ``rulesets/lepra/day/export.py``): per nominee the counted voters, who changed their mind and the latest counted vote
+  ``rulesets/lepra/day/export.py``, example in ``rulesets/lepra/examples/``): per nominee the counted voters, who changed their mind and the latest counted vote
   time; the ranking, the leader, the tied leaders, and every refused message with its seq and reason.
 - ``lepra-election FILE``: one city's Lepra judge election (L-JUDGE-4..6), same format with ``candidates``: per
   candidate the pros, cons, score and latest pro vote time; the winner (null: failed) and every refused message.

@@ -32,14 +32,14 @@ from rulesets.lepra.day.services import (
 )
 from tests.admin_keys import key_of, missing_key, pks_from_keys, post_console_action
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, OPENS, US, city1_day
+from rulesets.lepra.models import CourtCase, ProxyRequest, ProxyState, SuicideDeclaration, VotingSession
 from tests.support.staff_console import STAFF_PERSONAS, flashed, nothing_found, staff_client
-from voting.models import CourtCase, ProxyRequest, ProxyState, SuicideDeclaration, VotingSession
 
 LIST = {
-    "session": "/staff/voting/votingsession/",
-    "proxy": "/staff/voting/proxyrequest/",
-    "suicide": "/staff/voting/suicidedeclaration/",
-    "case": "/staff/voting/courtcase/",
+    "session": "/staff/lepra/votingsession/",
+    "proxy": "/staff/lepra/proxyrequest/",
+    "suicide": "/staff/lepra/suicidedeclaration/",
+    "case": "/staff/lepra/courtcase/",
 }
 LINK = {key: re.compile(re.escape(url) + r'([a-z0-9]+)/change/') for key, url in LIST.items()}
 MODELS = {"session": VotingSession, "proxy": ProxyRequest, "suicide": SuicideDeclaration, "case": CourtCase}

@@ -14,7 +14,7 @@ from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
 from tests.rulesets.lepra.court.conftest import OPENS, PRO
 from tests.rulesets.lepra.court.judge_helpers import precinct, start
-from voting.models import ElectionBallot
+from rulesets.lepra.models import ElectionBallot
 
 
 @pytest.mark.postgres

@@ -20,7 +20,7 @@ from tests.factories import CityFactory, ResidentFactory
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, US, ru, tied_session
 from rulesets.lepra.court.decision import SITTING_JUDGES, VOTES_CAST, court_decision
 from rulesets.lepra.court.services import court_procedure_of, do_set_court_procedure
-from voting.models import CourtProcedure, CourtProcedureChoice
+from rulesets.lepra.models import CourtProcedure, CourtProcedureChoice
 from rulesets.lepra.day.services import _local
 from rulesets.lepra.court.services import do_court_vote, do_put_before_court
 

@@ -27,7 +27,7 @@ from rulesets.lepra.court.judge_services import (
 from tests.rulesets.lepra.court.conftest import CLOSES, CON, DAY1, OPENS, PRO
 from tests.rulesets.lepra.court.judge_helpers import precinct, start, vote
 from tests.setup_factory import in_game_language
-from voting.models import ElectionBallot, ElectionReason, JudgeElection
+from rulesets.lepra.models import ElectionBallot, ElectionReason, JudgeElection
 
 
 def local(jg, moment) -> str:

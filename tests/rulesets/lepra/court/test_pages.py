@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from tests.rulesets.lepra.court.conftest import CON, DAY1, OPENS, PRO
 from tests.rulesets.lepra.court.judge_helpers import precinct, start, vote
-from voting.models import JudgeProposal, RemovalDemand
+from rulesets.lepra.models import JudgeProposal, RemovalDemand
 
 
 def client_for(user) -> Client:

@@ -24,7 +24,7 @@ from rulesets.lepra.day.services import do_schedule_voting
 from tests.conftest import fresh
 from tests.rulesets.lepra.court.judge_helpers import DAY2, demand_with, judge_of
 from tests.setup_factory import in_game_language
-from voting.models import ElectionReason, RemovalConfirmation, RemovalDemand
+from rulesets.lepra.models import ElectionReason, RemovalConfirmation, RemovalDemand
 
 VOTING_OPENS = DAY2 + timedelta(hours=8)  # 18:00 in Moscow
 CUTOFF = VOTING_OPENS - timedelta(hours=4)

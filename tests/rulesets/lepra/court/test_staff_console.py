@@ -12,10 +12,10 @@ from rulesets.lepra.court.judge_services import do_propose_candidate
 from tests.admin_keys import action_url
 from tests.rulesets.lepra.court.conftest import CLOSES, DAY1, OPENS
 from tests.support.staff_console import flashed, staff_client
-from voting.models import JudgeElection, JudgeRecusal
+from rulesets.lepra.models import JudgeElection, JudgeRecusal
 
-CITIES = "/staff/voting/cityjudge/"
-ELECTIONS = "/staff/voting/judgeelection/"
+CITIES = "/staff/lepra/cityjudge/"
+ELECTIONS = "/staff/lepra/judgeelection/"
 OPTION = re.compile(r'<option value="([a-z_]+)">')
 
 

@@ -23,7 +23,7 @@ from kernel.errors import RuleViolation
 from rulesets.lepra.day import services as voting_services
 from rulesets.lepra.staff_kinds import StaffKind
 from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting
-from voting.models import LepraVote, VoteState, VotingSession
+from rulesets.lepra.models import LepraVote, VoteState, VotingSession
 
 
 class _SlowClock:

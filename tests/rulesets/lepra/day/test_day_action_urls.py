@@ -22,7 +22,7 @@ from tests.rulesets.lepra.day.day_helpers import (  # noqa: F401 - english: the 
     ru,
     tied_session,
 )
-from voting.models import CourtCase, ProxyRequest, ProxyState
+from rulesets.lepra.models import CourtCase, ProxyRequest, ProxyState
 
 
 def _events(demo) -> int:

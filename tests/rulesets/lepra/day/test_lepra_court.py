@@ -14,7 +14,7 @@ from rulesets.lepra import seats
 from rulesets.lepra.court.decision import court_decision, court_threshold
 from rulesets.lepra.court.services import do_close_court_case, do_court_vote, do_put_before_court
 from tests.rulesets.lepra.day.day_helpers import CLOSES, US, ru, tied_session
-from voting.models import DecisionSource, ExecutionDecision
+from rulesets.lepra.models import DecisionSource, ExecutionDecision
 
 DEADLINE = CLOSES + timedelta(minutes=50)  # 23:50 in Moscow
 

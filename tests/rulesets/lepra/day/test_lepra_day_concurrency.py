@@ -20,7 +20,7 @@ from django.urls import reverse
 from inboxes.models import Message
 from inboxes.posting import do_post_message
 from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting, ru
-from voting.models import LepraVote, VoteState
+from rulesets.lepra.models import LepraVote, VoteState
 
 ON_POSTGRES = connection.vendor == "postgresql"
 RESIDENTS = 60 if ON_POSTGRES else 20

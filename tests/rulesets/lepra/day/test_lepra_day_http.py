@@ -25,7 +25,7 @@ from tests.rulesets.lepra.day.day_helpers import (
     nominate_and_open,
     ru,
 )
-from voting.models import LepraVote, Nomination, VotingSession
+from rulesets.lepra.models import LepraVote, Nomination, VotingSession
 
 
 @pytest.fixture(autouse=True)
@@ -126,7 +126,7 @@ def test_scheduler_opens_and_closes_voting_and_posts_the_result_once_L_VOTE_6_L_
 
 
 def test_suicide_declared_on_the_nominate_page_and_confirmed_on_the_day_page_L_NOM_5(demo, client):
-    from voting.models import SuicideDeclaration
+    from rulesets.lepra.models import SuicideDeclaration
     day = city1_day(demo)
     resident = day.plain[4]
     client.force_login(resident.user)
@@ -184,7 +184,7 @@ def test_day_page_shows_nominees_publicly_once_voting_opens_but_tallies_only_to_
 
 
 def test_confrontation_request_is_seen_by_the_tribune_and_the_procurator_only_L_NOM_4(demo, client):
-    from voting.models import SpeechKind, SpeechRequest
+    from rulesets.lepra.models import SpeechKind, SpeechRequest
     day = city1_day(demo)
     asker, other = day.plain[4], day.plain[8]
     client.force_login(asker.user)
@@ -206,7 +206,7 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
     from cities.models import Resident
     from inboxes.posting import do_post_message
     from rulesets.lepra.day.services import do_close_voting
-    from voting.models import CourtCase
+    from rulesets.lepra.models import CourtCase
     day = city1_day(demo)
     a = day.plain[0]
     session = nominate_and_open(demo, day, [a])
@@ -229,7 +229,7 @@ def test_arbiter_puts_the_result_before_the_court_and_a_judge_votes_on_the_day_p
 
 def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_L_COURT_2(demo, client):
     from cities.models import Resident
-    from voting.models import CourtVote
+    from rulesets.lepra.models import CourtVote
     url, a = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         assert client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"}).status_code == 302
@@ -251,7 +251,7 @@ def test_a_judges_court_vote_is_confirmed_by_a_message_saying_what_was_recorded_
 
 def test_a_court_vote_without_a_choice_is_a_form_error_and_records_nothing_L_COURT_2(demo, client):
     from cities.models import Resident
-    from voting.models import CourtVote
+    from rulesets.lepra.models import CourtVote
     _url, _nominee = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         client.post(day_action(demo, "put_before_court"), {"deadline": "2026-11-20T23:50"})
@@ -266,7 +266,7 @@ def test_a_court_vote_without_a_choice_is_a_form_error_and_records_nothing_L_COU
 
 
 def test_an_error_on_the_court_form_keeps_the_tally_and_shows_the_error_inside_the_form_L_COURT_1(demo, client):
-    from voting.models import CourtCase
+    from rulesets.lepra.models import CourtCase
     url, a = _before_the_court(demo, client)
     with time_machine.travel(CLOSES + timedelta(minutes=1), tick=False):
         shown = client.get(url).content.decode()

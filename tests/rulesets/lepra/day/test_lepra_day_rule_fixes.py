@@ -35,7 +35,7 @@ from tests.rulesets.lepra.day.day_helpers import (  # noqa: F401 - english: the 
     nominate_and_open,
     ru,
 )
-from voting.models import LepraVote, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
+from rulesets.lepra.models import LepraVote, Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 
 
 def test_a_suicide_not_refused_by_the_opening_is_confirmed_then_and_none_later_L_NOM_5(demo):

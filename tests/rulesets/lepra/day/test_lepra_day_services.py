@@ -31,7 +31,7 @@ from tests.rulesets.lepra.day.day_helpers import (
     nominate_and_open,
 )
 from tests.setup_factory import in_game_language
-from voting.models import LepraVote, Nomination, VoteState
+from rulesets.lepra.models import LepraVote, Nomination, VoteState
 
 # ---------------------------------------------------------------------------------------------------------------
 # Nominations (L-NOM-1..3)

@@ -18,7 +18,7 @@ from rulesets.lepra.day.services import (
     do_refuse_suicide,
 )
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, OPENS, city1_day, nominate_and_open
-from voting.models import DecisionSource, ExecutionDecision
+from rulesets.lepra.models import DecisionSource, ExecutionDecision
 
 
 @pytest.fixture(autouse=True)

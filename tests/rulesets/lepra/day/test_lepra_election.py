@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from rulesets.lepra.day.tally import LepraAccepted, LepraVoteMessage, tally_lepra_election
 from tests.rulesets.lepra.day.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
-from voting.parsing import LepraBallot, parse_lepra_election
+from rulesets.lepra.day.keywords import LepraBallot, parse_lepra_election
 
 ROOT = Path(__file__).resolve().parents[4]
-EXAMPLE = ROOT / "voting" / "examples" / "lepra_election_example.jsonl"
+EXAMPLE = ROOT / "rulesets" / "lepra" / "examples" / "lepra_election_example.jsonl"
 VOTERS = ("ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal")
 PRO, CON = "Он - Ганди!", "Он - Гитлер!"
 
@@ -270,7 +270,7 @@ EXAMPLE_OUTPUT = {
 
 
 def test_the_example_export_gives_exactly_the_documented_result_L_JUDGE_5():
-    """voting/examples/README.md walks through this file line by line."""
+    """rulesets/lepra/examples/README.md walks through this file line by line."""
     assert command(EXAMPLE) == EXAMPLE_OUTPUT
 
 

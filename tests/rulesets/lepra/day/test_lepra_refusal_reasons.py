@@ -15,7 +15,7 @@ from rulesets.lepra import seats
 from rulesets.lepra.court.services import do_court_vote, do_put_before_court
 from sanctions.models import NoConfidenceCase
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, US, day_action, ru, tied_session
-from voting.models import CourtCase, CourtVote
+from rulesets.lepra.models import CourtCase, CourtVote
 
 DEADLINE = CLOSES + timedelta(minutes=50)
 

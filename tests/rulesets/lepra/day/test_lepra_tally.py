@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from rulesets.lepra.day.export import LepraExportError, lepra_execution_export
 from rulesets.lepra.day.tally import LepraAccepted, LepraRefusal, LepraVoteMessage, tally_lepra_execution
 from tests.rulesets.lepra.day.lepra_helpers import CLOSE, MICROSECOND, OPEN, Log, minute
-from voting.parsing import LepraKeyword, parse_lepra_execution
+from rulesets.lepra.day.keywords import LepraKeyword, parse_lepra_execution
 
 ROOT = Path(__file__).resolve().parents[4]
-EXAMPLE = ROOT / "voting" / "examples" / "lepra_execution_example.jsonl"
+EXAMPLE = ROOT / "rulesets" / "lepra" / "examples" / "lepra_execution_example.jsonl"
 VOTERS = ("ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal")
 PROPERTY_SETTINGS = settings(max_examples=100, deadline=None)
 
@@ -460,7 +460,7 @@ EXAMPLE_OUTPUT = {
 
 
 def test_the_example_export_gives_exactly_the_documented_result_L_VOTE():
-    """voting/examples/README.md walks through this file line by line."""
+    """rulesets/lepra/examples/README.md walks through this file line by line."""
     assert command(EXAMPLE) == EXAMPLE_OUTPUT
 
 

@@ -12,7 +12,7 @@ from django.utils import translation
 from kernel.errors import WrongState
 from cities.models import GameEvent
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, OPENS, US, city1_day, ru
-from voting.models import SpeechRequest
+from rulesets.lepra.models import SpeechRequest
 from rulesets.lepra.day.services import _local, do_nominate, do_open_voting, do_schedule_voting
 from rulesets.lepra.court.services import do_request_speech
 

@@ -21,7 +21,7 @@ from rulesets.lepra.day.selectors import tally_box
 from rulesets.lepra.day.services import compute_session_tally, do_close_voting
 from rulesets.lepra.day.standing import audit_session_tally, comparable, stored_session_tally
 from tests.rulesets.lepra.day.day_helpers import CLOSES, OPENS, city1_day, nominate_and_open
-from voting.models import LepraVote, VoteState
+from rulesets.lepra.models import LepraVote, VoteState
 
 STEP = st.tuples(st.integers(0, 5), st.integers(0, 2),
                  st.sampled_from(["казнить", "казнить", "не казнить", "не казнить", "kill nominee", "kill voter"]))

@@ -19,7 +19,7 @@ from inboxes.posting import do_post_message
 from tests.support.staff_console import flashed, nothing_found, staff_client
 from tests.rulesets.lepra.console.test_staff_day_actions import act
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, OPENS, city1_day, ru
-from voting.models import LepraVote, SuicideDeclaration, VotingSession
+from rulesets.lepra.models import LepraVote, SuicideDeclaration, VotingSession
 from rulesets.lepra.day.services import (
     _local,
     do_confirm_suicide,

@@ -17,7 +17,7 @@ from cities.services import do_set_game_status
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from roles import draw
-from roles.models import MafiaDraw
+from rulesets.lepra.models import MafiaDraw
 from rulesets.lepra.setup import services as role_services
 from tests.setup_factory import build_game
 

@@ -12,7 +12,7 @@ from django.utils.translation import gettext
 
 from cities.models import GameEvent
 from inboxes.models import Message
-from roles.models import NightActionKind, NightDecision
+from rulesets.lepra.models import NightActionKind, NightDecision
 from rulesets.lepra import seats
 from rulesets.lepra.night import services as night_services
 from tests.rulesets.lepra.night.conftest import NOW, set_day

@@ -5,7 +5,7 @@ import time_machine
 from django.urls import reverse
 
 from cities.models import LifeStatus
-from roles.models import CommissarCheck, NightActionKind, NightDecision
+from rulesets.lepra.models import CommissarCheck, NightActionKind, NightDecision
 from rulesets.lepra.night import services as night_services
 from tests.rulesets.lepra.night.conftest import NOW
 from tests.setup_factory import in_game_language

@@ -11,7 +11,7 @@ from django.utils.translation import override
 
 from cities.models import GameDay, GameEvent
 from kernel.errors import WrongState
-from roles.models import CommissarCheck, GodfatherElection, GodfatherVote, NightActionKind, NightDecision
+from rulesets.lepra.models import CommissarCheck, GodfatherElection, GodfatherVote, NightActionKind, NightDecision
 from rulesets.lepra.night import services as night_services
 from tests.rulesets.lepra.night.conftest import NOW, set_day
 

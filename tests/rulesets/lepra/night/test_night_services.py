@@ -11,7 +11,7 @@ from cities.scheduler import try_run_one_due_event
 from inboxes import knowledge, policies
 from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from roles.models import GodfatherElection, NightActionKind, NightResolution
+from rulesets.lepra.models import GodfatherElection, NightActionKind, NightResolution
 from rulesets.lepra import seats
 from rulesets.lepra.night import services as night_services
 from tests.rulesets.lepra.night.conftest import NOW, kill, set_day
@@ -427,7 +427,7 @@ def test_night_end_scheduled_event_resolves_the_night(ng):
 
 def test_judge_killed_at_night_gets_a_site_scheduled_election_L_JUDGE_2(ng):
     """The resolution schedules the new election where a judge died: 6 h notice, next full hour, 6 h long."""
-    from voting.models import JudgeElection
+    from rulesets.lepra.models import JudgeElection
     decide(ng, 2, ng.judge[2])
     night_services.do_resolve_night(ng.game, night=2, now=LATER)
     elections = list(JudgeElection.objects.filter(game=ng.game).values_list("city__number", "opens_at", "closes_at"))
@@ -441,7 +441,7 @@ def test_judge_killed_at_night_gets_a_site_scheduled_election_L_JUDGE_2(ng):
 def test_commissar_on_the_clock_cannot_check_before_the_night_starts_L_NIGHT_5(ng):
     """With a phase plan, a check during day 2 (before night 2 starts) is refused: no answer before the vote."""
     from cities.models import GameDay
-    from roles.models import CommissarCheck
+    from rulesets.lepra.models import CommissarCheck
     GameDay.objects.create(game=ng.game, number=2, starts_at=NOW - timedelta(hours=12), ends_at=NOW + timedelta(hours=2),
                            night_ends_at=NOW + timedelta(hours=11))
     with pytest.raises(WrongState) as refused:

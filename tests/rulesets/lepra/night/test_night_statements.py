@@ -15,7 +15,7 @@ from django.db import connection
 from bench import world as bench_world
 from cities.models import GameEvent, Resident
 from cities.scheduler import advance_clock, dispatch_due_events
-from voting.models import JudgeElection
+from rulesets.lepra.models import JudgeElection
 
 #: The pinned budget: a night's end and the next day's start run ``BASE + PER_CITY * cities`` statements. Lower
 #: them when a cut lands; never raise them without saying why in the commit.

@@ -10,7 +10,7 @@ from cities.models import GameEvent, GameStatus, PostKind, PublicPost, Resident
 from inboxes import policies
 from inboxes.models import Inbox, InboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from roles.models import GameResult, NightActionKind
+from rulesets.lepra.models import GameResult, NightActionKind
 from rulesets.lepra import game_end_services
 from rulesets.lepra.day.services import do_decide_execution, do_schedule_voting
 from rulesets.lepra.night import services as night_services

@@ -10,7 +10,7 @@ from django.utils.translation import override
 from cities.models import Alignment, City, Resident
 from inboxes.models import Inbox, InboxKind, Membership
 from kernel.errors import NotAllowed, WrongState
-from roles.models import CommissarOffer
+from rulesets.lepra.models import CommissarOffer
 from rulesets.lepra import seats
 from rulesets.lepra.setup import services as role_services
 from tests.conftest import fresh, knows_rank

@@ -1,0 +1,43 @@
+"""Lepra's own tables, one module per part of its rules: a seat's ranks (``seats``), the day, the court and the
+judges (``day``), the setup draws, the nights and the game's end (``night``). Every name is importable from ``rulesets.lepra.models``, Django's home of the app's models."""
+from .day import (  # noqa: F401
+    CityJudge,
+    CourtCase,
+    CourtProcedure,
+    CourtProcedureChoice,
+    CourtVote,
+    DecisionSource,
+    ElectionBallot,
+    ElectionProxy,
+    ElectionReason,
+    ExecutionDecision,
+    JudgeElection,
+    JudgeProposal,
+    JudgeRecusal,
+    LepraVote,
+    Nomination,
+    Precinct,
+    ProxyRequest,
+    ProxyState,
+    RemovalConfirmation,
+    RemovalDemand,
+    SpeechKind,
+    SpeechRequest,
+    SuicideDeclaration,
+    VoteState,
+    VotingSession,
+)
+from .night import (  # noqa: F401
+    CommissarCheck,
+    CommissarOffer,
+    GameResult,
+    Gift,
+    GiftKind,
+    GodfatherElection,
+    GodfatherVote,
+    MafiaDraw,
+    NightActionKind,
+    NightDecision,
+    NightResolution,
+)
+from .seats import LepraSeat  # noqa: F401
