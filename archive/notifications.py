@@ -122,7 +122,7 @@ class Attention:
 
 def attention_for(user, game: Game, now: datetime) -> list[Attention]:
     """What needs ``user`` in ``game`` now, decided at this moment from the state of their seat and the policy:
-    what their seat must answer now (the ruleset's ``attention_items``: a Lepra commissar offer, only its candidate
+    what their seat must answer now (the ruleset's ``attention_items``: a commissar offer, say, only its candidate
     learns of it), then the deadlines of the next ``ATTENTION_LEAD`` that concern them (``concerned_users``: nominations and
     voting close in their city, the night's end), soonest first. Empty for anonymous visitors and finished games.
     """

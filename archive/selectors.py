@@ -309,7 +309,7 @@ class FrontPage:
 
 def winner_of(game: Game, residents: list[Resident]) -> str:
     """The winning side of a finished game, a side key of its ruleset ("honest", "mafia", "town"...) or "": the
-    winner its ruleset recorded at the end (``RulesetSpec.recorded_winner``: Lepra's ``GameResult``, "" for a game
+    winner its ruleset recorded at the end (``RulesetSpec.recorded_winner``: a stored result, "" for a game
     ended early by its staff); without one (a game
     finished by a bare status change), the winner of its last ``game.finished`` event; else what the game's
     ruleset decides over the living of ``residents`` (the game's seats as the caller read them:

@@ -13,8 +13,8 @@ object it may not show exists. Who may see what follows ``inboxes.policies``:
 
 The services still decide what the viewer may *do* with the object; these functions decide only whether the
 request may name it at all. ``access_inbox_by_id`` lives with the inbox rules in ``inboxes.policies``; a ruleset's
-own records are named by its own ``access_<noun>_by_id`` functions, built on ``one_by_id`` (Lepra's day, court,
-judges and commissar offers: ``rulesets.lepra.access``).
+own records are named by its own ``access_<noun>_by_id`` functions, built on ``one_by_id`` (its
+``access`` module).
 """
 from __future__ import annotations
 

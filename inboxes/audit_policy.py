@@ -130,7 +130,7 @@ class AuditScope:
 
     def _city_maps(self) -> dict[str, dict[int, int]]:
         """Object id -> city id for the objects event payloads name (residents, and the ruleset's records of
-        ``audit_city_references``: a Lepra proxy request or suicide declaration)."""
+        ``audit_city_references``: a proxy request, say)."""
         if self._cities is None:
             from django.apps import apps
 

@@ -353,7 +353,7 @@ def _membership_reads(seat: Resident | None, membership: Membership | None, inbo
 # --------------------------------------------------------------------------------------------------------------
 
 def _draw_notary_q():
-    """``Q`` over Inbox: a draw's record (``RulesetSpec.draw_record_q``: a Lepra mafia draw's notary) of a kind its
+    """``Q`` over Inbox: a draw's record (``RulesetSpec.draw_record_q``: a mafia draw's notary, say) of a kind its
     ruleset discloses as such."""
     records = Q(pk__in=[])
     for key, spec in registered_rulesets().items():

@@ -371,20 +371,20 @@ class RulesetSpec:
     def attention_items(self, user, game, seat) -> list[tuple[str, str]]:
         """What ``seat`` (``user``'s seat in ``game``, or None) must answer now besides the deadlines, as
         ``(text, url)``, first on the "needs your attention" list (``archive.notifications.attention_for``): a
-        Lepra commissar offer. Read-only; nothing by default."""
+        commissar offer, say. Read-only; nothing by default."""
         del user, game, seat
         return []
 
     def self_told_inbox_ids(self, inbox_ids) -> set[int]:
         """Of ``inbox_ids``, the inboxes whose site messages the ruleset tells through its own notification (a
-        Lepra commissar offer's inbox: the offer is told as an offer), left out of the message notifications
+        commissar offer's inbox, say: the offer is told as an offer), left out of the message notifications
         (``archive.notifications.message_audience``). None by default."""
         del inbox_ids
         return set()
 
     def draw_record_q(self):
-        """``Q`` over Inbox: the inboxes that are the record of a draw of the ruleset's games (a Lepra mafia draw's
-        notary), disclosed after the game when of a ``draw_record_kinds`` kind (``inboxes.policies``). None by
+        """``Q`` over Inbox: the inboxes that are the record of a draw of the ruleset's games (a mafia draw's
+        notary, say), disclosed after the game when of a ``draw_record_kinds`` kind (``inboxes.policies``). None by
         default."""
         from django.db.models import Q
 

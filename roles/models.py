@@ -1,3 +1,3 @@
 """The night pipeline (``roles.night``) and the provable draw (``roles.draw``) keep no table. The tables this app once
-held (Lepra's draws, nights and game results) are Lepra's own since they moved to ``rulesets.lepra.models`` with their
+held (a ruleset's draws, nights and game results) are that ruleset's own, moved to its package with their
 table names; this app keeps their migrations, the history the move starts from."""

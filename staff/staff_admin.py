@@ -5,7 +5,7 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
 
 * **What needs me now** (``dashboard_needs``): per role, counts with links: the Procurator's impeachment demands
   before him and failed scheduled events. Other apps and the rulesets add theirs with
-  ``staff.console.register_dashboard_needs`` (a Lepra game's day requests, commissar offers, court cases and removal demands).
+  ``staff.console.register_dashboard_needs`` (a day's requests, court cases...).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
   ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
