@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy
 
 from cities.models import City, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffKind
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
 from inboxes.selectors import inbox_list_for
 from kernel.rulesets import registered_rulesets, ruleset_of
 from kernel.timezones import display_zone_name, zoned_date, zoned_time
@@ -111,8 +111,9 @@ def city_deadline_audience(event: ScheduledEvent) -> list:
     elif event.kind == "night_end":
         cities = list(City.objects.filter(game=event.game_id))
     users = set()
+    square = ruleset_of(event.game).inbox_kind_for("city_square") if cities else None
     for city in cities:
-        inbox = Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True).select_related("game").order_by("-pk").first()
+        inbox = Inbox.objects.filter(city=city, kind=square, rolled_over_at__isnull=True).select_related("game").order_by("-pk").first()
         if inbox is None:
             continue
         readers = policies.readers_of_inbox(inbox)

@@ -18,11 +18,14 @@ from archive.notifications import notification_text
 from cities.models import Alignment, Game, LifeStatus, Resident, StaffKind
 from cities.resident_services import do_set_resident_flags
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.m21.kinds import M21InboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from kernel.rulesets import (
     get_ruleset,
     known_console_tools,
+    known_inbox_kind_choices,
     known_inbox_kinds,
     known_page_sections,
     known_rule_keys,
@@ -43,9 +46,9 @@ KEY_COMPARISON = re.compile(r"""(ruleset\s*[!=]=\s*["'](m21|lepra)["'])|(["'](m2
 #: A rule ID of RULES.md (``L-DAY-1``, ``M-VOTE-8``) or a family of them (``L-INBOX``, ``M-SETUP``).
 RULE_ID = re.compile(r"\b[LM]-[A-Z]{2,}\b")
 #: A refusal's rule key in engine code: ``rule_id(game, "key")``, ``check_procurator(..., rule="key")`` or
-#: ``_check_site_or_procurator(game, user, "key")``.
+#: ``check_site_or_procurator(game, user, "key")``.
 RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule="(\w+)"'
-                      r'|_check_site_or_procurator\(.*, "(\w+)"\)')
+                      r'|check_site_or_procurator\(.*, "(\w+)"\)')
 
 
 def _files(suffixes: tuple[str, ...]):
@@ -114,11 +117,11 @@ def test_the_closed_sets_are_what_the_registered_rulesets_declare():
     assert set(known_console_tools()) == set().union(*(s.console_tools for s in specs.values()))
     assert known_page_sections() == frozenset().union(*(s.page_sections for s in specs.values()))
     assert known_text_keys() == frozenset().union(*(s.texts for s in specs.values()))
-    assert known_inbox_kinds() <= set(InboxKind.values)
+    assert known_inbox_kinds() <= {value for value, _label in known_inbox_kind_choices()}
     lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
     assert lepra.provides_console_tool("court") and not m21.provides_console_tool("court")
     assert lepra.has_page_section("cities") and not m21.has_page_section("cities")
-    assert not lepra.has_inbox_kind(InboxKind.GAME_THREAD) and not m21.has_inbox_kind(InboxKind.VOTING)
+    assert not lepra.has_inbox_kind(M21InboxKind.GAME_THREAD) and not m21.has_inbox_kind(LepraInboxKind.VOTING)
     for ask in (lambda: m21.provides_console_tool("cort"), lambda: m21.has_page_section("citys"),
                 lambda: m21.text("no_such_text")):
         with pytest.raises(ValueError, match="no registered ruleset"):
@@ -162,7 +165,7 @@ def test_the_new_game_page_offers_every_registered_ruleset(django_user_model):
 @pytest.mark.django_db
 def test_an_m21_role_pm_notification_is_no_night_result_in_its_words_M_NIGHT_1():
     table = build_game(slug="m21-notify")
-    pm = thread_of(table.game, InboxKind.ROLE_PM)
+    pm = thread_of(table.game, M21InboxKind.ROLE_PM)
     message = site_message(pm, "Your action is recorded.", table.tick())
     notification = Notification(user=table.users["Alice"], game=table.game, kind=NotificationKind.NIGHT_RESULT,
                                 message=message, created_at=table.now)
@@ -179,7 +182,7 @@ def test_which_inboxes_notify_their_readers_is_the_rulesets_word_M_SETUP_3():
 
     table = build_game(slug="m21-audience")
     alice = Resident.objects.get(game=table.game, name="Alice")
-    pm = Inbox.objects.get(game=table.game, kind=InboxKind.ROLE_PM, resident=alice)
+    pm = Inbox.objects.get(game=table.game, kind=M21InboxKind.ROLE_PM, resident=alice)
     result = site_message(pm, "Your action is recorded.", table.tick())
     square = site_message(thread_of(table.game), "The day goes on.", table.tick())
     messages = list(Message.objects.filter(pk__in=[result.pk, square.pk]).select_related("inbox", "inbox__game"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from cities.models import StaffKind
-from inboxes.models import InboxKind as K
+from rulesets.m21.kinds import M21InboxKind as K
 from inboxes.policies import StaffGrant
 
 #: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each

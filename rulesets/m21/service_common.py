@@ -15,7 +15,8 @@ from cities.models import (
 )
 from cities.services import record_event
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.rendering import render_markdown
 from inboxes.services import check_inbox_kind_exists
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -141,7 +142,7 @@ def _new_inbox(game: Game, kind: str, title: str, city: City, now: datetime, *, 
     return inbox
 
 
-def thread_of(game: Game, kind: str = InboxKind.GAME_THREAD) -> Inbox | None:
+def thread_of(game: Game, kind: str = M21InboxKind.GAME_THREAD) -> Inbox | None:
     """The game's standing inbox of ``kind`` (game thread, mafia thread, spectators' thread, office)."""
     return Inbox.objects.filter(game=game, kind=kind).order_by("id").first()
 

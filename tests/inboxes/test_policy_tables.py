@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from inboxes.models import InboxKind as K
+from rulesets.lepra.kinds import LepraInboxKind as K
 from inboxes.policy_tables import KIND_TABLES, kinds_of, ranked_kinds
 from kernel.rulesets import registered_rulesets
 from tests.toy_ruleset.ruleset import KEY as TOY, register

@@ -12,7 +12,8 @@ from django.utils import timezone, translation
 from cities.models import GameEvent, Resident
 from cities.services import record_event
 from inboxes import audit_policy, posting
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.events import SCHEDULED_LABELS, EventKind, ScheduledKind
 from staff.audit_sentences import SENTENCES, audit_sentence, kind_label
 from tests.conftest import fresh
@@ -34,7 +35,7 @@ def test_every_typed_kind_has_a_sentence_and_every_scheduled_kind_words():
 
 
 def test_a_mafia_message_is_a_sentence_with_a_link_for_the_consigliere_only_L_STAFF_4_L_STAFF_6(demo):
-    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     message = posting.do_post_message(mafia1, "Tonight.", acting_user=fresh(demo.consigliere))
     event = GameEvent.objects.filter(game=demo.game, kind="message.posted", payload__message=message.pk).get()
     consigliere = audit_policy.AuditScope(fresh(demo.consigliere), demo.game)

@@ -31,7 +31,8 @@ from cities.models import (
 from cities.services import do_set_game_status
 from inboxes import hooks, policies
 from inboxes.membership_services import do_kill_residents
-from inboxes.models import DeathCause, Inbox, InboxKind, Message
+from inboxes.models import DeathCause, Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.policies import StaffGrant
 from inboxes.services import do_post_site_message, new_inbox
 from kernel.audit import record_event
@@ -66,12 +67,12 @@ class ToyRuleset(RulesetSpec):
     name = "Toy"
     language = "en"
     staff_kinds = (StaffKind.PROCURATOR,)
-    standing_inbox_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD)
+    standing_inbox_kinds = (M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD)
     inbox_kinds = frozenset(standing_inbox_kinds)
-    post_hook_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD)
+    post_hook_kinds = (M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD)
     scheduler_kinds = ("toy_day_end", "toy_night_end")
     policy_grants = MappingProxyType({"staff": {StaffKind.PROCURATOR: (
-        StaffGrant(InboxKind.GAME_THREAD, post=True), StaffGrant(InboxKind.MAFIA_THREAD, post=True))}})
+        StaffGrant(M21InboxKind.GAME_THREAD, post=True), StaffGrant(M21InboxKind.MAFIA_THREAD, post=True))}})
     night_steps = (ToyKill(),)
     texts = MappingProxyType({"procurator_title": "Host", "won_town": "The town won.",
                               "won_mafia": "The mafia won.", "no_winner": "Nobody won.",
@@ -151,7 +152,7 @@ def roles_of(game: Game) -> dict[str, str]:
     return GameEvent.objects.get(game=game, kind="toy.dealt").payload["roles"]
 
 
-def thread(game: Game, kind: str = InboxKind.GAME_THREAD) -> Inbox:
+def thread(game: Game, kind: str = M21InboxKind.GAME_THREAD) -> Inbox:
     return Inbox.objects.get(game=game, kind=kind)
 
 
@@ -174,8 +175,8 @@ def do_deal_toy_game(game: Game, *, acting_user, rng: random.Random, now: dateti
                  for user, role in zip(users, roles, strict=True)]
     record_event(game, "toy.dealt", actor=acting_user, at=now,
                  payload={"roles": {str(r.pk): role for r, role in zip(residents, roles, strict=True)}})
-    new_inbox(game, InboxKind.GAME_THREAD, title="Town square", actor=acting_user, now=now, members=residents)
-    new_inbox(game, InboxKind.MAFIA_THREAD, title="Mafia den", actor=acting_user, now=now,
+    new_inbox(game, M21InboxKind.GAME_THREAD, title="Town square", actor=acting_user, now=now, members=residents)
+    new_inbox(game, M21InboxKind.MAFIA_THREAD, title="Mafia den", actor=acting_user, now=now,
               members=[r for r in residents if r.alignment == Alignment.MAFIA])
     do_set_game_status(game, GameStatus.RUNNING, acting_user=acting_user, day_number=1, now=now)
     ScheduledEvent.objects.create(game=game, kind="toy_day_end", due_at=now + DAY, payload={"day": 1},
@@ -233,7 +234,7 @@ def night_end(event: ScheduledEvent, now: datetime) -> str:
         ResidentState(id=r.pk, city=1, alignment=r.alignment, alive=r.status == LifeStatus.ALIVE) for r in residents))
     actions = []
     for seq, message in enumerate(Message.objects.filter(
-            inbox=thread(game, InboxKind.MAFIA_THREAD), received_at__gte=event.due_at - NIGHT,
+            inbox=thread(game, M21InboxKind.MAFIA_THREAD), received_at__gte=event.due_at - NIGHT,
             received_at__lt=event.due_at, author_resident__isnull=False).order_by("received_at", "id")):
         match = KILL.search(message.body)
         target = next((r for r in residents if match and r.name.lower() == match["name"].strip().lower()), None)
@@ -262,8 +263,8 @@ def register(monkeypatch) -> ToyRuleset:
     monkeypatch.setattr(hooks, "POST_HOOKS", dict(hooks.POST_HOOKS))
     monkeypatch.setattr(cities.scheduler, "HANDLERS", dict(cities.scheduler.HANDLERS))
     spec = register_ruleset(ToyRuleset())
-    hooks.register_post_hook(InboxKind.GAME_THREAD, VoteHook(), ruleset=KEY)
-    hooks.register_post_hook(InboxKind.MAFIA_THREAD, KillHook(), ruleset=KEY)
+    hooks.register_post_hook(M21InboxKind.GAME_THREAD, VoteHook(), ruleset=KEY)
+    hooks.register_post_hook(M21InboxKind.MAFIA_THREAD, KillHook(), ruleset=KEY)
     cities.scheduler.handler("toy_day_end")(day_end)
     cities.scheduler.handler("toy_night_end")(night_end)
     return spec

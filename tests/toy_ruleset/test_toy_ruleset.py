@@ -21,7 +21,9 @@ from cities.models import Game, GameStatus, LifeStatus, Resident, StaffKind, Sta
 from cities.scheduler import advance_clock
 from cities.services import do_create_game
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from inboxes.models import Inbox, Membership, MembershipState
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_secret_inbox
 from inboxes.selectors import inbox_list_for
 from inboxes.services import do_create_secret_inbox
@@ -82,19 +84,19 @@ def test_the_toy_registers_and_its_choices_and_sections_come_from_the_registry(s
     assert not spec.has_page_section("cities") and "cities" in known_page_sections()
     # It inherits no other ruleset's grants: its host reads its two threads, nothing else by kind.
     assert [g.inbox_kind for g in policies.staff_grants_of("toy", StaffKind.PROCURATOR)] == \
-        [InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD]
+        [M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD]
     assert policies.staff_grants_of("toy", StaffKind.TRIBUNE) == ()
     assert policies.spectator_grants_of("toy") == ()
 
 
 def test_the_toy_deals_plays_a_day_and_a_night_in_the_client_and_shows_in_list_console_and_archive(table):
     game, host, players, by_role = table
-    square, den = toy.thread(game), toy.thread(game, InboxKind.MAFIA_THREAD)
+    square, den = toy.thread(game), toy.thread(game, M21InboxKind.MAFIA_THREAD)
     mafia = sorted(by_role["mafioso"], key=lambda r: r.name)
     town = sorted(by_role["citizen"] + by_role["witness"], key=lambda r: r.name)
     assert len(mafia) == 2 and len(by_role["witness"]) == 1
-    assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {InboxKind.GAME_THREAD,
-                                                                                    InboxKind.MAFIA_THREAD}
+    assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {M21InboxKind.GAME_THREAD,
+                                                                                    M21InboxKind.MAFIA_THREAD}
     # The game list shows it with its ruleset's name.
     home = Client().get(reverse("home")).content.decode()
     assert "Toy Town" in home and "Toy ·" in home
@@ -164,7 +166,7 @@ def test_the_toy_asks_no_consent_for_a_kind_another_ruleset_discloses_with_conse
     # here past the services, which refuse the kind) waits for nobody's consent in a toy game.
     game, _host, players, _roles = table
     seat = _seat(game, NAMES[0])
-    Inbox.objects.create(game=game, kind=InboxKind.PERSONAL, title="about Ann", resident=seat, city=seat.city,
+    Inbox.objects.create(game=game, kind=LepraInboxKind.PERSONAL, title="about Ann", resident=seat, city=seat.city,
                          created_at=START)
     assert consent_rows_for(fresh(players[NAMES[0]])) == []
 
@@ -182,9 +184,9 @@ def test_the_toy_declares_none_of_lepras_per_kind_behaviour_so_its_pages_and_pol
     def inbox(kind, **fields):
         return Inbox.objects.create(game=game, kind=kind, title=kind, created_at=START, **fields)
 
-    secret = inbox(InboxKind.SECRET, organizer=role)
-    personal = inbox(InboxKind.PERSONAL, resident=seat, city=seat.city)
-    complaint, notary = inbox(InboxKind.MAFIA_COMPLAINT, city=seat.city), inbox(InboxKind.NOTARY)
+    secret = inbox(LepraInboxKind.SECRET, organizer=role)
+    personal = inbox(LepraInboxKind.PERSONAL, resident=seat, city=seat.city)
+    complaint, notary = inbox(LepraInboxKind.MAFIA_COMPLAINT, city=seat.city), inbox(LepraInboxKind.NOTARY)
     for each, state in ((secret, MembershipState.MEMBER), (personal, MembershipState.MEMBER),
                         (complaint, MembershipState.BANNED)):
         Membership.objects.create(inbox=each, resident=seat, state=state, since=START)
@@ -205,9 +207,9 @@ def test_the_toy_lists_its_inboxes_by_city_and_id_and_in_the_order_it_declares_o
                                                                                                    monkeypatch):
     game, host, _players, _roles = table
     threads = list(Inbox.objects.filter(game=game).order_by("pk"))
-    assert {i.kind for i in threads} == {InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD}
+    assert {i.kind for i in threads} == {M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD}
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in threads]
-    monkeypatch.setattr(spec, "inbox_kind_order", (InboxKind.MAFIA_THREAD,))
-    mafia_first = sorted(threads, key=lambda i: (i.kind != InboxKind.MAFIA_THREAD, i.pk))
+    monkeypatch.setattr(spec, "inbox_kind_order", (M21InboxKind.MAFIA_THREAD,))
+    mafia_first = sorted(threads, key=lambda i: (i.kind != M21InboxKind.MAFIA_THREAD, i.pk))
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in mafia_first]
     assert mafia_first != threads
