@@ -28,7 +28,7 @@ number of queries, never one per message.
 
 A ruleset registers its hooks when its app is ready, e.g. in ``rulesets/m21/hooks.py``::
 
-    @post_hook(M21InboxKind.GAME_THREAD, ruleset="m21")     # the ruleset's own kinds (rulesets/m21/kinds.py)
+    @post_hook(MyInboxKind.THREAD, ruleset="mine")     # a kind of the ruleset's own (its kinds.py)
     class GameThreadHook(PostHook):
         def check(self, inbox, seat, text, now): ...
         def record(self, inbox, seat, message, accepted, now): ...

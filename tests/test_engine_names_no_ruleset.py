@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
@@ -24,8 +25,10 @@ from rulesets.m21.kinds import M21InboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from kernel.rulesets import (
     get_ruleset,
+    inbox_kind_label,
     known_console_tools,
     known_inbox_kind_choices,
+    known_inbox_kind_roles,
     known_inbox_kinds,
     known_page_sections,
     known_rule_keys,
@@ -45,9 +48,9 @@ KEY_COMPARISON = re.compile(r"""(ruleset\s*[!=]=\s*["'](m21|lepra)["'])|(["'](m2
 
 #: A rule ID of RULES.md (``L-DAY-1``, ``M-VOTE-8``) or a family of them (``L-INBOX``, ``M-SETUP``).
 RULE_ID = re.compile(r"\b[LM]-[A-Z]{2,}\b")
-#: A refusal's rule key in engine code: ``rule_id(game, "key")``, ``check_procurator(..., rule="key")`` or
+#: A refusal's rule key in engine code: ``rule_id(game, "key")``, ``check_procurator(..., rule="key")`` (or its default) or
 #: ``check_site_or_procurator(game, user, "key")``.
-RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule="(\w+)"'
+RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule(?:: str)? ?= ?"(\w+)"'
                       r'|check_site_or_procurator\(.*, "(\w+)"\)')
 
 
@@ -130,7 +133,6 @@ def test_the_closed_sets_are_what_the_registered_rulesets_declare():
 
 @pytest.mark.django_db
 def test_the_game_field_takes_its_choices_from_the_registry_and_refuses_another_key():
-    from django.core.exceptions import ValidationError
 
     field = Game._meta.get_field("ruleset")
     assert list(field.choices) == ruleset_choices()
@@ -198,6 +200,68 @@ LEPRA_SEAT_NAMES = re.compile(r"\b(is_commissar|is_judge|is_godfather|is_spirit|
 #: The engine apps of the neutral seat: they ask the game's ruleset (``RulesetSpec`` seat hooks), never its ranks.
 SEAT_NEUTRAL = ("kernel", "accounts", "cities", "inboxes", "voting", "roles", "archive", "staff", "sanctions",
                 "templates")
+
+
+#: A ruleset's inbox kinds class (``LepraInboxKind``, ``M21InboxKind``) or the engine's old shared one.
+INBOX_KIND_CLASS = re.compile(r"\b(Lepra|M21)?InboxKind\b")
+
+
+def test_no_engine_module_names_a_rulesets_inbox_kind():
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".py",))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if INBOX_KIND_CLASS.search(line)]
+    assert not found, ("the engine names a ruleset's inbox kind (declare a per-ruleset table in policy_grants or a "
+                       f"role in inbox_kind_roles instead): {found}")
+
+
+@pytest.mark.django_db
+def test_the_inbox_kind_field_takes_its_choices_from_the_rulesets_and_each_labels_its_own():
+    from inboxes.checks import check_inbox_kinds_fit
+
+    field = Inbox._meta.get_field("kind")
+    assert list(field.choices) == known_inbox_kind_choices()
+    assert field.deconstruct()[3]["choices"] is known_inbox_kind_choices  # a callable: no migration per new kind
+    values = [value for value, _label in known_inbox_kind_choices()]
+    assert len(values) == len(set(values)) and {"secret", "game_thread", "office"} <= set(values)
+    lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
+    assert set(lepra.inbox_kinds) <= set(lepra.inbox_kind_labels) and set(m21.inbox_kinds) <= set(m21.inbox_kind_labels)
+    with translation.override("en"):
+        assert (inbox_kind_label("game_thread", "m21"), inbox_kind_label("secret", "lepra")) == ("Game thread", "Secret")
+        assert inbox_kind_label("no_such_kind", "lepra") == "no_such_kind"
+    assert check_inbox_kinds_fit() == []
+    with pytest.raises(ValidationError):
+        Inbox(kind="no_such_kind").clean_fields(exclude=[f.name for f in Inbox._meta.fields if f.name != "kind"])
+
+
+def test_a_kind_too_long_for_the_column_or_undefined_by_its_ruleset_is_refused(monkeypatch):
+    import kernel.rulesets
+    from inboxes.checks import check_inbox_kinds_fit
+    from kernel.rulesets import RulesetSpec, register_ruleset
+
+    monkeypatch.setattr(kernel.rulesets, "_REGISTRY", dict(kernel.rulesets._REGISTRY))
+
+    class Wordy(RulesetSpec):
+        key = "wordy"
+        inbox_kind_choices = (("a_very_long_kind", "Long"),)
+        inbox_kinds = frozenset({"a_very_long_kind"})
+
+    class Sloppy(RulesetSpec):
+        key = "sloppy"
+        inbox_kinds = frozenset({"undefined"})
+
+    register_ruleset(Wordy())
+    assert [e.id for e in check_inbox_kinds_fit()] == ["inboxes.E001"]
+    with pytest.raises(ValueError, match="does not define"):
+        register_ruleset(Sloppy())
+
+
+def test_the_shared_services_ask_for_a_kind_by_its_role_and_a_role_nobody_maps_is_loud():
+    lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
+    assert (lepra.inbox_kind_for("secret"), m21.inbox_kind_for("secret")) == ("secret", None)
+    assert (lepra.opened_secret_kind(), m21.opened_secret_kind()) == ("secret", None)
+    assert lepra.inbox_kind_for("city_square") == "city" and "stage" in known_inbox_kind_roles()
+    with pytest.raises(ValueError, match="unknown inbox kind role 'sekret'"):
+        m21.inbox_kind_for("sekret")
 
 
 def test_no_engine_app_or_shared_template_names_a_lepra_rank():

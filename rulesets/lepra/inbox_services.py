@@ -23,6 +23,12 @@ from kernel.rulesets import rule_id, ruleset_of, seat_state_relations
 from rulesets.lepra.kinds import LepraInboxKind as K
 
 
+def _check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
+    """Raise ``NotAllowed`` citing ``rule`` unless ``acting_user`` is None (the site) or the Procurator of ``game``."""
+    if acting_user is not None and not policies.holds_role(acting_user, game, StaffKind.PROCURATOR):
+        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule)
+
+
 def release_from_cemetery(resident: Resident, *, now: datetime) -> int:
     """Take a resident who became a spirit out of the cemetery: their cemetery memberships are
     removed (no ban). A building block of the spirit rule (callers hold the transaction). Returns the rows changed."""
@@ -57,7 +63,7 @@ def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None =
     cities = list(City.objects.filter(game=game).order_by("number"))
     if procurator is None or arbiter is None:
         raise WrongState(_("Appoint the Procurator and the Supreme Arbiter before opening the inboxes."),
-                         rule=rule_id(game, "staff_appointed"))
+                         rule="L-STAFF")
     for city in cities:
         if city.pk not in tribunes:
             raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule=rule_id(game, "tribune"))
@@ -114,7 +120,7 @@ def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: 
     Returns the new inboxes. Raises ``NotAllowed`` or ``WrongState`` (game over).
     """
     now = now or timezone.now()
-    check_site_or_procurator(game, acting_user, "city_inbox")
+    _check_site_or_procurator(game, acting_user, "L-INBOX-1")
     game = Game.objects.select_for_update().get(pk=game.pk)
     check_not_finished(game)
     # One locking read for every city (the filter is the open-inbox check of ``_lock_open_inbox``).
@@ -172,7 +178,7 @@ def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime
     memberships are removed. By the site or the Procurator. Raises ``NotAllowed`` or ``WrongState`` (not a spirit,
     no cemetery, game over)."""
     now = now or timezone.now()
-    check_site_or_procurator(resident.game, acting_user, "spirit_laid_to_rest")
+    _check_site_or_procurator(resident.game, acting_user, "L-SPIRIT-2")
     resident = (Resident.objects.select_for_update(of=("self",)).select_related("game", *seat_state_relations())
                 .get(pk=resident.pk))
     game = resident.game
@@ -180,10 +186,10 @@ def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime
     spec = ruleset_of(game)
     if resident.status == LifeStatus.ALIVE or spec.seat_state(resident) is None:
         raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name},
-                         rule=rule_id(game, "spirit_laid_to_rest"))
+                         rule="L-SPIRIT-2")
     cemetery = current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
     if cemetery is None:
-        raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
+        raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
     spec.end_seat_state(resident, now=now)
     Membership.objects.filter(resident=resident, inbox__kind=K.VOTING, inbox__killed_at__isnull=True).exclude(
         state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
@@ -210,7 +216,7 @@ def death_memberships(game: Game, residents: list[Resident], *, spirit_of: Mappi
     if buried:
         cemetery = current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
         if cemetery is None:
-            raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
+            raise WrongState(_("This game has no cemetery yet."), rule="L-INBOX-6")
     mine = Membership.objects.filter(resident_id__in=ids, inbox__game=game)
     # Banned in the city inbox: a running penalty ban becomes a ban for good.
     mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(

@@ -120,7 +120,6 @@ class LepraRuleset(RulesetSpec):
     rule_ids = MappingProxyType({
         "procurator_only": "L-STAFF-1",  # the Procurator runs the game
         "staff_not_players": "L-STAFF-1",  # staff neither sign up nor hold a seat
-        "staff_appointed": "L-STAFF",  # the staff an inbox needs are appointed before the inboxes open
         "tribune": "L-STAFF-2",  # one Tribune per city, and the stand-ins
         "arbiter": "L-STAFF-3",  # the Supreme Arbiter's powers: the court inbox, penalty bans
         "secret_inbox_staff": "L-STAFF-4",  # the Consigliere takes no part in secret inboxes
@@ -133,8 +132,6 @@ class LepraRuleset(RulesetSpec):
         "alignment_by_draw": "L-ASSIGN-3",  # the site's draw sets who is mafia, nobody by hand
         "mafia_acknowledgement": "L-ASSIGN-4",
         "inbox_moderation": "L-INBOX",  # membership changes, rolling over, killing an inbox
-        "city_inbox": "L-INBOX-1",
-        "cemetery": "L-INBOX-6",  # one cemetery per game, where the dead (not spirits) go
         "bar_inbox": "L-INBOX-8",
         "secret_inbox": "L-INBOX-13",
         "inbox_ban": "L-INBOX-17",
@@ -143,7 +140,6 @@ class LepraRuleset(RulesetSpec):
         "message_edit": "L-INBOX-21",
         "message_hiding": "L-INBOX-21",  # a moderator hides a message for abuse; nothing is deleted
         "spirit": "L-SPIRIT-1",  # who becomes a spirit for the day: an honest resident killed that night
-        "spirit_laid_to_rest": "L-SPIRIT-2",  # at the end of its day a spirit goes to the cemetery
         "death": "L-DEATH-1",  # recording a death and what it does to the seat's memberships
         "dead_are_silent": "L-DEATH-1",
         "impeachment_demand": "L-IMPEACH-1",

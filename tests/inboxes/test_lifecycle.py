@@ -268,7 +268,7 @@ def test_a_resident_creates_a_secret_inbox_invites_and_members_can_leave_L_INBOX
     assert str(exc.value) == "No such inbox."
     with override("en"), pytest.raises(InvalidInput) as exc:
         services.do_leave_secret_inbox(city1(demo), acting_user=fresh(demo.honest))
-    assert str(exc.value) == "Only a secret inbox can be left."
+    assert str(exc.value) == "This inbox cannot be left."
 
 
 def test_the_consigliere_can_never_create_or_join_a_secret_inbox_L_STAFF_4(demo):

@@ -23,7 +23,6 @@ from cities.services import do_create_game
 from inboxes import policies
 from inboxes.models import Inbox, Membership, MembershipState
 from rulesets.lepra.kinds import LepraInboxKind
-from rulesets.m21.kinds import M21InboxKind
 from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_secret_inbox
 from inboxes.selectors import inbox_list_for
 from inboxes.services import do_create_secret_inbox
@@ -84,19 +83,19 @@ def test_the_toy_registers_and_its_choices_and_sections_come_from_the_registry(s
     assert not spec.has_page_section("cities") and "cities" in known_page_sections()
     # It inherits no other ruleset's grants: its host reads its two threads, nothing else by kind.
     assert [g.inbox_kind for g in policies.staff_grants_of("toy", StaffKind.PROCURATOR)] == \
-        [M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD]
+        [toy.ToyInboxKind.SQUARE, toy.ToyInboxKind.DEN]
     assert policies.staff_grants_of("toy", StaffKind.TRIBUNE) == ()
     assert policies.spectator_grants_of("toy") == ()
 
 
 def test_the_toy_deals_plays_a_day_and_a_night_in_the_client_and_shows_in_list_console_and_archive(table):
     game, host, players, by_role = table
-    square, den = toy.thread(game), toy.thread(game, M21InboxKind.MAFIA_THREAD)
+    square, den = toy.thread(game), toy.thread(game, toy.ToyInboxKind.DEN)
     mafia = sorted(by_role["mafioso"], key=lambda r: r.name)
     town = sorted(by_role["citizen"] + by_role["witness"], key=lambda r: r.name)
     assert len(mafia) == 2 and len(by_role["witness"]) == 1
-    assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {M21InboxKind.GAME_THREAD,
-                                                                                    M21InboxKind.MAFIA_THREAD}
+    assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {toy.ToyInboxKind.SQUARE,
+                                                                                    toy.ToyInboxKind.DEN}
     # The game list shows it with its ruleset's name.
     home = Client().get(reverse("home")).content.decode()
     assert "Toy Town" in home and "Toy ·" in home
@@ -207,9 +206,9 @@ def test_the_toy_lists_its_inboxes_by_city_and_id_and_in_the_order_it_declares_o
                                                                                                    monkeypatch):
     game, host, _players, _roles = table
     threads = list(Inbox.objects.filter(game=game).order_by("pk"))
-    assert {i.kind for i in threads} == {M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD}
+    assert {i.kind for i in threads} == {toy.ToyInboxKind.SQUARE, toy.ToyInboxKind.DEN}
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in threads]
-    monkeypatch.setattr(spec, "inbox_kind_order", (M21InboxKind.MAFIA_THREAD,))
-    mafia_first = sorted(threads, key=lambda i: (i.kind != M21InboxKind.MAFIA_THREAD, i.pk))
+    monkeypatch.setattr(spec, "inbox_kind_order", (toy.ToyInboxKind.DEN,))
+    mafia_first = sorted(threads, key=lambda i: (i.kind != toy.ToyInboxKind.DEN, i.pk))
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in mafia_first]
     assert mafia_first != threads
