@@ -62,6 +62,10 @@ KIND_TABLES = frozenset({
 })
 
 
+#: The tables of staff kinds (``StaffKind`` values), not inbox kinds.
+STAFF_TABLES = frozenset({"secret_organizers", "secret_barred_staff"})
+
+
 def kinds_of(game, table: str) -> frozenset[str]:
     """The kinds the ruleset of ``game`` (anything with a ``ruleset`` key, or the key itself) declares in the table
     ``table`` of its ``policy_grants``; an empty set when it declares none. No query. Raises ``ValueError`` for a

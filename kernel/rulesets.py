@@ -37,8 +37,8 @@ Plain attributes (override as class attributes):
 - ``staff_kinds``: the ``StaffKind`` values a game of this ruleset may appoint.
 - ``standing_inbox_kinds``: the inbox kinds of the inboxes the ruleset keeps open for the whole game
   (a Lepra city's inbox and mafia inbox, an M21 game thread); ``create_standing_inboxes`` makes them.
-- ``inbox_kind_choices``: the ruleset's own inbox kinds, (value, lazily translated label) pairs (Lepra's
-  ``rulesets.lepra.kinds.LepraInboxKind.choices``): the choices of ``Inbox.kind`` are every registered ruleset's
+- ``inbox_kind_choices``: the ruleset's own inbox kinds, (value, lazily translated label) pairs (the
+  ``choices`` of a ``TextChoices`` in the ruleset's package, e.g. ``rulesets/lepra/kinds.py``): the choices of ``Inbox.kind`` are every registered ruleset's
   (``known_inbox_kind_choices``, a callable: a new kind needs no migration of the engine), and the engine names
   a kind by its ruleset's label (``inbox_kind_label``). The engine names no ruleset's kind.
 - ``inbox_kinds``: every inbox kind that exists in the ruleset's games, each one of its ``inbox_kind_choices``

@@ -25,10 +25,10 @@ from inboxes.models import Inbox, Membership, MembershipState
 from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_secret_inbox
 from inboxes.selectors import inbox_list_for
-from inboxes.services import do_create_secret_inbox
+from inboxes.services import do_create_secret_inbox, do_create_stage_inbox
 from kernel.errors import NotAllowed
 from kernel.public_ids import new_idempotency_key
-from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
+from kernel.rulesets import inbox_kind_label, known_page_sections, ruleset_choices, ruleset_of
 from roles.models import MafiaDraw
 from tests.conftest import fresh
 from tests.factories import UserFactory
@@ -212,3 +212,19 @@ def test_the_toy_lists_its_inboxes_by_city_and_id_and_in_the_order_it_declares_o
     mafia_first = sorted(threads, key=lambda i: (i.kind != toy.ToyInboxKind.DEN, i.pk))
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in mafia_first]
     assert mafia_first != threads
+
+
+def test_the_toy_brings_its_own_inbox_kinds_which_the_engine_takes_without_a_migration(table):
+    game, host, players, _roles = table
+    square = toy.thread(game)
+    assert ("toy_square", "Town square") in list(Inbox._meta.get_field("kind").choices)  # read from the registry
+    square.clean_fields(exclude=[f.name for f in Inbox._meta.fields if f.name != "kind"])  # a valid choice
+    assert inbox_kind_label(toy.ToyInboxKind.DEN, game) == "Mafia den"
+    # The roles the shared services ask for are none of the toy's: no stage, no city square to notify.
+    with override("en"), pytest.raises(NotAllowed) as refused:
+        do_create_stage_inbox(game, title="Stage", speakers=[_seat(game, NAMES[0])], acting_user=fresh(host))
+    assert str(refused.value) == "This game's rules do not provide this inbox."
+    assert not Inbox.objects.filter(game=game).exclude(kind__in=toy.ToyInboxKind.values).exists()
+    # The archive's map leaves out no kind of the toy's (it declares no ``map_hidden_kinds``): both threads show.
+    body = _client(host).get(reverse("archive_map", args=[game.slug])).content.decode()
+    assert "Town square" in body and "Mafia den" in body
