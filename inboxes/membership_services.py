@@ -96,7 +96,6 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
         if resident.status != LifeStatus.ALIVE:
             raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule=rule_id(game, "death"))
     ids = list(spirit_of)
-    buried = [pk for pk in ids if not spirit_of[pk]]
     spec = ruleset_of(game)
     facts = spec.death_facts(game, residents)
     for resident in residents:

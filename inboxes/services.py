@@ -28,6 +28,7 @@ from .models import (
 )
 from .rendering import render_markdown
 
+
 def check_inbox_kind_exists(game: Game, kind: str) -> None:
     """Raise ``NotAllowed`` unless inboxes of ``kind`` exist in games of ``game``'s ruleset
     (``RulesetSpec.inbox_kinds``): an M21 game has no secret inbox, whoever asks. Every creation of an inbox
@@ -251,6 +252,7 @@ def check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
 
 
 def check_not_finished(game: Game) -> None:
+    """Raise ``WrongState`` once ``game`` is over: no inbox changes then."""
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
 
@@ -309,7 +311,7 @@ def new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: 
 
 
 def current_inboxes(game: Game, kind: str):
-    """Inboxes of ``kind`` in ``game`` that are not rolled over (the live end of each chain)."""
+    """Inboxes of ``kind`` in ``game`` that are not rolled over (the live end of each chain): a queryset."""
     return Inbox.objects.filter(game=game, kind=kind, rolled_over_at__isnull=True)
 
 
