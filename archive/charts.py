@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from cities.models import City, Game, Resident
 from cities.staff_kinds import staff_kind_label
 from inboxes import knowledge, policies, policy_tables
-from inboxes.models import InboxKind, Membership
+from inboxes.models import Membership
 from kernel.rulesets import ruleset_of
 from kernel.timezones import zoned_time
 
@@ -100,7 +100,7 @@ def game_map_svg(viewer, game: Game) -> str:
         residents = []  # the city lists are not public yet
     staff = knowledge.visible_staff(viewer, game)
     inboxes = list(policies.readable_inboxes(viewer, game).filter(rolled_over_at__isnull=True)
-                   .exclude(kind__in=[InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT])
+                   .exclude(kind__in=sorted(policy_tables.kinds_of(game, "map_hidden_kinds")))
                    .order_by("kind", "city__number", "pk"))
     member_rows = list(Membership.objects.filter(inbox__in=inboxes, state__in=policy_tables.READING_STATES)
                        .values_list("inbox_id", "resident__city_id"))

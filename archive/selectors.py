@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 
 from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStatus, PublicPost, Resident, StaffRole
 from inboxes import knowledge, policies, policy_tables, viewer_reads
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
 from kernel.errors import NotProvidedByRuleset
 from kernel.events import EventKind
 from kernel.rulesets import ruleset_of, seat_state_relations
@@ -181,7 +181,8 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
         finished = game.status == GameStatus.FINISHED
         cities = {c.pk: c for c in City.objects.filter(game=game)}
         readable_cities = set(cities) if finished else set(
-            policies.readable_inboxes(viewer, game).filter(kind=InboxKind.CITY).values_list("city_id", flat=True))
+            policies.readable_inboxes(viewer, game).filter(kind=ruleset_of(game).inbox_kind_for("city_square"))
+            .values_list("city_id", flat=True))
 
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
         related = ruleset_of(game).timeline_records(game)

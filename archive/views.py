@@ -17,7 +17,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cities.i18n import activate_account_language, activate_game_language
 from cities.selectors import game_get
 from inboxes import policies
-from inboxes.models import InboxKind
 from inboxes.rendering import render_markdown
 from kernel.confirm import confirmation_page
 from kernel.errors import RuleViolation
@@ -128,7 +127,7 @@ def timeline(request, slug: str):
     spec = ruleset_of(game)  # the filters offer the game's cities and the inbox kinds its ruleset has
     has_cities = spec.has_cities
     form = TimelineFilterForm(request.GET or None, cities=list(game.cities.order_by("number")) if has_cities else [],
-                              kinds=[(k, label) for k, label in InboxKind.choices if k in spec.inbox_kinds])
+                              kinds=[(k, label) for k, label in spec.inbox_kind_choices if k in spec.inbox_kinds])
     city, kind = form.filters() if form.is_bound else (None, None)
     days = selectors.timeline_for(request.user, game, city=city, kind=kind)
     context = {"game": game, "days": days, "form": form, "has_cities": has_cities}

@@ -23,7 +23,9 @@ from cities.models import City, Game, GameDay, GameStatus, Resident
 from cities.scheduler import advance_clock
 from inboxes import policies, posting
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.inbox_services import do_open_game_inboxes
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import MafiaDraw, NightActionKind
 from rulesets.lepra import seats
 from rulesets.lepra.clock import services as clock_services
@@ -107,7 +109,7 @@ def build_voting_world(slug: str, *, vote_city_size: int, message_counts: list[i
         seats[label] = (city, tribune, residents)
     game = city_services.do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=procurator,
                                             now=morning)
-    inbox_services.do_open_game_inboxes(game, acting_user=procurator, now=morning)
+    do_open_game_inboxes(game, acting_user=procurator, now=morning)
     for label, (city, tribune, residents) in seats.items():
         voting_services.do_nominate(residents[0], acting_user=residents[1].user, now=morning)
         session = voting_services.do_schedule_voting(city, opens, _midnight_before(game, now), acting_user=tribune,
@@ -115,8 +117,8 @@ def build_voting_world(slug: str, *, vote_city_size: int, message_counts: list[i
         voting_services.do_open_voting(session, acting_user=None, now=opens)
         world.cities[label] = VotingCity(
             city=city, tribune=tribune, residents=residents,
-            voting_inbox=Inbox.objects.get(kind=InboxKind.VOTING, resident=residents[0]),
-            city_inbox=Inbox.objects.get(kind=InboxKind.CITY, city=city, rolled_over_at__isnull=True))
+            voting_inbox=Inbox.objects.get(kind=LepraInboxKind.VOTING, resident=residents[0]),
+            city_inbox=Inbox.objects.get(kind=LepraInboxKind.CITY, city=city, rolled_over_at__isnull=True))
     for n in message_counts:
         vc = world.cities[f"m{n}"]
         log(f"  filling city m{n}: {n} votes and retractions, {n} discussion messages")
@@ -240,6 +242,6 @@ def build_burst_game(slug: str, *, players: int) -> BurstGame:
     residents = [city_services.do_seat_resident(city, user, acting_user=procurator, now=now)
                  for user in make_users(slug, players)]
     game = city_services.do_set_game_status(game, GameStatus.RUNNING, day_number=2, acting_user=procurator, now=now)
-    inbox_services.do_open_game_inboxes(game, acting_user=procurator, now=now)
+    do_open_game_inboxes(game, acting_user=procurator, now=now)
     return BurstGame(game=game, players=residents,
-                     city_inbox=Inbox.objects.get(kind=InboxKind.CITY, city=city, rolled_over_at__isnull=True))
+                     city_inbox=Inbox.objects.get(kind=LepraInboxKind.CITY, city=city, rolled_over_at__isnull=True))

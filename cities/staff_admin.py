@@ -60,7 +60,7 @@ from django.utils.translation import gettext_lazy
 
 from inboxes import knowledge, membership_services, policies, policy_tables
 from inboxes import services as inbox_services
-from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import DeathCause, Inbox, Membership, MembershipState, Message
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectMultipleChoiceField
 from kernel.public_ids import is_public_id
@@ -691,7 +691,7 @@ class StaffMessageAdmin(StaffScopedAdmin):
 
     @admin.display(description=gettext_lazy("author"))
     def author(self, obj: Message) -> str:
-        if obj.inbox.kind == InboxKind.CHECK:
+        if obj.inbox.kind in policy_tables.kinds_of(obj.inbox.game, "unnamed_author_kinds"):
             return obj.author_staff.get_kind_display() if obj.author_staff_id else _("commissar")
         if obj.author_staff_id:
             return f"{obj.author_name} ({obj.author_staff.get_kind_display()})"

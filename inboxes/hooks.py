@@ -29,7 +29,7 @@ in a constant number of queries, never one per message. The templates are the ru
 
 A ruleset registers its hooks when its app is ready, e.g. in its ``hooks.py`` (a toy ruleset "dice")::
 
-    @post_hook(InboxKind.GAME_THREAD, ruleset="dice")
+    @post_hook(DiceInboxKind.TABLE, ruleset="dice")     # a kind of the ruleset's own (its kinds.py)
     class RollHook(PostHook):
         receipt_template = "dice/_roll.html"
 

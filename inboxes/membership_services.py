@@ -3,18 +3,15 @@ the judges change, the Arbiter's penalty bans; editing and hiding messages; repl
 the rule its game's ruleset maps to the refusal's neutral key (``kernel.rulesets.rule_id``)."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cities.i18n import in_game_language
-from cities.models import Game, LifeStatus, Resident, StaffRole
-from cities.staff_kinds import staff_kinds_of
+from cities.models import LifeStatus, Resident, StaffRole
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -32,56 +29,16 @@ from .models import (
 )
 from .rendering import has_visible_text, render_markdown
 from .services import (
-    K,
-    _check_not_finished,
+    check_not_finished,
     _check_seat_state_allows_moderation,
-    _check_site_or_procurator,
-    _current_inboxes,
+    check_site_or_procurator,
     _is_procurator,
     _make_member,
-    new_inbox,
 )
 
 # ==============================================================================================================
 # Death and membership : deaths, spirits, the court's renewal, and the Arbiter's penalty bans
 # ==============================================================================================================
-
-def renew_court(game: Game, *, actor, now: datetime) -> Inbox:
-    """Replace the current court inbox by a new one whose members are the living sitting judges (the game's ruleset's
-    ``standing_members_q``); everyone is banned in the old one, which links to the new one. A judge new to the court
-    gets no access to old ones. Returns the new Inbox. For services that changed the judges (callers checked the rules,
-    hold the transaction)."""
-    old = _current_inboxes(game, K.COURT).filter(killed_at__isnull=True).order_by("pk").select_for_update(of=("self",)).first()
-    members = ruleset_of(game).standing_members_q(K.COURT)
-    judges = ([] if members is None else
-              list(Resident.objects.filter(members, game=game, status=LifeStatus.ALIVE).order_by("city__number")))
-    arbiter = StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "court_staff_kinds")).first()
-    title = in_game_language(game, lambda: _("Supreme Court, day %(day)d") % {"day": game.day_number})
-    if old is not None:
-        old.rolled_over_at = now
-        old.save(update_fields=["rolled_over_at"])
-        Membership.objects.filter(inbox=old).exclude(state=MembershipState.REMOVED).update(
-            state=MembershipState.BANNED, banned_until=None, since=now)
-    new = new_inbox(game, K.COURT, title=title, actor=actor, now=now, organizer=arbiter, members=judges,
-                     predecessor=old)
-    record_event(game, "court.renewed", actor=actor, at=now,
-                 payload={"inbox": new.pk, "predecessor": old.pk if old else None, "judges": [j.pk for j in judges]})
-    return new
-
-
-@transaction.atomic
-def do_renew_court_inbox(game: Game, *, acting_user=None, now: datetime | None = None) -> Inbox:
-    """A new court inbox for the current set of judges (whenever they change): members the living sitting
-    judges; everyone banned in the old one, which links to the new one. By the site (``acting_user`` None, e.g.
-    after an election or a death) or the Arbiter. Returns the new Inbox. Raises ``NotAllowed`` or ``WrongState``.
-    """
-    now = now or timezone.now()
-    if acting_user is not None and not policies.holds_role_of(acting_user, game, "court_staff_kinds"):
-        raise NotAllowed(_("Only the Supreme Arbiter may renew the court."), rule=rule_id(game, "court_staff"))
-    game = Game.objects.select_for_update().get(pk=game.pk)
-    _check_not_finished(game)
-    return renew_court(game, actor=acting_user, now=now)
-
 
 @transaction.atomic
 def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: bool = False,
@@ -89,8 +46,9 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     """Record the death of ``resident`` and apply every membership change at once, in one transaction.
 
     ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed at
-    night a spirit for the day: banned in the city inbox, not sent to the cemetery, voting memberships kept. Effects:
-    status dead, ``died_at`` = ``now`` (aware UTC); banned for good in every city inbox of their city; removed from the
+    night a spirit for the day (Lepra). Effects: status dead, ``died_at`` = ``now`` (aware UTC); in Lepra's games
+    (its ``after_death_memberships``): a spirit is banned in the city inbox, not sent to the cemetery, its voting
+    memberships kept; banned for good in every city inbox of their city; removed from the
     open voting inboxes and precincts of the game (a spirit keeps voting inboxes), from every mafia inbox, mafia
     complaint and police station (old rolled-over ones too); the open voting inbox and precinct about them are killed
     (their votes are void; the voters are told); a member of the current cemetery unless a spirit (in a game whose
@@ -122,7 +80,7 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     game = deaths[0][0].game
     if len(spirit_of) != len(deaths):
         raise InvalidInput(_("The same resident cannot die twice."), rule=rule_id(game, "death"))
-    _check_site_or_procurator(game, acting_user, "death")
+    check_site_or_procurator(game, acting_user, "death")
     if cause not in DeathCause.values:
         raise InvalidInput(_("Unknown cause of death: %(cause)s.") % {"cause": cause}, rule=rule_id(game, "death"))
     if any(spirit_of.values()) and cause != DeathCause.KILLED:
@@ -133,99 +91,25 @@ def do_kill_residents(deaths: Sequence[tuple[Resident, bool]], cause: str, *, ac
     game = residents[0].game
     if any(r.game_id != game.pk for r in residents):
         raise InvalidInput(_("These residents are not of one game."), rule=rule_id(game, "death"))
-    _check_not_finished(game)
+    check_not_finished(game)
     for resident in residents:
         if resident.status != LifeStatus.ALIVE:
             raise WrongState(_("%(name)s is not alive.") % {"name": resident.name}, rule=rule_id(game, "death"))
     ids = list(spirit_of)
-    buried = [pk for pk in ids if not spirit_of[pk]]
     spec = ruleset_of(game)
-    cemetery = None
-    if buried and not spec.own_death_memberships and spec.has_inbox_kind(K.CEMETERY):  # where it has one
-        cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).order_by("pk").first()
-        if cemetery is None:
-            raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
     facts = spec.death_facts(game, residents)
     for resident in residents:
         resident.status, resident.died_at = LifeStatus.DEAD, now
     Resident.objects.filter(pk__in=ids).update(status=LifeStatus.DEAD, died_at=now)
-
+    killed_of: Mapping[int, list[int]] = {}
     if spec.own_death_memberships:
-        # The ruleset says what a death does to the seat's inboxes (its threads are its own).
-        spec.after_death_memberships(game, residents, cause=cause, now=now)
-        record_events(game, [("resident.died", {"resident": r.pk, "cause": cause, "spirit": spirit_of[r.pk],
-                                                "killed_inboxes": [], **facts.get(r.pk, {})})
-                             for r in residents], actor=acting_user, at=now)
-        spec.after_deaths(game, residents, spirit_of=spirit_of, cause=cause, acting_user=acting_user, now=now)
-        return residents
-    mine = Membership.objects.filter(resident_id__in=ids, inbox__game=game)
-    # Banned in the city inbox: a running penalty ban becomes a ban for good.
-    mine.filter(inbox__kind=K.CITY).exclude(state=MembershipState.REMOVED).update(
-        state=MembershipState.BANNED, banned_until=None, since=now)
-    removed_kinds = [K.MAFIA, K.POLICE, K.MAFIA_COMPLAINT]  # a mafia complaint goes as the mafia inbox does
-    open_votes = Q(inbox__kind=K.PRECINCT) | Q(inbox__kind=K.VOTING, resident_id__in=buried)  # a spirit votes
-    mine.filter(Q(inbox__kind__in=removed_kinds) | (open_votes & Q(inbox__killed_at__isnull=True))).exclude(
-        state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
-    killed = list(Inbox.objects.filter(game=game, resident_id__in=ids, kind__in=[K.VOTING, K.PRECINCT],
-                                       killed_at__isnull=True).order_by("pk").values_list("pk", "kind", "resident_id"))
-    name_of = {r.pk: r.name for r in residents}
-    notices = []
-    for inbox_id, kind, resident_id in killed:
-        if kind != K.VOTING:
-            continue
-        text = in_game_language(game, lambda rid=resident_id: _(  # voters are told
-            "%(name)s has died: this voting is void and its votes do not count.") % {"name": name_of[rid]})
-        notices.append(Message(inbox_id=inbox_id, author_name="Mafia Host", body=text,
-                               body_html=render_markdown(text), received_at=now))
-    if notices:
-        Message.objects.bulk_create(notices)
-    if killed:
-        Inbox.objects.filter(pk__in=[pk for pk, _kind, _rid in killed]).update(killed_at=now)
-    if cemetery is not None:
-        known = set(Membership.objects.filter(inbox=cemetery, resident_id__in=buried).values_list("resident_id",
-                                                                                                   flat=True))
-        if known:
-            Membership.objects.filter(inbox=cemetery, resident_id__in=known).update(
-                state=MembershipState.MEMBER, banned_until=None, since=now)
-        Membership.objects.bulk_create([Membership(inbox=cemetery, resident_id=pk, state=MembershipState.MEMBER,
-                                                   since=now) for pk in buried if pk not in known])
-    killed_of: dict[int, list[int]] = {}
-    for inbox_id, _kind, resident_id in killed:
-        killed_of.setdefault(resident_id, []).append(inbox_id)
+        # The ruleset says what a death does to the seat's inboxes (its inboxes are its own).
+        killed_of = spec.after_death_memberships(game, residents, cause=cause, spirit_of=spirit_of, now=now) or {}
     record_events(game, [("resident.died", {"resident": r.pk, "cause": cause, "spirit": spirit_of[r.pk],
                                             "killed_inboxes": killed_of.get(r.pk, []), **facts.get(r.pk, {})})
                          for r in residents], actor=acting_user, at=now)
     spec.after_deaths(game, residents, spirit_of=spirit_of, cause=cause, acting_user=acting_user, now=now)
     return residents
-
-
-@transaction.atomic
-def do_lay_spirit_to_rest(resident: Resident, *, acting_user=None, now: datetime | None = None) -> Resident:
-    """At the end of the day a spirit goes to the cemetery: its state of the game's ruleset ended
-    (``RulesetSpec.seat_state`` / ``end_seat_state``), a member of the current cemetery; its open voting
-    memberships are removed. By the site or the Procurator. Raises ``NotAllowed`` or ``WrongState`` (not a spirit,
-    no cemetery, game over)."""
-    now = now or timezone.now()
-    _check_site_or_procurator(resident.game, acting_user, "spirit_laid_to_rest")
-    resident = (Resident.objects.select_for_update(of=("self",)).select_related("game", *seat_state_relations())
-                .get(pk=resident.pk))
-    game = resident.game
-    _check_not_finished(game)
-    spec = ruleset_of(game)
-    if resident.status == LifeStatus.ALIVE or spec.seat_state(resident) is None:
-        raise WrongState(_("%(name)s is not a spirit.") % {"name": resident.name},
-                         rule=rule_id(game, "spirit_laid_to_rest"))
-    cemetery = _current_inboxes(game, K.CEMETERY).filter(killed_at__isnull=True).first()
-    if cemetery is None:
-        raise WrongState(_("This game has no cemetery yet."), rule=rule_id(game, "cemetery"))
-    spec.end_seat_state(resident, now=now)
-    Membership.objects.filter(resident=resident, inbox__kind=K.VOTING, inbox__killed_at__isnull=True).exclude(
-        state=MembershipState.REMOVED).update(state=MembershipState.REMOVED, banned_until=None, since=now)
-    if not Membership.objects.filter(inbox=cemetery, resident=resident).update(
-            state=MembershipState.MEMBER, banned_until=None, since=now):
-        Membership.objects.create(inbox=cemetery, resident=resident, state=MembershipState.MEMBER, since=now)
-    record_event(game, "resident.laid_to_rest", actor=acting_user, at=now, payload={"resident": resident.pk})
-    return resident
 
 
 @transaction.atomic
@@ -244,7 +128,7 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     game = resident.game
     if acting_user is None or not policies.holds_role_of(acting_user, game, "court_staff_kinds"):
         raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule=rule_id(game, "court_staff"))
-    _check_not_finished(game)
+    check_not_finished(game)
     if until is None or timezone.is_naive(until):
         raise InvalidInput(_("The end of the ban must include its time zone."), rule=rule_id(game, "penalty_ban"))
     if until <= now:
@@ -393,7 +277,7 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     if acting_user is None or not (_is_procurator(acting_user, game)
                                    or policies.holds_role_of(acting_user, game, "cohost_staff_kinds")):
         raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule=rule_id(game, "replacement"))
-    _check_not_finished(game)
+    check_not_finished(game)
     resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)
     if new_user is None or not new_user.is_active:
         raise InvalidInput(_("Choose an active account to take the seat."), rule=rule_id(game, "replacement"))

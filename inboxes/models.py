@@ -15,34 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from cities.models import City, Game, Resident, StaffRole
 from kernel.live import ReaderRowsQuerySet, field_values, note_new_messages, track_inboxes, track_reader_rows
 from kernel.public_ids import PublicIdField
-
-
-class InboxKind(models.TextChoices):
-    """The inbox kinds of every ruleset; M21's are the game thread, a player's role PM with the
-    hosts, the mafia thread and the spectators' thread (the hosts' office is ``OFFICE``)."""
-
-    CITY = "city", _("City")
-    COURT = "court", _("Supreme Court")
-    POLICE = "police", _("Police station")
-    MAFIA = "mafia", _("Mafia")
-    PERSONAL = "personal", _("Personal")
-    CEMETERY = "cemetery", _("Cemetery")
-    OFFICE = "office", _("Office")
-    BAR = "bar", _("Bar")
-    VOTING = "voting", _("Execution voting")
-    PRECINCT = "precinct", _("Election precinct")
-    REMOVAL = "removal", _("Judge removal demand")
-    NOTARY = "notary", _("Notary")
-    SECRET = "secret", _("Secret")
-    IMPEACHMENT = "impeachment", _("Impeachment")
-    CHECK = "check", _("Commissar check channel")
-    STAGE = "stage", _("Stage")
-    COMPLAINT = "complaint", _("No confidence in the Arbiter")
-    MAFIA_COMPLAINT = "mafia_compl", _("No confidence in the Consigliere")
-    GAME_THREAD = "game_thread", _("Game thread")
-    ROLE_PM = "role_pm", _("Role PM")
-    MAFIA_THREAD = "mafia_thread", _("Mafia thread")
-    SPECTATORS = "spectators", _("Spectators' thread")
+from kernel.rulesets import known_inbox_kind_choices
 
 
 class DeathCause(models.TextChoices):
@@ -66,7 +39,8 @@ class Inbox(models.Model):
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inboxes", verbose_name=_("game"))
-    kind = models.CharField(max_length=12, choices=InboxKind.choices, verbose_name=_("kind"))
+    #: A kind some ruleset defines (``RulesetSpec.inbox_kind_choices``); the choices are read from the registry.
+    kind = models.CharField(max_length=12, choices=known_inbox_kind_choices, verbose_name=_("kind"))
     city = models.ForeignKey(City, null=True, blank=True, on_delete=models.CASCADE, related_name="inboxes",
         verbose_name=_("city"))
     title = models.CharField(_("title"), max_length=200)

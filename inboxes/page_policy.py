@@ -5,10 +5,9 @@ and what "my inboxes" offers: opening a secret inbox.
 from __future__ import annotations
 
 from cities.models import Game, GameStatus, LifeStatus
-from cities.staff_kinds import staff_kinds_of
 from kernel.rulesets import ruleset_of
 
-from .models import Inbox, InboxKind
+from .models import Inbox
 from .policies import _is_authenticated, membership_of, seat_in, staff_roles_in
 from .policy_tables import kinds_of
 
@@ -42,15 +41,16 @@ def links_night_page(inbox: Inbox) -> bool:
 
 def offers_secret_inbox(user, game: Game) -> bool:
     """Whether the pages of ``game`` offer ``user`` to open a secret inbox: only where the game's
-    ruleset has them (``RulesetSpec.lets_open_inbox_kind``; a ruleset without them never), while the game is not
-    over, to a living seat or a staff member who may organise one (never the Consigliere, nor a
-    spectator). ``do_create_secret_inbox`` decides again when the form is sent."""
+    ruleset has them (``RulesetSpec.opened_secret_kind``; a ruleset without them never), while the game is not
+    over, to a living seat or a staff member who may organise one (never a holder of a ``secret_barred_staff``
+    kind, nor a spectator). ``do_create_secret_inbox`` decides again when the form is sent."""
     if not _is_authenticated(user) or game.status == GameStatus.FINISHED:
         return False
-    if not ruleset_of(game).lets_open_inbox_kind(InboxKind.SECRET):
+    if ruleset_of(game).opened_secret_kind() is None:
         return False
     roles = staff_roles_in(user, game)
-    if any(r.kind in staff_kinds_of(game, "secret_staff_kinds") for r in roles):
+    barred = kinds_of(game, "secret_barred_staff")
+    if any(r.kind in barred for r in roles):
         return False
     seat = seat_in(user, game)
     if seat is not None:

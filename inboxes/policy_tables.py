@@ -1,6 +1,6 @@
 """The access policy's tables by inbox kind, as each ruleset declares them: what each kind allows after the game, to
-whom, and where a seat that is not living may still post. Each table is a set of ``InboxKind`` values (staff kinds
-for ``secret_organizers``) in the ruleset's ``policy_grants``, read for that ruleset's games only through
+whom, and where a seat that is not living may still post. Each table is a set of the ruleset's inbox kinds (staff
+kinds for ``secret_organizers`` and ``secret_barred_staff``) in the ruleset's ``policy_grants``, read for that ruleset's games only through
 ``kinds_of``; a ruleset that declares none has none (a ruleset inherits no other's). Read by ``inboxes.policies``,
 the inbox services and the staff pages.
 
@@ -34,6 +34,10 @@ The tables (``policy_grants`` keys):
 - ``organized_kinds``: kinds whose staff organizer (``Inbox.organizer``, of a ``secret_organizers`` kind) reads and
   posts there and consents to their disclosure; in any other kind the organizer's role reads by its grants only.
 - ``draw_record_kinds``: kinds public after the game when the inbox is a draw's record (``RulesetSpec.draw_record_q``).
+- ``secret_barred_staff``: the staff kinds whose holders neither open nor take part in a secret inbox (the
+  ruleset's ``inbox_kind_for("secret")``); the refusal is worded by the ruleset (``texts["secret_inbox_barred_staff"]``).
+- ``map_hidden_kinds``: kinds the archive's map of a game leaves out (one inbox per seat would crowd it:
+  ``archive.charts``).
 - ``complaint_page_kinds``: kinds whose members, banned there without an end, write only through the complaint
   page, signed as their city's group, never by name (``policies.post_denial`` says so).
 """
@@ -43,7 +47,7 @@ from django.db.models import Q
 
 from kernel.rulesets import get_ruleset, registered_rulesets
 
-from .models import InboxKind, MembershipState
+from .models import MembershipState
 
 #: Membership states that let a seat read (banned still reads; removed sees nothing, not even the title). The
 #: engine's own: what a membership state means is the same in every ruleset's games.
@@ -54,8 +58,12 @@ KIND_TABLES = frozenset({
     "consent_after_game", "secret_organizers", "penalty_ban_kinds", "secret_member_kinds", "dated_kinds",
     "vote_only_kinds", "dead_post_kinds", "imprisoned_post_kinds", "no_rollover_kinds", "rollover_keeps_dead_kinds",
     "immutable_kinds", "unnamed_author_kinds", "night_page_kinds", "nomination_link_kinds", "leavable_kinds",
-    "organized_kinds", "draw_record_kinds", "complaint_page_kinds",
+    "organized_kinds", "draw_record_kinds", "complaint_page_kinds", "secret_barred_staff", "map_hidden_kinds",
 })
+
+
+#: Of ``KIND_TABLES``, those that list staff kinds (``RulesetSpec.staff_kinds`` values), not inbox kinds.
+STAFF_KIND_TABLES = frozenset({"secret_organizers", "secret_barred_staff"})
 
 
 def kinds_of(game, table: str) -> frozenset[str]:
@@ -87,11 +95,13 @@ def kinds_q(table: str, *, prefix: str = "") -> Q:
 
 
 def kind_labels(game, table: str) -> list[str]:
-    """The labels (``InboxKind`` labels, in the active language) of the kinds of ``kinds_of(game, table)``, in the
-    order of the ruleset's ``inbox_kind_order``, then the kinds it does not name in ``InboxKind``'s order: what a
+    """The labels (its ruleset's, in the active language) of the kinds of ``kinds_of(game, table)``, in the
+    order of the ruleset's ``inbox_kind_order``, then the kinds it does not name in ``inbox_kind_choices``' order: what a
     refusal names as the kinds a rule allows. No query. Raises as ``kinds_of`` does."""
     kinds = kinds_of(game, table)
-    order = {kind: i for i, kind in enumerate(get_ruleset(game if isinstance(game, str) else game.ruleset)
-                                              .inbox_kind_order)}
-    ranked = sorted(kinds, key=lambda kind: (order.get(kind, len(order)), InboxKind.values.index(kind)))
-    return [str(InboxKind(kind).label) for kind in ranked]
+    spec = get_ruleset(game if isinstance(game, str) else game.ruleset)
+    order = {kind: i for i, kind in enumerate(spec.inbox_kind_order)}
+    labels = spec.inbox_kind_labels
+    defined = {kind: i for i, kind in enumerate(labels)}
+    ranked = sorted(kinds, key=lambda kind: (order.get(kind, len(order)), defined.get(kind, len(defined)), kind))
+    return [str(labels.get(kind, kind)) for kind in ranked]

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from inboxes import viewer_reads
+from inboxes import policy_tables, viewer_reads
 from kernel.audit import event_statement
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.live import note_new_messages, note_reads_changed
@@ -20,7 +20,7 @@ from kernel.rulesets import rule_id
 
 from . import policies
 from .hooks import post_hook_for
-from .models import Inbox, InboxKind, Message
+from .models import Inbox, Message
 from .read_marks import read_mark_statement
 from .rendering import has_visible_text, render_markdown
 from .selectors import post_of_form_key, stale_post_form
@@ -122,7 +122,8 @@ def _post(inbox: Inbox, text: str, body_html: str, *, acting_user, now: datetime
                   if any(g.post and g.inbox_kind == inbox.kind and (not g.own_city or r.city_id == inbox.city_id)
                          for g in policies.staff_grants_of(inbox.game.ruleset, r.kind))]
         grants += [r for r in policies.staff_roles_in(acting_user, inbox.game_id)
-                   if inbox.kind == InboxKind.SECRET and r.pk == inbox.organizer_id]  # a staff organizer
+                   if r.pk == inbox.organizer_id
+                   and inbox.kind in policy_tables.kinds_of(inbox.game, "organized_kinds")]  # a staff organizer
         grants += policies.conditional_grant_roles(acting_user, inbox, post=True)  # the Arbiter
         author_staff = grants[0] if grants else None  # none: a spectator posts as their account
         author_name = acting_user.public_name  # the page adds the role, in the reader's language

@@ -9,28 +9,24 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.i18n import in_game_language
 from cities.models import HOST_STAFF_KIND, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffRole
-from cities.staff_kinds import staff_kinds_of
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rulesets import rule_id, ruleset_of, seat_state_relations
+from kernel.rulesets import inbox_kind_label, rule_id, ruleset_of, seat_state_relations
 
 from . import policies
 from .models import (
     Inbox,
-    InboxKind,
     Membership,
     MembershipState,
     Message,
 )
 from .rendering import render_markdown
-
-K = InboxKind
 
 
 def check_inbox_kind_exists(game: Game, kind: str) -> None:
@@ -38,9 +34,18 @@ def check_inbox_kind_exists(game: Game, kind: str) -> None:
     (``RulesetSpec.inbox_kinds``): a game whose ruleset has no secret inbox gets none, whoever asks. Every creation of an inbox
     goes through it."""
     if not ruleset_of(game).has_inbox_kind(kind):
-        label = K(kind).label if kind in K.values else kind
+        label = inbox_kind_label(kind, game)
         raise NotAllowed(_("This game has no inboxes of the kind “%(kind)s”: its rules do not provide them.")
                          % {"kind": label})
+
+
+def kind_for(game: Game, role: str) -> str:
+    """The kind of ``game``'s inboxes that play the neutral part ``role`` (``RulesetSpec.inbox_kind_for``). Raises
+    ``NotAllowed`` when the game's ruleset has no such inboxes, ``ValueError`` for a role no ruleset maps."""
+    kind = ruleset_of(game).inbox_kind_for(role)
+    if kind is None:
+        raise NotAllowed(_("This game's rules do not provide this inbox."))
+    return kind
 
 
 @transaction.atomic
@@ -239,14 +244,15 @@ def _is_procurator(user, game: Game) -> bool:
     return user is not None and policies.holds_role(user, game, HOST_STAFF_KIND)
 
 
-def _check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
+def check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
     """Raise ``NotAllowed`` unless ``acting_user`` is None (the site) or the Procurator of ``game``; the refusal
     cites the ID the game's ruleset gives the neutral rule key ``rule`` (``kernel.rulesets.rule_id``)."""
     if acting_user is not None and not _is_procurator(acting_user, game):
         raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, rule))
 
 
-def _check_not_finished(game: Game) -> None:
+def check_not_finished(game: Game) -> None:
+    """Raise ``WrongState`` once ``game`` is over: no inbox changes then."""
     if game.status == GameStatus.FINISHED:
         raise WrongState(_("The game is over."))
 
@@ -268,13 +274,6 @@ def write_proxy_message(inbox: Inbox, resident: Resident, text: str, *, at: date
     return Message.objects.create(inbox=inbox, author_resident=resident, author_user=resident.user,
                                   author_name=resident.name, body=text, body_html=render_markdown(text),
                                   received_at=at)
-
-
-def release_from_cemetery(resident: Resident, *, now: datetime) -> int:
-    """Take a resident who became a spirit out of the cemetery: their cemetery memberships are
-    removed (no ban). A building block of the spirit rule (callers hold the transaction). Returns the rows changed."""
-    return Membership.objects.filter(resident=resident, inbox__kind=K.CEMETERY).update(
-        state=MembershipState.REMOVED, banned_until=None, since=now)
 
 
 def ensure_member(inbox: Inbox, resident: Resident, *, now: datetime) -> None:
@@ -311,83 +310,9 @@ def new_inbox(game: Game, kind: str, *, title: str, actor, now: datetime, city: 
     return inbox
 
 
-def _current_inboxes(game: Game, kind: str):
-    """Inboxes of ``kind`` in ``game`` that are not rolled over (the live end of each chain)."""
+def current_inboxes(game: Game, kind: str):
+    """Inboxes of ``kind`` in ``game`` that are not rolled over (the live end of each chain): a queryset."""
     return Inbox.objects.filter(game=game, kind=kind, rolled_over_at__isnull=True)
-
-
-@transaction.atomic
-def do_open_game_inboxes(game: Game, *, acting_user=None, now: datetime | None = None) -> list[Inbox]:
-    """Create the standing inboxes of ``game`` as it starts, skipping those that exist.
-
-    Per city: the city inbox (organizer the city's Tribune; members all living residents of the city, the dead
-    banned) and one personal inbox per resident (organizer the Tribune; member the resident).
-    Per game: cemetery (Procurator; members the dead), office (Procurator; no resident members: Tribunes and the
-    Arbiter read it by role), bar (Procurator), police station (Procurator) and supreme court (Arbiter); the game's
-    ruleset chooses the members where it says so (``RulesetSpec.standing_members``: a cemetery without the
-    spirits, the living commissars and the living sitting judges). Mafia inboxes and the notary are the draw's:
-    left as they are.
-
-    ``acting_user`` None (the site) or the Procurator; ``now`` aware UTC. Returns the created inboxes, in
-    creation order. Raises ``NotAllowed`` (anyone else), ``WrongState`` (game over; a city without a Tribune or a
-    game without Procurator or Arbiter: their inboxes need an organizer). Titles are in the game's language.
-    """
-    now = now or timezone.now()
-    _check_site_or_procurator(game, acting_user, "procurator_only")
-    game = Game.objects.select_for_update().get(pk=game.pk)
-    _check_not_finished(game)
-    roles = list(StaffRole.objects.filter(game=game).select_related("city"))
-    procurator = next((r for r in roles if r.kind == HOST_STAFF_KIND), None)
-    arbiter = next((r for r in roles if r.kind in staff_kinds_of(game, "court_staff_kinds")), None)
-    tribunes = {r.city_id: r for r in roles if r.kind in staff_kinds_of(game, "city_staff_kinds")}
-    cities = list(City.objects.filter(game=game).order_by("number"))
-    if procurator is None or arbiter is None:
-        raise WrongState(_("Appoint the Procurator and the Supreme Arbiter before opening the inboxes."),
-                         rule=rule_id(game, "staff_appointed"))
-    for city in cities:
-        if city.pk not in tribunes:
-            raise WrongState(_("%(city)s has no Tribune yet.") % {"city": city.name}, rule=rule_id(game, "city_staff"))
-    residents = list(Resident.objects.filter(game=game).select_related(*seat_state_relations())
-                     .order_by("city__number", "name", "id"))
-    existing_kinds = set(Inbox.objects.filter(game=game).values_list("kind", flat=True))
-    cities_with_inbox = set(Inbox.objects.filter(game=game, kind=K.CITY).values_list("city_id", flat=True))
-    with_personal = set(Inbox.objects.filter(game=game, kind=K.PERSONAL).values_list("resident_id", flat=True))
-    created: list[Inbox] = []
-
-    def living(rs):
-        return [r for r in rs if r.status == LifeStatus.ALIVE]
-
-    for city in cities:
-        tribune = tribunes[city.pk]
-        of_city = [r for r in residents if r.city_id == city.pk]
-        if city.pk not in cities_with_inbox:
-            title = in_game_language(game, lambda: _("%(city)s: city square") % {"city": city.name})
-            created.append(new_inbox(game, K.CITY, title=title, actor=acting_user, now=now, city=city,
-                                      organizer=tribune, members=living(of_city),
-                                      banned=[r for r in of_city if r.status != LifeStatus.ALIVE]))
-        for r in of_city:
-            if r.pk in with_personal:
-                continue
-            title = in_game_language(game, lambda: _("Personal inbox: %(name)s") % {"name": r.name})
-            created.append(new_inbox(game, K.PERSONAL, title=title, actor=acting_user, now=now, city=city,
-                                      organizer=tribune, resident=r, members=[r]))
-    per_game = [
-        (K.CEMETERY, procurator, [r for r in residents if r.status != LifeStatus.ALIVE], lambda: _("Cemetery")),
-        (K.OFFICE, procurator, [], lambda: _("Office")),
-        (K.BAR, procurator, [], lambda: _("Bar")),
-        (K.POLICE, procurator, [], lambda: _("Police station")),
-        (K.COURT, arbiter, [], lambda: _("Supreme Court")),
-    ]
-    spec = ruleset_of(game)
-    for kind, organizer, members, title_fn in per_game:
-        if kind in existing_kinds:
-            continue
-        chosen = spec.standing_members(game, kind, residents)  # the ruleset's members (commissars, judges...)
-        members = members if chosen is None else chosen
-        created.append(new_inbox(game, kind, title=in_game_language(game, title_fn), actor=acting_user, now=now,
-                                  organizer=organizer, members=members))
-    record_event(game, "inboxes.opened", actor=acting_user, at=now, payload={"created": [i.pk for i in created]})
-    return created
 
 
 def _is_organizer(user, inbox: Inbox) -> bool:
@@ -407,10 +332,10 @@ def _is_organizer(user, inbox: Inbox) -> bool:
 
 def _roll_over(inbox: Inbox, *, actor, now: datetime, title: str) -> Inbox:
     """The rollover itself, for a locked, open ``inbox``; see ``do_roll_over_inbox``."""
-    return _roll_over_many([(inbox, title)], actor=actor, now=now)[0]
+    return roll_over_many([(inbox, title)], actor=actor, now=now)[0]
 
 
-def _roll_over_many(pairs: list[tuple[Inbox, str]], *, actor, now: datetime) -> list[Inbox]:
+def roll_over_many(pairs: list[tuple[Inbox, str]], *, actor, now: datetime) -> list[Inbox]:
     """Roll over locked, open inboxes of one game, each ``(inbox, new title)``, as ``_roll_over`` does one, in a
     number of statements that does not grow with the number of inboxes. Returns the new inboxes, in order."""
     if not pairs:
@@ -456,7 +381,7 @@ def _roll_over_many(pairs: list[tuple[Inbox, str]], *, actor, now: datetime) -> 
 
 def _lock_open_inbox(inbox: Inbox) -> Inbox:
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game", "city", "organizer").get(pk=inbox.pk)
-    _check_not_finished(inbox.game)
+    check_not_finished(inbox.game)
     if inbox.killed_at is not None:
         raise WrongState(_("This inbox is closed."), rule=rule_id(inbox.game, "inbox_moderation"))
     if inbox.rolled_over_at is not None:
@@ -502,30 +427,6 @@ def do_roll_over_inbox(inbox: Inbox, *, acting_user, title: str | None = None, n
 
 
 @transaction.atomic
-def do_roll_over_city_inboxes_for_new_day(game: Game, *, acting_user=None, now: datetime | None = None) -> list[Inbox]:
-    """The daily rollover of every city inbox of ``game`` (a new one each game day by default).
-
-    For each city whose current city inbox was opened before the game's current day (``day_number``), roll it
-    over as ``do_roll_over_inbox`` does, titled "<city>: city square, day N". A second run on the same day
-    changes nothing (safe for a repeated scheduler tick). By the site (``acting_user`` None) or the Procurator.
-    Returns the new inboxes. Raises ``NotAllowed`` or ``WrongState`` (game over).
-    """
-    now = now or timezone.now()
-    _check_site_or_procurator(game, acting_user, "city_inbox")
-    game = Game.objects.select_for_update().get(pk=game.pk)
-    _check_not_finished(game)
-    # One locking read for every city (the filter is the open-inbox check of ``_lock_open_inbox``).
-    current = list(_current_inboxes(game, K.CITY).filter(killed_at__isnull=True, day_number__lt=game.day_number)
-                   .select_for_update(of=("self",)).select_related("city").order_by("city__number", "id"))
-    for inbox in current:
-        inbox.game = game
-    with translation.override(game.language):
-        pairs = [(inbox, _("%(city)s: city square, day %(day)d") % {"city": inbox.city.name, "day": game.day_number})
-                 for inbox in current]
-    return _roll_over_many(pairs, actor=acting_user, now=now)
-
-
-@transaction.atomic
 def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> Inbox:
     """Kill ``inbox``: it takes no more posts and leaves the members' active list; nothing is
     deleted and every reader keeps reading. By its moderators (organizer or Procurator, ``can_moderate_inbox``)
@@ -540,7 +441,7 @@ def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> 
             raise NotAllowed(_("Only the organizer of this inbox or the Procurator may close it."),
                              rule=rule_id(inbox.game, "inbox_moderation"))
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
-    _check_not_finished(inbox.game)
+    check_not_finished(inbox.game)
     if inbox.killed_at is not None:
         raise WrongState(_("This inbox is already closed."), rule=rule_id(inbox.game, "inbox_moderation"))
     inbox.killed_at = now
@@ -564,14 +465,15 @@ def _residents_of_game(game: Game, residents: Iterable[Resident]) -> list[Reside
 @transaction.atomic
 def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident], acting_user,
                            now: datetime | None = None, idempotency_key: str | None = None) -> Inbox:
-    """Create a secret inbox organised by ``acting_user`` with ``members`` (residents of ``game``).
+    """Create a secret inbox (of the ruleset's ``inbox_kind_for("secret")``) organised by ``acting_user`` with ``members``
+    (residents of ``game``).
 
-    A resident creator is its organizer (``organizer_resident``) and a member; a staff creator (Procurator,
-    Tribune, Arbiter) is its organizer through that role (the policy's secret-organizer clause) and reads and
-    posts by it. The Consigliere may not create or join one; only residents can be members, so the
-    Consigliere, who cannot hold a seat, is never a member. The dead neither open one nor are invited
+    A resident creator is its organizer (``organizer_resident``) and a member; a staff creator (of a
+    ``secret_organizers`` kind) is its organizer through that role (the policy's secret-organizer clause) and reads
+    and posts by it. A holder of a ``secret_barred_staff`` kind (Lepra's Consigliere) may not create one; only
+    residents can be members, so staff are never members. The dead neither open one nor are invited
     (they learn nothing created after their death). Returns the Inbox. Raises ``NotAllowed``
-    (a game whose ruleset has no secret inboxes, ``RulesetSpec.lets_open_inbox_kind``; the Consigliere, someone
+    (a game whose ruleset has no secret inboxes, ``RulesetSpec.opened_secret_kind``; barred staff, someone
     outside the game, a dead creator), ``InvalidInput`` (empty or long title, no other
     member, a resident of another game) or ``WrongState`` (a dead invitee; game over).
 
@@ -579,7 +481,8 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
     nothing more (checked first, and a concurrent duplicate meets the unique constraint and gets the same inbox).
     """
     now = now or timezone.now()
-    if not ruleset_of(game).lets_open_inbox_kind(K.SECRET):
+    kind = ruleset_of(game).opened_secret_kind()
+    if kind is None:
         raise NotAllowed(_("This game's rules allow no private conversations: there are no secret inboxes in it."))
     if acting_user is None or not acting_user.is_authenticated:
         raise NotAllowed(_("Log in to create a secret inbox."))
@@ -587,10 +490,12 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
         already = _secret_inbox_of_key(game, idempotency_key, acting_user)
         if already is not None:
             return already
-    _check_not_finished(game)
+    check_not_finished(game)
     viewer_reads.forget_viewer_cache(acting_user)
-    if policies.holds_role_of(acting_user, game, "secret_staff_kinds"):
-        raise NotAllowed(_("The Consigliere may not take part in secret inboxes."),
+    barred = policy_tables.kinds_of(game, "secret_barred_staff")
+    if barred and any(r.kind in barred for r in policies.staff_roles_in(acting_user, game)):
+        raise NotAllowed(ruleset_of(game).wording("secret_inbox_barred_staff",
+                                                  _("Your staff role may not take part in secret inboxes.")),
                          rule=rule_id(game, "secret_inbox_staff"))
     seat = policies.seat_in(acting_user, game)
     order = {kind: rank for rank, kind in enumerate(policy_tables.ranked_kinds(game, "secret_organizers"))}
@@ -614,7 +519,7 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
         {"organizer": roles[0], "members": invited}
     try:
         with transaction.atomic():
-            return new_inbox(game, K.SECRET, title=title, actor=acting_user, now=now,
+            return new_inbox(game, kind, title=title, actor=acting_user, now=now,
                              idempotency_key=idempotency_key or None, **organizer)
     except IntegrityError:
         already = _secret_inbox_of_key(game, idempotency_key, acting_user) if idempotency_key else None
@@ -626,7 +531,7 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
 def _secret_inbox_of_key(game: Game, key: str, user) -> Inbox | None:
     """The secret inbox of ``game`` that ``user`` created with the form key ``key``, or None. Raises
     ``InvalidInput`` when the key belongs to an inbox of someone else (a form of another account replayed)."""
-    inbox = Inbox.objects.filter(game=game, kind=K.SECRET, idempotency_key=key).select_related(
+    inbox = Inbox.objects.filter(game=game, kind=ruleset_of(game).inbox_kind_for("secret"), idempotency_key=key).select_related(
         "organizer_resident", "organizer").first()
     if inbox is None:
         return None
@@ -646,9 +551,9 @@ def do_leave_secret_inbox(inbox: Inbox, *, acting_user, now: datetime | None = N
     viewer_reads.forget_viewer_cache(acting_user)
     if acting_user is None or not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
-    _check_not_finished(inbox.game)
+    check_not_finished(inbox.game)
     if inbox.kind not in policy_tables.kinds_of(inbox.game, "leavable_kinds"):
-        raise InvalidInput(_("Only a secret inbox can be left."), rule=rule_id(inbox.game, "secret_inbox"))
+        raise InvalidInput(_("This inbox cannot be left."), rule=rule_id(inbox.game, "secret_inbox"))
     seat = policies.seat_in(acting_user, inbox.game_id)
     membership = (Membership.objects.select_for_update().filter(inbox=inbox, resident=seat).first()
                   if seat is not None else None)
@@ -676,13 +581,15 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
     ``speakers`` (residents of ``game``, at least one; the dead too, for a séance) are members and post;
     ``audience`` is a City of the game (its residents), ``STAGE_AUDIENCE_ALL`` (every resident) or None (no
     audience): its residents who are not speakers are banned, i.e. read only. The organizer is the Procurator
-    (who posts by role). Procurator only. Returns the Inbox. Raises ``NotAllowed``, ``InvalidInput`` (empty title,
+    (who posts by role); the kind is the ruleset's ``inbox_kind_for("stage")``. Procurator only. Returns the Inbox. Raises
+    ``NotAllowed`` (also: the game's ruleset has no stages), ``InvalidInput`` (empty title,
     no speaker, a resident or city of another game) or ``WrongState`` (game over).
     """
     now = now or timezone.now()
     if acting_user is None or not _is_procurator(acting_user, game):
         raise NotAllowed(_("Only the Procurator of this game may open a stage."), rule=rule_id(game, "stage_inbox"))
-    _check_not_finished(game)
+    kind = kind_for(game, "stage")
+    check_not_finished(game)
     title = _clean_title(title)
     speakers = _residents_of_game(game, speakers)
     if not speakers:
@@ -700,5 +607,5 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
                            rule=rule_id(game, "stage_inbox"))
     speaker_ids = {r.pk for r in speakers}
     procurator = StaffRole.objects.get(game=game, kind=HOST_STAFF_KIND)
-    return new_inbox(game, K.STAGE, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
+    return new_inbox(game, kind, title=title, actor=acting_user, now=now, city=city, organizer=procurator,
                       members=speakers, banned=[r for r in listeners if r.pk not in speaker_ids])

@@ -26,7 +26,6 @@ from kernel.rulesets import ruleset_of
 from . import policies, selectors, services
 from .forms import EditMessageForm, PostMessageForm, SecretInboxForm
 from .live_readers import next_access_change
-from .models import InboxKind
 from .page_policy import offers_secret_inbox
 
 
@@ -384,13 +383,13 @@ def secret_leave(request, inbox_id: str):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def secret_new(request, slug: str):
-    """Create a secret inbox: any resident or staff member of the game but the Consigliere. A refusal is shown on the
-    form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no secret inboxes (no
-    private channel) there is no form: the page is a 404, and a form sent anyway is refused with the service's reason
+    """Create a secret inbox: any resident or staff member of the game but those its ruleset bars. A refusal is shown on the
+    form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no secret inboxes (M21:
+    no private channel) there is no form: the page is a 404, and a form sent anyway is refused with the service's reason
     (403), creating nothing."""
     game = game_get(slug)
     activate_game_language(request, game)
-    if not ruleset_of(game).lets_open_inbox_kind(InboxKind.SECRET):
+    if ruleset_of(game).opened_secret_kind() is None:
         if request.method != "POST":
             raise Http404
         try:

@@ -41,13 +41,19 @@ Plain attributes (override as class attributes):
 - ``staff_kinds``: the staff kinds of the ruleset's games (value -> lazily translated label): the game's host
   (``cities.staff_kinds.HOST_STAFF_KIND``, "procurator", labelled as the ruleset names its host) and the ruleset's
   own kinds; their powers are its ``policy_grants`` (``"staff"`` and the tables of ``cities.staff_kinds``).
-- ``standing_inbox_kinds``: the ``InboxKind`` values of the inboxes the ruleset keeps open for the whole game
+- ``standing_inbox_kinds``: the inbox kinds of the inboxes the ruleset keeps open for the whole game
   (a city's inbox and mafia inbox, a game thread); ``create_standing_inboxes`` makes them.
-- ``inbox_kinds``: every inbox kind that exists in the ruleset's games (``inboxes.services`` refuses to create any
-  other, the pages offer none); ``self_opened_inbox_kinds``: those a player or staff member opens on their own
-  (secret inboxes; none in a ruleset that allows no private channel).
-  ``InboxKind`` stays the shared vocabulary (one column, no migration per ruleset); which of its kinds a game may
-  use is its ruleset's declaration (``inbox_kinds``). Staff kinds are the rulesets' own (``staff_kinds``).
+- ``inbox_kind_choices``: the ruleset's own inbox kinds, (value, lazily translated label) pairs (the
+  ``choices`` of a ``TextChoices`` in the ruleset's package, its ``kinds.py``): the choices of ``Inbox.kind`` are
+  every registered ruleset's (``known_inbox_kind_choices``, a callable: a new kind needs no migration of the
+  engine), and the engine names a kind by its ruleset's label (``inbox_kind_label``). The engine names no
+  ruleset's kind.
+- ``inbox_kinds``: every inbox kind that exists in the ruleset's games, each one of its ``inbox_kind_choices``
+  (``inboxes.services`` refuses to create any other, the pages offer none); ``self_opened_inbox_kinds``: those a
+  player or staff member opens on their own (secret inboxes; none in a ruleset that allows no private channel).
+  ``inbox_kind_roles``: which of its kinds plays a part the shared services name by a neutral role ("secret": the
+  inboxes ``inboxes.services.do_create_secret_inbox`` opens, "stage", "city_square", ...), asked through
+  ``inbox_kind_for(role)`` (None: the ruleset has none; a role no ruleset maps is a ``ValueError``).
 - ``reader_notified_inbox_kinds`` / ``night_result_inbox_kinds``: which inboxes notify every reader of a new
   message, and where a message of the site is a night result (worded by ``wording("notification_night_result")``).
 - ``inbox_kind_order``: the order of inbox kinds in "my inboxes" (``inboxes.selectors.inbox_list_for``) and in
@@ -105,8 +111,8 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
 - ``night_state(game, night)``: build the ``roles.night.NightState`` the steps read.
 - ``apply_night_outcome(game, outcome, *, night, now)``: apply a ``NightOutcome`` in the caller's transaction.
 - ``after_day_death(game, *, now)``: what follows a death by day (re-elections, the victory check).
-- ``after_death_memberships(game, residents, *, cause, now)`` with ``own_death_memberships = True``: what a death
-  does to the seat's inboxes, asked by the shared death service instead of its default.
+- ``after_death_memberships(game, residents, *, cause, spirit_of, now)`` with ``own_death_memberships = True``: what
+  a death does to the seat's inboxes, asked by the shared death service (which by itself changes none).
 - The seat hooks (each with a neutral default: no rank, no position, no state): ``seat_state_relations`` (the related
   names of the ruleset's one-to-one seat rows, selected with the seats: ``seat_state_relations()``), ``seat_roles``
   (``SeatRole``: a secret rank and who may learn it, decided by ``inboxes.knowledge.knows_seat_role``) with
@@ -252,6 +258,32 @@ def known_inbox_kinds() -> frozenset[str]:
     return frozenset().union(*(spec.inbox_kinds for spec in _REGISTRY.values()))
 
 
+def known_inbox_kind_roles() -> frozenset[str]:
+    """Every neutral role some registered ruleset gives one of its inbox kinds (``RulesetSpec.inbox_kind_roles``)."""
+    return frozenset().union(*(spec.inbox_kind_roles.keys() for spec in _REGISTRY.values()))
+
+
+def known_inbox_kind_choices() -> list[tuple[str, Any]]:
+    """(value, label) of every inbox kind some registered ruleset defines (``RulesetSpec.inbox_kind_choices``), in
+    registration order, each value once with the first registration's label: the choices of ``Inbox.kind`` (a
+    callable, so a ruleset's new kind needs no migration)."""
+    choices: dict[str, Any] = {}
+    for spec in _REGISTRY.values():
+        for value, label in spec.inbox_kind_choices:
+            choices.setdefault(value, label)
+    return list(choices.items())
+
+
+def inbox_kind_label(kind: str, game=None) -> str:
+    """The label of the inbox kind ``kind`` in the active language: the ruleset of ``game``'s (anything with a
+    ``ruleset`` key, or the key) when it defines the kind, else the first registered ruleset's that does, else the
+    value itself."""
+    spec = _REGISTRY.get(game if isinstance(game, str) else getattr(game, "ruleset", None))
+    if spec is not None and kind in spec.inbox_kind_labels:
+        return str(spec.inbox_kind_labels[kind])
+    return str(dict(known_inbox_kind_choices()).get(kind, kind))
+
+
 class RulesetSpec:
     """What a ruleset is: subclass it in the ruleset's package, override what differs, register an instance.
 
@@ -277,12 +309,18 @@ class RulesetSpec:
     staff_kinds: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     #: The inbox kinds the ruleset keeps open for the whole game.
     standing_inbox_kinds: ClassVar[tuple[str, ...]] = ()
-    #: Every inbox kind (``inboxes.models.InboxKind`` values) that exists in the ruleset's games: the engine
+    #: The ruleset's own inbox kinds: (value, lazily translated label) pairs, as a ``TextChoices``' ``choices``
+    #: defined in the ruleset's package. A value fits ``Inbox.kind`` (12 characters; a system check says so).
+    inbox_kind_choices: ClassVar[Sequence[tuple[str, Any]]] = ()
+    #: Every inbox kind (of ``inbox_kind_choices``) that exists in the ruleset's games: the engine
     #: creates no inbox of another kind in them and its pages offer none.
     inbox_kinds: ClassVar[frozenset[str]] = frozenset()
     #: The kinds of ``inbox_kinds`` that a player or a staff member opens on their own (secret inboxes, say);
     #: the others are opened by the ruleset's own services only.
     self_opened_inbox_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The kinds (of ``inbox_kind_choices``) that play a part the shared services name by a neutral role: role ->
+    #: kind (``inbox_kind_for``). A role the ruleset does not map is a part its games do not have.
+    inbox_kind_roles: ClassVar[Mapping[str, str]] = {}
     #: The inbox kinds whose new messages notify every reader ("new messages in your inboxes"); in the others a
     #: message notifies only those it mentions. ``night_result_inbox_kinds``: those where a message of the site is a
     #: night result for its readers (worded by the ruleset: ``wording("notification_night_result", ...)``).
@@ -342,10 +380,10 @@ class RulesetSpec:
     urls_module: ClassVar[str] = ""
     summary: ClassVar[Any] = ""
 
-    #: Whether the ruleset brings a demo game (``load_demo`` and friends).
-    #: True when the ruleset says what a death does to the seat's memberships (``after_death_memberships``); the
-    #: shared death service then leaves the engine's default (city inbox, voting, mafia inbox, cemetery) aside.
+    #: True when the ruleset says what a death does to the seat's memberships (``after_death_memberships``); else the
+    #: shared death service changes none (the seat's state alone decides what it may still do).
     own_death_memberships: ClassVar[bool] = False
+    #: Whether the ruleset brings a demo game (``load_demo`` and friends).
     has_demo: ClassVar[bool] = False
 
     #: Whether the game page lists the signed-up players by name before the deal (a forum sign-up thread does).
@@ -543,10 +581,13 @@ class RulesetSpec:
         transaction, writing the audit rows."""
         raise self._missing("an outcome applier")
 
-    def after_death_memberships(self, game, residents, *, cause: str, now) -> None:
+    def after_death_memberships(self, game, residents, *, cause: str, spirit_of: Mapping[int, bool],
+                                now) -> Mapping[int, list[int]] | None:
         """What the deaths of ``residents`` (already dead, ``died_at`` = ``now``) do to their memberships and seat
         flags, in the shared death service's transaction (``inboxes.membership_services.do_kill_residents``);
-        called only when ``own_death_memberships``. ``cause`` a ``DeathCause`` value."""
+        called only when ``own_death_memberships``. ``cause`` a ``DeathCause`` value; ``spirit_of``: resident id ->
+        whether the death makes a spirit. Returns the ids of the inboxes the deaths killed by resident id (recorded
+        on ``resident.died``), or None for none."""
         raise self._missing(_("the memberships after a death"))
 
     def after_day_death(self, game, *, now) -> str | None:
@@ -622,14 +663,33 @@ class RulesetSpec:
         rendered from its own templates (every value escaped there); [] by default."""
         return []
 
+    @property
+    def inbox_kind_labels(self) -> dict[str, Any]:
+        """The ruleset's inbox kinds: value -> label (``inbox_kind_choices``), in its order."""
+        return dict(self.inbox_kind_choices)
+
     def has_inbox_kind(self, kind: str) -> bool:
-        """True when inboxes of ``kind`` (an ``InboxKind`` value) exist in this ruleset's games."""
+        """True when inboxes of ``kind`` (a value of ``inbox_kind_choices``) exist in this ruleset's games."""
         return kind in self.inbox_kinds
 
     def lets_open_inbox_kind(self, kind: str) -> bool:
         """True when a player or a staff member of this ruleset's games may open an inbox of ``kind`` on their own
         (whom exactly the access policy and the kind's service decide)."""
         return kind in self.self_opened_inbox_kinds and kind in self.inbox_kinds
+
+    def inbox_kind_for(self, role: str) -> str | None:
+        """The kind of this ruleset's inboxes that play the neutral part ``role`` (``inbox_kind_roles``), or None
+        when its games have none. Raises ``ValueError`` for a role no registered ruleset maps
+        (``known_inbox_kind_roles``: a typo would hide an inbox silently)."""
+        if role not in self.inbox_kind_roles and role not in known_inbox_kind_roles():
+            raise ValueError(f"unknown inbox kind role {role!r}: no registered ruleset maps it")
+        return self.inbox_kind_roles.get(role)
+
+    def opened_secret_kind(self) -> str | None:
+        """The kind of the "secret" role when players and staff of this ruleset's games may open such inboxes
+        (``lets_open_inbox_kind``), else None: the game has no secret inboxes."""
+        kind = self.inbox_kind_for("secret")
+        return kind if kind and self.lets_open_inbox_kind(kind) else None
 
     def has_page_section(self, key: str) -> bool:
         """True when the ruleset's games have the shared page section ``key``. Raises ``ValueError`` for a key no
@@ -665,6 +725,9 @@ def register_ruleset(spec: RulesetSpec) -> RulesetSpec:
     twice in tests); raises ``ValueError`` for an empty key or a key taken by another class."""
     if not spec.key:
         raise ValueError(f"{type(spec).__name__} has no key")
+    undefined = sorted((set(spec.inbox_kinds) | set(spec.inbox_kind_roles.values())) - set(spec.inbox_kind_labels))
+    if undefined:
+        raise ValueError(f"{type(spec).__name__} uses inbox kinds it does not define (inbox_kind_choices): {undefined}")
     known = _REGISTRY.get(spec.key)
     if known is not None and type(known) is not type(spec):
         raise ValueError(f"ruleset {spec.key!r} is already registered by {type(known).__name__}")

@@ -28,10 +28,10 @@ from django.utils.translation import gettext as _
 from cities.models import HOST_STAFF_KIND, Alignment, Game, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
 from cities.staff_kinds import staff_kinds_of
 from inboxes import policies, viewer_reads
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
 from inboxes.posting import do_post_message
 from inboxes.rendering import has_visible_text, render_markdown
-from inboxes.services import do_create_inbox
+from inboxes.services import do_create_inbox, kind_for
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import rule_id
@@ -157,7 +157,7 @@ def do_file_no_confidence_in_arbiter(game: Game, text: str, *, acting_user,
                          rule=rule_id(game, "no_confidence"))
     procurator = _procurator_role(game)
     title = _in_language(game, lambda: _("No confidence in the Supreme Arbiter: %(name)s") % {"name": seat.name})
-    inbox = do_create_inbox(game, InboxKind.COMPLAINT, title=title, city=seat.city, organizer=procurator,
+    inbox = do_create_inbox(game, kind_for(game, "arbiter_complaint"), title=title, city=seat.city, organizer=procurator,
                             members=[seat], acting_user=None, now=now)
     case = NoConfidenceCase.objects.create(game=game, target=NoConfidenceTarget.ARBITER, city=seat.city,
                                            complainant=seat, inbox=inbox, filed_at=now)
@@ -211,7 +211,7 @@ def do_file_no_confidence_in_consigliere(game: Game, text: str, *, acting_user,
                  .order_by("pk"))
     title = _in_language(game, lambda: _("No confidence in the Consigliere: %(signature)s")
                          % {"signature": mafia_signature(seat.city)})
-    inbox = do_create_inbox(game, InboxKind.MAFIA_COMPLAINT, title=title, city=seat.city, organizer=procurator,
+    inbox = do_create_inbox(game, kind_for(game, "consigliere_complaint"), title=title, city=seat.city, organizer=procurator,
                             banned=mafia, acting_user=None, now=now)
     for resident in mafia:
         viewer_reads.forget_viewer_cache(resident.user)

@@ -16,11 +16,11 @@ from cities.models import HOST_STAFF_KIND, Alignment, City, Game, GameEvent, Gam
 from cities.services import check_procurator
 from cities.staff_kinds import staff_kinds_of
 from inboxes import policies, viewer_reads
-from inboxes.models import Inbox, InboxKind, Message
-from inboxes.services import do_create_inbox, do_post_site_message
+from inboxes.models import Inbox, Message
+from inboxes.services import do_create_inbox, do_post_site_message, kind_for
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.rulesets import rule_id
+from kernel.rulesets import rule_id, ruleset_of
 
 from .models import ImpeachmentDemand, ImpeachmentRuling, ImpeachmentSignature, RoleAcknowledgement, TribuneStandIn
 
@@ -250,7 +250,7 @@ def do_open_impeachment_inbox(demand: ImpeachmentDemand, *, acting_user, now: da
     procurator = StaffRole.objects.get(game=game, kind=HOST_STAFF_KIND)
     with translation.override(game.language):  # a stored title: in the game's language, whoever asks
         title = _("Impeachment of the Tribune of %(city)s") % {"city": demand.city.name}
-    inbox = do_create_inbox(game, InboxKind.IMPEACHMENT, acting_user=None, city=demand.city, organizer=procurator,
+    inbox = do_create_inbox(game, kind_for(game, "impeachment"), acting_user=None, city=demand.city, organizer=procurator,
                             title=title,
                             members=[r for r in residents if r.pk in signers],
                             banned=[r for r in residents if r.pk not in signers], now=now)
@@ -385,7 +385,8 @@ def do_confirm_mafia_acknowledged(game: Game, *, acting_user, now: datetime | No
     if missing:
         raise WrongState(_("%(missing)d of %(total)d mafiosi have not acknowledged their role yet.")
                          % {"missing": missing, "total": total}, rule=rule_id(game, "mafia_acknowledgement"))
-    bar = Inbox.objects.filter(game=game, kind=InboxKind.BAR, killed_at__isnull=True).order_by("pk").first()
+    bar_kind = ruleset_of(game).inbox_kind_for("bar")
+    bar = Inbox.objects.filter(game=game, kind=bar_kind, killed_at__isnull=True).order_by("pk").first() if bar_kind else None
     if bar is None:
         raise WrongState(_("This game has no bar."), rule=rule_id(game, "bar_inbox"))
     with translation.override(game.language):

@@ -296,7 +296,7 @@ def in_language(game: Game, msgid: str, **params) -> str:
 
 
 def standing_inboxes(game: Game, staff: dict, residents: list[Resident], *, now) -> list[Inbox]:
-    """The inboxes the game's start opens (L-INBOX table; ``inboxes.services.do_open_game_inboxes``): per city the
+    """The inboxes the game's start opens (L-INBOX table; ``rulesets.lepra.inbox_services.do_open_game_inboxes``): per city the
     city square and each resident's personal inbox (organizer the city's Tribune), then the cemetery, the office,
     the police station (the commissars) and the Supreme Court (the judges). ``staff``: "procurator", "arbiter",
     "tribune<N>" -> StaffRole. Returns them in creation order."""

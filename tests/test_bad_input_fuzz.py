@@ -19,7 +19,9 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from cities.models import City, PublicPost
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.m21.kinds import M21InboxKind
 
 #: Values a client can send in place of an id: non-numeric, fractional, negative, beyond a bigint, non-ASCII
 #: digits (a superscript two, an Arabic-Indic three), a NUL byte alone and after digits, empty, an id-shaped
@@ -60,7 +62,7 @@ _REGEX_GROUP = re.compile(r"\(\?P<(?P<name>\w+)>(?:\[[^\]]*\]|[^()])*\)")
 def _valid_values(demo) -> dict[str, str]:
     """A valid value for each path parameter name the site uses, in the demo game."""
     city1 = City.objects.get(game=demo.game, number=1)
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=city1, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city=city1, rolled_over_at__isnull=True)
     post = PublicPost.objects.filter(game=demo.game, published_at__isnull=False).order_by("pk").first()
     return {
         "slug": demo.game.slug, "step": "offer-commissar", "number": "1", "game_id": str(demo.game.pk),
@@ -334,7 +336,7 @@ def test_setup_offer_commissar_with_a_non_ascii_city_is_a_400(demo):
 
 
 def test_huge_and_malformed_inbox_ids_are_404_on_every_inbox_url(demo):
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     client = _client(demo, "honest")
     for bad in ("99999999999999999999999", str(inbox.pk), "\u0663", "abc"):
         assert client.get(f"/inboxes/{bad}/").status_code == 404
@@ -353,11 +355,11 @@ def test_a_nul_in_a_post_is_refused_in_the_players_language_and_to_an_open_page_
     refusals come (200, ``X-Post-Refused``, the reason for the feedback area) so that the typed text stays."""
     from django.test import Client
 
-    from inboxes.models import Inbox, InboxKind, Message
+    from inboxes.models import Inbox, Message
     from tests.rulesets.m21.day_helpers import build_game
 
     table = build_game(slug="m21-nul")
-    thread = Inbox.objects.get(game=table.game, kind=InboxKind.GAME_THREAD)
+    thread = Inbox.objects.get(game=table.game, kind=M21InboxKind.GAME_THREAD)
     client = Client()
     client.force_login(table.users["Alice"])
     url = f"/inboxes/{thread.public_id}/"

@@ -14,7 +14,8 @@ from django.utils.translation import gettext
 
 from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from tests.conftest import fresh
 from tests.rulesets.lepra.day.day_helpers import MORNING, OPENS, city1_day, day_action, nominate_and_open, ru
@@ -107,7 +108,7 @@ def test_console_close_voting_asks_first_then_closes_the_same_selection_L_VOTE_6
 
 def test_console_remove_member_asks_first_L_INBOX_17(demo):
     membership = Membership.objects.select_related("inbox", "resident").get(
-        inbox__game=demo.game, inbox__kind=InboxKind.CITY, inbox__city__number=1, inbox__rolled_over_at__isnull=True,
+        inbox__game=demo.game, inbox__kind=LepraInboxKind.CITY, inbox__city__number=1, inbox__rolled_over_at__isnull=True,
         resident=demo.seat("honest"))
     client = staff_client(demo.tribune1)
     changelist = "/staff/inboxes/membership/"
@@ -130,7 +131,7 @@ def test_console_remove_member_asks_first_L_INBOX_17(demo):
 def test_consenting_to_disclosure_asks_first_and_records_nothing_until_confirmed_L_ARCH_2(demo, client):
     from archive.models import DisclosureConsent
 
-    personal = Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident=demo.seat("honest"))
+    personal = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.PERSONAL, resident=demo.seat("honest"))
     client.force_login(demo.honest)
     ask = client.post(reverse("archive_give_consent"), {"inbox": personal.public_id})
     assert ask.status_code == 200

@@ -11,7 +11,8 @@ from django.db.models import F, Value
 from django.db.models.functions import Concat
 
 from cities.models import Game, GameDay, GameStatus, LifeStatus, PostKind, PublicPost, Resident, ScheduledEvent
-from inboxes.models import Inbox, InboxKind, Membership, Message
+from inboxes.models import Inbox, Membership, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import GodfatherElection
 from rulesets.lepra import seats
 from rulesets.lepra.demo import DEMO_SLUG, load_demo_game
@@ -50,7 +51,7 @@ def test_day_one_elected_a_judge_per_city_by_ballots_and_formed_the_court_L_JUDG
         assert ballots.filter(pro=True).exists() and ballots.filter(pro=False).exists()
         judges.add(judge.pk)
     assert len(judges) == 3
-    court = Inbox.objects.get(game=game, kind=InboxKind.COURT, rolled_over_at__isnull=True)
+    court = Inbox.objects.get(game=game, kind=LepraInboxKind.COURT, rolled_over_at__isnull=True)
     assert set(Membership.objects.filter(inbox=court).values_list("resident_id", flat=True)) == judges
 
 
@@ -90,9 +91,9 @@ def test_day_two_has_nominations_a_proxy_and_the_evening_voting_L_NOM_1_L_NOM_6_
 def test_every_kind_of_inbox_but_the_check_channel_has_posts_and_none_is_from_the_future(lively):
     game = lively.game
     kinds = set(Message.objects.filter(inbox__game=game).values_list("inbox__kind", flat=True))
-    assert kinds == {InboxKind.CITY, InboxKind.MAFIA, InboxKind.PERSONAL, InboxKind.POLICE, InboxKind.COURT,
-                     InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR, InboxKind.SECRET, InboxKind.STAGE,
-                     InboxKind.PRECINCT, InboxKind.NOTARY}
+    assert kinds == {LepraInboxKind.CITY, LepraInboxKind.MAFIA, LepraInboxKind.PERSONAL, LepraInboxKind.POLICE, LepraInboxKind.COURT,
+                     LepraInboxKind.CEMETERY, LepraInboxKind.OFFICE, LepraInboxKind.BAR, LepraInboxKind.SECRET, LepraInboxKind.STAGE,
+                     LepraInboxKind.PRECINCT, LepraInboxKind.NOTARY}
     assert not Message.objects.filter(inbox__game=game, received_at__gt=DEMO_NOW).exists()
-    assert not Message.objects.filter(inbox__game=game, inbox__kind=InboxKind.CHECK).exists()
+    assert not Message.objects.filter(inbox__game=game, inbox__kind=LepraInboxKind.CHECK).exists()
 

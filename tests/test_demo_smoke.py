@@ -6,12 +6,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from cities.models import Alignment, Resident, StaffRole
-from inboxes.models import Inbox, InboxKind, Membership
+from inboxes.models import Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.lepra.staff_kinds import StaffKind
 from roles import draw
 from rulesets.lepra import seats
 from rulesets.lepra.demo import RESIDENT_NAMES, STAFF_NAMES, load_demo_game
 from rulesets.lepra.setup import draw as setup_draw
-from rulesets.lepra.staff_kinds import StaffKind
 
 
 def test_demo_names_are_not_substrings_of_each_other():
@@ -37,7 +38,7 @@ def test_demo_has_three_cities_of_twenty_with_four_mafia_and_a_commissar_each_L_
 
 def test_demo_mafia_inbox_holds_exactly_the_city_mafia_L_INBOX_4(demo):
     for number in (1, 2, 3):
-        inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=number)
+        inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=number)
         members = set(Membership.objects.filter(inbox=inbox).values_list("resident__name", flat=True))
         mafia = set(Resident.objects.filter(game=demo.game, city__number=number, alignment=Alignment.MAFIA)
                     .values_list("name", flat=True))
@@ -47,7 +48,7 @@ def test_demo_mafia_inbox_holds_exactly_the_city_mafia_L_INBOX_4(demo):
 def test_demo_commitment_matches_the_notary_lists_L_ASSIGN_3(demo):
     from cities.models import PostKind, PublicPost
 
-    notary = Inbox.objects.get(game=demo.game, kind=InboxKind.NOTARY)
+    notary = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.NOTARY)
     text = notary.messages.get().body
     salt = text.rsplit("`", 2)[-2]
     lists = {}

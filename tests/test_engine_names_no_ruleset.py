@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
@@ -18,12 +19,17 @@ from archive.notifications import notification_text
 from cities.models import HOST_STAFF_KIND, Alignment, Game, LifeStatus, Resident, StaffRole
 from cities.resident_services import do_set_resident_flags
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.m21.kinds import M21InboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from kernel.rulesets import (
     RulesetSpec,
     get_ruleset,
+    inbox_kind_label,
     known_console_tools,
+    known_inbox_kind_choices,
+    known_inbox_kind_roles,
     known_inbox_kinds,
     known_page_sections,
     known_rule_keys,
@@ -43,10 +49,10 @@ KEY_COMPARISON = re.compile(r"""(ruleset\s*[!=]=\s*["'](m21|lepra)["'])|(["'](m2
 
 #: A rule ID of RULES.md (``L-DAY-1``, ``M-VOTE-8``) or a family of them (``L-INBOX``, ``M-SETUP``).
 RULE_ID = re.compile(r"\b[LM]-[A-Z]{2,}\b")
-#: A refusal's rule key in engine code: ``rule_id(game, "key")``, ``check_procurator(..., rule="key")`` or
-#: ``_check_site_or_procurator(game, user, "key")``.
-RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule="(\w+)"'
-                      r'|_check_site_or_procurator\(.*, "(\w+)"\)')
+#: A refusal's rule key in engine code: ``rule_id(game, "key")``, ``check_procurator(..., rule="key")`` (or its default) or
+#: ``check_site_or_procurator(game, user, "key")``.
+RULE_KEY = re.compile(r'rule_id\([\w.]+, "(\w+)"\)|check_procurator\(.*rule(?:: str)? ?= ?"(\w+)"'
+                      r'|check_site_or_procurator\(.*, "(\w+)"\)')
 
 
 def _files(suffixes: tuple[str, ...]):
@@ -115,12 +121,12 @@ def test_the_closed_sets_are_what_the_registered_rulesets_declare():
     assert set(known_console_tools()) == set().union(*(s.console_tools for s in specs.values()))
     assert known_page_sections() == frozenset().union(*(s.page_sections for s in specs.values()))
     assert known_text_keys() == frozenset().union(*(s.texts for s in specs.values()))
-    assert known_inbox_kinds() <= set(InboxKind.values)
+    assert known_inbox_kinds() <= {value for value, _label in known_inbox_kind_choices()}
     lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
     assert lepra.provides_console_tool("court") and not m21.provides_console_tool("court")
     assert lepra.has_page_section("cities") and not m21.has_page_section("cities")
     assert lepra.has_cities and not m21.has_cities and not RulesetSpec.has_cities  # declared, never inherited
-    assert not lepra.has_inbox_kind(InboxKind.GAME_THREAD) and not m21.has_inbox_kind(InboxKind.VOTING)
+    assert not lepra.has_inbox_kind(M21InboxKind.GAME_THREAD) and not m21.has_inbox_kind(LepraInboxKind.VOTING)
     for ask in (lambda: m21.provides_console_tool("cort"), lambda: m21.has_page_section("citys"),
                 lambda: m21.text("no_such_text")):
         with pytest.raises(ValueError, match="no registered ruleset"):
@@ -129,7 +135,6 @@ def test_the_closed_sets_are_what_the_registered_rulesets_declare():
 
 @pytest.mark.django_db
 def test_the_game_field_takes_its_choices_from_the_registry_and_refuses_another_key():
-    from django.core.exceptions import ValidationError
 
     field = Game._meta.get_field("ruleset")
     assert list(field.choices) == ruleset_choices()
@@ -164,7 +169,7 @@ def test_the_new_game_page_offers_every_registered_ruleset(django_user_model):
 @pytest.mark.django_db
 def test_an_m21_role_pm_notification_is_no_night_result_in_its_words_M_NIGHT_1():
     table = build_game(slug="m21-notify")
-    pm = thread_of(table.game, InboxKind.ROLE_PM)
+    pm = thread_of(table.game, M21InboxKind.ROLE_PM)
     message = site_message(pm, "Your action is recorded.", table.tick())
     notification = Notification(user=table.users["Alice"], game=table.game, kind=NotificationKind.NIGHT_RESULT,
                                 message=message, created_at=table.now)
@@ -181,7 +186,7 @@ def test_which_inboxes_notify_their_readers_is_the_rulesets_word_M_SETUP_3():
 
     table = build_game(slug="m21-audience")
     alice = Resident.objects.get(game=table.game, name="Alice")
-    pm = Inbox.objects.get(game=table.game, kind=InboxKind.ROLE_PM, resident=alice)
+    pm = Inbox.objects.get(game=table.game, kind=M21InboxKind.ROLE_PM, resident=alice)
     result = site_message(pm, "Your action is recorded.", table.tick())
     square = site_message(thread_of(table.game), "The day goes on.", table.tick())
     messages = list(Message.objects.filter(pk__in=[result.pk, square.pk]).select_related("inbox", "inbox__game"))
@@ -227,6 +232,68 @@ LEPRA_SEAT_NAMES = re.compile(r"\b(is_commissar|is_judge|is_godfather|is_spirit|
 #: The engine apps of the neutral seat: they ask the game's ruleset (``RulesetSpec`` seat hooks), never its ranks.
 SEAT_NEUTRAL = ("kernel", "accounts", "cities", "inboxes", "voting", "roles", "archive", "staff", "sanctions",
                 "templates")
+
+
+#: A ruleset's inbox kinds class (``LepraInboxKind``, ``M21InboxKind``) or the engine's old shared one.
+INBOX_KIND_CLASS = re.compile(r"\b(Lepra|M21)?InboxKind\b")
+
+
+def test_no_engine_module_names_a_rulesets_inbox_kind():
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".py",))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if INBOX_KIND_CLASS.search(line)]
+    assert not found, ("the engine names a ruleset's inbox kind (declare a per-ruleset table in policy_grants or a "
+                       f"role in inbox_kind_roles instead): {found}")
+
+
+@pytest.mark.django_db
+def test_the_inbox_kind_field_takes_its_choices_from_the_rulesets_and_each_labels_its_own():
+    from inboxes.checks import check_inbox_kinds_fit
+
+    field = Inbox._meta.get_field("kind")
+    assert list(field.choices) == known_inbox_kind_choices()
+    assert field.deconstruct()[3]["choices"] is known_inbox_kind_choices  # a callable: no migration per new kind
+    values = [value for value, _label in known_inbox_kind_choices()]
+    assert len(values) == len(set(values)) and {"secret", "game_thread", "office"} <= set(values)
+    lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
+    assert set(lepra.inbox_kinds) <= set(lepra.inbox_kind_labels) and set(m21.inbox_kinds) <= set(m21.inbox_kind_labels)
+    with translation.override("en"):
+        assert (inbox_kind_label("game_thread", "m21"), inbox_kind_label("secret", "lepra")) == ("Game thread", "Secret")
+        assert inbox_kind_label("no_such_kind", "lepra") == "no_such_kind"
+    assert check_inbox_kinds_fit() == []
+    with pytest.raises(ValidationError):
+        Inbox(kind="no_such_kind").clean_fields(exclude=[f.name for f in Inbox._meta.fields if f.name != "kind"])
+
+
+def test_a_kind_too_long_for_the_column_or_undefined_by_its_ruleset_is_refused(monkeypatch):
+    import kernel.rulesets
+    from inboxes.checks import check_inbox_kinds_fit
+    from kernel.rulesets import RulesetSpec, register_ruleset
+
+    monkeypatch.setattr(kernel.rulesets, "_REGISTRY", dict(kernel.rulesets._REGISTRY))
+
+    class Wordy(RulesetSpec):
+        key = "wordy"
+        inbox_kind_choices = (("a_very_long_kind", "Long"),)
+        inbox_kinds = frozenset({"a_very_long_kind"})
+
+    class Sloppy(RulesetSpec):
+        key = "sloppy"
+        inbox_kinds = frozenset({"undefined"})
+
+    register_ruleset(Wordy())
+    assert [e.id for e in check_inbox_kinds_fit()] == ["inboxes.E001"]
+    with pytest.raises(ValueError, match="does not define"):
+        register_ruleset(Sloppy())
+
+
+def test_the_shared_services_ask_for_a_kind_by_its_role_and_a_role_nobody_maps_is_loud():
+    lepra, m21 = get_ruleset("lepra"), get_ruleset("m21")
+    assert (lepra.inbox_kind_for("secret"), m21.inbox_kind_for("secret")) == ("secret", None)
+    assert (lepra.opened_secret_kind(), m21.opened_secret_kind()) == ("secret", None)
+    assert lepra.inbox_kind_for("city_square") == "city" and "stage" in known_inbox_kind_roles()
+    with pytest.raises(ValueError, match="unknown inbox kind role 'sekret'"):
+        m21.inbox_kind_for("sekret")
 
 
 def test_no_engine_app_or_shared_template_names_a_lepra_rank():

@@ -16,7 +16,8 @@ from django.core.exceptions import FieldDoesNotExist
 
 from cities.models import GameEvent, Resident
 from inboxes import audit_policy, policies
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.public_ids import PUBLIC_ID_REGEX, PublicIdField, is_public_id, new_public_id
 from tests.conftest import fresh
 from tests.support.page_leaks import client_for
@@ -131,8 +132,8 @@ def test_no_staff_console_page_shows_a_sequential_id_and_the_audit_log_names_no_
 
 
 def test_audit_details_replace_every_id_and_show_nothing_outside_the_scope_L_INBOX_20(demo):
-    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
-    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    mafia1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
+    city1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     message = Message.objects.filter(inbox=mafia1).first()
     seat = demo.seat("honest")
     event = GameEvent(game=demo.game, kind="voting.opened", at=message.received_at,
@@ -155,8 +156,8 @@ def test_the_json_export_names_inboxes_by_public_id_L_ARCH_3(demo):
 
 
 def test_a_database_id_a_forbidden_and_a_missing_public_id_are_the_same_404_L_INBOX_17(demo):
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
-    own = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
+    own = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     client = client_for(demo.honest)
     bodies = []
     for ref in (mafia2.public_id, new_public_id(), str(own.pk), str(mafia2.pk)):

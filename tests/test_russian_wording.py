@@ -9,7 +9,8 @@ import time_machine
 from django.test import Client
 
 from archive.models import Notification, NotificationKind
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
@@ -39,7 +40,7 @@ def test_a_residents_page_in_the_staff_console_is_titled_prosmotr_zhitel(demo):
 def test_the_notifications_page_names_the_zone_its_times_are_shown_in(demo):
     client = Client(HTTP_ACCEPT_LANGUAGE="ru")
     client.force_login(demo.honest)
-    square = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    square = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     message = do_post_message(square, f"@{demo.honest.public_name} привет", acting_user=fresh(demo.tribune1))
     Notification.objects.create(user=demo.honest, game=demo.game, kind=NotificationKind.MENTION, message=message,
                                 created_at=message.received_at)

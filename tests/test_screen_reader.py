@@ -8,7 +8,8 @@ import re
 from django.test import Client
 
 from inboxes import posting
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.conftest import fresh
 from tests.support.staff_console import staff_client
 
@@ -25,7 +26,7 @@ def _first_link(page: str) -> tuple[str, str]:
 def test_a_thread_one_may_post_in_starts_with_a_skip_link_to_the_post_form(demo):
     client = Client(HTTP_ACCEPT_LANGUAGE="ru")
     client.force_login(demo.honest)
-    square = Inbox.objects.filter(game=demo.game, kind=InboxKind.CITY, city__number=1).order_by("-pk").first()
+    square = Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.CITY, city__number=1).order_by("-pk").first()
     page = client.get(f"/inboxes/{square.public_id}/").content.decode()
     assert 'id="post-form"' in page
     assert _first_link(page) == ("#post-form", "Перейти к форме сообщения")
@@ -38,7 +39,7 @@ def test_other_pages_start_with_a_skip_link_to_the_content(demo):
 
 
 def test_the_unread_badge_says_its_count_once_L_INBOX_20(demo, client):
-    inbox = Inbox.objects.filter(game=demo.game, kind=InboxKind.CITY, city__number=1).order_by("-pk").first()
+    inbox = Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.CITY, city__number=1).order_by("-pk").first()
     client.force_login(demo.honest)
     for active in client.get(f"/games/{demo.game.slug}/inboxes/").context["active"]:
         client.post(f"/inboxes/{active.public_id}/read/")

@@ -14,7 +14,8 @@ from cities.forms import SchedulePostForm
 from cities.selectors import post_get
 from cities.services import do_schedule_public_post
 from inboxes import posting
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput
 from kernel.public_ids import new_public_id
@@ -22,7 +23,7 @@ from tests.conftest import fresh
 
 
 def test_thread_anchors_are_positions_not_global_message_ids_L_INBOX_20(demo, client):
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     client.force_login(demo.honest)
     page = client.get(f"/inboxes/{inbox.public_id}/").content.decode()
     total = Message.objects.filter(inbox=inbox).count()
@@ -39,7 +40,7 @@ def test_images_become_links_so_no_remote_image_loads_for_readers():
 @pytest.mark.parametrize("text", ["\u200b", "\u200b \u00a0\u200d", "\ufeff\n\t", "\u2800", "\u3164 \u3164",
                                   "\u0301", "\u200b\u0301\u20dd", "\uffa0\u115f\u1160"])
 def test_invisible_only_message_is_empty(demo, text):
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     before = Message.objects.filter(inbox=inbox).count()
     with override("en"), pytest.raises(InvalidInput) as exc:
         posting.do_post_message(inbox, text, acting_user=fresh(demo.honest))
@@ -109,7 +110,7 @@ def test_pages_send_a_content_security_policy(demo, client):
 
 
 def test_head_and_garbage_page_numbers_are_handled(demo, client):
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     client.force_login(demo.honest)
     assert client.head(f"/inboxes/{inbox.public_id}/").status_code == 200
     for page in ("abc", "0", "-1", "last", "999"):
@@ -124,7 +125,7 @@ def test_forbidden_and_missing_inbox_ids_cost_the_same_queries(demo):
 
     from inboxes import policies
 
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
     counts = []
     for inbox_id in (mafia2.public_id, new_public_id()):
         user = fresh(demo.honest)

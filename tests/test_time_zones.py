@@ -12,7 +12,8 @@ from django.urls import reverse
 from archive.services import do_update_notification_settings
 from cities.forms import NewGameForm
 from inboxes import posting
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput
 from kernel.timezones import TimeZoneField, display_zone_name, time_zone_choices, time_zone_names, utc_offset_label
 from tests.conftest import DEMO_NOW, fresh
@@ -72,7 +73,7 @@ def test_times_default_to_the_games_zone_and_a_player_may_choose_their_own(demo,
 
 @pytest.mark.django_db
 def test_a_thread_shows_each_reader_the_times_in_their_own_zone_with_its_abbreviation(demo, client):
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     with time_machine.travel(POSTED_AT, tick=False):
         posting.do_post_message(inbox, "Доброе утро.", acting_user=fresh(demo.mafioso))
     url = f"/inboxes/{inbox.public_id}/"
@@ -99,7 +100,7 @@ def test_the_m21_deadline_is_shown_in_the_viewers_zone_M21(db, client):
 
 @pytest.mark.django_db
 def test_mentions_are_shown_in_the_games_zone_with_its_abbreviation(demo, client):
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     with time_machine.travel(POSTED_AT, tick=False):
         posting.do_post_message(inbox, f"@{demo.seat('honest').name}, ты где?", acting_user=fresh(demo.mafioso))
     client.force_login(demo.honest)

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from archive.charts import VoteSeries, VoteTable, vote_chart_svg
 from cities.models import Game
 from inboxes import day_policy, policies
-from inboxes.models import InboxKind
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.rulesets import ArchiveSection
 from kernel.timezones import display_zone_name
 from rulesets.lepra.models import LepraVote, VotingSession
@@ -29,7 +29,7 @@ def vote_tables_for(viewer, game: Game) -> list[VoteTable]:
     """Every opened voting of ``game`` whose voting inboxes ``viewer`` may read (L-INBOX-9, L-INBOX-20), by day
     and city, with its tally and chart. A voting the viewer may not read is left out entirely."""
 
-    readable = {i.pk: i for i in policies.readable_inboxes(viewer, game).filter(kind=InboxKind.VOTING)
+    readable = {i.pk: i for i in policies.readable_inboxes(viewer, game).filter(kind=LepraInboxKind.VOTING)
                 .select_related("resident", "city")}
     tables = []
     for session in (VotingSession.objects.filter(game=game, opened_at__isnull=False)

@@ -43,14 +43,15 @@ from cities.services import (
     do_set_game_status,
     record_event,
 )
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from inboxes.services import (
     do_create_secret_inbox,
     do_create_stage_inbox,
-    do_open_game_inboxes,
     do_post_site_message,
 )
+from rulesets.lepra.inbox_services import do_open_game_inboxes
 from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_declare_long_day, do_set_daily_post_text, do_start_game_clock
 from rulesets.lepra.court.judge_services import (
@@ -199,7 +200,7 @@ def load_demo_game(rng: random.Random | None = None, now: datetime | None = None
     mafia_draw = do_name_mafia_numbers(game, None, acting_user=procurator, rng=rng, now=tick())
     demo.lists, demo.salt = mafia_draw.lists, mafia_draw.salt
     demo.numbers = {str(k): v for k, v in mafia_draw.numbers.items()}
-    bar = Inbox.objects.get(game=game, kind=InboxKind.BAR)
+    bar = Inbox.objects.get(game=game, kind=LepraInboxKind.BAR)
     do_post_message(bar, "Все мафиози подтвердили свои роли.", acting_user=demo.staff["consigliere"], now=tick())
 
     # L-COMM: up to three offers per city; honest candidates accept, a mafioso must decline.
@@ -267,7 +268,7 @@ def _current(game: Game, kind: str, *, city: City | None = None) -> Inbox:
 
 
 def _personal(resident: Resident) -> Inbox:
-    return Inbox.objects.get(kind=InboxKind.PERSONAL, resident=resident, rolled_over_at__isnull=True)
+    return Inbox.objects.get(kind=LepraInboxKind.PERSONAL, resident=resident, rolled_over_at__isnull=True)
 
 
 def _plain(r: Resident) -> bool:
@@ -321,7 +322,7 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
     day_end = clock.midnight_after(ZoneInfo(game.time_zone), day1_start)
     opens, closes = day1_start + timedelta(hours=6, minutes=30), day_end - timedelta(hours=2)
     line = _Timeline(day1_start, day1_start + timedelta(hours=5), 80)
-    do_post_message(_current(game, InboxKind.OFFICE), "День первый. Арбитр, назначайте выборы судей; Трибуны, "
+    do_post_message(_current(game, LepraInboxKind.OFFICE), "День первый. Арбитр, назначайте выборы судей; Трибуны, "
                     "следите за выдвижением кандидатов.", acting_user=procurator, now=line.next())
     elections = {}
     for city in cities:
@@ -329,7 +330,7 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
     winners: dict[int, Resident] = {}
     for city in cities:
         residents = list(Resident.objects.filter(city=city).select_related("user", seats.SEAT).order_by("pk"))
-        city_inbox = _current(game, InboxKind.CITY, city=city)
+        city_inbox = _current(game, LepraInboxKind.CITY, city=city)
         talkers = rng.sample(residents, len(DAY_ONE_CHATTER))
         for who, text in zip(talkers, DAY_ONE_CHATTER, strict=True):
             do_post_message(city_inbox, text, acting_user=who.user, now=line.next())
@@ -371,8 +372,8 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
     for city in cities:
         residents = list(Resident.objects.filter(city=city).select_related("user", seats.SEAT).order_by("pk"))
         for who, text in zip(rng.sample(residents, len(DAY_ONE_EVENING)), DAY_ONE_EVENING, strict=True):
-            do_post_message(_current(game, InboxKind.CITY, city=city), text, acting_user=who.user, now=line.next())
-    do_post_message(_current(game, InboxKind.COURT), "Суд сформирован: судьи всех трёх городов избраны.",
+            do_post_message(_current(game, LepraInboxKind.CITY, city=city), text, acting_user=who.user, now=line.next())
+    do_post_message(_current(game, LepraInboxKind.COURT), "Суд сформирован: судьи всех трёх городов избраны.",
                     acting_user=arbiter, now=line.next())
 
     # Night 1 (L-NIGHT-3): no kill; the godfathers are elected.
@@ -389,7 +390,7 @@ def _play_day_one_and_night(demo: DemoGame, game: Game, cities: list[City], rng:
         for i, voter in enumerate(mafia):
             candidate = chosen if i < len(mafia) - 1 else rng.choice(mafia)
             do_vote_godfather(election, candidate, acting_user=voter.user, now=line.next())
-    do_post_message(_current(game, InboxKind.BAR), "Первая ночь без убийств: крёстные отцы выбираются до утра.",
+    do_post_message(_current(game, LepraInboxKind.BAR), "Первая ночь без убийств: крёстные отцы выбираются до утра.",
                     acting_user=consigliere, now=line.next())
     do_set_daily_post_text(game, 2, "Первая ночь прошла тихо: мафия выбирала крёстных отцов.\n\n"
                            "Сегодня первые выдвижения и первые казни. Удачи всем городам!",
@@ -421,7 +422,7 @@ def _play_day_two_morning(demo: DemoGame, game: Game, cities: list[City], rng: r
     when = "сегодня" if voting_date == clock.local_date(zone, now) else "завтра"
     line = _Timeline(day2_start + timedelta(minutes=2), now - timedelta(minutes=5), 130)
     say = lambda inbox, user, text: do_post_message(inbox, text, acting_user=user, now=line.next())
-    office = _current(game, InboxKind.OFFICE)
+    office = _current(game, LepraInboxKind.OFFICE)
     say(office, procurator, "День второй начался. Трибуны, объявите время голосования до середины дня.")
     for city in cities:
         tribune = demo.staff[f"tribune{city.number}"]
@@ -430,7 +431,7 @@ def _play_day_two_morning(demo: DemoGame, game: Game, cities: list[City], rng: r
     say(office, arbiter, "Суд сформирован, судьи всех трёх городов на месте. Жалобы принимаю в суде.")
     for city in cities:
         residents = list(Resident.objects.filter(city=city).select_related("user", seats.SEAT).order_by("pk"))
-        city_inbox = _current(game, InboxKind.CITY, city=city)
+        city_inbox = _current(game, LepraInboxKind.CITY, city=city)
         tribune = demo.staff[f"tribune{city.number}"]
         say(city_inbox, tribune, f"Голосование {when} с 18:00 до 22:00. Выдвижения и просьбы о доверенности — "
             "в личных ящиках, до открытия голосования.")
@@ -466,16 +467,16 @@ def _play_day_two_morning(demo: DemoGame, game: Game, cities: list[City], rng: r
                             "Я бы не трогал судью — всё равно нельзя. Лучше тех, кто вычисляет.",
                             "Молчу и киваю. В городе делаю вид, что подозреваю всех."], strict=False):
             say(inbox, m.user, text)
-    police = _current(game, InboxKind.POLICE)
+    police = _current(game, LepraInboxKind.POLICE)
     for com in Resident.objects.filter(seats.rank_q("is_commissar"), game=game).select_related("user").order_by("pk"):
         say(police, com.user, "Комиссар на связи. Проверки начнутся со второй ночи, пока присматриваюсь.")
     say(police, procurator, "Участок открыт. Напоминаю: о проверках ни слова в городе.")
-    court = _current(game, InboxKind.COURT)
+    court = _current(game, LepraInboxKind.COURT)
     for judge in Resident.objects.filter(seats.rank_q("is_judge"), game=game).select_related("user").order_by("pk"):
         say(court, judge.user, "Судья на месте.")
     say(court, arbiter, "Суд открыт. Результаты голосований поступят вечером.")
-    say(_current(game, InboxKind.CEMETERY), procurator, "Кладбище пока пусто. Пусть так и остаётся подольше.")
-    bar = _current(game, InboxKind.BAR)
+    say(_current(game, LepraInboxKind.CEMETERY), procurator, "Кладбище пока пусто. Пусть так и остаётся подольше.")
+    bar = _current(game, LepraInboxKind.BAR)
     say(bar, consigliere, "Ночь прошла спокойно: первая ночь без убийств. Крёстные отцы избраны во всех городах.")
     # L-INBOX-13: a secret inbox of three residents of city 2; L-INBOX-19: a confrontation in city 3.
     trio = _bystanders(cities[1])[5:8]
@@ -525,11 +526,11 @@ def _quiet_day_two(demo: DemoGame, game: Game, cities: list[City], rng: random.R
     commissars = [r for r in demo.residents if seats.is_commissar(r)]
     inboxes: dict[str, Inbox] = {}
     for inbox in Inbox.objects.filter(game=game).select_related("city", "resident"):
-        if inbox.kind in (InboxKind.CITY, InboxKind.MAFIA):
+        if inbox.kind in (LepraInboxKind.CITY, LepraInboxKind.MAFIA):
             inboxes[f"{inbox.kind}{inbox.city.number}"] = inbox
-        elif inbox.kind == InboxKind.PERSONAL:
+        elif inbox.kind == LepraInboxKind.PERSONAL:
             inboxes[f"personal:{inbox.resident.name}"] = inbox
-        elif inbox.kind != InboxKind.SECRET:
+        elif inbox.kind != LepraInboxKind.SECRET:
             inboxes[inbox.kind] = inbox
 
     # Activity in every inbox, spread over the last day.

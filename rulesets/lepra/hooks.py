@@ -3,13 +3,13 @@ word (L-VOTE-2/3/8); an election precinct takes one ballot «Он - Ганди!�
 from __future__ import annotations
 
 from inboxes.hooks import PostHook, post_hook
-from inboxes.models import InboxKind
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.court.judge_services import check_precinct_post, record_precinct_post
 from rulesets.lepra.day.selectors import tally_box_for_inbox
 from rulesets.lepra.day.vote_posts import check_voting_post, voting_post_locked_reads, voting_post_writes
 
 
-@post_hook(InboxKind.VOTING, ruleset="lepra")
+@post_hook(LepraInboxKind.VOTING, ruleset="lepra")
 class VotingInboxHook(PostHook):
     """L-VOTE-2/3/8: a resident's post is a vote, a retraction or the last word, else refused with the tally's
     reason; the standing-vote index follows the accepted post."""
@@ -30,7 +30,7 @@ class VotingInboxHook(PostHook):
         return voting_post_writes(inbox, seat, message, accepted, now)
 
 
-@post_hook(InboxKind.PRECINCT, ruleset="lepra")
+@post_hook(LepraInboxKind.PRECINCT, ruleset="lepra")
 class PrecinctHook(PostHook):
     """L-JUDGE-4: one ballot per voter per precinct, never changed; anything else is refused."""
 

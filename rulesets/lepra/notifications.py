@@ -13,7 +13,8 @@ from django.utils.translation import gettext
 from archive.models import NotificationKind
 from cities.models import City, LifeStatus, ScheduledEvent, StaffRole
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import (
     CommissarOffer,
     CourtCase,
@@ -42,7 +43,7 @@ def city_deadline_audience(event: ScheduledEvent) -> list:
         cities = list(City.objects.filter(game=event.game_id))
     users = set()
     for city in cities:
-        inbox = Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True).select_related("game").order_by("-pk").first()
+        inbox = Inbox.objects.filter(city=city, kind=LepraInboxKind.CITY, rolled_over_at__isnull=True).select_related("game").order_by("-pk").first()
         if inbox is None:
             continue
         readers = policies.readers_of_inbox(inbox)

@@ -9,9 +9,9 @@ from types import MappingProxyType
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from inboxes.models import InboxKind as K
-from inboxes.policies import SeatStateGrant, StaffGrant
+from rulesets.lepra.kinds import LepraInboxKind as K
 from rulesets.lepra.staff_kinds import StaffKind
+from inboxes.policies import SeatStateGrant, StaffGrant
 
 #: The staff side of the L-INBOX table and of L-STAFF-1..4 / L-STAFF-6, while the game runs.
 #: The Procurator reads what the game's hosting needs but never a mafia inbox, a personal inbox, a secret inbox,
@@ -139,6 +139,12 @@ NOMINATION_LINK_KINDS = frozenset({K.PERSONAL})
 LEAVABLE_KINDS = frozenset({K.SECRET})
 ORGANIZED_KINDS = frozenset({K.SECRET})
 
+#: The archive's map of the game (L-ARCH) leaves out the inboxes of one seat each: personal, voting, precinct.
+MAP_HIDDEN_KINDS = frozenset({K.PERSONAL, K.VOTING, K.PRECINCT})
+
+#: L-INBOX-13: the Consigliere neither opens nor takes part in a secret inbox.
+SECRET_BARRED_STAFF = frozenset({StaffKind.CONSIGLIERE})
+
 #: L-INBOX-12: the draw's notary is public after the game; any other notary stays closed.
 DRAW_RECORD_KINDS = frozenset({K.NOTARY})
 
@@ -174,6 +180,8 @@ POLICY_GRANTS = MappingProxyType({"staff": STAFF_GRANTS, "conditional_staff": CO
                                   "nomination_link_kinds": NOMINATION_LINK_KINDS,
                                   "leavable_kinds": LEAVABLE_KINDS,
                                   "organized_kinds": ORGANIZED_KINDS,
+                                  "secret_barred_staff": SECRET_BARRED_STAFF,
+                                  "map_hidden_kinds": MAP_HIDDEN_KINDS,
                                   "draw_record_kinds": DRAW_RECORD_KINDS,
                                   "complaint_page_kinds": COMPLAINT_PAGE_KINDS,
                                   "city_staff_kinds": CITY_STAFF_KINDS,

@@ -9,8 +9,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from cities.models import Alignment, LifeStatus
-from inboxes.models import InboxKind
-from inboxes.services import do_open_game_inboxes
+from rulesets.lepra import inbox_services
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec, SeatRole
 from rulesets.lepra import notifications, seats, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
@@ -38,31 +38,41 @@ class LepraRuleset(RulesetSpec):
     staff_kinds = STAFF_KINDS
     #: The L-INBOX table's standing inboxes: city (L-INBOX-1), personal (L-INBOX-5), cemetery (L-INBOX-6), office
     #: (L-INBOX-7), bar (L-INBOX-8), police station (L-INBOX-3), supreme court (L-INBOX-2).
-    standing_inbox_kinds = (InboxKind.CITY, InboxKind.PERSONAL, InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR,
-                            InboxKind.POLICE, InboxKind.COURT)
+    #: The ruleset's own inbox kinds (``kinds.LepraInboxKind``).
+    inbox_kind_choices = tuple(LepraInboxKind.choices)
+    standing_inbox_kinds = (LepraInboxKind.CITY, LepraInboxKind.PERSONAL, LepraInboxKind.CEMETERY, LepraInboxKind.OFFICE, LepraInboxKind.BAR,
+                            LepraInboxKind.POLICE, LepraInboxKind.COURT)
     #: The L-INBOX table's kinds: the standing ones, the draw's mafia inboxes and notary, the day's voting inboxes,
     #: precincts and removal demands, the check channel, stages, impeachments (L-INBOX-14), complaints and secret
     #: inboxes.
-    inbox_kinds = frozenset({*standing_inbox_kinds, InboxKind.MAFIA, InboxKind.NOTARY, InboxKind.VOTING,
-                             InboxKind.PRECINCT, InboxKind.REMOVAL, InboxKind.CHECK, InboxKind.STAGE,
-                             InboxKind.IMPEACHMENT, InboxKind.COMPLAINT, InboxKind.MAFIA_COMPLAINT, InboxKind.SECRET})
+    inbox_kinds = frozenset({*standing_inbox_kinds, LepraInboxKind.MAFIA, LepraInboxKind.NOTARY, LepraInboxKind.VOTING,
+                             LepraInboxKind.PRECINCT, LepraInboxKind.REMOVAL, LepraInboxKind.CHECK, LepraInboxKind.STAGE,
+                             LepraInboxKind.IMPEACHMENT, LepraInboxKind.COMPLAINT, LepraInboxKind.MAFIA_COMPLAINT, LepraInboxKind.SECRET})
     #: L-INBOX-13: residents and staff (but the Consigliere) open secret inboxes.
-    self_opened_inbox_kinds = frozenset({InboxKind.SECRET})
+    self_opened_inbox_kinds = frozenset({LepraInboxKind.SECRET})
+    #: The parts the shared services name: secret inboxes (L-INBOX-13), the Procurator's stages (L-INBOX-19), a city's
+    #: square (L-INBOX-1), the impeachment inbox (L-INBOX-14), the bar (L-INBOX-8) and the complaints of no
+    #: confidence in the Arbiter and in the Consigliere (L-IMPEACH-3).
+    inbox_kind_roles = MappingProxyType({
+        "secret": LepraInboxKind.SECRET, "stage": LepraInboxKind.STAGE, "city_square": LepraInboxKind.CITY,
+        "impeachment": LepraInboxKind.IMPEACHMENT, "bar": LepraInboxKind.BAR,
+        "arbiter_complaint": LepraInboxKind.COMPLAINT, "consigliere_complaint": LepraInboxKind.MAFIA_COMPLAINT,
+    })
     #: "Your inboxes": the personal and secret inboxes, the team and staff inboxes a seat or a role is in; the
     #: city inbox, the court and the voting inboxes (a vote is a message) notify only those they mention. The site's
     #: messages in the check channel (L-NIGHT-5) and the mafia inbox (L-NIGHT) are night results.
-    reader_notified_inbox_kinds = frozenset({InboxKind.PERSONAL, InboxKind.SECRET, InboxKind.MAFIA, InboxKind.CHECK,
-                                             InboxKind.OFFICE, InboxKind.IMPEACHMENT, InboxKind.COMPLAINT,
-                                             InboxKind.MAFIA_COMPLAINT, InboxKind.REMOVAL})
-    night_result_inbox_kinds = frozenset({InboxKind.CHECK, InboxKind.MAFIA})
+    reader_notified_inbox_kinds = frozenset({LepraInboxKind.PERSONAL, LepraInboxKind.SECRET, LepraInboxKind.MAFIA, LepraInboxKind.CHECK,
+                                             LepraInboxKind.OFFICE, LepraInboxKind.IMPEACHMENT, LepraInboxKind.COMPLAINT,
+                                             LepraInboxKind.MAFIA_COMPLAINT, LepraInboxKind.REMOVAL})
+    night_result_inbox_kinds = frozenset({LepraInboxKind.CHECK, LepraInboxKind.MAFIA})
     #: "My inboxes" shows first what a player opens most: their city, their personal inbox, the day's votes.
     inbox_kind_order = (
-        InboxKind.CITY, InboxKind.PERSONAL, InboxKind.VOTING, InboxKind.PRECINCT, InboxKind.MAFIA, InboxKind.POLICE,
-        InboxKind.CHECK, InboxKind.COURT, InboxKind.REMOVAL, InboxKind.STAGE, InboxKind.SECRET, InboxKind.IMPEACHMENT,
-        InboxKind.OFFICE, InboxKind.BAR, InboxKind.CEMETERY, InboxKind.NOTARY, InboxKind.COMPLAINT,
-        InboxKind.MAFIA_COMPLAINT,
+        LepraInboxKind.CITY, LepraInboxKind.PERSONAL, LepraInboxKind.VOTING, LepraInboxKind.PRECINCT, LepraInboxKind.MAFIA, LepraInboxKind.POLICE,
+        LepraInboxKind.CHECK, LepraInboxKind.COURT, LepraInboxKind.REMOVAL, LepraInboxKind.STAGE, LepraInboxKind.SECRET, LepraInboxKind.IMPEACHMENT,
+        LepraInboxKind.OFFICE, LepraInboxKind.BAR, LepraInboxKind.CEMETERY, LepraInboxKind.NOTARY, LepraInboxKind.COMPLAINT,
+        LepraInboxKind.MAFIA_COMPLAINT,
     )
-    post_hook_kinds = (InboxKind.VOTING, InboxKind.PRECINCT)
+    post_hook_kinds = (LepraInboxKind.VOTING, LepraInboxKind.PRECINCT)
     scheduler_kinds = ("voting_open", "voting_close", "court_deadline", "election_open", "election_close")
     #: A game is played in several cities; every seat is in one of them (L-CITY-1).
     has_cities = True
@@ -90,6 +100,8 @@ class LepraRuleset(RulesetSpec):
         "won_honest": _("The honest residents won."),
         "won_mafia": _("The mafia won."),
         "no_winner": _("The game ended without a winner."),
+        #: L-INBOX-13: the staff kinds of ``policy_grants["secret_barred_staff"]`` (the Consigliere).
+        "secret_inbox_barred_staff": _("The Consigliere may not take part in secret inboxes."),
     })
     new_game_url_name = "new_game"
     #: The Procurator's setup page (``rulesets.lepra.setup.setup_views``).
@@ -153,7 +165,6 @@ class LepraRuleset(RulesetSpec):
     rule_ids = MappingProxyType({
         "procurator_only": "L-STAFF-1",  # the Procurator runs the game
         "staff_not_players": "L-STAFF-1",  # staff neither sign up nor hold a seat
-        "staff_appointed": "L-STAFF",  # the staff an inbox needs are appointed before the inboxes open
         "city_staff": "L-STAFF-2",  # one Tribune per city, and the stand-ins
         "court_staff": "L-STAFF-3",  # the Supreme Arbiter's powers: the court inbox, penalty bans
         "secret_inbox_staff": "L-STAFF-4",  # the Consigliere takes no part in secret inboxes
@@ -166,8 +177,6 @@ class LepraRuleset(RulesetSpec):
         "alignment_by_draw": "L-ASSIGN-3",  # the site's draw sets who is mafia, nobody by hand
         "mafia_acknowledgement": "L-ASSIGN-4",
         "inbox_moderation": "L-INBOX",  # membership changes, rolling over, killing an inbox
-        "city_inbox": "L-INBOX-1",
-        "cemetery": "L-INBOX-6",  # one cemetery per game, where the dead (not spirits) go
         "bar_inbox": "L-INBOX-8",
         "secret_inbox": "L-INBOX-13",
         "inbox_ban": "L-INBOX-17",
@@ -176,7 +185,6 @@ class LepraRuleset(RulesetSpec):
         "message_edit": "L-INBOX-21",
         "message_hiding": "L-INBOX-21",  # a moderator hides a message for abuse; nothing is deleted
         "spirit": "L-SPIRIT-1",  # who becomes a spirit for the day: an honest resident killed that night
-        "spirit_laid_to_rest": "L-SPIRIT-2",  # at the end of its day a spirit goes to the cemetery
         "death": "L-DEATH-1",  # recording a death and what it does to the seat's memberships
         "dead_are_silent": "L-DEATH-1",
         "impeachment_demand": "L-IMPEACH-1",
@@ -259,6 +267,14 @@ class LepraRuleset(RulesetSpec):
         """Whether each dead seat was a judge (``{"judge": bool}`` on ``resident.died``)."""
         return {r.pk: {"judge": seats.is_judge(r)} for r in residents}
 
+    #: What a death does to the seat's inboxes is Lepra's (``after_death_memberships``).
+    own_death_memberships = True
+
+    def after_death_memberships(self, game, residents, *, cause: str, spirit_of, now) -> dict[int, list[int]]:
+        """The dead leave the living's inboxes for the cemetery, a spirit keeps its votes (L-INBOX-1, L-INBOX-6,
+        L-SPIRIT-2; ``inbox_services.death_memberships``); the killed inboxes by resident id."""
+        return inbox_services.death_memberships(game, residents, spirit_of=spirit_of, now=now)
+
     def after_deaths(self, game, residents, *, spirit_of, cause: str, acting_user, now) -> None:
         """Spirits for the day (L-SPIRIT-1/2); a dead judge's seat vacated and the court renewed (L-INBOX-2)."""
         seats.after_deaths(game, residents, spirit_of=spirit_of, acting_user=acting_user, now=now)
@@ -266,7 +282,7 @@ class LepraRuleset(RulesetSpec):
     def create_standing_inboxes(self, game, *, now) -> list:
         """The L-INBOX table's standing inboxes (city, personal, cemetery, office, bar, police, court), skipping
         those that exist; ``WrongState`` when the staff who organize them are missing."""
-        return do_open_game_inboxes(game, acting_user=None, now=now)
+        return inbox_services.do_open_game_inboxes(game, acting_user=None, now=now)
 
     def night_state(self, game, night: int):
         """The Lepra night state (residents, city order, touring city, L-NIGHT-4) of ``night``."""

@@ -20,8 +20,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cities.models import LifeStatus, Resident
-from inboxes.membership_services import renew_court
-from inboxes.models import InboxKind
+from rulesets.lepra.inbox_services import renew_court
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed
 from rulesets.lepra.models import CommissarCheck
@@ -140,22 +140,22 @@ def standing_members(kind: str, residents: Iterable[Resident]) -> list[Resident]
     """The members of a new standing inbox of ``kind`` among ``residents``: the cemetery's dead but the spirits
     (L-INBOX-6, L-SPIRIT-2), the police station's living commissars (L-INBOX-3), the court's living sitting judges
     (L-INBOX-2); None for another kind (the engine's choice). The instance form of ``standing_members_q``."""
-    if kind == InboxKind.CEMETERY:
+    if kind == LepraInboxKind.CEMETERY:
         return [r for r in residents if r.status != LifeStatus.ALIVE and not is_spirit(r)]
-    if kind == InboxKind.POLICE:
+    if kind == LepraInboxKind.POLICE:
         return [r for r in residents if r.status == LifeStatus.ALIVE and is_commissar(r)]
-    if kind == InboxKind.COURT:
+    if kind == LepraInboxKind.COURT:
         return [r for r in residents if is_sitting_judge(r)]
     return None
 
 
 def standing_members_q(kind: str) -> Q | None:
     """``Q`` over Resident: the query form of ``standing_members``; None for another kind."""
-    if kind == InboxKind.CEMETERY:
+    if kind == LepraInboxKind.CEMETERY:
         return ~Q(status=LifeStatus.ALIVE) & rank_q("is_spirit", False)
-    if kind == InboxKind.POLICE:
+    if kind == LepraInboxKind.POLICE:
         return Q(status=LifeStatus.ALIVE) & rank_q("is_commissar")
-    if kind == InboxKind.COURT:
+    if kind == LepraInboxKind.COURT:
         return Q(status=LifeStatus.ALIVE) & rank_q("is_judge")
     return None
 

@@ -22,7 +22,8 @@ from django.utils import translation
 from archive.charts import VoteSeries, VoteTable, vote_chart_svg
 from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from kernel.rulesets import ArchiveSection
 from voting.forum_tally import ForumDay
 from voting.forum_vote import (
@@ -229,9 +230,9 @@ def _nights(game: Game, viewer) -> dict:
 
 def _disclosure(game: Game, viewer) -> dict:
     rows = []
-    for inbox in (Inbox.objects.filter(game=game, kind__in=(InboxKind.MAFIA_THREAD, InboxKind.ROLE_PM))
+    for inbox in (Inbox.objects.filter(game=game, kind__in=(M21InboxKind.MAFIA_THREAD, M21InboxKind.ROLE_PM))
                   .select_related("game", "resident").order_by("kind", "title", "pk")):
-        if inbox.kind == InboxKind.MAFIA_THREAD:
+        if inbox.kind == M21InboxKind.MAFIA_THREAD:
             rule = "open to anyone logged in who asks (one click, logged)"
         else:
             rule = "disclosed with the player's consent"

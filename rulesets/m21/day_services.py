@@ -23,7 +23,8 @@ from cities.models import (
 )
 from cities.services import record_event
 from inboxes import policies, viewer_reads
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message, MessageRevision
+from inboxes.models import Inbox, Membership, MembershipState, Message, MessageRevision
+from rulesets.m21.kinds import M21InboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from voting.forum_vote import (
     FORUM_NO_LYNCH,
@@ -359,7 +360,7 @@ def _decide_day(day: M21Day, outcome: M21DayOutcome, *, actor, now: datetime, ni
     names = display_names(game)
     count_text = vote_count_text(outcome.report, names)
     site_message(day.thread, f"**Day {day.number} is over:** {how}. {result}\n\n{count_text}", now)
-    office = thread_of(game, InboxKind.OFFICE)
+    office = thread_of(game, M21InboxKind.OFFICE)
     offenders = outcome.report.offenders
     if office is not None:
         lines = [f"- {names.get(o.seat, o.seat)}: {', '.join(OFFENCE_WORDS[x.value] for x in o.offences)}"
@@ -388,11 +389,11 @@ def _imprison(resident: Resident, now: datetime) -> None:
 
 def _seat_leaves_the_living(resident: Resident, *, reason: str, now: datetime) -> None:
     game = resident.game
-    Membership.objects.filter(inbox__game=game, inbox__kind=InboxKind.GAME_THREAD, resident=resident).update(
+    Membership.objects.filter(inbox__game=game, inbox__kind=M21InboxKind.GAME_THREAD, resident=resident).update(
         state=MembershipState.BANNED, reason=reason)
-    Membership.objects.filter(inbox__game=game, inbox__kind=InboxKind.MAFIA_THREAD, resident=resident).update(
+    Membership.objects.filter(inbox__game=game, inbox__kind=M21InboxKind.MAFIA_THREAD, resident=resident).update(
         state=MembershipState.REMOVED, reason=reason)
-    spectators = thread_of(game, InboxKind.SPECTATORS)
+    spectators = thread_of(game, M21InboxKind.SPECTATORS)
     if spectators is not None:
         Membership.objects.update_or_create(inbox=spectators, resident=resident,
                                             defaults={"state": MembershipState.MEMBER, "since": now})

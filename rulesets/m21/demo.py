@@ -24,7 +24,8 @@ from django.db import transaction
 from cities.models import Game
 from cities.recruitment_services import do_close_signups, do_sign_up
 from cities.scheduler import advance_clock
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 
 from . import night_services, services
@@ -134,7 +135,7 @@ def load_m21_demo(*, make_user, rng: random.Random, now: datetime) -> M21Demo:
 
     # Night 1 (M-NIGHT-1, M-MAFIA-1/2): the mafia vote a kill in their thread and take the gun; the roles act.
     victim = citizens[0]
-    mafia_thread = Inbox.objects.get(game=game, kind=InboxKind.MAFIA_THREAD)
+    mafia_thread = Inbox.objects.get(game=game, kind=M21InboxKind.MAFIA_THREAD)
     for name in (one["godfather"], one["hooker"], one["ninja"], goons[1]):
         do_post_message(mafia_thread, f"Agreed, tonight it's them.\n\n**kill {victim}**", acting_user=users[name],
                         now=tick(10))

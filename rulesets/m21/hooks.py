@@ -8,7 +8,7 @@ import re
 
 from cities.models import LifeStatus, Resident
 from inboxes.hooks import PostHook, post_hook
-from inboxes.models import InboxKind
+from rulesets.m21.kinds import M21InboxKind
 from kernel.errors import RuleViolation
 from voting.parsing import is_forum_no_lynch, resolve_forum_name
 
@@ -26,7 +26,7 @@ _CLOSE = re.compile(r"##\s*close\s+proceedings\b", re.IGNORECASE)
 _CASTING = re.compile(r"##\s*casting\s+vote\s*:?\s*(?P<name>[^\n#]*)", re.IGNORECASE)
 
 
-@post_hook(InboxKind.GAME_THREAD, ruleset="m21")
+@post_hook(M21InboxKind.GAME_THREAD, ruleset="m21")
 class GameThreadHook(PostHook):
     """Posts are never refused for their commands (M-VOTE-1: a refused command is explained in the receipt); the
     record step re-derives the day with the stored post (M-VOTE-8) in the post's transaction, with the open day's
@@ -52,7 +52,7 @@ class GameThreadHook(PostHook):
             message.receipt_lines = renamed_receipt_lines(lines.get(message.pk, []), names)
 
 
-@post_hook(InboxKind.ROLE_PM, ruleset="m21")
+@post_hook(M21InboxKind.ROLE_PM, ruleset="m21")
 class RolePmHook(PostHook):
     """The Judge's orders in their role PM (M-ROLE judge). The post is kept; the site answers in the PM with what
     the order did or why it was refused (a refusal changes nothing else). Posts by the hosts, and by players who

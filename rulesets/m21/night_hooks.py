@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from inboxes.hooks import PostHook, post_hook
-from inboxes.models import InboxKind
+from rulesets.m21.kinds import M21InboxKind
 
 from .night_frame import NIGHT_RESOLVERS
 from .night_services import record_mafia_thread_post, resolve_m21_night_of
 
 
-@post_hook(InboxKind.MAFIA_THREAD, ruleset="m21")
+@post_hook(M21InboxKind.MAFIA_THREAD, ruleset="m21")
 class MafiaThreadHook(PostHook):
     """M-MAFIA-1: a post is never refused for its kill lines; the record step answers with what each line did and
     the tally, in the post's transaction."""

@@ -25,7 +25,8 @@ from django.utils import timezone
 
 from cities.models import Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident, ScheduledEvent
 from cities.services import record_event
-from inboxes.models import DeathCause, Inbox, InboxKind, Message
+from inboxes.models import DeathCause, Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.rendering import render_markdown
 from inboxes.membership_services import do_kill_residents
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -303,7 +304,7 @@ def do_assign_stash_item(game: Game, *, item: str, holder: str, acting_user,
     record_event(game, "m21.stash_assigned", actor=acting_user, at=now,
                  payload={"night": night.number, "item": item, "holder": to.pk,
                           "replaced": {"item": previous.item, "holder": previous.holder_id} if previous else None})
-    thread = Inbox.objects.filter(game=game, kind=InboxKind.MAFIA_THREAD).first()
+    thread = Inbox.objects.filter(game=game, kind=M21InboxKind.MAFIA_THREAD).first()
     if thread is not None:
         name = item_data.STASH_ITEMS[item].name
         instead = f" It replaces {replaced}." if replaced else ""
@@ -327,7 +328,7 @@ def _kill_targets(game: Game) -> dict[str, list[str]]:
 def kill_votes(night: M21Night, *, until: datetime | None = None) -> list[MafiaVote]:
     """The ``kill name`` lines of the mafia thread posted during ``night`` up to ``until`` (default: the planned
     end), resolved to seat keys (M-MAFIA-1: a name matching no single town player is no vote), in order."""
-    thread = Inbox.objects.filter(game=night.game, kind=InboxKind.MAFIA_THREAD).first()
+    thread = Inbox.objects.filter(game=night.game, kind=M21InboxKind.MAFIA_THREAD).first()
     if thread is None:
         return []
     until = min(until or night.planned_end, night.planned_end)
@@ -456,7 +457,7 @@ def resolve_m21_night_of(game: Game, number: int, now: datetime) -> None:
     post = PublicPost.objects.create(game=game, kind=PostKind.DAILY, title=f"Morning after night {number}",
                                      body=text, body_html=render_markdown(text), created_at=now, publish_at=at,
                                      published_at=now)
-    thread = Inbox.objects.filter(game=game, kind=InboxKind.GAME_THREAD).first()
+    thread = Inbox.objects.filter(game=game, kind=M21InboxKind.GAME_THREAD).first()
     if thread is not None:
         _site_message(thread, text, now)
     M21Night.objects.filter(pk=night.pk).update(input=night_file_data(state, actions), outcome=out, resolved_at=now,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from inboxes.models import InboxKind as K
-from inboxes.policies import StaffGrant
+from rulesets.m21.kinds import M21InboxKind as K
 from rulesets.m21.staff_kinds import StaffKind
+from inboxes.policies import StaffGrant
 
 #: An M21 game's hosts (its Procurator and co-hosts, M-SETUP-4) run every inbox of the game: the game thread, each
 #: role PM, the mafia thread, the spectators' thread and their office. Players get their access from memberships

@@ -6,7 +6,7 @@ from types import MappingProxyType
 
 from django.urls import reverse
 
-from inboxes.models import InboxKind
+from rulesets.m21.kinds import M21InboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec
 
 from .audit_sentences import AUDIT_SENTENCES, EVENT_FAMILIES
@@ -27,17 +27,19 @@ class M21Ruleset(RulesetSpec):
     phase_plan = PhasePlan(day_start=time(22, 0), extra={"day_hours": 48, "night_hours": 24})
     #: M-SETUP-4: the host (labelled "Host") and any number of co-hosts.
     staff_kinds = STAFF_KINDS
-    standing_inbox_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD, InboxKind.SPECTATORS, InboxKind.OFFICE,
-                            InboxKind.ROLE_PM)
+    #: The ruleset's own inbox kinds (``kinds.M21InboxKind``).
+    inbox_kind_choices = tuple(M21InboxKind.choices)
+    standing_inbox_kinds = (M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD, M21InboxKind.SPECTATORS,
+                            M21InboxKind.OFFICE, M21InboxKind.ROLE_PM)
     #: M-SETUP-5: the game thread, the mafia thread, each player's role PM with the hosts, the spectators' thread
     #: and the hosts' office, nothing else; nobody opens an inbox of their own (no private channel).
     inbox_kinds = frozenset(standing_inbox_kinds)
     #: A player's role PM, the mafia thread and the hosts' office notify their readers; the game thread and the
     #: spectators' thread only those a post mentions. The site's messages in a role PM (a night's result, an
     #: action's confirmation) and in the mafia thread are worded by ``texts["notification_night_result"]``.
-    reader_notified_inbox_kinds = frozenset({InboxKind.ROLE_PM, InboxKind.MAFIA_THREAD, InboxKind.OFFICE})
-    night_result_inbox_kinds = frozenset({InboxKind.ROLE_PM, InboxKind.MAFIA_THREAD})
-    post_hook_kinds = (InboxKind.GAME_THREAD,)
+    reader_notified_inbox_kinds = frozenset({M21InboxKind.ROLE_PM, M21InboxKind.MAFIA_THREAD, M21InboxKind.OFFICE})
+    night_result_inbox_kinds = frozenset({M21InboxKind.ROLE_PM, M21InboxKind.MAFIA_THREAD})
+    post_hook_kinds = (M21InboxKind.GAME_THREAD,)
     scheduler_kinds = ("m21_day_start", "m21_day_deadline", "m21_casting_window_end", "m21_night_start",
                        "m21_night_end")
     #: The hosts' and the spectators' grants, and the hosts' knowledge of alignments (``policy_grants``).
@@ -108,13 +110,14 @@ class M21Ruleset(RulesetSpec):
     #: (M-SETUP-3); M21 has no city inbox, voting inbox or cemetery.
     own_death_memberships = True
 
-    def after_death_memberships(self, game, residents, *, cause: str, now) -> None:
+    def after_death_memberships(self, game, residents, *, cause: str, spirit_of, now) -> None:
         """M-VOTE-6, M-NIGHT-4, M-SETUP-3: each dead seat flips (its role is announced) and leaves the living's
         threads for the spectators' thread."""
         from cities.models import Resident  # the models, which the spec must not need at import
 
         from .day_services import _seat_leaves_the_living
 
+        del spirit_of  # M21 has no spirits
         Resident.objects.filter(pk__in=[r.pk for r in residents]).update(alignment_announced=True)
         for resident in residents:
             resident.alignment_announced = True
@@ -143,7 +146,7 @@ class M21Ruleset(RulesetSpec):
         return notice_of(body)
 
     #: M-SETUP-6 [interp]: the game thread is public during the game unless the host makes it members-only.
-    public_while_running_kinds = (InboxKind.GAME_THREAD,)
+    public_while_running_kinds = (M21InboxKind.GAME_THREAD,)
 
     def public_while_running(self, game) -> bool:
         """The host's setting (``M21Game.game_thread_public``); a game without M21 settings is members-only."""
@@ -161,7 +164,7 @@ class M21Ruleset(RulesetSpec):
         return Q(game__m21__game_thread_public=True)
 
     #: M-SETUP-3 [interp]: the spectators' thread is for those out for good (``seats_held_back``).
-    held_back_kinds = (InboxKind.SPECTATORS,)
+    held_back_kinds = (M21InboxKind.SPECTATORS,)
 
     def seats_held_back(self, game) -> frozenset[int]:
         """The imprisoned seats a bust-out could still bring back (``rulesets.m21.bust_out``): they neither read

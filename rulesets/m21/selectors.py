@@ -6,7 +6,7 @@ from datetime import datetime
 
 from cities.models import Game, GameStatus, LifeStatus, Resident, Signup
 from inboxes import policies
-from inboxes.models import InboxKind
+from rulesets.m21.kinds import M21InboxKind
 from roles.draw import verify_commitment
 
 from . import services
@@ -78,8 +78,8 @@ def own_role(viewer, game: Game) -> str | None:
 
 def game_inboxes(viewer, game: Game):
     """The game's inboxes ``viewer`` may read, game thread first (the policy's query form)."""
-    order = {InboxKind.GAME_THREAD: 0, InboxKind.ROLE_PM: 1, InboxKind.MAFIA_THREAD: 2, InboxKind.SPECTATORS: 3,
-             InboxKind.OFFICE: 4}
+    order = {M21InboxKind.GAME_THREAD: 0, M21InboxKind.ROLE_PM: 1, M21InboxKind.MAFIA_THREAD: 2, M21InboxKind.SPECTATORS: 3,
+             M21InboxKind.OFFICE: 4}
     return sorted(policies.readable_inboxes(viewer, game), key=lambda i: (order.get(i.kind, 9), i.title))
 
 

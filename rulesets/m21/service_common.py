@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 from cities.models import Game, ScheduledEvent
 from cities.services import record_event
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.rendering import render_markdown
 from inboxes.services import check_inbox_kind_exists
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -137,7 +138,7 @@ def _new_inbox(game: Game, kind: str, title: str, now: datetime, *, members=(), 
     return inbox
 
 
-def thread_of(game: Game, kind: str = InboxKind.GAME_THREAD) -> Inbox | None:
+def thread_of(game: Game, kind: str = M21InboxKind.GAME_THREAD) -> Inbox | None:
     """The game's standing inbox of ``kind`` (game thread, mafia thread, spectators' thread, office)."""
     return Inbox.objects.filter(game=game, kind=kind).order_by("id").first()
 

@@ -23,7 +23,7 @@ from cities.models import (
 )
 from cities.services import check_seat_city, do_create_game, record_event
 from inboxes import viewer_reads
-from inboxes.models import InboxKind
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput, WrongState
 from roles.draw import system_rng
@@ -269,13 +269,13 @@ def do_deal_m21_roles(game: Game, *, first_day_starts_at: datetime, acting_user,
             alignment=Alignment.MAFIA if ROLES[role_key].alignment == MAFIA else Alignment.HONEST))
         viewer_reads.forget_viewer_cache(signup.user)
     mafia = [r for r in residents if r.alignment == Alignment.MAFIA]
-    _new_inbox(game, InboxKind.GAME_THREAD, f"{game.title}: game thread", now, members=residents)
-    mafia_thread = _new_inbox(game, InboxKind.MAFIA_THREAD, f"{game.title}: mafia thread", now, members=mafia)
-    _new_inbox(game, InboxKind.SPECTATORS, f"{game.title}: spectators", now)
-    _new_inbox(game, InboxKind.OFFICE, f"{game.title}: hosts' office", now)
+    _new_inbox(game, M21InboxKind.GAME_THREAD, f"{game.title}: game thread", now, members=residents)
+    mafia_thread = _new_inbox(game, M21InboxKind.MAFIA_THREAD, f"{game.title}: mafia thread", now, members=mafia)
+    _new_inbox(game, M21InboxKind.SPECTATORS, f"{game.title}: spectators", now)
+    _new_inbox(game, M21InboxKind.OFFICE, f"{game.title}: hosts' office", now)
     for resident in residents:
         role_key = deal.roles[resident.name]
-        pm = _new_inbox(game, InboxKind.ROLE_PM, f"Role PM: {resident.name}", now, members=[resident],
+        pm = _new_inbox(game, M21InboxKind.ROLE_PM, f"Role PM: {resident.name}", now, members=[resident],
                         resident=resident)
         M21Seat.objects.create(resident=resident, role=role_key, sane=resident.name != deal.insane,
                                state=fresh_state(role_key), role_pm=pm)

@@ -14,7 +14,8 @@ from django.utils.translation import override
 
 from accounts.names import impersonation_problem, name_skeleton, skeleton
 from inboxes import posting, services
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.conftest import fresh
 
 RESERVED = "This name is reserved: it could pass for the site or for a member of staff."
@@ -104,7 +105,7 @@ def test_an_operator_cannot_rename_an_account_to_an_impersonating_name(demo, dja
 
 
 def test_staff_and_site_posts_carry_a_badge_no_name_can_produce(demo):
-    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    city1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     posting.do_post_message(city1, "Голосование в 18:00.", acting_user=fresh(demo.tribune1))
     services.do_post_site_message(city1, "Сообщение сайта.", acting_user=None)
     posting.do_post_message(city1, "Я тоже ведущий, честно.", acting_user=fresh(demo.honest))

@@ -10,7 +10,8 @@ from cities.models import Game, GameStatus
 from cities.services import do_set_game_status
 from inboxes import membership_services, posting
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.conftest import fresh
 
 #: A phrase posted in the mafia inbox of city 1 during the game: it must reach nobody outside that inbox.
@@ -58,16 +59,16 @@ def world(demo) -> World:
         acting_user=fresh(demo.honest))
     q = Inbox.objects.filter(game=game)
     inboxes = {
-        "city1": q.get(kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True),
-        "mafia1": q.get(kind=InboxKind.MAFIA, city__number=1),
-        "personal:winner": q.get(kind=InboxKind.PERSONAL, resident=seat("honest")),
-        "personal:dead": q.get(kind=InboxKind.PERSONAL, resident=seat("resident2")),
+        "city1": q.get(kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True),
+        "mafia1": q.get(kind=LepraInboxKind.MAFIA, city__number=1),
+        "personal:winner": q.get(kind=LepraInboxKind.PERSONAL, resident=seat("honest")),
+        "personal:dead": q.get(kind=LepraInboxKind.PERSONAL, resident=seat("resident2")),
         "secret4": secret,
-        "office": q.get(kind=InboxKind.OFFICE),
-        "bar": q.get(kind=InboxKind.BAR),
-        "notary": q.get(kind=InboxKind.NOTARY),
-        "police": q.get(kind=InboxKind.POLICE),
-        "cemetery": q.get(kind=InboxKind.CEMETERY, rolled_over_at__isnull=True),
+        "office": q.get(kind=LepraInboxKind.OFFICE),
+        "bar": q.get(kind=LepraInboxKind.BAR),
+        "notary": q.get(kind=LepraInboxKind.NOTARY),
+        "police": q.get(kind=LepraInboxKind.POLICE),
+        "cemetery": q.get(kind=LepraInboxKind.CEMETERY, rolled_over_at__isnull=True),
     }
     posting.do_post_message(inboxes["mafia1"], f"Tonight we take the baker. {MAFIA_PHRASE}",
                                    acting_user=fresh(demo.mafioso))

@@ -11,7 +11,8 @@ from archive import charts
 from cities.models import City, GameStatus, LifeStatus, Resident
 from cities.services import do_set_game_status
 from inboxes import posting
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_close_voting, do_nominate, do_open_voting, do_schedule_voting
 from tests.setup_factory import build_game
@@ -34,8 +35,8 @@ def test_vote_chart_and_map_of_a_finished_factory_game_have_the_expected_structu
     do_nominate(b, acting_user=residents[3].user, now=MORNING)
     session = do_schedule_voting(city, OPENS, CLOSES, acting_user=built.staff["tribune1"], now=MORNING)
     do_open_voting(session, acting_user=None, now=OPENS)
-    inbox_a = Inbox.objects.get(kind=InboxKind.VOTING, resident=a)
-    inbox_b = Inbox.objects.get(kind=InboxKind.VOTING, resident=b)
+    inbox_a = Inbox.objects.get(kind=LepraInboxKind.VOTING, resident=a)
+    inbox_b = Inbox.objects.get(kind=LepraInboxKind.VOTING, resident=b)
     for n, voter in enumerate(residents[2:6]):
         posting.do_post_message(inbox_a, "казнить", acting_user=voter.user, now=OPENS + timedelta(minutes=n + 1))
     posting.do_post_message(inbox_b, "казнить", acting_user=residents[6].user, now=OPENS + timedelta(minutes=30))

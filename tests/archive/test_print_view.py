@@ -7,13 +7,14 @@ import re
 from django.test import Client
 
 from cities.models import PublicPost
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from tests.conftest import fresh
 
 
 def test_the_print_view_renders_markdown_and_zoned_times(demo):
-    square = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    square = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     do_post_message(square, "## План\n\n**жирно** и <script>alert(1)</script>", acting_user=fresh(demo.honest))
     client = Client(HTTP_ACCEPT_LANGUAGE="ru")
     client.force_login(demo.honest)

@@ -23,7 +23,7 @@ from cities.services import (
 )
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
-from inboxes.services import do_open_game_inboxes
+from rulesets.lepra.inbox_services import do_open_game_inboxes
 from rulesets.lepra import seats
 from rulesets.lepra.clock.services import do_start_game_clock
 from tests.setup_factory import build_game

@@ -20,7 +20,8 @@ from cities import scheduler
 from cities.models import City, GameEvent, Resident, ScheduledEvent
 from cities.scheduler import advance_clock, dispatch_due_events
 from inboxes import posting
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.court import judge_services
 from rulesets.lepra.models import JudgeElection
@@ -51,7 +52,7 @@ def _snapshot(game, since_event: int) -> dict:
                      for m in Message.objects.filter(inbox__game=game, author_resident__isnull=True)
                      .select_related("inbox").order_by("inbox__city_id", "inbox__kind", "received_at", "id")],
         "precincts": sorted((number[i.city_id], i.title, i.killed_at)
-                            for i in Inbox.objects.filter(game=game, kind=InboxKind.PRECINCT)),
+                            for i in Inbox.objects.filter(game=game, kind=LepraInboxKind.PRECINCT)),
         "audit": Counter((e.kind, e.at) for e in GameEvent.objects.filter(game=game, pk__gt=since_event)),
     }
 
@@ -115,7 +116,7 @@ def test_elections_with_candidates_run_one_by_one_inside_the_batch_with_the_same
     def run():
         advance_clock(opening + timedelta(minutes=1), game=night.game)
         for candidate, ballot in ((gandhi, "Он - Ганди!"), (hitler, "Он - Гитлер!")):
-            precinct = Inbox.objects.get(game=night.game, kind=InboxKind.PRECINCT, resident=candidate)
+            precinct = Inbox.objects.get(game=night.game, kind=LepraInboxKind.PRECINCT, resident=candidate)
             voter = Resident.objects.filter(city=candidate.city, status="alive").exclude(pk=candidate.pk).order_by(
                 "pk").first()
             posting.do_post_message(precinct, ballot, acting_user=voter.user,

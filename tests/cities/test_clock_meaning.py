@@ -47,7 +47,8 @@ from cities.models import (
     ScheduledEvent,
 )
 from cities.scheduler import dispatch_due_events
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import NotAllowed, WrongState
 from kernel.public_ids import new_public_id
 from rulesets.lepra.models import NightDecision
@@ -330,7 +331,7 @@ def test_missed_voting_window_is_reported_to_the_staff_at_once_L_VOTE_7_L_DAY_3(
     game = built.game
     reports = GameEvent.objects.filter(game=game, kind="voting.window_missed")
     assert reports.count() == 1 and reports.get().payload["session"] == session.pk  # once, not per event
-    office = Inbox.objects.get(game=game, kind=InboxKind.OFFICE)
+    office = Inbox.objects.get(game=game, kind=LepraInboxKind.OFFICE)
     text = Message.objects.filter(inbox=office).order_by("-pk").first().body
     assert city.name in text and "17:00" in text and "22:00" in text
     session.refresh_from_db()

@@ -21,7 +21,8 @@ from cities.models import (
     Signup,
     StaffRole,
 )
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from roles import draw
 from rulesets.lepra.models import CommissarOffer, MafiaDraw
 from rulesets.lepra import seats
@@ -119,19 +120,19 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
         assert len(numbers) == 4 and len(set(numbers)) == 4 and all(1 <= k <= 20 for k in numbers)
         expected_mafia = {listed[k - 1] for k in numbers}
         assert set(Resident.objects.filter(city=city, alignment=Alignment.MAFIA).values_list("name", flat=True)) == expected_mafia
-        mafia_inbox = Inbox.objects.get(game=game, kind=InboxKind.MAFIA, city=city)
+        mafia_inbox = Inbox.objects.get(game=game, kind=LepraInboxKind.MAFIA, city=city)
         assert mafia_inbox.organizer == StaffRole.objects.get(game=game, kind="consigliere")
         assert {m.resident.name: m.state for m in Membership.objects.filter(inbox=mafia_inbox).select_related("resident")} == {
             n: MembershipState.MEMBER for n in expected_mafia}
     # The notary: no members, one site message with the numbered lists and the salt, exactly.
-    notary = Inbox.objects.get(game=game, kind=InboxKind.NOTARY)
+    notary = Inbox.objects.get(game=game, kind=LepraInboxKind.NOTARY)
     assert notary == mafia_draw.notary and not Membership.objects.filter(inbox=notary).exists()
     expected_notary = "\n\n".join(
         [f"**{c.name}**\n\n" + "\n".join(f"{i}. {n}" for i, n in enumerate(mafia_draw.lists[str(c.number)], 1)) for c in cities]
         + [in_game_language(game, "Salt: `%(salt)s`", salt=mafia_draw.salt)])
     assert list(Message.objects.filter(inbox=notary).values_list("body", flat=True)) == [expected_notary]
     # The numbers are posted in the bar.
-    bar = Inbox.objects.get(game=game, kind=InboxKind.BAR)
+    bar = Inbox.objects.get(game=game, kind=LepraInboxKind.BAR)
     bar_text = "\n".join(Message.objects.filter(inbox=bar).values_list("body", flat=True))
     for city in cities:
         assert f"{city.name}: {', '.join(map(str, mafia_draw.numbers[str(city.number)]))}" in bar_text
@@ -173,7 +174,7 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
         city_offers = [o for o in offers if o.city_id == city.pk]
         assert 1 <= len(city_offers) <= 3
         assert sum(1 for o in city_offers if o.accepted) <= 1
-    police = Inbox.objects.get(game=game, kind=InboxKind.POLICE)
+    police = Inbox.objects.get(game=game, kind=LepraInboxKind.POLICE)
     assert police.organizer == StaffRole.objects.get(game=game, kind="procurator")
     assert set(Membership.objects.filter(inbox=police, state=MembershipState.MEMBER).values_list("resident__name", flat=True)) == commissars
 

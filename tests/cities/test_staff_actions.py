@@ -19,7 +19,8 @@ from django.utils import translation
 
 from cities.models import HOST_STAFF_KIND, City, GameEvent, LifeStatus, Resident, StaffRole
 from inboxes import policies, policy_tables
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import action_url
@@ -35,7 +36,7 @@ from tests.support.staff_console import (
     without_kind_filter_choices,
 )
 
-K = InboxKind
+K = LepraInboxKind
 NO_ACTION = "Действие не выбрано."
 OPTION = re.compile(r'<option value="([a-z_]+)">')
 

@@ -19,7 +19,8 @@ import pytest
 from django.test import Client
 
 from cities.models import GameEvent, Resident
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.demo import STAFF_NAMES
 from tests.admin_keys import key_of, missing_key, post_console_action
 from tests.conftest import PERSONA_NAMES
@@ -63,7 +64,7 @@ def test_accounts_without_a_game_role_are_refused_whatever_their_flags_L_STAFF_5
         body = response.content.decode()
         assert STAFF_NAMES["consigliere"] not in body
         assert "data-fact" not in body
-        for inbox in Inbox.objects.filter(game=demo.game, kind__in=[InboxKind.MAFIA, InboxKind.BAR]):
+        for inbox in Inbox.objects.filter(game=demo.game, kind__in=[LepraInboxKind.MAFIA, LepraInboxKind.BAR]):
             assert html.escape(inbox.title) not in body
 
 
@@ -134,7 +135,7 @@ def test_changelists_are_not_empty_for_staff(demo):
 # --------------------------------------------------------------------------------------------------------------
 
 def _city1_objects(demo) -> dict[str, int]:
-    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    city1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     return {
         "resident": key_of(demo.seat("honest")),
         "inbox": key_of(city1),
@@ -176,7 +177,7 @@ def test_tribune2_cannot_list_filter_search_or_autocomplete_city1(demo):
     client = staff_client(demo.tribune2)
     honest = demo.seat("honest")
     city1 = honest.city
-    city1_inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=city1, rolled_over_at__isnull=True)
+    city1_inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city=city1, rolled_over_at__isnull=True)
     assert listed_ids(client, "resident", f"city__public_id__exact={city1.public_id}") == []
     assert listed_ids(client, "resident", f"q={honest.name}") == []
     assert listed_ids(client, "inbox", f"city__public_id__exact={city1.public_id}") == []
@@ -256,7 +257,7 @@ def test_view_on_site_redirect_is_not_mounted(demo):
     from django.contrib.contenttypes.models import ContentType
 
     ct = ContentType.objects.get_for_model(Inbox)
-    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     client = staff_client(demo.tribune2)
     assert client.get(f"/staff/r/{ct.pk}/{mafia1.pk}/").status_code == 404
     assert client.get(f"/staff/r/{ct.pk}/{_missing_id('inbox')}/").status_code == 404
@@ -264,7 +265,7 @@ def test_view_on_site_redirect_is_not_mounted(demo):
 
 def test_nothing_can_be_added_changed_or_deleted_from_the_admin(demo):
     client = staff_client(demo.procurator)
-    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    city1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     assert client.get("/staff/inboxes/inbox/add/").status_code == 403
     assert client.post(f"/staff/inboxes/inbox/{city1.public_id}/change/", {"title": "x"}).status_code == 403
     assert client.post(f"/staff/inboxes/inbox/{city1.public_id}/delete/", {"post": "yes"}).status_code == 403
@@ -313,11 +314,11 @@ def test_procurator_sees_commissars_but_no_alignment_and_no_mafia_inbox_L_STAFF_
     assert FACT.findall(body).count("commissar") == 3
     assert "alignment:" not in body
     everything = "".join(client.get(CHANGELIST[m] + "?all=").content.decode() for m in CHANGELIST)
-    for mafia in Inbox.objects.filter(game=demo.game, kind=InboxKind.MAFIA):
+    for mafia in Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.MAFIA):
         assert html.escape(mafia.title) not in everything
         for message in Message.objects.filter(inbox=mafia):
             assert html.escape(message.body) not in everything
-    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     assert _normalized(client.get(f"/staff/inboxes/inbox/{mafia1.public_id}/change/", follow=True),
                        mafia1.public_id) == \
         _normalized(client.get(f"/staff/inboxes/inbox/{_missing_id('inbox')}/change/", follow=True),
@@ -326,7 +327,7 @@ def test_procurator_sees_commissars_but_no_alignment_and_no_mafia_inbox_L_STAFF_
 
 def test_a_hidden_message_text_is_shown_and_searched_only_for_moderators_L_INBOX_21(demo):
     # The Arbiter reads the court and the office; the office is run by the Procurator.
-    office = Inbox.objects.get(game=demo.game, kind=InboxKind.OFFICE)
+    office = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.OFFICE)
     message = Message.objects.filter(inbox=office).first()
     assert message is not None
     Message.objects.filter(pk=message.pk).update(is_hidden=True)
@@ -353,7 +354,7 @@ def _act(client: Client, action: str, memberships, *, submit: bool = False, **ex
 
 def _city1_membership(demo, persona="honest") -> Membership:
     return Membership.objects.select_related("inbox", "resident").get(
-        inbox__game=demo.game, inbox__kind=InboxKind.CITY, inbox__city__number=1, resident=demo.seat(persona))
+        inbox__game=demo.game, inbox__kind=LepraInboxKind.CITY, inbox__city__number=1, resident=demo.seat(persona))
 
 
 def test_ban_and_unban_through_the_services_with_audit_rows_L_INBOX_17(demo):
@@ -483,7 +484,7 @@ def test_an_action_on_an_object_outside_the_scope_does_nothing(demo):
 
 def test_the_arbiter_moderates_his_court_and_nothing_outside_his_scope_L_STAFF_3(demo):
     court = Membership.objects.select_related("inbox", "resident").filter(
-        inbox__game=demo.game, inbox__kind=InboxKind.COURT).first()
+        inbox__game=demo.game, inbox__kind=LepraInboxKind.COURT).first()
     response = _act(staff_client(demo.arbiter), "ban_members", [court], submit=True)
     assert flashed(response) == [f"Участник {court.resident.name} забанен в ящике «{court.inbox.title}»."]
     court.refresh_from_db()

@@ -22,11 +22,12 @@ from django.contrib.auth import get_user_model
 from cities import recruitment_services
 from cities import services as city_services
 from cities.models import Alignment, City, Game, GameStatus, Resident
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import CommissarOffer, MafiaDraw
+from rulesets.lepra.staff_kinds import StaffKind
 from rulesets.lepra import seats
 from rulesets.lepra.setup import services as role_services
-from rulesets.lepra.staff_kinds import StaffKind
 
 from .pages import Person, ru, run_admin_action, squash
 
@@ -343,7 +344,7 @@ class BrowserGame:
                        (voters[4], rival, "Он - Гитлер!")]
             for voter, candidate, text in ballots:
                 person = self.of(voter)
-                precinct = Inbox.objects.get(game__slug=self.slug, kind=InboxKind.PRECINCT, resident=candidate)
+                precinct = Inbox.objects.get(game__slug=self.slug, kind=LepraInboxKind.PRECINCT, resident=candidate)
                 person.open(f"/inboxes/{precinct.public_id}/")
                 person.post_in_thread(text)
             reader = self.of(voters[2])

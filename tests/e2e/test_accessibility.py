@@ -17,7 +17,9 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
 
 from cities.models import Game, Resident
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.m21.kinds import M21InboxKind
 from rulesets.lepra.demo import demo_account_maker
 from rulesets.m21.demo import M21_DEMO_SLUG, load_m21_demo
 from rulesets.m21.models import DayStatus, M21Day
@@ -125,8 +127,8 @@ def test_every_page_kind_has_no_serious_accessibility_violation_and_fits_a_phone
     _open_game(lepra)
     game = lepra.game()
     resident = lepra.residents(1)[0]
-    city_inbox = lepra.inbox(InboxKind.CITY, city__number=1)
-    personal = lepra.inbox(InboxKind.PERSONAL, resident=resident)
+    city_inbox = lepra.inbox(LepraInboxKind.CITY, city__number=1)
+    personal = lepra.inbox(LepraInboxKind.PERSONAL, resident=resident)
     player = _with_axe(lepra.of(resident))
     visitor = _with_axe(Person(lepra.browser, lepra.stack, None, label="visitor"))
     procurator = _with_axe(lepra.procurator)
@@ -156,11 +158,11 @@ def test_every_page_kind_has_no_serious_accessibility_violation_and_fits_a_phone
     # The Lepra demo on day 2: a city's square with its talk, the day page, the mafia's inbox, the night page.
     lepra_demo = demo.game
     honest, mafioso = person(demo.honest, "demo honest"), person(demo.mafioso, "demo mafioso")
-    demo_square = _inbox_of(lepra_demo, InboxKind.CITY, demo.honest)
+    demo_square = _inbox_of(lepra_demo, LepraInboxKind.CITY, demo.honest)
     pages += [
         (honest, f"/games/{lepra_demo.slug}/"), (honest, f"/inboxes/{demo_square.public_id}/"),
         (honest, f"/games/{lepra_demo.slug}/cities/1/day/"), (honest, f"/games/{lepra_demo.slug}/inboxes/"),
-        (mafioso, f"/inboxes/{_inbox_of(lepra_demo, InboxKind.MAFIA, demo.mafioso).public_id}/"),
+        (mafioso, f"/inboxes/{_inbox_of(lepra_demo, LepraInboxKind.MAFIA, demo.mafioso).public_id}/"),
         (mafioso, f"/games/{lepra_demo.slug}/night/"),
     ]
     # The M21 demo on day 2: the game page and thread, a role PM, the mafia's thread, the night page, the host's.
@@ -168,13 +170,13 @@ def test_every_page_kind_has_no_serious_accessibility_violation_and_fits_a_phone
     by_role = {role: User.objects.get(display_name=name) for name, role in sorted(m21.roles.items(), reverse=True)}
     citizen, cop, godfather = (person(by_role[r], f"m21 {r}") for r in ("citizen", "cop", "godfather"))
     host = person(m21.host, "m21 host")
-    thread = Inbox.objects.get(game=m21_game, kind=InboxKind.GAME_THREAD)
+    thread = Inbox.objects.get(game=m21_game, kind=M21InboxKind.GAME_THREAD)
     pages += [
         (visitor, f"/games/{M21_DEMO_SLUG}/m21/"), (citizen, f"/games/{M21_DEMO_SLUG}/m21/"),
         (citizen, f"/inboxes/{thread.public_id}/"),
-        (cop, f"/inboxes/{_inbox_of(m21_game, InboxKind.ROLE_PM, cop.user).public_id}/"),
+        (cop, f"/inboxes/{_inbox_of(m21_game, M21InboxKind.ROLE_PM, cop.user).public_id}/"),
         (cop, f"/games/{M21_DEMO_SLUG}/m21/night/"),
-        (godfather, f"/inboxes/{_inbox_of(m21_game, InboxKind.MAFIA_THREAD, godfather.user).public_id}/"),
+        (godfather, f"/inboxes/{_inbox_of(m21_game, M21InboxKind.MAFIA_THREAD, godfather.user).public_id}/"),
         (host, f"/games/{M21_DEMO_SLUG}/m21/"), (host, "/new-game/m21/"),
     ]
     # The staff consoles: each persona's front page, then the pages its links reach (the Procurator's first).

@@ -10,7 +10,9 @@ import pytest
 from archive.models import DisclosureConsent
 from inboxes import membership_services, posting
 from inboxes import services as inbox_services
-from inboxes.models import InboxKind, Membership, MembershipState
+from rulesets.lepra.inbox_services import do_open_game_inboxes
+from inboxes.models import Membership, MembershipState
+from rulesets.lepra.kinds import LepraInboxKind
 
 from .stack import LIVE_POLL_SECONDS
 
@@ -22,7 +24,7 @@ WAIT_MS = (2 * LIVE_POLL_SECONDS + 5) * 1000
 
 def _secret_of_three(lepra):
     lepra.set_up_with_services()
-    inbox_services.do_open_game_inboxes(lepra.game(), acting_user=None, now=lepra.stack.clock.now())
+    do_open_game_inboxes(lepra.game(), acting_user=None, now=lepra.stack.clock.now())
     first, second, third = lepra.residents(1)[:3]
     inbox = inbox_services.do_create_secret_inbox(lepra.game(), title="Заговор троих", members=[second, third],
                                                   acting_user=first.user, now=lepra.stack.clock.now())
@@ -39,7 +41,7 @@ def test_leaving_and_consenting_ask_first_in_the_browser_L_INBOX_13_L_ARCH_2(lep
     member.submit("section.confirm a.cancel")  # cancel: back to the thread, still a member
     assert Membership.objects.get(inbox=inbox, resident=second).state == MembershipState.MEMBER
 
-    personal = lepra.inbox(InboxKind.PERSONAL, resident=second)
+    personal = lepra.inbox(LepraInboxKind.PERSONAL, resident=second)
     member.open("/me/consents/")
     member.submit(f"form.give-consent:has(input[value='{personal.public_id}']) button")
     assert member.page.locator("form.confirm-form").count() == 1

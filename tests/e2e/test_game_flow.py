@@ -18,7 +18,8 @@ import pytest
 from django.urls import reverse
 
 from cities.models import Alignment, GameEvent, LifeStatus, Resident, ScheduledEvent
-from inboxes.models import InboxKind, Message
+from inboxes.models import Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.models import VotingSession
 
@@ -89,7 +90,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     # --- 10:00 Nominations in the personal inboxes (L-NOM-1) ----------------------------------------------------
     for nominator, nominee in ((voter1, a), (voter2, b), (voter3, a), (plain2[1], c)):
         person = lepra.of(nominator)
-        open_from_my_inboxes(person, slug, lepra.inbox(InboxKind.PERSONAL, resident=nominator))
+        open_from_my_inboxes(person, slug, lepra.inbox(LepraInboxKind.PERSONAL, resident=nominator))
         person.follow("main a.nominate-link")
         person.page.select_option("form.nominate-form select[name=nominee]", nominee.public_id)
         person.submit("form.nominate-form button:not([formaction])")
@@ -99,7 +100,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     person.page.select_option("form.nominate-form select[name=nominee]", b.public_id)
     person.submit("form.nominate-form button:not([formaction])", status=400)
     assert person.text("main .error") == ru("You have already nominated %(name)s today.", name=a.name)
-    open_from_my_inboxes(person, slug, lepra.inbox(InboxKind.PERSONAL, resident=voter1))
+    open_from_my_inboxes(person, slug, lepra.inbox(LepraInboxKind.PERSONAL, resident=voter1))
     screenshots.take(person.page, "personal-inbox")
 
     # --- 10:30 The Tribunes schedule voting: city 1 from the staff console, city 2 on its day page (L-DAY-3) -----
@@ -129,8 +130,8 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     clock.set(clock.at(morning, 12))
     assert run_admin_action(tribune1, SESSIONS, city1.name, "open_voting") == [
         ru("Voting in %(city)s is open.", city=city1.name)]
-    inbox_a = lepra.inbox(InboxKind.VOTING, resident=a)
-    inbox_b = lepra.inbox(InboxKind.VOTING, resident=b)
+    inbox_a = lepra.inbox(LepraInboxKind.VOTING, resident=a)
+    inbox_b = lepra.inbox(LepraInboxKind.VOTING, resident=b)
 
     # --- Votes posted in the browser are counted; a repeated vote and flood are refused (L-VOTE-2/3/4) ----------
     post(lepra.of(voter1), inbox_a, "казнить")
@@ -159,7 +160,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     # --- The mafia inbox of another city: absent from the lists and the 404 page (L-INBOX-4, L-STAFF-6) --------
     consigliere = lepra.staff("consigliere")
     secret = "План на ночь: начинаем с крайнего дома."
-    mafia = {n: lepra.inbox(InboxKind.MAFIA, city=lepra.city(n)) for n in (1, 2, 3)}
+    mafia = {n: lepra.inbox(LepraInboxKind.MAFIA, city=lepra.city(n)) for n in (1, 2, 3)}
     post(consigliere, mafia[2], secret)
     mafioso1 = next(r for r in lepra.residents(1) if r.alignment == Alignment.MAFIA)
     honest1 = next(r for r in plain1 if r.alignment == Alignment.HONEST)
@@ -167,7 +168,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
         person = lepra.of(resident)
         person.open(f"/games/{slug}/inboxes/")
         listed = {href for href in person.links("main table.inboxes a").values()}
-        assert listed >= {inbox_url(lepra.inbox(InboxKind.PERSONAL, resident=resident))}
+        assert listed >= {inbox_url(lepra.inbox(LepraInboxKind.PERSONAL, resident=resident))}
         assert {inbox_url(m) for m in mafia.values()} & listed == ({inbox_url(own)} if own else set())
         for m in mafia.values():
             if m != own:
@@ -183,7 +184,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     assert run_admin_action(tribune1, SESSIONS, city1.name, "close_voting") == [
         ru("Voting in %(city)s is closed.", city=city1.name)]
     screenshots.take(tribune1.page, "tribune-voting-sessions", full_page=False)
-    city_inbox1 = lepra.inbox(InboxKind.CITY, city=city1)
+    city_inbox1 = lepra.inbox(LepraInboxKind.CITY, city=city1)
     voter1_page.open(inbox_url(city_inbox1))
     assert ru("Leader: %(leader)s.", leader=a.name) in voter1_page.text("main section.thread")
     voter1_page.open(inbox_url(inbox_a))  # killed at the close: readable, no form to post
@@ -220,7 +221,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     assert opened.actor_id is None and opened.at >= session2.opens_at  # the site, at the due time
     # Run by the Celery worker (its log says the tick ran an event once the task has returned), not by the test.
     stack.wait_until(lambda: sum(stack.worker_dispatches()[ticks_before:]) >= 1, "the worker to log the tick")
-    inbox_c = lepra.inbox(InboxKind.VOTING, resident=c)
+    inbox_c = lepra.inbox(LepraInboxKind.VOTING, resident=c)
     voter_c = plain2[2]
     post(lepra.of(voter_c), inbox_c, "казнить")
     assert tally(lepra.of(voter_c)) == [(c.name, 1, voter_c.name, "")]
@@ -241,7 +242,7 @@ def test_a_lepra_game_from_day_1_to_the_archive_in_the_browser_L_JUDGE_4_L_NOM_1
     closed = VotingSession.objects.get(pk=session2.pk)
     assert closed.closes_at == clock.at(morning, 22) and closed.result["leader"] == str(c.pk)
     resident2 = lepra.of(voter_c)
-    resident2.open(inbox_url(lepra.inbox(InboxKind.CITY, city=city2)))
+    resident2.open(inbox_url(lepra.inbox(LepraInboxKind.CITY, city=city2)))
     assert ru("Leader: %(leader)s.", leader=c.name) in resident2.text("main section.thread")
 
     # The game page after the day: the executed of city 1 is marked, the day's posts are there.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from inboxes import posting
-from inboxes.models import InboxKind
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.e2e.game_helpers import _open_game
 
 from .stack import LIVE_POLL_SECONDS
@@ -20,7 +20,7 @@ WAIT_MS = (2 * LIVE_POLL_SECONDS + 5) * 1000
 
 def test_a_post_appears_in_the_other_players_open_thread_without_reloading_L_INBOX_20(lepra, screenshots):
     _open_game(lepra)
-    inbox = lepra.inbox(InboxKind.CITY, city__number=1)
+    inbox = lepra.inbox(LepraInboxKind.CITY, city__number=1)
     first, second = lepra.residents(1)[:2]
     writer, reader = lepra.of(first), lepra.of(second)
     thread = f"/inboxes/{inbox.public_id}/"
@@ -49,7 +49,7 @@ def test_a_post_appears_in_the_other_players_open_thread_without_reloading_L_INB
 
 def test_unread_badge_appears_and_clears_and_the_inbox_opens_at_the_first_unread_L_INBOX_20(lepra):
     _open_game(lepra)
-    inbox = lepra.inbox(InboxKind.CITY, city__number=1)
+    inbox = lepra.inbox(LepraInboxKind.CITY, city__number=1)
     first, second = lepra.residents(1)[:2]
     reader = lepra.of(second)
     reader.open(f"/inboxes/{inbox.public_id}/")  # everything there is read now

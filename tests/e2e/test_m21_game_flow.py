@@ -22,7 +22,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from cities.models import GameStatus, LifeStatus, PublicPost, Resident, ScheduledEvent
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from rulesets.m21.models import DayStatus, M21Day, M21PostReceipt, M21Seat
 from rulesets.m21.night_models import M21Night
 
@@ -70,10 +71,10 @@ class M21Table:
         return sorted(M21Seat.objects.filter(resident__game__slug=SLUG, role=key).values_list("resident__name",
                                                                                               flat=True))
 
-    def thread(self, kind: str = InboxKind.GAME_THREAD) -> Inbox:
+    def thread(self, kind: str = M21InboxKind.GAME_THREAD) -> Inbox:
         return Inbox.objects.get(game__slug=SLUG, kind=kind)
 
-    def post(self, name: str, text: str, kind: str = InboxKind.GAME_THREAD) -> Person:
+    def post(self, name: str, text: str, kind: str = M21InboxKind.GAME_THREAD) -> Person:
         """``name`` opens the thread of ``kind`` and posts ``text`` through its form."""
         person = self.of(name)
         person.open(f"/inboxes/{self.thread(kind).public_id}/")
@@ -228,7 +229,7 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
     visitor.follow(f"main a[href='/inboxes/{m21.thread().public_id}/']")
     assert f"{goon} is imprisoned. They were the {goon_role} (Mafia)." in visitor.text("main")
     assert visitor.page.locator("form.post-form").count() == 0
-    visitor.open(f"/inboxes/{m21.thread(InboxKind.MAFIA_THREAD).public_id}/", status=404)
+    visitor.open(f"/inboxes/{m21.thread(M21InboxKind.MAFIA_THREAD).public_id}/", status=404)
     visitor.close()
     # The imprisoned can no longer post in the game thread (M-VOTE-6).
     prisoner = m21.of(goon)
@@ -237,9 +238,9 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
 
     # --- Night 1: the mafia's kill vote in their thread; cop, hooker, coroner on the night page (M-NIGHT-1) ------
     m21.wait_for_night(1)
-    mafia_page = m21.post(godfather, f"Let us go for {citizen_a}.\nkill {citizen_a}", InboxKind.MAFIA_THREAD)
-    m21.post(hooker, f"**kill {citizen_a.lower()}**", InboxKind.MAFIA_THREAD)
-    mafia_page.open(f"/inboxes/{m21.thread(InboxKind.MAFIA_THREAD).public_id}/")
+    mafia_page = m21.post(godfather, f"Let us go for {citizen_a}.\nkill {citizen_a}", M21InboxKind.MAFIA_THREAD)
+    m21.post(hooker, f"**kill {citizen_a.lower()}**", M21InboxKind.MAFIA_THREAD)
+    mafia_page.open(f"/inboxes/{m21.thread(M21InboxKind.MAFIA_THREAD).public_id}/")
     assert f"{hooker} votes to kill {citizen_a}." in mafia_page.text("main")
     m21.act(hooker, "roleblock", judge)
     m21.act(coroner, "protect", citizen_a)
@@ -294,7 +295,7 @@ def test_an_m21_game_from_sign_up_to_victory_in_the_browser_M_VOTE_3_M_MAFIA_1_M
 
     # --- Night 2: the godfather's kill; day 3's morning post names the dead with their role ---------------------
     m21.wait_for_night(2)
-    m21.post(godfather, f"kill {citizen_b}", InboxKind.MAFIA_THREAD)
+    m21.post(godfather, f"kill {citizen_b}", M21InboxKind.MAFIA_THREAD)
     clock.set(m21.night_end(2) + timedelta(seconds=1))
     m21.wait_for_day(3)
     assert Resident.objects.get(game__slug=SLUG, name=citizen_b).status == LifeStatus.DEAD

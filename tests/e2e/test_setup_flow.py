@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cities.models import Alignment, Resident
-from inboxes.models import InboxKind
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 
 from .builder import CITY_NAMES, CITY_SIZE, PLAYER_NAMES, STAFF_NAMES, city_heading_counts
@@ -64,7 +64,7 @@ def test_procurator_sets_up_three_cities_of_8_in_the_browser_L_CITY_L_ASSIGN_L_C
     assert sorted(commissars) == sorted(CITY_NAMES)
 
     # The Procurator never sees the notary's lists: its inbox is the 404 page for him (L-STAFF-6).
-    notary = lepra.inbox(InboxKind.NOTARY)
+    notary = lepra.inbox(LepraInboxKind.NOTARY)
     proc.open(f"/inboxes/{notary.public_id}/", status=404)
     assert proc.text("main h1") == ru("Not found")
     assert draw.salt not in proc.text("main")

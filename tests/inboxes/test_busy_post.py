@@ -16,7 +16,8 @@ from django.db import OperationalError, connection, connections, transaction
 from django.test import RequestFactory
 
 from inboxes import posting
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.busy import DatabaseBusy, is_database_busy
 from mafia_site.middleware import DatabaseBusyMiddleware
 
@@ -28,7 +29,7 @@ BUSY_PAGE_RU = ("Сайт занят: ничего не сохранено. По
 
 
 def city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 @contextmanager

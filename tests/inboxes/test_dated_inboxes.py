@@ -23,7 +23,8 @@ from cities.models import GameStatus
 from cities.services import do_set_game_status
 from inboxes import membership_services, policies, posting, selectors, services
 from inboxes.forms import SecretInboxForm
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import NotAllowed, WrongState
 from tests.conftest import fresh
 
@@ -95,7 +96,7 @@ def test_a_secret_inbox_made_after_a_death_with_the_dead_among_its_rows_reaches_
     death with the dead seat among its members. The membership dates from after the death: it gives nothing."""
     now = timezone.now() + MINUTE
     membership_services.do_kill_resident(demo.seat("resident2"), "killed", acting_user=None, now=now)
-    inbox = services.do_create_inbox(demo.game, InboxKind.SECRET, title="Сговор после похорон",
+    inbox = services.do_create_inbox(demo.game, LepraInboxKind.SECRET, title="Сговор после похорон",
                                      members=[demo.seat("honest"), demo.seat("resident2")], acting_user=None,
                                      now=now + MINUTE)
     message = posting.do_post_message(inbox, AFTER, acting_user=fresh(demo.honest), now=now + 2 * MINUTE)
@@ -160,7 +161,7 @@ def test_the_members_of_a_dead_readers_secret_inbox_are_those_of_his_death_L_STA
 def test_a_dead_commissar_reads_no_check_made_after_his_death_in_his_citys_channel_L_INBOX_15(demo):
     now = timezone.now() + MINUTE
     commissar = demo.seat("commissar")
-    channel = services.do_create_inbox(demo.game, InboxKind.CHECK, title="Check channel", city=commissar.city,
+    channel = services.do_create_inbox(demo.game, LepraInboxKind.CHECK, title="Check channel", city=commissar.city,
                                        banned=[commissar], acting_user=None, now=now)
     asked = posting.do_post_message(channel, "Проверка при жизни.", acting_user=fresh(demo.consigliere),
                                      now=now + MINUTE)
@@ -186,7 +187,7 @@ def test_after_the_game_the_dead_members_dating_ends_with_the_knowledge_matrix_L
 def test_the_dead_neither_open_nor_are_invited_to_a_secret_inbox_L_DEATH_1_L_STAFF_6(demo):
     now = timezone.now() + MINUTE
     membership_services.do_kill_resident(demo.seat("resident2"), "killed", acting_user=None, now=now)
-    count = Inbox.objects.filter(kind=InboxKind.SECRET).count()
+    count = Inbox.objects.filter(kind=LepraInboxKind.SECRET).count()
     with pytest.raises(WrongState, match="^Abrikos мёртв: секретный ящик, открытый сейчас, — новость, которой мёртвые не"):
         services.do_create_secret_inbox(demo.game, title="С мёртвым", members=[demo.seat("resident2")],
                                         acting_user=fresh(demo.honest), now=now + MINUTE)
@@ -196,7 +197,7 @@ def test_the_dead_neither_open_nor_are_invited_to_a_secret_inbox_L_DEATH_1_L_STA
     with pytest.raises(WrongState, match="^Abrikos мёртв: секретный ящик"):  # staff cannot invite the dead either
         services.do_create_secret_inbox(demo.game, title="Прокурор и мёртвый", members=[demo.seat("resident2")],
                                         acting_user=fresh(demo.procurator), now=now + MINUTE)
-    assert Inbox.objects.filter(kind=InboxKind.SECRET).count() == count
+    assert Inbox.objects.filter(kind=LepraInboxKind.SECRET).count() == count
     # The form offers the living only (legal choices), and posting the dead's id is the form's error.
     form = SecretInboxForm(game=demo.game, exclude=demo.seat("honest"))
     offered = {r.pk for r in form.fields["members"].queryset}
@@ -204,4 +205,4 @@ def test_the_dead_neither_open_nor_are_invited_to_a_secret_inbox_L_DEATH_1_L_STA
     response = _client(demo.honest).post(reverse("secret_new", args=[demo.game.slug]),
                                          {"title": "С мёртвым", "members": [demo.seat("resident2").public_id]})
     assert response.status_code == 400
-    assert Inbox.objects.filter(kind=InboxKind.SECRET).count() == count
+    assert Inbox.objects.filter(kind=LepraInboxKind.SECRET).count() == count

@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 
 from inboxes import policies, viewer_reads
 from inboxes.hooks import POST_HOOKS
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message, do_post_message_by_id
 from tests.conftest import fresh
 from tests.rulesets.m21.day_helpers import build_game
@@ -57,7 +58,7 @@ def test_an_m21_post_reads_no_other_rulesets_hook_data_and_costs_no_more_stateme
 def test_a_lepra_post_reads_its_own_rulesets_hook_data_under_the_lock_L_VOTE_8(demo):
     own = _reads_of(demo.game.ruleset)
     assert own
-    city = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1)
+    city = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1)
     sql, reads = _locked_statement_and_reads(fresh(demo.honest), city)
     assert {name for name in own if not name.startswith("_voting_session")} <= reads
     assert all(f'"{name}"' in sql for name in reads), sql

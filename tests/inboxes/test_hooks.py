@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from cities.scheduler import HANDLERS
 from inboxes.hooks import POST_HOOKS, PostHook, post_hook, post_hook_for
-from inboxes.models import InboxKind
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.rulesets import get_ruleset
 from rulesets.lepra.hooks import PrecinctHook, VotingInboxHook
 
@@ -15,11 +15,11 @@ def _inbox(ruleset: str, kind: str):
 
 
 def test_lepra_registers_its_voting_and_precinct_hooks_L_VOTE_3_L_JUDGE_4():
-    assert isinstance(post_hook_for(_inbox("lepra", InboxKind.VOTING)), VotingInboxHook)
-    assert isinstance(post_hook_for(_inbox("lepra", InboxKind.PRECINCT)), PrecinctHook)
-    assert post_hook_for(_inbox("lepra", InboxKind.CITY)) is None
-    assert post_hook_for(_inbox("m21", InboxKind.VOTING)) is None  # a Lepra rule never runs in another ruleset
-    assert set(get_ruleset("lepra").post_hook_kinds) == {InboxKind.VOTING, InboxKind.PRECINCT}
+    assert isinstance(post_hook_for(_inbox("lepra", LepraInboxKind.VOTING)), VotingInboxHook)
+    assert isinstance(post_hook_for(_inbox("lepra", LepraInboxKind.PRECINCT)), PrecinctHook)
+    assert post_hook_for(_inbox("lepra", LepraInboxKind.CITY)) is None
+    assert post_hook_for(_inbox("m21", LepraInboxKind.VOTING)) is None  # a Lepra rule never runs in another ruleset
+    assert set(get_ruleset("lepra").post_hook_kinds) == {LepraInboxKind.VOTING, LepraInboxKind.PRECINCT}
 
 
 def test_lepra_registers_its_scheduler_handlers_L_VOTE_6():

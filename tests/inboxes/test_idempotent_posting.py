@@ -11,7 +11,8 @@ from django.utils.translation import override
 
 from cities.models import GameEvent
 from inboxes import posting, selectors, services
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput
 from tests.conftest import fresh
 
@@ -19,7 +20,7 @@ KEY = re.compile(r'name="idempotency_key" value="([^"]+)"')
 
 
 def _city1(demo):
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def test_a_double_submitted_post_form_stores_one_message_L_INBOX_21(demo, client):
@@ -92,7 +93,7 @@ def test_a_double_submitted_secret_inbox_form_creates_one_inbox_L_INBOX_13(demo,
     answers = [client.post(url, {"title": "Заговор", "members": [other.public_id], "idempotency_key": key})
                for _ in range(2)]
     assert [a.status_code for a in answers] == [302, 302]
-    secret = Inbox.objects.get(game=demo.game, kind=InboxKind.SECRET, title="Заговор")
+    secret = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.SECRET, title="Заговор")
     assert {a["Location"] for a in answers} == {f"/inboxes/{secret.public_id}/"}
     assert GameEvent.objects.filter(kind="inbox.created", payload__inbox=secret.pk).count() == 1
 
@@ -107,11 +108,11 @@ def test_a_secret_inbox_key_of_another_account_is_refused_L_INBOX_13(demo):
         services.do_create_secret_inbox(demo.game, title="Чужое", members=[demo.seat("honest")],
                                         acting_user=fresh(demo.mafioso), idempotency_key="s" * 22)
     assert str(exc.value) == "This form is out of date: reload the page."
-    assert Inbox.objects.filter(game=demo.game, kind=InboxKind.SECRET, title__in=["Своё", "Чужое"]).count() == 1
+    assert Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.SECRET, title__in=["Своё", "Чужое"]).count() == 1
 
 
 def _personal(demo, user):
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident__user=user, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.PERSONAL, resident__user=user, rolled_over_at__isnull=True)
 
 
 STALE = ("This form was already used to post another message, so nothing was posted. Your text is kept: send it "

@@ -19,13 +19,15 @@ from cities.services import (
     do_set_game_status,
 )
 from inboxes import membership_services, policies, posting, services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import inbox_services as lepra_inboxes
 from rulesets.lepra import seats
 from rulesets.lepra.staff_kinds import StaffKind
 from tests.conftest import fresh
 
-K = InboxKind
+K = LepraInboxKind
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
 
@@ -82,7 +84,7 @@ def small_game(db):
 
 def test_open_game_inboxes_creates_every_standing_inbox_with_its_organizer_and_members_L_INBOX(small_game):
     game, staff, residents, cities = small_game
-    created = services.do_open_game_inboxes(game, acting_user=fresh(staff["procurator"]), now=NOW)
+    created = lepra_inboxes.do_open_game_inboxes(game, acting_user=fresh(staff["procurator"]), now=NOW)
     assert len(created) == 2 + 8 + 5
     rows = {}
     for inbox in Inbox.objects.filter(game=game).select_related("organizer", "city", "resident"):
@@ -112,24 +114,24 @@ def test_open_game_inboxes_creates_every_standing_inbox_with_its_organizer_and_m
     assert Inbox.objects.get(game=game, kind=K.PERSONAL, resident=residents["Beta2"]).title == expected_personal
     assert GameEvent.objects.filter(game=game, kind="inboxes.opened").latest("id").payload == {"created": [i.pk for i in created]}
     # A second run finds everything in place and creates nothing.
-    assert services.do_open_game_inboxes(game, acting_user=None, now=NOW) == []
+    assert lepra_inboxes.do_open_game_inboxes(game, acting_user=None, now=NOW) == []
     assert Inbox.objects.filter(game=game).count() == 15
 
 
 def test_open_game_inboxes_accepts_the_draws_mafia_inbox_and_notary_and_skips_existing_kinds(demo):
     before = Inbox.objects.filter(game=demo.game).count()
-    assert services.do_open_game_inboxes(demo.game, acting_user=None) == []
+    assert lepra_inboxes.do_open_game_inboxes(demo.game, acting_user=None) == []
     assert Inbox.objects.filter(game=demo.game).count() == before
 
 
 def test_open_game_inboxes_is_refused_to_others_and_without_organizers(small_game):
     game, staff, residents, cities = small_game
     with override("en"), pytest.raises(NotAllowed) as exc:
-        services.do_open_game_inboxes(game, acting_user=fresh(staff["tribune1"]))
+        lepra_inboxes.do_open_game_inboxes(game, acting_user=fresh(staff["tribune1"]))
     assert str(exc.value) == "Only the Procurator of this game may do this."
     do_add_city(game, name="Gamma", acting_user=fresh(staff["procurator"]))
     with override("en"), pytest.raises(WrongState) as exc:
-        services.do_open_game_inboxes(game, acting_user=None)
+        lepra_inboxes.do_open_game_inboxes(game, acting_user=None)
     assert str(exc.value) == "Gamma has no Tribune yet."
     assert Inbox.objects.filter(game=game).count() == 0
 
@@ -208,16 +210,16 @@ def test_rolling_over_a_mafia_inbox_keeps_one_current_per_city_and_the_dead_stay
 def test_daily_rollover_of_city_inboxes_once_per_day_L_INBOX_1(demo):
     game = do_set_game_status(demo.game, GameStatus.RUNNING, day_number=3, acting_user=fresh(demo.procurator))
     old = {i.city.number: i for i in Inbox.objects.filter(game=game, kind=K.CITY).select_related("city")}
-    created = services.do_roll_over_city_inboxes_for_new_day(game, acting_user=None)
+    created = lepra_inboxes.do_roll_over_city_inboxes_for_new_day(game, acting_user=None)
     assert [i.city.number for i in created] == [1, 2, 3]
     for inbox in created:
         assert inbox.day_number == 3 and inbox.predecessor == old[inbox.city.number]
         assert inbox.title == in_language(game, lambda: _("%(city)s: city square, day %(day)d")
                                           % {"city": inbox.city.name, "day": 3})
         assert set(states(inbox).values()) == {MembershipState.MEMBER} and len(states(inbox)) == 20
-    assert services.do_roll_over_city_inboxes_for_new_day(game, acting_user=fresh(demo.procurator)) == []
+    assert lepra_inboxes.do_roll_over_city_inboxes_for_new_day(game, acting_user=fresh(demo.procurator)) == []
     with override("en"), pytest.raises(NotAllowed):
-        services.do_roll_over_city_inboxes_for_new_day(game, acting_user=fresh(demo.tribune1))
+        lepra_inboxes.do_roll_over_city_inboxes_for_new_day(game, acting_user=fresh(demo.tribune1))
     # "My inboxes" lists the new one as active and the old one as closed.
     from inboxes.selectors import inbox_list_for
     rows = inbox_list_for(fresh(demo.honest), game)
@@ -267,7 +269,7 @@ def test_a_resident_creates_a_secret_inbox_invites_and_members_can_leave_L_INBOX
     assert str(exc.value) == "No such inbox."
     with override("en"), pytest.raises(InvalidInput) as exc:
         services.do_leave_secret_inbox(city1(demo), acting_user=fresh(demo.honest))
-    assert str(exc.value) == "Only a secret inbox can be left."
+    assert str(exc.value) == "This inbox cannot be left."
 
 
 def test_the_consigliere_can_never_create_or_join_a_secret_inbox_L_STAFF_4(demo):

@@ -12,13 +12,15 @@ from django.utils.translation import override
 
 from cities.models import GameEvent, Resident
 from inboxes import membership_services, policies, services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from inboxes.models import Inbox, Membership, MembershipState
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import ruleset_of
+from rulesets.lepra import inbox_services as lepra_inboxes
 from rulesets.lepra import seats
 from tests.conftest import fresh
 
-K = InboxKind
+K = LepraInboxKind
 
 
 def state(inbox: Inbox, resident: Resident) -> str | None:
@@ -87,7 +89,7 @@ def test_a_spirit_is_banned_in_the_city_and_stays_out_of_the_cemetery_until_laid
     assert state(get(demo, K.CITY, 1), seat) == MembershipState.BANNED
     assert state(get(demo, K.CEMETERY), seat) is None
     assert state(voting, seat) == MembershipState.MEMBER  # a spirit votes that day
-    membership_services.do_lay_spirit_to_rest(seat, acting_user=None)
+    lepra_inboxes.do_lay_spirit_to_rest(seat, acting_user=None)
     seat.refresh_from_db()
     assert not seats.is_spirit(seat)
     assert state(get(demo, K.CEMETERY), seat) == MembershipState.MEMBER
@@ -96,7 +98,7 @@ def test_a_spirit_is_banned_in_the_city_and_stays_out_of_the_cemetery_until_laid
         membership_services.do_kill_resident(demo.seat("mafioso"), "executed", spirit=True, acting_user=None)
     assert (str(exc.value), exc.value.rule) == ("Only a resident killed at night can become a spirit.", "L-SPIRIT-1")
     with override("en"), pytest.raises(WrongState) as exc:
-        membership_services.do_lay_spirit_to_rest(seat, acting_user=None)
+        lepra_inboxes.do_lay_spirit_to_rest(seat, acting_user=None)
     assert (str(exc.value), exc.value.rule) == (f"{seat.name} is not a spirit.", "L-SPIRIT-2")
 
 
@@ -116,7 +118,7 @@ def test_a_dead_judge_leaves_the_court_and_a_new_court_inbox_replaces_the_old_L_
     successor = Resident.objects.filter(seats.rank_q("is_commissar", False), game=demo.game, city=judge.city, status="alive").exclude(
         pk=demo.seat("honest").pk).first()
     seats.do_set_seat_flags(successor, is_judge=True, acting_user=None)
-    newest = membership_services.do_renew_court_inbox(demo.game, acting_user=fresh(demo.arbiter))
+    newest = lepra_inboxes.do_renew_court_inbox(demo.game, acting_user=fresh(demo.arbiter))
     assert newest.predecessor == new
     assert set(Membership.objects.filter(inbox=newest).values_list("resident__name", flat=True)) == others | {successor.name}
     user = fresh(successor.user)

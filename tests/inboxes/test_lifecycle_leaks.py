@@ -31,7 +31,8 @@ from django.utils.translation import override
 
 from cities.models import Resident
 from inboxes import membership_services, policies, posting
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.demo import STAFF_NAMES
 from rulesets.lepra.models import LepraSeat
@@ -39,7 +40,7 @@ from tests.conftest import fresh, load_personas
 from tests.support.page_leaks import client_for, facts_by_resident, pages_for
 from tests.support.policy_matrix import expected_access, label
 
-K = InboxKind
+K = LepraInboxKind
 # After the demo's rows were written (staff roles are dated by the wall clock when the session loads the demo).
 DEATH = timezone.now() + timedelta(hours=1)
 AFTER = DEATH + timedelta(hours=1)

@@ -8,14 +8,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from inboxes import posting, services
-from inboxes.models import Inbox, InboxKind, Message, ReadMark
+from inboxes.models import Inbox, Message, ReadMark
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.conftest import fresh
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def _city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def _poll_after(html: str) -> int:
@@ -70,7 +71,7 @@ def test_live_poll_answers_the_policy_of_now_a_removed_reader_gets_the_missing_4
     missing = client.get("/inboxes/99999999/live/?after=0", **HX)
     assert (gone.status_code, missing.status_code) == (404, 404)
     assert "Без него" not in gone.content.decode()
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
     assert client.get(f"/inboxes/{mafia2.public_id}/live/?after=0", **HX).status_code == 404
     client.logout()
     assert client.get(f"/inboxes/{_city1(demo).public_id}/live/?after=0", **HX).status_code == 404
@@ -113,7 +114,7 @@ def test_unread_badge_counts_what_the_policy_lets_the_viewer_read_L_INBOX_20(dem
     assert 'class="unread"' not in client.get(url, **HX).content.decode()
     posting.do_post_message(inbox, "Раз", acting_user=fresh(demo.mafioso))
     posting.do_post_message(inbox, "Два", acting_user=fresh(demo.mafioso))
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
     posting.do_post_message(mafia2, "Тайна", acting_user=fresh(mafia2.memberships.first().resident.user))
     badge = client.get(url, **HX).content.decode()
     assert re.search(r'<span class="unread"[^>]*>2</span>', badge), badge

@@ -24,7 +24,8 @@ from django.utils import timezone
 
 from cities.models import StaffRole
 from inboxes import membership_services, posting, services
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.selectors import inbox_list_for
 from kernel import live
 from mafia_site.checks import check_mafia_settings
@@ -50,11 +51,11 @@ def committed(django_capture_on_commit_callbacks):
 
 
 def _city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def _personal(demo, user) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.PERSONAL, resident__user=user)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.PERSONAL, resident__user=user)
 
 
 def _poll_url(page: str, element: str = "live-poll") -> str:
@@ -115,7 +116,7 @@ def test_a_message_the_reader_cannot_read_changes_nothing_for_their_poll_L_INBOX
                                                                                       committed):
     client.force_login(demo.honest)
     url = _open(client, _city1(demo))
-    mafia = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     with committed():
         posting.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
     assert client.get(url, **HX).status_code == 204
@@ -214,7 +215,7 @@ def test_the_unread_badge_idles_on_a_204_and_counts_a_new_readable_message_L_INB
     before = first.context["unread"]
     assert f"?n={before}&v=" in url and _answer(client.get(url, **HX)) == _empty()
     # A message where the reader cannot read: still nothing new for them.
-    mafia = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     with committed():
         posting.do_post_message(mafia, "Сегодня ночью", acting_user=fresh(demo.mafioso))
     assert _answer(client.get(url, **HX)) == _empty()
@@ -283,7 +284,7 @@ def _login(client, committed, user) -> None:
 
 
 def _square(ng, number: int = 1) -> Inbox:
-    return Inbox.objects.get(game=ng.game, kind=InboxKind.CITY, city__number=number, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=ng.game, kind=LepraInboxKind.CITY, city__number=number, rolled_over_at__isnull=True)
 
 
 def _badge(client, game) -> str:
@@ -422,7 +423,7 @@ def test_the_end_of_the_game_changes_no_answer_that_has_nothing_new_L_ARCH_1(nig
 
 
 def _personal_of(ng, resident) -> Inbox:
-    return Inbox.objects.get(game=ng.game, kind=InboxKind.PERSONAL, resident=resident)
+    return Inbox.objects.get(game=ng.game, kind=LepraInboxKind.PERSONAL, resident=resident)
 
 
 def test_a_transactions_renewals_are_written_once_after_its_commit_and_not_after_a_rollback_L_INBOX_20(

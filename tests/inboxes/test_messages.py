@@ -12,11 +12,12 @@ from django.utils.translation import override
 
 from cities.models import GameEvent
 from inboxes import membership_services, posting, services
-from inboxes.models import Inbox, InboxKind, Message, MessageRevision
+from inboxes.models import Inbox, Message, MessageRevision
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.conftest import fresh
 
-K = InboxKind
+K = LepraInboxKind
 
 
 def city1(demo) -> Inbox:

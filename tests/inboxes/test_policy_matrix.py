@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from cities.models import GameStatus, Resident
 from inboxes import membership_services, policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from tests.conftest import PERSONA_NAMES, fresh
 from tests.support.policy_matrix import _offer_inbox, expected_access, label, offer_labels
@@ -75,7 +76,7 @@ def test_readers_of_inbox_is_the_audience_of_the_bool_form_L_INBOX_20(demo):
         for name, user in personas.items():
             assert (user.pk in audience) == policies.can_read_inbox(fresh(user), inbox), (name, label(inbox))
     # Exact audience of one secret inbox: the living mafia of city 1 and the Consigliere, nobody else.
-    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     expected = set(Resident.objects.filter(game=demo.game, city__number=1, alignment="mafia").values_list("user", flat=True))
     expected.add(demo.consigliere.pk)
     assert set(policies.readers_of_inbox(mafia1).values_list("pk", flat=True)) == expected
@@ -93,7 +94,7 @@ def test_readable_messages_are_exactly_the_messages_of_readable_inboxes_L_INBOX_
 
 
 def _city1(demo) -> Inbox:
-    return Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.select_related("game").get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def test_banned_member_reads_but_cannot_post_L_INBOX_17(demo):
@@ -162,7 +163,7 @@ def test_replaced_player_loses_access_and_the_new_one_takes_the_seat_L_REPLACE_1
 def test_access_inbox_by_id_gives_one_404_for_missing_forbidden_and_malformed_ids(demo):
     from django.http import Http404
 
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
     from kernel.public_ids import new_public_id
 
     errors = []
@@ -209,10 +210,10 @@ def _scenario(demo, name: str) -> tuple[Inbox, dict[str, tuple[bool, bool]]]:
                        "commissar": (True, False), "judge": (True, False)}
     if name == "mafia inbox after its mafioso died":
         membership_services.do_kill_resident(seat("mafioso"), "executed", acting_user=None)
-        return Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1), {"consigliere": (True, True)}
+        return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1), {"consigliere": (True, True)}
     if name == "police station after its commissar died":
         membership_services.do_kill_resident(seat("commissar"), "killed", acting_user=None)
-        return Inbox.objects.get(game=demo.game, kind=InboxKind.POLICE), {"procurator": (True, True)}
+        return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.POLICE), {"procurator": (True, True)}
     if name == "city inbox of a replaced user":
         membership_services.do_replace_player(seat("honest"), get_user_model().objects.create_user("sub", "s@example.com", "x-1234567"),
                                    acting_user=fresh(demo.procurator))
@@ -229,11 +230,11 @@ def _scenario(demo, name: str) -> tuple[Inbox, dict[str, tuple[bool, bool]]]:
                      "commissar": (True, True), "judge": (True, True)}
     if name == "old court after its judge died":
         membership_services.do_kill_resident(seat("judge"), "killed", acting_user=None)
-        old = Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, predecessor__isnull=True)
+        old = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.COURT, predecessor__isnull=True)
         return old, {"procurator": (True, False), "arbiter": (True, False), "judge": (True, False)}
     if name == "new court after its judge died":
         membership_services.do_kill_resident(seat("judge"), "killed", acting_user=None)
-        return (Inbox.objects.get(game=demo.game, kind=InboxKind.COURT, rolled_over_at__isnull=True),
+        return (Inbox.objects.get(game=demo.game, kind=LepraInboxKind.COURT, rolled_over_at__isnull=True),
                 {"procurator": (True, False), "arbiter": (True, True)})
     raise AssertionError(name)
 
@@ -259,7 +260,7 @@ def test_policy_matrix_for_lifecycle_kinds_and_states_all_forms_agree_L_INBOX(de
             got[name] = (read, policies.can_post_in_inbox(user, inbox))
     assert got == expected
     # The Consigliere never reads a secret inbox (L-STAFF-4), and nobody outside the game reads anything here.
-    assert "consigliere" not in got or inbox.kind == InboxKind.MAFIA
+    assert "consigliere" not in got or inbox.kind == LepraInboxKind.MAFIA
     assert not {"outsider", "superuser", "anonymous"} & set(got)
 
 

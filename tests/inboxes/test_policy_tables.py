@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cities.staff_kinds import STAFF_TABLES, staff_kinds_of
-from inboxes.models import InboxKind as K
-from inboxes.policy_tables import KIND_TABLES, kinds_of, ranked_kinds
+from inboxes.policy_tables import KIND_TABLES, STAFF_KIND_TABLES, kinds_of, ranked_kinds
 from kernel.rulesets import registered_rulesets
 from tests.toy_ruleset.ruleset import KEY as TOY, register
 
@@ -42,14 +41,20 @@ def test_a_ruleset_names_only_its_own_staff_kinds_in_its_staff_tables(rulesets, 
 @pytest.mark.parametrize("table", sorted(KIND_TABLES))
 def test_a_ruleset_declares_only_kinds_of_its_own_games(rulesets, table):
     for key, spec in rulesets.items():
-        own = set(spec.staff_kinds) if table == "secret_organizers" else spec.inbox_kinds
+        own = set(spec.staff_kinds) if table in STAFF_KIND_TABLES else spec.inbox_kinds
         assert kinds_of(key, table) <= own, (key, table)
 
 
 def test_secret_organizers_exist_only_where_secret_inboxes_do(rulesets):
     for key, spec in rulesets.items():
-        if not spec.has_inbox_kind(K.SECRET):
-            assert kinds_of(key, "secret_organizers") == frozenset(), key
+        if spec.opened_secret_kind() is None:
+            assert kinds_of(key, "secret_organizers") == kinds_of(key, "secret_barred_staff") == frozenset(), key
+
+
+def test_a_rulesets_kind_roles_name_kinds_of_its_own_games(rulesets):
+    for key, spec in rulesets.items():
+        assert set(spec.inbox_kind_roles.values()) <= spec.inbox_kinds, key
+    assert rulesets[TOY].inbox_kind_roles == {} and rulesets[TOY].inbox_kind_for("city_square") is None
 
 
 @pytest.mark.parametrize("table", sorted(KIND_TABLES))

@@ -15,7 +15,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from inboxes import policies, viewer_reads
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message_by_id
 from kernel.errors import InvalidInput
 from tests.conftest import fresh
@@ -44,7 +45,7 @@ def test_a_vote_posted_by_public_id_is_stored_and_counted_once_L_VOTE_2(voting):
 
 
 def test_an_unreadable_inbox_is_the_same_404_whatever_the_text_and_nothing_is_stored_L_INBOX_17(demo):
-    mafia = Inbox.objects.filter(game=demo.game, kind=InboxKind.MAFIA).order_by("id").first()
+    mafia = Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.MAFIA).order_by("id").first()
     before = Message.objects.count()
     for text, inbox_id in (("hello", mafia.public_id), ("", mafia.public_id), ("hello", "zzzzzzzzzzzz"),
                            ("hello", "not an id!")):
@@ -113,7 +114,7 @@ def test_a_post_to_a_forbidden_inbox_runs_the_statements_of_a_post_to_a_missing_
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    mafia = Inbox.objects.filter(game=demo.game, kind=InboxKind.MAFIA).order_by("id").first()
+    mafia = Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.MAFIA).order_by("id").first()
     counts = []
     for inbox_id in (mafia.public_id, "z" * len(mafia.public_id)):
         user = fresh(getattr(demo, who))

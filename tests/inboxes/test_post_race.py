@@ -17,10 +17,11 @@ from django.db import connection, connections, transaction
 from django.http import Http404
 
 from cities.models import Game, GameStatus, LifeStatus, Resident, StaffRole
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.lepra.staff_kinds import StaffKind
 from inboxes.posting import do_post_message, do_post_message_by_id
 from kernel.errors import RuleViolation
-from rulesets.lepra.staff_kinds import StaffKind
 from tests.rulesets.lepra.day.day_helpers import OPENS, _big_city_voting
 from rulesets.lepra.models import LepraVote, VoteState
 
@@ -107,7 +108,7 @@ def test_a_post_waiting_for_its_inbox_is_refused_by_a_ban_committed_before_the_l
 
 
 def _city_of_honest(demo):
-    city = (Inbox.objects.filter(game=demo.game, kind=InboxKind.CITY, city__number=1, killed_at__isnull=True,
+    city = (Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, killed_at__isnull=True,
                                  rolled_over_at__isnull=True).order_by("-id").first())
     return city, Resident.objects.get(game=demo.game, user=demo.honest)
 

@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.inboxes.inbox_helpers import _fill
 
 MY_INBOXES_BUDGET = 7
@@ -24,11 +25,11 @@ def _count(client, url: str) -> tuple[int, int]:
 @pytest.mark.parametrize("total", [10, 2000])
 def test_my_inboxes_query_budget_is_flat_L_INBOX_20(demo, client, django_assert_max_num_queries, total):
     seat = demo.seat("mafioso")
-    city = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
+    city = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
     own = Message.objects.filter(inbox=city, author_resident=seat).order_by("-received_at").first()
     last_own = own.received_at if own else datetime(1970, 1, 1, tzinfo=UTC)
     author = demo.seat("honest")
-    for kind in (InboxKind.CITY, InboxKind.MAFIA):
+    for kind in (LepraInboxKind.CITY, LepraInboxKind.MAFIA):
         _fill(Inbox.objects.get(game=demo.game, kind=kind, city=seat.city), author, total)
     client.force_login(demo.mafioso)
     with django_assert_max_num_queries(MY_INBOXES_BUDGET):
@@ -43,7 +44,7 @@ def test_my_inboxes_query_budget_is_flat_L_INBOX_20(demo, client, django_assert_
 
 def test_my_inboxes_and_thread_cost_the_same_with_10_and_2000_messages(demo, client):
     seat = demo.seat("honest")
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
     client.force_login(demo.honest)
     _fill(inbox, seat, 10)
     small = [_count(client, f"/games/{demo.game.slug}/inboxes/"), _count(client, f"/inboxes/{inbox.public_id}/")]
@@ -56,7 +57,7 @@ def test_my_inboxes_and_thread_cost_the_same_with_10_and_2000_messages(demo, cli
 
 def test_thread_shows_the_newest_page_when_all_is_read_and_older_pages_on_request(demo, client, settings):
     seat = demo.seat("honest")
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
     _fill(inbox, seat, 2000)
     client.force_login(demo.honest)
     assert client.post(f"/inboxes/{inbox.public_id}/read/").status_code == 302  # nothing unread: the newest page

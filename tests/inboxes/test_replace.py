@@ -8,7 +8,8 @@ from django.utils.translation import override
 
 from cities.models import GameEvent, Resident
 from inboxes import membership_services, policies, posting
-from inboxes.models import Inbox, InboxKind, Membership, Message
+from inboxes.models import Inbox, Membership, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from tests.conftest import fresh
 
@@ -39,7 +40,7 @@ def test_the_replaced_user_gets_404_on_every_inbox_they_read_before_and_the_new_
     # Posts keep the name of who wrote them; new posts carry the new name.
     assert list(Message.objects.filter(author_resident=seat, pk__in=[p for p, _n in old_posts])
                 .values_list("pk", "author_name")) == old_posts
-    city = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
+    city = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city=seat.city, rolled_over_at__isnull=True)
     message = posting.do_post_message(city, "Я на замене.", acting_user=fresh(new_user))
     assert (message.author_resident, message.author_name, message.author_user) == (seat, "Smenshik", new_user)
     event = GameEvent.objects.filter(kind="resident.replaced").latest("id")

@@ -11,14 +11,15 @@ from django.utils.translation import override
 
 from cities.models import GameEvent
 from inboxes import posting, services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.rendering import render_markdown
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from tests.conftest import fresh
 
 
 def city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def counts(inbox):
@@ -90,7 +91,7 @@ def test_killed_inbox_refuses_posts_L_INBOX(demo):
 
 
 def test_non_member_cannot_post_even_knowing_the_id(demo):
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
     before = counts(mafia2)
     with override("en"), pytest.raises(NotAllowed) as exc:
         posting.do_post_message(mafia2, "Привет, мафия!", acting_user=fresh(demo.honest))
@@ -149,7 +150,7 @@ def test_moderation_refusals_change_nothing(demo):
 
 
 def test_procurator_cannot_moderate_an_inbox_he_may_not_read_L_STAFF_5(demo):
-    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     with pytest.raises(NotAllowed):
         services.do_remove_member(mafia1, demo.seat("mafioso"), acting_user=fresh(demo.procurator))
     assert Membership.objects.get(inbox=mafia1, resident=demo.seat("mafioso")).state == MembershipState.MEMBER

@@ -7,7 +7,8 @@ import re
 import pytest
 from django.test import Client
 
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 from tests.rulesets.m21.day_helpers import build_game
 
@@ -26,14 +27,14 @@ def _badges(user, inbox) -> list[str]:
 
 def test_an_m21_hosts_posts_carry_the_host_badge_M_SETUP_4():
     table = build_game()
-    thread = Inbox.objects.get(game=table.game, kind=InboxKind.GAME_THREAD)
+    thread = Inbox.objects.get(game=table.game, kind=M21InboxKind.GAME_THREAD)
     do_post_message(thread, "Day 1 begins.", acting_user=table.host, now=table.tick())
     do_post_message(thread, "Votes are open.", acting_user=table.cohost, now=table.tick())
     assert _badges(table.users["Alice"], thread) == ["Host", "Co-host"]
 
 
 def test_a_lepra_procurators_and_tribunes_posts_carry_their_russian_titles_L_STAFF_1(demo):
-    office = Inbox.objects.filter(game=demo.game, kind=InboxKind.OFFICE, rolled_over_at__isnull=True).get()
+    office = Inbox.objects.filter(game=demo.game, kind=M21InboxKind.OFFICE, rolled_over_at__isnull=True).get()
     do_post_message(office, "Совещание.", acting_user=demo.procurator)
     do_post_message(office, "Принято.", acting_user=demo.tribune1)
     assert _badges(demo.tribune1, office)[-2:] == ["Прокурор", "Трибун"]

@@ -32,7 +32,8 @@ from django.db import connection
 
 from bench import world as bench_world
 from bench.http import Client, Server, free_port, server_env, session_cookie_for
-from inboxes.models import InboxKind, Message
+from inboxes.models import Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import VotingSession
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -242,7 +243,7 @@ def test_a_hung_voting_close_holding_its_rows_past_two_worker_timeouts_never_tak
         if postgres:
             holder = subprocess.Popen(
                 [sys.executable, "-c", HOLDER, _dsn(), str(session.pk), str(held_city.city.pk),
-                 str(session.day), InboxKind.VOTING.value, str(HOLD_SECONDS)],
+                 str(session.day), LepraInboxKind.VOTING.value, str(HOLD_SECONDS)],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             assert holder.stdout.readline().split() == ["held", "1"]
             # The requests stop early enough that the last one to the held inbox is answered before the release.

@@ -3,12 +3,13 @@ marked read, and "mark all read" is an explicit action."""
 from __future__ import annotations
 
 from inboxes import posting
-from inboxes.models import Inbox, InboxKind, Message, ReadMark
+from inboxes.models import Inbox, Message, ReadMark
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.conftest import fresh
 
 
 def _city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def _unread(client, demo, inbox) -> int:
@@ -71,7 +72,7 @@ def test_mark_all_read_is_explicit_and_clears_the_count_L_INBOX_20(demo, client,
 
 
 def test_mark_all_read_of_a_forbidden_inbox_is_404_and_changes_nothing(demo, client):
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
     client.force_login(demo.honest)
     assert client.post(f"/inboxes/{mafia2.public_id}/read/").status_code == 404
     assert client.get(f"/inboxes/{mafia2.public_id}/read/").status_code == 405

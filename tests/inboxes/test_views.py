@@ -7,12 +7,13 @@ from datetime import timedelta
 from django.utils import timezone
 
 from inboxes import posting, services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.conftest import fresh
 
 
 def city1(demo) -> Inbox:
-    return Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def test_member_posts_through_the_form_and_sees_the_message(demo, client):
@@ -62,7 +63,7 @@ def test_posting_in_a_killed_inbox_is_409(demo, client):
 
 
 def test_forbidden_and_missing_inboxes_are_the_same_404(demo, client):
-    mafia2 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=2)
+    mafia2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=2)
     client.force_login(demo.honest)
     forbidden = client.get(f"/inboxes/{mafia2.public_id}/")
     missing = client.get("/inboxes/99999999/")

@@ -10,7 +10,8 @@ from django.utils import timezone
 from django.utils.translation import override
 
 from inboxes import policies, posting, services
-from inboxes.models import InboxKind, Message
+from inboxes.models import Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import NotAllowed
 from tests.conftest import fresh
 
@@ -21,7 +22,7 @@ STAFF_REFUSAL = "Only those who vote here post in this inbox; staff speak in the
 def voting(demo):
     city = demo.seat("honest").city
     residents = [demo.seat(p) for p in ("honest", "mafioso", "judge")]
-    return services.do_create_inbox(demo.game, InboxKind.VOTING, title="Голосование: X", city=city, acting_user=None,
+    return services.do_create_inbox(demo.game, LepraInboxKind.VOTING, title="Голосование: X", city=city, acting_user=None,
                                     resident=demo.seat("judge"), members=residents)
 
 
@@ -50,7 +51,7 @@ def test_the_page_refuses_the_tribunes_vote_with_the_reason_L_VOTE_3(demo, votin
 
 def test_the_arbiter_reads_a_precinct_but_may_not_post_there_L_JUDGE_4(demo):
     city = demo.seat("honest").city
-    precinct = services.do_create_inbox(demo.game, InboxKind.PRECINCT, title="Участок: X", city=city, acting_user=None,
+    precinct = services.do_create_inbox(demo.game, LepraInboxKind.PRECINCT, title="Участок: X", city=city, acting_user=None,
                                         resident=demo.seat("honest"), members=[demo.seat("honest")])
     arbiter = fresh(demo.arbiter)
     assert policies.can_read_inbox(arbiter, precinct) is True

@@ -38,7 +38,8 @@ from django.utils import timezone
 
 from cities.models import City, GameDay, GameEvent, Resident, ScheduledEvent, StaffRole
 from cities.scheduler import advance_clock
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
 from rulesets.lepra.clock.services import do_declare_long_day, do_start_game_clock
@@ -86,7 +87,7 @@ def build_scenario(slug: str):
     # The stack ran until 21:00 on day 2 (the same dispatcher, in this process): the votings opened, the proxies
     # were cast at the opening; city 2 votes; then the stack went down, across the close and the night's end.
     advance_clock(_at(day2, 21), game=game)
-    voting2 = Inbox.objects.get(game=game, kind=InboxKind.VOTING, resident=ng.honest[2][1])
+    voting2 = Inbox.objects.get(game=game, kind=LepraInboxKind.VOTING, resident=ng.honest[2][1])
     for minute, (voter, text) in enumerate(((ng.honest[2][0], "казнить"), (ng.mafia[2][0], "казнить"),
                                             (ng.judge[2], "не казнить"), (ng.judge[2], "казнить"))):
         do_post_message(voting2, text, acting_user=users.get(pk=voter.user_id), now=_at(day2, 19, minute))
@@ -208,11 +209,11 @@ def post_waits(game) -> float:
     living = Resident.objects.filter(game=game, status="alive", city__number=3).order_by("pk").first()
     city = City.objects.get(game=game, number=3)
     targets = [
-        (Inbox.objects.filter(city=city, kind=InboxKind.CITY, killed_at__isnull=True).order_by("-pk").first(),
+        (Inbox.objects.filter(city=city, kind=LepraInboxKind.CITY, killed_at__isnull=True).order_by("-pk").first(),
          users.get(pk=living.user_id)),
-        (Inbox.objects.filter(kind=InboxKind.PERSONAL, resident=living, killed_at__isnull=True).first(),
+        (Inbox.objects.filter(kind=LepraInboxKind.PERSONAL, resident=living, killed_at__isnull=True).first(),
          users.get(pk=living.user_id)),
-        (Inbox.objects.filter(game=game, kind=InboxKind.OFFICE).first(),
+        (Inbox.objects.filter(game=game, kind=LepraInboxKind.OFFICE).first(),
          StaffRole.objects.get(game=game, kind=StaffKind.PROCURATOR).user),
     ]
     for inbox, user in targets:

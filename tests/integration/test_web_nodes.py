@@ -33,7 +33,8 @@ from django.utils import timezone
 from bench.http import free_port, server_env
 from cities.models import PublicPost, ScheduledEvent
 from cities.services import do_schedule_public_post
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from tests.conftest import load_personas
 
 pytestmark = [pytest.mark.integration, pytest.mark.nodes, pytest.mark.django_db(transaction=True),
@@ -202,7 +203,7 @@ def test_two_web_nodes_share_logins_posts_form_keys_rate_limits_and_the_workers_
     player = demo.honest
     player.set_password(PASSWORD)
     player.save()
-    square = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    square = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     thread = f"/inboxes/{square.public_id}/"
 
     # A login on node 1 is a session on node 2.

@@ -8,7 +8,8 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from cities.models import Resident
-from inboxes.models import Inbox, InboxKind, Membership
+from inboxes.models import Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.prepared import PreparedQuery
 from tests.factories import CityFactory, InboxFactory, ResidentFactory
 
@@ -24,7 +25,7 @@ def world():
     city = CityFactory()
     other = CityFactory(game=city.game)
     residents = [ResidentFactory(city=city) for _ in range(3)] + [ResidentFactory(city=other)]
-    inbox = InboxFactory(game=city.game, city=city, kind=InboxKind.CITY, title="Square", members=residents[:2])
+    inbox = InboxFactory(game=city.game, city=city, kind=LepraInboxKind.CITY, title="Square", members=residents[:2])
     return city, other, residents, inbox
 
 

@@ -15,7 +15,7 @@ from django.db.models.sql import Query, UpdateQuery
 from django.db.models.sql.compiler import SQLCompiler
 
 from cities.models import Resident
-from inboxes.models import InboxKind
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.prepared import PreparedQuery, PreparedUpdate
 from tests.factories import CityFactory, InboxFactory, ResidentFactory
 
@@ -51,7 +51,7 @@ def test_the_private_functions_kernel_prepared_calls_keep_their_signatures(what,
 def world():
     city = CityFactory()
     residents = [ResidentFactory(city=city, name=name) for name in ("Anna", "Boris", "Vera")]
-    InboxFactory(game=city.game, city=city, kind=InboxKind.CITY, title="Square", members=residents[:2])
+    InboxFactory(game=city.game, city=city, kind=LepraInboxKind.CITY, title="Square", members=residents[:2])
     return city, residents
 
 

@@ -10,7 +10,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_nominate
 from tests.conftest import DEMO_NOW
@@ -40,7 +41,7 @@ def test_nomination_is_recorded_in_the_nominators_personal_inbox_L_NOM_1(demo):
     seat = demo.seat("honest")
     nominee = (demo.game.residents.filter(seats.rank_q("is_judge", False), city=seat.city, status="alive")
                .exclude(pk=seat.pk).order_by("name").first())
-    personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=seat, rolled_over_at__isnull=True)
+    personal = Inbox.objects.get(kind=LepraInboxKind.PERSONAL, resident=seat, rolled_over_at__isnull=True)
     before = Message.objects.filter(inbox=personal).count()
     do_nominate(nominee, acting_user=demo.honest, now=DEMO_NOW)
     texts = list(Message.objects.filter(inbox=personal).order_by("id").values_list("body", flat=True))
@@ -54,7 +55,7 @@ def test_nomination_is_recorded_in_the_nominators_personal_inbox_L_NOM_1(demo):
 
 
 def test_refused_post_shows_its_reason_inside_the_posting_form(demo):
-    personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=demo.seat("honest"), rolled_over_at__isnull=True)
+    personal = Inbox.objects.get(kind=LepraInboxKind.PERSONAL, resident=demo.seat("honest"), rolled_over_at__isnull=True)
     response = client_of(demo.honest).post(reverse("inbox_thread", args=[personal.public_id]), {"text": ""})
     assert response.status_code == 400
     form = re.search(r'<form method="post" action="[^"]*#post-form" id="post-form".*?</form>',

@@ -11,7 +11,8 @@ from django.core import mail
 from cities.models import Alignment, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import audit_policy, knowledge, policies
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import InboxKind, Membership, MembershipState, Message
+from inboxes.models import Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from sanctions import services
@@ -39,7 +40,7 @@ def test_a_residents_complaint_about_the_arbiter_reaches_the_procurator_only_L_I
                                                          acting_user=demo.honest, now=NOW)
     assert (case.target, case.complainant_id, case.city_id, case.ruling) == ("arbiter", honest.pk, honest.city_id, "")
     inbox = case.inbox
-    assert inbox.kind == InboxKind.COMPLAINT
+    assert inbox.kind == LepraInboxKind.COMPLAINT
     assert list(Membership.objects.filter(inbox=inbox).values_list("resident_id", "state")) == [
         (honest.pk, MembershipState.MEMBER)]
     assert _readers(inbox) == {demo.honest.username, demo.procurator.username}
@@ -79,7 +80,7 @@ def test_the_mafias_complaint_is_signed_by_their_city_and_names_nobody_L_IMPEACH
                                                          acting_user=demo.mafioso, now=NOW)
     assert (case.target, case.complainant_id, case.city_id) == ("consigliere", None, city.pk)
     inbox = case.inbox
-    assert inbox.kind == InboxKind.MAFIA_COMPLAINT
+    assert inbox.kind == LepraInboxKind.MAFIA_COMPLAINT
     # The city's living mafia read it (read-only: they write through the complaint page), nobody else of theirs.
     assert set(Membership.objects.filter(inbox=inbox).values_list("resident_id", "state")) == {
         (r.pk, MembershipState.BANNED) for r in mafia}

@@ -14,7 +14,8 @@ from cities.models import GameEvent, ScheduledEvent, Signup
 from cities.recruitment_services import do_sign_up
 from cities.scheduler import dispatch_due_events
 from cities.services import do_create_game
-from inboxes.models import InboxKind, Message
+from inboxes.models import Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from sanctions import services
 from sanctions.models import PlayBan, PlayBanEvidence
@@ -27,7 +28,7 @@ DESCRIPTION = "Назвал в городском инбоксе двух маф
 
 def _evidence(demo) -> Message:
     """A message a city-1 resident wrote in the city inbox (the Procurator reads city inboxes)."""
-    return (Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.CITY, inbox__city__number=1,
+    return (Message.objects.filter(inbox__game=demo.game, inbox__kind=LepraInboxKind.CITY, inbox__city__number=1,
                                    author_resident__isnull=False).select_related("author_user", "inbox")
             .order_by("received_at", "pk").first())
 
@@ -64,7 +65,7 @@ def test_the_procurator_records_a_play_ban_with_evidence_and_the_player_is_told_
 def test_a_play_ban_is_refused_without_its_conditions_L_SANCTION_2(demo):
     message = _evidence(demo)
     player = message.author_user
-    mafia_message = Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.MAFIA).first()
+    mafia_message = Message.objects.filter(inbox__game=demo.game, inbox__kind=LepraInboxKind.MAFIA).first()
 
     def record(acting, **kwargs):
         args = {"user": player, "offence": "forgery", "description": DESCRIPTION, "ends_at": None,
@@ -154,7 +155,7 @@ def test_the_public_list_names_the_player_the_offence_and_the_end_never_the_evid
 def test_the_procurator_records_a_ban_in_the_console_from_message_links_L_SANCTION_2(demo):
     message = _evidence(demo)
     position = Message.objects.filter(inbox=message.inbox, received_at__lt=message.received_at).count() + 1
-    mafia_inbox = Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.MAFIA).first().inbox.public_id
+    mafia_inbox = Message.objects.filter(inbox__game=demo.game, inbox__kind=LepraInboxKind.MAFIA).first().inbox.public_id
     client = staff_client(demo.procurator)
     url = f"/staff/games/{demo.game.slug}/play-ban/"
     data = {"player": message.author_user_id, "offence": "omerta", "description": DESCRIPTION,

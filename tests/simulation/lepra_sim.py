@@ -23,7 +23,8 @@ from cities import recruitment_services
 from cities import services as city_services
 from cities.models import Alignment, City, Game, GameDay, GameEvent, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.scheduler import advance_clock
-from inboxes.models import Inbox, InboxKind, Membership
+from inboxes.models import Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from rulesets.lepra.models import CommissarCheck, MafiaDraw
 from rulesets.lepra import seats
@@ -261,7 +262,7 @@ def _vote_for_execution(clock: _Clock, game: Game, rng: random.Random, session) 
     """The voting inboxes are open: residents (and spirits) post казнить, a few retract (L-VOTE-1/2)."""
     city = session.city
     inboxes = {i.resident_id: i for i in Inbox.objects.filter(city=city, day_number=session.day,
-                                                             kind=InboxKind.VOTING, killed_at__isnull=True)}
+                                                             kind=LepraInboxKind.VOTING, killed_at__isnull=True)}
     if not inboxes:
         return
     nominees = Resident.objects.in_bulk(list(inboxes))
@@ -348,8 +349,8 @@ def _play_day(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, plan:
 def _snapshot(game: Game) -> dict:
     """The current city, mafia, cemetery, court and police inboxes' memberships: label -> {resident name: state}."""
     out = {}
-    inboxes = Inbox.objects.filter(game=game, kind__in=[InboxKind.CITY, InboxKind.MAFIA, InboxKind.CEMETERY,
-                                                        InboxKind.COURT, InboxKind.POLICE],
+    inboxes = Inbox.objects.filter(game=game, kind__in=[LepraInboxKind.CITY, LepraInboxKind.MAFIA, LepraInboxKind.CEMETERY,
+                                                        LepraInboxKind.COURT, LepraInboxKind.POLICE],
                                    rolled_over_at__isnull=True).select_related("city").order_by("kind", "city__number", "-id")
     for inbox in inboxes:
         label = f"{inbox.kind}:{inbox.city.name}" if inbox.city_id else inbox.kind

@@ -25,7 +25,8 @@ from django.contrib.auth import get_user_model
 from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.recruitment_services import do_close_signups, do_sign_up
 from cities.scheduler import advance_clock
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 from rulesets.m21 import night_services, services
 from rulesets.m21.models import DayStatus, M21Day
@@ -236,7 +237,7 @@ def _play_night(clock: _Clock, game: Game, sim: SimGame, rng: random.Random, nig
     living = _living(game)
     mafia = [r for r in living if _is_mafia(r)]
     town = [r for r in living if not _is_mafia(r)]
-    thread = Inbox.objects.get(game=game, kind=InboxKind.MAFIA_THREAD)
+    thread = Inbox.objects.get(game=game, kind=M21InboxKind.MAFIA_THREAD)
     favourite = rng.choice(town) if town else None
     start = max(clock.now, night.starts_at) + 5 * M
     clock.at(start)

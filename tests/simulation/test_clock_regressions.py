@@ -75,26 +75,27 @@ def test_day_1_start_opens_the_standing_inboxes_of_a_game_set_up_without_them_L_
     # Nothing but the demo opened the city, personal, cemetery, office, bar and court inboxes: a game set up
     # through the pages started with none. The day 1 start opens them (by the site), with the day's number.
     from cities.models import Resident
-    from inboxes.models import Inbox, InboxKind, Membership
+    from inboxes.models import Inbox, Membership
+    from rulesets.lepra.kinds import LepraInboxKind
     from rulesets.lepra.clock.services import do_start_game_clock
     from tests.setup_factory import build_game
 
     built = build_game("numbers", slug="clock-no-inboxes", cities=2, size=5)
     game = built.game
-    assert not Inbox.objects.filter(game=game, kind=InboxKind.CITY).exists()
+    assert not Inbox.objects.filter(game=game, kind=LepraInboxKind.CITY).exists()
     do_start_game_clock(game, first_day_starts_at=DAY1, acting_user=built.procurator, now=DAY1 - 24 * H)
     advance(game, DAY1)
     residents = list(Resident.objects.filter(game=game))
-    city_inboxes = Inbox.objects.filter(game=game, kind=InboxKind.CITY)
+    city_inboxes = Inbox.objects.filter(game=game, kind=LepraInboxKind.CITY)
     assert sorted((i.city.number, i.day_number) for i in city_inboxes) == [(1, 1), (2, 1)]
     for inbox in city_inboxes:
         assert set(Membership.objects.filter(inbox=inbox).values_list("resident__name", "state")) == {
             (r.name, "member") for r in residents if r.city_id == inbox.city_id}
-    assert sorted(Inbox.objects.filter(game=game, kind=InboxKind.PERSONAL).values_list("resident__name", flat=True)) \
+    assert sorted(Inbox.objects.filter(game=game, kind=LepraInboxKind.PERSONAL).values_list("resident__name", flat=True)) \
         == sorted(r.name for r in residents)
     assert {k: Inbox.objects.filter(game=game, kind=k).count() for k in
-            (InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR, InboxKind.COURT)} == dict.fromkeys(
-        (InboxKind.CEMETERY, InboxKind.OFFICE, InboxKind.BAR, InboxKind.COURT), 1)
+            (LepraInboxKind.CEMETERY, LepraInboxKind.OFFICE, LepraInboxKind.BAR, LepraInboxKind.COURT)} == dict.fromkeys(
+        (LepraInboxKind.CEMETERY, LepraInboxKind.OFFICE, LepraInboxKind.BAR, LepraInboxKind.COURT), 1)
 
 
 def test_a_city_without_living_mafia_or_honest_awaits_no_procurator_decision_L_WIN_2_L_VOTE_7(db):

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from cities.models import GameDay, GameEvent, GameStatus, LifeStatus, PostKind, PublicPost, Resident, StaffRole
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import CommissarCheck, GameResult, GodfatherElection, NightDecision, NightResolution
 from rulesets.lepra import seats
 from tests.setup_factory import in_game_language
@@ -105,7 +106,7 @@ def _reference_execution_tally(city, day: int):
     """L-VOTE-2/4/5 over the messages of ``city``'s voting inboxes of ``day``: {nominee: (count, voters, latest
     counted казнить)} and the ordered leaders (most votes; tie: the earlier latest counted vote first)."""
     tallies = {}
-    for inbox in Inbox.objects.filter(city=city, kind=InboxKind.VOTING, day_number=day).select_related("resident"):
+    for inbox in Inbox.objects.filter(city=city, kind=LepraInboxKind.VOTING, day_number=day).select_related("resident"):
         last = {}
         for message in Message.objects.filter(inbox=inbox).order_by("received_at", "id"):
             word = message.body.strip().lower()
@@ -232,7 +233,7 @@ def test_simulated_lepra_game_from_recruitment_to_victory_L_WIN_1_L_POST_2_L_DEA
 
     # The spirit of day 7 (L-SPIRIT-2): a member of every voting inbox of Beta that day, in the cemetery after.
     spirit = Resident.objects.get(game=game, name="P11")
-    beta_voting = Inbox.objects.filter(game=game, city__name="Beta", kind=InboxKind.VOTING, day_number=7)
+    beta_voting = Inbox.objects.filter(game=game, city__name="Beta", kind=LepraInboxKind.VOTING, day_number=7)
     assert beta_voting.count() == 3
     assert {m.state for i in beta_voting for m in i.memberships.filter(resident=spirit)} == {"member"}
 

@@ -23,7 +23,8 @@ from collections import Counter
 import pytest
 
 from cities.models import GameEvent, GameStatus, LifeStatus, PublicPost, Resident, ScheduledEvent
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from rulesets.m21.models import M21Day, M21DayOrder, OrderKind
 from rulesets.m21.night_models import M21Night, M21NightAction
 from rulesets.m21.night_tool import resolve_night_json
@@ -117,7 +118,7 @@ def rebuild_night_submissions(night: M21Night, living: set[str], mafia: set[str]
     and every seat's last submission per action (the role action, each item) before the planned end, withdrawn
     ones left out. Returns (votes [(voter, target)], actions [(actor, action, target, item)]) in order."""
     town = {name.lower(): name for name in living - mafia}
-    thread = Inbox.objects.get(game=night.game, kind=InboxKind.MAFIA_THREAD)
+    thread = Inbox.objects.get(game=night.game, kind=M21InboxKind.MAFIA_THREAD)
     votes = []
     for message in Message.objects.filter(inbox=thread, author_resident__isnull=False, received_at__gte=night.starts_at,
                                           received_at__lt=night.planned_end).order_by("received_at", "id"):

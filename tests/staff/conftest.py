@@ -13,7 +13,8 @@ import pytest
 import time_machine
 
 from cities.models import HOST_STAFF_KIND, Alignment, LifeStatus, Resident, StaffRole
-from inboxes.models import InboxKind, Message
+from inboxes.models import Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.court import services as court_services
 from rulesets.lepra.day import services as voting_services
@@ -61,7 +62,7 @@ def _staff_roles(demo) -> dict:
 
 def _evidence(demo) -> Message:
     """The play ban's evidence: the first message a resident wrote in a city square."""
-    return Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.CITY,
+    return Message.objects.filter(inbox__game=demo.game, inbox__kind=LepraInboxKind.CITY,
                                   author_resident__isnull=False).first()
 
 
@@ -86,7 +87,7 @@ def populate_console_cases(demo) -> None:
     ImpeachmentDemandFactory(initiator=honest, tribune=roles[("tribune", honest.city.number)], created_at=NOW)
     procurator = roles[(HOST_STAFF_KIND, 0)]
     title = in_language(game, "No confidence in the Supreme Arbiter: %(name)s", name=resident2.name)
-    inbox = InboxFactory(game=game, kind=InboxKind.COMPLAINT, title=title, city=resident2.city, organizer=procurator,
+    inbox = InboxFactory(game=game, kind=LepraInboxKind.COMPLAINT, title=title, city=resident2.city, organizer=procurator,
                          created_at=NOW, day_number=game.day_number, members=[resident2])
     NoConfidenceCaseFactory(inbox=inbox, target=NoConfidenceTarget.ARBITER, complainant=resident2, filed_at=NOW)
     MessageFactory(inbox=inbox, author_resident=resident2, body=COMPLAINT, received_at=NOW)
@@ -94,7 +95,7 @@ def populate_console_cases(demo) -> None:
     signature = in_language(game, "The mafia of %(city)s", city=city.name)
     mafia = list(Resident.objects.filter(city=city, alignment=Alignment.MAFIA, status=LifeStatus.ALIVE).order_by("pk"))
     title = in_language(game, "No confidence in the Consigliere: %(signature)s", signature=signature)
-    inbox = InboxFactory(game=game, kind=InboxKind.MAFIA_COMPLAINT, title=title, city=city, organizer=procurator,
+    inbox = InboxFactory(game=game, kind=LepraInboxKind.MAFIA_COMPLAINT, title=title, city=city, organizer=procurator,
                          created_at=NOW, day_number=game.day_number, banned=mafia)
     NoConfidenceCaseFactory(inbox=inbox, target=NoConfidenceTarget.CONSIGLIERE, filed_at=NOW)
     MessageFactory(inbox=inbox, author_name=signature, body=COMPLAINT, received_at=NOW)

@@ -19,13 +19,14 @@ from django.contrib import admin as django_admin
 from django.test import Client
 
 from cities.models import GameEvent, PublicPost, Resident, ScheduledEvent, StaffRole
-from inboxes.models import Inbox, InboxKind, Membership, Message
-from kernel.public_ids import new_public_id
+from inboxes.models import Inbox, Membership, Message
 from rulesets.lepra.demo import STAFF_NAMES
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.staff_kinds import StaffKind
 from sanctions.models import NoConfidenceCase, PlayBan
 from staff.console import staff_admin_site
 from staff.models import ImpeachmentDemand, TribuneStandIn
+from kernel.public_ids import new_public_id
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
 from tests.support.staff_console import _normalized, readable_inbox_ids, staff_client
@@ -68,7 +69,7 @@ EXPECTED = {
     # ... but never the members of a check channel (the commissar, L-INBOX-15) or of a mafia complaint (the mafia,
     # L-IMPEACH-3): staff are never their members
     "inboxes.membership": lambda demo, p: _ids(Membership.objects.filter(inbox__in=readable_inbox_ids(demo, p))
-                                               .exclude(inbox__kind__in=[InboxKind.CHECK, InboxKind.MAFIA_COMPLAINT]))
+                                               .exclude(inbox__kind__in=[LepraInboxKind.CHECK, LepraInboxKind.MAFIA_COMPLAINT]))
     if p in STAFF_PERSONAS else set(),
     "inboxes.message": lambda demo, p: _ids(Message.objects.filter(inbox__in=readable_inbox_ids(demo, p)))
     if p in STAFF_PERSONAS else set(),
@@ -309,9 +310,9 @@ def test_a_superuser_without_a_game_role_sees_no_game_secret_in_the_operators_ad
     assert client.get(f"/admin/accounts/user/{consigliere_role.user_id}/delete/").status_code == 403
     # No alignment, no mafia inbox, no message.
     assert "alignment" not in everything.lower()
-    for inbox in Inbox.objects.filter(game=demo.game, kind=InboxKind.MAFIA):
+    for inbox in Inbox.objects.filter(game=demo.game, kind=LepraInboxKind.MAFIA):
         assert html.escape(inbox.title) not in everything
-    for message in Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.MAFIA)[:50]:
+    for message in Message.objects.filter(inbox__game=demo.game, inbox__kind=LepraInboxKind.MAFIA)[:50]:
         assert html.escape(message.body) not in everything
     # The audit log (whose payloads name secrets) is not in /admin/.
     assert GameEvent not in django_admin.site._registry

@@ -26,7 +26,8 @@ from django.forms.models import model_to_dict
 from cities.models import Game, GameEvent, Resident, StaffRole
 from inboxes import membership_services
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind, Membership, Message
+from inboxes.models import Inbox, Membership, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import game_end_services
 from rulesets.lepra.day import services as voting_services
 from rulesets.lepra.staff_kinds import StaffKind
@@ -104,7 +105,7 @@ class Case:
 
 
 def _city1(demo) -> Inbox:
-    return Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    return Inbox.objects.select_related("game").get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
 
 
 def _member(demo, persona="honest") -> Membership:

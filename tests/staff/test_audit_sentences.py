@@ -12,7 +12,8 @@ from django.utils import timezone, translation
 from cities.models import GameEvent, Resident
 from cities.services import record_event
 from inboxes import audit_policy, posting
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.events import SCHEDULED_LABELS, EventKind, ScheduledKind
 from kernel.rulesets import get_ruleset, known_audit_sentences
 from staff.audit_sentences import SENTENCES, audit_sentence, kind_label, sentence_of
@@ -47,7 +48,7 @@ def test_a_ruleset_words_the_kinds_it_records_for_its_own_games_only(demo):
 
 
 def test_a_mafia_message_is_a_sentence_with_a_link_for_the_consigliere_only_L_STAFF_4_L_STAFF_6(demo):
-    mafia1 = Inbox.objects.get(game=demo.game, kind=InboxKind.MAFIA, city__number=1)
+    mafia1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.MAFIA, city__number=1)
     message = posting.do_post_message(mafia1, "Tonight.", acting_user=fresh(demo.consigliere))
     event = GameEvent.objects.filter(game=demo.game, kind="message.posted", payload__message=message.pk).get()
     consigliere = audit_policy.AuditScope(fresh(demo.consigliere), demo.game)

@@ -9,8 +9,10 @@ import re
 import pytest
 
 from cities.models import City, Resident
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
 from kernel.public_ids import new_public_id
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.m21.kinds import M21InboxKind
 from kernel.rulesets import get_ruleset
 from rulesets.m21 import services as m21_services
 from tests.rulesets.m21.day_helpers import build_game
@@ -51,9 +53,9 @@ def test_an_m21_hosts_inbox_list_has_no_city_and_only_m21_kinds(m21):
     assert not city_shown(page)
     assert offered_kinds(page) == set(M21_KINDS)
     assert not offered_kinds(page) & (LEPRA_KINDS - M21_KINDS)
-    for kind in (InboxKind.POLICE, InboxKind.CEMETERY, InboxKind.COURT, InboxKind.CITY):
+    for kind in (LepraInboxKind.POLICE, LepraInboxKind.CEMETERY, LepraInboxKind.COURT, LepraInboxKind.CITY):
         assert f"kind__exact={kind.value}" not in page
-    thread = Inbox.objects.get(game=m21.game, kind=InboxKind.GAME_THREAD)
+    thread = Inbox.objects.get(game=m21.game, kind=M21InboxKind.GAME_THREAD)
     detail = client.get(f"{CHANGELIST['inbox']}{thread.public_id}/change/")
     assert detail.status_code == 200
     assert 'class="form-row field-title' in detail.content.decode()
@@ -70,12 +72,12 @@ def test_an_m21_hosts_resident_list_has_no_city_column_or_filter(m21):
 
 def test_an_m21_hosts_offered_kind_filters_and_the_others_are_refused(m21):
     client = staff_client(m21.host)
-    response = client.get(f"{CHANGELIST['inbox']}?kind__exact={InboxKind.GAME_THREAD.value}")
+    response = client.get(f"{CHANGELIST['inbox']}?kind__exact={M21InboxKind.GAME_THREAD.value}")
     assert response.status_code == 200
-    thread = Inbox.objects.get(game=m21.game, kind=InboxKind.GAME_THREAD)
+    thread = Inbox.objects.get(game=m21.game, kind=M21InboxKind.GAME_THREAD)
     assert list(dict.fromkeys(INBOX_LINK.findall(response.content.decode()))) == [thread.public_id]
     assert not City.objects.filter(game=m21.game).exists()  # an M21 game has none: any city id is off the list
-    for query in (f"kind__exact={InboxKind.POLICE.value}", f"kind__exact={InboxKind.CEMETERY.value}",
+    for query in (f"kind__exact={LepraInboxKind.POLICE.value}", f"kind__exact={LepraInboxKind.CEMETERY.value}",
                   "kind__exact=no_such_kind", "kind__exact=", f"city__public_id__exact={new_public_id()}",
                   "city__isnull=False"):
         for changelist in (CHANGELIST["inbox"], CHANGELIST["resident"]):
@@ -102,10 +104,10 @@ def test_a_lepra_procurators_lists_keep_the_city_and_lepras_kinds(demo):
     narrowed = client.get(f"{CHANGELIST['resident']}?city__public_id__exact={city.public_id}")
     assert narrowed.status_code == 200
     assert narrowed.content.decode().count('class="field-name"') == Resident.objects.filter(city=city).count()
-    police = client.get(f"{CHANGELIST['inbox']}?kind__exact={InboxKind.POLICE.value}")
+    police = client.get(f"{CHANGELIST['inbox']}?kind__exact={LepraInboxKind.POLICE.value}")
     assert police.status_code == 200
     # An M21 kind is no kind of a Lepra game: refused like a lookup off the whitelist.
-    assert client.get(f"{CHANGELIST['inbox']}?kind__exact={InboxKind.GAME_THREAD.value}").status_code == 400
+    assert client.get(f"{CHANGELIST['inbox']}?kind__exact={M21InboxKind.GAME_THREAD.value}").status_code == 400
 
 
 def test_a_host_of_both_rulesets_sees_each_games_terms_when_the_list_names_the_game(demo):
@@ -120,7 +122,7 @@ def test_a_host_of_both_rulesets_sees_each_games_terms_when_the_list_names_the_g
     assert not city_shown(m21_only.content.decode())
     assert offered_kinds(m21_only.content.decode()) == set(M21_KINDS)
     assert client.get(f"{CHANGELIST['inbox']}?game__slug__exact={other.slug}"
-                      f"&kind__exact={InboxKind.POLICE.value}").status_code == 400
+                      f"&kind__exact={LepraInboxKind.POLICE.value}").status_code == 400
     lepra_only = client.get(f"{CHANGELIST['inbox']}?game__slug__exact={demo.game.slug}").content.decode()
     assert "city__public_id__exact=" in lepra_only
     assert offered_kinds(lepra_only) == set(LEPRA_KINDS)

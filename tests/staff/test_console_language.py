@@ -15,7 +15,8 @@ from django.test import Client
 from django.utils import translation
 
 from cities.services import do_create_game
-from inboxes.models import InboxKind, Membership, MembershipState, Message
+from inboxes.models import Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.m21.setup_services import do_create_m21_game
 from staff import services as staff_services
 from tests.admin_keys import key_of
@@ -96,7 +97,7 @@ def test_staff_of_games_of_both_languages_gets_the_browsers_language(language, t
 
 def test_a_membership_is_named_in_the_games_language_on_the_lepra_console(demo):
     membership = Membership.objects.select_related("resident", "inbox").filter(
-        inbox__game=demo.game, inbox__kind=InboxKind.CITY, inbox__city__number=1, state=MembershipState.MEMBER,
+        inbox__game=demo.game, inbox__kind=LepraInboxKind.CITY, inbox__city__number=1, state=MembershipState.MEMBER,
         resident=demo.seat("honest")).get()
     body = browser(demo.procurator, "en").get(
         f"/staff/inboxes/membership/{key_of(membership)}/change/").content.decode()
@@ -105,7 +106,7 @@ def test_a_membership_is_named_in_the_games_language_on_the_lepra_console(demo):
 
 
 def test_a_message_is_named_with_its_time_in_the_games_zone_on_the_console(demo):
-    message = Message.objects.filter(inbox__game=demo.game, inbox__kind=InboxKind.OFFICE).order_by("pk").first()
+    message = Message.objects.filter(inbox__game=demo.game, inbox__kind=LepraInboxKind.OFFICE).order_by("pk").first()
     local = message.received_at.astimezone(ZoneInfo(demo.game.time_zone))
     body = browser(demo.procurator, "en").get(f"/staff/inboxes/message/{key_of(message)}/change/").content.decode()
     name = html.escape(f"{message.author_name} @ {local:%Y-%m-%d %H:%M:%S} MSK")

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 import time_machine
 
 from cities.models import StaffRole
-from inboxes.models import InboxKind, Membership
+from inboxes.models import Membership
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.staff_kinds import StaffKind
 from staff.models import TribuneStandIn
 from tests.staff.conftest import NOW
@@ -45,7 +46,7 @@ def test_the_stand_in_form_offers_and_reads_staff_roles_by_public_id(demo):
 
 def test_memberships_are_listed_and_opened_by_public_id_only(demo):
     client = staff_client(demo.tribune1)
-    membership = Membership.objects.filter(inbox__kind=InboxKind.CITY, inbox__city__number=1).first()
+    membership = Membership.objects.filter(inbox__kind=LepraInboxKind.CITY, inbox__city__number=1).first()
     listed = client.get("/staff/inboxes/membership/?all=").content.decode()
     assert f"/staff/inboxes/membership/{membership.public_id}/change/" in listed
     assert f"/staff/inboxes/membership/{membership.pk}/change/" not in listed

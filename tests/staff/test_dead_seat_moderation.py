@@ -16,13 +16,14 @@ from django.utils.translation import override
 
 from cities.models import GameEvent
 from inboxes import membership_services, policies, services
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import WrongState
 from tests.admin_keys import post_console_action
 from tests.conftest import fresh
 from tests.support.staff_console import CHANGELIST, flashed, staff_client
 
-K = InboxKind
+K = LepraInboxKind
 DEAD_REFUSAL = "{name} is dead: the dead have no voice in an inbox of the living, and no moderation action changes their place in it."
 #: The same refusal as the console of the (Lepra) demo shows it: in the game's language.
 CONSOLE_DEAD_REFUSAL = ("{name} мёртв: у мёртвых нет голоса в ящике живых, и никакое действие модератора не меняет "

@@ -11,7 +11,8 @@ from django.utils import translation
 
 from cities.models import GameEvent, Resident, StaffRole
 from inboxes import moderation_policy, policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from inboxes.models import Inbox, Membership, MembershipState
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.staff_kinds import StaffKind
 from staff import services
@@ -104,7 +105,7 @@ def opened(demo) -> ImpeachmentDemand:
 
 def test_the_impeachment_inbox_bans_all_but_the_initiators_and_hears_the_tribune_L_INBOX_14(demo, opened):
     inbox = opened.inbox
-    assert (inbox.kind, inbox.city_id, inbox.organizer.kind) == (InboxKind.IMPEACHMENT, opened.city_id,
+    assert (inbox.kind, inbox.city_id, inbox.organizer.kind) == (LepraInboxKind.IMPEACHMENT, opened.city_id,
                                                                  StaffKind.PROCURATOR)
     signers = set(opened.signatures.values_list("resident_id", flat=True))
     states = dict(Membership.objects.filter(inbox=inbox).values_list("resident_id", "state"))
@@ -151,8 +152,8 @@ def test_the_three_rulings_that_keep_the_tribune_L_IMPEACH_2(demo, opened, rulin
 def test_replacing_the_tribune_moves_every_power_and_the_old_one_loses_access_at_once_L_IMPEACH_2(demo, opened):
     new = get_user_model().objects.create_user("newtribune", "n@example.com", "x-secret-123",
                                                display_name="New Tribune")
-    city1 = Inbox.objects.select_related("game").get(game=demo.game, kind=InboxKind.CITY, city__number=1)
-    personal = Inbox.objects.select_related("game").filter(game=demo.game, kind=InboxKind.PERSONAL,
+    city1 = Inbox.objects.select_related("game").get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1)
+    personal = Inbox.objects.select_related("game").filter(game=demo.game, kind=LepraInboxKind.PERSONAL,
                                                             city__number=1).first()
     old_client = staff_client(demo.tribune1)
     assert old_client.get("/staff/").status_code == 200

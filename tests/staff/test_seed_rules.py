@@ -17,7 +17,8 @@ from cities import services as city_services
 from cities.models import Alignment, City, GameEvent, GameStatus, Resident, Signup, StaffRole
 from inboxes import audit_policy, knowledge, policies
 from inboxes.membership_services import do_kill_resident, do_replace_player
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from inboxes.services import do_roll_over_inbox
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -43,7 +44,7 @@ def _client(user) -> Client:
 def test_each_citys_mafia_are_exactly_the_members_of_its_mafia_inbox_L_ASSIGN_4(demo):
     consigliere = StaffRole.objects.get(game=demo.game, kind=StaffKind.CONSIGLIERE)
     for city in City.objects.filter(game=demo.game).order_by("number"):
-        inbox = Inbox.objects.get(city=city, kind=InboxKind.MAFIA)
+        inbox = Inbox.objects.get(city=city, kind=LepraInboxKind.MAFIA)
         mafia = set(Resident.objects.filter(city=city, alignment=Alignment.MAFIA).values_list("pk", flat=True))
         assert len(mafia) == 4  # 20% of 20 (L-CITY-2)
         assert set(Membership.objects.filter(inbox=inbox).values_list("resident_id", "state")) == {
@@ -70,7 +71,7 @@ def test_the_consigliere_confirms_to_the_procurator_that_every_mafioso_acknowled
     assert RoleAcknowledgement.objects.filter(game=demo.game).count() == 12
     later = NOW + timedelta(minutes=5)
     message = services.do_confirm_mafia_acknowledged(demo.game, acting_user=fresh(demo.consigliere), now=later)
-    assert message.inbox.kind == InboxKind.BAR
+    assert message.inbox.kind == LepraInboxKind.BAR
     assert message.body == "Консильери сообщает: все мафиози всех городов осознали свою криминальную принадлежность."
     assert (message.author_resident_id, message.author_user_id) == (None, None)
     assert all(r.name not in message.body for r in mafia)
@@ -141,7 +142,7 @@ def test_no_path_merges_cities_or_moves_a_resident_to_another_city_L_CITY_3(demo
 
 
 def test_the_city_inbox_never_takes_in_another_citys_residents_on_rollover_L_CITY_3(demo):
-    city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+    city1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
     new = do_roll_over_inbox(city1, acting_user=fresh(demo.tribune1), now=NOW)
     assert new.city_id == city1.city_id
     cities = set(Membership.objects.filter(inbox=new).values_list("resident__city__number", flat=True))
@@ -154,7 +155,7 @@ def test_the_city_inbox_never_takes_in_another_citys_residents_on_rollover_L_CIT
 # --------------------------------------------------------------------------------------------------------------
 
 def test_the_cemetery_holds_the_dead_not_the_spirits_and_the_procurator_runs_it_L_INBOX_6(demo):
-    cemetery = Inbox.objects.get(game=demo.game, kind=InboxKind.CEMETERY)
+    cemetery = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CEMETERY)
     procurator_role = StaffRole.objects.get(game=demo.game, kind=StaffKind.PROCURATOR)
     assert (cemetery.organizer_id, Membership.objects.filter(inbox=cemetery).count()) == (procurator_role.pk, 0)
     dead, spirit = demo.seat("honest"), demo.seat("resident2")
@@ -172,7 +173,7 @@ def test_the_cemetery_holds_the_dead_not_the_spirits_and_the_procurator_runs_it_
     assert readers == {demo.honest.username, demo.procurator.username}
     # Heavy: the Procurator rolls it over; the dead keep their voice in the new one, everyone is banned in the old.
     new = do_roll_over_inbox(cemetery, acting_user=fresh(demo.procurator), now=NOW + timedelta(hours=1))
-    assert (new.kind, new.predecessor_id) == (InboxKind.CEMETERY, cemetery.pk)
+    assert (new.kind, new.predecessor_id) == (LepraInboxKind.CEMETERY, cemetery.pk)
     assert list(Membership.objects.filter(inbox=new).values_list("resident_id", "state")) == [
         (dead.pk, MembershipState.MEMBER)]
     assert set(Membership.objects.filter(inbox=cemetery).values_list("state", flat=True)) == {MembershipState.BANNED}
@@ -185,7 +186,7 @@ def test_the_cemetery_holds_the_dead_not_the_spirits_and_the_procurator_runs_it_
 def test_the_cemetery_is_public_after_the_game_L_INBOX_6_L_ARCH_1(demo):
     from rulesets.lepra.game_end_services import do_end_game_early
 
-    cemetery = Inbox.objects.get(game=demo.game, kind=InboxKind.CEMETERY)
+    cemetery = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CEMETERY)
     do_kill_resident(demo.seat("honest"), "executed", acting_user=None, now=NOW)
     do_post_message(cemetery, "Здесь тихо.", acting_user=fresh(demo.honest), now=NOW + timedelta(minutes=1))
     do_end_game_early(demo.game, reason="Конец", acting_user=fresh(demo.procurator), now=NOW + timedelta(hours=1))

@@ -12,7 +12,8 @@ from django.utils import translation
 from cities.models import GameEvent, Resident, StaffRole
 from inboxes import moderation_policy, policies
 from inboxes import services as inbox_services
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from rulesets.lepra import seats
 from rulesets.lepra.staff_kinds import StaffKind
@@ -40,7 +41,7 @@ def period(demo) -> TribuneStandIn:
 
 
 def _city2_inboxes(demo) -> list[Inbox]:
-    return list(Inbox.objects.filter(game=demo.game, city__number=2, kind__in=[InboxKind.CITY, InboxKind.PERSONAL])
+    return list(Inbox.objects.filter(game=demo.game, city__number=2, kind__in=[LepraInboxKind.CITY, LepraInboxKind.PERSONAL])
                 .select_related("game"))
 
 
@@ -71,7 +72,7 @@ def test_the_stand_in_holds_the_other_citys_grants_only_during_the_period_all_fo
                                        city_id=commissar2.city_id) is expected
             # The absent Tribune keeps his own powers; the stand-in keeps his own city.
             assert _all_forms(demo.tribune2, inboxes[0]) == (True,) * 3
-            city1 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
+            city1 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=1, rolled_over_at__isnull=True)
             assert _all_forms(demo.tribune1, city1) == (True,) * 3
             # Nobody else gains anything: Tribune 3 reads nothing of city 2.
             tribune3 = _roles(demo)[3].user
@@ -89,7 +90,7 @@ def test_the_stand_in_never_reads_the_absent_tribunes_secret_inboxes_L_INBOX_13(
 
 
 def test_the_stand_in_runs_the_city_in_the_staff_admin_and_services_during_the_period_L_STAFF_2(demo, period):
-    city2 = Inbox.objects.get(game=demo.game, kind=InboxKind.CITY, city__number=2, rolled_over_at__isnull=True)
+    city2 = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.CITY, city__number=2, rolled_over_at__isnull=True)
     resident = demo.seat("resident2")
     with time_machine.travel(START + timedelta(minutes=5), tick=False):
         client = staff_client(demo.tribune1)

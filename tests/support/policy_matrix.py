@@ -4,24 +4,25 @@ from __future__ import annotations
 from django.utils import timezone
 
 from cities.models import Resident
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 
 
 def label(inbox: Inbox) -> str:
     """A stable name for a demo inbox: city1, mafia2, personal:<name>, offer:<candidate>, police, court, ..."""
-    if inbox.kind in (InboxKind.CITY, InboxKind.MAFIA):
+    if inbox.kind in (LepraInboxKind.CITY, LepraInboxKind.MAFIA):
         return f"{inbox.kind}{inbox.city.number}"
-    if inbox.kind == InboxKind.PERSONAL:
+    if inbox.kind == LepraInboxKind.PERSONAL:
         return f"personal:{inbox.resident.name}"
-    if inbox.kind == InboxKind.SECRET:
+    if inbox.kind == LepraInboxKind.SECRET:
         from rulesets.lepra.models import CommissarOffer
 
         candidate = CommissarOffer.objects.filter(inbox=inbox).values_list("candidate__name", flat=True).first()
         return f"offer:{candidate}" if candidate else f"secret:{inbox.title}"
-    if inbox.kind == InboxKind.COMPLAINT:
+    if inbox.kind == LepraInboxKind.COMPLAINT:
         return f"complaint:{inbox.no_confidence_case.complainant.name}"
-    if inbox.kind == InboxKind.MAFIA_COMPLAINT:
+    if inbox.kind == LepraInboxKind.MAFIA_COMPLAINT:
         return f"mafia_compl{inbox.city.number}"
     return inbox.kind
 
@@ -53,8 +54,8 @@ def expected_access(demo) -> dict[str, tuple[set[str], set[str]]]:
     # L-IMPEACH-3: complaints of no confidence (when a test filed some): the Procurator reads and answers them;
     # a resident's complaint is theirs to read and post in; a mafia complaint the living mafia of its city read
     # (they write through the complaint page, signed by the city).
-    complaints = {label(i) for i in Inbox.objects.filter(game=game, kind__in=[InboxKind.COMPLAINT,
-                                                                              InboxKind.MAFIA_COMPLAINT])
+    complaints = {label(i) for i in Inbox.objects.filter(game=game, kind__in=[LepraInboxKind.COMPLAINT,
+                                                                              LepraInboxKind.MAFIA_COMPLAINT])
                   .select_related("city", "no_confidence_case__complainant")}
 
     def resident(persona: str, extra: set[str] = frozenset()) -> tuple[set[str], set[str]]:
@@ -105,7 +106,7 @@ def _offer_inbox(demo, persona: str = "honest"):
 
     seat = demo.seat(persona)
     procurator = StaffRole.objects.get(game=demo.game, kind="procurator")
-    offer_inbox = do_create_inbox(demo.game, InboxKind.SECRET, title="Offer", city=seat.city, organizer=procurator,
+    offer_inbox = do_create_inbox(demo.game, LepraInboxKind.SECRET, title="Offer", city=seat.city, organizer=procurator,
                                   members=[seat], acting_user=None)
     number = CommissarOffer.objects.filter(city=seat.city).count() + 1  # after the demo draw's own offers
     assert number <= 3
@@ -115,5 +116,5 @@ def _offer_inbox(demo, persona: str = "honest"):
     from inboxes.services import do_post_site_message
 
     do_post_site_message(offer_inbox, "The Procurator offers you the post.", acting_user=None)
-    plain = do_create_inbox(demo.game, InboxKind.SECRET, title="Plain secret", members=[seat], acting_user=None)
+    plain = do_create_inbox(demo.game, LepraInboxKind.SECRET, title="Plain secret", members=[seat], acting_user=None)
     return Inbox.objects.select_related("game").get(pk=offer_inbox.pk), Inbox.objects.select_related("game").get(pk=plain.pk)

@@ -14,7 +14,7 @@ import re
 from datetime import datetime, timedelta
 from types import MappingProxyType
 
-from django.db import transaction
+from django.db import models, transaction
 from django.utils.html import format_html_join
 
 from cities.models import (
@@ -31,7 +31,7 @@ from cities.models import (
 from cities.services import do_set_game_status
 from inboxes import hooks, policies
 from inboxes.membership_services import do_kill_residents
-from inboxes.models import DeathCause, Inbox, InboxKind, Message
+from inboxes.models import DeathCause, Inbox, Message
 from inboxes.policies import StaffGrant
 from inboxes.services import do_post_site_message, new_inbox
 from kernel.audit import record_event
@@ -47,6 +47,13 @@ DAY = timedelta(hours=24)
 NIGHT = timedelta(hours=12)
 VOTE = re.compile(r"^vote\s+(?P<name>\S.*)$", re.IGNORECASE | re.MULTILINE)
 KILL = re.compile(r"^kill\s+(?P<name>\S.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+class ToyInboxKind(models.TextChoices):
+    """The toy's own inbox kinds, registered on its spec (``inbox_kind_choices``): no shared file names them."""
+
+    SQUARE = "toy_square", "Town square"
+    DEN = "toy_den", "Mafia den"
 
 
 class ToyKill(NightStep):
@@ -70,13 +77,14 @@ class ToyRuleset(RulesetSpec):
     language = "en"
     #: The host and a staff kind of the toy's own: a referee, who reads the game thread and does nothing else.
     staff_kinds = MappingProxyType({HOST_STAFF_KIND: "Host", REFEREE: "Referee"})
-    standing_inbox_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD)
+    inbox_kind_choices = tuple(ToyInboxKind.choices)
+    standing_inbox_kinds = (ToyInboxKind.SQUARE, ToyInboxKind.DEN)
     inbox_kinds = frozenset(standing_inbox_kinds)
-    post_hook_kinds = (InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD)
+    post_hook_kinds = (ToyInboxKind.SQUARE, ToyInboxKind.DEN)
     scheduler_kinds = ("toy_day_end", "toy_night_end")
     policy_grants = MappingProxyType({"staff": {
-        HOST_STAFF_KIND: (StaffGrant(InboxKind.GAME_THREAD, post=True), StaffGrant(InboxKind.MAFIA_THREAD, post=True)),
-        REFEREE: (StaffGrant(InboxKind.GAME_THREAD, post=False),)}})
+        HOST_STAFF_KIND: (StaffGrant(ToyInboxKind.SQUARE, post=True), StaffGrant(ToyInboxKind.DEN, post=True)),
+        REFEREE: (StaffGrant(ToyInboxKind.SQUARE, post=False),)}})
     night_steps = (ToyKill(),)
     texts = MappingProxyType({"procurator_title": "Host", "won_town": "The town won.",
                               "won_mafia": "The mafia won.", "no_winner": "Nobody won.",
@@ -159,7 +167,7 @@ def roles_of(game: Game) -> dict[str, str]:
     return GameEvent.objects.get(game=game, kind="toy.dealt").payload["roles"]
 
 
-def thread(game: Game, kind: str = InboxKind.GAME_THREAD) -> Inbox:
+def thread(game: Game, kind: str = ToyInboxKind.SQUARE) -> Inbox:
     return Inbox.objects.get(game=game, kind=kind)
 
 
@@ -182,8 +190,8 @@ def do_deal_toy_game(game: Game, *, acting_user, rng: random.Random, now: dateti
     record_event(game, "toy.dealt", actor=acting_user, at=now,
                  payload={"roles": {str(r.pk): role for r, role in zip(residents, roles, strict=True)},
                           "count": len(residents)})
-    new_inbox(game, InboxKind.GAME_THREAD, title="Town square", actor=acting_user, now=now, members=residents)
-    new_inbox(game, InboxKind.MAFIA_THREAD, title="Mafia den", actor=acting_user, now=now,
+    new_inbox(game, ToyInboxKind.SQUARE, title="Town square", actor=acting_user, now=now, members=residents)
+    new_inbox(game, ToyInboxKind.DEN, title="Mafia den", actor=acting_user, now=now,
               members=[r for r in residents if r.alignment == Alignment.MAFIA])
     do_set_game_status(game, GameStatus.RUNNING, acting_user=acting_user, day_number=1, now=now)
     ScheduledEvent.objects.create(game=game, kind="toy_day_end", due_at=now + DAY, payload={"day": 1},
@@ -241,7 +249,7 @@ def night_end(event: ScheduledEvent, now: datetime) -> str:
         ResidentState(id=r.pk, city=1, alignment=r.alignment, alive=r.status == LifeStatus.ALIVE) for r in residents))
     actions = []
     for seq, message in enumerate(Message.objects.filter(
-            inbox=thread(game, InboxKind.MAFIA_THREAD), received_at__gte=event.due_at - NIGHT,
+            inbox=thread(game, ToyInboxKind.DEN), received_at__gte=event.due_at - NIGHT,
             received_at__lt=event.due_at, author_resident__isnull=False).order_by("received_at", "id")):
         match = KILL.search(message.body)
         target = next((r for r in residents if match and r.name.lower() == match["name"].strip().lower()), None)
@@ -270,8 +278,8 @@ def register(monkeypatch) -> ToyRuleset:
     monkeypatch.setattr(hooks, "POST_HOOKS", dict(hooks.POST_HOOKS))
     monkeypatch.setattr(cities.scheduler, "HANDLERS", dict(cities.scheduler.HANDLERS))
     spec = register_ruleset(ToyRuleset())
-    hooks.register_post_hook(InboxKind.GAME_THREAD, VoteHook(), ruleset=KEY)
-    hooks.register_post_hook(InboxKind.MAFIA_THREAD, KillHook(), ruleset=KEY)
+    hooks.register_post_hook(ToyInboxKind.SQUARE, VoteHook(), ruleset=KEY)
+    hooks.register_post_hook(ToyInboxKind.DEN, KillHook(), ruleset=KEY)
     cities.scheduler.handler("toy_day_end")(day_end)
     cities.scheduler.handler("toy_night_end")(night_end)
     return spec

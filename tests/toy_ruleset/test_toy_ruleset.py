@@ -25,14 +25,15 @@ from cities.staff_kinds import STAFF_TABLES, staff_kind_choices, staff_kind_labe
 from inboxes import knowledge, policies
 from inboxes.knowledge import visible_staff
 from inboxes.membership_services import do_replace_player
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState
+from inboxes.models import Inbox, Membership, MembershipState
 from inboxes.page_policy import can_leave_inbox, offers_nomination_link, offers_secret_inbox
 from inboxes.selectors import inbox_list_for
-from inboxes.services import do_create_secret_inbox
+from inboxes.services import do_create_secret_inbox, do_create_stage_inbox
 from kernel.errors import InvalidInput, NotAllowed
 from kernel.events import Audience, event_audience
 from kernel.public_ids import new_idempotency_key
-from kernel.rulesets import known_page_sections, ruleset_choices, ruleset_of
+from kernel.rulesets import inbox_kind_label, known_page_sections, ruleset_choices, ruleset_of
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import MafiaDraw
 from staff.audit_sentences import kind_label, sentence_of
 from tests.conftest import fresh
@@ -95,19 +96,19 @@ def test_the_toy_registers_and_its_choices_and_sections_come_from_the_registry(s
     assert not spec.has_cities  # it declares no cities and inherits none
     # It inherits no other ruleset's grants: its host reads its two threads, nothing else by kind.
     assert [g.inbox_kind for g in policies.staff_grants_of("toy", HOST_STAFF_KIND)] == \
-        [InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD]
+        [toy.ToyInboxKind.SQUARE, toy.ToyInboxKind.DEN]
     assert policies.staff_grants_of("toy", "tribune") == ()  # a Lepra kind: not the toy's
     assert policies.spectator_grants_of("toy") == ()
 
 
 def test_the_toy_deals_plays_a_day_and_a_night_in_the_client_and_shows_in_list_console_and_archive(table):
     game, host, players, by_role = table
-    square, den = toy.thread(game), toy.thread(game, InboxKind.MAFIA_THREAD)
+    square, den = toy.thread(game), toy.thread(game, toy.ToyInboxKind.DEN)
     mafia = sorted(by_role["mafioso"], key=lambda r: r.name)
     town = sorted(by_role["citizen"] + by_role["witness"], key=lambda r: r.name)
     assert len(mafia) == 2 and len(by_role["witness"]) == 1
-    assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {InboxKind.GAME_THREAD,
-                                                                                    InboxKind.MAFIA_THREAD}
+    assert set(Inbox.objects.filter(game=game).values_list("kind", flat=True)) == {toy.ToyInboxKind.SQUARE,
+                                                                                    toy.ToyInboxKind.DEN}
     # Its seats and threads are in no city, and the game has none.
     assert not City.objects.filter(game=game).exists()
     assert set(Resident.objects.filter(game=game).values_list("city", flat=True)) == {None}
@@ -194,7 +195,7 @@ def test_the_toy_asks_no_consent_for_a_kind_another_ruleset_discloses_with_conse
     game, _host, players, _roles = table
     seat = _seat(game, NAMES[0])
     assert seat.city is None  # the toy has no cities; the kind is Lepra's, whose inboxes of it are in one
-    Inbox.objects.create(game=game, kind=InboxKind.PERSONAL, title="about Ann", resident=seat, city=_city(game),
+    Inbox.objects.create(game=game, kind=LepraInboxKind.PERSONAL, title="about Ann", resident=seat, city=_city(game),
                          created_at=START)
     assert consent_rows_for(fresh(players[NAMES[0]])) == []
 
@@ -212,10 +213,10 @@ def test_the_toy_declares_none_of_lepras_per_kind_behaviour_so_its_pages_and_pol
     def inbox(kind, **fields):
         return Inbox.objects.create(game=game, kind=kind, title=kind, created_at=START, **fields)
 
-    secret = inbox(InboxKind.SECRET, organizer=role)
+    secret = inbox(LepraInboxKind.SECRET, organizer=role)
     city = _city(game)  # Lepra's kinds of inboxes are in a city; the toy's seats are in none
-    personal = inbox(InboxKind.PERSONAL, resident=seat, city=city)
-    complaint, notary = inbox(InboxKind.MAFIA_COMPLAINT, city=city), inbox(InboxKind.NOTARY)
+    personal = inbox(LepraInboxKind.PERSONAL, resident=seat, city=city)
+    complaint, notary = inbox(LepraInboxKind.MAFIA_COMPLAINT, city=city), inbox(LepraInboxKind.NOTARY)
     for each, state in ((secret, MembershipState.MEMBER), (personal, MembershipState.MEMBER),
                         (complaint, MembershipState.BANNED)):
         Membership.objects.create(inbox=each, resident=seat, state=state, since=START)
@@ -236,10 +237,10 @@ def test_the_toy_lists_its_inboxes_by_city_and_id_and_in_the_order_it_declares_o
                                                                                                    monkeypatch):
     game, host, _players, _roles = table
     threads = list(Inbox.objects.filter(game=game).order_by("pk"))
-    assert {i.kind for i in threads} == {InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD}
+    assert {i.kind for i in threads} == {toy.ToyInboxKind.SQUARE, toy.ToyInboxKind.DEN}
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in threads]
-    monkeypatch.setattr(spec, "inbox_kind_order", (InboxKind.MAFIA_THREAD,))
-    mafia_first = sorted(threads, key=lambda i: (i.kind != InboxKind.MAFIA_THREAD, i.pk))
+    monkeypatch.setattr(spec, "inbox_kind_order", (toy.ToyInboxKind.DEN,))
+    mafia_first = sorted(threads, key=lambda i: (i.kind != toy.ToyInboxKind.DEN, i.pk))
     assert [i.pk for i in inbox_list_for(fresh(host), game)] == [i.pk for i in mafia_first]
     assert mafia_first != threads
 
@@ -257,7 +258,7 @@ def test_the_toys_own_staff_kind_is_registered_and_gives_exactly_the_powers_the_
     with pytest.raises(InvalidInput, match="Unknown staff role: tribune."):
         do_appoint_staff(game, UserFactory(username="trib"), "tribune", acting_user=host, now=START)
     # The referee reads the game thread and posts nowhere; the mafia thread is closed to them (the same 404).
-    square, den = toy.thread(game), toy.thread(game, InboxKind.MAFIA_THREAD)
+    square, den = toy.thread(game), toy.thread(game, toy.ToyInboxKind.DEN)
     referee = fresh(referee_user)
     assert policies.can_read_inbox(referee, square) and not policies.can_post_in_inbox(referee, square)
     assert not policies.can_read_inbox(referee, den)
@@ -270,3 +271,19 @@ def test_the_toys_own_staff_kind_is_registered_and_gives_exactly_the_powers_the_
     assert not policies.holds_role_of(referee, game, "night_staff_kinds")  # no night knowledge (a city game's)
     with pytest.raises(NotAllowed):
         do_replace_player(mafioso, UserFactory(username="sub"), acting_user=referee_user, now=START)
+
+
+def test_the_toy_brings_its_own_inbox_kinds_which_the_engine_takes_without_a_migration(table):
+    game, host, players, _roles = table
+    square = toy.thread(game)
+    assert ("toy_square", "Town square") in list(Inbox._meta.get_field("kind").choices)  # read from the registry
+    square.clean_fields(exclude=[f.name for f in Inbox._meta.fields if f.name != "kind"])  # a valid choice
+    assert inbox_kind_label(toy.ToyInboxKind.DEN, game) == "Mafia den"
+    # The roles the shared services ask for are none of the toy's: no stage, no city square to notify.
+    with override("en"), pytest.raises(NotAllowed) as refused:
+        do_create_stage_inbox(game, title="Stage", speakers=[_seat(game, NAMES[0])], acting_user=fresh(host))
+    assert str(refused.value) == "This game's rules do not provide this inbox."
+    assert not Inbox.objects.filter(game=game).exclude(kind__in=toy.ToyInboxKind.values).exists()
+    # The archive's map leaves out no kind of the toy's (it declares no ``map_hidden_kinds``): both threads show.
+    body = _client(host).get(reverse("archive_map", args=[game.slug])).content.decode()
+    assert "Town square" in body and "Mafia den" in body

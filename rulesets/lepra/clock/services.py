@@ -19,9 +19,8 @@ from cities.services import (
     do_create_public_post,
     do_publish_post,
 )
-from inboxes.membership_services import do_lay_spirit_to_rest
+from rulesets.lepra.inbox_services import do_lay_spirit_to_rest, do_roll_over_city_inboxes_for_new_day
 from inboxes.rendering import render_markdown
-from inboxes.services import do_roll_over_city_inboxes_for_new_day
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.events import ScheduledKind
@@ -491,7 +490,7 @@ def do_begin_day(game: Game, day: int, *, acting_user=None, now: datetime | None
     becomes running on day 1); the spirits of the day before go to the cemetery (L-SPIRIT-2); every city inbox
     rolls over (L-INBOX-1); the daily post drafted at night end is published, exactly once (L-POST-2); the day
     after is planned and the clock events of this day are laid out; day 1 opens the standing inboxes of the game
-    (the ruleset's ``create_standing_inboxes``; Lepra: ``inboxes.services.do_open_game_inboxes``). On a finished game only the (final) daily
+    (the ruleset's ``create_standing_inboxes``; Lepra: ``rulesets.lepra.inbox_services.do_open_game_inboxes``). On a finished game only the (final) daily
     post is published. Returns the ``GameDay``. Idempotent: a day that already started raises ``WrongState``
     and changes nothing; so do a missing plan and a day out of turn. Site or Procurator."""
 

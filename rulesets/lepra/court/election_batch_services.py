@@ -15,7 +15,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from cities.models import City, GameStatus, ScheduledEvent
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.rendering import render_markdown
 from kernel.audit import record_events
 from kernel.errors import NotAllowed
@@ -47,7 +48,7 @@ def _locked(game, election_ids: list[int]) -> list[JudgeElection]:
 def _city_inboxes(cities: list[City]) -> dict[int, Inbox]:
     """city id -> its live city inbox (``judge_services.current_city_inbox`` for each), in one query."""
     out: dict[int, Inbox] = {}
-    for inbox in (Inbox.objects.filter(city__in=cities, kind=InboxKind.CITY, rolled_over_at__isnull=True,
+    for inbox in (Inbox.objects.filter(city__in=cities, kind=LepraInboxKind.CITY, rolled_over_at__isnull=True,
                                        killed_at__isnull=True).select_related("game").order_by("-id")):
         out.setdefault(inbox.city_id, inbox)
     return out

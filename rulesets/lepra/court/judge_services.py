@@ -11,8 +11,9 @@ from django.utils.translation import gettext as _
 
 from cities.models import City, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
 from inboxes import policies, viewer_reads
-from inboxes.membership_services import renew_court
-from inboxes.models import Inbox, InboxKind, Membership, Message
+from rulesets.lepra.inbox_services import renew_court
+from inboxes.models import Inbox, Membership, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.services import do_post_site_message, ensure_member, new_inbox, write_proxy_message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -74,7 +75,7 @@ def _check_arbiter_or_site(game, acting_user, rule: str) -> None:
 
 def current_city_inbox(city: City) -> Inbox | None:
     """The live city inbox of ``city`` (not rolled over, not killed; the newest), or None."""
-    return Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
+    return Inbox.objects.filter(city=city, kind=LepraInboxKind.CITY, rolled_over_at__isnull=True,
                                 killed_at__isnull=True).select_related("game").order_by("-id").first()
 
 
@@ -307,7 +308,7 @@ def do_pass_candidates(election, *, acting_user, now: datetime | None = None):
         raise WrongState(_("The candidates were already passed."), rule="L-JUDGE-3")
     election.candidates_passed_at = now
     election.save(update_fields=["candidates_passed_at"])
-    office = Inbox.objects.filter(game=game, kind=InboxKind.OFFICE, rolled_over_at__isnull=True,
+    office = Inbox.objects.filter(game=game, kind=LepraInboxKind.OFFICE, rolled_over_at__isnull=True,
                                   killed_at__isnull=True).first()
     names = [c.name for c in candidates_of(election)]
     if office is not None:
@@ -385,7 +386,7 @@ def do_open_election(election, *, acting_user, now: datetime | None = None) -> l
         if (candidate.status != LifeStatus.ALIVE or seats.is_judge(candidate)
                 or _barred_as_removed(candidate, game.day_number)):
             continue
-        inbox = new_inbox(game, InboxKind.PRECINCT, title=_precinct_title(game, city, candidate), actor=acting_user,
+        inbox = new_inbox(game, LepraInboxKind.PRECINCT, title=_precinct_title(game, city, candidate), actor=acting_user,
                            now=now, city=city, organizer=arbiter, resident=candidate, members=members)
         Precinct.objects.create(election=election, inbox=inbox, candidate=candidate)
         inboxes[candidate.pk] = inbox
@@ -500,7 +501,7 @@ def record_precinct_post(inbox: Inbox, seat: Resident | None, message: Message, 
 
 def _court_formed(game) -> bool:
     """The Supreme Court was formed (L-DAY-5): some court inbox ever had a member."""
-    return Membership.objects.filter(inbox__game=game, inbox__kind=InboxKind.COURT).exists()
+    return Membership.objects.filter(inbox__game=game, inbox__kind=LepraInboxKind.COURT).exists()
 
 
 def _every_city_has_a_judge(game) -> bool:
@@ -512,7 +513,7 @@ def _every_city_has_a_judge(game) -> bool:
 
 
 def _renew_court_if_formed(game, *, actor, now: datetime, joining: bool) -> Inbox | None:
-    """L-JUDGE-10 / L-DAY-5: after a change of judges, a new court inbox (``inboxes.membership_services.renew_court``),
+    """L-JUDGE-10 / L-DAY-5: after a change of judges, a new court inbox (``rulesets.lepra.inbox_services.renew_court``),
     except while the court is not formed yet: then it is formed (renewed) once every city has a judge, and a
     judge leaving before that changes nothing. ``joining``: the change added a judge."""
     if _court_formed(game) or (joining and _every_city_has_a_judge(game)):
@@ -637,7 +638,7 @@ def do_open_removal_demand(*, acting_user, game, now: datetime | None = None):
     with translation.override(game.language):
         title = _("Removal of judge %(name)s, day %(day)d") % {"name": judge.name, "day": game.day_number}
     members = list(Resident.objects.filter(city=seat.city, status=LifeStatus.ALIVE))
-    inbox = new_inbox(game, InboxKind.REMOVAL, title=title, actor=acting_user, now=now, city=seat.city,
+    inbox = new_inbox(game, LepraInboxKind.REMOVAL, title=title, actor=acting_user, now=now, city=seat.city,
                        organizer_resident=seat, resident=judge, members=members)
     demand = RemovalDemand.objects.create(game=game, city=seat.city, day=game.day_number, judge=judge, organizer=seat,
                                           inbox=inbox, opened_at=now, deadline=deadline, considered=considered)
@@ -701,7 +702,7 @@ def do_confirm_removal_demand(demand, *, acting_user, now: datetime | None = Non
             text = _("The demand is valid: %(count)d residents confirmed it. The Supreme Arbiter joins.") % {
                 "count": count}
         do_post_site_message(demand.inbox, text, acting_user=None, now=now)
-        office = Inbox.objects.filter(game=game, kind=InboxKind.OFFICE, rolled_over_at__isnull=True,
+        office = Inbox.objects.filter(game=game, kind=LepraInboxKind.OFFICE, rolled_over_at__isnull=True,
                                       killed_at__isnull=True).first()
         if office is not None:  # the Arbiter's desk: the demand now waits for him (L-JUDGE-8)
             with translation.override(game.language):

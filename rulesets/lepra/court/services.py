@@ -10,7 +10,8 @@ from django.utils.translation import gettext as _
 from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
 from inboxes import policies
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import DeathCause, Inbox, InboxKind
+from inboxes.models import DeathCause, Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.services import do_post_site_message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -42,7 +43,7 @@ from rulesets.lepra.models import (
 # --------------------------------------------------------------------------------------------------------------
 
 def _court_inbox(game):
-    return Inbox.objects.filter(game=game, kind=InboxKind.COURT, rolled_over_at__isnull=True,
+    return Inbox.objects.filter(game=game, kind=LepraInboxKind.COURT, rolled_over_at__isnull=True,
                                 killed_at__isnull=True).order_by("-id").first()
 
 
@@ -231,7 +232,7 @@ def _sentence(case: CourtCase, resident: Resident, *, fallback: bool, actor, now
     resident = Resident.objects.get(pk=resident.pk)
     if resident.status == LifeStatus.ALIVE:
         do_kill_resident(resident, DeathCause.EXECUTED, acting_user=None, now=now)
-    city_inbox = Inbox.objects.filter(city=case.city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
+    city_inbox = Inbox.objects.filter(city=case.city, kind=LepraInboxKind.CITY, rolled_over_at__isnull=True,
                                       killed_at__isnull=True).order_by("-id").first()
     with translation.override(game.language):  # the side is the daily post's to announce, as for every death
         text = (_("The Supreme Court did not decide; the leader of the vote is executed: %(name)s. The daily post "

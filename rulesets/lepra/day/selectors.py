@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from cities.models import City, LifeStatus, Resident
 from inboxes import day_policy, policies
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.court.judge_services import (
     candidates_of,
@@ -77,9 +78,9 @@ def tally_box(session: VotingSession) -> TallyBox | None:
 
 def tally_box_for_inbox(viewer, inbox: Inbox) -> TallyBox | None:
     """The tally box shown above a voting inbox's thread (the caller has checked the viewer reads ``inbox``)."""
-    if inbox.kind == InboxKind.PRECINCT:
+    if inbox.kind == LepraInboxKind.PRECINCT:
         return precinct_box_for_inbox(inbox)
-    if inbox.kind != InboxKind.VOTING:
+    if inbox.kind != LepraInboxKind.VOTING:
         return None
     session = VotingSession.objects.filter(city_id=inbox.city_id, day=inbox.day_number).first()
     return tally_box(session) if session is not None else None
@@ -121,7 +122,7 @@ def city_day_for(viewer, city: City) -> CityDay:
                    if see_nominations else None)
     opened = session is not None and session.opened_at is not None
     nominees = nominees_of(city, day) if (opened or see_nominations) else None
-    voting_inboxes = list(Inbox.objects.filter(city=city, day_number=day, kind=InboxKind.VOTING)
+    voting_inboxes = list(Inbox.objects.filter(city=city, day_number=day, kind=LepraInboxKind.VOTING)
                           .select_related("game", "resident").order_by("id"))
     # One query through the policy's queryset form, not an instance check (and a membership query) per inbox.
     readable_ids = set(policies.readable_inboxes(viewer, game).filter(pk__in=[i.pk for i in voting_inboxes])

@@ -18,8 +18,10 @@ from django.utils.translation import gettext as _
 
 from cities.models import Alignment, City, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
 from inboxes import policies, viewer_reads
-from inboxes.membership_services import do_kill_resident, do_lay_spirit_to_rest
-from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
+from inboxes.membership_services import do_kill_resident
+from rulesets.lepra.inbox_services import do_lay_spirit_to_rest
+from inboxes.models import DeathCause, Inbox, Membership, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.services import do_post_site_message, new_inbox, write_proxy_message
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -367,7 +369,7 @@ def do_open_voting(session: VotingSession, *, acting_user, now: datetime | None 
     for nominee in nominees_of(city, session.day):
         if nominee.status != LifeStatus.ALIVE:
             continue
-        inbox = new_inbox(game, InboxKind.VOTING, title=_voting_title(game, nominee), actor=acting_user, now=now,
+        inbox = new_inbox(game, LepraInboxKind.VOTING, title=_voting_title(game, nominee), actor=acting_user, now=now,
                            city=city, organizer=tribune, resident=nominee, members=members)
         inboxes[nominee.pk] = inbox
     member_ids = {r.pk for r in members}
@@ -400,7 +402,7 @@ def compute_session_tally(session: VotingSession, *, closes_at: datetime | None 
     alive; only the nominee's death voids, L-VOTE-9]. Returns ``(None, {})`` before the opening."""
     if session.opened_at is None:
         return None, {}
-    inboxes = list(Inbox.objects.filter(city_id=session.city_id, day_number=session.day, kind=InboxKind.VOTING)
+    inboxes = list(Inbox.objects.filter(city_id=session.city_id, day_number=session.day, kind=LepraInboxKind.VOTING)
                    .select_related("resident").order_by("id"))
     names = {}
     voters = set()
@@ -467,7 +469,7 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
     session = VotingSession.objects.select_for_update(of=("self",)).select_related("city", "game").get(pk=session.pk)
     city, game = session.city, session.game
     open_inboxes = list(Inbox.objects.select_for_update(of=("self",)).filter(
-        city=city, day_number=session.day, kind=InboxKind.VOTING, killed_at__isnull=True).order_by("pk"))
+        city=city, day_number=session.day, kind=LepraInboxKind.VOTING, killed_at__isnull=True).order_by("pk"))
     now = now or timezone.now()
     _check_tribune(city, acting_user, "L-VOTE-6")
     if session.opened_at is None:
@@ -486,7 +488,7 @@ def do_close_voting(session: VotingSession, *, acting_user, now: datetime | None
     session.closed_at = now
     session.result = data
     session.save(update_fields=["closes_at", "closed_at", "result"])
-    city_inbox = Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
+    city_inbox = Inbox.objects.filter(city=city, kind=LepraInboxKind.CITY, rolled_over_at__isnull=True,
                                       killed_at__isnull=True).order_by("-id").first()
     if city_inbox is not None:
         do_post_site_message(city_inbox, _result_text(game, city, result, names), acting_user=None, now=now)
@@ -677,4 +679,4 @@ def do_decide_execution(city: City, resident: Resident, *, acting_user, now: dat
 
 
 def _personal_inbox(resident: Resident) -> Inbox | None:
-    return Inbox.objects.filter(kind=InboxKind.PERSONAL, resident=resident, rolled_over_at__isnull=True).first()
+    return Inbox.objects.filter(kind=LepraInboxKind.PERSONAL, resident=resident, rolled_over_at__isnull=True).first()

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from cities.models import Alignment, City, GameEvent, LifeStatus, Resident
 from inboxes import policies, viewer_reads
 from inboxes.models import DeathCause
-from inboxes.services import release_from_cemetery
+from rulesets.lepra.inbox_services import release_from_cemetery
 from kernel.audit import record_event
 from kernel.errors import NotAllowed, WrongState
 from rulesets.lepra.staff_kinds import StaffKind
@@ -38,7 +38,7 @@ def do_apply_spirit_rule(city: City, *, acting_user=None, now: datetime | None =
     mafia (``rulesets.lepra.day.spirits.spirit_rule_applies``), the honest residents of the city killed that night (cause
     killed, died since ``_night_start``) become spirits for the day (L-SPIRIT-2): their Lepra seat a spirit's,
     taken out of the cemetery (removed there), still banned in the city inbox; they get a vote in every voting inbox opened
-    today and go to the cemetery at the end of the day (``inboxes.membership_services.do_lay_spirit_to_rest``).
+    today and go to the cemetery at the end of the day (``rulesets.lepra.inbox_services.do_lay_spirit_to_rest``).
 
     By the site (``acting_user`` None) or the Procurator, before the city's voting opens. Returns the new spirits
     (empty when the rule does not apply; a second run changes nothing). Raises ``NotAllowed`` or ``WrongState``

@@ -15,7 +15,8 @@ from __future__ import annotations
 from django.db.models import Q
 
 from cities.models import LifeStatus
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.day.tally import (
     LepraExecutionResult,
     _lepra_nominee_tally,
@@ -29,7 +30,7 @@ from .services import compute_session_tally
 
 def voting_inboxes_of(session: VotingSession) -> list[Inbox]:
     """The voting inboxes of ``session`` (one per nominee) with their nominees, in creation order: one query."""
-    return list(Inbox.objects.filter(city_id=session.city_id, day_number=session.day, kind=InboxKind.VOTING)
+    return list(Inbox.objects.filter(city_id=session.city_id, day_number=session.day, kind=LepraInboxKind.VOTING)
                 .select_related("resident").order_by("id"))
 
 

@@ -19,7 +19,8 @@ from django.utils.translation import gettext as _
 from cities.models import Game, GameDay, GameEvent, GameStatus, ScheduledEvent
 from cities.services import record_event
 from inboxes import policies, viewer_reads
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.services import do_post_site_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.timezones import zoned_time
@@ -39,7 +40,7 @@ def _local(game: Game, moment: datetime) -> str:
 
 
 def _office_of(game: Game) -> Inbox | None:
-    return Inbox.objects.filter(game=game, kind=InboxKind.OFFICE, killed_at__isnull=True).order_by("pk").first()
+    return Inbox.objects.filter(game=game, kind=LepraInboxKind.OFFICE, killed_at__isnull=True).order_by("pk").first()
 
 
 def _tell_staff(game: Game, text_fn, now: datetime) -> None:
@@ -160,7 +161,7 @@ def do_reschedule_missed_voting(session: VotingSession, opens_at: datetime, clos
     record_event(game, "voting.rescheduled", actor=acting_user, at=now, payload={
         "session": session.pk, "city": city.pk, "from": [t.isoformat() for t in old],
         "to": [opens_at.isoformat(), closes_at.isoformat()]})
-    city_inbox = Inbox.objects.filter(city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True,
+    city_inbox = Inbox.objects.filter(city=city, kind=LepraInboxKind.CITY, rolled_over_at__isnull=True,
                                       killed_at__isnull=True).order_by("-pk").first()
 
     def text():

@@ -17,7 +17,8 @@ from cities.i18n import in_game_language
 from cities.models import Alignment, City, Game, GameDay, GameStatus, LifeStatus, Resident
 from cities.services import check_procurator
 from inboxes.membership_services import do_kill_residents
-from inboxes.models import DeathCause, Inbox, InboxKind, Membership, MembershipState
+from inboxes.models import DeathCause, Inbox, Membership, MembershipState
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.policies import holds_role, seat_in
 from inboxes.services import do_create_inbox, do_post_site_message
 from inboxes.viewer_reads import forget_viewer_cache
@@ -89,7 +90,7 @@ def _living_mafioso_of(user, city: City) -> Resident | None:
 
 def mafia_inbox_of(city: City) -> Inbox | None:
     """The current mafia inbox of ``city`` (L-INBOX-4), or None."""
-    return Inbox.objects.filter(city=city, kind=InboxKind.MAFIA, rolled_over_at__isnull=True).order_by("-pk").first()
+    return Inbox.objects.filter(city=city, kind=LepraInboxKind.MAFIA, rolled_over_at__isnull=True).order_by("-pk").first()
 
 
 def _tell_mafia(city: City, fn, now: datetime) -> None:
@@ -402,7 +403,7 @@ def do_submit_night_decision(city: City, target: Resident | None, *, acting_user
 
 def check_channel_of(city: City) -> Inbox | None:
     """The check channel of ``city``'s commissar (L-INBOX-15), or None."""
-    return Inbox.objects.filter(city=city, kind=InboxKind.CHECK).order_by("pk").first()
+    return Inbox.objects.filter(city=city, kind=LepraInboxKind.CHECK).order_by("pk").first()
 
 
 def _ensure_check_channel(city: City, commissar: Resident, now: datetime) -> Inbox:
@@ -412,7 +413,7 @@ def _ensure_check_channel(city: City, commissar: Resident, now: datetime) -> Inb
     inbox = check_channel_of(city)
     if inbox is None:
         title = in_game_language(city.game, lambda: _("Check channel: %(city)s") % {"city": city.name})
-        inbox = do_create_inbox(city.game, InboxKind.CHECK, title=title, city=city, banned=[commissar],
+        inbox = do_create_inbox(city.game, LepraInboxKind.CHECK, title=title, city=city, banned=[commissar],
                                 acting_user=None, now=now)
     elif not Membership.objects.filter(inbox=inbox, resident=commissar).exists():
         Membership.objects.create(inbox=inbox, resident=commissar, state=MembershipState.BANNED, since=now)

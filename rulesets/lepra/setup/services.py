@@ -26,7 +26,8 @@ from cities.recruitment_services import do_append_to_recruitment_post, recruitme
 from cities.resident_services import do_set_resident_flags
 from cities.services import check_procurator
 from inboxes.membership_services import do_add_member_by_site
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.policies import seat_in
 from inboxes.services import do_create_inbox, do_post_site_message
 from inboxes.viewer_reads import forget_viewer_cache
@@ -59,9 +60,9 @@ def mafia_draw_of(game: Game) -> MafiaDraw | None:
 
 def _bar_of(game: Game, now: datetime) -> Inbox:
     """The bar (L-INBOX-8: Procurator organizes, the Consigliere reads), created when missing."""
-    bar = Inbox.objects.filter(game=game, kind=InboxKind.BAR, killed_at__isnull=True).order_by("pk").first()
+    bar = Inbox.objects.filter(game=game, kind=LepraInboxKind.BAR, killed_at__isnull=True).order_by("pk").first()
     if bar is None:
-        bar = do_create_inbox(game, InboxKind.BAR, title=in_game_language(game, lambda: _("Bar")),
+        bar = do_create_inbox(game, LepraInboxKind.BAR, title=in_game_language(game, lambda: _("Bar")),
                               organizer=_role(game, StaffKind.PROCURATOR),
                               acting_user=None, now=now)
     return bar
@@ -108,7 +109,7 @@ def do_start_mafia_draw(game: Game, *, acting_user, rng: random.Random | None = 
     lists = setup_draw.shuffled_lists(by_city, rng)
     salt = draw.new_salt(rng)
     digest = draw.commitment(lists, salt)
-    notary = do_create_inbox(game, InboxKind.NOTARY, title=in_game_language(game, lambda: _("Notary: the mafia draw")),
+    notary = do_create_inbox(game, LepraInboxKind.NOTARY, title=in_game_language(game, lambda: _("Notary: the mafia draw")),
                              acting_user=None, now=now)
     do_post_site_message(notary, notary_text(lists, {str(c.number): c.name for c in cities}, salt),
                          acting_user=None, now=now)
@@ -196,7 +197,7 @@ def do_name_mafia_numbers(game: Game, numbers: Mapping[int, Sequence[int]] | Non
         for resident in mafia:
             do_set_resident_flags(resident, alignment=Alignment.MAFIA, acting_user=None, now=now)
             forget_viewer_cache(resident.user)
-        do_create_inbox(game, InboxKind.MAFIA, city=city,
+        do_create_inbox(game, LepraInboxKind.MAFIA, city=city,
                         title=in_game_language(game, lambda: _("%(city)s: mafia") % {"city": city.name}),
                         organizer=consigliere, members=mafia, acting_user=None, now=now)
         lines.append(f"{city.name}: {', '.join(map(str, chosen[str(city.number)]))}")
@@ -293,7 +294,7 @@ def do_offer_commissar(city: City, *, acting_user, rng: random.Random | None = N
     procurator = _role(game, StaffKind.PROCURATOR)
     # The title carries no offer number: "3 of 3" would tell the last candidate, who may be a mafioso, that a
     # decline leaves the city without a commissar, which only the Procurator may know (L-STAFF-6).
-    inbox = do_create_inbox(game, InboxKind.SECRET,
+    inbox = do_create_inbox(game, LepraInboxKind.SECRET,
                             title=in_game_language(
                                 game, lambda: _("Commissar offer (%(city)s)") % {"city": city.name}),
                             city=city, organizer=procurator, members=[candidate], acting_user=None, now=now)
@@ -365,9 +366,9 @@ def do_answer_commissar_offer(offer: CommissarOffer, *, accept: bool, acting_use
     offer.save(update_fields=["answered_at", "accepted", "decline_reason"])
     if accept:
         seats.do_set_seat_flags(candidate, is_commissar=True, acting_user=None, now=now)
-        police = Inbox.objects.filter(game=game, kind=InboxKind.POLICE, killed_at__isnull=True).order_by("pk").first()
+        police = Inbox.objects.filter(game=game, kind=LepraInboxKind.POLICE, killed_at__isnull=True).order_by("pk").first()
         if police is None:
-            do_create_inbox(game, InboxKind.POLICE, title=in_game_language(game, lambda: _("Police station")),
+            do_create_inbox(game, LepraInboxKind.POLICE, title=in_game_language(game, lambda: _("Police station")),
                             organizer=_role(game, StaffKind.PROCURATOR), members=[candidate], acting_user=None, now=now)
         else:
             do_add_member_by_site(police, candidate, acting_user=None, now=now)

@@ -9,7 +9,7 @@ from django.utils import translation
 
 from cities.models import Alignment, GameEvent, LifeStatus, Resident
 from inboxes import membership_services
-from inboxes.models import InboxKind
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed
 from kernel.rulesets import get_ruleset, seat_state_relations
 from rulesets.lepra import seats
@@ -44,13 +44,13 @@ def test_the_seat_hooks_query_and_instance_forms_agree(demo):
         by_query = set(Resident.objects.filter(LEPRA.seat_role_q(role.key), game=demo.game).values_list("pk", flat=True))
         by_instance = {r.pk for r in residents if LEPRA.holds_seat_role(r, role.key)}
         assert by_query == by_instance and len(by_query) == 3, role.key  # one per city
-    for kind in (InboxKind.CEMETERY, InboxKind.POLICE, InboxKind.COURT):
+    for kind in (LepraInboxKind.CEMETERY, LepraInboxKind.POLICE, LepraInboxKind.COURT):
         by_query = set(Resident.objects.filter(LEPRA.standing_members_q(kind), game=demo.game)
                        .values_list("pk", flat=True))
         by_instance = {r.pk for r in LEPRA.standing_members(demo.game, kind, residents)}
         assert by_query == by_instance and by_query, kind
-    assert LEPRA.standing_members(demo.game, InboxKind.OFFICE, residents) is None
-    assert LEPRA.standing_members_q(InboxKind.OFFICE) is None
+    assert LEPRA.standing_members(demo.game, LepraInboxKind.OFFICE, residents) is None
+    assert LEPRA.standing_members_q(LepraInboxKind.OFFICE) is None
     for flag in seats.FLAGS:
         for value in (True, False):
             by_query = set(Resident.objects.filter(seats.rank_q(flag, value), game=demo.game)

@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from cities.models import GameStatus
 
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 from rulesets.m21 import night_services as ns
 from rulesets.m21.night_models import M21Night
@@ -109,7 +110,7 @@ def role_pm_texts(table, name: str) -> list[str]:
 
 
 def mafia_thread(table) -> Inbox:
-    return Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
+    return Inbox.objects.get(game=table.game, kind=M21InboxKind.MAFIA_THREAD)
 
 
 def mafia_post(table, name: str, text: str) -> Message:
@@ -136,7 +137,7 @@ def play_to_night_one(table) -> None:
     table.run_clock(table.now + timedelta(minutes=1))
     hooker, cop = table.name_of_role("hooker"), table.name_of_role("cop")
     table.victim = table.names_of_roles("citizen")[0]
-    mafia = Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
+    mafia = Inbox.objects.get(game=table.game, kind=M21InboxKind.MAFIA_THREAD)
     do_post_message(mafia, f"kill {table.victim}", acting_user=table.users[hooker], now=table.tick())
     ns.do_submit_night_action(table.game, option="investigate", target=hooker, acting_user=table.users[cop],
                               now=table.tick())

@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 
 from cities.models import GameEvent, GameStatus, LifeStatus, ScheduledEvent
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 from rulesets.m21 import night_services as ns
 from rulesets.m21.models import M21Day
@@ -36,7 +37,7 @@ def test_a_night_whose_kill_gives_the_mafia_half_ends_the_game_on_the_clock_M_WI
     table.run_clock(table.now + timedelta(minutes=1))
     night = ns.open_night(table.game)
     table.tick()
-    mafia_thread = Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
+    mafia_thread = Inbox.objects.get(game=table.game, kind=M21InboxKind.MAFIA_THREAD)
     do_post_message(mafia_thread, f"kill {citizens[1]}", acting_user=table.users[goon], now=table.now)
 
     table.run_clock(night.planned_end)

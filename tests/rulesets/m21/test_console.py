@@ -11,7 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from cities.models import GameEvent, LifeStatus, ScheduledEvent
-from inboxes.models import InboxKind, Message
+from inboxes.models import Message
+from rulesets.m21.kinds import M21InboxKind
 from kernel.errors import NotAllowed, WrongState
 from rulesets.m21 import console_selectors, console_services, services
 from rulesets.m21 import night_services as ns
@@ -236,7 +237,7 @@ def test_the_console_page_is_english_whatever_the_browser_asks_M_SETUP_4():
     with time_machine.travel(table.tick(), tick=False):
         page = web(table.host).get(console_url(table), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Phase clock" in page and "What needs you now" in page
-    assert InboxKind.GAME_THREAD  # the console links the game page, whose thread the host runs
+    assert M21InboxKind.GAME_THREAD  # the console links the game page, whose thread the host runs
 
 
 def test_each_console_button_posts_to_its_own_url_and_a_bad_form_is_refused_in_it_M_SETUP_2():

@@ -8,7 +8,8 @@ import pytest
 
 from cities.models import City, GameEvent, GameStatus, LifeStatus, Resident, ScheduledEvent, StaffRole
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.m21.kinds import M21InboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.m21 import services
 from rulesets.m21.console_selectors import phase_clock
@@ -223,7 +224,7 @@ def test_the_offenders_are_listed_for_the_hosts_only_M_VOTE_5():
     table.post("Bob", "##VOTE Carol")
     table.post("Bob", "##UNVOTE")
     table.run_clock(START + timedelta(hours=48))
-    office = services.thread_of(table.game, InboxKind.OFFICE)
+    office = services.thread_of(table.game, M21InboxKind.OFFICE)
     report = office.messages.get().body
     assert report.startswith("**Day 1: must-vote offenders (M-VOTE-5)**")
     assert "- Bob: no vote in place at the end\n" in report
@@ -237,13 +238,13 @@ def test_imprisonment_moves_posting_rights_to_the_spectators_thread_M_VOTE_6_M_S
     table = build_game()
     hammer(table, "Bob", ["Alice", "Carol", "Dave", "Erin"])
     bob = fresh(table.users["Bob"])  # a new request's user: no policy cache from before the imprisonment
-    thread, spectators = table.thread, services.thread_of(table.game, InboxKind.SPECTATORS)
+    thread, spectators = table.thread, services.thread_of(table.game, M21InboxKind.SPECTATORS)
     assert policies.can_read_inbox(bob, thread) and not policies.can_post_in_inbox(bob, thread, table.now)
     assert policies.can_post_in_inbox(bob, spectators, table.now)
     assert not any(policies.can_read_inbox(fresh(table.users[n]), spectators) for n in table.users if n != "Bob")
     with pytest.raises(NotAllowed):
         table.post("Bob", "##VOTE Alice")
-    mafia = services.thread_of(table.game, InboxKind.MAFIA_THREAD)
+    mafia = services.thread_of(table.game, M21InboxKind.MAFIA_THREAD)
     if table.roles["Bob"] in ("godfather", "hooker"):
         assert Membership.objects.get(inbox=mafia, resident=table.seat("Bob")).state == MembershipState.REMOVED
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cities.models import GameEvent, LifeStatus, Resident
-from inboxes.models import InboxKind, Membership, MembershipState
+from inboxes.models import Membership, MembershipState
+from rulesets.m21.kinds import M21InboxKind
 from rulesets.m21 import night_services as ns
 from rulesets.m21.night import resolve_m21_night
 from rulesets.m21.night_data import M21Action
@@ -52,8 +53,8 @@ def test_a_night_death_goes_through_the_shared_death_service_M_NIGHT_4():
     assert [(e.payload["resident"], e.payload["cause"], e.at) for e in died] == [(seat.pk, "killed",
                                                                                  night.planned_end)]
     states = dict(Membership.objects.filter(resident=seat).values_list("inbox__kind", "state"))
-    assert states[InboxKind.GAME_THREAD] == MembershipState.BANNED
-    assert states[InboxKind.SPECTATORS] == MembershipState.MEMBER
+    assert states[M21InboxKind.GAME_THREAD] == MembershipState.BANNED
+    assert states[M21InboxKind.SPECTATORS] == MembershipState.MEMBER
     assert not GameEvent.objects.filter(game=table.game, kind="m21.killed").exists()
 
 

@@ -171,8 +171,9 @@ def test_the_mafia_see_their_stash_assignment_and_a_second_one_replaces_it_visib
 
 
 def mafia_thread_texts(table) -> list[str]:
-    from inboxes.models import Inbox, InboxKind, Message
-    thread = Inbox.objects.get(game=table.game, kind=InboxKind.MAFIA_THREAD)
+    from inboxes.models import Inbox, Message
+    from rulesets.m21.kinds import M21InboxKind
+    thread = Inbox.objects.get(game=table.game, kind=M21InboxKind.MAFIA_THREAD)
     return list(Message.objects.filter(inbox=thread).order_by("received_at", "id").values_list("body", flat=True))
 
 

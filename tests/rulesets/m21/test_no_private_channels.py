@@ -13,7 +13,9 @@ from django.urls import reverse
 from django.utils import translation
 
 from inboxes import policies, services
-from inboxes.models import Inbox, InboxKind, Membership
+from inboxes.models import Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.page_policy import offers_secret_inbox
 from kernel.errors import NotAllowed
 from kernel.public_ids import new_idempotency_key
@@ -54,12 +56,12 @@ def _inbox_rows(game) -> tuple[int, int]:
 
 def test_m21_declares_no_secret_inbox_and_exactly_its_five_kinds_M_SETUP_5(table):
     spec = ruleset_of(table.game)
-    assert spec.inbox_kinds == {InboxKind.GAME_THREAD, InboxKind.MAFIA_THREAD, InboxKind.ROLE_PM,
-                                InboxKind.SPECTATORS, InboxKind.OFFICE}
-    assert not spec.lets_open_inbox_kind(InboxKind.SECRET)
+    assert spec.inbox_kinds == {M21InboxKind.GAME_THREAD, M21InboxKind.MAFIA_THREAD, M21InboxKind.ROLE_PM,
+                                M21InboxKind.SPECTATORS, M21InboxKind.OFFICE}
+    assert not spec.lets_open_inbox_kind(LepraInboxKind.SECRET)
     kinds = set(Inbox.objects.filter(game=table.game).values_list("kind", flat=True))
     assert kinds == set(spec.inbox_kinds)
-    assert Inbox.objects.filter(game=table.game, kind=InboxKind.ROLE_PM).count() == len(table.users)
+    assert Inbox.objects.filter(game=table.game, kind=M21InboxKind.ROLE_PM).count() == len(table.users)
 
 
 def test_a_player_cannot_open_a_secret_inbox_by_the_service_M_SETUP_5(table, english):
@@ -78,10 +80,10 @@ def test_a_player_cannot_open_a_secret_inbox_by_the_service_M_SETUP_5(table, eng
 def test_the_engine_creates_no_inbox_of_a_kind_the_ruleset_lacks_M_SETUP_5(table, english):
     before = _inbox_rows(table.game)
     with pytest.raises(NotAllowed, match="no inboxes of the kind “Secret”"):
-        services.new_inbox(table.game, InboxKind.SECRET, title="Backdoor", actor=None, now=table.tick(),
+        services.new_inbox(table.game, LepraInboxKind.SECRET, title="Backdoor", actor=None, now=table.tick(),
                            members=[table.seat("Alice"), table.seat("Bob")])
     with pytest.raises(NotAllowed, match="no inboxes of the kind “Stage”"):
-        services.do_create_inbox(table.game, InboxKind.STAGE, title="Séance", acting_user=None,
+        services.do_create_inbox(table.game, LepraInboxKind.STAGE, title="Séance", acting_user=None,
                                  members=[table.seat("Alice")], now=table.tick())
     assert _inbox_rows(table.game) == before
 
@@ -136,7 +138,7 @@ def test_lepra_secret_inboxes_still_open_from_the_form_L_INBOX_13_M_SETUP_5(demo
     response = client.post(url, {"title": "Заговор", "members": [demo.seat("judge").public_id],
                                  "idempotency_key": new_idempotency_key()})
     assert response.status_code == 302
-    inbox = Inbox.objects.get(game=demo.game, kind=InboxKind.SECRET, title="Заговор")
+    inbox = Inbox.objects.get(game=demo.game, kind=LepraInboxKind.SECRET, title="Заговор")
     assert set(inbox.memberships.values_list("resident__user", flat=True)) == {demo.honest.pk, demo.judge.pk}
     # The Consigliere (L-STAFF-4) and an outsider are not offered one.
     assert not offers_secret_inbox(fresh(demo.consigliere), demo.game)

@@ -14,7 +14,8 @@ from django.urls import reverse
 
 from cities.models import Resident
 from inboxes import knowledge, policies
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 from kernel.public_ids import new_public_id
 from rulesets.m21 import services
@@ -28,7 +29,7 @@ NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Iv
 
 
 def label(inbox: Inbox) -> str:
-    return f"pm:{inbox.resident.name}" if inbox.kind == InboxKind.ROLE_PM else inbox.kind
+    return f"pm:{inbox.resident.name}" if inbox.kind == M21InboxKind.ROLE_PM else inbox.kind
 
 
 @pytest.fixture
@@ -47,9 +48,9 @@ def table():
     services.do_join_as_spectator(t.game, acting_user=t.spectator, now=t.tick())
     services.do_join_as_spectator(t.game, acting_user=t.former_spectator, now=t.tick())
     services.do_leave_as_spectator(t.game, acting_user=t.former_spectator, now=t.tick())
-    mafia_thread = services.thread_of(t.game, InboxKind.MAFIA_THREAD)
+    mafia_thread = services.thread_of(t.game, M21InboxKind.MAFIA_THREAD)
     do_post_message(mafia_thread, "SECRET-KILL-PLAN tonight", acting_user=t.user_of_role("hooker"), now=t.tick())
-    spectators = services.thread_of(t.game, InboxKind.SPECTATORS)
+    spectators = services.thread_of(t.game, M21InboxKind.SPECTATORS)
     do_post_message(spectators, "SPECTATOR-CHATTER about the game", acting_user=t.users[imprisoned], now=t.tick())
     return t
 
@@ -229,7 +230,7 @@ def test_pages_never_show_the_mafia_or_the_spectators_to_who_may_not_know_M_SETU
 
 
 def test_the_spectators_thread_is_one_404_for_players(table):
-    spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
+    spectators = services.thread_of(table.game, M21InboxKind.SPECTATORS)
     for persona in ("town", "godfather", "judge", "former_spectator", "outsider"):
         client = Client()
         client.force_login(personas(table)[persona])
@@ -256,6 +257,6 @@ def test_a_replaced_player_loses_the_role_pm_L_REPLACE_1(table):
     seat = Resident.objects.get(game=table.game, user=town)
     newcomer = make_user("Newbie")
     services.do_replace_m21_player(seat, newcomer, acting_user=table.host, now=table.now + timedelta(minutes=5))
-    pm = Inbox.objects.get(game=table.game, kind=InboxKind.ROLE_PM, resident=seat)
+    pm = Inbox.objects.get(game=table.game, kind=M21InboxKind.ROLE_PM, resident=seat)
     assert not policies.can_read_inbox(policies_fresh(town), pm)
     assert policies.can_read_inbox(policies_fresh(newcomer), pm)

@@ -12,7 +12,8 @@ from django.utils import translation
 from cities.models import GameEvent, Resident, Signup
 from cities.recruitment_services import do_sign_up, do_withdraw_signup
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind, Message, Spectator
+from inboxes.models import Inbox, Message, Spectator
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.m21 import night_services as ns
@@ -35,8 +36,8 @@ def test_a_spectator_reads_the_game_thread_and_talks_only_in_the_spectators_thre
     row = services.do_join_as_spectator(table.game, acting_user=watcher, now=table.tick())
     assert (row.game_id, row.user_id, row.left_at) == (table.game.pk, watcher.pk, None)
     assert GameEvent.objects.filter(game=table.game, kind="m21.spectator_joined", actor=watcher).count() == 1
-    assert _labels(watcher, table.game) == {InboxKind.GAME_THREAD, InboxKind.SPECTATORS}
-    spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
+    assert _labels(watcher, table.game) == {M21InboxKind.GAME_THREAD, M21InboxKind.SPECTATORS}
+    spectators = services.thread_of(table.game, M21InboxKind.SPECTATORS)
     message = do_post_message(spectators, "hello from the stands", acting_user=fresh(watcher), now=table.tick())
     assert (message.author_name, message.author_resident_id, message.author_staff_id) == ("Watcher", None, None)
     with translation.override("en"), pytest.raises(NotAllowed, match="You can read this inbox but not post in it."):
@@ -44,7 +45,7 @@ def test_a_spectator_reads_the_game_thread_and_talks_only_in_the_spectators_thre
     assert not Message.objects.filter(inbox=table.thread, body="##VOTE Alice").exists()
     assert watcher.pk in set(policies.readers_of_inbox(spectators).values_list("pk", flat=True))
     assert not any(policies.can_read_inbox(fresh(watcher), pm)
-                   for pm in Inbox.objects.filter(game=table.game, kind=InboxKind.ROLE_PM))
+                   for pm in Inbox.objects.filter(game=table.game, kind=M21InboxKind.ROLE_PM))
 
 
 def test_players_hosts_and_the_signed_up_never_become_spectators_M_SETUP_3():
@@ -104,11 +105,11 @@ def test_leaving_closes_both_threads_at_once_and_one_can_watch_again_M_SETUP_3()
         services.do_join_as_spectator(table.game, acting_user=watcher, now=table.tick())
     left = services.do_leave_as_spectator(table.game, acting_user=watcher, now=table.tick())
     assert left.left_at == table.now
-    assert _labels(watcher, table.game) == {InboxKind.GAME_THREAD}  # public (M-SETUP-6), the spectators' closed
+    assert _labels(watcher, table.game) == {M21InboxKind.GAME_THREAD}  # public (M-SETUP-6), the spectators' closed
     with pytest.raises(WrongState, match="You do not watch this game."):
         services.do_leave_as_spectator(table.game, acting_user=watcher, now=table.tick())
     services.do_join_as_spectator(table.game, acting_user=watcher, now=table.tick())
-    assert _labels(watcher, table.game) == {InboxKind.GAME_THREAD, InboxKind.SPECTATORS}
+    assert _labels(watcher, table.game) == {M21InboxKind.GAME_THREAD, M21InboxKind.SPECTATORS}
     assert Spectator.objects.filter(game=table.game, user=watcher).count() == 1
 
 
@@ -118,8 +119,8 @@ def test_a_replaced_out_player_may_watch_and_then_never_returns_M_SETUP_3_L_REPL
     seat = table.seat("Alice")
     services.do_replace_m21_player(seat, make_user("Newbie"), acting_user=table.host, now=table.tick())
     services.do_join_as_spectator(table.game, acting_user=old, now=table.tick())
-    assert _labels(old, table.game) == {InboxKind.GAME_THREAD, InboxKind.SPECTATORS}
-    assert not policies.can_read_inbox(fresh(old), Inbox.objects.get(kind=InboxKind.ROLE_PM, resident=seat))
+    assert _labels(old, table.game) == {M21InboxKind.GAME_THREAD, M21InboxKind.SPECTATORS}
+    assert not policies.can_read_inbox(fresh(old), Inbox.objects.get(kind=M21InboxKind.ROLE_PM, resident=seat))
     with (translation.override(table.game.language),
           pytest.raises(InvalidInput, match="has watched this game as a spectator")):
         services.do_replace_m21_player(Resident.objects.get(pk=seat.pk), old, acting_user=table.host,
@@ -161,14 +162,14 @@ def test_the_game_page_offers_watching_and_a_spectator_sees_no_night_secrets_M_S
     with time_machine.travel(table.tick(), tick=False):
         html = client.get(reverse("m21_night_page", args=[table.game.slug])).content.decode()
     assert "Kill vote" not in html and "→ " not in html and "investigate" not in html.lower()
-    for inbox in Inbox.objects.filter(game=table.game, kind__in=(InboxKind.ROLE_PM, InboxKind.MAFIA_THREAD,
-                                                                 InboxKind.OFFICE)):
+    for inbox in Inbox.objects.filter(game=table.game, kind__in=(M21InboxKind.ROLE_PM, M21InboxKind.MAFIA_THREAD,
+                                                                 M21InboxKind.OFFICE)):
         assert client.get(reverse("inbox_thread", args=[inbox.public_id])).status_code == 404
     assert night is not None
     assert client.get(reverse("m21_stop_spectating", args=[table.game.slug])).status_code == 405
     left = client.post(reverse("m21_stop_spectating", args=[table.game.slug]))
     assert left.status_code == 302
-    spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
+    spectators = services.thread_of(table.game, M21InboxKind.SPECTATORS)
     assert client.get(reverse("inbox_thread", args=[spectators.public_id])).status_code == 404
     # The game thread is public (M-SETUP-6): leaving the spectators' thread does not close it.
     assert client.get(reverse("inbox_thread", args=[table.thread.public_id])).status_code == 200

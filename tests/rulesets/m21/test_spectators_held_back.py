@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from cities.models import LifeStatus
 from inboxes import policies
-from inboxes.models import InboxKind, Message
+from inboxes.models import Message
+from rulesets.m21.kinds import M21InboxKind
 from inboxes.posting import do_post_message
 from rulesets.m21 import night_services as ns
 from rulesets.m21 import services
@@ -36,7 +37,7 @@ def game_with_a_prisoner(**kwargs):
     table.run_clock(table.now + timedelta(minutes=1))
     night = ns.open_night(table.game)
     assert table.seat(prisoner).status == LifeStatus.IMPRISONED
-    spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
+    spectators = services.thread_of(table.game, M21InboxKind.SPECTATORS)
     watcher = make_user("Watcher")
     services.do_join_as_spectator(table.game, acting_user=watcher, now=table.tick())
     said = do_post_message(spectators, "the goon is obvious", acting_user=fresh(watcher), now=table.tick())
@@ -106,7 +107,7 @@ def test_without_a_jailbreaker_the_imprisoned_join_at_once_M_SETUP_3():
     table = build_game(slug="m21-no-jailbreaker")
     prisoner = table.names_of_roles("citizen")[0]
     to_night(table, prisoner)
-    spectators = services.thread_of(table.game, InboxKind.SPECTATORS)
+    spectators = services.thread_of(table.game, M21InboxKind.SPECTATORS)
     said = do_post_message(spectators, "welcome", acting_user=table.host, now=table.tick())
     assert four_forms(table.users[prisoner], spectators, said) == (True, True, True, True)
 

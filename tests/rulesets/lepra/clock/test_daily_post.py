@@ -15,7 +15,8 @@ from django.utils import translation
 
 from cities.models import Alignment, City, GameDay, GameEvent, LifeStatus, PostKind, PublicPost, Resident
 from inboxes.knowledge import visible_alignment
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import NotAllowed, WrongState
 from rulesets.lepra import seats
@@ -82,8 +83,8 @@ def play_day_2(built):
     session = do_schedule_voting(city2, utc(2027, 3, 2, 15), utc(2027, 3, 2, 19), acting_user=built.staff["tribune2"],
                                  now=utc(2027, 3, 2, 8, 5))
     advance(game, utc(2027, 3, 2, 15))
-    inbox_a = Inbox.objects.get(kind=InboxKind.VOTING, resident=a)
-    inbox_b = Inbox.objects.get(kind=InboxKind.VOTING, resident=b)
+    inbox_a = Inbox.objects.get(kind=LepraInboxKind.VOTING, resident=a)
+    inbox_b = Inbox.objects.get(kind=LepraInboxKind.VOTING, resident=b)
     do_post_message(inbox_a, "казнить", acting_user=v1.user, now=utc(2027, 3, 2, 16))
     do_post_message(inbox_a, "казнить", acting_user=v2.user, now=utc(2027, 3, 2, 16, 1))
     do_post_message(inbox_b, "казнить", acting_user=v3.user, now=utc(2027, 3, 2, 16, 2))

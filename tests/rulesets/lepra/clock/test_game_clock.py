@@ -11,7 +11,8 @@ import pytest
 from django.utils import translation
 
 from cities.models import City, GameDay, GameEvent, GameStatus, ScheduledEvent
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.clock.services import (
     do_declare_long_day,
@@ -83,7 +84,7 @@ def test_a_whole_day_and_night_run_in_order_and_day_2_publishes_the_post_L_POST_
     assert day2.started_at == utc(2027, 3, 2, 7) and day2.post.published_at == utc(2027, 3, 2, 7)
     # City inboxes rolled over each morning (L-INBOX-1): the current one is day 2's.
     for city in City.objects.filter(game=game):
-        current = Inbox.objects.get(game=game, city=city, kind=InboxKind.CITY, rolled_over_at__isnull=True)
+        current = Inbox.objects.get(game=game, city=city, kind=LepraInboxKind.CITY, rolled_over_at__isnull=True)
         assert current.day_number == 2
     assert [k for k in GameEvent.objects.filter(game=game, kind__startswith="clock.").order_by("id")
             .values_list("kind", flat=True)] == ["clock.started", "clock.day_started", "clock.night_started",
@@ -307,13 +308,13 @@ def test_day_1_start_opens_the_standing_inboxes_so_residents_can_post_L_DAY_1_L_
     from cities.models import Resident
     game = built.game
     from inboxes.models import Message
-    standing = Inbox.objects.filter(game=game, kind__in=(InboxKind.CITY, InboxKind.PERSONAL))
+    standing = Inbox.objects.filter(game=game, kind__in=(LepraInboxKind.CITY, LepraInboxKind.PERSONAL))
     Message.objects.filter(inbox__in=standing).delete()
     standing.delete()
     assert advance(game, DAY1) == 1
     cities = set(City.objects.filter(game=game).values_list("pk", flat=True))
     residents = set(Resident.objects.filter(game=game).values_list("pk", flat=True))
-    assert set(Inbox.objects.filter(game=game, kind=InboxKind.CITY, killed_at__isnull=True)
+    assert set(Inbox.objects.filter(game=game, kind=LepraInboxKind.CITY, killed_at__isnull=True)
                .values_list("city_id", flat=True)) == cities
-    assert sorted(Inbox.objects.filter(game=game, kind=InboxKind.PERSONAL).values_list("resident_id", flat=True)) \
+    assert sorted(Inbox.objects.filter(game=game, kind=LepraInboxKind.PERSONAL).values_list("resident_id", flat=True)) \
         == sorted(residents)

@@ -17,7 +17,8 @@ import time_machine
 from django.test import Client
 
 from cities.models import City, GameEvent, LifeStatus, Resident, ScheduledEvent
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.public_ids import new_public_id
 from rulesets.lepra import seats
@@ -250,7 +251,7 @@ def test_the_tribune_opens_voting_now_L_VOTE_1(demo, day2):
     assert flashed(response) == [f"Голосование в городе {day2.city1.name} открыто."]
     session.refresh_from_db()
     assert (session.opens_at, session.opened_at, session.closed_at) == (NOON, NOON, None)
-    voting = Inbox.objects.get(kind=InboxKind.VOTING, city=day2.city1, day_number=2)
+    voting = Inbox.objects.get(kind=LepraInboxKind.VOTING, city=day2.city1, day_number=2)
     assert voting.resident == day2.nominee[1]
     assert [m.body for m in Message.objects.filter(inbox=voting)] == [  # the accepted proxies, cast at the opening
         "казнить" for p in waiting if p.nominee_id == voting.resident_id]
@@ -306,7 +307,7 @@ def test_extending_takes_one_session_at_a_time(demo, day2):
 def test_the_tribune_closes_voting_now_with_the_result_L_VOTE_6(demo, day2):
     session = day2.sessions[1]
     do_open_voting(session, acting_user=None, now=OPENS)
-    voting = Inbox.objects.get(kind=InboxKind.VOTING, city=day2.city1, day_number=2)
+    voting = Inbox.objects.get(kind=LepraInboxKind.VOTING, city=day2.city1, day_number=2)
     do_post_message(voting, "казнить", acting_user=day2.plain1[5].user, now=OPENS + US)
     client = staff_client(demo.tribune1)
     at = OPENS + timedelta(hours=1)
@@ -461,7 +462,7 @@ def test_the_tribune_confirms_a_suicide_applied_at_the_opening_L_NOM_5(demo, day
 def _closed_session(demo, day2) -> VotingSession:
     session = day2.sessions[1]
     do_open_voting(session, acting_user=None, now=OPENS)
-    voting = Inbox.objects.get(kind=InboxKind.VOTING, city=day2.city1, day_number=2)
+    voting = Inbox.objects.get(kind=LepraInboxKind.VOTING, city=day2.city1, day_number=2)
     do_post_message(voting, "казнить", acting_user=day2.plain1[5].user, now=OPENS + US)
     do_close_voting(session, acting_user=None, now=CLOSES)
     session.refresh_from_db()

@@ -9,9 +9,10 @@ import pytest
 
 from cities.models import City, GameStatus, LifeStatus, Resident, StaffRole
 from cities.services import do_set_game_status
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
-from inboxes.services import do_open_game_inboxes
+from rulesets.lepra.inbox_services import do_open_game_inboxes
 from rulesets.lepra.court.judge_services import (
     do_close_election,
     do_open_election,
@@ -61,7 +62,7 @@ class JudgeGame:
             do_propose_candidate(proposers[i + 2], acting_user=proposers[i + 1].user,
                                  now=day_start + timedelta(minutes=2 + i))
         do_open_election(election, acting_user=None, now=day_start + timedelta(hours=6))
-        precinct = Inbox.objects.get(kind=InboxKind.PRECINCT, resident=winner, killed_at__isnull=True)
+        precinct = Inbox.objects.get(kind=LepraInboxKind.PRECINCT, resident=winner, killed_at__isnull=True)
         do_post_message(precinct, PRO, acting_user=proposers[0].user, now=day_start + timedelta(hours=7))
         return do_close_election(election, acting_user=None, now=day_start + timedelta(hours=10))
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cities.models import Resident
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from rulesets.lepra import seats
 from rulesets.lepra.court.judge_services import (
@@ -18,7 +19,7 @@ from tests.rulesets.lepra.court.conftest import CLOSES, DAY1, OPENS
 
 
 def precinct(candidate: Resident) -> Inbox:
-    return Inbox.objects.filter(kind=InboxKind.PRECINCT, resident=candidate).latest("id")
+    return Inbox.objects.filter(kind=LepraInboxKind.PRECINCT, resident=candidate).latest("id")
 
 
 def start(jg, number: int, candidates: list[Resident]):

@@ -13,7 +13,8 @@ from django.utils import translation
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from cities.models import Alignment, City, GameEvent, LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from tests.support.staff_console import flashed, staff_client
 from tests.factories import CityFactory, ResidentFactory
@@ -44,7 +45,7 @@ def _refusal(exc_type, fn, *args, **kwargs) -> str:
 
 
 def _court_messages():
-    court = Inbox.objects.filter(kind=InboxKind.COURT, rolled_over_at__isnull=True).get()
+    court = Inbox.objects.filter(kind=LepraInboxKind.COURT, rolled_over_at__isnull=True).get()
     return list(Message.objects.filter(inbox=court).order_by("id").values_list("body", flat=True))
 
 
@@ -113,7 +114,7 @@ def test_five_judges_tied_nominees_two_of_three_votes_confirm_at_the_deadline_L_
     assert (case.sentenced, case.fallback, case.decided_at) == (b, False, DEADLINE)
     assert Resident.objects.get(pk=b.pk).status == LifeStatus.DEAD
     assert Resident.objects.get(pk=a.pk).status == LifeStatus.ALIVE
-    city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
+    city_inbox = Inbox.objects.filter(kind=LepraInboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
     assert Message.objects.filter(inbox=city_inbox).order_by("-id").first().body == ru(
         "The Supreme Court sentenced %(name)s. The daily post announces their side.", name=b.name)
 

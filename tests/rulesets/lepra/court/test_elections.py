@@ -10,7 +10,8 @@ from django.utils.translation import gettext
 from cities.models import Resident, ScheduledEvent
 from cities.scheduler import dispatch_due_events
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import DeathCause, Inbox, InboxKind, Membership, Message
+from inboxes.models import DeathCause, Inbox, Membership, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra import seats
@@ -40,7 +41,7 @@ def local(jg, moment) -> str:
 
 
 def city_posts(jg, number: int) -> list[str]:
-    inbox = Inbox.objects.get(city=jg.cities[number], kind=InboxKind.CITY, rolled_over_at__isnull=True)
+    inbox = Inbox.objects.get(city=jg.cities[number], kind=LepraInboxKind.CITY, rolled_over_at__isnull=True)
     return list(Message.objects.filter(inbox=inbox, author_resident__isnull=True).values_list("body", flat=True))
 
 
@@ -87,7 +88,7 @@ def test_each_resident_proposes_at_most_one_candidate_of_their_own_city_L_JUDGE_
     with pytest.raises(InvalidInput) as foreign:
         do_propose_candidate(jg.residents(2)[0], acting_user=cat.user, now=DAY1)
     assert str(foreign.value) == gettext("Only residents of your own city can be proposed.")
-    personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=ann)
+    personal = Inbox.objects.get(kind=LepraInboxKind.PERSONAL, resident=ann)
     assert list(Message.objects.filter(inbox=personal).values_list("body", flat=True)) == [
         in_game_language(jg.game, "%(proposer)s proposes %(candidate)s as judge.", proposer=ann.name,
                          candidate=ben.name)]
@@ -101,7 +102,7 @@ def test_the_tribune_passes_the_list_to_the_arbiter_and_proposals_close_L_JUDGE_
     with pytest.raises(NotAllowed):
         do_pass_candidates(election, acting_user=jg.tribunes[2], now=DAY1)
     do_pass_candidates(election, acting_user=jg.tribunes[1], now=DAY1 + timedelta(hours=1))
-    office = Inbox.objects.get(game=jg.game, kind=InboxKind.OFFICE)
+    office = Inbox.objects.get(game=jg.game, kind=LepraInboxKind.OFFICE)
     assert list(Message.objects.filter(inbox=office).values_list("body", flat=True)) == [
         in_game_language(jg.game, "Judge candidates of %(city)s: %(names)s.", city=jg.cities[1].name,
                          names=f"{ben.name}, {dan.name}")]
@@ -255,15 +256,15 @@ def test_the_scheduler_opens_and_closes_the_election_L_JUDGE_4_L_JUDGE_5(jg):
 # ---- day 1 and the court (L-DAY-5, L-JUDGE-10) ---------------------------------------------------------------
 
 def test_day_one_elects_in_every_city_and_the_court_forms_when_every_city_has_a_judge_L_DAY_5(jg):
-    first = Inbox.objects.get(game=jg.game, kind=InboxKind.COURT)
+    first = Inbox.objects.get(game=jg.game, kind=LepraInboxKind.COURT)
     judges = []
     for number in (1, 2):
         judges.append(jg.residents(number)[0])
         jg.elect(number, judges[-1])
-        assert list(Inbox.objects.filter(game=jg.game, kind=InboxKind.COURT)) == [first]
+        assert list(Inbox.objects.filter(game=jg.game, kind=LepraInboxKind.COURT)) == [first]
     judges.append(jg.residents(3)[0])
     jg.elect(3, judges[-1])
-    court = Inbox.objects.get(game=jg.game, kind=InboxKind.COURT, rolled_over_at__isnull=True)
+    court = Inbox.objects.get(game=jg.game, kind=LepraInboxKind.COURT, rolled_over_at__isnull=True)
     assert court.predecessor_id == first.pk
     assert set(Membership.objects.filter(inbox=court).values_list("resident_id", "state")) == {
         (j.pk, "member") for j in judges}

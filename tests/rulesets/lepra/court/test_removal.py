@@ -9,7 +9,8 @@ from django.utils.translation import gettext
 
 from inboxes import policies
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import DeathCause, Inbox, InboxKind, Membership
+from inboxes.models import DeathCause, Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra import seats
 from rulesets.lepra.court.judge_services import (
@@ -62,7 +63,7 @@ def test_four_confirmations_do_nothing_and_the_fifth_makes_the_demand_valid_L_JU
     assert policies.readable_inboxes(arbiter, jg.game).filter(pk=demand.inbox_id).exists()
     assert policies.readers_of_inbox(demand.inbox).filter(pk=jg.arbiter.pk).exists()
     assert seats.is_judge(judge_of(jg, 2)) is True  # valid, not yet announced by the Arbiter
-    office = Inbox.objects.get(game=jg.game, kind=InboxKind.OFFICE)
+    office = Inbox.objects.get(game=jg.game, kind=LepraInboxKind.OFFICE)
     assert list(office.messages.values_list("body", flat=True)) == [in_game_language(
         jg.game, "A demand to remove judge %(name)s of %(city)s is valid.", name=judge_of(jg, 2).name,
         city=jg.cities[2].name)]
@@ -91,7 +92,7 @@ def test_a_late_demand_is_refused_at_once_with_the_reason_L_JUDGE_8(day2):
     assert str(info.value).startswith(before) and str(info.value).endswith(after)
     assert before.startswith("Требование об отводе")  # the game's language
     assert not RemovalDemand.objects.filter(judge=judge).exists()
-    assert not Inbox.objects.filter(kind=InboxKind.REMOVAL, resident=judge).exists()
+    assert not Inbox.objects.filter(kind=LepraInboxKind.REMOVAL, resident=judge).exists()
 
 
 def test_only_residents_of_the_city_confirm_once_and_not_the_judge_L_JUDGE_8(day2):
@@ -156,7 +157,7 @@ def test_a_judge_may_recuse_no_later_than_four_hours_before_voting_starts_L_JUDG
     assert (recusal.at, recusal.day) == (CUTOFF, 2)
     judge.refresh_from_db()
     assert seats.is_judge(judge) is False
-    court = Inbox.objects.get(game=jg.game, kind=InboxKind.COURT, rolled_over_at__isnull=True)
+    court = Inbox.objects.get(game=jg.game, kind=LepraInboxKind.COURT, rolled_over_at__isnull=True)
     assert set(Membership.objects.filter(inbox=court).values_list("resident_id", flat=True)) == {
         judge_of(jg, 1).pk, judge_of(jg, 2).pk}
     election = do_schedule_judge_election(jg.cities[3], CUTOFF + timedelta(hours=7), CUTOFF + timedelta(hours=9),
@@ -174,7 +175,7 @@ def test_the_chain_of_court_inboxes_after_day_one_a_removal_in_city_two_and_a_ki
     jg.elect(2, new2, day_start=DAY2 + timedelta(hours=2))
     do_kill_resident(j3, DeathCause.KILLED, acting_user=None, now=DAY2 + timedelta(hours=20))
 
-    chain = list(Inbox.objects.filter(game=jg.game, kind=InboxKind.COURT).order_by("id"))
+    chain = list(Inbox.objects.filter(game=jg.game, kind=LepraInboxKind.COURT).order_by("id"))
     assert [c.predecessor_id for c in chain] == [None] + [c.pk for c in chain[:-1]]
     assert [c.rolled_over_at is None for c in chain] == [False, False, False, False, True]
 
@@ -190,7 +191,7 @@ def test_the_chain_of_court_inboxes_after_day_one_a_removal_in_city_two_and_a_ki
     ]
     newcomer = fresh(new2.user)
     assert [policies.can_read_inbox(newcomer, c) for c in chain] == [False, False, False, True, True]
-    assert set(policies.readable_inboxes(newcomer, jg.game).filter(kind=InboxKind.COURT)) == set(chain[3:])
+    assert set(policies.readable_inboxes(newcomer, jg.game).filter(kind=LepraInboxKind.COURT)) == set(chain[3:])
 
 
 def test_an_elected_judge_is_immune_to_nomination_until_removed_L_JUDGE_7(day2):
@@ -213,4 +214,4 @@ def test_a_resident_opens_one_demand_against_the_judge_per_day_L_JUDGE_8(day2):
         do_open_removal_demand(acting_user=others[0].user, game=jg.game, now=DAY2 + timedelta(hours=2))
     assert str(refused.value) == gettext("You have already demanded the removal of %(name)s today.") % {
         "name": judge_of(jg, 2).name}
-    assert demand.inbox.kind == InboxKind.REMOVAL and demand.inbox.organizer_resident_id == others[0].pk
+    assert demand.inbox.kind == LepraInboxKind.REMOVAL and demand.inbox.organizer_resident_id == others[0].pk

@@ -11,7 +11,8 @@ from django.utils import translation
 
 from cities.models import City, GameStatus, LifeStatus, Resident
 from cities.services import do_add_city, do_appoint_staff, do_create_game, do_seat_resident, do_set_game_status
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from rulesets.lepra import seats
 from rulesets.lepra.day.services import (
@@ -35,7 +36,7 @@ class Day:
     plain: list[Resident]  # living residents of city 1 who are not the judge, by name
 
     def inbox_of(self, nominee: Resident) -> Inbox:
-        return Inbox.objects.get(kind=InboxKind.VOTING, resident=nominee, city=self.city)
+        return Inbox.objects.get(kind=LepraInboxKind.VOTING, resident=nominee, city=self.city)
 
 
 def day_action(demo, name: str, number: int = 1) -> str:
@@ -103,7 +104,7 @@ def _big_city_voting(residents: int):
     do_nominate(nominee, acting_user=voters[0].user, now=MORNING)
     session = do_schedule_voting(city, OPENS, CLOSES, acting_user=tribune, now=MORNING)
     do_open_voting(session, acting_user=None, now=OPENS)
-    return Inbox.objects.get(kind=InboxKind.VOTING, resident=nominee), voters
+    return Inbox.objects.get(kind=LepraInboxKind.VOTING, resident=nominee), voters
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,8 @@ from django.test import Client
 from django.urls import reverse
 
 from inboxes import viewer_reads
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from tests.rulesets.lepra.day.day_helpers import OPENS, city1_day, nominate_and_open
 
@@ -53,7 +54,7 @@ def voting(demo):
     nominee, other = day.plain[0], day.plain[1]
     nominate_and_open(demo, day, [nominee, other])
     inbox = day.inbox_of(nominee)
-    city_inbox = Inbox.objects.get(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True)
+    city_inbox = Inbox.objects.get(kind=LepraInboxKind.CITY, city=day.city, rolled_over_at__isnull=True)
     voters = [r for r in day.plain if r not in (nominee, other)]
     return inbox, city_inbox, voters
 

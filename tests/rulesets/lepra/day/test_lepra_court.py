@@ -8,7 +8,8 @@ from django.utils import translation
 
 from cities.models import LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra import seats
 from rulesets.lepra.court.decision import court_decision, court_threshold
@@ -55,7 +56,7 @@ def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_annou
         "Only the Supreme Arbiter puts a case before the court.")
     case = do_put_before_court(session, DEADLINE, acting_user=demo.arbiter, now=CLOSES + US)
     assert case.candidates == [str(a.pk), str(b.pk)]
-    court = Inbox.objects.filter(kind=InboxKind.COURT, rolled_over_at__isnull=True).get()
+    court = Inbox.objects.filter(kind=LepraInboxKind.COURT, rolled_over_at__isnull=True).get()
     assert Message.objects.filter(inbox=court).order_by("-id").first().body.startswith(ru("The court decides on %(city)s: %(candidates)s. Deadline: %(deadline)s.").split("%")[0])
     j1, j2, j3 = _judges(demo)
     assert _refusal(NotAllowed, do_court_vote, case, b, acting_user=day.plain[7].user, now=CLOSES + 2 * US) == (
@@ -74,7 +75,7 @@ def test_judges_choose_among_tied_leaders_and_the_sentence_is_executed_and_annou
     assert (decision.resident, decision.source) == (b, DecisionSource.COURT)
     assert _refusal(WrongState, do_court_vote, case, a, acting_user=j3.user, now=CLOSES + 6 * US) == (
         "The court has already decided this case.")
-    city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
+    city_inbox = Inbox.objects.filter(kind=LepraInboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
     assert Message.objects.filter(inbox=city_inbox).order_by("-id").first().body == ru(
         "The Supreme Court sentenced %(name)s. The daily post announces their side.", name=b.name)
 

@@ -11,7 +11,8 @@ from django.utils import translation
 
 from cities.models import ScheduledEvent
 from cities.scheduler import dispatch_due_events
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_nominate
 from tests.rulesets.lepra.day.day_helpers import (
@@ -37,7 +38,7 @@ def english():
 def test_resident_nominates_from_the_personal_inbox_page_L_NOM_1(demo, client):
     day = city1_day(demo)
     voter, nominee = day.plain[5], day.plain[0]
-    personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=voter)
+    personal = Inbox.objects.get(kind=LepraInboxKind.PERSONAL, resident=voter)
     client.force_login(voter.user)
     with time_machine.travel(MORNING, tick=False):
         page = client.get(reverse("inbox_thread", args=[personal.public_id]))
@@ -112,7 +113,7 @@ def test_scheduler_opens_and_closes_voting_and_posts_the_result_once_L_VOTE_6_L_
     inbox = day.inbox_of(nominee)
     from inboxes.posting import do_post_message
     do_post_message(inbox, "казнить", acting_user=day.plain[5].user, now=CLOSES - US)
-    city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
+    city_inbox = Inbox.objects.filter(kind=LepraInboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
     before = Message.objects.filter(inbox=city_inbox).count()
     dispatch_due_events(now=CLOSES - US)
     assert VotingSession.objects.get(city=day.city).closed_at is None

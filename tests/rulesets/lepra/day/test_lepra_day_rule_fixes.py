@@ -10,7 +10,8 @@ import time_machine
 from django.urls import reverse
 
 from cities.models import City, GameEvent, LifeStatus, Resident
-from inboxes.models import Inbox, InboxKind, Membership
+from inboxes.models import Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.court.services import do_request_speech
@@ -52,8 +53,8 @@ def test_a_suicide_not_refused_by_the_opening_is_confirmed_then_and_none_later_L
     assert GameEvent.objects.get(kind="resident.died", payload__resident=suicide.pk).payload["cause"] == "suicide"
     d = SuicideDeclaration.objects.get(pk=declaration["d"].pk)
     assert (d.confirmed_at, d.applied_at, d.refused_at) == (OPENS, OPENS, None)
-    assert not Membership.objects.filter(inbox__kind=InboxKind.VOTING, resident=suicide).exists()
-    assert not Inbox.objects.filter(kind=InboxKind.VOTING, resident=suicide).exists()  # no voting inbox about them
+    assert not Membership.objects.filter(inbox__kind=LepraInboxKind.VOTING, resident=suicide).exists()
+    assert not Inbox.objects.filter(kind=LepraInboxKind.VOTING, resident=suicide).exists()  # no voting inbox about them
     assert _refusal(NotAllowed, do_post_message, day.inbox_of(nominee), "казнить", acting_user=suicide.user,
                     now=OPENS + timedelta(minutes=1)) == "No such inbox."  # the dead have left it (L-DEATH-1)
     assert not LepraVote.objects.filter(voter=suicide).exists()
@@ -116,7 +117,7 @@ def test_early_opening_is_refused_while_proxy_requests_await_an_answer_L_NOM_6(d
     assert refusal.startswith("Proxy vote requests await your answer: accept them before opening voting early")
     session.refresh_from_db()
     assert (session.opens_at, session.opened_at) == (OPENS, None)
-    assert not Inbox.objects.filter(kind=InboxKind.VOTING, city=day.city).exists()
+    assert not Inbox.objects.filter(kind=LepraInboxKind.VOTING, city=day.city).exists()
     do_open_voting(session, acting_user=None, now=OPENS)  # the planned opening: an unanswered request lapses
     assert ProxyRequest.objects.get(pk=proxy.pk).state == "requested"
 

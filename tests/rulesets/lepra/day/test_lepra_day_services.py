@@ -8,7 +8,8 @@ from django.utils import translation
 
 from cities.models import City, LifeStatus, Resident
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import Inbox, InboxKind, Message
+from inboxes.models import Inbox, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra import seats
@@ -115,7 +116,7 @@ def test_open_creates_one_inbox_per_nominee_with_the_living_as_members_L_VOTE_1_
     day = city1_day(demo)
     a, b = day.plain[0], day.plain[1]
     nominate_and_open(demo, day, [a, b])
-    inboxes = Inbox.objects.filter(kind=InboxKind.VOTING, city=day.city).order_by("id")
+    inboxes = Inbox.objects.filter(kind=LepraInboxKind.VOTING, city=day.city).order_by("id")
     assert [i.resident for i in inboxes] == [a, b]
     living = Resident.objects.filter(city=day.city, status=LifeStatus.ALIVE).count()
     assert [i.memberships.count() for i in inboxes] == [living, living]
@@ -261,9 +262,9 @@ def test_close_kills_the_inboxes_and_posts_the_result_in_the_city_inbox_L_VOTE_6
     do_close_voting(session, acting_user=demo.tribune1, now=t + timedelta(minutes=1))
     session.refresh_from_db()
     assert session.closes_at == t + timedelta(minutes=1)
-    assert set(Inbox.objects.filter(kind=InboxKind.VOTING, city=day.city).values_list("killed_at", flat=True)) == {
+    assert set(Inbox.objects.filter(kind=LepraInboxKind.VOTING, city=day.city).values_list("killed_at", flat=True)) == {
         t + timedelta(minutes=1)}
-    city_inbox = Inbox.objects.filter(kind=InboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
+    city_inbox = Inbox.objects.filter(kind=LepraInboxKind.CITY, city=day.city, rolled_over_at__isnull=True).get()
     post = Message.objects.filter(inbox=city_inbox).order_by("-id").first()
     assert post.author_name == "Mafia Host"
     assert f"{a.name}: 2 ({day.plain[5].name}, {day.plain[6].name})" in post.body
@@ -320,4 +321,4 @@ def test_spirits_go_to_the_cemetery_when_their_citys_voting_closes_L_SPIRIT_2(de
     do_close_voting(session, acting_user=None, now=CLOSES)
     spirit.refresh_from_db()
     assert seats.is_spirit(spirit) is False
-    assert Membership.objects.get(resident=spirit, inbox__kind=InboxKind.CEMETERY).state == MembershipState.MEMBER
+    assert Membership.objects.get(resident=spirit, inbox__kind=LepraInboxKind.CEMETERY).state == MembershipState.MEMBER

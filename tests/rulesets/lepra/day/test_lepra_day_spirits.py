@@ -8,7 +8,8 @@ from django.utils import translation
 
 from cities.models import Alignment, LifeStatus, Resident
 from inboxes.membership_services import do_kill_resident
-from inboxes.models import InboxKind, Membership, MembershipState
+from inboxes.models import Membership, MembershipState
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import NotAllowed
 from rulesets.lepra import seats
 from rulesets.lepra.day.services import do_nominate
@@ -50,7 +51,7 @@ def test_night_victims_become_spirits_at_parity_and_vote_but_cannot_nominate_L_S
     assert do_apply_spirit_rule(day.city, acting_user=None, now=MORNING) == [tonight]
     tonight.refresh_from_db()
     assert seats.is_spirit(tonight) is True
-    assert Membership.objects.get(resident=tonight, inbox__kind=InboxKind.CEMETERY).state == MembershipState.REMOVED
+    assert Membership.objects.get(resident=tonight, inbox__kind=LepraInboxKind.CEMETERY).state == MembershipState.REMOVED
     assert not Resident.objects.filter(seats.rank_q("is_spirit"), pk__in=[r.pk for r in earlier]).exists()
     assert do_apply_spirit_rule(day.city, acting_user=None, now=MORNING) == []  # a second run changes nothing
     with pytest.raises(NotAllowed) as info:
@@ -58,7 +59,7 @@ def test_night_victims_become_spirits_at_parity_and_vote_but_cannot_nominate_L_S
     assert str(info.value) == "A spirit cannot nominate."
     living_day = city1_day(demo)  # the living residents now
     nominate_and_open(demo, living_day, [living_day.plain[0]])
-    assert Membership.objects.get(resident=tonight, inbox__kind=InboxKind.VOTING).state == MembershipState.MEMBER
+    assert Membership.objects.get(resident=tonight, inbox__kind=LepraInboxKind.VOTING).state == MembershipState.MEMBER
 
 
 def test_no_spirits_without_parity_L_SPIRIT_1(demo):

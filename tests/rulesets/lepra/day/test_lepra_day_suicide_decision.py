@@ -7,7 +7,8 @@ import pytest
 from django.utils import translation
 
 from cities.models import GameEvent, LifeStatus, Resident
-from inboxes.models import Inbox, InboxKind, Membership
+from inboxes.models import Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.day.services import (
     awaiting_procurator,
@@ -47,8 +48,8 @@ def test_confirmed_suicide_dies_at_the_opening_and_takes_no_part_in_voting_L_NOM
     suicide.refresh_from_db()
     assert (suicide.status, suicide.died_at) == (LifeStatus.DEAD, OPENS)
     assert GameEvent.objects.filter(kind="resident.died", payload__resident=suicide.pk).get().payload["cause"] == "suicide"
-    assert [i.resident for i in Inbox.objects.filter(kind=InboxKind.VOTING, city=day.city)] == [nominee]
-    assert not Membership.objects.filter(inbox__kind=InboxKind.VOTING, resident=suicide).exists()
+    assert [i.resident for i in Inbox.objects.filter(kind=LepraInboxKind.VOTING, city=day.city)] == [nominee]
+    assert not Membership.objects.filter(inbox__kind=LepraInboxKind.VOTING, resident=suicide).exists()
     assert Resident.objects.get(pk=refused.pk).status == LifeStatus.ALIVE
 
 

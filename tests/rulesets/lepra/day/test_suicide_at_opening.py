@@ -14,7 +14,8 @@ from rulesets.lepra.clock.daily_post import _deaths
 from kernel.errors import NotAllowed, WrongState
 from cities.models import GameEvent, LifeStatus, Resident
 from cities.scheduler import dispatch_due_events
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from tests.support.staff_console import flashed, nothing_found, staff_client
 from tests.rulesets.lepra.console.test_staff_day_actions import act
@@ -72,8 +73,8 @@ def test_a_late_clock_confirms_an_unrefused_declaration_at_the_planned_opening_L
     assert (confirmed.actor, confirmed.at) == (None, OPENS)  # by the clock, dated at the planned opening
     # A death of day 2: the daily post of day 3 (deaths since day 2's start) lists it with the day's others.
     assert (suicide, "suicide", OPENS) in _deaths(demo.game, MORNING - timedelta(hours=3), LATE)
-    assert not Membership.objects.filter(inbox__kind=InboxKind.VOTING, resident=suicide).exists()
-    assert list(Inbox.objects.filter(kind=InboxKind.VOTING, city=day.city).values_list("resident", flat=True)) == [
+    assert not Membership.objects.filter(inbox__kind=LepraInboxKind.VOTING, resident=suicide).exists()
+    assert list(Inbox.objects.filter(kind=LepraInboxKind.VOTING, city=day.city).values_list("resident", flat=True)) == [
         day.plain[0].pk]
 
 
@@ -120,7 +121,7 @@ def test_a_refused_declaration_does_not_bar_the_residents_vote_L_NOM_5(demo):
     event = GameEvent.objects.get(kind="voting.suicide_refused")
     assert (event.actor, event.at, event.payload) == (demo.tribune1, refused_at,
                                                       {"declaration": declaration.pk, "resident": voter.pk})
-    personal = Inbox.objects.get(kind=InboxKind.PERSONAL, resident=voter, rolled_over_at__isnull=True)
+    personal = Inbox.objects.get(kind=LepraInboxKind.PERSONAL, resident=voter, rolled_over_at__isnull=True)
     assert Message.objects.filter(inbox=personal).order_by("-id").first().body == (
         "Трибун отклонил ваше заявление о самоубийстве: вы остаётесь в живых и голосуете сегодня, как все.")
     assert _refusal(WrongState, do_confirm_suicide, declaration, acting_user=demo.tribune1,
@@ -129,7 +130,7 @@ def test_a_refused_declaration_does_not_bar_the_residents_vote_L_NOM_5(demo):
     do_open_voting(session, acting_user=None, now=OPENS)
     voter.refresh_from_db()
     assert voter.status == LifeStatus.ALIVE
-    voting = Inbox.objects.get(kind=InboxKind.VOTING, city=day.city, resident=day.plain[0])
+    voting = Inbox.objects.get(kind=LepraInboxKind.VOTING, city=day.city, resident=day.plain[0])
     assert Membership.objects.get(inbox=voting, resident=voter).state == MembershipState.MEMBER
     do_post_message(voting, "казнить", acting_user=voter.user, now=OPENS + timedelta(minutes=1))
     assert LepraVote.objects.filter(inbox=voting, voter=voter, state="standing").count() == 1
@@ -142,7 +143,7 @@ def test_an_unconfirmed_declarant_votes_when_the_opening_confirms_nothing_L_NOM_
     voter = day.plain[4]
     do_open_voting(session, acting_user=None, now=OPENS)
     SuicideDeclaration.objects.create(game=demo.game, city=day.city, day=2, resident=voter, declared_at=MORNING)
-    voting = Inbox.objects.get(kind=InboxKind.VOTING, city=day.city, resident=day.plain[0])
+    voting = Inbox.objects.get(kind=LepraInboxKind.VOTING, city=day.city, resident=day.plain[0])
     do_post_message(voting, "казнить", acting_user=voter.user, now=OPENS + timedelta(minutes=1))
     assert LepraVote.objects.filter(inbox=voting, voter=voter, state="standing").count() == 1
     assert VotingSession.objects.get(pk=session.pk).opened_at == OPENS

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from cities.models import Alignment, City, Game, GameStatus, Resident
 from cities.services import do_set_game_status
-from inboxes.services import do_open_game_inboxes
+from rulesets.lepra.inbox_services import do_open_game_inboxes
 from rulesets.lepra import seats
 from rulesets.lepra.setup.draw import mafia_count
 from rulesets.lepra.staff_kinds import StaffKind

@@ -14,7 +14,8 @@ from django.utils.translation import override
 
 from cities.models import Alignment, City, GameEvent, GameStatus, PostKind, PublicPost, Resident
 from cities.services import do_set_game_status
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from roles import draw
 from rulesets.lepra.models import MafiaDraw
@@ -33,7 +34,7 @@ def test_commitment_is_published_before_the_numbers_and_verifies_after_the_game_
     md = MafiaDraw.objects.get(game=built.game)
     post = PublicPost.objects.get(game=built.game, kind=PostKind.RECRUITMENT)
     assert md.numbers is None and md.commitment in post.body and post.published_at <= md.committed_at
-    assert not Inbox.objects.filter(game=built.game, kind=InboxKind.MAFIA).exists()
+    assert not Inbox.objects.filter(game=built.game, kind=LepraInboxKind.MAFIA).exists()
     role_services.do_name_mafia_numbers(built.game, {1: [1, 2], 2: [10, 3]}, acting_user=built.procurator,
                                         now=md.committed_at + timedelta(minutes=5))
     md.refresh_from_db()
@@ -115,7 +116,7 @@ def test_the_draw_needs_published_lists_and_a_consigliere_and_runs_once(db):
     with override("en"), pytest.raises(WrongState, match="The mafia draw has already started."):
         role_services.do_start_mafia_draw(built.game, acting_user=built.procurator)
     assert MafiaDraw.objects.filter(game=built.game).count() == 1
-    assert Inbox.objects.filter(game=built.game, kind=InboxKind.NOTARY).count() == 1
+    assert Inbox.objects.filter(game=built.game, kind=LepraInboxKind.NOTARY).count() == 1
 
 
 @pytest.mark.parametrize("numbers, message", [
@@ -135,7 +136,7 @@ def test_procurator_numbers_are_checked_and_nothing_changes_on_refusal_L_ASSIGN_
     md.refresh_from_db()
     assert md.numbers is None
     assert not Resident.objects.filter(game=built.game, alignment=Alignment.MAFIA).exists()
-    assert not Inbox.objects.filter(game=built.game, kind=InboxKind.MAFIA).exists()
+    assert not Inbox.objects.filter(game=built.game, kind=LepraInboxKind.MAFIA).exists()
 
 
 def test_numbers_form_in_the_bar_page_names_the_mafia_and_the_page_is_procurator_only_L_ASSIGN_2(db):
@@ -157,7 +158,7 @@ def test_numbers_form_in_the_bar_page_names_the_mafia_and_the_page_is_procurator
     md.refresh_from_db()
     assert md.numbers == {"1": [1, 2], "2": [3, 4]}
     assert client.post(url, {"city_1": "5, 6", "city_2": "7 8"}).status_code == 409
-    bar = Inbox.objects.get(game=built.game, kind=InboxKind.BAR)
+    bar = Inbox.objects.get(game=built.game, kind=LepraInboxKind.BAR)
     assert "City 1: 1, 2" in bar.messages.last().body and "City 2: 3, 4" in bar.messages.last().body
     assert timezone.now() >= md.numbers_at
 
@@ -168,5 +169,5 @@ def test_the_site_draws_the_l_city_2_mafia_count_for_each_city_L_CITY_2(db, size
     md = MafiaDraw.objects.get(game=built.game)
     assert len(md.numbers["1"]) == mafia
     assert Resident.objects.filter(game=built.game, alignment=Alignment.MAFIA).count() == mafia
-    inbox = Inbox.objects.get(game=built.game, kind=InboxKind.MAFIA)
+    inbox = Inbox.objects.get(game=built.game, kind=LepraInboxKind.MAFIA)
     assert inbox.memberships.count() == mafia

@@ -9,7 +9,8 @@ import pytest
 from cities.models import GameEvent, GameStatus, LifeStatus, Resident, ScheduledEvent
 from cities.scheduler import try_run_one_due_event
 from inboxes import knowledge, policies
-from inboxes.models import Inbox, InboxKind, Membership, MembershipState, Message
+from inboxes.models import Inbox, Membership, MembershipState, Message
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.models import GodfatherElection, NightActionKind, NightResolution
 from rulesets.lepra import seats
@@ -103,7 +104,7 @@ def test_decision_is_told_in_the_mafia_inbox_only(ng):
     mafia_inbox = night_services.mafia_inbox_of(ng.cities[0])
     assert Message.objects.filter(inbox=mafia_inbox, body__contains=victim.name).count() == 1
     others = Message.objects.filter(body__contains=victim.name).exclude(inbox=mafia_inbox)
-    assert others.exclude(inbox__kind=InboxKind.NOTARY).count() == 0  # the draw's notary lists name everyone
+    assert others.exclude(inbox__kind=LepraInboxKind.NOTARY).count() == 0  # the draw's notary lists name everyone
     event = GameEvent.objects.get(game=ng.game, kind="night.decision")
     assert set(event.payload) == {"decision", "city", "night", "kind"}
 
@@ -323,7 +324,7 @@ def test_consigliere_reads_the_check_without_the_askers_name_L_NIGHT_5(ng, clien
 
 def test_killed_commissar_is_removed_from_the_police_station_L_INBOX_3(ng):
     commissar = ng.commissar[1]
-    police = Inbox.objects.get(game=ng.game, kind=InboxKind.POLICE)
+    police = Inbox.objects.get(game=ng.game, kind=LepraInboxKind.POLICE)
     assert Membership.objects.get(inbox=police, resident=commissar).state == MembershipState.MEMBER
     decide(ng, 1, commissar)
     night_services.do_resolve_night(ng.game, night=2, now=LATER)
@@ -366,7 +367,7 @@ def test_spirit_rule_day_night_victim_becomes_a_spirit_L_SPIRIT_1(ng):
     assert [(d.resident, d.spirit) for d in outcome.deaths] == [(ng.judge[1].pk, True)]
     judge = ng.r(ng.judge[1])
     assert (judge.status, seats.is_spirit(judge)) == (LifeStatus.DEAD, True)
-    cemetery = Inbox.objects.get(game=ng.game, kind=InboxKind.CEMETERY)
+    cemetery = Inbox.objects.get(game=ng.game, kind=LepraInboxKind.CEMETERY)
     assert not Membership.objects.filter(inbox=cemetery, resident=judge, state=MembershipState.MEMBER).exists()
     assert GameEvent.objects.get(game=ng.game, kind="voting.spirits").payload == {
         "city": ng.cities[0].pk, "spirits": [judge.pk]}

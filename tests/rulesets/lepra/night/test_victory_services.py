@@ -8,7 +8,8 @@ import pytest
 
 from cities.models import GameEvent, GameStatus, PostKind, PublicPost, Resident
 from inboxes import policies
-from inboxes.models import Inbox, InboxKind
+from inboxes.models import Inbox
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.models import GameResult, NightActionKind
 from rulesets.lepra import game_end_services
@@ -57,7 +58,7 @@ def test_mafia_win_after_the_night_when_as_many_as_the_honest_L_WIN_1(ng):
     assert GameResult.objects.get(game=game).winner == "mafia"
     assert in_game_language(game, "The game is over: the mafia win.") in final_post(game).body
     # After the game the archive opens (L-ARCH-1): a public inbox kind is readable by anyone.
-    city_inbox = Inbox.objects.filter(game=game, kind=InboxKind.CITY).first()
+    city_inbox = Inbox.objects.filter(game=game, kind=LepraInboxKind.CITY).first()
     assert policies.can_read_inbox(ng.staff["tribune2"], city_inbox)
 
 

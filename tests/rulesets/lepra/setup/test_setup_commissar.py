@@ -8,7 +8,8 @@ from django.test import Client
 from django.utils.translation import override
 
 from cities.models import Alignment, City, Resident
-from inboxes.models import Inbox, InboxKind, Membership
+from inboxes.models import Inbox, Membership
+from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import NotAllowed, WrongState
 from rulesets.lepra.models import CommissarOffer
 from rulesets.lepra import seats
@@ -55,7 +56,7 @@ def test_a_mafioso_offered_the_post_cannot_accept_through_any_url_L_COMM_2(db):
     offer.refresh_from_db()
     mafioso.refresh_from_db()
     assert offer.is_pending and offer.accepted is None and seats.is_commissar(mafioso) is False
-    assert not Inbox.objects.filter(game=built.game, kind=InboxKind.POLICE).exists()
+    assert not Inbox.objects.filter(game=built.game, kind=LepraInboxKind.POLICE).exists()
     assert client.post(url, {"answer": "decline"}).status_code == 302
     offer.refresh_from_db()
     assert offer.accepted is False
@@ -118,7 +119,7 @@ def test_acceptance_makes_the_commissar_joins_the_police_and_tells_the_tribune_L
         offer = _offer_to(built, resident)
         assert _client(resident.user).post(f"/games/{built.game.slug}/offers/{offer.public_id}/", {"answer": "accept"}).status_code == 302
         assert _client(resident.user).post(f"/games/{built.game.slug}/offers/{offer.public_id}/", {"answer": "decline"}).status_code == 409
-    police = Inbox.objects.get(game=built.game, kind=InboxKind.POLICE)
+    police = Inbox.objects.get(game=built.game, kind=LepraInboxKind.POLICE)
     assert set(Membership.objects.filter(inbox=police).values_list("resident__name", flat=True)) == {honest1.name, honest2.name}
     assert set(Resident.objects.filter(seats.rank_q("is_commissar"), game=built.game).values_list("name", flat=True)) == {honest1.name, honest2.name}
     with override("en"), pytest.raises(WrongState, match="City 1 already has its commissar."):
