@@ -74,7 +74,7 @@ def test_a_citys_object_page_and_actions_take_its_public_id_and_refuse_its_datab
     such, and an action on them changes nothing and says so."""
     moved = move_to_large_ids(demo.game)
     city = City.objects.get(pk=moved["city1"])
-    client, judges = staff_client(demo.arbiter), "/staff/voting/cityjudge/"
+    client, judges = staff_client(demo.arbiter), "/staff/lepra/cityjudge/"
     assert client.get(f"{judges}{city.public_id}/change/").status_code == 200
     listing = client.get(judges).content.decode()
     assert f'value="{city.public_id}"' in listing and str(city.pk) not in listing
