@@ -3,7 +3,7 @@ kind (``NotificationKind``: mentions, new messages in your inboxes, deadlines, n
 
 Everything is decided per recipient by the policy, twice: when a notification is written (the audience of a
 message is ``readers_of_inbox`` narrowed by ``readable_messages``, which freezes a dead seat's knowledge; a deadline's
-is ``concerned_users``; a ruleset's own record's whom the ruleset names) and again when it is shown or e-mailed
+is ``concerned_users``; of a ruleset's own record, whom the ruleset names) and again when it is shown or e-mailed
 (``still_allowed``). A member removed since, a dead seat, the old account of a replaced seat, a visitor: none of
 them is told anything of an inbox they cannot read at that moment, not even that it has new messages.
 """
