@@ -6,6 +6,8 @@ policy, not flags that views check); write these tables only through ``archive.s
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -134,36 +136,40 @@ class NotificationSettings(models.Model):
 
 class Notification(models.Model):
     """One thing to tell ``user``: a message that mentions them, a new message in one of their
-    inboxes, a site message with their night result (``message``), a deadline of theirs (``event``), a
-    commissar offer (``offer``) or a proxy request (``proxy``) addressed to them. Rows are written by
-    ``archive.services.do_collect_notifications`` for the readers the policy allows then; whether a row is shown
-    or e-mailed is decided again by the policy when it is (``archive.notifications.still_allowed``).
-    ``emailed_at``: sent by e-mail (at once or in a digest); ``withheld_at``: refused by the policy at send time
-    and never sent; ``read_at``: opened or marked read on the notifications page."""
+    inboxes, a site message with their night result (``message``), a deadline of theirs (``event``), or one of a
+    ruleset's own records addressed to them (``record``: a generic relation, ``record_type`` + ``record_id``; the
+    ruleset words it, links it and says who may still see it: ``RulesetSpec.record_notification_text`` and friends).
+    Rows are written by ``archive.services.do_collect_notifications`` for the readers the policy allows then;
+    whether a row is shown or e-mailed is decided again by the policy when it is
+    (``archive.notifications.still_allowed``). ``emailed_at``: sent by e-mail (at once or in a digest);
+    ``withheld_at``: refused by the policy at send time and never sent; ``read_at``: opened or marked read on the
+    notifications page. A ruleset's record model declares a ``GenericRelation`` to this model, so that deleting the
+    record deletes its notifications."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
     game = models.ForeignKey("cities.Game", on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, choices=NotificationKind.choices)
     message = models.ForeignKey("inboxes.Message", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     event = models.ForeignKey(ScheduledEvent, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    offer = models.ForeignKey("lepra.CommissarOffer", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    proxy = models.ForeignKey("lepra.ProxyRequest", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    record_type = models.ForeignKey(ContentType, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+                                    db_index=False)
+    record_id = models.PositiveBigIntegerField(null=True, blank=True)
+    record = GenericForeignKey("record_type", "record_id")
     created_at = models.DateTimeField()
     read_at = models.DateTimeField(null=True, blank=True)
     emailed_at = models.DateTimeField(null=True, blank=True)
     withheld_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["user", "-created_at"], name="notification_user_recent")]
+        indexes = [models.Index(fields=["user", "-created_at"], name="notification_user_recent"),
+                   models.Index(fields=["record_type", "record_id"], name="notification_record")]
         constraints = [
             models.UniqueConstraint(fields=["user", "message"], condition=Q(message__isnull=False),
                                     name="notification_one_per_user_message"),
             models.UniqueConstraint(fields=["user", "event"], condition=Q(event__isnull=False),
                                     name="notification_one_per_user_event"),
-            models.UniqueConstraint(fields=["user", "offer"], condition=Q(offer__isnull=False),
-                                    name="notification_one_per_user_offer"),
-            models.UniqueConstraint(fields=["user", "proxy"], condition=Q(proxy__isnull=False),
-                                    name="notification_one_per_user_proxy"),
+            models.UniqueConstraint(fields=["user", "record_type", "record_id"], condition=Q(record_type__isnull=False),
+                                    name="notification_one_per_user_record"),
         ]
 
     def __str__(self) -> str:
@@ -171,7 +177,7 @@ class Notification(models.Model):
 
 
 class NotificationCursor(models.Model):
-    """How far ``do_collect_notifications`` has read the game's records (messages, offers, proxy requests):
+    """How far ``do_collect_notifications`` has read the game's records (messages, the rulesets' own records):
     one row, ``up_to`` (aware UTC). Each run re-reads a short overlap before it (rows are unique per source)."""
 
     name = models.CharField(max_length=20, unique=True)

@@ -3,7 +3,7 @@ kind (``NotificationKind``: mentions, new messages in your inboxes, deadlines, n
 
 Everything is decided per recipient by the policy, twice: when a notification is written (the audience of a
 message is ``readers_of_inbox`` narrowed by ``readable_messages``, which freezes a dead seat's knowledge; a deadline's
-is ``concerned_users``; an offer's its candidate's account) and again when it is shown or e-mailed
+is ``concerned_users``; of a ruleset's own record, whom the ruleset names) and again when it is shown or e-mailed
 (``still_allowed``). A member removed since, a dead seat, the old account of a replaced seat, a visitor: none of
 them is told anything of an inbox they cannot read at that moment, not even that it has new messages.
 """
@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.prefetch import GenericPrefetch
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext_lazy
 
-from cities.models import Game, GameStatus, LifeStatus, Resident, ScheduledEvent
+from cities.models import Game, GameStatus, Resident, ScheduledEvent
 from inboxes import policies
 from inboxes.models import Message
 from inboxes.selectors import inbox_list_for
@@ -228,11 +229,17 @@ def message_audience(messages: list[Message]) -> list[tuple[int, str, Message]]:
     return plans
 
 
+def record_prefetch() -> GenericPrefetch:
+    """The prefetch of the notifications' records (``Notification.record``) through the querysets each
+    registered ruleset gives (``record_notification_querysets``)."""
+    return GenericPrefetch("record", [qs for spec in registered_rulesets().values()
+                                      for qs in spec.record_notification_querysets()])
+
+
 def still_allowed(notification: Notification) -> bool:
     """Whether the policy lets ``notification.user`` be told of it now (shown on the site or e-mailed): the
     message is one ``readable_messages`` gives them and not hidden; the deadline is pending and concerns them
-    (``concerned_users``); the commissar offer is unanswered and its candidate is their living seat, which reads
-    the offer's inbox; the proxy request is waiting and they are the city's Tribune."""
+    (``concerned_users``); the ruleset's own record is one its ``record_still_allowed`` still tells them of."""
     user = notification.user
     if not user.is_active:
         return False
@@ -242,13 +249,9 @@ def still_allowed(notification: Notification) -> bool:
         event = notification.event
         return (event.done_at is None and event.cancelled_at is None
                 and user.pk in {u.pk for u in concerned_users(event)})
-    if notification.offer_id is not None:
-        offer = notification.offer
-        return (offer.answered_at is None and offer.candidate.user_id == user.pk
-                and offer.candidate.status == LifeStatus.ALIVE and policies.can_read_inbox(user, offer.inbox))
-    if notification.proxy_id is not None:
-        proxy = notification.proxy
-        return proxy.state == "requested" and policies.holds_city_role(user, proxy.game_id, proxy.city_id)
+    if notification.record_type_id is not None:
+        record = notification.record
+        return record is not None and ruleset_of(notification.game).record_still_allowed(user, record)
     return False
 
 
@@ -258,8 +261,6 @@ NOTIFICATION_TEXTS = {
     NotificationKind.REPLY: gettext_lazy("%(game)s: a new message in “%(inbox)s”."),
     NotificationKind.NIGHT_RESULT: gettext_lazy("%(game)s: your night result in “%(inbox)s”."),
 }
-OFFER_TEXT = gettext_lazy("%(game)s: you are offered the commissar's post: answer the offer.")
-PROXY_TEXT = gettext_lazy("%(game)s: %(name)s asks for a proxy vote.")
 
 
 def notification_text(notification: Notification, zone: str) -> str:
@@ -274,19 +275,18 @@ def notification_text(notification: Notification, zone: str) -> str:
     if notification.event_id is not None:
         event = notification.event
         return reminder_text(event, zone)
-    if notification.offer_id is not None:
-        return str(OFFER_TEXT) % {"game": game.title}
-    return str(PROXY_TEXT) % {"game": game.title, "name": notification.proxy.resident.name}
+    return ruleset_of(game).record_notification_text(notification)  # a ruleset's own record: its words
 
 
 def notification_path(notification: Notification) -> str:
-    """Where ``notification`` leads (a site path): the message's inbox, the game, the offer, the city's day."""
+    """Where ``notification`` leads (a site path): the message's inbox; a ruleset's own record where the ruleset
+    says (``record_notification_url``); otherwise the game."""
     if notification.message_id is not None:
         return reverse("inbox_thread", args=[notification.message.inbox.public_id])
-    if notification.offer_id is not None:
-        return reverse("commissar_offer", args=[notification.game.slug, notification.offer.public_id])
-    if notification.proxy_id is not None:
-        return reverse("city_day", args=[notification.game.slug, notification.proxy.city.number])
+    if notification.record_type_id is not None:
+        url = ruleset_of(notification.game).record_notification_url(notification)
+        if url:
+            return url
     return reverse("game_detail", args=[notification.game.slug])
 
 
@@ -307,8 +307,7 @@ def notification_list_for(user, limit: int = 50) -> list[ShownNotification]:
     if not getattr(user, "is_authenticated", False):
         return []
     rows = (Notification.objects.filter(user=user, withheld_at__isnull=True)
-            .select_related("user", "game", "message__inbox", "event", "offer__candidate", "offer__inbox",
-                            "proxy__resident", "proxy__city")
+            .select_related("user", "game", "message__inbox", "event").prefetch_related(record_prefetch())
             .order_by("-created_at", "-pk")[:limit])
     shown = []
     for n in rows:

@@ -38,6 +38,7 @@ from .notifications import (
     message_audience,
     notification_path,
     notification_text,
+    record_prefetch,
     still_allowed,
 )
 
@@ -177,7 +178,8 @@ COLLECT_FIRST = timedelta(hours=1)
 
 def do_collect_notifications(*, acting_user=None, now: datetime | None = None) -> int:
     """Write the notifications of what happened since the last collection, for the audience the
-    policy allows now (``notifications.message_audience``; those a ruleset's own records concern: an offer's candidate, a proxy request's Tribune (``RulesetSpec.record_notifications``); each
+    policy allows now (``notifications.message_audience``; those a ruleset's own records concern, named by the
+    ruleset (``RulesetSpec.record_notifications``); each
     due deadline's ``concerned_users``), leaving out every kind a person turned off. Idempotent: a source
     notifies a person once (unique rows). Returns the number of rows written. Scheduler only."""
     now = now or timezone.now()
@@ -238,8 +240,8 @@ def do_send_notifications(*, acting_user=None, now: datetime | None = None) -> i
     do_collect_notifications(now=now)
     pending = (Notification.objects.filter(emailed_at__isnull=True, withheld_at__isnull=True, read_at__isnull=True,
                                            created_at__gt=now - EMAIL_WITHIN, game__status__in=LIVE_STATUSES)
-               .select_related("user", "game", "message__inbox", "event", "offer__candidate", "offer__inbox",
-                               "proxy__resident", "proxy__city", "proxy__game").order_by("user_id", "created_at", "pk"))
+               .select_related("user", "game", "message__inbox", "event").prefetch_related(record_prefetch())
+               .order_by("user_id", "created_at", "pk"))
     by_user: dict[int, list[Notification]] = {}
     for n in pending:
         by_user.setdefault(n.user_id, []).append(n)

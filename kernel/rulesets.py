@@ -120,7 +120,9 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
   ``seat_state`` / ``end_seat_state`` (with ``policy_grants["seat_states"]``), ``standing_members`` and its query
   form ``standing_members_q``, ``death_facts`` and ``after_deaths`` (asked by the shared death service).
 - ``record_notifications(since=, now=, live_statuses=)``: the notifications of the ruleset's own records
-  (``archive.services.do_collect_notifications``); ``timeline_records(game)``: its records that the archive's
+  (``archive.services.do_collect_notifications``), each pointing at its record (``Notification.record``), which
+  the ruleset words (``record_notification_text``), links (``record_notification_url``), reads in bulk
+  (``record_notification_querysets``) and shows only while ``record_still_allowed``; ``timeline_records(game)``: its records that the archive's
   timeline names (``archive.selectors``); ``attention_items`` / ``self_told_inbox_ids`` (what a seat must answer,
   the inboxes whose site messages the ruleset tells itself), ``draw_record_q`` / ``is_draw_record`` (a draw's
   record, disclosed after the game) and ``recorded_winner`` (the archive's winner). Nothing by default.
@@ -405,6 +407,30 @@ class RulesetSpec:
         default."""
         del since, now, live_statuses
         return []
+
+    def record_notification_querysets(self) -> list:
+        """The querysets (one per record model of ``record_notifications``, with what the hooks below read
+        selected) through which the engine prefetches the records of many notifications at once. None by default."""
+        return []
+
+    def record_still_allowed(self, user, record) -> bool:
+        """Whether ``user`` (active) may still be told of ``record``, one of the ruleset's records a notification
+        of theirs points at (``archive.notifications.still_allowed``). Read-only; never by default: a ruleset that
+        tells no records allows none."""
+        del user, record
+        return False
+
+    def record_notification_text(self, notification) -> str:
+        """What ``notification`` of one of the ruleset's records says (in the active language), with the game's
+        title. Only asked of a notification ``record_still_allowed`` lets through; "" by default."""
+        del notification
+        return ""
+
+    def record_notification_url(self, notification) -> str:
+        """Where ``notification`` of one of the ruleset's records leads (a site path); "" by default (the engine
+        then links the game)."""
+        del notification
+        return ""
 
     def attention_items(self, user, game, seat) -> list[tuple[str, str]]:
         """What ``seat`` (``user``'s seat in ``game``, or None) must answer now besides the deadlines, as

@@ -340,3 +340,22 @@ def test_staff_kinds_and_their_labels_come_from_the_rulesets():
     with translation.override("ru"):
         assert staff_kind_label("lepra", "arbiter") == "Верховный Арбитр"
     assert "tribune" not in get_ruleset("m21").staff_kinds and "cohost" not in get_ruleset("lepra").staff_kinds
+
+
+def test_no_notification_field_points_at_a_rulesets_model():
+    rulesets = set(registered_rulesets())
+    pointed = {field.name: field.related_model._meta.app_label for field in Notification._meta.get_fields()
+               if field.related_model is not None}
+    assert pointed["record_type"] == "contenttypes"
+    assert not {name: app for name, app in pointed.items() if app in rulesets}
+
+
+def test_a_ruleset_that_tells_no_records_allows_none_words_none_and_links_none():
+    spec = RulesetSpec()
+    told = SimpleNamespace(record=object(), game=None)
+    assert (spec.record_still_allowed(object(), object()), spec.record_notification_text(told),
+            spec.record_notification_url(told), spec.record_notification_querysets()) == (False, "", "", [])
+    m21 = type(get_ruleset("m21"))
+    assert [getattr(m21, hook) is getattr(RulesetSpec, hook) for hook in (
+        "record_still_allowed", "record_notification_text", "record_notification_url",
+        "record_notification_querysets")] == [True] * 4

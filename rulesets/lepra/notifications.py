@@ -1,6 +1,7 @@
 """What Lepra's records tell whom, and the engine's other reads of them (``archive`` and the policy ask
 ``LepraRuleset``): the audience of a day's reminded deadlines (``reminder_audience``), the notifications of a
-commissar offer and a proxy request (``record_notifications``, L-COMM, L-VOTE-4), the offer on the attention list,
+commissar offer and a proxy request (``record_notifications``, L-COMM, L-VOTE-4: who is told, who may still see it,
+its words and its link), the offer on the attention list,
 the day's records that the archive's timeline names, the draw's notary (disclosed after the game, L-ASSIGN-3) and
 the recorded winner (L-WIN)."""
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from archive.models import NotificationKind
 from cities.models import City, LifeStatus, ScheduledEvent, StaffRole
@@ -56,16 +57,58 @@ def city_deadline_audience(event: ScheduledEvent) -> list:
 def record_notifications(*, since, now, live_statuses) -> list[tuple[int, str, dict]]:
     """The records written in (``since``, ``now``] that are still waiting, told to whom they concern: a commissar
     offer to its candidate (L-COMM), a proxy request to its city's Tribune (L-VOTE-4); ``(user id,
-    NotificationKind.OFFER, {"offer" or "proxy": record, "game_id": ...})`` each."""
+    NotificationKind.OFFER, {"record": the offer or the request, "game_id": ...})`` each."""
     offers = CommissarOffer.objects.filter(offered_at__gt=since, offered_at__lte=now, answered_at__isnull=True,
                                            game__status__in=live_statuses).select_related("candidate")
-    found = [(o.candidate.user_id, NotificationKind.OFFER, {"offer": o, "game_id": o.game_id}) for o in offers
+    found = [(o.candidate.user_id, NotificationKind.OFFER, {"record": o, "game_id": o.game_id}) for o in offers
              if o.candidate.user_id is not None]
     for p in ProxyRequest.objects.filter(requested_at__gt=since, requested_at__lte=now, state=ProxyState.REQUESTED,
                                          game__status__in=live_statuses):
         for role in StaffRole.objects.filter(game_id=p.game_id, kind=StaffKind.TRIBUNE, city_id=p.city_id):
-            found.append((role.user_id, NotificationKind.OFFER, {"proxy": p, "game_id": p.game_id}))
+            found.append((role.user_id, NotificationKind.OFFER, {"record": p, "game_id": p.game_id}))
     return found
+
+
+def record_querysets() -> list:
+    """The offers and the proxy requests, with what ``record_still_allowed`` and the texts read, for a prefetch."""
+    return [CommissarOffer.objects.select_related("candidate", "inbox", "inbox__game"),
+            ProxyRequest.objects.select_related("resident", "city")]
+
+
+def record_still_allowed(user, record) -> bool:
+    """Whether ``user`` may still be told of ``record``: a commissar offer while unanswered, to its candidate's
+    living seat, which reads the offer's inbox (L-COMM); a proxy request while waiting, to its city's Tribune
+    (L-VOTE-4). Anything else: no."""
+    if isinstance(record, CommissarOffer):
+        return (record.answered_at is None and record.candidate.user_id == user.pk
+                and record.candidate.status == LifeStatus.ALIVE and policies.can_read_inbox(user, record.inbox))
+    if isinstance(record, ProxyRequest):
+        return record.state == ProxyState.REQUESTED and policies.holds_city_role(user, record.game_id, record.city_id)
+    return False
+
+
+OFFER_TEXT = gettext_lazy("%(game)s: you are offered the commissar's post: answer the offer.")
+PROXY_TEXT = gettext_lazy("%(game)s: %(name)s asks for a proxy vote.")
+
+
+def record_notification_text(notification) -> str:
+    """The line of a notification of an offer or a proxy request, in the active language."""
+    record, title = notification.record, notification.game.title
+    if isinstance(record, CommissarOffer):
+        return str(OFFER_TEXT) % {"game": title}
+    if isinstance(record, ProxyRequest):
+        return str(PROXY_TEXT) % {"game": title, "name": record.resident.name}
+    return ""
+
+
+def record_notification_url(notification) -> str:
+    """Where a notification of an offer (its page) or a proxy request (its city's day) leads."""
+    record, slug = notification.record, notification.game.slug
+    if isinstance(record, CommissarOffer):
+        return reverse("commissar_offer", args=[slug, record.public_id])
+    if isinstance(record, ProxyRequest):
+        return reverse("city_day", args=[slug, record.city.number])
+    return ""
 
 
 def timeline_records(game) -> dict[str, dict]:

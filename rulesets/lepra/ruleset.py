@@ -124,6 +124,23 @@ class LepraRuleset(RulesetSpec):
         ``rulesets.lepra.notifications``)."""
         return notifications.record_notifications(since=since, now=now, live_statuses=live_statuses)
 
+    def record_notification_querysets(self) -> list:
+        """The offers and proxy requests, with what the notification hooks read (``rulesets.lepra.notifications``)."""
+        return notifications.record_querysets()
+
+    def record_still_allowed(self, user, record) -> bool:
+        """An offer while unanswered, to its living candidate; a proxy request while waiting, to its city's Tribune
+        (L-COMM, L-VOTE-4)."""
+        return notifications.record_still_allowed(user, record)
+
+    def record_notification_text(self, notification) -> str:
+        """The offer's or the proxy request's line."""
+        return notifications.record_notification_text(notification)
+
+    def record_notification_url(self, notification) -> str:
+        """The offer's page, the proxy request's city day."""
+        return notifications.record_notification_url(notification)
+
     def attention_items(self, user, game, seat) -> list[tuple[str, str]]:
         """A commissar offer awaiting the seat's answer (L-COMM)."""
         return notifications.attention_items(user, game, seat)

@@ -160,7 +160,7 @@ def test_a_commissar_offer_is_told_to_its_candidate_only_and_not_after_a_replace
     mail.outbox.clear()
     assert services.do_send_notifications(now=now + MINUTE) == 1  # offers go by e-mail at once by default
     assert _mailed_to() == {candidate.user.email}
-    assert set(Notification.objects.filter(offer=offer).values_list("user_id", flat=True)) == {candidate.user_id}
+    assert set(offer.notifications.values_list("user_id", flat=True)) == {candidate.user_id}
     shown = notifications.notification_list_for(fresh(candidate.user))
     assert [(n.notification.kind, n.url) for n in shown] == [
         (NotificationKind.OFFER, f"/games/{built.game.slug}/offers/{offer.public_id}/")]

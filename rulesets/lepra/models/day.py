@@ -10,6 +10,7 @@ against double submits (DESIGN.md "Messages are the record").
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.contenttypes.fields import GenericRelation
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
@@ -103,6 +104,9 @@ class ProxyRequest(models.Model):
     requested_at = models.DateTimeField(verbose_name=_("requested at"))
     accepted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("accepted at"))
     public_id = PublicIdField()
+    #: Its notifications (``archive.Notification.record``): deleting the record deletes them.
+    notifications = GenericRelation("archive.Notification", content_type_field="record_type",
+                                    object_id_field="record_id")
 
     class Meta:
         db_table = "voting_proxyrequest"

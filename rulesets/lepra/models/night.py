@@ -10,6 +10,7 @@ check the game state and the viewer.
 """
 from __future__ import annotations
 
+from django.contrib.contenttypes.fields import GenericRelation
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -70,6 +71,9 @@ class CommissarOffer(models.Model):
     accepted = models.BooleanField(null=True, blank=True)
     decline_reason = models.TextField(blank=True)
     public_id = PublicIdField()
+    #: Its notifications (``archive.Notification.record``): deleting the record deletes them.
+    notifications = GenericRelation("archive.Notification", content_type_field="record_type",
+                                    object_id_field="record_id")
 
     class Meta:
         db_table = "roles_commissaroffer"
