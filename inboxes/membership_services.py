@@ -46,17 +46,12 @@ def do_kill_resident(resident: Resident, cause: str, *, acting_user, spirit: boo
     """Record the death of ``resident`` and apply every membership change at once, in one transaction.
 
     ``cause`` one of ``DeathCause`` (killed, executed, suicide, penalty). ``spirit`` True makes a resident killed at
-    night a spirit for the day (Lepra). Effects: status dead, ``died_at`` = ``now`` (aware UTC); in Lepra's games
-    (its ``after_death_memberships``): a spirit is banned in the city inbox, not sent to the cemetery, its voting
-    memberships kept; banned for good in every city inbox of their city; removed from the
-    open voting inboxes and precincts of the game (a spirit keeps voting inboxes), from every mafia inbox, mafia
-    complaint and police station (old rolled-over ones too); the open voting inbox and precinct about them are killed
-    (their votes are void; the voters are told); a member of the current cemetery unless a spirit (in a game whose
-    ruleset has cemeteries). Personal, secret, stage and other inboxes are left as they are. The cause is stored in the
-    ``resident.died`` GameEvent, with the ruleset's ``death_facts``. A ruleset with ``own_death_memberships``
-    (``kernel.rulesets.RulesetSpec``) applies the membership changes itself (``after_death_memberships``) instead of the
-    city, voting, mafia and cemetery ones. Last, the ruleset's ``after_deaths`` updates its own seat state (a
-    spirit, a judge's seat and a court, say).
+    night a spirit for the day, in a ruleset that has spirits. Effects: status dead, ``died_at`` = ``now`` (aware
+    UTC); the membership changes a death brings are the ruleset's (``after_death_memberships``: banned in their
+    city's inboxes, removed from the voting and mafia ones, the inboxes about them killed, a member of the cemetery,
+    say); the engine changes none by itself. The cause is stored in the ``resident.died`` GameEvent, with the
+    ruleset's ``death_facts``. Last, the ruleset's ``after_deaths`` updates its own seat state (a spirit, a judge's
+    seat and a court, say).
 
     By the site (``acting_user`` None) or the Procurator (manual decisions: naming the executed when nobody was voted
     for, ending a game early). Returns the Resident. Raises ``NotAllowed``, ``InvalidInput`` (unknown cause, a spirit

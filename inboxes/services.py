@@ -470,7 +470,7 @@ def do_create_secret_inbox(game: Game, *, title: str, members: Iterable[Resident
 
     A resident creator is its organizer (``organizer_resident``) and a member; a staff creator (of a
     ``secret_organizers`` kind) is its organizer through that role (the policy's secret-organizer clause) and reads
-    and posts by it. A holder of a ``secret_barred_staff`` kind (Lepra's Consigliere) may not create one; only
+    and posts by it. A holder of a ``secret_barred_staff`` kind (a Consigliere, say) may not create one; only
     residents can be members, so staff are never members. The dead neither open one nor are invited
     (they learn nothing created after their death). Returns the Inbox. Raises ``NotAllowed``
     (a game whose ruleset has no secret inboxes, ``RulesetSpec.opened_secret_kind``; barred staff, someone

@@ -384,8 +384,8 @@ def secret_leave(request, inbox_id: str):
 @require_http_methods(["GET", "HEAD", "POST"])
 def secret_new(request, slug: str):
     """Create a secret inbox: any resident or staff member of the game but those its ruleset bars. A refusal is shown on the
-    form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no secret inboxes (M21:
-    no private channel) there is no form: the page is a 404, and a form sent anyway is refused with the service's reason
+    form with status 400 / 403 / 409; success opens the new inbox. In a game whose ruleset has no secret inboxes (no
+    private channel) there is no form: the page is a 404, and a form sent anyway is refused with the service's reason
     (403), creating nothing."""
     game = game_get(slug)
     activate_game_language(request, game)
