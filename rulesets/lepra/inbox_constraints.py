@@ -46,20 +46,22 @@ def _sqlite_row(condition: str) -> str:
     return condition
 
 
-def install_sql(vendor: str) -> list[str]:
-    """The statements that install the rules on a database of ``vendor`` ("postgresql", "sqlite"), one per index,
-    check or trigger (named in it); each is a no-op when its rule is already there, but a PostgreSQL check."""
-    statements = [f'CREATE UNIQUE INDEX IF NOT EXISTS "{name}" ON "{TABLE}" ("{column}") '
-                  f"WHERE \"kind\" = '{kind}' AND \"rolled_over_at\" IS NULL"
+def install_sql(vendor: str) -> list[tuple[str, str]]:
+    """The statements that install the rules on a database of ``vendor`` ("postgresql", "sqlite"), as (name of the
+    index, check or trigger it makes, statement); each is a no-op when its rule is already there, but a PostgreSQL
+    check."""
+    statements = [(name, f'CREATE UNIQUE INDEX IF NOT EXISTS "{name}" ON "{TABLE}" ("{column}") '
+                         f"WHERE \"kind\" = '{kind}' AND \"rolled_over_at\" IS NULL")
                   for name, (column, kind) in UNIQUE_CURRENT.items()]
     for name, condition in CHECKS.items():
         if vendor == "sqlite":
-            statements += [f'CREATE TRIGGER IF NOT EXISTS "{name}_{event.lower()}" BEFORE {event} ON "{TABLE}" '
-                           f"FOR EACH ROW WHEN NOT ({_sqlite_row(condition)}) "
-                           f"BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: {name}'); END"
+            statements += [(f"{name}_{event.lower()}",
+                            f'CREATE TRIGGER IF NOT EXISTS "{name}_{event.lower()}" BEFORE {event} ON "{TABLE}" '
+                            f"FOR EACH ROW WHEN NOT ({_sqlite_row(condition)}) "
+                            f"BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: {name}'); END")
                            for event in ("INSERT", "UPDATE")]
         else:
-            statements.append(f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "{name}" CHECK ({condition})')
+            statements.append((name, f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "{name}" CHECK ({condition})'))
     return statements
 
 
@@ -84,8 +86,8 @@ def install(connection) -> None:
                            "SELECT indexname FROM pg_indexes WHERE tablename = %s AND schemaname = current_schema()",
                            [TABLE, TABLE])
             present = {row[0] for row in cursor.fetchall()}
-        for statement in install_sql(connection.vendor):
-            if not any(f'"{name}"' in statement for name in present):
+        for name, statement in install_sql(connection.vendor):
+            if name not in present:
                 cursor.execute(statement)
 
 
