@@ -35,7 +35,8 @@ class Inbox(models.Model):
     about: the owner of a personal inbox, the nominee of a voting inbox, the candidate of a precinct.
     ``killed_at`` closes the inbox to posting; ``predecessor`` links a rollover (the
     successor is ``inbox.successor``), and ``rolled_over_at`` marks the old inbox of a rollover (everyone banned
-    there): at most one *current* (not rolled-over) personal inbox per resident and mafia inbox per city.
+    there). A ruleset's own rules on its kinds' rows (one current inbox of a kind per resident or city, the kinds
+    that need a city) are installed on this table by the ruleset's migrations, never named here.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inboxes", verbose_name=_("game"))
@@ -66,15 +67,6 @@ class Inbox(models.Model):
         verbose_name_plural = _("inboxes")
         ordering = ["-game_id", "kind", "city_id", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["resident"], condition=Q(kind="personal", rolled_over_at__isnull=True),
-                                    name="inbox_one_personal_per_resident"),
-            models.UniqueConstraint(fields=["city"], condition=Q(kind="mafia", rolled_over_at__isnull=True),
-                                    name="inbox_one_mafia_per_city"),
-            models.CheckConstraint(
-                condition=~Q(kind__in=["city", "mafia", "personal", "voting", "precinct", "removal", "impeachment"]) | Q(city__isnull=False),
-                name="inbox_city_kinds_have_city",
-            ),
-            models.CheckConstraint(condition=~Q(kind="personal") | Q(resident__isnull=False), name="inbox_personal_has_resident"),
             models.UniqueConstraint(fields=["game", "idempotency_key"], condition=Q(idempotency_key__isnull=False),
                                     name="inbox_one_per_idempotency_key"),
         ]

@@ -177,6 +177,8 @@ def _render_thread(request, inbox, *, form, error, status, page=None, snapshot=N
         "error": error,
         **_hook_boxes(request.user, inbox),
         "nominate_link": page_policy.offers_nomination_link(request.user, inbox),
+        "thread_links": ruleset_of(inbox.game).thread_links(request.user, inbox,
+                                                            can_moderate=thread.show_hidden_text),
     }
     return render(request, "inboxes/thread.html", context, status=status)
 

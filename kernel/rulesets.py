@@ -103,7 +103,8 @@ Plain attributes (override as class attributes):
 - ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
   ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
   links the shared game page shows to the ruleset's own pages; ``game_page_notes(game)``: public notes of the
-  ruleset's own shown there (safe HTML).
+  ruleset's own shown there (safe HTML); ``thread_links(viewer, inbox, can_moderate=...)``: the links a thread page
+  shows to the ruleset's own pages, as (URL, text, CSS class).
 
 Methods (override; the default raises ``NotProvidedByRuleset`` naming the ruleset and the part):
 
@@ -687,6 +688,12 @@ class RulesetSpec:
     def game_page_notes(self, game) -> list:
         """Public notes the shared game page shows for ``game`` under its links, each safe HTML the ruleset
         rendered from its own templates (every value escaped there); [] by default."""
+        return []
+
+    def thread_links(self, viewer, inbox, *, can_moderate: bool) -> list[tuple[str, str, str]]:
+        """The links the shared thread page of ``inbox`` (read by ``viewer``: the caller checked) shows above its
+        messages to the ruleset's own pages, as (URL, text, CSS class); ``can_moderate`` is whether ``viewer``
+        moderates the inbox. [] by default."""
         return []
 
     @property

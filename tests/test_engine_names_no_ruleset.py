@@ -247,6 +247,37 @@ def test_no_engine_module_names_a_rulesets_inbox_kind():
 
 
 @pytest.mark.django_db
+def inbox_kind_comparison(values) -> re.Pattern:
+    """A comparison of an inbox kind with one of ``values`` written as a string literal: ``inbox.kind == "mafia"``,
+    ``"personal" != kind``, ``kind="personal"`` (a filter, a ``Q``, a constraint), ``kind__in=["city", ...]``,
+    ``kind in ("mafia", ...)``, ``{% if inbox.kind in "mafia personal" %}``."""
+    alt = "|".join(re.escape(value) for value in sorted(values, key=len, reverse=True))
+    return re.compile(
+        rf"""kind\w*\s*(?:==|!=|=)\s*["'](?:{alt})["']"""
+        rf"""|["'](?:{alt})["']\s*(?:==|!=)\s*[\w.]*kind\b"""
+        rf"""|kind\w*\s*(?:=|in|not\s+in)\s*[\[({{][^\])}}]*["'](?:{alt})["']"""
+        rf"""|kind\s+(?:not\s+)?in\s+["'][^"']*\b(?:{alt})\b""")
+
+
+def test_no_engine_module_or_shared_template_compares_a_kind_with_a_rulesets_inbox_kind():
+    values = {value for value, _label in known_inbox_kind_choices()}
+    assert {"mafia", "personal", "game_thread", "role_pm"} <= values
+    comparison = inbox_kind_comparison(values)
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}" for path in _files((".html", ".py", ".txt"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if comparison.search(line)]
+    assert not found, ("the engine compares a kind with a ruleset's inbox kind (ask the ruleset: a hook on its "
+                       "RulesetSpec, a policy_grants table or a role in inbox_kind_roles; its own rules on the "
+                       "shared tables go in its migrations):\n" + "\n".join(found))
+    for line in ('{% if inbox.kind == "mafia" and game.status == "running" %}', "if 'role_pm' != inbox.kind:",
+                 'condition=Q(kind="personal", rolled_over_at__isnull=True)', 'kind__in=["city", "mafia"]',
+                 "if inbox.kind in ('office', 'game_thread'):", '{% if inbox.kind in "mafia complaint" %}'):
+        assert comparison.search(line), line
+    for line in ('kind="voting_open"', 'kind="membership.removed"', 'data-kind="{{ inbox.kind }}"',
+                 'if event.kind == "resident.died":', 'TimelineItem(kind="message")', 'kind=kind'):
+        assert not comparison.search(line), line
+
+
 def test_the_inbox_kind_field_takes_its_choices_from_the_rulesets_and_each_labels_its_own():
     from inboxes.checks import check_inbox_kinds_fit
 

@@ -13,6 +13,8 @@ class LepraConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: the spec's modules import models, which Django allows only once the app
         # registry is ready.
+        from django.db.models.signals import post_migrate
+
         from kernel.rulesets import register_ruleset
 
         from . import handlers, hooks  # noqa: F401  (register the scheduler handlers and the post hooks)
@@ -21,3 +23,7 @@ class LepraConfig(AppConfig):
         from .ruleset import LepraRuleset
 
         register_ruleset(LepraRuleset())
+        # Lepra's rules on the shared inbox table stand again after a migrate that made or remade it.
+        from .inbox_constraints import ensure_after_migrate
+
+        post_migrate.connect(ensure_after_migrate, sender=self, dispatch_uid="lepra_inbox_constraints")

@@ -5,10 +5,12 @@ from datetime import time
 from types import MappingProxyType
 
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from cities.models import Alignment, LifeStatus
+from cities.models import Alignment, GameStatus, LifeStatus
 from rulesets.lepra import inbox_services
 from rulesets.lepra.kinds import LepraInboxKind
 from kernel.rulesets import PhasePlan, RulesetSpec, SeatRole
@@ -328,6 +330,28 @@ class LepraRuleset(RulesetSpec):
             return []
         # The template escapes every value it shows.
         return [mark_safe(render_to_string("lepra/game_page/touring.html", {"game": game, "touring_rotation": rotation}))]
+
+    def thread_links(self, viewer, inbox, *, can_moderate: bool) -> list[tuple[str, str, str]]:
+        """While the game runs: in a mafia inbox, the mafia's role acknowledgement (L-ASSIGN-4); a complaint of no
+        confidence (L-IMPEACH-3) in the Consigliere from a mafia inbox or a complaint to the Consigliere's, in the
+        Supreme Arbiter from the viewer's own personal inbox or a complaint to the Arbiter's (in the team and
+        complaint inboxes for the non-moderators only: the staff there are its addressees)."""
+        if inbox.game.status != GameStatus.RUNNING:
+            return []
+        slug = inbox.game.slug
+        links = []
+        if inbox.kind == LepraInboxKind.MAFIA:
+            links.append((reverse("mafia_role", args=[slug]), gettext("Acknowledging the mafia role"),
+                          "mafia-role-link"))
+        if inbox.kind in (LepraInboxKind.MAFIA, LepraInboxKind.MAFIA_COMPLAINT) and not can_moderate:
+            text = gettext("No confidence in the Consigliere: write to the Procurator")
+        elif (inbox.kind == LepraInboxKind.COMPLAINT and not can_moderate
+              or inbox.kind == LepraInboxKind.PERSONAL and inbox.resident.user_id == viewer.pk):
+            text = gettext("No confidence in the Supreme Arbiter: complain to the Procurator")
+        else:
+            return links
+        links.append((reverse("no_confidence", args=[slug]), text, "no-confidence-link"))
+        return links
 
     def archive_section(self, game, key: str, *, viewer):
         """One of Lepra's archive sections (``rulesets.lepra.archive``): an ``ArchiveSection`` or None."""

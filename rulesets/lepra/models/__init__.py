@@ -1,5 +1,9 @@
 """Lepra's own tables, one module per part of its rules: a seat's ranks (``seats``), the day, the court and the
-judges (``day``), the setup draws, the nights and the game's end (``night``). Every name is importable from ``rulesets.lepra.models``, Django's home of the app's models."""
+judges (``day``), the setup draws, the nights and the game's end (``night``). Every name is importable from ``rulesets.lepra.models``, Django's home of the app's models.
+
+Lepra's rules on the engine's shared inbox table (one current personal inbox per resident, L-INBOX-5; one current
+mafia inbox per city, L-INBOX-4; the per-city kinds have their city) are SQL of its own migration, not constraints of
+the engine's model: ``rulesets.lepra.inbox_constraints``."""
 from .day import (  # noqa: F401
     CityJudge,
     CourtCase,

@@ -14,9 +14,11 @@ from django.urls import reverse
 
 from cities.i18n import account_language, permission_denied
 from cities.models import Game, GameStatus
+from inboxes.models import Inbox
 from inboxes.posting import do_post_message
 from kernel.errors import RuleViolation
 from rulesets.m21 import console_services, host_services
+from rulesets.m21.kinds import M21InboxKind
 from tests.rulesets.m21.day_helpers import build_game, make_user
 
 pytestmark = pytest.mark.django_db
@@ -183,3 +185,16 @@ def test_an_account_in_games_of_two_languages_keeps_the_browsers_language():
     lepra.signups.create(user=table.users["Alice"], signed_up_at=table.tick())
     assert account_language(table.users["Alice"]) is None
     assert account_language(make_user("Nobody")) is None
+
+
+def test_an_m21_thread_page_links_no_lepra_staff_page_M_SETUP_1():
+    table = build_game()
+    mafioso = next(n for n in table.users if table.seat(n).alignment == "mafia")
+    for kind in (M21InboxKind.MAFIA_THREAD, M21InboxKind.ROLE_PM, M21InboxKind.GAME_THREAD):
+        inbox = Inbox.objects.filter(game=table.game, kind=kind).filter(
+            resident=table.seat(mafioso) if kind == M21InboxKind.ROLE_PM else None).get()
+        for user in (table.users[mafioso], table.host):
+            response = get(table, reverse("inbox_thread", args=[inbox.public_id]), user)
+            assert (response.status_code, response.context["thread_links"]) == (200, []), (kind, user)
+            body = response.content.decode()
+            assert "mafia-role-link" not in body and "no-confidence-link" not in body
