@@ -359,7 +359,7 @@ def front_page_for(viewer, game: Game) -> FrontPage | None:
 
 def ruleset_sections_for(viewer, game: Game, keys: tuple[str, ...] | None = None) -> list:
     """The sections the game's ruleset adds to an archive page, in order: ``keys`` when given (e.g. the ruleset's
-    ``votes_page_sections``), else its ``archive_sections``; each a ``kernel.rulesets.ArchiveSection`` as
+    ``votes_page_sections``), else its ``archive_sections``; each a ``kernel.ruleset_parts.ArchiveSection`` as
     ``viewer`` may see it. A section the ruleset withholds from the viewer (None) is left out, and a ruleset that
     declares none adds nothing."""
     spec = ruleset_of(game)

@@ -10,7 +10,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from inboxes import knowledge, policies
-from kernel.rulesets import SeatRole, ruleset_of, seat_state_relations
+from kernel.ruleset_parts import SeatRole
+from kernel.rulesets import ruleset_of, seat_state_relations
 
 from .models import City, Game, GameStatus, LifeStatus, PostKind, PublicPost, Resident, Signup
 

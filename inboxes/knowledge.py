@@ -7,7 +7,8 @@ from __future__ import annotations
 from cities.models import HOST_STAFF_KIND, Alignment, Game, GameStatus, LifeStatus, Resident, StaffRole
 from cities.staff_kinds import hosts_of, staff_kinds_of
 from inboxes.policy_tables import kinds_of
-from kernel.rulesets import SeatRole, ruleset_of
+from kernel.ruleset_parts import SeatRole
+from kernel.rulesets import ruleset_of
 
 from .models import Inbox
 from .policies import (

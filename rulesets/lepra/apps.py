@@ -15,7 +15,7 @@ class LepraConfig(AppConfig):
         # registry is ready.
         from django.db.models.signals import post_migrate
 
-        from kernel.rulesets import register_ruleset
+        from kernel.rulesets import register_ruleset  # the registry the engine reads (kernel is below rulesets)
 
         from . import handlers, hooks  # noqa: F401  (register the scheduler handlers and the post hooks)
         from .clock import handlers as clock_handlers  # noqa: F401  (registers the phase plan's handlers)

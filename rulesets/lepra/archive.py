@@ -15,7 +15,7 @@ from archive.charts import VoteSeries, VoteTable, vote_chart_svg
 from cities.models import Game
 from inboxes import day_policy, policies
 from rulesets.lepra.kinds import LepraInboxKind
-from kernel.rulesets import ArchiveSection
+from kernel.ruleset_parts import ArchiveSection
 from kernel.timezones import display_zone_name
 from rulesets.lepra.models import LepraVote, VotingSession
 

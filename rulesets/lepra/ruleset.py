@@ -13,7 +13,8 @@ from django.utils.translation import gettext_lazy as _
 from cities.models import Alignment, GameStatus, LifeStatus
 from rulesets.lepra import inbox_services
 from rulesets.lepra.kinds import LepraInboxKind
-from kernel.rulesets import PhasePlan, RulesetSpec, SeatRole
+from kernel.ruleset_parts import PhasePlan, SeatRole
+from kernel.rulesets import RulesetSpec
 from rulesets.lepra import notifications, seats, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of

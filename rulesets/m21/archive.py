@@ -24,7 +24,7 @@ from cities.models import Game, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import policies
 from inboxes.models import Inbox, Message
 from rulesets.m21.kinds import M21InboxKind
-from kernel.rulesets import ArchiveSection
+from kernel.ruleset_parts import ArchiveSection
 from voting.forum_tally import ForumDay
 from voting.forum_vote import (
     FORUM_NO_LYNCH,

@@ -7,7 +7,8 @@ from types import MappingProxyType
 from django.urls import reverse
 
 from rulesets.m21.kinds import M21InboxKind
-from kernel.rulesets import PhasePlan, RulesetSpec
+from kernel.ruleset_parts import PhasePlan
+from kernel.rulesets import RulesetSpec
 
 from .audit_sentences import AUDIT_SENTENCES, EVENT_FAMILIES
 from .night_pages import MORNING_POST_SECTIONS

@@ -37,7 +37,8 @@ from inboxes.services import do_post_site_message, new_inbox
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.events import Audience
-from kernel.rulesets import ArchiveSection, RulesetSpec, register_ruleset
+from kernel.ruleset_parts import ArchiveSection
+from kernel.rulesets import RulesetSpec, register_ruleset
 from roles.night import Death, NightAction, NightContext, NightState, NightStep, ResidentState, resolve_night
 
 KEY = "toy"
