@@ -31,7 +31,7 @@ from .models import (
     Signup,
     StaffRole,
 )
-from .staff_kinds import HOST_STAFF_KIND, staff_kinds_of
+from .staff_kinds import HOST_STAFF_KIND, staff_kind_label, staff_kinds_of
 
 MAX_POST_LENGTH = 50_000
 #: How far ahead a post may be scheduled, in days (a game lasts 10-14 days; recruitment comes first).
@@ -197,12 +197,14 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
     """
     now = now or timezone.now()
     check_procurator(game, acting_user)
+    # Appointments of one game are serialized: two at once must not both find a role free.
+    game = Game.objects.select_for_update(of=("self",)).get(pk=game.pk)
     if kind not in ruleset_of(game).staff_kinds or kind == HOST_STAFF_KIND:  # the ruleset's staff
         raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
     if ((kind in staff_kinds_of(game, "city_staff_kinds")) != (city is not None)
             or (city is not None and city.game_id != game.pk)):
-        raise InvalidInput(_("A Tribune is appointed for one city of the game; other roles for none."),
-                           rule=rule_id(game, "city_staff"))
+        raise InvalidInput(_("%(role)s is appointed for one city of the game; other roles for none.")
+                           % {"role": staff_kind_label(game, kind)}, rule=rule_id(game, "city_staff"))
     if Resident.objects.filter(game=game, user=user).exists():
         raise NotAllowed(_("Residents of a game cannot be its staff."), rule=rule_id(game, "staff_not_players"))
     if Signup.objects.filter(game=game, user=user, withdrawn_at__isnull=True).exists():
