@@ -203,8 +203,9 @@ def do_appoint_staff(game: Game, user, kind: str, *, acting_user, city: City | N
         raise InvalidInput(_("Unknown staff role: %(kind)s.") % {"kind": kind})
     if ((kind in staff_kinds_of(game, "city_staff_kinds")) != (city is not None)
             or (city is not None and city.game_id != game.pk)):
-        raise InvalidInput(_("%(role)s is appointed for one city of the game; other roles for none.")
-                           % {"role": staff_kind_label(game, kind)}, rule=rule_id(game, "city_staff"))
+        roles = ", ".join(staff_kind_label(game, k) for k in sorted(staff_kinds_of(game, "city_staff_kinds")))
+        raise InvalidInput(_("%(roles)s: appointed for one city of the game; other roles for none.")
+                           % {"roles": roles}, rule=rule_id(game, "city_staff"))
     if Resident.objects.filter(game=game, user=user).exists():
         raise NotAllowed(_("Residents of a game cannot be its staff."), rule=rule_id(game, "staff_not_players"))
     if Signup.objects.filter(game=game, user=user, withdrawn_at__isnull=True).exists():

@@ -7,11 +7,12 @@ import random
 from datetime import time
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils.translation import override
 
 from cities import recruitment_services, services
-from cities.models import City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Signup
+from cities.models import City, Game, GameEvent, GameStatus, PostKind, PublicPost, Resident, Signup, StaffRole
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from kernel.rulesets import get_ruleset
 from rulesets.lepra.staff_kinds import StaffKind
@@ -267,3 +268,22 @@ def test_a_seat_is_in_a_city_exactly_when_the_games_ruleset_has_cities_L_CITY_1(
     with override("en"), pytest.raises(InvalidInput, match="This game has no cities."):
         services.do_add_city(cityless, name="Somewhere", acting_user=host)
     assert not City.objects.filter(game=cityless).exists()
+
+
+def test_a_citys_role_needs_a_city_and_the_refusal_names_the_games_own_role_L_STAFF_2(db):
+    """A Tribune without a city and an Arbiter with one are refused, in words naming the role (Lepra's Tribune);
+    nothing is appointed."""
+    built = build_game("formed", slug="city-role", cities=2, size=3)
+    make = get_user_model().objects.create_user
+    tribune, arbiter = make("t-one", "t1@example.com", "x-secret-123"), make("a-one", "a1@example.com", "x-secret-123")
+    city = City.objects.get(game=built.game, number=1)
+    before = set(StaffRole.objects.filter(game=built.game).values_list("pk", flat=True))
+    for user, kind, where in ((tribune, StaffKind.TRIBUNE, None), (arbiter, StaffKind.ARBITER, city)):
+        with override("en"), pytest.raises(InvalidInput) as refused:
+            services.do_appoint_staff(built.game, user, kind, city=where, acting_user=built.procurator)
+        assert str(refused.value) == "Tribune: appointed for one city of the game; other roles for none."
+        assert refused.value.rule == "L-STAFF-2"
+    with override("ru"), pytest.raises(InvalidInput) as refused:
+        services.do_appoint_staff(built.game, tribune, StaffKind.TRIBUNE, acting_user=built.procurator)
+    assert str(refused.value) == "Трибун: назначается в один из городов игры; остальные роли — без города."
+    assert set(StaffRole.objects.filter(game=built.game).values_list("pk", flat=True)) == before
