@@ -15,7 +15,7 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from cities.models import HOST_STAFF_KIND, Game, GameStatus, ScheduledEvent, StaffRole
+from cities.models import HOST_STAFF_KIND, Game, ScheduledEvent
 from inboxes import policies, viewer_reads
 from inboxes.models import Message
 from inboxes.rendering import has_visible_text
@@ -25,7 +25,7 @@ from kernel.rulesets import rule_id
 
 from .models import PlayBan, PlayBanEvidence, PlayBanOffence
 
-#: The longest ruling reason, bonus or play-ban description, in characters.
+#: The longest play-ban description or reason, in characters.
 MAX_TEXT_LENGTH = 2000
 
 #: The staff kinds that record play bans in their game: the host (a Procurator, or a Host, say).
@@ -37,11 +37,6 @@ def _in_language(game: Game, text_fn):
         return text_fn()
 
 
-def _check_running(game: Game) -> None:
-    if game.status != GameStatus.RUNNING:
-        raise WrongState(_("The game is not running."))
-
-
 def _clean(text: str, *, what: str, required: bool = True, limit: int = MAX_TEXT_LENGTH) -> str:
     text = (text or "").strip()
     if required and not has_visible_text(text):
@@ -50,13 +45,6 @@ def _clean(text: str, *, what: str, required: bool = True, limit: int = MAX_TEXT
         raise InvalidInput(_("The %(what)s is too long: %(length)d characters, at most %(max)d.")
                            % {"what": what, "length": len(text), "max": limit})
     return text
-
-
-def _procurator_role(game: Game) -> StaffRole:
-    role = StaffRole.objects.filter(game=game, kind=HOST_STAFF_KIND).select_related("user").first()
-    if role is None:
-        raise WrongState(_("This game has no Procurator."))
-    return role
 
 
 def _mail(user, subject: str, body: str) -> None:
