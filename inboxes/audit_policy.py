@@ -85,7 +85,7 @@ AUDIT_REFERENCES: dict[str, str] = {
 #: The engine's models behind the public-id references of ``AUDIT_REFERENCES``; a ruleset adds its own records'
 #: (``RulesetSpec.audit_reference_models``), for its games only.
 AUDIT_REFERENCE_MODELS = {
-    "impeachment": "staff.ImpeachmentDemand", "post": "cities.PublicPost",
+    "post": "cities.PublicPost",
 }
 
 

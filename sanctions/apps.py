@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 class SanctionsConfig(AppConfig):
-    """Complaints of no confidence and play bans."""
+    """Play bans."""
 
     name = "sanctions"
     verbose_name = _("Sanctions")

@@ -1,6 +1,5 @@
-"""Sanctions beyond one inbox: complaints of no confidence in the Arbiter or the Consigliere
-and play bans. Tables and named constraints only; every write goes through
-``sanctions.services``; complaint inboxes are read through ``inboxes.policies`` like every inbox.
+"""Sanctions beyond one inbox: play bans. Tables and named constraints only; every write goes through
+``sanctions.services``.
 """
 from __future__ import annotations
 
@@ -9,78 +8,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from cities.models import City, Game, Resident
+from cities.models import Game
 from kernel.public_ids import PublicIdField
-
-# --------------------------------------------------------------------------------------------------------------
-# No confidence in the Arbiter or the Consigliere
-# --------------------------------------------------------------------------------------------------------------
-
-class NoConfidenceTarget(models.TextChoices):
-    """Whom a complaint of no confidence is about: residents complain about the Supreme Arbiter,
-    the mafia about the Consigliere."""
-
-    ARBITER = "arbiter", _("the Supreme Arbiter")
-    CONSIGLIERE = "consigliere", _("the Consigliere")
-
-
-class NoConfidenceRuling(models.TextChoices):
-    """The Procurator's two rulings on a complaint of no confidence."""
-
-    BONUS = "bonus", _("well-founded: bonus granted")
-    UNFOUNDED = "unfounded", _("unfounded")
-
-
-class NoConfidenceCase(models.Model):
-    """One complaint of no confidence to the Procurator, with its complaint inbox.
-
-    About the Arbiter: ``complainant`` is the resident who filed it (the Procurator may know residents); the
-    inbox (kind ``complaint``) has them as its member. About the Consigliere: filed by "the mafia of ``city``";
-    who filed it is NOT stored here (only in an audit row nobody sees while the game runs), the inbox (kind
-    ``mafia_compl``) has the city's living mafia as read-only members whose member list the policy hides, and
-    their messages are the site's, signed with the city (``staff.no_confidence``). ``ruling`` with ``reason``
-    (and ``bonus``, the free text of a granted bonus) closes the case; at most one open case per resident about
-    the Arbiter and per city about the Consigliere.
-    """
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="no_confidence_cases",
-                             verbose_name=_("game"))
-    target = models.CharField(max_length=12, choices=NoConfidenceTarget.choices, verbose_name=_("about"))
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="no_confidence_cases",
-                             verbose_name=_("city"))
-    complainant = models.ForeignKey(Resident, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="no_confidence_cases", verbose_name=_("complainant"))
-    inbox = models.OneToOneField("inboxes.Inbox", on_delete=models.PROTECT, related_name="no_confidence_case",
-                                 verbose_name=_("inbox"))
-    filed_at = models.DateTimeField(verbose_name=_("filed at"))
-    ruling = models.CharField(max_length=10, choices=NoConfidenceRuling.choices, blank=True,
-                              verbose_name=_("ruling"))
-    ruled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ruled at"))
-    reason = models.TextField(blank=True, verbose_name=_("reason"))
-    bonus = models.TextField(blank=True, verbose_name=_("bonus"))
-    public_id = PublicIdField()
-
-    class Meta:
-        ordering = ["-filed_at", "-id"]
-        verbose_name = _("complaint of no confidence")
-        verbose_name_plural = _("complaints of no confidence")
-        constraints = [
-            models.CheckConstraint(condition=Q(target="arbiter", complainant__isnull=False)
-                                   | Q(target="consigliere", complainant__isnull=True),
-                                   name="noconfidence_complainant_only_about_arbiter"),
-            models.UniqueConstraint(fields=["complainant"], condition=Q(ruled_at__isnull=True, target="arbiter"),
-                                    name="noconfidence_one_open_per_resident"),
-            models.UniqueConstraint(fields=["city"], condition=Q(ruled_at__isnull=True, target="consigliere"),
-                                    name="noconfidence_one_open_mafia_case_per_city"),
-            models.CheckConstraint(condition=Q(ruling="", ruled_at__isnull=True)
-                                   | (~Q(ruling="") & Q(ruled_at__isnull=False)),
-                                   name="noconfidence_ruling_with_time"),
-            models.CheckConstraint(condition=Q(bonus="") | Q(ruling="bonus"), name="noconfidence_bonus_only_granted"),
-        ]
-
-    def __str__(self) -> str:
-        return f"no confidence in {self.target} ({self.filed_at:%Y-%m-%d})"
-
 
 # --------------------------------------------------------------------------------------------------------------
 # Play bans

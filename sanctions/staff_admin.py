@@ -1,10 +1,6 @@
-"""The Procurator's sanctions in the staff console (``/staff/``): complaints of no confidence and play
-bans. Same conventions as ``staff.staff_admin``: read-only, policy-scoped querysets, a whitelist
-of URL lookups, every write one service call with ``acting_user=request.user``.
-
-What must never leak here: who of the mafia complained about the Consigliere. A mafia complaint is listed as
-"the mafia of city C" (the case stores no complainant), its inbox's memberships are not listed
-(``secret_member_kinds``), its messages are the site's; nothing on these pages links to a resident.
+"""The Procurator's sanctions in the staff console (``/staff/``): play bans. Same conventions as
+``staff.staff_admin``: read-only, policy-scoped querysets, a whitelist of URL lookups, every write one service call
+with ``acting_user=request.user``.
 """
 from __future__ import annotations
 
@@ -20,7 +16,7 @@ from django.db.models import Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, path, resolve, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -33,7 +29,6 @@ from inboxes.selectors import message_at_position
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
 from staff.console import (
-    Need,
     ScopedRelatedFilter,
     StaffScopedAdmin,
     action_page,
@@ -41,7 +36,6 @@ from staff.console import (
     changelist_url,
     current_viewer,
     register_dashboard_links,
-    register_dashboard_needs,
     register_urls,
     role_game_ids,
     staff_admin_site,
@@ -49,98 +43,9 @@ from staff.console import (
 )
 
 from . import services
-from .models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget, PlayBan, PlayBanOffence
+from .models import PlayBan, PlayBanOffence
 
 _changelist = changelist_url
-
-
-def complainants_label(case: NoConfidenceCase) -> str:
-    """Who complains, as the Procurator may know it: the resident's name about the Arbiter; "the mafia of city C"
-    about the Consigliere."""
-    if case.target == NoConfidenceTarget.CONSIGLIERE:
-        return services.mafia_signature(case.city)
-    return case.complainant.name if case.complainant_id else "—"
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Complaints of no confidence
-# --------------------------------------------------------------------------------------------------------------
-
-class NoConfidenceRulingForm(forms.Form):
-    """The Procurator's ruling: well-founded with a bonus, or unfounded; always with a reason."""
-
-    ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=NoConfidenceRuling.choices)
-    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}),
-                             max_length=services.MAX_TEXT_LENGTH)
-    bonus = forms.CharField(label=gettext_lazy("Bonus (well-founded only)"), widget=forms.Textarea(attrs={"rows": 2}),
-                            max_length=services.MAX_TEXT_LENGTH, required=False)
-
-
-@admin.action(description=gettext_lazy("Rule"))
-def rule_on_no_confidence(modeladmin, request, queryset):
-    """The Procurator rules on one complaint (``do_rule_on_no_confidence``)."""
-    cases = list(queryset.select_related("city", "complainant")[:2])
-    if len(cases) != 1:
-        if cases:
-            messages.error(request, _("Choose one complaint at a time."))
-        return None
-    case = cases[0]
-    form = bound_form(request, NoConfidenceRulingForm)
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            services.do_rule_on_no_confidence(case, data["ruling"], reason=data["reason"], bonus=data["bonus"],
-                                              acting_user=request.user)
-        except RuleViolation as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, _("The ruling on the complaint of %(who)s is recorded.")
-                             % {"who": complainants_label(case)})
-        return None
-    label = f"{case.get_target_display()} · {complainants_label(case)}"
-    return action_page(modeladmin, request, action="rule_on_no_confidence", title=_("Rule on the complaint"),
-                        targets=[(case.pk, label)], form=form, submit=_("Rule"))
-
-
-@admin.register(NoConfidenceCase, site=staff_admin_site)
-class StaffNoConfidenceCaseAdmin(StaffScopedAdmin):
-    """Complaints of no confidence in the games where the user is the Procurator: whom they are
-    about, who complains as he may know it, the complaint inbox (to read and answer), the ruling."""
-    console_tool = "no_confidence"
-
-    list_display = ("filed_at", "target", "complainants", "thread", "ruling", "ruled_at")
-    list_filter = (("game", ScopedRelatedFilter), "target")
-    fields = ("game", "target", "complainants", "thread", "filed_at", "ruling", "ruled_at", "reason", "bonus")
-    allowed_lookups = frozenset({"game__slug__exact", "target__exact", "ruled_at__isnull"})
-    actions = (rule_on_no_confidence,)
-
-    def has_module_permission(self, request) -> bool:
-        return bool(role_game_ids(request, HOST_STAFF_KIND))
-
-    def get_ordering(self, request):
-        return ("-filed_at", "-id")
-
-    def scoped_queryset(self, request):
-        return (NoConfidenceCase.objects.filter(game_id__in=role_game_ids(request, HOST_STAFF_KIND))
-                .select_related("game", "city", "complainant", "inbox"))
-
-    @admin.display(description=gettext_lazy("complainants"))
-    def complainants(self, obj: NoConfidenceCase) -> str:
-        return complainants_label(obj)
-
-    @admin.display(description=gettext_lazy("inbox"))
-    def thread(self, obj: NoConfidenceCase) -> str:
-        return format_html('<a href="{}">{}</a>', reverse("inbox_thread", args=[obj.inbox.public_id]), obj.inbox.title)
-
-
-@register_dashboard_needs(tool="no_confidence")
-def _procurator_no_confidence_needs(request, role) -> list[Need]:
-    if role.kind != HOST_STAFF_KIND:
-        return []
-    count = NoConfidenceCase.objects.filter(game_id=role.game_id, ruled_at__isnull=True).count()
-    return [Need("no_confidence", _("Complaints of no confidence before you"), count,
-                 _changelist("sanctions_noconfidencecase", game=role.game))]
-
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -325,13 +230,6 @@ class StaffPlayBanAdmin(StaffScopedAdmin):
                                 ((message_url(m), m.inbox.title, m.author_name) for m in shown))
 
 
-@register_dashboard_links(order=60, tool="no_confidence")
-def _no_confidence_links(request, role) -> list[tuple[str, str]]:
-    if role.kind != HOST_STAFF_KIND:
-        return []
-    return [(_("Complaints of no confidence"), _changelist("sanctions_noconfidencecase", game=role.game))]
-
-
 @register_dashboard_links(order=61, tool="play_bans")
 def _procurator_links(request, role) -> list[tuple[str, str]]:
     if role.kind != HOST_STAFF_KIND:
@@ -348,4 +246,4 @@ def extra_urls(site) -> list:
     return [path("games/<slug:slug>/play-ban/", site.admin_view(record_play_ban_view), name="record_play_ban")]
 
 
-__all__ = ["complainants_label", "extra_urls", "message_from_link", "message_url"]
+__all__ = ["extra_urls", "message_from_link", "message_url"]

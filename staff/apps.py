@@ -4,8 +4,8 @@ from django.utils.translation import gettext_lazy as _
 
 
 class StaffConfig(AppConfig):
-    """The staff console (``staff.console``: the one ``/staff/`` admin site and its registries), Tribune stand-ins,
-        impeachment, the audit log browser and the per-role dashboard."""
+    """The staff console (``staff.console``: the one ``/staff/`` admin site and its registries), stand-ins,
+        the audit log browser and the per-role dashboard."""
 
     name = "staff"
     verbose_name = _("Staff consoles")

@@ -3,16 +3,14 @@
 Registered here, through the console's registries, with the same conventions (read-only, policy-scoped querysets, a
 whitelist of URL lookups, every write one service call with ``acting_user=request.user``):
 
-* **What needs me now** (``dashboard_needs``): per role, counts with links: the Procurator's impeachment demands
-  before him and failed scheduled events. Other apps and the rulesets add theirs with
+* **What needs me now** (``dashboard_needs``): per role, counts with links: the Procurator's failed scheduled
+  events. Other apps and the rulesets add theirs with
   ``staff.console.register_dashboard_needs`` (a day's requests, court cases...).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
   ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
 * **Tribune stand-ins**: listed to every staff member of the game; the Procurator grants them on a
   page and ends them with an action (``staff.services``).
-* **Impeachment demands**: the Procurator only (who signed is his to know); actions open the
-  impeachment inbox and record a ruling.
 * **The early end of a game**: a Procurator's page, then a confirmation page (``kernel.confirm``).
 """
 from __future__ import annotations
@@ -21,7 +19,6 @@ from zoneinfo import ZoneInfo
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -43,8 +40,6 @@ from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
     _current_request,
-    action_page,
-    bound_form,
     changelist_url,
     game_provides,
     register_dashboard_links,
@@ -58,7 +53,7 @@ from staff.console import (
 
 from . import services
 from .audit_sentences import audit_sentence, kind_label
-from .models import ImpeachmentDemand, ImpeachmentRuling, TribuneStandIn
+from .models import TribuneStandIn
 
 _changelist = changelist_url
 
@@ -67,26 +62,14 @@ _changelist = changelist_url
 # What needs me now
 # --------------------------------------------------------------------------------------------------------------
 
-def _scoped(request, model):
-    return staff_admin_site._registry[model].get_queryset(request)
-
-
 @register_dashboard_needs
 def _procurator_needs(request, role: StaffRole) -> list[Need]:
     if role.kind != HOST_STAFF_KIND:
         return []
-    game = role.game
-    demands = _scoped(request, ImpeachmentDemand).filter(game=game, reached_at__isnull=False,
-                                                         ruled_at__isnull=True).count()
-    failed = ScheduledEvent.objects.filter(game=game, done_at__isnull=True, cancelled_at__isnull=True,
+    failed = ScheduledEvent.objects.filter(game=role.game, done_at__isnull=True, cancelled_at__isnull=True,
                                            attempts__gt=0).exclude(last_error="").count()
-    needs = [
-        ("impeachment", Need("impeachment", _("Impeachment demands before you"), demands,
-                             _changelist("staff_impeachmentdemand", game=game))),
-        (None, Need("failed", _("Failed scheduled events"), failed,
-                    _changelist("cities_gameevent", game=game, kind="scheduler.event_failed"))),
-    ]
-    return [need for tool, need in needs if game_provides(game, tool)]
+    return [Need("failed", _("Failed scheduled events"), failed,
+                 _changelist("cities_gameevent", game=role.game, kind="scheduler.event_failed"))]
 
 
 def dashboard_needs(request, role: StaffRole) -> list[Need]:
@@ -102,9 +85,7 @@ def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
              ("stand_ins", _("Tribune stand-ins"), _changelist("staff_tribunestandin", game=role.game))]
     if role.kind == HOST_STAFF_KIND:
         links += [("stand_ins", _("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game.slug],
-                                                               current_app=staff_admin_site.name)),
-                  ("impeachment", _("Impeachment demands"),
-                   _changelist("staff_impeachmentdemand", game=role.game))]
+                                                               current_app=staff_admin_site.name))]
     links = [(label, url) for tool, label, url in links if game_provides(role.game, tool)]
     if getattr(role, "stands_in_now", False):
         links.insert(0, (_("You stand in for this city"), _changelist("cities_resident",
@@ -298,95 +279,6 @@ def extra_urls(site) -> list:
     """The pages this app adds to the staff site (mounted by ``GameStaffAdminSite.get_urls``): granting a
     stand-in."""
     return [path("games/<slug:slug>/stand-in/", site.admin_view(grant_stand_in_view), name="grant_stand_in")]
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Impeachment
-# --------------------------------------------------------------------------------------------------------------
-
-def _each(request, objects, call, success) -> None:
-    for obj in objects:
-        try:
-            call(obj)
-        except RuleViolation as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, success(obj))
-
-
-@admin.action(description=gettext_lazy("Open the impeachment inbox"))
-def open_impeachment_inboxes(modeladmin, request, queryset):
-    """The Procurator opens the impeachment inbox (``do_open_impeachment_inbox``)."""
-    _each(request, queryset.select_related("city"),
-          lambda d: services.do_open_impeachment_inbox(d, acting_user=request.user),
-          lambda d: _("The impeachment inbox of %(city)s is open.") % {"city": d.city.name})
-
-
-class RulingForm(forms.Form):
-    """One of the four rulings; the new Tribune's username when replacing."""
-
-    ruling = forms.ChoiceField(label=gettext_lazy("Ruling"), choices=ImpeachmentRuling.choices)
-    username = forms.CharField(label=gettext_lazy("Username of the new Tribune (replacement only)"), max_length=150,
-                               required=False)
-    reason = forms.CharField(label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}), required=False)
-
-    def clean_username(self):
-        username = self.cleaned_data["username"].strip()
-        if not username:
-            return None
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise ValidationError(_("No account has this username."))
-        return user
-
-
-@admin.action(description=gettext_lazy("Rule"))
-def rule_on_impeachments(modeladmin, request, queryset):
-    """The Procurator records a ruling (``do_rule_on_impeachment``), one demand at a time."""
-    demands = list(queryset.select_related("city")[:2])
-    if len(demands) != 1:
-        if demands:
-            messages.error(request, _("Choose one demand at a time."))
-        return None
-    demand = demands[0]
-    form = bound_form(request, RulingForm)
-    if form.is_valid():
-        data = form.cleaned_data
-        _each(request, [demand], lambda d: services.do_rule_on_impeachment(
-            d, data["ruling"], acting_user=request.user, reason=data["reason"], new_tribune_user=data["username"]),
-            lambda d: _("The ruling on the impeachment in %(city)s is recorded.") % {"city": d.city.name})
-        return None
-    return action_page(modeladmin, request, action="rule_on_impeachments", title=_("Rule"),
-                        targets=[(demand.pk, str(demand.city.name))], form=form, submit=_("Rule"))
-
-
-@admin.register(ImpeachmentDemand, site=staff_admin_site)
-class StaffImpeachmentDemandAdmin(StaffScopedAdmin):
-    """Impeachment demands of the games where the user is the Procurator (who signed is his to know)."""
-    console_tool = "impeachment"
-
-    list_display = ("city", "created_at", "signers", "reached_at", "opened_at", "ruling", "ruled_at")
-    list_filter = (("game", ScopedRelatedFilter), ("city", ScopedRelatedFilter))
-    city_field = "city"
-    fields = ("game", "city", "tribune", "created_at", "signers", "reached_at", "inbox", "opened_at", "ruling",
-              "ruled_at", "reason")
-    allowed_lookups = frozenset({"game__slug__exact", "city__public_id__exact"})
-    actions = (open_impeachment_inboxes, rule_on_impeachments)
-
-    def has_module_permission(self, request) -> bool:
-        return bool(role_game_ids(request, HOST_STAFF_KIND))
-
-    def get_ordering(self, request):
-        return ("-created_at", "-id")
-
-    def scoped_queryset(self, request):
-        return ImpeachmentDemand.objects.filter(game_id__in=role_game_ids(request, HOST_STAFF_KIND)) \
-            .select_related("game", "city", "tribune__city", "inbox")
-
-    @admin.display(description=gettext_lazy("living signers"))
-    def signers(self, obj: ImpeachmentDemand) -> str:
-        signers, living = services.living_signatures(obj)
-        return f"{signers} / {living}"
 
 
 __all__ = ["DASHBOARD_NEEDS", "Need", "dashboard_links", "dashboard_needs", "extra_urls"]

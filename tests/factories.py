@@ -22,9 +22,8 @@ from cities.models import City, Game, GameStatus, Resident, ScheduledEvent, Sign
 from inboxes.models import Inbox, Membership, MembershipState, Message, ReadMark
 from inboxes.rendering import render_markdown
 from rulesets.lepra import seats
-from rulesets.lepra.models import LepraSeat
-from sanctions.models import NoConfidenceCase, PlayBan, PlayBanEvidence
-from staff.models import ImpeachmentDemand, ImpeachmentSignature
+from rulesets.lepra.models import ImpeachmentDemand, ImpeachmentSignature, LepraSeat, NoConfidenceCase
+from sanctions.models import PlayBan, PlayBanEvidence
 from rulesets.lepra.models import Nomination, ProxyRequest, SpeechRequest, SuicideDeclaration
 
 PASSWORD = "x-secret-123"

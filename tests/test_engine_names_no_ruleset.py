@@ -90,7 +90,7 @@ def test_every_rule_key_the_engine_names_is_mapped_by_a_ruleset_to_its_own_rule_
 def test_a_refusal_cites_the_rule_of_the_games_own_ruleset_and_none_of_anothers():
     lepra, m21 = SimpleNamespace(ruleset="lepra"), SimpleNamespace(ruleset="m21")
     assert (rule_id(lepra, "procurator_only"), rule_id(m21, "procurator_only")) == ("L-STAFF-1", "M-SETUP-4")
-    assert (rule_id(lepra, "impeachment_ruling"), rule_id(m21, "impeachment_ruling")) == ("L-IMPEACH-2", None)
+    assert (rule_id(lepra, "city_staff"), rule_id(m21, "city_staff")) == ("L-STAFF-2", None)
     assert rule_id("lepra", "city_size") == "L-CITY-2"
     assert (get_ruleset("lepra").rule_id("city_size"), get_ruleset("m21").rule_id("city_size")) == ("L-CITY-2", None)
     assert rule_id(SimpleNamespace(ruleset="toy-unregistered"), "city_size") is None

@@ -168,12 +168,13 @@ class LepraRuleset(RulesetSpec):
         """The voting sessions and court cases the archive's timeline names (``rulesets.lepra.notifications``)."""
         return notifications.timeline_records(game)
 
-    #: The records of the day, the court, the judges and the commissar offers that the audit log names by public id;
+    #: The records of the day, the court, the judges, the commissar offers and the impeachment demands that the audit
+    #: log names by public id;
     #: a proxy request and a suicide declaration (written in a personal inbox) tell their city's Tribune (L-STAFF-6).
     audit_reference_models = MappingProxyType({
         "session": "lepra.VotingSession", "case": "lepra.CourtCase", "proxy": "lepra.ProxyRequest",
         "declaration": "lepra.SuicideDeclaration", "demand": "lepra.RemovalDemand", "request": "lepra.SpeechRequest",
-        "offer": "lepra.CommissarOffer",
+        "offer": "lepra.CommissarOffer", "impeachment": "lepra.ImpeachmentDemand",
     })
     audit_city_references = ("proxy", "declaration")
 
@@ -195,9 +196,7 @@ class LepraRuleset(RulesetSpec):
         "recruitment_post": "L-POST-1",
         "replacement": "L-REPLACE-1",
         "alignment_by_draw": "L-ASSIGN-3",  # the site's draw sets who is mafia, nobody by hand
-        "mafia_acknowledgement": "L-ASSIGN-4",
         "inbox_moderation": "L-INBOX",  # membership changes, rolling over, killing an inbox
-        "bar_inbox": "L-INBOX-8",
         "secret_inbox": "L-INBOX-13",
         "inbox_ban": "L-INBOX-17",
         "penalty_ban": "L-INBOX-18",
@@ -207,9 +206,6 @@ class LepraRuleset(RulesetSpec):
         "spirit": "L-SPIRIT-1",  # who becomes a spirit for the day: an honest resident killed that night
         "death": "L-DEATH-1",  # recording a death and what it does to the seat's memberships
         "dead_are_silent": "L-DEATH-1",
-        "impeachment_demand": "L-IMPEACH-1",
-        "impeachment_ruling": "L-IMPEACH-2",
-        "no_confidence": "L-IMPEACH-3",
         "play_ban_offence": "L-SANCTION-1",
         "play_ban": "L-SANCTION-2",
         "open_on_request": "L-ARCH-1",

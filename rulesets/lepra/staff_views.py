@@ -1,7 +1,7 @@
 """Lepra's player pages about its staff (page section "lepra_staff"): a living resident of a city starts or signs the
 demand to impeach the city's Tribune (L-IMPEACH); a mafioso acknowledges their role and the Consigliere confirms it
 (L-ASSIGN); players complain of no confidence in the Supreme Arbiter or the Consigliere (L-IMPEACH-3). Thin: the
-policy gives the seat, one service call of the shared ``staff`` and ``sanctions`` services."""
+policy gives the seat, one service call of ``staff_services`` or ``no_confidence_services``."""
 from __future__ import annotations
 
 from django import forms
@@ -21,10 +21,9 @@ from cities.selectors import game_get
 from inboxes import policies
 from kernel.errors import NotAllowed, RuleViolation, WrongState
 from rulesets.lepra.staff_kinds import StaffKind
-from sanctions import selectors as sanction_selectors
-from sanctions import services as sanction_services
-from sanctions.models import NoConfidenceTarget
-from staff import selectors, services
+
+from . import no_confidence_services, staff_services
+from .models import NoConfidenceTarget
 
 _STATUS = {NotAllowed: 403, WrongState: 409}
 
@@ -48,14 +47,14 @@ def impeachment(request, slug: str):
     seat = policies.seat_in(request.user, game)
     if seat is None:
         raise Http404("No such page.")
-    demand = selectors.open_impeachment_demand_of(seat)
+    demand = staff_services.open_impeachment_demand_of(seat)
     status, error = 200, None
     if request.method == "POST":
         try:
             if demand is None:
-                services.do_demand_impeachment(game, acting_user=request.user)
+                staff_services.do_demand_impeachment(game, acting_user=request.user)
             else:
-                services.do_sign_impeachment_demand(demand, acting_user=request.user)
+                staff_services.do_sign_impeachment_demand(demand, acting_user=request.user)
         except RuleViolation as exc:
             error, status = str(exc), 400
         else:
@@ -63,7 +62,7 @@ def impeachment(request, slug: str):
             return redirect("impeachment", slug=slug)
     context = {"game": game, "seat": seat, "demand": demand, "error": error,
                "signed": demand is not None and demand.signatures.filter(resident=seat).exists(),
-               "counts": services.living_signatures(demand) if demand is not None else None}
+               "counts": staff_services.living_signatures(demand) if demand is not None else None}
     return render(request, "lepra/staff/impeachment.html", context, status=status)
 
 
@@ -84,19 +83,19 @@ def mafia_role(request, slug: str):
     if request.method == "POST":
         try:
             if is_consigliere:
-                services.do_confirm_mafia_acknowledged(game, acting_user=request.user)
+                staff_services.do_confirm_mafia_acknowledged(game, acting_user=request.user)
                 messages.success(request, _("The Procurator is told that every mafioso has acknowledged their role."))
             else:
-                services.do_acknowledge_mafia_role(game, acting_user=request.user)
+                staff_services.do_acknowledge_mafia_role(game, acting_user=request.user)
                 messages.success(request, _("Your acknowledgement is recorded."))
         except RuleViolation as exc:
             error, status = str(exc), 400
         else:
             return redirect("mafia_role", slug=slug)
     context = {"game": game, "seat": seat, "is_consigliere": is_consigliere, "error": error,
-               "rows": services.mafia_acknowledgements(game) if is_consigliere else None,
-               "confirmed_at": services.mafia_confirmed_at(game) if is_consigliere else None,
-               "acknowledged": seat is not None and selectors.has_acknowledged_role(seat)}
+               "rows": staff_services.mafia_acknowledgements(game) if is_consigliere else None,
+               "confirmed_at": staff_services.mafia_confirmed_at(game) if is_consigliere else None,
+               "acknowledged": seat is not None and staff_services.has_acknowledged_role(seat)}
     return render(request, "lepra/staff/mafia_role.html", context, status=status)
 
 
@@ -108,7 +107,7 @@ def _seat_or_404(request, game):
 
 
 def _page(request, game, seat, *, forms=None, error=None, status=200):
-    cases = sanction_selectors.no_confidence_cases_for(request.user, game)
+    cases = no_confidence_services.no_confidence_cases_for(request.user, game)
     living = seat.status == LifeStatus.ALIVE and game.status == "running"
     is_mafioso = living and seat.alignment == Alignment.MAFIA
     open_mafia_case = next((c for c in cases if c.target == NoConfidenceTarget.CONSIGLIERE and c.ruled_at is None),
@@ -119,7 +118,7 @@ def _page(request, game, seat, *, forms=None, error=None, status=200):
         "is_mafioso": is_mafioso, "open_mafia_case": open_mafia_case,
         "arbiter_form": forms.get("arbiter", ComplaintForm(prefix="arbiter")),
         "mafia_form": forms.get("mafia", ComplaintForm(prefix="mafia")),
-        "signature": sanction_services.mafia_signature(seat.city),
+        "signature": no_confidence_services.mafia_signature(seat.city),
     }
     return render(request, "lepra/staff/no_confidence.html", context, status=status)
 
@@ -143,7 +142,7 @@ def _post(request, slug: str, key: str, call):
     form = ComplaintForm(request.POST, prefix=key)
     target = NoConfidenceTarget.ARBITER if key == "arbiter" else NoConfidenceTarget.CONSIGLIERE
     try:  # who may complain first: the page shows no form to those who may not, so a form error would be lost
-        sanction_services.check_may_complain(game, target, acting_user=request.user)
+        no_confidence_services.check_may_complain(game, target, acting_user=request.user)
     except RuleViolation as exc:
         return _page(request, game, seat, error=str(exc), status=_STATUS.get(type(exc), 400))
     if not form.is_valid():
@@ -160,7 +159,7 @@ def _post(request, slug: str, key: str, call):
 @require_POST
 def complain_about_arbiter(request, slug: str):
     """File a complaint of no confidence in the Supreme Arbiter (``do_file_no_confidence_in_arbiter``)."""
-    return _post(request, slug, "arbiter", lambda game, text: sanction_services.do_file_no_confidence_in_arbiter(
+    return _post(request, slug, "arbiter", lambda game, text: no_confidence_services.do_file_no_confidence_in_arbiter(
         game, text, acting_user=request.user))
 
 
@@ -171,9 +170,9 @@ def complain_about_consigliere(request, slug: str):
     city (``do_file_no_confidence_in_consigliere`` / ``do_write_in_mafia_complaint``): signed "the mafia of
     city C"."""
     def call(game, text):
-        case = next((c for c in sanction_selectors.no_confidence_cases_for(request.user, game)
+        case = next((c for c in no_confidence_services.no_confidence_cases_for(request.user, game)
                      if c.target == NoConfidenceTarget.CONSIGLIERE and c.ruled_at is None), None)
         if case is None:
-            return sanction_services.do_file_no_confidence_in_consigliere(game, text, acting_user=request.user)
-        return sanction_services.do_write_in_mafia_complaint(case, text, acting_user=request.user)
+            return no_confidence_services.do_file_no_confidence_in_consigliere(game, text, acting_user=request.user)
+        return no_confidence_services.do_write_in_mafia_complaint(case, text, acting_user=request.user)
     return _post(request, slug, "mafia", call)

@@ -141,7 +141,7 @@ def test_the_procurator_never_learns_which_mafioso_complained_about_the_consigli
     from cities.models import Alignment
     from inboxes.models import Membership
     from inboxes.posting import do_post_message
-    from sanctions import services as sanctions
+    from rulesets.lepra import no_confidence_services as sanctions
     from tests.conftest import DEMO_NOW, fresh
 
     now = DEMO_NOW + timedelta(minutes=30)
@@ -171,8 +171,8 @@ def test_the_procurator_never_learns_which_mafioso_complained_about_the_consigli
     thread = f"/inboxes/{case.inbox.public_id}/"
     assert thread in after and "Консильери путает наши решения." in after[thread]
     assert "Мафия города Малиновка" in after[thread]
-    assert f"/staff/sanctions/noconfidencecase/{case.public_id}/change/" in after
-    assert "Мафия города Малиновка" in after["/staff/sanctions/noconfidencecase/"]
+    assert f"/staff/lepra/noconfidencecase/{case.public_id}/change/" in after
+    assert "Мафия города Малиновка" in after["/staff/lepra/noconfidencecase/"]
     secret_lines = []
     memberships = list(Membership.objects.filter(inbox=case.inbox).values_list("pk", flat=True))
     for url, lines in added.items():

@@ -55,7 +55,7 @@ def test_policy_matrix_list_read_post_L_INBOX_L_STAFF_6(demo, persona):
 def test_complaint_inboxes_in_the_matrix_and_the_forms_agree_L_IMPEACH_3(demo, persona):
     """With a resident's complaint about the Arbiter (by the honest persona) and the mafia of city 1's about the
     Consigliere filed, every persona lists, reads and posts exactly as written out, and the audience agrees."""
-    from sanctions.services import do_file_no_confidence_in_arbiter, do_file_no_confidence_in_consigliere
+    from rulesets.lepra.no_confidence_services import do_file_no_confidence_in_arbiter, do_file_no_confidence_in_consigliere
 
     arbiter_case = do_file_no_confidence_in_arbiter(demo.game, "Жалоба", acting_user=fresh(demo.honest))
     mafia_case = do_file_no_confidence_in_consigliere(demo.game, "Жалоба", acting_user=fresh(demo.mafioso))

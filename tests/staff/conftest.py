@@ -18,9 +18,9 @@ from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra import seats
 from rulesets.lepra.court import services as court_services
 from rulesets.lepra.day import services as voting_services
+from rulesets.lepra import no_confidence_services, staff_services
+from rulesets.lepra.models import NoConfidenceTarget
 from sanctions import services as sanctions_services
-from sanctions.models import NoConfidenceTarget
-from staff import services as staff_services
 from staff.models import TribuneStandIn
 from tests.conftest import DEMO_NOW
 from tests.factories import (
@@ -125,8 +125,8 @@ def populate_by_services(demo, *, console_cases: bool) -> None:
         return
     _stand_in(demo, _staff_roles(demo))
     staff_services.do_demand_impeachment(game, acting_user=demo.honest, now=NOW)
-    sanctions_services.do_file_no_confidence_in_arbiter(game, COMPLAINT, acting_user=demo.resident2, now=NOW)
-    sanctions_services.do_file_no_confidence_in_consigliere(game, COMPLAINT, acting_user=demo.mafioso, now=NOW)
+    no_confidence_services.do_file_no_confidence_in_arbiter(game, COMPLAINT, acting_user=demo.resident2, now=NOW)
+    no_confidence_services.do_file_no_confidence_in_consigliere(game, COMPLAINT, acting_user=demo.mafioso, now=NOW)
     evidence = _evidence(demo)
     sanctions_services.do_record_play_ban(game, evidence.author_user, "omerta", "Назвал мафию.",
                                           ends_at=NOW + timedelta(days=30), evidence=[evidence],

@@ -23,9 +23,10 @@ from inboxes.models import Inbox, Membership, Message
 from rulesets.lepra.demo import STAFF_NAMES
 from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.staff_kinds import StaffKind
-from sanctions.models import NoConfidenceCase, PlayBan
+from rulesets.lepra.models import ImpeachmentDemand, NoConfidenceCase
+from sanctions.models import PlayBan
 from staff.console import staff_admin_site
-from staff.models import ImpeachmentDemand, TribuneStandIn
+from staff.models import TribuneStandIn
 from kernel.public_ids import new_public_id
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
@@ -82,10 +83,10 @@ EXPECTED = {
     "lepra.speechrequest": lambda demo, p: _city_scoped(SpeechRequest, demo, p, tribune=True, hosts=("procurator",)),
     "staff.tribunestandin": lambda demo, p: _city_scoped(TribuneStandIn, demo, p, tribune=False,
                                                          hosts=tuple(STAFF_PERSONAS)),
-    "staff.impeachmentdemand": lambda demo, p: _city_scoped(ImpeachmentDemand, demo, p, tribune=False,
+    "lepra.impeachmentdemand": lambda demo, p: _city_scoped(ImpeachmentDemand, demo, p, tribune=False,
                                                             hosts=("procurator",)),
     # L-IMPEACH-3: complaints of no confidence go to the Procurator; L-SANCTION-2: he records play bans.
-    "sanctions.noconfidencecase": lambda demo, p: _city_scoped(NoConfidenceCase, demo, p, tribune=False,
+    "lepra.noconfidencecase": lambda demo, p: _city_scoped(NoConfidenceCase, demo, p, tribune=False,
                                                                hosts=("procurator",)),
     "sanctions.playban": lambda demo, p: _ids(PlayBan.objects.filter(game=demo.game)) if p == "procurator" else set(),
 }
@@ -320,5 +321,5 @@ def test_a_superuser_without_a_game_role_sees_no_game_secret_in_the_operators_ad
 
 def test_a_superuser_is_refused_by_the_staff_site_unless_he_holds_a_role_there_L_STAFF_5(demo):
     client = staff_client(demo.superuser)
-    for url in ("/staff/", "/staff/cities/gameevent/", "/staff/cities/resident/", "/staff/staff/impeachmentdemand/"):
+    for url in ("/staff/", "/staff/cities/gameevent/", "/staff/cities/resident/", "/staff/lepra/impeachmentdemand/"):
         assert client.get(url, follow=True).status_code == 403, url

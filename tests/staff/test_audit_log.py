@@ -46,8 +46,11 @@ KNOWN_KINDS = {
 
 
 def staff_app_kinds() -> set[str]:
-    """Every literal event kind passed to ``record_event`` in the staff app."""
-    return {k for path in (Path(settings.BASE_DIR) / "staff").rglob("*.py") for k in KIND.findall(path.read_text())}
+    """Every literal event kind passed to ``record_event`` in the staff app and in Lepra's staff services
+    (``staff_services``: impeachment, the mafia's acknowledgement)."""
+    base = Path(settings.BASE_DIR)
+    paths = [*(base / "staff").rglob("*.py"), base / "rulesets/lepra/staff_services.py"]
+    return {k for path in paths for k in KIND.findall(path.read_text())}
 
 
 def test_every_recorded_event_kind_has_a_decided_audience(demo):

@@ -18,7 +18,7 @@ from cities.services import do_create_game
 from inboxes.models import Membership, MembershipState, Message
 from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.m21.setup_services import do_create_m21_game
-from staff import services as staff_services
+from rulesets.lepra import staff_services
 from tests.admin_keys import key_of
 from tests.conftest import fresh
 from tests.staff.conftest import NOW

@@ -14,7 +14,8 @@ from cities.models import ScheduledEvent, StaffRole
 from rulesets.lepra.models import CommissarOffer
 from rulesets.lepra.staff_kinds import StaffKind
 from staff import console
-from staff import services as staff_services
+from rulesets.lepra import staff_services
+from staff import services as stand_in_services
 from staff.staff_admin import Need
 from tests.support.staff_console import staff_client
 
@@ -71,7 +72,7 @@ def test_a_stand_in_sees_the_other_citys_needs_during_the_period_L_STAFF_2(popul
     demo = populated
     roles = {r.city.number: r for r in StaffRole.objects.filter(game=demo.game, kind=StaffKind.TRIBUNE)
              .select_related("city", "game")}
-    staff_services.do_grant_tribune_stand_in(roles[2], roles[1], NOW, NOW + timedelta(hours=2),
+    stand_in_services.do_grant_tribune_stand_in(roles[2], roles[1], NOW, NOW + timedelta(hours=2),
                                              acting_user=demo.procurator, now=NOW)
     with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
         body = staff_client(demo.tribune1).get("/staff/").content.decode()

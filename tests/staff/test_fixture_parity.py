@@ -88,8 +88,8 @@ def test_the_staff_fixtures_write_the_rows_the_services_make(demo, console_cases
     expected = {"lepra.SpeechRequest", "lepra.Nomination", "lepra.ProxyRequest", "lepra.SuicideDeclaration",
                 "inboxes.Message"}
     if console_cases:
-        expected |= {"staff.TribuneStandIn", "staff.ImpeachmentDemand", "staff.ImpeachmentSignature",
-                     "sanctions.NoConfidenceCase", "sanctions.PlayBan", "sanctions.PlayBanEvidence", "inboxes.Inbox",
+        expected |= {"staff.TribuneStandIn", "lepra.ImpeachmentDemand", "lepra.ImpeachmentSignature",
+                     "lepra.NoConfidenceCase", "sanctions.PlayBan", "sanctions.PlayBanEvidence", "inboxes.Inbox",
                      "inboxes.Membership", "inboxes.ReadMark", "cities.ScheduledEvent"}
     assert expected <= set(written)
     assert [len(written[label]) for label in ("lepra.Nomination", "lepra.ProxyRequest")] == [2, 2]

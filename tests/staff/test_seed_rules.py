@@ -24,8 +24,8 @@ from inboxes.services import do_roll_over_inbox
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.night import services as night_services
 from rulesets.lepra.staff_kinds import StaffKind
-from staff import services
-from staff.models import RoleAcknowledgement
+from rulesets.lepra import staff_services as services
+from rulesets.lepra.models import RoleAcknowledgement
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
 from tests.support.staff_console import staff_client

@@ -11,8 +11,8 @@ from django.utils import translation
 from cities.models import City, Game, Resident
 from inboxes.models import Inbox, Membership, Message
 from kernel.rulesets import known_inbox_kind_choices
-from staff import services as staff_services
-from staff.models import ImpeachmentDemand
+from rulesets.lepra import staff_services
+from rulesets.lepra.models import ImpeachmentDemand
 from tests.admin_keys import key_of, pks_from_keys, post_console_action
 from tests.staff.conftest import NOW
 from tests.support.policy_matrix import expected_access, label

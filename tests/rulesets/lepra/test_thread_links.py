@@ -14,7 +14,7 @@ from cities.models import GameStatus
 from inboxes.models import Inbox
 from kernel.rulesets import get_ruleset
 from rulesets.lepra.kinds import LepraInboxKind
-from sanctions import services
+from rulesets.lepra import no_confidence_services as services
 from tests.conftest import DEMO_NOW, fresh
 
 ROLE = "mafia-role-link"

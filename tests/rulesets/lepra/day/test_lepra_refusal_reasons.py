@@ -13,7 +13,7 @@ from inboxes.membership_services import do_kill_resident
 from inboxes.models import DeathCause
 from rulesets.lepra import seats
 from rulesets.lepra.court.services import do_court_vote, do_put_before_court
-from sanctions.models import NoConfidenceCase
+from rulesets.lepra.models import NoConfidenceCase
 from tests.rulesets.lepra.day.day_helpers import CLOSES, MORNING, US, day_action, ru, tied_session
 from rulesets.lepra.models import CourtCase, CourtVote
 

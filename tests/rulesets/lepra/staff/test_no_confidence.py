@@ -12,11 +12,11 @@ from cities.models import Alignment, GameEvent, GameStatus, LifeStatus, Resident
 from inboxes import audit_policy, knowledge, policies
 from inboxes.membership_services import do_kill_resident
 from inboxes.models import Membership, MembershipState, Message
-from rulesets.lepra.kinds import LepraInboxKind
 from inboxes.posting import do_post_message
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from sanctions import services
-from sanctions.models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget
+from rulesets.lepra import no_confidence_services as services
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.lepra.models import NoConfidenceCase, NoConfidenceRuling, NoConfidenceTarget
 from tests.admin_keys import action_url
 from tests.conftest import fresh
 from tests.staff.conftest import NOW
@@ -171,7 +171,7 @@ def test_the_procurators_ruling_is_recorded_told_and_closes_the_complaint_L_IMPE
 def test_the_procurator_rules_from_the_staff_console_L_IMPEACH_3(demo):
     case = services.do_file_no_confidence_in_arbiter(demo.game, "Жалоба", acting_user=demo.honest, now=NOW)
     client = staff_client(demo.procurator)
-    url = "/staff/sanctions/noconfidencecase/"
+    url = "/staff/lepra/noconfidencecase/"
     listing = client.get(url + "?all=").content.decode()
     assert f'{url}{case.public_id}/change/' in listing and demo.seat("honest").name in listing
     page = client.post(url, {"action": "rule_on_no_confidence", "_selected_action": [case.public_id]})

@@ -12,16 +12,15 @@ from django.utils import translation
 from cities.models import GameEvent, Resident, StaffRole
 from inboxes import moderation_policy, policies
 from inboxes.models import Inbox, Membership, MembershipState
-from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
+from rulesets.lepra import staff_services as services
+from rulesets.lepra.kinds import LepraInboxKind
+from rulesets.lepra.models import ImpeachmentDemand, ImpeachmentRuling
 from rulesets.lepra.staff_kinds import StaffKind
-from staff import services
-from staff.models import ImpeachmentDemand, ImpeachmentRuling
 from tests.conftest import fresh
 from tests.rulesets.lepra.day.day_helpers import ru
+from tests.staff.conftest import NOW
 from tests.support.staff_console import staff_client
-
-from .conftest import NOW
 
 
 @pytest.mark.parametrize(("signers", "living", "met"), [
