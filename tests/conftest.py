@@ -123,6 +123,34 @@ def django_db_setup(django_db_setup, django_db_blocker):
                 editor.create_model(FloorRow)
         if not demo_exists():
             load_demo_game(rng=random.Random(DEMO_SEED), now=DEMO_NOW)
+    _SESSION["db_blocker"] = django_db_blocker
+
+
+#: What the session's database fixture leaves for the hooks below (the database blocker).
+_SESSION: dict[str, object] = {}
+
+
+def _flushes_the_database(item) -> bool:
+    """Whether the test ``item`` runs outside a rolled-back transaction, so that its teardown empties every table
+    (pytest-django's ``transactional_db``, ``live_server``, ``django_db(transaction=True)``)."""
+    marker = item.get_closest_marker("django_db")
+    return (bool(marker and marker.kwargs.get("transaction"))
+            or not {"transactional_db", "live_server"}.isdisjoint(getattr(item, "fixturenames", ())))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test that emptied the database, put the demo game back (committed) before the next test that runs in
+    a transaction: otherwise every later test of the worker that reads the demo would build it again inside its own
+    rolled-back transaction. A run of such tests in a row restores it once, after the last of them."""
+    result = yield
+    blocker = _SESSION.get("db_blocker")
+    if (blocker is not None and nextitem is not None and _flushes_the_database(item)
+            and not _flushes_the_database(nextitem)):
+        with blocker.unblock():
+            if not demo_exists():
+                load_demo_game(rng=random.Random(DEMO_SEED), now=DEMO_NOW)
+    return result
 
 
 @pytest.fixture(autouse=True)
