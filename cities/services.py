@@ -63,18 +63,21 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = 
     """Create a game in recruitment (signups open). ``acting_user`` becomes its Procurator.
 
     ``city_count`` (1..20) fixes the number of cities; otherwise the cities are about ``city_size`` (2..200)
-    residents each (20 by default). ``day_start`` is a wall-clock time in ``time_zone``;
+    residents each (20 by default); a ruleset without cities (``RulesetSpec.has_cities`` false) takes no count. ``day_start`` is a wall-clock time in ``time_zone``;
     ``time_zone`` and ``day_start`` default to the ruleset's (``RulesetSpec.default_time_zone``, ``phase_plan``).
     ``ruleset``: a registered ruleset's key (None: ``settings.MAFIA_DEFAULT_RULESET``).
     Returns the Game. Raises ``UnknownRuleset`` (an ``InvalidInput``) for a ruleset that is not registered with
     ``kernel.rulesets``, ``InvalidInput`` for an empty title, a taken or reserved slug, an unknown time zone or an
-    impossible city setting.
+    impossible city setting (a number of cities for a ruleset without cities among them).
     """
     now = now or timezone.now()
     title = _clean_text(title, field=_("title"), max_length=200)
     if slug in RESERVED_SLUGS:
         raise InvalidInput(_("The address %(slug)s is reserved; choose another.") % {"slug": slug})
     ruleset = ruleset or default_ruleset_key()
+    spec = get_ruleset(ruleset)  # UnknownRuleset (an InvalidInput) unless registered
+    if city_count is not None and not spec.has_cities:
+        raise InvalidInput(_("This game's rules have no cities: leave the number of cities empty."))
     if city_count is not None and not 1 <= city_count <= MAX_CITIES:
         raise InvalidInput(_("The number of cities must be between 1 and %(max)d.") % {"max": MAX_CITIES},
                            rule=rule_id(ruleset, "city_formation"))
@@ -85,7 +88,6 @@ def do_create_game(*, title: str, slug: str, acting_user, ruleset: str | None = 
     if len(rules_text) > MAX_POST_LENGTH:
         raise InvalidInput(_("The %(field)s is too long: %(length)d characters, at most %(max)d.")
                            % {"field": _("rules"), "length": len(rules_text), "max": MAX_POST_LENGTH})
-    spec = get_ruleset(ruleset)  # UnknownRuleset (an InvalidInput) unless registered
     time_zone = time_zone or spec.default_time_zone
     try:
         ZoneInfo(time_zone)

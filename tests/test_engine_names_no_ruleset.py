@@ -163,7 +163,7 @@ def test_the_new_game_page_offers_every_registered_ruleset(django_user_model):
     client = Client()
     client.force_login(django_user_model.objects.create_user("creator", "c@example.com", "x-secret-123"))
     body = client.get(reverse("new_game")).content.decode()
-    assert f'href="{reverse("m21_new_game")}" lang="en">M21 (English, one city, power roles)</a>' in body
+    assert f'href="{reverse("m21_new_game")}" lang="en">M21 (English, one game thread, power roles)</a>' in body
 
 
 @pytest.mark.django_db

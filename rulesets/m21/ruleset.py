@@ -81,7 +81,7 @@ class M21Ruleset(RulesetSpec):
     })
     new_game_url_name = "m21_new_game"
     urls_module = "rulesets.m21.urls"
-    summary = "English, one city, power roles"
+    summary = "English, one game thread, power roles"
     has_demo = True
     archive_sections = ("cast", "votes", "receipts", "nights", "disclosure", "deal")
     votes_page_sections = ("votes",)

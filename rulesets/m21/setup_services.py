@@ -68,7 +68,7 @@ def do_create_m21_game(*, title: str, slug: str, acting_user, time_zone: str | N
     _check_hours(day_hours, "day")
     _check_hours(night_hours, "night")
     game = do_create_game(title=title, slug=slug, acting_user=acting_user, ruleset=RULESET, time_zone=time_zone,
-                          city_count=1, day_start=phase_shift, now=now)
+                          day_start=phase_shift, now=now)
     M21Game.objects.create(game=game, day_hours=day_hours, night_hours=night_hours, phase_shift=phase_shift,
                            self_votes_allowed=self_votes_allowed, no_lynch_allowed=no_lynch_allowed,
                            vote_preset=vote_preset, game_thread_public=bool(game_thread_public))

@@ -257,8 +257,12 @@ def test_a_seat_is_in_a_city_exactly_when_the_games_ruleset_has_cities_L_CITY_1(
     with override("en"), pytest.raises(InvalidInput, match="The city Far is not in this game."):
         services.do_seat_resident(elsewhere, extra, game=lepra, acting_user=built.procurator)
     # A game whose ruleset has none: a seat in a city is refused, a seat in none is made; no city can be added.
+    with override("en"), pytest.raises(InvalidInput,
+                                       match="This game's rules have no cities: leave the number of cities empty."):
+        services.do_create_game(title="No cities", slug="no-cities", acting_user=host, ruleset="m21", city_count=1)
+    assert not Game.objects.filter(slug="no-cities").exists()
     cityless = services.do_create_game(title="No cities", slug="no-cities", acting_user=host, ruleset="m21")
-    assert not get_ruleset(cityless.ruleset).has_cities
+    assert not get_ruleset(cityless.ruleset).has_cities and cityless.city_count is None
     with override("en"), pytest.raises(InvalidInput, match="This game has no cities: its seats are in none."):
         services.do_seat_resident(city, other, game=cityless, acting_user=host)
     assert not Resident.objects.filter(user__in=[extra, other]).exists()

@@ -32,7 +32,7 @@ def test_a_host_sets_up_and_deals_an_m21_game_through_the_pages_M_SETUP_1_M_SETU
         "phase_shift": "22:00", "vote_preset": "m21", "self_votes_allowed": "on", "no_lynch_allowed": "on"})
     assert response.status_code == 302 and response["Location"] == reverse("m21_setup", args=["web-wars"])
     game = Game.objects.get(slug="web-wars")
-    assert (game.ruleset, game.time_zone) == ("m21", "Europe/London")
+    assert (game.ruleset, game.time_zone, game.city_count) == ("m21", "Europe/London", None)  # no cities
     make_user("Helper")
     web.post(reverse("m21_setup_cohost", args=[game.slug]), {"name": "Helper"})
     assert game.staff_roles.filter(kind="cohost", user__display_name="Helper").exists()
