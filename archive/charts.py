@@ -107,7 +107,7 @@ def game_map_svg(viewer, game: Game) -> str:
     col_w, row_h = 260, 14
     per_city = {pk: [r for r in residents if r.city_id == pk] for pk, _number, _name in cities}
     tallest = max([len(v) for v in per_city.values()] + [1])
-    game_staff = [r for r in staff if r.city_id is None]  # a city's staff (its Tribune) is drawn with its city
+    game_staff = [r for r in staff if r.city_id is None]  # a city's staff role is drawn with its city
     city_top = 20 + 20 * max(len(game_staff), 1)
     city_h = 40 + row_h * tallest
     inbox_top = city_top + city_h + 50
@@ -118,12 +118,12 @@ def game_map_svg(viewer, game: Game) -> str:
     for n, (city_id, number, name) in enumerate(cities):
         x0 = 10 + col_w * n
         centres[city_id] = (x0 + (col_w - 20) / 2, city_top + city_h)
-        tribune = next((r for r in staff if r.city_id == city_id), None)
+        city_role = next((r for r in staff if r.city_id == city_id), None)
         city_rows.append({
             "number": number, "name": name, "x": x0, "text_x": x0 + 8, "name_y": city_top + 18,
-            "tribune_y": city_top + 34,
-            "tribune": ({"kind": tribune.kind, "label": staff_kind_label(game, tribune.kind),
-                         "name": tribune.user.public_name} if tribune else None),
+            "city_role_y": city_top + 34,
+            "city_role": ({"kind": city_role.kind, "label": staff_kind_label(game, city_role.kind),
+                           "name": city_role.user.public_name} if city_role else None),
             "residents": [{"name": r.name, "alignment": knowledge.visible_alignment(viewer, r),
                            "dead": r.status != "alive", "y": city_top + 50 + row_h * k}
                           for k, r in enumerate(per_city[city_id])],

@@ -77,15 +77,16 @@ AUDIT_REFERENCES: dict[str, str] = {
     **dict.fromkeys(["inbox", "inboxes", "predecessor", "successor", "created", "precincts"], "inbox"),
     "message": "message", "city": "city", "cities": "city",
     **dict.fromkeys(["user", "old_user", "new_user"], "user"),
-    **dict.fromkeys(["role", "tribune", "absent", "stand_in", "organizer"], "role"),
+    **dict.fromkeys(["role", "tribune", "absent", "organizer"], "role"),
     "session": "session", "case": "case", "proxy": "proxy", "declaration": "declaration", "demand": "demand",
-    "offer": "offer", "post": "post", "request": "request",
+    "offer": "offer", "post": "post", "request": "request", "stand_in": "stand_in",
 }
 
 #: The engine's models behind the public-id references of ``AUDIT_REFERENCES``; a ruleset adds its own records'
 #: (``RulesetSpec.audit_reference_models``), for its games only.
 AUDIT_REFERENCE_MODELS = {
     "post": "cities.PublicPost",
+    "stand_in": "staff.StaffStandIn",
 }
 
 
@@ -187,9 +188,9 @@ class AuditScope:
         """The payload of ``event`` as the audit log shows it to this viewer: ``[(key, text)]`` sorted by key,
         with no database id (a sequential id of a message or an inbox counts what the viewer may
         not read). A resident, city or account is shown by name, an inbox by title and public id when the viewer
-        may read it (else "—"), a message by its inbox's public id, a request, session, case, demand, offer or
-        post by its public id; plain numbers (days, counts) as they are; any other id as "…". Empty for an event
-        the viewer may not see."""
+        may read it (else "—"), a message by its inbox's public id, a request, session, case, demand, offer,
+        stand-in period or post by its public id; plain numbers (days, counts) as they are; any other id as "…".
+        Empty for an event the viewer may not see."""
         if not self.can_see(event):
             return []
         shown = []

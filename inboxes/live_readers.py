@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from kernel.live import ALL as LIVE_ALL
-from staff.models import TribuneStandIn
+from staff.models import StaffStandIn
 
 from .models import Inbox
 from .policies import is_disclosed, is_public_now, readers_of_inbox
@@ -26,12 +26,12 @@ def live_readers_of_inboxes(inbox_ids: list[int]):
 def next_access_change(user, game_id: int, now: datetime) -> datetime | None:
     """The next planned time after ``now`` (aware UTC) at which what ``user`` may read in game ``game_id`` changes
     by itself, with no write that would renew a live version: the start or the end of a stand-in period of theirs
-    (``policies.stand_in_roles``). A poll token never stands past it (``kernel.live.poll_url``), so that a stand-in
-    whose period ended gets the policy's answer at the next poll, whether or not anything was posted. None when
-    there is no such time, or for an anonymous user. One query."""
+    (``policies.standing_in_roles``). A poll token never stands past it (``kernel.live.poll_url``), so that a
+    stand-in whose period ended gets the policy's answer at the next poll, whether or not anything was posted. None
+    when there is no such time, or for an anonymous user. One query."""
     if not getattr(user, "is_authenticated", False):
         return None
-    times = [moment for period in TribuneStandIn.objects.filter(
+    times = [moment for period in StaffStandIn.objects.filter(
                  stand_in__user=user, stand_in__game_id=game_id, ended_at__isnull=True, ends_at__gt=now,
              ).values_list("starts_at", "ends_at")
              for moment in period if moment > now]

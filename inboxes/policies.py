@@ -44,7 +44,7 @@ from kernel.prepared import PreparedQuery
 from kernel.public_ids import is_public_id
 from kernel.rulesets import get_ruleset, registered_rulesets, ruleset_of
 from kernel.timezones import time_for
-from staff.models import TribuneStandIn
+from staff.models import StaffStandIn
 
 from . import policy_tables
 from .disclosure_consent import consented_q, consenters_of, has_consented
@@ -57,7 +57,8 @@ from .viewer_reads import lock_for_post, seats_and_roles_of
 class StaffGrant:
     """What one staff role may do in inboxes of one kind: read always, post when ``post``.
 
-    ``own_city`` limits the grant to inboxes of the role's city (a Tribune's, or a stand-in's for that city).
+    ``own_city`` limits the grant to inboxes of the role's city (a city's staff role, or a stand-in's for that
+    city).
     """
 
     inbox_kind: str
@@ -122,7 +123,7 @@ def _is_authenticated(user) -> bool:
 
 
 def _roles_of(user) -> list[StaffRole]:
-    """All staff roles ``user`` holds, in every game, plus the Tribune roles they stand in for now
+    """All staff roles ``user`` holds, in every game, plus the city staff roles they stand in for now
     (``standing_in_roles``); cached on the user object for the request."""
     if not _is_authenticated(user):
         return []
@@ -134,7 +135,7 @@ def _roles_of(user) -> list[StaffRole]:
 
 
 def _read_viewer(user) -> None:
-    """Read and cache ``user``'s staff roles (with the Tribune roles they stand in for now) and seats
+    """Read and cache ``user``'s staff roles (with the city staff roles they stand in for now) and seats
     (``_roles_of``, ``_seats_of``): one statement for a viewer with a seat (``viewer_reads``)."""
     seats, roles = seats_and_roles_of(user.pk)
     if any(r.city_id is not None for r in roles):  # a city's staff role (``city_staff_kinds``) may stand in
@@ -144,17 +145,18 @@ def _read_viewer(user) -> None:
 
 
 def standing_in_roles(user, now: datetime | None = None) -> list[StaffRole]:
-    """The Tribune roles (of other cities) whose powers ``user`` holds at ``now`` (aware UTC) as a stand-in (one Tribune
-    granted another city's Tribune powers): the absent Tribune's own ``StaffRole`` rows, with their game and city
-    loaded, each marked ``stands_in_now = True``. A stand-in holds the absent Tribune's grants and organises that city's
-    inboxes for the period (start included, end excluded, unless ended earlier); it never inherits the absent Tribune's
-    secret inboxes (their content is their members'). One query; [] for anonymous users.
+    """The city staff roles (of other cities) whose powers ``user`` holds at ``now`` (aware UTC) as a stand-in (the
+    holder of a city's staff role granted the powers of the absent holder of the same kind in another city,
+    ``staff.models.StaffStandIn``): the absent holder's own ``StaffRole`` rows, with their game and city loaded,
+    each marked ``stands_in_now = True``. A stand-in holds the absent holder's grants and organises that city's
+    inboxes for the period (start included, end excluded, unless ended earlier); it never inherits the absent
+    holder's secret inboxes (their content is their members'). One query; [] for anonymous users.
     """
     if not _is_authenticated(user):
         return []
     now = now or timezone.now()
-    periods = (TribuneStandIn.objects.filter(stand_in__user=user, stand_in__city__isnull=False,
-                                             starts_at__lte=now, ends_at__gt=now, ended_at__isnull=True)
+    periods = (StaffStandIn.objects.filter(stand_in__user=user, stand_in__city__isnull=False,
+                                           starts_at__lte=now, ends_at__gt=now, ended_at__isnull=True)
                .select_related("absent__game", "absent__city").order_by("city__number", "id"))
     roles = []
     for period in periods:
@@ -222,7 +224,8 @@ def _spectator_grants(user, inbox: Inbox) -> list[StaffGrant]:
 
 
 def holds_role(user, game: Game | int, kind: str, city_id: int | None = None) -> bool:
-    """True when ``user`` holds staff role ``kind`` in ``game`` (for a Tribune, of ``city_id`` if given)."""
+    """True when ``user`` holds staff role ``kind`` in ``game`` (for a city's staff role, of ``city_id`` if
+    given)."""
     return any(r.kind == kind and (city_id is None or r.city_id == city_id) for r in staff_roles_in(user, game))
 
 

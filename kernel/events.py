@@ -150,8 +150,8 @@ class EventKind(StrEnum):
     GODFATHER_ELECTION_CLOSED = "godfather.election_closed", Audience.CONSIGLIERE
     GODFATHER_VOTED = "godfather.voted", Audience.CONSIGLIERE
     # Staff matters
-    TRIBUNE_STAND_IN_GRANTED = "tribune.stand_in_granted", Audience.STAFF
-    TRIBUNE_STAND_IN_ENDED = "tribune.stand_in_ended", Audience.STAFF
+    STAFF_STAND_IN_GRANTED = "staff.stand_in_granted", Audience.STAFF
+    STAFF_STAND_IN_ENDED = "staff.stand_in_ended", Audience.STAFF
     STAFF_TRIBUNE_REPLACED = "staff.tribune_replaced", Audience.STAFF
     IMPEACHMENT_DEMANDED = "impeachment.demanded", Audience.PROCURATOR
     IMPEACHMENT_SIGNED = "impeachment.signed", Audience.PROCURATOR

@@ -724,7 +724,7 @@ def table_role_game_ids(request, table: str) -> set[int]:
     return {role.game_id for role in staff_roles_of(request) if role.kind in staff_kinds_of(role.game, table)}
 
 
-def tribune_scope(request) -> Q:
+def city_staff_scope(request) -> Q:
     """A ``Q`` over rows with ``game_id`` and ``city_id``: the cities where the user holds a city's staff role (a
     kind of the ruleset's ``city_staff_kinds``: a Tribune, say), stand-in periods included (``staff_roles_of``
     lists them). Matches nothing for a user who holds none."""

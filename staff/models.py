@@ -1,8 +1,8 @@
 """Staff consoles : stand-ins, one city's staff role holding another city's powers for a period.
 
-Tables and named constraints only; every write goes through the ruleset that grants stand-ins. The access policy
-(``inboxes.policies``) reads ``TribuneStandIn`` to give a standing-in Tribune the other city's grants for the
-period, and nothing else gives staff powers.
+Tables and named constraints only; every write goes through the services of ``staff.services``. The access policy
+(``inboxes.policies``) reads ``StaffStandIn`` to give the holder of a city's staff role standing in the other
+city's grants for the period, and nothing else gives staff powers.
 """
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from kernel.live import ReaderRowsQuerySet, field_values, track_reader_rows
 from kernel.public_ids import PublicIdField
 
 
-class TribuneStandIn(models.Model):
-    """The Tribune ``stand_in`` holds the Tribune powers of ``city`` (whose Tribune role is ``absent``) from
-    ``starts_at`` to ``ends_at`` (aware UTC, end excluded), unless ``ended_at`` ends it earlier.
+class StaffStandIn(models.Model):
+    """The city staff role ``stand_in`` (a kind of the ruleset's ``city_staff_kinds``) holds the powers of the
+    role ``absent``, of the same kind, in ``city`` (``absent``'s city) from ``starts_at`` to ``ends_at`` (aware UTC,
+    end excluded), unless ``ended_at`` ends it earlier.
 
-    Powers follow the roles, not the accounts: if either Tribune is replaced (impeachment), the period moves
-    with the role row.
+    Powers follow the roles, not the accounts: if either holder is replaced, the period moves with the role row.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="tribune_stand_ins", verbose_name=_("game"))
-    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="tribune_stand_ins", verbose_name=_("city"))
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="stand_ins", verbose_name=_("game"))
+    city = models.ForeignKey(City, on_delete=models.CASCADE, related_name="stand_ins", verbose_name=_("city"))
     absent = models.ForeignKey(StaffRole, on_delete=models.CASCADE, related_name="stood_in_for",
         verbose_name=_("absent"))
     stand_in = models.ForeignKey(StaffRole, on_delete=models.CASCADE, related_name="standing_in",
@@ -44,8 +44,8 @@ class TribuneStandIn(models.Model):
 
     class Meta:
         ordering = ["starts_at", "id"]
-        verbose_name = _("Tribune stand-in")
-        verbose_name_plural = _("Tribune stand-ins")
+        verbose_name = _("stand-in")
+        verbose_name_plural = _("stand-ins")
         constraints = [
             models.CheckConstraint(condition=Q(ends_at__gt=F("starts_at")), name="standin_ends_after_start"),
             models.CheckConstraint(condition=~Q(absent=F("stand_in")), name="standin_not_for_oneself"),
@@ -63,4 +63,4 @@ class TribuneStandIn(models.Model):
         return list(StaffRole._base_manager.filter(pk__in=roles).values_list("game_id", "user_id"))
 
 
-track_reader_rows(TribuneStandIn)
+track_reader_rows(StaffStandIn)

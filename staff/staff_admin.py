@@ -9,8 +9,9 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
   ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
-* **Tribune stand-ins**: listed to every staff member of the game; the Procurator grants them on a
-  page and ends them with an action (``staff.services``).
+* **Stand-ins** (a city's staff role holding the powers of the absent holder of the same kind in another city for
+  a period): listed to every staff member of the game; the host grants them on a page and ends them with an
+  action (``staff.services``).
 * **The early end of a game**: a Procurator's page, then a confirmation page (``kernel.confirm``).
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ from django.utils.translation import gettext_lazy
 
 from cities.forms import WallClockField, wall_clock_to_utc
 from cities.models import HOST_STAFF_KIND, Game, GameEvent, ScheduledEvent, StaffRole
-from cities.staff_kinds import staff_kinds_of
+from cities.staff_kinds import staff_kind_label, staff_kinds_of
 from inboxes import audit_policy
 from kernel.errors import RuleViolation
 from kernel.form_fields import ObjectChoiceField
@@ -53,7 +54,7 @@ from staff.console import (
 
 from . import services
 from .audit_sentences import audit_sentence, kind_label
-from .models import TribuneStandIn
+from .models import StaffStandIn
 
 _changelist = changelist_url
 
@@ -82,7 +83,7 @@ def dashboard_needs(request, role: StaffRole) -> list[Need]:
 def dashboard_links(request, role: StaffRole) -> list[tuple[str, str]]:
     """Links this app adds to a role's dashboard row."""
     links = [(None, _("Audit log"), _changelist("cities_gameevent", game=role.game)),
-             ("stand_ins", _("Tribune stand-ins"), _changelist("staff_tribunestandin", game=role.game))]
+             ("stand_ins", _("Stand-ins"), _changelist("staff_staffstandin", game=role.game))]
     if role.kind == HOST_STAFF_KIND:
         links += [("stand_ins", _("Grant a stand-in"), reverse("admin:grant_stand_in", args=[role.game.slug],
                                                                current_app=staff_admin_site.name))]
@@ -177,23 +178,23 @@ class StaffGameEventAdmin(StaffScopedAdmin):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Tribune stand-ins
+# Stand-ins
 # --------------------------------------------------------------------------------------------------------------
 
 @admin.action(description=gettext_lazy("End now"))
 def end_stand_ins(modeladmin, request, queryset):
-    """The Procurator ends stand-in periods now: ``do_end_tribune_stand_in`` for each."""
+    """The host ends stand-in periods now: ``do_end_stand_in`` for each."""
     for period in queryset.select_related("city"):
         try:
-            services.do_end_tribune_stand_in(period, acting_user=request.user)
+            services.do_end_stand_in(period, acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, _("The stand-in for %(city)s has ended.") % {"city": period.city.name})
 
 
-@admin.register(TribuneStandIn, site=staff_admin_site)
-class StaffTribuneStandInAdmin(StaffScopedAdmin):
+@admin.register(StaffStandIn, site=staff_admin_site)
+class StaffStandInAdmin(StaffScopedAdmin):
     """Stand-in periods of the games the user hosts (public among the staff: who runs which city)."""
     console_tool = "stand_ins"
 
@@ -212,26 +213,36 @@ class StaffTribuneStandInAdmin(StaffScopedAdmin):
 
     def scoped_queryset(self, request):
         games = {r.game_id for r in staff_roles_of(request)}
-        return TribuneStandIn.objects.filter(game_id__in=games).select_related("game", "city", "stand_in__city",
-                                                                                 "absent__city")
+        return StaffStandIn.objects.filter(game_id__in=games).select_related("game", "city", "stand_in__city",
+                                                                               "absent__city")
+
+
+def city_roles_label(game: Game) -> str:
+    """The labels of the city staff kinds of ``game``'s ruleset (``city_staff_kinds``), as it names them in the
+    active language, joined by " / " when it declares several; "" when it declares none. No query."""
+    return " / ".join(sorted(staff_kind_label(game, kind) for kind in staff_kinds_of(game, "city_staff_kinds")))
 
 
 class StandInForm(forms.Form):
-    """Which Tribune stands in for which city, from when until when (wall clock in the game's zone)."""
+    """Which holder of a city's staff role stands in for which city, from when until when (wall clock in the game's
+    zone). The labels name the role as the game's ruleset does (``city_roles_label``)."""
 
-    absent = ObjectChoiceField(label=gettext_lazy("City whose Tribune is absent"), queryset=StaffRole.objects.none())
-    stand_in = ObjectChoiceField(label=gettext_lazy("Tribune standing in"), queryset=StaffRole.objects.none())
+    absent = ObjectChoiceField(label="", queryset=StaffRole.objects.none())
+    stand_in = ObjectChoiceField(label="", queryset=StaffRole.objects.none())
     starts_at = WallClockField(label=gettext_lazy("From"))
     ends_at = WallClockField(label=gettext_lazy("Until"))
 
     def __init__(self, *args, game: Game, **kwargs):
         super().__init__(*args, **kwargs)
         self.zone = ZoneInfo(game.time_zone)
-        tribunes = (StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "city_staff_kinds"))
-                    .select_related("city", "user"))
-        self.fields["absent"].queryset = tribunes
+        role = city_roles_label(game)
+        self.fields["absent"].label = _("City whose %(role)s is absent") % {"role": role}
+        self.fields["stand_in"].label = _("%(role)s standing in") % {"role": role}
+        city_roles = (StaffRole.objects.filter(game=game, kind__in=staff_kinds_of(game, "city_staff_kinds"))
+                      .select_related("city", "user"))
+        self.fields["absent"].queryset = city_roles
         self.fields["absent"].label_from_instance = lambda r: r.city.name
-        self.fields["stand_in"].queryset = tribunes
+        self.fields["stand_in"].queryset = city_roles
         self.fields["stand_in"].label_from_instance = lambda r: f"{r.user.public_name} ({r.city.name})"
 
     def clean(self):
@@ -249,21 +260,22 @@ class StandInForm(forms.Form):
 
 
 def grant_stand_in_view(request, slug: str):
-    """The Procurator's page granting a stand-in in the game of ``slug`` (``do_grant_tribune_stand_in``); a 404
-    for anyone else."""
+    """The host's page granting a stand-in in the game of ``slug`` (``do_grant_stand_in``); a 404 for anyone
+    else."""
     game = staff_game(request, slug)
     form = StandInForm(request.POST if request.method == "POST" else None, game=game)
     if form.is_valid():
         data = form.cleaned_data
         try:
-            period = services.do_grant_tribune_stand_in(data["absent"], data["stand_in"], data["starts_at"],
-                                                        data["ends_at"], acting_user=request.user)
+            period = services.do_grant_stand_in(data["absent"], data["stand_in"], data["starts_at"],
+                                                data["ends_at"], acting_user=request.user)
         except RuleViolation as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, _("%(name)s stands in for the Tribune of %(city)s.")
-                             % {"name": period.stand_in.user.public_name, "city": period.city.name})
-            return HttpResponseRedirect(_changelist("staff_tribunestandin", game=game))
+            messages.success(request, _("%(name)s stands in for the absent %(role)s of %(city)s.")
+                             % {"name": period.stand_in.user.public_name, "city": period.city.name,
+                                "role": staff_kind_label(game, period.absent.kind)})
+            return HttpResponseRedirect(_changelist("staff_staffstandin", game=game))
     return _page(request, _("Grant a stand-in"), game, form, _("Grant"))
 
 

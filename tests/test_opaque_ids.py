@@ -30,7 +30,7 @@ NUMERIC_OBJECT_URL = re.compile(r'/(?:inboxes|residents|posts|offers|archive/ope
 NUMERIC_CONSOLE_URL = re.compile(
     r'/staff/(?:inboxes/(?:inbox|message|membership)|cities/(?:game|resident|gameevent)|voting/(?:votingsession|'
     r'proxyrequest|suicidedeclaration|courtcase|speechrequest|removaldemand|cityjudge|judgeelection)|'
-    r'staff/(?:impeachmentdemand|tribunestandin)|sanctions/(?:playban|noconfidencecase)|games|cities|votings|m21)/\d+/'
+    r'staff/(?:impeachmentdemand|staffstandin)|sanctions/(?:playban|noconfidencecase)|games|cities|votings|m21)/\d+/'
     r'|__id__exact=')
 #: Form fields that name an inbox, a message or a resident (a city is named by its number, a public fact).
 OBJECT_FIELDS = ("inbox", "inboxes", "message", "members", "candidate", "choice", "resident", "proxy", "declaration",

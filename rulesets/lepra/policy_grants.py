@@ -151,10 +151,12 @@ DRAW_RECORD_KINDS = frozenset({K.NOTARY})
 #: L-IMPEACH-3: the mafia write their complaint on the complaint page, signed "the mafia of city C", never a name.
 COMPLAINT_PAGE_KINDS = frozenset({K.MAFIA_COMPLAINT})
 
-#: The staff tables of ``cities.staff_kinds``: a Tribune is appointed for one city and runs it (L-STAFF-2); the
-#: Supreme Arbiter runs the court, the penalty bans and the judges' election (L-STAFF-3, L-INBOX-18); who the
-#: Consigliere is stays a secret known to the Procurator and the mafia (L-STAFF-4, L-STAFF-6), and the Consigliere
-#: knows every alignment and the night business of every city (L-STAFF-4, L-NIGHT).
+#: The staff tables of ``cities.staff_kinds``: a Tribune is appointed for one city and runs it, and Tribunes stand in
+#: for each other (L-STAFF-2: the Procurator grants one another city's Tribune powers for a period,
+#: ``staff.services.do_grant_stand_in``); the Supreme Arbiter runs the court, the penalty bans and the judges'
+#: election (L-STAFF-3, L-INBOX-18); who the Consigliere is stays a secret known to the Procurator and the mafia
+#: (L-STAFF-4, L-STAFF-6), and the Consigliere knows every alignment and the night business of every city
+#: (L-STAFF-4, L-NIGHT).
 CITY_STAFF_KINDS = (StaffKind.TRIBUNE,)
 COURT_STAFF_KINDS = (StaffKind.ARBITER,)
 SECRET_STAFF_KINDS = (StaffKind.CONSIGLIERE,)

@@ -31,7 +31,7 @@ from kernel import live
 from mafia_site.checks import check_mafia_settings
 from rulesets.lepra.seats import do_set_seat_flags
 from rulesets.lepra.staff_kinds import StaffKind
-from staff.services import do_grant_tribune_stand_in
+from staff.services import do_grant_stand_in
 from tests.conftest import fresh
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -496,8 +496,8 @@ def test_a_stand_ins_token_never_stands_past_the_end_of_the_period_L_STAFF_2(dem
     square = _city1(demo)  # city 1's square, which city 2's Tribune reads only while standing in
     with time_machine.travel(start - timedelta(minutes=1), tick=False):
         with committed():
-            do_grant_tribune_stand_in(absent, stand_in, start, end, acting_user=fresh(demo.procurator),
-                                      now=start - timedelta(minutes=1))
+            do_grant_stand_in(absent, stand_in, start, end, acting_user=fresh(demo.procurator),
+                              now=start - timedelta(minutes=1))
             client.force_login(demo.tribune2)
     with time_machine.travel(start + timedelta(minutes=1), tick=False):
         url = _open(client, square)

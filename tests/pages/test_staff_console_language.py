@@ -25,8 +25,8 @@ KNOWN_ENGLISH = [
     "confirmed at", "applied at", "decided at", "received at", "created at", "killed at", "edited at",
     "hidden at", "banned until", "day number", "is hidden", "is judge", "died at", "sentenced", "deadline",
     "fallback", "leader", "nominee", "organizer", "status", "state", "day", "kind", "reason", "since", "ruling",
-    "ruled at", "reached at", "starts at", "ends at", "ended at", "stand in", "considered", "valid at",
-    "removed at", "at", "time zone", "slug", "ruleset", "Mafia Host: game staff", "Your games",
+    "ruled at", "reached at", "starts at", "ends at", "ended at", "stand in", "stand-in", "stand-ins", "considered",
+    "valid at", "removed at", "at", "time zone", "slug", "ruleset", "Mafia Host: game staff", "Your games",
 ]
 
 PERSONAS = ["procurator", "tribune1", "arbiter", "consigliere"]

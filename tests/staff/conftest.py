@@ -21,7 +21,7 @@ from rulesets.lepra.day import services as voting_services
 from rulesets.lepra import no_confidence_services, staff_services
 from rulesets.lepra.models import NoConfidenceTarget
 from sanctions import services as sanctions_services
-from staff.models import TribuneStandIn
+from staff.models import StaffStandIn
 from tests.conftest import DEMO_NOW
 from tests.factories import (
     ImpeachmentDemandFactory,
@@ -104,11 +104,11 @@ def populate_console_cases(demo) -> None:
                    starts_at=NOW, ends_at=NOW + timedelta(days=30), recorded_by=demo.procurator, evidence=[evidence])
 
 
-def _stand_in(demo, roles) -> TribuneStandIn:
+def _stand_in(demo, roles) -> StaffStandIn:
     absent = roles[("tribune", 3)]
-    return TribuneStandIn.objects.create(game=demo.game, city=absent.city, absent=absent, stand_in=roles[("tribune", 1)],
-                                         starts_at=NOW - timedelta(days=2), ends_at=NOW - timedelta(days=1),
-                                         granted_at=NOW - timedelta(days=3))
+    return StaffStandIn.objects.create(game=demo.game, city=absent.city, absent=absent, stand_in=roles[("tribune", 1)],
+                                       starts_at=NOW - timedelta(days=2), ends_at=NOW - timedelta(days=1),
+                                       granted_at=NOW - timedelta(days=3))
 
 
 def populate_by_services(demo, *, console_cases: bool) -> None:

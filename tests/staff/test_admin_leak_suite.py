@@ -26,7 +26,7 @@ from rulesets.lepra.staff_kinds import StaffKind
 from rulesets.lepra.models import ImpeachmentDemand, NoConfidenceCase
 from sanctions.models import PlayBan
 from staff.console import staff_admin_site
-from staff.models import TribuneStandIn
+from staff.models import StaffStandIn
 from kernel.public_ids import new_public_id
 from tests.admin_keys import key_of, missing_key, pks_from_keys
 from tests.conftest import PERSONA_NAMES
@@ -81,8 +81,8 @@ EXPECTED = {
     "lepra.courtcase": lambda demo, p: _city_scoped(CourtCase, demo, p, tribune=False,
                                                      hosts=("procurator", "arbiter")),
     "lepra.speechrequest": lambda demo, p: _city_scoped(SpeechRequest, demo, p, tribune=True, hosts=("procurator",)),
-    "staff.tribunestandin": lambda demo, p: _city_scoped(TribuneStandIn, demo, p, tribune=False,
-                                                         hosts=tuple(STAFF_PERSONAS)),
+    "staff.staffstandin": lambda demo, p: _city_scoped(StaffStandIn, demo, p, tribune=False,
+                                                       hosts=tuple(STAFF_PERSONAS)),
     "lepra.impeachmentdemand": lambda demo, p: _city_scoped(ImpeachmentDemand, demo, p, tribune=False,
                                                             hosts=("procurator",)),
     # L-IMPEACH-3: complaints of no confidence go to the Procurator; L-SANCTION-2: he records play bans.

@@ -34,7 +34,7 @@ from rulesets.lepra.staff_kinds import StaffKind
 from rulesets.lepra import staff_services
 from rulesets.lepra.models import ImpeachmentDemand, ImpeachmentSignature
 from staff import services as stand_in_services
-from staff.models import TribuneStandIn
+from staff.models import StaffStandIn
 from tests.admin_keys import action_url, key_of
 from tests.conftest import fresh
 from tests.support.staff_console import _opened_demand, staff_client
@@ -43,7 +43,7 @@ from rulesets.lepra.models import ProxyRequest, SuicideDeclaration
 from .conftest import NOW
 
 AT = NOW + timedelta(minutes=10)
-TABLES = (Game, Resident, StaffRole, Inbox, Membership, Message, TribuneStandIn, ImpeachmentDemand,
+TABLES = (Game, Resident, StaffRole, Inbox, Membership, Message, StaffStandIn, ImpeachmentDemand,
           ImpeachmentSignature, ProxyRequest, SuicideDeclaration)
 
 
@@ -183,13 +183,13 @@ CASES = {
         lambda d: staff_client(d.procurator).post(f"/staff/games/{d.game.slug}/stand-in/", {
             "absent": _tribune_role(d, 2).public_id, "stand_in": _tribune_role(d, 1).public_id,
             "starts_at": _local(d, AT + timedelta(hours=1)), "ends_at": _local(d, AT + timedelta(hours=3))}),
-        lambda d: stand_in_services.do_grant_tribune_stand_in(
+        lambda d: stand_in_services.do_grant_stand_in(
             _tribune_role(d, 2), _tribune_role(d, 1), (AT + timedelta(hours=1)).replace(second=0, microsecond=0),
             (AT + timedelta(hours=3)).replace(second=0, microsecond=0), acting_user=fresh(d.procurator))),
     "end_stand_in_L_STAFF_2": Case(
-        lambda d: post_action(staff_client(d.procurator), "/staff/staff/tribunestandin/", "end_stand_ins",
-                              [TribuneStandIn.objects.get().pk]),
-        lambda d: stand_in_services.do_end_tribune_stand_in(TribuneStandIn.objects.get(), acting_user=fresh(d.procurator))),
+        lambda d: post_action(staff_client(d.procurator), "/staff/staff/staffstandin/", "end_stand_ins",
+                              [StaffStandIn.objects.get().pk]),
+        lambda d: stand_in_services.do_end_stand_in(StaffStandIn.objects.get(), acting_user=fresh(d.procurator))),
     "open_impeachment_inbox_L_IMPEACH_2": Case(
         lambda d: post_action(staff_client(d.procurator), "/staff/lepra/impeachmentdemand/",
                               "open_impeachment_inboxes", [ImpeachmentDemand.objects.get().pk]),
@@ -211,7 +211,7 @@ CASES = {
 SETUP = {
     "unban_L_INBOX_17": lambda d: inbox_services.do_ban_member(_city1(d), d.seat("mafioso"),
                                                                acting_user=fresh(d.tribune1), now=NOW),
-    "end_stand_in_L_STAFF_2": lambda d: stand_in_services.do_grant_tribune_stand_in(
+    "end_stand_in_L_STAFF_2": lambda d: stand_in_services.do_grant_stand_in(
         _tribune_role(d, 2), _tribune_role(d, 1), NOW, NOW + timedelta(hours=5), acting_user=fresh(d.procurator),
         now=NOW),
     "open_impeachment_inbox_L_IMPEACH_2": _opened_demand,

@@ -55,7 +55,7 @@ def staff_app_kinds() -> set[str]:
 
 def test_every_recorded_event_kind_has_a_decided_audience(demo):
     kinds = KNOWN_KINDS | staff_app_kinds()
-    assert {"impeachment.ruled", "tribune.stand_in_granted", "staff.tribune_replaced"} <= staff_app_kinds()
+    assert {"impeachment.ruled", "staff.stand_in_granted", "staff.tribune_replaced"} <= staff_app_kinds()
     undecided = sorted(k for k in kinds if audit_policy.audit_audience(k) == audit_policy.AUDIT_NOBODY
                        and k != "resident.flags")
     assert undecided == []

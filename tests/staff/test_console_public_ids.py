@@ -12,7 +12,7 @@ from cities.models import StaffRole
 from inboxes.models import Membership
 from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.staff_kinds import StaffKind
-from staff.models import TribuneStandIn
+from staff.models import StaffStandIn
 from tests.staff.conftest import NOW
 from tests.support.staff_console import staff_client
 
@@ -38,10 +38,10 @@ def test_the_stand_in_form_offers_and_reads_staff_roles_by_public_id(demo):
         for bad in ({"absent": absent.pk, "stand_in": stand_in.pk}, {"absent": "x" * 300, "stand_in": "٣"}):
             refused = client.post(url, {**bad, **times})
             assert refused.status_code == 200 and 'class="errorlist' in refused.content.decode()
-        assert not TribuneStandIn.objects.exists()
+        assert not StaffStandIn.objects.exists()
         done = client.post(url, {"absent": absent.public_id, "stand_in": stand_in.public_id, **times})
     assert done.status_code == 302
-    assert TribuneStandIn.objects.get().stand_in_id == stand_in.pk
+    assert StaffStandIn.objects.get().stand_in_id == stand_in.pk
 
 
 def test_memberships_are_listed_and_opened_by_public_id_only(demo):

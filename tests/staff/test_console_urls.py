@@ -205,7 +205,7 @@ MUST_REACH = {
     "procurator": ["/staff/games/demo/clock/", "/staff/games/demo/stage/",
                    "/staff/games/demo/stand-in/", "/staff/games/demo/end/", "/staff/games/demo/play-ban/",
                    "/staff/cities/game/demo/change/", "/staff/cities/resident/", "/staff/sanctions/playban/",
-                   "/staff/lepra/noconfidencecase/", "/staff/staff/tribunestandin/", "/staff/cities/gameevent/"],
+                   "/staff/lepra/noconfidencecase/", "/staff/staff/staffstandin/", "/staff/cities/gameevent/"],
     "tribune1": ["/staff/cities/{city1}/schedule-voting/", "/staff/lepra/proxyrequest/",
                  "/staff/lepra/suicidedeclaration/", "/staff/inboxes/membership/"],
     "tribune2": ["/staff/cities/{city2}/schedule-voting/"],

@@ -72,8 +72,8 @@ def test_a_stand_in_sees_the_other_citys_needs_during_the_period_L_STAFF_2(popul
     demo = populated
     roles = {r.city.number: r for r in StaffRole.objects.filter(game=demo.game, kind=StaffKind.TRIBUNE)
              .select_related("city", "game")}
-    stand_in_services.do_grant_tribune_stand_in(roles[2], roles[1], NOW, NOW + timedelta(hours=2),
-                                             acting_user=demo.procurator, now=NOW)
+    stand_in_services.do_grant_stand_in(roles[2], roles[1], NOW, NOW + timedelta(hours=2),
+                                        acting_user=demo.procurator, now=NOW)
     with time_machine.travel(NOW + timedelta(minutes=1), tick=False):
         body = staff_client(demo.tribune1).get("/staff/").content.decode()
         assert re.findall(r'<tr data-role="([^"]+)">', body) == ["tribune", "tribune"]

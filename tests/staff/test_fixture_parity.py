@@ -88,7 +88,7 @@ def test_the_staff_fixtures_write_the_rows_the_services_make(demo, console_cases
     expected = {"lepra.SpeechRequest", "lepra.Nomination", "lepra.ProxyRequest", "lepra.SuicideDeclaration",
                 "inboxes.Message"}
     if console_cases:
-        expected |= {"staff.TribuneStandIn", "lepra.ImpeachmentDemand", "lepra.ImpeachmentSignature",
+        expected |= {"staff.StaffStandIn", "lepra.ImpeachmentDemand", "lepra.ImpeachmentSignature",
                      "lepra.NoConfidenceCase", "sanctions.PlayBan", "sanctions.PlayBanEvidence", "inboxes.Inbox",
                      "inboxes.Membership", "inboxes.ReadMark", "cities.ScheduledEvent"}
     assert expected <= set(written)

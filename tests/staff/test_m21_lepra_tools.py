@@ -59,7 +59,7 @@ def lepra_pages(game) -> list[str]:
 
 LEPRA_MODELS = ("lepra_votingsession", "lepra_proxyrequest", "lepra_suicidedeclaration", "lepra_courtcase",
                 "lepra_cityjudge", "lepra_judgeelection", "lepra_removaldemand", "lepra_speechrequest",
-                "staff_tribunestandin", "lepra_impeachmentdemand", "lepra_noconfidencecase", "sanctions_playban")
+                "staff_staffstandin", "lepra_impeachmentdemand", "lepra_noconfidencecase", "sanctions_playban")
 
 
 def test_recording_a_death_from_the_residents_list_of_an_m21_game_is_refused_not_a_500(m21):

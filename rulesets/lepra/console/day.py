@@ -53,6 +53,7 @@ from staff.console import (
     action_page,
     bound_form,
     changelist_url,
+    city_staff_scope,
     confirm_action,
     register_dashboard_links,
     register_urls,
@@ -60,7 +61,6 @@ from staff.console import (
     staff_admin_site,
     staff_game,
     staff_roles_of,
-    tribune_scope,
 )
 from rulesets.lepra.models import (
     CityJudge,
@@ -82,7 +82,7 @@ def _procurator_or_arbiter_games(request) -> set[int]:
     return role_game_ids(request, StaffKind.PROCURATOR) | role_game_ids(request, StaffKind.ARBITER)
 
 
-_tribune_scope = tribune_scope
+_tribune_scope = city_staff_scope
 
 
 def _local(game, moment) -> str:

@@ -27,17 +27,17 @@ from staff.console import (
     ScopedRelatedFilter,
     StaffScopedAdmin,
     changelist_url,
+    city_staff_scope,
     game_provides,
     register_dashboard_needs,
     role_game_ids,
     staff_admin_site,
     staff_roles_of,
-    tribune_scope,
 )
 from rulesets.lepra.staff_kinds import StaffKind
 
 _changelist = changelist_url
-_tribune_scope = tribune_scope
+_tribune_scope = city_staff_scope
 
 
 def _scoped(request, model):
