@@ -19,7 +19,7 @@ from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStat
 from inboxes import knowledge, policies, policy_tables, viewer_reads
 from inboxes.models import Inbox, Message
 from kernel.errors import NotProvidedByRuleset
-from kernel.events import EventKind
+from kernel.events import event_timelines
 from kernel.rulesets import ruleset_of, seat_state_relations
 
 from .models import DisclosureConsent, OpenRequest
@@ -141,11 +141,14 @@ class TimelineDay:
     items: list[TimelineItem] = field(default_factory=list)
 
 
-#: GameEvent kinds shown on the timeline, and as what (``EventKind.timeline``, ``kernel.events``). A payload is never shown raw: each kind has its own line,
-#: and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
-#: because the city inbox is where it is announced. An event of a seat in a game without cities is announced in
-#: the ruleset's own threads: the timeline shows it after the game.
-PUBLIC_EVENT_KINDS = {kind.value: kind.timeline for kind in EventKind if kind.timeline}
+def public_event_kinds() -> dict[str, str]:
+    """GameEvent kinds shown on the timeline, and as what (their declared ``timeline`` line: the engine's and the
+    registered rulesets', ``kernel.events.event_timelines``). A payload is never shown raw: each kind has its own
+    line, and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
+    because the city inbox is where it is announced. An event of a seat in a game without cities is announced in
+    the ruleset's own threads: the timeline shows it after the game."""
+    return event_timelines()
+
 
 def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: str | None = None) -> QuerySet[Message]:
     """``readable_messages`` of ``game`` for ``viewer``, narrowed to a city number and an inbox kind."""
@@ -186,7 +189,7 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
 
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
         related = ruleset_of(game).timeline_records(game)
-        for event in GameEvent.objects.filter(game=game, kind__in=list(PUBLIC_EVENT_KINDS)).order_by("at", "id"):
+        for event in GameEvent.objects.filter(game=game, kind__in=list(public_event_kinds())).order_by("at", "id"):
             item = _event_item(viewer, event, residents, cities, finished, related)
             if item is None:
                 continue
@@ -211,7 +214,7 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
     payloads are the night issue's; only the fact is shown), and so do the events of a seat in no city."""
 
     payload = event.payload if isinstance(event.payload, dict) else {}
-    shown = PUBLIC_EVENT_KINDS[event.kind]
+    shown = public_event_kinds()[event.kind]
     if event.kind == "resident.died":
         resident = residents.get(payload.get("resident"))
         if resident is None or (resident.city_id is None and not finished):

@@ -84,8 +84,12 @@ Plain attributes (override as class attributes):
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
 - ``audit_sentences``: the audit log's sentence of each event kind the ruleset's own services record
   (``staff.audit_sentences`` reads them for its games, the engine words only its own kinds), with
-  ``audit_payload_codes`` / ``audit_kind_codes`` (payload codes shown in words); ``event_families``: the
-  audience of the kinds it records by prefix (``kernel.events.event_audience``).
+  ``audit_payload_codes`` / ``audit_kind_codes`` (payload codes shown in words); ``event_kinds``: the typed
+  kinds its own services record (a subclass of ``kernel.events.DeclaredEventKind`` in its package: each kind's
+  audience in the audit log and its line on the archive's timeline), and ``event_families``: the audience of the
+  kinds it records by prefix (both read by ``kernel.events.event_audience``); ``scheduled_event_kinds``: the typed
+  ``ScheduledEvent`` kinds its own services plan (a subclass of ``kernel.events.DeclaredScheduledKind``: the
+  audience of each one's ``scheduler.<kind>`` row and its label, ``kernel.events.scheduled_label``).
 - ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
   shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
 - ``rule_ids``: the IDs of the ruleset's own rules that the engine's refusals cite (``RuleViolation.rule``): the
@@ -210,6 +214,24 @@ def ruleset_event_families() -> tuple[tuple[str, Any], ...]:
     return tuple(pair for spec in _REGISTRY.values() for pair in spec.event_families)
 
 
+def ruleset_event_kinds() -> tuple[Any, ...]:
+    """The typed event kinds every registered ruleset declares (``RulesetSpec.event_kinds``), in registration
+    order."""
+    return tuple(kind for spec in _REGISTRY.values() for kind in spec.event_kinds)
+
+
+def ruleset_scheduled_kinds() -> tuple[Any, ...]:
+    """The typed scheduled-event kinds every registered ruleset declares (``RulesetSpec.scheduled_event_kinds``),
+    in registration order."""
+    return tuple(kind for spec in _REGISTRY.values() for kind in spec.scheduled_event_kinds)
+
+
+def registry_version() -> tuple[int, int]:
+    """A value that changes whenever a ruleset is registered (or the registry is swapped, as a test does): what a
+    table joined from every ruleset's declarations is cached by (``kernel.events``)."""
+    return id(_REGISTRY), len(_REGISTRY)
+
+
 def known_inbox_kinds() -> frozenset[str]:
     """Every inbox kind that exists in the games of some registered ruleset (``RulesetSpec.inbox_kinds``)."""
     return frozenset().union(*(spec.inbox_kinds for spec in _REGISTRY.values()))
@@ -309,10 +331,17 @@ class RulesetSpec:
     #: event's payload key "kind" (elsewhere "kind" names a scheduled event).
     audit_payload_codes: ClassVar[Mapping[str, Any]] = {}
     audit_kind_codes: ClassVar[Mapping[str, Any]] = {}
-    #: Who among the staff browses the event kinds the ruleset records without typing each one in
-    #: ``kernel.events.EventKind``: (kind prefix, ``kernel.events.Audience``) pairs, read by
-    #: ``kernel.events.event_audience`` after the typed kinds and the engine's families.
+    #: The typed ``GameEvent`` kinds the ruleset's own services record: the members of a subclass of
+    #: ``kernel.events.DeclaredEventKind`` in its package (each with its audit audience and timeline line), read by
+    #: ``kernel.events`` after the engine's ``EventKind``. A kind the engine declares is the engine's.
+    event_kinds: ClassVar[Sequence[Any]] = ()
+    #: Who among the staff browses the event kinds the ruleset records without typing each one:
+    #: (kind prefix, ``kernel.events.Audience``) pairs, read by ``kernel.events.event_audience`` after the typed
+    #: kinds.
     event_families: ClassVar[tuple[tuple[str, Any], ...]] = ()
+    #: The typed ``ScheduledEvent`` kinds the ruleset's own services plan: the members of a subclass of
+    #: ``kernel.events.DeclaredScheduledKind`` (the audience of each one's ``scheduler.<kind>`` row, its label).
+    scheduled_event_kinds: ClassVar[Sequence[Any]] = ()
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
     #: The first night whose actions count.

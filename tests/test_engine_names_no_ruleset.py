@@ -390,3 +390,25 @@ def test_a_ruleset_that_tells_no_records_allows_none_words_none_and_links_none()
     assert [getattr(m21, hook) is getattr(RulesetSpec, hook) for hook in (
         "record_still_allowed", "record_notification_text", "record_notification_url",
         "record_notification_querysets")] == [True] * 4
+
+
+def test_the_engine_declares_only_the_event_and_scheduled_kinds_its_own_modules_record_and_plan():
+    """``kernel.events`` types the kinds the engine's own services record and plan; a kind only a ruleset's services
+    record is the ruleset's (``RulesetSpec.event_kinds``, ``scheduled_event_kinds``), in its own package."""
+    from kernel.events import STORED_ONLY_EVENT_KINDS, EventKind, ScheduledKind
+    from tests.support.recorded_kinds import planned_scheduled_kinds, recorded_event_kinds
+
+    recorded, planned = recorded_event_kinds(ENGINE), planned_scheduled_kinds(ENGINE)
+    assert {"resident.died", "inbox.rolled_over", "scheduler.post_published", "play_ban.ended"} <= set(recorded)
+    assert {kind.value for kind in EventKind} - set(recorded) == set(STORED_ONLY_EVENT_KINDS)
+    assert {kind.value for kind in ScheduledKind} - set(planned) == set()
+    everywhere, planned_everywhere = recorded_event_kinds(), planned_scheduled_kinds()
+    for key, spec in registered_rulesets().items():
+        package = f"rulesets/{key}/"
+        own = {kind.value for kind in spec.event_kinds}
+        assert {k for k in own if not any(p.startswith(package) for p in everywhere.get(k, ()))} == set(), key
+        assert own.isdisjoint(recorded), key  # a kind the engine records is the engine's
+        scheduled = {kind.value for kind in spec.scheduled_event_kinds}
+        assert {k for k in scheduled if not any(p.startswith(package) for p in planned_everywhere.get(k, ()))} \
+            == set(), key
+        assert scheduled.isdisjoint(planned), key

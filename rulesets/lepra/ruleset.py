@@ -22,6 +22,7 @@ from rulesets.lepra.night.services import do_after_day_death, night_state_of, to
 from rulesets.lepra.staff_kinds import StaffKind
 
 from .audit_sentences import AUDIT_KIND_CODES, AUDIT_PAYLOAD_CODES, AUDIT_SENTENCES
+from .events import EVENT_FAMILIES, LepraEventKind, LepraScheduledKind
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 from .policy_grants import POLICY_GRANTS
 from .staff_kinds import STAFF_KINDS
@@ -92,6 +93,10 @@ class LepraRuleset(RulesetSpec):
     audit_sentences = AUDIT_SENTENCES
     audit_payload_codes = AUDIT_PAYLOAD_CODES
     audit_kind_codes = AUDIT_KIND_CODES
+    #: The event kinds Lepra's services record and those they plan, with their audiences (L-STAFF-6).
+    event_kinds = tuple(LepraEventKind)
+    event_families = EVENT_FAMILIES
+    scheduled_event_kinds = tuple(LepraScheduledKind)
     #: The vote tables of each day and city with their charts (L-ARCH-3, ``rulesets.lepra.archive``).
     votes_page_sections = ("vote_tables",)
     texts = MappingProxyType({

@@ -23,10 +23,10 @@ from rulesets.lepra.inbox_services import do_lay_spirit_to_rest, do_roll_over_ci
 from inboxes.rendering import render_markdown
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.events import ScheduledKind
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 from rulesets.lepra import seats
+from rulesets.lepra.events import LepraScheduledKind
 from rulesets.lepra.models import VotingSession
 
 from .daily_post import daily_post_record
@@ -51,10 +51,10 @@ from .daily_post import daily_post_record
 
 #: The kinds of scheduled events the phase plan owns (``_sync_clock_events``). Voting and court events belong to
 #: ``voting`` (``do_schedule_voting``, ``do_put_before_court``).
-CLOCK_EVENT_KINDS = tuple(kind.value for kind in ScheduledKind if kind.clock)
+CLOCK_EVENT_KINDS = tuple(kind.value for kind in LepraScheduledKind if kind.clock)
 #: Events of the day that must run before its night starts (``night_start`` waits for them): the execution voting
 #: and the court (``voting``), and judge elections (L-DAY-4).
-DAY_DEADLINE_KINDS = tuple(kind.value for kind in ScheduledKind if kind.day_deadline)
+DAY_DEADLINE_KINDS = tuple(kind.value for kind in LepraScheduledKind if kind.day_deadline)
 
 
 def _zone(game: Game) -> ZoneInfo:
