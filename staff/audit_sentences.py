@@ -86,7 +86,8 @@ NOBODY_SHOWN = _("a member of staff")
 SITE = _("the site")
 #: Payload keys whose strings are moments (ISO 8601), shown in the game's zone.
 MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from", "to", "starts_at", "deadline",
-                         "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at"})
+                         "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at",
+                         "next_day_starts_at"})
 
 #: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words (with those a
 #: game's ruleset declares, ``RulesetSpec.audit_payload_codes``); "kind" only for the event kinds its ruleset lists

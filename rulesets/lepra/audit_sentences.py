@@ -69,6 +69,11 @@ AUDIT_SENTENCES = MappingProxyType({
     K.CLOCK_DAY_STARTED: _("Day %(day)s started."),
     K.CLOCK_NIGHT_STARTED: _("Night %(day)s started."),
     K.CLOCK_REPLANNED: _("The plan moved: the night now starts at %(night_starts_at)s (%(reason)s)."),
+    K.CLOCK_DAY_START_SET: _("%(actor)s set the day start from %(from)s to %(to)s; %(moved)s events moved."),
+    K.CLOCK_LONG_DAY: _("%(actor)s set the length of day %(day)s: %(calendar_days)s calendar days; %(moved)s events "
+                        "moved."),
+    K.CLOCK_DAY_SHORTENED: _("%(actor)s set the shortening of day %(day)s: %(hours)s hours; the next day's fixed "
+                             "start: %(next_day_starts_at)s."),
     K.INBOXES_OPENED: _("%(actor)s opened the game's inboxes."),
     K.RESIDENT_LAID_TO_REST: _("%(resident)s was laid to rest."),
     K.COURT_RENEWED: _("The Supreme Court was renewed: %(judges)s."),

@@ -23,6 +23,10 @@ class LepraEventKind(DeclaredEventKind):
     CLOCK_DAY_STARTED = "clock.day_started", Audience.STAFF
     CLOCK_NIGHT_STARTED = "clock.night_started", Audience.STAFF
     CLOCK_REPLANNED = "clock.replanned", Audience.STAFF  # the plan's times moved
+    # The Procurator's changes of the plan are public (L-DAY-1, L-DAY-2)
+    CLOCK_DAY_START_SET = "clock.day_start_set", Audience.STAFF
+    CLOCK_LONG_DAY = "clock.long_day", Audience.STAFF
+    CLOCK_DAY_SHORTENED = "clock.day_shortened", Audience.STAFF
     # The daily post (L-POST-2): the Procurator's until published
     DAILY_POST_DRAFTED = "daily_post.drafted", Audience.PROCURATOR
     DAILY_POST_EDITED = "daily_post.edited", Audience.PROCURATOR

@@ -25,16 +25,25 @@ from kernel.rulesets import RulesetSpec, get_ruleset, register_ruleset
 from mafia_site.checks import check_mafia_settings
 from rulesets.lepra.clock.services import CLOCK_EVENT_KINDS, DAY_DEADLINE_KINDS
 from rulesets.lepra.events import LepraEventKind, LepraScheduledKind
-from tests.support.recorded_kinds import recorded_event_kinds
+from rulesets.m21.events import M21ScheduledKind
+from tests.support.recorded_kinds import planned_scheduled_kinds, recorded_event_kinds
 
 
 def test_every_kind_the_code_records_is_declared_L_STAFF_6():
     kinds = set(recorded_event_kinds())
     assert len(kinds) > 80
     assert {"resident.died", "inbox.rolled_over", "voting.opened", "election.closed", "m21.day_decided"} <= kinds
+    # a kind passed as a literal to a function that records the kind it is given (``_apply_plan_change``)
+    assert {"clock.day_start_set", "clock.long_day", "clock.day_shortened"} <= kinds
     undeclared = {k for k in kinds if declared_event_kind(k) is None
                   and not any(k.startswith(prefix) for prefix, _audience in event_families())}
     assert undeclared == set()
+
+
+def test_every_scheduled_kind_the_code_plans_or_handles_is_declared_M_SETUP_4():
+    planned = set(planned_scheduled_kinds())
+    assert {"voting_open", "publish_post", "m21_day_start", "m21_casting_window_end"} <= planned
+    assert {kind for kind in planned if declared_scheduled_kind(kind) is None} == set()
 
 
 def test_a_kind_carries_its_audience_and_timeline_L_STAFF_6_L_ARCH_3():
@@ -66,19 +75,22 @@ def test_scheduled_kinds_have_handlers_labels_and_plan_roles_L_DAY_3():
     assert set(CLOCK_EVENT_KINDS) == {"day_start", "night_start", "night_end", "daily_post_draft"}
     assert set(DAY_DEADLINE_KINDS) == {"voting_open", "voting_close", "court_deadline", "election_open",
                                        "election_close"}
-    assert {kind.value for kind in (*ScheduledKind, *LepraScheduledKind)} <= set(HANDLERS)
+    assert {kind.value for kind in (*ScheduledKind, *LepraScheduledKind, *M21ScheduledKind)} <= set(HANDLERS)
     assert LepraScheduledKind.COURT_DEADLINE.audit_kind == "scheduler.court_deadline"
     assert declared_scheduled_kind("court_deadline") is LepraScheduledKind.COURT_DEADLINE
     assert declared_scheduled_kind("publish_post") is ScheduledKind.PUBLISH_POST
-    assert declared_scheduled_kind("m21_day_start") is None
+    assert declared_scheduled_kind("m21_day_start") is M21ScheduledKind.DAY_START  # M21's, on its spec
+    assert declared_scheduled_kind("no_such_kind") is None
     with translation.override("en"):
         assert scheduled_label("voting_open") == "the opening of the voting"
         assert scheduled_label("daily_post_publish") == "the publication of the daily post"  # L-POST-2, held draft
         assert scheduled_label("play_ban_end") == "the end of a play ban"
-        assert scheduled_label("m21_day_start") == "m21 day start"  # declared by nobody: its name, spaced
+        assert scheduled_label("m21_day_start") == "the start of a day"
+        assert scheduled_label("no_such_kind") == "no such kind"  # declared by nobody: its name, spaced
     with translation.override("ru"):
         assert scheduled_label("daily_post_publish") == "публикация поста дня"
     assert event_audience("scheduler.daily_post_publish") is Audience.STAFF
+    assert event_audience("scheduler.m21_night_end") is Audience.PROCURATOR  # the hosts' (M-SETUP-4)
 
 
 def test_the_engine_tables_hold_no_ruleset_kind():
@@ -88,6 +100,9 @@ def test_the_engine_tables_hold_no_ruleset_kind():
     assert not {k.value for k in EventKind} & {k.value for k in LepraEventKind}
     assert not {k.value for k in ScheduledKind} & {k.value for k in LepraScheduledKind}
     assert ("night.", Audience.NIGHT_STAFF) in lepra.event_families  # Lepra's families are Lepra's
+    m21 = get_ruleset("m21")
+    assert tuple(m21.scheduled_event_kinds) == tuple(M21ScheduledKind)
+    assert set(m21.scheduler_kinds) == {kind.value for kind in M21ScheduledKind}
     assert event_kind_problems() == []  # no registered ruleset declares a kind declared elsewhere
 
 

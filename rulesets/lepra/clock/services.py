@@ -331,6 +331,9 @@ def _check_future_days_fit(game: Game, days: list, now: datetime) -> None:
 
 def _apply_plan_change(game: Game, *, acting_user, now: datetime, kind: str, payload: dict,
                        ensure_through: int | None = None) -> list:
+    """Re-derive the plan of ``game`` after a change of the Procurator's, check it, move the pending clock events
+    and record ``kind`` (a ``LepraEventKind`` of the clock) with ``payload``, the counts and the plan. Returns the
+    plan's ``GameDay`` rows; raises ``InvalidInput`` when the plan no longer fits (L-DAY-1, L-DAY-3)."""
     days = _replan(game, ensure_through=ensure_through)
     _check_future_days_fit(game, days, now)
     _check_voting_fits(game, days)
@@ -397,7 +400,8 @@ def do_declare_long_day(game: Game, day: int, calendar_days: int, *, acting_user
     target.calendar_days = calendar_days
     target.save(update_fields=["calendar_days"])
     return _apply_plan_change(game, acting_user=acting_user, now=now, kind="clock.long_day",
-                              payload={"day": day, "from": old, "to": calendar_days})
+                              payload={"day": day, "from": old, "to": calendar_days,
+                                       "calendar_days": calendar_days})
 
 
 @transaction.atomic
@@ -448,7 +452,7 @@ def do_shorten_day(game: Game, day: int, hours: int | None, *, acting_user,
         following.starts_at = next_day_starts_at
     following.save(update_fields=["start_fixed", "starts_at"])
     return _apply_plan_change(game, acting_user=acting_user, now=now, kind="clock.day_shortened",
-                              payload={"day": day, "from": old, "to": hours,
+                              payload={"day": day, "from": old, "to": hours, "hours": hours,
                                        "next_day_starts_at": next_day_starts_at.isoformat()
                                        if next_day_starts_at else None})
 
