@@ -208,9 +208,9 @@ class AuditScope:
     def _reference(self, kind: str, key: str, value: int) -> str:
         if key in AUDIT_PLAIN_NUMBERS:
             return str(value)
-        target = AUDIT_REFERENCES.get(key)
-        if key == "demand" and kind.startswith("impeachment."):
-            target = "impeachment"
+        spec = self.spec()
+        own = spec.audit_kind_references.get(kind, {}).get(key) if spec is not None else None
+        target = own or AUDIT_REFERENCES.get(key)
         if target is None:
             return "…"
         return self._references(target).get(value, "—")

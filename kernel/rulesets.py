@@ -103,7 +103,8 @@ Plain attributes (override as class attributes):
   engine text its own way (a notification about a role PM); ``winner_sentence(side)`` is the archive's line
   (texts ``won_<side>`` and ``no_winner``).
 - ``audit_reference_models`` / ``audit_city_references``: the ruleset's own records that the audit log names by
-  public id (``inboxes.audit_policy``) and those whose city decides a city's audience.
+  public id (``inboxes.audit_policy``) and those whose city decides a city's audience; ``audit_kind_references``:
+  the payload keys that name another kind of record in some of its event kinds.
 - ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
   ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
   links the shared game page shows to the ruleset's own pages; ``game_page_notes(game)``: public notes of the
@@ -128,9 +129,11 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
   (``archive.services.do_collect_notifications``), each pointing at its record (``Notification.record``), which
   the ruleset words (``record_notification_text``), links (``record_notification_url``), reads in bulk
   (``record_notification_querysets``) and shows only while ``record_still_allowed``; ``timeline_records(game)``: its records that the archive's
-  timeline names (``archive.selectors``); ``attention_items`` / ``self_told_inbox_ids`` (what a seat must answer,
+  timeline names (``archive.selectors``) and ``timeline_line``: the timeline's line of an event of a kind it
+  declares with a ``timeline`` (``event_kinds``); ``attention_items`` / ``self_told_inbox_ids`` (what a seat must answer,
   the inboxes whose site messages the ruleset tells itself), ``draw_record_q`` / ``is_draw_record`` (a draw's
-  record, disclosed after the game) and ``recorded_winner`` (the archive's winner). Nothing by default.
+  record, disclosed after the game) and ``recorded_winner`` (the archive's winner). Nothing by default (but an
+  event of a declared timeline kind: after the game, as its ``timeline`` word).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
   residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
@@ -453,6 +456,21 @@ class RulesetSpec:
         once per page; none by default."""
         return {}
 
+    def timeline_line(self, event, shown: str, *, viewer, residents: Mapping[int, Any], cities: Mapping[int, Any],
+                      finished: bool, related: Mapping[str, Any]) -> tuple[str, Any] | None:
+        """The archive timeline's line of ``event``, a ``GameEvent`` of a kind the ruleset declares with a timeline
+        line ``shown`` (``event_kinds``: ``DeclaredEventKind.timeline``), as ``viewer`` reads it:
+        ``(text in the active language, the City it is announced in or None)``, or None when it is not shown
+        (not yet, or the record it names is gone). ``residents`` / ``cities``: the game's seats and cities by id;
+        ``related``: the ruleset's ``timeline_records``; ``finished``: the game is over (``archive.selectors``).
+        By default the event is shown after the game only, as ``shown``, in the city its payload names."""
+        del viewer, residents
+        if not finished:
+            return None
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        city = cities.get(payload.get("city")) if isinstance(payload.get("city"), int) else None
+        return shown, city
+
     #: The audit log's references to the ruleset's own records (``inboxes.audit_policy``): the reference kind of a
     #: payload key (``AUDIT_REFERENCES``: "session", "proxy"...) -> the model's label ("app_label.Model"), a model with
     #: ``game`` and ``public_id``, shown by its public id.
@@ -460,6 +478,9 @@ class RulesetSpec:
     #: Of those, the reference kinds whose record's ``city`` is the city an event naming it is about (for the audit
     #: audiences of one city's hosts).
     audit_city_references: ClassVar[tuple[str, ...]] = ()
+    #: The payload keys that name another kind of record in some event kinds than ``AUDIT_REFERENCES`` says: event
+    #: kind -> {payload key: reference kind} (a "demand" of one kind of event is a record of another model).
+    audit_kind_references: ClassVar[Mapping[str, Mapping[str, str]]] = {}
 
     def site_message_notice(self, kind: str, body: str) -> str | None:
         """The ruleset's wording of the notification (of ``kind``, a ``NotificationKind`` value) of a message from

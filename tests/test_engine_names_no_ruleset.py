@@ -412,3 +412,20 @@ def test_the_engine_declares_only_the_event_and_scheduled_kinds_its_own_modules_
         assert {k for k in scheduled if not any(p.startswith(package) for p in planned_everywhere.get(k, ()))} \
             == set(), key
         assert scheduled.isdisjoint(planned), key
+
+
+def test_no_engine_module_or_shared_template_names_a_rulesets_event_kind():
+    """The engine words, shows and scopes a ruleset's event kinds through their declarations and the ruleset's hooks
+    (``event_kinds``, ``timeline_line``, ``audit_sentences``, ``audit_kind_references``): no engine module names one
+    as a literal, nor a family of kinds only rulesets record (``"impeachment."``)."""
+    from kernel.events import EventKind
+
+    engine_families = {kind.value.split(".")[0] for kind in EventKind}
+    kinds = {kind.value for spec in registered_rulesets().values() for kind in spec.event_kinds}
+    families = {kind.split(".")[0] for kind in kinds} - engine_families
+    named = re.compile(r"""["'](?:%s)["']|["'](?:%s)\.["']""" % (
+        "|".join(re.escape(k) for k in sorted(kinds)), "|".join(re.escape(f) for f in sorted(families))))
+    assert {"voting", "court", "impeachment"} <= families and "resident" not in families
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".py", ".html", ".txt"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if named.search(line)]
+    assert not found, f"the engine names a ruleset's event kind (declare it, or add a hook): {found}"

@@ -15,7 +15,7 @@ from rulesets.lepra import inbox_services
 from rulesets.lepra.kinds import LepraInboxKind
 from kernel.ruleset_parts import PhasePlan, SeatRole
 from kernel.rulesets import RulesetSpec
-from rulesets.lepra import notifications, seats, victory
+from rulesets.lepra import notifications, seats, timeline, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
 from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
@@ -166,12 +166,18 @@ class LepraRuleset(RulesetSpec):
         return notifications.is_draw_notary(inbox)
 
     def recorded_winner(self, game) -> str | None:
-        """The winner recorded at the game's end (``GameResult``, L-WIN)."""
+        """The winner recorded at the game's end (``GameResult``, else its ``game.finished`` event, L-WIN)."""
         return notifications.recorded_winner(game)
 
     def timeline_records(self, game) -> dict:
         """The voting sessions and court cases the archive's timeline names (``rulesets.lepra.notifications``)."""
         return notifications.timeline_records(game)
+
+    def timeline_line(self, event, shown: str, *, viewer, residents, cities, finished: bool, related):
+        """The archive timeline's line of a Lepra event (``rulesets.lepra.timeline``, L-ARCH-3)."""
+        del viewer
+        return timeline.timeline_line(event, shown, residents=residents, cities=cities, finished=finished,
+                                      related=related)
 
     #: The records of the day, the court, the judges, the commissar offers and the impeachment demands that the audit
     #: log names by public id;
@@ -182,6 +188,10 @@ class LepraRuleset(RulesetSpec):
         "offer": "lepra.CommissarOffer", "impeachment": "lepra.ImpeachmentDemand",
     })
     audit_city_references = ("proxy", "declaration")
+    #: An impeachment's "demand" is an impeachment demand (L-IMPEACH), not a judge's removal demand (L-JUDGE).
+    audit_kind_references = MappingProxyType({kind: MappingProxyType({"demand": "impeachment"}) for kind in (
+        LepraEventKind.IMPEACHMENT_DEMANDED, LepraEventKind.IMPEACHMENT_SIGNED, LepraEventKind.IMPEACHMENT_REACHED,
+        LepraEventKind.IMPEACHMENT_OPENED, LepraEventKind.IMPEACHMENT_RULED)})
 
     #: The rule each refusal of the shared engine cites in a Lepra game (``RulesetSpec.rule_ids``: neutral key ->
     #: rule ID). The access policy's tables are these rules too: the engine's reading membership states (L-INBOX-17)

@@ -13,6 +13,7 @@ from cities.models import GameEvent, Resident
 from cities.services import record_event
 from inboxes import audit_policy, posting
 from inboxes.models import Inbox
+from rulesets.lepra import staff_services
 from rulesets.lepra.kinds import LepraInboxKind
 from kernel.events import EventKind, ScheduledKind
 from kernel.rulesets import get_ruleset, registered_rulesets
@@ -110,3 +111,12 @@ def test_codes_in_a_sentence_read_as_translated_words_L_STAFF_6(demo):
     assert texts["killed"].endswith("(убит).") and texts["penalty"].endswith("(штраф).")
     assert "(Идёт игра)" not in texts["status"] and "Идёт игра" in texts["status"] and "running" not in texts["status"]
     assert texts["unknown"].endswith("(eaten).")
+
+
+def test_an_impeachments_demand_is_named_as_the_impeachment_demand_it_is_L_IMPEACH_1(demo):
+    demand = staff_services.do_demand_impeachment(demo.game, acting_user=fresh(demo.honest), now=timezone.now())
+    event = GameEvent.objects.get(game=demo.game, kind="impeachment.demanded")
+    scope = audit_policy.AuditScope(fresh(demo.procurator), demo.game)
+    # The game's ruleset says which record a "demand" of this kind is (``audit_kind_references``).
+    assert dict(scope.shown_details(event))["demand"] == f"[{demand.public_id}]"
+    assert get_ruleset("lepra").audit_kind_references["impeachment.signed"] == {"demand": "impeachment"}
