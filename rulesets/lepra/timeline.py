@@ -23,8 +23,11 @@ def _voting(event, payload: dict, residents: Mapping, related: Mapping, finished
         return None
     if event.kind == K.VOTING_OPENED:
         return _("Voting opened in %(city)s") % {"city": session.city.name}, session.city
+    # The leader is the leading seat's id as a string (the tally's key): a page shows its name, never a database id.
+    leader = str(payload.get("leader") or "")
+    seat = residents.get(int(leader)) if leader.isdigit() else None
     return (_("Voting closed in %(city)s; leader: %(leader)s") % {
-        "city": session.city.name, "leader": payload.get("leader") or "—"}, session.city)
+        "city": session.city.name, "leader": seat.name if seat is not None else "—"}, session.city)
 
 
 def _execution(event, payload: dict, residents: Mapping, related: Mapping, finished: bool) -> Line:

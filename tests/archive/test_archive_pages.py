@@ -90,8 +90,9 @@ def test_a_lepra_event_on_the_timeline_is_lepras_declaration_worded_by_lepra_L_A
     with translation.override("en"):
         items = [i for d in selectors.timeline_for(world.demo.anonymous, world.game) for i in d.items]
     city = a.city
-    votes = [(i.kind, i.text.split(";")[0], i.city) for i in items if i.kind == LepraEventKind.VOTING_OPENED.timeline]
-    assert votes == [("vote", f"Voting opened in {city.name}", city), ("vote", f"Voting closed in {city.name}", city)]
+    votes = [(i.kind, i.text, i.city) for i in items if i.kind == LepraEventKind.VOTING_OPENED.timeline]
+    assert votes == [("vote", f"Voting opened in {city.name}", city),
+                     ("vote", f"Voting closed in {city.name}; leader: {a.name}", city)]  # a name, never an id
     # The words are the game's ruleset's (``RulesetSpec.timeline_line``); the line's kind is the declaration's.
     lepra = type(lepra_archive_spec())
     monkeypatch.setattr(lepra, "timeline_line", lambda self, event, shown, **context: (f"{event.kind}/{shown}", None))
