@@ -19,7 +19,7 @@ from cities.models import Alignment, City, Game, GameEvent, GameStatus, LifeStat
 from inboxes import knowledge, policies, policy_tables, viewer_reads
 from inboxes.models import Inbox, Message
 from kernel.errors import NotProvidedByRuleset
-from kernel.events import EventKind
+from kernel.events import EventKind, event_timelines
 from kernel.rulesets import ruleset_of, seat_state_relations
 
 from .models import DisclosureConsent, OpenRequest
@@ -141,11 +141,14 @@ class TimelineDay:
     items: list[TimelineItem] = field(default_factory=list)
 
 
-#: GameEvent kinds shown on the timeline, and as what (``EventKind.timeline``, ``kernel.events``). A payload is never shown raw: each kind has its own line,
-#: and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
-#: because the city inbox is where it is announced. An event of a seat in a game without cities is announced in
-#: the ruleset's own threads: the timeline shows it after the game.
-PUBLIC_EVENT_KINDS = {kind.value: kind.timeline for kind in EventKind if kind.timeline}
+def public_event_kinds() -> dict[str, str]:
+    """GameEvent kinds shown on the timeline, and as what (their declared ``timeline`` line: the engine's and the
+    registered rulesets', ``kernel.events.event_timelines``). A payload is never shown raw: each kind has its own
+    line, and an event tied to a city is shown only to a viewer who may read that city's inbox (or after the game),
+    because the city inbox is where it is announced. An event of a seat in a game without cities is announced in
+    the ruleset's own threads: the timeline shows it after the game."""
+    return event_timelines()
+
 
 def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: str | None = None) -> QuerySet[Message]:
     """``readable_messages`` of ``game`` for ``viewer``, narrowed to a city number and an inbox kind."""
@@ -160,8 +163,9 @@ def readable_messages_of(viewer, game: Game, *, city: int | None = None, kind: s
 def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | None = None,
                  limit: int = 2000) -> list[TimelineDay]:
     """The day-by-day story of ``game`` as ``viewer`` may read it: published posts, the
-    messages of readable inboxes (filtered by ``city`` number and inbox ``kind``), and public events (deaths,
-    votes, elections, court decisions, night outcomes, status). A death shows the alignment only as
+    messages of readable inboxes (filtered by ``city`` number and inbox ``kind``), and public events (the kinds
+    the engine and the rulesets declare with a timeline line: deaths, the game's status, and the ruleset's own,
+    worded by it). A death shows the alignment only as
     ``visible_alignment`` allows. Grouped by the day the game was in; at most ``limit`` messages."""
 
 
@@ -185,9 +189,10 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
             .values_list("city_id", flat=True))
 
         residents = {r.pk: r for r in Resident.objects.filter(game=game).select_related("city", "game")}
-        related = ruleset_of(game).timeline_records(game)
-        for event in GameEvent.objects.filter(game=game, kind__in=list(PUBLIC_EVENT_KINDS)).order_by("at", "id"):
-            item = _event_item(viewer, event, residents, cities, finished, related)
+        spec = ruleset_of(game)
+        related = spec.timeline_records(game)
+        for event in GameEvent.objects.filter(game=game, kind__in=list(public_event_kinds())).order_by("at", "id"):
+            item = _event_item(viewer, event, spec, residents, cities, finished, related)
             if item is None:
                 continue
             if item.city is not None and item.city.pk not in readable_cities:
@@ -205,14 +210,16 @@ def timeline_for(viewer, game: Game, *, city: int | None = None, kind: str | Non
     return [days[d] for d in sorted(days)]
 
 
-def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int, City],
+def _event_item(viewer, event, spec, residents: dict[int, Resident], cities: dict[int, City],
                 finished: bool, related: dict) -> TimelineItem | None:
-    """The timeline line of one public event, or None. Night outcomes wait for the end of the game (their
-    payloads are the night issue's; only the fact is shown), and so do the events of a seat in no city."""
+    """The timeline line of one public event, or None. The engine words its own kinds (a death, the game's
+    status); a kind a ruleset declares with a timeline line is worded by the game's ruleset ``spec``
+    (``RulesetSpec.timeline_line``), which decides what waits for the end of the game. A death of a seat in no
+    city waits for it too."""
 
     payload = event.payload if isinstance(event.payload, dict) else {}
-    shown = PUBLIC_EVENT_KINDS[event.kind]
-    if event.kind == "resident.died":
+    shown = public_event_kinds()[event.kind]
+    if event.kind == EventKind.RESIDENT_DIED:
         resident = residents.get(payload.get("resident"))
         if resident is None or (resident.city_id is None and not finished):
             return None
@@ -222,35 +229,14 @@ def _event_item(viewer, event, residents: dict[int, Resident], cities: dict[int,
             side = ruleset_of(resident.game).wording(f"side_{alignment}", Alignment(alignment).label)
             text += f" ({side})"
         return TimelineItem(at=event.at, kind=shown, text=text, city=resident.city)
-    if event.kind in ("voting.opened", "voting.closed"):
-        session = related.get("sessions", {}).get(payload.get("session"))
-        if session is None:
-            return None
-        if event.kind == "voting.opened":
-            text = _("Voting opened in %(city)s") % {"city": session.city.name}
-        else:
-            text = _("Voting closed in %(city)s; leader: %(leader)s") % {
-                "city": session.city.name, "leader": payload.get("leader") or "—"}
-        return TimelineItem(at=event.at, kind=shown, text=text, city=session.city)
-    if event.kind in ("voting.execution_decided", "court.sentenced"):
-        resident = residents.get(payload.get("resident"))
-        if resident is None or (resident.city_id is None and not finished):
-            return None
-        return TimelineItem(at=event.at, kind=shown, city=resident.city,
-                            text=_("Decision: %(name)s is to be executed") % {"name": resident.name})
-    if event.kind == "court.case_opened":
-        case = related.get("cases", {}).get(payload.get("case"))
-        if case is None:
-            return None
-        return TimelineItem(at=event.at, kind=shown, city=case.city,
-                            text=_("The voting of %(city)s goes before the court") % {"city": case.city.name})
-    if event.kind == "game.status":
+    if event.kind == EventKind.GAME_STATUS:
         return TimelineItem(at=event.at, kind=shown, text=_("Game status: %(status)s") % {"status": payload.get("status", "")})
-    if not finished:
+    line = spec.timeline_line(event, shown, viewer=viewer, residents=residents, cities=cities, finished=finished,
+                              related=related)
+    if line is None:
         return None
-    city = cities.get(payload.get("city")) if isinstance(payload.get("city"), int) else None
-    labels = {"election": _("Judge election results"), "night": _("Night outcome")}
-    return TimelineItem(at=event.at, kind=shown, city=city, text=labels.get(shown, shown))
+    text, city = line
+    return TimelineItem(at=event.at, kind=shown, text=text, city=city)
 
 
 def is_finished(game: Game) -> bool:
@@ -310,18 +296,14 @@ class FrontPage:
 
 def winner_of(game: Game, residents: list[Resident]) -> str:
     """The winning side of a finished game, a side key of its ruleset ("honest", "mafia", "town"...) or "": the
-    winner its ruleset recorded at the end (``RulesetSpec.recorded_winner``: a stored result, "" for a game
-    ended early by its staff); without one (a game
-    finished by a bare status change), the winner of its last ``game.finished`` event; else what the game's
-    ruleset decides over the living of ``residents`` (the game's seats as the caller read them:
-    ``RulesetSpec.winner_among``; "" when it decides none or has no victory check)."""
+    winner its ruleset recorded at the end (``RulesetSpec.recorded_winner``: a stored result or a recorded event,
+    "" for a game ended early by its staff); without one, what the game's ruleset decides over the living of
+    ``residents`` (the game's seats as the caller read them: ``RulesetSpec.winner_among``; "" when it decides none
+    or has no victory check)."""
 
     recorded = ruleset_of(game).recorded_winner(game)
     if recorded is not None:
         return recorded
-    event = GameEvent.objects.filter(game=game, kind="game.finished", payload__has_key="winner").order_by("-at", "-id").first()
-    if event is not None and isinstance(event.payload.get("winner"), str):
-        return event.payload["winner"]
     try:
         return ruleset_of(game).winner_among(game, residents) or ""
     except NotProvidedByRuleset:

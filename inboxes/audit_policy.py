@@ -8,7 +8,7 @@ from django.db.models import Q, QuerySet
 
 from cities.models import HOST_STAFF_KIND, City, Game, GameEvent, GameStatus, Resident, StaffRole
 from cities.staff_kinds import staff_kinds_of
-from kernel.events import Audience, EventKind, ScheduledKind, event_audience
+from kernel.events import Audience, event_audience, event_audiences
 from kernel.rulesets import get_ruleset
 
 from .models import Inbox, Message
@@ -20,45 +20,47 @@ from .policies import readable_inboxes, staff_roles_in
 #
 # Every staff action and scheduler action is a ``GameEvent``; staff browse the events of their scope in /staff/.
 # A payload names residents, inboxes and messages, and the actor is a person: an event shown to the wrong host
-# tells who is mafia (a post in a mafia inbox), who the commissar is (an offer accepted), who the Consigliere is
-# (who ran the draw), or what a personal inbox says (a proxy request). So each event kind has one audience among
-# the game's staff, decided here, kind by kind; a kind not in the table is shown to nobody (fail closed) until
-# someone decides. After the game every staff member of the game sees every event (the log joins the
+# tells who is mafia (a post in a mafia inbox), who holds a secret rank (an offer accepted), who holds a secret
+# staff kind (who ran the draw), or what a personal inbox says (a request to the city's staff). So each event kind
+# has one audience among the game's staff, declared with the kind (``kernel.events``: the engine's ``EventKind``,
+# each ruleset's ``event_kinds`` and ``event_families``) and decided here; a kind declared nowhere is shown to
+# nobody (fail closed) until someone decides. After the game every staff member of the game sees every event (the log joins the
 # archive). Site operators (/admin/) never see the log. Players never see it here.
 #
-# | audience | who sees it | kinds |
+# | audience | who sees it | kinds (the engine's; a ruleset's own kinds name theirs in its declarations) |
 # |---|---|---|
-# | STAFF | every staff member of the game | setup, posts, draw commitment, voting schedule and results, court cases and sentences, deaths, replacements, stand-ins, impeachment openings and rulings |
+# | STAFF | every staff member of the game | setup, posts, deaths, replacements, stand-ins, play bans, the clock's pause |
 # | INBOX | staff who may read ``payload["inbox"]`` (``can_read_inbox``) | messages, memberships, inbox creation, kill, rollover |
-# | PROCURATOR | the Procurator | commissar offers and answers, failed scheduled events, who signs an impeachment demand |
-# | PROCURATOR_ARBITER | the Procurator and the Arbiter | court votes (the court inbox), penalty bans |
-# | CITY_HOSTS | the Procurator, the Arbiter and the Tribune of the event's city | nominations (``can_see_nominations``) |
-# | CITY_TRIBUNE | the Tribune of the event's city (or their stand-in) | proxy requests, suicide declarations (personal inbox) |
-# | CITY_TRIBUNE_PROCURATOR | the Procurator and the Tribune of the event's city | speech requests, the Tribune told the commissar |
-# | APPOINTMENT | every staff member, but the Consigliere's appointment only the Procurator and the Consigliere | staff.appointed |
-# | CONSIGLIERE | the Consigliere | the mafia's night: night.*, mafia.*, godfather.*, touring.*, gift.* |
-# | NOBODY | no staff member while the game runs | resident.flags (commissar and godfather flags), commissar checks check.* (the Consigliere must not learn who asked), any kind not in the table |
+# | PROCURATOR | the host | failed, crashed and waiting scheduled events, retries |
+# | HOST_COURT | the host and the ruleset's court staff (``court_staff_kinds``) | penalty bans |
+# | CITY_HOSTS | the host, the court staff and the city staff (``city_staff_kinds``) of the event's city | a city's nominations (``can_see_nominations``) |
+# | CITY_STAFF | the city staff of the event's city (or their stand-in) | what a seat of the city asks its city's staff (a personal inbox's requests) |
+# | CITY_STAFF_HOST | the host and the city staff of the event's city | what the city's staff and the host handle together |
+# | APPOINTMENT | every staff member, but the appointment of a secret kind (``secret_staff_kinds``) only the host and its holders | staff.appointed |
+# | NIGHT_STAFF | the ruleset's night staff (``night_staff_kinds``) | the mafia's night |
+# | NOBODY | no staff member while the game runs | resident.flags (a seat's secret flags), the archive's per-person records, any kind declared nowhere |
 #
-# The actor of an event is shown only when the viewer may know them as the game's staff: the Consigliere's name
-# only to those who ``knows_secret_staff``.
+# The actor of an event is shown only when the viewer may know them as the game's staff: the name of a holder of a
+# secret staff kind only to those who ``knows_secret_staff``.
 
 AUDIT_STAFF = Audience.STAFF
 AUDIT_INBOX = Audience.INBOX
 AUDIT_PROCURATOR = Audience.PROCURATOR
-AUDIT_PROCURATOR_ARBITER = Audience.PROCURATOR_ARBITER
+AUDIT_HOST_COURT = Audience.HOST_COURT
 AUDIT_CITY_HOSTS = Audience.CITY_HOSTS
-AUDIT_CITY_TRIBUNE = Audience.CITY_TRIBUNE
-AUDIT_CITY_TRIBUNE_PROCURATOR = Audience.CITY_TRIBUNE_PROCURATOR
+AUDIT_CITY_STAFF = Audience.CITY_STAFF
+AUDIT_CITY_STAFF_HOST = Audience.CITY_STAFF_HOST
 AUDIT_APPOINTMENT = Audience.APPOINTMENT
-AUDIT_CONSIGLIERE = Audience.CONSIGLIERE
+AUDIT_NIGHT_STAFF = Audience.NIGHT_STAFF
 AUDIT_NOBODY = Audience.NOBODY
 
-#: Event kind -> audience (see the table above), read from the typed kinds (``kernel.events``): each
-#: ``EventKind`` carries its audience, and each ``ScheduledKind`` that of the ``scheduler.<kind>`` row.
-AUDIT_LOG_AUDIENCE: dict[str, str] = {
-    **{kind.value: kind.audience for kind in EventKind},
-    **{kind.audit_kind: kind.audience for kind in ScheduledKind if kind.audience != Audience.NOBODY},
-}
+
+def audit_log_audience() -> dict[str, str]:
+    """Event kind -> audience (see the table above), read from the typed kinds (``kernel.events.event_audiences``):
+    the engine's and every registered ruleset's, each ``scheduler.<kind>`` row with its scheduled kind's. Kinds of a
+    family (``kernel.events.event_families``) are not listed. Shared: read only."""
+    return event_audiences()
+
 
 def audit_audience(kind: str) -> str:
     """The audience of GameEvent ``kind`` (one of the ``AUDIT_*`` names); ``AUDIT_NOBODY`` when undecided
@@ -168,18 +170,18 @@ class AuditScope:
             return (event.payload or {}).get("inbox") in self.readable_inbox_ids()
         if audience == AUDIT_PROCURATOR:
             return HOST_STAFF_KIND in k
-        if audience == AUDIT_PROCURATOR_ARBITER:
+        if audience == AUDIT_HOST_COURT:
             return bool(k & self.host_court)
-        if audience == AUDIT_CONSIGLIERE:
+        if audience == AUDIT_NIGHT_STAFF:
             return bool(k & self.night)
         if audience == AUDIT_APPOINTMENT:
             if (event.payload or {}).get("kind") in self.secret:
                 return bool(k & ({HOST_STAFF_KIND} | self.secret))
             return True
-        if audience in (AUDIT_CITY_HOSTS, AUDIT_CITY_TRIBUNE, AUDIT_CITY_TRIBUNE_PROCURATOR):
+        if audience in (AUDIT_CITY_HOSTS, AUDIT_CITY_STAFF, AUDIT_CITY_STAFF_HOST):
             if audience == AUDIT_CITY_HOSTS and k & self.host_court:
                 return True
-            if audience == AUDIT_CITY_TRIBUNE_PROCURATOR and HOST_STAFF_KIND in k:
+            if audience == AUDIT_CITY_STAFF_HOST and HOST_STAFF_KIND in k:
                 return True
             return self.city_of(event) in self.staff_cities
         return False
@@ -207,9 +209,9 @@ class AuditScope:
     def _reference(self, kind: str, key: str, value: int) -> str:
         if key in AUDIT_PLAIN_NUMBERS:
             return str(value)
-        target = AUDIT_REFERENCES.get(key)
-        if key == "demand" and kind.startswith("impeachment."):
-            target = "impeachment"
+        spec = self.spec()
+        own = spec.audit_kind_references.get(kind, {}).get(key) if spec is not None else None
+        target = own or AUDIT_REFERENCES.get(key)
         if target is None:
             return "…"
         return self._references(target).get(value, "—")

@@ -1,47 +1,61 @@
 """Typed kinds (the kernel layer): every ``GameEvent`` kind the site records and every ``ScheduledEvent`` kind the
 clock runs, as enums that carry their metadata, instead of free strings keyed by separate string tables.
 
-- ``EventKind``: the audit-log kinds. Each member carries its ``audience`` (who among the game's staff browses it
-  while the game runs, ``Audience``, decided in ``inboxes.policies`` which derives
-  ``AUDIT_LOG_AUDIENCE`` from here) and its ``timeline`` line (how the archive's timeline shows it, or
-  "" when it is not on the timeline).
-- ``EVENT_FAMILIES``: audiences of kind families by prefix (``night.*``: the Consigliere's), for kinds recorded
-  without listing each one; a ruleset declares its own families (``RulesetSpec.event_families``), and
-  ``event_families()`` joins both.
-- ``ScheduledKind``: the clock's event kinds, each with the audience of the ``scheduler.<kind>`` audit row the
-  scheduler writes when it runs, and whether it belongs to the day/night plan (``clock``) or is a deadline of the
-  day that holds the night back (``day_deadline``).
+- ``EventKind``: the audit-log kinds the engine's own services record. Each member carries its ``audience`` (who
+  among the game's staff browses it while the game runs, ``Audience``, decided in ``inboxes.audit_policy``) and its
+  ``timeline`` line (how the archive's timeline shows it, or "" when it is not on the timeline). A ruleset types
+  the kinds its own services record the same way, as a subclass of ``DeclaredEventKind`` in its package declared
+  on its spec (``RulesetSpec.event_kinds``), and the audience of the kinds it records without listing each one by
+  prefix (``RulesetSpec.event_families``, ``event_families()``).
+- ``ScheduledKind``: the scheduled-event kinds the engine's own services plan and handle, each with the audience
+  of the ``scheduler.<kind>`` audit row the scheduler writes when it runs and its ``label`` (what it is, in words);
+  a ruleset declares its own as a subclass of ``DeclaredScheduledKind`` (``RulesetSpec.scheduled_event_kinds``).
 
-Enum members are ``str`` (``StrEnum``): ``record_event(game, EventKind.VOTING_OPENED, ...)`` and the literal
-``"voting.opened"`` are the same kind, and the database stores the string. A kind missing here is shown to no staff
-member (fail closed); ``tests/kernel/test_events.py`` checks that every kind the code records is here.
+``event_audience``, ``event_timelines``, ``declared_scheduled_kind`` and ``scheduled_label`` read the engine's
+tables and every registered ruleset's, joined once per state of the registry (the audit log asks per event).
+
+Enum members are ``str`` (``StrEnum``): ``record_event(game, EventKind.POST_CREATED, ...)`` and the literal
+``"post.created"`` are the same kind, and the database stores the string. A kind declared nowhere is shown to no
+staff member (fail closed); ``tests/kernel/test_events.py`` checks that every kind the code records is declared.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from .rulesets import ruleset_event_families
+from .rulesets import (
+    registered_rulesets,
+    registry_version,
+    ruleset_event_families,
+    ruleset_event_kinds,
+    ruleset_scheduled_kinds,
+)
 
 
 class Audience(StrEnum):
-    """Who among a running game's staff sees an audit-log kind (the table in ``inboxes.policies``)."""
+    """Who among a running game's staff sees an audit-log kind (the table in ``inboxes.audit_policy``). The staff
+    kinds behind each audience are the game's ruleset's (``cities.staff_kinds``): its host, its court kinds
+    (``court_staff_kinds``), its city kinds (``city_staff_kinds``), its night kinds (``night_staff_kinds``)."""
 
     STAFF = "staff"
     INBOX = "inbox"
     PROCURATOR = "procurator"
-    PROCURATOR_ARBITER = "procurator+arbiter"
+    HOST_COURT = "host+court"
     CITY_HOSTS = "city hosts"
-    CITY_TRIBUNE = "city tribune"
-    CITY_TRIBUNE_PROCURATOR = "city tribune+procurator"
+    CITY_STAFF = "city staff"
+    CITY_STAFF_HOST = "city staff+host"
     APPOINTMENT = "appointment"
-    CONSIGLIERE = "consigliere"
+    NIGHT_STAFF = "night staff"
     NOBODY = "nobody"
 
 
-class EventKind(StrEnum):
-    """A ``GameEvent`` kind with its ``audience`` (``Audience``) and ``timeline`` line ("" = not on it)."""
+class DeclaredEventKind(StrEnum):
+    """The base of a table of ``GameEvent`` kinds (no members of its own): each member is ``value, audience`` or
+    ``value, audience, timeline`` and carries its ``audience`` (``Audience``) and ``timeline`` line ("" = not on
+    it). The engine's table is ``EventKind``; a ruleset subclasses it for the kinds its own services record."""
 
     audience: Audience
     timeline: str
@@ -53,10 +67,13 @@ class EventKind(StrEnum):
         member.timeline = timeline
         return member
 
+
+class EventKind(DeclaredEventKind):
+    """The ``GameEvent`` kinds the engine's own services record, with their ``audience`` and ``timeline`` line."""
+
     # Setup and recruitment
     GAME_CREATED = "game.created", Audience.STAFF
     GAME_STATUS = "game.status", Audience.STAFF, "status"
-    GAME_FINISHED = "game.finished", Audience.STAFF
     CITY_ADDED = "city.added", Audience.STAFF
     CITIES_FORMED = "cities.formed", Audience.STAFF
     CITIES_LISTS_PUBLISHED = "cities.lists_published", Audience.STAFF
@@ -66,30 +83,15 @@ class EventKind(StrEnum):
     SIGNUPS_CLOSED = "signups.closed", Audience.STAFF
     RESIDENT_SEATED = "resident.seated", Audience.STAFF
     RESIDENT_MOVED = "resident.moved", Audience.STAFF
+    RESIDENT_FLAGS = "resident.flags", Audience.NOBODY  # a seat's secret flags: the row must not list the mafia
     STAFF_APPOINTED = "staff.appointed", Audience.APPOINTMENT
-    DEMO_LOADED = "demo.loaded", Audience.STAFF
     # Public posts
     POST_CREATED = "post.created", Audience.STAFF
     POST_SCHEDULED = "post.scheduled", Audience.STAFF
     POST_PUBLISHED = "post.published", Audience.STAFF
     POST_APPENDED = "post.appended", Audience.STAFF
     SCHEDULER_POST_PUBLISHED = "scheduler.post_published", Audience.STAFF
-    DAILY_POST_DRAFTED = "daily_post.drafted", Audience.PROCURATOR  # the Procurator's until published
-    DAILY_POST_EDITED = "daily_post.edited", Audience.PROCURATOR
-    DAILY_POST_TEXT_SET = "daily_post.text_set", Audience.PROCURATOR
-    DAILY_POST_APPENDED = "daily_post.appended", Audience.STAFF
-    DAILY_POST_HELD = "daily_post.held", Audience.PROCURATOR  # the post is the Procurator's until published
-    DAILY_POST_EDIT_WINDOW_SET = "daily_post.edit_window_set", Audience.STAFF
-    # The draws and the commissar
-    DRAW_COMMITTED = "draw.committed", Audience.STAFF
-    DRAW_NUMBERS = "draw.numbers", Audience.STAFF
-    RESIDENT_FLAGS = "resident.flags", Audience.NOBODY  # commissar and godfather flags
-    COMMISSAR_OFFERED = "commissar.offered", Audience.PROCURATOR
-    COMMISSAR_ANSWERED = "commissar.answered", Audience.PROCURATOR
-    COMMISSAR_TRIBUNE_TOLD = "commissar.tribune_told", Audience.CITY_TRIBUNE_PROCURATOR
-    COMMISSAR_CHECKED = "commissar.checked", Audience.NOBODY  # not even the Consigliere learns the asker
     # Inboxes, memberships, messages
-    INBOXES_OPENED = "inboxes.opened", Audience.STAFF
     INBOX_CREATED = "inbox.created", Audience.INBOX
     INBOX_KILLED = "inbox.killed", Audience.INBOX
     INBOX_ROLLED_OVER = "inbox.rolled_over", Audience.INBOX
@@ -102,133 +104,58 @@ class EventKind(StrEnum):
     MEMBERSHIP_UNBANNED = "membership.unbanned", Audience.INBOX
     MEMBERSHIP_REMOVED = "membership.removed", Audience.INBOX
     MEMBERSHIP_LEFT = "membership.left", Audience.INBOX
-    MEMBERSHIP_PENALTY_BANNED = "membership.penalty_banned", Audience.PROCURATOR_ARBITER
+    MEMBERSHIP_PENALTY_BANNED = "membership.penalty_banned", Audience.HOST_COURT
     # Deaths and seats
     RESIDENT_DIED = "resident.died", Audience.STAFF, "death"
-    RESIDENT_LAID_TO_REST = "resident.laid_to_rest", Audience.STAFF
     RESIDENT_REPLACED = "resident.replaced", Audience.STAFF
-    # The day: voting, proxies, suicides, speeches
-    VOTING_SCHEDULED = "voting.scheduled", Audience.STAFF
-    VOTING_EXTENDED = "voting.extended", Audience.STAFF
-    VOTING_RESCHEDULED = "voting.rescheduled", Audience.STAFF
-    VOTING_WINDOW_MISSED = "voting.window_missed", Audience.STAFF  # reported in the office to all the hosts
-    VOTING_OPENED = "voting.opened", Audience.STAFF, "vote"
-    VOTING_CLOSED = "voting.closed", Audience.STAFF, "vote"
-    VOTING_EXECUTION_DECIDED = "voting.execution_decided", Audience.STAFF, "court"
-    VOTING_SPIRITS = "voting.spirits", Audience.STAFF
-    VOTING_NOMINATED = "voting.nominated", Audience.CITY_HOSTS
-    VOTING_PROXY_REQUESTED = "voting.proxy_requested", Audience.CITY_TRIBUNE
-    VOTING_PROXY_ACCEPTED = "voting.proxy_accepted", Audience.CITY_TRIBUNE
-    VOTING_SUICIDE_DECLARED = "voting.suicide_declared", Audience.CITY_TRIBUNE
-    VOTING_SUICIDE_CONFIRMED = "voting.suicide_confirmed", Audience.CITY_TRIBUNE
-    VOTING_SUICIDE_REFUSED = "voting.suicide_refused", Audience.CITY_TRIBUNE
-    VOTING_SPEECH_REQUESTED = "voting.speech_requested", Audience.CITY_TRIBUNE_PROCURATOR
-    # The Supreme Court
-    COURT_RENEWED = "court.renewed", Audience.STAFF
-    COURT_CASE_OPENED = "court.case_opened", Audience.STAFF, "court"
-    COURT_SENTENCED = "court.sentenced", Audience.STAFF, "court"
-    COURT_VOTED = "court.voted", Audience.PROCURATOR_ARBITER
-    COURT_PROCEDURE_SET = "court.procedure_set", Audience.STAFF
-    # Judges
-    ELECTION_SCHEDULED = "election.scheduled", Audience.STAFF
-    ELECTION_OPENED = "election.opened", Audience.STAFF
-    ELECTION_CLOSED = "election.closed", Audience.STAFF, "election"
-    ELECTION_CANDIDATES_PASSED = "election.candidates_passed", Audience.STAFF
-    ELECTION_PROPOSED = "election.proposed", Audience.CITY_HOSTS
-    ELECTION_PROXY_RECORDED = "election.proxy_recorded", Audience.PROCURATOR_ARBITER
-    JUDGE_RECUSED = "judge.recused", Audience.STAFF
-    REMOVAL_OPENED = "removal.opened", Audience.CITY_TRIBUNE_PROCURATOR
-    REMOVAL_CONFIRMED = "removal.confirmed", Audience.CITY_TRIBUNE_PROCURATOR
-    REMOVAL_VALID = "removal.valid", Audience.STAFF
-    REMOVAL_APPLIED = "removal.applied", Audience.STAFF
-    # The night: the mafia's side is the Consigliere's
-    NIGHT_DECISION = "night.decision", Audience.CONSIGLIERE
-    NIGHT_GIFT = "night.gift", Audience.CONSIGLIERE
-    NIGHT_RESOLVED = "night.resolved", Audience.CONSIGLIERE, "night"
-    GODFATHER_APPOINTED = "godfather.appointed", Audience.CONSIGLIERE
-    GODFATHER_ELECTION_OPENED = "godfather.election_opened", Audience.CONSIGLIERE
-    GODFATHER_ELECTION_CLOSED = "godfather.election_closed", Audience.CONSIGLIERE
-    GODFATHER_VOTED = "godfather.voted", Audience.CONSIGLIERE
     # Staff matters
     STAFF_STAND_IN_GRANTED = "staff.stand_in_granted", Audience.STAFF
     STAFF_STAND_IN_ENDED = "staff.stand_in_ended", Audience.STAFF
-    STAFF_TRIBUNE_REPLACED = "staff.tribune_replaced", Audience.STAFF
-    IMPEACHMENT_DEMANDED = "impeachment.demanded", Audience.PROCURATOR
-    IMPEACHMENT_SIGNED = "impeachment.signed", Audience.PROCURATOR
-    IMPEACHMENT_REACHED = "impeachment.reached", Audience.PROCURATOR
-    IMPEACHMENT_OPENED = "impeachment.opened", Audience.STAFF
-    IMPEACHMENT_RULED = "impeachment.ruled", Audience.STAFF
-    # No confidence in the Arbiter or the Consigliere: the Procurator's. A mafia complaint's rows
-    # have no actor and name no mafioso; which mafioso wrote is nobody's while the game runs.
-    NO_CONFIDENCE_FILED = "no_confidence.filed", Audience.PROCURATOR
-    NO_CONFIDENCE_POSTED = "no_confidence.posted", Audience.PROCURATOR
-    NO_CONFIDENCE_RULED = "no_confidence.ruled", Audience.PROCURATOR
-    NO_CONFIDENCE_MAFIA_AUTHOR = "no_confidence.mafia_author", Audience.NOBODY
-    # Play bans are public; the Consigliere's confirmation names nobody
+    # Play bans are public
     PLAY_BAN_RECORDED = "play_ban.recorded", Audience.STAFF
     PLAY_BAN_ENDED = "play_ban.ended", Audience.STAFF
     PLAY_BAN_LIFTED = "play_ban.lifted", Audience.STAFF
-    ASSIGN_CONFIRMED = "assign.confirmed", Audience.STAFF
-    # The clock and the scheduler's own rows
-    CLOCK_STARTED = "clock.started", Audience.STAFF
-    CLOCK_DAY_STARTED = "clock.day_started", Audience.STAFF
-    CLOCK_NIGHT_STARTED = "clock.night_started", Audience.STAFF
-    CLOCK_PAUSED = "clock.paused", Audience.STAFF  # the operator's pause, audited in every running game
+    # The operator's pause of the site's clock, audited in every running game, and the scheduler's own rows
+    CLOCK_PAUSED = "clock.paused", Audience.STAFF
     CLOCK_RESUMED = "clock.resumed", Audience.STAFF
-    CLOCK_REPLANNED = "clock.replanned", Audience.STAFF  # the plan's times moved
     SCHEDULER_EVENT_FAILED = "scheduler.event_failed", Audience.PROCURATOR
     SCHEDULER_EVENT_CRASHED = "scheduler.event_crashed", Audience.PROCURATOR
     SCHEDULER_RETRY_REQUESTED = "scheduler.retry_requested", Audience.PROCURATOR
-    SCHEDULER_EVENT_WAITS = "scheduler.event_waits", Audience.PROCURATOR  # like a failed event, the Procurator's
-    # The archive's per-person records: nobody among the staff
+    SCHEDULER_EVENT_WAITS = "scheduler.event_waits", Audience.PROCURATOR  # like a failed event, the host's
+    # The archive's per-person records: nobody among the staff. Deadline reminders are notifications
+    # (``archive.notifications``): no code records archive.reminder, kept for the rows already stored.
     ARCHIVE_CONSENT_GIVEN = "archive.consent_given", Audience.NOBODY
     ARCHIVE_CONSENT_REVOKED = "archive.consent_revoked", Audience.NOBODY
     ARCHIVE_OPEN_REQUEST = "archive.open_request", Audience.NOBODY
     ARCHIVE_REMINDER = "archive.reminder", Audience.NOBODY
 
 
-#: The engine's audiences of kind families by prefix, for kinds not listed in ``EventKind`` (checked after it); a
-#: ruleset declares those of the families it records itself (``RulesetSpec.event_families``, ``event_families()``).
-EVENT_FAMILIES: tuple[tuple[str, Audience], ...] = (
-    ("night.", Audience.CONSIGLIERE), ("mafia.", Audience.CONSIGLIERE), ("godfather.", Audience.CONSIGLIERE),
-    ("touring.", Audience.CONSIGLIERE), ("gift.", Audience.CONSIGLIERE), ("check.", Audience.NOBODY),
-)
+#: Engine kinds no code records any more, kept for the rows already stored (their audience and sentence stay).
+STORED_ONLY_EVENT_KINDS = frozenset({EventKind.ARCHIVE_REMINDER})
 
 
 def event_families() -> tuple[tuple[str, Audience], ...]:
-    """Every family of kinds by prefix, as (prefix, ``Audience``) pairs: the engine's (``EVENT_FAMILIES``), then
-    those every registered ruleset declares (``RulesetSpec.event_families``), in registration order."""
-    return EVENT_FAMILIES + tuple((prefix, Audience(audience)) for prefix, audience in ruleset_event_families())
+    """Every family of kinds by prefix, as (prefix, ``Audience``) pairs: those every registered ruleset declares
+    (``RulesetSpec.event_families``), in registration order. The engine records no family of kinds."""
+    return _tables().families
 
 
-class ScheduledKind(StrEnum):
-    """A ``ScheduledEvent`` kind with the ``audience`` of the ``scheduler.<kind>`` row written when it runs,
-    ``clock`` (part of the day/night plan the clock keeps in step) and ``day_deadline`` (a deadline of the day:
-    the night waits for it)."""
+class DeclaredScheduledKind(StrEnum):
+    """The base of a table of ``ScheduledEvent`` kinds (no members of its own): each member is ``value, audience,
+    label`` and carries the ``audience`` of the ``scheduler.<kind>`` row written when it runs and its ``label``
+    (lazily translated: what it is, for the clock's pages and those rows). The engine's table is ``ScheduledKind``;
+    a ruleset subclasses it for the kinds its own services plan (its own ``__new__`` may take more: what its clock
+    reads of each kind)."""
 
     audience: Audience
-    clock: bool
-    day_deadline: bool
+    label: Any
 
-    def __new__(cls, value: str, audience: Audience, clock: bool = False, day_deadline: bool = False):
+    def __new__(cls, value: str, audience: Audience, label: Any):
         member = str.__new__(cls, value)
         member._value_ = value
         member.audience = audience
-        member.clock = clock
-        member.day_deadline = day_deadline
+        member.label = label
         return member
-
-    PUBLISH_POST = "publish_post", Audience.NOBODY  # the post's own row, scheduler.post_published, is the staff's
-    DAY_START = "day_start", Audience.STAFF, True
-    NIGHT_START = "night_start", Audience.STAFF, True
-    NIGHT_END = "night_end", Audience.PROCURATOR, True  # its summary counts the checks
-    DAILY_POST_DRAFT = "daily_post_draft", Audience.STAFF, True
-    VOTING_OPEN = "voting_open", Audience.STAFF, False, True
-    VOTING_CLOSE = "voting_close", Audience.STAFF, False, True
-    COURT_DEADLINE = "court_deadline", Audience.STAFF, False, True
-    ELECTION_OPEN = "election_open", Audience.STAFF, False, True
-    ELECTION_CLOSE = "election_close", Audience.STAFF, False, True
-    PLAY_BAN_END = "play_ban_end", Audience.STAFF  # the end of a play ban recorded
 
     @property
     def audit_kind(self) -> str:
@@ -236,36 +163,108 @@ class ScheduledKind(StrEnum):
         return f"scheduler.{self.value}"
 
 
+class ScheduledKind(DeclaredScheduledKind):
+    """The ``ScheduledEvent`` kinds the engine's own services plan and handle."""
+
+    # The post's own row, scheduler.post_published, is the staff's
+    PUBLISH_POST = "publish_post", Audience.NOBODY, _("publishing a scheduled post")
+    PLAY_BAN_END = "play_ban_end", Audience.STAFF, _("the end of a play ban")
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """The engine's declarations joined with the registered rulesets' (``_tables``)."""
+
+    kinds: dict[str, DeclaredEventKind]
+    scheduled: dict[str, DeclaredScheduledKind]
+    families: tuple[tuple[str, Audience], ...]
+    audiences: dict[str, Audience]
+    timelines: dict[str, str]
+
+
+_JOINED: list = [None, None]  # [the registry's version, its _Tables]
+
+
+def _tables() -> _Tables:
+    """The joined tables, built once per state of the registry (``kernel.rulesets.registry_version``): the engine's
+    kinds first, then each registered ruleset's in registration order (a value declared twice keeps the first
+    declaration; ``event_kind_problems`` reports it)."""
+    version = registry_version()
+    if _JOINED[0] != version:
+        kinds: dict[str, DeclaredEventKind] = {}
+        for kind in (*EventKind, *ruleset_event_kinds()):
+            kinds.setdefault(kind.value, kind)
+        scheduled: dict[str, DeclaredScheduledKind] = {}
+        for kind in (*ScheduledKind, *ruleset_scheduled_kinds()):
+            scheduled.setdefault(kind.value, kind)
+        audiences = {kind.audit_kind: kind.audience for kind in scheduled.values() if kind.audience != Audience.NOBODY}
+        audiences.update((value, kind.audience) for value, kind in kinds.items())
+        _JOINED[:] = [version, _Tables(
+            kinds=kinds, scheduled=scheduled,
+            families=tuple((prefix, Audience(audience)) for prefix, audience in ruleset_event_families()),
+            audiences=audiences, timelines={value: kind.timeline for value, kind in kinds.items() if kind.timeline})]
+    return _JOINED[1]
+
+
+def declared_event_kind(kind: str) -> DeclaredEventKind | None:
+    """The declaration of the ``GameEvent`` kind ``kind``: the engine's (``EventKind``) or a registered ruleset's
+    (``RulesetSpec.event_kinds``); None when none declares it (a family's kind, say)."""
+    return _tables().kinds.get(kind)
+
+
+def event_audiences() -> dict[str, Audience]:
+    """Every declared kind -> its audience: the typed kinds (the engine's and the registered rulesets') and the
+    ``scheduler.<kind>`` row of every declared scheduled kind whose row some staff member sees (shared: read only)."""
+    return _tables().audiences
+
+
 def event_audience(kind: str) -> Audience:
-    """The audience of the audit-log ``kind``: its ``EventKind``'s, a scheduled event's ``scheduler.<kind>`` row's,
-    its family's (``event_families()``: the engine's, then the rulesets'), else ``Audience.NOBODY`` (fail closed)."""
-    if kind in EventKind._value2member_map_:
-        return EventKind(kind).audience
-    if kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
-        return ScheduledKind(kind[len("scheduler."):]).audience
-    for prefix, audience in event_families():
+    """The audience of the audit-log ``kind``: its declaration's (``event_audiences``: a typed kind, a scheduled
+    event's ``scheduler.<kind>`` row), its family's (``event_families()``), else ``Audience.NOBODY`` (fail
+    closed)."""
+    tables = _tables()
+    audience = tables.audiences.get(kind)
+    if audience is not None:
+        return audience
+    for prefix, audience in tables.families:
         if kind.startswith(prefix):
             return audience
     return Audience.NOBODY
 
 
-#: What each scheduled kind is, in words, for the clock's pages and the ``scheduler.<kind>`` audit rows.
-SCHEDULED_LABELS = {
-    ScheduledKind.PUBLISH_POST: _("publishing a scheduled post"),
-    ScheduledKind.DAY_START: _("the start of the day"),
-    ScheduledKind.NIGHT_START: _("the start of the night"),
-    ScheduledKind.NIGHT_END: _("the end of the night"),
-    ScheduledKind.DAILY_POST_DRAFT: _("the draft of the daily post"),
-    ScheduledKind.VOTING_OPEN: _("the opening of the voting"),
-    ScheduledKind.VOTING_CLOSE: _("the close of the voting"),
-    ScheduledKind.COURT_DEADLINE: _("the court's deadline"),
-    ScheduledKind.ELECTION_OPEN: _("the opening of a judge election"),
-    ScheduledKind.ELECTION_CLOSE: _("the close of a judge election"),
-    ScheduledKind.PLAY_BAN_END: _("the end of a play ban"),
-}
+def event_timelines() -> dict[str, str]:
+    """The kinds shown on the archive's timeline -> their line (``timeline``), the engine's and the registered
+    rulesets' (shared: read only)."""
+    return _tables().timelines
+
+
+def declared_scheduled_kind(kind: str) -> DeclaredScheduledKind | None:
+    """The declaration of the ``ScheduledEvent`` kind ``kind``: the engine's (``ScheduledKind``) or a registered
+    ruleset's (``RulesetSpec.scheduled_event_kinds``); None when none declares it."""
+    return _tables().scheduled.get(kind)
 
 
 def scheduled_label(kind: str) -> str:
-    """The words for a ScheduledEvent ``kind`` in the active language (its name, spaced, when it has none)."""
-    label = SCHEDULED_LABELS.get(kind) if kind in ScheduledKind._value2member_map_ else None
-    return str(label) if label is not None else kind.replace("_", " ")
+    """The words for a ScheduledEvent ``kind`` in the active language (its name, spaced, when none declares it)."""
+    declared = declared_scheduled_kind(kind)
+    return str(declared.label) if declared is not None else kind.replace("_", " ")
+
+
+def event_kind_problems() -> list[str]:
+    """What is wrong with the event and scheduled kinds the registered rulesets declare, one sentence each ([]
+    when nothing): a declaration that is not of the kernel's base tables, a kind the engine or another ruleset
+    declares too. Read by the system checks (``mafia_site.checks``)."""
+    problems = []
+    seen: dict[tuple[str, str], str] = {**{("event", k.value): "the engine" for k in EventKind},
+                                        **{("scheduled", k.value): "the engine" for k in ScheduledKind}}
+    for key, spec in registered_rulesets().items():
+        for table, base, kinds in (("event", DeclaredEventKind, spec.event_kinds),
+                                   ("scheduled", DeclaredScheduledKind, spec.scheduled_event_kinds)):
+            for kind in kinds:
+                if not isinstance(kind, base):
+                    problems.append(f"ruleset {key!r}: {table} kind {kind!r} is not a {base.__name__}")
+                    continue
+                other = seen.setdefault((table, kind.value), f"ruleset {key!r}")
+                if other != f"ruleset {key!r}":
+                    problems.append(f"ruleset {key!r}: {table} kind {kind.value!r} is declared by {other} too")
+    return problems

@@ -84,8 +84,12 @@ Plain attributes (override as class attributes):
   ``daily_post_text`` composes the morning post from the first (every ruleset's post builder goes through it).
 - ``audit_sentences``: the audit log's sentence of each event kind the ruleset's own services record
   (``staff.audit_sentences`` reads them for its games, the engine words only its own kinds), with
-  ``audit_payload_codes`` / ``audit_kind_codes`` (payload codes shown in words); ``event_families``: the
-  audience of the kinds it records by prefix (``kernel.events.event_audience``).
+  ``audit_payload_codes`` / ``audit_kind_codes`` (payload codes shown in words); ``event_kinds``: the typed
+  kinds its own services record (a subclass of ``kernel.events.DeclaredEventKind`` in its package: each kind's
+  audience in the audit log and its line on the archive's timeline), and ``event_families``: the audience of the
+  kinds it records by prefix (both read by ``kernel.events.event_audience``); ``scheduled_event_kinds``: the typed
+  ``ScheduledEvent`` kinds its own services plan (a subclass of ``kernel.events.DeclaredScheduledKind``: the
+  audience of each one's ``scheduler.<kind>`` row and its label, ``kernel.events.scheduled_label``).
 - ``console_tools``: the staff console's ruleset-specific tools the ruleset provides (name -> label); the console
   shows, and accepts, a tool for a game only when ``provides_console_tool(name)``.
 - ``rule_ids``: the IDs of the ruleset's own rules that the engine's refusals cite (``RuleViolation.rule``): the
@@ -99,7 +103,8 @@ Plain attributes (override as class attributes):
   engine text its own way (a notification about a role PM); ``winner_sentence(side)`` is the archive's line
   (texts ``won_<side>`` and ``no_winner``).
 - ``audit_reference_models`` / ``audit_city_references``: the ruleset's own records that the audit log names by
-  public id (``inboxes.audit_policy``) and those whose city decides a city's audience.
+  public id (``inboxes.audit_policy``) and those whose city decides a city's audience; ``audit_kind_references``:
+  the payload keys that name another kind of record in some of its event kinds.
 - ``new_game_url_name`` / ``summary``: the page that creates a game of the ruleset, offered on the "new game" page;
   ``urls_module``: the ruleset's URLconf, included by the project's; ``game_page_links(game, is_staff=...)``: the
   links the shared game page shows to the ruleset's own pages; ``game_page_notes(game)``: public notes of the
@@ -124,9 +129,11 @@ Methods (override; the default raises ``NotProvidedByRuleset`` naming the rulese
   (``archive.services.do_collect_notifications``), each pointing at its record (``Notification.record``), which
   the ruleset words (``record_notification_text``), links (``record_notification_url``), reads in bulk
   (``record_notification_querysets``) and shows only while ``record_still_allowed``; ``timeline_records(game)``: its records that the archive's
-  timeline names (``archive.selectors``); ``attention_items`` / ``self_told_inbox_ids`` (what a seat must answer,
+  timeline names (``archive.selectors``) and ``timeline_line``: the timeline's line of an event of a kind it
+  declares with a ``timeline`` (``event_kinds``); ``attention_items`` / ``self_told_inbox_ids`` (what a seat must answer,
   the inboxes whose site messages the ruleset tells itself), ``draw_record_q`` / ``is_draw_record`` (a draw's
-  record, disclosed after the game) and ``recorded_winner`` (the archive's winner). Nothing by default.
+  record, disclosed after the game) and ``recorded_winner`` (the archive's winner). Nothing by default (but an
+  event of a declared timeline kind: after the game, as its ``timeline`` word).
 - ``check_victory(game)``: the winning side's key, or None while the game goes on; ``winner_among(game,
   residents)``: the same over seats a caller read (the archive's fallback; by default ``check_victory``).
 - ``daily_post_section(game, day, key, context)``: the text of one section of the morning post (``context`` is
@@ -208,6 +215,24 @@ def ruleset_event_families() -> tuple[tuple[str, Any], ...]:
     """The (prefix, audience) families of event kinds every registered ruleset declares
     (``RulesetSpec.event_families``), in registration order."""
     return tuple(pair for spec in _REGISTRY.values() for pair in spec.event_families)
+
+
+def ruleset_event_kinds() -> tuple[Any, ...]:
+    """The typed event kinds every registered ruleset declares (``RulesetSpec.event_kinds``), in registration
+    order."""
+    return tuple(kind for spec in _REGISTRY.values() for kind in spec.event_kinds)
+
+
+def ruleset_scheduled_kinds() -> tuple[Any, ...]:
+    """The typed scheduled-event kinds every registered ruleset declares (``RulesetSpec.scheduled_event_kinds``),
+    in registration order."""
+    return tuple(kind for spec in _REGISTRY.values() for kind in spec.scheduled_event_kinds)
+
+
+def registry_version() -> tuple[int, int]:
+    """A value that changes whenever a ruleset is registered (or the registry is swapped, as a test does): what a
+    table joined from every ruleset's declarations is cached by (``kernel.events``)."""
+    return id(_REGISTRY), len(_REGISTRY)
 
 
 def known_inbox_kinds() -> frozenset[str]:
@@ -309,10 +334,17 @@ class RulesetSpec:
     #: event's payload key "kind" (elsewhere "kind" names a scheduled event).
     audit_payload_codes: ClassVar[Mapping[str, Any]] = {}
     audit_kind_codes: ClassVar[Mapping[str, Any]] = {}
-    #: Who among the staff browses the event kinds the ruleset records without typing each one in
-    #: ``kernel.events.EventKind``: (kind prefix, ``kernel.events.Audience``) pairs, read by
-    #: ``kernel.events.event_audience`` after the typed kinds and the engine's families.
+    #: The typed ``GameEvent`` kinds the ruleset's own services record: the members of a subclass of
+    #: ``kernel.events.DeclaredEventKind`` in its package (each with its audit audience and timeline line), read by
+    #: ``kernel.events`` after the engine's ``EventKind``. A kind the engine declares is the engine's.
+    event_kinds: ClassVar[Sequence[Any]] = ()
+    #: Who among the staff browses the event kinds the ruleset records without typing each one:
+    #: (kind prefix, ``kernel.events.Audience``) pairs, read by ``kernel.events.event_audience`` after the typed
+    #: kinds.
     event_families: ClassVar[tuple[tuple[str, Any], ...]] = ()
+    #: The typed ``ScheduledEvent`` kinds the ruleset's own services plan: the members of a subclass of
+    #: ``kernel.events.DeclaredScheduledKind`` (the audience of each one's ``scheduler.<kind>`` row, its label).
+    scheduled_event_kinds: ClassVar[Sequence[Any]] = ()
     #: The ordered night pipeline (``roles.night.NightStep`` instances).
     night_steps: ClassVar[Sequence[Any]] = ()
     #: The first night whose actions count.
@@ -424,6 +456,21 @@ class RulesetSpec:
         once per page; none by default."""
         return {}
 
+    def timeline_line(self, event, shown: str, *, viewer, residents: Mapping[int, Any], cities: Mapping[int, Any],
+                      finished: bool, related: Mapping[str, Any]) -> tuple[str, Any] | None:
+        """The archive timeline's line of ``event``, a ``GameEvent`` of a kind the ruleset declares with a timeline
+        line ``shown`` (``event_kinds``: ``DeclaredEventKind.timeline``), as ``viewer`` reads it:
+        ``(text in the active language, the City it is announced in or None)``, or None when it is not shown
+        (not yet, or the record it names is gone). ``residents`` / ``cities``: the game's seats and cities by id;
+        ``related``: the ruleset's ``timeline_records``; ``finished``: the game is over (``archive.selectors``).
+        By default the event is shown after the game only, as ``shown``, in the city its payload names."""
+        del viewer, residents
+        if not finished:
+            return None
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        city = cities.get(payload.get("city")) if isinstance(payload.get("city"), int) else None
+        return shown, city
+
     #: The audit log's references to the ruleset's own records (``inboxes.audit_policy``): the reference kind of a
     #: payload key (``AUDIT_REFERENCES``: "session", "proxy"...) -> the model's label ("app_label.Model"), a model with
     #: ``game`` and ``public_id``, shown by its public id.
@@ -431,6 +478,9 @@ class RulesetSpec:
     #: Of those, the reference kinds whose record's ``city`` is the city an event naming it is about (for the audit
     #: audiences of one city's hosts).
     audit_city_references: ClassVar[tuple[str, ...]] = ()
+    #: The payload keys that name another kind of record in some event kinds than ``AUDIT_REFERENCES`` says: event
+    #: kind -> {payload key: reference kind} (a "demand" of one kind of event is a record of another model).
+    audit_kind_references: ClassVar[Mapping[str, Mapping[str, str]]] = {}
 
     def site_message_notice(self, kind: str, body: str) -> str | None:
         """The ruleset's wording of the notification (of ``kind``, a ``NotificationKind`` value) of a message from

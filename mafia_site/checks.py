@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.checks import Error, Tags, register
 
 from cities.staff_kinds import staff_kind_problems
+from kernel.events import event_kind_problems
 
 
 @register(Tags.security, deploy=False)
@@ -29,6 +30,7 @@ def check_mafia_settings(app_configs, **kwargs):
         errors.append(Error("CELERY_TASK_TIME_LIMIT must be longer than CELERY_TASK_SOFT_TIME_LIMIT.", id="mafia.E003"))
     errors.extend(_database_timeout_errors())
     errors.extend(Error(f"Staff kinds: {problem}.", id="mafia.E009") for problem in staff_kind_problems())
+    errors.extend(Error(f"Event kinds: {problem}.", id="mafia.E010") for problem in event_kind_problems())
     backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
     if settings.MAFIA_LIVE_SHORTCUT and backend in _PER_PROCESS_CACHES:
         errors.append(Error(

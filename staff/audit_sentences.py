@@ -2,12 +2,12 @@
 language of the game's pages), naming residents, cities and inboxes with links the viewer may open, times in the
 game's zone with the zone's abbreviation.
 
-The engine words the typed kinds it records itself (``kernel.events.EventKind``, the ``scheduler.<kind>`` rows of
-``ScheduledKind``); a ruleset words the kinds its own services record (``RulesetSpec.audit_sentences``, with the
-payload codes it shows in words), read for its games only. What a sentence may show is decided by the audit clause
-of the policy (``inboxes.audit_policy.AuditScope``): nothing of an event the viewer may not see; an inbox or a
-message only by a link to an inbox the viewer reads (else "—"); the actor only when ``shows_actor``; no database id
-anywhere.
+The engine words the typed kinds it records itself (``kernel.events.EventKind``) and the ``scheduler.<kind>`` rows
+of every declared scheduled kind (``kernel.events.scheduled_label``); a ruleset words the kinds its own services
+record (``RulesetSpec.audit_sentences``, with the payload codes it shows in words), read for its games only. What
+a sentence may show is decided by the audit clause of the policy (``inboxes.audit_policy.AuditScope``): nothing of
+an event the viewer may not see; an inbox or a message only by a link to an inbox the viewer reads (else "—"); the
+actor only when ``shows_actor``; no database id anywhere.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from cities.models import City, GameStatus, Resident
 from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditScope
 from inboxes.models import DeathCause, Inbox, Message
-from kernel.events import EventKind, ScheduledKind, scheduled_label
+from kernel.events import EventKind, declared_scheduled_kind, scheduled_label
 from kernel.rulesets import known_audit_sentences, ruleset_of
 from kernel.timezones import zoned_time
 
@@ -48,7 +48,6 @@ SENTENCES = {
     K.POST_APPENDED: _("%(actor)s added to a public post."),
     K.SCHEDULER_POST_PUBLISHED: _("The site published a scheduled public post."),
     K.RESIDENT_FLAGS: _("A resident's flags were set."),
-    K.INBOXES_OPENED: _("%(actor)s opened the game's inboxes."),
     K.INBOX_CREATED: _("%(actor)s created the inbox %(inbox)s."),
     K.INBOX_KILLED: _("%(actor)s closed the inbox %(inbox)s."),
     K.INBOX_ROLLED_OVER: _("The inbox %(inbox)s was rolled over into %(successor)s."),
@@ -63,25 +62,12 @@ SENTENCES = {
     K.MEMBERSHIP_LEFT: _("%(resident)s left %(inbox)s."),
     K.MEMBERSHIP_PENALTY_BANNED: _("%(actor)s gave %(resident)s a penalty ban until %(until)s: %(reason)s."),
     K.RESIDENT_DIED: _("%(resident)s died (%(cause)s)."),
-    K.RESIDENT_LAID_TO_REST: _("%(resident)s was laid to rest."),
     K.RESIDENT_REPLACED: _("%(actor)s replaced the player of %(resident)s: %(old_user)s by %(new_user)s."),
-    K.COURT_RENEWED: _("The Supreme Court was renewed: %(judges)s."),
     K.STAFF_STAND_IN_GRANTED: _("%(actor)s gave %(city)s a stand-in until %(until)s: %(role)s."),
     K.STAFF_STAND_IN_ENDED: _("%(actor)s ended the stand-in of %(city)s."),
-    K.STAFF_TRIBUNE_REPLACED: _("%(actor)s replaced the Tribune of %(city)s: %(old_user)s by %(new_user)s."),
-    K.IMPEACHMENT_DEMANDED: _("%(resident)s demanded the impeachment of the Tribune of %(city)s."),
-    K.IMPEACHMENT_SIGNED: _("%(resident)s signed the impeachment demand in %(city)s."),
-    K.IMPEACHMENT_REACHED: _("An impeachment demand reached its signatures."),
-    K.IMPEACHMENT_OPENED: _("The impeachment of the Tribune of %(city)s opened in %(inbox)s."),
-    K.IMPEACHMENT_RULED: _("%(actor)s ruled on an impeachment."),
-    K.NO_CONFIDENCE_FILED: _("A complaint of no confidence was filed in %(inbox)s."),
-    K.NO_CONFIDENCE_POSTED: _("A complaint of no confidence was posted in %(inbox)s."),
-    K.NO_CONFIDENCE_RULED: _("%(actor)s ruled on a complaint of no confidence."),
-    K.NO_CONFIDENCE_MAFIA_AUTHOR: _("A mafia complaint's author was recorded."),
     K.PLAY_BAN_RECORDED: _("%(actor)s banned %(user)s from playing until %(until)s."),
     K.PLAY_BAN_ENDED: _("The play ban of %(user)s ended."),
     K.PLAY_BAN_LIFTED: _("%(actor)s lifted the play ban of %(user)s: %(reason)s"),
-    K.ASSIGN_CONFIRMED: _("%(actor)s confirmed the role assignment."),
     K.CLOCK_PAUSED: _("The site's clock was paused: %(reason)s."),
     K.CLOCK_RESUMED: _("The site's clock resumed."),
     K.SCHEDULER_EVENT_FAILED: _("A scheduled event (%(kind)s) failed after %(attempts)s attempts: %(error)s."),
@@ -100,12 +86,18 @@ NOBODY_SHOWN = _("a member of staff")
 SITE = _("the site")
 #: Payload keys whose strings are moments (ISO 8601), shown in the game's zone.
 MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from", "to", "starts_at", "deadline",
-                         "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at"})
+                         "night_starts_at", "first_day_starts_at", "ends", "paused_at", "drafted_at", "started_at",
+                         "next_day_starts_at"})
 
 #: Payload keys whose strings are codes of a set of choices, shown as the choice's translated words (with those a
 #: game's ruleset declares, ``RulesetSpec.audit_payload_codes``); "kind" only for the event kinds its ruleset lists
 #: in ``audit_kind_codes`` (elsewhere it names a scheduled event). An unknown code stays as stored.
 CODE_KEYS = {"cause": DeathCause, "status": GameStatus}
+
+
+def _is_scheduler_row(kind: str) -> bool:
+    """True when ``kind`` is the row the scheduler writes when a declared scheduled kind runs (``scheduler.<kind>``)."""
+    return kind.startswith("scheduler.") and declared_scheduled_kind(kind[len("scheduler."):]) is not None
 
 
 def sentence_of(game, kind: str):
@@ -155,7 +147,7 @@ class _Words:
             return self._reference(key, value)
         if key == "kind" and isinstance(value, str) and self.kind_codes is not None:
             return conditional_escape(code_words(self.kind_codes, value))
-        if key == "kind" and isinstance(value, str) and value in ScheduledKind._value2member_map_:
+        if key == "kind" and isinstance(value, str) and declared_scheduled_kind(value) is not None:
             return conditional_escape(scheduled_label(value))
         if key in self.codes and isinstance(value, str):
             return conditional_escape(code_words(self.codes[key], value))
@@ -209,7 +201,7 @@ def audit_sentence(scope: AuditScope, event) -> SafeString:
     with translation.override(event.game.language):
         if sentence is not None:
             template = str(sentence)
-        elif kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
+        elif _is_scheduler_row(kind):
             template = str(SCHEDULER_RAN) % {"what": scheduled_label(kind[len("scheduler."):])}
         else:
             template = str(UNKNOWN_KIND)
@@ -226,7 +218,7 @@ def kind_label(kind: str) -> str:
         sentence = known_audit_sentences().get(kind)
     if sentence is not None:
         template = str(sentence)
-    elif kind.startswith("scheduler.") and kind[len("scheduler."):] in ScheduledKind._value2member_map_:
+    elif _is_scheduler_row(kind):
         template = str(SCHEDULER_RAN) % {"what": scheduled_label(kind[len("scheduler."):])}
     else:
         return kind

@@ -7,7 +7,7 @@ whitelist of URL lookups, every write one service call with ``acting_user=reques
   events. Other apps and the rulesets add theirs with
   ``staff.console.register_dashboard_needs`` (a day's requests, court cases...).
 * **The audit log** (``GameEvent``): the events of the viewer's scope, decided per kind by
-  ``inboxes.audit_policy.AUDIT_LOG_AUDIENCE`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
+  ``inboxes.audit_policy.audit_log_audience`` (``audit_policy.visible_events``); the Consigliere's name as actor only to
   those who may know it.
 * **Stand-ins** (a city's staff role holding the powers of the absent holder of the same kind in another city for
   a period): listed to every staff member of the game; the host grants them on a page and ends them with an
@@ -126,7 +126,7 @@ def _audit_scopes(request) -> dict[int, audit_policy.AuditScope]:
 @admin.register(GameEvent, site=staff_admin_site)
 class StaffGameEventAdmin(StaffScopedAdmin):
     """The audit log of the games the user hosts: only the events of their scope (``audit_policy.visible_events``,
-    the per-kind table ``AUDIT_LOG_AUDIENCE``)."""
+    the per-kind table ``audit_log_audience``)."""
 
     list_display = ("at_shown", "sentence")
     list_per_page = 100

@@ -413,19 +413,6 @@ def identifier_parts(name: str) -> list[str]:
     return [part.lower() for part in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", name)]
 
 
-#: Engine identifiers that still name a ruleset's staff kind, by file, until a move of their own takes them out:
-#: the audit audiences named after Lepra's staff (``kernel.events.Audience`` and its ``AUDIT_*`` aliases) and the
-#: kinds of Lepra's Tribune events that the engine still lists.
-STAFF_KIND_NAMED_UNTIL_MOVED = {
-    "kernel/events.py": {"PROCURATOR_ARBITER", "CITY_TRIBUNE", "CITY_TRIBUNE_PROCURATOR", "CONSIGLIERE",
-                         "STAFF_TRIBUNE_REPLACED", "COMMISSAR_TRIBUNE_TOLD"},
-    "inboxes/audit_policy.py": {"AUDIT_PROCURATOR_ARBITER", "AUDIT_CITY_TRIBUNE", "AUDIT_CITY_TRIBUNE_PROCURATOR",
-                                "AUDIT_CONSIGLIERE", "PROCURATOR_ARBITER", "CITY_TRIBUNE", "CITY_TRIBUNE_PROCURATOR",
-                                "CONSIGLIERE"},
-    "staff/audit_sentences.py": {"STAFF_TRIBUNE_REPLACED"},
-}
-
-
 def test_no_engine_identifier_names_a_rulesets_staff_kind():
     """No name in the engine's Python code (a class, a function, a variable, an attribute, outside migrations) has a
     word of a ruleset's staff kind: ``TribuneStandIn``, ``tribune_scope``. Strings and comments are not names (a
@@ -436,9 +423,8 @@ def test_no_engine_identifier_names_a_rulesets_staff_kind():
     found = set()
     for path in _files((".py",)):
         relative = path.relative_to(ROOT).as_posix()
-        allowed = STAFF_KIND_NAMED_UNTIL_MOVED.get(relative, set())
         for token in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
-            if (token.type == tokenize.NAME and token.string not in allowed
+            if (token.type == tokenize.NAME
                     and any(part.startswith(word) for part in identifier_parts(token.string) for word in words)):
                 found.add(f"{relative}:{token.start[0]}: {token.string}")
     assert not found, ("an engine name has a word of a ruleset's staff kind (name the mechanism: a city's staff role, "
@@ -446,3 +432,42 @@ def test_no_engine_identifier_names_a_rulesets_staff_kind():
     assert identifier_parts("TribuneStandIn") == ["tribune", "stand", "in"]
     assert identifier_parts("AUDIT_CITY_TRIBUNE") == ["audit", "city", "tribune"]
     assert identifier_parts("do_grant_stand_in") == ["do", "grant", "stand", "in"]
+
+
+def test_the_engine_declares_only_the_event_and_scheduled_kinds_its_own_modules_record_and_plan():
+    """``kernel.events`` types the kinds the engine's own services record and plan; a kind only a ruleset's services
+    record is the ruleset's (``RulesetSpec.event_kinds``, ``scheduled_event_kinds``), in its own package."""
+    from kernel.events import STORED_ONLY_EVENT_KINDS, EventKind, ScheduledKind
+    from tests.support.recorded_kinds import planned_scheduled_kinds, recorded_event_kinds
+
+    recorded, planned = recorded_event_kinds(ENGINE), planned_scheduled_kinds(ENGINE)
+    assert {"resident.died", "inbox.rolled_over", "scheduler.post_published", "play_ban.ended"} <= set(recorded)
+    assert {kind.value for kind in EventKind} - set(recorded) == set(STORED_ONLY_EVENT_KINDS)
+    assert {kind.value for kind in ScheduledKind} - set(planned) == set()
+    everywhere, planned_everywhere = recorded_event_kinds(), planned_scheduled_kinds()
+    for key, spec in registered_rulesets().items():
+        package = f"rulesets/{key}/"
+        own = {kind.value for kind in spec.event_kinds}
+        assert {k for k in own if not any(p.startswith(package) for p in everywhere.get(k, ()))} == set(), key
+        assert own.isdisjoint(recorded), key  # a kind the engine records is the engine's
+        scheduled = {kind.value for kind in spec.scheduled_event_kinds}
+        assert {k for k in scheduled if not any(p.startswith(package) for p in planned_everywhere.get(k, ()))} \
+            == set(), key
+        assert scheduled.isdisjoint(planned), key
+
+
+def test_no_engine_module_or_shared_template_names_a_rulesets_event_kind():
+    """The engine words, shows and scopes a ruleset's event kinds through their declarations and the ruleset's hooks
+    (``event_kinds``, ``timeline_line``, ``audit_sentences``, ``audit_kind_references``): no engine module names one
+    as a literal, nor a family of kinds only rulesets record (``"impeachment."``)."""
+    from kernel.events import EventKind
+
+    engine_families = {kind.value.split(".")[0] for kind in EventKind}
+    kinds = {kind.value for spec in registered_rulesets().values() for kind in spec.event_kinds}
+    families = {kind.split(".")[0] for kind in kinds} - engine_families
+    named = re.compile(r"""["'](?:%s)["']|["'](?:%s)\.["']""" % (
+        "|".join(re.escape(k) for k in sorted(kinds)), "|".join(re.escape(f) for f in sorted(families))))
+    assert {"voting", "court", "impeachment"} <= families and "resident" not in families
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in _files((".py", ".html", ".txt"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if named.search(line)]
+    assert not found, f"the engine names a ruleset's event kind (declare it, or add a hook): {found}"

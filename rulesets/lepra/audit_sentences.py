@@ -1,13 +1,14 @@
 """Lepra's sentences of the audit log (``RulesetSpec.audit_sentences``, read by ``staff.audit_sentences`` for a Lepra
-game): the event kinds only Lepra's services record (the clock and the daily post, the draws and the commissar, the
-day's votings, the Supreme Court and the judges, the night), and the payload codes they show in words."""
+game): the event kinds only Lepra's services record (``events.LepraEventKind``: the clock and the daily post, the
+draws and the commissar, the day's votings, the Supreme Court and the judges, the night, impeachments and
+complaints), and the payload codes they show in words."""
 from __future__ import annotations
 
 from types import MappingProxyType
 
 from django.utils.translation import gettext_lazy as _
 
-from kernel.events import EventKind as K
+from rulesets.lepra.events import LepraEventKind as K
 from rulesets.lepra.models import CourtProcedure, SpeechKind
 
 #: The sentence of each kind only Lepra records (L-STAFF-6). Blanks name payload keys (``%(resident)s``...) and
@@ -68,6 +69,25 @@ AUDIT_SENTENCES = MappingProxyType({
     K.CLOCK_DAY_STARTED: _("Day %(day)s started."),
     K.CLOCK_NIGHT_STARTED: _("Night %(day)s started."),
     K.CLOCK_REPLANNED: _("The plan moved: the night now starts at %(night_starts_at)s (%(reason)s)."),
+    K.CLOCK_DAY_START_SET: _("%(actor)s set the day start from %(from)s to %(to)s; %(moved)s events moved."),
+    K.CLOCK_LONG_DAY: _("%(actor)s set the length of day %(day)s: %(calendar_days)s calendar days; %(moved)s events "
+                        "moved."),
+    K.CLOCK_DAY_SHORTENED: _("%(actor)s set the shortening of day %(day)s: %(hours)s hours; the next day's fixed "
+                             "start: %(next_day_starts_at)s."),
+    K.INBOXES_OPENED: _("%(actor)s opened the game's inboxes."),
+    K.RESIDENT_LAID_TO_REST: _("%(resident)s was laid to rest."),
+    K.COURT_RENEWED: _("The Supreme Court was renewed: %(judges)s."),
+    K.STAFF_TRIBUNE_REPLACED: _("%(actor)s replaced the Tribune of %(city)s: %(old_user)s by %(new_user)s."),
+    K.IMPEACHMENT_DEMANDED: _("%(resident)s demanded the impeachment of the Tribune of %(city)s."),
+    K.IMPEACHMENT_SIGNED: _("%(resident)s signed the impeachment demand in %(city)s."),
+    K.IMPEACHMENT_REACHED: _("An impeachment demand reached its signatures."),
+    K.IMPEACHMENT_OPENED: _("The impeachment of the Tribune of %(city)s opened in %(inbox)s."),
+    K.IMPEACHMENT_RULED: _("%(actor)s ruled on an impeachment."),
+    K.NO_CONFIDENCE_FILED: _("A complaint of no confidence was filed in %(inbox)s."),
+    K.NO_CONFIDENCE_POSTED: _("A complaint of no confidence was posted in %(inbox)s."),
+    K.NO_CONFIDENCE_RULED: _("%(actor)s ruled on a complaint of no confidence."),
+    K.NO_CONFIDENCE_MAFIA_AUTHOR: _("A mafia complaint's author was recorded."),
+    K.ASSIGN_CONFIRMED: _("%(actor)s confirmed the role assignment."),
 })
 
 #: Payload codes shown as their choice's words: the court's procedure before and after a change (L-COURT).

@@ -12,9 +12,10 @@ from django.urls import reverse
 from django.utils.translation import gettext, gettext_lazy
 
 from archive.models import NotificationKind
-from cities.models import City, LifeStatus, ScheduledEvent, StaffRole
+from cities.models import City, GameEvent, LifeStatus, ScheduledEvent, StaffRole
 from inboxes import policies
 from inboxes.models import Inbox
+from rulesets.lepra.events import LepraEventKind
 from rulesets.lepra.kinds import LepraInboxKind
 from rulesets.lepra.models import (
     CommissarOffer,
@@ -147,6 +148,13 @@ def is_draw_notary(inbox) -> bool:
 
 
 def recorded_winner(game) -> str | None:
-    """The winner the victory service recorded (``GameResult``; "" for a game ended early), or None."""
+    """The winner the victory service recorded (``GameResult``; "" for a game ended early); without one (a game
+    finished by a bare status change), the winner of its last ``game.finished`` event; else None."""
     result = GameResult.objects.filter(game=game).only("winner").first()
-    return None if result is None else result.winner
+    if result is not None:
+        return result.winner
+    event = (GameEvent.objects.filter(game=game, kind=LepraEventKind.GAME_FINISHED, payload__has_key="winner")
+             .order_by("-at", "-id").first())
+    if event is not None and isinstance(event.payload.get("winner"), str):
+        return event.payload["winner"]
+    return None

@@ -15,13 +15,14 @@ from rulesets.lepra import inbox_services
 from rulesets.lepra.kinds import LepraInboxKind
 from kernel.ruleset_parts import PhasePlan, SeatRole
 from kernel.rulesets import RulesetSpec
-from rulesets.lepra import notifications, seats, victory
+from rulesets.lepra import notifications, seats, timeline, victory
 from rulesets.lepra.clock.daily_post import DAILY_POST_SECTIONS
 from rulesets.lepra.game_end_services import scoreboard_of
 from rulesets.lepra.night.services import do_after_day_death, night_state_of, touring_rotation_list
 from rulesets.lepra.staff_kinds import StaffKind
 
 from .audit_sentences import AUDIT_KIND_CODES, AUDIT_PAYLOAD_CODES, AUDIT_SENTENCES
+from .events import EVENT_FAMILIES, LepraEventKind, LepraScheduledKind
 from .night import FIRST_ACTION_NIGHT, NIGHT_STEPS
 from .policy_grants import POLICY_GRANTS
 from .staff_kinds import STAFF_KINDS
@@ -92,6 +93,10 @@ class LepraRuleset(RulesetSpec):
     audit_sentences = AUDIT_SENTENCES
     audit_payload_codes = AUDIT_PAYLOAD_CODES
     audit_kind_codes = AUDIT_KIND_CODES
+    #: The event kinds Lepra's services record and those they plan, with their audiences (L-STAFF-6).
+    event_kinds = tuple(LepraEventKind)
+    event_families = EVENT_FAMILIES
+    scheduled_event_kinds = tuple(LepraScheduledKind)
     #: The vote tables of each day and city with their charts (L-ARCH-3, ``rulesets.lepra.archive``).
     votes_page_sections = ("vote_tables",)
     texts = MappingProxyType({
@@ -161,12 +166,18 @@ class LepraRuleset(RulesetSpec):
         return notifications.is_draw_notary(inbox)
 
     def recorded_winner(self, game) -> str | None:
-        """The winner recorded at the game's end (``GameResult``, L-WIN)."""
+        """The winner recorded at the game's end (``GameResult``, else its ``game.finished`` event, L-WIN)."""
         return notifications.recorded_winner(game)
 
     def timeline_records(self, game) -> dict:
         """The voting sessions and court cases the archive's timeline names (``rulesets.lepra.notifications``)."""
         return notifications.timeline_records(game)
+
+    def timeline_line(self, event, shown: str, *, viewer, residents, cities, finished: bool, related):
+        """The archive timeline's line of a Lepra event (``rulesets.lepra.timeline``, L-ARCH-3)."""
+        del viewer
+        return timeline.timeline_line(event, shown, residents=residents, cities=cities, finished=finished,
+                                      related=related)
 
     #: The records of the day, the court, the judges, the commissar offers and the impeachment demands that the audit
     #: log names by public id;
@@ -177,6 +188,10 @@ class LepraRuleset(RulesetSpec):
         "offer": "lepra.CommissarOffer", "impeachment": "lepra.ImpeachmentDemand",
     })
     audit_city_references = ("proxy", "declaration")
+    #: An impeachment's "demand" is an impeachment demand (L-IMPEACH), not a judge's removal demand (L-JUDGE).
+    audit_kind_references = MappingProxyType({kind: MappingProxyType({"demand": "impeachment"}) for kind in (
+        LepraEventKind.IMPEACHMENT_DEMANDED, LepraEventKind.IMPEACHMENT_SIGNED, LepraEventKind.IMPEACHMENT_REACHED,
+        LepraEventKind.IMPEACHMENT_OPENED, LepraEventKind.IMPEACHMENT_RULED)})
 
     #: The rule each refusal of the shared engine cites in a Lepra game (``RulesetSpec.rule_ids``: neutral key ->
     #: rule ID). The access policy's tables are these rules too: the engine's reading membership states (L-INBOX-17)

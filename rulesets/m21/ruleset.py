@@ -11,6 +11,7 @@ from kernel.ruleset_parts import PhasePlan
 from kernel.rulesets import RulesetSpec
 
 from .audit_sentences import AUDIT_SENTENCES, EVENT_FAMILIES
+from .events import M21ScheduledKind
 from .night_pages import MORNING_POST_SECTIONS
 from .policy_grants import POLICY_GRANTS
 from .staff_kinds import STAFF_KINDS
@@ -41,8 +42,10 @@ class M21Ruleset(RulesetSpec):
     reader_notified_inbox_kinds = frozenset({M21InboxKind.ROLE_PM, M21InboxKind.MAFIA_THREAD, M21InboxKind.OFFICE})
     night_result_inbox_kinds = frozenset({M21InboxKind.ROLE_PM, M21InboxKind.MAFIA_THREAD})
     post_hook_kinds = (M21InboxKind.GAME_THREAD,)
-    scheduler_kinds = ("m21_day_start", "m21_day_deadline", "m21_casting_window_end", "m21_night_start",
-                       "m21_night_end")
+    #: The clock's kinds (``events.M21ScheduledKind``): each is handled here and its ``scheduler.<kind>`` row is
+    #: the hosts'.
+    scheduled_event_kinds = tuple(M21ScheduledKind)
+    scheduler_kinds = tuple(kind.value for kind in M21ScheduledKind)
     #: The hosts' and the spectators' grants, and the hosts' knowledge of alignments (``policy_grants``).
     policy_grants = POLICY_GRANTS
     first_action_night = 1

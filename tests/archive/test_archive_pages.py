@@ -7,7 +7,9 @@ from datetime import timedelta
 
 from django.utils import translation
 
+from kernel import events as kernel_events
 from rulesets.lepra import archive as lepra_archive
+from rulesets.lepra.events import LepraEventKind
 from archive import charts, selectors, services
 from cities.models import Alignment, City, LifeStatus, Resident
 from inboxes import membership_services
@@ -80,6 +82,26 @@ def test_timeline_groups_by_day_and_filters_by_city_and_kind_L_ARCH_3(world):
     with translation.override("en"):
         death = [i for d in selectors.timeline_for(world.demo.anonymous, world.game) for i in d.items if i.kind == "death"]
     assert [i.text for i in death] == [f"{world.demo.seat('resident2').name} died (honest)"]
+
+
+def test_a_lepra_event_on_the_timeline_is_lepras_declaration_worded_by_lepra_L_ARCH_3(world, monkeypatch):
+    _day, a, _b, _voters = _voting_day(world)
+    world.end()
+    with translation.override("en"):
+        items = [i for d in selectors.timeline_for(world.demo.anonymous, world.game) for i in d.items]
+    city = a.city
+    votes = [(i.kind, i.text, i.city) for i in items if i.kind == LepraEventKind.VOTING_OPENED.timeline]
+    assert votes == [("vote", f"Voting opened in {city.name}", city),
+                     ("vote", f"Voting closed in {city.name}; leader: {a.name}", city)]  # a name, never an id
+    # The words are the game's ruleset's (``RulesetSpec.timeline_line``); the line's kind is the declaration's.
+    lepra = type(lepra_archive_spec())
+    monkeypatch.setattr(lepra, "timeline_line", lambda self, event, shown, **context: (f"{event.kind}/{shown}", None))
+    monkeypatch.setattr(LepraEventKind.VOTING_CLOSED, "timeline", "tally")
+    monkeypatch.setattr(kernel_events, "_JOINED", [None, None])  # the joined tables are read anew
+    items = [i for d in selectors.timeline_for(world.demo.anonymous, world.game) for i in d.items]
+    assert [(i.kind, i.text) for i in items if i.text.startswith("voting.")] == [
+        ("vote", "voting.opened/vote"), ("tally", "voting.closed/tally")]
+    assert {i.kind for i in items} >= {"death", "status"}  # the engine's own kinds stay the engine's
 
 
 def test_search_finds_only_what_the_viewer_may_read_L_INBOX_20(world):

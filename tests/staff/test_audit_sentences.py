@@ -13,9 +13,10 @@ from cities.models import GameEvent, Resident
 from cities.services import record_event
 from inboxes import audit_policy, posting
 from inboxes.models import Inbox
+from rulesets.lepra import staff_services
 from rulesets.lepra.kinds import LepraInboxKind
-from kernel.events import SCHEDULED_LABELS, EventKind, ScheduledKind
-from kernel.rulesets import get_ruleset, known_audit_sentences
+from kernel.events import EventKind, ScheduledKind
+from kernel.rulesets import get_ruleset, registered_rulesets
 from staff.audit_sentences import SENTENCES, audit_sentence, kind_label, sentence_of
 from tests.conftest import fresh
 from tests.pages.conftest import MARK, marked_russian  # noqa: F401 - the fixture, used by name
@@ -28,9 +29,14 @@ def _client(user, language: str = "ru") -> Client:
 
 
 def test_every_typed_kind_has_a_sentence_and_every_scheduled_kind_words():
-    assert [k for k in EventKind if k not in SENTENCES and k not in known_audit_sentences()] == []
-    assert [k for k in ScheduledKind if k not in SCHEDULED_LABELS] == []
-    for kind in list(EventKind) + ["scheduler.voting_open", "m21.day_decided"]:
+    assert [k for k in EventKind if k not in SENTENCES] == []  # the engine words its own kinds
+    for key, spec in registered_rulesets().items():  # a ruleset words its own, or the engine does
+        assert [k for k in spec.event_kinds if k not in spec.audit_sentences and k not in SENTENCES] == [], key
+    with translation.override("en"):
+        assert [k for k in ScheduledKind if not str(k.label)] == []
+        assert kind_label("scheduler.voting_open") == "The site ran the opening of the voting."
+    ruleset_kinds = [k for spec in registered_rulesets().values() for k in spec.event_kinds]
+    for kind in list(EventKind) + ruleset_kinds + ["scheduler.voting_open", "m21.day_decided"]:
         label = kind_label(kind)
         assert "%(" not in label and "." not in label.split(" ")[0] or kind_label(kind) != kind
 
@@ -105,3 +111,12 @@ def test_codes_in_a_sentence_read_as_translated_words_L_STAFF_6(demo):
     assert texts["killed"].endswith("(убит).") and texts["penalty"].endswith("(штраф).")
     assert "(Идёт игра)" not in texts["status"] and "Идёт игра" in texts["status"] and "running" not in texts["status"]
     assert texts["unknown"].endswith("(eaten).")
+
+
+def test_an_impeachments_demand_is_named_as_the_impeachment_demand_it_is_L_IMPEACH_1(demo):
+    demand = staff_services.do_demand_impeachment(demo.game, acting_user=fresh(demo.honest), now=timezone.now())
+    event = GameEvent.objects.get(game=demo.game, kind="impeachment.demanded")
+    scope = audit_policy.AuditScope(fresh(demo.procurator), demo.game)
+    # The game's ruleset says which record a "demand" of this kind is (``audit_kind_references``).
+    assert dict(scope.shown_details(event))["demand"] == f"[{demand.public_id}]"
+    assert get_ruleset("lepra").audit_kind_references["impeachment.signed"] == {"demand": "impeachment"}

@@ -23,10 +23,10 @@ from rulesets.lepra.inbox_services import do_lay_spirit_to_rest, do_roll_over_ci
 from inboxes.rendering import render_markdown
 from kernel.audit import record_event
 from kernel.errors import InvalidInput, NotAllowed, WrongState
-from kernel.events import ScheduledKind
 from kernel.rulesets import ruleset_of
 from kernel.timezones import time_for
 from rulesets.lepra import seats
+from rulesets.lepra.events import LepraScheduledKind
 from rulesets.lepra.models import VotingSession
 
 from .daily_post import daily_post_record
@@ -51,10 +51,10 @@ from .daily_post import daily_post_record
 
 #: The kinds of scheduled events the phase plan owns (``_sync_clock_events``). Voting and court events belong to
 #: ``voting`` (``do_schedule_voting``, ``do_put_before_court``).
-CLOCK_EVENT_KINDS = tuple(kind.value for kind in ScheduledKind if kind.clock)
+CLOCK_EVENT_KINDS = tuple(kind.value for kind in LepraScheduledKind if kind.clock)
 #: Events of the day that must run before its night starts (``night_start`` waits for them): the execution voting
 #: and the court (``voting``), and judge elections (L-DAY-4).
-DAY_DEADLINE_KINDS = tuple(kind.value for kind in ScheduledKind if kind.day_deadline)
+DAY_DEADLINE_KINDS = tuple(kind.value for kind in LepraScheduledKind if kind.day_deadline)
 
 
 def _zone(game: Game) -> ZoneInfo:
@@ -331,6 +331,9 @@ def _check_future_days_fit(game: Game, days: list, now: datetime) -> None:
 
 def _apply_plan_change(game: Game, *, acting_user, now: datetime, kind: str, payload: dict,
                        ensure_through: int | None = None) -> list:
+    """Re-derive the plan of ``game`` after a change of the Procurator's, check it, move the pending clock events
+    and record ``kind`` (a ``LepraEventKind`` of the clock) with ``payload``, the counts and the plan. Returns the
+    plan's ``GameDay`` rows; raises ``InvalidInput`` when the plan no longer fits (L-DAY-1, L-DAY-3)."""
     days = _replan(game, ensure_through=ensure_through)
     _check_future_days_fit(game, days, now)
     _check_voting_fits(game, days)
@@ -397,7 +400,8 @@ def do_declare_long_day(game: Game, day: int, calendar_days: int, *, acting_user
     target.calendar_days = calendar_days
     target.save(update_fields=["calendar_days"])
     return _apply_plan_change(game, acting_user=acting_user, now=now, kind="clock.long_day",
-                              payload={"day": day, "from": old, "to": calendar_days})
+                              payload={"day": day, "from": old, "to": calendar_days,
+                                       "calendar_days": calendar_days})
 
 
 @transaction.atomic
@@ -448,7 +452,7 @@ def do_shorten_day(game: Game, day: int, hours: int | None, *, acting_user,
         following.starts_at = next_day_starts_at
     following.save(update_fields=["start_fixed", "starts_at"])
     return _apply_plan_change(game, acting_user=acting_user, now=now, kind="clock.day_shortened",
-                              payload={"day": day, "from": old, "to": hours,
+                              payload={"day": day, "from": old, "to": hours, "hours": hours,
                                        "next_day_starts_at": next_day_starts_at.isoformat()
                                        if next_day_starts_at else None})
 

@@ -5,12 +5,14 @@ The clock of a small Moscow game starts on Monday 1 March 2027, day 1 at 10:00 M
 """
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, time, timedelta
 
 import pytest
 from django.utils import translation
 
 from cities.models import City, GameDay, GameEvent, GameStatus, ScheduledEvent
+from inboxes.audit_policy import AuditScope
 from inboxes.models import Inbox
 from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -22,7 +24,9 @@ from rulesets.lepra.clock.services import (
     voting_window_limits,
 )
 from rulesets.lepra.day.services import _local, do_schedule_voting
+from staff.audit_sentences import audit_sentence
 from tests.cities.clock_helpers import DAY1, US, advance, clocked_game, night_handler, pending, ran
+from tests.conftest import fresh
 
 pytestmark = pytest.mark.django_db
 
@@ -318,3 +322,20 @@ def test_day_1_start_opens_the_standing_inboxes_so_residents_can_post_L_DAY_1_L_
                .values_list("city_id", flat=True)) == cities
     assert sorted(Inbox.objects.filter(game=game, kind=LepraInboxKind.PERSONAL).values_list("resident_id", flat=True)) \
         == sorted(residents)
+
+
+def test_the_procurators_plan_changes_read_as_sentences_to_every_staff_member_L_DAY_1_L_DAY_2_L_STAFF_6(built):
+    game = built.game
+    advance(game, DAY1)
+    old_start = game.day_start.isoformat()
+    do_set_day_start(game, time(12, 0), acting_user=built.procurator, now=DAY1 + H)
+    do_declare_long_day(game, 3, 2, acting_user=built.procurator, now=DAY1 + H)
+    do_shorten_day(game, 2, 4, acting_user=built.procurator, now=DAY1 + H)
+    tribune = AuditScope(fresh(built.staff["tribune1"]), game)  # a public change: not only the Procurator's
+    name = built.procurator.public_name
+    texts = {kind: re.sub(r"<[^>]+>", "", str(audit_sentence(tribune, GameEvent.objects.get(game=game, kind=kind))))
+             for kind in ("clock.day_start_set", "clock.long_day", "clock.day_shortened")}
+    assert texts["clock.day_start_set"].startswith(f"{name} изменил начало дня с {old_start} на 12:00:00;")
+    assert texts["clock.long_day"].startswith(f"{name} изменил длину дня 3: календарных дней — 2;")
+    assert texts["clock.day_shortened"] == (f"{name} изменил сокращение дня 2: часов — 4; назначенное начало "
+                                            "следующего дня: —.")
