@@ -485,9 +485,8 @@ def _not_null_columns_without_a_default(migration, app: str, state_before) -> li
     default on an existing table (a model created in the same migration is new, so free). ``state_before`` is a
     callable returning the project state just before the migration (read only for an ``AlterField``)."""
     created = set()
-    before = None
     bad = []
-    for operation in migration.operations:
+    for index, operation in enumerate(migration.operations):
         if type(operation).__name__ == "CreateModel":
             created.add(operation.name.lower())
         if not isinstance(operation, (AddField, AlterField)) or operation.model_name.lower() in created:
@@ -496,7 +495,9 @@ def _not_null_columns_without_a_default(migration, app: str, state_before) -> li
         if field.null or field.many_to_many or field.db_default is not NOT_PROVIDED:
             continue
         if isinstance(operation, AlterField):
-            before = before or state_before()
+            before = state_before()  # then the migration's earlier operations (a model renamed just before, say)
+            for earlier in migration.operations[:index]:
+                earlier.state_forwards(app, before)
             old = before.models[app, operation.model_name.lower()].fields[operation.name]
             if not old.null:
                 continue
