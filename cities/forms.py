@@ -141,14 +141,17 @@ class MoveSignupForm(forms.Form):
 
 class AppointStaffForm(forms.Form):
     """Appoint a staff member by account name; a city's role (a Tribune, say) needs a city. ``kinds``: the
-    (value, label) choices of the roles the game's ruleset appoints this way."""
+    (value, label) choices of the roles the game's ruleset appoints this way; ``city_roles``: the labels of its
+    city's roles (``staff_labels(game, "city_staff_kinds")``), named by the city field's label."""
 
     kind = forms.ChoiceField(label=_("Role"), choices=())
     username = forms.CharField(label=_("Account (user name)"), max_length=150)
-    city = AccessedChoiceField(label=_("City (for a Tribune)"), required=False, access=None)
+    city = AccessedChoiceField(label=_("City (for a city's role)"), required=False, access=None)
 
-    def __init__(self, *args, kinds=(), cities=(), city_access=None, **kwargs):
+    def __init__(self, *args, kinds=(), cities=(), city_access=None, city_roles=(), **kwargs):
         super().__init__(*args, **kwargs)
+        if city_roles:
+            self.fields["city"].label = _("City (for the role %(roles)s)") % {"roles": ", ".join(city_roles)}
         self.fields["kind"].choices = list(kinds)
         self.fields["city"].choices = [("", "—"), *[(c.public_id, c.name) for c in cities]]
         self.fields["city"].access = city_access

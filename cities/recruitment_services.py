@@ -33,6 +33,7 @@ from .services import (
     do_create_public_post,
     do_seat_resident,
 )
+from .staff_kinds import host_label
 
 # --------------------------------------------------------------------------------------------------------------
 # Recruitment : the recruitment post, sign-ups, cities, the city lists
@@ -154,7 +155,8 @@ def do_withdraw_signup(game: Game, *, acting_user, now: datetime | None = None) 
         raise NotAllowed(_("Log in to sign up."))
     game = Game.objects.select_for_update().get(pk=game.pk)
     if not _signups_open(game):
-        raise WrongState(_("Signups are closed; ask the Procurator to replace you."), rule=rule_id(game, "replacement"))
+        raise WrongState(_("Signups are closed; ask the %(host)s of the game to replace you.")
+                         % {"host": host_label(game)}, rule=rule_id(game, "replacement"))
     signup = Signup.objects.select_for_update().filter(game=game, user=acting_user, withdrawn_at__isnull=True).first()
     if signup is None:
         raise WrongState(_("You are not signed up."))

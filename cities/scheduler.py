@@ -30,6 +30,7 @@ from kernel.prepared import PreparedQuery, PreparedUpdate
 
 from .models import ClockPause, Game, GameStatus, PublicPost, ScheduledEvent
 from .services import check_procurator, do_publish_post, record_event
+from .staff_kinds import host_label
 
 logger = logging.getLogger(__name__)
 
@@ -469,7 +470,7 @@ def do_retry_scheduled_event(event: ScheduledEvent, *, acting_user, now: datetim
 
     now = now or timezone.now()
     if acting_user is None:
-        raise NotAllowed(_("Only the Procurator of this game may do this."))
+        raise NotAllowed(_("Only the %(host)s of this game may do this.") % {"host": host_label(event.game)})
     event = ScheduledEvent.objects.select_for_update(of=("self",)).select_related("game").get(pk=event.pk)
     check_procurator(event.game, acting_user)
     if event.done_at is not None or event.cancelled_at is not None:

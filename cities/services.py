@@ -31,7 +31,7 @@ from .models import (
     Signup,
     StaffRole,
 )
-from .staff_kinds import HOST_STAFF_KIND, staff_kind_label, staff_kinds_of
+from .staff_kinds import HOST_STAFF_KIND, host_label, staff_kind_label, staff_kinds_of
 
 MAX_POST_LENGTH = 50_000
 #: How far ahead a post may be scheduled, in days (a game lasts 10-14 days; recruitment comes first).
@@ -112,7 +112,8 @@ def check_procurator(game: Game, acting_user, *, rule: str = "procurator_only", 
     if acting_user is None and site_may:
         return
     if acting_user is None or not holds_role(acting_user, game, HOST_STAFF_KIND):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, rule))
+        raise NotAllowed(_("Only the %(host)s of this game may do this.") % {"host": host_label(game)},
+                         rule=rule_id(game, rule))
 
 
 @transaction.atomic

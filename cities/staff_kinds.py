@@ -68,6 +68,20 @@ def staff_kind_label(game, kind: str) -> str:
     return str(_spec(game).staff_kinds.get(kind, kind))
 
 
+def host_label(game) -> str:
+    """The label the ruleset of ``game`` gives the game's host (``HOST_STAFF_KIND``: a Procurator, a Host), in the
+    active language, for the engine's sentences that name the host. No query."""
+    return staff_kind_label(game, HOST_STAFF_KIND)
+
+
+def staff_labels(game, table: str) -> list[str]:
+    """The labels (active language) of the staff kinds of the table ``table`` of ``game``'s ruleset, in the order
+    its ``staff_kinds`` declares them; [] when the table is empty. No query. Raises ``ValueError`` as
+    ``staff_kinds_of``."""
+    kinds = staff_kinds_of(game, table)
+    return [str(label) for kind, label in _spec(game).staff_kinds.items() if kind in kinds]
+
+
 def staff_kind_problems() -> list[str]:
     """What is wrong with the staff kinds the registered rulesets declare, one sentence each ([] when nothing): a
     ruleset without the host kind, a value longer than ``StaffRole.kind`` stores, a staff table or a grant naming a

@@ -30,6 +30,7 @@ from .models import HOST_STAFF_KIND, GameStatus
 from .ruleset_pages import check_page_section
 from .scheduler import clock_paused
 from .services import do_schedule_public_post
+from .staff_kinds import host_label
 
 #: HTTP status of a refused request, by error class (400 bad input, 403 not allowed, 409 wrong state).
 
@@ -182,7 +183,10 @@ def new_game(request):
             status = 400
     rulesets = [(spec.name, spec.summary, reverse(spec.new_game_url_name), spec.language, key == default_ruleset_key())
                 for key, spec in registered_rulesets().items() if spec.new_game_url_name]
-    return render(request, "cities/new_game.html", {"form": form, "rulesets": rulesets}, status=status)
+    # The game this form creates is of the default ruleset: its host's title and whether it has cities.
+    context = {"form": form, "rulesets": rulesets, "host": host_label(default_ruleset_key()),
+               "has_cities": registered_rulesets()[default_ruleset_key()].has_cities}
+    return render(request, "cities/new_game.html", context, status=status)
 
 
 def _signup_action(request, slug: str, service, done: str):

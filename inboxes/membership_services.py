@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.models import LifeStatus, Resident, StaffRole
+from cities.staff_kinds import host_label, staff_labels
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -122,7 +123,10 @@ def do_penalty_ban(resident: Resident, inboxes: Iterable[Inbox], until: datetime
     now = now or timezone.now()
     game = resident.game
     if acting_user is None or not policies.holds_role_of(acting_user, game, "court_staff_kinds"):
-        raise NotAllowed(_("Only the Supreme Arbiter may impose a penalty ban."), rule=rule_id(game, "court_staff"))
+        court = ", ".join(staff_labels(game, "court_staff_kinds"))
+        refusal = (_("Only the %(court)s may impose a penalty ban.") % {"court": court} if court
+                   else _("Only the game's court may impose a penalty ban."))
+        raise NotAllowed(refusal, rule=rule_id(game, "court_staff"))
     check_not_finished(game)
     if until is None or timezone.is_naive(until):
         raise InvalidInput(_("The end of the ban must include its time zone."), rule=rule_id(game, "penalty_ban"))
@@ -231,14 +235,14 @@ def do_hide_message(message: Message, *, acting_user, now: datetime | None = Non
     message = Message.objects.select_for_update(of=("self",)).select_related("inbox__game").get(pk=message.pk)
     inbox = message.inbox
     if acting_user is None:
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."),
-                         rule=rule_id(inbox.game, "message_hiding"))
+        raise NotAllowed(_("Only the organizer of this inbox or the %(host)s of the game may hide messages.")
+                         % {"host": host_label(inbox.game)}, rule=rule_id(inbox.game, "message_hiding"))
     viewer_reads.forget_viewer_cache(acting_user)
     if not policies.can_read_inbox(acting_user, inbox):
         raise NotAllowed(_("No such inbox."))
     if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may hide messages."),
-                         rule=rule_id(inbox.game, "message_hiding"))
+        raise NotAllowed(_("Only the organizer of this inbox or the %(host)s of the game may hide messages.")
+                         % {"host": host_label(inbox.game)}, rule=rule_id(inbox.game, "message_hiding"))
     if message.is_hidden:
         raise WrongState(_("This message is already hidden."), rule=rule_id(inbox.game, "message_hiding"))
     message.is_hidden = True
@@ -271,7 +275,8 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     # The game's host; a co-host (a kind of the ruleset's ``cohost_staff_kinds``) does what the host does.
     if acting_user is None or not (_is_procurator(acting_user, game)
                                    or policies.holds_role_of(acting_user, game, "cohost_staff_kinds")):
-        raise NotAllowed(_("Only the Procurator of this game may replace a player."), rule=rule_id(game, "replacement"))
+        raise NotAllowed(_("Only the %(host)s of this game may replace a player.") % {"host": host_label(game)},
+                         rule=rule_id(game, "replacement"))
     check_not_finished(game)
     resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)
     if new_user is None or not new_user.is_active:

@@ -481,9 +481,10 @@ def post_denial_reason(user, inbox: Inbox, now: datetime | None = None) -> str |
         return None
     if (inbox.kind in kinds_of(inbox.game, "complaint_page_kinds") and membership is not None
             and membership.state == MembershipState.BANNED and membership.banned_until is None):
-        # The mafia write through the complaint page, which signs "the mafia of city C", never a name.
-        return _("Write to the Procurator on the complaint page: your messages are signed “the mafia of "
-                 "%(city)s”.") % {"city": inbox.city.name if inbox.city_id else ""}
+        # The members write through the complaint page, which signs them by a shared name, never their own; the
+        # ruleset says where (its text ``complaint_page_posting``, with the inbox's city as ``%(city)s``).
+        return ruleset_of(inbox.game).text("complaint_page_posting") % {
+            "city": inbox.city.name if inbox.city_id else ""}
     if membership is not None and membership.state == MembershipState.BANNED:
         if membership.banned_until is not None and membership.banned_until <= now:
             return None

@@ -39,7 +39,8 @@ The tables (``policy_grants`` keys):
 - ``map_hidden_kinds``: kinds the archive's map of a game leaves out (one inbox per seat would crowd it:
   ``archive.charts``).
 - ``complaint_page_kinds``: kinds whose members, banned there without an end, write only through the complaint
-  page, signed as their city's group, never by name (``policies.post_denial`` says so).
+  page, signed as their city's group, never by name (``policies.post_denial`` says so in the ruleset's text
+  ``complaint_page_posting``, which a ruleset declaring such kinds words).
 """
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from cities.i18n import in_game_language
 from cities.models import HOST_STAFF_KIND, City, Game, GameEvent, GameStatus, LifeStatus, Resident, StaffRole
+from cities.staff_kinds import host_label
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -73,8 +74,8 @@ def do_create_inbox(game: Game, kind: str, *, title: str, acting_user, city=None
 
 def _moderated_membership(inbox: Inbox, resident: Resident, acting_user) -> Membership:
     if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."),
-                         rule=rule_id(inbox.game, "inbox_moderation"))
+        raise NotAllowed(_("Only the organizer of this inbox or the %(host)s of the game may change its members.")
+                         % {"host": host_label(inbox.game)}, rule=rule_id(inbox.game, "inbox_moderation"))
     if resident.game_id != inbox.game_id:
         raise InvalidInput(_("%(name)s is not a resident of this game.") % {"name": resident.name})
     membership = Membership.objects.select_for_update().filter(inbox=inbox, resident=resident).first()
@@ -131,8 +132,8 @@ def do_add_member(inbox: Inbox, resident: Resident, *, acting_user, now: datetim
     Raises ``NotAllowed``, ``InvalidInput`` (another game, already a member) or ``WrongState`` (inbox killed)."""
     now = now or timezone.now()
     if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-        raise NotAllowed(_("Only the organizer of this inbox or the Procurator may change its members."),
-                         rule=rule_id(inbox.game, "inbox_moderation"))
+        raise NotAllowed(_("Only the organizer of this inbox or the %(host)s of the game may change its members.")
+                         % {"host": host_label(inbox.game)}, rule=rule_id(inbox.game, "inbox_moderation"))
     return _make_member(inbox, resident, actor=acting_user, now=now)
 
 
@@ -248,7 +249,8 @@ def check_site_or_procurator(game: Game, acting_user, rule: str) -> None:
     """Raise ``NotAllowed`` unless ``acting_user`` is None (the site) or the Procurator of ``game``; the refusal
     cites the ID the game's ruleset gives the neutral rule key ``rule`` (``kernel.rulesets.rule_id``)."""
     if acting_user is not None and not _is_procurator(acting_user, game):
-        raise NotAllowed(_("Only the Procurator of this game may do this."), rule=rule_id(game, rule))
+        raise NotAllowed(_("Only the %(host)s of this game may do this.") % {"host": host_label(game)},
+                         rule=rule_id(game, rule))
 
 
 def check_not_finished(game: Game) -> None:
@@ -438,8 +440,8 @@ def do_kill_inbox(inbox: Inbox, *, acting_user, now: datetime | None = None) -> 
         if not policies.can_read_inbox(acting_user, inbox):
             raise NotAllowed(_("No such inbox."))
         if not moderation_policy.can_moderate_inbox(acting_user, inbox):
-            raise NotAllowed(_("Only the organizer of this inbox or the Procurator may close it."),
-                             rule=rule_id(inbox.game, "inbox_moderation"))
+            raise NotAllowed(_("Only the organizer of this inbox or the %(host)s of the game may close it.")
+                             % {"host": host_label(inbox.game)}, rule=rule_id(inbox.game, "inbox_moderation"))
     inbox = Inbox.objects.select_for_update(of=("self",)).select_related("game").get(pk=inbox.pk)
     check_not_finished(inbox.game)
     if inbox.killed_at is not None:
@@ -587,7 +589,8 @@ def do_create_stage_inbox(game: Game, *, title: str, speakers: Iterable[Resident
     """
     now = now or timezone.now()
     if acting_user is None or not _is_procurator(acting_user, game):
-        raise NotAllowed(_("Only the Procurator of this game may open a stage."), rule=rule_id(game, "stage_inbox"))
+        raise NotAllowed(_("Only the %(host)s of this game may open a stage.") % {"host": host_label(game)},
+                         rule=rule_id(game, "stage_inbox"))
     kind = kind_for(game, "stage")
     check_not_finished(game)
     title = _clean_title(title)

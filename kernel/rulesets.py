@@ -321,7 +321,8 @@ class RulesetSpec:
     #: game's ruleset lacks is not shown; a page answers 404). Names are the ruleset's (``known_page_sections``).
     page_sections: ClassVar[frozenset[str]] = frozenset()
     #: The ruleset's wording of the shared texts the engine shows (key -> text; values may be lazily translated):
-    #: e.g. ``dead_may_not_post``, ``imprisoned_may_not_post``, ``archive_log_in_to_open``, ``procurator_title``.
+    #: e.g. ``dead_may_not_post``, ``imprisoned_may_not_post``, ``archive_log_in_to_open``, ``procurator_title``,
+    #: ``complaint_page_posting`` (where the members of a ``complaint_page_kinds`` inbox write; ``%(city)s``).
     texts: ClassVar[Mapping[str, Any]] = {}
     #: The IDs of the ruleset's own rules that the engine's refusals cite: neutral key -> rule ID (``rule_id``).
     rule_ids: ClassVar[Mapping[str, str]] = {}

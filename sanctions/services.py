@@ -16,6 +16,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from cities.models import HOST_STAFF_KIND, Game, ScheduledEvent
+from cities.staff_kinds import host_label
 from inboxes import policies, viewer_reads
 from inboxes.models import Message
 from inboxes.rendering import has_visible_text
@@ -144,8 +145,8 @@ def do_record_play_ban(game: Game, user, offence: str, description: str, *, ends
     """
     now = now or timezone.now()
     if acting_user is None or not any(policies.holds_role(acting_user, game, kind) for kind in PLAY_BAN_RECORDERS):
-        raise NotAllowed(_("Only the Procurator of the game of the offence records a play ban."),
-                         rule=rule_id(game, "play_ban"))
+        raise NotAllowed(_("Only the %(host)s of the game of the offence records a play ban.")
+                         % {"host": host_label(game)}, rule=rule_id(game, "play_ban"))
     if user is None or user.pk == acting_user.pk or not players_of(game).filter(pk=user.pk).exists():
         raise InvalidInput(_("A play ban is recorded for a player of this game."), rule=rule_id(game, "play_ban"))
     if offence not in PlayBanOffence.values:
@@ -210,8 +211,8 @@ def do_lift_play_ban(ban: PlayBan, *, reason: str, acting_user, now: datetime | 
     ban = PlayBan.objects.select_for_update(of=("self",)).select_related("game", "user").get(pk=ban.pk)
     game = ban.game
     if acting_user is None or not any(policies.holds_role(acting_user, game, kind) for kind in PLAY_BAN_RECORDERS):
-        raise NotAllowed(_("Only the Procurator of the game of the offence lifts a play ban."),
-                         rule=rule_id(game, "play_ban"))
+        raise NotAllowed(_("Only the %(host)s of the game of the offence lifts a play ban.")
+                         % {"host": host_label(game)}, rule=rule_id(game, "play_ban"))
     reason = _clean(reason, what=_("reason"))
     if ban.lifted_at is not None:
         raise WrongState(_("This play ban was lifted already."), rule=rule_id(game, "play_ban"))

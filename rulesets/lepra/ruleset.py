@@ -110,6 +110,9 @@ class LepraRuleset(RulesetSpec):
         "no_winner": _("The game ended without a winner."),
         #: L-INBOX-13: the staff kinds of ``policy_grants["secret_barred_staff"]`` (the Consigliere).
         "secret_inbox_barred_staff": _("The Consigliere may not take part in secret inboxes."),
+        #: L-IMPEACH-3: the mafia, read-only members of their complaint, write on its page, signed by their city.
+        "complaint_page_posting": _("Write to the Procurator on the complaint page: your messages are signed “the "
+                                    "mafia of %(city)s”."),
     })
     new_game_url_name = "new_game"
     #: The Procurator's setup page (``rulesets.lepra.setup.setup_views``).

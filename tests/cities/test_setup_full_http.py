@@ -60,7 +60,10 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
                for i in range(1, 61)]
     proc = _client(host)
 
-    # The Procurator creates the game and publishes the recruitment post (L-POST-1).
+    # The Procurator creates the game and publishes the recruitment post (L-POST-1); the page names the host as
+    # the default ruleset (Lepra) does, in the nominative.
+    assert ("Вы ведёте игру как её Прокурор: публикуете пост набора, формируете города и назначаете ведущих."
+            in proc.get("/new-game/").content.decode())
     _ok(proc.post("/new-game/", {"title": "Lepra autumn", "slug": SLUG, "rules_text": "Classic Lepra rules.",
                                  "time_zone": "Europe/Moscow", "city_size": "20", "day_start": "10:00"}))
     game = Game.objects.get(slug=SLUG)
@@ -86,6 +89,8 @@ def test_full_setup_through_http_L_CITY_L_ASSIGN_L_COMM(db, django_user_model, s
     assert [c.name for c in cities] == ["Alpha", "Beta", "Gamma"]
     assert [c.residents.count() for c in cities] == [20, 20, 20]
     assert set(Resident.objects.filter(game=game).values_list("user", flat=True)) == {u.pk for u in players}
+    # The appointment form's city is for the game's city role, by its Lepra name.
+    assert "Город (для роли «Трибун»)" in proc.get(f"/games/{SLUG}/setup/").content.decode()
     for n, city in enumerate(cities, 1):
         _ok(proc.post(f"/games/{SLUG}/setup/appoint/", {"kind": "tribune", "username": f"s_trib{n}", "city": city.public_id}))
     _ok(proc.post(f"/games/{SLUG}/setup/appoint/", {"kind": "arbiter", "username": "s_arbiter"}))

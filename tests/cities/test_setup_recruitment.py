@@ -84,7 +84,8 @@ def test_closing_signups_moves_to_setup_and_refuses_late_signups_L_CITY_1(db, dj
     late = django_user_model.objects.create_user("late", "late@example.com", "x-secret-123")
     with override("en"), pytest.raises(WrongState, match="Signups for this game are closed."):
         recruitment_services.do_sign_up(game, acting_user=late)
-    with override("en"), pytest.raises(WrongState, match="Signups are closed; ask the Procurator to replace you."):
+    with override("en"), pytest.raises(WrongState,
+                                       match="Signups are closed; ask the Procurator of the game to replace you."):
         recruitment_services.do_withdraw_signup(game, acting_user=built.players[0])
     assert Signup.objects.filter(game=game, withdrawn_at__isnull=True).count() == 6
 

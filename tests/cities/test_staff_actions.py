@@ -412,7 +412,7 @@ def test_a_reader_who_does_not_run_an_inbox_cannot_close_it(demo):
     office = inbox(demo, K.OFFICE)
     n_events = events().count()
     assert flashed(act(staff_client(demo.arbiter), "inbox", "kill_inboxes", [office], submit=True)) == [
-        "Закрыть ящик могут только его организатор или Прокурор."]
+        "Закрыть ящик могут только его организатор или Прокурор игры."]
     office.refresh_from_db()
     assert office.killed_at is None and events().count() == n_events
 
@@ -445,7 +445,7 @@ def test_hiding_is_refused_to_readers_who_do_not_moderate_and_invisible_to_stran
     n_events = events().count()
     # The office is run by the Procurator: the Arbiter reads it but may not hide there.
     assert flashed(act(staff_client(demo.arbiter), "message", "hide_messages", [office])) == [
-        "Скрывать сообщения могут только организатор ящика или Прокурор."]
+        "Скрывать сообщения могут только организатор ящика или Прокурор игры."]
     # City 1's square is not in the Tribune of city 2's queryset.
     assert flashed(act(staff_client(demo.tribune2), "message", "hide_messages", [city1])) == [nothing_found()]
     assert not Message.objects.filter(pk__in=[office.pk, city1.pk], is_hidden=True).exists()

@@ -231,7 +231,7 @@ def test_kill_inbox_by_its_moderators_only_and_readers_keep_reading_L_INBOX(demo
     inbox = city1(demo)
     with override("en"), pytest.raises(NotAllowed) as exc:
         services.do_kill_inbox(inbox, acting_user=fresh(demo.honest))
-    assert str(exc.value) == "Only the organizer of this inbox or the Procurator may close it."
+    assert str(exc.value) == "Only the organizer of this inbox or the Procurator of the game may close it."
     services.do_kill_inbox(inbox, acting_user=fresh(demo.tribune1))
     inbox.refresh_from_db()
     assert inbox.killed_at is not None and not inbox.is_open

@@ -148,7 +148,7 @@ def test_a_moderator_hides_a_message_readers_see_it_was_hidden_moderators_see_th
 
 def test_only_moderators_hide_L_INBOX_21(demo):
     message = posting.do_post_message(city1(demo), "Текст", acting_user=fresh(demo.mafioso))
-    for persona, text in (("honest", "Only the organizer of this inbox or the Procurator may hide messages."),
+    for persona, text in (("honest", "Only the organizer of this inbox or the Procurator of the game may hide messages."),
                           ("arbiter", "No such inbox."), ("tribune2", "No such inbox.")):
         with override("en"), pytest.raises(NotAllowed) as exc:
             membership_services.do_hide_message(message, acting_user=fresh(getattr(demo, persona)))

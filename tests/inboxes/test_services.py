@@ -131,7 +131,7 @@ def test_moderation_refusals_change_nothing(demo):
         for persona in ("tribune2", "mafioso", "consigliere", "superuser"):
             with pytest.raises(NotAllowed) as exc:
                 services.do_ban_member(inbox, seat, acting_user=fresh(getattr(demo, persona)))
-            assert str(exc.value) == "Only the organizer of this inbox or the Procurator may change its members."
+            assert str(exc.value) == "Only the organizer of this inbox or the Procurator of the game may change its members."
         with pytest.raises(InvalidInput) as exc:
             services.do_ban_member(inbox, seat, until=timezone.now() - timedelta(minutes=1), acting_user=fresh(demo.tribune1))
         assert str(exc.value) == "The end of the ban must be in the future."

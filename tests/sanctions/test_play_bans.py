@@ -146,6 +146,8 @@ def test_the_public_list_names_the_player_the_offence_and_the_end_never_the_evid
     assert page.status_code == 200
     body = page.content.decode()
     assert ban.user.public_name in body and "нарушение омерты" in body
+    # The page is the site's, for the games of every ruleset: it names the host by no ruleset's title.
+    assert "предоставляемых ведущему игры, караются" in body and "Прокурор" not in body
     assert DESCRIPTION not in body and evidence.body_html not in body and f"/inboxes/{evidence.inbox.public_id}/" not in body
     running = services.running_play_bans(NOW + timedelta(hours=2))
     assert list(running.values_list("pk", flat=True)) == [ban.pk]  # the short one has ended by its time

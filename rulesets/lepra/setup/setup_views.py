@@ -17,6 +17,7 @@ from cities.forms import AppointStaffForm, FormCitiesForm, MoveSignupForm, Recru
 from cities.i18n import activate_game_language
 from cities.ruleset_pages import check_page_section
 from cities.selectors import game_get
+from cities.staff_kinds import staff_labels
 from inboxes import access, knowledge, policies
 from kernel.errors import InvalidInput, RuleViolation, page_status
 from rulesets.lepra.staff_kinds import StaffKind
@@ -62,7 +63,8 @@ def _appoint_form(request, game, data=None) -> AppointStaffForm:
     """The setup page's staff appointment form; the Tribune's city one of the game's, through the access policy."""
     kinds = [(kind.value, kind.label) for kind in (StaffKind.TRIBUNE, StaffKind.ARBITER, StaffKind.CONSIGLIERE)]
     return AppointStaffForm(data, kinds=kinds, cities=list(game.cities.order_by("number")),
-                            city_access=lambda pk: access.access_city_by_id(request.user, pk, game=game))
+                            city_access=lambda pk: access.access_city_by_id(request.user, pk, game=game),
+                            city_roles=staff_labels(game, "city_staff_kinds"))
 
 
 @login_required

@@ -2,6 +2,8 @@
 notifications word a role PM's site messages (the role card, an action recorded, a prod)."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core import mail
 from django.test import Client
@@ -11,13 +13,17 @@ from django.utils import translation
 from archive import services as archive_services
 from archive.models import Channel, Notification, NotificationKind, NotificationSettings
 from archive.notifications import notification_text
+from cities import services as city_services
 from cities.models import GameEvent, LifeStatus
+from inboxes import membership_services
+from inboxes import services as inbox_services
 from inboxes.models import Message
 from kernel.errors import NotAllowed, WrongState
 from rulesets.m21 import host_tool_services as host_tools
 from rulesets.m21 import night_services as ns
 from rulesets.m21 import services
 from rulesets.m21.models import M21ReplacementVolunteer, M21Seat
+from sanctions import services as sanction_services
 from tests.conftest import fresh
 
 from .day_helpers import build_game, make_user
@@ -202,3 +208,33 @@ def test_the_host_makes_the_game_thread_members_only_and_public_again_in_the_con
     assert Client().get(thread_url).status_code == 200
     assert [e.payload["public"] for e in GameEvent.objects.filter(
         game=table.game, kind="m21.game_thread_visibility_set").order_by("id")] == [False, True]
+
+
+def test_an_m21_player_refused_by_the_engine_reads_the_host_as_m21_names_it_not_the_procurator():
+    # The engine's refusals name the game's host by its ruleset's label: "Host" in an M21 game.
+    table = build_game()
+    alice, bob = table.users["Alice"], table.users["Bob"]
+    thread = table.thread
+    with translation.override("en"):
+        refusals = []
+        for call in (lambda: city_services.check_procurator(table.game, alice),
+                     lambda: membership_services.do_replace_player(table.seat("Bob"), make_user("Newcomer"),
+                                                                   acting_user=alice, now=table.tick()),
+                     lambda: inbox_services.do_kill_inbox(thread, acting_user=alice, now=table.tick()),
+                     lambda: sanction_services.do_record_play_ban(
+                         table.game, bob, "omerta", "Quoted the role PM.", ends_at=None, evidence=[],
+                         acting_user=alice, now=table.tick())):
+            with pytest.raises(NotAllowed) as refused:
+                call()
+            refusals.append(str(refused.value))
+    assert refusals == ["Only the Host of this game may do this.",
+                        "Only the Host of this game may replace a player.",
+                        "Only the organizer of this inbox or the Host of the game may close it.",
+                        "Only the Host of the game of the offence records a play ban."]
+    thread.refresh_from_db()
+    assert thread.killed_at is None and table.seat("Bob").user == bob
+    # M21 has no court: even its host reads that only a game's court imposes a penalty ban, in no ruleset's title.
+    with translation.override("en"), pytest.raises(NotAllowed) as refused:
+        membership_services.do_penalty_ban(table.seat("Bob"), [thread], table.now + timedelta(hours=1), "Spam.",
+                                           acting_user=table.host, now=table.tick())
+    assert str(refused.value) == "Only the game's court may impose a penalty ban."
