@@ -26,13 +26,25 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from .rulesets import (
-    registered_rulesets,
-    registry_version,
-    ruleset_event_families,
-    ruleset_event_kinds,
-    ruleset_scheduled_kinds,
-)
+from .rulesets import registered_rulesets, registry_version
+
+
+def ruleset_event_families() -> tuple[tuple[str, Any], ...]:
+    """The (prefix, audience) families of event kinds every registered ruleset declares
+    (``RulesetSpec.event_families``), in registration order."""
+    return tuple(pair for spec in registered_rulesets().values() for pair in spec.event_families)
+
+
+def ruleset_event_kinds() -> tuple[Any, ...]:
+    """The typed event kinds every registered ruleset declares (``RulesetSpec.event_kinds``), in registration
+    order."""
+    return tuple(kind for spec in registered_rulesets().values() for kind in spec.event_kinds)
+
+
+def ruleset_scheduled_kinds() -> tuple[Any, ...]:
+    """The typed scheduled-event kinds every registered ruleset declares (``RulesetSpec.scheduled_event_kinds``),
+    in registration order."""
+    return tuple(kind for spec in registered_rulesets().values() for kind in spec.scheduled_event_kinds)
 
 
 class Audience(StrEnum):

@@ -201,34 +201,6 @@ def known_rule_keys() -> frozenset[str]:
     return frozenset().union(*(spec.rule_ids.keys() for spec in _REGISTRY.values()))
 
 
-def known_audit_sentences() -> dict[str, Any]:
-    """The audit sentence of every event kind some registered ruleset words (``RulesetSpec.audit_sentences``): kind ->
-    the sentence of the first registration that words it (for a list of kinds across games, such as a filter)."""
-    sentences: dict[str, Any] = {}
-    for spec in _REGISTRY.values():
-        for kind, sentence in spec.audit_sentences.items():
-            sentences.setdefault(kind, sentence)
-    return sentences
-
-
-def ruleset_event_families() -> tuple[tuple[str, Any], ...]:
-    """The (prefix, audience) families of event kinds every registered ruleset declares
-    (``RulesetSpec.event_families``), in registration order."""
-    return tuple(pair for spec in _REGISTRY.values() for pair in spec.event_families)
-
-
-def ruleset_event_kinds() -> tuple[Any, ...]:
-    """The typed event kinds every registered ruleset declares (``RulesetSpec.event_kinds``), in registration
-    order."""
-    return tuple(kind for spec in _REGISTRY.values() for kind in spec.event_kinds)
-
-
-def ruleset_scheduled_kinds() -> tuple[Any, ...]:
-    """The typed scheduled-event kinds every registered ruleset declares (``RulesetSpec.scheduled_event_kinds``),
-    in registration order."""
-    return tuple(kind for spec in _REGISTRY.values() for kind in spec.scheduled_event_kinds)
-
-
 def registry_version() -> tuple[int, int]:
     """A value that changes whenever a ruleset is registered (or the registry is swapped, as a test does): what a
     table joined from every ruleset's declarations is cached by (``kernel.events``)."""

@@ -12,6 +12,7 @@ actor only when ``shows_actor``; no database id anywhere.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.urls import reverse
 from django.utils import translation
@@ -23,7 +24,7 @@ from cities.models import City, GameStatus, Resident
 from inboxes.audit_policy import AUDIT_PLAIN_NUMBERS, AUDIT_REFERENCES, AuditScope
 from inboxes.models import DeathCause, Inbox, Message
 from kernel.events import EventKind, declared_scheduled_kind, scheduled_label
-from kernel.rulesets import known_audit_sentences, ruleset_of
+from kernel.rulesets import registered_rulesets, ruleset_of
 from kernel.timezones import zoned_time
 
 K = EventKind
@@ -93,6 +94,17 @@ MOMENT_KEYS = frozenset({"opens_at", "closes_at", "publish_at", "until", "from",
 #: game's ruleset declares, ``RulesetSpec.audit_payload_codes``); "kind" only for the event kinds its ruleset lists
 #: in ``audit_kind_codes`` (elsewhere it names a scheduled event). An unknown code stays as stored.
 CODE_KEYS = {"cause": DeathCause, "status": GameStatus}
+
+
+def known_audit_sentences() -> dict[str, Any]:
+    """The audit sentence of every event kind some registered ruleset words (``RulesetSpec.audit_sentences``): kind ->
+    the sentence of the first registration that words it (for a list of kinds across games, such as a filter)."""
+    sentences: dict[str, Any] = {}
+    for spec in registered_rulesets().values():
+        for kind, sentence in spec.audit_sentences.items():
+            sentences.setdefault(kind, sentence)
+    return sentences
+
 
 
 def _is_scheduler_row(kind: str) -> bool:
