@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from kernel.rulesets import get_ruleset, registered_rulesets
 
 #: The game's host, the engine's one staff kind (stored value; its label is each ruleset's).
@@ -72,6 +74,15 @@ def host_label(game) -> str:
     """The label the ruleset of ``game`` gives the game's host (``HOST_STAFF_KIND``: a Procurator, a Host), in the
     active language, for the engine's sentences that name the host. No query."""
     return staff_kind_label(game, HOST_STAFF_KIND)
+
+
+def hosts_label(game) -> str:
+    """``host_label(game)``, or "the host or co-host" when the ruleset of ``game`` declares co-host kinds
+    (``cohost_staff_kinds``): for the engine's refusals of what a co-host does as the host does. No query."""
+    beside = staff_labels(game, "cohost_staff_kinds")
+    if not beside:
+        return host_label(game)
+    return str(_("%(host)s or %(cohost)s")) % {"host": host_label(game), "cohost": " / ".join(beside)}
 
 
 def staff_labels(game, table: str) -> list[str]:

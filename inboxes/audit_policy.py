@@ -70,7 +70,8 @@ def audit_audience(kind: str) -> str:
 
 #: Payload keys whose numbers are plain quantities (days, counts, drawn numbers), shown as they are.
 AUDIT_PLAIN_NUMBERS = frozenset({"day", "number", "numbers", "night", "count", "length", "hours", "calendar_days",
-                                 "position", "signups", "members", "moved", "cancelled", "votes", "population", "mafia_count"})
+                                 "position", "signups", "members", "moved", "cancelled", "votes", "population", "mafia_count",
+                                 "minutes", "old_minutes"})
 
 #: Payload keys naming objects -> the kind of object (``AuditScope._reference_map``); any other id is "…".
 AUDIT_REFERENCES: dict[str, str] = {

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cities.models import LifeStatus, Resident, StaffRole
-from cities.staff_kinds import host_label, staff_labels
+from cities.staff_kinds import host_label, hosts_label, staff_labels
 from inboxes import moderation_policy, policy_tables, viewer_reads
 from kernel.audit import record_event, record_events
 from kernel.errors import InvalidInput, NotAllowed, WrongState
@@ -275,7 +275,7 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     # The game's host; a co-host (a kind of the ruleset's ``cohost_staff_kinds``) does what the host does.
     if acting_user is None or not (_is_procurator(acting_user, game)
                                    or policies.holds_role_of(acting_user, game, "cohost_staff_kinds")):
-        raise NotAllowed(_("Only the %(host)s of this game may replace a player.") % {"host": host_label(game)},
+        raise NotAllowed(_("Only the %(host)s of this game may replace a player.") % {"host": hosts_label(game)},
                          rule=rule_id(game, "replacement"))
     check_not_finished(game)
     resident = Resident.objects.select_for_update(of=("self",)).select_related("user").get(pk=resident.pk)

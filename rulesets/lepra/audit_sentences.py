@@ -21,7 +21,7 @@ AUDIT_SENTENCES = MappingProxyType({
     K.DAILY_POST_TEXT_SET: _("%(actor)s set the text of the daily post of day %(day)s."),
     K.DAILY_POST_APPENDED: _("%(actor)s added to the daily post."),
     K.DAILY_POST_HELD: _("The daily post of day %(day)s is held until %(publish_at)s for the Procurator's edits."),
-    K.DAILY_POST_EDIT_WINDOW_SET: _("%(actor)s set the daily post's edit window from %(from)s to %(to)s minutes."),
+    K.DAILY_POST_EDIT_WINDOW_SET: _("%(actor)s set the daily post's edit window from %(old_minutes)s to %(minutes)s minutes."),
     K.DRAW_COMMITTED: _("%(actor)s committed the draw."),
     K.DRAW_NUMBERS: _("The draw's numbers were taken."),
     K.COMMISSAR_OFFERED: _("The commissar's post of %(city)s was offered (offer %(number)s)."),

@@ -14,7 +14,7 @@ from cities.staff_kinds import HOST_STAFF_KIND
 class StaffKind(models.TextChoices):
     """M21's staff kinds: the stored values of ``StaffRole.kind`` in an M21 game."""
 
-    HOST = HOST_STAFF_KIND, "Host"
+    HOST = HOST_STAFF_KIND, _("Host")
     COHOST = "cohost", _("Co-host")
 
 

@@ -479,7 +479,7 @@ def do_set_daily_post_edit_window(game: Game, minutes: int, *, acting_user, now:
     old = game.daily_post_edit_minutes
     game.daily_post_edit_minutes = minutes
     game.save(update_fields=["daily_post_edit_minutes"])
-    record_event(game, "daily_post.edit_window_set", actor=acting_user, at=now, payload={"from": old, "to": minutes})
+    record_event(game, "daily_post.edit_window_set", actor=acting_user, at=now, payload={"old_minutes": old, "minutes": minutes})
     do_replan_clock(game, acting_user=acting_user, reason="daily_post.edit_window_set", now=now)
     return game
 

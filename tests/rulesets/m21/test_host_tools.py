@@ -228,9 +228,13 @@ def test_an_m21_player_refused_by_the_engine_reads_the_host_as_m21_names_it_not_
                 call()
             refusals.append(str(refused.value))
     assert refusals == ["Only the Host of this game may do this.",
-                        "Only the Host of this game may replace a player.",
+                        "Only the Host or Co-host of this game may replace a player.",
                         "Only the organizer of this inbox or the Host of the game may close it.",
                         "Only the Host of the game of the offence records a play ban."]
+    with translation.override("ru"), pytest.raises(NotAllowed) as refused:
+        membership_services.do_replace_player(table.seat("Bob"), make_user("Newcomer2"), acting_user=alice,
+                                              now=table.tick())
+    assert str(refused.value) == "Заменить игрока может только Ведущий или Соведущий этой игры."
     thread.refresh_from_db()
     assert thread.killed_at is None and table.seat("Bob").user == bob
     # M21 has no court: even its host reads that only a game's court imposes a penalty ban, in no ruleset's title.

@@ -18,6 +18,7 @@ from rulesets.lepra.kinds import LepraInboxKind
 from kernel.errors import InvalidInput, NotAllowed, WrongState
 from rulesets.lepra.clock.services import (
     do_declare_long_day,
+    do_set_daily_post_edit_window,
     do_set_day_start,
     do_shorten_day,
     do_start_game_clock,
@@ -339,3 +340,36 @@ def test_the_procurators_plan_changes_read_as_sentences_to_every_staff_member_L_
     assert texts["clock.long_day"].startswith(f"{name} изменил длину дня 3: календарных дней — 2;")
     assert texts["clock.day_shortened"] == (f"{name} изменил сокращение дня 2: часов — 4; назначенное начало "
                                             "следующего дня: —.")
+
+
+def test_a_changed_edit_window_reads_as_its_minutes_in_the_audit_log_L_POST_2(built):
+    game = built.game
+    advance(game, DAY1)
+    before = game.daily_post_edit_minutes
+    do_set_daily_post_edit_window(game, 45, acting_user=built.procurator, now=DAY1 + H)
+    event = GameEvent.objects.get(game=game, kind="daily_post.edit_window_set")
+    assert event.payload == {"old_minutes": before, "minutes": 45}
+    tribune = AuditScope(fresh(built.staff["tribune1"]), game)
+    text = re.sub(r"<[^>]+>", "", str(audit_sentence(tribune, event)))
+    assert text == f"{built.procurator.public_name} изменил время на правку поста дня с {before} на 45 мин."
+    assert tribune.shown_details(event) == [("minutes", "45"), ("old_minutes", str(before))]
+
+
+def test_the_stored_edit_window_rows_take_the_minutes_keys_and_back_L_POST_2(built):
+    import importlib
+
+    from django.apps import apps as django_apps
+
+    migration = importlib.import_module("rulesets.lepra.migrations.0006_edit_window_payload_minutes")
+    game = built.game
+    advance(game, DAY1)
+    do_set_daily_post_edit_window(game, 20, acting_user=built.procurator, now=DAY1 + H)
+    event = GameEvent.objects.get(game=game, kind="daily_post.edit_window_set")
+    current = dict(event.payload)
+    GameEvent.objects.filter(pk=event.pk).update(payload={"from": current["old_minutes"], "to": 20})
+    others = list(GameEvent.objects.exclude(pk=event.pk).order_by("pk").values_list("pk", "kind", "payload"))
+    migration.forwards(django_apps, None)
+    assert GameEvent.objects.get(pk=event.pk).payload == current
+    migration.backwards(django_apps, None)
+    assert GameEvent.objects.get(pk=event.pk).payload == {"from": current["old_minutes"], "to": 20}
+    assert list(GameEvent.objects.exclude(pk=event.pk).order_by("pk").values_list("pk", "kind", "payload")) == others
