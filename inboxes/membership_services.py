@@ -265,8 +265,8 @@ def do_replace_player(resident: Resident, new_user, *, acting_user, now: datetim
     every non-public inbox of the game at once and the new user gains them. The seat is renamed to the new
     user's public name (new posts carry it); old posts keep the name of who wrote them (``Message.author_name``).
 
-    Procurator only. Returns the Resident. Raises ``NotAllowed`` (not the Procurator; ``new_user`` is staff of the game:
-    staff hold no seat), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
+    The game's host or a co-host only. Returns the Resident. Raises ``NotAllowed`` (neither; ``new_user`` is staff of
+    the game: staff hold no seat), ``InvalidInput`` (``new_user`` already holds a seat in the game, this one included, is
     inactive, has ever watched the game as a spectator (the spectators' thread is no player's), or their name is taken
     by another seat) or ``WrongState`` (game over).
     """
