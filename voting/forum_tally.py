@@ -144,8 +144,8 @@ class ForumDay:
     def remove(self, removal: ForumRemoval) -> tuple[ForumVoidedVote, ...]:
         """Take a living seat out of the day (a host removal or a death) and return the votes it voids.
 
-        The votes on the seat are void and their voters are told (the returned notices; until they vote again
-        they are not listed as non-voters); the seat's own vote and END mark go. The majority is recomputed on
+        The votes on the seat are void and their voters are told (the returned notices, in the order the votes were
+        cast; until they vote again they are not listed as non-voters); the seat's own vote and END mark go. The majority is recomputed on
         the remaining living, and the day ends if a target now has enough votes [interp: the end is checked
         after every change of the count, an event included]. After the end of the day only the living set
         changes: the count is frozen. Raises ``ValueError`` if the seat is not alive.
@@ -157,7 +157,9 @@ class ForumDay:
         if self.end is not None:
             return ()
         notices = []
-        for voter, vote in list(self._votes.items()):
+        # In the order the votes were cast, not the dict's: a restored day's dict has the order of its stored JSON,
+        # which PostgreSQL's jsonb does not keep.
+        for voter, vote in sorted(self._votes.items(), key=lambda item: item[1].order):
             if voter == removal.seat or vote.target == removal.seat:
                 notices.append(ForumVoidedVote(seq=removal.seq, voter=voter, target=vote.target,
                                                removed=removal.seat, cause=removal.cause))
